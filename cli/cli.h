@@ -1,0 +1,67 @@
+/*
+ * cli.h -- what the subcommands of `stormbench` share: argument parsing,
+ * building a policy stack from names and plug-ins, and exit codes.
+ */
+#ifndef SB_CLI_H
+#define SB_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "err.h"
+#include "pstack.h"
+#include "registry.h"
+
+/* Exit codes (README.md "Exit codes"). */
+enum {
+    EXIT_OK = 0,
+    EXIT_EXPECT = 1, /* an [expect] assertion failed */
+    EXIT_INPUT = 2   /* bad input, usage, or a run that could not finish */
+};
+
+#define CLI_MAX_LIST 64
+
+/* ---- args.c: a tiny getopt_long that also accepts --opt=value ---------- */
+
+typedef struct args {
+    int argc;
+    char **argv;
+    int i;
+    const char *cmd; /* for messages: "run" */
+} args;
+
+/* Is argv[i] the option `name` (with or without "=value")? */
+bool args_is(const args *a, const char *name);
+/* The option's value: after '=' or the next argument.  Prints a usage
+ * error and returns NULL when it is missing. */
+const char *args_value(args *a, const char *name);
+/* Print "stormbench CMD: MESSAGE\nTry 'stormbench CMD --help'." */
+int args_usage_error(const args *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- policy_setup.c ------------------------------------------------------ */
+
+typedef struct policy_setup {
+    plugin *plugins[8];
+    int n_plugins;
+    pstack *stack;
+} policy_setup;
+
+/* Load the plug-ins, resolve "a+b+c" against built-ins and plug-ins, and
+ * build the stack with the settings.  On failure everything is released. */
+int policy_setup_build(const char *spec, const char *const *plugin_paths,
+                       int n_plugins, const pstack_setting *settings,
+                       int n_settings, policy_setup *out, sb_err *e);
+void policy_setup_free(policy_setup *p);
+
+/* "key=value" from --param into a setting with origin "--param key=value". */
+int setting_from_arg(const char *arg, pstack_setting *s, sb_err *e);
+
+/* ---- the subcommands ------------------------------------------------------ */
+
+int cmd_run(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_policies(int argc, char **argv);
+int cmd_decide(int argc, char **argv);
+
+#endif

@@ -1,0 +1,113 @@
+/*
+ * cmd_policies.c -- `stormbench policies`: every policy, its parameters,
+ * their types, defaults and one-line docs.
+ */
+#include <string.h>
+
+#include "cli.h"
+
+static const char policies_usage[] =
+    "Usage: stormbench policies [--policy-plugin FILE.so]... [NAME]\n"
+    "\n"
+    "List the built-in policies (and those of the plug-ins given) with\n"
+    "their parameters: name, type, default, range and a line of doc.\n"
+    "Policies stack: --policy exponential+token_bucket; a layer's\n"
+    "parameter is set with --param token_bucket.max_tokens=20.\n";
+
+static const char *type_name(const sb_param *p)
+{
+    switch (p->type) {
+    case SB_PARAM_INT:
+        return "int";
+    case SB_PARAM_REAL:
+        return "real";
+    case SB_PARAM_DURATION:
+        return "duration";
+    case SB_PARAM_BOOL:
+        return "bool";
+    case SB_PARAM_CHOICE:
+        return "choice";
+    }
+    return "?";
+}
+
+static void show(const sb_policy *p, const char *origin)
+{
+    printf("%s%s%s%s\n    %s\n", p->name,
+           (p->flags & SB_POLICY_LAYER) ? "  (layer: stack it on a backoff "
+                                          "policy)"
+                                        : "",
+           origin ? "  from " : "", origin ? origin : "", p->doc);
+    for (int j = 0; p->params && p->params[j].name; j++) {
+        const sb_param *q = &p->params[j];
+        char range[96] = "";
+        if (q->type == SB_PARAM_CHOICE)
+            snprintf(range, sizeof range, "%s", q->choices);
+        else if (q->type == SB_PARAM_DURATION)
+            snprintf(range, sizeof range, "%gs..%gs", q->min, q->max);
+        else if (q->type != SB_PARAM_BOOL)
+            snprintf(range, sizeof range, "%g..%g", q->min, q->max);
+        printf("    %-22s %-8s default %-8s %-s%s%s%s\n", q->name,
+               type_name(q), q->default_value, q->doc, range[0] ? " [" : "",
+               range, range[0] ? "]" : "");
+    }
+    printf("\n");
+}
+
+int cmd_policies(int argc, char **argv)
+{
+    args a = {argc, argv, 1, "policies"};
+    const char *paths[8];
+    int np = 0;
+    const char *only = NULL;
+    for (; a.i < argc; a.i++) {
+        const char *arg = argv[a.i];
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            fputs(policies_usage, stdout);
+            return EXIT_OK;
+        }
+        if (args_is(&a, "--policy-plugin")) {
+            const char *v = args_value(&a, "--policy-plugin");
+            if (v == NULL)
+                return EXIT_INPUT;
+            if (np == 8)
+                return args_usage_error(&a, "at most 8 plug-ins");
+            paths[np++] = v;
+        } else if (arg[0] == '-') {
+            return args_usage_error(&a, "unknown option '%s'", arg);
+        } else {
+            only = arg;
+        }
+    }
+    plugin *loaded[8];
+    int nl = 0;
+    sb_err e;
+    int rc = EXIT_OK;
+    for (int i = 0; i < np; i++) {
+        if (plugin_open(paths[i], &loaded[nl], &e) != 0) {
+            fprintf(stderr, "stormbench policies: %s\n", e.msg);
+            rc = EXIT_INPUT;
+            goto done;
+        }
+        nl++;
+    }
+    int shown = 0;
+    for (int i = 0; i < registry_count(); i++)
+        if (!only || strcmp(only, registry_get(i)->name) == 0) {
+            show(registry_get(i), NULL);
+            shown++;
+        }
+    for (int i = 0; i < nl; i++)
+        if (!only || strcmp(only, plugin_policy(loaded[i])->name) == 0) {
+            show(plugin_policy(loaded[i]), plugin_path(loaded[i]));
+            shown++;
+        }
+    if (only && shown == 0) {
+        fprintf(stderr, "stormbench policies: unknown policy '%s'\n", only);
+        rc = EXIT_INPUT;
+    }
+done:
+    for (int i = 0; i < nl; i++)
+        plugin_close(loaded[i]);
+    return rc;
+}

@@ -1,0 +1,345 @@
+/*
+ * cmd_run.c -- `stormbench run SCENARIO`: the headless run CI uses.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "export.h"
+#include "outfile.h"
+#include "print.h"
+#include "scenario.h"
+#include "sim.h"
+#include "summary.h"
+#include "trace.h"
+#include "units.h"
+
+static const char run_usage[] =
+    "Usage: stormbench run SCENARIO [OPTIONS]\n"
+    "\n"
+    "Run a scenario headless: print a summary, write the outputs asked for,\n"
+    "and check the scenario's [expect] section.\n"
+    "\n"
+    "Policy:\n"
+    "  --policy NAME[+NAME...]   the policy stack to run instead of the\n"
+    "                            scenario's [policy] name (its parameters\n"
+    "                            are then dropped unless it is the same stack)\n"
+    "  --param [LAYER.]KEY=VALUE set a policy parameter (repeatable)\n"
+    "  --policy-plugin FILE.so   load a policy plug-in (repeatable)\n"
+    "\n"
+    "Scenario:\n"
+    "  --set SECTION.KEY=VALUE   override any scenario key (repeatable),\n"
+    "                            e.g. --set server.workers=80,\n"
+    "                            --set fault.outage.duration=30s\n"
+    "  --seed N                  the random seed (--set scenario.seed=N)\n"
+    "\n"
+    "Outputs (written whole or not at all; missing directories are made):\n"
+    "  --json FILE               the summary as JSON ('-': standard output)\n"
+    "  --csv FILE                one row per metrics bucket\n"
+    "  --trace FILE              JSON lines for sampled requests: every\n"
+    "                            attempt, error class, decision and reason\n"
+    "  --trace-sample N          trace 1 request in N (default 100)\n"
+    "  --no-timing               write null for wall_s and events_per_s, so\n"
+    "                            the JSON of two runs is byte-identical\n"
+    "  -q, --quiet               print only failed expectations and errors\n"
+    "\n"
+    "Exit status: 0 every expectation holds, 1 one failed, 2 bad input or\n"
+    "usage, or a run that could not finish (a policy broke its contract).\n";
+
+typedef struct run_opts {
+    const char *scenario;
+    const char *policy;
+    const char *json, *csv, *trace;
+    uint32_t trace_sample;
+    bool quiet, timing;
+    const char *seed;
+    const char *sets[CLI_MAX_LIST];
+    int n_sets;
+    const char *plugins[CLI_MAX_LIST];
+    int n_plugins;
+    pstack_setting params[PSTACK_MAX_SETTINGS];
+    int n_params;
+} run_opts;
+
+static int list_add(args *a, const char **list, int *n, const char *name)
+{
+    const char *v = args_value(a, name);
+    if (v == NULL)
+        return EXIT_INPUT;
+    if (*n == CLI_MAX_LIST)
+        return args_usage_error(a, "too many %s options", name);
+    list[(*n)++] = v;
+    return 0;
+}
+
+static int parse_param(args *a, run_opts *o)
+{
+    const char *v = args_value(a, "--param");
+    if (v == NULL)
+        return EXIT_INPUT;
+    if (o->n_params == PSTACK_MAX_SETTINGS)
+        return args_usage_error(a, "too many --param options");
+    sb_err e;
+    if (setting_from_arg(v, &o->params[o->n_params++], &e) != 0)
+        return args_usage_error(a, "%s", e.msg);
+    return 0;
+}
+
+static int parse_sample(args *a, run_opts *o)
+{
+    const char *v = args_value(a, "--trace-sample");
+    if (v == NULL)
+        return EXIT_INPUT;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*v == '\0' || *end != '\0' || n < 1 || n > 1000000000)
+        return args_usage_error(a, "--trace-sample: expected a whole number "
+                                "of at least 1, got '%s'", v);
+    o->trace_sample = (uint32_t)n;
+    return 0;
+}
+
+/* One option at a->i; returns 0, EXIT_OK for --help, or EXIT_INPUT. */
+static int parse_one(args *a, run_opts *o)
+{
+    const char *arg = a->argv[a->i];
+    const char **slot = NULL;
+    if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+        fputs(run_usage, stdout);
+        return -1;
+    }
+    if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
+        o->quiet = true;
+        return 0;
+    }
+    if (strcmp(arg, "--no-timing") == 0) {
+        o->timing = false;
+        return 0;
+    }
+    if (args_is(a, "--set"))
+        return list_add(a, o->sets, &o->n_sets, "--set");
+    if (args_is(a, "--policy-plugin"))
+        return list_add(a, o->plugins, &o->n_plugins, "--policy-plugin");
+    if (args_is(a, "--param"))
+        return parse_param(a, o);
+    if (args_is(a, "--trace-sample"))
+        return parse_sample(a, o);
+    const struct {
+        const char *name;
+        const char **slot;
+    } single[] = {{"--policy", &o->policy}, {"--json", &o->json},
+                  {"--csv", &o->csv},       {"--trace", &o->trace},
+                  {"--seed", &o->seed}};
+    for (size_t i = 0; i < sizeof single / sizeof *single; i++) {
+        if (args_is(a, single[i].name)) {
+            slot = single[i].slot;
+            *slot = args_value(a, single[i].name);
+            return *slot ? 0 : EXIT_INPUT;
+        }
+    }
+    if (arg[0] == '-' && arg[1] != '\0')
+        return args_usage_error(a, "unknown option '%s'", arg);
+    if (o->scenario)
+        return args_usage_error(a, "one scenario at a time (got '%s' and "
+                                "'%s')", o->scenario, arg);
+    o->scenario = arg;
+    return 0;
+}
+
+static int parse_run(int argc, char **argv, run_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->timing = true;
+    o->trace_sample = 100;
+    args a = {argc, argv, 1, "run"};
+    for (; a.i < argc; a.i++) {
+        int rc = parse_one(&a, o);
+        if (rc != 0)
+            return rc;
+    }
+    if (o->scenario == NULL)
+        return args_usage_error(&a, "no scenario file given");
+    return 0;
+}
+
+static double wall_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int load_scenario(const run_opts *o, scenario *sc, sb_err *e)
+{
+    const char *sets[CLI_MAX_LIST + 1];
+    int n = o->n_sets;
+    memcpy(sets, o->sets, (size_t)n * sizeof *sets);
+    char seed[96];
+    if (o->seed) {
+        snprintf(seed, sizeof seed, "scenario.seed=%s", o->seed);
+        sets[n++] = seed;
+    }
+    return scenario_load(o->scenario, sets, n, sc, e);
+}
+
+/* The scenario's [policy] settings apply only to the scenario's own
+ * stack: `--policy immediate` on a scenario written for exponential must
+ * not inherit exponential's `base`. */
+static int build_policy(const run_opts *o, const scenario *sc,
+                        policy_setup *ps, sb_err *e)
+{
+    const char *spec = o->policy ? o->policy : sc->policy;
+    bool same = o->policy == NULL || strcmp(o->policy, sc->policy) == 0;
+    pstack_setting settings[2 * PSTACK_MAX_SETTINGS];
+    int n = 0;
+    if (same)
+        for (int i = 0; i < sc->n_settings; i++)
+            settings[n++] = sc->settings[i];
+    for (int i = 0; i < o->n_params; i++)
+        settings[n++] = o->params[i];
+    const char *plugins[SCENARIO_MAX_PLUGINS + CLI_MAX_LIST];
+    int np = 0;
+    for (int i = 0; i < sc->n_plugins; i++)
+        plugins[np++] = sc->plugins[i];
+    for (int i = 0; i < o->n_plugins; i++)
+        plugins[np++] = o->plugins[i];
+    return policy_setup_build(spec, plugins, np, settings, n, ps, e);
+}
+
+typedef struct run_state {
+    run_opts o;
+    scenario sc;
+    policy_setup ps;
+    sim *sim;
+    outfile trace_out;
+    trace_writer tw;
+    sim_summary sum;
+    expect_result res[EXPECT_KIND_COUNT];
+    int n_res;
+    double wall_s;
+} run_state;
+
+static int open_trace(run_state *r, sb_err *e)
+{
+    if (r->o.trace == NULL)
+        return 0;
+    if (outfile_open(&r->trace_out, r->o.trace, e) != 0)
+        return -1;
+    r->tw.f = r->trace_out.f;
+    r->tw.stack = r->ps.stack;
+    sim_observer obs = {&r->tw, NULL, trace_write};
+    return sim_observe(r->sim, &obs);
+}
+
+static int simulate(run_state *r, sb_err *e)
+{
+    r->sc.cfg.trace_sample = r->o.trace ? r->o.trace_sample : 0;
+    if (sim_create(&r->sc.cfg, r->ps.stack, &r->sim, e) != 0)
+        return -1;
+    if (open_trace(r, e) != 0)
+        return -1;
+    double t0 = wall_clock();
+    int rc = sim_run_until(r->sim, r->sc.cfg.duration_ns);
+    r->wall_s = wall_clock() - t0;
+    if (rc != 0)
+        return err_set(e, "the run stopped at t=%.3f s: %s",
+                       (double)sim_now(r->sim) / 1e9, sim_error(r->sim));
+    sim_finish(r->sim);
+    summary_compute(r->sim, &r->sum);
+    r->n_res = expect_eval(&r->sc.expect, &r->sum, r->res);
+    return 0;
+}
+
+static int write_outputs(run_state *r, sb_err *e)
+{
+    if (r->o.trace && outfile_commit(&r->trace_out, e) != 0)
+        return -1;
+    if (r->o.csv) {
+        outfile out;
+        if (outfile_open(&out, r->o.csv, e) != 0)
+            return -1;
+        export_csv(out.f, sim_metrics(r->sim));
+        if (outfile_commit(&out, e) != 0)
+            return -1;
+    }
+    if (r->o.json) {
+        outfile out;
+        if (outfile_open(&out, r->o.json, e) != 0)
+            return -1;
+        run_meta meta = {r->sc.cfg.name, r->sc.path,
+                         pstack_name(r->ps.stack), r->ps.stack,
+                         (unsigned long long)r->sc.cfg.seed,
+                         r->sc.cfg.clients.count, r->o.timing, r->wall_s};
+        export_json(out.f, &meta, &r->sum, r->res, r->n_res);
+        if (outfile_commit(&out, e) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void report(const run_state *r)
+{
+    FILE *f = r->o.json && strcmp(r->o.json, "-") == 0 ? stderr : stdout;
+    if (!r->o.quiet) {
+        print_summary(f, &r->sc, r->ps.stack, &r->sum);
+        print_expectations(f, r->res, r->n_res);
+        fprintf(f, "\n%" PRIu64 " events in %.2f s of wall time (%.2f M "
+                   "events/s)\n",
+                r->sum.events, r->wall_s,
+                r->wall_s > 0 ? (double)r->sum.events / r->wall_s / 1e6 : 0);
+        return;
+    }
+    for (int i = 0; i < r->n_res; i++)
+        if (!r->res[i].ok)
+            fprintf(f, "FAIL  %s: %s\n", r->res[i].name, r->res[i].explain);
+}
+
+static void warnings(const run_state *r)
+{
+    if (r->o.quiet || r->sc.warnings[0] == '\0')
+        return;
+    const char *p = r->sc.warnings;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        int len = nl ? (int)(nl - p) : (int)strlen(p);
+        fprintf(stderr, "stormbench run: warning: %s: %.*s\n", r->sc.path,
+                len, p);
+        p += len + (nl != NULL);
+    }
+}
+
+int cmd_run(int argc, char **argv)
+{
+    run_state *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return EXIT_INPUT;
+    int rc = parse_run(argc, argv, &r->o);
+    if (rc != 0) {
+        free(r);
+        return rc < 0 ? EXIT_OK : rc;
+    }
+    sb_err e;
+    rc = EXIT_INPUT;
+    if (load_scenario(&r->o, &r->sc, &e) != 0 ||
+        build_policy(&r->o, &r->sc, &r->ps, &e) != 0)
+        goto fail;
+    warnings(r);
+    if (simulate(r, &e) != 0 || write_outputs(r, &e) != 0)
+        goto fail;
+    report(r);
+    rc = EXIT_OK;
+    for (int i = 0; i < r->n_res; i++)
+        if (!r->res[i].ok)
+            rc = EXIT_EXPECT;
+    goto done;
+fail:
+    fprintf(stderr, "stormbench run: %s\n", e.msg);
+done:
+    outfile_abort(&r->trace_out);
+    sim_destroy(r->sim);
+    policy_setup_free(&r->ps);
+    free(r);
+    return rc;
+}

@@ -1,0 +1,58 @@
+/*
+ * main.c -- `stormbench`: dispatch to a subcommand.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "stormbench/policy.h"
+
+static const char usage[] =
+    "Usage: stormbench COMMAND [ARGS]\n"
+    "\n"
+    "A fault-injection simulator and retry-policy test bench: simulated\n"
+    "clients, each running a retry policy, against a modeled server that\n"
+    "gets overloaded and faulted.\n"
+    "\n"
+    "Commands:\n"
+    "  run SCENARIO        run a scenario headless: summary, JSON, CSV, and\n"
+    "                      exit 1 when its [expect] section is violated\n"
+    "  validate FILE...    check scenario files without running them\n"
+    "  policies            list every policy with its parameters\n"
+    "  decide              show what a policy decides for one failure\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help          this help; 'stormbench COMMAND --help' for one\n"
+    "  -V, --version       the version and the policy ABI version\n"
+    "\n"
+    "Exit status: 0 success, 1 an expectation failed, 2 bad input or usage.\n";
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return EXIT_INPUT;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 ||
+        strcmp(cmd, "help") == 0) {
+        fputs(usage, stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("stormbench %s (policy ABI %d.%d)\n", SB_VERSION,
+               SB_POLICY_ABI_MAJOR, SB_POLICY_ABI_MINOR);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "validate") == 0)
+        return cmd_validate(argc - 1, argv + 1);
+    if (strcmp(cmd, "policies") == 0)
+        return cmd_policies(argc - 1, argv + 1);
+    if (strcmp(cmd, "decide") == 0)
+        return cmd_decide(argc - 1, argv + 1);
+    fprintf(stderr, "stormbench: unknown command '%s'\n"
+                    "Try 'stormbench --help'.\n", cmd);
+    return EXIT_INPUT;
+}

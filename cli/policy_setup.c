@@ -1,0 +1,110 @@
+/*
+ * policy_setup.c -- from "exponential+token_bucket" and --policy-plugin
+ * paths to a checked, parameterised policy stack.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classifier.h"
+#include "cli.h"
+
+static void known_names(const policy_setup *p, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < registry_count() && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s",
+                                 i ? ", " : "", registry_get(i)->name);
+    for (int i = 0; i < p->n_plugins && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, ", %s",
+                                 plugin_policy(p->plugins[i])->name);
+}
+
+static int find_layer(const policy_setup *p, const char *name,
+                      pstack_layer_spec *out, sb_err *e)
+{
+    for (int i = 0; i < p->n_plugins; i++) {
+        if (strcmp(plugin_policy(p->plugins[i])->name, name) == 0) {
+            out->policy = plugin_policy(p->plugins[i]);
+            out->origin = plugin_path(p->plugins[i]);
+            return 0;
+        }
+    }
+    out->policy = registry_find(name);
+    out->origin = NULL;
+    if (out->policy)
+        return 0;
+    char names[1024];
+    known_names(p, names, sizeof names);
+    return err_set(e, "unknown policy '%s'; known policies: %s (see "
+                   "'stormbench policies')", name, names);
+}
+
+int policy_setup_build(const char *spec, const char *const *plugin_paths,
+                       int n_plugins, const pstack_setting *settings,
+                       int n_settings, policy_setup *out, sb_err *e)
+{
+    memset(out, 0, sizeof *out);
+    if (n_plugins > 8)
+        return err_set(e, "at most 8 policy plug-ins");
+    for (int i = 0; i < n_plugins; i++) {
+        if (plugin_open(plugin_paths[i], &out->plugins[i], e) != 0)
+            goto fail;
+        out->n_plugins++;
+    }
+    pstack_layer_spec layers[PSTACK_MAX_LAYERS];
+    int n = 0;
+    char buf[512];
+    if (strlen(spec) >= sizeof buf) {
+        err_set(e, "policy '%.40s...' is too long", spec);
+        goto fail;
+    }
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (char *save = NULL, *tok = strtok_r(buf, "+", &save); tok;
+         tok = strtok_r(NULL, "+", &save)) {
+        if (n == PSTACK_MAX_LAYERS) {
+            err_set(e, "policy '%s' has more than %d layers", spec,
+                    PSTACK_MAX_LAYERS);
+            goto fail;
+        }
+        if (find_layer(out, tok, &layers[n++], e) != 0)
+            goto fail;
+    }
+    if (n == 0) {
+        err_set(e, "empty policy name");
+        goto fail;
+    }
+    if (pstack_create(layers, n, settings, n_settings, classify_error,
+                      &out->stack, e) != 0)
+        goto fail;
+    return 0;
+fail:
+    policy_setup_free(out);
+    return -1;
+}
+
+void policy_setup_free(policy_setup *p)
+{
+    pstack_destroy(p->stack);
+    p->stack = NULL;
+    for (int i = 0; i < p->n_plugins; i++)
+        plugin_close(p->plugins[i]);
+    p->n_plugins = 0;
+}
+
+int setting_from_arg(const char *arg, pstack_setting *s, sb_err *e)
+{
+    const char *eq = strchr(arg, '=');
+    if (eq == NULL || eq == arg)
+        return err_set(e, "--param %s: expected name=value (or "
+                       "layer.name=value)", arg);
+    size_t kn = (size_t)(eq - arg);
+    if (kn >= sizeof s->key || strlen(eq + 1) >= sizeof s->value)
+        return err_set(e, "--param %s: too long", arg);
+    memcpy(s->key, arg, kn);
+    s->key[kn] = '\0';
+    snprintf(s->value, sizeof s->value, "%s", eq + 1);
+    snprintf(s->origin, sizeof s->origin, "--param %s", arg);
+    return 0;
+}

@@ -1,0 +1,108 @@
+#include "print.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+const char *print_policy(const pstack *ps, char *buf, size_t len)
+{
+    size_t used = (size_t)snprintf(buf, len, "%s", pstack_name(ps));
+    const char *sep = " (";
+    for (int i = 0; i < pstack_layers(ps) && used < len; i++) {
+        const sb_policy *p = pstack_layer(ps, i);
+        for (int j = 0; p->params && p->params[j].name && used < len; j++) {
+            used += (size_t)snprintf(buf + used, len - used, "%s%s%s%s=%s",
+                                     sep, pstack_layers(ps) > 1 ? p->name : "",
+                                     pstack_layers(ps) > 1 ? "." : "",
+                                     p->params[j].name,
+                                     pstack_param_text(ps, i, j));
+            sep = ", ";
+        }
+    }
+    if (strcmp(sep, ", ") == 0 && used < len)
+        snprintf(buf + used, len - used, ")");
+    return buf;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void recovery_line(FILE *f, const sim_summary *s)
+{
+    fprintf(f, "  %-22s", "recovery");
+    if (!s->has_fault)
+        fprintf(f, "no fault in this scenario\n");
+    else if (!s->has_baseline)
+        fprintf(f, "not judged: no baseline before the first fault\n");
+    else if (!s->recovery_judged)
+        fprintf(f, "not judged: the run ends %.0f s after the last fault\n",
+                s->duration_s - s->last_fault_end_s);
+    else if (s->recovered)
+        fprintf(f, "recovered %.0f s after the last fault ended (t=%.0f s)\n",
+                s->recovery_time_s, s->last_fault_end_s);
+    else
+        fprintf(f, "METASTABLE: did not recover; goodput %.0f%% of baseline "
+                   "%.0f s after the fault ended\n",
+                100.0 * s->final_goodput_ratio,
+                s->duration_s - s->last_fault_end_s);
+}
+
+void print_summary(FILE *f, const scenario *sc, const pstack *ps,
+                   const sim_summary *s)
+{
+    char pol[1024];
+    const sim_config *c = &sc->cfg;
+    fprintf(f, "scenario  %s (%s)\n", c->name, sc->path);
+    fprintf(f, "policy    %s\n", print_policy(ps, pol, sizeof pol));
+    fprintf(f, "run       %u clients, %.0f s simulated, seed %" PRIu64 "\n\n",
+            c->clients.count, s->duration_s, c->seed);
+    fprintf(f, "  %-22s%" PRIu64 " (%.1f/s)\n", "offered requests",
+            s->offered, (double)s->offered / s->duration_s);
+    fprintf(f, "  %-22s%" PRIu64 "  amplification %.2f, peak %.2f at t=%.0f s\n",
+            "attempts", s->attempts, s->amplification, s->peak_amplification,
+            s->peak_amplification_at_s);
+    fprintf(f, "  %-22s%" PRIu64 "  success ratio %.2f%%\n", "successes",
+            s->successes, 100.0 * s->success_ratio);
+    fprintf(f, "  %-22s%" PRIu64 "  gave up %" PRIu64 ", deadline %" PRIu64
+               ", refused locally %" PRIu64 ", quarantined %" PRIu64 "\n",
+            "failures", s->failures, s->gave_up, s->deadline, s->refused,
+            s->quarantined);
+    fprintf(f, "  %-22s%" PRIu64 " attempts timed out, %" PRIu64
+               " rejected by the server, %" PRIu64 " injected errors\n",
+            "attempt errors", s->timeouts, s->rejections, s->errors);
+    fprintf(f, "  %-22smean %.1f ms, p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms\n",
+            "latency (successes)", s->latency_mean_ms, s->latency_p50_ms,
+            s->latency_p99_ms, s->latency_p999_ms);
+    if (s->has_baseline)
+        fprintf(f, "  %-22s%.1f successes/s before the first fault\n",
+                "baseline goodput", s->baseline_goodput_per_s);
+    recovery_line(f, s);
+    fprintf(f, "  %-22s%" PRIu64 " duplicate writes (posts), %" PRIu64
+               " repeated puts\n",
+            "duplicates", s->duplicates, s->repeats);
+    fprintf(f, "  %-22s%.1f s of service time (%.1f%% of all) spent on "
+               "answers nobody used\n",
+            "wasted work", s->wasted_work_s, 100.0 * s->wasted_work_share);
+    if (c->server.workers == SIM_UNLIMITED)
+        fprintf(f, "  %-22s%.1f attempts in service on average, max queue %u\n",
+                "server", s->mean_busy_workers, s->max_queue);
+    else
+        fprintf(f, "  %-22sutilization %.1f%%, max queue %u, mean queue wait "
+                   "%.1f ms\n",
+                "server", 100.0 * s->utilization, s->max_queue,
+                s->mean_queue_wait_ms);
+    if (s->in_flight)
+        fprintf(f, "  %-22s%" PRIu64 " requests (%.1f%% of offered)\n",
+                "unfinished at end", s->in_flight, pct(s->in_flight, s->offered));
+}
+
+void print_expectations(FILE *f, const expect_result *r, int n)
+{
+    if (n == 0)
+        return;
+    fprintf(f, "\nexpectations\n");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "  %s  %s: %s\n", r[i].ok ? "PASS" : "FAIL", r[i].name,
+                r[i].explain);
+}

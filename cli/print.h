@@ -1,0 +1,21 @@
+/*
+ * print.h -- the human-readable run summary printed by `stormbench run`.
+ */
+#ifndef SB_PRINT_H
+#define SB_PRINT_H
+
+#include <stdio.h>
+
+#include "expect.h"
+#include "scenario.h"
+#include "summary.h"
+
+/* "exponential (base=100ms, ...)" into buf. */
+const char *print_policy(const pstack *ps, char *buf, size_t len);
+
+void print_summary(FILE *f, const scenario *sc, const pstack *ps,
+                   const sim_summary *s);
+/* One line per expectation, PASS / FAIL with its explanation. */
+void print_expectations(FILE *f, const expect_result *r, int n);
+
+#endif

@@ -1,0 +1,34 @@
+/*
+ * classifier.h -- what kind of error is this, and how sure are we?
+ *
+ *   HTTP 408, 429, 502, 503, 504         transient   high
+ *   HTTP 4xx with a data-defect code     data_defect high
+ *   other HTTP 4xx                       permanent   high
+ *   HTTP 500                             unknown     low
+ *   other HTTP 5xx                       unknown     low
+ *   timeout, connection refused / reset  transient   high
+ *   gRPC UNAVAILABLE, RESOURCE_EXHAUSTED,
+ *        DEADLINE_EXCEEDED, ABORTED      transient   high
+ *   gRPC INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS,
+ *        PERMISSION_DENIED, UNAUTHENTICATED  permanent high
+ *   other gRPC codes                     unknown     low
+ *
+ * Offered to every policy as sb_host.classify.
+ */
+#ifndef SB_CLASSIFIER_H
+#define SB_CLASSIFIER_H
+
+#include "stormbench/policy.h"
+
+void classify_error(const sb_attempt *a, sb_error_class *cls,
+                    sb_confidence *conf);
+
+const char *classify_class_name(sb_error_class c);
+const char *classify_kind_name(sb_error_kind k);
+const char *classify_defect_name(sb_defect d);
+/* "UNAVAILABLE" for 14; NULL for codes outside 0..16. */
+const char *classify_grpc_name(int code);
+/* 14 for "UNAVAILABLE"; -1 when unknown. */
+int classify_grpc_parse(const char *name);
+
+#endif

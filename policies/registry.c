@@ -1,0 +1,108 @@
+#include "registry.h"
+
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "schema.h"
+
+/* The ABI's layout is a promise to compiled plug-ins: pin it. */
+_Static_assert(offsetof(sb_policy, abi_major) == 0, "abi_major first");
+_Static_assert(offsetof(sb_policy, struct_size) == 8, "struct_size at 8");
+_Static_assert(offsetof(sb_policy, name) == 16, "name at 16");
+_Static_assert(offsetof(sb_policy, create) == 40, "create at 40");
+_Static_assert(offsetof(sb_policy, on_request_end) == 104,
+               "on_request_end at 104");
+_Static_assert(sizeof(sb_policy) == 112, "sb_policy is 112 bytes in 1.0");
+_Static_assert(offsetof(sb_attempt, now_s) == 16, "sb_attempt.now_s at 16");
+_Static_assert(offsetof(sb_attempt, outstanding) == 80,
+               "sb_attempt.outstanding at 80");
+_Static_assert(offsetof(sb_ctx, host_data) == 40, "sb_ctx.host_data at 40");
+_Static_assert(offsetof(sb_host, classify) == 24, "sb_host.classify at 24");
+
+static const sb_policy *const builtins[] = {
+    &policy_none,
+    &policy_immediate,
+    &policy_fixed,
+    &policy_exponential,
+};
+
+int registry_count(void)
+{
+    return (int)(sizeof builtins / sizeof *builtins);
+}
+
+const sb_policy *registry_get(int i)
+{
+    return i >= 0 && i < registry_count() ? builtins[i] : NULL;
+}
+
+const sb_policy *registry_find(const char *name)
+{
+    for (int i = 0; i < registry_count(); i++)
+        if (strcmp(builtins[i]->name, name) == 0)
+            return builtins[i];
+    return NULL;
+}
+
+struct plugin {
+    void *handle;
+    const sb_policy *policy;
+    char path[1024];
+};
+
+static int refuse(plugin *p, sb_err *e)
+{
+    (void)e;
+    if (p->handle)
+        dlclose(p->handle);
+    free(p);
+    return -1;
+}
+
+int plugin_open(const char *path, plugin **out, sb_err *e)
+{
+    *out = NULL;
+    plugin *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return err_set(e, "out of memory");
+    snprintf(p->path, sizeof p->path, "%s%s", strchr(path, '/') ? "" : "./",
+             path);
+    p->handle = dlopen(p->path, RTLD_NOW | RTLD_LOCAL);
+    if (p->handle == NULL) {
+        err_set(e, "%s: cannot load policy plug-in: %s", path, dlerror());
+        return refuse(p, e);
+    }
+    sb_plugin_entry_fn entry;
+    *(void **)&entry = dlsym(p->handle, SB_PLUGIN_ENTRY_NAME);
+    if (entry == NULL) {
+        err_set(e, "%s: not a stormbench policy plug-in: it exports no '%s' "
+                "function (see policies/examples/)", path,
+                SB_PLUGIN_ENTRY_NAME);
+        return refuse(p, e);
+    }
+    p->policy = entry();
+    if (schema_check_policy(p->policy, path, e) != 0)
+        return refuse(p, e);
+    if (registry_find(p->policy->name)) {
+        err_set(e, "%s: plug-in policy '%s' has the name of a built-in "
+                "policy; rename it", path, p->policy->name);
+        return refuse(p, e);
+    }
+    *out = p;
+    return 0;
+}
+
+const sb_policy *plugin_policy(const plugin *p) { return p->policy; }
+const char *plugin_path(const plugin *p) { return p->path; }
+
+void plugin_close(plugin *p)
+{
+    if (p == NULL)
+        return;
+    dlclose(p->handle);
+    free(p);
+}

@@ -1,0 +1,161 @@
+/*
+ * schema.c -- checking a policy table and parsing its parameter values.
+ * Used for built-ins and plug-ins alike, so both are held to one contract.
+ */
+#include "schema.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "units.h"
+
+const char *schema_describe(const sb_policy *p, const char *origin, char *buf,
+                            size_t len)
+{
+    const char *name = p && p->name ? p->name : "?";
+    if (origin && *origin)
+        snprintf(buf, len, "policy '%s' (from %s)", name, origin);
+    else
+        snprintf(buf, len, "policy '%s'", name);
+    return buf;
+}
+
+static bool valid_name(const char *s)
+{
+    if (s == NULL || *s == '\0' || strlen(s) > 32)
+        return false;
+    for (; *s; s++)
+        if (!(islower((unsigned char)*s) || isdigit((unsigned char)*s) ||
+              *s == '_'))
+            return false;
+    return true;
+}
+
+int schema_count_params(const sb_policy *p)
+{
+    int n = 0;
+    if (p->params)
+        while (p->params[n].name)
+            n++;
+    return n;
+}
+
+static int choice_index(const char *choices, const char *text)
+{
+    int idx = 0;
+    size_t tl = strlen(text);
+    for (const char *c = choices; *c;) {
+        const char *bar = strchr(c, '|');
+        size_t len = bar ? (size_t)(bar - c) : strlen(c);
+        if (len == tl && strncmp(c, text, len) == 0)
+            return idx;
+        idx++;
+        if (!bar)
+            break;
+        c = bar + 1;
+    }
+    return -1;
+}
+
+static int check_range(const sb_param *p, double x, const char *text,
+                       sb_err *e)
+{
+    if (x >= p->min && x <= p->max)
+        return 0;
+    if (p->type == SB_PARAM_DURATION)
+        return err_set(e, "expected a duration between %gs and %gs, got '%s'",
+                       p->min, p->max, text);
+    return err_set(e, "expected a %s between %g and %g, got '%s'",
+                   p->type == SB_PARAM_INT ? "whole number" : "number", p->min,
+                   p->max, text);
+}
+
+int schema_parse_value(const sb_param *p, const char *text, sb_value *v,
+                       sb_err *e)
+{
+    switch (p->type) {
+    case SB_PARAM_INT: {
+        int64_t i;
+        if (units_int(text, &i, e) != 0)
+            return -1;
+        v->i = i;
+        return check_range(p, (double)i, text, e);
+    }
+    case SB_PARAM_REAL:
+        if (units_real(text, &v->d, e) != 0)
+            return -1;
+        return check_range(p, v->d, text, e);
+    case SB_PARAM_DURATION: {
+        int64_t ns;
+        if (units_duration(text, &ns, e) != 0)
+            return -1;
+        v->d = (double)ns / 1e9;
+        return check_range(p, v->d, text, e);
+    }
+    case SB_PARAM_BOOL: {
+        bool b;
+        if (units_bool(text, &b, e) != 0)
+            return -1;
+        v->i = b;
+        return 0;
+    }
+    case SB_PARAM_CHOICE: {
+        int idx = choice_index(p->choices, text);
+        if (idx < 0)
+            return err_set(e, "expected one of %s, got '%s'", p->choices,
+                           text);
+        v->i = idx;
+        return 0;
+    }
+    }
+    return err_set(e, "parameter has an unknown type %d", (int)p->type);
+}
+
+int schema_check_policy(const sb_policy *p, const char *origin, sb_err *e)
+{
+    char who[320];
+    schema_describe(p, origin, who, sizeof who);
+    if (p == NULL)
+        return err_set(e, "%s: the entry point returned NULL", who);
+    if (p->abi_major != SB_POLICY_ABI_MAJOR)
+        return err_set(e, "%s was built for policy ABI %u.%u; this stormbench "
+                       "speaks policy ABI %d.%d: rebuild it against this "
+                       "version's stormbench/policy.h",
+                       who, p->abi_major, p->abi_minor, SB_POLICY_ABI_MAJOR,
+                       SB_POLICY_ABI_MINOR);
+    if (p->struct_size < SB_POLICY_MIN_SIZE)
+        return err_set(e, "%s: its sb_policy struct is %u bytes, shorter than "
+                       "the %zu bytes of policy ABI %d.0; rebuild it against "
+                       "this version's stormbench/policy.h",
+                       who, p->struct_size, (size_t)SB_POLICY_MIN_SIZE,
+                       SB_POLICY_ABI_MAJOR);
+    if (!valid_name(p->name))
+        return err_set(e, "%s: its name must be 1-32 characters of a-z, 0-9 "
+                       "and _", who);
+    if (p->on_failure == NULL)
+        return err_set(e, "%s: it has no on_failure hook", who);
+    int n = schema_count_params(p);
+    if (n > SCHEMA_MAX_PARAMS)
+        return err_set(e, "%s: it declares %d parameters, at most %d allowed",
+                       who, n, SCHEMA_MAX_PARAMS);
+    for (int i = 0; i < n; i++) {
+        const sb_param *q = &p->params[i];
+        if (!valid_name(q->name))
+            return err_set(e, "%s: parameter %d has an invalid name", who, i);
+        if (q->type == SB_PARAM_CHOICE && q->choices == NULL)
+            return err_set(e, "%s: choice parameter '%s' lists no choices", who,
+                           q->name);
+        if (q->default_value == NULL)
+            return err_set(e, "%s: parameter '%s' has no default", who,
+                           q->name);
+        sb_value v;
+        sb_err inner;
+        if (schema_parse_value(q, q->default_value, &v, &inner) != 0)
+            return err_set(e, "%s: the default of parameter '%s' is invalid: "
+                           "%s", who, q->name, inner.msg);
+    }
+    return 0;
+}
+

@@ -1,0 +1,968 @@
+/*
+ * loader.c -- scenario INI files into a `scenario`.  The only file that
+ * includes inih.
+ *
+ * Two passes.  The first reads every `key = value` line into a list of
+ * entries that remember their file and line; a reader wrapped around
+ * fgets counts lines (Debian's inih is built without INI_HANDLER_LINENO)
+ * and checks section headers itself, because inih does not report a
+ * section that holds no keys.  --set overrides are then merged in as if
+ * they were lines.  The second pass interprets the entries section by
+ * section from tables of keys, so a typo is an error with a suggestion,
+ * not a silently ignored line.
+ */
+#include "scenario.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classifier.h"
+#include "units.h"
+
+#define MAX_ENTRIES 512
+#define MAX_SECTIONS 80
+#define LINE_MAX_LEN 1000
+
+typedef struct entry {
+    char section[96];
+    char key[96];
+    char value[LINE_MAX_LEN];
+    char origin[1100]; /* "file:line" or "--set s.k=v" */
+    bool used;
+} entry;
+
+typedef struct loader {
+    FILE *f;
+    const char *path;
+    int line;
+    bool failed;
+    sb_err *e;
+    char section[96];
+    struct {
+        char name[96];
+        int line;
+    } sections[MAX_SECTIONS];
+    int n_sections;
+    entry *entries;
+    int n;
+    scenario *sc;
+} loader;
+
+/* ---- Pass 1: lines into entries --------------------------------------- */
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
+static bool known_section(const char *name)
+{
+    static const char *const fixed[] = {"scenario", "clients", "server",
+                                        "policy", "expect"};
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+        if (strcmp(name, fixed[i]) == 0)
+            return true;
+    if (strncmp(name, "fault.", 6) != 0 || name[6] == '\0')
+        return false;
+    for (const char *p = name + 6; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-')
+            return false;
+    return strlen(name + 6) < SIM_NAME_MAX;
+}
+
+static int loader_fail(loader *ld, const char *fmt, const char *a,
+                       const char *b)
+{
+    if (!ld->failed) {
+        ld->failed = true;
+        char msg[ERR_MSG_MAX];
+        snprintf(msg, sizeof msg, fmt, a, b);
+        err_set(ld->e, "%s:%d: %s", ld->path, ld->line, msg);
+    }
+    return 0;
+}
+
+static void section_header(loader *ld, char *text)
+{
+    char *close = strchr(text, ']');
+    if (close == NULL) {
+        loader_fail(ld, "malformed section header '%s%s': expected "
+                    "[name]", text, "");
+        return;
+    }
+    *close = '\0';
+    char *name = trim(text + 1);
+    if (*trim(close + 1) != '\0' && *trim(close + 1) != ';' &&
+        *trim(close + 1) != '#') {
+        loader_fail(ld, "unexpected text after section header [%s]%s", name,
+                    "");
+        return;
+    }
+    if (!known_section(name)) {
+        loader_fail(ld, "unknown section [%s]; known sections: [scenario], "
+                    "[clients], [server], [policy], [expect], "
+                    "[fault.NAME]%s", name, "");
+        return;
+    }
+    for (int i = 0; i < ld->n_sections; i++) {
+        if (strcmp(ld->sections[i].name, name) == 0) {
+            char where[32];
+            snprintf(where, sizeof where, "%d", ld->sections[i].line);
+            loader_fail(ld, "section [%s] appears twice (first at line %s)",
+                        name, where);
+            return;
+        }
+    }
+    if (ld->n_sections == MAX_SECTIONS) {
+        loader_fail(ld, "too many sections%s%s", "", "");
+        return;
+    }
+    snprintf(ld->sections[ld->n_sections].name, 96, "%s", name);
+    ld->sections[ld->n_sections++].line = ld->line;
+    snprintf(ld->section, sizeof ld->section, "%s", name);
+}
+
+/* inih's fgets: counts lines, refuses long ones, checks section headers. */
+static char *reader(char *str, int num, void *stream)
+{
+    loader *ld = stream;
+    if (ld->failed)
+        return NULL;
+    if (fgets(str, num, ld->f) == NULL)
+        return NULL;
+    ld->line++;
+    size_t len = strlen(str);
+    if (len == (size_t)num - 1 && str[len - 1] != '\n' && !feof(ld->f)) {
+        char lim[16];
+        snprintf(lim, sizeof lim, "%d", num - 3);
+        loader_fail(ld, "line is longer than %s characters%s", lim, "");
+        return NULL;
+    }
+    char copy[LINE_MAX_LEN + 8];
+    snprintf(copy, sizeof copy, "%s", str);
+    char *t = trim(copy);
+    if (*t == '[')
+        section_header(ld, t);
+    return ld->failed ? NULL : str;
+}
+
+static entry *find_entry(loader *ld, const char *section, const char *key)
+{
+    for (int i = 0; i < ld->n; i++)
+        if (strcmp(ld->entries[i].section, section) == 0 &&
+            strcmp(ld->entries[i].key, key) == 0)
+            return &ld->entries[i];
+    return NULL;
+}
+
+static entry *add_entry(loader *ld, const char *section, const char *key)
+{
+    if (ld->n == MAX_ENTRIES)
+        return NULL;
+    entry *en = &ld->entries[ld->n++];
+    memset(en, 0, sizeof *en);
+    snprintf(en->section, sizeof en->section, "%s", section);
+    snprintf(en->key, sizeof en->key, "%s", key);
+    return en;
+}
+
+static int handler(void *user, const char *section, const char *name,
+                   const char *value)
+{
+    loader *ld = user;
+    if (ld->failed)
+        return 0;
+    if (section[0] == '\0')
+        return loader_fail(ld, "'%s' comes before any [section]%s", name, "");
+    entry *old = find_entry(ld, section, name);
+    if (old) {
+        char first[1200];
+        snprintf(first, sizeof first, "%s", old->origin);
+        return loader_fail(ld, "duplicate key '%s' (first set at %s)", name,
+                           first);
+    }
+    if (strlen(value) >= LINE_MAX_LEN)
+        return loader_fail(ld, "value of '%s' is too long%s", name, "");
+    entry *en = add_entry(ld, section, name);
+    if (en == NULL)
+        return loader_fail(ld, "too many keys%s%s", "", "");
+    snprintf(en->value, sizeof en->value, "%s", value);
+    snprintf(en->origin, sizeof en->origin, "%s:%d", ld->path, ld->line);
+    return 1;
+}
+
+static int read_file(loader *ld)
+{
+    ld->f = fopen(ld->path, "r");
+    if (ld->f == NULL)
+        return err_set(ld->e, "%s: cannot open scenario file: %s", ld->path,
+                       strerror(errno));
+    ini_allow_multiline = false; /* indented lines are keys, not values */
+    ini_stop_on_first_error = true;
+    ini_use_stack = false;
+    ini_allow_realloc = false;
+    ini_initial_alloc = LINE_MAX_LEN + 3;
+    ini_max_line = LINE_MAX_LEN + 3;
+    int rc = ini_parse_stream(reader, ld, handler, ld);
+    bool read_error = ferror(ld->f);
+    fclose(ld->f);
+    if (ld->failed)
+        return -1;
+    if (read_error)
+        return err_set(ld->e, "%s: read error", ld->path);
+    if (rc == -2)
+        return err_set(ld->e, "%s: out of memory", ld->path);
+    if (rc > 0)
+        return err_set(ld->e, "%s:%d: expected 'key = value', a [section] or "
+                       "a comment", ld->path, rc);
+    return 0;
+}
+
+/* "section.key=value"; the section may itself contain dots
+ * (fault.spike.start), so the key is what follows the last dot. */
+static int apply_set(loader *ld, const char *set)
+{
+    const char *eq = strchr(set, '=');
+    char left[256];
+    if (eq == NULL || (size_t)(eq - set) >= sizeof left)
+        return err_set(ld->e, "--set %s: expected section.key=value", set);
+    memcpy(left, set, (size_t)(eq - set));
+    left[eq - set] = '\0';
+    char *dot = strrchr(left, '.');
+    if (dot == NULL || dot == left || dot[1] == '\0')
+        return err_set(ld->e, "--set %s: expected section.key=value", set);
+    *dot = '\0';
+    char *section = trim(left), *key = trim(dot + 1);
+    if (!known_section(section))
+        return err_set(ld->e, "--set %s: unknown section [%s]; known "
+                       "sections: scenario, clients, server, policy, expect, "
+                       "fault.NAME", set, section);
+    entry *en = find_entry(ld, section, key);
+    if (en == NULL && (en = add_entry(ld, section, key)) == NULL)
+        return err_set(ld->e, "--set %s: too many keys", set);
+    char value[LINE_MAX_LEN];
+    snprintf(value, sizeof value, "%s", eq + 1);
+    snprintf(en->value, sizeof en->value, "%s", trim(value));
+    snprintf(en->origin, sizeof en->origin, "--set %s", set);
+    return 0;
+}
+
+/* ---- Pass 2: entries into the config -------------------------------- */
+
+typedef enum vk {
+    V_DURATION,      /* >= 0 */
+    V_DURATION_POS,  /* > 0 */
+    V_DURATION_NONE, /* > 0, or "none" -> 0 */
+    V_RATE_POS,
+    V_RATE_NONE, /* > 0, or "none" -> 0 */
+    V_PROB,
+    V_REAL,      /* in [min, max] */
+    V_COUNT,     /* whole number in [min, max] */
+    V_COUNT_UNL, /* whole number in [min, max] or "unlimited" */
+    V_BOOL,
+    V_DIST,
+    V_TEXT,
+    V_SEED,
+    V_CHOICE /* index into choices, stored as int */
+} vk;
+
+typedef struct keydef {
+    const char *name;
+    vk kind;
+    size_t off;
+    double min, max; /* V_TEXT: max is the buffer size */
+    const char *choices; /* V_CHOICE: "a|b" */
+} keydef;
+
+#define CFG(field) offsetof(sim_config, field)
+
+static const keydef scenario_keys[] = {
+    {"name", V_TEXT, CFG(name), 0, SIM_NAME_MAX, NULL},
+    {"description", V_TEXT, CFG(description), 0, 512, NULL},
+    {"duration", V_DURATION_POS, CFG(duration_ns), 0, 0, NULL},
+    {"seed", V_SEED, CFG(seed), 0, 0, NULL},
+    {"warmup", V_DURATION, CFG(warmup_ns), 0, 0, NULL},
+    {"bucket", V_DURATION_POS, CFG(bucket_ns), 0, 0, NULL},
+    {"recovery_window", V_DURATION_POS, CFG(recovery_window_ns), 0, 0, NULL},
+    {"trace_sample", V_COUNT, CFG(trace_sample), 0, 1e9, NULL},
+    {NULL, 0, 0, 0, 0, NULL}};
+
+static const keydef client_keys[] = {
+    {"count", V_COUNT, CFG(clients.count), 1, 100000000, NULL},
+    {"arrival", V_CHOICE, CFG(clients.arrival), 0, 0, "open|closed"},
+    {"rate", V_RATE_POS, CFG(clients.rate_per_s), 0, 0, NULL},
+    {"think", V_DIST, CFG(clients.think), 0, 0, NULL},
+    {"read", V_PROB, CFG(clients.mix[0]), 0, 0, NULL},
+    {"put", V_PROB, CFG(clients.mix[1]), 0, 0, NULL},
+    {"post", V_PROB, CFG(clients.mix[2]), 0, 0, NULL},
+    {"timeout", V_DURATION_POS, CFG(clients.timeout_ns), 0, 0, NULL},
+    {"deadline", V_DURATION_NONE, CFG(clients.deadline_ns), 0, 0, NULL},
+    {"idempotency_keys", V_BOOL, CFG(clients.idempotency_keys), 0, 0, NULL},
+    {"defect_fraction", V_PROB, CFG(clients.defect_fraction), 0, 0, NULL},
+    {"critical_fraction", V_PROB, CFG(clients.critical_fraction), 0, 0,
+     NULL},
+    {NULL, 0, 0, 0, 0, NULL}};
+
+static const keydef server_keys[] = {
+    {"workers", V_COUNT_UNL, CFG(server.workers), 1, 10000000, NULL},
+    {"queue_limit", V_COUNT_UNL, CFG(server.queue_limit), 0, 100000000, NULL},
+    {"overflow", V_CHOICE, CFG(server.overflow), 0, 0, "reject|drop"},
+    {"retry_after", V_DURATION_NONE, CFG(server.overflow_retry_after_ns), 0,
+     0, NULL},
+    {"service", V_DIST, CFG(server.service), 0, 0, NULL},
+    {"degradation", V_REAL, CFG(server.degradation), 0, 100, NULL},
+    {"degradation_knee", V_COUNT, CFG(server.degradation_knee), 0, 10000000,
+     NULL},
+    {"network_delay", V_DIST, CFG(server.network), 0, 0, NULL},
+    {"rate_limit", V_RATE_NONE, CFG(server.rate_limit_per_s), 0, 0, NULL},
+    {"rate_limit_burst", V_COUNT, CFG(server.rate_limit_burst), 1, 10000000,
+     NULL},
+    {"drop_expired", V_BOOL, CFG(server.drop_expired), 0, 0, NULL},
+    {"idempotency", V_BOOL, CFG(server.idempotency), 0, 0, NULL},
+    {"dedupe_answer", V_CHOICE, CFG(server.dedupe_answer), 0, 0,
+     "replay|conflict"},
+    {NULL, 0, 0, 0, 0, NULL}};
+
+#define FLT(field) offsetof(fault_cfg, field)
+#define T(x) (1u << FAULT_##x)
+
+typedef struct faultkey {
+    keydef k;
+    unsigned types;    /* the fault types it applies to */
+    unsigned required; /* ... and requires it */
+} faultkey;
+
+static const faultkey fault_keys[] = {
+    {{"start", V_DURATION, FLT(start_ns), 0, 0, NULL}, ~0u, ~0u},
+    {{"duration", V_DURATION_POS, FLT(duration_ns), 0, 0, NULL}, ~0u, ~0u},
+    {{"workers", V_COUNT, FLT(workers), 0, 10000000, NULL}, T(CAPACITY),
+     T(CAPACITY)},
+    {{"multiplier", V_REAL, FLT(multiplier), 0.001, 1000, NULL},
+     T(LOAD_SPIKE) | T(SLOWDOWN), T(LOAD_SPIKE) | T(SLOWDOWN)},
+    {{"mode", V_CHOICE, FLT(mode), 0, 0, "refuse|blackhole"},
+     T(OUTAGE) | T(PARTITION), 0},
+    {{"delay", V_DURATION_POS, FLT(delay_ns), 0, 0, NULL}, T(LATENCY),
+     T(LATENCY)},
+    {{"status", V_TEXT, 0, 0, 0, NULL}, T(ERRORS), T(ERRORS)},
+    {{"retry_after", V_DURATION_POS, FLT(retry_after_ns), 0, 0, NULL},
+     T(ERRORS), 0},
+    {{"probability", V_PROB, FLT(probability), 0, 0, NULL},
+     T(ERRORS) | T(LOST_ACK), T(ERRORS) | T(LOST_ACK)},
+    {{"fraction", V_PROB, FLT(fraction), 0, 0, NULL}, T(PARTITION),
+     T(PARTITION)},
+    {{"rate", V_RATE_POS, FLT(rate_per_s), 0, 0, NULL}, T(RATE_LIMIT),
+     T(RATE_LIMIT)},
+    {{"burst", V_COUNT, FLT(burst), 1, 10000000, NULL}, T(RATE_LIMIT), 0},
+};
+
+static int bad(sb_err *e, const entry *en, const char *msg)
+{
+    return err_set(e, "%s: [%s] %s: %s", en->origin, en->section, en->key,
+                   msg);
+}
+
+static int bad_value(sb_err *e, const entry *en, const char *expected)
+{
+    char msg[ERR_MSG_MAX];
+    snprintf(msg, sizeof msg, "expected %s, got '%s'", expected, en->value);
+    return bad(e, en, msg);
+}
+
+static int parse_count(const entry *en, const keydef *k, bool unlimited,
+                       uint32_t *out, sb_err *e)
+{
+    char want[160];
+    snprintf(want, sizeof want, "a whole number from %.0f to %.0f%s", k->min,
+             k->max, unlimited ? ", or 'unlimited'" : "");
+    if (unlimited && strcmp(en->value, "unlimited") == 0) {
+        *out = SIM_UNLIMITED;
+        return 0;
+    }
+    int64_t v;
+    sb_err inner;
+    if (units_int(en->value, &v, &inner) != 0 || (double)v < k->min ||
+        (double)v > k->max)
+        return bad_value(e, en, want);
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int parse_duration(const entry *en, vk kind, int64_t *out, sb_err *e)
+{
+    sb_err inner;
+    if (kind == V_DURATION_NONE && strcmp(en->value, "none") == 0) {
+        *out = 0;
+        return 0;
+    }
+    if (units_duration(en->value, out, &inner) != 0) {
+        if (kind == V_DURATION_NONE)
+            err_prefix(&inner, "'none' or");
+        return bad(e, en, inner.msg);
+    }
+    if (kind != V_DURATION && *out <= 0)
+        return bad_value(e, en, kind == V_DURATION_NONE
+                                    ? "a positive duration or 'none'"
+                                    : "a positive duration");
+    return 0;
+}
+
+static int parse_choice(const entry *en, const char *choices, int *out,
+                        sb_err *e)
+{
+    int idx = 0;
+    size_t len = strlen(en->value);
+    for (const char *c = choices;; idx++) {
+        const char *bar = strchr(c, '|');
+        size_t n = bar ? (size_t)(bar - c) : strlen(c);
+        if (n == len && strncmp(c, en->value, n) == 0) {
+            *out = idx;
+            return 0;
+        }
+        if (bar == NULL)
+            break;
+        c = bar + 1;
+    }
+    char want[200];
+    snprintf(want, sizeof want, "one of %s", choices);
+    return bad_value(e, en, want);
+}
+
+static int parse_text(const entry *en, char *dst, size_t size, sb_err *e)
+{
+    if (strlen(en->value) >= size) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "is longer than %zu characters",
+                 size - 1);
+        return bad(e, en, msg);
+    }
+    memcpy(dst, en->value, strlen(en->value) + 1);
+    return 0;
+}
+
+/* Parse one value into the field at base + k->off. */
+static int parse_value(const entry *en, const keydef *k, void *base,
+                       sb_err *e)
+{
+    char *field = (char *)base + k->off;
+    sb_err inner;
+    switch (k->kind) {
+    case V_DURATION:
+    case V_DURATION_POS:
+    case V_DURATION_NONE:
+        return parse_duration(en, k->kind, (int64_t *)(void *)field, e);
+    case V_RATE_POS:
+    case V_RATE_NONE: {
+        double *r = (double *)(void *)field;
+        if (k->kind == V_RATE_NONE && strcmp(en->value, "none") == 0) {
+            *r = 0;
+            return 0;
+        }
+        if (units_rate(en->value, r, &inner) != 0)
+            return bad(e, en, inner.msg);
+        if (*r <= 0)
+            return bad_value(e, en, "a positive rate such as 100/s");
+        return 0;
+    }
+    case V_PROB:
+        if (units_probability(en->value, (double *)(void *)field, &inner))
+            return bad(e, en, inner.msg);
+        return 0;
+    case V_REAL: {
+        double *x = (double *)(void *)field;
+        char want[96];
+        snprintf(want, sizeof want, "a number from %g to %g", k->min, k->max);
+        if (units_real(en->value, x, &inner) != 0 || *x < k->min ||
+            *x > k->max)
+            return bad_value(e, en, want);
+        return 0;
+    }
+    case V_COUNT:
+    case V_COUNT_UNL:
+        return parse_count(en, k, k->kind == V_COUNT_UNL,
+                           (uint32_t *)(void *)field, e);
+    case V_BOOL:
+        if (units_bool(en->value, (bool *)(void *)field, &inner) != 0)
+            return bad(e, en, inner.msg);
+        return 0;
+    case V_DIST:
+        if (units_dist(en->value, (dist *)(void *)field, &inner) != 0)
+            return bad(e, en, inner.msg);
+        return 0;
+    case V_TEXT:
+        return parse_text(en, field, (size_t)k->max, e);
+    case V_SEED: {
+        int64_t v;
+        if (units_int(en->value, &v, &inner) != 0 || v < 0)
+            return bad_value(e, en, "a whole number of at least 0");
+        *(uint64_t *)(void *)field = (uint64_t)v;
+        return 0;
+    }
+    case V_CHOICE:
+        return parse_choice(en, k->choices, (int *)(void *)field, e);
+    }
+    return bad(e, en, "internal error: unknown key kind");
+}
+
+/* Levenshtein distance, for "did you mean". */
+static int distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 40 || lb > 40)
+        return 99;
+    int d[41][41];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            int del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+            d[i][j] = c < del ? (c < ins ? c : ins) : (del < ins ? del : ins);
+        }
+    return d[la][lb];
+}
+
+static int unknown_key(sb_err *e, const entry *en, const char *const *names,
+                       int n)
+{
+    char list[800] = "";
+    size_t used = 0;
+    const char *best = NULL;
+    int best_d = 3;
+    for (int i = 0; i < n; i++) {
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+                                 i ? ", " : "", names[i]);
+        if (used >= sizeof list)
+            used = sizeof list - 1;
+        int d = distance(en->key, names[i]);
+        if (d < best_d) {
+            best_d = d;
+            best = names[i];
+        }
+    }
+    if (best)
+        return err_set(e, "%s: [%s] unknown key '%s' (did you mean '%s'?); "
+                       "known keys: %s",
+                       en->origin, en->section, en->key, best, list);
+    return err_set(e, "%s: [%s] unknown key '%s'; known keys: %s", en->origin,
+                   en->section, en->key, list);
+}
+
+static int table_names(const keydef *t, const char **names, int max)
+{
+    int n = 0;
+    for (; t->name && n < max; t++)
+        names[n++] = t->name;
+    return n;
+}
+
+static int apply_table(loader *ld, const char *section, const keydef *table)
+{
+    for (int i = 0; i < ld->n; i++) {
+        entry *en = &ld->entries[i];
+        if (strcmp(en->section, section) != 0)
+            continue;
+        const keydef *k = table;
+        while (k->name && strcmp(k->name, en->key) != 0)
+            k++;
+        if (k->name == NULL) {
+            const char *names[32];
+            return unknown_key(ld->e, en, names, table_names(table, names, 32));
+        }
+        if (parse_value(en, k, &ld->sc->cfg, ld->e) != 0)
+            return -1;
+        en->used = true;
+    }
+    return 0;
+}
+
+/* ---- [clients] consistency ------------------------------------------- */
+
+static int check_clients(loader *ld)
+{
+    client_cfg *c = &ld->sc->cfg.clients;
+    const entry *mix[3] = {find_entry(ld, "clients", "read"),
+                           find_entry(ld, "clients", "put"),
+                           find_entry(ld, "clients", "post")};
+    const entry *last = NULL;
+    for (int i = 0; i < 3; i++)
+        if (mix[i])
+            last = mix[i];
+    if (last) {
+        for (int i = 0; i < 3; i++)
+            if (!mix[i])
+                c->mix[i] = 0.0;
+        double sum = c->mix[0] + c->mix[1] + c->mix[2];
+        if (fabs(sum - 1.0) > 1e-9) {
+            char msg[256];
+            snprintf(msg, sizeof msg,
+                     "read + put + post must add up to 1, got %g (read %g, "
+                     "put %g, post %g)",
+                     sum, c->mix[0], c->mix[1], c->mix[2]);
+            return bad(ld->e, last, msg);
+        }
+    }
+    const entry *rate = find_entry(ld, "clients", "rate");
+    const entry *think = find_entry(ld, "clients", "think");
+    if (c->arrival == ARRIVAL_CLOSED && rate)
+        return bad(ld->e, rate, "closed-loop clients (arrival = closed) have "
+                   "no rate; set their think time instead");
+    if (c->arrival == ARRIVAL_OPEN && think)
+        return bad(ld->e, think, "open-loop clients (arrival = open) have no "
+                   "think time; set their rate instead");
+    return 0;
+}
+
+static int check_server(loader *ld)
+{
+    server_cfg *s = &ld->sc->cfg.server;
+    const entry *deg = find_entry(ld, "server", "degradation");
+    const entry *knee = find_entry(ld, "server", "degradation_knee");
+    if (deg && s->degradation > 0 && !knee)
+        return bad(ld->e, deg, "needs degradation_knee too: the number of "
+                   "attempts in service beyond which service slows down");
+    const entry *rl = find_entry(ld, "server", "rate_limit_burst");
+    if (rl && s->rate_limit_per_s <= 0)
+        return bad(ld->e, rl, "has no effect without rate_limit");
+    const entry *ra = find_entry(ld, "server", "retry_after");
+    if (ra && s->overflow == OVERFLOW_DROP)
+        return bad(ld->e, ra, "has no effect with overflow = drop (nothing "
+                   "is answered)");
+    return 0;
+}
+
+/* ---- [fault.NAME] ------------------------------------------------------ */
+
+static int parse_status(const entry *en, fault_cfg *f, sb_err *e)
+{
+    const char *want = "an HTTP status (100-599), a gRPC code name such as "
+                       "UNAVAILABLE, or 'reset'";
+    if (strcmp(en->value, "reset") == 0) {
+        f->kind = SB_ERR_RESET;
+        f->status = 0;
+        return 0;
+    }
+    int g = classify_grpc_parse(en->value);
+    if (g > 0) {
+        f->kind = SB_ERR_GRPC;
+        f->status = g;
+        return 0;
+    }
+    int64_t v;
+    sb_err inner;
+    if (units_int(en->value, &v, &inner) != 0 || v < 100 || v > 599)
+        return bad_value(e, en, want);
+    if (v < 400)
+        return bad_value(e, en, "an error status (400-599): an errors fault "
+                         "answers with an error");
+    f->kind = SB_ERR_HTTP;
+    f->status = (int32_t)v;
+    return 0;
+}
+
+static int fault_type_of(loader *ld, const char *section, fault_type *t)
+{
+    entry *type = find_entry(ld, section, "type");
+    if (type == NULL) {
+        for (int i = 0; i < ld->n_sections; i++)
+            if (strcmp(ld->sections[i].name, section) == 0)
+                return err_set(ld->e, "%s:%d: [%s] needs a 'type' (one of "
+                               "capacity, load_spike, outage, latency, "
+                               "slowdown, errors, lost_ack, partition, "
+                               "rate_limit)",
+                               ld->path, ld->sections[i].line, section);
+        return err_set(ld->e, "--set: [%s] needs a 'type'", section);
+    }
+    type->used = true;
+    if (fault_type_parse(type->value, t) != 0)
+        return bad_value(ld->e, type, "one of capacity, load_spike, outage, "
+                         "latency, slowdown, errors, lost_ack, partition, "
+                         "rate_limit");
+    return 0;
+}
+
+static int fault_key(loader *ld, entry *en, fault_cfg *f)
+{
+    const faultkey *k = NULL;
+    for (size_t i = 0; i < sizeof fault_keys / sizeof *fault_keys; i++)
+        if (strcmp(fault_keys[i].k.name, en->key) == 0)
+            k = &fault_keys[i];
+    if (k == NULL) {
+        const char *names[16] = {"type"};
+        int n = 1;
+        for (size_t i = 0; i < sizeof fault_keys / sizeof *fault_keys; i++)
+            if (fault_keys[i].types & (1u << f->type))
+                names[n++] = fault_keys[i].k.name;
+        return unknown_key(ld->e, en, names, n);
+    }
+    if (!(k->types & (1u << f->type))) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "does not apply to a fault of type '%s'",
+                 fault_type_name(f->type));
+        return bad(ld->e, en, msg);
+    }
+    en->used = true;
+    if (strcmp(k->k.name, "status") == 0)
+        return parse_status(en, f, ld->e);
+    return parse_value(en, &k->k, f, ld->e);
+}
+
+static int fault_required(loader *ld, const char *section, fault_cfg *f)
+{
+    for (size_t i = 0; i < sizeof fault_keys / sizeof *fault_keys; i++) {
+        const faultkey *k = &fault_keys[i];
+        if (!(k->required & (1u << f->type)) ||
+            find_entry(ld, section, k->k.name))
+            continue;
+        int line = 0;
+        for (int j = 0; j < ld->n_sections; j++)
+            if (strcmp(ld->sections[j].name, section) == 0)
+                line = ld->sections[j].line;
+        return err_set(ld->e, "%s:%d: [%s] a %s fault needs '%s'", ld->path,
+                       line, section, fault_type_name(f->type), k->k.name);
+    }
+    return 0;
+}
+
+static int load_fault(loader *ld, const char *section)
+{
+    sim_config *c = &ld->sc->cfg;
+    if (c->n_faults == SIM_MAX_FAULTS)
+        return err_set(ld->e, "%s: at most %d faults", ld->path,
+                       SIM_MAX_FAULTS);
+    fault_cfg *f = &c->faults[c->n_faults];
+    memset(f, 0, sizeof *f);
+    snprintf(f->name, sizeof f->name, "%s", section + 6);
+    f->burst = 1;
+    f->mode = CUT_REFUSE;
+    if (fault_type_of(ld, section, &f->type) != 0)
+        return -1;
+    if (f->type == FAULT_PARTITION)
+        f->mode = CUT_BLACKHOLE;
+    for (int i = 0; i < ld->n; i++) {
+        entry *en = &ld->entries[i];
+        if (strcmp(en->section, section) == 0 && !en->used &&
+            fault_key(ld, en, f) != 0)
+            return -1;
+    }
+    if (fault_required(ld, section, f) != 0)
+        return -1;
+    c->n_faults++;
+    return 0;
+}
+
+static int load_faults(loader *ld)
+{
+    /* In the order they first appear, so fault indices are stable. */
+    for (int i = 0; i < ld->n; i++) {
+        const char *section = ld->entries[i].section;
+        if (strncmp(section, "fault.", 6) != 0)
+            continue;
+        bool seen = false;
+        for (int j = 0; j < i; j++)
+            if (strcmp(ld->entries[j].section, section) == 0)
+                seen = true;
+        if (!seen && load_fault(ld, section) != 0)
+            return -1;
+    }
+    /* A fault section with no keys at all. */
+    for (int i = 0; i < ld->n_sections; i++) {
+        const char *name = ld->sections[i].name;
+        if (strncmp(name, "fault.", 6) == 0 && !find_entry(ld, name, "type"))
+            return fault_type_of(ld, name, &(fault_type){0});
+    }
+    return 0;
+}
+
+/* ---- [policy] and [expect] --------------------------------------------- */
+
+static int load_policy(loader *ld)
+{
+    scenario *sc = ld->sc;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", ld->path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[1] = '\0';
+    else
+        dir[0] = '\0';
+    for (int i = 0; i < ld->n; i++) {
+        entry *en = &ld->entries[i];
+        if (strcmp(en->section, "policy") != 0)
+            continue;
+        en->used = true;
+        if (strcmp(en->key, "name") == 0) {
+            if (parse_text(en, sc->policy, sizeof sc->policy, ld->e) != 0)
+                return -1;
+            snprintf(sc->policy_origin, sizeof sc->policy_origin, "%s",
+                     en->origin);
+        } else if (strcmp(en->key, "plugin") == 0) {
+            if (sc->n_plugins == SCENARIO_MAX_PLUGINS)
+                return bad(ld->e, en, "too many plug-ins");
+            /* Relative to the scenario file, so the pair moves together;
+             * a --set path is relative to where the user stands. */
+            bool from_file = strncmp(en->origin, "--set", 5) != 0;
+            snprintf(sc->plugins[sc->n_plugins++], 1024, "%s%s",
+                     en->value[0] == '/' || !from_file ? "" : dir,
+                     en->value);
+        } else {
+            if (sc->n_settings == PSTACK_MAX_SETTINGS)
+                return bad(ld->e, en, "too many policy parameters");
+            if (strlen(en->value) >= sizeof sc->settings[0].value ||
+                strlen(en->key) >= sizeof sc->settings[0].key)
+                return bad(ld->e, en, "is too long");
+            pstack_setting *s = &sc->settings[sc->n_settings++];
+            snprintf(s->key, sizeof s->key, "%s", en->key);
+            snprintf(s->value, sizeof s->value, "%s", en->value);
+            snprintf(s->origin, sizeof s->origin, "%s: [policy] %s",
+                     en->origin, en->key);
+        }
+    }
+    return 0;
+}
+
+static int load_expect(loader *ld)
+{
+    expect_set *x = &ld->sc->expect;
+    for (int i = 0; i < ld->n; i++) {
+        entry *en = &ld->entries[i];
+        if (strcmp(en->section, "expect") != 0)
+            continue;
+        expect_kind k;
+        if (expect_parse_name(en->key, &k) != 0) {
+            const char *names[EXPECT_KIND_COUNT];
+            for (int j = 0; j < EXPECT_KIND_COUNT; j++)
+                names[j] = expect_name((expect_kind)j);
+            return unknown_key(ld->e, en, names, EXPECT_KIND_COUNT);
+        }
+        sb_err inner;
+        double v = 0;
+        int64_t ns, count;
+        bool b;
+        switch (k) {
+        case EXPECT_RECOVERS_WITHIN:
+        case EXPECT_LATENCY_P99_MAX:
+            if (units_duration(en->value, &ns, &inner) != 0)
+                return bad(ld->e, en, inner.msg);
+            v = k == EXPECT_RECOVERS_WITHIN ? (double)ns / 1e9
+                                            : (double)ns / 1e6;
+            break;
+        case EXPECT_METASTABLE:
+            if (units_bool(en->value, &b, &inner) != 0)
+                return bad(ld->e, en, inner.msg);
+            v = b;
+            break;
+        case EXPECT_SUCCESS_MIN:
+            if (units_probability(en->value, &v, &inner) != 0)
+                return bad(ld->e, en, inner.msg);
+            break;
+        case EXPECT_DUPLICATES_MAX:
+            if (units_int(en->value, &count, &inner) != 0 || count < 0)
+                return bad_value(ld->e, en, "a whole number of at least 0");
+            v = (double)count;
+            break;
+        default:
+            if (units_real(en->value, &v, &inner) != 0 || v < 1.0)
+                return bad_value(ld->e, en, "a number of at least 1 "
+                                 "(attempts per offered request)");
+        }
+        x->has[k] = true;
+        x->limit[k] = v;
+        en->used = true;
+    }
+    return 0;
+}
+
+/* ---- Whole-scenario checks ---------------------------------------------- */
+
+static void warn(scenario *sc, const char *msg)
+{
+    size_t used = strlen(sc->warnings);
+    snprintf(sc->warnings + used, sizeof sc->warnings - used, "%s\n", msg);
+}
+
+static int check_times(loader *ld)
+{
+    sim_config *c = &ld->sc->cfg;
+    char msg[400];
+    if (c->warmup_ns >= c->duration_ns)
+        return err_set(ld->e, "%s: [scenario] warmup must be shorter than "
+                       "duration", ld->path);
+    if (c->bucket_ns > c->duration_ns)
+        return err_set(ld->e, "%s: [scenario] bucket must not be longer "
+                       "than duration", ld->path);
+    if (c->duration_ns / c->bucket_ns > 10000000)
+        return err_set(ld->e, "%s: [scenario] more than 10 million buckets; "
+                       "make bucket longer", ld->path);
+    int64_t last = -1;
+    for (uint32_t i = 0; i < c->n_faults; i++) {
+        const fault_cfg *f = &c->faults[i];
+        if (f->start_ns >= c->duration_ns) {
+            snprintf(msg, sizeof msg, "fault '%s' starts after the run ends",
+                     f->name);
+            warn(ld->sc, msg);
+        }
+        if (f->start_ns < c->warmup_ns + c->bucket_ns) {
+            snprintf(msg, sizeof msg, "fault '%s' starts before warm-up and "
+                     "one bucket have passed: there is no baseline, so "
+                     "recovery cannot be judged", f->name);
+            warn(ld->sc, msg);
+        }
+        if (f->start_ns + f->duration_ns > last)
+            last = f->start_ns + f->duration_ns;
+    }
+    if (last >= 0 && last + c->recovery_window_ns > c->duration_ns) {
+        snprintf(msg, sizeof msg, "the run ends less than one "
+                 "recovery_window after the last fault ends: recovery "
+                 "cannot be judged");
+        warn(ld->sc, msg);
+    }
+    return 0;
+}
+
+int scenario_load(const char *path, const char *const *sets, int n_sets,
+                  scenario *out, sb_err *e)
+{
+    memset(out, 0, sizeof *out);
+    config_defaults(&out->cfg);
+    snprintf(out->path, sizeof out->path, "%s", path);
+    snprintf(out->policy, sizeof out->policy, "none");
+    snprintf(out->policy_origin, sizeof out->policy_origin, "default");
+    loader ld;
+    memset(&ld, 0, sizeof ld);
+    ld.path = path;
+    ld.e = e;
+    ld.sc = out;
+    ld.entries = calloc(MAX_ENTRIES, sizeof *ld.entries);
+    if (ld.entries == NULL)
+        return err_set(e, "out of memory");
+    int rc = -1;
+    if (read_file(&ld) != 0)
+        goto done;
+    for (int i = 0; i < n_sets; i++)
+        if (apply_set(&ld, sets[i]) != 0)
+            goto done;
+    if (apply_table(&ld, "scenario", scenario_keys) != 0 ||
+        apply_table(&ld, "clients", client_keys) != 0 ||
+        apply_table(&ld, "server", server_keys) != 0 ||
+        check_clients(&ld) != 0 || check_server(&ld) != 0 ||
+        load_faults(&ld) != 0 || load_policy(&ld) != 0 ||
+        load_expect(&ld) != 0 || check_times(&ld) != 0)
+        goto done;
+    rc = 0;
+done:
+    free(ld.entries);
+    return rc;
+}

@@ -1,0 +1,44 @@
+/*
+ * scenario.h -- a scenario file, loaded: the engine's config, the policy
+ * to run (as written: resolved by the CLI through the registry), and the
+ * [expect] assertions.
+ *
+ * The loader is the only code that includes inih.  It reports the first
+ * problem as "FILE:LINE: [section] key: what was expected, got 'value'";
+ * unknown sections and keys are errors, never ignored.  --set overrides
+ * are applied as if they were lines of the file, and errors in them say
+ * "--set section.key=value: ...".
+ */
+#ifndef SB_SCENARIO_H
+#define SB_SCENARIO_H
+
+#include "config.h"
+#include "err.h"
+#include "expect.h"
+#include "pstack.h"
+
+#define SCENARIO_MAX_PLUGINS 4
+
+typedef struct scenario {
+    char path[1024];
+    sim_config cfg;
+    expect_set expect;
+    /* [policy]: name = a+b+c, plugin = path (relative to the file), and
+     * every other key as a setting for the stack to resolve. */
+    char policy[256];
+    char policy_origin[1100];
+    char plugins[SCENARIO_MAX_PLUGINS][1024];
+    int n_plugins;
+    pstack_setting settings[PSTACK_MAX_SETTINGS];
+    int n_settings;
+    /* Warnings that do not stop a run ("the run ends 5 s after the last
+     * fault: too soon to judge recovery"), one per line. */
+    char warnings[2048];
+} scenario;
+
+/* Load path, then apply the n_sets overrides ("section.key=value",
+ * "fault.NAME.key=value").  Returns 0, or -1 with the message in e. */
+int scenario_load(const char *path, const char *const *sets, int n_sets,
+                  scenario *out, sb_err *e);
+
+#endif

@@ -1,0 +1,58 @@
+#include "config.h"
+
+#include <string.h>
+
+void config_defaults(sim_config *c)
+{
+    memset(c, 0, sizeof *c);
+    strcpy(c->name, "unnamed");
+    c->seed = 1;
+    c->duration_ns = 120 * NS_PER_S;
+    c->warmup_ns = 10 * NS_PER_S;
+    c->bucket_ns = NS_PER_S;
+    c->recovery_window_ns = 10 * NS_PER_S;
+
+    client_cfg *k = &c->clients;
+    k->count = 100;
+    k->arrival = ARRIVAL_OPEN;
+    k->rate_per_s = 1.0;
+    k->think = (dist){DIST_EXP, NS_PER_S, 0.0};
+    k->mix[0] = 1.0;
+    k->timeout_ns = NS_PER_S;
+    k->deadline_ns = 0;
+
+    server_cfg *s = &c->server;
+    s->workers = 16;
+    s->queue_limit = SIM_UNLIMITED;
+    s->overflow = OVERFLOW_REJECT;
+    s->service = (dist){DIST_EXP, 10 * NS_PER_MS, 0.0};
+    s->degradation = 0.0;
+    s->degradation_knee = SIM_UNLIMITED;
+    s->network = (dist){DIST_CONST, 0, 0.0};
+    s->rate_limit_burst = 1;
+    s->idempotency = true;
+}
+
+static const char *const fault_names[FAULT_TYPE_COUNT] = {
+    [FAULT_CAPACITY] = "capacity",   [FAULT_LOAD_SPIKE] = "load_spike",
+    [FAULT_OUTAGE] = "outage",       [FAULT_LATENCY] = "latency",
+    [FAULT_SLOWDOWN] = "slowdown",   [FAULT_ERRORS] = "errors",
+    [FAULT_LOST_ACK] = "lost_ack",   [FAULT_PARTITION] = "partition",
+    [FAULT_RATE_LIMIT] = "rate_limit",
+};
+
+const char *fault_type_name(fault_type t)
+{
+    return (unsigned)t < FAULT_TYPE_COUNT ? fault_names[t] : "?";
+}
+
+int fault_type_parse(const char *s, fault_type *t)
+{
+    for (int i = 0; i < FAULT_TYPE_COUNT; i++) {
+        if (strcmp(s, fault_names[i]) == 0) {
+            *t = (fault_type)i;
+            return 0;
+        }
+    }
+    return -1;
+}

@@ -1,0 +1,127 @@
+/*
+ * config.h -- what a scenario asks the engine to simulate, as plain values.
+ *
+ * The scenario loader (scenarios/) fills a sim_config from an INI file; the
+ * engine only reads it.  Every field has a default (config_defaults) so a
+ * scenario states only what it cares about.  Times are int64 nanoseconds.
+ * "Unlimited" counts are SIM_UNLIMITED.
+ */
+#ifndef SB_CONFIG_H
+#define SB_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stormbench/policy.h"
+#include "units.h"
+
+#define SIM_UNLIMITED UINT32_MAX
+#define SIM_MAX_FAULTS 64
+#define SIM_NAME_MAX 64
+
+typedef enum arrival_mode {
+    ARRIVAL_OPEN = 0,  /* Poisson, per-client rate: work keeps coming */
+    ARRIVAL_CLOSED = 1 /* one request at a time, think time between */
+} arrival_mode;
+
+typedef struct client_cfg {
+    uint32_t count;
+    arrival_mode arrival;
+    double rate_per_s;        /* open loop: each client's Poisson rate */
+    dist think;               /* closed loop: time between requests */
+    double mix[3];            /* fractions of read, put, post (sum 1) */
+    int64_t timeout_ns;       /* per attempt */
+    int64_t deadline_ns;      /* end to end; 0 = none */
+    bool idempotency_keys;    /* posts carry an idempotency key */
+    double defect_fraction;   /* requests with a data defect (422) */
+    double critical_fraction; /* requests on a critical path */
+} client_cfg;
+
+typedef enum overflow_mode {
+    OVERFLOW_REJECT = 0, /* a full queue answers 503 */
+    OVERFLOW_DROP = 1    /* a full queue drops silently: the client times out */
+} overflow_mode;
+
+typedef enum dedupe_answer {
+    DEDUPE_REPLAY = 0,  /* a deduplicated post gets the original success */
+    DEDUPE_CONFLICT = 1 /* ... gets 409 duplicate_business_key */
+} dedupe_answer;
+
+typedef struct server_cfg {
+    uint32_t workers;     /* parallel workers; SIM_UNLIMITED */
+    uint32_t queue_limit; /* waiting attempts; SIM_UNLIMITED */
+    overflow_mode overflow;
+    int64_t overflow_retry_after_ns; /* Retry-After on a 503; 0 = none */
+    dist service;
+    /* Overload degradation: an attempt that starts service while n attempts
+     * are in service (itself included) takes service x (1 + degradation x
+     * max(0, n - degradation_knee)).  Thrashing: locks, GC, switches. */
+    double degradation;
+    uint32_t degradation_knee;
+    dist network;            /* one-way network delay */
+    double rate_limit_per_s; /* token bucket; 0 = none */
+    uint32_t rate_limit_burst;
+    bool drop_expired;       /* skip queued attempts whose caller timed out */
+    bool idempotency;        /* dedupe posts that carry a key */
+    dedupe_answer dedupe_answer;
+} server_cfg;
+
+typedef enum fault_type {
+    FAULT_CAPACITY = 0,
+    FAULT_LOAD_SPIKE,
+    FAULT_OUTAGE,
+    FAULT_LATENCY,
+    FAULT_SLOWDOWN,
+    FAULT_ERRORS,
+    FAULT_LOST_ACK,
+    FAULT_PARTITION,
+    FAULT_RATE_LIMIT,
+    FAULT_TYPE_COUNT
+} fault_type;
+
+typedef enum cut_mode {
+    CUT_REFUSE = 0,   /* connections are refused at once */
+    CUT_BLACKHOLE = 1 /* nothing comes back: the client times out */
+} cut_mode;
+
+typedef struct fault_cfg {
+    char name[SIM_NAME_MAX];
+    fault_type type;
+    int64_t start_ns;
+    int64_t duration_ns;
+    uint32_t workers;       /* capacity: workers while it lasts */
+    double multiplier;      /* load_spike: arrivals x; slowdown: service x */
+    cut_mode mode;          /* outage, partition */
+    int64_t delay_ns;       /* latency: added to every response */
+    sb_error_kind kind;     /* errors: SB_ERR_HTTP, _GRPC or _RESET */
+    int32_t status;         /* errors: HTTP status or gRPC code */
+    int64_t retry_after_ns; /* errors: Retry-After sent with it; 0 = none */
+    double probability;     /* errors, lost_ack */
+    double fraction;        /* partition: share of clients cut off */
+    double rate_per_s;      /* rate_limit */
+    uint32_t burst;         /* rate_limit */
+} fault_cfg;
+
+typedef struct sim_config {
+    char name[SIM_NAME_MAX];
+    char description[512];
+    uint64_t seed;
+    int64_t duration_ns;
+    int64_t warmup_ns;          /* excluded from the baseline */
+    int64_t bucket_ns;          /* metrics resolution */
+    int64_t recovery_window_ns; /* goodput must hold this long to recover */
+    client_cfg clients;
+    server_cfg server;
+    fault_cfg faults[SIM_MAX_FAULTS];
+    uint32_t n_faults;
+    uint32_t trace_sample; /* trace 1 in N requests; 0 = none */
+} sim_config;
+
+/* Fill c with the defaults documented in README.md. */
+void config_defaults(sim_config *c);
+
+/* The fault type's name as written in a scenario ("load_spike"), and back. */
+const char *fault_type_name(fault_type t);
+int fault_type_parse(const char *s, fault_type *t);
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * expect.h -- a scenario's [expect] section: assertions CI checks.
+ *
+ * Each kind appears at most once.  Evaluation turns a summary into one
+ * result per assertion with the measured value and a sentence a user can
+ * read in a CI log ("recovers_within 30 s: did not recover: goodput 4 % of
+ * baseline over the last 10 s, 60 s after the fault ended").
+ */
+#ifndef SB_EXPECT_H
+#define SB_EXPECT_H
+
+#include <stdbool.h>
+
+#include "summary.h"
+
+typedef enum expect_kind {
+    EXPECT_RECOVERS_WITHIN = 0, /* seconds */
+    EXPECT_METASTABLE,          /* 0 or 1 */
+    EXPECT_AMPLIFICATION_MAX,
+    EXPECT_PEAK_AMPLIFICATION_MAX,
+    EXPECT_SUCCESS_MIN,     /* a ratio 0..1 */
+    EXPECT_DUPLICATES_MAX,  /* a count */
+    EXPECT_LATENCY_P99_MAX, /* milliseconds */
+    EXPECT_KIND_COUNT
+} expect_kind;
+
+typedef struct expect_set {
+    bool has[EXPECT_KIND_COUNT];
+    double limit[EXPECT_KIND_COUNT];
+} expect_set;
+
+typedef struct expect_result {
+    expect_kind kind;
+    const char *name; /* "recovers_within" */
+    const char *unit; /* "s", "ms", "" */
+    double limit;
+    bool has_value; /* false when it could not be measured */
+    double value;
+    bool ok;
+    char explain[320];
+} expect_result;
+
+/* The key as written in a scenario, and back. */
+const char *expect_name(expect_kind k);
+int expect_parse_name(const char *s, expect_kind *k);
+
+/* Evaluate every assertion in set; returns how many were written to out
+ * (out holds EXPECT_KIND_COUNT). */
+int expect_eval(const expect_set *set, const sim_summary *sum,
+                expect_result *out);
+
+#endif

@@ -1,0 +1,169 @@
+#include "export.h"
+
+#include <inttypes.h>
+
+#include "json.h"
+
+void export_csv(FILE *f, const metrics *m)
+{
+    fputs("t_s,offered,attempts,successes,failures,timeouts,rejections,"
+          "busy_workers,queue_len,wasted_work_s,duplicates,p50_ms,p99_ms,"
+          "open_breakers,gave_up,deadline,refused,quarantined,errors,"
+          "expired,lost_acks,max_queue,capacity,amplification,"
+          "goodput_per_s\n",
+          f);
+    double width = (double)m->bucket_ns;
+    for (size_t i = 0; i < m->n_buckets; i++) {
+        const metrics_bucket *b = &m->buckets[i];
+        double amp = b->offered ? (double)b->attempts / (double)b->offered
+                                : 0.0;
+        fprintf(f,
+                "%.9g,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.6f,%" PRIu64
+                ",%.3f,%.3f,%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,"
+                "%.4f,%.3f\n",
+                (double)i * width / 1e9, b->offered, b->attempts,
+                b->successes, b->failures, b->timeouts, b->rejections,
+                b->busy_ns / width, b->queue_ns / width,
+                (double)b->wasted_ns / 1e9, b->duplicates,
+                metrics_bucket_quantile_ms(b, 0.50),
+                metrics_bucket_quantile_ms(b, 0.99), b->open_breakers,
+                b->gave_up, b->deadline, b->refused, b->quarantined,
+                b->errors, b->expired, b->lost_acks, b->max_queue,
+                b->capacity, amp, (double)b->successes / (width / 1e9));
+    }
+}
+
+static void params(jw *w, const pstack *ps)
+{
+    jw_object(w, "policy_params");
+    for (int i = 0; i < pstack_layers(ps); i++) {
+        const sb_policy *p = pstack_layer(ps, i);
+        for (int j = 0; p->params && p->params[j].name; j++) {
+            char key[128];
+            if (pstack_layers(ps) > 1)
+                snprintf(key, sizeof key, "%s.%s", p->name, p->params[j].name);
+            else
+                snprintf(key, sizeof key, "%s", p->params[j].name);
+            jw_string(w, key, pstack_param_text(ps, i, j));
+        }
+    }
+    jw_end(w);
+}
+
+static void failures(jw *w, const sim_summary *s)
+{
+    jw_object(w, "failures");
+    jw_int(w, "total", (int64_t)s->failures);
+    jw_int(w, "gave_up", (int64_t)s->gave_up);
+    jw_int(w, "deadline", (int64_t)s->deadline);
+    jw_int(w, "refused", (int64_t)s->refused);
+    jw_int(w, "quarantined", (int64_t)s->quarantined);
+    jw_end(w);
+}
+
+static void recovery(jw *w, const sim_summary *s)
+{
+    if (s->recovery_judged && s->recovered)
+        jw_double(w, "recovery_time_s", s->recovery_time_s);
+    else
+        jw_null(w, "recovery_time_s");
+    if (s->recovery_judged)
+        jw_bool(w, "metastable", s->metastable);
+    else
+        jw_null(w, "metastable");
+}
+
+static void server(jw *w, const sim_summary *s)
+{
+    jw_object(w, "server");
+    jw_double(w, "utilization", s->utilization);
+    jw_double(w, "mean_busy_workers", s->mean_busy_workers);
+    jw_int(w, "max_queue", s->max_queue);
+    jw_double(w, "mean_queue_len", s->mean_queue_len);
+    jw_double(w, "mean_queue_wait_ms", s->mean_queue_wait_ms);
+    jw_int(w, "rejections", (int64_t)s->rejections);
+    jw_int(w, "injected_errors", (int64_t)s->errors);
+    jw_int(w, "expired_dropped", (int64_t)s->expired);
+    jw_int(w, "lost_acks", (int64_t)s->lost_acks);
+    jw_end(w);
+}
+
+static void expectations(jw *w, const expect_result *res, int n)
+{
+    jw_array(w, "expectations");
+    for (int i = 0; i < n; i++) {
+        const expect_result *r = &res[i];
+        jw_object(w, NULL);
+        jw_string(w, "name", r->name);
+        if (r->kind == EXPECT_METASTABLE)
+            jw_bool(w, "limit", r->limit != 0);
+        else
+            jw_double(w, "limit", r->limit);
+        if (!r->has_value)
+            jw_null(w, "value");
+        else if (r->kind == EXPECT_METASTABLE)
+            jw_bool(w, "value", r->value != 0);
+        else
+            jw_double(w, "value", r->value);
+        jw_string(w, "unit", r->unit);
+        jw_bool(w, "ok", r->ok);
+        jw_string(w, "explanation", r->explain);
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
+void export_json(FILE *f, const run_meta *meta, const sim_summary *s,
+                 const expect_result *res, int n_res)
+{
+    jw w;
+    jw_init(&w, f, true);
+    jw_object(&w, NULL);
+    jw_string(&w, "scenario", meta->scenario);
+    jw_string(&w, "file", meta->file);
+    jw_string(&w, "policy", meta->policy);
+    if (meta->stack)
+        params(&w, meta->stack);
+    jw_int(&w, "seed", (int64_t)meta->seed);
+    jw_int(&w, "clients", meta->clients);
+    jw_double(&w, "duration_s", s->duration_s);
+    jw_int(&w, "offered", (int64_t)s->offered);
+    jw_int(&w, "attempts", (int64_t)s->attempts);
+    jw_int(&w, "successes", (int64_t)s->successes);
+    failures(&w, s);
+    jw_int(&w, "in_flight_at_end", (int64_t)s->in_flight);
+    jw_int(&w, "timeouts", (int64_t)s->timeouts);
+    jw_double(&w, "amplification", s->amplification);
+    jw_double(&w, "peak_amplification", s->peak_amplification);
+    jw_double(&w, "peak_amplification_at_s", s->peak_amplification_at_s);
+    jw_double(&w, "success_ratio", s->success_ratio);
+    if (s->has_baseline)
+        jw_double(&w, "goodput_baseline_per_s", s->baseline_goodput_per_s);
+    else
+        jw_null(&w, "goodput_baseline_per_s");
+    recovery(&w, s);
+    jw_object(&w, "latency_ms");
+    jw_double(&w, "mean", s->latency_mean_ms);
+    jw_double(&w, "p50", s->latency_p50_ms);
+    jw_double(&w, "p99", s->latency_p99_ms);
+    jw_double(&w, "p999", s->latency_p999_ms);
+    jw_end(&w);
+    jw_int(&w, "duplicates", (int64_t)s->duplicates);
+    jw_int(&w, "repeated_puts", (int64_t)s->repeats);
+    jw_double(&w, "wasted_work_s", s->wasted_work_s);
+    jw_double(&w, "wasted_work_share", s->wasted_work_share);
+    server(&w, s);
+    jw_int(&w, "events", (int64_t)s->events);
+    if (meta->timing) {
+        jw_fixed(&w, "wall_s", meta->wall_s, 3);
+        jw_double(&w, "events_per_s",
+                  meta->wall_s > 0 ? (double)s->events / meta->wall_s : 0.0);
+    } else {
+        jw_null(&w, "wall_s");
+        jw_null(&w, "events_per_s");
+    }
+    expectations(&w, res, n_res);
+    jw_end(&w);
+}

@@ -1,0 +1,32 @@
+/*
+ * outfile.h -- output files written whole or not at all.
+ *
+ * outfile_open() creates a temporary file next to the target (creating
+ * missing parent directories); outfile_commit() flushes, syncs and renames
+ * it over the target, so a reader never sees half a file and a failed run
+ * leaves the previous file in place.  "-" means standard output, which is
+ * written directly.
+ */
+#ifndef SB_OUTFILE_H
+#define SB_OUTFILE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "err.h"
+
+typedef struct outfile {
+    FILE *f;
+    bool is_stdout;
+    char path[1024];
+    char tmp[1040];
+} outfile;
+
+int outfile_open(outfile *o, const char *path, sb_err *e);
+/* Returns -1 with a message when anything failed (the target is then
+ * untouched and the temporary removed). */
+int outfile_commit(outfile *o, sb_err *e);
+/* Give up: remove the temporary.  Safe after commit or on a zeroed o. */
+void outfile_abort(outfile *o);
+
+#endif

@@ -1,0 +1,432 @@
+#include "pstack.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schema.h"
+
+#define MAX_PARAMS SCHEMA_MAX_PARAMS
+#define TEXT_MAX 64
+
+typedef struct layer {
+    const sb_policy *p;
+    char origin[256]; /* "" for built-in */
+    void *shared;
+    size_t coff, csize; /* client state: offset, size */
+    size_t roff, rsize; /* request state */
+    int nparams;
+    sb_value values[MAX_PARAMS];
+    char texts[MAX_PARAMS][TEXT_MAX];
+} layer;
+
+struct pstack {
+    layer layers[PSTACK_MAX_LAYERS];
+    int n;
+    char name[PSTACK_MAX_LAYERS * 40];
+    size_t csize, rsize;
+    pstack_classify_fn classify;
+    const sb_host *host_src; /* the caller's host the cache was built from */
+    sb_host host;            /* the caller's functions plus classify */
+    char error[ERR_MSG_MAX];
+};
+
+/* Layer sizes are rounded up so that every layer's state is aligned for
+ * any type a policy may keep in it. */
+static size_t align16(size_t n)
+{
+    return (n + 15u) & ~(size_t)15u;
+}
+
+static int find_param(const sb_policy *p, const char *name)
+{
+    for (int i = 0; p->params && p->params[i].name; i++)
+        if (strcmp(p->params[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static void list_params(const sb_policy *p, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; p->params && p->params[i].name && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s",
+                                 i ? ", " : "", p->params[i].name);
+    if (buf[0] == '\0')
+        snprintf(buf, len, "(none)");
+}
+
+/* Which layer and parameter a setting's key addresses. */
+static int resolve_key(const pstack *ps, const pstack_setting *s, int *li,
+                       int *pi, sb_err *e)
+{
+    const char *dot = strchr(s->key, '.');
+    if (dot) {
+        size_t ln = (size_t)(dot - s->key);
+        for (int i = 0; i < ps->n; i++) {
+            const sb_policy *p = ps->layers[i].p;
+            if (strlen(p->name) != ln || strncmp(p->name, s->key, ln) != 0)
+                continue;
+            int j = find_param(p, dot + 1);
+            if (j < 0) {
+                char list[512];
+                list_params(p, list, sizeof list);
+                return err_set(e, "%s: policy '%s' has no parameter '%s'; its "
+                               "parameters are: %s",
+                               s->origin, p->name, dot + 1, list);
+            }
+            *li = i;
+            *pi = j;
+            return 0;
+        }
+        return err_set(e, "%s: '%s' names no layer of policy '%s'", s->origin,
+                       s->key, ps->name);
+    }
+    int found = 0;
+    for (int i = 0; i < ps->n; i++) {
+        int j = find_param(ps->layers[i].p, s->key);
+        if (j < 0)
+            continue;
+        if (found++)
+            return err_set(e, "%s: parameter '%s' is ambiguous in policy "
+                           "'%s'; write %s.%s or %s.%s",
+                           s->origin, s->key, ps->name,
+                           ps->layers[*li].p->name, s->key,
+                           ps->layers[i].p->name, s->key);
+        *li = i;
+        *pi = j;
+    }
+    if (found)
+        return 0;
+    if (ps->n == 1) {
+        char list[512];
+        list_params(ps->layers[0].p, list, sizeof list);
+        return err_set(e, "%s: policy '%s' has no parameter '%s'; its "
+                       "parameters are: %s",
+                       s->origin, ps->name, s->key, list);
+    }
+    char all[1024];
+    size_t used = 0;
+    all[0] = '\0';
+    for (int i = 0; i < ps->n && used < sizeof all; i++) {
+        char list[512];
+        list_params(ps->layers[i].p, list, sizeof list);
+        used += (size_t)snprintf(all + used, sizeof all - used, "%s%s: %s",
+                                 i ? "; " : "", ps->layers[i].p->name, list);
+    }
+    return err_set(e, "%s: no layer of policy '%s' has a parameter '%s' (%s)",
+                   s->origin, ps->name, s->key, all);
+}
+
+static int set_text(layer *l, int j, const char *text, sb_err *e)
+{
+    if (strlen(text) >= TEXT_MAX)
+        return err_set(e, "value '%.40s...' is too long", text);
+    snprintf(l->texts[j], TEXT_MAX, "%s", text);
+    return schema_parse_value(&l->p->params[j], text, &l->values[j], e);
+}
+
+static int init_layer(pstack *ps, const pstack_layer_spec *spec, sb_err *e)
+{
+    layer *l = &ps->layers[ps->n];
+    if (schema_check_policy(spec->policy, spec->origin, e) != 0)
+        return -1;
+    l->p = spec->policy;
+    snprintf(l->origin, sizeof l->origin, "%s",
+             spec->origin ? spec->origin : "");
+    l->nparams = schema_count_params(l->p);
+    for (int j = 0; j < l->nparams; j++)
+        if (set_text(l, j, l->p->params[j].default_value, e) != 0)
+            return -1;
+    ps->n++;
+    return 0;
+}
+
+static int create_layer(pstack *ps, layer *l, sb_err *e)
+{
+    char msg[ERR_MSG_MAX] = "";
+    if (l->p->create &&
+        l->p->create(l->values, &l->shared, msg, sizeof msg) != 0) {
+        char who[320];
+        return err_set(e, "%s: %s", schema_describe(l->p, l->origin, who, sizeof who),
+                       msg[0] ? msg : "create() failed");
+    }
+    l->csize = l->p->client_state_size ? l->p->client_state_size(l->shared)
+                                       : 0;
+    l->rsize = l->p->request_state_size ? l->p->request_state_size(l->shared)
+                                        : 0;
+    l->coff = ps->csize;
+    l->roff = ps->rsize;
+    ps->csize += align16(l->csize);
+    ps->rsize += align16(l->rsize);
+    return 0;
+}
+
+int pstack_create(const pstack_layer_spec *layers, int n_layers,
+                  const pstack_setting *settings, int n_settings,
+                  pstack_classify_fn classify, pstack **out, sb_err *e)
+{
+    *out = NULL;
+    if (n_layers < 1 || n_layers > PSTACK_MAX_LAYERS)
+        return err_set(e, "a policy stack has 1 to %d layers, not %d",
+                       PSTACK_MAX_LAYERS, n_layers);
+    pstack *ps = calloc(1, sizeof *ps);
+    if (ps == NULL)
+        return err_set(e, "out of memory");
+    ps->classify = classify;
+    size_t used = 0;
+    for (int i = 0; i < n_layers; i++) {
+        if (init_layer(ps, &layers[i], e) != 0)
+            goto fail;
+        for (int k = 0; k < i; k++)
+            if (strcmp(ps->layers[k].p->name, layers[i].policy->name) == 0) {
+                err_set(e, "policy '%s' appears twice in the stack",
+                        layers[i].policy->name);
+                goto fail;
+            }
+        used += (size_t)snprintf(ps->name + used, sizeof ps->name - used,
+                                 "%s%s", i ? "+" : "", layers[i].policy->name);
+    }
+    for (int s = 0; s < n_settings; s++) {
+        int li = 0, pi = 0;
+        if (resolve_key(ps, &settings[s], &li, &pi, e) != 0)
+            goto fail;
+        layer *l = &ps->layers[li];
+        if (set_text(l, pi, settings[s].value, e) != 0) {
+            err_prefix(e, "%s: policy '%s' parameter '%s'", settings[s].origin,
+                       l->p->name, l->p->params[pi].name);
+            goto fail;
+        }
+    }
+    for (int i = 0; i < ps->n; i++)
+        if (create_layer(ps, &ps->layers[i], e) != 0)
+            goto fail;
+    *out = ps;
+    return 0;
+fail:
+    pstack_destroy(ps);
+    return -1;
+}
+
+void pstack_destroy(pstack *ps)
+{
+    if (ps == NULL)
+        return;
+    for (int i = 0; i < ps->n; i++)
+        if (ps->layers[i].p->destroy && ps->layers[i].shared)
+            ps->layers[i].p->destroy(ps->layers[i].shared);
+    free(ps);
+}
+
+const char *pstack_name(const pstack *ps) { return ps->name; }
+int pstack_layers(const pstack *ps) { return ps->n; }
+const sb_policy *pstack_layer(const pstack *ps, int i)
+{
+    return ps->layers[i].p;
+}
+const char *pstack_param_text(const pstack *ps, int li, int param)
+{
+    return ps->layers[li].texts[param];
+}
+size_t pstack_client_state_size(const pstack *ps) { return ps->csize; }
+size_t pstack_request_state_size(const pstack *ps) { return ps->rsize; }
+const char *pstack_error(const pstack *ps) { return ps->error; }
+
+static const sb_host *host_for(pstack *ps, const sb_host *src)
+{
+    if (ps->host_src != src) {
+        ps->host = *src;
+        ps->host.struct_size = sizeof ps->host;
+        ps->host.classify = ps->classify;
+        ps->host_src = src;
+    }
+    return &ps->host;
+}
+
+static sb_ctx ctx_for(pstack *ps, const layer *l, const pstack_call *call)
+{
+    sb_ctx c;
+    c.struct_size = sizeof c;
+    c.client = call->client;
+    c.shared = l->shared;
+    c.client_state = l->csize ? (char *)call->client_state + l->coff : NULL;
+    c.request_state = (l->rsize && call->request_state)
+                          ? (char *)call->request_state + l->roff
+                          : NULL;
+    c.host = host_for(ps, call->host);
+    c.host_data = call->host_data;
+    return c;
+}
+
+void pstack_client_init(pstack *ps, const pstack_call *call)
+{
+    for (int i = 0; i < ps->n; i++) {
+        const layer *l = &ps->layers[i];
+        if (l->p->client_init) {
+            sb_ctx c = ctx_for(ps, l, call);
+            c.request_state = NULL;
+            l->p->client_init(&c);
+        }
+    }
+}
+
+static int bad_delay(pstack *ps, const layer *l, const char *hook,
+                     const char *what, double d)
+{
+    char who[320];
+    snprintf(ps->error, sizeof ps->error,
+             "%s returned %s %g s from %s; a delay must be a number between "
+             "0 and %g s",
+             schema_describe(l->p, l->origin, who, sizeof who), what, d, hook,
+             PSTACK_MAX_DELAY_S);
+    return -1;
+}
+
+static int check_delay(pstack *ps, const layer *l, const char *hook, double d)
+{
+    if (isnan(d))
+        return bad_delay(ps, l, hook, "a NaN delay", d);
+    if (d < 0)
+        return bad_delay(ps, l, hook, "a negative delay", d);
+    if (d > PSTACK_MAX_DELAY_S)
+        return bad_delay(ps, l, hook, "an absurd delay", d);
+    return 0;
+}
+
+int pstack_before_send(pstack *ps, const pstack_call *call,
+                       const sb_attempt *a, pstack_verdict *out)
+{
+    out->v = sb_allow();
+    out->layer = -1;
+    for (int i = 0; i < ps->n; i++) {
+        const layer *l = &ps->layers[i];
+        if (l->p->before_send == NULL)
+            continue;
+        sb_ctx c = ctx_for(ps, l, call);
+        sb_verdict v = l->p->before_send(&c, a);
+        if (v.action != SB_SEND_ALLOW && v.action != SB_SEND_REFUSE) {
+            char who[320];
+            snprintf(ps->error, sizeof ps->error,
+                     "%s returned an unknown send action %d from before_send "
+                     "(expected SB_SEND_ALLOW or SB_SEND_REFUSE)",
+                     schema_describe(l->p, l->origin, who, sizeof who),
+                     (int)v.action);
+            return -1;
+        }
+        if (check_delay(ps, l, "before_send (hedge_after_s)",
+                        v.hedge_after_s) != 0)
+            return -1;
+        if (v.action == SB_SEND_REFUSE) {
+            /* Earlier layers already counted this send as allowed; a real
+             * client's interceptor chain has the same property. */
+            out->v = v;
+            out->layer = i;
+            return 0;
+        }
+        if (v.hedge_after_s > 0 && (out->v.hedge_after_s <= 0 ||
+                                    v.hedge_after_s < out->v.hedge_after_s))
+            out->v.hedge_after_s = v.hedge_after_s;
+    }
+    return 0;
+}
+
+void pstack_on_success(pstack *ps, const pstack_call *call,
+                       const sb_attempt *a)
+{
+    for (int i = 0; i < ps->n; i++) {
+        const layer *l = &ps->layers[i];
+        if (l->p->on_success) {
+            sb_ctx c = ctx_for(ps, l, call);
+            l->p->on_success(&c, a);
+        }
+    }
+}
+
+static int rank(sb_action a)
+{
+    return (int)a; /* PASS < RETRY < GIVE_UP < QUARANTINE */
+}
+
+int pstack_on_failure(pstack *ps, const pstack_call *call,
+                      const sb_attempt *a, pstack_decision *out)
+{
+    out->d = sb_pass();
+    out->layer = -1;
+    double delay = 0.0;
+    for (int i = 0; i < ps->n; i++) {
+        const layer *l = &ps->layers[i];
+        sb_ctx c = ctx_for(ps, l, call);
+        sb_decision d = l->p->on_failure(&c, a);
+        if ((unsigned)d.action > SB_QUARANTINE) {
+            char who[320];
+            snprintf(ps->error, sizeof ps->error,
+                     "%s returned an unknown action %d from on_failure "
+                     "(expected SB_PASS, SB_RETRY, SB_GIVE_UP or "
+                     "SB_QUARANTINE)",
+                     schema_describe(l->p, l->origin, who, sizeof who),
+                     (int)d.action);
+            return -1;
+        }
+        if (check_delay(ps, l, "on_failure", d.delay_s) != 0)
+            return -1;
+        if (d.delay_s > delay)
+            delay = d.delay_s;
+        if (rank(d.action) > rank(out->d.action)) {
+            out->d = d;
+            out->layer = i;
+        }
+    }
+    if (out->d.action == SB_PASS) {
+        out->d = sb_give_up("no layer asked for a retry");
+        out->layer = -1;
+    }
+    out->d.delay_s = out->d.action == SB_RETRY ? delay : 0.0;
+    return 0;
+}
+
+void pstack_on_request_end(pstack *ps, const pstack_call *call,
+                           const sb_attempt *a, sb_outcome outcome)
+{
+    for (int i = 0; i < ps->n; i++) {
+        const layer *l = &ps->layers[i];
+        if (l->p->on_request_end) {
+            sb_ctx c = ctx_for(ps, l, call);
+            l->p->on_request_end(&c, a, outcome);
+        }
+    }
+}
+
+const char *pstack_action_name(sb_action a)
+{
+    switch (a) {
+    case SB_PASS:
+        return "pass";
+    case SB_RETRY:
+        return "retry";
+    case SB_GIVE_UP:
+        return "give_up";
+    case SB_QUARANTINE:
+        return "quarantine";
+    }
+    return "?";
+}
+
+const char *pstack_outcome_name(sb_outcome o)
+{
+    switch (o) {
+    case SB_OUTCOME_SUCCESS:
+        return "success";
+    case SB_OUTCOME_GAVE_UP:
+        return "gave_up";
+    case SB_OUTCOME_DEADLINE:
+        return "deadline";
+    case SB_OUTCOME_REFUSED:
+        return "refused";
+    case SB_OUTCOME_QUARANTINED:
+        return "quarantined";
+    }
+    return "?";
+}

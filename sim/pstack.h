@@ -1,0 +1,115 @@
+/*
+ * pstack.h -- a policy stack: one or more sb_policy layers run as one.
+ *
+ * `--policy exponential+token_bucket+circuit_breaker` is a stack of three
+ * layers.  Every layer must allow a send; after a failure every layer is
+ * asked, quarantine beats give-up beats retry beats pass, and the delay is
+ * the largest any layer proposed.  If no layer asks for a retry the request
+ * gives up: a lone layer policy (token_bucket) never retries by itself.
+ *
+ * The stack owns each layer's shared state (create/destroy) and lays out the
+ * layers' per-client and per-request state side by side in one block whose
+ * size it reports; the caller (the engine, `stormbench decide`) owns those
+ * blocks.  The stack also checks what every layer returns -- a negative,
+ * NaN or absurd delay, an unknown action -- and turns it into an error that
+ * names the policy and where it came from, so a broken plug-in stops the
+ * run instead of corrupting it.  Built-in policies go through the same path.
+ */
+#ifndef SB_PSTACK_H
+#define SB_PSTACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "stormbench/policy.h"
+
+#define PSTACK_MAX_LAYERS 8
+#define PSTACK_MAX_SETTINGS 64
+
+/* One `key = value` for the policy, remembered with where it was written
+ * ("scenarios/x.ini:12" or "--param") so errors can point there. */
+typedef struct pstack_setting {
+    char key[96];
+    char value[256];
+    char origin[320];
+} pstack_setting;
+
+/* A layer to build: its table and where it came from (NULL for built-in,
+ * else the plug-in's path, used in messages). */
+typedef struct pstack_layer_spec {
+    const sb_policy *policy;
+    const char *origin;
+} pstack_layer_spec;
+
+typedef struct pstack pstack;
+
+/* The classifier the host offers policies (sb_host.classify). */
+typedef void (*pstack_classify_fn)(const sb_attempt *a, sb_error_class *cls,
+                                   sb_confidence *conf);
+
+/* Build a stack.  Settings are applied in order (a later one overrides an
+ * earlier one); a key is "param" when exactly one layer has it, else
+ * "layer.param".  On failure returns -1 with a message in e. */
+int pstack_create(const pstack_layer_spec *layers, int n_layers,
+                  const pstack_setting *settings, int n_settings,
+                  pstack_classify_fn classify, pstack **out, sb_err *e);
+void pstack_destroy(pstack *ps);
+
+/* "exponential+token_bucket" */
+const char *pstack_name(const pstack *ps);
+int pstack_layers(const pstack *ps);
+const sb_policy *pstack_layer(const pstack *ps, int i);
+/* The effective value of layer i's parameter j, as text ("100ms"). */
+const char *pstack_param_text(const pstack *ps, int layer, int param);
+
+size_t pstack_client_state_size(const pstack *ps);
+size_t pstack_request_state_size(const pstack *ps);
+
+/* What the caller provides for hook calls: the host functions (uniform and
+ * breaker; classify is filled in by the stack) and the caller's data. */
+typedef struct pstack_call {
+    uint32_t client;
+    void *client_state;  /* pstack_client_state_size bytes */
+    void *request_state; /* pstack_request_state_size bytes, or NULL */
+    const sb_host *host;
+    void *host_data;
+} pstack_call;
+
+/* The result of a stack's on_failure: the combined decision and which
+ * layer decided it (-1 when no layer asked for a retry). */
+typedef struct pstack_decision {
+    sb_decision d;
+    int layer;
+} pstack_decision;
+
+typedef struct pstack_verdict {
+    sb_verdict v;
+    int layer; /* the refusing layer, or -1 */
+} pstack_verdict;
+
+/* Hooks.  Each returns 0, or -1 when a layer broke the ABI contract; the
+ * message is then in pstack_error(). */
+void pstack_client_init(pstack *ps, const pstack_call *call);
+int pstack_before_send(pstack *ps, const pstack_call *call,
+                       const sb_attempt *a, pstack_verdict *out);
+void pstack_on_success(pstack *ps, const pstack_call *call,
+                       const sb_attempt *a);
+int pstack_on_failure(pstack *ps, const pstack_call *call,
+                      const sb_attempt *a, pstack_decision *out);
+void pstack_on_request_end(pstack *ps, const pstack_call *call,
+                           const sb_attempt *a, sb_outcome outcome);
+
+/* The message of the last contract violation. */
+const char *pstack_error(const pstack *ps);
+
+/* Names of an action and an outcome as users read them. */
+const char *pstack_action_name(sb_action a);
+const char *pstack_outcome_name(sb_outcome o);
+
+/* The largest delay a policy may ask for (one day): anything longer is a
+ * bug in the policy, not a plan. */
+#define PSTACK_MAX_DELAY_S 86400.0
+
+#endif

@@ -1,0 +1,81 @@
+/*
+ * rng.h -- counter-based random numbers keyed by (seed, client, stream).
+ *
+ * A draw is a pure function of (seed, client, stream, counter): no generator
+ * state is stored, so a client costs only the counters it keeps (and most
+ * counters are things it keeps anyway, such as its request index).  This is
+ * what makes common random numbers cheap: request k of client c arrives at
+ * the same instant whatever the policy, because its gap is drawn from
+ * (seed, c, RNG_ARRIVAL, k), and attempt a of that request gets the same
+ * service time under every policy that sends it.
+ *
+ * The generator is SplitMix64 (Steele, Lea, Flood 2014: passes BigCrush)
+ * evaluated at position `counter` of a sequence whose starting point is a
+ * hash of (seed, client, stream).  Keeping one xoshiro256** state per stream
+ * instead would cost 32 bytes per stream per client.
+ */
+#ifndef SB_RNG_H
+#define SB_RNG_H
+
+#include <stdint.h>
+
+/* Stream numbers.  Fault coin flips use RNG_FAULT + the fault's index. */
+enum {
+    RNG_ARRIVAL = 1,   /* inter-arrival gaps and think times, by request */
+    RNG_ATTR = 2,      /* request attributes: op, defect, critical */
+    RNG_SERVICE = 3,   /* service times, by (request, attempt) */
+    RNG_NET = 4,       /* network delays, by (request, attempt) */
+    RNG_POLICY = 5,    /* the policy's own draws (jitter), by client counter */
+    RNG_PARTITION = 6, /* which clients a partition cuts off, by fault */
+    RNG_FAULT = 16     /* + fault index: error / lost-ack coin flips */
+};
+
+#define RNG_GOLDEN UINT64_C(0x9e3779b97f4a7c15)
+
+static inline uint64_t rng_mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+/* The starting point of stream `stream` of client `client`. */
+static inline uint64_t rng_key(uint64_t seed, uint32_t client, uint32_t stream)
+{
+    uint64_t id = ((uint64_t)client << 16) | (stream & 0xffffu);
+    return rng_mix(seed ^ rng_mix(id + RNG_GOLDEN));
+}
+
+/* The counter-th 64-bit number of the stream that starts at key. */
+static inline uint64_t rng_at(uint64_t key, uint64_t counter)
+{
+    return rng_mix(key + (counter + 1) * RNG_GOLDEN);
+}
+
+/* Uniform in [0, 1), 53 bits. */
+static inline double rng_unit(uint64_t x)
+{
+    return (double)(x >> 11) * 0x1.0p-53;
+}
+
+/* Uniform in (0, 1]: safe to take the logarithm of. */
+static inline double rng_unit_open0(uint64_t x)
+{
+    return ((double)(x >> 11) + 1.0) * 0x1.0p-53;
+}
+
+/* The counter of attempt `attempt`'s draw `slot` of request `req_index`:
+ * 16 draws per attempt, 2^20 attempts per request. */
+static inline uint64_t rng_attempt_counter(uint32_t req_index,
+                                           uint32_t attempt, uint32_t slot)
+{
+    return ((uint64_t)req_index << 24) | ((uint64_t)(attempt & 0xfffffu) << 4) |
+           (slot & 15u);
+}
+
+/* An exponential variate with the given mean, from a uniform x. */
+double rng_exponential(uint64_t x, double mean);
+/* A standard normal variate from two uniforms (Box-Muller). */
+double rng_normal(uint64_t x1, uint64_t x2);
+
+#endif

@@ -1,0 +1,108 @@
+/*
+ * sim.h -- the discrete-event engine: clients running a policy stack
+ * against a modeled server, with faults.  The API every front end uses.
+ *
+ * Lifecycle: sim_create() from a config and a policy stack (both borrowed:
+ * they must outlive the sim), then sim_run_until() as many times as wanted
+ * -- the CLI runs to the end in one call, the GUI a frame at a time -- and
+ * sim_destroy().  Faults in the config are scheduled at creation;
+ * sim_inject() adds one while running.
+ *
+ * Determinism: the engine never reads the wall clock or a global random
+ * generator; same config, seed and policy give the same event sequence.
+ *
+ * Observers (metrics consumers, trace writers) are called from inside
+ * sim_run_until(); they must not call back into the sim except through the
+ * const accessors.
+ */
+#ifndef SB_SIM_H
+#define SB_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "err.h"
+#include "metrics.h"
+#include "pstack.h"
+
+typedef struct sim sim;
+
+/* A trace record: one per attempt sent, attempt ended and request ended,
+ * for sampled requests only. */
+typedef enum trace_kind {
+    TRACE_SEND = 0,   /* an attempt was sent, or refused locally */
+    TRACE_RESULT = 1, /* an attempt ended (answer or timeout) + decision */
+    TRACE_END = 2     /* the logical request ended */
+} trace_kind;
+
+typedef struct sim_trace {
+    trace_kind kind;
+    int64_t time_ns;
+    uint32_t client;
+    uint32_t request; /* the client's request number */
+    const sb_attempt *attempt;  /* what the policy was shown */
+    bool refused;               /* TRACE_SEND: the stack refused it */
+    bool hedge;                 /* TRACE_SEND: sent as a hedge */
+    const pstack_decision *decision; /* TRACE_RESULT after a failure */
+    bool decision_ignored;      /* other attempts still wait (hedging) */
+    const char *reason;         /* refusals and engine-made decisions */
+    sb_outcome outcome;         /* TRACE_END */
+} sim_trace;
+
+typedef struct sim_observer {
+    void *ctx;
+    /* A metrics bucket closed; index into sim_metrics()->buckets. */
+    void (*bucket_closed)(void *ctx, const sim *s, size_t index);
+    /* A trace record for a sampled request (see sim_config.trace_sample). */
+    void (*trace)(void *ctx, const sim_trace *t);
+} sim_observer;
+
+/* Build a sim.  cfg and ps are borrowed and must outlive it. */
+int sim_create(const sim_config *cfg, pstack *ps, sim **out, sb_err *e);
+void sim_destroy(sim *s);
+
+/* Add an observer (at most 8); o is copied. */
+int sim_observe(sim *s, const sim_observer *o);
+
+/* Run every event before time t (ns), then set the clock to t.  Returns 0,
+ * or -1 when the run had to stop (a policy broke its contract, memory ran
+ * out) with the reason in sim_error().  Calling again after an error
+ * returns -1 at once. */
+int sim_run_until(sim *s, int64_t t);
+
+/* Start a fault now or at f->start_ns, whichever is later.  The fault is
+ * copied; returns its index, or -1 with a message in e. */
+int sim_inject(sim *s, const fault_cfg *f, sb_err *e);
+/* End a running fault now (a no-op if it is not running). */
+void sim_end_fault(sim *s, int index);
+/* Is fault i running now? */
+bool sim_fault_active(const sim *s, int index);
+
+int64_t sim_now(const sim *s);
+const sim_config *sim_config_of(const sim *s);
+const metrics *sim_metrics(const sim *s);
+const char *sim_error(const sim *s);
+
+/* Close the last bucket and total the run (call once, after the last
+ * sim_run_until; sim_metrics() then has totals). */
+void sim_finish(sim *s);
+
+/* Engine statistics. */
+typedef struct sim_stats {
+    uint64_t events;        /* events taken off the queue */
+    uint64_t stale_events;  /* of which skipped as cancelled */
+    uint64_t requests_live; /* logical requests in memory now */
+    uint64_t attempts_live;
+    size_t queue_peak;      /* pending events, at most */
+    size_t bytes;           /* memory the engine holds */
+} sim_stats;
+void sim_get_stats(const sim *s, sim_stats *out);
+
+/* The time of the end of the last configured or injected fault, or -1 when
+ * there is none; and the start of the first, or -1. */
+int64_t sim_last_fault_end(const sim *s);
+int64_t sim_first_fault_start(const sim *s);
+
+#endif

@@ -1,0 +1,166 @@
+#include "summary.h"
+
+#include <math.h>
+#include <string.h>
+
+double summary_goodput(const metrics *m, size_t from, size_t to)
+{
+    if (to <= from)
+        return 0.0;
+    uint64_t n = 0;
+    for (size_t i = from; i < to; i++)
+        n += m->buckets[i].successes;
+    return (double)n / ((double)(to - from) * (double)m->bucket_ns / 1e9);
+}
+
+/* Index of the first bucket starting at or after t (ceil). */
+static size_t bucket_from(const metrics *m, int64_t t)
+{
+    return (size_t)((t + m->bucket_ns - 1) / m->bucket_ns);
+}
+
+static void baseline(const sim *s, const metrics *m, size_t n,
+                     sim_summary *o)
+{
+    const sim_config *c = sim_config_of(s);
+    int64_t first = sim_first_fault_start(s);
+    size_t from = bucket_from(m, c->warmup_ns);
+    size_t to = first >= 0 ? (size_t)(first / m->bucket_ns) : n;
+    if (to > n)
+        to = n;
+    o->has_baseline = to > from;
+    if (o->has_baseline)
+        o->baseline_goodput_per_s = summary_goodput(m, from, to);
+}
+
+static void recovery(const sim *s, const metrics *m, size_t n,
+                     sim_summary *o)
+{
+    const sim_config *c = sim_config_of(s);
+    int64_t end = sim_last_fault_end(s);
+    size_t w = (size_t)((c->recovery_window_ns + m->bucket_ns - 1) /
+                        m->bucket_ns);
+    if (w < 1)
+        w = 1;
+    if (!o->has_fault || !o->has_baseline || end >= c->duration_ns)
+        return;
+    size_t from = bucket_from(m, end);
+    if (from + w > n)
+        return;
+    o->recovery_judged = true;
+    double want = RECOVERY_FRACTION * o->baseline_goodput_per_s;
+    o->final_goodput_ratio =
+        o->baseline_goodput_per_s > 0
+            ? summary_goodput(m, n - w, n) / o->baseline_goodput_per_s
+            : 0.0;
+    for (size_t i = from; i + w <= n; i++) {
+        if (summary_goodput(m, i, i + w) >= want) {
+            o->recovered = true;
+            o->recovery_time_s =
+                (double)((int64_t)i * m->bucket_ns - end) / 1e9;
+            return;
+        }
+    }
+    o->metastable = true;
+}
+
+static void peak(const metrics *m, size_t n, sim_summary *o)
+{
+    for (size_t i = 0; i < n; i++) {
+        const metrics_bucket *b = &m->buckets[i];
+        if (b->offered == 0)
+            continue;
+        double a = (double)b->attempts / (double)b->offered;
+        if (a > o->peak_amplification) {
+            o->peak_amplification = a;
+            o->peak_amplification_at_s = (double)i * (double)m->bucket_ns /
+                                         1e9;
+        }
+    }
+}
+
+static void counts(const metrics_bucket *t, sim_summary *o)
+{
+    o->offered = t->offered;
+    o->attempts = t->attempts;
+    o->successes = t->successes;
+    o->failures = t->failures;
+    o->gave_up = t->gave_up;
+    o->deadline = t->deadline;
+    o->refused = t->refused;
+    o->quarantined = t->quarantined;
+    o->timeouts = t->timeouts;
+    o->rejections = t->rejections;
+    o->errors = t->errors;
+    o->duplicates = t->duplicates;
+    o->repeats = t->repeats;
+    o->expired = t->expired;
+    o->lost_acks = t->lost_acks;
+}
+
+static void latency(const metrics *m, sim_summary *o)
+{
+    const metrics_totals *t = &m->total;
+    uint64_t n = t->sum.successes;
+    if (n == 0)
+        return;
+    o->latency_mean_ms = (double)t->sum.latency_sum_ns / (double)n / 1e6;
+    o->latency_p50_ms =
+        hist_quantile(TOTAL_HIST_BITS, t->latency, n, 0.50) / 1e6;
+    o->latency_p99_ms =
+        hist_quantile(TOTAL_HIST_BITS, t->latency, n, 0.99) / 1e6;
+    o->latency_p999_ms =
+        hist_quantile(TOTAL_HIST_BITS, t->latency, n, 0.999) / 1e6;
+}
+
+static void server(const sim *s, const metrics *m, sim_summary *o)
+{
+    const sim_config *c = sim_config_of(s);
+    const metrics_totals *t = &m->total;
+    double dur = (double)c->duration_ns;
+    o->mean_busy_workers = t->sum.busy_ns / dur;
+    o->utilization = c->server.workers == SIM_UNLIMITED
+                         ? 0.0
+                         : o->mean_busy_workers / c->server.workers;
+    o->mean_queue_len = t->sum.queue_ns / dur;
+    o->max_queue = t->max_queue;
+    o->mean_queue_wait_ms =
+        t->queue_waits ? (double)t->queue_wait_sum_ns /
+                             (double)t->queue_waits / 1e6
+                       : 0.0;
+    o->wasted_work_s = (double)t->sum.wasted_ns / 1e9;
+    o->wasted_work_share =
+        t->sum.service_ns > 0
+            ? (double)t->sum.wasted_ns / (double)t->sum.service_ns
+            : 0.0;
+}
+
+void summary_compute(const sim *s, sim_summary *o)
+{
+    const metrics *m = sim_metrics(s);
+    const sim_config *c = sim_config_of(s);
+    size_t n = m->n_buckets;
+    memset(o, 0, sizeof *o);
+    o->duration_s = (double)c->duration_ns / 1e9;
+    o->bucket_s = (double)m->bucket_ns / 1e9;
+    counts(&m->total.sum, o);
+    o->in_flight = m->total.in_flight_end;
+    o->amplification =
+        o->offered ? (double)o->attempts / (double)o->offered : 0.0;
+    uint64_t finished = o->successes + o->failures;
+    o->success_ratio = finished ? (double)o->successes / (double)finished
+                                : 0.0;
+    peak(m, n, o);
+    o->has_fault = sim_first_fault_start(s) >= 0;
+    if (o->has_fault) {
+        o->first_fault_start_s = (double)sim_first_fault_start(s) / 1e9;
+        o->last_fault_end_s = (double)sim_last_fault_end(s) / 1e9;
+    }
+    baseline(s, m, n, o);
+    recovery(s, m, n, o);
+    latency(m, o);
+    server(s, m, o);
+    sim_stats st;
+    sim_get_stats(s, &st);
+    o->events = st.events;
+}

@@ -1,0 +1,69 @@
+/*
+ * summary.h -- one run, reduced to the numbers users compare.
+ *
+ * Definitions (README.md "Outputs" says the same in users' words):
+ *   amplification       attempts / offered requests, whole run
+ *   peak_amplification  the largest attempts / offered of any bucket that
+ *                       had offered requests
+ *   success_ratio       successes / requests that finished
+ *   baseline goodput    successes per second over the buckets that lie
+ *                       wholly in [warmup, first fault start), or
+ *                       [warmup, end) when there is no fault
+ *   recovery_time       from the end of the last fault to the start of the
+ *                       first bucket from which the mean goodput over
+ *                       recovery_window is at least 90 % of baseline
+ *   metastable          faults ended, the recovery window fits in the run,
+ *                       and goodput never recovered
+ *   wasted_work_share   service time spent on attempts whose answer nobody
+ *                       used / all service time
+ */
+#ifndef SB_SUMMARY_H
+#define SB_SUMMARY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "metrics.h"
+#include "sim.h"
+
+#define RECOVERY_FRACTION 0.9
+
+typedef struct sim_summary {
+    double duration_s;
+    double bucket_s;
+    uint64_t offered, attempts, successes, failures;
+    uint64_t gave_up, deadline, refused, quarantined;
+    uint64_t timeouts, rejections, errors, duplicates, repeats, expired;
+    uint64_t lost_acks, in_flight;
+    double amplification;
+    double peak_amplification;
+    double peak_amplification_at_s;
+    double success_ratio;
+    bool has_baseline;
+    double baseline_goodput_per_s;
+    bool has_fault;
+    double first_fault_start_s, last_fault_end_s;
+    /* Recovery: judged when there was a fault, a baseline, and the window
+     * fits between the fault's end and the end of the run. */
+    bool recovery_judged;
+    bool recovered;
+    double recovery_time_s;
+    bool metastable;
+    double final_goodput_ratio; /* goodput / baseline over the last window */
+    double latency_mean_ms, latency_p50_ms, latency_p99_ms, latency_p999_ms;
+    double wasted_work_s, wasted_work_share;
+    double utilization;   /* busy worker time / (workers x duration) */
+    double mean_busy_workers;
+    double mean_queue_len;
+    double mean_queue_wait_ms;
+    uint32_t max_queue;
+    uint64_t events;
+} sim_summary;
+
+/* Reduce a finished run (after sim_finish). */
+void summary_compute(const sim *s, sim_summary *out);
+
+/* Mean goodput per second over buckets [from, to). */
+double summary_goodput(const metrics *m, size_t from, size_t to);
+
+#endif

@@ -1,0 +1,270 @@
+#include "units.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Reads a plain decimal number (digits, one optional '.', optional
+ * exponent) from the start of s.  strtod alone would also accept "inf",
+ * "nan" and hex floats, which no user means in a scenario file. */
+static int read_number(const char *s, double *x, const char **end)
+{
+    const char *p = s;
+    if (*p == '-' || *p == '+')
+        p++;
+    if (!isdigit((unsigned char)*p) &&
+        !(*p == '.' && isdigit((unsigned char)p[1])))
+        return -1;
+    errno = 0;
+    char *e;
+    double v = strtod(s, &e);
+    if (e == s || errno == ERANGE || !isfinite(v))
+        return -1;
+    *x = v;
+    *end = e;
+    return 0;
+}
+
+static const char *skip_space(const char *p)
+{
+    while (isspace((unsigned char)*p))
+        p++;
+    return p;
+}
+
+static const struct {
+    const char *name;
+    int64_t ns;
+} duration_units[] = {
+    {"ns", 1},           {"us", NS_PER_US},       {"ms", NS_PER_MS},
+    {"s", NS_PER_S},     {"m", 60 * NS_PER_S},    {"min", 60 * NS_PER_S},
+    {"h", 3600 * NS_PER_S},
+};
+
+int units_duration(const char *s, int64_t *ns, sb_err *e)
+{
+    const char *want = "expected a duration with a unit (ns, us, ms, s, m, "
+                       "h), such as 250ms or 2s";
+    double x;
+    const char *p;
+    if (read_number(s, &x, &p) != 0)
+        return err_set(e, "%s, got '%s'", want, s);
+    p = skip_space(p);
+    if (*p == '\0')
+        return err_set(e, "%s, got '%s' (no unit)", want, s);
+    for (size_t i = 0; i < sizeof duration_units / sizeof *duration_units;
+         i++) {
+        if (strcmp(p, duration_units[i].name) != 0)
+            continue;
+        if (x < 0)
+            return err_set(e, "expected a non-negative duration, got '%s'",
+                           s);
+        double v = x * (double)duration_units[i].ns;
+        if (v > 9.0e18)
+            return err_set(e, "duration '%s' is too long (at most 100 "
+                           "years)", s);
+        *ns = (int64_t)llround(v);
+        return 0;
+    }
+    return err_set(e, "%s, got '%s' (unknown unit '%s')", want, s, p);
+}
+
+int units_rate(const char *s, double *per_s, sb_err *e)
+{
+    const char *want = "expected a rate such as 100/s, 6000/m or 10/h";
+    double x;
+    const char *p;
+    if (read_number(s, &x, &p) != 0)
+        return err_set(e, "%s, got '%s'", want, s);
+    p = skip_space(p);
+    if (*p != '/')
+        return err_set(e, "%s, got '%s' (no '/unit')", want, s);
+    p = skip_space(p + 1);
+    double div;
+    if (strcmp(p, "s") == 0)
+        div = 1.0;
+    else if (strcmp(p, "m") == 0 || strcmp(p, "min") == 0)
+        div = 60.0;
+    else if (strcmp(p, "h") == 0)
+        div = 3600.0;
+    else
+        return err_set(e, "%s, got '%s' (unknown unit '/%s')", want, s, p);
+    if (x < 0)
+        return err_set(e, "expected a non-negative rate, got '%s'", s);
+    *per_s = x / div;
+    return 0;
+}
+
+int units_real(const char *s, double *x, sb_err *e)
+{
+    const char *p;
+    if (read_number(s, x, &p) != 0 || *skip_space(p) != '\0')
+        return err_set(e, "expected a number, got '%s'", s);
+    return 0;
+}
+
+int units_probability(const char *s, double *prob, sb_err *e)
+{
+    double x;
+    const char *p;
+    if (read_number(s, &x, &p) != 0 || *skip_space(p) != '\0')
+        return err_set(e, "expected a probability between 0 and 1, got '%s'",
+                       s);
+    if (x < 0.0 || x > 1.0)
+        return err_set(e, "expected a probability between 0 and 1, got '%s'",
+                       s);
+    *prob = x;
+    return 0;
+}
+
+int units_int(const char *s, int64_t *v, sb_err *e)
+{
+    const char *p = s;
+    if (*p == '-')
+        p++;
+    if (!isdigit((unsigned char)*p))
+        return err_set(e, "expected an integer, got '%s'", s);
+    errno = 0;
+    char *end;
+    long long x = strtoll(s, &end, 10);
+    if (errno == ERANGE)
+        return err_set(e, "integer '%s' is out of range", s);
+    if (*skip_space(end) != '\0')
+        return err_set(e, "expected an integer, got '%s'", s);
+    *v = x;
+    return 0;
+}
+
+int units_bool(const char *s, bool *b, sb_err *e)
+{
+    static const char *yes[] = {"true", "yes", "on", "1"};
+    static const char *no[] = {"false", "no", "off", "0"};
+    for (int i = 0; i < 4; i++) {
+        if (strcasecmp(s, yes[i]) == 0) {
+            *b = true;
+            return 0;
+        }
+        if (strcasecmp(s, no[i]) == 0) {
+            *b = false;
+            return 0;
+        }
+    }
+    return err_set(e, "expected true or false, got '%s'", s);
+}
+
+/* Splits "name(args)" into name and the text between the parentheses. */
+static int split_call(const char *s, char *name, size_t nlen, char *args,
+                      size_t alen)
+{
+    const char *open = strchr(s, '(');
+    size_t len = strlen(s);
+    if (open == NULL || len == 0 || s[len - 1] != ')')
+        return -1;
+    size_t n = (size_t)(open - s);
+    size_t a = len - n - 2;
+    if (n >= nlen || a >= alen)
+        return -1;
+    memcpy(name, s, n);
+    name[n] = '\0';
+    while (n > 0 && isspace((unsigned char)name[n - 1]))
+        name[--n] = '\0';
+    memcpy(args, open + 1, a);
+    args[a] = '\0';
+    return 0;
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
+int units_dist(const char *s, dist *d, sb_err *e)
+{
+    const char *want = "expected a distribution: const(D), exp(D), "
+                       "lognormal(MEDIAN, SIGMA) or a duration D";
+    char name[32], args[128];
+    if (strchr(s, '(') == NULL) {
+        sb_err inner;
+        if (units_duration(s, &d->mean_ns, &inner) != 0)
+            return err_set(e, "%s, got '%s'", want, s);
+        d->kind = DIST_CONST;
+        d->sigma = 0.0;
+        return 0;
+    }
+    if (split_call(s, name, sizeof name, args, sizeof args) != 0)
+        return err_set(e, "%s, got '%s'", want, s);
+    char *a = trim(args);
+    sb_err inner;
+    if (strcmp(name, "const") == 0 || strcmp(name, "exp") == 0) {
+        if (units_duration(a, &d->mean_ns, &inner) != 0)
+            return err_set(e, "in '%s': %s", s, inner.msg);
+        d->kind = strcmp(name, "const") == 0 ? DIST_CONST : DIST_EXP;
+        d->sigma = 0.0;
+        return 0;
+    }
+    if (strcmp(name, "lognormal") == 0) {
+        char *comma = strchr(a, ',');
+        if (comma == NULL)
+            return err_set(e, "in '%s': lognormal takes a median and a "
+                           "sigma, such as lognormal(80ms, 0.5)", s);
+        *comma = '\0';
+        if (units_duration(trim(a), &d->mean_ns, &inner) != 0)
+            return err_set(e, "in '%s': %s", s, inner.msg);
+        if (units_real(trim(comma + 1), &d->sigma, &inner) != 0 ||
+            d->sigma < 0.0 || d->sigma > 5.0)
+            return err_set(e, "in '%s': expected a sigma between 0 and 5, "
+                           "got '%s'", s, trim(comma + 1));
+        d->kind = DIST_LOGNORMAL;
+        return 0;
+    }
+    return err_set(e, "%s, got '%s' (unknown distribution '%s')", want, s,
+                   name);
+}
+
+const char *units_fmt_duration(int64_t ns, char *buf, int len)
+{
+    static const struct {
+        const char *name;
+        int64_t ns;
+    } u[] = {{"h", 3600 * NS_PER_S}, {"m", 60 * NS_PER_S}, {"s", NS_PER_S},
+             {"ms", NS_PER_MS},      {"us", NS_PER_US},    {"ns", 1}};
+    if (ns == 0) {
+        snprintf(buf, (size_t)len, "0s");
+        return buf;
+    }
+    for (size_t i = 0; i < sizeof u / sizeof *u; i++) {
+        if (ns % u[i].ns == 0) {
+            snprintf(buf, (size_t)len, "%lld%s", (long long)(ns / u[i].ns),
+                     u[i].name);
+            return buf;
+        }
+    }
+    return buf;
+}
+
+const char *units_fmt_dist(const dist *d, char *buf, int len)
+{
+    char m[32];
+    units_fmt_duration(d->mean_ns, m, sizeof m);
+    switch (d->kind) {
+    case DIST_CONST:
+        snprintf(buf, (size_t)len, "const(%s)", m);
+        break;
+    case DIST_EXP:
+        snprintf(buf, (size_t)len, "exp(%s)", m);
+        break;
+    case DIST_LOGNORMAL:
+        snprintf(buf, (size_t)len, "lognormal(%s, %g)", m, d->sigma);
+        break;
+    }
+    return buf;
+}

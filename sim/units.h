@@ -1,0 +1,57 @@
+/*
+ * units.h -- parsing and printing the values users write: durations with
+ * units, rates, probabilities, counts and service-time distributions.
+ *
+ * Every parser takes a NUL-terminated string (already trimmed), writes the
+ * result through an out-parameter and returns 0, or returns -1 with a
+ * message in e that says what was expected and quotes what was given
+ * ("expected a duration with a unit (ns, us, ms, s, m, h), got '5'").  The
+ * caller adds where it came from (file, line, section, key).
+ */
+#ifndef SB_UNITS_H
+#define SB_UNITS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "err.h"
+
+#define NS_PER_US INT64_C(1000)
+#define NS_PER_MS INT64_C(1000000)
+#define NS_PER_S INT64_C(1000000000)
+
+/* A service-time or delay distribution. */
+typedef enum dist_kind {
+    DIST_CONST = 0,    /* always `mean_ns` */
+    DIST_EXP = 1,      /* exponential with mean `mean_ns` */
+    DIST_LOGNORMAL = 2 /* median `mean_ns`, shape `sigma` */
+} dist_kind;
+
+typedef struct dist {
+    dist_kind kind;
+    int64_t mean_ns; /* the mean (const, exp) or the median (lognormal) */
+    double sigma;    /* lognormal only */
+} dist;
+
+/* "250ms", "1.5s", "2m", "1h", "500us", "10ns"; non-negative. */
+int units_duration(const char *s, int64_t *ns, sb_err *e);
+/* "100/s", "6000/m", "2.5/min", "10/h" -> events per second; >= 0. */
+int units_rate(const char *s, double *per_s, sb_err *e);
+/* A real number in [0, 1]. */
+int units_probability(const char *s, double *p, sb_err *e);
+/* A finite real number. */
+int units_real(const char *s, double *x, sb_err *e);
+/* A decimal integer (no sign other than '-', no trailing text). */
+int units_int(const char *s, int64_t *v, sb_err *e);
+/* true/false, yes/no, on/off, 1/0. */
+int units_bool(const char *s, bool *b, sb_err *e);
+/* "const(100ms)", "exp(100ms)", "lognormal(80ms, 0.5)", or a bare
+ * duration (constant). */
+int units_dist(const char *s, dist *d, sb_err *e);
+
+/* Print ns as the shortest exact "250ms" / "2s" / "1.5s"; returns buf. */
+const char *units_fmt_duration(int64_t ns, char *buf, int len);
+/* Print a distribution as a user would write it; returns buf. */
+const char *units_fmt_dist(const dist *d, char *buf, int len);
+
+#endif
