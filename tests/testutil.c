@@ -1,0 +1,193 @@
+#include "testutil.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "classifier.h"
+
+extern char **environ;
+
+const char *tu_temp_path(const char *name)
+{
+    static char path[1024];
+    char dir[900];
+    snprintf(dir, sizeof dir, "%s/test-tmp", SB_BUILD_DIR);
+    mkdir(dir, 0777);
+    snprintf(path, sizeof path, "%s/%d-%s", dir, (int)getpid(), name);
+    return path;
+}
+
+const char *tu_write_temp(const char *name, const char *text)
+{
+    const char *path = tu_temp_path(name);
+    FILE *f = fopen(path, "w");
+    ck_assert_msg(f != NULL, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+char *tu_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    size_t n;
+    while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (cap - len < 2) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+        }
+    }
+    fclose(f);
+    buf[len] = '\0';
+    return buf;
+}
+
+static tu_sim *prepare(const char *ini, const char *policy,
+                       const char *const *params, int n_params)
+{
+    tu_sim *t = calloc(1, sizeof *t);
+    ck_assert_ptr_nonnull(t);
+    sb_err e;
+    const char *path = tu_write_temp("scenario.ini", ini);
+    if (scenario_load(path, NULL, 0, &t->sc, &e) != 0)
+        ck_abort_msg("scenario did not load: %s", e.msg);
+    pstack_setting settings[2 * PSTACK_MAX_SETTINGS];
+    int n = 0;
+    if (policy == NULL || strcmp(policy, t->sc.policy) == 0)
+        for (int i = 0; i < t->sc.n_settings; i++)
+            settings[n++] = t->sc.settings[i];
+    for (int i = 0; i < n_params; i++)
+        if (setting_from_arg(params[i], &settings[n++], &e) != 0)
+            ck_abort_msg("bad test parameter: %s", e.msg);
+    const char *plugins[SCENARIO_MAX_PLUGINS];
+    for (int i = 0; i < t->sc.n_plugins; i++)
+        plugins[i] = t->sc.plugins[i];
+    if (policy_setup_build(policy ? policy : t->sc.policy, plugins,
+                           t->sc.n_plugins, settings, n, &t->ps, &e) != 0)
+        ck_abort_msg("policy did not build: %s", e.msg);
+    if (sim_create(&t->sc.cfg, t->ps.stack, &t->sim, &e) != 0)
+        ck_abort_msg("sim did not build: %s", e.msg);
+    return t;
+}
+
+tu_sim *tu_sim_prepare(const char *ini, const char *policy,
+                       const char *const *params, int n_params)
+{
+    return prepare(ini, policy, params, n_params);
+}
+
+tu_sim *tu_sim_run(const char *ini, const char *policy,
+                   const char *const *params, int n_params)
+{
+    tu_sim *t = prepare(ini, policy, params, n_params);
+    if (sim_run_until(t->sim, t->sc.cfg.duration_ns) != 0)
+        ck_abort_msg("run failed: %s", sim_error(t->sim));
+    sim_finish(t->sim);
+    summary_compute(t->sim, &t->sum);
+    return t;
+}
+
+void tu_sim_free(tu_sim *t)
+{
+    if (t == NULL)
+        return;
+    sim_destroy(t->sim);
+    policy_setup_free(&t->ps);
+    free(t);
+}
+
+int tu_stormbench(tu_output *o, const char *const *argl)
+{
+    memset(o, 0, sizeof *o);
+    const char *argv[64];
+    int n = 0;
+    argv[n++] = SB_BINARY;
+    for (; argl[n - 1] && n < 63; n++)
+        argv[n] = argl[n - 1];
+    argv[n] = NULL;
+    char out_path[1024], err_path[1024];
+    snprintf(out_path, sizeof out_path, "%s", tu_temp_path("stdout"));
+    snprintf(err_path, sizeof err_path, "%s", tu_temp_path("stderr"));
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path,
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path,
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, SB_BINARY, &fa, NULL, (char *const *)argv,
+                         environ);
+    posix_spawn_file_actions_destroy(&fa);
+    ck_assert_msg(rc == 0, "cannot run %s: %s", SB_BINARY, strerror(rc));
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    o->out = tu_read_file(out_path);
+    o->err = tu_read_file(err_path);
+    o->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return o->status;
+}
+
+void tu_output_free(tu_output *o)
+{
+    free(o->out);
+    free(o->err);
+    memset(o, 0, sizeof *o);
+}
+
+/* Position just after "last-part": in json, or NULL. */
+static const char *find_path(const char *json, const char *path)
+{
+    char part[128];
+    const char *p = json;
+    while (*path) {
+        const char *dot = strchr(path, '.');
+        size_t n = dot ? (size_t)(dot - path) : strlen(path);
+        snprintf(part, sizeof part, "\"%.*s\":", (int)n, path);
+        p = strstr(p, part);
+        if (p == NULL)
+            return NULL;
+        p += strlen(part);
+        path += n + (dot != NULL);
+    }
+    while (*p == ' ')
+        p++;
+    return p;
+}
+
+double tu_json_number(const char *json, const char *path)
+{
+    const char *p = find_path(json, path);
+    ck_assert_msg(p != NULL, "no key '%s' in JSON", path);
+    char *end;
+    double v = strtod(p, &end);
+    ck_assert_msg(end != p, "key '%s' is not a number: %.20s", path, p);
+    return v;
+}
+
+bool tu_json_is_null(const char *json, const char *path)
+{
+    const char *p = find_path(json, path);
+    ck_assert_msg(p != NULL, "no key '%s' in JSON", path);
+    return strncmp(p, "null", 4) == 0;
+}
+
+bool tu_json_is_true(const char *json, const char *path)
+{
+    const char *p = find_path(json, path);
+    ck_assert_msg(p != NULL, "no key '%s' in JSON", path);
+    return strncmp(p, "true", 4) == 0;
+}

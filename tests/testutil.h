@@ -1,0 +1,66 @@
+/*
+ * testutil.h -- what the Check suites share: running a scenario in
+ * process, running the real `stormbench` binary, temporary files, and
+ * reading numbers out of JSON text.
+ */
+#ifndef SB_TESTUTIL_H
+#define SB_TESTUTIL_H
+
+#include <stdbool.h>
+
+#include "cli.h"
+#include "scenario.h"
+#include "sim.h"
+#include "summary.h"
+
+/* A scenario run in process.  Free with tu_sim_free. */
+typedef struct tu_sim {
+    scenario sc;
+    policy_setup ps;
+    sim *sim;
+    sim_summary sum;
+    char error[ERR_MSG_MAX];
+} tu_sim;
+
+/* Write ini_text to a temporary file, load it, build the policy (NULL:
+ * the scenario's own, with its [policy] settings), run it to the end and
+ * summarise.  Returns NULL and fails the test with the message when any
+ * step fails. */
+tu_sim *tu_sim_run(const char *ini_text, const char *policy,
+                   const char *const *params, int n_params);
+/* Same, but stops before running: t->sim is created and at time 0. */
+tu_sim *tu_sim_prepare(const char *ini_text, const char *policy,
+                       const char *const *params, int n_params);
+void tu_sim_free(tu_sim *t);
+
+/* A fresh path under the build tree for a test file named `name`. */
+const char *tu_temp_path(const char *name);
+/* Write text to tu_temp_path(name); returns the path (static buffer per
+ * call site is not kept: copy it if needed). */
+const char *tu_write_temp(const char *name, const char *text);
+/* The whole file, NUL-terminated, malloc'd; NULL when it cannot be read. */
+char *tu_read_file(const char *path);
+
+/* Run the stormbench binary with args (argv[0] is added).  Captures
+ * stdout and stderr (malloc'd, free with tu_output_free); returns the exit
+ * status, or -1 when it died from a signal. */
+typedef struct tu_output {
+    char *out;
+    char *err;
+    int status;
+} tu_output;
+int tu_stormbench(tu_output *o, const char *const *argl);
+void tu_output_free(tu_output *o);
+
+/* The number after "key": in json, where key may be a dotted path whose
+ * parts are searched in order ("latency_ms.p99").  Fails the test when
+ * absent or not a number. */
+double tu_json_number(const char *json, const char *path);
+/* Is the value after "key": the literal null / true? */
+bool tu_json_is_null(const char *json, const char *path);
+bool tu_json_is_true(const char *json, const char *path);
+
+/* Paths of the source tree (for shipped scenarios) and the binary. */
+#define TU_SOURCE(rel) SB_SOURCE_DIR "/" rel
+
+#endif
