@@ -923,6 +923,20 @@ static int check_times(loader *ld)
         if (f->start_ns + f->duration_ns > last)
             last = f->start_ns + f->duration_ns;
     }
+    /* Goodput over a window of n requests has Poisson noise of about
+     * 1/sqrt(n); below n = 1000 that is over 3 % and the 10 % recovery
+     * band is under 3 sigma, so recovery times start to jitter. */
+    double per_window = (double)c->clients.count * c->clients.rate_per_s *
+                        (double)c->recovery_window_ns / 1e9;
+    if (last >= 0 && c->clients.arrival == ARRIVAL_OPEN &&
+        per_window < 1000) {
+        snprintf(msg, sizeof msg, "recovery_window holds about %.0f requests: "
+                 "goodput noise of about %.0f%% is close to the 10%% recovery "
+                 "band, so recovery times will jitter; lengthen "
+                 "recovery_window", per_window,
+                 100.0 / sqrt(per_window > 1 ? per_window : 1));
+        warn(ld->sc, msg);
+    }
     if (last >= 0 && last + c->recovery_window_ns > c->duration_ns) {
         snprintf(msg, sizeof msg, "the run ends less than one "
                  "recovery_window after the last fault ends: recovery "

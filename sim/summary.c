@@ -48,13 +48,13 @@ static void recovery(const sim *s, const metrics *m, size_t n,
     if (from + w > n)
         return;
     o->recovery_judged = true;
-    double want = RECOVERY_FRACTION * o->baseline_goodput_per_s;
+    double base = o->baseline_goodput_per_s;
     o->final_goodput_ratio =
         o->baseline_goodput_per_s > 0
             ? summary_goodput(m, n - w, n) / o->baseline_goodput_per_s
             : 0.0;
     for (size_t i = from; i + w <= n; i++) {
-        if (summary_goodput(m, i, i + w) >= want) {
+        if (fabs(summary_goodput(m, i, i + w) - base) <= RECOVERY_BAND * base) {
             o->recovered = true;
             o->recovery_time_s =
                 (double)((int64_t)i * m->bucket_ns - end) / 1e9;
