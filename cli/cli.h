@@ -48,13 +48,20 @@ typedef struct policy_setup {
 } policy_setup;
 
 /* Load the plug-ins, resolve "a+b+c" against built-ins and plug-ins, and
- * build the stack with the settings.  On failure everything is released. */
+ * build the stack with the settings.  spec_origin says where spec was
+ * written ("x.ini:9: [policy] name", "--policy") for messages.  On failure
+ * everything is released. */
+int policy_setup_build_at(const char *spec, const char *spec_origin,
+                          const char *const *plugin_paths, int n_plugins,
+                          const pstack_setting *settings, int n_settings,
+                          policy_setup *out, sb_err *e);
+/* The same, with spec_origin "--policy". */
 int policy_setup_build(const char *spec, const char *const *plugin_paths,
                        int n_plugins, const pstack_setting *settings,
                        int n_settings, policy_setup *out, sb_err *e);
 void policy_setup_free(policy_setup *p);
 
-/* "key=value" from --param into a setting with origin "--param key=value". */
+/* "key=value" from --param into a setting with origin "--param". */
 int setting_from_arg(const char *arg, pstack_setting *s, sb_err *e);
 
 /* ---- the subcommands ------------------------------------------------------ */

@@ -205,7 +205,9 @@ static int build_policy(const run_opts *o, const scenario *sc,
         plugins[np++] = sc->plugins[i];
     for (int i = 0; i < o->n_plugins; i++)
         plugins[np++] = o->plugins[i];
-    return policy_setup_build(spec, plugins, np, settings, n, ps, e);
+    return policy_setup_build_at(spec, o->policy ? "--policy"
+                                                 : sc->policy_origin,
+                                 plugins, np, settings, n, ps, e);
 }
 
 typedef struct run_state {

@@ -22,7 +22,7 @@ static void known_names(const policy_setup *p, char *buf, size_t len)
 }
 
 static int find_layer(const policy_setup *p, const char *name,
-                      pstack_layer_spec *out, sb_err *e)
+                      const char *origin, pstack_layer_spec *out, sb_err *e)
 {
     for (int i = 0; i < p->n_plugins; i++) {
         if (strcmp(plugin_policy(p->plugins[i])->name, name) == 0) {
@@ -37,11 +37,12 @@ static int find_layer(const policy_setup *p, const char *name,
         return 0;
     char names[1024];
     known_names(p, names, sizeof names);
-    return err_set(e, "unknown policy '%s'; known policies: %s (see "
-                   "'stormbench policies')", name, names);
+    return err_set(e, "%s: unknown policy '%s'; known policies: %s (see "
+                   "'stormbench policies')", origin, name, names);
 }
 
-int policy_setup_build(const char *spec, const char *const *plugin_paths,
+int policy_setup_build_at(const char *spec, const char *spec_origin,
+                          const char *const *plugin_paths,
                        int n_plugins, const pstack_setting *settings,
                        int n_settings, policy_setup *out, sb_err *e)
 {
@@ -68,11 +69,11 @@ int policy_setup_build(const char *spec, const char *const *plugin_paths,
                     PSTACK_MAX_LAYERS);
             goto fail;
         }
-        if (find_layer(out, tok, &layers[n++], e) != 0)
+        if (find_layer(out, tok, spec_origin, &layers[n++], e) != 0)
             goto fail;
     }
     if (n == 0) {
-        err_set(e, "empty policy name");
+        err_set(e, "%s: empty policy name", spec_origin);
         goto fail;
     }
     if (pstack_create(layers, n, settings, n_settings, classify_error,
@@ -82,6 +83,14 @@ int policy_setup_build(const char *spec, const char *const *plugin_paths,
 fail:
     policy_setup_free(out);
     return -1;
+}
+
+int policy_setup_build(const char *spec, const char *const *plugin_paths,
+                       int n_plugins, const pstack_setting *settings,
+                       int n_settings, policy_setup *out, sb_err *e)
+{
+    return policy_setup_build_at(spec, "--policy", plugin_paths, n_plugins,
+                                 settings, n_settings, out, e);
 }
 
 void policy_setup_free(policy_setup *p)
@@ -105,6 +114,6 @@ int setting_from_arg(const char *arg, pstack_setting *s, sb_err *e)
     memcpy(s->key, arg, kn);
     s->key[kn] = '\0';
     snprintf(s->value, sizeof s->value, "%s", eq + 1);
-    snprintf(s->origin, sizeof s->origin, "--param %s", arg);
+    snprintf(s->origin, sizeof s->origin, "--param");
     return 0;
 }

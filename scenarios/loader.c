@@ -730,8 +730,9 @@ static int fault_required(loader *ld, const char *section, fault_cfg *f)
         for (int j = 0; j < ld->n_sections; j++)
             if (strcmp(ld->sections[j].name, section) == 0)
                 line = ld->sections[j].line;
-        return err_set(ld->e, "%s:%d: [%s] a %s fault needs '%s'", ld->path,
-                       line, section, fault_type_name(f->type), k->k.name);
+        return err_set(ld->e, "%s:%d: [%s] a fault of type '%s' needs '%s'",
+                       ld->path, line, section, fault_type_name(f->type),
+                       k->k.name);
     }
     return 0;
 }
@@ -806,8 +807,8 @@ static int load_policy(loader *ld)
         if (strcmp(en->key, "name") == 0) {
             if (parse_text(en, sc->policy, sizeof sc->policy, ld->e) != 0)
                 return -1;
-            snprintf(sc->policy_origin, sizeof sc->policy_origin, "%s",
-                     en->origin);
+            snprintf(sc->policy_origin, sizeof sc->policy_origin,
+                     "%s: [policy] name", en->origin);
         } else if (strcmp(en->key, "plugin") == 0) {
             if (sc->n_plugins == SCENARIO_MAX_PLUGINS)
                 return bad(ld->e, en, "too many plug-ins");
@@ -826,8 +827,8 @@ static int load_policy(loader *ld)
             pstack_setting *s = &sc->settings[sc->n_settings++];
             snprintf(s->key, sizeof s->key, "%s", en->key);
             snprintf(s->value, sizeof s->value, "%s", en->value);
-            snprintf(s->origin, sizeof s->origin, "%s: [policy] %s",
-                     en->origin, en->key);
+            snprintf(s->origin, sizeof s->origin, "%s: [policy]",
+                     en->origin);
         }
     }
     return 0;
@@ -897,15 +898,23 @@ static int check_times(loader *ld)
 {
     sim_config *c = &ld->sc->cfg;
     char msg[400];
+    const entry *dur = find_entry(ld, "scenario", "duration");
+    const entry *name = find_entry(ld, "scenario", "name");
+    if (dur == NULL || name == NULL)
+        return err_set(ld->e, "%s: [scenario] needs a name and a duration "
+                       "(how long to simulate), e.g. name = my-test and "
+                       "duration = 300s", ld->path);
+    const entry *warm = find_entry(ld, "scenario", "warmup");
     if (c->warmup_ns >= c->duration_ns)
-        return err_set(ld->e, "%s: [scenario] warmup must be shorter than "
-                       "duration", ld->path);
+        return bad(ld->e, warm ? warm : dur, "must be shorter than the "
+                   "duration of the run");
+    const entry *bucket = find_entry(ld, "scenario", "bucket");
     if (c->bucket_ns > c->duration_ns)
-        return err_set(ld->e, "%s: [scenario] bucket must not be longer "
-                       "than duration", ld->path);
+        return bad(ld->e, bucket ? bucket : dur, "must not be longer than "
+                   "the duration of the run");
     if (c->duration_ns / c->bucket_ns > 10000000)
-        return err_set(ld->e, "%s: [scenario] more than 10 million buckets; "
-                       "make bucket longer", ld->path);
+        return bad(ld->e, bucket ? bucket : dur, "more than 10 million "
+                   "buckets in the run; make bucket longer");
     int64_t last = -1;
     for (uint32_t i = 0; i < c->n_faults; i++) {
         const fault_cfg *f = &c->faults[i];

@@ -74,16 +74,16 @@ static int resolve_key(const pstack *ps, const pstack_setting *s, int *li,
             if (j < 0) {
                 char list[512];
                 list_params(p, list, sizeof list);
-                return err_set(e, "%s: policy '%s' has no parameter '%s'; its "
-                               "parameters are: %s",
-                               s->origin, p->name, dot + 1, list);
+                return err_set(e, "%s %s: policy '%s' has no parameter "
+                               "'%s'; its parameters are: %s",
+                               s->origin, s->key, p->name, dot + 1, list);
             }
             *li = i;
             *pi = j;
             return 0;
         }
-        return err_set(e, "%s: '%s' names no layer of policy '%s'", s->origin,
-                       s->key, ps->name);
+        return err_set(e, "%s %s: '%.*s' is not a layer of policy '%s'",
+                       s->origin, s->key, (int)ln, s->key, ps->name);
     }
     int found = 0;
     for (int i = 0; i < ps->n; i++) {
@@ -91,8 +91,8 @@ static int resolve_key(const pstack *ps, const pstack_setting *s, int *li,
         if (j < 0)
             continue;
         if (found++)
-            return err_set(e, "%s: parameter '%s' is ambiguous in policy "
-                           "'%s'; write %s.%s or %s.%s",
+            return err_set(e, "%s %s: ambiguous in policy '%s'; write "
+                           "%s.%s or %s.%s",
                            s->origin, s->key, ps->name,
                            ps->layers[*li].p->name, s->key,
                            ps->layers[i].p->name, s->key);
@@ -104,9 +104,11 @@ static int resolve_key(const pstack *ps, const pstack_setting *s, int *li,
     if (ps->n == 1) {
         char list[512];
         list_params(ps->layers[0].p, list, sizeof list);
-        return err_set(e, "%s: policy '%s' has no parameter '%s'; its "
-                       "parameters are: %s",
-                       s->origin, ps->name, s->key, list);
+        return err_set(e, "%s %s: policy '%s' has no such parameter; %s%s",
+                       s->origin, s->key, ps->name,
+                       list[0] == '(' ? "it has no parameters" :
+                                        "its parameters are: ",
+                       list[0] == '(' ? "" : list);
     }
     char all[1024];
     size_t used = 0;
@@ -117,8 +119,8 @@ static int resolve_key(const pstack *ps, const pstack_setting *s, int *li,
         used += (size_t)snprintf(all + used, sizeof all - used, "%s%s: %s",
                                  i ? "; " : "", ps->layers[i].p->name, list);
     }
-    return err_set(e, "%s: no layer of policy '%s' has a parameter '%s' (%s)",
-                   s->origin, ps->name, s->key, all);
+    return err_set(e, "%s %s: no layer of policy '%s' has this parameter "
+                   "(%s)", s->origin, s->key, ps->name, all);
 }
 
 static int set_text(layer *l, int j, const char *text, sb_err *e)
@@ -196,8 +198,7 @@ int pstack_create(const pstack_layer_spec *layers, int n_layers,
             goto fail;
         layer *l = &ps->layers[li];
         if (set_text(l, pi, settings[s].value, e) != 0) {
-            err_prefix(e, "%s: policy '%s' parameter '%s'", settings[s].origin,
-                       l->p->name, l->p->params[pi].name);
+            err_prefix(e, "%s %s", settings[s].origin, settings[s].key);
             goto fail;
         }
     }

@@ -29,7 +29,8 @@
 #define PSTACK_MAX_SETTINGS 64
 
 /* One `key = value` for the policy, remembered with where it was written
- * ("scenarios/x.ini:12" or "--param") so errors can point there. */
+ * so errors can point there: origin is "scenarios/x.ini:12: [policy]" or
+ * "--param", and messages read "<origin> <key>: what was expected". */
 typedef struct pstack_setting {
     char key[96];
     char value[256];

@@ -75,7 +75,9 @@ static tu_sim *prepare(const char *ini, const char *policy,
     const char *plugins[SCENARIO_MAX_PLUGINS];
     for (int i = 0; i < t->sc.n_plugins; i++)
         plugins[i] = t->sc.plugins[i];
-    if (policy_setup_build(policy ? policy : t->sc.policy, plugins,
+    if (policy_setup_build_at(policy ? policy : t->sc.policy,
+                              policy ? "--policy" : t->sc.policy_origin,
+                              plugins,
                            t->sc.n_plugins, settings, n, &t->ps, &e) != 0)
         ck_abort_msg("policy did not build: %s", e.msg);
     if (sim_create(&t->sc.cfg, t->ps.stack, &t->sim, &e) != 0)

@@ -1,0 +1,279 @@
+/*
+ * check_scenario_errors.c -- bad input gets a clear error that names the
+ * file, the line, the key and what was expected; exit status 2; never a
+ * crash, never silent acceptance.  Each case runs the real binary.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* A valid scenario the cases below break one line at a time.  Lines:
+ *  1 [scenario]   2 name   3 duration   4 [clients]   5 count   6 rate
+ *  7 [server]     8 workers  9 [policy]  10 name */
+#define BASE                                                                   \
+    "[scenario]\nname = t\nduration = 60s\n"                                   \
+    "[clients]\ncount = 10\nrate = 1/s\n"                                      \
+    "[server]\nworkers = 2\n"                                                  \
+    "[policy]\nname = none\n"
+
+typedef struct bad_case {
+    const char *name;
+    const char *ini;
+    const char *extra[4]; /* more arguments after the file */
+    const char *message;  /* after "stormbench run: "; %s = the file */
+} bad_case;
+
+static const bad_case cases[] = {
+    {"unknown-section", BASE "[servr]\nworkers = 3\n", {NULL},
+     "%s:11: unknown section [servr]; known sections: [scenario], [clients], "
+     "[server], [policy], [expect], [fault.NAME]"},
+    {"unknown-key",
+     "[scenario]\nname = t\nduration = 60s\n[server]\nworkerz = 2\n", {NULL},
+     "%s:5: [server] unknown key 'workerz' (did you mean 'workers'?); known "
+     "keys: workers, queue_limit, overflow, retry_after, service, "
+     "degradation, degradation_knee, network_delay, rate_limit, "
+     "rate_limit_burst, drop_expired, idempotency, dedupe_answer"},
+    {"negative-workers",
+     "[scenario]\nname = t\nduration = 60s\n[server]\nworkers = -4\n", {NULL},
+     "%s:5: [server] workers: expected a whole number from 1 to 10000000, or "
+     "'unlimited', got '-4'"},
+    {"words-for-number",
+     "[scenario]\nname = t\nduration = 60s\n[server]\nworkers = ten\n", {NULL},
+     "%s:5: [server] workers: expected a whole number from 1 to 10000000, or "
+     "'unlimited', got 'ten'"},
+    {"probability-above-one",
+     "[scenario]\nname = t\nduration = 60s\n[clients]\n"
+     "defect_fraction = 1.5\n", {NULL},
+     "%s:5: [clients] defect_fraction: expected a probability between 0 and "
+     "1, got '1.5'"},
+    {"zero-duration", "[scenario]\nname = t\nduration = 0s\n", {NULL},
+     "%s:3: [scenario] duration: expected a positive duration, got '0s'"},
+    {"duration-without-unit", "[scenario]\nname = t\nduration = 5\n", {NULL},
+     "%s:3: [scenario] duration: expected a duration with a unit (ns, us, "
+     "ms, s, m, h), such as 250ms or 2s, got '5' (no unit)"},
+    {"rate-without-unit",
+     "[scenario]\nname = t\nduration = 60s\n[clients]\nrate = 100\n", {NULL},
+     "%s:5: [clients] rate: expected a rate such as 100/s, 6000/m or 10/h, "
+     "got '100' (no '/unit')"},
+    {"unknown-distribution",
+     "[scenario]\nname = t\nduration = 60s\n[server]\nservice = gamma(1s)\n",
+     {NULL},
+     "%s:5: [server] service: expected a distribution: const(D), exp(D), "
+     "lognormal(MEDIAN, SIGMA) or a duration D, got 'gamma(1s)' (unknown "
+     "distribution 'gamma')"},
+    {"mix-not-one",
+     "[scenario]\nname = t\nduration = 60s\n[clients]\nread = 0.5\n"
+     "post = 0.2\n", {NULL},
+     "%s:6: [clients] post: read + put + post must add up to 1, got 0.7 "
+     "(read 0.5, put 0, post 0.2)"},
+    {"duplicate-key",
+     "[scenario]\nname = t\nduration = 60s\nduration = 90s\n", {NULL},
+     "%s:4: duplicate key 'duration' (first set at %s:3)"},
+    {"key-before-section", "x = 1\n" BASE, {NULL},
+     "%s:1: 'x' comes before any [section]"},
+    {"fault-without-type",
+     BASE "[fault.a]\nstart = 10s\nduration = 5s\n", {NULL},
+     "%s:11: [fault.a] needs a 'type' (one of capacity, load_spike, outage, "
+     "latency, slowdown, errors, lost_ack, partition, rate_limit)"},
+    {"fault-unknown-type",
+     BASE "[fault.a]\ntype = meteor\nstart = 10s\nduration = 5s\n", {NULL},
+     "%s:12: [fault.a] type: expected one of capacity, load_spike, outage, "
+     "latency, slowdown, errors, lost_ack, partition, rate_limit, got "
+     "'meteor'"},
+    {"fault-key-of-other-type",
+     BASE "[fault.a]\ntype = outage\nstart = 10s\nduration = 5s\n"
+          "multiplier = 3\n", {NULL},
+     "%s:15: [fault.a] multiplier: does not apply to a fault of type "
+     "'outage'"},
+    {"fault-missing-key",
+     BASE "[fault.a]\ntype = errors\nstart = 10s\nduration = 5s\n"
+          "status = 503\n", {NULL},
+     "%s:11: [fault.a] a fault of type 'errors' needs 'probability'"},
+    {"fault-zero-duration",
+     BASE "[fault.a]\ntype = outage\nstart = 10s\nduration = 0s\n", {NULL},
+     "%s:14: [fault.a] duration: expected a positive duration, got '0s'"},
+    {"error-status-not-an-error",
+     BASE "[fault.a]\ntype = errors\nstart = 10s\nduration = 5s\n"
+          "status = 200\nprobability = 0.5\n", {NULL},
+     "%s:15: [fault.a] status: expected an error status (400-599): an errors "
+     "fault answers with an error, got '200'"},
+    {"line-without-equals",
+     "[scenario]\nname = t\nduration = 60s\n[server]\nworkers 2\n", {NULL},
+     "%s:5: expected 'key = value', a [section] or a comment"},
+    {"malformed-header", "[scenario]\nname = t\nduration = 60s\n[server\n",
+     {NULL}, "%s:4: malformed section header '[server': expected [name]"},
+    {"section-twice", BASE "[server]\nqueue_limit = 3\n", {NULL},
+     "%s:11: section [server] appears twice (first at line 7)"},
+    {"closed-loop-with-rate",
+     "[scenario]\nname = t\nduration = 60s\n[clients]\narrival = closed\n"
+     "rate = 1/s\n", {NULL},
+     "%s:6: [clients] rate: closed-loop clients (arrival = closed) have no "
+     "rate; set their think time instead"},
+    {"warmup-too-long",
+     "[scenario]\nname = t\nduration = 60s\nwarmup = 60s\n", {NULL},
+     "%s:4: [scenario] warmup: must be shorter than the duration of the run"},
+    {"empty-file", "", {NULL},
+     "%s: [scenario] needs a name and a duration (how long to simulate), "
+     "e.g. name = my-test and duration = 300s"},
+    {"degradation-without-knee",
+     "[scenario]\nname = t\nduration = 60s\n[server]\ndegradation = 0.1\n",
+     {NULL},
+     "%s:5: [server] degradation: needs degradation_knee too: the number of "
+     "attempts in service beyond which service slows down"},
+    {"expect-typo", BASE "[expect]\nrecover_within = 10s\n", {NULL},
+     "%s:12: [expect] unknown key 'recover_within' (did you mean "
+     "'recovers_within'?); known keys: recovers_within, metastable, "
+     "amplification_max, peak_amplification_max, success_min, "
+     "duplicates_max, latency_p99_max"},
+    {"unknown-policy",
+     "[scenario]\nname = t\nduration = 60s\n[policy]\nname = expo\n", {NULL},
+     "%s:5: [policy] name: unknown policy 'expo'; known policies: none, "
+     "immediate, fixed, exponential%s (see 'stormbench policies')"},
+    {"unknown-policy-parameter",
+     "[scenario]\nname = t\nduration = 60s\n[policy]\nname = exponential\n"
+     "bse = 1s\n", {NULL},
+     "%s:6: [policy] bse: policy 'exponential' has no such parameter; its "
+     "parameters are: base, multiplier, cap, max_attempts, jitter, ratio"},
+    {"policy-parameter-out-of-range",
+     "[scenario]\nname = t\nduration = 60s\n[policy]\nname = exponential\n"
+     "max_attempts = 0\n", {NULL},
+     "%s:6: [policy] max_attempts: expected a whole number from 1 to "
+     "1000000, got '0'"},
+    /* Flags: the same checks apply to what the command line overrides. */
+    {"set-bad-value", BASE, {"--set", "server.workers=zero", NULL},
+     "--set server.workers=zero: [server] workers: expected a whole number "
+     "from 1 to 10000000, or 'unlimited', got 'zero'"},
+    {"set-unknown-section", BASE, {"--set", "nosuch.key=1", NULL},
+     "--set nosuch.key=1: unknown section [nosuch]; known sections: "
+     "scenario, clients, server, policy, expect, fault.NAME"},
+    {"param-for-parameterless-policy", BASE,
+     {"--param", "max_attempts=3", NULL},
+     "--param max_attempts: policy 'none' has no such parameter; it has no "
+     "parameters"},
+    {"param-bad-duration", BASE,
+     {"--policy", "exponential", "--param", "base=fast"},
+     "--param base: expected a duration with a unit (ns, us, ms, s, m, h), "
+     "such as 250ms or 2s, got 'fast'"},
+    {"param-ambiguous-in-stack", BASE,
+     {"--policy", "exponential+immediate", "--param", "max_attempts=2"},
+     "--param max_attempts: ambiguous in policy 'exponential+immediate'; "
+     "write exponential.max_attempts or immediate.max_attempts"},
+    {"policy-flag-unknown", BASE, {"--policy", "nonesuch", NULL},
+     "%.0s--policy: unknown policy 'nonesuch'; known policies: none, immediate, "
+     "fixed, exponential%s (see 'stormbench policies')"},
+};
+
+/* The built-in list grows with the policy library; the message must list
+ * at least the engine's four, then whatever else, then the hint. */
+static bool matches_policy_list(const char *got, const char *want_fmt,
+                                const char *path)
+{
+    char head[2048];
+    snprintf(head, sizeof head, want_fmt, path, "");
+    const char *cut = strstr(head, " (see");
+    size_t n = (size_t)(cut - head);
+    return strncmp(got, head, n) == 0 &&
+           strstr(got, " (see 'stormbench policies')\n") != NULL;
+}
+
+START_TEST(bad_input_is_named_and_refused)
+{
+    const bad_case *c = &cases[_i];
+    char file[64];
+    snprintf(file, sizeof file, "bad-%s.ini", c->name);
+    char path[1024];
+    snprintf(path, sizeof path, "%s", tu_write_temp(file, c->ini));
+    const char *argl[8] = {"run", path};
+    int n = 2;
+    for (int i = 0; i < 4 && c->extra[i]; i++)
+        argl[n++] = c->extra[i];
+    argl[n] = NULL;
+    tu_output o;
+    tu_stormbench(&o, argl);
+    ck_assert_msg(o.status == 2, "%s: exit %d, stderr: %s", c->name,
+                  o.status, o.err);
+    ck_assert_str_eq(o.out, "");
+    if (strstr(c->message, "known policies")) {
+        ck_assert_msg(matches_policy_list(o.err + strlen("stormbench run: "),
+                                          c->message, path),
+                      "%s: got %s", c->name, o.err);
+    } else {
+        char want[2048];
+        snprintf(want, sizeof want, "stormbench run: ");
+        snprintf(want + strlen(want), sizeof want - strlen(want), c->message,
+                 path, path);
+        strcat(want, "\n");
+        ck_assert_str_eq(o.err, want);
+    }
+    tu_output_free(&o);
+}
+END_TEST
+
+/* Usage errors: a message, a hint, exit 2. */
+START_TEST(usage_errors)
+{
+    static const struct {
+        const char *args[4];
+        const char *err;
+    } u[] = {
+        {{"run", NULL}, "stormbench run: no scenario file given\n"
+                        "Try 'stormbench run --help'.\n"},
+        {{"run", "x.ini", "--bogus", NULL},
+         "stormbench run: unknown option '--bogus'\n"
+         "Try 'stormbench run --help'.\n"},
+        {{"run", "x.ini", "--json", NULL},
+         "stormbench run: option --json needs a value\n"
+         "Try 'stormbench run --help'.\n"},
+        {{"run", "x.ini", "--trace-sample", "0"},
+         "stormbench run: --trace-sample: expected a whole number of at "
+         "least 1, got '0'\nTry 'stormbench run --help'.\n"},
+        {{"frobnicate", NULL}, "stormbench: unknown command 'frobnicate'\n"
+                               "Try 'stormbench --help'.\n"},
+        {{"run", "/nonexistent/x.ini", NULL},
+         "stormbench run: /nonexistent/x.ini: cannot open scenario file: No "
+         "such file or directory\n"},
+    };
+    for (size_t i = 0; i < sizeof u / sizeof *u; i++) {
+        tu_output o;
+        tu_stormbench(&o, u[i].args);
+        ck_assert_int_eq(o.status, 2);
+        ck_assert_str_eq(o.err, u[i].err);
+        tu_output_free(&o);
+    }
+}
+END_TEST
+
+/* Nothing written when the input is bad: outputs are whole or absent. */
+START_TEST(no_output_file_on_bad_input)
+{
+    const char *json = "bad-out.json";
+    char out[1024];
+    snprintf(out, sizeof out, "%s", tu_temp_path(json));
+    remove(out);
+    char path[1024];
+    snprintf(path, sizeof path, "%s",
+             tu_write_temp("bad-out.ini", "[scenario]\nname = t\n"
+                                          "duration = 5\n"));
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"run", path, "--json", out, NULL});
+    ck_assert_int_eq(o.status, 2);
+    FILE *f = fopen(out, "r");
+    ck_assert_ptr_null(f);
+    tu_output_free(&o);
+}
+END_TEST
+
+Suite *scenario_errors_suite(void)
+{
+    Suite *s = suite_create("scenario_errors");
+    TCase *tc = tcase_create("bad_input");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, bad_input_is_named_and_refused, 0,
+                        (int)(sizeof cases / sizeof *cases));
+    tcase_add_test(tc, usage_errors);
+    tcase_add_test(tc, no_output_file_on_bad_input);
+    suite_add_tcase(s, tc);
+    return s;
+}
