@@ -1,0 +1,327 @@
+/*
+ * check_cli.c -- the headless contract other tools and CI rely on: JSON
+ * keys, CSV columns, exit codes, byte-identical reruns, whole-or-nothing
+ * output files.  Runs the real binary on the shipped scenarios.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define STORM TU_SOURCE("scenarios/retry-storm.ini")
+#define DUPS TU_SOURCE("scenarios/duplicate-writes.ini")
+
+static char *run_json(const char *file, const char *name,
+                      const char *const *extra, int *status)
+{
+    char out[1024];
+    snprintf(out, sizeof out, "%s", tu_temp_path(name));
+    const char *argl[16] = {"run", file, "--json", out, "-q"};
+    int n = 5;
+    for (int i = 0; extra && extra[i]; i++)
+        argl[n++] = extra[i];
+    argl[n] = NULL;
+    tu_output o;
+    *status = tu_stormbench(&o, argl);
+    tu_output_free(&o);
+    return tu_read_file(out);
+}
+
+/* Every key the issue lists, and the arithmetic between them. */
+START_TEST(json_has_the_documented_keys)
+{
+    int st;
+    char *j = run_json(STORM, "keys.json", NULL, &st);
+    ck_assert_int_eq(st, 0);
+    ck_assert_ptr_nonnull(j);
+    static const char *const keys[] = {
+        "\"scenario\": \"retry-storm\"", "\"policy\": \"immediate\"",
+        "\"seed\": 1", "\"duration_s\": 300", "\"offered\":", "\"attempts\":",
+        "\"successes\":", "\"failures\": {", "\"gave_up\":", "\"deadline\":",
+        "\"refused\":", "\"quarantined\":", "\"amplification\":",
+        "\"peak_amplification\":", "\"success_ratio\":",
+        "\"goodput_baseline_per_s\":", "\"recovery_time_s\": null",
+        "\"metastable\": true", "\"latency_ms\": {", "\"p50\":", "\"p99\":",
+        "\"p999\":", "\"mean\":", "\"duplicates\":", "\"wasted_work_share\":",
+        "\"server\": {", "\"utilization\":", "\"max_queue\":", "\"events\":",
+        "\"wall_s\":", "\"events_per_s\":", "\"expectations\": [",
+        "\"name\": \"metastable\"", "\"limit\": true", "\"value\": true",
+        "\"ok\": true"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        ck_assert_msg(strstr(j, keys[i]) != NULL, "JSON lacks %s", keys[i]);
+    double offered = tu_json_number(j, "offered");
+    double attempts = tu_json_number(j, "attempts");
+    double successes = tu_json_number(j, "successes");
+    double failures = tu_json_number(j, "failures.total");
+    ck_assert_double_eq_tol(tu_json_number(j, "amplification"),
+                            attempts / offered, 1e-5);
+    ck_assert_double_eq_tol(tu_json_number(j, "success_ratio"),
+                            successes / (successes + failures), 1e-5);
+    ck_assert_double_eq(failures, tu_json_number(j, "failures.gave_up") +
+                                      tu_json_number(j, "failures.deadline") +
+                                      tu_json_number(j, "failures.refused") +
+                                      tu_json_number(j, "failures.quarantined"));
+    free(j);
+}
+END_TEST
+
+/* The CSV: the documented header, one row per bucket, and columns that sum
+ * to the JSON's totals. */
+START_TEST(csv_rows_add_up_to_the_json)
+{
+    char csv[1024], json[1024];
+    snprintf(csv, sizeof csv, "%s", tu_temp_path("sum.csv"));
+    snprintf(json, sizeof json, "%s", tu_temp_path("sum.json"));
+    tu_output o;
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"run", DUPS, "--csv",
+                                                        csv, "--json", json,
+                                                        "-q", NULL}),
+                     0);
+    tu_output_free(&o);
+    char *c = tu_read_file(csv), *j = tu_read_file(json);
+    const char *header =
+        "t_s,offered,attempts,successes,failures,timeouts,rejections,"
+        "busy_workers,queue_len,wasted_work_s,duplicates,p50_ms,p99_ms,"
+        "open_breakers,";
+    ck_assert_int_eq(strncmp(c, header, strlen(header)), 0);
+    long rows = 0;
+    double sum[5] = {0}; /* offered attempts successes failures dups */
+    for (char *line = strchr(c, '\n') + 1; *line;
+         line = strchr(line, '\n') + 1) {
+        double v[11];
+        int n = sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf",
+                       &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
+                       &v[8], &v[9], &v[10]);
+        ck_assert_int_eq(n, 11);
+        ck_assert_double_eq(v[0], (double)rows); /* 1 s buckets */
+        sum[0] += v[1];
+        sum[1] += v[2];
+        sum[2] += v[3];
+        sum[3] += v[4];
+        sum[4] += v[10];
+        rows++;
+    }
+    ck_assert_int_eq(rows, 120); /* 120 s in 1 s buckets */
+    ck_assert_double_eq(sum[0], tu_json_number(j, "offered"));
+    ck_assert_double_eq(sum[1], tu_json_number(j, "attempts"));
+    ck_assert_double_eq(sum[2], tu_json_number(j, "successes"));
+    ck_assert_double_eq(sum[3], tu_json_number(j, "failures.total"));
+    ck_assert_double_eq(sum[4], tu_json_number(j, "duplicates"));
+    free(c);
+    free(j);
+}
+END_TEST
+
+/* Same scenario, seed and policy: the same bytes.  Without --no-timing
+ * the JSON differs at most in its two wall-clock lines. */
+START_TEST(reruns_are_byte_identical)
+{
+    char *out[2][2];
+    for (int r = 0; r < 2; r++) {
+        char csv[1024], json[1024], name[32];
+        snprintf(name, sizeof name, "det%d.csv", r);
+        snprintf(csv, sizeof csv, "%s", tu_temp_path(name));
+        snprintf(name, sizeof name, "det%d.json", r);
+        snprintf(json, sizeof json, "%s", tu_temp_path(name));
+        tu_output o;
+        tu_stormbench(&o, (const char *[]){"run", STORM, "--csv", csv,
+                                           "--json", json, "--no-timing",
+                                           "-q", NULL});
+        tu_output_free(&o);
+        out[r][0] = tu_read_file(csv);
+        out[r][1] = tu_read_file(json);
+    }
+    ck_assert_str_eq(out[0][0], out[1][0]);
+    ck_assert_str_eq(out[0][1], out[1][1]);
+    ck_assert_ptr_nonnull(strstr(out[0][1], "\"wall_s\": null"));
+    for (int r = 0; r < 2; r++)
+        for (int k = 0; k < 2; k++)
+            free(out[r][k]);
+}
+END_TEST
+
+START_TEST(timing_lines_are_the_only_difference)
+{
+    int st;
+    char *a = run_json(STORM, "t1.json", NULL, &st);
+    char *b = run_json(STORM, "t2.json", NULL, &st);
+    char *sa, *sb;
+    char *la = strtok_r(a, "\n", &sa), *lb = strtok_r(b, "\n", &sb);
+    int differing = 0;
+    for (; la && lb; la = strtok_r(NULL, "\n", &sa),
+                     lb = strtok_r(NULL, "\n", &sb)) {
+        if (strcmp(la, lb) == 0)
+            continue;
+        ck_assert_msg(strstr(la, "\"wall_s\"") || strstr(la, "\"events_per_s\""),
+                      "line differs: %s", la);
+        differing++;
+    }
+    ck_assert_ptr_null(la);
+    ck_assert_ptr_null(lb);
+    ck_assert_int_le(differing, 2);
+    free(a);
+    free(b);
+}
+END_TEST
+
+/* Another seed is another run; the seed is in the JSON. */
+START_TEST(seed_changes_the_run)
+{
+    int st;
+    const char *seed7[] = {"--seed", "7", "--no-timing", NULL};
+    char *a = run_json(DUPS, "s1.json", NULL, &st);
+    char *b = run_json(DUPS, "s7.json", seed7, &st);
+    ck_assert_double_eq(tu_json_number(b, "seed"), 7);
+    ck_assert_double_ne(tu_json_number(a, "offered"),
+                        tu_json_number(b, "offered"));
+    free(a);
+    free(b);
+}
+END_TEST
+
+/* A violated expectation: exit 1, and the log says why in a sentence. */
+START_TEST(violated_expectation_exits_one)
+{
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"run", STORM, "--set",
+                                       "expect.recovers_within=30s", NULL});
+    ck_assert_int_eq(o.status, 1);
+    ck_assert_ptr_nonnull(strstr(
+        o.out, "FAIL  recovers_within: did not recover: goodput 0% of "
+               "baseline (139.8/s) over the last window, 230 s after the "
+               "fault ended\n"));
+    ck_assert_ptr_nonnull(strstr(o.out, "PASS  metastable: "));
+    tu_output_free(&o);
+    /* Quiet mode prints only the failure. */
+    tu_stormbench(&o, (const char *[]){"run", STORM, "-q", "--set",
+                                       "expect.amplification_max=2", NULL});
+    ck_assert_int_eq(o.status, 1);
+    ck_assert_str_eq(o.out, "FAIL  amplification_max: amplification 4.163 "
+                            "exceeds limit 2\n");
+    tu_output_free(&o);
+}
+END_TEST
+
+/* --json - puts the JSON alone on stdout; the table moves to stderr. */
+START_TEST(json_to_stdout)
+{
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"run", DUPS, "--json", "-",
+                                       "--no-timing", NULL});
+    ck_assert_int_eq(o.status, 0);
+    ck_assert_int_eq(o.out[0], '{');
+    ck_assert_ptr_null(strstr(o.out, "scenario  "));
+    ck_assert_ptr_nonnull(strstr(o.err, "scenario  duplicate-writes"));
+    /* About 446 by hand (see the scenario's comment). */
+    ck_assert_double_eq_tol(tu_json_number(o.out, "duplicates"), 446, 45);
+    tu_output_free(&o);
+}
+END_TEST
+
+/* An existing output file is replaced whole on success, untouched when the
+ * run cannot start, and no temporary file is left either way. */
+START_TEST(outputs_are_whole_or_untouched)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s", tu_write_temp("keep.json", "old\n"));
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"run", DUPS, "--json", path,
+                                       "--set", "server.workers=0", NULL});
+    ck_assert_int_eq(o.status, 2);
+    tu_output_free(&o);
+    char *c = tu_read_file(path);
+    ck_assert_str_eq(c, "old\n");
+    free(c);
+    tu_stormbench(&o, (const char *[]){"run", DUPS, "--json", path, "-q",
+                                       NULL});
+    ck_assert_int_eq(o.status, 0);
+    tu_output_free(&o);
+    c = tu_read_file(path);
+    ck_assert_int_eq(c[0], '{');
+    ck_assert_int_eq(c[strlen(c) - 2], '}');
+    free(c);
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = '\0';
+    DIR *d = opendir(dir);
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        ck_assert_msg(strstr(e->d_name, ".tmp") == NULL, "left behind: %s",
+                      e->d_name);
+    closedir(d);
+}
+END_TEST
+
+/* Every shipped scenario is valid. */
+START_TEST(shipped_scenarios_validate)
+{
+    DIR *d = opendir(TU_SOURCE("scenarios"));
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0)
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", TU_SOURCE("scenarios"),
+                 e->d_name);
+        tu_output o;
+        tu_stormbench(&o, (const char *[]){"validate", path, NULL});
+        ck_assert_msg(o.status == 0, "%s: %s", e->d_name, o.err);
+        ck_assert_ptr_nonnull(strstr(o.out, ": ok ("));
+        tu_output_free(&o);
+        n++;
+    }
+    closedir(d);
+    ck_assert_int_ge(n, 2);
+}
+END_TEST
+
+START_TEST(help_version_and_policies)
+{
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"--version", NULL});
+    ck_assert_int_eq(o.status, 0);
+    ck_assert_str_eq(o.out, "stormbench " SB_VERSION " (policy ABI 1.0)\n");
+    tu_output_free(&o);
+    tu_stormbench(&o, (const char *[]){"--help", NULL});
+    ck_assert_int_eq(o.status, 0);
+    ck_assert_ptr_nonnull(strstr(o.out, "run SCENARIO"));
+    tu_output_free(&o);
+    tu_stormbench(&o, (const char *[]){"run", "--help", NULL});
+    ck_assert_int_eq(o.status, 0);
+    ck_assert_ptr_nonnull(strstr(o.out, "--json FILE"));
+    ck_assert_ptr_nonnull(strstr(o.out, "Exit status: 0"));
+    tu_output_free(&o);
+    tu_stormbench(&o, (const char *[]){"policies", NULL});
+    ck_assert_int_eq(o.status, 0);
+    ck_assert_ptr_nonnull(strstr(o.out, "exponential\n"));
+    ck_assert_ptr_nonnull(strstr(o.out, "    base                   duration"
+                                        " default 100ms"));
+    ck_assert_ptr_nonnull(strstr(o.out, "none|full|equal|decorrelated|"
+                                        "decorrelated_v2|ratio"));
+    tu_output_free(&o);
+}
+END_TEST
+
+Suite *cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("contract");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, json_has_the_documented_keys);
+    tcase_add_test(tc, csv_rows_add_up_to_the_json);
+    tcase_add_test(tc, reruns_are_byte_identical);
+    tcase_add_test(tc, timing_lines_are_the_only_difference);
+    tcase_add_test(tc, seed_changes_the_run);
+    tcase_add_test(tc, violated_expectation_exits_one);
+    tcase_add_test(tc, json_to_stdout);
+    tcase_add_test(tc, outputs_are_whole_or_untouched);
+    tcase_add_test(tc, shipped_scenarios_validate);
+    tcase_add_test(tc, help_version_and_policies);
+    suite_add_tcase(s, tc);
+    return s;
+}
