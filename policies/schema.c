@@ -65,9 +65,9 @@ static int check_range(const sb_param *p, double x, const char *text,
     if (x >= p->min && x <= p->max)
         return 0;
     if (p->type == SB_PARAM_DURATION)
-        return err_set(e, "expected a duration between %gs and %gs, got '%s'",
-                       p->min, p->max, text);
-    return err_set(e, "expected a %s between %g and %g, got '%s'",
+        return err_set(e, "expected a duration from %.15gs to %.15gs, got "
+                       "'%s'", p->min, p->max, text);
+    return err_set(e, "expected a %s from %.15g to %.15g, got '%s'",
                    p->type == SB_PARAM_INT ? "whole number" : "number", p->min,
                    p->max, text);
 }
@@ -113,24 +113,43 @@ int schema_parse_value(const sb_param *p, const char *text, sb_value *v,
     return err_set(e, "parameter has an unknown type %d", (int)p->type);
 }
 
-int schema_check_policy(const sb_policy *p, const char *origin, sb_err *e)
+/* Only the first three fields -- abi_major, abi_minor, struct_size -- sit at
+ * the same place in every version of the ABI.  Until the version and the
+ * size are accepted nothing else may be read: under another major version
+ * `name` need not be a string, and a short table may end before it.  So
+ * these two messages name a plug-in by its file, never by its name. */
+static int check_header(const sb_policy *p, const char *origin, sb_err *e)
 {
     char who[320];
-    schema_describe(p, origin, who, sizeof who);
-    if (p == NULL)
-        return err_set(e, "%s: the entry point returned NULL", who);
+    if (origin && *origin)
+        snprintf(who, sizeof who, "%s: policy plug-in", origin);
+    else
+        snprintf(who, sizeof who, "built-in policy table");
     if (p->abi_major != SB_POLICY_ABI_MAJOR)
-        return err_set(e, "%s was built for policy ABI %u.%u; this stormbench "
-                       "speaks policy ABI %d.%d: rebuild it against this "
-                       "version's stormbench/policy.h",
+        return err_set(e, "%s built for policy ABI %u.%u, but this "
+                       "stormbench speaks policy ABI %d.%d: rebuild it "
+                       "against this version's stormbench/policy.h",
                        who, p->abi_major, p->abi_minor, SB_POLICY_ABI_MAJOR,
                        SB_POLICY_ABI_MINOR);
     if (p->struct_size < SB_POLICY_MIN_SIZE)
-        return err_set(e, "%s: its sb_policy struct is %u bytes, shorter than "
-                       "the %zu bytes of policy ABI %d.0; rebuild it against "
-                       "this version's stormbench/policy.h",
+        return err_set(e, "%s has an sb_policy of %u bytes, shorter than "
+                       "the %zu bytes of policy ABI %d.0: rebuild it "
+                       "against this version's stormbench/policy.h",
                        who, p->struct_size, (size_t)SB_POLICY_MIN_SIZE,
                        SB_POLICY_ABI_MAJOR);
+    return 0;
+}
+
+int schema_check_policy(const sb_policy *p, const char *origin, sb_err *e)
+{
+    if (p == NULL)
+        return err_set(e, "%s: the %s entry point returned NULL",
+                       origin && *origin ? origin : "built-in policy",
+                       SB_PLUGIN_ENTRY_NAME);
+    if (check_header(p, origin, e) != 0)
+        return -1;
+    char who[320];
+    schema_describe(p, origin, who, sizeof who);
     if (!valid_name(p->name))
         return err_set(e, "%s: its name must be 1-32 characters of a-z, 0-9 "
                        "and _", who);

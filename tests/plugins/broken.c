@@ -1,0 +1,122 @@
+/*
+ * broken.c -- one small policy plug-in, compiled once per way a plug-in
+ * can break the ABI contract.  tests/check_plugins.c loads each through
+ * the real loader and the real `stormbench` binary and checks the message.
+ *
+ * BREAK selects the defect (see CMakeLists.txt); BREAK_NONE builds the same
+ * policy intact, so a test that passes with it and fails with a variant
+ * shows the failure comes from the defect and not from the shell around it.
+ * Every variant's policy name is PLUGIN_NAME, so messages can be checked.
+ *
+ * The intact policy: retry after 10 ms, at most 3 attempts.
+ */
+#include <math.h>
+#include <stdint.h>
+
+#include "stormbench/policy.h"
+
+#define BREAK_NONE 0
+#define BREAK_ABI 1          /* abi_major 2: a header-only table */
+#define BREAK_SHORT 2        /* struct_size below SB_POLICY_MIN_SIZE */
+#define BREAK_NO_ENTRY 3     /* exports no sb_policy_plugin */
+#define BREAK_NEG_DELAY 4    /* on_failure asks for -1 s */
+#define BREAK_NAN_DELAY 5    /* on_failure asks for NaN s */
+#define BREAK_HUGE_DELAY 6   /* on_failure asks for 2 days */
+#define BREAK_ACTION 7       /* on_failure returns action 42 */
+#define BREAK_SEND 8         /* before_send returns action 7 */
+#define BREAK_NULL 9         /* the entry point returns NULL */
+#define BREAK_BUILTIN_NAME 10 /* calls itself "exponential" */
+#define BREAK_NEWER_MINOR 11 /* ABI 1.7, a longer struct: must load */
+
+#ifndef BREAK
+#error "compile with -DBREAK=BREAK_..."
+#endif
+
+static sb_verdict ok_before_send(const sb_ctx *ctx, const sb_attempt *a)
+{
+    (void)ctx;
+    (void)a;
+#if BREAK == BREAK_SEND
+    sb_verdict v = {(sb_send)7, 0.0, "broken"};
+    return v;
+#else
+    return sb_allow();
+#endif
+}
+
+static sb_decision ok_on_failure(const sb_ctx *ctx, const sb_attempt *a)
+{
+    (void)ctx;
+    if (a->attempt >= 3)
+        return sb_give_up("three attempts");
+#if BREAK == BREAK_NEG_DELAY
+    return sb_retry(-1.0, "broken");
+#elif BREAK == BREAK_NAN_DELAY
+    return sb_retry(NAN, "broken");
+#elif BREAK == BREAK_HUGE_DELAY
+    return sb_retry(2 * 86400.0, "broken");
+#elif BREAK == BREAK_ACTION
+    sb_decision d = {(sb_action)42, 0.01, "broken"};
+    return d;
+#else
+    return sb_retry(0.01, "ten milliseconds");
+#endif
+}
+
+static const sb_param no_params[] = {{0}};
+
+static const sb_policy table = {
+    .abi_major = SB_POLICY_ABI_MAJOR,
+    .abi_minor = SB_POLICY_ABI_MINOR,
+    .struct_size = sizeof(sb_policy),
+    .name = PLUGIN_NAME,
+    .doc = "test plug-in",
+    .params = no_params,
+    .before_send = ok_before_send,
+    .on_failure = ok_on_failure,
+};
+
+#if BREAK == BREAK_ABI || BREAK == BREAK_SHORT
+/* A table that ends after its header, as a future (or ancient) ABI's
+ * might: the host must not read a byte past it, not even the name,
+ * before it has accepted the version and the size. */
+static const struct {
+    uint32_t abi_major, abi_minor, struct_size, flags;
+} header = {
+#if BREAK == BREAK_ABI
+    2, 0, 16, 0
+#else
+    SB_POLICY_ABI_MAJOR, SB_POLICY_ABI_MINOR, 16, 0
+#endif
+};
+#elif BREAK == BREAK_NEWER_MINOR
+/* A plug-in built against a later 1.x header: one field appended. */
+static struct {
+    sb_policy base;
+    void *appended;
+} newer;
+#endif
+
+#if BREAK == BREAK_NO_ENTRY
+/* Exported, but under another name than SB_PLUGIN_ENTRY_NAME. */
+#define ENTRY sb_policy_plug_in
+#else
+#define ENTRY sb_policy_plugin
+#endif
+
+SB_EXPORT const sb_policy *ENTRY(void);
+SB_EXPORT const sb_policy *ENTRY(void)
+{
+    const sb_policy *p = &table;
+#if BREAK == BREAK_ABI || BREAK == BREAK_SHORT
+    p = (const sb_policy *)(const void *)&header;
+#elif BREAK == BREAK_NULL
+    p = 0;
+#elif BREAK == BREAK_NEWER_MINOR
+    newer.base = table;
+    newer.base.abi_minor = 7;
+    newer.base.struct_size = sizeof newer;
+    p = &newer.base;
+#endif
+    return p;
+}
