@@ -11,6 +11,18 @@ extern const sb_policy policy_none;
 extern const sb_policy policy_immediate;
 extern const sb_policy policy_fixed;
 extern const sb_policy policy_exponential;
+extern const sb_policy policy_plan;
+extern const sb_policy policy_classified;
+extern const sb_policy policy_aws_quota;
+/* Layers (SB_POLICY_LAYER): stacked on a policy that retries. */
+extern const sb_policy policy_token_bucket;
+extern const sb_policy policy_retry_budget;
+extern const sb_policy policy_concurrent_budget;
+extern const sb_policy policy_adaptive_throttle;
+extern const sb_policy policy_circuit_breaker;
+extern const sb_policy policy_deadline;
+extern const sb_policy policy_retry_after;
+extern const sb_policy policy_hedge;
 
 /* Common parameter limits. */
 #define ATTEMPTS_MAX 1000000.0

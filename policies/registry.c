@@ -28,6 +28,17 @@ static const sb_policy *const builtins[] = {
     &policy_immediate,
     &policy_fixed,
     &policy_exponential,
+    &policy_plan,
+    &policy_classified,
+    &policy_aws_quota,
+    &policy_token_bucket,
+    &policy_retry_budget,
+    &policy_concurrent_budget,
+    &policy_adaptive_throttle,
+    &policy_circuit_breaker,
+    &policy_deadline,
+    &policy_retry_after,
+    &policy_hedge,
 };
 
 int registry_count(void)

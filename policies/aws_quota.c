@@ -1,0 +1,180 @@
+/*
+ * aws_quota.c -- the AWS SDKs' "standard" retry mode: the retry strategy
+ * of botocore (retries/standard.py) and the AWS SDK for Java 2.x, with its
+ * client-wide retry quota.
+ *
+ *   quota      starts at initial_retry_tokens (500), at most that much;
+ *              one per client, as one per SDK client object
+ *   a retry    costs retry_cost (5), or timeout_retry_cost (10) after a
+ *              timeout; no quota left for it => no retry
+ *   a success  refunds the cost of the request's last retry, or
+ *              no_retry_increment (1) if it was not retried
+ *   backoff    full jitter: U(0, min(cap, base x 2^(n-1))) after attempt
+ *              n, base 100 ms (Java 2.x; botocore uses 1 s), cap 20 s
+ *   attempts   3 in all
+ *
+ * Retryable, as in the SDKs: timeouts and connection errors, HTTP 408
+ * (RequestTimeout), 429 (throttling), 500, 502, 503 and 504; gRPC codes
+ * (which no AWS service speaks) as the shared classifier's transient
+ * ones.  Anything else fails at once without touching the quota.
+ *
+ * The quota is taken when the retry is decided, as botocore does before
+ * it sleeps: a layer stacked on top that vetoes the retry still spends it.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "backoff.h"
+#include "builtin.h"
+
+typedef struct quota {
+    backoff b;
+    int64_t max_attempts;
+    int64_t initial, retry_cost, timeout_cost, no_retry_increment;
+} quota;
+
+/* What one logical request remembers: the cost of its last retry. */
+typedef struct quota_req {
+    int64_t cost;
+    bool retried;
+} quota_req;
+
+static const sb_param quota_params[] = {
+    {"max_attempts", SB_PARAM_INT, "3", "attempts in all, the first included",
+     NULL, 1, ATTEMPTS_MAX},
+    {"base", SB_PARAM_DURATION, "100ms",
+     "backoff base: the first retry waits U(0, base)", NULL, 0, 86400},
+    {"cap", SB_PARAM_DURATION, "20s", "largest backoff (MAX_BACKOFF)", NULL,
+     0, 86400},
+    {"initial_retry_tokens", SB_PARAM_INT, "500",
+     "size of the client's retry quota", NULL, 0, 1e9},
+    {"retry_cost", SB_PARAM_INT, "5", "quota a retry takes", NULL, 0, 1e9},
+    {"timeout_retry_cost", SB_PARAM_INT, "10",
+     "quota a retry after a timeout takes", NULL, 0, 1e9},
+    {"no_retry_increment", SB_PARAM_INT, "1",
+     "quota a success on the first attempt gives back", NULL, 0, 1e9},
+    {0}};
+
+static int quota_create(const sb_value *v, void **shared, char *err,
+                        size_t errlen)
+{
+    if (v[2].d < v[1].d) {
+        snprintf(err, errlen, "cap (%gs) must be at least base (%gs)", v[2].d,
+                 v[1].d);
+        return -1;
+    }
+    quota *p = malloc(sizeof *p);
+    if (p == NULL)
+        return -1;
+    p->max_attempts = v[0].i;
+    p->b.base = v[1].d;
+    p->b.multiplier = 2.0;
+    p->b.cap = v[2].d;
+    p->b.jitter = JITTER_FULL;
+    p->b.ratio = 0.0;
+    p->initial = v[3].i;
+    p->retry_cost = v[4].i;
+    p->timeout_cost = v[5].i;
+    p->no_retry_increment = v[6].i;
+    *shared = p;
+    return 0;
+}
+
+static size_t quota_client_size(const void *shared)
+{
+    (void)shared;
+    return sizeof(int64_t);
+}
+
+static size_t quota_request_size(const void *shared)
+{
+    (void)shared;
+    return sizeof(quota_req);
+}
+
+static void quota_client_init(const sb_ctx *ctx)
+{
+    const quota *p = ctx->shared;
+    *(int64_t *)ctx->client_state = p->initial;
+}
+
+static bool http_retryable(int status)
+{
+    static const int codes[] = {408, 429, 500, 502, 503, 504};
+    for (size_t i = 0; i < sizeof codes / sizeof *codes; i++)
+        if (codes[i] == status)
+            return true;
+    return false;
+}
+
+static bool retryable(const sb_ctx *ctx, const sb_attempt *a)
+{
+    sb_error_class cls;
+    sb_confidence conf;
+    switch (a->error) {
+    case SB_ERR_TIMEOUT:
+    case SB_ERR_REFUSED:
+    case SB_ERR_RESET:
+        return true;
+    case SB_ERR_HTTP:
+        return http_retryable(a->status);
+    case SB_ERR_GRPC:
+        ctx->host->classify(a, &cls, &conf);
+        return cls == SB_CLASS_TRANSIENT;
+    default:
+        return false;
+    }
+}
+
+static sb_decision quota_on_failure(const sb_ctx *ctx, const sb_attempt *a)
+{
+    const quota *p = ctx->shared;
+    if (!retryable(ctx, a))
+        return sb_give_up("aws_quota: not a retryable error");
+    if ((int64_t)a->attempt >= p->max_attempts)
+        return sb_give_up("max_attempts reached");
+    int64_t *tokens = ctx->client_state;
+    int64_t cost = a->error == SB_ERR_TIMEOUT ? p->timeout_cost
+                                              : p->retry_cost;
+    if (*tokens < cost)
+        return sb_give_up("aws_quota: retry quota exhausted");
+    *tokens -= cost;
+    quota_req *r = ctx->request_state;
+    if (r) {
+        r->cost = cost;
+        r->retried = true;
+    }
+    double scratch = 0.0;
+    return sb_retry(backoff_delay(ctx, &p->b, a->attempt, &scratch),
+                    "aws_quota: full-jitter backoff");
+}
+
+static void quota_on_success(const sb_ctx *ctx, const sb_attempt *a)
+{
+    (void)a;
+    const quota *p = ctx->shared;
+    const quota_req *r = ctx->request_state;
+    int64_t *tokens = ctx->client_state;
+    *tokens += r && r->retried ? r->cost : p->no_retry_increment;
+    if (*tokens > p->initial)
+        *tokens = p->initial;
+}
+
+const sb_policy policy_aws_quota = {
+    .abi_major = SB_POLICY_ABI_MAJOR,
+    .abi_minor = SB_POLICY_ABI_MINOR,
+    .struct_size = sizeof(sb_policy),
+    .name = "aws_quota",
+    .doc = "AWS SDK standard retry mode: 3 attempts, full-jitter backoff and "
+           "a 500-token retry quota per client.",
+    .params = quota_params,
+    .create = quota_create,
+    .destroy = free,
+    .client_state_size = quota_client_size,
+    .request_state_size = quota_request_size,
+    .client_init = quota_client_init,
+    .on_success = quota_on_success,
+    .on_failure = quota_on_failure,
+};

@@ -1,0 +1,371 @@
+/*
+ * circuit_breaker.c -- a client-side circuit breaker, one per client.
+ *
+ *   closed     attempts go out; failures are counted:
+ *                consecutive mode: `threshold` (5) failures in a row open
+ *                  it (Hystrix-style, Envoy's consecutive_5xx);
+ *                window mode: once the window holds min_calls calls, a
+ *                  failure ratio >= failure_ratio, or a slow-call ratio
+ *                  >= slow_call_ratio, opens it (resilience4j, Polly);
+ *                  the window is the last window_size calls (count) or
+ *                  the last window_duration (time, 10 slices as Polly).
+ *   open       every attempt is refused locally, and a failure gives up
+ *              rather than wait for a retry the breaker would refuse;
+ *              after the cooldown (60 s) the next attempt finds it
+ *   half-open  and is let through as a probe (`probes`, 1, at a time);
+ *              the rest are refused.  A probe that succeeds (all of them,
+ *              when probes > 1) closes it and resets the cooldown; one
+ *              that fails opens it again for cooldown x
+ *              cooldown_multiplier, at most max_cooldown (Envoy ejects
+ *              for base x n, at most 300 s; Polly v8 and resilience4j
+ *              take a break-duration function).
+ *
+ * A failure is what the shared classifier calls transient, unknown or
+ * resource exhaustion: timeouts, refused and reset connections, 5xx, 408,
+ * 429.  A 404 or a 422 shows a server that works, and counts as a success.
+ * Answers to attempts sent before the breaker opened are ignored while it
+ * is open or half-open: only the probes' answers decide.  A probe that
+ * never answers (its request ended first) gives its slot back when its
+ * request ends, so the breaker cannot stay half-open forever.
+ *
+ * The host is told (sb_host.breaker) when the breaker opens and when it
+ * closes; half-open counts as open.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "builtin.h"
+#include "window.h"
+
+enum { CB_CLOSED = 0, CB_OPEN = 1, CB_HALF_OPEN = 2 };
+enum { MODE_CONSECUTIVE = 0, MODE_WINDOW = 1 };
+enum { WINDOW_COUNT = 0, WINDOW_TIME = 1 };
+enum { CALLS = 0, FAILED = 1, SLOW = 2 };        /* time-window counters */
+enum { OUT_FAILED = 1, OUT_SLOW = 2 };           /* count-window bits */
+
+#define TIME_SLICES 10 /* Polly's rolling health metrics */
+
+typedef struct breaker {
+    int mode, window_type;
+    int64_t threshold, probes;
+    double cooldown, multiplier, max_cooldown;
+    int64_t window_size, min_calls;
+    window_shape tw;
+    double failure_ratio, slow_duration, slow_ratio;
+} breaker;
+
+/* Per client; the count window's ring (window_size bytes) or the time
+ * window follows it. */
+typedef struct cb_client {
+    double open_until;
+    double cooldown; /* the current break duration */
+    uint32_t state;
+    uint32_t failures; /* consecutive */
+    uint32_t probes_out, probes_ok;
+    uint32_t ring_next, ring_len, ring_failed, ring_slow;
+} cb_client;
+
+static const sb_param cb_params[] = {
+    {"mode", SB_PARAM_CHOICE, "consecutive",
+     "what opens it: failures in a row, or a failure ratio over a window",
+     "consecutive|window", 0, 0},
+    {"threshold", SB_PARAM_INT, "5", "consecutive mode: failures in a row",
+     NULL, 1, 1e6},
+    {"cooldown", SB_PARAM_DURATION, "60s",
+     "how long it stays open before a probe", NULL, 0.001, 86400},
+    {"cooldown_multiplier", SB_PARAM_REAL, "2",
+     "the cooldown grows by this after a failed probe", NULL, 1, 100},
+    {"max_cooldown", SB_PARAM_DURATION, "300s",
+     "the cooldown never grows past this", NULL, 0.001, 86400},
+    {"probes", SB_PARAM_INT, "1",
+     "attempts let through when half-open; all must succeed", NULL, 1,
+     1000},
+    {"window_type", SB_PARAM_CHOICE, "count",
+     "window mode: the last window_size calls, or window_duration",
+     "count|time", 0, 0},
+    {"window_size", SB_PARAM_INT, "100", "count window: calls it holds",
+     NULL, 1, 10000},
+    {"window_duration", SB_PARAM_DURATION, "30s",
+     "time window: how far back it looks", NULL, 0.01, 86400},
+    {"failure_ratio", SB_PARAM_REAL, "0.5",
+     "window mode: failed / calls that opens it", NULL, 0.001, 1},
+    {"min_calls", SB_PARAM_INT, "100",
+     "window mode: calls needed before the ratio counts", NULL, 1, 1e6},
+    {"slow_call_duration", SB_PARAM_DURATION, "60s",
+     "window mode: a call slower than this is slow", NULL, 0.001, 86400},
+    {"slow_call_ratio", SB_PARAM_REAL, "1",
+     "window mode: slow / calls that opens it", NULL, 0.001, 1},
+    {0}};
+
+static int cb_create(const sb_value *v, void **shared, char *err,
+                     size_t errlen)
+{
+    if (v[4].d < v[2].d) {
+        snprintf(err, errlen, "max_cooldown (%gs) must be at least cooldown "
+                 "(%gs)", v[4].d, v[2].d);
+        return -1;
+    }
+    breaker *p = malloc(sizeof *p);
+    if (p == NULL)
+        return -1;
+    p->mode = (int)v[0].i;
+    p->threshold = v[1].i;
+    p->cooldown = v[2].d;
+    p->multiplier = v[3].d;
+    p->max_cooldown = v[4].d;
+    p->probes = v[5].i;
+    p->window_type = (int)v[6].i;
+    p->window_size = v[7].i;
+    p->tw.slice_s = v[8].d / TIME_SLICES;
+    p->tw.slices = TIME_SLICES;
+    p->tw.vals = 3;
+    p->failure_ratio = v[9].d;
+    /* resilience4j: a count window smaller than min_calls makes its size
+     * the minimum, or the breaker could never open. */
+    p->min_calls = v[10].i;
+    if (p->window_type == WINDOW_COUNT && p->min_calls > p->window_size)
+        p->min_calls = p->window_size;
+    p->slow_duration = v[11].d;
+    p->slow_ratio = v[12].d;
+    *shared = p;
+    return 0;
+}
+
+static size_t cb_client_size(const void *shared)
+{
+    const breaker *p = shared;
+    if (p->mode == MODE_CONSECUTIVE)
+        return sizeof(cb_client);
+    if (p->window_type == WINDOW_COUNT)
+        return sizeof(cb_client) + (size_t)p->window_size;
+    return sizeof(cb_client) + window_bytes(&p->tw);
+}
+
+static size_t cb_request_size(const void *shared)
+{
+    (void)shared;
+    return sizeof(uint32_t); /* the attempt number of its probe, or 0 */
+}
+
+static void cb_client_init(const sb_ctx *ctx)
+{
+    const breaker *p = ctx->shared;
+    cb_client *c = ctx->client_state;
+    c->cooldown = p->cooldown;
+}
+
+static void *window_of(cb_client *c)
+{
+    return c + 1;
+}
+
+static void report(const sb_ctx *ctx, int open)
+{
+    if (ctx->host->breaker)
+        ctx->host->breaker(ctx, open);
+}
+
+static void clear_window(const breaker *p, cb_client *c)
+{
+    c->failures = 0;
+    c->ring_next = c->ring_len = c->ring_failed = c->ring_slow = 0;
+    if (p->mode == MODE_WINDOW && p->window_type == WINDOW_TIME)
+        window_clear(&p->tw, window_of(c));
+}
+
+static void trip(const sb_ctx *ctx, cb_client *c, double now)
+{
+    const breaker *p = ctx->shared;
+    if (c->state == CB_CLOSED)
+        report(ctx, 1);
+    c->state = CB_OPEN;
+    c->open_until = now + c->cooldown;
+    clear_window(p, c);
+}
+
+static void close_breaker(const sb_ctx *ctx, cb_client *c)
+{
+    const breaker *p = ctx->shared;
+    c->state = CB_CLOSED;
+    c->cooldown = p->cooldown;
+    clear_window(p, c);
+    report(ctx, 0);
+}
+
+static void probe_result(const sb_ctx *ctx, cb_client *c, double now,
+                         bool failed)
+{
+    const breaker *p = ctx->shared;
+    if (failed) {
+        c->cooldown = fmin(c->cooldown * p->multiplier, p->max_cooldown);
+        trip(ctx, c, now);
+    } else if (++c->probes_ok >= p->probes) {
+        close_breaker(ctx, c);
+    }
+}
+
+/* Push one outcome into the count window; returns calls in it. */
+static int64_t count_window(const breaker *p, cb_client *c, unsigned out,
+                            int64_t *failed, int64_t *slow)
+{
+    uint8_t *ring = window_of(c);
+    if (c->ring_len == (uint32_t)p->window_size) {
+        c->ring_failed -= ring[c->ring_next] & OUT_FAILED;
+        c->ring_slow -= (ring[c->ring_next] & OUT_SLOW) != 0;
+    } else {
+        c->ring_len++;
+    }
+    ring[c->ring_next] = (uint8_t)out;
+    c->ring_failed += (out & OUT_FAILED) != 0;
+    c->ring_slow += (out & OUT_SLOW) != 0;
+    c->ring_next = (c->ring_next + 1) % (uint32_t)p->window_size;
+    *failed = c->ring_failed;
+    *slow = c->ring_slow;
+    return c->ring_len;
+}
+
+/* Push one outcome into the time window; returns calls in it. */
+static int64_t time_window(const breaker *p, cb_client *c, unsigned out,
+                           double now, int64_t *failed, int64_t *slow)
+{
+    void *w = window_of(c);
+    window_add(&p->tw, w, now, CALLS, 1);
+    window_add(&p->tw, w, now, FAILED, (out & OUT_FAILED) != 0);
+    window_add(&p->tw, w, now, SLOW, (out & OUT_SLOW) != 0);
+    *failed = window_sum(&p->tw, w, now, FAILED);
+    *slow = window_sum(&p->tw, w, now, SLOW);
+    return window_sum(&p->tw, w, now, CALLS);
+}
+
+/* Ratios are compared as failed / calls, not failed >= ratio x calls:
+ * 3 / 10 rounds to the same double as the literal 0.3, 0.3 x 10 does not
+ * round to 3. */
+static bool window_trips(const breaker *p, int64_t calls, int64_t failed,
+                         int64_t slow)
+{
+    if (calls < p->min_calls)
+        return false;
+    return (double)failed / (double)calls >= p->failure_ratio ||
+           (double)slow / (double)calls >= p->slow_ratio;
+}
+
+static void closed_outcome(const sb_ctx *ctx, cb_client *c,
+                           const sb_attempt *a, bool failed)
+{
+    const breaker *p = ctx->shared;
+    if (p->mode == MODE_CONSECUTIVE) {
+        c->failures = failed ? c->failures + 1 : 0;
+        if (c->failures >= (uint64_t)p->threshold)
+            trip(ctx, c, a->now_s);
+        return;
+    }
+    unsigned out = (failed ? OUT_FAILED : 0) |
+                   (a->latency_s > p->slow_duration ? OUT_SLOW : 0);
+    int64_t f, s;
+    int64_t calls = p->window_type == WINDOW_COUNT
+                        ? count_window(p, c, out, &f, &s)
+                        : time_window(p, c, out, a->now_s, &f, &s);
+    if (window_trips(p, calls, f, s))
+        trip(ctx, c, a->now_s);
+}
+
+static void record(const sb_ctx *ctx, const sb_attempt *a, bool failed)
+{
+    cb_client *c = ctx->client_state;
+    uint32_t *probe = ctx->request_state;
+    bool is_probe = probe && *probe != 0 && *probe == a->attempt;
+    if (is_probe)
+        *probe = 0;
+    if (c->state == CB_HALF_OPEN) {
+        if (is_probe)
+            probe_result(ctx, c, a->now_s, failed);
+        return;
+    }
+    if (c->state == CB_CLOSED)
+        closed_outcome(ctx, c, a, failed);
+}
+
+static sb_verdict refuse(const char *reason)
+{
+    sb_verdict v = {SB_SEND_REFUSE, 0.0, reason};
+    return v;
+}
+
+static sb_verdict cb_before_send(const sb_ctx *ctx, const sb_attempt *a)
+{
+    const breaker *p = ctx->shared;
+    cb_client *c = ctx->client_state;
+    if (c->state == CB_OPEN) {
+        if (a->now_s < c->open_until)
+            return refuse("circuit_breaker: open");
+        c->state = CB_HALF_OPEN;
+        c->probes_out = c->probes_ok = 0;
+    }
+    if (c->state == CB_HALF_OPEN) {
+        if (c->probes_out >= (uint64_t)p->probes)
+            return refuse("circuit_breaker: half-open, probe in flight");
+        c->probes_out++;
+        if (ctx->request_state)
+            *(uint32_t *)ctx->request_state = a->attempt;
+    }
+    return sb_allow();
+}
+
+static bool is_failure(const sb_ctx *ctx, const sb_attempt *a)
+{
+    sb_error_class cls;
+    sb_confidence conf;
+    ctx->host->classify(a, &cls, &conf);
+    return cls == SB_CLASS_TRANSIENT || cls == SB_CLASS_UNKNOWN ||
+           cls == SB_CLASS_RESOURCE_EXHAUSTION;
+}
+
+static void cb_on_success(const sb_ctx *ctx, const sb_attempt *a)
+{
+    record(ctx, a, false);
+}
+
+static sb_decision cb_on_failure(const sb_ctx *ctx, const sb_attempt *a)
+{
+    const cb_client *c = ctx->client_state;
+    record(ctx, a, is_failure(ctx, a));
+    if (c->state == CB_OPEN)
+        return sb_give_up("circuit_breaker: open");
+    return sb_pass();
+}
+
+static void cb_on_request_end(const sb_ctx *ctx, const sb_attempt *a,
+                              sb_outcome outcome)
+{
+    (void)a;
+    (void)outcome;
+    cb_client *c = ctx->client_state;
+    uint32_t *probe = ctx->request_state;
+    if (probe == NULL || *probe == 0)
+        return;
+    *probe = 0;
+    if (c->state == CB_HALF_OPEN && c->probes_out > 0)
+        c->probes_out--;
+}
+
+const sb_policy policy_circuit_breaker = {
+    .abi_major = SB_POLICY_ABI_MAJOR,
+    .abi_minor = SB_POLICY_ABI_MINOR,
+    .struct_size = sizeof(sb_policy),
+    .flags = SB_POLICY_LAYER,
+    .name = "circuit_breaker",
+    .doc = "Per-client circuit breaker: consecutive failures or a failure "
+           "ratio over a window; half-open probes.",
+    .params = cb_params,
+    .create = cb_create,
+    .destroy = free,
+    .client_state_size = cb_client_size,
+    .request_state_size = cb_request_size,
+    .client_init = cb_client_init,
+    .before_send = cb_before_send,
+    .on_success = cb_on_success,
+    .on_failure = cb_on_failure,
+    .on_request_end = cb_on_request_end,
+};

@@ -1,0 +1,55 @@
+/*
+ * retry_after.c -- a layer that makes the delay before a retry at least
+ * the server's Retry-After (HTTP 429/503; gRPC's retry pushback plays the
+ * same role).  It proposes the Retry-After as a PASS delay, which the
+ * stack takes as a floor under whatever the backoff layer chose; it never
+ * asks for a retry by itself.  With max_wait set, a server that asks for a
+ * longer wait than that is not waited for: the request gives up (as
+ * clients that cap how long they honour Retry-After do).
+ */
+#include <stdlib.h>
+
+#include "builtin.h"
+
+static const sb_param ra_params[] = {
+    {"max_wait", SB_PARAM_DURATION, "0s",
+     "give up when Retry-After asks for longer; 0: always wait", NULL, 0,
+     86400},
+    {0}};
+
+static int ra_create(const sb_value *v, void **shared, char *err,
+                     size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    double *p = malloc(sizeof *p);
+    if (p == NULL)
+        return -1;
+    *p = v[0].d;
+    *shared = p;
+    return 0;
+}
+
+static sb_decision ra_on_failure(const sb_ctx *ctx, const sb_attempt *a)
+{
+    double max_wait = *(const double *)ctx->shared;
+    if (a->retry_after_s < 0)
+        return sb_pass();
+    if (max_wait > 0 && a->retry_after_s > max_wait)
+        return sb_give_up("retry_after: the server asks for too long a wait");
+    sb_decision d = {SB_PASS, a->retry_after_s, "retry_after: server's wait"};
+    return d;
+}
+
+const sb_policy policy_retry_after = {
+    .abi_major = SB_POLICY_ABI_MAJOR,
+    .abi_minor = SB_POLICY_ABI_MINOR,
+    .struct_size = sizeof(sb_policy),
+    .flags = SB_POLICY_LAYER,
+    .name = "retry_after",
+    .doc = "Wait at least the server's Retry-After before a retry.",
+    .params = ra_params,
+    .create = ra_create,
+    .destroy = free,
+    .on_failure = ra_on_failure,
+};
