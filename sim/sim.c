@@ -187,8 +187,20 @@ static void push(sim *s, int64_t t, unsigned type, uint32_t id, uint32_t gen)
 {
     if (evq_push(&s->q, t, type, id, gen) != 0)
         fail(s, "out of memory for the event queue");
-    if (s->q.len > s->stats.queue_peak)
-        s->stats.queue_peak = s->q.len;
+    if (evq_len(&s->q) > s->stats.queue_peak)
+        s->stats.queue_peak = evq_len(&s->q);
+}
+
+/* Events that are usually "now + a constant" -- attempt timeouts, a
+ * constant network delay each way, retries with no delay -- go to one
+ * FIFO lane each, where they are already in time order (event_queue.h). */
+enum { LANE_TIMEOUT = 0, LANE_TO_SERVER, LANE_TO_CLIENT, LANE_NOW };
+
+static void push_lane(sim *s, unsigned lane, int64_t t, unsigned type,
+                      uint32_t id, uint32_t gen)
+{
+    if (evq_push_lane(&s->q, lane, t, type, id, gen) != 0)
+        fail(s, "out of memory for the event queue");
 }
 
 /* ---- Random draws ------------------------------------------------------- */
@@ -521,7 +533,7 @@ static void send_attempt(sim *s, uint32_t ri, bool hedge)
     r->outstanding++;
     r->refs++;
     s->m.cur->attempts++;
-    push(s, t->expires, EV_TIMEOUT, ai, t->gen);
+    push_lane(s, LANE_TIMEOUT, t->expires, EV_TIMEOUT, ai, t->gen);
     to_server(s, ai, r, t);
 }
 
@@ -553,7 +565,8 @@ static void to_server(sim *s, uint32_t ai, request *r, attempt *t)
         return;
     }
     t->stage = ST_TO_SERVER;
-    push(s, s->now + net_delay(s, r, t, 0), EV_SERVER_ARRIVE, ai, t->gen);
+    push_lane(s, LANE_TO_SERVER, s->now + net_delay(s, r, t, 0),
+              EV_SERVER_ARRIVE, ai, t->gen);
 }
 
 /* ---- Answers, timeouts and decisions ------------------------------------ */
@@ -582,7 +595,10 @@ static void retry_or_end(sim *s, uint32_t ri, const sb_attempt *a,
             finish(s, ri, SB_OUTCOME_DEADLINE, a);
         } else {
             r->gen++;
-            push(s, s->now + delay, EV_SEND, ri, r->gen);
+            if (delay == 0)
+                push_lane(s, LANE_NOW, s->now, EV_SEND, ri, r->gen);
+            else
+                push(s, s->now + delay, EV_SEND, ri, r->gen);
         }
         break;
     }
@@ -707,7 +723,7 @@ static void answer(sim *s, uint32_t ai, sb_error_kind kind, int32_t status,
     t->retry_after = retry_after;
     t->stage = ST_TO_CLIENT;
     int64_t back = via_network ? net_delay(s, r, t, 1) + s->latency : 0;
-    push(s, s->now + back, EV_RESPONSE, ai, t->gen);
+    push_lane(s, LANE_TO_CLIENT, s->now + back, EV_RESPONSE, ai, t->gen);
 }
 
 static void server_drop(sim *s, uint32_t ai)
@@ -949,7 +965,7 @@ static void on_service_done(sim *s, uint32_t ai, uint32_t gen)
         server_drop(s, ai);
     } else {
         t->stage = ST_TO_CLIENT;
-        push(s, s->now + back, EV_RESPONSE, ai, t->gen);
+        push_lane(s, LANE_TO_CLIENT, s->now + back, EV_RESPONSE, ai, t->gen);
     }
     dispatch_queue(s);
 }
@@ -975,7 +991,8 @@ static void set_spike(sim *s, double spike)
         return;
     double k[2] = {(double)s->now, s->spike / spike};
     s->spike = spike;
-    evq_retime(&s->q, stretch, k);
+    if (evq_retime(&s->q, stretch, k) != 0)
+        fail(s, "out of memory for the event queue");
 }
 
 /* Connections die with the server: queued and in-service attempts are
@@ -1144,10 +1161,8 @@ int sim_run_until(sim *s, int64_t t)
 {
     if (s->failed)
         return -1;
-    const evq_event *next;
-    while ((next = evq_peek(&s->q)) != NULL && next->time < t) {
-        evq_event ev;
-        evq_pop(&s->q, &ev);
+    evq_event ev;
+    while (evq_pop_before(&s->q, t, &ev)) {
         if (ev.time >= s->m.cur_end &&
             metrics_roll(&s->m, ev.time, bucket_closed, s) != 0)
             return fail(s, "out of memory for metrics");
@@ -1317,6 +1332,8 @@ void sim_finish(sim *s)
 void sim_get_stats(const sim *s, sim_stats *out)
 {
     *out = s->stats;
+    out->queue_len = evq_len(&s->q);
+    out->heap_len = s->q.len;
     out->requests_live = s->requests.live;
     out->attempts_live = s->attempts.live;
     out->bytes = sizeof *s + evq_bytes(&s->q) + pool_bytes(&s->requests) +

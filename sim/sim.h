@@ -95,6 +95,8 @@ typedef struct sim_stats {
     uint64_t stale_events;  /* of which skipped as cancelled */
     uint64_t requests_live; /* logical requests in memory now */
     uint64_t attempts_live;
+    size_t queue_len;       /* pending events now: heap + FIFO lane */
+    size_t heap_len;        /* of which in the heap */
     size_t queue_peak;      /* pending events, at most */
     size_t bytes;           /* memory the engine holds */
 } sim_stats;
