@@ -1,15 +1,515 @@
 /*
  * cmd_decide.c -- `stormbench decide`: one failure, one decision.
- * (Full implementation: the policy-library issue.)
+ *
+ * A user checking a policy's logic ("what does my stack do with a 503 at
+ * attempt 3 when 2 s of a 5 s deadline are left?") gets the answer as JSON
+ * without writing a scenario.  The policy runs through the same stack code
+ * as in a simulation (pstack), for a fresh client: its per-client state
+ * (breakers, budgets, token buckets) is as client_init left it, because
+ * rebuilding a history of earlier requests from command-line flags would
+ * be guesswork.  The stack is asked before_send for the attempt and then
+ * on_failure with the given error, which is what the engine does for an
+ * attempt that fails.
  */
-#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "classifier.h"
 #include "cli.h"
+#include "json.h"
+#include "rng.h"
+#include "units.h"
+
+static const char decide_usage[] =
+    "Usage: stormbench decide --policy NAME[+NAME...] --error KIND\n"
+    "                         --attempt N [OPTIONS]\n"
+    "\n"
+    "Show, as JSON, what a policy stack decides when attempt N of a request\n"
+    "fails with the given error: action (retry, give_up, quarantine, or\n"
+    "refuse when before_send refuses the attempt), delay_s, reason, the\n"
+    "deciding layer, and the error's class and confidence as the shared\n"
+    "classifier sees them.  No simulation is run.\n"
+    "\n"
+    "The client is fresh: per-client state (circuit breakers, budgets,\n"
+    "token buckets) starts as a new client's does, and the request has no\n"
+    "earlier attempts in its per-request state.  before_send is called for\n"
+    "the attempt, then on_failure with the error.\n"
+    "\n"
+    "Policy:\n"
+    "  --policy NAME[+NAME...]   the policy stack (see 'stormbench policies')\n"
+    "  --param [LAYER.]KEY=VALUE set a policy parameter (repeatable)\n"
+    "  --policy-plugin FILE.so   load a policy plug-in (repeatable)\n"
+    "\n"
+    "The failure:\n"
+    "  --error KIND      timeout, refused (connection refused: never sent),\n"
+    "                    reset (connection reset after sending),\n"
+    "                    http (needs --status 100-599),\n"
+    "                    grpc (needs --status, a code name such as\n"
+    "                    UNAVAILABLE or its number 1-16), or a shorthand:\n"
+    "                    invalid_schema, missing_field (HTTP 422 with that\n"
+    "                    defect), duplicate_business_key (HTTP 409 with that\n"
+    "                    defect), rate_limited (HTTP 429)\n"
+    "  --status N        the HTTP status or gRPC code, for http and grpc\n"
+    "  --retry-after T   the server's Retry-After, e.g. 2s (default: none)\n"
+    "  --attempt N       the number of the attempt that failed, from 1\n"
+    "\n"
+    "The request:\n"
+    "  --op read|put|post  the operation (default read)\n"
+    "  --keyed           the request carries an idempotency key\n"
+    "  --critical        the request is on a critical path\n"
+    "  --elapsed T       time since the request started, when the failure\n"
+    "                    is seen (default 0s)\n"
+    "  --deadline T      the request's end-to-end deadline, or 'none'\n"
+    "                    (default none)\n"
+    "  --timeout T       the per-attempt timeout (default 1s); a timeout\n"
+    "                    failure is seen this long after the attempt's send\n"
+    "  --seed N          seed of the policy's random draws (jitter), as in\n"
+    "                    a run with that seed (default 1)\n"
+    "\n"
+    "Exit status: 0 a decision was printed, 2 bad input, or a policy broke\n"
+    "its contract (the message names it).\n";
+
+typedef struct decide_opts {
+    const char *policy;
+    const char *plugins[CLI_MAX_LIST];
+    int n_plugins;
+    pstack_setting params[PSTACK_MAX_SETTINGS];
+    int n_params;
+    const char *error, *status, *attempt, *op;
+    const char *elapsed, *deadline, *retry_after, *timeout, *seed;
+    bool keyed, critical;
+} decide_opts;
+
+/* The failure kinds users name, with what each implies. */
+typedef struct kind_def {
+    const char *name;
+    sb_error_kind kind;
+    int32_t status; /* -1: --status is required; 0: none */
+    sb_defect defect;
+} kind_def;
+
+static const kind_def kinds[] = {
+    {"timeout", SB_ERR_TIMEOUT, 0, SB_DEFECT_NONE},
+    {"refused", SB_ERR_REFUSED, 0, SB_DEFECT_NONE},
+    {"connection_refused", SB_ERR_REFUSED, 0, SB_DEFECT_NONE},
+    {"reset", SB_ERR_RESET, 0, SB_DEFECT_NONE},
+    {"connection_reset", SB_ERR_RESET, 0, SB_DEFECT_NONE},
+    {"http", SB_ERR_HTTP, -1, SB_DEFECT_NONE},
+    {"grpc", SB_ERR_GRPC, -1, SB_DEFECT_NONE},
+    {"invalid_schema", SB_ERR_HTTP, 422, SB_DEFECT_INVALID_SCHEMA},
+    {"missing_field", SB_ERR_HTTP, 422, SB_DEFECT_MISSING_FIELD},
+    {"duplicate_business_key", SB_ERR_HTTP, 409,
+     SB_DEFECT_DUPLICATE_BUSINESS_KEY},
+    {"rate_limited", SB_ERR_HTTP, 429, SB_DEFECT_NONE},
+};
+
+#define KIND_NAMES                                                             \
+    "timeout, refused, reset, http, grpc, invalid_schema, missing_field, "     \
+    "duplicate_business_key, rate_limited"
+
+static int list_add(args *a, const char **list, int *n, const char *name)
+{
+    const char *v = args_value(a, name);
+    if (v == NULL)
+        return EXIT_INPUT;
+    if (*n == CLI_MAX_LIST)
+        return args_usage_error(a, "too many %s options", name);
+    list[(*n)++] = v;
+    return 0;
+}
+
+static int parse_param(args *a, decide_opts *o)
+{
+    const char *v = args_value(a, "--param");
+    if (v == NULL)
+        return EXIT_INPUT;
+    if (o->n_params == PSTACK_MAX_SETTINGS)
+        return args_usage_error(a, "too many --param options");
+    sb_err e;
+    if (setting_from_arg(v, &o->params[o->n_params++], &e) != 0)
+        return args_usage_error(a, "%s", e.msg);
+    return 0;
+}
+
+/* One option at a->i: 0, -1 after --help, or EXIT_INPUT. */
+static int parse_one(args *a, decide_opts *o)
+{
+    const char *arg = a->argv[a->i];
+    if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+        fputs(decide_usage, stdout);
+        return -1;
+    }
+    if (strcmp(arg, "--keyed") == 0) {
+        o->keyed = true;
+        return 0;
+    }
+    if (strcmp(arg, "--critical") == 0) {
+        o->critical = true;
+        return 0;
+    }
+    if (args_is(a, "--policy-plugin"))
+        return list_add(a, o->plugins, &o->n_plugins, "--policy-plugin");
+    if (args_is(a, "--param"))
+        return parse_param(a, o);
+    const struct {
+        const char *name;
+        const char **slot;
+    } single[] = {{"--policy", &o->policy},
+                  {"--error", &o->error},
+                  {"--status", &o->status},
+                  {"--attempt", &o->attempt},
+                  {"--op", &o->op},
+                  {"--elapsed", &o->elapsed},
+                  {"--deadline", &o->deadline},
+                  {"--retry-after", &o->retry_after},
+                  {"--timeout", &o->timeout},
+                  {"--seed", &o->seed}};
+    for (size_t i = 0; i < sizeof single / sizeof *single; i++) {
+        if (args_is(a, single[i].name)) {
+            *single[i].slot = args_value(a, single[i].name);
+            return *single[i].slot ? 0 : EXIT_INPUT;
+        }
+    }
+    if (arg[0] == '-')
+        return args_usage_error(a, "unknown option '%s'", arg);
+    return args_usage_error(a, "unexpected argument '%s'", arg);
+}
+
+/* A whole number in [lo, hi] from an option's text. */
+static int parse_whole(const args *a, const char *opt, const char *text,
+                       long long lo, long long hi, long long *out)
+{
+    char *end;
+    long long v = strtoll(text, &end, 10);
+    if (*text == '\0' || *end != '\0' || v < lo || v > hi)
+        return args_usage_error(a, "%s: expected a whole number from %lld "
+                                "to %lld, got '%s'", opt, lo, hi, text);
+    *out = v;
+    return 0;
+}
+
+/* A duration option in seconds; `fallback` when absent.  "none" gives
+ * +inf when allowed. */
+static int parse_secs(const args *a, const char *opt, const char *text,
+                      double fallback, bool none_ok, double *out)
+{
+    *out = fallback;
+    if (text == NULL)
+        return 0;
+    if (none_ok && strcmp(text, "none") == 0) {
+        *out = INFINITY;
+        return 0;
+    }
+    int64_t ns;
+    sb_err e;
+    if (units_duration(text, &ns, &e) != 0)
+        return args_usage_error(a, "%s: %s%s", opt,
+                                none_ok ? "'none' or " : "", e.msg);
+    *out = (double)ns / 1e9;
+    return 0;
+}
+
+static int parse_status(const args *a, const kind_def *k, const char *text,
+                        int32_t *status)
+{
+    if (k->kind == SB_ERR_HTTP) {
+        long long v;
+        if (parse_whole(a, "--status", text, 100, 599, &v) != 0)
+            return EXIT_INPUT;
+        *status = (int32_t)v;
+        return 0;
+    }
+    int code = classify_grpc_parse(text);
+    if (code < 0) {
+        long long v;
+        char *end;
+        v = strtoll(text, &end, 10);
+        code = *text && *end == '\0' && v >= 0 && v <= 16 ? (int)v : -1;
+    }
+    if (code <= 0)
+        return args_usage_error(a, "--status: expected a gRPC error code "
+                                "such as UNAVAILABLE, RESOURCE_EXHAUSTED or "
+                                "INVALID_ARGUMENT (or its number, 1-16), got "
+                                "'%s'", text);
+    *status = code;
+    return 0;
+}
+
+/* --error and --status into the failure part of *at. */
+static int parse_error(const args *a, const decide_opts *o, sb_attempt *at)
+{
+    const kind_def *k = NULL;
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (strcmp(o->error, kinds[i].name) == 0)
+            k = &kinds[i];
+    if (k == NULL)
+        return args_usage_error(a, "--error: unknown kind '%s'; expected "
+                                "one of " KIND_NAMES, o->error);
+    at->error = k->kind;
+    at->defect = k->defect;
+    at->status = k->status > 0 ? k->status : 0;
+    at->sent = k->kind != SB_ERR_REFUSED;
+    if (k->status < 0 && o->status == NULL)
+        return args_usage_error(a, "--error %s needs --status (%s)", k->name,
+                                k->kind == SB_ERR_HTTP
+                                    ? "an HTTP status from 100 to 599"
+                                    : "a gRPC code such as UNAVAILABLE");
+    if (k->status >= 0 && o->status != NULL)
+        return args_usage_error(a, "--status goes with --error http or grpc; "
+                                "--error %s %s", k->name,
+                                k->status > 0 ? "implies its own status"
+                                              : "has no status");
+    if (k->status < 0)
+        return parse_status(a, k, o->status, &at->status);
+    return 0;
+}
+
+static int parse_op(const args *a, const char *text, sb_op *op)
+{
+    static const char *const names[] = {"read", "put", "post"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(text, names[i]) == 0) {
+            *op = (sb_op)i;
+            return 0;
+        }
+    return args_usage_error(a, "--op: expected read, put or post, got '%s'",
+                            text);
+}
+
+/* Everything the policy will be shown, from the options. */
+static int build_attempt(const args *a, const decide_opts *o, sb_attempt *at,
+                         uint64_t *seed)
+{
+    memset(at, 0, sizeof *at);
+    at->struct_size = sizeof *at;
+    long long n;
+    if (parse_whole(a, "--attempt", o->attempt, 1, 1000000, &n) != 0)
+        return EXIT_INPUT;
+    at->attempt = (uint32_t)n;
+    at->op = SB_OP_READ;
+    if (o->op && parse_op(a, o->op, &at->op) != 0)
+        return EXIT_INPUT;
+    at->keyed = o->keyed;
+    at->critical = o->critical;
+    double deadline, retry_after;
+    if (parse_secs(a, "--elapsed", o->elapsed, 0.0, false, &at->elapsed_s) ||
+        parse_secs(a, "--deadline", o->deadline, INFINITY, true,
+                   &deadline) ||
+        parse_secs(a, "--timeout", o->timeout, 1.0, false, &at->timeout_s) ||
+        parse_secs(a, "--retry-after", o->retry_after, -1.0, false,
+                   &retry_after))
+        return EXIT_INPUT;
+    if (at->elapsed_s > deadline)
+        return args_usage_error(a, "--elapsed (%gs) is past --deadline "
+                                "(%gs): the request would already have "
+                                "ended", at->elapsed_s, deadline);
+    at->now_s = at->elapsed_s;
+    at->remaining_s = deadline - at->elapsed_s;
+    at->retry_after_s = retry_after;
+    long long s = 1;
+    if (o->seed &&
+        parse_whole(a, "--seed", o->seed, 0, 0x7fffffffffffffffLL, &s) != 0)
+        return EXIT_INPUT;
+    *seed = (uint64_t)s;
+    return parse_error(a, o, at);
+}
+
+static int parse_decide(int argc, char **argv, decide_opts *o, sb_attempt *at,
+                        uint64_t *seed)
+{
+    memset(o, 0, sizeof *o);
+    args a = {argc, argv, 1, "decide"};
+    for (; a.i < argc; a.i++) {
+        int rc = parse_one(&a, o);
+        if (rc != 0)
+            return rc;
+    }
+    if (o->policy == NULL)
+        return args_usage_error(&a, "--policy is required");
+    if (o->error == NULL)
+        return args_usage_error(&a, "--error is required (one of "
+                                KIND_NAMES ")");
+    if (o->attempt == NULL)
+        return args_usage_error(&a, "--attempt is required: the number of "
+                                "the attempt that failed, from 1");
+    return build_attempt(&a, o, at, seed);
+}
+
+/* ---- The host: a fresh client 0 of a run with the given seed ------------ */
+
+typedef struct decide_host {
+    uint64_t key;   /* client 0's policy stream */
+    uint32_t draws; /* draws taken, the stream's counter */
+    int breaker;    /* -1 never reported, else the last report */
+} decide_host;
+
+/* The same draws client 0 would get in a run with this seed (sim.c's
+ * host_uniform), so a jittered delay here matches the trace's. */
+static double decide_uniform(const sb_ctx *ctx)
+{
+    decide_host *h = ctx->host_data;
+    return rng_unit(rng_at(h->key, h->draws++));
+}
+
+static void decide_breaker(const sb_ctx *ctx, int open)
+{
+    decide_host *h = ctx->host_data;
+    h->breaker = open != 0;
+}
+
+/* What the stack said, for the JSON. */
+typedef struct decide_result {
+    pstack_verdict verdict;
+    pstack_decision decision;
+    bool asked_on_failure;
+} decide_result;
+
+/* before_send as the attempt is sent (a timeout is seen timeout_s later),
+ * then on_failure as it fails.  Returns 0, or -1 with the stack's error. */
+static int ask(pstack *ps, const pstack_call *call, const sb_attempt *fail,
+               decide_result *r)
+{
+    sb_attempt send = *fail;
+    double took = fail->error == SB_ERR_TIMEOUT ? fail->timeout_s : 0.0;
+    if (took > send.elapsed_s)
+        took = send.elapsed_s;
+    send.elapsed_s -= took;
+    send.now_s = send.elapsed_s;
+    send.remaining_s += took;
+    send.error = SB_ERR_NONE;
+    send.status = 0;
+    send.defect = SB_DEFECT_NONE;
+    send.retry_after_s = -1.0;
+    send.sent = 1;
+    if (pstack_before_send(ps, call, &send, &r->verdict) != 0)
+        return -1;
+    if (r->verdict.v.action == SB_SEND_REFUSE)
+        return 0;
+    sb_attempt done = *fail;
+    done.latency_s = took;
+    r->asked_on_failure = true;
+    return pstack_on_failure(ps, call, &done, &r->decision);
+}
+
+static const char *layer_name(const pstack *ps, int layer)
+{
+    return layer >= 0 ? pstack_layer(ps, layer)->name : NULL;
+}
+
+static void print_attempt(jw *w, const sb_attempt *a)
+{
+    static const char *const ops[] = {"read", "put", "post"};
+    jw_object(w, "attempt");
+    jw_int(w, "number", a->attempt);
+    jw_string(w, "op", ops[a->op]);
+    jw_bool(w, "keyed", a->keyed);
+    jw_bool(w, "critical", a->critical);
+    jw_string(w, "error", classify_kind_name(a->error));
+    if (a->error == SB_ERR_HTTP)
+        jw_int(w, "status", a->status);
+    else if (a->error == SB_ERR_GRPC)
+        jw_string(w, "status", classify_grpc_name(a->status));
+    if (a->defect != SB_DEFECT_NONE)
+        jw_string(w, "defect", classify_defect_name(a->defect));
+    if (a->retry_after_s >= 0)
+        jw_double(w, "retry_after_s", a->retry_after_s);
+    else
+        jw_null(w, "retry_after_s");
+    jw_double(w, "elapsed_s", a->elapsed_s);
+    jw_double(w, "remaining_s", a->remaining_s); /* null: no deadline */
+    jw_double(w, "timeout_s", a->timeout_s);
+    jw_end(w);
+}
+
+static void print_result(const pstack *ps, const sb_attempt *a,
+                         uint64_t seed, const decide_host *h,
+                         const decide_result *r)
+{
+    sb_error_class cls;
+    sb_confidence conf;
+    classify_error(a, &cls, &conf);
+    jw w;
+    jw_init(&w, stdout, true);
+    jw_object(&w, NULL);
+    jw_string(&w, "policy", pstack_name(ps));
+    if (r->asked_on_failure) {
+        jw_string(&w, "action", pstack_action_name(r->decision.d.action));
+        jw_double(&w, "delay_s", r->decision.d.delay_s);
+        jw_string(&w, "reason", r->decision.d.reason);
+        jw_string(&w, "layer", layer_name(ps, r->decision.layer));
+    } else {
+        jw_string(&w, "action", "refuse");
+        jw_double(&w, "delay_s", 0.0);
+        jw_string(&w, "reason", r->verdict.v.reason);
+        jw_string(&w, "layer", layer_name(ps, r->verdict.layer));
+    }
+    jw_string(&w, "class", classify_class_name(cls));
+    jw_string(&w, "confidence",
+              conf == SB_CONFIDENCE_HIGH ? "high" : "low");
+    jw_object(&w, "before_send");
+    jw_string(&w, "action", r->verdict.v.action == SB_SEND_REFUSE ? "refuse"
+                                                                 : "allow");
+    jw_string(&w, "reason", r->verdict.v.reason);
+    jw_string(&w, "layer", layer_name(ps, r->verdict.layer));
+    if (r->verdict.v.hedge_after_s > 0)
+        jw_double(&w, "hedge_after_s", r->verdict.v.hedge_after_s);
+    jw_end(&w);
+    if (h->breaker >= 0)
+        jw_bool(&w, "breaker_open", h->breaker == 1);
+    print_attempt(&w, a);
+    jw_int(&w, "seed", (int64_t)seed);
+    jw_int(&w, "random_draws", h->draws);
+    jw_end(&w);
+    fputc('\n', stdout);
+}
+
+static int run_decide(const decide_opts *o, const sb_attempt *a,
+                      uint64_t seed)
+{
+    policy_setup ps;
+    sb_err e;
+    if (policy_setup_build(o->policy, o->plugins, o->n_plugins, o->params,
+                           o->n_params, &ps, &e) != 0) {
+        fprintf(stderr, "stormbench decide: %s\n", e.msg);
+        return EXIT_INPUT;
+    }
+    int rc = EXIT_INPUT;
+    size_t cs = pstack_client_state_size(ps.stack);
+    size_t rs = pstack_request_state_size(ps.stack);
+    /* calloc(0) may return NULL: ask for at least a byte. */
+    void *client = calloc(1, cs ? cs : 1);
+    void *request = calloc(1, rs ? rs : 1);
+    decide_host h = {rng_key(seed, 0, RNG_POLICY), 0, -1};
+    sb_host host = {sizeof host, decide_uniform, decide_breaker, NULL};
+    pstack_call call = {0, client, request, &host, &h};
+    decide_result r;
+    memset(&r, 0, sizeof r);
+    if (client == NULL || request == NULL) {
+        fprintf(stderr, "stormbench decide: out of memory\n");
+        goto done;
+    }
+    pstack_client_init(ps.stack, &call);
+    if (ask(ps.stack, &call, a, &r) != 0) {
+        fprintf(stderr, "stormbench decide: %s\n", pstack_error(ps.stack));
+        goto done;
+    }
+    print_result(ps.stack, a, seed, &h, &r);
+    rc = EXIT_OK;
+done:
+    free(client);
+    free(request);
+    policy_setup_free(&ps);
+    return rc;
+}
 
 int cmd_decide(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "stormbench decide: not built yet\n");
-    return EXIT_INPUT;
+    decide_opts o;
+    sb_attempt a;
+    uint64_t seed = 1;
+    int rc = parse_decide(argc, argv, &o, &a, &seed);
+    if (rc != 0)
+        return rc < 0 ? EXIT_OK : rc;
+    return run_decide(&o, &a, seed);
 }
