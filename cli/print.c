@@ -74,7 +74,7 @@ void print_summary(FILE *f, const scenario *sc, const pstack *ps,
     fprintf(f, "  %-22smean %.1f ms, p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms\n",
             "latency (successes)", s->latency_mean_ms, s->latency_p50_ms,
             s->latency_p99_ms, s->latency_p999_ms);
-    if (s->has_baseline)
+    if (s->has_baseline && s->has_fault)
         fprintf(f, "  %-22s%.1f successes/s before the first fault\n",
                 "baseline goodput", s->baseline_goodput_per_s);
     recovery_line(f, s);
@@ -92,6 +92,12 @@ void print_summary(FILE *f, const scenario *sc, const pstack *ps,
                    "%.1f ms\n",
                 "server", 100.0 * s->utilization, s->max_queue,
                 s->mean_queue_wait_ms);
+    if (s->conflicts)
+        fprintf(f, "  %-22s%" PRIu64 " updates lost to a concurrent update\n",
+                "conflicts", s->conflicts);
+    if (s->has_completion)
+        fprintf(f, "  %-22severy request ended by t=%.3f s\n", "completion",
+                s->completion_time_s);
     if (s->in_flight)
         fprintf(f, "  %-22s%" PRIu64 " requests (%.1f%% of offered)\n",
                 "unfinished at end", s->in_flight, pct(s->in_flight, s->offered));

@@ -300,9 +300,10 @@ static const keydef scenario_keys[] = {
 
 static const keydef client_keys[] = {
     {"count", V_COUNT, CFG(clients.count), 1, 100000000, NULL},
-    {"arrival", V_CHOICE, CFG(clients.arrival), 0, 0, "open|closed"},
+    {"arrival", V_CHOICE, CFG(clients.arrival), 0, 0, "open|closed|once"},
     {"rate", V_RATE_POS, CFG(clients.rate_per_s), 0, 0, NULL},
     {"think", V_DIST, CFG(clients.think), 0, 0, NULL},
+    {"start_window", V_DURATION, CFG(clients.start_window_ns), 0, 0, NULL},
     {"read", V_PROB, CFG(clients.mix[0]), 0, 0, NULL},
     {"put", V_PROB, CFG(clients.mix[1]), 0, 0, NULL},
     {"post", V_PROB, CFG(clients.mix[2]), 0, 0, NULL},
@@ -315,6 +316,7 @@ static const keydef client_keys[] = {
     {NULL, 0, 0, 0, 0, NULL}};
 
 static const keydef server_keys[] = {
+    {"model", V_CHOICE, CFG(server.model), 0, 0, "queue|hot_record"},
     {"workers", V_COUNT_UNL, CFG(server.workers), 1, 10000000, NULL},
     {"queue_limit", V_COUNT_UNL, CFG(server.queue_limit), 0, 100000000, NULL},
     {"overflow", V_CHOICE, CFG(server.overflow), 0, 0, "reject|drop"},
@@ -616,12 +618,16 @@ static int check_clients(loader *ld)
     }
     const entry *rate = find_entry(ld, "clients", "rate");
     const entry *think = find_entry(ld, "clients", "think");
-    if (c->arrival == ARRIVAL_CLOSED && rate)
-        return bad(ld->e, rate, "closed-loop clients (arrival = closed) have "
-                   "no rate; set their think time instead");
-    if (c->arrival == ARRIVAL_OPEN && think)
-        return bad(ld->e, think, "open-loop clients (arrival = open) have no "
-                   "think time; set their rate instead");
+    const entry *window = find_entry(ld, "clients", "start_window");
+    if (c->arrival != ARRIVAL_OPEN && rate)
+        return bad(ld->e, rate, "only open-loop clients (arrival = open) "
+                   "have a rate");
+    if (c->arrival != ARRIVAL_CLOSED && think)
+        return bad(ld->e, think, "only closed-loop clients (arrival = "
+                   "closed) have a think time");
+    if (c->arrival != ARRIVAL_ONCE && window)
+        return bad(ld->e, window, "only clients that send one request each "
+                   "(arrival = once) have a start window");
     return 0;
 }
 

@@ -20,8 +20,10 @@
 #define SIM_NAME_MAX 64
 
 typedef enum arrival_mode {
-    ARRIVAL_OPEN = 0,  /* Poisson, per-client rate: work keeps coming */
-    ARRIVAL_CLOSED = 1 /* one request at a time, think time between */
+    ARRIVAL_OPEN = 0,   /* Poisson, per-client rate: work keeps coming */
+    ARRIVAL_CLOSED = 1, /* one request at a time, think time between */
+    ARRIVAL_ONCE = 2    /* exactly one request per client, at a uniform
+                           instant in [0, start_window) */
 } arrival_mode;
 
 typedef struct client_cfg {
@@ -29,6 +31,7 @@ typedef struct client_cfg {
     arrival_mode arrival;
     double rate_per_s;        /* open loop: each client's Poisson rate */
     dist think;               /* closed loop: time between requests */
+    int64_t start_window_ns;  /* once: requests start in [0, this) */
     double mix[3];            /* fractions of read, put, post (sum 1) */
     int64_t timeout_ns;       /* per attempt */
     int64_t deadline_ns;      /* end to end; 0 = none */
@@ -42,12 +45,23 @@ typedef enum overflow_mode {
     OVERFLOW_DROP = 1    /* a full queue drops silently: the client times out */
 } overflow_mode;
 
+typedef enum server_model {
+    MODEL_QUEUE = 0,     /* workers and a FIFO queue */
+    MODEL_HOT_RECORD = 1 /* ... where every request is an optimistic
+                            update of one shared record: it reads the
+                            record's version when its service starts and
+                            commits only if no other update committed
+                            before its service ends; otherwise it is
+                            answered gRPC ABORTED (a conflict) */
+} server_model;
+
 typedef enum dedupe_answer {
     DEDUPE_REPLAY = 0,  /* a deduplicated post gets the original success */
     DEDUPE_CONFLICT = 1 /* ... gets 409 duplicate_business_key */
 } dedupe_answer;
 
 typedef struct server_cfg {
+    server_model model;
     uint32_t workers;     /* parallel workers; SIM_UNLIMITED */
     uint32_t queue_limit; /* waiting attempts; SIM_UNLIMITED */
     overflow_mode overflow;

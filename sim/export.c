@@ -10,7 +10,7 @@ void export_csv(FILE *f, const metrics *m)
           "busy_workers,queue_len,wasted_work_s,duplicates,p50_ms,p99_ms,"
           "open_breakers,gave_up,deadline,refused,quarantined,errors,"
           "expired,lost_acks,max_queue,capacity,amplification,"
-          "goodput_per_s\n",
+          "goodput_per_s,conflicts\n",
           f);
     double width = (double)m->bucket_ns;
     for (size_t i = 0; i < m->n_buckets; i++) {
@@ -22,7 +22,7 @@ void export_csv(FILE *f, const metrics *m)
                 ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.6f,%" PRIu64
                 ",%.3f,%.3f,%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,"
-                "%.4f,%.3f\n",
+                "%.4f,%.3f,%" PRIu64 "\n",
                 (double)i * width / 1e9, b->offered, b->attempts,
                 b->successes, b->failures, b->timeouts, b->rejections,
                 b->busy_ns / width, b->queue_ns / width,
@@ -31,7 +31,8 @@ void export_csv(FILE *f, const metrics *m)
                 metrics_bucket_quantile_ms(b, 0.99), b->open_breakers,
                 b->gave_up, b->deadline, b->refused, b->quarantined,
                 b->errors, b->expired, b->lost_acks, b->max_queue,
-                b->capacity, amp, (double)b->successes / (width / 1e9));
+                b->capacity, amp, (double)b->successes / (width / 1e9),
+                b->conflicts);
     }
 }
 
@@ -87,6 +88,7 @@ static void server(jw *w, const sim_summary *s)
     jw_int(w, "injected_errors", (int64_t)s->errors);
     jw_int(w, "expired_dropped", (int64_t)s->expired);
     jw_int(w, "lost_acks", (int64_t)s->lost_acks);
+    jw_int(w, "conflicts", (int64_t)s->conflicts);
     jw_end(w);
 }
 
@@ -154,6 +156,10 @@ void export_json(FILE *f, const run_meta *meta, const sim_summary *s,
     jw_int(&w, "repeated_puts", (int64_t)s->repeats);
     jw_double(&w, "wasted_work_s", s->wasted_work_s);
     jw_double(&w, "wasted_work_share", s->wasted_work_share);
+    if (s->has_completion)
+        jw_double(&w, "completion_time_s", s->completion_time_s);
+    else
+        jw_null(&w, "completion_time_s");
     server(&w, s);
     jw_int(&w, "events", (int64_t)s->events);
     if (meta->timing) {

@@ -77,6 +77,7 @@ void metrics_finish(metrics *m, uint64_t in_flight)
         s->repeats += b->repeats;
         s->expired += b->expired;
         s->lost_acks += b->lost_acks;
+        s->conflicts += b->conflicts;
         s->busy_ns += b->busy_ns;
         s->queue_ns += b->queue_ns;
         s->service_ns += b->service_ns;

@@ -37,6 +37,7 @@ typedef struct metrics_bucket {
     uint64_t repeats;     /* extra commits of a put (harmless) */
     uint64_t expired;     /* queued attempts dropped as expired */
     uint64_t lost_acks;   /* responses lost after the work was done */
+    uint64_t conflicts;   /* hot record: updates that lost to another */
     double busy_ns;       /* integral of busy workers over time */
     double queue_ns;      /* integral of queue length over time */
     uint32_t max_queue;

@@ -87,6 +87,7 @@ typedef struct attempt {
     int64_t service; /* drawn when service starts */
     int64_t enqueued;
     int64_t retry_after; /* of the answer; -1 none */
+    uint64_t read_version; /* hot record: the version its service read */
     uint32_t req;
     uint32_t gen;
     uint32_t number;
@@ -128,6 +129,7 @@ struct sim {
     size_t q_head, q_len, q_cap;
     uint32_t *in_service; /* attempt ids, unordered */
     size_t svc_cap;
+    uint64_t record_version; /* hot record: committed updates so far */
     double tokens;
     int64_t tokens_t;
     double limit_rate; /* effective rate limit; 0 none */
@@ -147,6 +149,7 @@ struct sim {
     uint8_t cuts[MAX_ALL_FAULTS], n_cuts;
 
     uint64_t offered_total; /* for 1-in-N trace sampling */
+    int64_t last_finish;    /* when the last request ended */
     sim_observer obs[MAX_OBSERVERS];
     int n_obs;
     bool trace_on;
@@ -376,6 +379,7 @@ static void finish(sim *s, uint32_t ri, sb_outcome outcome,
     }
     if (s->cfg->clients.arrival == ARRIVAL_CLOSED)
         schedule_arrival(s, r->client);
+    s->last_finish = s->now;
     request_release(s, ri);
 }
 
@@ -440,6 +444,10 @@ static void start_request(sim *s, uint32_t c, uint32_t k)
 static int64_t arrival_gap(const sim *s, uint32_t c, uint32_t k)
 {
     const client_cfg *cc = &s->cfg->clients;
+    if (cc->arrival == ARRIVAL_ONCE)
+        return (int64_t)(rng_unit(rng_at(rng_key(s->seed, c, RNG_ARRIVAL),
+                                         0)) *
+                         (double)cc->start_window_ns);
     if (cc->arrival == ARRIVAL_CLOSED)
         return (int64_t)llround(
             (double)sample(s, &cc->think, c, RNG_ARRIVAL, k) / s->spike);
@@ -874,6 +882,7 @@ static void start_service(sim *s, uint32_t ai)
     if (sc->degradation > 0 && s->busy > sc->degradation_knee)
         thrash += sc->degradation * (double)(s->busy - sc->degradation_knee);
     t->service = (int64_t)llround(base * s->slowdown * thrash);
+    t->read_version = s->record_version;
     if (t->stage == ST_QUEUED) {
         s->m.total.queue_wait_sum_ns += s->now - t->enqueued;
     }
@@ -951,8 +960,16 @@ static void on_service_done(sim *s, uint32_t ai, uint32_t gen)
         t->result = SB_ERR_HTTP;
         t->status = 422;
         t->defect = r->defect;
-    } else if (r->op != SB_OP_READ) {
-        commit(s, r, t);
+    } else if (s->cfg->server.model == MODEL_HOT_RECORD &&
+               t->read_version != s->record_version) {
+        t->result = SB_ERR_GRPC; /* another update won: a conflict */
+        t->status = SB_GRPC_ABORTED;
+        s->m.cur->conflicts++;
+    } else {
+        if (s->cfg->server.model == MODEL_HOT_RECORD)
+            s->record_version++;
+        if (r->op != SB_OP_READ)
+            commit(s, r, t);
     }
     bool lost = s->n_lost && ack_lost(s, r, t);
     int64_t back = net_delay(s, r, t, 1) + s->latency;
@@ -1311,6 +1328,7 @@ bool sim_fault_active(const sim *s, int index)
 }
 
 int64_t sim_now(const sim *s) { return s->now; }
+int64_t sim_last_finish(const sim *s) { return s->last_finish; }
 const sim_config *sim_config_of(const sim *s) { return s->cfg; }
 const metrics *sim_metrics(const sim *s) { return &s->m; }
 const char *sim_error(const sim *s) { return s->error; }

@@ -81,6 +81,8 @@ void sim_end_fault(sim *s, int index);
 bool sim_fault_active(const sim *s, int index);
 
 int64_t sim_now(const sim *s);
+/* When the last logical request ended (success or failure), ns. */
+int64_t sim_last_finish(const sim *s);
 const sim_config *sim_config_of(const sim *s);
 const metrics *sim_metrics(const sim *s);
 const char *sim_error(const sim *s);

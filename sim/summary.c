@@ -96,6 +96,7 @@ static void counts(const metrics_bucket *t, sim_summary *o)
     o->repeats = t->repeats;
     o->expired = t->expired;
     o->lost_acks = t->lost_acks;
+    o->conflicts = t->conflicts;
 }
 
 static void latency(const metrics *m, sim_summary *o)
@@ -160,6 +161,11 @@ void summary_compute(const sim *s, sim_summary *o)
     recovery(s, m, n, o);
     latency(m, o);
     server(s, m, o);
+    if (c->clients.arrival == ARRIVAL_ONCE && o->in_flight == 0 &&
+        o->offered == c->clients.count) {
+        o->has_completion = true;
+        o->completion_time_s = (double)sim_last_finish(s) / 1e9;
+    }
     sim_stats st;
     sim_get_stats(s, &st);
     o->events = st.events;

@@ -54,6 +54,10 @@ typedef struct sim_summary {
     double final_goodput_ratio; /* goodput / baseline over the last window */
     double latency_mean_ms, latency_p50_ms, latency_p99_ms, latency_p999_ms;
     double wasted_work_s, wasted_work_share;
+    /* arrival = once: when the last request ended, if all did. */
+    bool has_completion;
+    double completion_time_s;
+    uint64_t conflicts; /* hot record */
     double utilization;   /* busy worker time / (workers x duration) */
     double mean_busy_workers;
     double mean_queue_len;

@@ -32,7 +32,7 @@ static const bad_case cases[] = {
     {"unknown-key",
      "[scenario]\nname = t\nduration = 60s\n[server]\nworkerz = 2\n", {NULL},
      "%s:5: [server] unknown key 'workerz' (did you mean 'workers'?); known "
-     "keys: workers, queue_limit, overflow, retry_after, service, "
+     "keys: model, workers, queue_limit, overflow, retry_after, service, "
      "degradation, degradation_knee, network_delay, rate_limit, "
      "rate_limit_burst, drop_expired, idempotency, dedupe_answer"},
     {"negative-workers",
@@ -109,8 +109,8 @@ static const bad_case cases[] = {
     {"closed-loop-with-rate",
      "[scenario]\nname = t\nduration = 60s\n[clients]\narrival = closed\n"
      "rate = 1/s\n", {NULL},
-     "%s:6: [clients] rate: closed-loop clients (arrival = closed) have no "
-     "rate; set their think time instead"},
+     "%s:6: [clients] rate: only open-loop clients (arrival = open) have a "
+     "rate"},
     {"warmup-too-long",
      "[scenario]\nname = t\nduration = 60s\nwarmup = 60s\n", {NULL},
      "%s:4: [scenario] warmup: must be shorter than the duration of the run"},
