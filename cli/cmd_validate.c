@@ -1,7 +1,9 @@
 /*
  * cmd_validate.c -- `stormbench validate FILE...`: load every scenario and
- * build its policy stack, without running anything.
+ * build its policy stack, without running anything; warn when the policy's
+ * worst-case retry delays do not fit the scenario's deadline.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +18,224 @@ static const char validate_usage[] =
     "parameters.  Prints 'ok' or the first problem of each file, and any\n"
     "warnings.\n"
     "\n"
-    "Exit status: 0 all files are valid, 2 at least one is not.\n";
+    "One warning concerns the policy itself: when the scenario has a\n"
+    "[clients] deadline, the policy is asked what it does when every attempt\n"
+    "of a request times out, with its random draws at their maximum, and\n"
+    "its retry delays added up.  If that worst case is over half the\n"
+    "deadline (the rule 'retries x delay < deadline/2', which leaves the\n"
+    "other half for the attempts), validate says so, with the numbers.\n"
+    "\n"
+    "Exit status: 0 all files are valid (warnings or not), 2 at least one\n"
+    "is not.\n";
+
+/* ---- The worst-case retry delay ---------------------------------------------
+ *
+ * The stack is probed as the engine would drive it for one request of a
+ * fresh client whose every attempt times out: before_send, then on_failure
+ * with a timeout, then the delay, until the stack stops asking for retries
+ * (or refuses a send) or PROBE_MAX_ATTEMPTS is reached -- a policy with
+ * max_attempts = 1000000 would otherwise be probed for a long time, and
+ * 100 attempts already show it does not fit any deadline.
+ *
+ * Worst case means every draw of uniform() is the largest double below 1:
+ * every jitter formula in backoff.h then gives its largest delay, and a
+ * probabilistic refusal (refuse when U < p) never fires.  A plug-in could
+ * use its draws the other way round; for it this is only a probe.
+ *
+ * What is compared with deadline/2 is the sum of the delays alone, not the
+ * delays plus the attempts' timeouts: the rule budgets half the deadline
+ * for waiting and leaves the other half to the attempts, so counting the
+ * timeouts on the waiting side would charge the attempts twice.  The total
+ * with timeouts is still printed, because it is what a request costs when
+ * the policy runs its course.
+ *
+ * The attempts see the time they would see (elapsed, and remaining until
+ * the deadline, never below 0), so a deadline-aware layer stops the probe
+ * where it would stop a real request.
+ */
+#define PROBE_MAX_ATTEMPTS 100
+
+typedef struct probe {
+    sb_op op;
+    bool critical;
+    uint32_t attempts;  /* attempts sent */
+    uint32_t retries;   /* retry decisions (each with its delay) */
+    double delay_s;     /* the retry delays, added up */
+    double total_s;     /* ... plus every attempt's timeout */
+    bool still_going;   /* still asking for retries at PROBE_MAX_ATTEMPTS */
+} probe;
+
+static double probe_uniform(const sb_ctx *ctx)
+{
+    (void)ctx;
+    return nextafter(1.0, 0.0);
+}
+
+static void probe_breaker(const sb_ctx *ctx, int open)
+{
+    (void)ctx;
+    (void)open;
+}
+
+/* The attempt as the policy sees it at `elapsed` seconds. */
+static void probe_attempt(const client_cfg *cc, const probe *p, uint32_t n,
+                          double elapsed, sb_attempt *a)
+{
+    memset(a, 0, sizeof *a);
+    a->struct_size = sizeof *a;
+    a->attempt = n;
+    a->op = p->op;
+    a->keyed = p->op == SB_OP_POST && cc->idempotency_keys;
+    a->critical = p->critical;
+    a->sent = 1;
+    a->now_s = elapsed;
+    a->elapsed_s = elapsed;
+    a->remaining_s = fmax(0.0, (double)cc->deadline_ns / 1e9 - elapsed);
+    a->timeout_s = (double)cc->timeout_ns / 1e9;
+    a->retry_after_s = -1.0;
+}
+
+/* One attempt: sent and timed out.  Returns 1 when the stack asks for a
+ * retry (its delay added to p), 0 when it stops, -1 when it broke its
+ * contract (message in pstack_error). */
+static int probe_step(pstack *ps, const pstack_call *call,
+                      const client_cfg *cc, uint32_t n, probe *p)
+{
+    sb_attempt a;
+    probe_attempt(cc, p, n, p->total_s, &a);
+    pstack_verdict v;
+    if (pstack_before_send(ps, call, &a, &v) != 0)
+        return -1;
+    if (v.v.action == SB_SEND_REFUSE)
+        return 0;
+    p->attempts = n;
+    p->total_s += a.timeout_s;
+    probe_attempt(cc, p, n, p->total_s, &a);
+    a.error = SB_ERR_TIMEOUT;
+    a.latency_s = a.timeout_s;
+    pstack_decision d;
+    if (pstack_on_failure(ps, call, &a, &d) != 0)
+        return -1;
+    if (d.d.action != SB_RETRY)
+        return 0;
+    p->retries++;
+    p->delay_s += d.d.delay_s;
+    p->total_s += d.d.delay_s;
+    return 1;
+}
+
+/* Probe one kind of request (p->op, p->critical set by the caller). */
+static int probe_request(pstack *ps, const client_cfg *cc, probe *p,
+                         sb_err *e)
+{
+    size_t cs = pstack_client_state_size(ps);
+    size_t rs = pstack_request_state_size(ps);
+    void *client = calloc(1, cs ? cs : 1);
+    void *request = calloc(1, rs ? rs : 1);
+    sb_host host = {sizeof host, probe_uniform, probe_breaker, NULL};
+    pstack_call call = {0, client, request, &host, NULL};
+    int rc = -1;
+    if (client == NULL || request == NULL) {
+        err_set(e, "out of memory");
+        goto done;
+    }
+    pstack_client_init(ps, &call);
+    int step = 1;
+    for (uint32_t n = 1; step == 1 && n <= PROBE_MAX_ATTEMPTS; n++)
+        step = probe_step(ps, &call, cc, n, p);
+    if (step < 0) {
+        err_set(e, "%s", pstack_error(ps));
+        goto done;
+    }
+    p->still_going = step == 1;
+    rc = 0;
+done:
+    free(client);
+    free(request);
+    return rc;
+}
+
+/* The worst case over the kinds of request the scenario sends: each
+ * operation in its mix, critical or not when it has critical requests. */
+static int worst_case(pstack *ps, const client_cfg *cc, probe *worst,
+                      sb_err *e)
+{
+    memset(worst, 0, sizeof *worst);
+    bool found = false;
+    for (int op = SB_OP_READ; op <= SB_OP_POST; op++) {
+        for (int crit = 0; crit <= (cc->critical_fraction > 0); crit++) {
+            if (cc->mix[op] <= 0)
+                continue;
+            probe p = {(sb_op)op, crit != 0, 0, 0, 0.0, 0.0, false};
+            if (probe_request(ps, cc, &p, e) != 0)
+                return -1;
+            if (!found || p.delay_s > worst->delay_s)
+                *worst = p;
+            found = true;
+        }
+    }
+    return 0;
+}
+
+static void warn_delay(const char *path, const scenario *sc,
+                       const pstack *ps, const probe *p)
+{
+    static const char *const ops[] = {"read", "put", "post"};
+    const client_cfg *cc = &sc->cfg.clients;
+    char deadline[32], timeout[32], limit[96] = "";
+    if (p->still_going)
+        snprintf(limit, sizeof limit, ", still retrying after %d attempts, "
+                 "the probe's limit", PROBE_MAX_ATTEMPTS);
+    units_fmt_duration(cc->deadline_ns, deadline, sizeof deadline);
+    units_fmt_duration(cc->timeout_ns, timeout, sizeof timeout);
+    fprintf(stderr,
+            "%s: warning: [policy] %s: worst-case retry delay %s%.4g s "
+            "(%u retries of a %s%s, every attempt timing out, jitter at its "
+            "maximum%s) is over half the %s [clients] deadline; keep "
+            "retries x delay under deadline/2 so the attempts have time "
+            "(%.4g s with the %u attempts' %s timeouts)\n",
+            path, pstack_name(ps), p->still_going ? "at least " : "",
+            p->delay_s, p->retries, p->critical ? "critical " : "",
+            ops[p->op], limit, deadline, p->total_s, p->attempts, timeout);
+}
+
+/* Probe the stack: *over tells whether its worst case passes half the
+ * deadline.  -1 when a layer broke its contract. */
+static int delay_budget(const scenario *sc, pstack *ps, probe *worst,
+                        bool *over, sb_err *e)
+{
+    const client_cfg *cc = &sc->cfg.clients;
+    *over = false;
+    if (cc->deadline_ns <= 0)
+        return 0;
+    if (worst_case(ps, cc, worst, e) != 0)
+        return -1;
+    *over = worst->delay_s > (double)cc->deadline_ns / 1e9 / 2.0;
+    return 0;
+}
+
+/* ---- One file ----------------------------------------------------------- */
+
+static void print_warnings(const char *path, const scenario *sc)
+{
+    for (const char *p = sc->warnings; *p;) {
+        const char *nl = strchr(p, '\n');
+        int len = nl ? (int)(nl - p) : (int)strlen(p);
+        fprintf(stderr, "%s: warning: %.*s\n", path, len, p);
+        p += len + (nl != NULL);
+    }
+}
+
+/* A policy error names where it came from ("x.ini:9: [policy] name: ...",
+ * "plug.so: ..."); prefix the scenario's path when it does not start
+ * with it, so every line of output says which file it is about. */
+static void print_policy_error(const char *path, const char *msg)
+{
+    if (strncmp(msg, path, strlen(path)) == 0)
+        fprintf(stderr, "%s\n", msg);
+    else
+        fprintf(stderr, "%s: %s\n", path, msg);
+}
 
 static int validate_one(const char *path, const char *const *plugins,
                         int n_plugins)
@@ -38,20 +257,23 @@ static int validate_one(const char *path, const char *const *plugins,
         all[n++] = sc->plugins[i];
     for (int i = 0; i < n_plugins; i++)
         all[n++] = plugins[i];
-    if (policy_setup_build(sc->policy, all, n, sc->settings, sc->n_settings,
-                           &ps, &e) != 0) {
-        fprintf(stderr, "%s: [policy] %s\n", path, e.msg);
+    if (policy_setup_build_at(sc->policy, sc->policy_origin, all, n,
+                              sc->settings, sc->n_settings, &ps, &e) != 0) {
+        print_policy_error(path, e.msg);
+        goto done;
+    }
+    probe worst;
+    bool over;
+    if (delay_budget(sc, ps.stack, &worst, &over, &e) != 0) {
+        print_policy_error(path, e.msg);
         goto done;
     }
     char pol[512];
     printf("%s: ok (%s; policy %s)\n", path, sc->cfg.name,
            print_policy(ps.stack, pol, sizeof pol));
-    for (const char *p = sc->warnings; *p;) {
-        const char *nl = strchr(p, '\n');
-        int len = nl ? (int)(nl - p) : (int)strlen(p);
-        fprintf(stderr, "%s: warning: %.*s\n", path, len, p);
-        p += len + (nl != NULL);
-    }
+    print_warnings(path, sc);
+    if (over)
+        warn_delay(path, sc, ps.stack, &worst);
     rc = EXIT_OK;
 done:
     policy_setup_free(&ps);
