@@ -1,0 +1,66 @@
+/*
+ * check_histogram.c -- log-bucketed latency histograms: exact below 2^bits,
+ * within 1/2^(bits+1) above, quantiles by nearest rank.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "histogram.h"
+
+START_TEST(small_values_are_exact)
+{
+    for (int64_t v = 0; v < 16; v++) {
+        ck_assert_uint_eq(hist_bin(4, v), (size_t)v);
+        ck_assert_double_eq(hist_bin_mid(4, hist_bin(4, v)), (double)v);
+    }
+}
+END_TEST
+
+/* Every value maps to a bin whose midpoint is within 1/2^(bits+1) of it,
+ * and bins are in increasing order of value. */
+START_TEST(relative_error_is_bounded)
+{
+    for (unsigned bits = 4; bits <= 6; bits += 2) {
+        double bound = 1.0 / (double)(1u << (bits + 1));
+        size_t prev = 0;
+        for (int64_t v = 1; v < ((int64_t)1 << 41); v += v / 7 + 1) {
+            size_t b = hist_bin(bits, v);
+            ck_assert_uint_ge(b, prev);
+            ck_assert_uint_lt(b, HIST_BINS(bits));
+            prev = b;
+            double mid = hist_bin_mid(bits, b);
+            ck_assert_msg(fabs(mid - (double)v) / (double)v <= bound + 1e-12,
+                          "bits %u v %lld mid %f", bits, (long long)v, mid);
+        }
+    }
+    /* Past the range: the last bin. */
+    ck_assert_uint_eq(hist_bin(4, INT64_MAX), HIST_BINS(4) - 1);
+}
+END_TEST
+
+/* 1..10000 ms, one each: the nearest-rank p50 is 5000 ms, p99 9900 ms,
+ * p99.9 9990 ms; bin midpoints are within 0.8 % at 6 bits. */
+START_TEST(quantiles_of_a_known_set)
+{
+    uint32_t *c = calloc(HIST_BINS(6), sizeof *c);
+    for (int64_t ms = 1; ms <= 10000; ms++)
+        c[hist_bin(6, ms * 1000000)]++;
+    ck_assert_double_eq_tol(hist_quantile(6, c, 10000, 0.5), 5000e6, 40e6);
+    ck_assert_double_eq_tol(hist_quantile(6, c, 10000, 0.99), 9900e6, 80e6);
+    ck_assert_double_eq_tol(hist_quantile(6, c, 10000, 0.999), 9990e6, 80e6);
+    ck_assert_double_eq(hist_quantile(6, c, 0, 0.5), 0.0);
+    free(c);
+}
+END_TEST
+
+Suite *histogram_suite(void)
+{
+    Suite *s = suite_create("histogram");
+    TCase *tc = tcase_create("bins");
+    tcase_add_test(tc, small_values_are_exact);
+    tcase_add_test(tc, relative_error_is_bounded);
+    tcase_add_test(tc, quantiles_of_a_known_set);
+    suite_add_tcase(s, tc);
+    return s;
+}

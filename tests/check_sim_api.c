@@ -1,0 +1,127 @@
+/*
+ * check_sim_api.c -- the engine's API as a front end uses it: stepping a
+ * frame at a time (the GUI) gives exactly the one-shot run (the CLI);
+ * faults injected at run time act and end; observers see every bucket.
+ */
+#include <check.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static const char steady_ini[] =
+    "[scenario]\nname = api\nduration = 60s\nwarmup = 5s\n"
+    "[clients]\ncount = 200\nrate = 1/s\ntimeout = 1s\n"
+    "[server]\nworkers = 40\nservice = exp(100ms)\n"
+    "network_delay = exp(2ms)\n"
+    "[policy]\nname = exponential\nmax_attempts = 3\n";
+
+/* 16.7 ms frames (60 frames a second, as the GUI draws) versus one call:
+ * same events in the same order, so the same metrics to the byte. */
+START_TEST(stepping_equals_one_shot)
+{
+    tu_sim *one = tu_sim_run(steady_ini, NULL, NULL, 0);
+    tu_sim *steps = tu_sim_prepare(steady_ini, NULL, NULL, 0);
+    int64_t end = steps->sc.cfg.duration_ns;
+    for (int64_t t = 16666667; t < end; t += 16666667)
+        ck_assert_int_eq(sim_run_until(steps->sim, t), 0);
+    ck_assert_int_eq(sim_run_until(steps->sim, end), 0);
+    sim_finish(steps->sim);
+    const metrics *a = sim_metrics(one->sim), *b = sim_metrics(steps->sim);
+    ck_assert_uint_eq(a->n_buckets, b->n_buckets);
+    ck_assert_int_eq(
+        memcmp(a->buckets, b->buckets, a->n_buckets * sizeof *a->buckets), 0);
+    tu_sim_free(one);
+    tu_sim_free(steps);
+}
+END_TEST
+
+/* An outage injected at t = 20 s (refuse) for 10 s, then a black hole
+ * injected at 40 s and ended by hand at 45 s: answers are refused only
+ * while the first runs, and the summary measures recovery from 45 s. */
+START_TEST(injected_faults_act_and_end)
+{
+    tu_sim *t = tu_sim_prepare(steady_ini, "none", NULL, 0);
+    sb_err e;
+    ck_assert_int_eq(sim_run_until(t->sim, 20 * NS_PER_S), 0);
+    fault_cfg f;
+    memset(&f, 0, sizeof f);
+    snprintf(f.name, sizeof f.name, "live");
+    f.type = FAULT_OUTAGE;
+    f.mode = CUT_REFUSE;
+    f.start_ns = 0; /* in the past: starts now */
+    f.duration_ns = 10 * NS_PER_S;
+    int i = sim_inject(t->sim, &f, &e);
+    ck_assert_int_eq(i, 0);
+    ck_assert_int_eq(sim_run_until(t->sim, 25 * NS_PER_S), 0);
+    ck_assert(sim_fault_active(t->sim, i));
+    ck_assert_int_eq(sim_run_until(t->sim, 40 * NS_PER_S), 0);
+    ck_assert(!sim_fault_active(t->sim, i));
+    f.mode = CUT_BLACKHOLE;
+    f.start_ns = 40 * NS_PER_S;
+    f.duration_ns = 3600 * NS_PER_S;
+    int j = sim_inject(t->sim, &f, &e);
+    ck_assert_int_eq(sim_run_until(t->sim, 45 * NS_PER_S), 0);
+    ck_assert(sim_fault_active(t->sim, j));
+    sim_end_fault(t->sim, j);
+    ck_assert(!sim_fault_active(t->sim, j));
+    ck_assert_int_eq(sim_last_fault_end(t->sim), 45 * NS_PER_S);
+    ck_assert_int_eq(sim_run_until(t->sim, 60 * NS_PER_S), 0);
+    sim_finish(t->sim);
+    const metrics *m = sim_metrics(t->sim);
+    /* 200 requests/s refused in [20, 30): no rejections before or after. */
+    ck_assert_uint_eq(m->buckets[19].rejections, 0);
+    ck_assert_uint_gt(m->buckets[25].rejections, 150);
+    ck_assert_uint_eq(m->buckets[35].rejections, 0);
+    /* The black hole answers nothing: attempts time out instead. */
+    ck_assert_uint_eq(m->buckets[42].successes, 0);
+    ck_assert_uint_gt(m->buckets[50].successes, 150);
+    summary_compute(t->sim, &t->sum);
+    ck_assert_double_eq(t->sum.last_fault_end_s, 45.0);
+    tu_sim_free(t);
+}
+END_TEST
+
+typedef struct seen {
+    size_t calls, last;
+    uint64_t offered;
+} seen;
+
+static void count_bucket(void *ctx, const sim *s, size_t index)
+{
+    seen *n = ctx;
+    ck_assert_uint_eq(index, n->calls); /* in order, none skipped */
+    n->calls++;
+    n->last = index;
+    n->offered += sim_metrics(s)->buckets[index].offered;
+}
+
+/* An observer hears of each of the 60 buckets as it closes (the last one
+ * closes with sim_finish, which observers do not see). */
+START_TEST(observers_see_every_bucket)
+{
+    tu_sim *t = tu_sim_prepare(steady_ini, NULL, NULL, 0);
+    seen n = {0, 0, 0};
+    sim_observer o = {&n, count_bucket, NULL};
+    ck_assert_int_eq(sim_observe(t->sim, &o), 0);
+    ck_assert_int_eq(sim_run_until(t->sim, t->sc.cfg.duration_ns), 0);
+    sim_finish(t->sim);
+    ck_assert_uint_eq(n.calls, 59);
+    const metrics *m = sim_metrics(t->sim);
+    ck_assert_uint_eq(m->n_buckets, 60);
+    ck_assert_uint_eq(n.offered + m->buckets[59].offered,
+                      m->total.sum.offered);
+    tu_sim_free(t);
+}
+END_TEST
+
+Suite *sim_api_suite(void)
+{
+    Suite *s = suite_create("sim_api");
+    TCase *tc = tcase_create("api");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, stepping_equals_one_shot);
+    tcase_add_test(tc, injected_faults_act_and_end);
+    tcase_add_test(tc, observers_see_every_bucket);
+    suite_add_tcase(s, tc);
+    return s;
+}
