@@ -44,9 +44,9 @@ static void show(const sb_policy *p, const char *origin)
         if (q->type == SB_PARAM_CHOICE)
             snprintf(range, sizeof range, "%s", q->choices);
         else if (q->type == SB_PARAM_DURATION)
-            snprintf(range, sizeof range, "%gs..%gs", q->min, q->max);
+            snprintf(range, sizeof range, "%.15gs..%.15gs", q->min, q->max);
         else if (q->type != SB_PARAM_BOOL)
-            snprintf(range, sizeof range, "%g..%g", q->min, q->max);
+            snprintf(range, sizeof range, "%.15g..%.15g", q->min, q->max);
         printf("    %-22s %-8s default %-8s %-s%s%s%s\n", q->name,
                type_name(q), q->default_value, q->doc, range[0] ? " [" : "",
                range, range[0] ? "]" : "");

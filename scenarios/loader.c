@@ -295,7 +295,6 @@ static const keydef scenario_keys[] = {
     {"warmup", V_DURATION, CFG(warmup_ns), 0, 0, NULL},
     {"bucket", V_DURATION_POS, CFG(bucket_ns), 0, 0, NULL},
     {"recovery_window", V_DURATION_POS, CFG(recovery_window_ns), 0, 0, NULL},
-    {"trace_sample", V_COUNT, CFG(trace_sample), 0, 1e9, NULL},
     {NULL, 0, 0, 0, 0, NULL}};
 
 static const keydef client_keys[] = {
