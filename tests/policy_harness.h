@@ -8,8 +8,11 @@
  * state, one logical request's state, a clock (ph.now), and a fake host
  * whose uniform() hands out the numbers the test scripted with
  * ph_script(); a draw the test did not script fails the test, so every
- * random draw a policy makes is one the test expects.  breaker() reports
- * are counted.
+ * random draw a policy makes is one the test expects (ph_fill() instead
+ * answers every draw with one value, for tests that make hundreds).
+ * breaker() reports are counted.  Up to PH_REQUESTS logical requests can
+ * be open at once, each with its own state; ph_use() picks the one the
+ * hooks see.
  *
  * Everything is static inline: tests/CMakeLists.txt compiles only the
  * check_*.c files into the runner, and a header is how they share code.
@@ -27,14 +30,18 @@
 #include "testutil.h"
 
 #define PH_SCRIPT_MAX 64
+#define PH_REQUESTS 64
 
 typedef struct ph {
     policy_setup setup;
     void *cstate, *rstate;
-    size_t rsize;
+    char *rstates; /* PH_REQUESTS blocks of rstride bytes */
+    size_t rsize, rstride;
     sb_host host;
     double script[PH_SCRIPT_MAX];
     int n_script, drawn;
+    bool fill;
+    double fill_value;
     int opened, closed; /* breaker() reports */
     double now;         /* the clock attempts are stamped with */
     double start;       /* when the current request started */
@@ -43,6 +50,10 @@ typedef struct ph {
 static inline double ph_uniform(const sb_ctx *ctx)
 {
     ph *h = ctx->host_data;
+    if (h->fill && h->drawn >= h->n_script) {
+        h->drawn++;
+        return h->fill_value;
+    }
     ck_assert_msg(h->drawn < h->n_script,
                   "the policy drew random number %d; the test scripted %d",
                   h->drawn + 1, h->n_script);
@@ -87,7 +98,10 @@ static inline ph *ph_create(const char *spec, const char *const *params,
     pstack *ps = h->setup.stack;
     h->cstate = calloc(1, pstack_client_state_size(ps) + 1);
     h->rsize = pstack_request_state_size(ps);
-    h->rstate = calloc(1, h->rsize + 1);
+    h->rstride = (h->rsize + 16u) & ~(size_t)15u;
+    h->rstates = calloc(PH_REQUESTS, h->rstride);
+    ck_assert_ptr_nonnull(h->rstates);
+    h->rstate = h->rstates;
     h->host.struct_size = sizeof h->host;
     h->host.uniform = ph_uniform;
     h->host.breaker = ph_breaker;
@@ -117,7 +131,7 @@ static inline void ph_free(ph *h)
         return;
     policy_setup_free(&h->setup);
     free(h->cstate);
-    free(h->rstate);
+    free(h->rstates);
     free(h);
 }
 
@@ -130,13 +144,29 @@ static inline void ph_script(ph *h, int n, ...)
     for (int i = 0; i < n && i < PH_SCRIPT_MAX; i++)
         h->script[h->n_script++] = va_arg(ap, double);
     va_end(ap);
+    h->fill = false;
 }
 
-/* Start a new logical request now: its state is zeroed, as the engine
- * zeroes it. */
+/* Answer every draw from now on with v. */
+static inline void ph_fill(ph *h, double v)
+{
+    h->n_script = h->drawn = 0;
+    h->fill = true;
+    h->fill_value = v;
+}
+
+/* Make request slot i (0 .. PH_REQUESTS-1) the one the hooks see. */
+static inline void ph_use(ph *h, int i)
+{
+    ck_assert_int_lt(i, PH_REQUESTS);
+    h->rstate = h->rstates + (size_t)i * h->rstride;
+}
+
+/* Start a new logical request now in the current slot: its state is
+ * zeroed, as the engine zeroes it. */
 static inline void ph_new_request(ph *h)
 {
-    memset(h->rstate, 0, h->rsize + 1);
+    memset(h->rstate, 0, h->rstride);
     h->start = h->now;
 }
 
