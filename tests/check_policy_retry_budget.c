@@ -1,0 +1,213 @@
+/*
+ * check_policy_retry_budget.c -- Finagle's RetryBudget: its token
+ * arithmetic (deposit 1000 per request, withdrawal 1000/percent per
+ * retry, reserve min_per_s x ttl x withdrawal), the ttl window, and the
+ * effect a run must show (retries held to percent of requests plus the
+ * reserve during a long outage).
+ */
+#include "policy_harness.h"
+
+static ph *h;
+
+static void teardown(void)
+{
+    ph_free(h);
+    h = NULL;
+}
+
+/* One retry asked for and sent: on_failure must not forbid it and the
+ * retry's send withdraws.  Returns whether it went out. */
+static bool retry(void)
+{
+    ph_new_request(h);
+    sb_decision d = ph_fail(h, 1, SB_ERR_HTTP, 503);
+    if (d.action != SB_RETRY)
+        return false;
+    sb_attempt a = ph_attempt(h, 2);
+    return ph_allowed(h, &a);
+}
+
+static int retries_possible(int limit)
+{
+    int n = 0;
+    while (n < limit && retry())
+        n++;
+    return n;
+}
+
+/* n first attempts: each deposits. */
+static void requests(int n)
+{
+    for (int i = 0; i < n; i++) {
+        ph_new_request(h);
+        sb_attempt a = ph_attempt(h, 1);
+        ck_assert(ph_allowed(h, &a));
+    }
+}
+
+static ph *budget(const char *p1, const char *p2)
+{
+    const char *params[3] = {"max_attempts=100"};
+    int n = 1;
+    if (p1)
+        params[n++] = p1;
+    if (p2)
+        params[n++] = p2;
+    return ph_create("immediate+retry_budget", params, n);
+}
+
+/* Defaults: reserve = 10/s x 10 s x 5000 = 500 000, a retry withdraws
+ * 1000 / 0.2 = 5000: a client that has sent nothing may retry exactly
+ * 100 times.  The 101st failure gives up at once (no retry is
+ * scheduled), and a retry sent anyway is refused. */
+START_TEST(reserve_is_min_per_s_times_ttl)
+{
+    h = budget(NULL, NULL);
+    ck_assert_int_eq(retries_possible(1000), 100);
+    ck_assert_int_eq(ph_fail(h, 1, SB_ERR_HTTP, 503).action, SB_GIVE_UP);
+    sb_attempt a = ph_attempt(h, 2);
+    ck_assert(!ph_allowed(h, &a));
+}
+END_TEST
+
+/* Each request deposits 1000 = a fifth of a retry: once the reserve is
+ * spent, 4 requests buy nothing, 5 buy one retry, 50 buy ten. */
+START_TEST(each_request_buys_a_fifth_of_a_retry)
+{
+    h = budget(NULL, NULL);
+    retries_possible(100);
+    requests(4);
+    ck_assert_int_eq(retries_possible(100), 0);
+    requests(1);
+    ck_assert_int_eq(retries_possible(100), 1);
+    requests(50);
+    ck_assert_int_eq(retries_possible(100), 10);
+}
+END_TEST
+
+/* Deposits and withdrawals count for ttl = 10 s (10 slices of 1 s): the
+ * reserve spent at t = 0 is still spent at 9.99 s and whole again at
+ * 10 s. */
+START_TEST(withdrawals_expire_after_ttl)
+{
+    h = budget(NULL, NULL);
+    retries_possible(100);
+    h->now = 9.99;
+    ck_assert_int_eq(retries_possible(100), 0);
+    h->now = 10.0;
+    ck_assert_int_eq(retries_possible(1000), 100);
+}
+END_TEST
+
+/* percent = 0.3: withdrawal (int)(1000 / 0.3) = 3333, so with no reserve
+ * 10 requests (10 000) pay for 3 retries (9999) and not a 4th: retries
+ * <= 0.3 x requests. */
+START_TEST(percent_sets_the_withdrawal)
+{
+    h = budget("percent=0.3", "min_per_s=0");
+    ck_assert_int_eq(retries_possible(10), 0);
+    requests(10);
+    ck_assert_int_eq(retries_possible(10), 3);
+}
+END_TEST
+
+/* percent = 0 (Finagle: deposit 0, withdrawal 1, reserve min_per_s x
+ * ttl): 100 retries from the reserve, and requests add nothing. */
+START_TEST(percent_zero_leaves_only_the_reserve)
+{
+    h = budget("percent=0", NULL);
+    ck_assert_int_eq(retries_possible(1000), 100);
+    requests(1000);
+    ck_assert_int_eq(retries_possible(10), 0);
+}
+END_TEST
+
+/* The reserve counts whole seconds of ttl, as Finagle's ttl.inSeconds:
+ * ttl 2.5 s gives 10 x 2 x 5000, 20 retries. */
+START_TEST(reserve_uses_whole_seconds_of_ttl)
+{
+    h = budget("ttl=2500ms", NULL);
+    ck_assert_int_eq(retries_possible(1000), 20);
+}
+END_TEST
+
+/* Hedges neither deposit nor withdraw: 1000 hedges later the reserve
+ * still allows exactly 100 retries. */
+START_TEST(hedges_are_not_counted)
+{
+    h = budget(NULL, NULL);
+    for (int i = 0; i < 1000; i++) {
+        sb_attempt a = ph_attempt(h, 2);
+        a.hedge = 1;
+        ck_assert(ph_allowed(h, &a));
+    }
+    ck_assert_int_eq(retries_possible(1000), 100);
+}
+END_TEST
+
+/* Finagle accepts ttl from 1 s to 60 s. */
+START_TEST(ttl_range_is_finagles)
+{
+    const char *params[] = {"ttl=90s"};
+    const char *msg = ph_build_error("retry_budget", params, 1);
+    ck_assert_msg(strstr(msg, "ttl") && strstr(msg, "'90s'"), "got: %s",
+                  msg);
+}
+END_TEST
+
+/* ---- Effect: retries bounded by percent of requests + the reserve --------
+ *
+ * 5 clients x 20/s; connections refused from 20 s to 80 s; `immediate`
+ * retries at once, 5 attempts: alone, 5 attempts per request.  With the
+ * budget every client wants 4 retries per request, far more than it may
+ * have, so the budget is spent as fast as it comes in: per ttl (10 s) a
+ * client retries min_per_s x ttl = 100 times plus 0.2 x its 200
+ * requests = 140, against 200 requests: 1.7 attempts per request.  With
+ * min_per_s = 0, 1.2.  A retry may also ride on deposits up to one slice
+ * (1 s) older than the window it lands in -- at most 0.2 x 20 = 4 per
+ * client per ttl, 4 / 200 = 0.02 of amplification -- which with the
+ * noise of ~200 Poisson requests per window sets the tolerances. */
+static const char outage_ini[] =
+    "[scenario]\nname = outage\nduration = 90s\nwarmup = 10s\n"
+    "[clients]\ncount = 5\nrate = 20/s\ntimeout = 1s\n"
+    "[server]\nworkers = unlimited\nservice = const(10ms)\n"
+    "[policy]\nname = immediate\nmax_attempts = 5\n"
+    "[fault.down]\ntype = outage\nstart = 20s\nduration = 60s\n"
+    "mode = refuse\n";
+
+START_TEST(effect_retries_bounded_by_the_budget)
+{
+    tu_sim *t = tu_sim_run(outage_ini, NULL, NULL, 0);
+    ck_assert_double_eq(ph_amplification(t, 40, 80), 5.0);
+    tu_sim_free(t);
+
+    t = tu_sim_run(outage_ini, "immediate+retry_budget", NULL, 0);
+    ck_assert_double_eq_tol(ph_amplification(t, 40, 80), 1.7, 0.05);
+    tu_sim_free(t);
+
+    const char *params[] = {"min_per_s=0"};
+    t = tu_sim_run(outage_ini, "immediate+retry_budget", params, 1);
+    ck_assert_double_eq_tol(ph_amplification(t, 40, 80), 1.2, 0.03);
+    tu_sim_free(t);
+}
+END_TEST
+
+Suite *policy_retry_budget_suite(void)
+{
+    Suite *s = suite_create("policy_retry_budget");
+    TCase *tc = tcase_create("tokens");
+    tcase_add_checked_fixture(tc, NULL, teardown);
+    tcase_add_test(tc, reserve_is_min_per_s_times_ttl);
+    tcase_add_test(tc, each_request_buys_a_fifth_of_a_retry);
+    tcase_add_test(tc, withdrawals_expire_after_ttl);
+    tcase_add_test(tc, percent_sets_the_withdrawal);
+    tcase_add_test(tc, percent_zero_leaves_only_the_reserve);
+    tcase_add_test(tc, reserve_uses_whole_seconds_of_ttl);
+    tcase_add_test(tc, hedges_are_not_counted);
+    tcase_add_test(tc, ttl_range_is_finagles);
+    suite_add_tcase(s, tc);
+    TCase *e = tcase_create("effect");
+    tcase_add_test(e, effect_retries_bounded_by_the_budget);
+    suite_add_tcase(s, e);
+    return s;
+}
