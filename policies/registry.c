@@ -1,6 +1,10 @@
+/* dladdr1, to tell a function from data in a plug-in's symbol table. */
+#define _GNU_SOURCE
 #include "registry.h"
 
 #include <dlfcn.h>
+#include <link.h> /* ElfW, STT_FUNC */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,12 +78,38 @@ static int refuse(plugin *p, sb_err *e)
     return -1;
 }
 
+/* Is the entry point code?  A plug-in that exports its table under the
+ * entry point's name (`const sb_policy sb_policy_plugin = {...}`) instead
+ * of a function returning it would be called as code and crash the host;
+ * the symbol's type in the plug-in's symbol table tells the two apart.
+ * Where dladdr1 is missing (not glibc) the check is skipped. */
+static bool is_function(void *sym)
+{
+#ifdef __GLIBC__
+    Dl_info info;
+    const ElfW(Sym) *s = NULL;
+    if (dladdr1(sym, &info, (void **)&s, RTLD_DL_SYMENT) == 0 || s == NULL)
+        return true; /* no symbol information: cannot tell, assume code */
+    int type = ELF64_ST_TYPE(s->st_info); /* the same macro for ELF32 */
+    return type == STT_FUNC || type == STT_GNU_IFUNC;
+#else
+    (void)sym;
+    return true;
+#endif
+}
+
 int plugin_open(const char *path, plugin **out, sb_err *e)
 {
     *out = NULL;
     plugin *p = calloc(1, sizeof *p);
     if (p == NULL)
         return err_set(e, "out of memory");
+    /* A truncated path could name another file: refuse it instead. */
+    if (strlen(path) + 2 >= sizeof p->path) {
+        err_set(e, "%.60s...: the plug-in's path is longer than %zu "
+                "characters", path, sizeof p->path - 3);
+        return refuse(p, e);
+    }
     snprintf(p->path, sizeof p->path, "%s%s", strchr(path, '/') ? "" : "./",
              path);
     p->handle = dlopen(p->path, RTLD_NOW | RTLD_LOCAL);
@@ -87,14 +117,21 @@ int plugin_open(const char *path, plugin **out, sb_err *e)
         err_set(e, "%s: cannot load policy plug-in: %s", path, dlerror());
         return refuse(p, e);
     }
-    sb_plugin_entry_fn entry;
-    *(void **)&entry = dlsym(p->handle, SB_PLUGIN_ENTRY_NAME);
-    if (entry == NULL) {
+    void *sym = dlsym(p->handle, SB_PLUGIN_ENTRY_NAME);
+    if (sym == NULL) {
         err_set(e, "%s: not a stormbench policy plug-in: it exports no '%s' "
                 "function (see policies/examples/)", path,
                 SB_PLUGIN_ENTRY_NAME);
         return refuse(p, e);
     }
+    if (!is_function(sym)) {
+        err_set(e, "%s: '%s' is data, not a function: export a function "
+                "that returns a pointer to the plug-in's sb_policy (see "
+                "policies/examples/)", path, SB_PLUGIN_ENTRY_NAME);
+        return refuse(p, e);
+    }
+    sb_plugin_entry_fn entry;
+    *(void **)&entry = sym;
     p->policy = entry();
     if (schema_check_policy(p->policy, path, e) != 0)
         return refuse(p, e);

@@ -129,6 +129,32 @@ START_TEST(builtin_name_is_refused)
 }
 END_TEST
 
+/* Calling a table as code would crash the host. */
+START_TEST(data_entry_point_is_refused)
+{
+    refused_everywhere(SBT("data_entry"),
+                       SBT("data_entry") ": 'sb_policy_plugin' is data, not "
+                                         "a function: export a function that "
+                                         "returns a pointer to the plug-in's "
+                                         "sb_policy (see policies/examples/)");
+}
+END_TEST
+
+/* A path that would not fit is refused, not truncated into another. */
+START_TEST(overlong_path_is_refused)
+{
+    char path[1100];
+    memset(path, 'x', sizeof path - 1);
+    path[sizeof path - 1] = '\0';
+    policy_setup ps;
+    sb_err e;
+    ck_assert_int_eq(build("sbt_ok", path, &ps, &e), -1);
+    snprintf(msg, sizeof msg, "%.60s...: the plug-in's path is longer than "
+             "1021 characters", path);
+    ck_assert_str_eq(e.msg, msg);
+}
+END_TEST
+
 /* dlerror's own text follows; only our part is pinned. */
 START_TEST(missing_file_is_refused)
 {
@@ -353,6 +379,8 @@ Suite *plugins_suite(void)
     tcase_add_test(tc, null_table_is_refused);
     tcase_add_test(tc, builtin_name_is_refused);
     tcase_add_test(tc, missing_file_is_refused);
+    tcase_add_test(tc, data_entry_point_is_refused);
+    tcase_add_test(tc, overlong_path_is_refused);
     tcase_add_test(tc, newer_minor_version_loads);
     suite_add_tcase(s, tc);
     tc = tcase_create("contract");

@@ -27,6 +27,7 @@
 #define BREAK_NULL 9         /* the entry point returns NULL */
 #define BREAK_BUILTIN_NAME 10 /* calls itself "exponential" */
 #define BREAK_NEWER_MINOR 11 /* ABI 1.7, a longer struct: must load */
+#define BREAK_DATA_ENTRY 12  /* sb_policy_plugin is the table, not code */
 
 #ifndef BREAK
 #error "compile with -DBREAK=BREAK_..."
@@ -65,16 +66,19 @@ static sb_decision ok_on_failure(const sb_ctx *ctx, const sb_attempt *a)
 
 static const sb_param no_params[] = {{0}};
 
-static const sb_policy table = {
-    .abi_major = SB_POLICY_ABI_MAJOR,
-    .abi_minor = SB_POLICY_ABI_MINOR,
-    .struct_size = sizeof(sb_policy),
-    .name = PLUGIN_NAME,
-    .doc = "test plug-in",
-    .params = no_params,
-    .before_send = ok_before_send,
-    .on_failure = ok_on_failure,
-};
+#define TABLE_INIT                                                             \
+    {                                                                          \
+        .abi_major = SB_POLICY_ABI_MAJOR,                                      \
+        .abi_minor = SB_POLICY_ABI_MINOR,                                      \
+        .struct_size = sizeof(sb_policy),                                      \
+        .name = PLUGIN_NAME,                                                   \
+        .doc = "test plug-in",                                                 \
+        .params = no_params,                                                   \
+        .before_send = ok_before_send,                                         \
+        .on_failure = ok_on_failure,                                           \
+    }
+
+static const sb_policy table = TABLE_INIT;
 
 #if BREAK == BREAK_ABI || BREAK == BREAK_SHORT
 /* A table that ends after its header, as a future (or ancient) ABI's
@@ -97,7 +101,14 @@ static struct {
 } newer;
 #endif
 
-#if BREAK == BREAK_NO_ENTRY
+#if BREAK == BREAK_DATA_ENTRY
+/* The mistake of exporting the table itself under the entry point's name:
+ * calling it would jump into data. */
+SB_EXPORT extern const sb_policy sb_policy_plugin;
+SB_EXPORT const sb_policy sb_policy_plugin = TABLE_INIT;
+#endif
+
+#if BREAK == BREAK_NO_ENTRY || BREAK == BREAK_DATA_ENTRY
 /* Exported, but under another name than SB_PLUGIN_ENTRY_NAME. */
 #define ENTRY sb_policy_plug_in
 #else
