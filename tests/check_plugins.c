@@ -352,20 +352,34 @@ START_TEST(example_plugin_is_listed)
 }
 END_TEST
 
-/* The example runs a whole scenario; the shipped retry storm with its
- * blackhole outage exercises timeouts, retries and shedding. */
+/* The example runs a whole scenario: the shipped retry storm, whose
+ * blackhole outage makes every attempt time out for 10 s.  It retries
+ * then (attempts > offered), and never past max_attempts = 4 per request
+ * (attempts <= 4 x offered; not per bucket, where retries of an earlier
+ * bucket's requests land). */
 START_TEST(example_plugin_runs_a_scenario)
 {
+    char json[1024];
+    snprintf(json, sizeof json, "%s", tu_temp_path("example.json"));
     tu_output o;
     const char *run[] = {"run", TU_SOURCE("scenarios/retry-storm.ini"),
                          "--policy-plugin", EXAMPLE, "--policy",
                          "capped_backoff", "--set", "scenario.duration=90s",
-                         "--set", "clients.count=200", "-q", NULL};
+                         "--set", "clients.count=200", "--json", json, "-q",
+                         NULL};
     int rc = tu_stormbench(&o, run);
     /* 0 or 1: whether the storm's own [expect] holds is not the point. */
     ck_assert_msg(rc == EXIT_OK || rc == EXIT_EXPECT, "exit %d: %s", rc,
                   o.err);
     tu_output_free(&o);
+    char *text = tu_read_file(json);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_ptr_nonnull(strstr(text, "\"policy\": \"capped_backoff\""));
+    double offered = tu_json_number(text, "offered");
+    double attempts = tu_json_number(text, "attempts");
+    ck_assert_double_gt(attempts, offered);
+    ck_assert_double_le(attempts, 4 * offered);
+    free(text);
 }
 END_TEST
 
