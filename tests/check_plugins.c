@@ -261,8 +261,9 @@ static void assert_binary_stops(const char *variant, const char *path,
                                 const char *want)
 {
     tu_output o;
-    const char *run[] = {"run", contract_file(), "--policy-plugin", path, "--policy",
-                         variant, "-q", NULL};
+    const char *run[] = {"run",      contract_file(), "--policy-plugin",
+                         path,       "--policy",      variant,
+                         "-q",       NULL};
     ck_assert_int_eq(tu_stormbench(&o, run), EXIT_INPUT);
     const char *head = "stormbench run: the run stopped at t=";
     ck_assert_msg(strncmp(o.err, head, strlen(head)) == 0, "got: %s", o.err);

@@ -152,7 +152,7 @@ static size_t capped_request_size(const void *shared)
     return sizeof(capped_request);
 }
 
-/* ---- 4. Hooks ------------------------------------------------------------------
+/* ---- 4. Hooks -------------------------------------------------------------
  *
  * Every hook gets an sb_ctx (who is asking, and the state blocks) and an
  * sb_attempt: what the client knows about this attempt -- its number, the
