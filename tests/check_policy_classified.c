@@ -270,6 +270,21 @@ START_TEST(defaults_are_internal_with_full_jitter)
 }
 END_TEST
 
+/* "Breaker not open" is met by stacking the breaker: its on_failure
+ * gives up while open, so the 5th failure in a row (which opens it) is
+ * not retried although classified would. */
+START_TEST(breaker_not_open_precondition_by_stacking)
+{
+    const char *params[] = {"jitter=none", "max_attempts=10"};
+    h = ph_create("classified+circuit_breaker", params, 2);
+    for (uint32_t n = 1; n <= 4; n++)
+        ck_assert_int_eq(ph_fail(h, n, SB_ERR_HTTP, 503).action, SB_RETRY);
+    sb_decision d = ph_fail(h, 5, SB_ERR_HTTP, 503);
+    ck_assert_int_eq(d.action, SB_GIVE_UP);
+    ck_assert_str_eq(d.reason, "circuit_breaker: open");
+}
+END_TEST
+
 /* ---- Effect: no duplicate writes from retried posts ---------------------
  *
  * Only unkeyed posts; 30 % of acknowledgements are lost after the post
@@ -346,6 +361,7 @@ Suite *policy_classified_suite(void)
     tcase_add_test(tc, critical_never_exceeds_7);
     tcase_add_test(tc, no_retry_without_time_for_delay_plus_attempt);
     tcase_add_test(tc, defaults_are_internal_with_full_jitter);
+    tcase_add_test(tc, breaker_not_open_precondition_by_stacking);
     suite_add_tcase(s, tc);
     TCase *e = tcase_create("effect");
     tcase_add_test(e, effect_unkeyed_posts_are_not_retried_after_a_timeout);
