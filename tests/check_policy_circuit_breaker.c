@@ -300,6 +300,61 @@ START_TEST(time_window_forgets_old_calls)
 }
 END_TEST
 
+/* Window-mode defaults (resilience4j's: a count window of 100 calls,
+ * at least 100 calls, 50 % failures; slow = over 60 s, 100 % slow).
+ * 99 failures: too few calls.  100 calls with 49 failures: closed; the
+ * next failure pushes out a success: 50 of 100, open. */
+START_TEST(window_defaults_are_resilience4js)
+{
+    const char *params[] = {"mode=window"};
+    h = ph_create("circuit_breaker", params, 1);
+    failures(99);
+    ck_assert(can_send());
+    ph_free(h);
+    h = ph_create("circuit_breaker", params, 1);
+    for (int i = 0; i < 51; i++)
+        ck_assert(request_ok(0.01));
+    failures(49);
+    ck_assert(can_send());
+    failures(1);
+    ck_assert(!can_send());
+    ph_free(h);
+    /* Slow: 60 s is not over 60 s; 99 calls of 61 s and one of 60 s are
+     * 99 % slow, not 100 %; one more of 61 s makes 100 of 100. */
+    h = ph_create("circuit_breaker", params, 1);
+    ck_assert(request_ok(60.0));
+    for (int i = 0; i < 99; i++)
+        ck_assert(request_ok(61.0));
+    ck_assert(can_send());
+    ck_assert(request_ok(61.0));
+    ck_assert(!can_send());
+}
+END_TEST
+
+/* The time window's default is Polly's 30 s sampling duration (10
+ * slices of 3 s): 60 failures at t = 0 are still there at 29.9 s -- 40
+ * successes then make 60 of 100, open -- and gone at 30 s. */
+START_TEST(time_window_default_is_30s)
+{
+    const char *params[] = {"mode=window", "window_type=time"};
+    h = ph_create("circuit_breaker", params, 2);
+    failures(60);
+    h->now = 30.0;
+    for (int i = 0; i < 40; i++)
+        ck_assert(request_ok(0.01));
+    ck_assert(can_send()); /* 40 calls, all good */
+    ph_free(h);
+    h = ph_create("circuit_breaker", params, 2);
+    failures(60);
+    h->now = 29.9;
+    for (int i = 0; i < 39; i++)
+        ck_assert(request_ok(0.01));
+    ck_assert(can_send()); /* 99 calls: below min_calls */
+    ck_assert(request_ok(0.01));
+    ck_assert(!can_send()); /* 60 of 100 */
+}
+END_TEST
+
 /* max_cooldown below cooldown is refused. */
 START_TEST(max_cooldown_below_cooldown_is_an_error)
 {
@@ -383,6 +438,8 @@ Suite *policy_circuit_breaker_suite(void)
     tcase_add_test(w, slow_calls_open_it);
     tcase_add_test(w, time_window_forgets_old_calls);
     tcase_add_test(w, max_cooldown_below_cooldown_is_an_error);
+    tcase_add_test(w, window_defaults_are_resilience4js);
+    tcase_add_test(w, time_window_default_is_30s);
     suite_add_tcase(s, w);
     TCase *e = tcase_create("effect");
     tcase_add_test(e, effect_breakers_open_and_refuse_during_an_outage);

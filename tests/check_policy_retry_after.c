@@ -33,6 +33,8 @@ START_TEST(delay_is_at_least_retry_after)
     ck_assert_double_eq(d.delay_s, 2.0);
     ck_assert_double_eq_tol(fail_ra(0.05).delay_s, 0.1, 1e-12);
     ck_assert_double_eq_tol(fail_ra(-1.0).delay_s, 0.1, 1e-12);
+    /* max_wait defaults to 0: any wait is honoured, an hour included. */
+    ck_assert_double_eq(fail_ra(3600.0).delay_s, 3600.0);
 }
 END_TEST
 
