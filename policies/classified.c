@@ -2,15 +2,17 @@
  * classified.c -- classify the error, then decide, with presets for four
  * kinds of caller.
  *
- * 1. The preset's status list filters HTTP answers first: a status it
- *    does not list is never retried (analytics does not retry 429;
- *    payment never 400/401/402/403/404/409/422).  gRPC codes go through
- *    the same list by their HTTP equivalents in google.rpc.Code
- *    (RESOURCE_EXHAUSTED 429, UNAVAILABLE 503, DEADLINE_EXCEEDED 504,
- *    ABORTED and ALREADY_EXISTS 409, INTERNAL and UNKNOWN 500 ...), so a
- *    preset means the same thing on both protocols.  Timeouts and
- *    connection errors carry no status and are not filtered.
- * 2. The shared classifier's class, with the operation, decides:
+ * 1. The shared classifier's class: permanent and data-defect errors
+ *    fail fast.
+ * 2. The preset's status list: a status it does not list is never
+ *    retried (analytics does not retry 429; payment never
+ *    400/401/402/403/404/409/422).  gRPC codes go through the same list
+ *    by their HTTP equivalents in google.rpc.Code (RESOURCE_EXHAUSTED
+ *    429, UNAVAILABLE 503, DEADLINE_EXCEEDED 504, ABORTED and
+ *    ALREADY_EXISTS 409, INTERNAL and UNKNOWN 500 ...), so a preset means
+ *    the same thing on both protocols.  Timeouts and connection errors
+ *    carry no status and are not filtered.
+ * 3. The class, with the operation, decides:
  *      transient + read                     retry
  *      transient + put, or keyed post       retry
  *      transient + unkeyed post             retry only if it was never
@@ -22,7 +24,7 @@
  *      unknown + read                       at most unknown_read_retries
  *                                           (2) retries: attempt <= 2
  *      unknown + write                      no retry
- * 3. Preconditions before any retry: attempts left (the preset's; writes
+ * 4. Preconditions before any retry: attempts left (the preset's; writes
  *    at most write_max_attempts, 3; critical-path requests get
  *    critical_extra, 2, more, at most critical_max_attempts, 7); the
  *    delay, raised to the Retry-After where the preset respects it, plus
@@ -173,30 +175,30 @@ static int64_t attempt_cap(const classified *c, const sb_attempt *a)
     return cap;
 }
 
-/* The decision matrix: NULL when a retry is allowed, else why not. */
+/* The decision matrix: NULL when a retry is allowed, else why not.  A
+ * permanent error is named as such before the preset's list is looked
+ * at, so the reason a trace shows is the deeper one. */
 static const char *refusal(const sb_ctx *ctx, const classified *c,
                            const sb_attempt *a)
 {
     sb_error_class cls;
     sb_confidence conf;
+    ctx->host->classify(a, &cls, &conf);
+    if (cls != SB_CLASS_TRANSIENT && cls != SB_CLASS_RESOURCE_EXHAUSTION &&
+        cls != SB_CLASS_UNKNOWN)
+        return "classified: permanent error, fail fast";
     if (!preset_retries(&c->p, a))
         return "classified: status not retried by the preset";
-    ctx->host->classify(a, &cls, &conf);
-    switch (cls) {
-    case SB_CLASS_TRANSIENT:
-    case SB_CLASS_RESOURCE_EXHAUSTION:
-        if (a->op == SB_OP_POST && !a->keyed && a->sent)
-            return "classified: an unkeyed post may have committed";
-        return NULL;
-    case SB_CLASS_UNKNOWN:
+    if (cls == SB_CLASS_UNKNOWN) {
         if (a->op != SB_OP_READ)
             return "classified: unknown error on a write";
         if ((int64_t)a->attempt > c->unknown_retries)
             return "classified: unknown error, read retries used";
         return NULL;
-    default:
-        return "classified: permanent error, fail fast";
     }
+    if (a->op == SB_OP_POST && !a->keyed && a->sent)
+        return "classified: an unkeyed post may have committed";
+    return NULL;
 }
 
 static sb_decision classified_on_failure(const sb_ctx *ctx,

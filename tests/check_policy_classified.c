@@ -53,11 +53,14 @@ START_TEST(transient_retries_unless_an_unkeyed_post_was_sent)
 }
 END_TEST
 
-/* Permanent and data-defect errors fail fast, on any operation. */
+/* Permanent and data-defect errors fail fast, on any operation, and say
+ * so. */
 START_TEST(permanent_fails_fast)
 {
     h = preset("internal");
-    ck_assert_int_eq(act(SB_OP_READ, 0, 1, SB_ERR_HTTP, 404), SB_GIVE_UP);
+    sb_decision d = ph_fail(h, 1, SB_ERR_HTTP, 404);
+    ck_assert_int_eq(d.action, SB_GIVE_UP);
+    ck_assert_str_eq(d.reason, "classified: permanent error, fail fast");
     ck_assert_int_eq(act(SB_OP_READ, 0, 1, SB_ERR_GRPC, SB_GRPC_NOT_FOUND),
                      SB_GIVE_UP);
     sb_attempt a = ph_attempt(h, 1);
