@@ -47,7 +47,7 @@ static void four_requests_one_accept(void)
  * U = 0.39 refuses and -- the refusal itself counted as a request -- the
  * next send sees (5 - 2)/6 = 0.5: U = 0.49 refuses; then (6 - 2)/7 =
  * 0.571: U = 0.58 is let through. */
-START_TEST(probability_is_requests_minus_k_accepts_over_requests_plus_1)
+START_TEST(probability_at_exact_counts)
 {
     h = ph_create("adaptive_throttle", NULL, 0);
     four_requests_one_accept();
@@ -195,8 +195,7 @@ Suite *policy_adaptive_throttle_suite(void)
     Suite *s = suite_create("policy_adaptive_throttle");
     TCase *tc = tcase_create("probability");
     tcase_add_checked_fixture(tc, NULL, teardown);
-    tcase_add_test(tc,
-                   probability_is_requests_minus_k_accepts_over_requests_plus_1);
+    tcase_add_test(tc, probability_at_exact_counts);
     tcase_add_test(tc, draw_above_probability_passes);
     tcase_add_test(tc, k_scales_the_accepts);
     tcase_add_test(tc, what_counts_as_accepted);
