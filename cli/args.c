@@ -33,3 +33,27 @@ int args_usage_error(const args *a, const char *fmt, ...)
     fprintf(stderr, "\nTry 'stormbench %s --help'.\n", a->cmd);
     return EXIT_INPUT;
 }
+
+int args_list_add(args *a, const char **list, int *n, const char *name)
+{
+    const char *v = args_value(a, name);
+    if (v == NULL)
+        return EXIT_INPUT;
+    if (*n == CLI_MAX_LIST)
+        return args_usage_error(a, "too many %s options", name);
+    list[(*n)++] = v;
+    return 0;
+}
+
+int args_param(args *a, pstack_setting *params, int *n)
+{
+    const char *v = args_value(a, "--param");
+    if (v == NULL)
+        return EXIT_INPUT;
+    if (*n == PSTACK_MAX_SETTINGS)
+        return args_usage_error(a, "too many --param options");
+    sb_err e;
+    if (setting_from_arg(v, &params[(*n)++], &e) != 0)
+        return args_usage_error(a, "%s", e.msg);
+    return 0;
+}

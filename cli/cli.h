@@ -39,6 +39,12 @@ const char *args_value(args *a, const char *name);
 int args_usage_error(const args *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The repeatable options: append the option's value to list (at most
+ * CLI_MAX_LIST), or parse --param into params (at most
+ * PSTACK_MAX_SETTINGS).  0, or EXIT_INPUT after a usage message. */
+int args_list_add(args *a, const char **list, int *n, const char *name);
+int args_param(args *a, pstack_setting *params, int *n);
+
 /* ---- policy_setup.c ------------------------------------------------------ */
 
 typedef struct policy_setup {

@@ -108,30 +108,6 @@ static const kind_def kinds[] = {
     "timeout, refused, reset, http, grpc, invalid_schema, missing_field, "     \
     "duplicate_business_key, rate_limited"
 
-static int list_add(args *a, const char **list, int *n, const char *name)
-{
-    const char *v = args_value(a, name);
-    if (v == NULL)
-        return EXIT_INPUT;
-    if (*n == CLI_MAX_LIST)
-        return args_usage_error(a, "too many %s options", name);
-    list[(*n)++] = v;
-    return 0;
-}
-
-static int parse_param(args *a, decide_opts *o)
-{
-    const char *v = args_value(a, "--param");
-    if (v == NULL)
-        return EXIT_INPUT;
-    if (o->n_params == PSTACK_MAX_SETTINGS)
-        return args_usage_error(a, "too many --param options");
-    sb_err e;
-    if (setting_from_arg(v, &o->params[o->n_params++], &e) != 0)
-        return args_usage_error(a, "%s", e.msg);
-    return 0;
-}
-
 /* One option at a->i: 0, -1 after --help, or EXIT_INPUT. */
 static int parse_one(args *a, decide_opts *o)
 {
@@ -149,9 +125,9 @@ static int parse_one(args *a, decide_opts *o)
         return 0;
     }
     if (args_is(a, "--policy-plugin"))
-        return list_add(a, o->plugins, &o->n_plugins, "--policy-plugin");
+        return args_list_add(a, o->plugins, &o->n_plugins, "--policy-plugin");
     if (args_is(a, "--param"))
-        return parse_param(a, o);
+        return args_param(a, o->params, &o->n_params);
     const struct {
         const char *name;
         const char **slot;
@@ -438,6 +414,12 @@ static void print_result(const pstack *ps, const sb_attempt *a,
         jw_double(&w, "delay_s", r->decision.d.delay_s);
         jw_string(&w, "reason", r->decision.d.reason);
         jw_string(&w, "layer", layer_name(ps, r->decision.layer));
+        if (r->decision.delay_layer >= 0 &&
+            r->decision.delay_layer != r->decision.layer) {
+            jw_string(&w, "delay_layer",
+                      layer_name(ps, r->decision.delay_layer));
+            jw_string(&w, "delay_reason", r->decision.delay_reason);
+        }
     } else {
         jw_string(&w, "action", "refuse");
         jw_double(&w, "delay_s", 0.0);

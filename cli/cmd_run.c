@@ -63,30 +63,6 @@ typedef struct run_opts {
     int n_params;
 } run_opts;
 
-static int list_add(args *a, const char **list, int *n, const char *name)
-{
-    const char *v = args_value(a, name);
-    if (v == NULL)
-        return EXIT_INPUT;
-    if (*n == CLI_MAX_LIST)
-        return args_usage_error(a, "too many %s options", name);
-    list[(*n)++] = v;
-    return 0;
-}
-
-static int parse_param(args *a, run_opts *o)
-{
-    const char *v = args_value(a, "--param");
-    if (v == NULL)
-        return EXIT_INPUT;
-    if (o->n_params == PSTACK_MAX_SETTINGS)
-        return args_usage_error(a, "too many --param options");
-    sb_err e;
-    if (setting_from_arg(v, &o->params[o->n_params++], &e) != 0)
-        return args_usage_error(a, "%s", e.msg);
-    return 0;
-}
-
 static int parse_sample(args *a, run_opts *o)
 {
     const char *v = args_value(a, "--trace-sample");
@@ -119,11 +95,11 @@ static int parse_one(args *a, run_opts *o)
         return 0;
     }
     if (args_is(a, "--set"))
-        return list_add(a, o->sets, &o->n_sets, "--set");
+        return args_list_add(a, o->sets, &o->n_sets, "--set");
     if (args_is(a, "--policy-plugin"))
-        return list_add(a, o->plugins, &o->n_plugins, "--policy-plugin");
+        return args_list_add(a, o->plugins, &o->n_plugins, "--policy-plugin");
     if (args_is(a, "--param"))
-        return parse_param(a, o);
+        return args_param(a, o->params, &o->n_params);
     if (args_is(a, "--trace-sample"))
         return parse_sample(a, o);
     const struct {

@@ -53,6 +53,14 @@ int policy_setup_build_at(const char *spec, const char *spec_origin,
         if (plugin_open(plugin_paths[i], &out->plugins[i], e) != 0)
             goto fail;
         out->n_plugins++;
+        const char *name = plugin_policy(out->plugins[i])->name;
+        for (int k = 0; k < i; k++)
+            if (strcmp(plugin_policy(out->plugins[k])->name, name) == 0) {
+                err_set(e, "%s and %s both define policy '%s'; load one of "
+                        "them", plugin_path(out->plugins[k]),
+                        plugin_path(out->plugins[i]), name);
+                goto fail;
+            }
     }
     pstack_layer_spec layers[PSTACK_MAX_LAYERS];
     int n = 0;

@@ -40,6 +40,10 @@ static void decision_fields(jw *w, const trace_writer *tw, const sim_trace *t)
     jw_string(w, "layer", d->layer >= 0
                               ? pstack_layer(tw->stack, d->layer)->name
                               : NULL);
+    if (d->delay_layer >= 0 && d->delay_layer != d->layer) {
+        jw_string(w, "delay_layer", pstack_layer(tw->stack, d->delay_layer)->name);
+        jw_string(w, "delay_reason", d->delay_reason);
+    }
     if (t->decision_ignored)
         jw_bool(w, "waiting_for_hedge", true);
 }

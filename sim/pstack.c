@@ -160,6 +160,13 @@ static int create_layer(pstack *ps, layer *l, sb_err *e)
                                        : 0;
     l->rsize = l->p->request_state_size ? l->p->request_state_size(l->shared)
                                         : 0;
+    if (l->csize > PSTACK_MAX_STATE || l->rsize > PSTACK_MAX_STATE) {
+        char who[320];
+        return err_set(e, "%s asks for %zu bytes of state per client and %zu "
+                       "per request; at most %d each",
+                       schema_describe(l->p, l->origin, who, sizeof who),
+                       l->csize, l->rsize, PSTACK_MAX_STATE);
+    }
     l->coff = ps->csize;
     l->roff = ps->rsize;
     ps->csize += align16(l->csize);
@@ -277,12 +284,14 @@ void pstack_client_init(pstack *ps, const pstack_call *call)
 static int bad_delay(pstack *ps, const layer *l, const char *hook,
                      const char *what, double d)
 {
-    char who[320];
+    char who[320], value[48] = "";
+    if (!isnan(d))
+        snprintf(value, sizeof value, " %g s", d);
     snprintf(ps->error, sizeof ps->error,
-             "%s returned %s %g s from %s; a delay must be a number between "
-             "0 and %g s",
-             schema_describe(l->p, l->origin, who, sizeof who), what, d, hook,
-             PSTACK_MAX_DELAY_S);
+             "%s returned %s%s from %s; a delay must be a number between 0 "
+             "and %g s",
+             schema_describe(l->p, l->origin, who, sizeof who), what, value,
+             hook, PSTACK_MAX_DELAY_S);
     return -1;
 }
 
@@ -356,6 +365,8 @@ int pstack_on_failure(pstack *ps, const pstack_call *call,
 {
     out->d = sb_pass();
     out->layer = -1;
+    out->delay_layer = -1;
+    out->delay_reason = NULL;
     double delay = 0.0;
     for (int i = 0; i < ps->n; i++) {
         const layer *l = &ps->layers[i];
@@ -373,8 +384,11 @@ int pstack_on_failure(pstack *ps, const pstack_call *call,
         }
         if (check_delay(ps, l, "on_failure", d.delay_s) != 0)
             return -1;
-        if (d.delay_s > delay)
+        if (d.delay_s > delay) {
             delay = d.delay_s;
+            out->delay_layer = i;
+            out->delay_reason = d.reason;
+        }
         if (rank(d.action) > rank(out->d.action)) {
             out->d = d;
             out->layer = i;
@@ -385,6 +399,10 @@ int pstack_on_failure(pstack *ps, const pstack_call *call,
         out->layer = -1;
     }
     out->d.delay_s = out->d.action == SB_RETRY ? delay : 0.0;
+    if (out->d.action != SB_RETRY) {
+        out->delay_layer = -1;
+        out->delay_reason = NULL;
+    }
     return 0;
 }
 

@@ -78,11 +78,16 @@ typedef struct pstack_call {
     void *host_data;
 } pstack_call;
 
-/* The result of a stack's on_failure: the combined decision and which
- * layer decided it (-1 when no layer asked for a retry). */
+/* The result of a stack's on_failure: the combined decision, which layer
+ * decided its action (-1 when no layer asked for a retry), and, for a
+ * retry, which layer proposed the delay that won and why (-1 when every
+ * delay was 0): in exponential+retry_after the action is exponential's
+ * but the delay may be the server's Retry-After. */
 typedef struct pstack_decision {
     sb_decision d;
     int layer;
+    int delay_layer;
+    const char *delay_reason;
 } pstack_decision;
 
 typedef struct pstack_verdict {
@@ -112,5 +117,9 @@ const char *pstack_outcome_name(sb_outcome o);
 /* The largest delay a policy may ask for (one day): anything longer is a
  * bug in the policy, not a plan. */
 #define PSTACK_MAX_DELAY_S 86400.0
+
+/* The most per-client or per-request state one layer may ask for: with a
+ * million clients, 64 KiB each is already 64 GiB. */
+#define PSTACK_MAX_STATE 65536
 
 #endif

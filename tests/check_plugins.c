@@ -290,15 +290,11 @@ START_TEST(negative_delay_stops_the_run)
 }
 END_TEST
 
-/* printf prints a NaN as "nan" or "-nan" depending on its sign bit, so
- * the message is pinned up to that word. */
 START_TEST(nan_delay_stops_the_run)
 {
     stops_everywhere("sbt_nan_delay", SBT("nan_delay"),
                      "policy 'sbt_nan_delay' (from " SBT("nan_delay")
-                     ") returned a NaN delay ");
-    stops_everywhere("sbt_nan_delay", SBT("nan_delay"),
-                     " s from on_failure" DELAY_RANGE);
+                     ") returned a NaN delay from on_failure" DELAY_RANGE);
 }
 END_TEST
 

@@ -121,6 +121,8 @@ START_TEST(strongest_action_and_largest_delay_win)
     pstack_decision d = fail_with(retry_pass, 6);
     ck_assert_int_eq(d.d.action, SB_RETRY);
     ck_assert_double_eq(d.d.delay_s, 5.0);
+    ck_assert_int_eq(d.layer, 0);       /* a decided to retry ... */
+    ck_assert_int_eq(d.delay_layer, 1); /* ... b's floor set the delay */
     const char *giveup[] = {"a.action=1", "a.delay=2", "b.action=2"};
     d = fail_with(giveup, 3);
     ck_assert_int_eq(d.d.action, SB_GIVE_UP);
@@ -203,8 +205,8 @@ START_TEST(contract_violations_are_caught)
     pstack_decision d;
     ck_assert_int_eq(pstack_on_failure(ps, &call, &a, &d), -1);
     ck_assert_str_eq(pstack_error(ps),
-                     "policy 'a' returned a NaN delay nan s from on_failure; "
-                     "a delay must be a number between 0 and 86400 s");
+                     "policy 'a' returned a NaN delay from on_failure; a "
+                     "delay must be a number between 0 and 86400 s");
     pstack_destroy(ps);
 }
 END_TEST
