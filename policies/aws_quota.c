@@ -20,6 +20,8 @@
  *
  * The quota is taken when the retry is decided, as botocore does before
  * it sleeps: a layer stacked on top that vetoes the retry still spends it.
+ * A failure while another attempt of the request (a hedge) still waits
+ * decides nothing -- the engine ignores the answer -- so it takes nothing.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -131,6 +133,8 @@ static bool retryable(const sb_ctx *ctx, const sb_attempt *a)
 static sb_decision quota_on_failure(const sb_ctx *ctx, const sb_attempt *a)
 {
     const quota *p = ctx->shared;
+    if (a->outstanding > 0)
+        return sb_pass();
     if (!retryable(ctx, a))
         return sb_give_up("aws_quota: not a retryable error");
     if ((int64_t)a->attempt >= p->max_attempts)

@@ -182,6 +182,23 @@ START_TEST(non_retryable_errors_take_nothing)
 }
 END_TEST
 
+/* A failure while a hedge of the request still waits decides nothing
+ * (the engine ignores it) and takes no quota: 500 of them, then still
+ * 100 retries. */
+START_TEST(failures_with_a_hedge_waiting_take_nothing)
+{
+    for (int i = 0; i < 500; i++) {
+        ph_new_request(h);
+        sb_attempt a = ph_attempt(h, 1);
+        ph_error(&a, SB_ERR_TIMEOUT, 0);
+        a.outstanding = 1;
+        ph_failure(h, &a);
+    }
+    spend_503(100);
+    ck_assert_int_eq(first_fails(SB_ERR_HTTP, 503), SB_GIVE_UP);
+}
+END_TEST
+
 /* ---- Effect: retries stop once the quota is spent ----------------------
  *
  * 20 clients x 2/s; connections refused from 20 s to 100 s.  Each failing
@@ -227,6 +244,7 @@ Suite *policy_aws_quota_suite(void)
     tcase_add_test(tc, refund_is_the_last_retry_cost_only);
     tcase_add_test(tc, quota_never_exceeds_initial);
     tcase_add_test(tc, non_retryable_errors_take_nothing);
+    tcase_add_test(tc, failures_with_a_hedge_waiting_take_nothing);
     suite_add_tcase(s, tc);
     TCase *e = tcase_create("effect");
     tcase_add_test(e, effect_retries_stop_when_the_quota_is_spent);
