@@ -31,6 +31,7 @@
  * The host is told (sb_host.breaker) when the breaker opens and when it
  * closes; half-open counts as open.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -161,6 +162,20 @@ static void *window_of(cb_client *c)
     return c + 1;
 }
 
+#ifndef NDEBUG
+/* The client state's invariants: a known state, no more probes out than
+ * allowed, a count window no fuller than its size, counts within it, and
+ * a cooldown between the base and the cap.  Checked in assert() only. */
+static bool cb_sane(const breaker *p, const cb_client *c)
+{
+    return c->state <= CB_HALF_OPEN &&
+           c->probes_out <= (uint64_t)p->probes &&
+           c->ring_len <= (uint64_t)p->window_size &&
+           c->ring_failed <= c->ring_len && c->ring_slow <= c->ring_len &&
+           c->cooldown >= p->cooldown && c->cooldown <= p->max_cooldown;
+}
+#endif
+
 static void report(const sb_ctx *ctx, int open)
 {
     if (ctx->host->breaker)
@@ -274,6 +289,7 @@ static void closed_outcome(const sb_ctx *ctx, cb_client *c,
 static void record(const sb_ctx *ctx, const sb_attempt *a, bool failed)
 {
     cb_client *c = ctx->client_state;
+    assert(cb_sane(ctx->shared, c));
     uint32_t *probe = ctx->request_state;
     bool is_probe = probe && *probe != 0 && *probe == a->attempt;
     if (is_probe)
@@ -297,6 +313,7 @@ static sb_verdict cb_before_send(const sb_ctx *ctx, const sb_attempt *a)
 {
     const breaker *p = ctx->shared;
     cb_client *c = ctx->client_state;
+    assert(cb_sane(p, c));
     if (c->state == CB_OPEN) {
         if (a->now_s < c->open_until)
             return refuse("circuit_breaker: open");
