@@ -48,8 +48,8 @@ static const sb_param quota_params[] = {
      NULL, 1, ATTEMPTS_MAX},
     {"base", SB_PARAM_DURATION, "100ms",
      "backoff base: the first retry waits U(0, base)", NULL, 0, 86400},
-    {"cap", SB_PARAM_DURATION, "20s", "largest backoff (MAX_BACKOFF)", NULL,
-     0, 86400},
+    {"cap", SB_PARAM_DURATION, "20s", "largest backoff (MAX_BACKOFF)", NULL, 0,
+     86400},
     {"initial_retry_tokens", SB_PARAM_INT, "500",
      "size of the client's retry quota", NULL, 0, 1e9},
     {"retry_cost", SB_PARAM_INT, "5", "quota a retry takes", NULL, 0, 1e9},
@@ -140,8 +140,7 @@ static sb_decision quota_on_failure(const sb_ctx *ctx, const sb_attempt *a)
     if ((int64_t)a->attempt >= p->max_attempts)
         return sb_give_up("max_attempts reached");
     int64_t *tokens = ctx->client_state;
-    int64_t cost = a->error == SB_ERR_TIMEOUT ? p->timeout_cost
-                                              : p->retry_cost;
+    int64_t cost = a->error == SB_ERR_TIMEOUT ? p->timeout_cost : p->retry_cost;
     if (*tokens < cost)
         return sb_give_up("aws_quota: retry quota exhausted");
     *tokens -= cost;

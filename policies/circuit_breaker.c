@@ -43,8 +43,8 @@
 enum { CB_CLOSED = 0, CB_OPEN = 1, CB_HALF_OPEN = 2 };
 enum { MODE_CONSECUTIVE = 0, MODE_WINDOW = 1 };
 enum { WINDOW_COUNT = 0, WINDOW_TIME = 1 };
-enum { CALLS = 0, FAILED = 1, SLOW = 2 };        /* time-window counters */
-enum { OUT_FAILED = 1, OUT_SLOW = 2 };           /* count-window bits */
+enum { CALLS = 0, FAILED = 1, SLOW = 2 }; /* time-window counters */
+enum { OUT_FAILED = 1, OUT_SLOW = 2 };    /* count-window bits */
 
 #define TIME_SLICES 10 /* Polly's rolling health metrics */
 
@@ -81,13 +81,12 @@ static const sb_param cb_params[] = {
     {"max_cooldown", SB_PARAM_DURATION, "300s",
      "the cooldown never grows past this", NULL, 0.001, 86400},
     {"probes", SB_PARAM_INT, "1",
-     "attempts let through when half-open; all must succeed", NULL, 1,
-     1000},
+     "attempts let through when half-open; all must succeed", NULL, 1, 1000},
     {"window_type", SB_PARAM_CHOICE, "count",
      "window mode: the last window_size calls, or window_duration",
      "count|time", 0, 0},
-    {"window_size", SB_PARAM_INT, "100", "count window: calls it holds",
-     NULL, 1, 10000},
+    {"window_size", SB_PARAM_INT, "100", "count window: calls it holds", NULL,
+     1, 10000},
     {"window_duration", SB_PARAM_DURATION, "30s",
      "time window: how far back it looks", NULL, 0.01, 86400},
     {"failure_ratio", SB_PARAM_REAL, "0.5",
@@ -100,12 +99,13 @@ static const sb_param cb_params[] = {
      "window mode: slow / calls that opens it", NULL, 0.001, 1},
     {0}};
 
-static int cb_create(const sb_value *v, void **shared, char *err,
-                     size_t errlen)
+static int cb_create(const sb_value *v, void **shared, char *err, size_t errlen)
 {
     if (v[4].d < v[2].d) {
-        snprintf(err, errlen, "max_cooldown (%gs) must be at least cooldown "
-                 "(%gs)", v[4].d, v[2].d);
+        snprintf(err, errlen,
+                 "max_cooldown (%gs) must be at least cooldown "
+                 "(%gs)",
+                 v[4].d, v[2].d);
         return -1;
     }
     breaker *p = malloc(sizeof *p);
@@ -168,8 +168,7 @@ static void *window_of(cb_client *c)
  * a cooldown between the base and the cap.  Checked in assert() only. */
 static bool cb_sane(const breaker *p, const cb_client *c)
 {
-    return c->state <= CB_HALF_OPEN &&
-           c->probes_out <= (uint64_t)p->probes &&
+    return c->state <= CB_HALF_OPEN && c->probes_out <= (uint64_t)p->probes &&
            c->ring_len <= (uint64_t)p->window_size &&
            c->ring_failed <= c->ring_len && c->ring_slow <= c->ring_len &&
            c->cooldown >= p->cooldown && c->cooldown <= p->max_cooldown;
@@ -266,8 +265,8 @@ static bool window_trips(const breaker *p, int64_t calls, int64_t failed,
            (double)slow / (double)calls >= p->slow_ratio;
 }
 
-static void closed_outcome(const sb_ctx *ctx, cb_client *c,
-                           const sb_attempt *a, bool failed)
+static void closed_outcome(const sb_ctx *ctx, cb_client *c, const sb_attempt *a,
+                           bool failed)
 {
     const breaker *p = ctx->shared;
     if (p->mode == MODE_CONSECUTIVE) {

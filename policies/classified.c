@@ -80,10 +80,10 @@ static const sb_param classified_params[] = {
      "payment|analytics|external_api|internal", 0, 0},
     {"max_attempts", SB_PARAM_INT, "0",
      "attempts in all for reads; 0: the preset's", NULL, 0, ATTEMPTS_MAX},
-    {"base", SB_PARAM_DURATION, "0s", "backoff base; 0: the preset's", NULL,
+    {"base", SB_PARAM_DURATION, "0s", "backoff base; 0: the preset's", NULL, 0,
+     86400},
+    {"cap", SB_PARAM_DURATION, "0s", "largest backoff; 0: the preset's", NULL,
      0, 86400},
-    {"cap", SB_PARAM_DURATION, "0s", "largest backoff; 0: the preset's",
-     NULL, 0, 86400},
     {"jitter", SB_PARAM_CHOICE, "full", "how the delay is randomised",
      BACKOFF_JITTER_CHOICES, 0, 0},
     {"ratio", SB_PARAM_REAL, "0.2", "spread of ratio jitter: +/- this share",
@@ -96,8 +96,7 @@ static const sb_param classified_params[] = {
      "attempts in all for critical-path requests, at most", NULL, 1,
      ATTEMPTS_MAX},
     {"unknown_read_retries", SB_PARAM_INT, "2",
-     "retries of a read after an unknown error (500)", NULL, 0,
-     ATTEMPTS_MAX},
+     "retries of a read after an unknown error (500)", NULL, 0, ATTEMPTS_MAX},
     {0}};
 
 static int classified_create(const sb_value *v, void **shared, char *err,
@@ -114,8 +113,8 @@ static int classified_create(const sb_value *v, void **shared, char *err,
     if (v[3].d > 0)
         c->p.cap = v[3].d;
     if (c->p.cap < c->p.base) {
-        snprintf(err, errlen, "cap (%gs) must be at least base (%gs)",
-                 c->p.cap, c->p.base);
+        snprintf(err, errlen, "cap (%gs) must be at least base (%gs)", c->p.cap,
+                 c->p.base);
         free(c);
         return -1;
     }
@@ -201,8 +200,7 @@ static const char *refusal(const sb_ctx *ctx, const classified *c,
     return NULL;
 }
 
-static sb_decision classified_on_failure(const sb_ctx *ctx,
-                                         const sb_attempt *a)
+static sb_decision classified_on_failure(const sb_ctx *ctx, const sb_attempt *a)
 {
     const classified *c = ctx->shared;
     const char *why = refusal(ctx, c, a);

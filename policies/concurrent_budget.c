@@ -37,8 +37,7 @@ typedef struct cbud_req {
 
 static const sb_param cbud_params[] = {
     {"budget_percent", SB_PARAM_REAL, "20",
-     "active retries allowed, in % of active requests (Envoy)", NULL, 0,
-     100},
+     "active retries allowed, in % of active requests (Envoy)", NULL, 0, 100},
     {"min_retry_concurrency", SB_PARAM_INT, "3",
      "active retries allowed whatever the traffic (Envoy)", NULL, 0, 1e6},
     {0}};

@@ -22,8 +22,7 @@
 
 static const sb_param deadline_params[] = {
     {"attempt_time", SB_PARAM_DURATION, "0s",
-     "expected time of one attempt; 0: the attempt timeout", NULL, 0,
-     86400},
+     "expected time of one attempt; 0: the attempt timeout", NULL, 0, 86400},
     {0}};
 
 static int deadline_create(const sb_value *v, void **shared, char *err,

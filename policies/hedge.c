@@ -24,8 +24,8 @@ static const sb_param hedge_params[] = {
     {"delay", SB_PARAM_DURATION, "2s",
      "send a copy when an attempt has no answer after this", NULL, 0.001,
      86400},
-    {"max_hedged", SB_PARAM_INT, "1", "extra copies per request, at most",
-     NULL, 1, 10},
+    {"max_hedged", SB_PARAM_INT, "1", "extra copies per request, at most", NULL,
+     1, 10},
     {0}};
 
 static int hedge_create(const sb_value *v, void **shared, char *err,

@@ -53,8 +53,8 @@ typedef enum plan_error {
 static const sb_param plan_params[] = {
     {"max_attempts", SB_PARAM_INT, "4", "attempts in all, the first included",
      NULL, 1, ATTEMPTS_MAX},
-    {"base", SB_PARAM_DURATION, "6s", "delay after the first attempt", NULL,
-     0, 86400},
+    {"base", SB_PARAM_DURATION, "6s", "delay after the first attempt", NULL, 0,
+     86400},
     {"multiplier", SB_PARAM_REAL, "2", "growth per attempt", NULL, 1, 100},
     {"cap", SB_PARAM_DURATION, "48s", "largest delay", NULL, 0, 86400},
     {"jitter", SB_PARAM_REAL, "0",
@@ -63,8 +63,8 @@ static const sb_param plan_params[] = {
     {"retry_after", SB_PARAM_BOOL, "false",
      "wait at least the server's Retry-After", NULL, 0, 0},
     {"deadline", SB_PARAM_DURATION, "0s",
-     "stop when a retry would start this long after the start; 0: never",
-     NULL, 0, 86400 * 30},
+     "stop when a retry would start this long after the start; 0: never", NULL,
+     0, 86400 * 30},
     {0}};
 
 static int plan_create(const sb_value *v, void **shared, char *err,
@@ -104,7 +104,7 @@ static plan_error plan_classify(const sb_attempt *a)
         return a->status == 429 ? PLAN_TRANSIENT : PLAN_OTHER;
     case SB_ERR_GRPC:
         return a->status == SB_GRPC_RESOURCE_EXHAUSTED ? PLAN_TRANSIENT
-                                                        : PLAN_OTHER;
+                                                       : PLAN_OTHER;
     default:
         return PLAN_OTHER;
     }

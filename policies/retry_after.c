@@ -17,8 +17,7 @@ static const sb_param ra_params[] = {
      86400},
     {0}};
 
-static int ra_create(const sb_value *v, void **shared, char *err,
-                     size_t errlen)
+static int ra_create(const sb_value *v, void **shared, char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;

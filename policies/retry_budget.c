@@ -37,13 +37,12 @@ typedef struct budget {
 
 static const sb_param budget_params[] = {
     {"ttl", SB_PARAM_DURATION, "10s",
-     "how long a request's deposit counts (Finagle: 1s to 60s)", NULL, 1,
-     60},
+     "how long a request's deposit counts (Finagle: 1s to 60s)", NULL, 1, 60},
     {"min_per_s", SB_PARAM_INT, "10",
      "retries per second allowed whatever the traffic", NULL, 0, 1e6},
     {"percent", SB_PARAM_REAL, "0.2",
-     "retries per request allowed (Finagle percentCanRetry: 0.2 = 20%)",
-     NULL, 0, 1000},
+     "retries per request allowed (Finagle percentCanRetry: 0.2 = 20%)", NULL,
+     0, 1000},
     {0}};
 
 static int budget_create(const sb_value *v, void **shared, char *err,
@@ -75,8 +74,7 @@ static size_t budget_client_size(const void *shared)
 
 static bool can_withdraw(const budget *p, const sb_ctx *ctx, double now)
 {
-    int64_t balance = p->reserve + window_sum(&p->w, ctx->client_state, now,
-                                              0);
+    int64_t balance = p->reserve + window_sum(&p->w, ctx->client_state, now, 0);
     return balance >= p->withdrawal;
 }
 

@@ -33,12 +33,10 @@ static const sb_param tb_params[] = {
      "bucket size; retries stop at or below half of it (gRFC A6)", NULL, 1,
      1000},
     {"token_ratio", SB_PARAM_REAL, "0.1",
-     "tokens a success adds back (3 decimals, as gRFC A6)", NULL, 0.001,
-     1000},
+     "tokens a success adds back (3 decimals, as gRFC A6)", NULL, 0.001, 1000},
     {0}};
 
-static int tb_create(const sb_value *v, void **shared, char *err,
-                     size_t errlen)
+static int tb_create(const sb_value *v, void **shared, char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;

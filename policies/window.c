@@ -43,8 +43,7 @@ void window_add(const window_shape *w, void *mem, double now_s, uint32_t val,
     row(w, m, m->slot)[val] += amount;
 }
 
-int64_t window_sum(const window_shape *w, void *mem, double now_s,
-                   uint32_t val)
+int64_t window_sum(const window_shape *w, void *mem, double now_s, uint32_t val)
 {
     win *m = mem;
     advance(w, m, now_s);

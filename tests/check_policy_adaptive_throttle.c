@@ -80,8 +80,8 @@ START_TEST(k_scales_the_accepts)
         accept1();
     }
     ph_script(h, 2, 0.99, 0.39);
-    ck_assert(send1()); /* (2 - 2)/3 = 0: no draw */
-    ck_assert(send1()); /* (3 - 2)/4 = 0.25: draw 0.99 */
+    ck_assert(send1());  /* (2 - 2)/3 = 0: no draw */
+    ck_assert(send1());  /* (3 - 2)/4 = 0.25: draw 0.99 */
     ck_assert(!send1()); /* (4 - 2)/5 = 0.4: draw 0.39 */
     ph_free(h);
     h = ph_create("adaptive_throttle", NULL, 0);
@@ -177,8 +177,8 @@ static const char outage_ini[] =
 START_TEST(effect_outage_traffic_refused_locally)
 {
     const char *params[] = {"window=20s"};
-    tu_sim *t = tu_sim_run(outage_ini, "immediate+adaptive_throttle", params,
-                           1);
+    tu_sim *t =
+        tu_sim_run(outage_ini, "immediate+adaptive_throttle", params, 1);
     ph_window w = ph_sum(t, 50, 80);
     ck_assert_double_lt(w.attempts / w.offered, 0.05);
     ck_assert_double_gt(w.refused / w.offered, 0.95);

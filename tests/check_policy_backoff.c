@@ -161,8 +161,8 @@ START_TEST(cap_below_base_is_an_error)
 {
     const char *params[] = {"base=2s", "cap=1s"};
     const char *msg = ph_build_error("exponential", params, 2);
-    ck_assert_msg(strstr(msg, "cap (1s) must be at least base (2s)"),
-                  "got: %s", msg);
+    ck_assert_msg(strstr(msg, "cap (1s) must be at least base (2s)"), "got: %s",
+                  msg);
 }
 END_TEST
 

@@ -166,12 +166,12 @@ START_TEST(stale_answers_ignored_and_lost_probes_released)
     sb_attempt late = ph_attempt(h, 1);
     ck_assert(ph_allowed(h, &late)); /* sent while closed */
     ph_use(h, 0);
-    failures(5);                       /* open until 60 */
+    failures(5); /* open until 60 */
     ph_use(h, 9);
     h->now = 30.0;
     ph_error(&late, SB_ERR_TIMEOUT, 0);
     ph_stamp(h, &late);
-    ph_failure(h, &late);              /* stale: no new cooldown */
+    ph_failure(h, &late); /* stale: no new cooldown */
     ph_use(h, 0);
     h->now = 60.0;
     ck_assert(can_send()); /* the probe; its request ends, slot back */
@@ -400,8 +400,8 @@ static void check_breakers(tu_sim *t)
 START_TEST(effect_breakers_open_and_refuse_during_an_outage)
 {
     const char *params[] = {"cooldown=10s"};
-    tu_sim *t = tu_sim_run(outage_ini, "exponential+circuit_breaker", params,
-                           1);
+    tu_sim *t =
+        tu_sim_run(outage_ini, "exponential+circuit_breaker", params, 1);
     check_breakers(t);
     tu_sim_free(t);
     const char *wparams[] = {"cooldown=10s", "mode=window", "window_size=20",

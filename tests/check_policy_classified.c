@@ -101,7 +101,12 @@ typedef struct preset_row {
  * their list leaves out (analytics: 408, 429, 500; external_api: 408;
  * internal: none, so a permanent 400 stands in). */
 static const preset_row presets[] = {
-    {"payment", 5, 0.1, 5.0, true, {408, 429, 502, 503, 504},
+    {"payment",
+     5,
+     0.1,
+     5.0,
+     true,
+     {408, 429, 502, 503, 504},
      {400, 401, 402, 403, 404, 409, 422, 500}},
     {"analytics", 2, 0.05, 0.5, false, {502, 503, 504}, {408, 429, 500}},
     {"external_api", 3, 1.0, 60.0, true, {429, 500, 502, 503, 504}, {408}},
@@ -116,8 +121,7 @@ START_TEST(preset_attempts)
     h = preset(p->name);
     uint32_t n = (uint32_t)p->attempts;
     if (n > 1)
-        ck_assert_int_eq(act(SB_OP_READ, 0, n - 1, SB_ERR_HTTP, 503),
-                         SB_RETRY);
+        ck_assert_int_eq(act(SB_OP_READ, 0, n - 1, SB_ERR_HTTP, 503), SB_RETRY);
     ck_assert_int_eq(act(SB_OP_READ, 0, n, SB_ERR_HTTP, 503), SB_GIVE_UP);
 }
 END_TEST
@@ -166,8 +170,7 @@ START_TEST(preset_retry_after)
     a.retry_after_s = 3.0;
     sb_decision d = ph_failure(h, &a);
     ck_assert_int_eq(d.action, SB_RETRY);
-    ck_assert_double_eq_tol(d.delay_s, p->retry_after ? 3.0 : p->base,
-                            1e-12);
+    ck_assert_double_eq_tol(d.delay_s, p->retry_after ? 3.0 : p->base, 1e-12);
 }
 END_TEST
 
@@ -230,8 +233,7 @@ END_TEST
  * critical read 8; it gets 7. */
 START_TEST(critical_never_exceeds_7)
 {
-    const char *params[] = {"preset=payment", "jitter=none",
-                            "max_attempts=6"};
+    const char *params[] = {"preset=payment", "jitter=none", "max_attempts=6"};
     h = ph_create("classified", params, 3);
     ck_assert_int_eq(critical(SB_OP_READ, 6), SB_RETRY);
     ck_assert_int_eq(critical(SB_OP_READ, 7), SB_GIVE_UP);

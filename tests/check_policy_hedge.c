@@ -135,8 +135,7 @@ START_TEST(effect_hedging_cuts_p99_latency)
     const char *params[] = {"delay=50ms"};
     t = tu_sim_run(tail_ini, "hedge", params, 1);
     ck_assert_double_eq_tol(t->sum.latency_p99_ms, hedged, 0.1 * hedged);
-    ck_assert_double_eq_tol(t->sum.amplification, 1 + q(log(5.0) / 1.5),
-                            0.01);
+    ck_assert_double_eq_tol(t->sum.amplification, 1 + q(log(5.0) / 1.5), 0.01);
     tu_sim_free(t);
 }
 END_TEST
@@ -168,8 +167,7 @@ static void on_trace(void *ctx, const sim_trace *t)
             f->first_won++;
     } else if (t->kind == TRACE_END) {
         f->ended++;
-        if (t->outcome != SB_OUTCOME_SUCCESS ||
-            f->first_ok[c][r] != t->time_ns)
+        if (t->outcome != SB_OUTCOME_SUCCESS || f->first_ok[c][r] != t->time_ns)
             f->mismatched++;
     }
 }

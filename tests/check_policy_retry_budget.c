@@ -150,8 +150,7 @@ START_TEST(ttl_range_is_finagles)
 {
     const char *params[] = {"ttl=90s"};
     const char *msg = ph_build_error("retry_budget", params, 1);
-    ck_assert_msg(strstr(msg, "ttl") && strstr(msg, "'90s'"), "got: %s",
-                  msg);
+    ck_assert_msg(strstr(msg, "ttl") && strstr(msg, "'90s'"), "got: %s", msg);
 }
 END_TEST
 

@@ -82,8 +82,7 @@ static inline pstack_call ph_call(ph *h)
 
 /* Build the stack `spec` with n "key=value" settings; fails the test when
  * it does not build. */
-static inline ph *ph_create(const char *spec, const char *const *params,
-                            int n)
+static inline ph *ph_create(const char *spec, const char *const *params, int n)
 {
     ph *h = calloc(1, sizeof *h);
     ck_assert_ptr_nonnull(h);
@@ -329,8 +328,8 @@ static inline tu_sim *ph_run_traced(const char *ini, const char *policy,
     pstack_setting settings[PSTACK_MAX_SETTINGS];
     for (int i = 0; i < n; i++)
         ck_assert_int_eq(setting_from_arg(params[i], &settings[i], &e), 0);
-    if (policy_setup_build(policy ? policy : t->sc.policy, NULL, 0, settings,
-                           n, &t->ps, &e) != 0)
+    if (policy_setup_build(policy ? policy : t->sc.policy, NULL, 0, settings, n,
+                           &t->ps, &e) != 0)
         ck_abort_msg("policy did not build: %s", e.msg);
     if (sim_create(&t->sc.cfg, t->ps.stack, &t->sim, &e) != 0)
         ck_abort_msg("sim did not build: %s", e.msg);
