@@ -1,0 +1,244 @@
+/*
+ * engine.h -- the engine's insides, shared by its modules and by nothing
+ * else (front ends use sim.h).
+ *
+ *   sim.c     life cycle, the event loop, records, random draws
+ *   client.c  clients: arrivals, attempts, answers, timeouts, the policy
+ *   server.c  the server: admission, queue, service, commits, answers
+ *   faults.c  faults: the running set and what it does to the rest
+ *
+ * Every handler runs inside sim_run_until with s->now set to its event's
+ * time, and may push events no earlier than now.
+ */
+#ifndef SB_ENGINE_H
+#define SB_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "event_queue.h"
+#include "pool.h"
+#include "rng.h"
+#include "sim.h"
+
+#define NO_DEADLINE INT64_MAX
+#define MAX_OBSERVERS 8
+#define MAX_ALL_FAULTS (SIM_MAX_FAULTS * 2)
+/* A request that has sent this many attempts gives up whatever its policy
+ * says: a policy that retries forever would otherwise keep the run alive
+ * after every client has given up in reality. */
+#define MAX_ATTEMPTS_PER_REQUEST 100000u
+
+enum event_type {
+    EV_ARRIVAL = 1,   /* id: client */
+    EV_SEND,          /* id: request, gen: request gen -- a retry is due */
+    EV_HEDGE,         /* id: request, gen: request gen -- a hedge is due */
+    EV_SERVER_ARRIVE, /* id: attempt, gen: attempt gen */
+    EV_SERVICE_DONE,  /* id: attempt */
+    EV_RESPONSE,      /* id: attempt -- the answer reaches the client */
+    EV_TIMEOUT,       /* id: attempt -- the client stops waiting */
+    EV_FAULT_ON,      /* id: fault index */
+    EV_FAULT_OFF      /* id: fault index, gen: fault generation */
+};
+
+/* ---- Records -------------------------------------------------------------
+ *
+ * A request is one logical operation of a client; it lives from its
+ * arrival until it has finished AND no attempt of it is still alive (an
+ * attempt that timed out may still be queued at the server, and when it is
+ * served its commit is counted against this request: that is how duplicate
+ * writes are found).  `refs` counts live attempts plus one while the
+ * request is unfinished.  The policy's per-request state follows the
+ * struct in the same pool record.
+ */
+enum { RQ_KEYED = 1, RQ_CRITICAL = 2, RQ_TRACED = 4, RQ_FINISHED = 8 };
+
+typedef struct request {
+    int64_t start;
+    int64_t deadline; /* absolute; NO_DEADLINE */
+    uint32_t client;
+    uint32_t index; /* the client's request number: its random streams */
+    uint32_t gen;   /* bumped when it finishes or schedules a retry */
+    uint32_t attempts;
+    uint32_t outstanding; /* attempts the client still waits for */
+    uint32_t refs;
+    uint32_t commits;
+    uint8_t op;
+    uint8_t flags;
+    uint8_t defect;
+} request;
+
+#define REQUEST_HEAD ((sizeof(request) + 15u) & ~(size_t)15u)
+
+/* An attempt lives while the client waits for it or the server (or the
+ * network) still holds it: both sides must let go before it is freed. */
+enum stage {
+    ST_TO_SERVER = 0, /* on the wire to the server */
+    ST_QUEUED,
+    ST_IN_SERVICE,
+    ST_TO_CLIENT, /* the answer is on the wire back */
+    ST_GONE       /* the server side is over */
+};
+
+typedef struct attempt {
+    int64_t sent;
+    int64_t expires; /* when the client stops waiting: the propagated
+                        deadline a drop_expired server honours */
+    int64_t service; /* drawn when service starts */
+    int64_t enqueued;
+    int64_t retry_after;   /* of the answer; -1 none */
+    uint64_t read_version; /* hot record: the version its service read */
+    uint32_t req;
+    uint32_t gen;
+    uint32_t number;
+    uint32_t slot; /* index in sim.in_service while in service */
+    int32_t status;
+    uint8_t waiting;
+    uint8_t stage;
+    uint8_t result; /* sb_error_kind of the answer */
+    uint8_t defect;
+    uint8_t hedge;
+} attempt;
+
+struct sim {
+    const sim_config *cfg;
+    pstack *ps;
+    evq q;
+    int64_t now;
+    bool failed;
+    char error[ERR_MSG_MAX];
+    metrics m;
+    sim_stats stats;
+
+    /* Clients, struct-of-arrays: the request counter doubles as the
+     * arrival stream's counter; the policy counter feeds sb_uniform. */
+    uint32_t n_clients;
+    uint32_t *next_request;
+    uint32_t *policy_draws;
+    char *client_state;
+    size_t client_stride;
+    uint64_t seed;
+
+    pool requests, attempts;
+    size_t request_state_size;
+
+    /* Server. */
+    uint32_t workers; /* now, after capacity faults */
+    uint32_t busy;
+    uint32_t *queue; /* ring of attempt ids */
+    size_t q_head, q_len, q_cap;
+    uint32_t *in_service; /* attempt ids, unordered */
+    size_t svc_cap;
+    uint64_t record_version; /* hot record: committed updates so far */
+    double tokens;
+    int64_t tokens_t;
+    double limit_rate; /* effective rate limit; 0 none */
+    double limit_burst;
+
+    /* Faults: configured ones first, then injected ones. */
+    fault_cfg faults[MAX_ALL_FAULTS];
+    bool active[MAX_ALL_FAULTS];
+    uint32_t fault_gen[MAX_ALL_FAULTS];
+    uint32_t n_faults;
+    double spike;    /* arrival multiplier */
+    double slowdown; /* service multiplier */
+    int64_t latency; /* added to every answer */
+    int outage;      /* -1, CUT_REFUSE or CUT_BLACKHOLE */
+    uint8_t errors[MAX_ALL_FAULTS], n_errors;
+    uint8_t lost[MAX_ALL_FAULTS], n_lost;
+    uint8_t cuts[MAX_ALL_FAULTS], n_cuts;
+
+    uint64_t offered_total; /* for 1-in-N trace sampling */
+    int64_t last_finish;    /* when the last request ended */
+    sim_observer obs[MAX_OBSERVERS];
+    int n_obs;
+    bool trace_on;
+    sb_host host;
+};
+
+static inline request *req_at(const sim *s, uint32_t i)
+{
+    return pool_at(&s->requests, i);
+}
+
+static inline attempt *att_at(const sim *s, uint32_t i)
+{
+    return pool_at(&s->attempts, i);
+}
+
+static inline void *req_state(const sim *s, request *r)
+{
+    return s->request_state_size ? (char *)r + REQUEST_HEAD : NULL;
+}
+
+static inline void *client_state(const sim *s, uint32_t c)
+{
+    return s->client_stride ? s->client_state + (size_t)c * s->client_stride
+                            : NULL;
+}
+
+/* Events that are usually "now + a constant" -- attempt timeouts, a
+ * constant network delay each way, retries with no delay -- go to one
+ * FIFO lane each, where they are already in time order (event_queue.h). */
+enum { LANE_TIMEOUT = 0, LANE_TO_SERVER, LANE_TO_CLIENT, LANE_NOW };
+
+/* ---- sim.c -------------------------------------------------------------- */
+
+/* Stop the run with msg (the first failure wins); returns -1. */
+int engine_fail(sim *s, const char *msg);
+/* Push an event to the heap, or to one of the FIFO lanes. */
+void engine_push(sim *s, int64_t t, unsigned type, uint32_t id, uint32_t gen);
+void engine_push_lane(sim *s, unsigned lane, int64_t t, unsigned type,
+                      uint32_t id, uint32_t gen);
+/* Draws from a distribution, a uniform, a one-way network delay. */
+int64_t engine_sample(const sim *s, const dist *d, uint32_t client,
+                      unsigned stream, uint64_t counter);
+double engine_unit_draw(const sim *s, uint32_t client, unsigned stream,
+                        uint64_t counter);
+int64_t engine_net_delay(const sim *s, const request *r, const attempt *a,
+                         unsigned slot);
+/* Drop a reference to a request; free it at the last. */
+void engine_request_release(sim *s, uint32_t ri);
+/* Free an attempt once neither the client nor the server holds it. */
+void engine_attempt_release(sim *s, uint32_t ai);
+
+/* ---- client.c ------------------------------------------------------------ */
+
+/* Set up the host interface, every client's policy state and its first
+ * arrival. */
+int client_start_all(sim *s, sb_err *e);
+void client_schedule_arrival(sim *s, uint32_t c);
+void client_on_arrival(sim *s, uint32_t c);
+void client_on_send(sim *s, uint32_t ri, uint32_t gen);
+void client_on_hedge(sim *s, uint32_t ri, uint32_t gen);
+void client_on_response(sim *s, uint32_t ai, uint32_t gen);
+void client_on_timeout(sim *s, uint32_t ai, uint32_t gen);
+/* Is the client still waiting for this attempt's answer? */
+bool client_waits(const sim *s, const attempt *t);
+
+/* ---- server.c --------------------------------------------------------------
+ */
+
+void server_on_arrive(sim *s, uint32_t ai, uint32_t gen);
+void server_on_service_done(sim *s, uint32_t ai, uint32_t gen);
+/* Answer an attempt; via_network adds the network delay back and any
+ * latency fault (a partition's refusal is local and immediate). */
+void server_answer(sim *s, uint32_t ai, sb_error_kind kind, int32_t status,
+                   int64_t retry_after, bool via_network);
+/* The server lets go of an attempt without answering. */
+void server_drop(sim *s, uint32_t ai);
+/* Start queued attempts while workers are free. */
+void server_dispatch_queue(sim *s);
+/* The server goes down: queued and in-service attempts are lost. */
+void server_crash(sim *s, int mode);
+/* Bring the rate limiter's tokens up to now. */
+void server_refill_tokens(sim *s);
+
+/* ---- faults.c ------------------------------------------------------------ */
+
+/* Recompute the server's effective state from the running faults. */
+void faults_apply(sim *s);
+/* A fault's start or end event. */
+void faults_on(sim *s, uint32_t i, bool on, uint32_t gen);
+
+#endif
