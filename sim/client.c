@@ -203,11 +203,11 @@ static int64_t arrival_gap(const sim *s, uint32_t c, uint32_t k)
         return (int64_t)(rng_unit(rng_at(rng_key(s->seed, c, RNG_ARRIVAL), 0)) *
                          (double)cc->start_window_ns);
     if (cc->arrival == ARRIVAL_CLOSED)
-        return (int64_t)llround(
+        return round_ns(
             (double)engine_sample(s, &cc->think, c, RNG_ARRIVAL, k) / s->spike);
     double mean = 1e9 / (cc->rate_per_s * s->spike);
     uint64_t x = rng_at(rng_key(s->seed, c, RNG_ARRIVAL), k);
-    return (int64_t)llround(rng_exponential(x, mean));
+    return round_ns(rng_exponential(x, mean));
 }
 
 void client_schedule_arrival(sim *s, uint32_t c)
@@ -232,6 +232,8 @@ static void to_server(sim *s, uint32_t ai, request *r, attempt *t);
 static bool refused_locally(sim *s, uint32_t ri, bool hedge)
 {
     request *r = req_at(s, ri);
+    if (!s->asks_before_send && !(r->flags & RQ_TRACED))
+        return false;
     sb_attempt a;
     info_for(s, r, r->attempts + 1, &a);
     a.hedge = hedge;
@@ -264,7 +266,7 @@ static bool refused_locally(sim *s, uint32_t ri, bool hedge)
         return true;
     }
     if (v.v.hedge_after_s > 0)
-        engine_push(s, s->now + (int64_t)llround(v.v.hedge_after_s * 1e9),
+        engine_push(s, s->now + round_ns(v.v.hedge_after_s * 1e9),
                     EV_HEDGE, ri, r->gen);
     return false;
 }
@@ -346,7 +348,7 @@ static void retry_or_end(sim *s, uint32_t ri, const sb_attempt *a,
     }
     switch (d->d.action) {
     case SB_RETRY: {
-        int64_t delay = (int64_t)llround(d->d.delay_s * 1e9);
+        int64_t delay = round_ns(d->d.delay_s * 1e9);
         if (r->attempts >= MAX_ATTEMPTS_PER_REQUEST) {
             finish(s, ri, SB_OUTCOME_GAVE_UP, a);
         } else if (r->deadline != NO_DEADLINE &&
@@ -470,6 +472,7 @@ void client_on_hedge(sim *s, uint32_t ri, uint32_t gen)
 
 int client_start_all(sim *s, sb_err *e)
 {
+    s->asks_before_send = pstack_has_before_send(s->ps);
     s->host.struct_size = sizeof s->host;
     s->host.uniform = host_uniform;
     s->host.breaker = host_breaker;

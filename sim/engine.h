@@ -153,6 +153,7 @@ struct sim {
     sim_observer obs[MAX_OBSERVERS];
     int n_obs;
     bool trace_on;
+    bool asks_before_send; /* a layer has a before_send hook */
     sb_host host;
 };
 
@@ -181,6 +182,14 @@ static inline void *client_state(const sim *s, uint32_t c)
  * constant network delay each way, retries with no delay -- go to one
  * FIFO lane each, where they are already in time order (event_queue.h). */
 enum { LANE_TIMEOUT = 0, LANE_TO_SERVER, LANE_TO_CLIENT, LANE_NOW };
+
+/* A non-negative time in ns, rounded to the nearest (half up): the same
+ * as llround for the values the engine converts (durations, delays), and
+ * an add and a truncation instead of a call into libm. */
+static inline int64_t round_ns(double x)
+{
+    return (int64_t)(x + 0.5);
+}
 
 /* ---- sim.c -------------------------------------------------------------- */
 

@@ -61,6 +61,15 @@ static void sift_down(evq_event *h, size_t len, size_t i, evq_event ev)
     h[i] = ev;
 }
 
+/* The smallest of the four children starting at f: a tournament of three
+ * comparisons with no loop, for the common case where all four exist. */
+static inline size_t min_of_four(const evq_event *h, size_t f)
+{
+    size_t a = evq_before(&h[f + 1], &h[f]) ? f + 1 : f;
+    size_t b = evq_before(&h[f + 3], &h[f + 2]) ? f + 3 : f + 2;
+    return evq_before(&h[b], &h[a]) ? b : a;
+}
+
 /* Pop for a heap: the bottom-up variant (Wegener; Floyd).  The element
  * moved up from the end of the array nearly always belongs near the
  * bottom again, so instead of comparing it at every level on the way
@@ -73,13 +82,17 @@ static void heap_remove_top(evq_event *h, size_t len)
     size_t i = 0;
     for (;;) {
         size_t first = i * D + 1;
-        if (first >= len)
+        size_t best;
+        if (first + D <= len) {
+            best = min_of_four(h, first);
+        } else if (first < len) {
+            best = first;
+            for (size_t c = first + 1; c < len; c++)
+                if (evq_before(&h[c], &h[best]))
+                    best = c;
+        } else {
             break;
-        size_t best = first;
-        size_t end = first + D < len ? first + D : len;
-        for (size_t c = first + 1; c < end; c++)
-            if (evq_before(&h[c], &h[best]))
-                best = c;
+        }
         h[i] = h[best];
         i = best;
     }

@@ -15,7 +15,7 @@ static int64_t stretch(const evq_event *ev, void *ctx)
     if (evq_type(ev) != EV_ARRIVAL)
         return ev->time;
     double now = k[0];
-    return (int64_t)llround(now + ((double)ev->time - now) * k[1]);
+    return round_ns(now + ((double)ev->time - now) * k[1]);
 }
 
 /* Pending arrivals were drawn at the old rate; by the memoryless property

@@ -239,6 +239,14 @@ const char *pstack_param_text(const pstack *ps, int li, int param)
 {
     return ps->layers[li].texts[param];
 }
+bool pstack_has_before_send(const pstack *ps)
+{
+    for (int i = 0; i < ps->n; i++)
+        if (ps->layers[i].p->before_send)
+            return true;
+    return false;
+}
+
 size_t pstack_client_state_size(const pstack *ps) { return ps->csize; }
 size_t pstack_request_state_size(const pstack *ps) { return ps->rsize; }
 const char *pstack_error(const pstack *ps) { return ps->error; }

@@ -65,6 +65,10 @@ const sb_policy *pstack_layer(const pstack *ps, int i);
 /* The effective value of layer i's parameter j, as text ("100ms"). */
 const char *pstack_param_text(const pstack *ps, int layer, int param);
 
+/* Does any layer have a before_send hook?  (Callers may skip building an
+ * sb_attempt for a stack that would not look at it.) */
+bool pstack_has_before_send(const pstack *ps);
+
 size_t pstack_client_state_size(const pstack *ps);
 size_t pstack_request_state_size(const pstack *ps);
 

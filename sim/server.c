@@ -172,7 +172,7 @@ static void start_service(sim *s, uint32_t ai)
     double thrash = 1.0;
     if (sc->degradation > 0 && s->busy > sc->degradation_knee)
         thrash += sc->degradation * (double)(s->busy - sc->degradation_knee);
-    t->service = (int64_t)llround(base * s->slowdown * thrash);
+    t->service = round_ns(base * s->slowdown * thrash);
     t->read_version = s->record_version;
     if (t->stage == ST_QUEUED) {
         s->m.total.queue_wait_sum_ns += s->now - t->enqueued;

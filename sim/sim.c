@@ -46,10 +46,10 @@ int64_t engine_sample(const sim *s, const dist *d, uint32_t client,
         return d->mean_ns;
     uint64_t key = rng_key(s->seed, client, stream);
     if (d->kind == DIST_EXP)
-        return (int64_t)llround(
+        return round_ns(
             rng_exponential(rng_at(key, counter), (double)d->mean_ns));
     double z = rng_normal(rng_at(key, counter), rng_at(key, counter | 8u));
-    return (int64_t)llround((double)d->mean_ns * exp(d->sigma * z));
+    return round_ns((double)d->mean_ns * exp(d->sigma * z));
 }
 
 double engine_unit_draw(const sim *s, uint32_t client, unsigned stream,
