@@ -24,6 +24,11 @@ extern const sb_policy policy_deadline;
 extern const sb_policy policy_retry_after;
 extern const sb_policy policy_hedge;
 
+/* create() for a policy whose only parameter is one number (REAL or
+ * DURATION): its shared state is that double.  Free with free(). */
+int builtin_create_one(const sb_value *v, void **shared, char *err,
+                       size_t errlen);
+
 /* Common parameter limits. */
 #define ATTEMPTS_MAX 1000000.0
 

@@ -25,19 +25,6 @@ static const sb_param deadline_params[] = {
      "expected time of one attempt; 0: the attempt timeout", NULL, 0, 86400},
     {0}};
 
-static int deadline_create(const sb_value *v, void **shared, char *err,
-                           size_t errlen)
-{
-    (void)err;
-    (void)errlen;
-    double *p = malloc(sizeof *p);
-    if (p == NULL)
-        return -1;
-    *p = v[0].d;
-    *shared = p;
-    return 0;
-}
-
 static double attempt_time(const sb_ctx *ctx, const sb_attempt *a)
 {
     double t = *(const double *)ctx->shared;
@@ -70,7 +57,7 @@ const sb_policy policy_deadline = {
     .doc = "Refuse a retry that could not finish before the request's "
            "deadline.",
     .params = deadline_params,
-    .create = deadline_create,
+    .create = builtin_create_one,
     .destroy = free,
     .before_send = deadline_before_send,
     .on_failure = deadline_on_failure,

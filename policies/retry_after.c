@@ -17,18 +17,6 @@ static const sb_param ra_params[] = {
      86400},
     {0}};
 
-static int ra_create(const sb_value *v, void **shared, char *err, size_t errlen)
-{
-    (void)err;
-    (void)errlen;
-    double *p = malloc(sizeof *p);
-    if (p == NULL)
-        return -1;
-    *p = v[0].d;
-    *shared = p;
-    return 0;
-}
-
 static sb_decision ra_on_failure(const sb_ctx *ctx, const sb_attempt *a)
 {
     double max_wait = *(const double *)ctx->shared;
@@ -48,7 +36,7 @@ const sb_policy policy_retry_after = {
     .name = "retry_after",
     .doc = "Wait at least the server's Retry-After before a retry.",
     .params = ra_params,
-    .create = ra_create,
+    .create = builtin_create_one,
     .destroy = free,
     .on_failure = ra_on_failure,
 };

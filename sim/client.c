@@ -80,8 +80,10 @@ static void trace(sim *s, const sim_trace *t)
             s->obs[i].trace(s->obs[i].ctx, t);
 }
 
-static void trace_simple(sim *s, const request *r, trace_kind kind,
-                         const sb_attempt *a)
+/* A trace record of `kind` about request r, now; the caller fills in the
+ * rest and passes it to trace(). */
+static sim_trace trace_record(const sim *s, const request *r, trace_kind kind,
+                              const sb_attempt *a)
 {
     sim_trace t;
     memset(&t, 0, sizeof t);
@@ -90,7 +92,7 @@ static void trace_simple(sim *s, const request *r, trace_kind kind,
     t.client = r->client;
     t.request = r->index;
     t.attempt = a;
-    trace(s, &t);
+    return t;
 }
 
 /* ---- Requests: start and finish ------------------------------------------ */
@@ -133,13 +135,7 @@ static void finish(sim *s, uint32_t ri, sb_outcome outcome, const sb_attempt *a)
     pstack_call call = call_for(s, r, r->client);
     pstack_on_request_end(s->ps, &call, a, outcome);
     if (r->flags & RQ_TRACED) {
-        sim_trace t;
-        memset(&t, 0, sizeof t);
-        t.kind = TRACE_END;
-        t.time_ns = s->now;
-        t.client = r->client;
-        t.request = r->index;
-        t.attempt = a;
+        sim_trace t = trace_record(s, r, TRACE_END, a);
         t.outcome = outcome;
         trace(s, &t);
     }
@@ -244,13 +240,7 @@ static bool refused_locally(sim *s, uint32_t ri, bool hedge)
         return true;
     }
     if (r->flags & RQ_TRACED) {
-        sim_trace t;
-        memset(&t, 0, sizeof t);
-        t.kind = TRACE_SEND;
-        t.time_ns = s->now;
-        t.client = r->client;
-        t.request = r->index;
-        t.attempt = &a;
+        sim_trace t = trace_record(s, r, TRACE_SEND, &a);
         t.hedge = hedge;
         t.refused = v.v.action == SB_SEND_REFUSE;
         t.reason = v.v.reason;
@@ -391,13 +381,7 @@ static void attempt_failed(sim *s, uint32_t ai, sb_error_kind kind)
      * end it: the decision is taken when the last attempt fails. */
     bool ignored = r->outstanding > 0;
     if (r->flags & RQ_TRACED) {
-        sim_trace tr;
-        memset(&tr, 0, sizeof tr);
-        tr.kind = TRACE_RESULT;
-        tr.time_ns = s->now;
-        tr.client = r->client;
-        tr.request = r->index;
-        tr.attempt = &a;
+        sim_trace tr = trace_record(s, r, TRACE_RESULT, &a);
         tr.decision = &d;
         tr.decision_ignored = ignored;
         trace(s, &tr);
@@ -415,8 +399,10 @@ static void attempt_succeeded(sim *s, uint32_t ai)
     info_result(s, t, SB_ERR_NONE, &a);
     pstack_call call = call_for(s, r, r->client);
     pstack_on_success(s->ps, &call, &a);
-    if (r->flags & RQ_TRACED)
-        trace_simple(s, r, TRACE_RESULT, &a);
+    if (r->flags & RQ_TRACED) {
+        sim_trace tr = trace_record(s, r, TRACE_RESULT, &a);
+        trace(s, &tr);
+    }
     finish(s, t->req, SB_OUTCOME_SUCCESS, &a);
 }
 
