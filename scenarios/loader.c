@@ -319,6 +319,7 @@ static const keydef server_keys[] = {
     {"workers", V_COUNT_UNL, CFG(server.workers), 1, 10000000, NULL},
     {"queue_limit", V_COUNT_UNL, CFG(server.queue_limit), 0, 100000000, NULL},
     {"overflow", V_CHOICE, CFG(server.overflow), 0, 0, "reject|drop"},
+    {"queue_order", V_CHOICE, CFG(server.queue_order), 0, 0, "fifo|lifo"},
     {"retry_after", V_DURATION_NONE, CFG(server.overflow_retry_after_ns), 0,
      0, NULL},
     {"service", V_DIST, CFG(server.service), 0, 0, NULL},

@@ -55,6 +55,11 @@ typedef enum server_model {
                             answered gRPC ABORTED (a conflict) */
 } server_model;
 
+typedef enum queue_order {
+    QUEUE_FIFO = 0, /* oldest first */
+    QUEUE_LIFO = 1  /* newest first */
+} queue_order;
+
 typedef enum dedupe_answer {
     DEDUPE_REPLAY = 0,  /* a deduplicated post gets the original success */
     DEDUPE_CONFLICT = 1 /* ... gets 409 duplicate_business_key */
@@ -65,6 +70,7 @@ typedef struct server_cfg {
     uint32_t workers;     /* parallel workers; SIM_UNLIMITED */
     uint32_t queue_limit; /* waiting attempts; SIM_UNLIMITED */
     overflow_mode overflow;
+    queue_order queue_order;
     int64_t overflow_retry_after_ns; /* Retry-After on a 503; 0 = none */
     dist service;
     /* Overload degradation: an attempt that starts service while n attempts

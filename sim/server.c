@@ -93,10 +93,19 @@ static void enqueue(sim *s, uint32_t ai)
     metrics_set_queue(&s->m, s->now, (uint32_t)s->q_len);
 }
 
+/* The next attempt to serve: the oldest (FIFO), or the newest (LIFO: under
+ * overload the newest are the ones whose clients are still waiting, the
+ * idea behind Facebook's adaptive LIFO).  The crash path always empties
+ * the queue whatever the order. */
 static uint32_t dequeue(sim *s)
 {
-    uint32_t ai = s->queue[s->q_head];
-    s->q_head = (s->q_head + 1) % s->q_cap;
+    uint32_t ai;
+    if (s->cfg->server.queue_order == QUEUE_LIFO) {
+        ai = s->queue[(s->q_head + s->q_len - 1) % s->q_cap];
+    } else {
+        ai = s->queue[s->q_head];
+        s->q_head = (s->q_head + 1) % s->q_cap;
+    }
     s->q_len--;
     metrics_set_queue(&s->m, s->now, (uint32_t)s->q_len);
     return ai;

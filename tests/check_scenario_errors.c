@@ -32,7 +32,8 @@ static const bad_case cases[] = {
     {"unknown-key",
      "[scenario]\nname = t\nduration = 60s\n[server]\nworkerz = 2\n", {NULL},
      "%s:5: [server] unknown key 'workerz' (did you mean 'workers'?); known "
-     "keys: model, workers, queue_limit, overflow, retry_after, service, "
+     "keys: model, workers, queue_limit, overflow, queue_order, retry_after, "
+     "service, "
      "degradation, degradation_knee, network_delay, rate_limit, "
      "rate_limit_burst, drop_expired, idempotency, dedupe_answer"},
     {"negative-workers",
