@@ -309,37 +309,14 @@ static inline double ph_amplification(const tu_sim *t, double from_s,
     return s.attempts / s.offered;
 }
 
-/* Run ini under `policy` (the scenario's own when NULL) with every
- * request traced to trace(ctx, record); then summarise.  Free with
- * tu_sim_free.  (tu_sim_run cannot trace: the engine reads the sampling
- * rate when the sim is created.) */
+/* Run ini under `policy` with every request traced to trace(ctx, record);
+ * free with tu_sim_free. */
 static inline tu_sim *ph_run_traced(const char *ini, const char *policy,
                                     const char *const *params, int n,
                                     void (*trace)(void *, const sim_trace *),
                                     void *ctx)
 {
-    tu_sim *t = calloc(1, sizeof *t);
-    ck_assert_ptr_nonnull(t);
-    sb_err e;
-    const char *path = tu_write_temp("traced.ini", ini);
-    if (scenario_load(path, NULL, 0, &t->sc, &e) != 0)
-        ck_abort_msg("scenario did not load: %s", e.msg);
-    t->sc.cfg.trace_sample = 1;
-    pstack_setting settings[PSTACK_MAX_SETTINGS];
-    for (int i = 0; i < n; i++)
-        ck_assert_int_eq(setting_from_arg(params[i], &settings[i], &e), 0);
-    if (policy_setup_build(policy ? policy : t->sc.policy, NULL, 0, settings, n,
-                           &t->ps, &e) != 0)
-        ck_abort_msg("policy did not build: %s", e.msg);
-    if (sim_create(&t->sc.cfg, t->ps.stack, &t->sim, &e) != 0)
-        ck_abort_msg("sim did not build: %s", e.msg);
-    sim_observer o = {ctx, NULL, trace};
-    ck_assert_int_eq(sim_observe(t->sim, &o), 0);
-    if (sim_run_until(t->sim, t->sc.cfg.duration_ns) != 0)
-        ck_abort_msg("run failed: %s", sim_error(t->sim));
-    sim_finish(t->sim);
-    summary_compute(t->sim, &t->sum);
-    return t;
+    return tu_sim_run_traced(ini, policy, params, n, trace, ctx);
 }
 
 #endif

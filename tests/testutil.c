@@ -55,8 +55,11 @@ char *tu_read_file(const char *path)
     return buf;
 }
 
+/* Load, build the policy and create the sim; with `trace`, every request
+ * is traced to it (the sampling rate is read when the sim is created). */
 static tu_sim *prepare(const char *ini, const char *policy,
-                       const char *const *params, int n_params)
+                       const char *const *params, int n_params,
+                       void (*trace)(void *, const sim_trace *), void *ctx)
 {
     tu_sim *t = calloc(1, sizeof *t);
     ck_assert_ptr_nonnull(t);
@@ -64,6 +67,8 @@ static tu_sim *prepare(const char *ini, const char *policy,
     const char *path = tu_write_temp("scenario.ini", ini);
     if (scenario_load(path, NULL, 0, &t->sc, &e) != 0)
         ck_abort_msg("scenario did not load: %s", e.msg);
+    if (trace)
+        t->sc.cfg.trace_sample = 1;
     pstack_setting settings[2 * PSTACK_MAX_SETTINGS];
     int n = 0;
     if (policy == NULL || strcmp(policy, t->sc.policy) == 0)
@@ -82,19 +87,30 @@ static tu_sim *prepare(const char *ini, const char *policy,
         ck_abort_msg("policy did not build: %s", e.msg);
     if (sim_create(&t->sc.cfg, t->ps.stack, &t->sim, &e) != 0)
         ck_abort_msg("sim did not build: %s", e.msg);
+    if (trace) {
+        sim_observer o = {ctx, NULL, trace};
+        ck_assert_int_eq(sim_observe(t->sim, &o), 0);
+    }
     return t;
 }
 
 tu_sim *tu_sim_prepare(const char *ini, const char *policy,
                        const char *const *params, int n_params)
 {
-    return prepare(ini, policy, params, n_params);
+    return prepare(ini, policy, params, n_params, NULL, NULL);
 }
 
 tu_sim *tu_sim_run(const char *ini, const char *policy,
                    const char *const *params, int n_params)
 {
-    tu_sim *t = prepare(ini, policy, params, n_params);
+    return tu_sim_run_traced(ini, policy, params, n_params, NULL, NULL);
+}
+
+tu_sim *tu_sim_run_traced(const char *ini, const char *policy,
+                          const char *const *params, int n_params,
+                          void (*trace)(void *, const sim_trace *), void *ctx)
+{
+    tu_sim *t = prepare(ini, policy, params, n_params, trace, ctx);
     if (sim_run_until(t->sim, t->sc.cfg.duration_ns) != 0)
         ck_abort_msg("run failed: %s", sim_error(t->sim));
     sim_finish(t->sim);

@@ -28,6 +28,10 @@ typedef struct tu_sim {
  * step fails. */
 tu_sim *tu_sim_run(const char *ini_text, const char *policy,
                    const char *const *params, int n_params);
+/* Same, with every request traced to trace(ctx, record). */
+tu_sim *tu_sim_run_traced(const char *ini_text, const char *policy,
+                          const char *const *params, int n_params,
+                          void (*trace)(void *, const sim_trace *), void *ctx);
 /* Same, but stops before running: t->sim is created and at time 0. */
 tu_sim *tu_sim_prepare(const char *ini_text, const char *policy,
                        const char *const *params, int n_params);
