@@ -45,7 +45,7 @@ int args_list_add(args *a, const char **list, int *n, const char *name)
     return 0;
 }
 
-int args_param(args *a, pstack_setting *params, int *n)
+int args_param(args *a, setting *params, int *n)
 {
     const char *v = args_value(a, "--param");
     if (v == NULL)
@@ -53,7 +53,7 @@ int args_param(args *a, pstack_setting *params, int *n)
     if (*n == PSTACK_MAX_SETTINGS)
         return args_usage_error(a, "too many --param options");
     sb_err e;
-    if (setting_from_arg(v, &params[(*n)++], &e) != 0)
+    if (setting_parse(v, "--param", &params[(*n)++], &e) != 0)
         return args_usage_error(a, "%s", e.msg);
     return 0;
 }

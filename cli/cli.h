@@ -9,8 +9,7 @@
 #include <stdio.h>
 
 #include "err.h"
-#include "pstack.h"
-#include "registry.h"
+#include "policy_setup.h"
 
 /* Exit codes (README.md "Exit codes"). */
 enum {
@@ -43,32 +42,7 @@ int args_usage_error(const args *a, const char *fmt, ...)
  * CLI_MAX_LIST), or parse --param into params (at most
  * PSTACK_MAX_SETTINGS).  0, or EXIT_INPUT after a usage message. */
 int args_list_add(args *a, const char **list, int *n, const char *name);
-int args_param(args *a, pstack_setting *params, int *n);
-
-/* ---- policy_setup.c ------------------------------------------------------ */
-
-typedef struct policy_setup {
-    plugin *plugins[8];
-    int n_plugins;
-    pstack *stack;
-} policy_setup;
-
-/* Load the plug-ins, resolve "a+b+c" against built-ins and plug-ins, and
- * build the stack with the settings.  spec_origin says where spec was
- * written ("x.ini:9: [policy] name", "--policy") for messages.  On failure
- * everything is released. */
-int policy_setup_build_at(const char *spec, const char *spec_origin,
-                          const char *const *plugin_paths, int n_plugins,
-                          const pstack_setting *settings, int n_settings,
-                          policy_setup *out, sb_err *e);
-/* The same, with spec_origin "--policy". */
-int policy_setup_build(const char *spec, const char *const *plugin_paths,
-                       int n_plugins, const pstack_setting *settings,
-                       int n_settings, policy_setup *out, sb_err *e);
-void policy_setup_free(policy_setup *p);
-
-/* "key=value" from --param into a setting with origin "--param". */
-int setting_from_arg(const char *arg, pstack_setting *s, sb_err *e);
+int args_param(args *a, setting *params, int *n);
 
 /* ---- the subcommands ------------------------------------------------------ */
 

@@ -74,7 +74,7 @@ typedef struct decide_opts {
     const char *policy;
     const char *plugins[CLI_MAX_LIST];
     int n_plugins;
-    pstack_setting params[PSTACK_MAX_SETTINGS];
+    setting params[PSTACK_MAX_SETTINGS];
     int n_params;
     const char *error, *status, *attempt, *op;
     const char *elapsed, *deadline, *retry_after, *timeout, *seed;

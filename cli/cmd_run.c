@@ -59,7 +59,7 @@ typedef struct run_opts {
     int n_sets;
     const char *plugins[CLI_MAX_LIST];
     int n_plugins;
-    pstack_setting params[PSTACK_MAX_SETTINGS];
+    setting params[PSTACK_MAX_SETTINGS];
     int n_params;
 } run_opts;
 
@@ -168,7 +168,7 @@ static int build_policy(const run_opts *o, const scenario *sc,
 {
     const char *spec = o->policy ? o->policy : sc->policy;
     bool same = o->policy == NULL || strcmp(o->policy, sc->policy) == 0;
-    pstack_setting settings[2 * PSTACK_MAX_SETTINGS];
+    setting settings[2 * PSTACK_MAX_SETTINGS];
     int n = 0;
     if (same)
         for (int i = 0; i < sc->n_settings; i++)
@@ -189,6 +189,7 @@ static int build_policy(const run_opts *o, const scenario *sc,
 typedef struct run_state {
     run_opts o;
     scenario sc;
+    expect_set expect;
     policy_setup ps;
     sim *sim;
     outfile trace_out;
@@ -226,7 +227,7 @@ static int simulate(run_state *r, sb_err *e)
                        (double)sim_now(r->sim) / 1e9, sim_error(r->sim));
     sim_finish(r->sim);
     summary_compute(r->sim, &r->sum);
-    r->n_res = expect_eval(&r->sc.expect, &r->sum, r->res);
+    r->n_res = expect_eval(&r->expect, &r->sum, r->res);
     return 0;
 }
 
@@ -261,7 +262,7 @@ static void report(const run_state *r)
 {
     FILE *f = r->o.json && strcmp(r->o.json, "-") == 0 ? stderr : stdout;
     if (!r->o.quiet) {
-        print_summary(f, &r->sc, r->ps.stack, &r->sum);
+        print_summary(f, &r->sc.cfg, r->sc.path, r->ps.stack, &r->sum);
         print_expectations(f, r->res, r->n_res);
         fprintf(f, "\n%" PRIu64 " events in %.2f s of wall time (%.2f M "
                    "events/s)\n",
@@ -301,6 +302,7 @@ int cmd_run(int argc, char **argv)
     sb_err e;
     rc = EXIT_INPUT;
     if (load_scenario(&r->o, &r->sc, &e) != 0 ||
+        expect_parse(r->sc.expect, r->sc.n_expect, &r->expect, &e) != 0 ||
         build_policy(&r->o, &r->sc, &r->ps, &e) != 0)
         goto fail;
     warnings(r);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "expect.h"
 #include "print.h"
 #include "scenario.h"
 
@@ -247,7 +248,9 @@ static int validate_one(const char *path, const char *const *plugins,
     policy_setup ps;
     memset(&ps, 0, sizeof ps);
     int rc = EXIT_INPUT;
-    if (scenario_load(path, NULL, 0, sc, &e) != 0) {
+    expect_set expect;
+    if (scenario_load(path, NULL, 0, sc, &e) != 0 ||
+        expect_parse(sc->expect, sc->n_expect, &expect, &e) != 0) {
         fprintf(stderr, "%s\n", e.msg);
         goto done;
     }

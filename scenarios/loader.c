@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "classifier.h"
+#include "suggest.h"
 #include "units.h"
 
 #define MAX_ENTRIES 512
@@ -516,44 +517,12 @@ static int parse_value(const entry *en, const keydef *k, void *base,
     return bad(e, en, "internal error: unknown key kind");
 }
 
-/* Levenshtein distance, for "did you mean". */
-static int distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 40 || lb > 40)
-        return 99;
-    int d[41][41];
-    for (size_t i = 0; i <= la; i++)
-        d[i][0] = (int)i;
-    for (size_t j = 0; j <= lb; j++)
-        d[0][j] = (int)j;
-    for (size_t i = 1; i <= la; i++)
-        for (size_t j = 1; j <= lb; j++) {
-            int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            int del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
-            d[i][j] = c < del ? (c < ins ? c : ins) : (del < ins ? del : ins);
-        }
-    return d[la][lb];
-}
-
 static int unknown_key(sb_err *e, const entry *en, const char *const *names,
                        int n)
 {
-    char list[800] = "";
-    size_t used = 0;
-    const char *best = NULL;
-    int best_d = 3;
-    for (int i = 0; i < n; i++) {
-        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
-                                 i ? ", " : "", names[i]);
-        if (used >= sizeof list)
-            used = sizeof list - 1;
-        int d = distance(en->key, names[i]);
-        if (d < best_d) {
-            best_d = d;
-            best = names[i];
-        }
-    }
+    char list[800];
+    suggest_list(names, n, list, sizeof list);
+    const char *best = suggest_closest(en->key, names, n);
     if (best)
         return err_set(e, "%s: [%s] unknown key '%s' (did you mean '%s'?); "
                        "known keys: %s",
@@ -830,7 +799,7 @@ static int load_policy(loader *ld)
             if (strlen(en->value) >= sizeof sc->settings[0].value ||
                 strlen(en->key) >= sizeof sc->settings[0].key)
                 return bad(ld->e, en, "is too long");
-            pstack_setting *s = &sc->settings[sc->n_settings++];
+            setting *s = &sc->settings[sc->n_settings++];
             snprintf(s->key, sizeof s->key, "%s", en->key);
             snprintf(s->value, sizeof s->value, "%s", en->value);
             snprintf(s->origin, sizeof s->origin, "%s: [policy]",
@@ -840,53 +809,24 @@ static int load_policy(loader *ld)
     return 0;
 }
 
+/* [expect] keys are kept as written, with where they were written:
+ * reports/expect.h owns their meaning and checks them. */
 static int load_expect(loader *ld)
 {
-    expect_set *x = &ld->sc->expect;
+    scenario *sc = ld->sc;
     for (int i = 0; i < ld->n; i++) {
         entry *en = &ld->entries[i];
         if (strcmp(en->section, "expect") != 0)
             continue;
-        expect_kind k;
-        if (expect_parse_name(en->key, &k) != 0) {
-            const char *names[EXPECT_KIND_COUNT];
-            for (int j = 0; j < EXPECT_KIND_COUNT; j++)
-                names[j] = expect_name((expect_kind)j);
-            return unknown_key(ld->e, en, names, EXPECT_KIND_COUNT);
-        }
-        sb_err inner;
-        double v = 0;
-        int64_t ns, count;
-        bool b;
-        switch (k) {
-        case EXPECT_RECOVERS_WITHIN:
-        case EXPECT_LATENCY_P99_MAX:
-            if (units_duration(en->value, &ns, &inner) != 0)
-                return bad(ld->e, en, inner.msg);
-            v = k == EXPECT_RECOVERS_WITHIN ? (double)ns / 1e9
-                                            : (double)ns / 1e6;
-            break;
-        case EXPECT_METASTABLE:
-            if (units_bool(en->value, &b, &inner) != 0)
-                return bad(ld->e, en, inner.msg);
-            v = b;
-            break;
-        case EXPECT_SUCCESS_MIN:
-            if (units_probability(en->value, &v, &inner) != 0)
-                return bad(ld->e, en, inner.msg);
-            break;
-        case EXPECT_DUPLICATES_MAX:
-            if (units_int(en->value, &count, &inner) != 0 || count < 0)
-                return bad_value(ld->e, en, "a whole number of at least 0");
-            v = (double)count;
-            break;
-        default:
-            if (units_real(en->value, &v, &inner) != 0 || v < 1.0)
-                return bad_value(ld->e, en, "a number of at least 1 "
-                                 "(attempts per offered request)");
-        }
-        x->has[k] = true;
-        x->limit[k] = v;
+        if (sc->n_expect == SCENARIO_MAX_EXPECT)
+            return bad(ld->e, en, "too many expectations");
+        setting *x = &sc->expect[sc->n_expect++];
+        if (strlen(en->value) >= sizeof x->value ||
+            strlen(en->key) >= sizeof x->key)
+            return bad(ld->e, en, "is too long");
+        snprintf(x->key, sizeof x->key, "%s", en->key);
+        snprintf(x->value, sizeof x->value, "%s", en->value);
+        snprintf(x->origin, sizeof x->origin, "%s: [expect]", en->origin);
         en->used = true;
     }
     return 0;

@@ -1,7 +1,7 @@
 /*
  * scenario.h -- a scenario file, loaded: the engine's config, the policy
- * to run (as written: resolved by the CLI through the registry), and the
- * [expect] assertions.
+ * to run and the [expect] assertions, both as written: the policy stack
+ * (policies/policy_setup.h) and the verdicts (reports/expect.h) check them.
  *
  * The loader is the only code that includes inih.  It reports the first
  * problem as "FILE:LINE: [section] key: what was expected, got 'value'";
@@ -14,23 +14,26 @@
 
 #include "config.h"
 #include "err.h"
-#include "expect.h"
 #include "pstack.h"
+#include "setting.h"
 
 #define SCENARIO_MAX_PLUGINS 4
+#define SCENARIO_MAX_EXPECT 32
 
 typedef struct scenario {
     char path[1024];
     sim_config cfg;
-    expect_set expect;
     /* [policy]: name = a+b+c, plugin = path (relative to the file), and
      * every other key as a setting for the stack to resolve. */
     char policy[256];
     char policy_origin[1100];
     char plugins[SCENARIO_MAX_PLUGINS][1024];
     int n_plugins;
-    pstack_setting settings[PSTACK_MAX_SETTINGS];
+    setting settings[PSTACK_MAX_SETTINGS];
     int n_settings;
+    /* [expect]: every key as written, for reports/expect.h to check. */
+    setting expect[SCENARIO_MAX_EXPECT];
+    int n_expect;
     /* Warnings that do not stop a run ("the run ends 5 s after the last
      * fault: too soon to judge recovery"), one per line. */
     char warnings[2048];

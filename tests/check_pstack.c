@@ -86,7 +86,7 @@ static pstack *build(const char *const *settings, int n, sb_err *e)
     n_knobs = 0;
     pstack_layer_spec layers[] = {{&knob_a, NULL}, {&knob_b, NULL},
                                   {&knob_c, NULL}};
-    pstack_setting s[8];
+    setting s[8];
     for (int i = 0; i < n; i++) {
         const char *eq = strchr(settings[i], '=');
         snprintf(s[i].key, sizeof s[i].key, "%.*s", (int)(eq - settings[i]),

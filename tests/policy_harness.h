@@ -86,11 +86,11 @@ static inline ph *ph_create(const char *spec, const char *const *params, int n)
 {
     ph *h = calloc(1, sizeof *h);
     ck_assert_ptr_nonnull(h);
-    pstack_setting settings[PSTACK_MAX_SETTINGS];
+    setting settings[PSTACK_MAX_SETTINGS];
     sb_err e;
     ck_assert_int_le(n, PSTACK_MAX_SETTINGS);
     for (int i = 0; i < n; i++)
-        if (setting_from_arg(params[i], &settings[i], &e) != 0)
+        if (setting_parse(params[i], "--param", &settings[i], &e) != 0)
             ck_abort_msg("bad parameter: %s", e.msg);
     if (policy_setup_build(spec, NULL, 0, settings, n, &h->setup, &e) != 0)
         ck_abort_msg("policy '%s' did not build: %s", spec, e.msg);
@@ -114,9 +114,9 @@ static inline const char *ph_build_error(const char *spec,
                                          const char *const *params, int n)
 {
     static sb_err e;
-    pstack_setting settings[PSTACK_MAX_SETTINGS];
+    setting settings[PSTACK_MAX_SETTINGS];
     for (int i = 0; i < n; i++)
-        ck_assert_int_eq(setting_from_arg(params[i], &settings[i], &e), 0);
+        ck_assert_int_eq(setting_parse(params[i], "--param", &settings[i], &e), 0);
     policy_setup s;
     e.msg[0] = '\0';
     if (policy_setup_build(spec, NULL, 0, settings, n, &s, &e) == 0)

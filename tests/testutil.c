@@ -69,13 +69,13 @@ static tu_sim *prepare(const char *ini, const char *policy,
         ck_abort_msg("scenario did not load: %s", e.msg);
     if (trace)
         t->sc.cfg.trace_sample = 1;
-    pstack_setting settings[2 * PSTACK_MAX_SETTINGS];
+    setting settings[2 * PSTACK_MAX_SETTINGS];
     int n = 0;
     if (policy == NULL || strcmp(policy, t->sc.policy) == 0)
         for (int i = 0; i < t->sc.n_settings; i++)
             settings[n++] = t->sc.settings[i];
     for (int i = 0; i < n_params; i++)
-        if (setting_from_arg(params[i], &settings[n++], &e) != 0)
+        if (setting_parse(params[i], "--param", &settings[n++], &e) != 0)
             ck_abort_msg("bad test parameter: %s", e.msg);
     const char *plugins[SCENARIO_MAX_PLUGINS];
     for (int i = 0; i < t->sc.n_plugins; i++)

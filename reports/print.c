@@ -48,12 +48,11 @@ static void recovery_line(FILE *f, const sim_summary *s)
                 s->duration_s - s->last_fault_end_s);
 }
 
-void print_summary(FILE *f, const scenario *sc, const pstack *ps,
-                   const sim_summary *s)
+void print_summary(FILE *f, const sim_config *c, const char *path,
+                   const pstack *ps, const sim_summary *s)
 {
     char pol[1024];
-    const sim_config *c = &sc->cfg;
-    fprintf(f, "scenario  %s (%s)\n", c->name, sc->path);
+    fprintf(f, "scenario  %s (%s)\n", c->name, path);
     fprintf(f, "policy    %s\n", print_policy(ps, pol, sizeof pol));
     fprintf(f, "run       %u clients, %.0f s simulated, seed %" PRIu64 "\n\n",
             c->clients.count, s->duration_s, c->seed);

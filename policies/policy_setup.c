@@ -2,12 +2,13 @@
  * policy_setup.c -- from "exponential+token_bucket" and --policy-plugin
  * paths to a checked, parameterised policy stack.
  */
+#include "policy_setup.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "classifier.h"
-#include "cli.h"
 
 static void known_names(const policy_setup *p, char *buf, size_t len)
 {
@@ -43,12 +44,13 @@ static int find_layer(const policy_setup *p, const char *name,
 
 int policy_setup_build_at(const char *spec, const char *spec_origin,
                           const char *const *plugin_paths,
-                       int n_plugins, const pstack_setting *settings,
+                       int n_plugins, const setting *settings,
                        int n_settings, policy_setup *out, sb_err *e)
 {
     memset(out, 0, sizeof *out);
-    if (n_plugins > 8)
-        return err_set(e, "at most 8 policy plug-ins");
+    if (n_plugins > POLICY_SETUP_MAX_PLUGINS)
+        return err_set(e, "at most %d policy plug-ins",
+                       POLICY_SETUP_MAX_PLUGINS);
     for (int i = 0; i < n_plugins; i++) {
         if (plugin_open(plugin_paths[i], &out->plugins[i], e) != 0)
             goto fail;
@@ -94,7 +96,7 @@ fail:
 }
 
 int policy_setup_build(const char *spec, const char *const *plugin_paths,
-                       int n_plugins, const pstack_setting *settings,
+                       int n_plugins, const setting *settings,
                        int n_settings, policy_setup *out, sb_err *e)
 {
     return policy_setup_build_at(spec, "--policy", plugin_paths, n_plugins,
@@ -108,20 +110,4 @@ void policy_setup_free(policy_setup *p)
     for (int i = 0; i < p->n_plugins; i++)
         plugin_close(p->plugins[i]);
     p->n_plugins = 0;
-}
-
-int setting_from_arg(const char *arg, pstack_setting *s, sb_err *e)
-{
-    const char *eq = strchr(arg, '=');
-    if (eq == NULL || eq == arg)
-        return err_set(e, "--param %s: expected name=value (or "
-                       "layer.name=value)", arg);
-    size_t kn = (size_t)(eq - arg);
-    if (kn >= sizeof s->key || strlen(eq + 1) >= sizeof s->value)
-        return err_set(e, "--param %s: too long", arg);
-    memcpy(s->key, arg, kn);
-    s->key[kn] = '\0';
-    snprintf(s->value, sizeof s->value, "%s", eq + 1);
-    snprintf(s->origin, sizeof s->origin, "--param");
-    return 0;
 }

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 
+#include "setting.h"
 #include "summary.h"
 
 typedef enum expect_kind {
@@ -43,6 +44,11 @@ typedef struct expect_result {
 /* The key as written in a scenario, and back. */
 const char *expect_name(expect_kind k);
 int expect_parse_name(const char *s, expect_kind *k);
+
+/* Check a scenario's [expect] keys as written (scenario.expect) and fill
+ * set.  Errors name the key's origin: "x.ini:30: [expect] success_min:
+ * expected a probability between 0 and 1, got '2'". */
+int expect_parse(const setting *keys, int n, expect_set *set, sb_err *e);
 
 /* Evaluate every assertion in set; returns how many were written to out
  * (out holds EXPECT_KIND_COUNT). */

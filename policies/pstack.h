@@ -23,19 +23,11 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "setting.h"
 #include "stormbench/policy.h"
 
 #define PSTACK_MAX_LAYERS 8
 #define PSTACK_MAX_SETTINGS 64
-
-/* One `key = value` for the policy, remembered with where it was written
- * so errors can point there: origin is "scenarios/x.ini:12: [policy]" or
- * "--param", and messages read "<origin> <key>: what was expected". */
-typedef struct pstack_setting {
-    char key[96];
-    char value[256];
-    char origin[320];
-} pstack_setting;
 
 /* A layer to build: its table and where it came from (NULL for built-in,
  * else the plug-in's path, used in messages). */
@@ -54,7 +46,7 @@ typedef void (*pstack_classify_fn)(const sb_attempt *a, sb_error_class *cls,
  * earlier one); a key is "param" when exactly one layer has it, else
  * "layer.param".  On failure returns -1 with a message in e. */
 int pstack_create(const pstack_layer_spec *layers, int n_layers,
-                  const pstack_setting *settings, int n_settings,
+                  const setting *settings, int n_settings,
                   pstack_classify_fn classify, pstack **out, sb_err *e);
 void pstack_destroy(pstack *ps);
 

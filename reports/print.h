@@ -6,15 +6,17 @@
 
 #include <stdio.h>
 
+#include "config.h"
 #include "expect.h"
-#include "scenario.h"
+#include "pstack.h"
 #include "summary.h"
 
 /* "exponential (base=100ms, ...)" into buf. */
 const char *print_policy(const pstack *ps, char *buf, size_t len);
 
-void print_summary(FILE *f, const scenario *sc, const pstack *ps,
-                   const sim_summary *s);
+/* path: the scenario file, for the first line. */
+void print_summary(FILE *f, const sim_config *c, const char *path,
+                   const pstack *ps, const sim_summary *s);
 /* One line per expectation, PASS / FAIL with its explanation. */
 void print_expectations(FILE *f, const expect_result *r, int n);
 

@@ -3,6 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "suggest.h"
+#include "units.h"
+
 static const struct {
     const char *name;
     const char *unit;
@@ -29,6 +32,81 @@ int expect_parse_name(const char *s, expect_kind *k)
             return 0;
         }
     return -1;
+}
+
+static int bad(sb_err *e, const setting *x, const char *msg)
+{
+    return err_set(e, "%s %s: %s", x->origin, x->key, msg);
+}
+
+static int unknown(sb_err *e, const setting *x)
+{
+    const char *names[EXPECT_KIND_COUNT];
+    for (int j = 0; j < EXPECT_KIND_COUNT; j++)
+        names[j] = kinds[j].name;
+    char list[600];
+    suggest_list(names, EXPECT_KIND_COUNT, list, sizeof list);
+    const char *best = suggest_closest(x->key, names, EXPECT_KIND_COUNT);
+    if (best)
+        return err_set(e, "%s unknown key '%s' (did you mean '%s'?); known "
+                       "keys: %s", x->origin, x->key, best, list);
+    return err_set(e, "%s unknown key '%s'; known keys: %s", x->origin,
+                   x->key, list);
+}
+
+/* One key's limit, in the unit expect_result reports it in. */
+static int parse_limit(const setting *x, expect_kind k, double *v, sb_err *e)
+{
+    sb_err inner;
+    int64_t ns, count;
+    bool b;
+    char msg[ERR_MSG_MAX];
+    switch (k) {
+    case EXPECT_RECOVERS_WITHIN:
+    case EXPECT_LATENCY_P99_MAX:
+        if (units_duration(x->value, &ns, &inner) != 0)
+            return bad(e, x, inner.msg);
+        *v = k == EXPECT_RECOVERS_WITHIN ? (double)ns / 1e9 : (double)ns / 1e6;
+        return 0;
+    case EXPECT_METASTABLE:
+        if (units_bool(x->value, &b, &inner) != 0)
+            return bad(e, x, inner.msg);
+        *v = b;
+        return 0;
+    case EXPECT_SUCCESS_MIN:
+        if (units_probability(x->value, v, &inner) != 0)
+            return bad(e, x, inner.msg);
+        return 0;
+    case EXPECT_DUPLICATES_MAX:
+        if (units_int(x->value, &count, &inner) != 0 || count < 0) {
+            snprintf(msg, sizeof msg, "expected a whole number of at least "
+                     "0, got '%s'", x->value);
+            return bad(e, x, msg);
+        }
+        *v = (double)count;
+        return 0;
+    default:
+        if (units_real(x->value, v, &inner) != 0 || *v < 1.0) {
+            snprintf(msg, sizeof msg, "expected a number of at least 1 "
+                     "(attempts per offered request), got '%s'", x->value);
+            return bad(e, x, msg);
+        }
+        return 0;
+    }
+}
+
+int expect_parse(const setting *keys, int n, expect_set *set, sb_err *e)
+{
+    memset(set, 0, sizeof *set);
+    for (int i = 0; i < n; i++) {
+        expect_kind k;
+        if (expect_parse_name(keys[i].key, &k) != 0)
+            return unknown(e, &keys[i]);
+        if (parse_limit(&keys[i], k, &set->limit[k], e) != 0)
+            return -1;
+        set->has[k] = true;
+    }
+    return 0;
 }
 
 /* Why recovery could not be judged, or how it went. */

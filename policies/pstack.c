@@ -60,7 +60,7 @@ static void list_params(const sb_policy *p, char *buf, size_t len)
 }
 
 /* Which layer and parameter a setting's key addresses. */
-static int resolve_key(const pstack *ps, const pstack_setting *s, int *li,
+static int resolve_key(const pstack *ps, const setting *s, int *li,
                        int *pi, sb_err *e)
 {
     const char *dot = strchr(s->key, '.');
@@ -175,7 +175,7 @@ static int create_layer(pstack *ps, layer *l, sb_err *e)
 }
 
 int pstack_create(const pstack_layer_spec *layers, int n_layers,
-                  const pstack_setting *settings, int n_settings,
+                  const setting *settings, int n_settings,
                   pstack_classify_fn classify, pstack **out, sb_err *e)
 {
     *out = NULL;

@@ -1,0 +1,39 @@
+/*
+ * policy_setup.h -- from "exponential+token_bucket" and plug-in paths to a
+ * checked, parameterised policy stack: what the CLI, the GUI and the
+ * comparison reports all do before they can run a policy.
+ *
+ * A policy_setup owns the plug-ins it loaded and the stack built on them;
+ * policy_setup_free releases both (the stack first).
+ */
+#ifndef SB_POLICY_SETUP_H
+#define SB_POLICY_SETUP_H
+
+#include "err.h"
+#include "pstack.h"
+#include "registry.h"
+#include "setting.h"
+
+#define POLICY_SETUP_MAX_PLUGINS 8
+
+typedef struct policy_setup {
+    plugin *plugins[POLICY_SETUP_MAX_PLUGINS];
+    int n_plugins;
+    pstack *stack;
+} policy_setup;
+
+/* Load the plug-ins, resolve "a+b+c" against built-ins and plug-ins, and
+ * build the stack with the settings.  spec_origin says where spec was
+ * written ("x.ini:9: [policy] name", "--policy") for messages.  On failure
+ * everything is released. */
+int policy_setup_build_at(const char *spec, const char *spec_origin,
+                          const char *const *plugin_paths, int n_plugins,
+                          const setting *settings, int n_settings,
+                          policy_setup *out, sb_err *e);
+/* The same, with spec_origin "--policy". */
+int policy_setup_build(const char *spec, const char *const *plugin_paths,
+                       int n_plugins, const setting *settings,
+                       int n_settings, policy_setup *out, sb_err *e);
+void policy_setup_free(policy_setup *p);
+
+#endif

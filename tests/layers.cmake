@@ -1,0 +1,98 @@
+# layers.cmake -- fail when an #include points up the layer table
+# (README.md "Layout", DESIGN.md "Layout"), or when a library is included
+# outside the folders allowed to use it.  Run by CTest:
+#     cmake -DSOURCE_DIR=... -P tests/layers.cmake
+#
+# Ranks: a file may include headers of its own folder and of folders with
+# a lower rank.  Folders of the same rank (scenarios, viz, reports) may
+# not include each other.  A quoted include is resolved by its file name
+# to the folder holding that header (the same folder first), as the
+# compiler's include path does.
+set(RANK_include 0)
+set(RANK_base 1)
+set(RANK_policies 2)
+set(RANK_sim 3)
+set(RANK_scenarios 4)
+set(RANK_viz 4)
+set(RANK_reports 4)
+set(RANK_cli 5)
+set(LAYERS include base policies sim scenarios viz reports cli)
+
+# Third-party headers and the folders that may include them.
+set(LIB_ini.h scenarios)
+set(LIB_SDL.h viz cli)
+set(LIB_SDL2/SDL.h viz cli)
+set(LIB_cairo.h viz reports)
+set(LIB_cairo-pdf.h viz reports)
+set(LIB_cairo-svg.h viz reports)
+
+set(headers "")
+set(sources "")
+foreach(layer ${LAYERS})
+  file(GLOB_RECURSE h RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/${layer}/*.h)
+  file(GLOB_RECURSE c RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/${layer}/*.c
+       ${SOURCE_DIR}/${layer}/*.h)
+  list(APPEND headers ${h})
+  list(APPEND sources ${c})
+endforeach()
+# policies/examples is a user's plug-in, built out of tree.
+list(FILTER sources EXCLUDE REGEX "^policies/examples/")
+
+set(bad "")
+foreach(src ${sources})
+  string(REGEX MATCH "^[^/]+" me ${src})
+  get_filename_component(srcdir ${src} DIRECTORY)
+  file(STRINGS ${SOURCE_DIR}/${src} lines REGEX "^[ \t]*#[ \t]*include")
+  foreach(line ${lines})
+    if(line MATCHES "include[ \t]*<([^>]+)>")
+      set(sys ${CMAKE_MATCH_1})
+      if(DEFINED LIB_${sys})
+        list(FIND LIB_${sys} ${me} ok)
+        if(ok EQUAL -1)
+          list(APPEND bad "${src}: includes <${sys}>, which only ${LIB_${sys}} may use")
+        endif()
+      endif()
+      continue()
+    endif()
+    if(NOT line MATCHES "include[ \t]*\"([^\"]+)\"")
+      continue()
+    endif()
+    set(inc ${CMAKE_MATCH_1})
+    get_filename_component(name ${inc} NAME)
+    set(target "")
+    foreach(h ${headers})
+      get_filename_component(hname ${h} NAME)
+      get_filename_component(hdir ${h} DIRECTORY)
+      string(LENGTH "${inc}" il)
+      string(LENGTH "${h}" hl)
+      if(NOT hname STREQUAL name OR il GREATER hl)
+        continue()
+      endif()
+      math(EXPR from "${hl} - ${il}")
+      string(SUBSTRING "${h}" ${from} -1 tail)
+      if(NOT tail STREQUAL inc)
+        continue()
+      endif()
+      if(hdir STREQUAL srcdir OR target STREQUAL "")
+        set(target ${h})
+      endif()
+    endforeach()
+    if(target STREQUAL "")
+      continue() # generated or third-party
+    endif()
+    string(REGEX MATCH "^[^/]+" to ${target})
+    if(to STREQUAL me)
+      continue()
+    endif()
+    if(NOT RANK_${to} LESS RANK_${me})
+      list(APPEND bad "${src}: includes ${inc} (${to}/ is not below ${me}/)")
+    endif()
+  endforeach()
+endforeach()
+
+list(LENGTH sources n)
+if(bad)
+  string(REPLACE ";" "\n" text "${bad}")
+  message(FATAL_ERROR "includes against the layer table:\n${text}")
+endif()
+message(STATUS "layers: ${n} files, every #include points down")
