@@ -4,8 +4,9 @@
  * A user checking a policy's logic ("what does my stack do with a 503 at
  * attempt 3 when 2 s of a 5 s deadline are left?") gets the answer as JSON
  * without writing a scenario.  The policy runs through the same stack code
- * as in a simulation (pstack), for a fresh client: its per-client state
- * (breakers, budgets, token buckets) is as client_init left it, because
+ * as in a simulation (the request driver), for a fresh process and
+ * client: its per-process and per-client state (breakers, budgets, token
+ * buckets) is as process_init and client_init left it, because
  * rebuilding a history of earlier requests from command-line flags would
  * be guesswork.  The stack is asked before_send for the attempt and then
  * on_failure with the given error, which is what the engine does for an
@@ -17,6 +18,7 @@
 
 #include "classifier.h"
 #include "cli.h"
+#include "driver.h"
 #include "json.h"
 #include "rng.h"
 #include "units.h"
@@ -328,7 +330,7 @@ static double decide_uniform(const sb_ctx *ctx)
     return rng_unit(rng_at(h->key, h->draws++));
 }
 
-static void decide_breaker(const sb_ctx *ctx, int open)
+static void decide_breaker(const sb_ctx *ctx, int32_t open)
 {
     decide_host *h = ctx->host_data;
     h->breaker = open != 0;
@@ -336,36 +338,49 @@ static void decide_breaker(const sb_ctx *ctx, int open)
 
 /* What the stack said, for the JSON. */
 typedef struct decide_result {
-    pstack_verdict verdict;
-    pstack_decision decision;
+    driver_send send;
+    driver_next next;
     bool asked_on_failure;
 } decide_result;
 
-/* before_send as the attempt is sent (a timeout is seen timeout_s later),
- * then on_failure as it fails.  Returns 0, or -1 with the stack's error. */
+/* The flags' attempt as the request driver sees it: the failure happens
+ * at `elapsed`; a timeout was sent timeout_s earlier, any other error at
+ * the same instant.  Then before_send as the attempt is sent and
+ * on_failure as it fails, through the driver, as the engine does it.
+ * Returns 0, or -1 with the stack's error. */
 static int ask(pstack *ps, const pstack_call *call, const sb_attempt *fail,
                decide_result *r)
 {
-    sb_attempt send = *fail;
-    double took = fail->error == SB_ERR_TIMEOUT ? fail->timeout_s : 0.0;
-    if (took > send.elapsed_s)
-        took = send.elapsed_s;
-    send.elapsed_s -= took;
-    send.now_s = send.elapsed_s;
-    send.remaining_s += took;
-    send.error = SB_ERR_NONE;
-    send.status = 0;
-    send.defect = SB_DEFECT_NONE;
-    send.retry_after_s = -1.0;
-    send.sent = 1;
-    if (pstack_before_send(ps, call, &send, &r->verdict) != 0)
+    int64_t now = driver_ns(fmin(fail->elapsed_s, PSTACK_MAX_DELAY_S));
+    int64_t took = fail->error == SB_ERR_TIMEOUT
+                       ? driver_ns(fmin(fail->timeout_s, PSTACK_MAX_DELAY_S))
+                       : 0;
+    if (took > now)
+        took = now;
+    int64_t sent = now - took;
+    driver_request d = {0,
+                        isinf(fail->remaining_s)
+                            ? DRIVER_NO_DEADLINE
+                            : driver_ns(fmin(fail->elapsed_s +
+                                                 fail->remaining_s,
+                                             PSTACK_MAX_DELAY_S)),
+                        driver_ns(fmin(fail->timeout_s, PSTACK_MAX_DELAY_S)),
+                        fail->attempt - 1, 0, fail->op, fail->keyed != 0,
+                        fail->critical != 0};
+    if (driver_before_send(ps, call, &d, sent, false, &r->send) != 0)
         return -1;
-    if (r->verdict.v.action == SB_SEND_REFUSE)
+    if (!r->send.send)
         return 0;
-    sb_attempt done = *fail;
-    done.latency_s = took;
+    d.attempts = fail->attempt;
+    driver_result res = {fail->attempt, false, fail->sent != 0, fail->error,
+                         fail->status, fail->defect, sent,
+                         fail->retry_after_s >= 0
+                             ? driver_ns(fmin(fail->retry_after_s,
+                                              PSTACK_MAX_DELAY_S))
+                             : -1,
+                         SB_PUSHBACK_NONE};
     r->asked_on_failure = true;
-    return pstack_on_failure(ps, call, &done, &r->decision);
+    return driver_on_failure(ps, call, &d, now, &res, &r->next);
 }
 
 static const char *layer_name(const pstack *ps, int layer)
@@ -409,33 +424,42 @@ static void print_result(const pstack *ps, const sb_attempt *a,
     jw_init(&w, stdout, true);
     jw_object(&w, NULL);
     jw_string(&w, "policy", pstack_name(ps));
+    const pstack_verdict *v = &r->send.verdict;
     if (r->asked_on_failure) {
-        jw_string(&w, "action", pstack_action_name(r->decision.d.action));
-        jw_double(&w, "delay_s", r->decision.d.delay_s);
-        jw_string(&w, "reason", r->decision.d.reason);
-        jw_string(&w, "layer", layer_name(ps, r->decision.layer));
-        if (r->decision.delay_layer >= 0 &&
-            r->decision.delay_layer != r->decision.layer) {
-            jw_string(&w, "delay_layer",
-                      layer_name(ps, r->decision.delay_layer));
-            jw_string(&w, "delay_reason", r->decision.delay_reason);
+        const pstack_decision *d = &r->next.stack;
+        const sb_decision *f = &r->next.final;
+        jw_string(&w, "action", pstack_action_name(f->action));
+        jw_double(&w, "delay_s", f->delay_s);
+        jw_string(&w, "reason", f->reason);
+        jw_string(&w, "layer", r->next.limit ? NULL
+                                             : layer_name(ps, d->layer));
+        if (r->next.limit) {
+            /* The host's own limit overrode what the stack asked for. */
+            jw_string(&w, "limit", r->next.limit);
+            jw_string(&w, "stack_action", pstack_action_name(d->d.action));
+            jw_double(&w, "stack_delay_s", d->d.delay_s);
+        }
+        if (d->delay_layer >= 0 && d->delay_layer != d->layer) {
+            jw_string(&w, "delay_layer", layer_name(ps, d->delay_layer));
+            jw_string(&w, "delay_reason", d->delay_reason);
         }
     } else {
         jw_string(&w, "action", "refuse");
         jw_double(&w, "delay_s", 0.0);
-        jw_string(&w, "reason", r->verdict.v.reason);
-        jw_string(&w, "layer", layer_name(ps, r->verdict.layer));
+        jw_string(&w, "reason", v->v.reason);
+        jw_string(&w, "layer", layer_name(ps, v->layer));
+        jw_string(&w, "refusal", pstack_refusal_name(v->v.refusal));
     }
     jw_string(&w, "class", classify_class_name(cls));
     jw_string(&w, "confidence",
               conf == SB_CONFIDENCE_HIGH ? "high" : "low");
     jw_object(&w, "before_send");
-    jw_string(&w, "action", r->verdict.v.action == SB_SEND_REFUSE ? "refuse"
-                                                                 : "allow");
-    jw_string(&w, "reason", r->verdict.v.reason);
-    jw_string(&w, "layer", layer_name(ps, r->verdict.layer));
-    if (r->verdict.v.hedge_after_s > 0)
-        jw_double(&w, "hedge_after_s", r->verdict.v.hedge_after_s);
+    jw_string(&w, "action", v->v.action == SB_SEND_REFUSE ? "refuse"
+                                                           : "allow");
+    jw_string(&w, "reason", v->v.reason);
+    jw_string(&w, "layer", layer_name(ps, v->layer));
+    if (v->v.hedge_after_s > 0)
+        jw_double(&w, "hedge_after_s", v->v.hedge_after_s);
     jw_end(&w);
     if (h->breaker >= 0)
         jw_bool(&w, "breaker_open", h->breaker == 1);
@@ -457,20 +481,24 @@ static int run_decide(const decide_opts *o, const sb_attempt *a,
         return EXIT_INPUT;
     }
     int rc = EXIT_INPUT;
+    size_t pz = pstack_process_state_size(ps.stack);
     size_t cs = pstack_client_state_size(ps.stack);
     size_t rs = pstack_request_state_size(ps.stack);
     /* calloc(0) may return NULL: ask for at least a byte. */
+    void *process = calloc(1, pz ? pz : 1);
     void *client = calloc(1, cs ? cs : 1);
     void *request = calloc(1, rs ? rs : 1);
     decide_host h = {rng_key(seed, 0, RNG_POLICY), 0, -1};
-    sb_host host = {sizeof host, decide_uniform, decide_breaker, NULL};
-    pstack_call call = {0, client, request, &host, &h};
+    sb_host host = {sizeof host, 0, decide_uniform, decide_breaker, NULL,
+                    NULL};
+    pstack_call call = {0, 0, process, client, request, &host, &h};
     decide_result r;
     memset(&r, 0, sizeof r);
-    if (client == NULL || request == NULL) {
+    if (process == NULL || client == NULL || request == NULL) {
         fprintf(stderr, "stormbench decide: out of memory\n");
         goto done;
     }
+    pstack_process_init(ps.stack, &call);
     pstack_client_init(ps.stack, &call);
     if (ask(ps.stack, &call, a, &r) != 0) {
         fprintf(stderr, "stormbench decide: %s\n", pstack_error(ps.stack));
@@ -479,6 +507,7 @@ static int run_decide(const decide_opts *o, const sb_attempt *a,
     print_result(ps.stack, a, seed, &h, &r);
     rc = EXIT_OK;
 done:
+    free(process);
     free(client);
     free(request);
     policy_setup_free(&ps);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "driver.h"
 #include "expect.h"
 #include "print.h"
 #include "scenario.h"
@@ -50,9 +51,10 @@ static const char validate_usage[] =
  * with timeouts is still printed, because it is what a request costs when
  * the policy runs its course.
  *
- * The attempts see the time they would see (elapsed, and remaining until
- * the deadline, never below 0), so a deadline-aware layer stops the probe
- * where it would stop a real request.
+ * The request goes through the request driver (policies/driver.h), the
+ * code the engine uses: the attempts see the time they would see, their
+ * timeouts are cut short by the deadline, and a retry that would start
+ * after the deadline ends the probe, where it would end a real request.
  */
 #define PROBE_MAX_ATTEMPTS 100
 
@@ -72,78 +74,69 @@ static double probe_uniform(const sb_ctx *ctx)
     return nextafter(1.0, 0.0);
 }
 
-static void probe_breaker(const sb_ctx *ctx, int open)
+static void probe_breaker(const sb_ctx *ctx, int32_t open)
 {
     (void)ctx;
     (void)open;
 }
 
-/* The attempt as the policy sees it at `elapsed` seconds. */
-static void probe_attempt(const client_cfg *cc, const probe *p, uint32_t n,
-                          double elapsed, sb_attempt *a)
+/* One attempt of request r, sent at p->total_s and timed out.  Returns 1
+ * when the request retries (its delay added to p), 0 when it stops, -1
+ * when a layer broke its contract (message in pstack_error). */
+static int probe_step(pstack *ps, const pstack_call *call, driver_request *r,
+                      probe *p)
 {
-    memset(a, 0, sizeof *a);
-    a->struct_size = sizeof *a;
-    a->attempt = n;
-    a->op = p->op;
-    a->keyed = p->op == SB_OP_POST && cc->idempotency_keys;
-    a->critical = p->critical;
-    a->sent = 1;
-    a->now_s = elapsed;
-    a->elapsed_s = elapsed;
-    a->remaining_s = fmax(0.0, (double)cc->deadline_ns / 1e9 - elapsed);
-    a->timeout_s = (double)cc->timeout_ns / 1e9;
-    a->retry_after_s = -1.0;
-}
-
-/* One attempt: sent and timed out.  Returns 1 when the stack asks for a
- * retry (its delay added to p), 0 when it stops, -1 when it broke its
- * contract (message in pstack_error). */
-static int probe_step(pstack *ps, const pstack_call *call,
-                      const client_cfg *cc, uint32_t n, probe *p)
-{
-    sb_attempt a;
-    probe_attempt(cc, p, n, p->total_s, &a);
-    pstack_verdict v;
-    if (pstack_before_send(ps, call, &a, &v) != 0)
+    int64_t now = driver_ns(fmin(p->total_s, PSTACK_MAX_DELAY_S));
+    driver_send ds;
+    if (driver_before_send(ps, call, r, now, false, &ds) != 0)
         return -1;
-    if (v.v.action == SB_SEND_REFUSE)
+    if (!ds.send)
         return 0;
-    p->attempts = n;
-    p->total_s += a.timeout_s;
-    probe_attempt(cc, p, n, p->total_s, &a);
-    a.error = SB_ERR_TIMEOUT;
-    a.latency_s = a.timeout_s;
-    pstack_decision d;
-    if (pstack_on_failure(ps, call, &a, &d) != 0)
+    r->attempts++;
+    p->attempts = r->attempts;
+    p->total_s += ds.attempt.timeout_s;
+    driver_result res = {r->attempts, false, true, SB_ERR_TIMEOUT, 0,
+                         SB_DEFECT_NONE, now, -1, SB_PUSHBACK_NONE};
+    driver_next nx;
+    now = driver_ns(fmin(p->total_s, PSTACK_MAX_DELAY_S));
+    if (driver_on_failure(ps, call, r, now, &res, &nx) != 0)
         return -1;
-    if (d.d.action != SB_RETRY)
+    if (nx.step != DRIVER_RETRY)
         return 0;
     p->retries++;
-    p->delay_s += d.d.delay_s;
-    p->total_s += d.d.delay_s;
+    p->delay_s += nx.final.delay_s;
+    p->total_s += nx.final.delay_s;
     return 1;
 }
 
-/* Probe one kind of request (p->op, p->critical set by the caller). */
+/* Probe one kind of request (p->op, p->critical set by the caller) as
+ * the engine drives it, through the same request driver. */
 static int probe_request(pstack *ps, const client_cfg *cc, probe *p,
                          sb_err *e)
 {
+    size_t ps_size = pstack_process_state_size(ps);
     size_t cs = pstack_client_state_size(ps);
     size_t rs = pstack_request_state_size(ps);
+    void *process = calloc(1, ps_size ? ps_size : 1);
     void *client = calloc(1, cs ? cs : 1);
     void *request = calloc(1, rs ? rs : 1);
-    sb_host host = {sizeof host, probe_uniform, probe_breaker, NULL};
-    pstack_call call = {0, client, request, &host, NULL};
+    sb_host host = {sizeof host, 0, probe_uniform, probe_breaker, NULL, NULL};
+    pstack_call call = {0, 0, process, client, request, &host, NULL};
     int rc = -1;
-    if (client == NULL || request == NULL) {
+    if (process == NULL || client == NULL || request == NULL) {
         err_set(e, "out of memory");
         goto done;
     }
+    pstack_process_init(ps, &call);
     pstack_client_init(ps, &call);
+    driver_request r = {0, cc->deadline_ns ? cc->deadline_ns
+                                           : DRIVER_NO_DEADLINE,
+                        cc->timeout_ns, 0, 0, p->op,
+                        p->op == SB_OP_POST && cc->idempotency_keys,
+                        p->critical};
     int step = 1;
     for (uint32_t n = 1; step == 1 && n <= PROBE_MAX_ATTEMPTS; n++)
-        step = probe_step(ps, &call, cc, n, p);
+        step = probe_step(ps, &call, &r, p);
     if (step < 0) {
         err_set(e, "%s", pstack_error(ps));
         goto done;
@@ -151,6 +144,7 @@ static int probe_request(pstack *ps, const client_cfg *cc, probe *p,
     p->still_going = step == 1;
     rc = 0;
 done:
+    free(process);
     free(client);
     free(request);
     return rc;

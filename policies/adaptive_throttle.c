@@ -1,7 +1,7 @@
 /*
  * adaptive_throttle.c -- client-side adaptive throttling, Google SRE book
- * chapter 21 ("Handling Overload").  Each client keeps, over the last
- * `window` (2 minutes):
+ * chapter 21 ("Handling Overload").  Each process (the book's "client
+ * task") keeps, over the last `window` (2 minutes):
  *     requests  attempts the application tried to send, including those
  *               this layer refused (the book counts them: that is what
  *               lets the rejection probability reach 1 - 1/(requests+1));
@@ -34,31 +34,33 @@ typedef struct throttle {
     double k;
 } throttle;
 
+enum { P_K, P_WINDOW };
+
 static const sb_param throttle_params[] = {
-    {"k", SB_PARAM_REAL, "2",
+    [P_K] = {"k", SB_PARAM_REAL, "2",
      "accepts multiplier K: lower throttles sooner (SRE book: 2)", NULL, 1,
      1000},
-    {"window", SB_PARAM_DURATION, "2m",
+    [P_WINDOW] = {"window", SB_PARAM_DURATION, "2m",
      "history the request and accept counts cover", NULL, 1, 86400},
     {0}};
 
-static int throttle_create(const sb_value *v, void **shared, char *err,
-                           size_t errlen)
+static int32_t throttle_create(const sb_value *v, void **shared,
+                               char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
     throttle *p = malloc(sizeof *p);
     if (p == NULL)
         return -1;
-    p->k = v[0].d;
-    p->w.slice_s = v[1].d / THROTTLE_SLICES;
+    p->k = v[P_K].d;
+    p->w.slice_s = v[P_WINDOW].d / THROTTLE_SLICES;
     p->w.slices = THROTTLE_SLICES;
     p->w.vals = 2;
     *shared = p;
     return 0;
 }
 
-static size_t throttle_client_size(const void *shared)
+static size_t throttle_process_size(const void *shared)
 {
     const throttle *p = shared;
     return window_bytes(&p->w);
@@ -72,19 +74,21 @@ static double reject_probability(const throttle *p, void *win, double now)
     return x > 0.0 ? x : 0.0;
 }
 
-static sb_verdict throttle_before_send(const sb_ctx *ctx, const sb_attempt *a)
+static void throttle_before_send(const sb_ctx *ctx, const sb_attempt *a,
+                                 sb_verdict *out)
 {
     const throttle *p = ctx->shared;
-    double pr = reject_probability(p, ctx->client_state, a->now_s);
-    window_add(&p->w, ctx->client_state, a->now_s, REQUESTS, 1);
+    double pr = reject_probability(p, ctx->process_state, a->now_s);
+    /* Counting the request is not spending: the book counts every
+     * request the application tried, refused locally or not. */
+    window_add(&p->w, ctx->process_state, a->now_s, REQUESTS, 1);
+    if (ctx->host->level)
+        ctx->host->level(ctx, 1.0 - pr);
     /* Draw only when a refusal is possible, so a healthy client's policy
      * random stream is left to the other layers. */
-    if (pr > 0.0 && sb_uniform(ctx) < pr) {
-        sb_verdict v = {SB_SEND_REFUSE, 0.0,
-                        "adaptive_throttle: rejected locally"};
-        return v;
-    }
-    return sb_allow();
+    if (pr > 0.0 && sb_uniform(ctx) < pr)
+        sb_refuse(out, SB_REFUSAL_BUDGET,
+                  "adaptive_throttle: rejected locally");
 }
 
 static bool accepted(const sb_attempt *a)
@@ -107,15 +111,16 @@ static bool accepted(const sb_attempt *a)
 static void throttle_on_success(const sb_ctx *ctx, const sb_attempt *a)
 {
     const throttle *p = ctx->shared;
-    window_add(&p->w, ctx->client_state, a->now_s, ACCEPTS, 1);
+    window_add(&p->w, ctx->process_state, a->now_s, ACCEPTS, 1);
 }
 
-static sb_decision throttle_on_failure(const sb_ctx *ctx, const sb_attempt *a)
+static void throttle_on_failure(const sb_ctx *ctx, const sb_attempt *a,
+                                sb_decision *out)
 {
+    (void)out;
     const throttle *p = ctx->shared;
     if (accepted(a))
-        window_add(&p->w, ctx->client_state, a->now_s, ACCEPTS, 1);
-    return sb_pass();
+        window_add(&p->w, ctx->process_state, a->now_s, ACCEPTS, 1);
 }
 
 const sb_policy policy_adaptive_throttle = {
@@ -126,10 +131,11 @@ const sb_policy policy_adaptive_throttle = {
     .name = "adaptive_throttle",
     .doc = "SRE-book client-side throttling: refuse with probability "
            "(requests - K x accepts) / (requests + 1).",
+    .scope = "per process: one history per client task (the SRE book)",
     .params = throttle_params,
     .create = throttle_create,
     .destroy = free,
-    .client_state_size = throttle_client_size,
+    .process_state_size = throttle_process_size,
     .before_send = throttle_before_send,
     .on_success = throttle_on_success,
     .on_failure = throttle_on_failure,

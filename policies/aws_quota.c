@@ -4,7 +4,8 @@
  * client-wide retry quota.
  *
  *   quota      starts at initial_retry_tokens (500), at most that much;
- *              one per client, as one per SDK client object
+ *              one per process, as one per SDK client object, which a
+ *              service instance shares among its concurrent callers
  *   a retry    costs retry_cost (5), or timeout_retry_cost (10) after a
  *              timeout; no quota left for it => no retry
  *   a success  refunds the cost of the request's last retry, or
@@ -19,9 +20,11 @@
  * ones.  Anything else fails at once without touching the quota.
  *
  * The quota is taken when the retry is decided, as botocore does before
- * it sleeps: a layer stacked on top that vetoes the retry still spends it.
- * A failure while another attempt of the request (a hedge) still waits
- * decides nothing -- the engine ignores the answer -- so it takes nothing.
+ * it sleeps: on_failure checks there is enough for the retry and
+ * on_decision takes it once the whole stack (and the host's deadline)
+ * agree to retry, so a retry another layer vetoed spends nothing.  A
+ * failure while another attempt of the request (a hedge) still waits
+ * decides nothing, so it takes nothing.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -43,48 +46,50 @@ typedef struct quota_req {
     bool retried;
 } quota_req;
 
+enum { P_MAX_ATTEMPTS, P_BASE, P_CAP, P_INITIAL_RETRY_TOKENS, P_RETRY_COST, P_TIMEOUT_RETRY_COST, P_NO_RETRY_INCREMENT };
+
 static const sb_param quota_params[] = {
-    {"max_attempts", SB_PARAM_INT, "3", "attempts in all, the first included",
+    [P_MAX_ATTEMPTS] = {"max_attempts", SB_PARAM_INT, "3", "attempts in all, the first included",
      NULL, 1, ATTEMPTS_MAX},
-    {"base", SB_PARAM_DURATION, "100ms",
+    [P_BASE] = {"base", SB_PARAM_DURATION, "100ms",
      "backoff base: the first retry waits U(0, base)", NULL, 0, 86400},
-    {"cap", SB_PARAM_DURATION, "20s", "largest backoff (MAX_BACKOFF)", NULL, 0,
+    [P_CAP] = {"cap", SB_PARAM_DURATION, "20s", "largest backoff (MAX_BACKOFF)", NULL, 0,
      86400},
-    {"initial_retry_tokens", SB_PARAM_INT, "500",
-     "size of the client's retry quota", NULL, 0, 1e9},
-    {"retry_cost", SB_PARAM_INT, "5", "quota a retry takes", NULL, 0, 1e9},
-    {"timeout_retry_cost", SB_PARAM_INT, "10",
+    [P_INITIAL_RETRY_TOKENS] = {"initial_retry_tokens", SB_PARAM_INT, "500",
+     "size of the retry quota (one per process)", NULL, 0, 1e9},
+    [P_RETRY_COST] = {"retry_cost", SB_PARAM_INT, "5", "quota a retry takes", NULL, 0, 1e9},
+    [P_TIMEOUT_RETRY_COST] = {"timeout_retry_cost", SB_PARAM_INT, "10",
      "quota a retry after a timeout takes", NULL, 0, 1e9},
-    {"no_retry_increment", SB_PARAM_INT, "1",
+    [P_NO_RETRY_INCREMENT] = {"no_retry_increment", SB_PARAM_INT, "1",
      "quota a success on the first attempt gives back", NULL, 0, 1e9},
     {0}};
 
-static int quota_create(const sb_value *v, void **shared, char *err,
-                        size_t errlen)
+static int32_t quota_create(const sb_value *v, void **shared,
+                            char *err, size_t errlen)
 {
-    if (v[2].d < v[1].d) {
-        snprintf(err, errlen, "cap (%gs) must be at least base (%gs)", v[2].d,
-                 v[1].d);
+    if (v[P_CAP].d < v[P_BASE].d) {
+        snprintf(err, errlen, "cap (%gs) must be at least base (%gs)", v[P_CAP].d,
+                 v[P_BASE].d);
         return -1;
     }
     quota *p = malloc(sizeof *p);
     if (p == NULL)
         return -1;
-    p->max_attempts = v[0].i;
-    p->b.base = v[1].d;
+    p->max_attempts = v[P_MAX_ATTEMPTS].i;
+    p->b.base = v[P_BASE].d;
     p->b.multiplier = 2.0;
-    p->b.cap = v[2].d;
+    p->b.cap = v[P_CAP].d;
     p->b.jitter = JITTER_FULL;
     p->b.ratio = 0.0;
-    p->initial = v[3].i;
-    p->retry_cost = v[4].i;
-    p->timeout_cost = v[5].i;
-    p->no_retry_increment = v[6].i;
+    p->initial = v[P_INITIAL_RETRY_TOKENS].i;
+    p->retry_cost = v[P_RETRY_COST].i;
+    p->timeout_cost = v[P_TIMEOUT_RETRY_COST].i;
+    p->no_retry_increment = v[P_NO_RETRY_INCREMENT].i;
     *shared = p;
     return 0;
 }
 
-static size_t quota_client_size(const void *shared)
+static size_t quota_process_size(const void *shared)
 {
     (void)shared;
     return sizeof(int64_t);
@@ -96,10 +101,17 @@ static size_t quota_request_size(const void *shared)
     return sizeof(quota_req);
 }
 
-static void quota_client_init(const sb_ctx *ctx)
+static void report_level(const sb_ctx *ctx, const quota *p, int64_t tokens)
+{
+    if (ctx->host->level && p->initial > 0)
+        ctx->host->level(ctx, (double)tokens / (double)p->initial);
+}
+
+static void quota_process_init(const sb_ctx *ctx)
 {
     const quota *p = ctx->shared;
-    *(int64_t *)ctx->client_state = p->initial;
+    *(int64_t *)ctx->process_state = p->initial;
+    report_level(ctx, p, p->initial);
 }
 
 static bool http_retryable(int status)
@@ -130,28 +142,49 @@ static bool retryable(const sb_ctx *ctx, const sb_attempt *a)
     }
 }
 
-static sb_decision quota_on_failure(const sb_ctx *ctx, const sb_attempt *a)
+static int64_t cost_of(const quota *p, const sb_attempt *a)
+{
+    return a->error == SB_ERR_TIMEOUT ? p->timeout_cost : p->retry_cost;
+}
+
+static void quota_on_failure(const sb_ctx *ctx, const sb_attempt *a,
+                             sb_decision *out)
 {
     const quota *p = ctx->shared;
     if (a->outstanding > 0)
-        return sb_pass();
-    if (!retryable(ctx, a))
-        return sb_give_up("aws_quota: not a retryable error");
-    if ((int64_t)a->attempt >= p->max_attempts)
-        return sb_give_up("max_attempts reached");
-    int64_t *tokens = ctx->client_state;
-    int64_t cost = a->error == SB_ERR_TIMEOUT ? p->timeout_cost : p->retry_cost;
-    if (*tokens < cost)
-        return sb_give_up("aws_quota: retry quota exhausted");
+        return;
+    if (!retryable(ctx, a)) {
+        sb_give_up(out, "aws_quota: not a retryable error");
+        return;
+    }
+    if ((int64_t)a->attempt >= p->max_attempts) {
+        sb_give_up(out, "max_attempts reached");
+        return;
+    }
+    if (*(const int64_t *)ctx->process_state < cost_of(p, a)) {
+        sb_give_up(out, "aws_quota: retry quota exhausted");
+        return;
+    }
+    double scratch = 0.0;
+    sb_retry(out, backoff_delay(ctx, &p->b, a->attempt, &scratch),
+             "aws_quota: full-jitter backoff");
+}
+
+static void quota_on_decision(const sb_ctx *ctx, const sb_attempt *a,
+                              const sb_decision *final)
+{
+    const quota *p = ctx->shared;
+    if (final->action != SB_RETRY)
+        return;
+    int64_t *tokens = ctx->process_state;
+    int64_t cost = cost_of(p, a);
     *tokens -= cost;
     quota_req *r = ctx->request_state;
     if (r) {
         r->cost = cost;
         r->retried = true;
     }
-    double scratch = 0.0;
-    return sb_retry(backoff_delay(ctx, &p->b, a->attempt, &scratch),
-                    "aws_quota: full-jitter backoff");
+    report_level(ctx, p, *tokens);
 }
 
 static void quota_on_success(const sb_ctx *ctx, const sb_attempt *a)
@@ -159,10 +192,11 @@ static void quota_on_success(const sb_ctx *ctx, const sb_attempt *a)
     (void)a;
     const quota *p = ctx->shared;
     const quota_req *r = ctx->request_state;
-    int64_t *tokens = ctx->client_state;
+    int64_t *tokens = ctx->process_state;
     *tokens += r && r->retried ? r->cost : p->no_retry_increment;
     if (*tokens > p->initial)
         *tokens = p->initial;
+    report_level(ctx, p, *tokens);
 }
 
 const sb_policy policy_aws_quota = {
@@ -171,13 +205,16 @@ const sb_policy policy_aws_quota = {
     .struct_size = sizeof(sb_policy),
     .name = "aws_quota",
     .doc = "AWS SDK standard retry mode: 3 attempts, full-jitter backoff and "
-           "a 500-token retry quota per client.",
+           "a 500-token retry quota per process.",
+    .scope = "per process: one retry quota per SDK client object, shared "
+             "by the process's callers",
     .params = quota_params,
     .create = quota_create,
     .destroy = free,
-    .client_state_size = quota_client_size,
+    .process_state_size = quota_process_size,
     .request_state_size = quota_request_size,
-    .client_init = quota_client_init,
+    .process_init = quota_process_init,
     .on_success = quota_on_success,
     .on_failure = quota_on_failure,
+    .on_decision = quota_on_decision,
 };

@@ -9,11 +9,12 @@
 
 static const sb_param no_params[] = {{0}};
 
-static sb_decision none_on_failure(const sb_ctx *ctx, const sb_attempt *a)
+static void none_on_failure(const sb_ctx *ctx, const sb_attempt *a,
+                            sb_decision *out)
 {
     (void)ctx;
     (void)a;
-    return sb_give_up("none: never retries");
+    sb_give_up(out, "none: never retries");
 }
 
 const sb_policy policy_none = {
@@ -33,48 +34,52 @@ typedef struct fixed_params {
     int64_t max_attempts;
 } fixed_params;
 
+enum { IMM_MAX_ATTEMPTS };
 static const sb_param immediate_params[] = {
-    {"max_attempts", SB_PARAM_INT, "5", "attempts in all, the first included",
-     NULL, 1, ATTEMPTS_MAX},
+    [IMM_MAX_ATTEMPTS] = {"max_attempts", SB_PARAM_INT, "5",
+                          "attempts in all, the first included", NULL, 1,
+                          ATTEMPTS_MAX},
     {0}};
 
+enum { FIXED_DELAY, FIXED_MAX_ATTEMPTS };
 static const sb_param fixed_params_schema[] = {
-    {"delay", SB_PARAM_DURATION, "1s", "wait between attempts", NULL, 0,
-     86400},
-    {"max_attempts", SB_PARAM_INT, "5", "attempts in all, the first included",
-     NULL, 1, ATTEMPTS_MAX},
+    [FIXED_DELAY] = {"delay", SB_PARAM_DURATION, "1s",
+                     "wait between attempts", NULL, 0, 86400},
+    [FIXED_MAX_ATTEMPTS] = {"max_attempts", SB_PARAM_INT, "5",
+                            "attempts in all, the first included", NULL, 1,
+                            ATTEMPTS_MAX},
     {0}};
 
-static int immediate_create(const sb_value *v, void **shared, char *err,
+static int32_t make_fixed(double delay_s, int64_t max_attempts,
+                          void **shared)
+{
+    fixed_params *p = malloc(sizeof *p);
+    if (p == NULL)
+        return -1;
+    p->delay_s = delay_s;
+    p->max_attempts = max_attempts;
+    *shared = p;
+    return 0;
+}
+
+static int32_t immediate_create(const sb_value *v, void **shared, char *err,
+                                size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    return make_fixed(0.0, v[IMM_MAX_ATTEMPTS].i, shared);
+}
+
+static int32_t fixed_create(const sb_value *v, void **shared, char *err,
                             size_t errlen)
 {
     (void)err;
     (void)errlen;
-    fixed_params *p = malloc(sizeof *p);
-    if (p == NULL)
-        return -1;
-    p->delay_s = 0.0;
-    p->max_attempts = v[0].i;
-    *shared = p;
-    return 0;
+    return make_fixed(v[FIXED_DELAY].d, v[FIXED_MAX_ATTEMPTS].i, shared);
 }
 
-static int fixed_create(const sb_value *v, void **shared, char *err,
-                        size_t errlen)
-{
-    (void)err;
-    (void)errlen;
-    fixed_params *p = malloc(sizeof *p);
-    if (p == NULL)
-        return -1;
-    p->delay_s = v[0].d;
-    p->max_attempts = v[1].i;
-    *shared = p;
-    return 0;
-}
-
-int builtin_create_one(const sb_value *v, void **shared, char *err,
-                       size_t errlen)
+int32_t builtin_create_one(const sb_value *v, void **shared, char *err,
+                           size_t errlen)
 {
     (void)err;
     (void)errlen;
@@ -86,12 +91,15 @@ int builtin_create_one(const sb_value *v, void **shared, char *err,
     return 0;
 }
 
-static sb_decision fixed_on_failure(const sb_ctx *ctx, const sb_attempt *a)
+static void fixed_on_failure(const sb_ctx *ctx, const sb_attempt *a,
+                             sb_decision *out)
 {
     const fixed_params *p = ctx->shared;
     if ((int64_t)a->attempt >= p->max_attempts)
-        return sb_give_up("max_attempts reached");
-    return sb_retry(p->delay_s, p->delay_s > 0 ? "fixed delay" : "retry at once");
+        sb_give_up(out, "max_attempts reached");
+    else
+        sb_retry(out, p->delay_s,
+                 p->delay_s > 0 ? "fixed delay" : "retry at once");
 }
 
 const sb_policy policy_immediate = {

@@ -26,8 +26,8 @@ extern const sb_policy policy_hedge;
 
 /* create() for a policy whose only parameter is one number (REAL or
  * DURATION): its shared state is that double.  Free with free(). */
-int builtin_create_one(const sb_value *v, void **shared, char *err,
-                       size_t errlen);
+int32_t builtin_create_one(const sb_value *v, void **shared, char *err,
+                           size_t errlen);
 
 /* Common parameter limits. */
 #define ATTEMPTS_MAX 1000000.0

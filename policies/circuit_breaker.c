@@ -1,5 +1,8 @@
 /*
- * circuit_breaker.c -- a client-side circuit breaker, one per client.
+ * circuit_breaker.c -- a client-side circuit breaker, one per process for
+ * its destination, as resilience4j, Polly, Hystrix and Envoy keep them:
+ * every caller in a service instance shares the breaker for a backend.
+ * ([clients] processes = N; by default each client is its own process.)
  *
  *   closed     attempts go out; failures are counted:
  *                consecutive mode: `threshold` (5) failures in a row open
@@ -57,91 +60,94 @@ typedef struct breaker {
     double failure_ratio, slow_duration, slow_ratio;
 } breaker;
 
-/* Per client; the count window's ring (window_size bytes) or the time
+/* Per process; the count window's ring (window_size bytes) or the time
  * window follows it. */
-typedef struct cb_client {
+typedef struct cb_state {
     double open_until;
     double cooldown; /* the current break duration */
     uint32_t state;
     uint32_t failures; /* consecutive */
     uint32_t probes_out, probes_ok;
     uint32_t ring_next, ring_len, ring_failed, ring_slow;
-} cb_client;
+} cb_state;
+
+enum { P_MODE, P_THRESHOLD, P_COOLDOWN, P_COOLDOWN_MULTIPLIER, P_MAX_COOLDOWN, P_PROBES, P_WINDOW_TYPE, P_WINDOW_SIZE, P_WINDOW_DURATION, P_FAILURE_RATIO, P_MIN_CALLS, P_SLOW_CALL_DURATION, P_SLOW_CALL_RATIO };
 
 static const sb_param cb_params[] = {
-    {"mode", SB_PARAM_CHOICE, "consecutive",
+    [P_MODE] = {"mode", SB_PARAM_CHOICE, "consecutive",
      "what opens it: failures in a row, or a failure ratio over a window",
      "consecutive|window", 0, 0},
-    {"threshold", SB_PARAM_INT, "5", "consecutive mode: failures in a row",
+    [P_THRESHOLD] = {"threshold", SB_PARAM_INT, "5", "consecutive mode: failures in a row",
      NULL, 1, 1e6},
-    {"cooldown", SB_PARAM_DURATION, "60s",
+    [P_COOLDOWN] = {"cooldown", SB_PARAM_DURATION, "60s",
      "how long it stays open before a probe", NULL, 0.001, 86400},
-    {"cooldown_multiplier", SB_PARAM_REAL, "2",
+    [P_COOLDOWN_MULTIPLIER] = {"cooldown_multiplier", SB_PARAM_REAL, "2",
      "the cooldown grows by this after a failed probe", NULL, 1, 100},
-    {"max_cooldown", SB_PARAM_DURATION, "300s",
+    [P_MAX_COOLDOWN] = {"max_cooldown", SB_PARAM_DURATION, "300s",
      "the cooldown never grows past this", NULL, 0.001, 86400},
-    {"probes", SB_PARAM_INT, "1",
+    [P_PROBES] = {"probes", SB_PARAM_INT, "1",
      "attempts let through when half-open; all must succeed", NULL, 1, 1000},
-    {"window_type", SB_PARAM_CHOICE, "count",
+    [P_WINDOW_TYPE] = {"window_type", SB_PARAM_CHOICE, "count",
      "window mode: the last window_size calls, or window_duration",
      "count|time", 0, 0},
-    {"window_size", SB_PARAM_INT, "100", "count window: calls it holds", NULL,
+    [P_WINDOW_SIZE] = {"window_size", SB_PARAM_INT, "100", "count window: calls it holds", NULL,
      1, 10000},
-    {"window_duration", SB_PARAM_DURATION, "30s",
+    [P_WINDOW_DURATION] = {"window_duration", SB_PARAM_DURATION, "30s",
      "time window: how far back it looks", NULL, 0.01, 86400},
-    {"failure_ratio", SB_PARAM_REAL, "0.5",
+    [P_FAILURE_RATIO] = {"failure_ratio", SB_PARAM_REAL, "0.5",
      "window mode: failed / calls that opens it", NULL, 0.001, 1},
-    {"min_calls", SB_PARAM_INT, "100",
+    [P_MIN_CALLS] = {"min_calls", SB_PARAM_INT, "100",
      "window mode: calls needed before the ratio counts", NULL, 1, 1e6},
-    {"slow_call_duration", SB_PARAM_DURATION, "60s",
+    [P_SLOW_CALL_DURATION] = {"slow_call_duration", SB_PARAM_DURATION, "60s",
      "window mode: a call slower than this is slow", NULL, 0.001, 86400},
-    {"slow_call_ratio", SB_PARAM_REAL, "1",
+    [P_SLOW_CALL_RATIO] = {"slow_call_ratio", SB_PARAM_REAL, "1",
      "window mode: slow / calls that opens it", NULL, 0.001, 1},
     {0}};
 
-static int cb_create(const sb_value *v, void **shared, char *err, size_t errlen)
+static int32_t cb_create(const sb_value *v, void **shared, char *err,
+                         size_t errlen)
 {
-    if (v[4].d < v[2].d) {
+    if (v[P_MAX_COOLDOWN].d < v[P_COOLDOWN].d) {
         snprintf(err, errlen,
                  "max_cooldown (%gs) must be at least cooldown "
                  "(%gs)",
-                 v[4].d, v[2].d);
+                 v[P_MAX_COOLDOWN].d, v[P_COOLDOWN].d);
         return -1;
     }
     breaker *p = malloc(sizeof *p);
     if (p == NULL)
         return -1;
-    p->mode = (int)v[0].i;
-    p->threshold = v[1].i;
-    p->cooldown = v[2].d;
-    p->multiplier = v[3].d;
-    p->max_cooldown = v[4].d;
-    p->probes = v[5].i;
-    p->window_type = (int)v[6].i;
-    p->window_size = v[7].i;
-    p->tw.slice_s = v[8].d / TIME_SLICES;
+    p->mode = (int)v[P_MODE].i;
+    p->threshold = v[P_THRESHOLD].i;
+    p->cooldown = v[P_COOLDOWN].d;
+    p->multiplier = v[P_COOLDOWN_MULTIPLIER].d;
+    p->max_cooldown = v[P_MAX_COOLDOWN].d;
+    p->probes = v[P_PROBES].i;
+    p->window_type = (int)v[P_WINDOW_TYPE].i;
+    p->window_size = v[P_WINDOW_SIZE].i;
+    p->tw.slice_s = v[P_WINDOW_DURATION].d / TIME_SLICES;
     p->tw.slices = TIME_SLICES;
     p->tw.vals = 3;
-    p->failure_ratio = v[9].d;
+    p->failure_ratio = v[P_FAILURE_RATIO].d;
     /* resilience4j: a count window smaller than min_calls makes its size
      * the minimum, or the breaker could never open. */
-    p->min_calls = v[10].i;
+    p->min_calls = v[P_MIN_CALLS].i;
     if (p->window_type == WINDOW_COUNT && p->min_calls > p->window_size)
         p->min_calls = p->window_size;
-    p->slow_duration = v[11].d;
-    p->slow_ratio = v[12].d;
+    p->slow_duration = v[P_SLOW_CALL_DURATION].d;
+    p->slow_ratio = v[P_SLOW_CALL_RATIO].d;
     *shared = p;
     return 0;
 }
 
-static size_t cb_client_size(const void *shared)
+static size_t cb_process_size(const void *shared)
 {
     const breaker *p = shared;
     if (p->mode == MODE_CONSECUTIVE)
-        return sizeof(cb_client);
+        return sizeof(cb_state);
     if (p->window_type == WINDOW_COUNT)
-        return sizeof(cb_client) + (size_t)p->window_size;
-    return sizeof(cb_client) + window_bytes(&p->tw);
+        return sizeof(cb_state) + (size_t)p->window_size;
+    return sizeof(cb_state) + window_bytes(&p->tw);
 }
 
 static size_t cb_request_size(const void *shared)
@@ -150,23 +156,23 @@ static size_t cb_request_size(const void *shared)
     return sizeof(uint32_t); /* the attempt number of its probe, or 0 */
 }
 
-static void cb_client_init(const sb_ctx *ctx)
+static void cb_process_init(const sb_ctx *ctx)
 {
     const breaker *p = ctx->shared;
-    cb_client *c = ctx->client_state;
+    cb_state *c = ctx->process_state;
     c->cooldown = p->cooldown;
 }
 
-static void *window_of(cb_client *c)
+static void *window_of(cb_state *c)
 {
     return c + 1;
 }
 
 #ifndef NDEBUG
-/* The client state's invariants: a known state, no more probes out than
+/* The breaker state's invariants: a known state, no more probes out than
  * allowed, a count window no fuller than its size, counts within it, and
  * a cooldown between the base and the cap.  Checked in assert() only. */
-static bool cb_sane(const breaker *p, const cb_client *c)
+static bool cb_sane(const breaker *p, const cb_state *c)
 {
     return c->state <= CB_HALF_OPEN && c->probes_out <= (uint64_t)p->probes &&
            c->ring_len <= (uint64_t)p->window_size &&
@@ -181,7 +187,7 @@ static void report(const sb_ctx *ctx, int open)
         ctx->host->breaker(ctx, open);
 }
 
-static void clear_window(const breaker *p, cb_client *c)
+static void clear_window(const breaker *p, cb_state *c)
 {
     c->failures = 0;
     c->ring_next = c->ring_len = c->ring_failed = c->ring_slow = 0;
@@ -189,7 +195,7 @@ static void clear_window(const breaker *p, cb_client *c)
         window_clear(&p->tw, window_of(c));
 }
 
-static void trip(const sb_ctx *ctx, cb_client *c, double now)
+static void trip(const sb_ctx *ctx, cb_state *c, double now)
 {
     const breaker *p = ctx->shared;
     if (c->state == CB_CLOSED)
@@ -199,7 +205,7 @@ static void trip(const sb_ctx *ctx, cb_client *c, double now)
     clear_window(p, c);
 }
 
-static void close_breaker(const sb_ctx *ctx, cb_client *c)
+static void close_breaker(const sb_ctx *ctx, cb_state *c)
 {
     const breaker *p = ctx->shared;
     c->state = CB_CLOSED;
@@ -208,7 +214,7 @@ static void close_breaker(const sb_ctx *ctx, cb_client *c)
     report(ctx, 0);
 }
 
-static void probe_result(const sb_ctx *ctx, cb_client *c, double now,
+static void probe_result(const sb_ctx *ctx, cb_state *c, double now,
                          bool failed)
 {
     const breaker *p = ctx->shared;
@@ -221,7 +227,7 @@ static void probe_result(const sb_ctx *ctx, cb_client *c, double now,
 }
 
 /* Push one outcome into the count window; returns calls in it. */
-static int64_t count_window(const breaker *p, cb_client *c, unsigned out,
+static int64_t count_window(const breaker *p, cb_state *c, unsigned out,
                             int64_t *failed, int64_t *slow)
 {
     uint8_t *ring = window_of(c);
@@ -241,7 +247,7 @@ static int64_t count_window(const breaker *p, cb_client *c, unsigned out,
 }
 
 /* Push one outcome into the time window; returns calls in it. */
-static int64_t time_window(const breaker *p, cb_client *c, unsigned out,
+static int64_t time_window(const breaker *p, cb_state *c, unsigned out,
                            double now, int64_t *failed, int64_t *slow)
 {
     void *w = window_of(c);
@@ -265,7 +271,7 @@ static bool window_trips(const breaker *p, int64_t calls, int64_t failed,
            (double)slow / (double)calls >= p->slow_ratio;
 }
 
-static void closed_outcome(const sb_ctx *ctx, cb_client *c, const sb_attempt *a,
+static void closed_outcome(const sb_ctx *ctx, cb_state *c, const sb_attempt *a,
                            bool failed)
 {
     const breaker *p = ctx->shared;
@@ -287,7 +293,7 @@ static void closed_outcome(const sb_ctx *ctx, cb_client *c, const sb_attempt *a,
 
 static void record(const sb_ctx *ctx, const sb_attempt *a, bool failed)
 {
-    cb_client *c = ctx->client_state;
+    cb_state *c = ctx->process_state;
     assert(cb_sane(ctx->shared, c));
     uint32_t *probe = ctx->request_state;
     bool is_probe = probe && *probe != 0 && *probe == a->attempt;
@@ -302,31 +308,30 @@ static void record(const sb_ctx *ctx, const sb_attempt *a, bool failed)
         closed_outcome(ctx, c, a, failed);
 }
 
-static sb_verdict refuse(const char *reason)
-{
-    sb_verdict v = {SB_SEND_REFUSE, 0.0, reason};
-    return v;
-}
-
-static sb_verdict cb_before_send(const sb_ctx *ctx, const sb_attempt *a)
+static void cb_before_send(const sb_ctx *ctx, const sb_attempt *a,
+                           sb_verdict *out)
 {
     const breaker *p = ctx->shared;
-    cb_client *c = ctx->client_state;
+    cb_state *c = ctx->process_state;
     assert(cb_sane(p, c));
     if (c->state == CB_OPEN) {
-        if (a->now_s < c->open_until)
-            return refuse("circuit_breaker: open");
+        if (a->now_s < c->open_until) {
+            sb_refuse(out, SB_REFUSAL_BREAKER, "circuit_breaker: open");
+            return;
+        }
         c->state = CB_HALF_OPEN;
         c->probes_out = c->probes_ok = 0;
     }
     if (c->state == CB_HALF_OPEN) {
-        if (c->probes_out >= (uint64_t)p->probes)
-            return refuse("circuit_breaker: half-open, probe in flight");
+        if (c->probes_out >= (uint64_t)p->probes) {
+            sb_refuse(out, SB_REFUSAL_BREAKER,
+                      "circuit_breaker: half-open, probe in flight");
+            return;
+        }
         c->probes_out++;
         if (ctx->request_state)
             *(uint32_t *)ctx->request_state = a->attempt;
     }
-    return sb_allow();
 }
 
 static bool is_failure(const sb_ctx *ctx, const sb_attempt *a)
@@ -343,13 +348,13 @@ static void cb_on_success(const sb_ctx *ctx, const sb_attempt *a)
     record(ctx, a, false);
 }
 
-static sb_decision cb_on_failure(const sb_ctx *ctx, const sb_attempt *a)
+static void cb_on_failure(const sb_ctx *ctx, const sb_attempt *a,
+                          sb_decision *out)
 {
-    const cb_client *c = ctx->client_state;
+    const cb_state *c = ctx->process_state;
     record(ctx, a, is_failure(ctx, a));
     if (c->state == CB_OPEN)
-        return sb_give_up("circuit_breaker: open");
-    return sb_pass();
+        sb_give_up(out, "circuit_breaker: open");
 }
 
 static void cb_on_request_end(const sb_ctx *ctx, const sb_attempt *a,
@@ -357,7 +362,7 @@ static void cb_on_request_end(const sb_ctx *ctx, const sb_attempt *a,
 {
     (void)a;
     (void)outcome;
-    cb_client *c = ctx->client_state;
+    cb_state *c = ctx->process_state;
     uint32_t *probe = ctx->request_state;
     if (probe == NULL || *probe == 0)
         return;
@@ -372,14 +377,16 @@ const sb_policy policy_circuit_breaker = {
     .struct_size = sizeof(sb_policy),
     .flags = SB_POLICY_LAYER,
     .name = "circuit_breaker",
-    .doc = "Per-client circuit breaker: consecutive failures or a failure "
+    .doc = "Circuit breaker per process: consecutive failures or a failure "
            "ratio over a window; half-open probes.",
+    .scope = "per process: one breaker per destination, shared by the "
+             "process's callers",
     .params = cb_params,
     .create = cb_create,
     .destroy = free,
-    .client_state_size = cb_client_size,
+    .process_state_size = cb_process_size,
     .request_state_size = cb_request_size,
-    .client_init = cb_client_init,
+    .process_init = cb_process_init,
     .before_send = cb_before_send,
     .on_success = cb_on_success,
     .on_failure = cb_on_failure,

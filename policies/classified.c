@@ -74,44 +74,46 @@ typedef struct classified {
     int64_t write_max, critical_extra, critical_max, unknown_retries;
 } classified;
 
+enum { P_PRESET, P_MAX_ATTEMPTS, P_BASE, P_CAP, P_JITTER, P_RATIO, P_WRITE_MAX_ATTEMPTS, P_CRITICAL_EXTRA, P_CRITICAL_MAX_ATTEMPTS, P_UNKNOWN_READ_RETRIES };
+
 static const sb_param classified_params[] = {
-    {"preset", SB_PARAM_CHOICE, "internal",
+    [P_PRESET] = {"preset", SB_PARAM_CHOICE, "internal",
      "attempts, backoff, Retry-After and statuses retried",
      "payment|analytics|external_api|internal", 0, 0},
-    {"max_attempts", SB_PARAM_INT, "0",
+    [P_MAX_ATTEMPTS] = {"max_attempts", SB_PARAM_INT, "0",
      "attempts in all for reads; 0: the preset's", NULL, 0, ATTEMPTS_MAX},
-    {"base", SB_PARAM_DURATION, "0s", "backoff base; 0: the preset's", NULL, 0,
+    [P_BASE] = {"base", SB_PARAM_DURATION, "0s", "backoff base; 0: the preset's", NULL, 0,
      86400},
-    {"cap", SB_PARAM_DURATION, "0s", "largest backoff; 0: the preset's", NULL,
+    [P_CAP] = {"cap", SB_PARAM_DURATION, "0s", "largest backoff; 0: the preset's", NULL,
      0, 86400},
-    {"jitter", SB_PARAM_CHOICE, "full", "how the delay is randomised",
+    [P_JITTER] = {"jitter", SB_PARAM_CHOICE, "full", "how the delay is randomised",
      BACKOFF_JITTER_CHOICES, 0, 0},
-    {"ratio", SB_PARAM_REAL, "0.2", "spread of ratio jitter: +/- this share",
+    [P_RATIO] = {"ratio", SB_PARAM_REAL, "0.2", "spread of ratio jitter: +/- this share",
      NULL, 0, 1},
-    {"write_max_attempts", SB_PARAM_INT, "3",
+    [P_WRITE_MAX_ATTEMPTS] = {"write_max_attempts", SB_PARAM_INT, "3",
      "attempts in all for puts and posts, at most", NULL, 1, ATTEMPTS_MAX},
-    {"critical_extra", SB_PARAM_INT, "2",
+    [P_CRITICAL_EXTRA] = {"critical_extra", SB_PARAM_INT, "2",
      "extra attempts for critical-path requests", NULL, 0, ATTEMPTS_MAX},
-    {"critical_max_attempts", SB_PARAM_INT, "7",
+    [P_CRITICAL_MAX_ATTEMPTS] = {"critical_max_attempts", SB_PARAM_INT, "7",
      "attempts in all for critical-path requests, at most", NULL, 1,
      ATTEMPTS_MAX},
-    {"unknown_read_retries", SB_PARAM_INT, "2",
+    [P_UNKNOWN_READ_RETRIES] = {"unknown_read_retries", SB_PARAM_INT, "2",
      "retries of a read after an unknown error (500)", NULL, 0, ATTEMPTS_MAX},
     {0}};
 
-static int classified_create(const sb_value *v, void **shared, char *err,
-                             size_t errlen)
+static int32_t classified_create(const sb_value *v, void **shared,
+                                 char *err, size_t errlen)
 {
     classified *c = malloc(sizeof *c);
     if (c == NULL)
         return -1;
-    c->p = presets[v[0].i];
-    if (v[1].i > 0)
-        c->p.max_attempts = v[1].i;
-    if (v[2].d > 0)
-        c->p.base = v[2].d;
-    if (v[3].d > 0)
-        c->p.cap = v[3].d;
+    c->p = presets[v[P_PRESET].i];
+    if (v[P_MAX_ATTEMPTS].i > 0)
+        c->p.max_attempts = v[P_MAX_ATTEMPTS].i;
+    if (v[P_BASE].d > 0)
+        c->p.base = v[P_BASE].d;
+    if (v[P_CAP].d > 0)
+        c->p.cap = v[P_CAP].d;
     if (c->p.cap < c->p.base) {
         snprintf(err, errlen, "cap (%gs) must be at least base (%gs)", c->p.cap,
                  c->p.base);
@@ -121,12 +123,12 @@ static int classified_create(const sb_value *v, void **shared, char *err,
     c->b.base = c->p.base;
     c->b.multiplier = 2.0;
     c->b.cap = c->p.cap;
-    c->b.jitter = (backoff_jitter)v[4].i;
-    c->b.ratio = v[5].d;
-    c->write_max = v[6].i;
-    c->critical_extra = v[7].i;
-    c->critical_max = v[8].i;
-    c->unknown_retries = v[9].i;
+    c->b.jitter = (backoff_jitter)v[P_JITTER].i;
+    c->b.ratio = v[P_RATIO].d;
+    c->write_max = v[P_WRITE_MAX_ATTEMPTS].i;
+    c->critical_extra = v[P_CRITICAL_EXTRA].i;
+    c->critical_max = v[P_CRITICAL_MAX_ATTEMPTS].i;
+    c->unknown_retries = v[P_UNKNOWN_READ_RETRIES].i;
     *shared = c;
     return 0;
 }
@@ -200,22 +202,27 @@ static const char *refusal(const sb_ctx *ctx, const classified *c,
     return NULL;
 }
 
-static sb_decision classified_on_failure(const sb_ctx *ctx, const sb_attempt *a)
+static void classified_on_failure(const sb_ctx *ctx, const sb_attempt *a,
+                                  sb_decision *out)
 {
     const classified *c = ctx->shared;
     const char *why = refusal(ctx, c, a);
-    if (why)
-        return sb_give_up(why);
-    if ((int64_t)a->attempt >= attempt_cap(c, a))
-        return sb_give_up("max_attempts reached");
+    if (why == NULL && (int64_t)a->attempt >= attempt_cap(c, a))
+        why = "max_attempts reached";
+    if (why) {
+        sb_give_up(out, why);
+        return;
+    }
     double scratch = 0.0;
     double *prev = ctx->request_state ? ctx->request_state : &scratch;
     double d = backoff_delay(ctx, &c->b, a->attempt, prev);
     if (c->p.retry_after && a->retry_after_s > d)
         d = a->retry_after_s;
-    if (a->remaining_s < d + a->timeout_s)
-        return sb_give_up("classified: no time left before the deadline");
-    return sb_retry(d, "classified: retry");
+    /* A whole attempt (its configured timeout) must fit after the delay. */
+    if (a->remaining_s < d + a->configured_timeout_s)
+        sb_give_up(out, "classified: no time left before the deadline");
+    else
+        sb_retry(out, d, "classified: retry");
 }
 
 const sb_policy policy_classified = {
@@ -225,6 +232,7 @@ const sb_policy policy_classified = {
     .name = "classified",
     .doc = "Classify the error, then retry by operation and preset "
            "(payment, analytics, external_api, internal).",
+    .scope = "per request: the previous delay (decorrelated jitter)",
     .params = classified_params,
     .create = classified_create,
     .destroy = free,

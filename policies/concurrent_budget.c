@@ -1,13 +1,13 @@
 /*
  * concurrent_budget.c -- Envoy's retry budget (cluster circuit breakers,
- * retry_budget): a retry is allowed while the client's active retries are
+ * retry_budget): a retry is allowed while the process's active retries are
  * fewer than
  *     max(budget_percent / 100 x active requests, min_retry_concurrency)
  * the product truncated to a whole number, as Envoy's uint64 conversion
  * does.  Defaults 20 % and 3 are Envoy's.  Over budget, Envoy counts
  * upstream_rq_retry_overflow and returns the failure: here, give up.
  *
- * What is counted, per client (an Envoy instance's cluster):
+ * What is counted, per process (an Envoy instance's cluster):
  *   active requests  logical requests from their first send to their end;
  *   active retries   requests granted a retry, from the grant until that
  *                    retry's answer (or the request's end).
@@ -25,41 +25,43 @@ typedef struct cbud {
     int64_t min_concurrency;
 } cbud;
 
-typedef struct cbud_client {
+typedef struct cbud_process {
     int64_t active_requests;
     int64_t active_retries;
-} cbud_client;
+} cbud_process;
 
 typedef struct cbud_req {
     bool counted;  /* counted in active_requests */
     bool retrying; /* counted in active_retries */
 } cbud_req;
 
+enum { P_BUDGET_PERCENT, P_MIN_RETRY_CONCURRENCY };
+
 static const sb_param cbud_params[] = {
-    {"budget_percent", SB_PARAM_REAL, "20",
+    [P_BUDGET_PERCENT] = {"budget_percent", SB_PARAM_REAL, "20",
      "active retries allowed, in % of active requests (Envoy)", NULL, 0, 100},
-    {"min_retry_concurrency", SB_PARAM_INT, "3",
+    [P_MIN_RETRY_CONCURRENCY] = {"min_retry_concurrency", SB_PARAM_INT, "3",
      "active retries allowed whatever the traffic (Envoy)", NULL, 0, 1e6},
     {0}};
 
-static int cbud_create(const sb_value *v, void **shared, char *err,
-                       size_t errlen)
+static int32_t cbud_create(const sb_value *v, void **shared,
+                           char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
     cbud *p = malloc(sizeof *p);
     if (p == NULL)
         return -1;
-    p->percent = v[0].d;
-    p->min_concurrency = v[1].i;
+    p->percent = v[P_BUDGET_PERCENT].d;
+    p->min_concurrency = v[P_MIN_RETRY_CONCURRENCY].i;
     *shared = p;
     return 0;
 }
 
-static size_t cbud_client_size(const void *shared)
+static size_t cbud_process_size(const void *shared)
 {
     (void)shared;
-    return sizeof(cbud_client);
+    return sizeof(cbud_process);
 }
 
 static size_t cbud_request_size(const void *shared)
@@ -69,13 +71,13 @@ static size_t cbud_request_size(const void *shared)
 }
 
 /* The largest number of active retries allowed now. */
-static int64_t limit(const cbud *p, const cbud_client *c)
+static int64_t limit(const cbud *p, const cbud_process *c)
 {
     int64_t share = (int64_t)(p->percent / 100.0 * (double)c->active_requests);
     return share > p->min_concurrency ? share : p->min_concurrency;
 }
 
-static void retry_done(cbud_client *c, cbud_req *r)
+static void retry_done(cbud_process *c, cbud_req *r)
 {
     if (r->retrying) {
         r->retrying = false;
@@ -83,40 +85,53 @@ static void retry_done(cbud_client *c, cbud_req *r)
     }
 }
 
-static sb_verdict cbud_before_send(const sb_ctx *ctx, const sb_attempt *a)
+static void cbud_before_send(const sb_ctx *ctx, const sb_attempt *a,
+                             sb_verdict *out)
 {
     (void)a;
-    cbud_client *c = ctx->client_state;
+    (void)out;
+    cbud_process *c = ctx->process_state;
     cbud_req *r = ctx->request_state;
     if (r && !r->counted) {
         r->counted = true;
         c->active_requests++;
     }
-    return sb_allow();
 }
 
 static void cbud_on_success(const sb_ctx *ctx, const sb_attempt *a)
 {
     (void)a;
     if (ctx->request_state)
-        retry_done(ctx->client_state, ctx->request_state);
+        retry_done(ctx->process_state, ctx->request_state);
 }
 
-static sb_decision cbud_on_failure(const sb_ctx *ctx, const sb_attempt *a)
+static void cbud_on_failure(const sb_ctx *ctx, const sb_attempt *a,
+                            sb_decision *out)
 {
     const cbud *p = ctx->shared;
-    cbud_client *c = ctx->client_state;
+    cbud_process *c = ctx->process_state;
     cbud_req *r = ctx->request_state;
     if (r == NULL)
-        return sb_pass();
+        return;
     retry_done(c, r);
     if (a->outstanding > 0)
-        return sb_pass(); /* a hedge still waits: nothing is decided now */
+        return; /* a hedge still waits: nothing is decided now */
     if (c->active_retries >= limit(p, c))
-        return sb_give_up("concurrent_budget: retry overflow");
+        sb_give_up(out, "concurrent_budget: retry overflow");
+}
+
+/* A retry granted by the whole stack is active from now until its
+ * answer or the request's end. */
+static void cbud_on_decision(const sb_ctx *ctx, const sb_attempt *a,
+                             const sb_decision *final)
+{
+    (void)a;
+    cbud_process *c = ctx->process_state;
+    cbud_req *r = ctx->request_state;
+    if (r == NULL || final->action != SB_RETRY || r->retrying)
+        return;
     r->retrying = true;
     c->active_retries++;
-    return sb_pass();
 }
 
 static void cbud_on_request_end(const sb_ctx *ctx, const sb_attempt *a,
@@ -124,7 +139,7 @@ static void cbud_on_request_end(const sb_ctx *ctx, const sb_attempt *a,
 {
     (void)a;
     (void)outcome;
-    cbud_client *c = ctx->client_state;
+    cbud_process *c = ctx->process_state;
     cbud_req *r = ctx->request_state;
     if (r == NULL)
         return;
@@ -143,13 +158,15 @@ const sb_policy policy_concurrent_budget = {
     .name = "concurrent_budget",
     .doc = "Envoy retry budget: active retries <= max(budget_percent% of "
            "active requests, min_retry_concurrency).",
+    .scope = "per process: one budget per Envoy instance's cluster",
     .params = cbud_params,
     .create = cbud_create,
     .destroy = free,
-    .client_state_size = cbud_client_size,
+    .process_state_size = cbud_process_size,
     .request_state_size = cbud_request_size,
     .before_send = cbud_before_send,
     .on_success = cbud_on_success,
     .on_failure = cbud_on_failure,
+    .on_decision = cbud_on_decision,
     .on_request_end = cbud_on_request_end,
 };

@@ -5,8 +5,9 @@
  * caller.
  *
  * The expected attempt time is attempt_time, or, when that is 0 (the
- * default), the attempt's timeout: the time an attempt is allowed to
- * take, so a retry that starts is one that could still succeed.
+ * default), the configured attempt timeout: the time an attempt is
+ * allowed to take, so a retry that starts is one that could still
+ * succeed.
  *
  * A layer's on_failure does not learn the delay the stack will choose
  * (another layer proposes it), so the check is made twice: on_failure
@@ -25,27 +26,28 @@ static const sb_param deadline_params[] = {
      "expected time of one attempt; 0: the attempt timeout", NULL, 0, 86400},
     {0}};
 
+/* The time one more attempt needs: attempt_time, or the configured
+ * timeout -- not the effective one, which the deadline itself cuts short
+ * and which would make the check pass by construction. */
 static double attempt_time(const sb_ctx *ctx, const sb_attempt *a)
 {
     double t = *(const double *)ctx->shared;
-    return t > 0.0 ? t : a->timeout_s;
+    return t > 0.0 ? t : a->configured_timeout_s;
 }
 
-static sb_verdict deadline_before_send(const sb_ctx *ctx, const sb_attempt *a)
+static void deadline_before_send(const sb_ctx *ctx, const sb_attempt *a,
+                                 sb_verdict *out)
 {
-    if ((a->attempt > 1 || a->hedge) && a->remaining_s < attempt_time(ctx, a)) {
-        sb_verdict v = {SB_SEND_REFUSE, 0.0,
-                        "deadline: the attempt would end after the deadline"};
-        return v;
-    }
-    return sb_allow();
+    if ((a->attempt > 1 || a->hedge) && a->remaining_s < attempt_time(ctx, a))
+        sb_refuse(out, SB_REFUSAL_DEADLINE,
+                  "deadline: the attempt would end after the deadline");
 }
 
-static sb_decision deadline_on_failure(const sb_ctx *ctx, const sb_attempt *a)
+static void deadline_on_failure(const sb_ctx *ctx, const sb_attempt *a,
+                                sb_decision *out)
 {
     if (a->remaining_s < attempt_time(ctx, a))
-        return sb_give_up("deadline: no time left for another attempt");
-    return sb_pass();
+        sb_give_up(out, "deadline: no time left for another attempt");
 }
 
 const sb_policy policy_deadline = {

@@ -15,36 +15,39 @@ typedef struct expo {
     int64_t max_attempts;
 } expo;
 
+enum { P_BASE, P_MULTIPLIER, P_CAP, P_MAX_ATTEMPTS, P_JITTER, P_RATIO };
+
 static const sb_param expo_params[] = {
-    {"base", SB_PARAM_DURATION, "100ms",
+    [P_BASE] = {"base", SB_PARAM_DURATION, "100ms",
      "first delay (median first delay for decorrelated_v2)", NULL, 0, 86400},
-    {"multiplier", SB_PARAM_REAL, "2", "growth per attempt", NULL, 1, 100},
-    {"cap", SB_PARAM_DURATION, "20s", "largest delay", NULL, 0, 86400},
-    {"max_attempts", SB_PARAM_INT, "5", "attempts in all, the first included",
+    [P_MULTIPLIER] = {"multiplier", SB_PARAM_REAL, "2", "growth per attempt", NULL, 1, 100},
+    [P_CAP] = {"cap", SB_PARAM_DURATION, "20s", "largest delay", NULL, 0, 86400},
+    [P_MAX_ATTEMPTS] = {"max_attempts", SB_PARAM_INT, "5",
+     "attempts in all, the first included",
      NULL, 1, ATTEMPTS_MAX},
-    {"jitter", SB_PARAM_CHOICE, "full", "how the delay is randomised",
+    [P_JITTER] = {"jitter", SB_PARAM_CHOICE, "full", "how the delay is randomised",
      BACKOFF_JITTER_CHOICES, 0, 0},
-    {"ratio", SB_PARAM_REAL, "0.2", "spread of ratio jitter: +/- this share",
+    [P_RATIO] = {"ratio", SB_PARAM_REAL, "0.2", "spread of ratio jitter: +/- this share",
      NULL, 0, 1},
     {0}};
 
-static int expo_create(const sb_value *v, void **shared, char *err,
-                       size_t errlen)
+static int32_t expo_create(const sb_value *v, void **shared, char *err,
+                           size_t errlen)
 {
-    if (v[2].d < v[0].d) {
-        snprintf(err, errlen, "cap (%gs) must be at least base (%gs)", v[2].d,
-                 v[0].d);
+    if (v[P_CAP].d < v[P_BASE].d) {
+        snprintf(err, errlen, "cap (%gs) must be at least base (%gs)",
+                 v[P_CAP].d, v[P_BASE].d);
         return -1;
     }
     expo *p = malloc(sizeof *p);
     if (p == NULL)
         return -1;
-    p->b.base = v[0].d;
-    p->b.multiplier = v[1].d;
-    p->b.cap = v[2].d;
-    p->max_attempts = v[3].i;
-    p->b.jitter = (backoff_jitter)v[4].i;
-    p->b.ratio = v[5].d;
+    p->b.base = v[P_BASE].d;
+    p->b.multiplier = v[P_MULTIPLIER].d;
+    p->b.cap = v[P_CAP].d;
+    p->max_attempts = v[P_MAX_ATTEMPTS].i;
+    p->b.jitter = (backoff_jitter)v[P_JITTER].i;
+    p->b.ratio = v[P_RATIO].d;
     *shared = p;
     return 0;
 }
@@ -55,14 +58,17 @@ static size_t expo_request_size(const void *shared)
     return sizeof(double); /* the previous delay, for decorrelated modes */
 }
 
-static sb_decision expo_on_failure(const sb_ctx *ctx, const sb_attempt *a)
+static void expo_on_failure(const sb_ctx *ctx, const sb_attempt *a,
+                            sb_decision *out)
 {
     const expo *p = ctx->shared;
-    if ((int64_t)a->attempt >= p->max_attempts)
-        return sb_give_up("max_attempts reached");
+    if ((int64_t)a->attempt >= p->max_attempts) {
+        sb_give_up(out, "max_attempts reached");
+        return;
+    }
     double scratch = 0.0;
     double *prev = ctx->request_state ? ctx->request_state : &scratch;
-    return sb_retry(backoff_delay(ctx, &p->b, a->attempt, prev), "backoff");
+    sb_retry(out, backoff_delay(ctx, &p->b, a->attempt, prev), "backoff");
 }
 
 const sb_policy policy_exponential = {
@@ -72,6 +78,7 @@ const sb_policy policy_exponential = {
     .name = "exponential",
     .doc = "Capped exponential backoff with jitter (AWS, Polly and "
            "resilience4j formulas).",
+    .scope = "per request: the previous delay (decorrelated jitter)",
     .params = expo_params,
     .create = expo_create,
     .destroy = free,

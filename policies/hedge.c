@@ -20,24 +20,26 @@ typedef struct hedge {
     int64_t max_hedged;
 } hedge;
 
+enum { P_DELAY, P_MAX_HEDGED };
+
 static const sb_param hedge_params[] = {
-    {"delay", SB_PARAM_DURATION, "2s",
+    [P_DELAY] = {"delay", SB_PARAM_DURATION, "2s",
      "send a copy when an attempt has no answer after this", NULL, 0.001,
      86400},
-    {"max_hedged", SB_PARAM_INT, "1", "extra copies per request, at most", NULL,
+    [P_MAX_HEDGED] = {"max_hedged", SB_PARAM_INT, "1", "extra copies per request, at most", NULL,
      1, 10},
     {0}};
 
-static int hedge_create(const sb_value *v, void **shared, char *err,
-                        size_t errlen)
+static int32_t hedge_create(const sb_value *v, void **shared, char *err,
+                            size_t errlen)
 {
     (void)err;
     (void)errlen;
     hedge *p = malloc(sizeof *p);
     if (p == NULL)
         return -1;
-    p->delay = v[0].d;
-    p->max_hedged = v[1].i;
+    p->delay = v[P_DELAY].d;
+    p->max_hedged = v[P_MAX_HEDGED].i;
     *shared = p;
     return 0;
 }
@@ -48,25 +50,25 @@ static size_t hedge_request_size(const void *shared)
     return sizeof(uint32_t); /* hedges sent so far */
 }
 
-static sb_verdict hedge_before_send(const sb_ctx *ctx, const sb_attempt *a)
+static void hedge_before_send(const sb_ctx *ctx, const sb_attempt *a,
+                              sb_verdict *out)
 {
     const hedge *p = ctx->shared;
     uint32_t *sent = ctx->request_state;
-    sb_verdict v = sb_allow();
     if (sent == NULL || (a->op != SB_OP_READ && !a->keyed))
-        return v;
+        return;
     if (a->hedge)
         (*sent)++;
     if ((int64_t)*sent < p->max_hedged)
-        v.hedge_after_s = p->delay;
-    return v;
+        out->hedge_after_s = p->delay;
 }
 
-static sb_decision hedge_on_failure(const sb_ctx *ctx, const sb_attempt *a)
+static void hedge_on_failure(const sb_ctx *ctx, const sb_attempt *a,
+                             sb_decision *out)
 {
     (void)ctx;
     (void)a;
-    return sb_pass();
+    (void)out;
 }
 
 const sb_policy policy_hedge = {
@@ -77,6 +79,7 @@ const sb_policy policy_hedge = {
     .name = "hedge",
     .doc = "Hedged requests (gRPC, Polly): after delay without an answer, "
            "send another copy; first answer wins.",
+    .scope = "per request: the hedges sent",
     .params = hedge_params,
     .create = hedge_create,
     .destroy = free,

@@ -50,43 +50,45 @@ typedef enum plan_error {
     PLAN_TRANSIENT
 } plan_error;
 
+enum { P_MAX_ATTEMPTS, P_BASE, P_MULTIPLIER, P_CAP, P_JITTER, P_RETRY_AFTER, P_DEADLINE };
+
 static const sb_param plan_params[] = {
-    {"max_attempts", SB_PARAM_INT, "4", "attempts in all, the first included",
+    [P_MAX_ATTEMPTS] = {"max_attempts", SB_PARAM_INT, "4", "attempts in all, the first included",
      NULL, 1, ATTEMPTS_MAX},
-    {"base", SB_PARAM_DURATION, "6s", "delay after the first attempt", NULL, 0,
+    [P_BASE] = {"base", SB_PARAM_DURATION, "6s", "delay after the first attempt", NULL, 0,
      86400},
-    {"multiplier", SB_PARAM_REAL, "2", "growth per attempt", NULL, 1, 100},
-    {"cap", SB_PARAM_DURATION, "48s", "largest delay", NULL, 0, 86400},
-    {"jitter", SB_PARAM_REAL, "0",
+    [P_MULTIPLIER] = {"multiplier", SB_PARAM_REAL, "2", "growth per attempt", NULL, 1, 100},
+    [P_CAP] = {"cap", SB_PARAM_DURATION, "48s", "largest delay", NULL, 0, 86400},
+    [P_JITTER] = {"jitter", SB_PARAM_REAL, "0",
      "bounded jitter: +/- this share of the delay, never above cap", NULL, 0,
      1},
-    {"retry_after", SB_PARAM_BOOL, "false",
+    [P_RETRY_AFTER] = {"retry_after", SB_PARAM_BOOL, "false",
      "wait at least the server's Retry-After", NULL, 0, 0},
-    {"deadline", SB_PARAM_DURATION, "0s",
+    [P_DEADLINE] = {"deadline", SB_PARAM_DURATION, "0s",
      "stop when a retry would start this long after the start; 0: never", NULL,
      0, 86400 * 30},
     {0}};
 
-static int plan_create(const sb_value *v, void **shared, char *err,
-                       size_t errlen)
+static int32_t plan_create(const sb_value *v, void **shared,
+                           char *err, size_t errlen)
 {
-    if (v[3].d < v[1].d) {
-        snprintf(err, errlen, "cap (%gs) must be at least base (%gs)", v[3].d,
-                 v[1].d);
+    if (v[P_CAP].d < v[P_BASE].d) {
+        snprintf(err, errlen, "cap (%gs) must be at least base (%gs)", v[P_CAP].d,
+                 v[P_BASE].d);
         return -1;
     }
     plan *p = malloc(sizeof *p);
     if (p == NULL)
         return -1;
-    p->max_attempts = v[0].i;
-    p->b.base = v[1].d;
-    p->b.multiplier = v[2].d;
-    p->b.cap = v[3].d;
+    p->max_attempts = v[P_MAX_ATTEMPTS].i;
+    p->b.base = v[P_BASE].d;
+    p->b.multiplier = v[P_MULTIPLIER].d;
+    p->b.cap = v[P_CAP].d;
     p->b.jitter = JITTER_NONE;
     p->b.ratio = 0.0;
-    p->jitter = v[4].d;
-    p->retry_after = v[5].i != 0;
-    p->deadline = v[6].d;
+    p->jitter = v[P_JITTER].d;
+    p->retry_after = v[P_RETRY_AFTER].i != 0;
+    p->deadline = v[P_DEADLINE].d;
     *shared = p;
     return 0;
 }
@@ -122,25 +124,29 @@ static double plan_delay(const sb_ctx *ctx, const plan *p, const sb_attempt *a)
     return d;
 }
 
-static sb_decision plan_on_failure(const sb_ctx *ctx, const sb_attempt *a)
+static void plan_on_failure(const sb_ctx *ctx, const sb_attempt *a,
+                            sb_decision *out)
 {
     const plan *p = ctx->shared;
     switch (plan_classify(a)) {
-    case PLAN_DEFECT: {
-        sb_decision q = {SB_QUARANTINE, 0.0, "plan: data defect"};
-        return q;
-    }
+    case PLAN_DEFECT:
+        sb_quarantine(out, "plan: data defect");
+        return;
     case PLAN_OTHER:
-        return sb_give_up("plan: not a transient error");
+        sb_give_up(out, "plan: not a transient error");
+        return;
     case PLAN_TRANSIENT:
         break;
     }
-    if ((int64_t)a->attempt >= p->max_attempts)
-        return sb_give_up("max_attempts reached");
+    if ((int64_t)a->attempt >= p->max_attempts) {
+        sb_give_up(out, "max_attempts reached");
+        return;
+    }
     double d = plan_delay(ctx, p, a);
     if (p->deadline > 0 && a->elapsed_s + d >= p->deadline)
-        return sb_give_up("plan: past its deadline");
-    return sb_retry(d, "plan: transient error");
+        sb_give_up(out, "plan: past its deadline");
+    else
+        sb_retry(out, d, "plan: transient error");
 }
 
 const sb_policy policy_plan = {

@@ -15,6 +15,7 @@ typedef struct layer {
     const sb_policy *p;
     char origin[256]; /* "" for built-in */
     void *shared;
+    size_t poff, psize; /* process state: offset, size */
     size_t coff, csize; /* client state: offset, size */
     size_t roff, rsize; /* request state */
     int nparams;
@@ -26,7 +27,7 @@ struct pstack {
     layer layers[PSTACK_MAX_LAYERS];
     int n;
     char name[PSTACK_MAX_LAYERS * 40];
-    size_t csize, rsize;
+    size_t psize, csize, rsize;
     pstack_classify_fn classify;
     const sb_host *host_src; /* the caller's host the cache was built from */
     sb_host host;            /* the caller's functions plus classify */
@@ -156,17 +157,22 @@ static int create_layer(pstack *ps, layer *l, sb_err *e)
         return err_set(e, "%s: %s", schema_describe(l->p, l->origin, who, sizeof who),
                        msg[0] ? msg : "create() failed");
     }
+    l->psize = l->p->process_state_size ? l->p->process_state_size(l->shared)
+                                        : 0;
     l->csize = l->p->client_state_size ? l->p->client_state_size(l->shared)
                                        : 0;
     l->rsize = l->p->request_state_size ? l->p->request_state_size(l->shared)
                                         : 0;
-    if (l->csize > PSTACK_MAX_STATE || l->rsize > PSTACK_MAX_STATE) {
+    if (l->psize > PSTACK_MAX_STATE || l->csize > PSTACK_MAX_STATE ||
+        l->rsize > PSTACK_MAX_STATE) {
         char who[320];
-        return err_set(e, "%s asks for %zu bytes of state per client and %zu "
-                       "per request; at most %d each",
+        return err_set(e, "%s asks for %zu bytes of state per process, %zu "
+                       "per client and %zu per request; at most %d each",
                        schema_describe(l->p, l->origin, who, sizeof who),
-                       l->csize, l->rsize, PSTACK_MAX_STATE);
+                       l->psize, l->csize, l->rsize, PSTACK_MAX_STATE);
     }
+    l->poff = ps->psize;
+    ps->psize += align16(l->psize);
     l->coff = ps->csize;
     l->roff = ps->rsize;
     ps->csize += align16(l->csize);
@@ -247,6 +253,7 @@ bool pstack_has_before_send(const pstack *ps)
     return false;
 }
 
+size_t pstack_process_state_size(const pstack *ps) { return ps->psize; }
 size_t pstack_client_state_size(const pstack *ps) { return ps->csize; }
 size_t pstack_request_state_size(const pstack *ps) { return ps->rsize; }
 const char *pstack_error(const pstack *ps) { return ps->error; }
@@ -267,7 +274,12 @@ static sb_ctx ctx_for(pstack *ps, const layer *l, const pstack_call *call)
     sb_ctx c;
     c.struct_size = sizeof c;
     c.client = call->client;
+    c.process = call->process;
+    c.reserved = 0;
     c.shared = l->shared;
+    c.process_state =
+        l->psize && call->process_state ? (char *)call->process_state + l->poff
+                                        : NULL;
     c.client_state = l->csize ? (char *)call->client_state + l->coff : NULL;
     c.request_state = (l->rsize && call->request_state)
                           ? (char *)call->request_state + l->roff
@@ -275,6 +287,19 @@ static sb_ctx ctx_for(pstack *ps, const layer *l, const pstack_call *call)
     c.host = host_for(ps, call->host);
     c.host_data = call->host_data;
     return c;
+}
+
+void pstack_process_init(pstack *ps, const pstack_call *call)
+{
+    for (int i = 0; i < ps->n; i++) {
+        const layer *l = &ps->layers[i];
+        if (l->p->process_init) {
+            sb_ctx c = ctx_for(ps, l, call);
+            c.client_state = NULL;
+            c.request_state = NULL;
+            l->p->process_init(&c);
+        }
+    }
 }
 
 void pstack_client_init(pstack *ps, const pstack_call *call)
@@ -314,32 +339,62 @@ static int check_delay(pstack *ps, const layer *l, const char *hook, double d)
     return 0;
 }
 
+static void verdict_init(sb_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    v->struct_size = sizeof *v;
+    v->action = SB_SEND_ALLOW;
+}
+
+static void decision_init(sb_decision *d)
+{
+    memset(d, 0, sizeof *d);
+    d->struct_size = sizeof *d;
+    d->action = SB_PASS;
+}
+
+static int broken(pstack *ps, const layer *l, const char *fmt, unsigned what)
+{
+    char who[320], msg[512];
+    snprintf(msg, sizeof msg, fmt, what);
+    snprintf(ps->error, sizeof ps->error, "%s %s",
+             schema_describe(l->p, l->origin, who, sizeof who), msg);
+    return -1;
+}
+
+/* Is what the layer wrote into its verdict within the contract? */
+static int check_verdict(pstack *ps, const layer *l, const sb_verdict *v)
+{
+    if (v->action != SB_SEND_ALLOW && v->action != SB_SEND_REFUSE)
+        return broken(ps, l, "returned an unknown send action %u from "
+                      "before_send (expected SB_SEND_ALLOW or "
+                      "SB_SEND_REFUSE)", v->action);
+    if (v->action == SB_SEND_REFUSE && v->refusal >= SB_REFUSAL_COUNT)
+        return broken(ps, l, "refused a send for an unknown reason %u "
+                      "(expected one of the SB_REFUSAL_ constants)",
+                      v->refusal);
+    return check_delay(ps, l, "before_send (hedge_after_s)", v->hedge_after_s);
+}
+
 int pstack_before_send(pstack *ps, const pstack_call *call,
                        const sb_attempt *a, pstack_verdict *out)
 {
-    out->v = sb_allow();
+    verdict_init(&out->v);
     out->layer = -1;
     for (int i = 0; i < ps->n; i++) {
         const layer *l = &ps->layers[i];
         if (l->p->before_send == NULL)
             continue;
         sb_ctx c = ctx_for(ps, l, call);
-        sb_verdict v = l->p->before_send(&c, a);
-        if (v.action != SB_SEND_ALLOW && v.action != SB_SEND_REFUSE) {
-            char who[320];
-            snprintf(ps->error, sizeof ps->error,
-                     "%s returned an unknown send action %d from before_send "
-                     "(expected SB_SEND_ALLOW or SB_SEND_REFUSE)",
-                     schema_describe(l->p, l->origin, who, sizeof who),
-                     (int)v.action);
-            return -1;
-        }
-        if (check_delay(ps, l, "before_send (hedge_after_s)",
-                        v.hedge_after_s) != 0)
+        sb_verdict v;
+        verdict_init(&v);
+        l->p->before_send(&c, a, &v);
+        if (check_verdict(ps, l, &v) != 0)
             return -1;
         if (v.action == SB_SEND_REFUSE) {
-            /* Earlier layers already counted this send as allowed; a real
-             * client's interceptor chain has the same property. */
+            /* The first refusal decides; the layers after it are not
+             * asked, as in a client's interceptor chain.  No layer has
+             * spent anything yet (the ABI forbids it in before_send). */
             out->v = v;
             out->layer = i;
             return 0;
@@ -371,7 +426,7 @@ static int rank(sb_action a)
 int pstack_on_failure(pstack *ps, const pstack_call *call,
                       const sb_attempt *a, pstack_decision *out)
 {
-    out->d = sb_pass();
+    decision_init(&out->d);
     out->layer = -1;
     out->delay_layer = -1;
     out->delay_reason = NULL;
@@ -379,17 +434,13 @@ int pstack_on_failure(pstack *ps, const pstack_call *call,
     for (int i = 0; i < ps->n; i++) {
         const layer *l = &ps->layers[i];
         sb_ctx c = ctx_for(ps, l, call);
-        sb_decision d = l->p->on_failure(&c, a);
-        if ((unsigned)d.action > SB_QUARANTINE) {
-            char who[320];
-            snprintf(ps->error, sizeof ps->error,
-                     "%s returned an unknown action %d from on_failure "
-                     "(expected SB_PASS, SB_RETRY, SB_GIVE_UP or "
-                     "SB_QUARANTINE)",
-                     schema_describe(l->p, l->origin, who, sizeof who),
-                     (int)d.action);
-            return -1;
-        }
+        sb_decision d;
+        decision_init(&d);
+        l->p->on_failure(&c, a, &d);
+        if (d.action > SB_QUARANTINE)
+            return broken(ps, l, "returned an unknown action %u from "
+                          "on_failure (expected SB_PASS, SB_RETRY, "
+                          "SB_GIVE_UP or SB_QUARANTINE)", d.action);
         if (check_delay(ps, l, "on_failure", d.delay_s) != 0)
             return -1;
         if (d.delay_s > delay) {
@@ -403,7 +454,9 @@ int pstack_on_failure(pstack *ps, const pstack_call *call,
         }
     }
     if (out->d.action == SB_PASS) {
-        out->d = sb_give_up("no layer asked for a retry");
+        decision_init(&out->d);
+        out->d.action = SB_GIVE_UP;
+        out->d.reason = "no layer asked for a retry";
         out->layer = -1;
     }
     out->d.delay_s = out->d.action == SB_RETRY ? delay : 0.0;
@@ -412,6 +465,18 @@ int pstack_on_failure(pstack *ps, const pstack_call *call,
         out->delay_reason = NULL;
     }
     return 0;
+}
+
+void pstack_on_decision(pstack *ps, const pstack_call *call,
+                        const sb_attempt *a, const sb_decision *final)
+{
+    for (int i = 0; i < ps->n; i++) {
+        const layer *l = &ps->layers[i];
+        if (l->p->on_decision) {
+            sb_ctx c = ctx_for(ps, l, call);
+            l->p->on_decision(&c, a, final);
+        }
+    }
 }
 
 void pstack_on_request_end(pstack *ps, const pstack_call *call,
@@ -439,6 +504,43 @@ const char *pstack_action_name(sb_action a)
         return "quarantine";
     }
     return "?";
+}
+
+const char *pstack_refusal_name(sb_refusal r)
+{
+    switch (r) {
+    case SB_REFUSAL_DEADLINE:
+        return "deadline";
+    case SB_REFUSAL_BUDGET:
+        return "budget";
+    case SB_REFUSAL_BREAKER:
+        return "breaker";
+    default:
+        return "other";
+    }
+}
+
+const char *pstack_layer_scope(const pstack *ps, int i, char *buf,
+                               size_t len)
+{
+    const layer *l = &ps->layers[i];
+    if (l->p->scope)
+        return l->p->scope;
+    const char *kinds[3] = {NULL, NULL, NULL};
+    int n = 0;
+    if (l->psize)
+        kinds[n++] = "process";
+    if (l->csize)
+        kinds[n++] = "client";
+    if (l->rsize)
+        kinds[n++] = "request";
+    if (n == 0)
+        snprintf(buf, len, "stateless");
+    else
+        snprintf(buf, len, "per %s%s%s%s%s", kinds[0], n > 1 ? ", " : "",
+                 n > 1 ? kinds[1] : "", n > 2 ? ", " : "",
+                 n > 2 ? kinds[2] : "");
+    return buf;
 }
 
 const char *pstack_outcome_name(sb_outcome o)

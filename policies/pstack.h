@@ -8,9 +8,9 @@
  * gives up: a lone layer policy (token_bucket) never retries by itself.
  *
  * The stack owns each layer's shared state (create/destroy) and lays out the
- * layers' per-client and per-request state side by side in one block whose
- * size it reports; the caller (the engine, `stormbench decide`) owns those
- * blocks.  The stack also checks what every layer returns -- a negative,
+ * layers' per-process, per-client and per-request state side by side in
+ * one block of each kind whose size it reports; the caller (the engine,
+ * `stormbench decide`) owns those blocks.  The stack also checks what every layer returns -- a negative,
  * NaN or absurd delay, an unknown action -- and turns it into an error that
  * names the policy and where it came from, so a broken plug-in stops the
  * run instead of corrupting it.  Built-in policies go through the same path.
@@ -61,6 +61,7 @@ const char *pstack_param_text(const pstack *ps, int layer, int param);
  * sb_attempt for a stack that would not look at it.) */
 bool pstack_has_before_send(const pstack *ps);
 
+size_t pstack_process_state_size(const pstack *ps);
 size_t pstack_client_state_size(const pstack *ps);
 size_t pstack_request_state_size(const pstack *ps);
 
@@ -68,6 +69,8 @@ size_t pstack_request_state_size(const pstack *ps);
  * breaker; classify is filled in by the stack) and the caller's data. */
 typedef struct pstack_call {
     uint32_t client;
+    uint32_t process;
+    void *process_state; /* pstack_process_state_size bytes */
     void *client_state;  /* pstack_client_state_size bytes */
     void *request_state; /* pstack_request_state_size bytes, or NULL */
     const sb_host *host;
@@ -93,6 +96,7 @@ typedef struct pstack_verdict {
 
 /* Hooks.  Each returns 0, or -1 when a layer broke the ABI contract; the
  * message is then in pstack_error(). */
+void pstack_process_init(pstack *ps, const pstack_call *call);
 void pstack_client_init(pstack *ps, const pstack_call *call);
 int pstack_before_send(pstack *ps, const pstack_call *call,
                        const sb_attempt *a, pstack_verdict *out);
@@ -100,15 +104,24 @@ void pstack_on_success(pstack *ps, const pstack_call *call,
                        const sb_attempt *a);
 int pstack_on_failure(pstack *ps, const pstack_call *call,
                       const sb_attempt *a, pstack_decision *out);
+/* Tell every layer the final decision for the failure it just judged. */
+void pstack_on_decision(pstack *ps, const pstack_call *call,
+                        const sb_attempt *a, const sb_decision *final);
 void pstack_on_request_end(pstack *ps, const pstack_call *call,
                            const sb_attempt *a, sb_outcome outcome);
 
 /* The message of the last contract violation. */
 const char *pstack_error(const pstack *ps);
 
-/* Names of an action and an outcome as users read them. */
+/* Names of an action, an outcome and a refusal as users read them. */
 const char *pstack_action_name(sb_action a);
 const char *pstack_outcome_name(sb_outcome o);
+const char *pstack_refusal_name(sb_refusal r);
+
+/* A layer's scope line ("per process: ..."), or what its state sizes at
+ * the stack's parameters say when it has none. */
+const char *pstack_layer_scope(const pstack *ps, int i, char *buf,
+                               size_t len);
 
 /* The largest delay a policy may ask for (one day): anything longer is a
  * bug in the policy, not a plan. */

@@ -17,15 +17,18 @@ static const sb_param ra_params[] = {
      86400},
     {0}};
 
-static sb_decision ra_on_failure(const sb_ctx *ctx, const sb_attempt *a)
+static void ra_on_failure(const sb_ctx *ctx, const sb_attempt *a,
+                          sb_decision *out)
 {
     double max_wait = *(const double *)ctx->shared;
     if (a->retry_after_s < 0)
-        return sb_pass();
-    if (max_wait > 0 && a->retry_after_s > max_wait)
-        return sb_give_up("retry_after: the server asks for too long a wait");
-    sb_decision d = {SB_PASS, a->retry_after_s, "retry_after: server's wait"};
-    return d;
+        return;
+    if (max_wait > 0 && a->retry_after_s > max_wait) {
+        sb_give_up(out, "retry_after: the server asks for too long a wait");
+        return;
+    }
+    out->delay_s = a->retry_after_s; /* a floor under the chosen delay */
+    out->reason = "retry_after: server's wait";
 }
 
 const sb_policy policy_retry_after = {

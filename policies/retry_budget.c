@@ -14,12 +14,15 @@
  * Deposits and withdrawals age out of a window of 10 slices of ttl/10
  * (window.h), Finagle's LeakyTokenBucket over a WindowedAdder.
  *
- * Finagle withdraws when its RetryFilter has decided to retry.  A layer
- * does not see the stack's decision, so on_failure only checks that a
- * withdrawal would succeed (and forbids the retry if not), and the
- * withdrawal is made when the retry is actually sent; if the budget ran
- * dry during the backoff the retry is refused then.  Hedges neither
- * deposit nor withdraw (Finagle's backup requests have their own budget).
+ * Finagle's RetryFilter withdraws when it has decided to retry, before
+ * it backs off: here on_failure checks that a withdrawal would succeed
+ * (and gives up if not), and the withdrawal is made in on_decision, once
+ * the whole stack has decided to retry -- a retry another layer vetoed
+ * spends nothing.  Hedges neither deposit nor withdraw (Finagle's backup
+ * requests have their own budget).
+ *
+ * One budget per process: a Finagle client (a service instance) shares
+ * its budget among all the requests it sends.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -35,25 +38,27 @@ typedef struct budget {
     int64_t deposit, withdrawal, reserve;
 } budget;
 
+enum { P_TTL, P_MIN_PER_S, P_PERCENT };
+
 static const sb_param budget_params[] = {
-    {"ttl", SB_PARAM_DURATION, "10s",
+    [P_TTL] = {"ttl", SB_PARAM_DURATION, "10s",
      "how long a request's deposit counts (Finagle: 1s to 60s)", NULL, 1, 60},
-    {"min_per_s", SB_PARAM_INT, "10",
+    [P_MIN_PER_S] = {"min_per_s", SB_PARAM_INT, "10",
      "retries per second allowed whatever the traffic", NULL, 0, 1e6},
-    {"percent", SB_PARAM_REAL, "0.2",
+    [P_PERCENT] = {"percent", SB_PARAM_REAL, "0.2",
      "retries per request allowed (Finagle percentCanRetry: 0.2 = 20%)", NULL,
      0, 1000},
     {0}};
 
-static int budget_create(const sb_value *v, void **shared, char *err,
-                         size_t errlen)
+static int32_t budget_create(const sb_value *v, void **shared,
+                             char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
     budget *p = malloc(sizeof *p);
     if (p == NULL)
         return -1;
-    double ttl = v[0].d, percent = v[2].d;
+    double ttl = v[P_TTL].d, percent = v[P_PERCENT].d;
     p->w.slice_s = ttl / BUDGET_SLICES;
     p->w.slices = BUDGET_SLICES;
     p->w.vals = 1;
@@ -61,47 +66,60 @@ static int budget_create(const sb_value *v, void **shared, char *err,
     p->withdrawal = percent == 0.0 ? 1 : (int64_t)(1000.0 / percent);
     if (p->withdrawal < 1)
         p->withdrawal = 1; /* percent > 1000 is refused by the range */
-    p->reserve = v[1].i * (int64_t)floor(ttl) * p->withdrawal;
+    p->reserve = v[P_MIN_PER_S].i * (int64_t)floor(ttl) * p->withdrawal;
     *shared = p;
     return 0;
 }
 
-static size_t budget_client_size(const void *shared)
+static size_t budget_process_size(const void *shared)
 {
     const budget *p = shared;
     return window_bytes(&p->w);
 }
 
-static bool can_withdraw(const budget *p, const sb_ctx *ctx, double now)
+static int64_t balance(const budget *p, const sb_ctx *ctx, double now)
 {
-    int64_t balance = p->reserve + window_sum(&p->w, ctx->client_state, now, 0);
-    return balance >= p->withdrawal;
+    return p->reserve + window_sum(&p->w, ctx->process_state, now, 0);
 }
 
-static sb_verdict budget_before_send(const sb_ctx *ctx, const sb_attempt *a)
+static void report_level(const sb_ctx *ctx, const budget *p, double now)
 {
-    const budget *p = ctx->shared;
-    if (a->hedge)
-        return sb_allow();
-    if (a->attempt <= 1) {
-        window_add(&p->w, ctx->client_state, a->now_s, 0, p->deposit);
-        return sb_allow();
-    }
-    if (!can_withdraw(p, ctx, a->now_s)) {
-        sb_verdict v = {SB_SEND_REFUSE, 0.0,
-                        "retry_budget: spent while the retry waited"};
-        return v;
-    }
-    window_add(&p->w, ctx->client_state, a->now_s, 0, -p->withdrawal);
-    return sb_allow();
+    if (ctx->host->level == NULL)
+        return;
+    /* Full: a reserve and no retries yet; the deposits of a busy process
+     * can take it above that, which still reads as full. */
+    double full = p->reserve > 0 ? (double)p->reserve : (double)p->withdrawal;
+    double f = (double)balance(p, ctx, now) / full;
+    ctx->host->level(ctx, f < 0 ? 0 : f > 1 ? 1 : f);
 }
 
-static sb_decision budget_on_failure(const sb_ctx *ctx, const sb_attempt *a)
+static void budget_before_send(const sb_ctx *ctx, const sb_attempt *a,
+                               sb_verdict *out)
+{
+    (void)out;
+    const budget *p = ctx->shared;
+    if (a->hedge || a->attempt > 1)
+        return;
+    window_add(&p->w, ctx->process_state, a->now_s, 0, p->deposit);
+    report_level(ctx, p, a->now_s);
+}
+
+static void budget_on_failure(const sb_ctx *ctx, const sb_attempt *a,
+                              sb_decision *out)
 {
     const budget *p = ctx->shared;
-    if (can_withdraw(p, ctx, a->now_s))
-        return sb_pass();
-    return sb_give_up("retry_budget: budget exhausted");
+    if (balance(p, ctx, a->now_s) < p->withdrawal)
+        sb_give_up(out, "retry_budget: budget exhausted");
+}
+
+static void budget_on_decision(const sb_ctx *ctx, const sb_attempt *a,
+                               const sb_decision *final)
+{
+    const budget *p = ctx->shared;
+    if (final->action != SB_RETRY)
+        return;
+    window_add(&p->w, ctx->process_state, a->now_s, 0, -p->withdrawal);
+    report_level(ctx, p, a->now_s);
 }
 
 const sb_policy policy_retry_budget = {
@@ -112,10 +130,13 @@ const sb_policy policy_retry_budget = {
     .name = "retry_budget",
     .doc = "Finagle/Linkerd retry budget: retries <= percent of the last "
            "ttl's requests + min_per_s x ttl.",
+    .scope = "per process: one budget per Finagle client, shared by the "
+             "process's requests",
     .params = budget_params,
     .create = budget_create,
     .destroy = free,
-    .client_state_size = budget_client_size,
+    .process_state_size = budget_process_size,
     .before_send = budget_before_send,
     .on_failure = budget_on_failure,
+    .on_decision = budget_on_decision,
 };

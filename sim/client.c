@@ -1,7 +1,24 @@
 /*
  * client.c -- the clients: when requests arrive, how attempts are sent,
- * what happens to answers and timeouts, and the policy stack asked at
- * each step.  A policy is told only what a real client would know.
+ * what happens to answers and timeouts.  The policy stack is asked at each
+ * step through the request driver (policies/driver.h), the same code
+ * `validate`, `decide` and the tests use.  A policy is told only what a
+ * real client would know.
+ *
+ * Processes.  Clients are spread over processes (service instances);
+ * policy state is kept per process, per client and per request, and each
+ * process may have a pool of connections: an attempt that finds every
+ * connection busy waits at the client, its timeout already running (a
+ * real client's per-attempt timeout covers the wait for a connection).
+ *
+ * The client's own time.  Every attempt costs its client at least
+ * call_time (default 100 us): an answer that the network and server would
+ * deliver sooner, and a send refused locally by a breaker or a budget,
+ * are known only call_time after the call.  A real call is never free --
+ * building it, the syscalls, the error path, the application's own
+ * handling of the failure take tens to hundreds of microseconds -- and
+ * without that cost a closed-loop client with no think time whose calls
+ * fail in zero time would run requests forever at one instant.
  */
 #include <assert.h>
 #include <math.h>
@@ -9,6 +26,14 @@
 #include <string.h>
 
 #include "engine.h"
+
+/* A process's connection pool: connections in use, and the attempts
+ * waiting for one, oldest first (a ring of attempt ids). */
+typedef struct conn_pool {
+    uint32_t busy;
+    uint32_t head, len, cap;
+    uint32_t *waiting;
+} conn_pool;
 
 /* ---- The host interface policies see ------------------------------------ */
 
@@ -19,16 +44,43 @@ static double host_uniform(const sb_ctx *ctx)
     return engine_unit_draw(s, ctx->client, RNG_POLICY, n);
 }
 
-static void host_breaker(const sb_ctx *ctx, int open)
+static void host_breaker(const sb_ctx *ctx, int32_t open)
 {
     sim *s = ctx->host_data;
     s->m.open_breakers += open ? 1 : -1;
+}
+
+/* The mean over processes that reported, kept as a running sum. */
+static void host_level(const sb_ctx *ctx, double fraction)
+{
+    sim *s = ctx->host_data;
+    if (!(fraction >= 0.0))
+        fraction = 0.0;
+    if (fraction > 1.0)
+        fraction = 1.0;
+    if (s->levels == NULL) {
+        s->levels = malloc(s->n_processes * sizeof *s->levels);
+        if (s->levels == NULL)
+            return; /* the level goes unreported; nothing else depends on it */
+        for (uint32_t i = 0; i < s->n_processes; i++)
+            s->levels[i] = -1.0;
+    }
+    double *old = &s->levels[ctx->process];
+    if (*old < 0) {
+        s->level_count++;
+        *old = 0.0;
+    }
+    s->level_sum += fraction - *old;
+    *old = fraction;
+    s->m.policy_level = s->level_sum / s->level_count;
 }
 
 static pstack_call call_for(sim *s, request *r, uint32_t client)
 {
     pstack_call c;
     c.client = client;
+    c.process = r ? r->process : process_of(s, client);
+    c.process_state = process_state(s, c.process);
     c.client_state = client_state(s, client);
     c.request_state = r ? req_state(s, r) : NULL;
     c.host = &s->host;
@@ -36,41 +88,35 @@ static pstack_call call_for(sim *s, request *r, uint32_t client)
     return c;
 }
 
-static void info_for(const sim *s, const request *r, uint32_t number,
-                     sb_attempt *a)
+/* The driver's view of request r. */
+static driver_request view(const sim *s, const request *r)
 {
-    memset(a, 0, sizeof *a);
-    a->struct_size = sizeof *a;
-    a->attempt = number;
-    a->op = (sb_op)r->op;
-    a->keyed = (r->flags & RQ_KEYED) != 0;
-    a->critical = (r->flags & RQ_CRITICAL) != 0;
-    a->sent = 1;
-    a->now_s = (double)s->now / 1e9;
-    a->elapsed_s = (double)(s->now - r->start) / 1e9;
-    a->remaining_s = r->deadline == NO_DEADLINE
-                         ? INFINITY
-                         : (double)(r->deadline - s->now) / 1e9;
-    a->timeout_s = (double)s->cfg->clients.timeout_ns / 1e9;
-    a->retry_after_s = -1.0;
-    a->outstanding = r->outstanding;
+    driver_request d;
+    d.start_ns = r->start;
+    d.deadline_ns = r->deadline;
+    d.timeout_ns = s->cfg->clients.timeout_ns;
+    d.attempts = r->attempts;
+    d.outstanding = r->outstanding;
+    d.op = r->op;
+    d.keyed = (r->flags & RQ_KEYED) != 0;
+    d.critical = (r->flags & RQ_CRITICAL) != 0;
+    return d;
 }
 
-/* Fill the outcome part of a from attempt t's server_answer (or its timeout).
- */
-static void info_result(const sim *s, const attempt *t, sb_error_kind kind,
-                        sb_attempt *a)
+/* How attempt t ended, from its answer (or its timeout). */
+static driver_result result_of(const attempt *t, sb_error_kind kind)
 {
-    a->latency_s = (double)(s->now - t->sent) / 1e9;
-    a->error = kind;
-    a->hedge = t->hedge;
-    if (kind == SB_ERR_TIMEOUT)
-        return;
-    a->status = t->status;
-    a->defect = (sb_defect)t->defect;
-    a->sent = kind != SB_ERR_REFUSED;
-    a->retry_after_s =
-        t->retry_after >= 0 ? (double)t->retry_after / 1e9 : -1.0;
+    driver_result res;
+    res.number = t->number;
+    res.hedge = t->hedge;
+    res.sent = t->stage != ST_POOL && kind != SB_ERR_REFUSED;
+    res.error = kind;
+    res.status = kind == SB_ERR_TIMEOUT ? 0 : t->status;
+    res.defect = kind == SB_ERR_TIMEOUT ? SB_DEFECT_NONE : t->defect;
+    res.sent_ns = t->sent;
+    res.retry_after_ns = kind == SB_ERR_TIMEOUT ? -1 : t->retry_after;
+    res.pushback_s = SB_PUSHBACK_NONE;
+    return res;
 }
 
 static void trace(sim *s, const sim_trace *t)
@@ -95,9 +141,14 @@ static sim_trace trace_record(const sim *s, const request *r, trace_kind kind,
     return t;
 }
 
+static void set_mode(sim *s, uint32_t c, sim_client_mode m)
+{
+    s->mode[c] = (uint8_t)m;
+}
+
 /* ---- Requests: start and finish ------------------------------------------ */
 
-static void count_outcome(sim *s, sb_outcome o)
+static void count_outcome(sim *s, sb_outcome o, sb_refusal why)
 {
     metrics_bucket *b = s->m.cur;
     if (o == SB_OUTCOME_SUCCESS) {
@@ -114,6 +165,12 @@ static void count_outcome(sim *s, sb_outcome o)
         break;
     case SB_OUTCOME_REFUSED:
         b->refused++;
+        if (why == SB_REFUSAL_BUDGET)
+            b->refused_budget++;
+        else if (why == SB_REFUSAL_BREAKER)
+            b->refused_breaker++;
+        else
+            b->refused_other++;
         break;
     case SB_OUTCOME_QUARANTINED:
         b->quarantined++;
@@ -123,15 +180,35 @@ static void count_outcome(sim *s, sb_outcome o)
     }
 }
 
+static const char *outcome_words(sb_outcome o)
+{
+    switch (o) {
+    case SB_OUTCOME_SUCCESS:
+        return "succeeded";
+    case SB_OUTCOME_DEADLINE:
+        return "failed its deadline";
+    case SB_OUTCOME_REFUSED:
+        return "was refused locally";
+    case SB_OUTCOME_QUARANTINED:
+        return "was quarantined";
+    default:
+        return "gave up";
+    }
+}
+
 /* The request ends with `outcome`; a describes its last attempt. */
-static void finish(sim *s, uint32_t ri, sb_outcome outcome, const sb_attempt *a)
+static void finish(sim *s, uint32_t ri, sb_outcome outcome, sb_refusal why,
+                   const sb_attempt *a)
 {
     request *r = req_at(s, ri);
     r->flags |= RQ_FINISHED;
     r->gen++;
-    count_outcome(s, outcome);
+    count_outcome(s, outcome, why);
     if (outcome == SB_OUTCOME_SUCCESS)
         metrics_latency(&s->m, s->now - r->start);
+    if (outcome != SB_OUTCOME_REFUSED)
+        set_mode(s, r->client, outcome == SB_OUTCOME_SUCCESS ? CLIENT_IDLE
+                                                             : CLIENT_GAVE_UP);
     pstack_call call = call_for(s, r, r->client);
     pstack_on_request_end(s->ps, &call, a, outcome);
     if (r->flags & RQ_TRACED) {
@@ -139,6 +216,7 @@ static void finish(sim *s, uint32_t ri, sb_outcome outcome, const sb_attempt *a)
         t.outcome = outcome;
         trace(s, &t);
     }
+    s->last_end = outcome_words(outcome);
     if (s->cfg->clients.arrival == ARRIVAL_CLOSED)
         client_schedule_arrival(s, r->client);
     s->last_finish = s->now;
@@ -160,6 +238,7 @@ static void start_request(sim *s, uint32_t c, uint32_t k)
     memset(r, 0, REQUEST_HEAD + s->request_state_size);
     r->gen = gen + 1;
     r->client = c;
+    r->process = process_of(s, c);
     r->index = k;
     r->start = s->now;
     r->deadline = cc->deadline_ns ? s->now + cc->deadline_ns : NO_DEADLINE;
@@ -220,50 +299,137 @@ void client_on_arrival(sim *s, uint32_t c)
     start_request(s, c, k);
 }
 
-/* ---- Sending --------------------------------------------------------------
+/* ---- Refused sends ---------------------------------------------------------
+ *
+ * A refused first try or retry ends the request call_time later (the
+ * client's own cost of the failed call); until then no event of the
+ * request is live: its generation moves on.
  */
+static void end_refused(sim *s, uint32_t ri, const driver_send *ds)
+{
+    request *r = req_at(s, ri);
+    r->gen++;
+    r->end_outcome = (uint8_t)ds->outcome;
+    r->end_reason = ds->verdict.v.reason;
+    int64_t cost = s->cfg->clients.call_time_ns;
+    if (cost <= 0) {
+        finish(s, ri, ds->outcome, ds->verdict.v.refusal, &ds->attempt);
+        return;
+    }
+    r->end_refusal = (uint8_t)ds->verdict.v.refusal;
+    engine_push(s, s->now + cost, EV_END, ri, r->gen);
+}
+
+void client_on_end(sim *s, uint32_t ri, uint32_t gen)
+{
+    request *r = req_at(s, ri);
+    if (r->gen != gen || (r->flags & RQ_FINISHED))
+        return;
+    driver_request d = view(s, r);
+    sb_attempt a;
+    driver_attempt(&d, s->now, r->attempts + 1, false, &a);
+    a.sent = 0;
+    finish(s, ri, (sb_outcome)r->end_outcome, (sb_refusal)r->end_refusal, &a);
+}
+
+/* ---- Sending -------------------------------------------------------------- */
 
 static void to_server(sim *s, uint32_t ai, request *r, attempt *t);
 
-static bool refused_locally(sim *s, uint32_t ri, bool hedge)
+/* Ask the stack whether the attempt may go; false when it may not (the
+ * request may have ended). */
+static bool allowed(sim *s, uint32_t ri, bool hedge)
 {
     request *r = req_at(s, ri);
     if (!s->asks_before_send && !(r->flags & RQ_TRACED))
-        return false;
-    sb_attempt a;
-    info_for(s, r, r->attempts + 1, &a);
-    a.hedge = hedge;
-    pstack_call call = call_for(s, r, r->client);
-    pstack_verdict v;
-    if (pstack_before_send(s->ps, &call, &a, &v) != 0) {
-        engine_fail(s, pstack_error(s->ps));
         return true;
+    driver_request d = view(s, r);
+    pstack_call call = call_for(s, r, r->client);
+    driver_send ds;
+    if (driver_before_send(s->ps, &call, &d, s->now, hedge, &ds) != 0) {
+        engine_fail(s, pstack_error(s->ps));
+        return false;
     }
     if (r->flags & RQ_TRACED) {
-        sim_trace t = trace_record(s, r, TRACE_SEND, &a);
+        sim_trace t = trace_record(s, r, TRACE_SEND, &ds.attempt);
         t.hedge = hedge;
-        t.refused = v.v.action == SB_SEND_REFUSE;
-        t.reason = v.v.reason;
+        t.refused = !ds.send;
+        t.refusal = ds.verdict.v.refusal;
+        t.reason = ds.verdict.v.reason;
         trace(s, &t);
     }
-    if (v.v.action == SB_SEND_REFUSE) {
-        /* A refused hedge is simply not sent; a refused first try or
-         * retry ends the request. */
-        if (!hedge && r->outstanding == 0) {
-            a.sent = 0;
-            finish(s, ri, SB_OUTCOME_REFUSED, &a);
-        }
+    if (!ds.send) {
+        s->m.cur->refusals++;
+        set_mode(s, r->client, CLIENT_REFUSED);
+        if (ds.end)
+            end_refused(s, ri, &ds);
+        return false;
+    }
+    if (ds.hedge_after_ns > 0)
+        engine_push(s, s->now + ds.hedge_after_ns, EV_HEDGE, ri, r->gen);
+    return true;
+}
+
+/* Take a connection of the process's pool, or join its queue. */
+static bool take_connection(sim *s, uint32_t process, uint32_t ai)
+{
+    if (s->pools == NULL)
+        return true;
+    conn_pool *p = &s->pools[process];
+    if (p->busy < s->cfg->clients.connections) {
+        p->busy++;
         return true;
     }
-    if (v.v.hedge_after_s > 0)
-        engine_push(s, s->now + round_ns(v.v.hedge_after_s * 1e9),
-                    EV_HEDGE, ri, r->gen);
+    if (p->len == p->cap) {
+        uint32_t cap = p->cap ? p->cap * 2 : 16;
+        uint32_t *w = malloc(cap * sizeof *w);
+        if (w == NULL) {
+            engine_fail(s, "out of memory for a connection pool");
+            return false;
+        }
+        for (uint32_t i = 0; i < p->len; i++)
+            w[i] = p->waiting[(p->head + i) % p->cap];
+        free(p->waiting);
+        p->waiting = w;
+        p->head = 0;
+        p->cap = cap;
+    }
+    p->waiting[(p->head + p->len) % p->cap] = ai;
+    p->len++;
     return false;
+}
+
+/* A connection is free again: hand it to the oldest attempt still
+ * waiting for one (attempts that timed out while waiting are dropped). */
+static void give_connection(sim *s, uint32_t process)
+{
+    if (s->pools == NULL)
+        return;
+    conn_pool *p = &s->pools[process];
+    p->busy--;
+    while (p->len > 0) {
+        uint32_t ai = p->waiting[p->head];
+        p->head = (p->head + 1) % p->cap;
+        p->len--;
+        attempt *t = att_at(s, ai);
+        if (!client_waits(s, t)) {
+            /* It timed out while waiting, or its request ended. */
+            t->waiting = 0;
+            t->stage = ST_GONE;
+            engine_attempt_release(s, ai);
+            continue;
+        }
+        p->busy++;
+        request *r = req_at(s, t->req);
+        set_mode(s, r->client, CLIENT_WAITING);
+        to_server(s, ai, r, t);
+        return;
+    }
 }
 
 static void send_attempt(sim *s, uint32_t ri, bool hedge)
 {
-    if (refused_locally(s, ri, hedge))
+    if (!allowed(s, ri, hedge))
         return;
     request *r = req_at(s, ri);
     uint32_t ai;
@@ -289,7 +455,13 @@ static void send_attempt(sim *s, uint32_t ri, bool hedge)
     r->refs++;
     s->m.cur->attempts++;
     engine_push_lane(s, LANE_TIMEOUT, t->expires, EV_TIMEOUT, ai, t->gen);
-    to_server(s, ai, r, t);
+    if (take_connection(s, r->process, ai)) {
+        set_mode(s, r->client, CLIENT_WAITING);
+        to_server(s, ai, r, t);
+    } else {
+        t->stage = ST_POOL;
+        set_mode(s, r->client, CLIENT_POOL_WAIT);
+    }
 }
 
 /* Is client c cut off by a running partition?  Membership is a pure
@@ -328,82 +500,57 @@ bool client_waits(const sim *s, const attempt *t)
     return t->waiting && !(req_at(s, t->req)->flags & RQ_FINISHED);
 }
 
-static void retry_or_end(sim *s, uint32_t ri, const sb_attempt *a,
-                         const pstack_decision *d)
-{
-    request *r = req_at(s, ri);
-    if (r->deadline != NO_DEADLINE && s->now >= r->deadline) {
-        finish(s, ri, SB_OUTCOME_DEADLINE, a);
-        return;
-    }
-    switch (d->d.action) {
-    case SB_RETRY: {
-        int64_t delay = round_ns(d->d.delay_s * 1e9);
-        if (r->attempts >= MAX_ATTEMPTS_PER_REQUEST) {
-            finish(s, ri, SB_OUTCOME_GAVE_UP, a);
-        } else if (r->deadline != NO_DEADLINE &&
-                   s->now + delay >= r->deadline) {
-            /* The client would wake after its deadline: it fails now. */
-            finish(s, ri, SB_OUTCOME_DEADLINE, a);
-        } else {
-            r->gen++;
-            if (delay == 0)
-                engine_push_lane(s, LANE_NOW, s->now, EV_SEND, ri, r->gen);
-            else
-                engine_push(s, s->now + delay, EV_SEND, ri, r->gen);
-        }
-        break;
-    }
-    case SB_QUARANTINE:
-        finish(s, ri, SB_OUTCOME_QUARANTINED, a);
-        break;
-    default:
-        finish(s, ri, SB_OUTCOME_GAVE_UP, a);
-        break;
-    }
-}
-
 static void attempt_failed(sim *s, uint32_t ai, sb_error_kind kind)
 {
     attempt *t = att_at(s, ai);
     uint32_t ri = t->req;
     request *r = req_at(s, ri);
-    sb_attempt a;
-    info_for(s, r, t->number, &a);
-    info_result(s, t, kind, &a);
+    driver_request d = view(s, r);
+    driver_result res = result_of(t, kind);
     pstack_call call = call_for(s, r, r->client);
-    pstack_decision d;
-    if (pstack_on_failure(s->ps, &call, &a, &d) != 0) {
+    driver_next nx;
+    if (driver_on_failure(s->ps, &call, &d, s->now, &res, &nx) != 0) {
         engine_fail(s, pstack_error(s->ps));
         return;
     }
-    /* While a hedge of this request still waits, one failure does not
-     * end it: the decision is taken when the last attempt fails. */
-    bool ignored = r->outstanding > 0;
     if (r->flags & RQ_TRACED) {
-        sim_trace tr = trace_record(s, r, TRACE_RESULT, &a);
-        tr.decision = &d;
-        tr.decision_ignored = ignored;
+        sim_trace tr = trace_record(s, r, TRACE_RESULT, &nx.attempt);
+        tr.decision = &nx.stack;
+        tr.decision_ignored = nx.step == DRIVER_WAIT;
+        tr.limit = nx.step == DRIVER_WAIT ? NULL : nx.limit;
         trace(s, &tr);
     }
-    if (!ignored)
-        retry_or_end(s, ri, &a, &d);
+    switch (nx.step) {
+    case DRIVER_RETRY:
+        r->gen++;
+        set_mode(s, r->client, CLIENT_BACKING_OFF);
+        if (nx.delay_ns == 0)
+            engine_push_lane(s, LANE_NOW, s->now, EV_SEND, ri, r->gen);
+        else
+            engine_push(s, s->now + nx.delay_ns, EV_SEND, ri, r->gen);
+        break;
+    case DRIVER_END:
+        finish(s, ri, nx.outcome, SB_REFUSAL_OTHER, &nx.attempt);
+        break;
+    case DRIVER_WAIT:
+        break;
+    }
 }
 
 static void attempt_succeeded(sim *s, uint32_t ai)
 {
     attempt *t = att_at(s, ai);
     request *r = req_at(s, t->req);
-    sb_attempt a;
-    info_for(s, r, t->number, &a);
-    info_result(s, t, SB_ERR_NONE, &a);
+    driver_request d = view(s, r);
+    driver_result res = result_of(t, SB_ERR_NONE);
     pstack_call call = call_for(s, r, r->client);
-    pstack_on_success(s->ps, &call, &a);
+    sb_attempt a;
+    driver_on_success(s->ps, &call, &d, s->now, &res, &a);
     if (r->flags & RQ_TRACED) {
         sim_trace tr = trace_record(s, r, TRACE_RESULT, &a);
         trace(s, &tr);
     }
-    finish(s, t->req, SB_OUTCOME_SUCCESS, &a);
+    finish(s, t->req, SB_OUTCOME_SUCCESS, SB_REFUSAL_OTHER, &a);
 }
 
 void client_on_response(sim *s, uint32_t ai, uint32_t gen)
@@ -411,16 +558,26 @@ void client_on_response(sim *s, uint32_t ai, uint32_t gen)
     attempt *t = att_at(s, ai);
     if (t->gen != gen || t->stage != ST_TO_CLIENT)
         return;
+    /* No answer is known sooner than the client's own time for a call. */
+    int64_t earliest = t->sent + s->cfg->clients.call_time_ns;
+    if (s->now < earliest && t->waiting) {
+        engine_push(s, earliest, EV_RESPONSE, ai, gen);
+        return;
+    }
     t->stage = ST_GONE;
     if (client_waits(s, t)) {
         t->waiting = 0;
-        req_at(s, t->req)->outstanding--;
+        request *r = req_at(s, t->req);
+        r->outstanding--;
+        uint32_t process = r->process;
         if (t->result == SB_ERR_NONE)
             attempt_succeeded(s, ai);
         else
             attempt_failed(s, ai, (sb_error_kind)t->result);
-    } else {
+        give_connection(s, process);
+    } else if (t->waiting) {
         t->waiting = 0;
+        give_connection(s, req_at(s, t->req)->process);
     }
     engine_attempt_release(s, ai);
 }
@@ -432,12 +589,19 @@ void client_on_timeout(sim *s, uint32_t ai, uint32_t gen)
         return;
     t->waiting = 0;
     request *r = req_at(s, t->req);
+    uint32_t process = r->process;
+    bool pooled = t->stage == ST_POOL;
     if (!(r->flags & RQ_FINISHED)) {
         r->outstanding--;
         s->m.cur->timeouts++;
         attempt_failed(s, ai, SB_ERR_TIMEOUT);
     }
-    engine_attempt_release(s, ai);
+    /* An attempt still waiting for a connection holds none; the pool
+     * drops it when its turn comes. */
+    if (!pooled) {
+        give_connection(s, process);
+        engine_attempt_release(s, ai);
+    }
 }
 
 void client_on_send(sim *s, uint32_t ri, uint32_t gen)
@@ -456,25 +620,104 @@ void client_on_hedge(sim *s, uint32_t ri, uint32_t gen)
     send_attempt(s, ri, true);
 }
 
+uint32_t client_of_event(const sim *s, unsigned type, uint32_t id)
+{
+    switch (type) {
+    case EV_ARRIVAL:
+        return id;
+    case EV_SEND:
+    case EV_HEDGE:
+    case EV_END:
+        return req_at(s, id)->client;
+    case EV_SERVER_ARRIVE:
+    case EV_SERVICE_DONE:
+    case EV_RESPONSE:
+    case EV_TIMEOUT:
+        return req_at(s, att_at(s, id)->req)->client;
+    default:
+        return UINT32_MAX;
+    }
+}
+
+/* ---- Life cycle ------------------------------------------------------------ */
+
+static int init_processes(sim *s, sb_err *e)
+{
+    uint32_t n = s->n_processes;
+    s->process_stride = pstack_process_state_size(s->ps);
+    if (s->process_stride &&
+        (s->process_state = calloc(n, s->process_stride)) == NULL)
+        return err_set(e, "out of memory for %u processes", n);
+    if (s->cfg->clients.connections != SIM_UNLIMITED &&
+        (s->pools = calloc(n, sizeof *s->pools)) == NULL)
+        return err_set(e, "out of memory for %u connection pools", n);
+    for (uint32_t p = 0; p < n; p++) {
+        pstack_call call = call_for(s, NULL, 0);
+        call.process = p;
+        call.process_state = process_state(s, p);
+        call.client = (uint32_t)(((uint64_t)p * s->n_clients +
+                                  s->n_processes - 1) / s->n_processes);
+        call.client_state = NULL;
+        pstack_process_init(s->ps, &call);
+    }
+    return 0;
+}
+
 int client_start_all(sim *s, sb_err *e)
 {
     s->asks_before_send = pstack_has_before_send(s->ps);
     s->host.struct_size = sizeof s->host;
     s->host.uniform = host_uniform;
     s->host.breaker = host_breaker;
+    s->host.level = host_level;
     uint32_t n = s->n_clients;
+    s->n_processes = s->cfg->clients.processes ? s->cfg->clients.processes : n;
+    if (s->n_processes > n)
+        s->n_processes = n;
     s->next_request = calloc(n, sizeof *s->next_request);
     s->policy_draws = calloc(n, sizeof *s->policy_draws);
+    s->mode = calloc(n, sizeof *s->mode);
     s->client_stride = pstack_client_state_size(s->ps);
     if (s->client_stride)
         s->client_state = calloc(n, s->client_stride);
-    if (!s->next_request || !s->policy_draws ||
+    if (!s->next_request || !s->policy_draws || !s->mode ||
         (s->client_stride && !s->client_state))
         return err_set(e, "out of memory for %u clients", n);
+    if (init_processes(s, e) != 0)
+        return -1;
     for (uint32_t c = 0; c < n; c++) {
         pstack_call call = call_for(s, NULL, c);
         pstack_client_init(s->ps, &call);
         client_schedule_arrival(s, c);
     }
     return s->failed ? err_set(e, "%s", s->error) : 0;
+}
+
+void client_free_all(sim *s)
+{
+    free(s->next_request);
+    free(s->policy_draws);
+    free(s->mode);
+    free(s->client_state);
+    free(s->process_state);
+    free(s->levels);
+    if (s->pools)
+        for (uint32_t p = 0; p < s->n_processes; p++)
+            free(s->pools[p].waiting);
+    free(s->pools);
+}
+
+const uint8_t *sim_client_modes(const sim *s)
+{
+    return s->mode;
+}
+
+uint32_t sim_clients(const sim *s)
+{
+    return s->n_clients;
+}
+
+uint32_t sim_processes(const sim *s)
+{
+    return s->n_processes;
 }

@@ -14,6 +14,9 @@ void config_defaults(sim_config *c)
 
     client_cfg *k = &c->clients;
     k->count = 100;
+    k->processes = 0;
+    k->connections = SIM_UNLIMITED;
+    k->call_time_ns = 100 * NS_PER_US;
     k->arrival = ARRIVAL_OPEN;
     k->rate_per_s = 1.0;
     k->think = (dist){DIST_EXP, NS_PER_S, 0.0};

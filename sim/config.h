@@ -28,6 +28,13 @@ typedef enum arrival_mode {
 
 typedef struct client_cfg {
     uint32_t count;
+    uint32_t processes;       /* service instances the clients are spread
+                                 over; 0 = one per client */
+    uint32_t connections;     /* connection pool per process: attempts in
+                                 flight at once; SIM_UNLIMITED */
+    int64_t call_time_ns;     /* the client's own time per attempt: an
+                                 answer or a local refusal is known no
+                                 sooner than this after the call */
     arrival_mode arrival;
     double rate_per_s;        /* open loop: each client's Poisson rate */
     dist think;               /* closed loop: time between requests */

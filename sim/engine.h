@@ -16,18 +16,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "driver.h"
 #include "event_queue.h"
 #include "pool.h"
 #include "rng.h"
 #include "sim.h"
 
-#define NO_DEADLINE INT64_MAX
+#define NO_DEADLINE DRIVER_NO_DEADLINE
 #define MAX_OBSERVERS 8
 #define MAX_ALL_FAULTS (SIM_MAX_FAULTS * 2)
-/* A request that has sent this many attempts gives up whatever its policy
- * says: a policy that retries forever would otherwise keep the run alive
- * after every client has given up in reality. */
-#define MAX_ATTEMPTS_PER_REQUEST 100000u
 
 enum event_type {
     EV_ARRIVAL = 1,   /* id: client */
@@ -38,7 +35,9 @@ enum event_type {
     EV_RESPONSE,      /* id: attempt -- the answer reaches the client */
     EV_TIMEOUT,       /* id: attempt -- the client stops waiting */
     EV_FAULT_ON,      /* id: fault index */
-    EV_FAULT_OFF      /* id: fault index, gen: fault generation */
+    EV_FAULT_OFF,     /* id: fault index, gen: fault generation */
+    EV_END            /* id: request, gen: request gen -- a request refused
+                         locally ends, call_time after the refusal */
 };
 
 /* ---- Records -------------------------------------------------------------
@@ -56,7 +55,9 @@ enum { RQ_KEYED = 1, RQ_CRITICAL = 2, RQ_TRACED = 4, RQ_FINISHED = 8 };
 typedef struct request {
     int64_t start;
     int64_t deadline; /* absolute; NO_DEADLINE */
+    const char *end_reason; /* why it was refused, while it ends (EV_END) */
     uint32_t client;
+    uint32_t process;
     uint32_t index; /* the client's request number: its random streams */
     uint32_t gen;   /* bumped when it finishes or schedules a retry */
     uint32_t attempts;
@@ -66,6 +67,8 @@ typedef struct request {
     uint8_t op;
     uint8_t flags;
     uint8_t defect;
+    uint8_t end_outcome; /* the sb_outcome it ends with at EV_END */
+    uint8_t end_refusal; /* ... and why its send was refused */
 } request;
 
 #define REQUEST_HEAD ((sizeof(request) + 15u) & ~(size_t)15u)
@@ -77,7 +80,9 @@ enum stage {
     ST_QUEUED,
     ST_IN_SERVICE,
     ST_TO_CLIENT, /* the answer is on the wire back */
-    ST_GONE       /* the server side is over */
+    ST_GONE,      /* the server side is over */
+    ST_POOL       /* still at the client, waiting for a connection of its
+                     process's pool */
 };
 
 typedef struct attempt {
@@ -111,13 +116,27 @@ struct sim {
     sim_stats stats;
 
     /* Clients, struct-of-arrays: the request counter doubles as the
-     * arrival stream's counter; the policy counter feeds sb_uniform. */
+     * arrival stream's counter; the policy counter feeds sb_uniform;
+     * mode is what each client is doing now, for front ends. */
     uint32_t n_clients;
     uint32_t *next_request;
     uint32_t *policy_draws;
+    uint8_t *mode; /* sim_client_mode */
     char *client_state;
     size_t client_stride;
     uint64_t seed;
+
+    /* Processes: client c belongs to process c x n_processes / n_clients
+     * (contiguous blocks).  Policy state per process, the connection
+     * pools (NULL when unlimited) and the policy's reported levels
+     * (allocated at the first report). */
+    uint32_t n_processes;
+    char *process_state;
+    size_t process_stride;
+    struct conn_pool *pools;
+    double *levels;
+    double level_sum;
+    uint32_t level_count;
 
     pool requests, attempts;
     size_t request_state_size;
@@ -150,6 +169,12 @@ struct sim {
 
     uint64_t offered_total; /* for 1-in-N trace sampling */
     int64_t last_finish;    /* when the last request ended */
+    /* The guard against a clock that stops (sim.c): events at the
+     * current instant, and who caused the latest. */
+    uint64_t instant_events;
+    uint32_t last_client;
+    uint8_t last_event;
+    const char *last_end; /* how the latest request ended, in words */
     sim_observer obs[MAX_OBSERVERS];
     int n_obs;
     bool trace_on;
@@ -176,6 +201,18 @@ static inline void *client_state(const sim *s, uint32_t c)
 {
     return s->client_stride ? s->client_state + (size_t)c * s->client_stride
                             : NULL;
+}
+
+static inline uint32_t process_of(const sim *s, uint32_t c)
+{
+    return (uint32_t)((uint64_t)c * s->n_processes / s->n_clients);
+}
+
+static inline void *process_state(const sim *s, uint32_t p)
+{
+    return s->process_stride
+               ? s->process_state + (size_t)p * s->process_stride
+               : NULL;
 }
 
 /* Events that are usually "now + a constant" -- attempt timeouts, a
@@ -222,6 +259,11 @@ void client_on_send(sim *s, uint32_t ri, uint32_t gen);
 void client_on_hedge(sim *s, uint32_t ri, uint32_t gen);
 void client_on_response(sim *s, uint32_t ai, uint32_t gen);
 void client_on_timeout(sim *s, uint32_t ai, uint32_t gen);
+void client_on_end(sim *s, uint32_t ri, uint32_t gen);
+/* Free what client_start_all allocated. */
+void client_free_all(sim *s);
+/* The client of an event's subject, for the stopped-clock message. */
+uint32_t client_of_event(const sim *s, unsigned type, uint32_t id);
 /* Is the client still waiting for this attempt's answer? */
 bool client_waits(const sim *s, const attempt *t);
 

@@ -15,6 +15,7 @@ int metrics_init(metrics *m, int64_t bucket_ns, int64_t duration_ns)
     m->cur = &m->buckets[0];
     m->cur_start = 0;
     m->cur_end = bucket_ns;
+    m->policy_level = -1.0;
     return 0;
 }
 
@@ -42,6 +43,7 @@ int metrics_roll(metrics *m, int64_t t, void (*closed)(void *, size_t),
     while (t >= m->cur_end) {
         metrics_gauge(m, m->cur_end);
         m->cur->open_breakers = m->open_breakers;
+        m->cur->policy_level = m->policy_level;
         m->cur->capacity = m->capacity;
         if (m->n_buckets == m->cap && grow(m) != 0)
             return -1;
@@ -69,6 +71,10 @@ void metrics_finish(metrics *m, uint64_t in_flight)
         s->gave_up += b->gave_up;
         s->deadline += b->deadline;
         s->refused += b->refused;
+        s->refused_budget += b->refused_budget;
+        s->refused_breaker += b->refused_breaker;
+        s->refused_other += b->refused_other;
+        s->refusals += b->refusals;
         s->quarantined += b->quarantined;
         s->timeouts += b->timeouts;
         s->rejections += b->rejections;

@@ -29,6 +29,10 @@ typedef struct metrics_bucket {
     uint64_t successes; /* requests that succeeded: goodput */
     uint64_t failures;  /* requests that failed, by cause: */
     uint64_t gave_up, deadline, refused, quarantined;
+    uint64_t refused_budget, refused_breaker, refused_other; /* refused, by
+                             why the send was refused */
+    uint64_t refusals;    /* sends refused locally (first tries, retries
+                             and hedges) */
     uint64_t timeouts;    /* attempts that timed out at the client */
     uint64_t rejections;  /* attempts the server turned away: 503, 429,
                              refused in an outage, dropped from a full queue */
@@ -44,7 +48,10 @@ typedef struct metrics_bucket {
     uint32_t capacity;    /* workers at the end of the bucket */
     int64_t service_ns;   /* service time completed in the bucket */
     int64_t wasted_ns;    /* ... spent on attempts nobody used */
-    int64_t open_breakers; /* clients with an open breaker, at the end */
+    int64_t open_breakers; /* breakers open (half-open included), at the
+                              end; one per process */
+    double policy_level;   /* mean retry allowance left (tokens, budget)
+                              over processes, at the end; -1: unreported */
     int64_t latency_sum_ns;
     uint32_t latency[BUCKET_HIST_BINS]; /* successful requests, end to end */
 } metrics_bucket;
@@ -69,6 +76,7 @@ typedef struct metrics {
     int64_t gauge_t;
     uint32_t busy, queue;
     int64_t open_breakers;
+    double policy_level;
     uint32_t capacity;
     metrics_totals total;
 } metrics;

@@ -118,6 +118,9 @@ static void dispatch(sim *s, const evq_event *ev)
     case EV_FAULT_OFF:
         faults_on(s, ev->id, false, ev->gen);
         break;
+    case EV_END:
+        client_on_end(s, ev->id, ev->gen);
+        break;
     default:
         engine_fail(s, "internal error: unknown event type");
     }
@@ -131,17 +134,74 @@ static void bucket_closed(void *ctx, size_t index)
             s->obs[i].bucket_closed(s->obs[i].ctx, s, index);
 }
 
+/* The guard against a clock that stops.  The model makes progress by
+ * construction (every attempt costs its client call_time), but with
+ * call_time = 0, or a plug-in that retries at once forever, simulated
+ * time can stand still while events pile up at one instant.  Legitimate
+ * runs do put many events at one instant (a million clients starting
+ * together), so the limit grows with the number of clients; a stopped
+ * clock passes any limit. */
+static uint64_t instant_limit(const sim *s)
+{
+    return SIM_INSTANT_EVENTS + 32u * (uint64_t)s->n_clients;
+}
+
+static const char *doing(unsigned type)
+{
+    switch (type) {
+    case EV_ARRIVAL:
+        return "starting a request";
+    case EV_SEND:
+        return "sending a retry";
+    case EV_HEDGE:
+        return "sending a hedge";
+    case EV_RESPONSE:
+        return "receiving an answer";
+    case EV_TIMEOUT:
+        return "timing out an attempt";
+    case EV_END:
+        return "ending a request refused locally";
+    default:
+        return "being served";
+    }
+}
+
+static int clock_stopped(sim *s)
+{
+    char msg[ERR_MSG_MAX];
+    snprintf(msg, sizeof msg,
+             "simulated time stopped advancing at t=%.6f s: %llu events at "
+             "this one instant.  The last was client %u %s; the latest "
+             "request to end %s.  Requests that end in zero simulated time "
+             "and are followed at once by the next one never let the clock "
+             "move: give [clients] call_time (the client's own time per "
+             "call) a positive value, give closed-loop clients a think "
+             "time, or a retry policy a delay",
+             (double)s->now / 1e9, (unsigned long long)s->instant_events,
+             s->last_client, doing(s->last_event),
+             s->last_end ? s->last_end : "(none has ended)");
+    return engine_fail(s, msg);
+}
+
 int sim_run_until(sim *s, int64_t t)
 {
     if (s->failed)
         return -1;
     evq_event ev;
+    uint64_t limit = instant_limit(s);
     while (evq_pop_before(&s->q, t, &ev)) {
         if (ev.time >= s->m.cur_end &&
             metrics_roll(&s->m, ev.time, bucket_closed, s) != 0)
             return engine_fail(s, "out of memory for metrics");
+        if (ev.time != s->now)
+            s->instant_events = 0;
         s->now = ev.time;
         s->stats.events++;
+        if (++s->instant_events > limit) {
+            s->last_event = (uint8_t)evq_type(&ev);
+            s->last_client = client_of_event(s, evq_type(&ev), ev.id);
+            return clock_stopped(s);
+        }
         dispatch(s, &ev);
         if (s->failed)
             return -1;
@@ -219,9 +279,7 @@ void sim_destroy(sim *s)
     metrics_fini(&s->m);
     pool_fini(&s->requests);
     pool_fini(&s->attempts);
-    free(s->next_request);
-    free(s->policy_draws);
-    free(s->client_state);
+    client_free_all(s);
     free(s->queue);
     free(s->in_service);
     free(s);
@@ -260,6 +318,7 @@ void sim_finish(sim *s)
 {
     metrics_gauge(&s->m, s->now);
     s->m.cur->open_breakers = s->m.open_breakers;
+    s->m.cur->policy_level = s->m.policy_level;
     s->m.cur->capacity = s->m.capacity;
     uint64_t in_flight = 0;
     for (uint32_t i = 0; i < s->requests.next_new; i++) {

@@ -29,6 +29,10 @@
 
 typedef struct sim sim;
 
+/* A run stops with an error when more than this many events (plus 32 per
+ * client) happen at one simulated instant: the clock has stopped. */
+#define SIM_INSTANT_EVENTS 10000000u
+
 /* A trace record: one per attempt sent, attempt ended and request ended,
  * for sampled requests only. */
 typedef enum trace_kind {
@@ -39,6 +43,7 @@ typedef enum trace_kind {
 
 typedef struct sim_trace {
     trace_kind kind;
+    sb_refusal refusal;         /* TRACE_SEND: why, when refused */
     int64_t time_ns;
     uint32_t client;
     uint32_t request; /* the client's request number */
@@ -47,7 +52,9 @@ typedef struct sim_trace {
     bool hedge;                 /* TRACE_SEND: sent as a hedge */
     const pstack_decision *decision; /* TRACE_RESULT after a failure */
     bool decision_ignored;      /* other attempts still wait (hedging) */
-    const char *reason;         /* refusals and engine-made decisions */
+    const char *limit;          /* TRACE_RESULT: the host limit that
+                                   overrode the stack (driver.h), or NULL */
+    const char *reason;         /* refusals */
     sb_outcome outcome;         /* TRACE_END */
 } sim_trace;
 
@@ -68,8 +75,8 @@ int sim_observe(sim *s, const sim_observer *o);
 
 /* Run every event before time t (ns), then set the clock to t.  Returns 0,
  * or -1 when the run had to stop (a policy broke its contract, memory ran
- * out) with the reason in sim_error().  Calling again after an error
- * returns -1 at once. */
+ * out, simulated time stopped advancing) with the reason in sim_error().
+ * Calling again after an error returns -1 at once. */
 int sim_run_until(sim *s, int64_t t);
 
 /* Start a fault now or at f->start_ns, whichever is later.  The fault is
@@ -90,6 +97,25 @@ const char *sim_error(const sim *s);
 /* Close the last bucket and total the run (call once, after the last
  * sim_run_until; sim_metrics() then has totals). */
 void sim_finish(sim *s);
+
+/* What each client is doing now, one byte per client, for front ends
+ * (the GUI's field of clients).  Updated on transitions; policies never
+ * see it.  A client with several requests open (open loop) shows its
+ * latest transition. */
+typedef enum sim_client_mode {
+    CLIENT_IDLE = 0,    /* nothing open, or its last request succeeded */
+    CLIENT_WAITING,     /* an attempt is on its way or being served */
+    CLIENT_POOL_WAIT,   /* an attempt waits for a pooled connection */
+    CLIENT_BACKING_OFF, /* waiting out a retry delay */
+    CLIENT_REFUSED,     /* its last send was refused locally */
+    CLIENT_GAVE_UP,     /* its last request failed */
+    CLIENT_MODE_COUNT
+} sim_client_mode;
+
+/* n_clients bytes of sim_client_mode; valid until sim_destroy. */
+const uint8_t *sim_client_modes(const sim *s);
+uint32_t sim_clients(const sim *s);
+uint32_t sim_processes(const sim *s);
 
 /* Engine statistics. */
 typedef struct sim_stats {

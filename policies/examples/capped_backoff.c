@@ -12,7 +12,7 @@
  *     key) that may already have been committed;
  *   - gives up when attempts, the request's total wait, or its deadline
  *     run out;
- *   - sheds retries while its client sees nothing but failures: after
+ *   - sheds retries while its process sees nothing but failures: after
  *     `shed_after` failed attempts in a row it sends first attempts only,
  *     until one succeeds.  (A real client does this so that a dead server
  *     is not hit with every request times max_attempts.)
@@ -86,8 +86,8 @@ typedef struct capped {
     uint32_t shed_after;
 } capped;
 
-static int capped_create(const sb_value *v, void **shared, char *err,
-                         size_t errlen)
+static int32_t capped_create(const sb_value *v, void **shared, char *err,
+                             size_t errlen)
 {
     /* Checks that span parameters are create()'s job; the message goes
      * to the user as "policy 'capped_backoff' (from FILE): MESSAGE". */
@@ -119,31 +119,33 @@ static void capped_destroy(void *shared)
     free(shared);
 }
 
-/* ---- 3. Per-client and per-request state -----------------------------------
+/* ---- 3. Per-process, per-client and per-request state ----------------------
  *
  * A policy never allocates per call.  It tells the host how many bytes it
- * wants for each simulated client and for each logical request (a request
- * and all its retries), and the host hands it that block, zeroed, as
- * ctx->client_state and ctx->request_state.  Zero must therefore be a valid
- * starting state -- or the policy sets one in client_init().  The blocks are
- * aligned for any type.
+ * wants for each process, each simulated client and each logical request
+ * (a request and all its retries), and the host hands it those blocks,
+ * zeroed, as ctx->process_state, ctx->client_state and ctx->request_state.
+ * Zero must therefore be a valid starting state -- or the policy sets one
+ * in process_init() / client_init().  The blocks are aligned for any type.
  *
- * Per client: what one client process would remember across its requests
- * (a breaker, a budget, here a failure streak).  Per request: what one
- * retry loop remembers (here how long it has waited so far).
+ * Per process: what a service instance shares among all its concurrent
+ * users -- a breaker, a budget, here a failure streak ([clients]
+ * processes = N groups the clients; by default each client is its own
+ * process).  Per client: what one caller keeps to itself.  Per request:
+ * what one retry loop remembers (here how long it has waited so far).
  */
-typedef struct capped_client {
+typedef struct capped_process {
     uint32_t failure_streak; /* failed attempts in a row, any request */
-} capped_client;
+} capped_process;
 
 typedef struct capped_request {
     double waited_s; /* sum of the delays this request was given */
 } capped_request;
 
-static size_t capped_client_size(const void *shared)
+static size_t capped_process_size(const void *shared)
 {
     (void)shared;
-    return sizeof(capped_client);
+    return sizeof(capped_process);
 }
 
 static size_t capped_request_size(const void *shared)
@@ -172,10 +174,10 @@ static size_t capped_request_size(const void *shared)
  * and so on; `stormbench decide` prints the class of any error you give
  * it.
  *
- * sb_host, like every ABI struct, begins with its size and only grows at
- * the end: a field may be read only when the size covers it.  classify is
- * in ABI 1.0, so this check always passes today; it is here to show the
- * rule, which matters for fields added later. */
+ * sb_host, like every growable ABI struct, begins with its size and only
+ * grows at the end: a field may be read only when the size covers it.
+ * classify is in ABI 2.0, so this check always passes today; it is here
+ * to show the rule, which matters for fields added later. */
 static sb_error_class classify(const sb_ctx *ctx, const sb_attempt *a)
 {
     const sb_host *h = ctx->host;
@@ -196,53 +198,56 @@ static double backoff(const capped *p, uint32_t attempt)
     return d < p->cap_s ? d : p->cap_s;
 }
 
-/* Before every attempt.  Returning SB_SEND_REFUSE ends the request without
- * sending (the run counts it as "refused locally").  First attempts are
- * never shed: they are how the client learns that the server is back. */
-static sb_verdict capped_before_send(const sb_ctx *ctx, const sb_attempt *a)
+/* Before every attempt.  The host hands in a verdict that says "allow";
+ * sb_refuse() turns it into a refusal, which ends the request without
+ * sending (the run counts it as "refused locally", by the reason given:
+ * here a budget-like one).  First attempts are never shed: they are how
+ * the client learns that the server is back.  before_send must not spend
+ * anything: a layer after this one in a stack may still refuse. */
+static void capped_before_send(const sb_ctx *ctx, const sb_attempt *a,
+                               sb_verdict *out)
 {
     const capped *p = ctx->shared;
-    const capped_client *c = ctx->client_state;
+    const capped_process *c = ctx->process_state;
     if (a->attempt > 1 && p->shed_after > 0 &&
-        c->failure_streak >= p->shed_after) {
+        c->failure_streak >= p->shed_after)
         /* The reason is a static string: traces print it. */
-        sb_verdict v = {SB_SEND_REFUSE, 0.0,
-                        "shedding retries: the server keeps failing"};
-        return v;
-    }
-    return sb_allow();
+        sb_refuse(out, SB_REFUSAL_BUDGET,
+                  "shedding retries: the server keeps failing");
 }
 
 static void capped_on_success(const sb_ctx *ctx, const sb_attempt *a)
 {
     (void)a;
-    capped_client *c = ctx->client_state;
+    capped_process *c = ctx->process_state;
     c->failure_streak = 0;
 }
 
-/* After every failed attempt: the decision.  Return one of
- *     sb_retry(delay_s, reason)   retry after delay_s seconds
- *     sb_give_up(reason)          the request fails
- *     {SB_QUARANTINE, 0, reason}  the request fails and is set aside
- *     sb_pass()                   no opinion (for layers in a stack)
+/* After every failed attempt: the decision.  The host hands in a
+ * decision that says SB_PASS (no opinion, for layers in a stack); change
+ * it with
+ *     sb_retry(out, delay_s, reason)   retry after delay_s seconds
+ *     sb_give_up(out, reason)          the request fails
+ *     sb_quarantine(out, reason)       the request fails and is set aside
  * The host checks the answer: a delay that is negative, NaN or over one
  * day, or an action outside this list, stops the run with an error naming
  * this plug-in -- a bug in a policy must not pass for a result. */
-static sb_decision capped_on_failure(const sb_ctx *ctx, const sb_attempt *a)
+static void capped_on_failure(const sb_ctx *ctx, const sb_attempt *a,
+                              sb_decision *out)
 {
     const capped *p = ctx->shared;
-    capped_client *c = ctx->client_state;
-    capped_request *r = ctx->request_state;
+    capped_process *c = ctx->process_state;
+    const capped_request *r = ctx->request_state;
 
     sb_error_class cls = classify(ctx, a);
     if (cls == SB_CLASS_DATA_DEFECT) {
-        sb_decision d = {SB_QUARANTINE, 0.0,
-                         "data defect: retrying cannot fix the payload"};
-        return d;
+        sb_quarantine(out, "data defect: retrying cannot fix the payload");
+        return;
     }
-    if (cls == SB_CLASS_PERMANENT)
-        return sb_give_up("permanent error (4xx): the request itself is "
-                          "wrong");
+    if (cls == SB_CLASS_PERMANENT) {
+        sb_give_up(out, "permanent error (4xx): the request itself is wrong");
+        return;
+    }
     /* Only transient-looking failures count towards shedding: a 4xx means
      * the server is up and answering. */
     c->failure_streak++;
@@ -252,11 +257,14 @@ static sb_decision capped_on_failure(const sb_ctx *ctx, const sb_attempt *a)
      * could commit it twice.  Only a refused connection (never sent) is
      * safe to repeat. */
     if (a->op == SB_OP_POST && !a->keyed && a->sent &&
-        (a->error == SB_ERR_TIMEOUT || a->error == SB_ERR_RESET))
-        return sb_give_up("post without idempotency key may have "
-                          "committed");
-    if (a->attempt >= p->max_attempts)
-        return sb_give_up("max_attempts reached");
+        (a->error == SB_ERR_TIMEOUT || a->error == SB_ERR_RESET)) {
+        sb_give_up(out, "post without idempotency key may have committed");
+        return;
+    }
+    if (a->attempt >= p->max_attempts) {
+        sb_give_up(out, "max_attempts reached");
+        return;
+    }
 
     double delay = backoff(p, a->attempt);
     const char *why = "capped backoff";
@@ -271,13 +279,31 @@ static sb_decision capped_on_failure(const sb_ctx *ctx, const sb_attempt *a)
         why = "Retry-After";
     }
 
-    if (r->waited_s + delay > p->max_total_s)
-        return sb_give_up("max_total_delay reached");
-    /* remaining_s is +inf when the request has no deadline. */
-    if (delay + a->timeout_s > a->remaining_s)
-        return sb_give_up("no time left before the deadline");
-    r->waited_s += delay;
-    return sb_retry(delay, why);
+    if (r->waited_s + delay > p->max_total_s) {
+        sb_give_up(out, "max_total_delay reached");
+        return;
+    }
+    /* remaining_s is +inf when the request has no deadline; a whole
+     * attempt (its configured timeout) must fit after the delay. */
+    if (delay + a->configured_timeout_s > a->remaining_s) {
+        sb_give_up(out, "no time left before the deadline");
+        return;
+    }
+    sb_retry(out, delay, why);
+}
+
+/* What was finally decided, after every layer of the stack and the
+ * host's own limits (a deadline, its cap on attempts).  This is the place
+ * to spend: only a retry that will really happen counts, and with the
+ * delay that will really be waited (another layer may have asked for a
+ * longer one). */
+static void capped_on_decision(const sb_ctx *ctx, const sb_attempt *a,
+                               const sb_decision *final)
+{
+    (void)a;
+    capped_request *r = ctx->request_state;
+    if (final->action == SB_RETRY)
+        r->waited_s += final->delay_s;
 }
 
 /* ---- 5. The table and the entry point ------------------------------------
@@ -296,15 +322,20 @@ static const sb_policy capped_backoff = {
     .name = "capped_backoff", /* [a-z0-9_]+, not a built-in's name */
     .doc = "Capped exponential backoff with equal jitter; honours "
            "Retry-After, stops on 4xx (example plug-in).",
+    .scope = "per process: the failure streak that sheds retries; per "
+             "request: the time waited",
     .params = params,
     .create = capped_create,
     .destroy = capped_destroy,
-    .client_state_size = capped_client_size,
+    .process_state_size = capped_process_size,
+    .client_state_size = NULL,
     .request_state_size = capped_request_size,
-    .client_init = NULL, /* zeroed state is the right start */
+    .process_init = NULL, /* zeroed state is the right start */
+    .client_init = NULL,
     .before_send = capped_before_send,
     .on_success = capped_on_success,
     .on_failure = capped_on_failure,
+    .on_decision = capped_on_decision,
     .on_request_end = NULL,
 };
 

@@ -16,7 +16,7 @@
 #include "stormbench/policy.h"
 
 #define BREAK_NONE 0
-#define BREAK_ABI 1          /* abi_major 2: a header-only table */
+#define BREAK_ABI 1          /* abi_major 1: an old plug-in's header */
 #define BREAK_SHORT 2        /* struct_size below SB_POLICY_MIN_SIZE */
 #define BREAK_NO_ENTRY 3     /* exports no sb_policy_plugin */
 #define BREAK_NEG_DELAY 4    /* on_failure asks for -1 s */
@@ -26,41 +26,50 @@
 #define BREAK_SEND 8         /* before_send returns action 7 */
 #define BREAK_NULL 9         /* the entry point returns NULL */
 #define BREAK_BUILTIN_NAME 10 /* calls itself "exponential" */
-#define BREAK_NEWER_MINOR 11 /* ABI 1.7, a longer struct: must load */
+#define BREAK_NEWER_MINOR 11 /* ABI 2.7, a longer struct: must load */
 #define BREAK_DATA_ENTRY 12  /* sb_policy_plugin is the table, not code */
+#define BREAK_REFUSAL 13     /* before_send refuses for reason 9 */
 
 #ifndef BREAK
 #error "compile with -DBREAK=BREAK_..."
 #endif
 
-static sb_verdict ok_before_send(const sb_ctx *ctx, const sb_attempt *a)
+static void ok_before_send(const sb_ctx *ctx, const sb_attempt *a,
+                           sb_verdict *out)
 {
     (void)ctx;
     (void)a;
 #if BREAK == BREAK_SEND
-    sb_verdict v = {(sb_send)7, 0.0, "broken"};
-    return v;
+    out->action = 7;
+    out->reason = "broken";
+#elif BREAK == BREAK_REFUSAL
+    if (a->attempt > 1)
+        sb_refuse(out, 9, "broken");
 #else
-    return sb_allow();
+    (void)out;
 #endif
 }
 
-static sb_decision ok_on_failure(const sb_ctx *ctx, const sb_attempt *a)
+static void ok_on_failure(const sb_ctx *ctx, const sb_attempt *a,
+                          sb_decision *out)
 {
     (void)ctx;
-    if (a->attempt >= 3)
-        return sb_give_up("three attempts");
+    if (a->attempt >= 3) {
+        sb_give_up(out, "three attempts");
+        return;
+    }
 #if BREAK == BREAK_NEG_DELAY
-    return sb_retry(-1.0, "broken");
+    sb_retry(out, -1.0, "broken");
 #elif BREAK == BREAK_NAN_DELAY
-    return sb_retry(NAN, "broken");
+    sb_retry(out, NAN, "broken");
 #elif BREAK == BREAK_HUGE_DELAY
-    return sb_retry(2 * 86400.0, "broken");
+    sb_retry(out, 2 * 86400.0, "broken");
 #elif BREAK == BREAK_ACTION
-    sb_decision d = {(sb_action)42, 0.01, "broken"};
-    return d;
+    out->action = 42;
+    out->delay_s = 0.01;
+    out->reason = "broken";
 #else
-    return sb_retry(0.01, "ten milliseconds");
+    sb_retry(out, 0.01, "ten milliseconds");
 #endif
 }
 
@@ -88,13 +97,13 @@ static const struct {
     uint32_t abi_major, abi_minor, struct_size, flags;
 } header = {
 #if BREAK == BREAK_ABI
-    2, 0, 16, 0
+    1, 0, 16, 0
 #else
     SB_POLICY_ABI_MAJOR, SB_POLICY_ABI_MINOR, 16, 0
 #endif
 };
 #elif BREAK == BREAK_NEWER_MINOR
-/* A plug-in built against a later 1.x header: one field appended. */
+/* A plug-in built against a later 2.x header: one field appended. */
 static struct {
     sb_policy base;
     void *appended;

@@ -1,0 +1,169 @@
+/*
+ * driver.c -- one logical request through a policy stack (driver.h has
+ * the rules).
+ */
+#include "driver.h"
+
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+int64_t driver_ns(double seconds)
+{
+    assert(seconds >= 0 && seconds <= PSTACK_MAX_DELAY_S);
+    return (int64_t)(seconds * 1e9 + 0.5);
+}
+
+static double to_s(int64_t ns)
+{
+    return (double)ns / 1e9;
+}
+
+/* The attempt's timeout as it will really act: the configured one, cut
+ * short by the deadline. */
+static int64_t effective_timeout(const driver_request *r, int64_t now)
+{
+    if (r->deadline_ns != DRIVER_NO_DEADLINE &&
+        r->deadline_ns - now < r->timeout_ns)
+        return r->deadline_ns > now ? r->deadline_ns - now : 0;
+    return r->timeout_ns;
+}
+
+void driver_attempt(const driver_request *r, int64_t now, uint32_t number,
+                    bool hedge, sb_attempt *a)
+{
+    memset(a, 0, sizeof *a);
+    a->struct_size = sizeof *a;
+    a->attempt = number;
+    a->op = r->op;
+    a->outstanding = r->outstanding;
+    a->keyed = r->keyed;
+    a->critical = r->critical;
+    a->hedge = hedge;
+    a->sent = 1;
+    a->now_s = to_s(now);
+    a->elapsed_s = to_s(now - r->start_ns);
+    a->remaining_s = r->deadline_ns == DRIVER_NO_DEADLINE
+                         ? INFINITY
+                         : to_s(r->deadline_ns - now);
+    a->timeout_s = to_s(effective_timeout(r, now));
+    a->configured_timeout_s = to_s(r->timeout_ns);
+    a->retry_after_s = -1.0;
+    a->pushback_s = SB_PUSHBACK_NONE;
+}
+
+void driver_outcome(const driver_request *r, int64_t now,
+                    const driver_result *res, sb_attempt *a)
+{
+    driver_attempt(r, now, res->number, res->hedge, a);
+    /* The timeout it was sent with, not what is left of it now. */
+    a->timeout_s = to_s(effective_timeout(r, res->sent_ns));
+    a->latency_s = to_s(now - res->sent_ns);
+    a->error = res->error;
+    a->sent = res->sent;
+    if (res->error == SB_ERR_TIMEOUT)
+        return;
+    a->status = res->status;
+    a->defect = res->defect;
+    a->retry_after_s =
+        res->retry_after_ns >= 0 ? to_s(res->retry_after_ns) : -1.0;
+    a->pushback_s = res->pushback_s;
+}
+
+int driver_before_send(pstack *ps, const pstack_call *call,
+                       const driver_request *r, int64_t now, bool hedge,
+                       driver_send *out)
+{
+    memset(out, 0, sizeof *out);
+    driver_attempt(r, now, r->attempts + 1, hedge, &out->attempt);
+    if (pstack_before_send(ps, call, &out->attempt, &out->verdict) != 0)
+        return -1;
+    const sb_verdict *v = &out->verdict.v;
+    if (v->action == SB_SEND_ALLOW) {
+        out->send = true;
+        if (v->hedge_after_s > 0)
+            out->hedge_after_ns = driver_ns(v->hedge_after_s);
+        return 0;
+    }
+    /* A refused hedge is simply not sent; a refused first try or retry
+     * ends the request, unless an earlier attempt still waits. */
+    out->attempt.sent = 0;
+    if (!hedge && r->outstanding == 0) {
+        out->end = true;
+        out->outcome = v->refusal == SB_REFUSAL_DEADLINE ? SB_OUTCOME_DEADLINE
+                                                         : SB_OUTCOME_REFUSED;
+    }
+    return 0;
+}
+
+static void finalize(driver_next *out, driver_step step, sb_outcome outcome,
+                     sb_action action, const char *limit)
+{
+    out->step = step;
+    out->outcome = outcome;
+    out->limit = limit;
+    out->final.struct_size = sizeof out->final;
+    out->final.action = action;
+    out->final.delay_s = 0.0;
+    out->final.reason = limit ? limit : out->stack.d.reason;
+}
+
+/* The host's limits over the stack's decision (driver.h, 1 to 3). */
+static void apply_limits(const driver_request *r, int64_t now,
+                         driver_next *out)
+{
+    const sb_decision *d = &out->stack.d;
+    if (r->outstanding > 0) {
+        finalize(out, DRIVER_WAIT, SB_OUTCOME_GAVE_UP, SB_PASS,
+                 "another attempt of the request still waits");
+        return;
+    }
+    bool has_deadline = r->deadline_ns != DRIVER_NO_DEADLINE;
+    if (has_deadline && now >= r->deadline_ns) {
+        finalize(out, DRIVER_END, SB_OUTCOME_DEADLINE, SB_GIVE_UP,
+                 "the request's deadline has passed");
+        return;
+    }
+    switch (d->action) {
+    case SB_RETRY:
+        out->delay_ns = driver_ns(d->delay_s);
+        if (r->attempts >= DRIVER_MAX_ATTEMPTS) {
+            finalize(out, DRIVER_END, SB_OUTCOME_GAVE_UP, SB_GIVE_UP,
+                     "the host's limit of attempts per request");
+        } else if (has_deadline && out->delay_ns >= r->deadline_ns - now) {
+            finalize(out, DRIVER_END, SB_OUTCOME_DEADLINE, SB_GIVE_UP,
+                     "the retry would start after the deadline");
+        } else {
+            finalize(out, DRIVER_RETRY, SB_OUTCOME_GAVE_UP, SB_RETRY, NULL);
+            out->final.delay_s = d->delay_s;
+        }
+        break;
+    case SB_QUARANTINE:
+        finalize(out, DRIVER_END, SB_OUTCOME_QUARANTINED, SB_QUARANTINE, NULL);
+        break;
+    default:
+        finalize(out, DRIVER_END, SB_OUTCOME_GAVE_UP, SB_GIVE_UP, NULL);
+        break;
+    }
+}
+
+int driver_on_failure(pstack *ps, const pstack_call *call,
+                      const driver_request *r, int64_t now,
+                      const driver_result *res, driver_next *out)
+{
+    memset(out, 0, sizeof *out);
+    driver_outcome(r, now, res, &out->attempt);
+    if (pstack_on_failure(ps, call, &out->attempt, &out->stack) != 0)
+        return -1;
+    apply_limits(r, now, out);
+    pstack_on_decision(ps, call, &out->attempt, &out->final);
+    return 0;
+}
+
+void driver_on_success(pstack *ps, const pstack_call *call,
+                       const driver_request *r, int64_t now,
+                       const driver_result *res, sb_attempt *a)
+{
+    driver_outcome(r, now, res, a);
+    pstack_on_success(ps, call, a);
+}
