@@ -300,6 +300,10 @@ static const keydef scenario_keys[] = {
 
 static const keydef client_keys[] = {
     {"count", V_COUNT, CFG(clients.count), 1, 100000000, NULL},
+    {"processes", V_COUNT, CFG(clients.processes), 1, 100000000, NULL},
+    {"connections", V_COUNT_UNL, CFG(clients.connections), 1, 100000000,
+     NULL},
+    {"call_time", V_DURATION, CFG(clients.call_time_ns), 0, 0, NULL},
     {"arrival", V_CHOICE, CFG(clients.arrival), 0, 0, "open|closed|once"},
     {"rate", V_RATE_POS, CFG(clients.rate_per_s), 0, 0, NULL},
     {"think", V_DIST, CFG(clients.think), 0, 0, NULL},
@@ -584,6 +588,14 @@ static int check_clients(loader *ld)
                      sum, c->mix[0], c->mix[1], c->mix[2]);
             return bad(ld->e, last, msg);
         }
+    }
+    const entry *procs = find_entry(ld, "clients", "processes");
+    if (procs && c->processes > c->count) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "expected at most [clients] count (%u) "
+                 "processes, got %u: a process holds at least one client",
+                 c->count, c->processes);
+        return bad(ld->e, procs, msg);
     }
     const entry *rate = find_entry(ld, "clients", "rate");
     const entry *think = find_entry(ld, "clients", "think");
@@ -901,6 +913,32 @@ static int check_times(loader *ld)
     return 0;
 }
 
+/* A call that ends in zero time costs its client nothing when call_time
+ * is 0: a closed-loop client without think time, or an immediate retry of
+ * an answer that takes no time, can then run requests forever at one
+ * instant.  The engine stops such a run with an error; say so first. */
+static void check_progress(loader *ld)
+{
+    const client_cfg *c = &ld->sc->cfg.clients;
+    const server_cfg *sv = &ld->sc->cfg.server;
+    if (c->call_time_ns > 0)
+        return;
+    bool zero_think = c->arrival == ARRIVAL_CLOSED && c->think.mean_ns == 0;
+    bool zero_net = sv->network.mean_ns == 0;
+    if (!zero_think && !zero_net)
+        return;
+    char msg[512];
+    snprintf(msg, sizeof msg, "[clients] call_time = 0 with %s: a call that "
+             "fails in zero time then costs its client nothing, and a %s "
+             "can stop simulated time (the run stops with an error if it "
+             "does); keep call_time above 0 (default 100us)",
+             zero_think ? "closed-loop clients that do not think"
+                        : "zero network delay",
+             zero_think ? "client whose requests are refused locally"
+                        : "retry at once of an answer that takes no time");
+    warn(ld->sc, msg);
+}
+
 int scenario_load(const char *path, const char *const *sets, int n_sets,
                   scenario *out, sb_err *e)
 {
@@ -930,6 +968,7 @@ int scenario_load(const char *path, const char *const *sets, int n_sets,
         load_faults(&ld) != 0 || load_policy(&ld) != 0 ||
         load_expect(&ld) != 0 || check_times(&ld) != 0)
         goto done;
+    check_progress(&ld);
     rc = 0;
 done:
     free(ld.entries);

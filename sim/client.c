@@ -198,7 +198,7 @@ static const char *outcome_words(sb_outcome o)
 
 /* The request ends with `outcome`; a describes its last attempt. */
 static void finish(sim *s, uint32_t ri, sb_outcome outcome, sb_refusal why,
-                   const sb_attempt *a)
+                   const char *reason, const sb_attempt *a)
 {
     request *r = req_at(s, ri);
     r->flags |= RQ_FINISHED;
@@ -217,6 +217,7 @@ static void finish(sim *s, uint32_t ri, sb_outcome outcome, sb_refusal why,
         trace(s, &t);
     }
     s->last_end = outcome_words(outcome);
+    s->last_end_reason = reason;
     if (s->cfg->clients.arrival == ARRIVAL_CLOSED)
         client_schedule_arrival(s, r->client);
     s->last_finish = s->now;
@@ -313,7 +314,8 @@ static void end_refused(sim *s, uint32_t ri, const driver_send *ds)
     r->end_reason = ds->verdict.v.reason;
     int64_t cost = s->cfg->clients.call_time_ns;
     if (cost <= 0) {
-        finish(s, ri, ds->outcome, ds->verdict.v.refusal, &ds->attempt);
+        finish(s, ri, ds->outcome, ds->verdict.v.refusal, ds->verdict.v.reason,
+               &ds->attempt);
         return;
     }
     r->end_refusal = (uint8_t)ds->verdict.v.refusal;
@@ -329,7 +331,8 @@ void client_on_end(sim *s, uint32_t ri, uint32_t gen)
     sb_attempt a;
     driver_attempt(&d, s->now, r->attempts + 1, false, &a);
     a.sent = 0;
-    finish(s, ri, (sb_outcome)r->end_outcome, (sb_refusal)r->end_refusal, &a);
+    finish(s, ri, (sb_outcome)r->end_outcome, (sb_refusal)r->end_refusal,
+           r->end_reason, &a);
 }
 
 /* ---- Sending -------------------------------------------------------------- */
@@ -530,7 +533,8 @@ static void attempt_failed(sim *s, uint32_t ai, sb_error_kind kind)
             engine_push(s, s->now + nx.delay_ns, EV_SEND, ri, r->gen);
         break;
     case DRIVER_END:
-        finish(s, ri, nx.outcome, SB_REFUSAL_OTHER, &nx.attempt);
+        finish(s, ri, nx.outcome, SB_REFUSAL_OTHER, nx.final.reason,
+               &nx.attempt);
         break;
     case DRIVER_WAIT:
         break;
@@ -550,7 +554,7 @@ static void attempt_succeeded(sim *s, uint32_t ai)
         sim_trace tr = trace_record(s, r, TRACE_RESULT, &a);
         trace(s, &tr);
     }
-    finish(s, t->req, SB_OUTCOME_SUCCESS, SB_REFUSAL_OTHER, &a);
+    finish(s, t->req, SB_OUTCOME_SUCCESS, SB_REFUSAL_OTHER, NULL, &a);
 }
 
 void client_on_response(sim *s, uint32_t ai, uint32_t gen)

@@ -175,6 +175,7 @@ struct sim {
     uint32_t last_client;
     uint8_t last_event;
     const char *last_end; /* how the latest request ended, in words */
+    const char *last_end_reason; /* ... and the policy's reason, or NULL */
     sim_observer obs[MAX_OBSERVERS];
     int n_obs;
     bool trace_on;

@@ -170,16 +170,19 @@ static int clock_stopped(sim *s)
 {
     char msg[ERR_MSG_MAX];
     snprintf(msg, sizeof msg,
-             "simulated time stopped advancing at t=%.6f s: %llu events at "
-             "this one instant.  The last was client %u %s; the latest "
-             "request to end %s.  Requests that end in zero simulated time "
+             "simulated time stopped advancing: %llu events at t=%.6f s.  "
+             "The last was client %u %s; the latest request to end %s%s%s%s.  "
+             "Requests that end in zero simulated time "
              "and are followed at once by the next one never let the clock "
              "move: give [clients] call_time (the client's own time per "
              "call) a positive value, give closed-loop clients a think "
              "time, or a retry policy a delay",
-             (double)s->now / 1e9, (unsigned long long)s->instant_events,
+             (unsigned long long)s->instant_events, (double)s->now / 1e9,
              s->last_client, doing(s->last_event),
-             s->last_end ? s->last_end : "(none has ended)");
+             s->last_end ? s->last_end : "(none has ended)",
+             s->last_end_reason ? " (" : "",
+             s->last_end_reason ? s->last_end_reason : "",
+             s->last_end_reason ? ")" : "");
     return engine_fail(s, msg);
 }
 

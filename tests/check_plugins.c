@@ -87,19 +87,19 @@ START_TEST(wrong_abi_major_is_refused)
 {
     refused_everywhere(SBT("abi"),
                        SBT("abi") ": policy plug-in built for policy ABI "
-                                  "2.0, but this stormbench speaks policy "
-                                  "ABI 1.0: rebuild it against this "
+                                  "1.0, but this stormbench speaks policy "
+                                  "ABI 2.0: rebuild it against this "
                                   "version's stormbench/policy.h");
 }
 END_TEST
 
-/* 112 = sizeof(sb_policy) in ABI 1.0, pinned in registry.c. */
+/* 144 = sizeof(sb_policy) in ABI 2.0, pinned in stormbench/policy.h. */
 START_TEST(short_struct_is_refused)
 {
     refused_everywhere(SBT("short"),
                        SBT("short") ": policy plug-in has an sb_policy of 16 "
-                                    "bytes, shorter than the 112 bytes of "
-                                    "policy ABI 1.0: rebuild it against this "
+                                    "bytes, shorter than the 144 bytes of "
+                                    "policy ABI 2.0: rebuild it against this "
                                     "version's stormbench/policy.h");
 }
 END_TEST

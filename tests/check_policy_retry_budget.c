@@ -15,16 +15,13 @@ static void teardown(void)
     h = NULL;
 }
 
-/* One retry asked for and sent: on_failure must not forbid it and the
- * retry's send withdraws.  Returns whether it went out. */
+/* One retry asked for: on_failure must not forbid it, and once the stack
+ * has decided to retry (on_decision) the budget withdraws, as Finagle's
+ * RetryFilter does before it backs off.  Returns whether it was granted. */
 static bool retry(void)
 {
     ph_new_request(h);
-    sb_decision d = ph_fail(h, 1, SB_ERR_HTTP, 503);
-    if (d.action != SB_RETRY)
-        return false;
-    sb_attempt a = ph_attempt(h, 2);
-    return ph_allowed(h, &a);
+    return ph_fail(h, 1, SB_ERR_HTTP, 503).action == SB_RETRY;
 }
 
 static int retries_possible(int limit)
@@ -57,16 +54,37 @@ static ph *budget(const char *p1, const char *p2)
 }
 
 /* Defaults: reserve = 10/s x 10 s x 5000 = 500 000, a retry withdraws
- * 1000 / 0.2 = 5000: a client that has sent nothing may retry exactly
+ * 1000 / 0.2 = 5000: a process that has sent nothing may retry exactly
  * 100 times.  The 101st failure gives up at once (no retry is
- * scheduled), and a retry sent anyway is refused. */
+ * scheduled), with the budget's reason. */
 START_TEST(reserve_is_min_per_s_times_ttl)
 {
     h = budget(NULL, NULL);
     ck_assert_int_eq(retries_possible(1000), 100);
-    ck_assert_int_eq(ph_fail(h, 1, SB_ERR_HTTP, 503).action, SB_GIVE_UP);
-    sb_attempt a = ph_attempt(h, 2);
-    ck_assert(!ph_allowed(h, &a));
+    sb_decision d = ph_fail(h, 1, SB_ERR_HTTP, 503);
+    ck_assert_int_eq(d.action, SB_GIVE_UP);
+    ck_assert_str_eq(d.reason, "retry_budget: budget exhausted");
+}
+END_TEST
+
+/* A retry another layer vetoes spends nothing: the budget withdraws only
+ * when the stack's final decision is a retry (on_decision).  Here a
+ * deadline of 0.5 s makes the driver end every request whose 1 s retry
+ * would start after it: 200 such failures leave the whole reserve. */
+START_TEST(vetoed_retries_spend_nothing)
+{
+    const char *params[] = {"delay=1s", "max_attempts=100"};
+    h = ph_create("fixed+retry_budget", params, 2);
+    for (int i = 0; i < 200; i++) {
+        ph_new_request(h);
+        sb_attempt a = ph_attempt(h, 1);
+        a.remaining_s = 0.5;
+        ph_error(&a, SB_ERR_HTTP, 503);
+        driver_next nx = ph_failure_next(h, &a);
+        ck_assert_int_eq(nx.stack.d.action, SB_RETRY);
+        ck_assert_int_eq(nx.final.action, SB_GIVE_UP);
+    }
+    ck_assert_int_eq(retries_possible(1000), 100);
 }
 END_TEST
 
@@ -197,6 +215,7 @@ Suite *policy_retry_budget_suite(void)
     TCase *tc = tcase_create("tokens");
     tcase_add_checked_fixture(tc, NULL, teardown);
     tcase_add_test(tc, reserve_is_min_per_s_times_ttl);
+    tcase_add_test(tc, vetoed_retries_spend_nothing);
     tcase_add_test(tc, each_request_buys_a_fifth_of_a_retry);
     tcase_add_test(tc, withdrawals_expire_after_ttl);
     tcase_add_test(tc, percent_sets_the_withdrawal);

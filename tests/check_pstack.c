@@ -16,6 +16,8 @@ typedef struct knob {
     int action;
     double delay, hedge;
     int refuse;
+    int decisions;      /* on_decision calls seen */
+    sb_decision final;  /* the last final decision seen */
 } knob;
 
 static const sb_param knob_params[] = {
@@ -23,45 +25,82 @@ static const sb_param knob_params[] = {
     {"delay", SB_PARAM_REAL, "0", "delay_s to return", NULL, -1e9, 1e9},
     {"hedge", SB_PARAM_REAL, "0", "hedge_after_s to return", NULL, -1e9, 1e9},
     {"refuse", SB_PARAM_INT, "0", "refuse sends (1) or not", NULL, 0, 5},
+    {"refusal", SB_PARAM_INT, "0", "sb_refusal to refuse with", NULL, 0, 99},
+    {"pstate", SB_PARAM_INT, "0", "bytes of process state", NULL, 0, 100},
     {0}};
 
 static knob knobs[4];
 static int n_knobs;
 
-static int knob_create(const sb_value *v, void **shared, char *err,
-                       size_t len)
+static int refusals[4];
+static size_t pstate_sizes[4];
+
+static int32_t knob_create(const sb_value *v, void **shared, char *err,
+                           size_t len)
 {
     (void)err;
     (void)len;
-    knob *k = &knobs[n_knobs++];
+    int i = n_knobs++;
+    knob *k = &knobs[i];
+    memset(k, 0, sizeof *k);
     k->action = (int)v[0].i;
     k->delay = v[1].d;
     k->hedge = v[2].d;
     k->refuse = (int)v[3].i;
+    refusals[i] = (int)v[4].i;
+    pstate_sizes[i] = (size_t)v[5].i;
     *shared = k;
     return 0;
 }
 
-static sb_decision knob_fail(const sb_ctx *ctx, const sb_attempt *a)
+static void knob_fail(const sb_ctx *ctx, const sb_attempt *a, sb_decision *out)
 {
     (void)a;
     const knob *k = ctx->shared;
-    sb_decision d = {(sb_action)k->action, k->delay, "knob"};
-    return d;
+    out->action = (sb_action)k->action;
+    out->delay_s = k->delay;
+    out->reason = "knob";
 }
 
-static sb_verdict knob_send(const sb_ctx *ctx, const sb_attempt *a)
+static void knob_send(const sb_ctx *ctx, const sb_attempt *a, sb_verdict *out)
 {
     (void)a;
     const knob *k = ctx->shared;
-    sb_verdict v = {(sb_send)k->refuse, k->hedge, "knob refuses"};
-    return v;
+    out->action = (sb_send)k->refuse;
+    out->refusal = (sb_refusal)refusals[k - knobs];
+    out->hedge_after_s = k->hedge;
+    out->reason = "knob refuses";
+}
+
+static void knob_decision(const sb_ctx *ctx, const sb_attempt *a,
+                          const sb_decision *final)
+{
+    (void)a;
+    knob *k = ctx->shared;
+    k->decisions++;
+    k->final = *final;
+    /* Each layer sees its own block of process state, zeroed. */
+    if (ctx->process_state)
+        ((unsigned char *)ctx->process_state)[0]++;
+}
+
+static size_t knob_pstate(const void *shared)
+{
+    return pstate_sizes[(const knob *)shared - knobs];
 }
 
 #define KNOB(nm)                                                               \
-    {SB_POLICY_ABI_MAJOR, SB_POLICY_ABI_MINOR, sizeof(sb_policy), 0, nm,       \
-     "test layer", knob_params, knob_create, NULL, NULL, NULL, NULL,           \
-     knob_send, NULL, knob_fail, NULL}
+    {.abi_major = SB_POLICY_ABI_MAJOR,                                         \
+     .abi_minor = SB_POLICY_ABI_MINOR,                                         \
+     .struct_size = sizeof(sb_policy),                                         \
+     .name = nm,                                                               \
+     .doc = "test layer",                                                      \
+     .params = knob_params,                                                    \
+     .create = knob_create,                                                    \
+     .process_state_size = knob_pstate,                                        \
+     .before_send = knob_send,                                                 \
+     .on_failure = knob_fail,                                                  \
+     .on_decision = knob_decision}
 
 static const sb_policy knob_a = KNOB("a"), knob_b = KNOB("b"),
                        knob_c = KNOB("c");
@@ -72,14 +111,14 @@ static double fake_uniform(const sb_ctx *ctx)
     return 0.5;
 }
 
-static void fake_breaker(const sb_ctx *ctx, int open)
+static void fake_breaker(const sb_ctx *ctx, int32_t open)
 {
     (void)ctx;
     (void)open;
 }
 
-static const sb_host host = {sizeof(sb_host), fake_uniform, fake_breaker,
-                             NULL};
+static const sb_host host = {sizeof(sb_host), 0, fake_uniform, fake_breaker,
+                             NULL, NULL};
 
 static pstack *build(const char *const *settings, int n, sb_err *e)
 {
@@ -104,7 +143,7 @@ static pstack_decision fail_with(const char *const *settings, int n)
     sb_err e;
     pstack *ps = build(settings, n, &e);
     ck_assert_msg(ps != NULL, "%s", e.msg);
-    pstack_call call = {0, NULL, NULL, &host, NULL};
+    pstack_call call = {0, 0, NULL, NULL, NULL, &host, NULL};
     sb_attempt a = {.struct_size = sizeof a, .attempt = 1};
     pstack_decision d;
     ck_assert_int_eq(pstack_on_failure(ps, &call, &a, &d), 0);
@@ -152,7 +191,7 @@ START_TEST(sends_need_every_layer)
     sb_err e;
     const char *s[] = {"a.hedge=0.3", "b.hedge=0.1", "c.refuse=1"};
     pstack *ps = build(s, 2, &e);
-    pstack_call call = {0, NULL, NULL, &host, NULL};
+    pstack_call call = {0, 0, NULL, NULL, NULL, &host, NULL};
     sb_attempt a = {.struct_size = sizeof a, .attempt = 1};
     pstack_verdict v;
     ck_assert_int_eq(pstack_before_send(ps, &call, &a, &v), 0);
@@ -188,11 +227,25 @@ START_TEST(contract_violations_are_caught)
     for (int i = 0; i < 3; i++) {
         sb_err e;
         pstack *ps = build(bad[i].set, 2, &e);
-        pstack_call call = {0, NULL, NULL, &host, NULL};
+        pstack_call call = {0, 0, NULL, NULL, NULL, &host, NULL};
         sb_attempt a = {.struct_size = sizeof a, .attempt = 1};
         pstack_decision d;
         ck_assert_int_eq(pstack_on_failure(ps, &call, &a, &d), -1);
         ck_assert_str_eq(pstack_error(ps), bad[i].msg);
+        pstack_destroy(ps);
+    }
+    /* An unknown refusal kind is refused too. */
+    {
+        const char *r[] = {"b.refuse=1", "b.refusal=9"};
+        sb_err e;
+        pstack *ps = build(r, 2, &e);
+        pstack_call call = {0, 0, NULL, NULL, NULL, &host, NULL};
+        sb_attempt a = {.struct_size = sizeof a, .attempt = 1};
+        pstack_verdict v;
+        ck_assert_int_eq(pstack_before_send(ps, &call, &a, &v), -1);
+        ck_assert_str_eq(pstack_error(ps),
+                         "policy 'b' refused a send for an unknown reason 9 "
+                         "(expected one of the SB_REFUSAL_ constants)");
         pstack_destroy(ps);
     }
     /* NaN cannot come through a parameter; set it directly. */
@@ -200,13 +253,83 @@ START_TEST(contract_violations_are_caught)
     pstack *ps = build(NULL, 0, &e);
     knobs[0].action = SB_RETRY;
     knobs[0].delay = NAN;
-    pstack_call call = {0, NULL, NULL, &host, NULL};
+    pstack_call call = {0, 0, NULL, NULL, NULL, &host, NULL};
     sb_attempt a = {.struct_size = sizeof a, .attempt = 1};
     pstack_decision d;
     ck_assert_int_eq(pstack_on_failure(ps, &call, &a, &d), -1);
     ck_assert_str_eq(pstack_error(ps),
                      "policy 'a' returned a NaN delay from on_failure; a "
                      "delay must be a number between 0 and 86400 s");
+    pstack_destroy(ps);
+}
+END_TEST
+
+/* The refusing layer's reason kind comes through; the layers after the
+ * first refusal are not asked. */
+START_TEST(refusal_kind_is_kept)
+{
+    sb_err e;
+    const char *s[] = {"b.refuse=1", "b.refusal=3", "c.refuse=1",
+                       "c.refusal=2"};
+    pstack *ps = build(s, 4, &e);
+    pstack_call call = {0, 0, NULL, NULL, NULL, &host, NULL};
+    sb_attempt a = {.struct_size = sizeof a, .attempt = 2};
+    pstack_verdict v;
+    ck_assert_int_eq(pstack_before_send(ps, &call, &a, &v), 0);
+    ck_assert_int_eq(v.v.action, SB_SEND_REFUSE);
+    ck_assert_int_eq(v.layer, 1);
+    ck_assert_int_eq(v.v.refusal, SB_REFUSAL_BREAKER);
+    ck_assert_str_eq(pstack_refusal_name(v.v.refusal), "breaker");
+    pstack_destroy(ps);
+}
+END_TEST
+
+/* on_decision reaches every layer with the same final decision, whoever
+ * decided it. */
+START_TEST(every_layer_hears_the_final_decision)
+{
+    sb_err e;
+    pstack *ps = build(NULL, 0, &e);
+    pstack_call call = {0, 0, NULL, NULL, NULL, &host, NULL};
+    sb_attempt a = {.struct_size = sizeof a, .attempt = 1};
+    sb_decision final = {sizeof final, SB_RETRY, 1.5, "final"};
+    pstack_on_decision(ps, &call, &a, &final);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(knobs[i].decisions, 1);
+        ck_assert_int_eq(knobs[i].final.action, SB_RETRY);
+        ck_assert_double_eq(knobs[i].final.delay_s, 1.5);
+        ck_assert_str_eq(knobs[i].final.reason, "final");
+    }
+    pstack_destroy(ps);
+}
+END_TEST
+
+/* Per-process state: each layer's block is its own, side by side and
+ * aligned to 16 bytes, and the stack reports the total. */
+START_TEST(process_state_is_laid_out_per_layer)
+{
+    sb_err e;
+    const char *s[] = {"a.pstate=3", "c.pstate=20"};
+    pstack *ps = build(s, 2, &e);
+    /* a: 3 bytes -> 16; b: none; c: 20 -> 32. */
+    ck_assert_uint_eq(pstack_process_state_size(ps), 48);
+    unsigned char block[48];
+    memset(block, 0, sizeof block);
+    pstack_call call = {0, 0, block, NULL, NULL, &host, NULL};
+    sb_attempt a = {.struct_size = sizeof a, .attempt = 1};
+    sb_decision final = {sizeof final, SB_GIVE_UP, 0.0, "x"};
+    pstack_on_decision(ps, &call, &a, &final);
+    pstack_on_decision(ps, &call, &a, &final);
+    ck_assert_uint_eq(block[0], 2);  /* a's block starts at 0 */
+    ck_assert_uint_eq(block[16], 2); /* c's at 16 */
+    for (int i = 1; i < 48; i++)
+        if (i != 16)
+            ck_assert_uint_eq(block[i], 0);
+    char buf[64];
+    ck_assert_str_eq(pstack_layer_scope(ps, 0, buf, sizeof buf),
+                     "per process");
+    ck_assert_str_eq(pstack_layer_scope(ps, 1, buf, sizeof buf),
+                     "stateless");
     pstack_destroy(ps);
 }
 END_TEST
@@ -235,6 +358,9 @@ Suite *pstack_suite(void)
     tcase_add_test(tc, sends_need_every_layer);
     tcase_add_test(tc, contract_violations_are_caught);
     tcase_add_test(tc, stack_names_and_duplicates);
+    tcase_add_test(tc, refusal_kind_is_kept);
+    tcase_add_test(tc, every_layer_hears_the_final_decision);
+    tcase_add_test(tc, process_state_is_laid_out_per_layer);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -104,17 +104,36 @@ START_TEST(jitter_at_its_maximum)
 }
 END_TEST
 
-/* A policy that never stops within the probe's 100 attempts. */
+/* A policy that never stops within the probe's 100 attempts: 1.5 s
+ * delays under a 200 s deadline (100 attempts take 100 x 0.1 s + 100 x
+ * 1.5 s = 160 s < 200 s, so the deadline never ends the probe). */
 START_TEST(endless_policy_says_at_least)
 {
-    validate("6s", "", "name = fixed\ndelay = 1s\nmax_attempts = 1000000\n");
-    assert_warning("fixed: worst-case retry delay at least 100 s (100 "
+    validate("200s", "",
+             "name = fixed\ndelay = 1500ms\nmax_attempts = 1000000\n");
+    assert_warning("fixed: worst-case retry delay at least 150 s (100 "
                    "retries of a read, every attempt timing out, jitter at "
                    "its maximum, still retrying after 100 attempts, the "
-                   "probe's limit) is over half the 6s [clients] deadline; "
-                   "keep retries x delay under deadline/2 so the attempts "
-                   "have time (110 s with the 100 attempts' 100ms "
+                   "probe's limit) is over half the 200s [clients] "
+                   "deadline; keep retries x delay under deadline/2 so the "
+                   "attempts have time (160 s with the 100 attempts' 100ms "
                    "timeouts)");
+}
+END_TEST
+
+/* The probe ends a request where the engine would (the request driver's
+ * deadline rule, which the probe once skipped): attempts start at 0,
+ * 1.1, 2.2, 3.3, 4.4 and 5.5 s; the sixth times out at 5.6 s, and a 1 s
+ * retry would start at 6.6 s, after the 6 s deadline, so the request
+ * ends there: 5 retries, 5 s of delay. */
+START_TEST(probe_stops_at_the_deadline_as_the_engine_does)
+{
+    validate("6s", "", "name = fixed\ndelay = 1s\nmax_attempts = 1000000\n");
+    assert_warning("fixed: worst-case retry delay 5 s (5 retries of a read, "
+                   "every attempt timing out, jitter at its maximum) is "
+                   "over half the 6s [clients] deadline; keep retries x "
+                   "delay under deadline/2 so the attempts have time (5.6 s "
+                   "with the 6 attempts' 100ms timeouts)");
 }
 END_TEST
 
@@ -179,8 +198,8 @@ START_TEST(policy_errors_name_the_line)
     validate("6s", "", "name = sbt_abi\nplugin = " SBT("abi") "\n");
     ck_assert_int_eq(o.status, EXIT_INPUT);
     snprintf(want, sizeof want, "%s: " SBT("abi") ": policy plug-in built "
-             "for policy ABI 2.0, but this stormbench speaks policy ABI "
-             "1.0: rebuild it against this version's stormbench/policy.h\n",
+             "for policy ABI 1.0, but this stormbench speaks policy ABI "
+             "2.0: rebuild it against this version's stormbench/policy.h\n",
              path);
     ck_assert_str_eq(o.err, want);
 }
@@ -197,6 +216,7 @@ Suite *validate_deadline_suite(void)
     tcase_add_test(tc, no_delay_is_quiet);
     tcase_add_test(tc, jitter_at_its_maximum);
     tcase_add_test(tc, endless_policy_says_at_least);
+    tcase_add_test(tc, probe_stops_at_the_deadline_as_the_engine_does);
     tcase_add_test(tc, operations_of_the_mix);
     tcase_add_test(tc, deadline_aware_policy_is_probed_with_time_left);
     suite_add_tcase(s, tc);

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "classifier.h"
+#include "driver.h"
 #include "testutil.h"
 
 #define PH_SCRIPT_MAX 64
@@ -34,7 +35,7 @@
 
 typedef struct ph {
     policy_setup setup;
-    void *cstate, *rstate;
+    void *pstate, *cstate, *rstate;
     char *rstates; /* PH_REQUESTS blocks of rstride bytes */
     size_t rsize, rstride;
     sb_host host;
@@ -60,7 +61,7 @@ static inline double ph_uniform(const sb_ctx *ctx)
     return h->script[h->drawn++];
 }
 
-static inline void ph_breaker(const sb_ctx *ctx, int open)
+static inline void ph_breaker(const sb_ctx *ctx, int32_t open)
 {
     ph *h = ctx->host_data;
     if (open)
@@ -73,6 +74,8 @@ static inline pstack_call ph_call(ph *h)
 {
     pstack_call c;
     c.client = 0;
+    c.process = 0;
+    c.process_state = h->pstate;
     c.client_state = h->cstate;
     c.request_state = h->rstate;
     c.host = &h->host;
@@ -95,6 +98,7 @@ static inline ph *ph_create(const char *spec, const char *const *params, int n)
     if (policy_setup_build(spec, NULL, 0, settings, n, &h->setup, &e) != 0)
         ck_abort_msg("policy '%s' did not build: %s", spec, e.msg);
     pstack *ps = h->setup.stack;
+    h->pstate = calloc(1, pstack_process_state_size(ps) + 1);
     h->cstate = calloc(1, pstack_client_state_size(ps) + 1);
     h->rsize = pstack_request_state_size(ps);
     h->rstride = (h->rsize + 16u) & ~(size_t)15u;
@@ -105,6 +109,7 @@ static inline ph *ph_create(const char *spec, const char *const *params, int n)
     h->host.uniform = ph_uniform;
     h->host.breaker = ph_breaker;
     pstack_call c = ph_call(h);
+    pstack_process_init(ps, &c);
     pstack_client_init(ps, &c);
     return h;
 }
@@ -129,6 +134,7 @@ static inline void ph_free(ph *h)
     if (h == NULL)
         return;
     policy_setup_free(&h->setup);
+    free(h->pstate);
     free(h->cstate);
     free(h->rstates);
     free(h);
@@ -183,7 +189,9 @@ static inline sb_attempt ph_attempt(const ph *h, uint32_t n)
     a.elapsed_s = h->now - h->start;
     a.remaining_s = INFINITY;
     a.timeout_s = 1.0;
+    a.configured_timeout_s = 1.0;
     a.retry_after_s = -1.0;
+    a.pushback_s = SB_PUSHBACK_NONE;
     return a;
 }
 
@@ -205,13 +213,59 @@ static inline void ph_error(sb_attempt *a, sb_error_kind kind, int status)
     a->sent = kind != SB_ERR_REFUSED;
 }
 
-/* The hooks, through the stack as the engine calls them. */
+/* The hooks, through the request driver (policies/driver.h) as the
+ * engine calls them.  A test describes the attempt as a policy sees it
+ * (an sb_attempt); the harness turns that back into the driver's facts
+ * about the request, so every rule the engine applies -- the effective
+ * timeout, the deadline and attempt limits, waiting for a hedge, the
+ * final decision told to every layer -- applies here too. */
+static inline int64_t ph_ns(double s)
+{
+    return (int64_t)llround(s * 1e9);
+}
+
+static inline driver_request ph_request(const ph *h, const sb_attempt *a,
+                                        uint32_t sent_before)
+{
+    driver_request d;
+    d.start_ns = ph_ns(h->start);
+    d.deadline_ns = isfinite(a->remaining_s)
+                        ? ph_ns(a->now_s) + ph_ns(a->remaining_s)
+                        : DRIVER_NO_DEADLINE;
+    d.timeout_ns = ph_ns(a->configured_timeout_s > 0 ? a->configured_timeout_s
+                                                     : a->timeout_s);
+    d.attempts = sent_before;
+    d.outstanding = a->outstanding;
+    d.op = a->op;
+    d.keyed = a->keyed != 0;
+    d.critical = a->critical != 0;
+    return d;
+}
+
+static inline driver_result ph_result(const sb_attempt *a)
+{
+    driver_result r;
+    r.number = a->attempt;
+    r.hedge = a->hedge != 0;
+    r.sent = a->sent != 0;
+    r.error = a->error;
+    r.status = a->status;
+    r.defect = a->defect;
+    r.sent_ns = ph_ns(a->now_s) - ph_ns(a->latency_s);
+    r.retry_after_ns = a->retry_after_s >= 0 ? ph_ns(a->retry_after_s) : -1;
+    r.pushback_s = a->pushback_s;
+    return r;
+}
+
 static inline pstack_verdict ph_send(ph *h, const sb_attempt *a)
 {
     pstack_call c = ph_call(h);
-    pstack_verdict v;
-    ck_assert_int_eq(pstack_before_send(h->setup.stack, &c, a, &v), 0);
-    return v;
+    driver_request d = ph_request(h, a, a->attempt - 1);
+    driver_send ds;
+    ck_assert_int_eq(driver_before_send(h->setup.stack, &c, &d,
+                                        ph_ns(a->now_s), a->hedge != 0, &ds),
+                     0);
+    return ds.verdict;
 }
 
 static inline bool ph_allowed(ph *h, const sb_attempt *a)
@@ -222,16 +276,31 @@ static inline bool ph_allowed(ph *h, const sb_attempt *a)
 static inline void ph_success(ph *h, const sb_attempt *a)
 {
     pstack_call c = ph_call(h);
-    pstack_on_success(h->setup.stack, &c, a);
+    driver_request d = ph_request(h, a, a->attempt);
+    driver_result r = ph_result(a);
+    sb_attempt seen;
+    driver_on_success(h->setup.stack, &c, &d, ph_ns(a->now_s), &r, &seen);
 }
 
-static inline sb_decision ph_failure(ph *h, const sb_attempt *a)
+/* on_failure through the driver: what was finally decided (the stack's
+ * decision unless a host limit overrode it). */
+static inline driver_next ph_failure_next(ph *h, const sb_attempt *a)
 {
     pstack_call c = ph_call(h);
-    pstack_decision d;
-    if (pstack_on_failure(h->setup.stack, &c, a, &d) != 0)
+    driver_request d = ph_request(h, a, a->attempt);
+    driver_result r = ph_result(a);
+    driver_next nx;
+    if (driver_on_failure(h->setup.stack, &c, &d, ph_ns(a->now_s), &r,
+                          &nx) != 0)
         ck_abort_msg("contract violation: %s", pstack_error(h->setup.stack));
-    return d.d;
+    return nx;
+}
+
+/* The decision a failure leads to: the stack's, with the driver's limits
+ * applied (SB_PASS when another attempt still waits). */
+static inline sb_decision ph_failure(ph *h, const sb_attempt *a)
+{
+    return ph_failure_next(h, a).final;
 }
 
 /* on_failure for an error of this kind and status on attempt n. */
