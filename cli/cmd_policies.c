@@ -38,6 +38,7 @@ static void show(const sb_policy *p, const char *origin)
                                           "policy)"
                                         : "",
            origin ? "  from " : "", origin ? origin : "", p->doc);
+    printf("    state: %s\n", p->scope ? p->scope : "none (stateless)");
     for (int j = 0; p->params && p->params[j].name; j++) {
         const sb_param *q = &p->params[j];
         char range[96] = "";

@@ -1,6 +1,7 @@
 #include "export.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 
 #include "json.h"
 
@@ -10,19 +11,24 @@ void export_csv(FILE *f, const metrics *m)
           "busy_workers,queue_len,wasted_work_s,duplicates,p50_ms,p99_ms,"
           "open_breakers,gave_up,deadline,refused,quarantined,errors,"
           "expired,lost_acks,max_queue,capacity,amplification,"
-          "goodput_per_s,conflicts\n",
+          "goodput_per_s,conflicts,sends_refused_locally,refused_budget,"
+          "refused_breaker,refused_other,policy_level\n",
           f);
     double width = (double)m->bucket_ns;
     for (size_t i = 0; i < m->n_buckets; i++) {
         const metrics_bucket *b = &m->buckets[i];
         double amp = b->offered ? (double)b->attempts / (double)b->offered
                                 : 0.0;
+        char level[32] = "";
+        if (b->policy_level >= 0)
+            snprintf(level, sizeof level, "%.4f", b->policy_level);
         fprintf(f,
                 "%.9g,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                 ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.6f,%" PRIu64
                 ",%.3f,%.3f,%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,"
-                "%.4f,%.3f,%" PRIu64 "\n",
+                "%.4f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                ",%" PRIu64 ",%s\n",
                 (double)i * width / 1e9, b->offered, b->attempts,
                 b->successes, b->failures, b->timeouts, b->rejections,
                 b->busy_ns / width, b->queue_ns / width,
@@ -32,7 +38,8 @@ void export_csv(FILE *f, const metrics *m)
                 b->gave_up, b->deadline, b->refused, b->quarantined,
                 b->errors, b->expired, b->lost_acks, b->max_queue,
                 b->capacity, amp, (double)b->successes / (width / 1e9),
-                b->conflicts);
+                b->conflicts, b->refusals, b->refused_budget,
+                b->refused_breaker, b->refused_other, level);
     }
 }
 
@@ -60,6 +67,11 @@ static void failures(jw *w, const sim_summary *s)
     jw_int(w, "gave_up", (int64_t)s->gave_up);
     jw_int(w, "deadline", (int64_t)s->deadline);
     jw_int(w, "refused", (int64_t)s->refused);
+    jw_object(w, "refused_by");
+    jw_int(w, "budget", (int64_t)s->refused_budget);
+    jw_int(w, "breaker", (int64_t)s->refused_breaker);
+    jw_int(w, "other", (int64_t)s->refused_other);
+    jw_end(w);
     jw_int(w, "quarantined", (int64_t)s->quarantined);
     jw_end(w);
 }
@@ -130,6 +142,7 @@ void export_json(FILE *f, const run_meta *meta, const sim_summary *s,
         params(&w, meta->stack);
     jw_int(&w, "seed", (int64_t)meta->seed);
     jw_int(&w, "clients", meta->clients);
+    jw_int(&w, "processes", s->processes);
     jw_double(&w, "duration_s", s->duration_s);
     jw_int(&w, "offered", (int64_t)s->offered);
     jw_int(&w, "attempts", (int64_t)s->attempts);
@@ -137,6 +150,7 @@ void export_json(FILE *f, const run_meta *meta, const sim_summary *s,
     failures(&w, s);
     jw_int(&w, "in_flight_at_end", (int64_t)s->in_flight);
     jw_int(&w, "timeouts", (int64_t)s->timeouts);
+    jw_int(&w, "sends_refused_locally", (int64_t)s->refusals);
     jw_double(&w, "amplification", s->amplification);
     jw_double(&w, "peak_amplification", s->peak_amplification);
     jw_double(&w, "peak_amplification_at_s", s->peak_amplification_at_s);

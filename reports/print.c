@@ -54,8 +54,14 @@ void print_summary(FILE *f, const sim_config *c, const char *path,
     char pol[1024];
     fprintf(f, "scenario  %s (%s)\n", c->name, path);
     fprintf(f, "policy    %s\n", print_policy(ps, pol, sizeof pol));
-    fprintf(f, "run       %u clients, %.0f s simulated, seed %" PRIu64 "\n\n",
-            c->clients.count, s->duration_s, c->seed);
+    if (s->processes != c->clients.count)
+        fprintf(f, "run       %u clients in %u processes, %.0f s simulated, "
+                   "seed %" PRIu64 "\n\n",
+                c->clients.count, s->processes, s->duration_s, c->seed);
+    else
+        fprintf(f, "run       %u clients, %.0f s simulated, seed %" PRIu64
+                   "\n\n",
+                c->clients.count, s->duration_s, c->seed);
     fprintf(f, "  %-22s%" PRIu64 " (%.1f/s)\n", "offered requests",
             s->offered, (double)s->offered / s->duration_s);
     fprintf(f, "  %-22s%" PRIu64 "  amplification %.2f, peak %.2f at t=%.0f s\n",
@@ -67,6 +73,11 @@ void print_summary(FILE *f, const sim_config *c, const char *path,
                ", refused locally %" PRIu64 ", quarantined %" PRIu64 "\n",
             "failures", s->failures, s->gave_up, s->deadline, s->refused,
             s->quarantined);
+    if (s->refused)
+        fprintf(f, "  %-22s%" PRIu64 " by a budget or throttle, %" PRIu64
+                   " by a circuit breaker, %" PRIu64 " for other reasons\n",
+                "refused locally", s->refused_budget, s->refused_breaker,
+                s->refused_other);
     fprintf(f, "  %-22s%" PRIu64 " attempts timed out, %" PRIu64
                " rejected by the server, %" PRIu64 " injected errors\n",
             "attempt errors", s->timeouts, s->rejections, s->errors);

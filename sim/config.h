@@ -142,6 +142,9 @@ typedef struct sim_config {
     fault_cfg faults[SIM_MAX_FAULTS];
     uint32_t n_faults;
     uint32_t trace_sample; /* trace 1 in N requests; 0 = none */
+    uint64_t instant_event_limit; /* events at one instant before the run
+                                     stops as a stopped clock; 0: the
+                                     default (sim.h); not in scenario files */
 } sim_config;
 
 /* Fill c with the defaults documented in README.md. */

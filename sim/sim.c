@@ -143,6 +143,8 @@ static void bucket_closed(void *ctx, size_t index)
  * clock passes any limit. */
 static uint64_t instant_limit(const sim *s)
 {
+    if (s->cfg->instant_event_limit)
+        return s->cfg->instant_event_limit;
     return SIM_INSTANT_EVENTS + 32u * (uint64_t)s->n_clients;
 }
 

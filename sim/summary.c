@@ -88,6 +88,10 @@ static void counts(const metrics_bucket *t, sim_summary *o)
     o->gave_up = t->gave_up;
     o->deadline = t->deadline;
     o->refused = t->refused;
+    o->refused_budget = t->refused_budget;
+    o->refused_breaker = t->refused_breaker;
+    o->refused_other = t->refused_other;
+    o->refusals = t->refusals;
     o->quarantined = t->quarantined;
     o->timeouts = t->timeouts;
     o->rejections = t->rejections;
@@ -169,4 +173,5 @@ void summary_compute(const sim *s, sim_summary *o)
     sim_stats st;
     sim_get_stats(s, &st);
     o->events = st.events;
+    o->processes = sim_processes(s);
 }

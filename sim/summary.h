@@ -35,6 +35,8 @@ typedef struct sim_summary {
     double bucket_s;
     uint64_t offered, attempts, successes, failures;
     uint64_t gave_up, deadline, refused, quarantined;
+    uint64_t refused_budget, refused_breaker, refused_other;
+    uint64_t refusals; /* sends refused locally, hedges included */
     uint64_t timeouts, rejections, errors, duplicates, repeats, expired;
     uint64_t lost_acks, in_flight;
     double amplification;
@@ -64,6 +66,7 @@ typedef struct sim_summary {
     double mean_queue_wait_ms;
     uint32_t max_queue;
     uint64_t events;
+    uint32_t processes;
 } sim_summary;
 
 /* Reduce a finished run (after sim_finish). */

@@ -50,7 +50,8 @@ START_TEST(json_has_the_documented_keys)
         "\"server\": {", "\"utilization\":", "\"max_queue\":", "\"events\":",
         "\"wall_s\":", "\"events_per_s\":", "\"expectations\": [",
         "\"name\": \"metastable\"", "\"limit\": true", "\"value\": true",
-        "\"ok\": true"};
+        "\"ok\": true", "\"processes\": 1000", "\"refused_by\": {",
+        "\"sends_refused_locally\":"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         ck_assert_msg(strstr(j, keys[i]) != NULL, "JSON lacks %s", keys[i]);
     double offered = tu_json_number(j, "offered");
@@ -65,6 +66,10 @@ START_TEST(json_has_the_documented_keys)
                                       tu_json_number(j, "failures.deadline") +
                                       tu_json_number(j, "failures.refused") +
                                       tu_json_number(j, "failures.quarantined"));
+    ck_assert_double_eq(tu_json_number(j, "failures.refused"),
+                        tu_json_number(j, "refused_by.budget") +
+                            tu_json_number(j, "refused_by.breaker") +
+                            tu_json_number(j, "refused_by.other"));
     free(j);
 }
 END_TEST
@@ -255,6 +260,44 @@ START_TEST(outputs_are_whole_or_untouched)
 }
 END_TEST
 
+/* The issue's livelock, through the binary with the default guard: ten
+ * closed-loop clients without think time behind breakers that open, and
+ * no cost per call.  The run stops (exit 2) with a message that says
+ * what happened and what to change, writes no output file, and validate
+ * warns about the setting beforehand. */
+START_TEST(stopped_clock_exits_two)
+{
+    const char *ini = tu_write_temp("stopped.ini",
+        "[scenario]\nname = closed-breaker\nduration = 60s\n"
+        "[clients]\ncount = 10\narrival = closed\nthink = 0s\n"
+        "call_time = 0s\n"
+        "[server]\nnetwork_delay = const(1ms)\n"
+        "[policy]\nname = exponential+circuit_breaker\n"
+        "[fault.outage]\ntype = outage\nstart = 20s\nduration = 5s\n");
+    char path[1024], json[1024];
+    snprintf(path, sizeof path, "%s", ini);
+    snprintf(json, sizeof json, "%s", tu_temp_path("stopped.json"));
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"run", path, "--json", json, NULL});
+    ck_assert_int_eq(o.status, 2);
+    static const char start[] = "stormbench run: the run stopped at t=20.";
+    ck_assert_msg(strncmp(o.err, start, strlen(start)) == 0, "%s", o.err);
+    ck_assert_ptr_nonnull(strstr(o.err, ": simulated time stopped advancing: "
+                                        "10000"));
+    ck_assert_ptr_nonnull(strstr(o.err, "was refused locally "
+                                        "(circuit_breaker: open)"));
+    ck_assert_ptr_nonnull(strstr(o.err, "give [clients] call_time"));
+    ck_assert_ptr_null(tu_read_file(json));
+    tu_output_free(&o);
+    tu_stormbench(&o, (const char *[]){"validate", path, NULL});
+    ck_assert_int_eq(o.status, 0);
+    ck_assert_ptr_nonnull(strstr(o.err, "warning: [clients] call_time = 0 "
+                                        "with closed-loop clients that do "
+                                        "not think"));
+    tu_output_free(&o);
+}
+END_TEST
+
 /* Every shipped scenario is valid. */
 START_TEST(shipped_scenarios_validate)
 {
@@ -322,6 +365,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, outputs_are_whole_or_untouched);
     tcase_add_test(tc, shipped_scenarios_validate);
     tcase_add_test(tc, help_version_and_policies);
+    tcase_add_test(tc, stopped_clock_exits_two);
     suite_add_tcase(s, tc);
     return s;
 }
