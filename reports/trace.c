@@ -46,6 +46,8 @@ static void decision_fields(jw *w, const trace_writer *tw, const sim_trace *t)
     }
     if (t->decision_ignored)
         jw_bool(w, "waiting_for_hedge", true);
+    if (t->limit)
+        jw_string(w, "limit", t->limit);
 }
 
 void trace_write(void *ctx, const sim_trace *t)
@@ -68,8 +70,10 @@ void trace_write(void *ctx, const sim_trace *t)
         if (t->hedge)
             jw_bool(&w, "hedge", true);
         jw_string(&w, "decision", t->refused ? "refuse" : "send");
-        if (t->refused)
+        if (t->refused) {
             jw_string(&w, "reason", t->reason);
+            jw_string(&w, "refusal", pstack_refusal_name(t->refusal));
+        }
     } else if (t->kind == TRACE_RESULT) {
         error_fields(&w, a);
         if (t->decision)
