@@ -1,0 +1,512 @@
+/*
+ * chart.c -- the geometry and drawing of chart.h.
+ */
+#include "chart.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- Geometry ------------------------------------------------------------ */
+
+double chart_nice_number(double x, bool round)
+{
+    if (!(x > 0) || !isfinite(x))
+        return 1.0;
+    double e = floor(log10(x));
+    double f = x / pow(10.0, e);
+    double nf;
+    if (round)
+        nf = f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10;
+    else
+        nf = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;
+    return nf * pow(10.0, e);
+}
+
+void chart_ticks_for(double lo, double hi, int max_ticks, chart_ticks *out)
+{
+    if (max_ticks < 2)
+        max_ticks = 2;
+    if (!(hi > lo)) {
+        hi = lo + 1.0;
+    }
+    double step = chart_nice_number((hi - lo) / max_ticks * (1 - 1e-12),
+                                    false);
+    double first = ceil(lo / step - 1e-9) * step;
+    int count = (int)floor((hi - first) / step + 1e-9) + 1;
+    /* A step that leaves a single tick in the range steps down through
+     * the nice numbers (5 -> 2 -> 1 -> 0.5 ...) until two fit. */
+    while (count < 2) {
+        double e = pow(10.0, floor(log10(step) + 1e-9));
+        double f = step / e;
+        step = f > 4 ? 2 * e : f > 1.5 ? e : 0.5 * e;
+        first = ceil(lo / step - 1e-9) * step;
+        count = (int)floor((hi - first) / step + 1e-9) + 1;
+    }
+    out->first = first == 0.0 ? 0.0 : first; /* no "-0" */
+    out->step = step;
+    out->count = count < 0 ? 0 : count;
+    int d = (int)-floor(log10(step) + 1e-9);
+    out->decimals = d > 0 ? d : 0;
+}
+
+double chart_axis_top(double max, double floor_v)
+{
+    double m = max > floor_v ? max : floor_v;
+    if (!(m > 0))
+        return 1.0;
+    double step = chart_nice_number(m / 4.0, true);
+    return ceil(m / step - 1e-9) * step;
+}
+
+double chart_scale_map(const chart_scale *s, double v)
+{
+    if (s->hi == s->lo)
+        return s->p0;
+    return s->p0 + (v - s->lo) / (s->hi - s->lo) * (s->p1 - s->p0);
+}
+
+double chart_scale_unmap(const chart_scale *s, double p)
+{
+    if (s->p1 == s->p0)
+        return s->lo;
+    return s->lo + (p - s->p0) / (s->p1 - s->p0) * (s->hi - s->lo);
+}
+
+void chart_time_window(double now, double span, double *lo, double *hi)
+{
+    if (now <= span) {
+        *lo = 0.0;
+        *hi = span;
+    } else {
+        *lo = now - span;
+        *hi = now;
+    }
+}
+
+const char *chart_format(double v, int decimals, char *buf, size_t len)
+{
+    static const struct {
+        double scale;
+        const char *suffix;
+    } si[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+    if (!isfinite(v)) {
+        snprintf(buf, len, "-");
+        return buf;
+    }
+    double a = fabs(v);
+    for (size_t i = 0; a >= 1e4 && i < sizeof si / sizeof *si; i++) {
+        if (a < si[i].scale)
+            continue;
+        double x = v / si[i].scale;
+        if (fabs(x - nearbyint(x)) < 0.05)
+            snprintf(buf, len, "%.0f%s", x, si[i].suffix);
+        else
+            snprintf(buf, len, "%.1f%s", x, si[i].suffix);
+        return buf;
+    }
+    snprintf(buf, len, "%.*f", decimals, v == 0.0 ? 0.0 : v);
+    return buf;
+}
+
+/* ---- Styles --------------------------------------------------------------- */
+
+#define RGB(r, g, b) (r) / 255.0, (g) / 255.0, (b) / 255.0
+const chart_style chart_palette[CHART_PALETTE_SIZE] = {
+    {RGB(230, 159, 0), 1.0, 2.0, 0},   /* orange */
+    {RGB(86, 180, 233), 1.0, 2.0, 0},  /* sky blue */
+    {RGB(0, 158, 115), 1.0, 2.0, 0},   /* bluish green */
+    {RGB(240, 228, 66), 1.0, 2.0, 0},  /* yellow */
+    {RGB(0, 114, 178), 1.0, 2.0, 0},   /* blue */
+    {RGB(213, 94, 0), 1.0, 2.0, 0},    /* vermillion */
+    {RGB(204, 121, 167), 1.0, 2.0, 0}, /* reddish purple */
+    {RGB(0, 0, 0), 1.0, 2.0, 0},       /* black */
+};
+const chart_style chart_ink = {RGB(40, 40, 40), 1.0, 1.0, 0};
+const chart_style chart_grid = {RGB(40, 40, 40), 0.12, 1.0, 0};
+const chart_style chart_fault = {RGB(213, 94, 0), 0.13, 1.0, 0};
+
+static void set_style(cairo_t *cr, const chart_style *st, double font_px)
+{
+    cairo_set_source_rgba(cr, st->r, st->g, st->b, st->a);
+    double w = st->width * font_px / 12.0;
+    cairo_set_line_width(cr, w);
+    if (st->dash == 1) {
+        double d[] = {5 * w, 3 * w};
+        cairo_set_dash(cr, d, 2, 0);
+    } else if (st->dash == 2) {
+        double d[] = {1 * w, 2.5 * w};
+        cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+        cairo_set_dash(cr, d, 2, 0);
+    } else {
+        cairo_set_dash(cr, NULL, 0, 0);
+    }
+}
+
+/* ---- Text ------------------------------------------------------------------ */
+
+void chart_font(cairo_t *cr, double px, bool bold)
+{
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
+                           bold ? CAIRO_FONT_WEIGHT_BOLD
+                                : CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, px);
+}
+
+double chart_text_width(cairo_t *cr, const char *text)
+{
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, text, &e);
+    return e.x_advance;
+}
+
+/* Text with its left (align 0), centre (0.5) or right (1) at x and its
+ * baseline at y. */
+static void text_at(cairo_t *cr, double x, double y, double align,
+                    const char *text)
+{
+    cairo_move_to(cr, x - align * chart_text_width(cr, text), y);
+    cairo_show_text(cr, text);
+}
+
+/* ---- Panels ---------------------------------------------------------------- */
+
+void chart_panel_init(chart_panel *p, chart_rect outer, const char *title,
+                      const char *unit, double t_lo, double t_hi,
+                      double y_lo, double y_hi, double font_px)
+{
+    memset(p, 0, sizeof *p);
+    p->outer = outer;
+    p->title = title;
+    p->unit = unit;
+    p->font_px = font_px;
+    /* Room for a title line above, tick labels left (six characters of
+     * about 0.6 em) and below, a little air on the right. */
+    double left = font_px * 4.2, top = font_px * 1.7;
+    double bottom = font_px * 1.6, right = font_px * 0.8;
+    p->plot.x = outer.x + left;
+    p->plot.y = outer.y + top;
+    p->plot.w = fmax(1.0, outer.w - left - right);
+    p->plot.h = fmax(1.0, outer.h - top - bottom);
+    p->x = (chart_scale){t_lo, t_hi, p->plot.x, p->plot.x + p->plot.w};
+    p->y = (chart_scale){y_lo, y_hi, p->plot.y + p->plot.h, p->plot.y};
+    int xmax = (int)(p->plot.w / (font_px * 5.0));
+    int ymax = (int)(p->plot.h / (font_px * 2.2));
+    chart_ticks_for(t_lo, t_hi, xmax < 2 ? 2 : xmax, &p->xt);
+    chart_ticks_for(y_lo, y_hi, ymax < 2 ? 2 : ymax, &p->yt);
+}
+
+bool chart_panel_hit(const chart_panel *p, double px, double py)
+{
+    return px >= p->plot.x && px <= p->plot.x + p->plot.w &&
+           py >= p->plot.y && py <= p->plot.y + p->plot.h;
+}
+
+static void clip_plot(cairo_t *cr, const chart_panel *p)
+{
+    cairo_rectangle(cr, p->plot.x, p->plot.y, p->plot.w, p->plot.h);
+    cairo_clip(cr);
+}
+
+void chart_panel_frame(cairo_t *cr, const chart_panel *p)
+{
+    char buf[32];
+    double f = p->font_px;
+    cairo_save(cr);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_rectangle(cr, p->plot.x, p->plot.y, p->plot.w, p->plot.h);
+    cairo_fill(cr);
+    set_style(cr, &chart_grid, f);
+    for (int i = 0; i < p->yt.count; i++) {
+        double y = round(chart_scale_map(&p->y, p->yt.first + i * p->yt.step));
+        cairo_move_to(cr, p->plot.x, y + 0.5);
+        cairo_line_to(cr, p->plot.x + p->plot.w, y + 0.5);
+    }
+    for (int i = 0; i < p->xt.count; i++) {
+        double x = round(chart_scale_map(&p->x, p->xt.first + i * p->xt.step));
+        cairo_move_to(cr, x + 0.5, p->plot.y);
+        cairo_line_to(cr, x + 0.5, p->plot.y + p->plot.h);
+    }
+    cairo_stroke(cr);
+    set_style(cr, &chart_ink, f);
+    cairo_rectangle(cr, p->plot.x + 0.5, p->plot.y + 0.5, p->plot.w - 1,
+                    p->plot.h - 1);
+    cairo_stroke(cr);
+    chart_font(cr, f * 0.85, false);
+    cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
+    for (int i = 0; i < p->yt.count; i++) {
+        double v = p->yt.first + i * p->yt.step;
+        double y = chart_scale_map(&p->y, v);
+        text_at(cr, p->plot.x - f * 0.35, y + f * 0.3, 1.0,
+                chart_format(v, p->yt.decimals, buf, sizeof buf));
+    }
+    for (int i = 0; i < p->xt.count; i++) {
+        double v = p->xt.first + i * p->xt.step;
+        double x = chart_scale_map(&p->x, v);
+        text_at(cr, x, p->plot.y + p->plot.h + f * 1.1, 0.5,
+                chart_format(v, p->xt.decimals, buf, sizeof buf));
+    }
+    text_at(cr, p->plot.x + p->plot.w, p->plot.y + p->plot.h + f * 1.1, 1.0,
+            "s");
+    chart_font(cr, f, true);
+    char title[256];
+    snprintf(title, sizeof title, "%s%s%s%s", p->title ? p->title : "",
+             p->unit ? " (" : "", p->unit ? p->unit : "", p->unit ? ")" : "");
+    text_at(cr, p->outer.x + f * 0.3, p->outer.y + f * 1.15, 0.0, title);
+    cairo_restore(cr);
+}
+
+void chart_panel_series(cairo_t *cr, const chart_panel *p, const double *t,
+                        const double *v, size_t n, const chart_style *st)
+{
+    cairo_save(cr);
+    clip_plot(cr, p);
+    set_style(cr, st, p->font_px);
+    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+    bool pen = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(v[i]) || !isfinite(t[i])) {
+            pen = false;
+            continue;
+        }
+        double x = chart_scale_map(&p->x, t[i]);
+        double y = chart_scale_map(&p->y, v[i]);
+        if (pen)
+            cairo_line_to(cr, x, y);
+        else
+            cairo_move_to(cr, x, y);
+        pen = true;
+    }
+    cairo_stroke(cr);
+    cairo_restore(cr);
+}
+
+void chart_panel_band(cairo_t *cr, const chart_panel *p, const double *t,
+                      const double *lo, const double *hi, size_t n,
+                      const chart_style *st)
+{
+    if (n == 0)
+        return;
+    cairo_save(cr);
+    clip_plot(cr, p);
+    cairo_set_source_rgba(cr, st->r, st->g, st->b, 0.25 * st->a);
+    for (size_t i = 0; i < n; i++)
+        cairo_line_to(cr, chart_scale_map(&p->x, t[i]),
+                      chart_scale_map(&p->y, hi[i]));
+    for (size_t i = n; i-- > 0;)
+        cairo_line_to(cr, chart_scale_map(&p->x, t[i]),
+                      chart_scale_map(&p->y, lo[i]));
+    cairo_close_path(cr);
+    cairo_fill(cr);
+    cairo_restore(cr);
+}
+
+void chart_panel_hline(cairo_t *cr, const chart_panel *p, double v,
+                       const char *label, const chart_style *st)
+{
+    double y = chart_scale_map(&p->y, v);
+    if (y < p->plot.y || y > p->plot.y + p->plot.h)
+        return;
+    cairo_save(cr);
+    clip_plot(cr, p);
+    set_style(cr, st, p->font_px);
+    cairo_move_to(cr, p->plot.x, y);
+    cairo_line_to(cr, p->plot.x + p->plot.w, y);
+    cairo_stroke(cr);
+    if (label) {
+        chart_font(cr, p->font_px * 0.8, false);
+        text_at(cr, p->plot.x + p->plot.w - p->font_px * 0.3,
+                y - p->font_px * 0.3, 1.0, label);
+    }
+    cairo_restore(cr);
+}
+
+void chart_panel_window(cairo_t *cr, const chart_panel *p, double t0,
+                        double t1, const char *label)
+{
+    double x0 = fmax(chart_scale_map(&p->x, t0), p->plot.x);
+    double x1 = fmin(chart_scale_map(&p->x, t1), p->plot.x + p->plot.w);
+    if (x1 <= x0)
+        return;
+    cairo_save(cr);
+    cairo_set_source_rgba(cr, chart_fault.r, chart_fault.g, chart_fault.b,
+                          chart_fault.a);
+    cairo_rectangle(cr, x0, p->plot.y, x1 - x0, p->plot.h);
+    cairo_fill(cr);
+    if (label && x1 - x0 > p->font_px) {
+        clip_plot(cr, p);
+        chart_font(cr, p->font_px * 0.75, false);
+        cairo_set_source_rgb(cr, 0.55, 0.23, 0.0);
+        text_at(cr, x0 + p->font_px * 0.2, p->plot.y + p->font_px * 0.9, 0.0,
+                label);
+    }
+    cairo_restore(cr);
+}
+
+void chart_panel_marker(cairo_t *cr, const chart_panel *p, double t,
+                        const char *label)
+{
+    double x = chart_scale_map(&p->x, t);
+    if (x < p->plot.x || x > p->plot.x + p->plot.w)
+        return;
+    cairo_save(cr);
+    clip_plot(cr, p);
+    chart_style st = chart_ink;
+    st.dash = 1;
+    set_style(cr, &st, p->font_px);
+    cairo_move_to(cr, x, p->plot.y);
+    cairo_line_to(cr, x, p->plot.y + p->plot.h);
+    cairo_stroke(cr);
+    if (label) {
+        chart_font(cr, p->font_px * 0.75, false);
+        text_at(cr, x + p->font_px * 0.2, p->plot.y + p->plot.h -
+                                              p->font_px * 0.3,
+                0.0, label);
+    }
+    cairo_restore(cr);
+}
+
+/* ---- Legends ------------------------------------------------------------------- */
+
+int chart_legend_layout(const double *widths, int n, double swatch,
+                        double gap, double line, double width, double *xs,
+                        double *ys)
+{
+    double x = 0.0, y = 0.0;
+    int rows = n > 0 ? 1 : 0;
+    for (int i = 0; i < n; i++) {
+        double w = swatch + gap * 0.5 + widths[i];
+        if (x > 0.0 && x + w > width) {
+            x = 0.0;
+            y += line;
+            rows++;
+        }
+        xs[i] = x;
+        ys[i] = y;
+        x += w + gap;
+    }
+    return rows;
+}
+
+#define LEGEND_MAX 16
+
+void chart_legend(cairo_t *cr, const chart_panel *p,
+                  const chart_legend_item *items, int n)
+{
+    if (n > LEGEND_MAX)
+        n = LEGEND_MAX;
+    double f = p->font_px * 0.8;
+    double widths[LEGEND_MAX], xs[LEGEND_MAX], ys[LEGEND_MAX];
+    cairo_save(cr);
+    chart_font(cr, f, false);
+    for (int i = 0; i < n; i++)
+        widths[i] = chart_text_width(cr, items[i].label);
+    double swatch = f * 1.6, gap = f, line = f * 1.3;
+    int rows = chart_legend_layout(widths, n, swatch, gap, line,
+                                   p->plot.w - 2 * gap, xs, ys);
+    double x0 = p->plot.x + gap * 0.5, y0 = p->plot.y + gap * 0.4;
+    /* A light backing so the legend reads over the series. */
+    double right = 0;
+    for (int i = 0; i < n; i++)
+        right = fmax(right, xs[i] + swatch + gap * 0.5 + widths[i]);
+    cairo_set_source_rgba(cr, 1, 1, 1, 0.8);
+    cairo_rectangle(cr, x0 - gap * 0.3, y0 - gap * 0.2, right + gap * 0.6,
+                    rows * line + gap * 0.2);
+    cairo_fill(cr);
+    for (int i = 0; i < n; i++) {
+        double x = x0 + xs[i], y = y0 + ys[i] + line * 0.5;
+        set_style(cr, items[i].style, p->font_px);
+        cairo_move_to(cr, x, y);
+        cairo_line_to(cr, x + swatch, y);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
+        text_at(cr, x + swatch + gap * 0.5, y + f * 0.35, 0.0,
+                items[i].label);
+    }
+    cairo_restore(cr);
+}
+
+/* ---- The field of clients -------------------------------------------------------- */
+
+/* Does a grid of `cells` squares of side s fit in w x h? */
+static bool fits(double w, double h, uint32_t cells, double s)
+{
+    double cols = floor(w / s);
+    if (cols < 1)
+        return false;
+    return ceil(cells / cols) * s <= h + 1e-9;
+}
+
+void chart_field_layout(chart_field *f, chart_rect area, uint32_t items,
+                        double min_cell)
+{
+    memset(f, 0, sizeof *f);
+    f->area = area;
+    f->items = items;
+    if (items == 0 || area.w < min_cell || area.h < min_cell)
+        return;
+    uint64_t max_cols = (uint64_t)(area.w / min_cell);
+    uint64_t max_rows = (uint64_t)(area.h / min_cell);
+    uint64_t cap = max_cols * max_rows;
+    f->per_cell = (uint32_t)((items + cap - 1) / cap);
+    f->cells = (items + f->per_cell - 1) / f->per_cell;
+    /* The largest cell that still fits, by bisection: fits() is monotone
+     * in s. */
+    double lo = min_cell, hi = fmax(area.w, area.h);
+    for (int i = 0; i < 60; i++) {
+        double mid = (lo + hi) / 2;
+        if (fits(area.w, area.h, f->cells, mid))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    f->cell = floor(lo * 100.0) / 100.0;
+    f->cols = (uint32_t)floor(area.w / f->cell);
+    f->rows = (f->cells + f->cols - 1) / f->cols;
+}
+
+uint8_t chart_field_cell_state(const chart_field *f, const uint8_t *states,
+                               uint32_t cell, int n_states)
+{
+    uint32_t count[32] = {0};
+    if (n_states > 32)
+        n_states = 32;
+    uint64_t from = (uint64_t)cell * f->per_cell;
+    uint64_t to = from + f->per_cell;
+    if (to > f->items)
+        to = f->items;
+    for (uint64_t i = from; i < to; i++)
+        if (states[i] < n_states)
+            count[states[i]]++;
+    int best = 0;
+    for (int s = 1; s < n_states; s++)
+        if (count[s] >= count[best])
+            best = s;
+    return (uint8_t)best;
+}
+
+void chart_field_draw(cairo_t *cr, const chart_field *f, const uint8_t *states,
+                      const chart_style *colours, int n_states)
+{
+    if (f->cells == 0)
+        return;
+    cairo_save(cr);
+    double gap = f->cell >= 4 ? 1.0 : 0.0;
+    for (int s = 0; s < n_states; s++) {
+        /* One fill per state: a path of all its cells. */
+        const chart_style *c = &colours[s];
+        cairo_set_source_rgba(cr, c->r, c->g, c->b, c->a);
+        bool any = false;
+        for (uint32_t i = 0; i < f->cells; i++) {
+            if (chart_field_cell_state(f, states, i, n_states) != s)
+                continue;
+            double x = f->area.x + (i % f->cols) * f->cell;
+            double y = f->area.y + (i / f->cols) * f->cell;
+            cairo_rectangle(cr, x, y, f->cell - gap, f->cell - gap);
+            any = true;
+        }
+        if (any)
+            cairo_fill(cr);
+    }
+    cairo_restore(cr);
+}

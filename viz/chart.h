@@ -1,0 +1,181 @@
+/*
+ * chart.h -- time-series charts drawn with cairo onto any surface: an
+ * image for the live window and PNG frames, PDF and SVG for the reports.
+ *
+ * The geometry (nice ticks, scales, the scrolling time window, legend
+ * layout, the client field's grouping) is plain arithmetic with no cairo
+ * in it, so it is unit-tested on its own; the drawing functions take a
+ * cairo context the caller owns and leave its state as they found it
+ * (cairo_save/restore around each).  Nothing here allocates per call or
+ * keeps a pointer to what it is given.
+ *
+ * Units: positions are in device units of the surface (pixels for an
+ * image, points for PDF/SVG); `font_px` sets the text size and everything
+ * scales from it, so HiDPI is one factor.
+ *
+ * Colours come from the Okabe-Ito palette (Okabe and Ito, "Color
+ * Universal Design", 2002): distinguishable under the common forms of
+ * colour blindness, and a series is also told apart by its dash.
+ */
+#ifndef SB_CHART_H
+#define SB_CHART_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cairo.h>
+
+/* ---- Geometry ------------------------------------------------------------ */
+
+typedef struct chart_rect {
+    double x, y, w, h;
+} chart_rect;
+
+/* Tick marks: values first, first + step, ... (count of them) inside the
+ * range they were made for. */
+typedef struct chart_ticks {
+    double first, step;
+    int count;
+    int decimals; /* digits after the point that tell the ticks apart */
+} chart_ticks;
+
+/* A "nice" number near x: 1, 2 or 5 times a power of ten (round: the
+ * nearest; else the smallest not below x).  Heckbert, "Nice numbers for
+ * graph labels", Graphics Gems (1990). */
+double chart_nice_number(double x, bool round);
+
+/* Ticks for [lo, hi] with at most max_ticks intervals (at least 2): the
+ * step is the smallest nice number not below (hi - lo) / max_ticks, the
+ * ticks are its multiples that fall inside [lo, hi] (tight labelling: the
+ * axis keeps the data's range). */
+void chart_ticks_for(double lo, double hi, int max_ticks, chart_ticks *out);
+
+/* The upper end of a value axis that starts at 0 and must show `max`:
+ * max rounded up to a multiple of a nice step, and at least `floor` (so
+ * an idle series does not make a flat line fill the panel). */
+double chart_axis_top(double max, double floor);
+
+/* A linear map from values [lo, hi] to device positions [p0, p1] (p1 <
+ * p0 for a y axis that grows upwards). */
+typedef struct chart_scale {
+    double lo, hi, p0, p1;
+} chart_scale;
+
+double chart_scale_map(const chart_scale *s, double v);
+double chart_scale_unmap(const chart_scale *s, double p);
+
+/* The time range a scrolling panel shows at time now: [0, span] until
+ * now passes span, then [now - span, now]. */
+void chart_time_window(double now, double span, double *lo, double *hi);
+
+/* "120", "2.5", "1.2k", "3.4M": v with `decimals` digits, or with an SI
+ * suffix when it is 10 000 or more. */
+const char *chart_format(double v, int decimals, char *buf, size_t len);
+
+/* ---- Styles --------------------------------------------------------------- */
+
+typedef struct chart_style {
+    double r, g, b, a;
+    double width; /* line width, in units of font_px / 12 */
+    int dash;     /* 0 solid, 1 dashed, 2 dotted */
+} chart_style;
+
+/* The Okabe-Ito palette: orange, sky blue, bluish green, yellow, blue,
+ * vermillion, reddish purple, black. */
+#define CHART_PALETTE_SIZE 8
+extern const chart_style chart_palette[CHART_PALETTE_SIZE];
+/* Fault shading and grid/ink colours. */
+extern const chart_style chart_ink, chart_grid, chart_fault;
+
+/* ---- Panels ---------------------------------------------------------------- */
+
+/* One chart: an outer rectangle with a title line, a plot area inside it
+ * with room for the tick labels, a time axis and a value axis. */
+typedef struct chart_panel {
+    chart_rect outer, plot;
+    const char *title; /* borrowed: valid while the panel is drawn */
+    const char *unit;  /* of the value axis: "attempts/s", "ms" */
+    double font_px;
+    chart_scale x, y;
+    chart_ticks xt, yt;
+} chart_panel;
+
+/* Lay a panel out in `outer` showing times [t_lo, t_hi] (seconds) and
+ * values [y_lo, y_hi]. */
+void chart_panel_init(chart_panel *p, chart_rect outer, const char *title,
+                      const char *unit, double t_lo, double t_hi,
+                      double y_lo, double y_hi, double font_px);
+
+/* Is the device point (px, py) inside the plot area? */
+bool chart_panel_hit(const chart_panel *p, double px, double py);
+
+/* Background, grid, axes, tick labels and title. */
+void chart_panel_frame(cairo_t *cr, const chart_panel *p);
+/* A line through (t[i], v[i]); a NaN value breaks it.  Clipped to the
+ * plot area. */
+void chart_panel_series(cairo_t *cr, const chart_panel *p, const double *t,
+                        const double *v, size_t n, const chart_style *st);
+/* A filled band between lo[i] and hi[i] (a 10-90 % range). */
+void chart_panel_band(cairo_t *cr, const chart_panel *p, const double *t,
+                      const double *lo, const double *hi, size_t n,
+                      const chart_style *st);
+/* A horizontal reference line at value v (capacity, the client timeout),
+ * labelled at its right end. */
+void chart_panel_hline(cairo_t *cr, const chart_panel *p, double v,
+                       const char *label, const chart_style *st);
+/* Shade [t0, t1] (a fault), with a label at the top. */
+void chart_panel_window(cairo_t *cr, const chart_panel *p, double t0,
+                        double t1, const char *label);
+/* A vertical marker at t (a live change), labelled. */
+void chart_panel_marker(cairo_t *cr, const chart_panel *p, double t,
+                        const char *label);
+
+/* ---- Legends ----------------------------------------------------------------- */
+
+typedef struct chart_legend_item {
+    const char *label;
+    const chart_style *style;
+} chart_legend_item;
+
+/* Flow n items of the given text widths into rows of at most `width`:
+ * each item is a swatch, a gap and its label; items are `gap` apart.
+ * Writes each item's offset from the legend's top-left into xs, ys and
+ * returns the number of rows. */
+int chart_legend_layout(const double *widths, int n, double swatch,
+                        double gap, double line, double width, double *xs,
+                        double *ys);
+/* Draw a legend along the top of the plot area. */
+void chart_legend(cairo_t *cr, const chart_panel *p,
+                  const chart_legend_item *items, int n);
+
+/* ---- The field of clients ------------------------------------------------------ */
+
+/* n items (clients or processes) in a grid of square cells inside
+ * `area`; when they do not fit at min_cell, several items share a cell
+ * (per_cell of them, consecutive). */
+typedef struct chart_field {
+    chart_rect area;
+    uint32_t items, per_cell, cells, cols, rows;
+    double cell; /* side of a cell, gap included */
+} chart_field;
+
+void chart_field_layout(chart_field *f, chart_rect area, uint32_t items,
+                        double min_cell);
+/* The state a cell shows: the most common of its items' states; a tie
+ * goes to the higher state number (states are numbered by how much they
+ * matter: a breaker's refusal over an idle client). */
+uint8_t chart_field_cell_state(const chart_field *f, const uint8_t *states,
+                               uint32_t cell, int n_states);
+/* Draw every cell in the colour of its state. */
+void chart_field_draw(cairo_t *cr, const chart_field *f, const uint8_t *states,
+                      const chart_style *colours, int n_states);
+
+/* ---- Text ------------------------------------------------------------------------ */
+
+/* Select the chart font (sans-serif through fontconfig) at `px`. */
+void chart_font(cairo_t *cr, double px, bool bold);
+/* Width of text in the current font. */
+double chart_text_width(cairo_t *cr, const char *text);
+
+#endif
