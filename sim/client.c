@@ -162,7 +162,8 @@ static void start_request(sim *s, uint32_t c, uint32_t k)
     r->client = c;
     r->index = k;
     r->start = s->now;
-    r->deadline = cc->deadline_ns ? s->now + cc->deadline_ns : NO_DEADLINE;
+    r->deadline = cc->deadline_ns ? simtime_add(s->now, cc->deadline_ns)
+                                  : NO_DEADLINE;
     r->refs = 1;
     uint64_t key = rng_key(s->seed, c, RNG_ATTR);
     double u = rng_unit(rng_at(key, (uint64_t)k * 8));
@@ -202,6 +203,11 @@ static int64_t arrival_gap(const sim *s, uint32_t c, uint32_t k)
         return round_ns(
             (double)engine_sample(s, &cc->think, c, RNG_ARRIVAL, k) / s->spike);
     double mean = 1e9 / (cc->rate_per_s * s->spike);
+    /* A rate so low that the mean gap is not even a double (1e-300/s):
+     * no request ever comes.  (An exponential with an infinite mean would
+     * be NaN for the uniform 1.) */
+    if (isinf(mean))
+        return SIMTIME_END;
     uint64_t x = rng_at(rng_key(s->seed, c, RNG_ARRIVAL), k);
     return round_ns(rng_exponential(x, mean));
 }
@@ -209,7 +215,7 @@ static int64_t arrival_gap(const sim *s, uint32_t c, uint32_t k)
 void client_schedule_arrival(sim *s, uint32_t c)
 {
     int64_t gap = arrival_gap(s, c, s->next_request[c]);
-    engine_push(s, s->now + gap, EV_ARRIVAL, c, 0);
+    engine_push(s, simtime_add(s->now, gap), EV_ARRIVAL, c, 0);
 }
 
 void client_on_arrival(sim *s, uint32_t c)
@@ -255,9 +261,11 @@ static bool refused_locally(sim *s, uint32_t ri, bool hedge)
         }
         return true;
     }
-    if (v.v.hedge_after_s > 0)
-        engine_push(s, s->now + round_ns(v.v.hedge_after_s * 1e9),
-                    EV_HEDGE, ri, r->gen);
+    int64_t hedge_after;
+    if (v.v.hedge_after_s > 0 &&
+        simtime_from_s(v.v.hedge_after_s, &hedge_after) == 0)
+        engine_push(s, simtime_add(s->now, hedge_after), EV_HEDGE, ri,
+                    r->gen);
     return false;
 }
 
@@ -283,7 +291,7 @@ static void send_attempt(sim *s, uint32_t ri, bool hedge)
     int64_t timeout = s->cfg->clients.timeout_ns;
     if (r->deadline != NO_DEADLINE && r->deadline - s->now < timeout)
         timeout = r->deadline - s->now;
-    t->expires = s->now + timeout;
+    t->expires = simtime_add(s->now, timeout);
     t->waiting = 1;
     r->outstanding++;
     r->refs++;
@@ -338,11 +346,12 @@ static void retry_or_end(sim *s, uint32_t ri, const sb_attempt *a,
     }
     switch (d->d.action) {
     case SB_RETRY: {
-        int64_t delay = round_ns(d->d.delay_s * 1e9);
+        int64_t delay;
+        (void)simtime_from_s(d->d.delay_s, &delay); /* pstack checked it */
         if (r->attempts >= MAX_ATTEMPTS_PER_REQUEST) {
             finish(s, ri, SB_OUTCOME_GAVE_UP, a);
         } else if (r->deadline != NO_DEADLINE &&
-                   s->now + delay >= r->deadline) {
+                   simtime_add(s->now, delay) >= r->deadline) {
             /* The client would wake after its deadline: it fails now. */
             finish(s, ri, SB_OUTCOME_DEADLINE, a);
         } else {
@@ -350,7 +359,8 @@ static void retry_or_end(sim *s, uint32_t ri, const sb_attempt *a,
             if (delay == 0)
                 engine_push_lane(s, LANE_NOW, s->now, EV_SEND, ri, r->gen);
             else
-                engine_push(s, s->now + delay, EV_SEND, ri, r->gen);
+                engine_push(s, simtime_add(s->now, delay), EV_SEND, ri,
+                            r->gen);
         }
         break;
     }
