@@ -51,9 +51,14 @@ static inline int simtime_from_ns(double x, int64_t *ns)
     return -1;
 }
 
-/* s seconds as nanoseconds: simtime_from_ns(s * 1e9), same contract. */
+/* s seconds as nanoseconds: simtime_from_ns(s * 1e9), same contract (a
+ * finite s too large for s * 1e9 to be finite still saturates). */
 static inline int simtime_from_s(double s, int64_t *ns)
 {
+    if (s >= (double)(SIMTIME_END / 1000000000)) {
+        *ns = SIMTIME_END;
+        return isinf(s) ? -1 : 0;
+    }
     return simtime_from_ns(s * 1e9, ns);
 }
 

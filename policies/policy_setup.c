@@ -72,22 +72,21 @@ int policy_setup_build_at(const char *spec, const char *spec_origin,
         goto fail;
     }
     snprintf(buf, sizeof buf, "%s", spec);
-    if (buf[0] == '\0') {
+    size_t len = strlen(buf);
+    if (len == 0) {
         err_set(e, "%s: empty policy name", spec_origin);
         goto fail;
     }
-    /* Split by hand: strtok would skip the empty name in "immediate+" and
-     * "a++b", and run a stack the user did not write. */
-    for (char *tok = buf, *plus; tok; tok = plus ? plus + 1 : NULL) {
-        plus = strchr(tok, '+');
-        if (plus)
-            *plus = '\0';
-        if (*tok == '\0') {
-            err_set(e, "%s: policy '%s' has an empty layer name; write a "
-                    "stack as names joined by '+', such as "
-                    "exponential+token_bucket", spec_origin, spec);
-            goto fail;
-        }
+    /* strtok would skip the empty name in "immediate+", "+immediate" and
+     * "a++b" and run a stack the user did not write. */
+    if (buf[0] == '+' || buf[len - 1] == '+' || strstr(buf, "++")) {
+        err_set(e, "%s: policy '%s' has an empty layer name; write a stack "
+                "as names joined by '+', such as exponential+token_bucket",
+                spec_origin, spec);
+        goto fail;
+    }
+    for (char *save = NULL, *tok = strtok_r(buf, "+", &save); tok;
+         tok = strtok_r(NULL, "+", &save)) {
         if (n == PSTACK_MAX_LAYERS) {
             err_set(e, "policy '%s' has more than %d layers", spec,
                     PSTACK_MAX_LAYERS);

@@ -146,7 +146,9 @@ static void setup_cases(void)
                            (dist){.kind = DIST_LOGNORMAL, .mean_ns = 10 * ms,
                                   .sigma = 1.0});
     /* Truncation removes 10.6 % of the parent here (Phi(-1.25)): the mean
-     * rises from 100 to 119.9 ms -- clamping at 0 would give 101.6 ms. */
+     * rises from 100 to 116.3 ms and the sd falls from 80 to 67.1 ms --
+     * clamping at 0 instead would give a mean of 104.0 ms
+     * (mu Phi(mu/sd) + sd phi(mu/sd)), outside the test's band. */
     cases[n++] = make_case("normal(100ms, 80ms)",
                            (dist){.kind = DIST_NORMAL, .mean_ns = 100 * ms,
                                   .sd_ns = 80 * ms});
