@@ -600,9 +600,30 @@ static int check_clients(loader *ld)
     return 0;
 }
 
+/* A rate limiter answers a refused attempt with a Retry-After of up to
+ * 1/rate seconds; below one request per end of time (5e-10/s) that wait
+ * is past the end of simulated time.  Such a limit admits nothing after
+ * its burst in any run, which an outage says plainly. */
+static int check_limit_rate(loader *ld, const entry *en, double rate)
+{
+    double min = 1e9 / (double)SIMTIME_END;
+    if (en == NULL || rate <= 0 || rate >= min)
+        return 0;
+    char msg[300];
+    snprintf(msg, sizeof msg, "%g/s is below %g/s, one request per %llds "
+             "(the end of simulated time): the Retry-After of a refused "
+             "attempt would be longer than any run; to refuse everything, "
+             "use an outage fault", rate, min,
+             (long long)(SIMTIME_END / NS_PER_S));
+    return bad(ld->e, en, msg);
+}
+
 static int check_server(loader *ld)
 {
     server_cfg *s = &ld->sc->cfg.server;
+    if (check_limit_rate(ld, find_entry(ld, "server", "rate_limit"),
+                         s->rate_limit_per_s) != 0)
+        return -1;
     const entry *deg = find_entry(ld, "server", "degradation");
     const entry *knee = find_entry(ld, "server", "degradation_knee");
     if (deg && s->degradation > 0 && !knee)
@@ -734,6 +755,10 @@ static int load_fault(loader *ld, const char *section)
             return -1;
     }
     if (fault_required(ld, section, f) != 0)
+        return -1;
+    if (f->type == FAULT_RATE_LIMIT &&
+        check_limit_rate(ld, find_entry(ld, section, "rate"),
+                         f->rate_per_s) != 0)
         return -1;
     c->n_faults++;
     return 0;

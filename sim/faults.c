@@ -12,7 +12,9 @@
 static int64_t stretch(const evq_event *ev, void *ctx)
 {
     const double *k = ctx; /* k[0] = now, k[1] = old/new multiplier */
-    if (evq_type(ev) != EV_ARRIVAL)
+    /* An arrival at the end of time never comes, at any rate: rescaling
+     * it would bring it back into the run. */
+    if (evq_type(ev) != EV_ARRIVAL || ev->time >= SIMTIME_END)
         return ev->time;
     double now = k[0];
     return round_ns(now + ((double)ev->time - now) * k[1]);

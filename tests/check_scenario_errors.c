@@ -145,6 +145,22 @@ static const bad_case cases[] = {
      "would be 0.1 ns, and gaps are rounded to whole ns; at most 1e+07/s "
      "per client (a mean gap of 100 ns) is allowed; spread the load over "
      "more clients"},
+    /* A rate limit's Retry-After is up to 1/rate s: below 5e-10/s that
+     * is past the end of time (and used to overflow an int64). */
+    {"rate-limit-below-end-of-time",
+     "[scenario]\nname = t\nduration = 60s\n[server]\n"
+     "rate_limit = 1e-12/s\n", {NULL},
+     "%s:5: [server] rate_limit: 1e-12/s is below 5e-10/s, one request per "
+     "2000000000s (the end of simulated time): the Retry-After of a refused "
+     "attempt would be longer than any run; to refuse everything, use an "
+     "outage fault"},
+    {"fault-rate-limit-below-end-of-time",
+     BASE "[fault.a]\ntype = rate_limit\nstart = 10s\nduration = 5s\n"
+          "rate = 1e-10/s\n", {NULL},
+     "%s:15: [fault.a] rate: 1e-10/s is below 5e-10/s, one request per "
+     "2000000000s (the end of simulated time): the Retry-After of a refused "
+     "attempt would be longer than any run; to refuse everything, use an "
+     "outage fault"},
     {"normal-one-argument",
      "[scenario]\nname = t\nduration = 60s\n[server]\n"
      "service = normal(10ms)\n", {NULL},

@@ -87,6 +87,28 @@ START_TEST(rate_below_double_range_saturates)
 }
 END_TEST
 
+/* A saturated arrival means "never", and a load spike must not rescale it
+ * back into the run: one client at 1e-13/s draws a first gap with mean
+ * 1e22 ns (saturated at the end of time, 2e18 ns).  Even exactly
+ * rescaled, the gap would fall inside this 555555 h run (just under the
+ * end of time) under the x 2 spike with probability 1 - exp(-4e18/1e22) =
+ * 0.04 %; rescaling the saturated time instead would put the arrival at
+ * about 1e18 ns, half way through the run. */
+START_TEST(never_stays_never_under_a_load_spike)
+{
+    tu_sim *t = tu_sim_run(
+        "[scenario]\nname = t\nduration = 555555h\nwarmup = 0s\n"
+        "bucket = 1000h\nrecovery_window = 1000h\n"
+        "[clients]\ncount = 1\nrate = 1e-13/s\n"
+        "[server]\nservice = const(10ms)\n[policy]\nname = none\n"
+        "[fault.a]\ntype = load_spike\nstart = 10s\nduration = 555000h\n"
+        "multiplier = 2\n",
+        NULL, NULL, 0);
+    ck_assert_uint_eq(t->sum.offered, 0);
+    tu_sim_free(t);
+}
+END_TEST
+
 /* Five overlapping latency faults of 555555 h (just under the end of
  * time) add up to 1e19 ns, past INT64_MAX: the sum saturates at the end
  * of time, so from t = 10 s no answer ever arrives and every attempt
@@ -232,6 +254,7 @@ Suite *simtime_suite(void)
     tcase_add_test(tc, addition_saturates);
     tcase_add_test(tc, tiny_rate_saturates);
     tcase_add_test(tc, rate_below_double_range_saturates);
+    tcase_add_test(tc, never_stays_never_under_a_load_spike);
     tcase_add_test(tc, latency_faults_add_up_to_the_end_of_time);
     tcase_add_test(tc, lognormal_service_past_the_end_of_time);
     tcase_add_test(tc, long_times_that_fit_run);
