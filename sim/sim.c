@@ -61,8 +61,8 @@ int64_t engine_sample(const sim *s, const dist *d, uint32_t client,
         return round_ns((double)d->mean_ns * exp(d->sigma * z));
     }
     case DIST_NORMAL:
-        return round_ns(rng_truncated_normal(x, (double)d->mean_ns,
-                                             (double)d->sd_ns));
+        return round_ns(
+            rng_truncated_normal(x, (double)d->mean_ns, (double)d->sd_ns));
     case DIST_UNIFORM:
         return round_ns((double)d->lo_ns +
                         rng_unit(x) * (double)(d->hi_ns - d->lo_ns));

@@ -46,8 +46,8 @@ static double *draws(const sim *s, const dist *d, int family)
     double *x = malloc(N_DRAWS * sizeof *x);
     ck_assert_ptr_nonnull(x);
     for (uint32_t i = 0; i < N_DRAWS; i++)
-        x[i] = (double)engine_sample(s, d, 2, RNG_SERVICE,
-                                     counter_of(family, i));
+        x[i] =
+            (double)engine_sample(s, d, 2, RNG_SERVICE, counter_of(family, i));
     return x;
 }
 
@@ -137,35 +137,37 @@ static void setup_cases(void)
     int n = 0;
     cases[n++] = make_case("const(20ms)",
                            (dist){.kind = DIST_CONST, .mean_ns = 20 * ms});
-    cases[n++] = make_case("exp(100ms)",
-                           (dist){.kind = DIST_EXP, .mean_ns = 100 * ms});
-    cases[n++] = make_case("lognormal(80ms, 0.5)",
-                           (dist){.kind = DIST_LOGNORMAL, .mean_ns = 80 * ms,
-                                  .sigma = 0.5});
-    cases[n++] = make_case("lognormal(10ms, 1)",
-                           (dist){.kind = DIST_LOGNORMAL, .mean_ns = 10 * ms,
-                                  .sigma = 1.0});
+    cases[n++] =
+        make_case("exp(100ms)", (dist){.kind = DIST_EXP, .mean_ns = 100 * ms});
+    cases[n++] = make_case(
+        "lognormal(80ms, 0.5)",
+        (dist){.kind = DIST_LOGNORMAL, .mean_ns = 80 * ms, .sigma = 0.5});
+    cases[n++] = make_case(
+        "lognormal(10ms, 1)",
+        (dist){.kind = DIST_LOGNORMAL, .mean_ns = 10 * ms, .sigma = 1.0});
     /* Truncation removes 10.6 % of the parent here (Phi(-1.25)): the mean
      * rises from 100 to 116.3 ms and the sd falls from 80 to 67.1 ms --
      * clamping at 0 instead would give a mean of 104.0 ms
      * (mu Phi(mu/sd) + sd phi(mu/sd)), outside the test's band. */
-    cases[n++] = make_case("normal(100ms, 80ms)",
-                           (dist){.kind = DIST_NORMAL, .mean_ns = 100 * ms,
-                                  .sd_ns = 80 * ms});
+    cases[n++] = make_case(
+        "normal(100ms, 80ms)",
+        (dist){.kind = DIST_NORMAL, .mean_ns = 100 * ms, .sd_ns = 80 * ms});
     /* mu = 0: the half-normal, mean sd sqrt(2/pi), var sd^2 (1 - 2/pi). */
-    cases[n++] = make_case("normal(0s, 30ms)",
-                           (dist){.kind = DIST_NORMAL, .mean_ns = 0,
-                                  .sd_ns = 30 * ms});
+    cases[n++] =
+        make_case("normal(0s, 30ms)",
+                  (dist){.kind = DIST_NORMAL, .mean_ns = 0, .sd_ns = 30 * ms});
     /* Six sd above 0: the truncation is invisible (1e-9 of the mass). */
-    cases[n++] = make_case("normal(60ms, 10ms)",
-                           (dist){.kind = DIST_NORMAL, .mean_ns = 60 * ms,
-                                  .sd_ns = 10 * ms});
-    cases[n++] = make_case("uniform(50ms, 150ms)",
-                           (dist){.kind = DIST_UNIFORM, .mean_ns = 100 * ms,
-                                  .lo_ns = 50 * ms, .hi_ns = 150 * ms});
-    cases[n++] = make_case("uniform(0s, 1ms)",
-                           (dist){.kind = DIST_UNIFORM, .mean_ns = 500000,
-                                  .lo_ns = 0, .hi_ns = 1 * ms});
+    cases[n++] = make_case(
+        "normal(60ms, 10ms)",
+        (dist){.kind = DIST_NORMAL, .mean_ns = 60 * ms, .sd_ns = 10 * ms});
+    cases[n++] = make_case("uniform(50ms, 150ms)", (dist){.kind = DIST_UNIFORM,
+                                                          .mean_ns = 100 * ms,
+                                                          .lo_ns = 50 * ms,
+                                                          .hi_ns = 150 * ms});
+    cases[n++] = make_case("uniform(0s, 1ms)", (dist){.kind = DIST_UNIFORM,
+                                                      .mean_ns = 500000,
+                                                      .lo_ns = 0,
+                                                      .hi_ns = 1 * ms});
 }
 
 /* The sample mean has standard error sqrt(var / n), the sample variance
@@ -185,8 +187,8 @@ START_TEST(every_distribution_has_its_mean_and_variance)
         double se_mean = sqrt(c->var / N_DRAWS);
         double se_var = sqrt(fmax(m.m4 - m.var * m.var, 0.0) / N_DRAWS);
         ck_assert_msg(fabs(m.mean - c->mean) <= 5 * se_mean + 1.0,
-                      "%s, %s counters: mean %.6g ns, formula %.6g ns",
-                      c->name, family ? "attempt" : "raw", m.mean, c->mean);
+                      "%s, %s counters: mean %.6g ns, formula %.6g ns", c->name,
+                      family ? "attempt" : "raw", m.mean, c->mean);
         ck_assert_msg(fabs(m.var - c->var) <= 5 * se_var + 1.0,
                       "%s, %s counters: variance %.6g, formula %.6g (se %.3g)",
                       c->name, family ? "attempt" : "raw", m.var, c->var,
@@ -207,8 +209,8 @@ END_TEST
 START_TEST(draws_at_different_counters_are_independent)
 {
     tu_sim *t = tu_sim_prepare(seed_ini, NULL, NULL, 0);
-    const dist d = {.kind = DIST_LOGNORMAL, .mean_ns = 80 * NS_PER_MS,
-                    .sigma = 0.5};
+    const dist d = {
+        .kind = DIST_LOGNORMAL, .mean_ns = 80 * NS_PER_MS, .sigma = 0.5};
     const int lags[] = {1, 8, 16};
     const int n = N_DRAWS;
     double *z = malloc((size_t)(n + 16) * sizeof *z);

@@ -122,8 +122,10 @@ START_TEST(latency_faults_add_up_to_the_end_of_time)
                      "[policy]\nname = none\n";
     for (int i = 0; i < 5; i++) {
         char f[160];
-        snprintf(f, sizeof f, "[fault.slow%d]\ntype = latency\nstart = 10s\n"
-                 "duration = 555555h\ndelay = 555555h\n", i);
+        snprintf(f, sizeof f,
+                 "[fault.slow%d]\ntype = latency\nstart = 10s\n"
+                 "duration = 555555h\ndelay = 555555h\n",
+                 i);
         strcat(ini, f);
     }
     tu_sim *t = tu_sim_run(ini, NULL, NULL, 0);
