@@ -27,8 +27,50 @@ enum {
     RNG_NET = 4,       /* network delays, by (request, attempt) */
     RNG_POLICY = 5,    /* the policy's own draws (jitter), by client counter */
     RNG_PARTITION = 6, /* which clients a partition cuts off, by fault */
-    RNG_FAULT = 16     /* + fault index: error / lost-ack coin flips */
+    RNG_FAULT = 16,    /* + fault index: error / lost-ack coin flips */
+    RNG_PAIR = 0x8000  /* | stream: the second uniform of a pair */
 };
+
+/*
+ * The counter layout of every stream.  Rule: within one (client, stream)
+ * no two draws share a counter, unless they are meant to be the same draw
+ * (a partition's membership).  k is the client's request number (uint32),
+ * a the attempt number (1, 2, ...; hedges are attempts), i a fault's index.
+ *
+ *   stream          counter                          draws
+ *   --------------  -------------------------------  ----------------------
+ *   RNG_ARRIVAL     k                                the gap (open loop)
+ *                                                    or think time (closed)
+ *                                                    before request k
+ *                   0                                once: the start
+ *   RNG_ATTR        8k + 0 / 1 / 2 / 3               op, defect?, defect
+ *                                                    kind, critical?
+ *                                                    (8k + 4..7 unused)
+ *   RNG_SERVICE     rng_attempt_counter(k, a, 0)     service time
+ *   RNG_NET         rng_attempt_counter(k, a, 0/1)   delay to the server /
+ *                                                    back to the client
+ *   RNG_POLICY      n, the client's n-th draw        sb_host.uniform
+ *   RNG_PARTITION   i                                cut off by fault i?
+ *                                                    (the same draw every
+ *                                                    time: membership)
+ *   RNG_FAULT + i   rng_attempt_counter(k, a, 0/1)   error coin / lost-ack
+ *                                                    coin
+ *   s | RNG_PAIR    the counter of the pair's first  the second uniform of
+ *                   uniform in stream s              a two-uniform variate
+ *                                                    (lognormal's
+ *                                                    Box-Muller)
+ *
+ * A variate that needs two uniforms (the lognormal) takes its first at
+ * (stream, counter), as every one-uniform variate does, and its second at
+ * (stream | RNG_PAIR, counter): a companion stream, not another counter.
+ * Another counter would have to be carved out of every layout above --
+ * the closed loop passes the raw request number, which has no spare bit,
+ * and the attempt counter's slots are the low four bits that `counter | 8`
+ * used to collide with -- while a companion stream is disjoint by
+ * construction whatever the layout, and leaves the first uniform, and so
+ * every const and exp draw, where it always was.  Stream numbers stay below
+ * RNG_PAIR (faults: RNG_FAULT + at most a few hundred).
+ */
 
 #define RNG_GOLDEN UINT64_C(0x9e3779b97f4a7c15)
 
@@ -75,7 +117,17 @@ static inline uint64_t rng_attempt_counter(uint32_t req_index,
 
 /* An exponential variate with the given mean, from a uniform x. */
 double rng_exponential(uint64_t x, double mean);
-/* A standard normal variate from two uniforms (Box-Muller). */
+/* A standard normal variate from two uniforms (Box-Muller); x1 and x2
+ * must be independent draws (see RNG_PAIR). */
 double rng_normal(uint64_t x1, uint64_t x2);
+/* A normal(mean, sd) variate truncated at zero -- distributed as X given
+ * X > 0 -- from one uniform x, by inverting the conditional distribution
+ * function.  Never negative; sd = 0 gives mean. */
+double rng_truncated_normal(uint64_t x, double mean, double sd);
+/* The standard normal distribution function Phi(z) and its inverse
+ * (Wichura's AS 241, relative error about 1e-16); the inverse of p <= 0 is
+ * -HUGE_VAL and of p >= 1 is HUGE_VAL. */
+double rng_normal_cdf(double z);
+double rng_normal_quantile(double p);
 
 #endif

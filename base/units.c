@@ -63,10 +63,13 @@ int units_duration(const char *s, int64_t *ns, sb_err *e)
         if (x < 0)
             return err_set(e, "expected a non-negative duration, got '%s'",
                            s);
+        /* Past the end of time the engine could only saturate, turning
+         * the user's number into another one without a word: refuse. */
         double v = x * (double)duration_units[i].ns;
-        if (v > 9.0e18)
-            return err_set(e, "duration '%s' is too long (at most 100 "
-                           "years)", s);
+        if (v > (double)SIMTIME_END)
+            return err_set(e, "duration '%s' is too long: at most %llds "
+                           "(about 63 years), the end of simulated time", s,
+                           (long long)(SIMTIME_END / NS_PER_S));
         *ns = (int64_t)llround(v);
         return 0;
     }
@@ -187,45 +190,101 @@ static char *trim(char *s)
     return s;
 }
 
+/* Splits "X, Y" (a trimmed, writable copy) into its two trimmed halves;
+ * -1 without exactly one comma. */
+static int split_pair(char *a, char **x, char **y)
+{
+    char *comma = strchr(a, ',');
+    if (comma == NULL || strchr(comma + 1, ',') != NULL)
+        return -1;
+    *comma = '\0';
+    *x = trim(a);
+    *y = trim(comma + 1);
+    return 0;
+}
+
+static int parse_lognormal(const char *s, char *a, dist *d, sb_err *e)
+{
+    char *x, *y;
+    sb_err inner;
+    if (split_pair(a, &x, &y) != 0)
+        return err_set(e, "in '%s': lognormal takes a median and a "
+                       "sigma, such as lognormal(80ms, 0.5)", s);
+    if (units_duration(x, &d->mean_ns, &inner) != 0)
+        return err_set(e, "in '%s': %s", s, inner.msg);
+    if (units_real(y, &d->sigma, &inner) != 0 || d->sigma < 0.0 ||
+        d->sigma > 5.0)
+        return err_set(e, "in '%s': expected a sigma between 0 and 5, "
+                       "got '%s'", s, y);
+    d->kind = DIST_LOGNORMAL;
+    return 0;
+}
+
+/* normal(MEAN, SD): both durations, SD may be 0 (a constant). */
+static int parse_normal(const char *s, char *a, dist *d, sb_err *e)
+{
+    char *x, *y;
+    sb_err inner;
+    if (split_pair(a, &x, &y) != 0)
+        return err_set(e, "in '%s': normal takes a mean and a standard "
+                       "deviation, such as normal(100ms, 20ms)", s);
+    if (units_duration(x, &d->mean_ns, &inner) != 0)
+        return err_set(e, "in '%s': mean: %s", s, inner.msg);
+    if (units_duration(y, &d->sd_ns, &inner) != 0)
+        return err_set(e, "in '%s': standard deviation: %s", s, inner.msg);
+    d->kind = DIST_NORMAL;
+    return 0;
+}
+
+/* uniform(A, B): durations with A <= B (A = B is a constant). */
+static int parse_uniform(const char *s, char *a, dist *d, sb_err *e)
+{
+    char *x, *y;
+    sb_err inner;
+    if (split_pair(a, &x, &y) != 0)
+        return err_set(e, "in '%s': uniform takes a low and a high end, "
+                       "such as uniform(50ms, 150ms)", s);
+    if (units_duration(x, &d->lo_ns, &inner) != 0)
+        return err_set(e, "in '%s': low end: %s", s, inner.msg);
+    if (units_duration(y, &d->hi_ns, &inner) != 0)
+        return err_set(e, "in '%s': high end: %s", s, inner.msg);
+    if (d->lo_ns > d->hi_ns)
+        return err_set(e, "in '%s': the low end '%s' is above the high end "
+                       "'%s'", s, x, y);
+    d->mean_ns = d->lo_ns + (d->hi_ns - d->lo_ns) / 2;
+    d->kind = DIST_UNIFORM;
+    return 0;
+}
+
 int units_dist(const char *s, dist *d, sb_err *e)
 {
     const char *want = "expected a distribution: const(D), exp(D), "
-                       "lognormal(MEDIAN, SIGMA) or a duration D";
+                       "lognormal(MEDIAN, SIGMA), normal(MEAN, SD), "
+                       "uniform(A, B) or a duration D";
     char name[32], args[128];
+    sb_err inner;
+    memset(d, 0, sizeof *d);
     if (strchr(s, '(') == NULL) {
-        sb_err inner;
         if (units_duration(s, &d->mean_ns, &inner) != 0)
             return err_set(e, "%s, got '%s'", want, s);
         d->kind = DIST_CONST;
-        d->sigma = 0.0;
         return 0;
     }
     if (split_call(s, name, sizeof name, args, sizeof args) != 0)
         return err_set(e, "%s, got '%s'", want, s);
     char *a = trim(args);
-    sb_err inner;
     if (strcmp(name, "const") == 0 || strcmp(name, "exp") == 0) {
         if (units_duration(a, &d->mean_ns, &inner) != 0)
             return err_set(e, "in '%s': %s", s, inner.msg);
         d->kind = strcmp(name, "const") == 0 ? DIST_CONST : DIST_EXP;
-        d->sigma = 0.0;
         return 0;
     }
-    if (strcmp(name, "lognormal") == 0) {
-        char *comma = strchr(a, ',');
-        if (comma == NULL)
-            return err_set(e, "in '%s': lognormal takes a median and a "
-                           "sigma, such as lognormal(80ms, 0.5)", s);
-        *comma = '\0';
-        if (units_duration(trim(a), &d->mean_ns, &inner) != 0)
-            return err_set(e, "in '%s': %s", s, inner.msg);
-        if (units_real(trim(comma + 1), &d->sigma, &inner) != 0 ||
-            d->sigma < 0.0 || d->sigma > 5.0)
-            return err_set(e, "in '%s': expected a sigma between 0 and 5, "
-                           "got '%s'", s, trim(comma + 1));
-        d->kind = DIST_LOGNORMAL;
-        return 0;
-    }
+    if (strcmp(name, "lognormal") == 0)
+        return parse_lognormal(s, a, d, e);
+    if (strcmp(name, "normal") == 0)
+        return parse_normal(s, a, d, e);
+    if (strcmp(name, "uniform") == 0)
+        return parse_uniform(s, a, d, e);
     return err_set(e, "%s, got '%s' (unknown distribution '%s')", want, s,
                    name);
 }
@@ -253,7 +312,7 @@ const char *units_fmt_duration(int64_t ns, char *buf, int len)
 
 const char *units_fmt_dist(const dist *d, char *buf, int len)
 {
-    char m[32];
+    char m[32], x[32], y[32];
     units_fmt_duration(d->mean_ns, m, sizeof m);
     switch (d->kind) {
     case DIST_CONST:
@@ -264,6 +323,15 @@ const char *units_fmt_dist(const dist *d, char *buf, int len)
         break;
     case DIST_LOGNORMAL:
         snprintf(buf, (size_t)len, "lognormal(%s, %g)", m, d->sigma);
+        break;
+    case DIST_NORMAL:
+        snprintf(buf, (size_t)len, "normal(%s, %s)", m,
+                 units_fmt_duration(d->sd_ns, x, sizeof x));
+        break;
+    case DIST_UNIFORM:
+        snprintf(buf, (size_t)len, "uniform(%s, %s)",
+                 units_fmt_duration(d->lo_ns, x, sizeof x),
+                 units_fmt_duration(d->hi_ns, y, sizeof y));
         break;
     }
     return buf;

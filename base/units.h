@@ -15,25 +15,39 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "simtime.h"
 
 #define NS_PER_US INT64_C(1000)
 #define NS_PER_MS INT64_C(1000000)
 #define NS_PER_S INT64_C(1000000000)
 
-/* A service-time or delay distribution. */
+/* A service-time or delay distribution.  Every duration in it lies in
+ * [0, SIMTIME_END]. */
 typedef enum dist_kind {
-    DIST_CONST = 0,    /* always `mean_ns` */
-    DIST_EXP = 1,      /* exponential with mean `mean_ns` */
-    DIST_LOGNORMAL = 2 /* median `mean_ns`, shape `sigma` */
+    DIST_CONST = 0,     /* always `mean_ns` */
+    DIST_EXP = 1,       /* exponential with mean `mean_ns` */
+    DIST_LOGNORMAL = 2, /* median `mean_ns`, shape `sigma` */
+    DIST_NORMAL = 3,    /* normal(mean_ns, sd_ns) truncated at zero: the
+                           conditional distribution given x > 0, so its
+                           mean is above mean_ns when sd_ns is not small */
+    DIST_UNIFORM = 4    /* uniform on [lo_ns, hi_ns] */
 } dist_kind;
 
 typedef struct dist {
     dist_kind kind;
-    int64_t mean_ns; /* the mean (const, exp) or the median (lognormal) */
-    double sigma;    /* lognormal only */
+    int64_t mean_ns; /* const, exp: the mean; lognormal: the median;
+                        normal: the mean before truncation; uniform: the
+                        midpoint (lo + hi) / 2, for whoever wants a typical
+                        value */
+    double sigma;    /* lognormal: the shape */
+    int64_t sd_ns;   /* normal: the standard deviation before truncation */
+    int64_t lo_ns;   /* uniform: A, the low end */
+    int64_t hi_ns;   /* uniform: B, the high end */
 } dist;
 
-/* "250ms", "1.5s", "2m", "1h", "500us", "10ns"; non-negative. */
+/* "250ms", "1.5s", "2m", "1h", "500us", "10ns"; non-negative and at most
+ * SIMTIME_END (about 63 years): a longer one is refused, not saturated,
+ * because the user's number would silently change. */
 int units_duration(const char *s, int64_t *ns, sb_err *e);
 /* "100/s", "6000/m", "2.5/min", "10/h" -> events per second; >= 0. */
 int units_rate(const char *s, double *per_s, sb_err *e);
@@ -45,8 +59,9 @@ int units_real(const char *s, double *x, sb_err *e);
 int units_int(const char *s, int64_t *v, sb_err *e);
 /* true/false, yes/no, on/off, 1/0. */
 int units_bool(const char *s, bool *b, sb_err *e);
-/* "const(100ms)", "exp(100ms)", "lognormal(80ms, 0.5)", or a bare
- * duration (constant). */
+/* "const(100ms)", "exp(100ms)", "lognormal(80ms, 0.5)",
+ * "normal(100ms, 20ms)", "uniform(50ms, 150ms)", or a bare duration
+ * (constant). */
 int units_dist(const char *s, dist *d, sb_err *e);
 
 /* Print ns as the shortest exact "250ms" / "2s" / "1.5s"; returns buf. */

@@ -72,6 +72,19 @@ int policy_setup_build_at(const char *spec, const char *spec_origin,
         goto fail;
     }
     snprintf(buf, sizeof buf, "%s", spec);
+    size_t len = strlen(buf);
+    if (len == 0) {
+        err_set(e, "%s: empty policy name", spec_origin);
+        goto fail;
+    }
+    /* strtok would skip the empty name in "immediate+", "+immediate" and
+     * "a++b" and run a stack the user did not write. */
+    if (buf[0] == '+' || buf[len - 1] == '+' || strstr(buf, "++")) {
+        err_set(e, "%s: policy '%s' has an empty layer name; write a stack "
+                "as names joined by '+', such as exponential+token_bucket",
+                spec_origin, spec);
+        goto fail;
+    }
     for (char *save = NULL, *tok = strtok_r(buf, "+", &save); tok;
          tok = strtok_r(NULL, "+", &save)) {
         if (n == PSTACK_MAX_LAYERS) {
@@ -81,10 +94,6 @@ int policy_setup_build_at(const char *spec, const char *spec_origin,
         }
         if (find_layer(out, tok, spec_origin, &layers[n++], e) != 0)
             goto fail;
-    }
-    if (n == 0) {
-        err_set(e, "%s: empty policy name", spec_origin);
-        goto fail;
     }
     if (pstack_create(layers, n, settings, n_settings, classify_error,
                       &out->stack, e) != 0)

@@ -242,7 +242,8 @@ static void start_request(sim *s, uint32_t c, uint32_t k)
     r->process = process_of(s, c);
     r->index = k;
     r->start = s->now;
-    r->deadline = cc->deadline_ns ? s->now + cc->deadline_ns : NO_DEADLINE;
+    r->deadline = cc->deadline_ns ? simtime_add(s->now, cc->deadline_ns)
+                                  : NO_DEADLINE;
     r->refs = 1;
     uint64_t key = rng_key(s->seed, c, RNG_ATTR);
     double u = rng_unit(rng_at(key, (uint64_t)k * 8));
@@ -282,6 +283,11 @@ static int64_t arrival_gap(const sim *s, uint32_t c, uint32_t k)
         return round_ns(
             (double)engine_sample(s, &cc->think, c, RNG_ARRIVAL, k) / s->spike);
     double mean = 1e9 / (cc->rate_per_s * s->spike);
+    /* A rate so low that the mean gap is not even a double (1e-300/s):
+     * no request ever comes.  (An exponential with an infinite mean would
+     * be NaN for the uniform 1.) */
+    if (isinf(mean))
+        return SIMTIME_END;
     uint64_t x = rng_at(rng_key(s->seed, c, RNG_ARRIVAL), k);
     return round_ns(rng_exponential(x, mean));
 }
@@ -289,7 +295,7 @@ static int64_t arrival_gap(const sim *s, uint32_t c, uint32_t k)
 void client_schedule_arrival(sim *s, uint32_t c)
 {
     int64_t gap = arrival_gap(s, c, s->next_request[c]);
-    engine_push(s, s->now + gap, EV_ARRIVAL, c, 0);
+    engine_push(s, simtime_add(s->now, gap), EV_ARRIVAL, c, 0);
 }
 
 void client_on_arrival(sim *s, uint32_t c)
@@ -319,7 +325,7 @@ static void end_refused(sim *s, uint32_t ri, const driver_send *ds)
         return;
     }
     r->end_refusal = (uint8_t)ds->verdict.v.refusal;
-    engine_push(s, s->now + cost, EV_END, ri, r->gen);
+    engine_push(s, simtime_add(s->now, cost), EV_END, ri, r->gen);
 }
 
 void client_on_end(sim *s, uint32_t ri, uint32_t gen)
@@ -369,7 +375,8 @@ static bool allowed(sim *s, uint32_t ri, bool hedge)
         return false;
     }
     if (ds.hedge_after_ns > 0)
-        engine_push(s, s->now + ds.hedge_after_ns, EV_HEDGE, ri, r->gen);
+        engine_push(s, simtime_add(s->now, ds.hedge_after_ns), EV_HEDGE, ri,
+                    r->gen);
     return true;
 }
 
@@ -452,7 +459,7 @@ static void send_attempt(sim *s, uint32_t ri, bool hedge)
     int64_t timeout = s->cfg->clients.timeout_ns;
     if (r->deadline != NO_DEADLINE && r->deadline - s->now < timeout)
         timeout = r->deadline - s->now;
-    t->expires = s->now + timeout;
+    t->expires = simtime_add(s->now, timeout);
     t->waiting = 1;
     r->outstanding++;
     r->refs++;
@@ -530,7 +537,8 @@ static void attempt_failed(sim *s, uint32_t ai, sb_error_kind kind)
         if (nx.delay_ns == 0)
             engine_push_lane(s, LANE_NOW, s->now, EV_SEND, ri, r->gen);
         else
-            engine_push(s, s->now + nx.delay_ns, EV_SEND, ri, r->gen);
+            engine_push(s, simtime_add(s->now, nx.delay_ns), EV_SEND, ri,
+                        r->gen);
         break;
     case DRIVER_END:
         finish(s, ri, nx.outcome, SB_REFUSAL_OTHER, nx.final.reason,
@@ -563,7 +571,7 @@ void client_on_response(sim *s, uint32_t ai, uint32_t gen)
     if (t->gen != gen || t->stage != ST_TO_CLIENT)
         return;
     /* No answer is known sooner than the client's own time for a call. */
-    int64_t earliest = t->sent + s->cfg->clients.call_time_ns;
+    int64_t earliest = simtime_add(t->sent, s->cfg->clients.call_time_ns);
     if (s->now < earliest && t->waiting) {
         engine_push(s, earliest, EV_RESPONSE, ai, gen);
         return;

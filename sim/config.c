@@ -19,7 +19,7 @@ void config_defaults(sim_config *c)
     k->call_time_ns = 100 * NS_PER_US;
     k->arrival = ARRIVAL_OPEN;
     k->rate_per_s = 1.0;
-    k->think = (dist){DIST_EXP, NS_PER_S, 0.0};
+    k->think = (dist){.kind = DIST_EXP, .mean_ns = NS_PER_S};
     k->mix[0] = 1.0;
     k->timeout_ns = NS_PER_S;
     k->deadline_ns = 0;
@@ -28,10 +28,10 @@ void config_defaults(sim_config *c)
     s->workers = 16;
     s->queue_limit = SIM_UNLIMITED;
     s->overflow = OVERFLOW_REJECT;
-    s->service = (dist){DIST_EXP, 10 * NS_PER_MS, 0.0};
+    s->service = (dist){.kind = DIST_EXP, .mean_ns = 10 * NS_PER_MS};
     s->degradation = 0.0;
     s->degradation_knee = SIM_UNLIMITED;
-    s->network = (dist){DIST_CONST, 0, 0.0};
+    s->network = (dist){.kind = DIST_CONST, .mean_ns = 0};
     s->rate_limit_burst = 1;
     s->idempotency = true;
 }

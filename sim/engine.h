@@ -21,6 +21,7 @@
 #include "pool.h"
 #include "rng.h"
 #include "sim.h"
+#include "simtime.h"
 
 #define NO_DEADLINE DRIVER_NO_DEADLINE
 #define MAX_OBSERVERS 8
@@ -223,10 +224,15 @@ enum { LANE_TIMEOUT = 0, LANE_TO_SERVER, LANE_TO_CLIENT, LANE_NOW };
 
 /* A non-negative time in ns, rounded to the nearest (half up): the same
  * as llround for the values the engine converts (durations, delays), and
- * an add and a truncation instead of a call into libm. */
+ * an add and a truncation instead of a call into libm.  Saturates at
+ * SIMTIME_END (simtime.h): a draw or a product past the end of time means
+ * "never".  The engine never computes a NaN or negative time; if it did,
+ * it would get 0 (simtime_from_ns). */
 static inline int64_t round_ns(double x)
 {
-    return (int64_t)(x + 0.5);
+    int64_t ns;
+    (void)simtime_from_ns(x, &ns);
+    return ns;
 }
 
 /* ---- sim.c -------------------------------------------------------------- */

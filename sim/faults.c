@@ -12,7 +12,9 @@
 static int64_t stretch(const evq_event *ev, void *ctx)
 {
     const double *k = ctx; /* k[0] = now, k[1] = old/new multiplier */
-    if (evq_type(ev) != EV_ARRIVAL)
+    /* An arrival at the end of time never comes, at any rate: rescaling
+     * it would bring it back into the run. */
+    if (evq_type(ev) != EV_ARRIVAL || ev->time >= SIMTIME_END)
         return ev->time;
     double now = k[0];
     return round_ns(now + ((double)ev->time - now) * k[1]);
@@ -59,7 +61,8 @@ void faults_apply(sim *s)
                 outage = (int)f->mode;
             break;
         case FAULT_LATENCY:
-            latency += f->delay_ns;
+            /* Latencies add; past the end of time an answer never comes. */
+            latency = simtime_add(latency, f->delay_ns);
             break;
         case FAULT_SLOWDOWN:
             slowdown *= f->multiplier;
@@ -114,9 +117,8 @@ void faults_on(sim *s, uint32_t i, bool on, uint32_t gen)
         s->active[i] = true;
         s->fault_gen[i]++;
         const fault_cfg *f = &s->faults[i];
-        if (f->duration_ns < INT64_MAX - s->now)
-            engine_push(s, s->now + f->duration_ns, EV_FAULT_OFF, i,
-                        s->fault_gen[i]);
+        engine_push(s, simtime_add(s->now, f->duration_ns), EV_FAULT_OFF, i,
+                    s->fault_gen[i]);
     } else {
         if (!s->active[i] || gen != s->fault_gen[i])
             return;
@@ -158,9 +160,7 @@ int64_t sim_last_fault_end(const sim *s)
     int64_t end = -1;
     for (uint32_t i = 0; i < s->n_faults; i++) {
         const fault_cfg *f = &s->faults[i];
-        int64_t e = f->duration_ns > INT64_MAX - f->start_ns
-                        ? INT64_MAX
-                        : f->start_ns + f->duration_ns;
+        int64_t e = simtime_add(f->start_ns, f->duration_ns);
         if (e > end)
             end = e;
     }

@@ -39,17 +39,42 @@ void engine_push_lane(sim *s, unsigned lane, int64_t t, unsigned type,
 
 /* ---- Random draws ------------------------------------------------------- */
 
+/* The distributions that need more than a uniform and a logarithm. */
+static double sample_shaped(const sim *s, const dist *d, uint32_t client,
+                            unsigned stream, uint64_t counter, uint64_t x)
+{
+    switch (d->kind) {
+    case DIST_LOGNORMAL: {
+        uint64_t pair = rng_key(s->seed, client, stream | RNG_PAIR);
+        double z = rng_normal(x, rng_at(pair, counter));
+        return (double)d->mean_ns * exp(d->sigma * z);
+    }
+    case DIST_NORMAL:
+        return rng_truncated_normal(x, (double)d->mean_ns, (double)d->sd_ns);
+    case DIST_UNIFORM:
+        return (double)d->lo_ns + rng_unit(x) * (double)(d->hi_ns - d->lo_ns);
+    default:
+        return (double)d->mean_ns;
+    }
+}
+
+/* A draw of d for (client, stream, counter).  Every distribution takes
+ * its first (often only) uniform at (stream, counter); the lognormal takes
+ * its second at (stream | RNG_PAIR, counter) -- rng.h has the layout and
+ * why.  The truncated normal inverts its distribution function so that it
+ * needs one uniform, like const, exp and uniform.  round_ns saturates at
+ * the end of time: lognormal(1h, 5) can draw e^43 hours.  const and exp,
+ * the common cases, are tested first: this runs for every service time
+ * and network delay. */
 int64_t engine_sample(const sim *s, const dist *d, uint32_t client,
                       unsigned stream, uint64_t counter)
 {
     if (d->kind == DIST_CONST)
         return d->mean_ns;
-    uint64_t key = rng_key(s->seed, client, stream);
+    uint64_t x = rng_at(rng_key(s->seed, client, stream), counter);
     if (d->kind == DIST_EXP)
-        return round_ns(
-            rng_exponential(rng_at(key, counter), (double)d->mean_ns));
-    double z = rng_normal(rng_at(key, counter), rng_at(key, counter | 8u));
-    return round_ns((double)d->mean_ns * exp(d->sigma * z));
+        return round_ns(rng_exponential(x, (double)d->mean_ns));
+    return round_ns(sample_shaped(s, d, client, stream, counter, x));
 }
 
 double engine_unit_draw(const sim *s, uint32_t client, unsigned stream,

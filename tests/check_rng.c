@@ -100,6 +100,70 @@ START_TEST(normal_moments)
 }
 END_TEST
 
+/* The normal distribution function and AS 241's inverse, against
+ * printed values (Abramowitz and Stegun, table 26.1 and 26.5:
+ * Phi(1) = 0.841344746068543, the 97.5 % point 1.959963984540054, the
+ * 1e-10 point -6.361340902404056) and against each other over the whole
+ * range down to p = 1e-300.  A relative error e in z = Phi^-1(p) moves
+ * p by about z^2 e relative (d ln p / dz ~ -z in the tail), and both AS 241
+ * and erfc are good to a few 1e-16, so Phi(Phi^-1(p)) = p within
+ * 4e-15 (1 + z^2) relative (the worst measured is 6e-16 (1 + z^2)). */
+START_TEST(normal_quantile_inverts_the_cdf)
+{
+    ck_assert_double_eq_tol(rng_normal_cdf(1.0), 0.841344746068543, 1e-15);
+    ck_assert_double_eq_tol(rng_normal_cdf(0.0), 0.5, 1e-16);
+    ck_assert_double_eq_tol(rng_normal_quantile(0.975), 1.959963984540054,
+                            1e-14);
+    ck_assert_double_eq_tol(rng_normal_quantile(1e-10), -6.361340902404056,
+                            1e-12);
+    ck_assert_double_eq(rng_normal_quantile(0.5), 0.0);
+    ck_assert(rng_normal_quantile(0.0) == -HUGE_VAL);
+    ck_assert(rng_normal_quantile(1.0) == HUGE_VAL);
+    /* All three branches: |p - 1/2| <= 0.425, r <= 5, r > 5 (p < 1.4e-11). */
+    for (double lp = -300; lp < -0.31; lp += 0.37) {
+        double p = pow(10.0, lp);
+        double z = rng_normal_quantile(p);
+        double back = rng_normal_cdf(z);
+        ck_assert_msg(fabs(back - p) <= 4e-15 * (1 + z * z) * p,
+                      "p %g: Phi(Phi^-1(p)) %.17g", p, back);
+        /* Symmetry: the upper tail is computed from 1 - p, which is
+         * itself rounded by up to 1.1e-16, moving z by that over the
+         * density exp(-z^2/2)/sqrt(2 pi); below p = 1e-12 little of p
+         * survives in 1 - p. */
+        if (p > 1e-12)
+            ck_assert_double_eq_tol(
+                rng_normal_quantile(1.0 - p), -z,
+                1e-14 + 1e-15 * 2.50662827463 * exp(z * z / 2));
+    }
+}
+END_TEST
+
+/* The truncated normal is never negative and v = 1 (the uniform's largest
+ * value) maps to the truncation point 0 exactly; sd = 0 is the mean. */
+START_TEST(truncated_normal_stays_above_zero)
+{
+    uint64_t key = rng_key(2, 5, RNG_SERVICE);
+    for (uint64_t i = 0; i < 100000; i++)
+        ck_assert(rng_truncated_normal(rng_at(key, i), 1.0, 3.0) >= 0.0);
+    uint64_t top = ~UINT64_C(0); /* rng_unit_open0(top) == 1 */
+    ck_assert_double_eq(rng_unit_open0(top), 1.0);
+    ck_assert_double_eq_tol(rng_truncated_normal(top, 2.0, 1.0), 0.0, 1e-12);
+    ck_assert_double_eq(rng_truncated_normal(top, 2.0, 0.0), 2.0);
+}
+END_TEST
+
+/* The companion stream of a pair is a stream of its own: its key differs
+ * from the stream's and from every other stream the engine uses. */
+START_TEST(pair_streams_are_distinct)
+{
+    for (uint32_t st = 1; st < RNG_FAULT + 256; st++) {
+        uint64_t pair = rng_key(1, 3, st | RNG_PAIR);
+        ck_assert_uint_ne(pair, rng_key(1, 3, st));
+        ck_assert_uint_ne(pair, rng_key(1, 3, st + 1));
+    }
+}
+END_TEST
+
 /* A draw is a pure function of its inputs: that is what makes runs
  * reproducible and policies comparable on the same arrivals. */
 START_TEST(draws_are_pure_functions)
@@ -125,6 +189,9 @@ Suite *rng_suite(void)
     tcase_add_test(tc, exponential_mean);
     tcase_add_test(tc, normal_moments);
     tcase_add_test(tc, draws_are_pure_functions);
+    tcase_add_test(tc, normal_quantile_inverts_the_cdf);
+    tcase_add_test(tc, truncated_normal_stays_above_zero);
+    tcase_add_test(tc, pair_streams_are_distinct);
     suite_add_tcase(s, tc);
     return s;
 }

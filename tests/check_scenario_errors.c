@@ -62,8 +62,8 @@ static const bad_case cases[] = {
      "[scenario]\nname = t\nduration = 60s\n[server]\nservice = gamma(1s)\n",
      {NULL},
      "%s:5: [server] service: expected a distribution: const(D), exp(D), "
-     "lognormal(MEDIAN, SIGMA) or a duration D, got 'gamma(1s)' (unknown "
-     "distribution 'gamma')"},
+     "lognormal(MEDIAN, SIGMA), normal(MEAN, SD), uniform(A, B) or a "
+     "duration D, got 'gamma(1s)' (unknown distribution 'gamma')"},
     {"mix-not-one",
      "[scenario]\nname = t\nduration = 60s\n[clients]\nread = 0.5\n"
      "post = 0.2\n", {NULL},
@@ -115,6 +115,77 @@ static const bad_case cases[] = {
     {"warmup-too-long",
      "[scenario]\nname = t\nduration = 60s\nwarmup = 60s\n", {NULL},
      "%s:4: [scenario] warmup: must be shorter than the duration of the run"},
+    /* The default 10 s warmup (1 s bucket) is what is too long for a
+     * 5 s (500 ms) run: name it, and the key that changes it. */
+    {"default-warmup-too-long", "[scenario]\nname = t\nduration = 5s\n",
+     {NULL},
+     "%s:3: [scenario] duration: warmup (default 10s) must be shorter than "
+     "the duration (5s); set [scenario] warmup"},
+    {"default-bucket-too-long",
+     "[scenario]\nname = t\nduration = 500ms\nwarmup = 0s\n", {NULL},
+     "%s:3: [scenario] duration: bucket (default 1s) must not be longer "
+     "than the duration (500ms); set [scenario] bucket"},
+    /* Past the end of simulated time (2e9 s): 2000000 h is 7.2e9 s.  A
+     * fault there used to be accepted, and start + duration overflowed. */
+    {"run-past-the-end-of-time", "[scenario]\nname = t\nduration = 2000000h\n",
+     {NULL},
+     "%s:3: [scenario] duration: duration '2000000h' is too long: at most "
+     "2000000000s (about 63 years), the end of simulated time"},
+    {"fault-past-the-end-of-time",
+     BASE "[fault.a]\ntype = outage\nstart = 2000000h\n"
+          "duration = 2000000h\n", {NULL},
+     "%s:13: [fault.a] start: duration '2000000h' is too long: at most "
+     "2000000000s (about 63 years), the end of simulated time"},
+    /* 1e10/s: a mean gap of 0.1 ns, which rounds to 0 for 99 % of gaps. */
+    {"rate-finer-than-1ns",
+     "[scenario]\nname = t\nduration = 60s\n[clients]\nrate = 1e10/s\n",
+     {NULL},
+     "%s:5: [clients] rate: 1e+10/s per client is too fast for the engine's "
+     "time resolution of 1 ns: the mean gap between a client's requests "
+     "would be 0.1 ns, and gaps are rounded to whole ns; at most 1e+07/s "
+     "per client (a mean gap of 100 ns) is allowed; spread the load over "
+     "more clients"},
+    /* A rate limit's Retry-After is up to 1/rate s: below 5e-10/s that
+     * is past the end of time (and used to overflow an int64). */
+    {"rate-limit-below-end-of-time",
+     "[scenario]\nname = t\nduration = 60s\n[server]\n"
+     "rate_limit = 1e-12/s\n", {NULL},
+     "%s:5: [server] rate_limit: 1e-12/s is below 5e-10/s, one request per "
+     "2000000000s (the end of simulated time): the Retry-After of a refused "
+     "attempt would be longer than any run; to refuse everything, use an "
+     "outage fault"},
+    {"fault-rate-limit-below-end-of-time",
+     BASE "[fault.a]\ntype = rate_limit\nstart = 10s\nduration = 5s\n"
+          "rate = 1e-10/s\n", {NULL},
+     "%s:15: [fault.a] rate: 1e-10/s is below 5e-10/s, one request per "
+     "2000000000s (the end of simulated time): the Retry-After of a refused "
+     "attempt would be longer than any run; to refuse everything, use an "
+     "outage fault"},
+    {"normal-one-argument",
+     "[scenario]\nname = t\nduration = 60s\n[server]\n"
+     "service = normal(10ms)\n", {NULL},
+     "%s:5: [server] service: in 'normal(10ms)': normal takes a mean and a "
+     "standard deviation, such as normal(100ms, 20ms)"},
+    {"uniform-reversed",
+     "[scenario]\nname = t\nduration = 60s\n[server]\n"
+     "network_delay = uniform(5ms, 1ms)\n", {NULL},
+     "%s:5: [server] network_delay: in 'uniform(5ms, 1ms)': the low end "
+     "'5ms' is above the high end '1ms'"},
+    {"empty-layer-in-file",
+     "[scenario]\nname = t\nduration = 60s\n[policy]\nname = immediate+\n",
+     {NULL},
+     "%s:5: [policy] name: policy 'immediate+' has an empty layer name; "
+     "write a stack as names joined by '+', such as "
+     "exponential+token_bucket"},
+    {"empty-layer-at-end", BASE, {"--policy", "immediate+", NULL},
+     "--policy: policy 'immediate+' has an empty layer name; write a stack "
+     "as names joined by '+', such as exponential+token_bucket"},
+    {"empty-layer-at-start", BASE, {"--policy", "+immediate", NULL},
+     "--policy: policy '+immediate' has an empty layer name; write a stack "
+     "as names joined by '+', such as exponential+token_bucket"},
+    {"empty-layer-between", BASE, {"--policy", "exponential++hedge", NULL},
+     "--policy: policy 'exponential++hedge' has an empty layer name; write "
+     "a stack as names joined by '+', such as exponential+token_bucket"},
     {"empty-file", "", {NULL},
      "%s: [scenario] needs a name and a duration (how long to simulate), "
      "e.g. name = my-test and duration = 300s"},

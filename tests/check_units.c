@@ -44,6 +44,27 @@ START_TEST(bad_durations)
 }
 END_TEST
 
+/* The end of simulated time is 2e18 ns = 2e9 s (base/simtime.h): 555555h
+ * (1.999998e18 ns) is a duration, 2000000h (7.2e18 ns, which used to be
+ * accepted and then overflowed when added to another time) is refused
+ * with the limit; so is 555556h, the first whole number of hours past it
+ * (2.0000016e18 ns). */
+START_TEST(durations_end_at_the_end_of_time)
+{
+    int64_t ns;
+    sb_err e;
+    ck_assert_int_eq(units_duration("555555h", &ns, &e), 0);
+    ck_assert_int_eq(ns, INT64_C(555555) * 3600 * NS_PER_S);
+    ck_assert_int_eq(units_duration("2000000000s", &ns, &e), 0);
+    ck_assert_int_eq(ns, SIMTIME_END);
+    ck_assert_int_ne(units_duration("555556h", &ns, &e), 0);
+    ck_assert_int_ne(units_duration("2000000h", &ns, &e), 0);
+    ck_assert_str_eq(e.msg, "duration '2000000h' is too long: at most "
+                            "2000000000s (about 63 years), the end of "
+                            "simulated time");
+}
+END_TEST
+
 START_TEST(rates_and_probabilities)
 {
     double x;
@@ -82,9 +103,76 @@ START_TEST(distributions)
     ck_assert_ptr_nonnull(strstr(e.msg, "unknown distribution 'gamma'"));
     ck_assert_int_ne(units_dist("lognormal(80ms)", &d, &e), 0);
     char buf[64];
-    ck_assert_str_eq(units_fmt_dist(&(dist){DIST_EXP, 1500 * NS_PER_MS, 0},
-                                    buf, sizeof buf),
-                     "exp(1500ms)");
+    dist shown = {.kind = DIST_EXP, .mean_ns = 1500 * NS_PER_MS};
+    ck_assert_str_eq(units_fmt_dist(&shown, buf, sizeof buf), "exp(1500ms)");
+}
+END_TEST
+
+/* normal(MEAN, SD) and uniform(A, B): two durations each, parsed into the
+ * fields engine_sample reads, and printed back as written. */
+START_TEST(normal_and_uniform)
+{
+    dist d;
+    sb_err e;
+    char buf[64];
+    ck_assert_int_eq(units_dist("normal(100ms, 20ms)", &d, &e), 0);
+    ck_assert_int_eq(d.kind, DIST_NORMAL);
+    ck_assert_int_eq(d.mean_ns, 100 * NS_PER_MS);
+    ck_assert_int_eq(d.sd_ns, 20 * NS_PER_MS);
+    ck_assert_str_eq(units_fmt_dist(&d, buf, sizeof buf),
+                     "normal(100ms, 20ms)");
+    ck_assert_int_eq(units_dist("normal( 0s ,1.5s )", &d, &e), 0);
+    ck_assert_int_eq(d.mean_ns, 0);
+    ck_assert_int_eq(d.sd_ns, 1500 * NS_PER_MS);
+    /* SD 0 is a constant, as lognormal's sigma 0 is. */
+    ck_assert_int_eq(units_dist("normal(5ms, 0s)", &d, &e), 0);
+    ck_assert_int_eq(units_dist("uniform(50ms, 150ms)", &d, &e), 0);
+    ck_assert_int_eq(d.kind, DIST_UNIFORM);
+    ck_assert_int_eq(d.lo_ns, 50 * NS_PER_MS);
+    ck_assert_int_eq(d.hi_ns, 150 * NS_PER_MS);
+    ck_assert_int_eq(d.mean_ns, 100 * NS_PER_MS); /* the midpoint */
+    ck_assert_str_eq(units_fmt_dist(&d, buf, sizeof buf),
+                     "uniform(50ms, 150ms)");
+    ck_assert_int_eq(units_dist("uniform(1s, 1s)", &d, &e), 0);
+}
+END_TEST
+
+START_TEST(bad_normal_and_uniform)
+{
+    static const struct {
+        const char *in, *msg;
+    } bad[] = {
+        {"normal(100ms)", "in 'normal(100ms)': normal takes a mean and a "
+                          "standard deviation, such as normal(100ms, 20ms)"},
+        {"normal(1s, 2s, 3s)", "in 'normal(1s, 2s, 3s)': normal takes a mean "
+                               "and a standard deviation, such as "
+                               "normal(100ms, 20ms)"},
+        {"normal(100ms, 0.5)",
+         "in 'normal(100ms, 0.5)': standard deviation: expected a duration "
+         "with a unit (ns, us, ms, s, m, h), such as 250ms or 2s, got '0.5' "
+         "(no unit)"},
+        {"normal(-1s, 1s)", "in 'normal(-1s, 1s)': mean: expected a "
+                            "non-negative duration, got '-1s'"},
+        {"normal(1s, -5ms)", "in 'normal(1s, -5ms)': standard deviation: "
+                             "expected a non-negative duration, got '-5ms'"},
+        {"uniform(1s)", "in 'uniform(1s)': uniform takes a low and a high "
+                        "end, such as uniform(50ms, 150ms)"},
+        {"uniform(2s, 1s)", "in 'uniform(2s, 1s)': the low end '2s' is above "
+                            "the high end '1s'"},
+        {"uniform(fast, 1s)",
+         "in 'uniform(fast, 1s)': low end: expected a duration with a unit "
+         "(ns, us, ms, s, m, h), such as 250ms or 2s, got 'fast'"},
+        {"uniform(0s, 2000000h)",
+         "in 'uniform(0s, 2000000h)': high end: duration '2000000h' is too "
+         "long: at most 2000000000s (about 63 years), the end of simulated "
+         "time"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        dist d;
+        sb_err e;
+        ck_assert_int_ne(units_dist(bad[i].in, &d, &e), 0);
+        ck_assert_str_eq(e.msg, bad[i].msg);
+    }
 }
 END_TEST
 
@@ -96,6 +184,9 @@ Suite *units_suite(void)
     tcase_add_test(tc, bad_durations);
     tcase_add_test(tc, rates_and_probabilities);
     tcase_add_test(tc, distributions);
+    tcase_add_test(tc, durations_end_at_the_end_of_time);
+    tcase_add_test(tc, normal_and_uniform);
+    tcase_add_test(tc, bad_normal_and_uniform);
     suite_add_tcase(s, tc);
     return s;
 }
