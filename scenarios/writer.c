@@ -1,0 +1,247 @@
+/*
+ * writer.c -- scenario_write: keys in the loader's order, values in the
+ * loader's syntax, numbers exact.
+ *
+ * Only keys the loader accepts in their context are written: a rate for
+ * open-loop clients only, a think time for closed ones, a burst only with
+ * a rate limit, a queue's Retry-After only when overflow answers; fault
+ * keys by the fault's type.  Reals are written in the shortest form that
+ * reads back to the same double.
+ */
+#include "writer.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "units.h"
+
+/* The shortest %g that strtod reads back exactly (17 digits always do). */
+static const char *real(double x, char *buf, size_t len)
+{
+    for (int digits = 6; digits <= 17; digits++) {
+        snprintf(buf, len, "%.*g", digits, x);
+        if (strtod(buf, NULL) == x)
+            return buf;
+    }
+    return buf;
+}
+
+static const char *dur(int64_t ns, char *buf, size_t len)
+{
+    return units_fmt_duration(ns, buf, (int)len);
+}
+
+/* A distribution as units_dist reads it; the lognormal's shape exact. */
+static const char *dist_text(const dist *d, char *buf, size_t len)
+{
+    char a[48], b[48];
+    if (d->kind != DIST_LOGNORMAL)
+        return units_fmt_dist(d, buf, (int)len);
+    snprintf(buf, len, "lognormal(%s, %s)", dur(d->mean_ns, a, sizeof a),
+             real(d->sigma, b, sizeof b));
+    return buf;
+}
+
+static const char *yes(bool b)
+{
+    return b ? "true" : "false";
+}
+
+static const char *count_unl(uint32_t v, char *buf, size_t len)
+{
+    if (v == SIM_UNLIMITED)
+        snprintf(buf, len, "unlimited");
+    else
+        snprintf(buf, len, "%" PRIu32, v);
+    return buf;
+}
+
+static void scenario_section(FILE *f, const sim_config *c)
+{
+    char a[64];
+    fprintf(f, "[scenario]\nname = %s\n", c->name);
+    if (c->description[0])
+        fprintf(f, "description = %s\n", c->description);
+    fprintf(f, "duration = %s\n", dur(c->duration_ns, a, sizeof a));
+    fprintf(f, "seed = %" PRIu64 "\n", c->seed);
+    fprintf(f, "warmup = %s\n", dur(c->warmup_ns, a, sizeof a));
+    fprintf(f, "bucket = %s\n", dur(c->bucket_ns, a, sizeof a));
+    fprintf(f, "recovery_window = %s\n",
+            dur(c->recovery_window_ns, a, sizeof a));
+}
+
+static void clients_section(FILE *f, const client_cfg *k)
+{
+    static const char *const arrivals[] = {"open", "closed", "once"};
+    char a[160];
+    fprintf(f, "\n[clients]\ncount = %" PRIu32 "\n", k->count);
+    if (k->processes)
+        fprintf(f, "processes = %" PRIu32 "\n", k->processes);
+    fprintf(f, "connections = %s\n", count_unl(k->connections, a, sizeof a));
+    fprintf(f, "call_time = %s\n", dur(k->call_time_ns, a, sizeof a));
+    fprintf(f, "arrival = %s\n", arrivals[k->arrival]);
+    if (k->arrival == ARRIVAL_OPEN)
+        fprintf(f, "rate = %s/s\n", real(k->rate_per_s, a, sizeof a));
+    if (k->arrival == ARRIVAL_CLOSED)
+        fprintf(f, "think = %s\n", dist_text(&k->think, a, sizeof a));
+    if (k->arrival == ARRIVAL_ONCE)
+        fprintf(f, "start_window = %s\n",
+                dur(k->start_window_ns, a, sizeof a));
+    static const char *const ops[] = {"read", "put", "post"};
+    for (int i = 0; i < 3; i++)
+        fprintf(f, "%s = %s\n", ops[i], real(k->mix[i], a, sizeof a));
+    fprintf(f, "timeout = %s\n", dur(k->timeout_ns, a, sizeof a));
+    fprintf(f, "deadline = %s\n",
+            k->deadline_ns ? dur(k->deadline_ns, a, sizeof a) : "none");
+    fprintf(f, "idempotency_keys = %s\n", yes(k->idempotency_keys));
+    fprintf(f, "defect_fraction = %s\n",
+            real(k->defect_fraction, a, sizeof a));
+    fprintf(f, "critical_fraction = %s\n",
+            real(k->critical_fraction, a, sizeof a));
+}
+
+static void server_section(FILE *f, const server_cfg *s)
+{
+    static const char *const models[] = {"queue", "hot_record"};
+    static const char *const overflow[] = {"reject", "drop"};
+    static const char *const order[] = {"fifo", "lifo"};
+    static const char *const dedupe[] = {"replay", "conflict"};
+    char a[160];
+    fprintf(f, "\n[server]\nmodel = %s\n", models[s->model]);
+    fprintf(f, "workers = %s\n", count_unl(s->workers, a, sizeof a));
+    fprintf(f, "queue_limit = %s\n", count_unl(s->queue_limit, a, sizeof a));
+    fprintf(f, "overflow = %s\n", overflow[s->overflow]);
+    fprintf(f, "queue_order = %s\n", order[s->queue_order]);
+    if (s->overflow == OVERFLOW_REJECT)
+        fprintf(f, "retry_after = %s\n",
+                s->overflow_retry_after_ns
+                    ? dur(s->overflow_retry_after_ns, a, sizeof a)
+                    : "none");
+    fprintf(f, "service = %s\n", dist_text(&s->service, a, sizeof a));
+    if (s->degradation > 0) {
+        fprintf(f, "degradation = %s\n", real(s->degradation, a, sizeof a));
+        fprintf(f, "degradation_knee = %" PRIu32 "\n", s->degradation_knee);
+    }
+    fprintf(f, "network_delay = %s\n", dist_text(&s->network, a, sizeof a));
+    if (s->rate_limit_per_s > 0) {
+        fprintf(f, "rate_limit = %s/s\n",
+                real(s->rate_limit_per_s, a, sizeof a));
+        fprintf(f, "rate_limit_burst = %" PRIu32 "\n", s->rate_limit_burst);
+    } else {
+        fprintf(f, "rate_limit = none\n");
+    }
+    fprintf(f, "drop_expired = %s\n", yes(s->drop_expired));
+    fprintf(f, "idempotency = %s\n", yes(s->idempotency));
+    fprintf(f, "dedupe_answer = %s\n", dedupe[s->dedupe_answer]);
+}
+
+/* An errors fault's status as the loader reads it. */
+static const char *status_text(const fault_cfg *ft, char *buf, size_t len);
+
+static void fault_section(FILE *f, const fault_cfg *ft)
+{
+    char a[160];
+    fprintf(f, "\n[fault.%s]\ntype = %s\n", ft->name,
+            fault_type_name(ft->type));
+    fprintf(f, "start = %s\n", dur(ft->start_ns, a, sizeof a));
+    fprintf(f, "duration = %s\n", dur(ft->duration_ns, a, sizeof a));
+    switch (ft->type) {
+    case FAULT_CAPACITY:
+        fprintf(f, "workers = %" PRIu32 "\n", ft->workers);
+        break;
+    case FAULT_LOAD_SPIKE:
+    case FAULT_SLOWDOWN:
+        fprintf(f, "multiplier = %s\n", real(ft->multiplier, a, sizeof a));
+        break;
+    case FAULT_OUTAGE:
+    case FAULT_PARTITION:
+        fprintf(f, "mode = %s\n",
+                ft->mode == CUT_REFUSE ? "refuse" : "blackhole");
+        if (ft->type == FAULT_PARTITION)
+            fprintf(f, "fraction = %s\n", real(ft->fraction, a, sizeof a));
+        break;
+    case FAULT_LATENCY:
+        fprintf(f, "delay = %s\n", dur(ft->delay_ns, a, sizeof a));
+        break;
+    case FAULT_ERRORS:
+        fprintf(f, "status = %s\n", status_text(ft, a, sizeof a));
+        if (ft->retry_after_ns > 0)
+            fprintf(f, "retry_after = %s\n",
+                    dur(ft->retry_after_ns, a, sizeof a));
+        fprintf(f, "probability = %s\n", real(ft->probability, a, sizeof a));
+        break;
+    case FAULT_LOST_ACK:
+        fprintf(f, "probability = %s\n", real(ft->probability, a, sizeof a));
+        break;
+    case FAULT_RATE_LIMIT:
+        fprintf(f, "rate = %s/s\n", real(ft->rate_per_s, a, sizeof a));
+        fprintf(f, "burst = %" PRIu32 "\n", ft->burst);
+        break;
+    default:
+        break;
+    }
+}
+
+/* gRPC code names in grpc/status.h order (what the loader accepts). */
+static const char *const grpc_names[] = {
+    "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
+    "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
+    "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
+    "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
+
+static const char *status_text(const fault_cfg *ft, char *buf, size_t len)
+{
+    if (ft->kind == SB_ERR_RESET)
+        snprintf(buf, len, "reset");
+    else if (ft->kind == SB_ERR_GRPC && ft->status >= 0 && ft->status <= 16)
+        snprintf(buf, len, "%s", grpc_names[ft->status]);
+    else
+        snprintf(buf, len, "%" PRId32, ft->status);
+    return buf;
+}
+
+static void policy_section(FILE *f, const writer_extra *x)
+{
+    fprintf(f, "\n[policy]\nname = %s\n", x->policy ? x->policy : "none");
+    for (int i = 0; i < x->n_plugins; i++)
+        fprintf(f, "plugin = %s\n", x->plugins[i]);
+    for (int i = 0; i < x->n_params; i++)
+        fprintf(f, "%s = %s\n", x->params[i].key, x->params[i].value);
+}
+
+static void comment(FILE *f, const char *text)
+{
+    while (text && *text) {
+        const char *nl = strchr(text, '\n');
+        int n = nl ? (int)(nl - text) : (int)strlen(text);
+        fprintf(f, "; %.*s\n", n, text);
+        text += n + (nl != NULL);
+    }
+}
+
+int scenario_write(FILE *f, const sim_config *cfg, const writer_extra *x,
+                   sb_err *e)
+{
+    errno = 0;
+    if (x->comment) {
+        comment(f, x->comment);
+        fputc('\n', f);
+    }
+    scenario_section(f, cfg);
+    clients_section(f, &cfg->clients);
+    server_section(f, &cfg->server);
+    policy_section(f, x);
+    for (uint32_t i = 0; i < cfg->n_faults; i++)
+        fault_section(f, &cfg->faults[i]);
+    if (x->n_expect > 0) {
+        fprintf(f, "\n[expect]\n");
+        for (int i = 0; i < x->n_expect; i++)
+            fprintf(f, "%s = %s\n", x->expect[i].key, x->expect[i].value);
+    }
+    if (ferror(f))
+        return err_set(e, "cannot write the scenario: %s",
+                       errno ? strerror(errno) : "write error");
+    return 0;
+}

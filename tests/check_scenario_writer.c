@@ -1,0 +1,143 @@
+/*
+ * check_scenario_writer.c -- a scenario written back (scenarios/writer.h)
+ * loads into the same config, bit for bit, and keeps its policy and
+ * expectations: what the GUI's "save as scenario" relies on to make a
+ * storm found by hand reproduce headless.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario.h"
+#include "testutil.h"
+#include "writer.h"
+
+/* Load path, write it, load the result; the two configs must be equal
+ * byte for byte (both start from zeroed memory, so padding agrees). */
+static void round_trip(const char *path)
+{
+    static scenario a, b;
+    sb_err e;
+    if (scenario_load(path, NULL, 0, &a, &e) != 0)
+        ck_abort_msg("%s", e.msg);
+    const char *plugins[SCENARIO_MAX_PLUGINS];
+    for (int i = 0; i < a.n_plugins; i++)
+        plugins[i] = a.plugins[i];
+    writer_extra x = {"written back\nby the test", a.policy, a.settings,
+                      a.n_settings, plugins, a.n_plugins, a.expect,
+                      a.n_expect};
+    const char *out = tu_temp_path("written.ini");
+    FILE *f = fopen(out, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(scenario_write(f, &a.cfg, &x, &e), 0);
+    fclose(f);
+    if (scenario_load(out, NULL, 0, &b, &e) != 0)
+        ck_abort_msg("%s written back does not load: %s", path, e.msg);
+    ck_assert_msg(memcmp(&a.cfg, &b.cfg, sizeof a.cfg) == 0,
+                  "%s: the config differs after a round trip", path);
+    ck_assert_str_eq(a.policy, b.policy);
+    ck_assert_int_eq(a.n_settings, b.n_settings);
+    for (int i = 0; i < a.n_settings; i++) {
+        ck_assert_str_eq(a.settings[i].key, b.settings[i].key);
+        ck_assert_str_eq(a.settings[i].value, b.settings[i].value);
+    }
+    ck_assert_int_eq(a.n_expect, b.n_expect);
+    for (int i = 0; i < a.n_expect; i++) {
+        ck_assert_str_eq(a.expect[i].key, b.expect[i].key);
+        ck_assert_str_eq(a.expect[i].value, b.expect[i].value);
+    }
+}
+
+static const char *const shipped[] = {
+    "scenarios/retry-storm.ini", "scenarios/duplicate-writes.ini",
+    "scenarios/hot-record.ini", "scenarios/overload-thrash.ini",
+    "bench/storm-10k.ini"};
+
+START_TEST(shipped_scenarios_round_trip)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", SB_SOURCE_DIR, shipped[_i]);
+    round_trip(path);
+}
+END_TEST
+
+/* Every key in a context where the loader takes it, every fault type,
+ * numbers that have no short exact decimal form. */
+START_TEST(every_key_round_trips)
+{
+    static const char ini[] =
+        "[scenario]\nname = all-keys\ndescription = every key once\n"
+        "duration = 123456789123ns\nseed = 987654321\nwarmup = 1.5s\n"
+        "bucket = 250ms\nrecovery_window = 7s\n"
+        "[clients]\ncount = 333\nprocesses = 7\nconnections = 9\n"
+        "call_time = 37us\narrival = closed\n"
+        "think = lognormal(80ms, 0.123456789012345)\n"
+        "read = 0.1\nput = 0.2\npost = 0.7\ntimeout = 900ms\n"
+        "deadline = 4s\nidempotency_keys = true\n"
+        "defect_fraction = 0.0333333333333333\ncritical_fraction = 0.01\n"
+        "[server]\nmodel = hot_record\nworkers = 17\nqueue_limit = 40\n"
+        "overflow = reject\nqueue_order = lifo\nretry_after = 3s\n"
+        "service = normal(10ms, 3ms)\ndegradation = 0.05\n"
+        "degradation_knee = 12\nnetwork_delay = uniform(1ms, 3ms)\n"
+        "rate_limit = 123.456/s\nrate_limit_burst = 4\ndrop_expired = true\n"
+        "idempotency = false\ndedupe_answer = conflict\n"
+        "[policy]\nname = exponential+token_bucket\nbase = 20ms\n"
+        "token_bucket.max_tokens = 20\n"
+        "[fault.cap]\ntype = capacity\nstart = 5s\nduration = 1s\n"
+        "workers = 3\n"
+        "[fault.spike]\ntype = load_spike\nstart = 6s\nduration = 1s\n"
+        "multiplier = 2.718281828459045\n"
+        "[fault.out]\ntype = outage\nstart = 7s\nduration = 1s\n"
+        "mode = blackhole\n"
+        "[fault.slow]\ntype = latency\nstart = 8s\nduration = 1s\n"
+        "delay = 150ms\n"
+        "[fault.thrash]\ntype = slowdown\nstart = 9s\nduration = 1s\n"
+        "multiplier = 3\n"
+        "[fault.err]\ntype = errors\nstart = 10s\nduration = 1s\n"
+        "status = UNAVAILABLE\nretry_after = 2s\nprobability = 0.3\n"
+        "[fault.err2]\ntype = errors\nstart = 10s\nduration = 1s\n"
+        "status = 503\nprobability = 0.1\n"
+        "[fault.rst]\ntype = errors\nstart = 10s\nduration = 1s\n"
+        "status = reset\nprobability = 0.05\n"
+        "[fault.lost]\ntype = lost_ack\nstart = 11s\nduration = 1s\n"
+        "probability = 0.4\n"
+        "[fault.part]\ntype = partition\nstart = 12s\nduration = 1s\n"
+        "fraction = 0.25\nmode = refuse\n"
+        "[fault.limit]\ntype = rate_limit\nstart = 13s\nduration = 1s\n"
+        "rate = 50/s\nburst = 5\n"
+        "[expect]\nsuccess_min = 0.9\nrecovers_within = 30s\n";
+    char path[1024];
+    snprintf(path, sizeof path, "%s", tu_write_temp("all-keys.ini", ini));
+    round_trip(path);
+}
+END_TEST
+
+/* Open-loop and once clients write their own keys. */
+START_TEST(arrival_modes_round_trip)
+{
+    static const char *const inis[] = {
+        "[scenario]\nname = o\nduration = 60s\n[clients]\nrate = 0.1/s\n",
+        "[scenario]\nname = o\nduration = 60s\n[clients]\narrival = once\n"
+        "start_window = 10s\n[server]\noverflow = drop\n",
+    };
+    for (int i = 0; i < 2; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s",
+                 tu_write_temp("modes.ini", inis[i]));
+        round_trip(path);
+    }
+}
+END_TEST
+
+Suite *scenario_writer_suite(void)
+{
+    Suite *s = suite_create("scenario_writer");
+    TCase *tc = tcase_create("round_trip");
+    tcase_add_loop_test(tc, shipped_scenarios_round_trip, 0,
+                        sizeof shipped / sizeof *shipped);
+    tcase_add_test(tc, every_key_round_trips);
+    tcase_add_test(tc, arrival_modes_round_trip);
+    suite_add_tcase(s, tc);
+    return s;
+}
