@@ -26,6 +26,7 @@ void config_defaults(sim_config *c)
     s->queue_limit = SIM_UNLIMITED;
     s->overflow = OVERFLOW_REJECT;
     s->service = (dist){DIST_EXP, 10 * NS_PER_MS, 0.0};
+    s->read_service = s->service; /* the loader copies `service` here */
     s->degradation = 0.0;
     s->degradation_knee = SIM_UNLIMITED;
     s->network = (dist){DIST_CONST, 0, 0.0};

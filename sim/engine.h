@@ -41,7 +41,9 @@ enum event_type {
     EV_RESPONSE,      /* id: attempt -- the answer reaches the client */
     EV_TIMEOUT,       /* id: attempt -- the client stops waiting */
     EV_FAULT_ON,      /* id: fault index */
-    EV_FAULT_OFF      /* id: fault index, gen: fault generation */
+    EV_FAULT_OFF,     /* id: fault index, gen: fault generation */
+    EV_TRIP           /* id: attempt, gen: attempt gen -- the answer to
+                         its first round trip reaches the client */
 };
 
 /* ---- Records -------------------------------------------------------------
@@ -90,7 +92,7 @@ typedef struct attempt {
     int64_t service; /* drawn when service starts */
     int64_t enqueued;
     int64_t retry_after;   /* of the answer; -1 none */
-    uint64_t read_version; /* hot record: the version its service read */
+    uint64_t read_version; /* hot record: the version it read */
     uint32_t req;
     uint32_t gen;
     uint32_t number;
@@ -101,6 +103,8 @@ typedef struct attempt {
     uint8_t result; /* sb_error_kind of the answer */
     uint8_t defect;
     uint8_t hedge;
+    uint8_t trip; /* its round trip to the server: 0 the first, 1 the
+                     second of a two-round-trip update (server.h) */
 } attempt;
 
 struct sim {
@@ -229,8 +233,7 @@ void faults_apply(sim *s);
 /* The errors fault that answers attempt t, if any: the coin is (seed,
  * client, fault, request, attempt), so the same attempts fail under every
  * policy. */
-const fault_cfg *faults_error(const sim *s, const request *r,
-                              const attempt *t);
+const fault_cfg *faults_error(const sim *s, const request *r, const attempt *t);
 /* Does a lost_ack fault lose t's answer? */
 bool faults_ack_lost(const sim *s, const request *r, const attempt *t);
 /* Is client c cut off by a running partition: -1 no, or its cut_mode. */

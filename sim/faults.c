@@ -97,12 +97,14 @@ void faults_apply(sim *s)
     server_set_capacity(s->srv, workers);
 }
 
-const fault_cfg *faults_error(const sim *s, const request *r,
-                              const attempt *t)
+/* Each round trip of an attempt flips its own coin: draw 0 for the
+ * first, 2 for the second (draw 1 is the lost-ack coin). */
+const fault_cfg *faults_error(const sim *s, const request *r, const attempt *t)
 {
+    unsigned slot = t->trip ? 2u : 0u;
     for (unsigned i = 0; i < s->n_errors; i++) {
         unsigned fi = s->errors[i];
-        uint64_t ctr = rng_attempt_counter(r->index, t->number, 0);
+        uint64_t ctr = rng_attempt_counter(r->index, t->number, slot);
         if (engine_unit_draw(s, r->client, RNG_FAULT + fi, ctr) <
             s->faults[fi].probability)
             return &s->faults[fi];

@@ -3,11 +3,13 @@
  * the queue, workers, service with overload degradation, commits and
  * deduplication, answers; and the plain queue model.
  *
- * Why one core with hooks rather than a table of whole handlers per model:
- * the two models differ only in what a request does to the record when
- * its service starts and ends.  Admission, queueing, workers, faults,
- * commits, lost answers and wasted work are the same for both, and a table
- * of whole handlers would copy all of that into each model.
+ * Why one core with three small hooks rather than a table of whole event
+ * handlers per model: the models differ only in which distribution a
+ * service is drawn from and in what a request does to the data when its
+ * service starts and ends (the two-round-trip update also answers its
+ * read before its write comes).  Admission, queueing, workers, faults,
+ * commits, lost answers and wasted work are the same for all, and whole
+ * handlers would copy them into each model.
  */
 #include "server.h"
 
@@ -23,12 +25,12 @@
  *   busy (q_len > 0 implies busy >= workers), so the queue needs
  *   dispatching only when a worker frees up or workers are added. */
 struct server {
-    sim *s;                    /* borrowed: records, events, draws */
-    const server_cfg *cfg;     /* borrowed */
-    const server_model_ops *model; /* static */
-    metrics *m;                /* borrowed: where it counts and gauges */
-    void *model_state;         /* model->state_size bytes, or NULL */
-    uint32_t workers;          /* now, after capacity faults */
+    sim *s;                        /* borrowed: records, events, draws */
+    const server_cfg *cfg;         /* borrowed */
+    const server_model_ops *model; /* one of the tables; not owned */
+    metrics *m;                    /* borrowed: where it counts and gauges */
+    void *model_state;             /* model->state_size bytes, or NULL */
+    uint32_t workers;              /* now, after capacity faults */
     uint32_t busy;
     uint32_t *queue; /* ring of attempt ids */
     size_t q_head, q_len, q_cap;
@@ -81,8 +83,9 @@ int server_create(sim *s, const server_cfg *cfg, metrics *m, server **out,
     sv->s = s;
     sv->cfg = cfg;
     sv->m = m;
-    sv->model = cfg->model == MODEL_HOT_RECORD ? &server_hot_record_ops
-                                               : &server_queue_ops;
+    sv->model = cfg->model != MODEL_HOT_RECORD    ? &server_queue_ops
+                : cfg->occ == OCC_TWO_ROUND_TRIPS ? &server_hot_record_2rt_ops
+                                                  : &server_hot_record_ops;
     if (sv->model->state_size &&
         (sv->model_state = calloc(1, sv->model->state_size)) == NULL) {
         free(sv);
@@ -152,8 +155,8 @@ static int64_t net_delay(const server *sv, const request *r, const attempt *t,
 
 /* Answer ai now: the answer pays the network delay back and any latency
  * fault. */
-static void answer(server *sv, uint32_t ai, sb_error_kind kind,
-                   int32_t status, int64_t retry_after)
+static void answer(server *sv, uint32_t ai, sb_error_kind kind, int32_t status,
+                   int64_t retry_after)
 {
     const attempt *t = att_at(sv->s, ai);
     int64_t back = net_delay(sv, req_at(sv->s, t->req), t, 1) + sv->latency;
@@ -263,6 +266,39 @@ static double thrash(const server *sv, uint32_t n)
     return k;
 }
 
+/* The distribution t's next service is drawn from, and its draw. */
+static const dist *service_dist(const server *sv, const attempt *t,
+                                unsigned *slot)
+{
+    *slot = 0;
+    return sv->model->service ? sv->model->service(sv, t, slot)
+                              : &sv->cfg->service;
+}
+
+static double dist_mean(const dist *d)
+{
+    switch (d->kind) {
+    case DIST_CONST:
+    case DIST_EXP:
+        return (double)d->mean_ns;
+    case DIST_LOGNORMAL: /* mean_ns is the median */
+        return (double)d->mean_ns * exp(d->sigma * d->sigma / 2.0);
+    }
+    return (double)d->mean_ns;
+}
+
+/* What a drop_late server expects t's service to take if it started now:
+ * the mean of its distribution, times the running slowdown and the
+ * overload degradation it would start under -- what a server that tracks
+ * its recent service times would see.  The answer's trip back is not
+ * counted: the server does not know the network. */
+static double expected_service(const server *sv, const attempt *t)
+{
+    unsigned slot;
+    return dist_mean(service_dist(sv, t, &slot)) * sv->slowdown *
+           thrash(sv, sv->busy + 1);
+}
+
 static void start_service(server *sv, uint32_t ai)
 {
     sim *s = sv->s;
@@ -282,9 +318,8 @@ static void start_service(server *sv, uint32_t ai)
     t->slot = sv->busy;
     sv->in_service[sv->busy++] = ai;
     sv->m->busy = sv->busy;
-    unsigned slot = 0;
-    const dist *d = sv->model->service ? sv->model->service(sv, t, &slot)
-                                       : &sv->cfg->service;
+    unsigned slot;
+    const dist *d = service_dist(sv, t, &slot);
     double base =
         (double)engine_sample(s, d, r->client, RNG_SERVICE,
                               rng_attempt_counter(r->index, t->number, slot));
@@ -298,15 +333,28 @@ static void start_service(server *sv, uint32_t ai)
     engine_push(s, s->now + t->service, EV_SERVICE_DONE, ai, t->gen);
 }
 
-/* Start queued attempts while workers are free; a drop_expired server
- * skips the ones whose caller has already given up on them. */
+/* Start queued attempts while workers are free.  A drop_expired server
+ * skips the ones whose caller has already given up on them (counted as
+ * expired); a drop_late server also skips the ones whose caller will give
+ * up before their service could end, by the server's expectation (counted
+ * as late -- and so is an expired one when drop_expired is off).  Both
+ * drop silently: the client learns by its own timeout, which a dropped
+ * attempt was going to reach anyway.  Only queued attempts are judged: one
+ * that finds a free worker is served. */
 static void dispatch(server *sv)
 {
+    const server_cfg *sc = sv->cfg;
     while (sv->busy < sv->workers && sv->q_len > 0) {
         uint32_t ai = dequeue(sv);
         const attempt *t = att_at(sv->s, ai);
-        if (sv->cfg->drop_expired && sv->s->now >= t->expires) {
+        int64_t left = t->expires - sv->s->now;
+        if (sc->drop_expired && left <= 0) {
             sv->m->cur->expired++;
+            drop(sv, ai);
+            continue;
+        }
+        if (sc->drop_late && (double)left < expected_service(sv, t)) {
+            sv->m->cur->late++;
             drop(sv, ai);
             continue;
         }
@@ -329,9 +377,8 @@ static void admit(server *sv, uint32_t ai)
             drop(sv, ai);
         else
             answer(sv, ai, SB_ERR_HTTP, 503,
-                   sc->overflow_retry_after_ns > 0
-                       ? sc->overflow_retry_after_ns
-                       : -1);
+                   sc->overflow_retry_after_ns > 0 ? sc->overflow_retry_after_ns
+                                                   : -1);
     }
 }
 
@@ -453,10 +500,61 @@ void server_on_service_done(server *sv, uint32_t ai, uint32_t gen)
     sv->m->cur->service_ns += t->service;
     service_end end =
         sv->model->end ? sv->model->end(sv, ai, t, r) : SERVICE_DONE;
-    outcome(sv, t, r, end);
-    reply(sv, ai, t, r);
+    if (end != SERVICE_TAKEN) {
+        outcome(sv, t, r, end);
+        reply(sv, ai, t, r);
+    }
     dispatch(sv);
     assert(server_sane(sv));
+}
+
+/* ---- Two round trips ----------------------------------------------------- */
+
+/* The first trip's answer is wasted work when nobody will use it: the
+ * client has stopped waiting or will have by the time it arrives (it then
+ * sends no second trip).  A first trip whose answer is used is not wasted
+ * even if the second's answer is not: each trip's service is counted with
+ * its own answer. */
+void server_round_trip(server *sv, uint32_t ai)
+{
+    sim *s = sv->s;
+    attempt *t = att_at(s, ai);
+    int64_t back = net_delay(sv, req_at(s, t->req), t, 2) + sv->latency;
+    if (!client_waits(s, t) || s->now + back >= t->expires)
+        sv->m->cur->wasted_ns += t->service;
+    t->stage = ST_TO_CLIENT;
+    engine_push_lane(s, LANE_TO_CLIENT, s->now + back, EV_TRIP, ai, t->gen);
+}
+
+/* The client's half of a round trip is mechanical -- it sends the second
+ * trip at once, and its policy is not asked -- so it is modelled here
+ * rather than in client.c.  The second trip leaves from the client, so a
+ * partition that started in between cuts it off. */
+void server_on_trip(server *sv, uint32_t ai, uint32_t gen)
+{
+    sim *s = sv->s;
+    attempt *t = att_at(s, ai);
+    if (t->gen != gen || t->stage != ST_TO_CLIENT)
+        return;
+    if (!client_waits(s, t)) {
+        t->waiting = 0; /* as client_on_response does with a late answer */
+        drop(sv, ai);
+        return;
+    }
+    const request *r = req_at(s, t->req);
+    t->trip++;
+    int cut = s->n_cuts ? faults_cut_off(s, r->client) : -1;
+    if (cut == CUT_REFUSE) {
+        engine_answer(s, ai, SB_ERR_REFUSED, 0, -1, 0);
+        return;
+    }
+    if (cut == CUT_BLACKHOLE) {
+        t->stage = ST_GONE; /* the client's timeout frees it */
+        return;
+    }
+    t->stage = ST_TO_SERVER;
+    engine_push_lane(s, LANE_TO_SERVER, s->now + net_delay(sv, r, t, 3),
+                     EV_SERVER_ARRIVE, ai, t->gen);
 }
 
 /* ---- Faults -------------------------------------------------------------- */

@@ -130,6 +130,9 @@ static void dispatch(sim *s, const evq_event *ev)
     case EV_FAULT_OFF:
         faults_on(s, ev->id, false, ev->gen);
         break;
+    case EV_TRIP:
+        server_on_trip(s->srv, ev->id, ev->gen);
+        break;
     default:
         engine_fail(s, "internal error: unknown event type");
     }

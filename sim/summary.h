@@ -37,6 +37,7 @@ typedef struct sim_summary {
     uint64_t gave_up, deadline, refused, quarantined;
     uint64_t timeouts, rejections, errors, duplicates, repeats, expired;
     uint64_t lost_acks, in_flight;
+    uint64_t late; /* queued attempts a drop_late server dropped */
     double amplification;
     double peak_amplification;
     double peak_amplification_at_s;
