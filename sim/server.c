@@ -333,32 +333,38 @@ static void start_service(server *sv, uint32_t ai)
     engine_push(s, s->now + t->service, EV_SERVICE_DONE, ai, t->gen);
 }
 
-/* Start queued attempts while workers are free.  A drop_expired server
- * skips the ones whose caller has already given up on them (counted as
- * expired); a drop_late server also skips the ones whose caller will give
- * up before their service could end, by the server's expectation (counted
- * as late -- and so is an expired one when drop_expired is off).  Both
- * drop silently: the client learns by its own timeout, which a dropped
- * attempt was going to reach anyway.  Only queued attempts are judged: one
- * that finds a free worker is served. */
-static void dispatch(server *sv)
+/* A drop_expired server skips a queued attempt whose caller has already
+ * given up on it (counted as expired); a drop_late server also skips one
+ * whose caller will give up before its service could end, by the server's
+ * expectation (counted as late -- and so is an expired one when
+ * drop_expired is off).  Both drop silently: the client learns by its own
+ * timeout, which a dropped attempt was going to reach anyway.  Only queued
+ * attempts are judged: one that finds a free worker is served.  Returns
+ * whether it dropped ai. */
+static bool dropped_from_queue(server *sv, uint32_t ai)
 {
     const server_cfg *sc = sv->cfg;
+    const attempt *t = att_at(sv->s, ai);
+    int64_t left = t->expires - sv->s->now;
+    if (sc->drop_expired && left <= 0) {
+        sv->m->cur->expired++;
+    } else if (sc->drop_late && (double)left < expected_service(sv, t)) {
+        sv->m->cur->late++;
+    } else {
+        return false;
+    }
+    drop(sv, ai);
+    return true;
+}
+
+/* Start queued attempts while workers are free. */
+static void dispatch(server *sv)
+{
+    bool judge = sv->cfg->drop_expired || sv->cfg->drop_late;
     while (sv->busy < sv->workers && sv->q_len > 0) {
         uint32_t ai = dequeue(sv);
-        const attempt *t = att_at(sv->s, ai);
-        int64_t left = t->expires - sv->s->now;
-        if (sc->drop_expired && left <= 0) {
-            sv->m->cur->expired++;
-            drop(sv, ai);
-            continue;
-        }
-        if (sc->drop_late && (double)left < expected_service(sv, t)) {
-            sv->m->cur->late++;
-            drop(sv, ai);
-            continue;
-        }
-        start_service(sv, ai);
+        if (!judge || !dropped_from_queue(sv, ai))
+            start_service(sv, ai);
     }
 }
 
