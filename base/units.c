@@ -289,6 +289,27 @@ int units_dist(const char *s, dist *d, sb_err *e)
                    name);
 }
 
+double units_dist_mean(const dist *d)
+{
+    switch (d->kind) {
+    case DIST_LOGNORMAL:
+        return (double)d->mean_ns * exp(d->sigma * d->sigma / 2.0);
+    case DIST_NORMAL: {
+        if (d->sd_ns <= 0)
+            return (double)d->mean_ns;
+        double mu = (double)d->mean_ns, sd = (double)d->sd_ns;
+        double a = -mu / sd;
+        double phi = exp(-a * a / 2.0) / 2.5066282746310002; /* sqrt(2 pi) */
+        double tail = 0.5 * erfc(a / sqrt(2.0)); /* 1 - Phi(a) */
+        return mu + sd * phi / tail;
+    }
+    case DIST_UNIFORM:
+        return ((double)d->lo_ns + (double)d->hi_ns) / 2.0;
+    default:
+        return (double)d->mean_ns;
+    }
+}
+
 const char *units_fmt_duration(int64_t ns, char *buf, int len)
 {
     static const struct {

@@ -64,6 +64,12 @@ int units_bool(const char *s, bool *b, sb_err *e);
  * (constant). */
 int units_dist(const char *s, dist *d, sb_err *e);
 
+/* The distribution's mean, ns: the lognormal's median x e^(sigma^2/2);
+ * the truncated normal's mu + sd x phi(a) / (1 - Phi(a)), a = -mu/sd
+ * (Johnson, Kotz and Balakrishnan, Continuous Univariate Distributions
+ * 1, 10.1); the uniform's midpoint. */
+double units_dist_mean(const dist *d);
+
 /* Print ns as the shortest exact "250ms" / "2s" / "1.5s"; returns buf. */
 const char *units_fmt_duration(int64_t ns, char *buf, int len);
 /* Print a distribution as a user would write it; returns buf. */

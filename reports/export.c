@@ -11,8 +11,8 @@ void export_csv(FILE *f, const metrics *m)
           "busy_workers,queue_len,wasted_work_s,duplicates,p50_ms,p99_ms,"
           "open_breakers,gave_up,deadline,refused,quarantined,errors,"
           "expired,lost_acks,max_queue,capacity,amplification,"
-          "goodput_per_s,conflicts,sends_refused_locally,refused_budget,"
-          "refused_breaker,refused_other,policy_level\n",
+          "goodput_per_s,conflicts,late_dropped,sends_refused_locally,"
+          "refused_budget,refused_breaker,refused_other,policy_level\n",
           f);
     double width = (double)m->bucket_ns;
     for (size_t i = 0; i < m->n_buckets; i++) {
@@ -28,7 +28,7 @@ void export_csv(FILE *f, const metrics *m)
                 ",%.3f,%.3f,%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,"
                 "%.4f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                ",%" PRIu64 ",%s\n",
+                ",%" PRIu64 ",%" PRIu64 ",%s\n",
                 (double)i * width / 1e9, b->offered, b->attempts,
                 b->successes, b->failures, b->timeouts, b->rejections,
                 b->busy_ns / width, b->queue_ns / width,
@@ -38,7 +38,7 @@ void export_csv(FILE *f, const metrics *m)
                 b->gave_up, b->deadline, b->refused, b->quarantined,
                 b->errors, b->expired, b->lost_acks, b->max_queue,
                 b->capacity, amp, (double)b->successes / (width / 1e9),
-                b->conflicts, b->refusals, b->refused_budget,
+                b->conflicts, b->late, b->refusals, b->refused_budget,
                 b->refused_breaker, b->refused_other, level);
     }
 }
@@ -99,6 +99,7 @@ static void server(jw *w, const sim_summary *s)
     jw_int(w, "rejections", (int64_t)s->rejections);
     jw_int(w, "injected_errors", (int64_t)s->errors);
     jw_int(w, "expired_dropped", (int64_t)s->expired);
+    jw_int(w, "late_dropped", (int64_t)s->late);
     jw_int(w, "lost_acks", (int64_t)s->lost_acks);
     jw_int(w, "conflicts", (int64_t)s->conflicts);
     jw_end(w);

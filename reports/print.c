@@ -102,6 +102,10 @@ void print_summary(FILE *f, const sim_config *c, const char *path,
                    "%.1f ms\n",
                 "server", 100.0 * s->utilization, s->max_queue,
                 s->mean_queue_wait_ms);
+    if (s->expired || s->late)
+        fprintf(f, "  %-22s%" PRIu64 " expired (the client had timed out), "
+                   "%" PRIu64 " late (could not finish in time)\n",
+                "dropped from queue", s->expired, s->late);
     if (s->conflicts)
         fprintf(f, "  %-22s%" PRIu64 " updates lost to a concurrent update\n",
                 "conflicts", s->conflicts);

@@ -321,6 +321,8 @@ static const keydef client_keys[] = {
 
 static const keydef server_keys[] = {
     {"model", V_CHOICE, CFG(server.model), 0, 0, "queue|hot_record"},
+    {"occ", V_CHOICE, CFG(server.occ), 0, 0, "one_step|two_round_trips"},
+    {"read_service", V_DIST, CFG(server.read_service), 0, 0, NULL},
     {"workers", V_COUNT_UNL, CFG(server.workers), 1, 10000000, NULL},
     {"queue_limit", V_COUNT_UNL, CFG(server.queue_limit), 0, 100000000, NULL},
     {"overflow", V_CHOICE, CFG(server.overflow), 0, 0, "reject|drop"},
@@ -336,6 +338,7 @@ static const keydef server_keys[] = {
     {"rate_limit_burst", V_COUNT, CFG(server.rate_limit_burst), 1, 10000000,
      NULL},
     {"drop_expired", V_BOOL, CFG(server.drop_expired), 0, 0, NULL},
+    {"drop_late", V_BOOL, CFG(server.drop_late), 0, 0, NULL},
     {"idempotency", V_BOOL, CFG(server.idempotency), 0, 0, NULL},
     {"dedupe_answer", V_CHOICE, CFG(server.dedupe_answer), 0, 0,
      "replay|conflict"},
@@ -648,6 +651,14 @@ static int check_server(loader *ld)
     if (ra && s->overflow == OVERFLOW_DROP)
         return bad(ld->e, ra, "has no effect with overflow = drop (nothing "
                    "is answered)");
+    const entry *occ = find_entry(ld, "server", "occ");
+    if (occ && s->model != MODEL_HOT_RECORD)
+        return bad(ld->e, occ, "has no effect unless model = hot_record");
+    const entry *rs = find_entry(ld, "server", "read_service");
+    if (rs && s->occ != OCC_TWO_ROUND_TRIPS)
+        return bad(ld->e, rs, "has no effect unless occ = two_round_trips");
+    if (rs == NULL)
+        s->read_service = s->service;
     return 0;
 }
 

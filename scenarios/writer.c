@@ -110,6 +110,14 @@ static void server_section(FILE *f, const server_cfg *s)
     static const char *const dedupe[] = {"replay", "conflict"};
     char a[160];
     fprintf(f, "\n[server]\nmodel = %s\n", models[s->model]);
+    if (s->model == MODEL_HOT_RECORD) {
+        fprintf(f, "occ = %s\n", s->occ == OCC_TWO_ROUND_TRIPS
+                                     ? "two_round_trips"
+                                     : "one_step");
+        if (s->occ == OCC_TWO_ROUND_TRIPS)
+            fprintf(f, "read_service = %s\n",
+                    dist_text(&s->read_service, a, sizeof a));
+    }
     fprintf(f, "workers = %s\n", count_unl(s->workers, a, sizeof a));
     fprintf(f, "queue_limit = %s\n", count_unl(s->queue_limit, a, sizeof a));
     fprintf(f, "overflow = %s\n", overflow[s->overflow]);
@@ -133,6 +141,7 @@ static void server_section(FILE *f, const server_cfg *s)
         fprintf(f, "rate_limit = none\n");
     }
     fprintf(f, "drop_expired = %s\n", yes(s->drop_expired));
+    fprintf(f, "drop_late = %s\n", yes(s->drop_late));
     fprintf(f, "idempotency = %s\n", yes(s->idempotency));
     fprintf(f, "dedupe_answer = %s\n", dedupe[s->dedupe_answer]);
 }

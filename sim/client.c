@@ -474,24 +474,12 @@ static void send_attempt(sim *s, uint32_t ri, bool hedge)
     }
 }
 
-/* Is client c cut off by a running partition?  Membership is a pure
- * function of (seed, client, fault), so the same clients are cut off
- * under every policy. */
-static int cut_off(const sim *s, uint32_t c)
-{
-    for (unsigned i = 0; i < s->n_cuts; i++) {
-        const fault_cfg *f = &s->faults[s->cuts[i]];
-        if (engine_unit_draw(s, c, RNG_PARTITION, s->cuts[i]) < f->fraction)
-            return (int)f->mode;
-    }
-    return -1;
-}
-
 static void to_server(sim *s, uint32_t ai, request *r, attempt *t)
 {
-    int cut = s->n_cuts ? cut_off(s, r->client) : -1;
+    int cut = s->n_cuts ? faults_cut_off(s, r->client) : -1;
     if (cut == CUT_REFUSE) {
-        server_answer(s, ai, SB_ERR_REFUSED, 0, -1, false);
+        /* Refused by the client's own network stack: at once. */
+        engine_answer(s, ai, SB_ERR_REFUSED, 0, -1, 0);
         return;
     }
     if (cut == CUT_BLACKHOLE) {

@@ -29,6 +29,7 @@ void config_defaults(sim_config *c)
     s->queue_limit = SIM_UNLIMITED;
     s->overflow = OVERFLOW_REJECT;
     s->service = (dist){.kind = DIST_EXP, .mean_ns = 10 * NS_PER_MS};
+    s->read_service = s->service; /* the loader copies `service` here */
     s->degradation = 0.0;
     s->degradation_knee = SIM_UNLIMITED;
     s->network = (dist){.kind = DIST_CONST, .mean_ns = 0};

@@ -62,6 +62,16 @@ typedef enum server_model {
                             answered gRPC ABORTED (a conflict) */
 } server_model;
 
+typedef enum occ_mode {
+    OCC_ONE_STEP = 0,       /* hot record: the version is read when the
+                               update's service starts and checked at its
+                               end, in one request */
+    OCC_TWO_ROUND_TRIPS = 1 /* ... read in a request of its own (served
+                               with read_service), then a conditional
+                               write in a second request: two round trips
+                               per attempt */
+} occ_mode;
+
 typedef enum queue_order {
     QUEUE_FIFO = 0, /* oldest first */
     QUEUE_LIFO = 1  /* newest first */
@@ -89,6 +99,9 @@ typedef struct server_cfg {
     double rate_limit_per_s; /* token bucket; 0 = none */
     uint32_t rate_limit_burst;
     bool drop_expired;       /* skip queued attempts whose caller timed out */
+    bool drop_late;          /* ... and those that cannot finish in time */
+    occ_mode occ;            /* hot record: how an update is made */
+    dist read_service;       /* two round trips: the read's service time */
     bool idempotency;        /* dedupe posts that carry a key */
     dedupe_answer dedupe_answer;
 } server_cfg;

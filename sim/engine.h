@@ -2,10 +2,11 @@
  * engine.h -- the engine's insides, shared by its modules and by nothing
  * else (front ends use sim.h).
  *
- *   sim.c     life cycle, the event loop, records, random draws
- *   client.c  clients: arrivals, attempts, answers, timeouts, the policy
- *   server.c  the server: admission, queue, service, commits, answers
- *   faults.c  faults: the running set and what it does to the rest
+ *   sim.c         life cycle, the event loop, records, random draws
+ *   client.c      clients: arrivals, attempts, answers, timeouts, the policy
+ *   server.c      a server (server.h): admission, queue, service, commits,
+ *                 answers; server_hot.c its hot-record model
+ *   faults.c      faults: the running set and what it does to the rest
  *
  * Every handler runs inside sim_run_until with s->now set to its event's
  * time, and may push events no earlier than now.
@@ -23,6 +24,8 @@
 #include "sim.h"
 #include "simtime.h"
 
+typedef struct server server;
+
 #define NO_DEADLINE DRIVER_NO_DEADLINE
 #define MAX_OBSERVERS 8
 #define MAX_ALL_FAULTS (SIM_MAX_FAULTS * 2)
@@ -37,8 +40,10 @@ enum event_type {
     EV_TIMEOUT,       /* id: attempt -- the client stops waiting */
     EV_FAULT_ON,      /* id: fault index */
     EV_FAULT_OFF,     /* id: fault index, gen: fault generation */
-    EV_END            /* id: request, gen: request gen -- a request refused
+    EV_END,           /* id: request, gen: request gen -- a request refused
                          locally ends, call_time after the refusal */
+    EV_TRIP           /* id: attempt, gen: attempt gen -- the answer to
+                         its first round trip reaches the client */
 };
 
 /* ---- Records -------------------------------------------------------------
@@ -93,17 +98,19 @@ typedef struct attempt {
     int64_t service; /* drawn when service starts */
     int64_t enqueued;
     int64_t retry_after;   /* of the answer; -1 none */
-    uint64_t read_version; /* hot record: the version its service read */
+    uint64_t read_version; /* hot record: the version it read */
     uint32_t req;
     uint32_t gen;
     uint32_t number;
-    uint32_t slot; /* index in sim.in_service while in service */
+    uint32_t slot; /* index in its server's in_service while in service */
     int32_t status;
     uint8_t waiting;
     uint8_t stage;
     uint8_t result; /* sb_error_kind of the answer */
     uint8_t defect;
     uint8_t hedge;
+    uint8_t trip; /* its round trip to the server: 0 the first, 1 the
+                     second of a two-round-trip update (server.h) */
 } attempt;
 
 struct sim {
@@ -142,28 +149,16 @@ struct sim {
     pool requests, attempts;
     size_t request_state_size;
 
-    /* Server. */
-    uint32_t workers; /* now, after capacity faults */
-    uint32_t busy;
-    uint32_t *queue; /* ring of attempt ids */
-    size_t q_head, q_len, q_cap;
-    uint32_t *in_service; /* attempt ids, unordered */
-    size_t svc_cap;
-    uint64_t record_version; /* hot record: committed updates so far */
-    double tokens;
-    int64_t tokens_t;
-    double limit_rate; /* effective rate limit; 0 none */
-    double limit_burst;
+    /* The server: one today (server.h).  A chain of tiers would hold one
+     * per tier, and an attempt would name the tier it is at. */
+    server *srv;
 
     /* Faults: configured ones first, then injected ones. */
     fault_cfg faults[MAX_ALL_FAULTS];
     bool active[MAX_ALL_FAULTS];
     uint32_t fault_gen[MAX_ALL_FAULTS];
     uint32_t n_faults;
-    double spike;    /* arrival multiplier */
-    double slowdown; /* service multiplier */
-    int64_t latency; /* added to every answer */
-    int outage;      /* -1, CUT_REFUSE or CUT_BLACKHOLE */
+    double spike; /* arrival multiplier */
     uint8_t errors[MAX_ALL_FAULTS], n_errors;
     uint8_t lost[MAX_ALL_FAULTS], n_lost;
     uint8_t cuts[MAX_ALL_FAULTS], n_cuts;
@@ -250,6 +245,10 @@ double engine_unit_draw(const sim *s, uint32_t client, unsigned stream,
                         uint64_t counter);
 int64_t engine_net_delay(const sim *s, const request *r, const attempt *a,
                          unsigned slot);
+/* Answer attempt ai with (kind, status, retry_after; -1 none): the answer
+ * reaches the client after `delay`. */
+void engine_answer(sim *s, uint32_t ai, sb_error_kind kind, int32_t status,
+                   int64_t retry_after, int64_t delay);
 /* Drop a reference to a request; free it at the last. */
 void engine_request_release(sim *s, uint32_t ri);
 /* Free an attempt once neither the client nor the server holds it. */
@@ -274,28 +273,20 @@ uint32_t client_of_event(const sim *s, unsigned type, uint32_t id);
 /* Is the client still waiting for this attempt's answer? */
 bool client_waits(const sim *s, const attempt *t);
 
-/* ---- server.c --------------------------------------------------------------
- */
-
-void server_on_arrive(sim *s, uint32_t ai, uint32_t gen);
-void server_on_service_done(sim *s, uint32_t ai, uint32_t gen);
-/* Answer an attempt; via_network adds the network delay back and any
- * latency fault (a partition's refusal is local and immediate). */
-void server_answer(sim *s, uint32_t ai, sb_error_kind kind, int32_t status,
-                   int64_t retry_after, bool via_network);
-/* The server lets go of an attempt without answering. */
-void server_drop(sim *s, uint32_t ai);
-/* Start queued attempts while workers are free. */
-void server_dispatch_queue(sim *s);
-/* The server goes down: queued and in-service attempts are lost. */
-void server_crash(sim *s, int mode);
-/* Bring the rate limiter's tokens up to now. */
-void server_refill_tokens(sim *s);
+/* ---- server.c: see server.h ------------------------------------------- */
 
 /* ---- faults.c ------------------------------------------------------------ */
 
 /* Recompute the server's effective state from the running faults. */
 void faults_apply(sim *s);
+/* The errors fault that answers attempt t, if any: the coin is (seed,
+ * client, fault, request, attempt), so the same attempts fail under every
+ * policy. */
+const fault_cfg *faults_error(const sim *s, const request *r, const attempt *t);
+/* Does a lost_ack fault lose t's answer? */
+bool faults_ack_lost(const sim *s, const request *r, const attempt *t);
+/* Is client c cut off by a running partition: -1 no, or its cut_mode. */
+int faults_cut_off(const sim *s, uint32_t c);
 /* A fault's start or end event. */
 void faults_on(sim *s, uint32_t i, bool on, uint32_t gen);
 

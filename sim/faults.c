@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine.h"
+#include "server.h"
 
 static int64_t stretch(const evq_event *ev, void *ctx)
 {
@@ -34,7 +34,10 @@ static void set_spike(sim *s, double spike)
         engine_fail(s, "out of memory for the event queue");
 }
 
-/* Recompute the server's effective state from the running faults. */
+/* Recompute the server's effective state from the running faults and
+ * hand it to the server.  The order matters to a run's bytes: a crash
+ * answers with the new latency, and capacity comes last because it
+ * starts queued work. */
 void faults_apply(sim *s)
 {
     const server_cfg *sc = &s->cfg->server;
@@ -87,26 +90,53 @@ void faults_apply(sim *s)
         }
     }
     set_spike(s, spike);
-    s->slowdown = slowdown;
-    s->latency = latency;
-    if (outage >= 0 && s->outage < 0)
-        server_crash(s, outage);
-    s->outage = outage;
-    if (rate != s->limit_rate || burst != s->limit_burst) {
-        if (s->limit_rate > 0)
-            server_refill_tokens(s);
-        else
-            s->tokens = burst;
-        s->tokens_t = s->now;
-        s->limit_rate = rate;
-        s->limit_burst = burst;
-        if (s->tokens > burst)
-            s->tokens = burst;
+    server_set_slowdown(s->srv, slowdown);
+    server_set_latency(s->srv, latency);
+    if (outage >= 0)
+        server_crash(s->srv, outage);
+    else
+        server_restart(s->srv);
+    server_set_rate_limit(s->srv, rate, burst);
+    server_set_capacity(s->srv, workers);
+}
+
+/* Each round trip of an attempt flips its own coin: draw 0 for the
+ * first, 2 for the second (draw 1 is the lost-ack coin). */
+const fault_cfg *faults_error(const sim *s, const request *r, const attempt *t)
+{
+    unsigned slot = t->trip ? 2u : 0u;
+    for (unsigned i = 0; i < s->n_errors; i++) {
+        unsigned fi = s->errors[i];
+        uint64_t ctr = rng_attempt_counter(r->index, t->number, slot);
+        if (engine_unit_draw(s, r->client, RNG_FAULT + fi, ctr) <
+            s->faults[fi].probability)
+            return &s->faults[fi];
     }
-    s->workers = workers;
-    s->m.capacity = workers;
-    if (s->outage < 0)
-        server_dispatch_queue(s);
+    return NULL;
+}
+
+bool faults_ack_lost(const sim *s, const request *r, const attempt *t)
+{
+    for (unsigned i = 0; i < s->n_lost; i++) {
+        unsigned fi = s->lost[i];
+        uint64_t ctr = rng_attempt_counter(r->index, t->number, 1);
+        if (engine_unit_draw(s, r->client, RNG_FAULT + fi, ctr) <
+            s->faults[fi].probability)
+            return true;
+    }
+    return false;
+}
+
+/* Membership is a pure function of (seed, client, fault), so the same
+ * clients are cut off under every policy. */
+int faults_cut_off(const sim *s, uint32_t c)
+{
+    for (unsigned i = 0; i < s->n_cuts; i++) {
+        const fault_cfg *f = &s->faults[s->cuts[i]];
+        if (engine_unit_draw(s, c, RNG_PARTITION, s->cuts[i]) < f->fraction)
+            return (int)f->mode;
+    }
+    return -1;
 }
 
 void faults_on(sim *s, uint32_t i, bool on, uint32_t gen)

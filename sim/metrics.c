@@ -82,6 +82,7 @@ void metrics_finish(metrics *m, uint64_t in_flight)
         s->duplicates += b->duplicates;
         s->repeats += b->repeats;
         s->expired += b->expired;
+        s->late += b->late;
         s->lost_acks += b->lost_acks;
         s->conflicts += b->conflicts;
         s->busy_ns += b->busy_ns;

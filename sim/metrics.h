@@ -40,6 +40,7 @@ typedef struct metrics_bucket {
     uint64_t duplicates;  /* extra commits of a post */
     uint64_t repeats;     /* extra commits of a put (harmless) */
     uint64_t expired;     /* queued attempts dropped as expired */
+    uint64_t late;        /* ... as unable to finish in time (drop_late) */
     uint64_t lost_acks;   /* responses lost after the work was done */
     uint64_t conflicts;   /* hot record: updates that lost to another */
     double busy_ns;       /* integral of busy workers over time */

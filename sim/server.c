@@ -1,218 +1,421 @@
 /*
- * server.c -- the modeled server: admission (outage, rate limit, injected
- * errors, the queue bound), the FIFO queue, service with overload
- * degradation, commits and deduplication, and answers.
+ * server.c -- the shared core of a modeled server (server.h): admission,
+ * the queue, workers, service with overload degradation, commits and
+ * deduplication, answers; and the plain queue model.
+ *
+ * Why one core with three small hooks rather than a table of whole event
+ * handlers per model: the models differ only in which distribution a
+ * service is drawn from and in what a request does to the data when its
+ * service starts and ends (the two-round-trip update also answers its
+ * read before its write comes).  Admission, queueing, workers, faults,
+ * commits, lost answers and wasted work are the same for all, and whole
+ * handlers would copy them into each model.
  */
+#include "server.h"
+
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 
-#include "engine.h"
+/* Invariants (server_sane):
+ *   in_service[0 .. busy) are the attempts in service, each in stage
+ *   ST_IN_SERVICE with `slot` its index there;
+ *   while down (down >= 0) nothing is queued or in service;
+ *   while up, an attempt waits in the queue only when every worker is
+ *   busy (q_len > 0 implies busy >= workers), so the queue needs
+ *   dispatching only when a worker frees up or workers are added. */
+struct server {
+    sim *s;                        /* borrowed: records, events, draws */
+    const server_cfg *cfg;         /* borrowed */
+    const server_model_ops *model; /* one of the tables; not owned */
+    metrics *m;                    /* borrowed: where it counts and gauges */
+    void *model_state;             /* model->state_size bytes, or NULL */
+    uint32_t workers;              /* now, after capacity faults */
+    uint32_t busy;
+    uint32_t *queue; /* ring of attempt ids */
+    size_t q_head, q_len, q_cap;
+    uint32_t *in_service; /* attempt ids, unordered */
+    size_t svc_cap;
+    int down;        /* -1 up, or CUT_REFUSE / CUT_BLACKHOLE */
+    double slowdown; /* service multiplier */
+    int64_t latency; /* added to every answer */
+    double tokens;   /* the rate limiter's bucket */
+    int64_t tokens_t;
+    double limit_rate; /* 0: none */
+    double limit_burst;
+};
 
-/* Send an answer back.  From the server it takes the network delay plus
- * any latency fault; a refusal made by the client's own network stack (a
- * partition) arrives at once. */
-void server_answer(sim *s, uint32_t ai, sb_error_kind kind, int32_t status,
-                   int64_t retry_after, bool via_network)
+#ifndef NDEBUG
+/* The invariants above that cost O(1) to check; in assert() only. */
+static bool server_sane(const server *sv)
 {
-    attempt *t = att_at(s, ai);
-    request *r = req_at(s, t->req);
-    t->result = (uint8_t)kind;
-    t->status = status;
-    t->retry_after = retry_after;
-    t->stage = ST_TO_CLIENT;
-    int64_t back = via_network ? engine_net_delay(s, r, t, 1) + s->latency : 0;
-    engine_push_lane(s, LANE_TO_CLIENT, s->now + back, EV_RESPONSE, ai, t->gen);
+    if (sv->busy > sv->svc_cap || sv->q_len > sv->q_cap)
+        return false;
+    if (sv->down >= 0)
+        return sv->busy == 0 && sv->q_len == 0;
+    return sv->q_len == 0 || sv->busy >= sv->workers;
+}
+#endif
+
+/* ---- The plain queue model: every request is independent work --------- */
+
+/* Its hooks are the core's defaults: service drawn from `service`, and
+ * every service done.  NULL rather than functions that say so, because
+ * this model carries the large runs and an indirect call per hook per
+ * attempt is measurable there. */
+const server_model_ops server_queue_ops = {
+    .name = "queue",
+    .state_size = 0,
+    .service = NULL,
+    .start = NULL,
+    .end = NULL,
+};
+
+/* ---- Life cycle ---------------------------------------------------------- */
+
+int server_create(sim *s, const server_cfg *cfg, metrics *m, server **out,
+                  sb_err *e)
+{
+    *out = NULL;
+    server *sv = calloc(1, sizeof *sv);
+    if (sv == NULL)
+        return err_set(e, "out of memory for the server");
+    sv->s = s;
+    sv->cfg = cfg;
+    sv->m = m;
+    sv->model = cfg->model != MODEL_HOT_RECORD    ? &server_queue_ops
+                : cfg->occ == OCC_TWO_ROUND_TRIPS ? &server_hot_record_2rt_ops
+                                                  : &server_hot_record_ops;
+    if (sv->model->state_size &&
+        (sv->model_state = calloc(1, sv->model->state_size)) == NULL) {
+        free(sv);
+        return err_set(e, "out of memory for the server");
+    }
+    sv->workers = cfg->workers;
+    sv->down = -1;
+    sv->slowdown = 1.0;
+    sv->limit_rate = cfg->rate_limit_per_s;
+    sv->limit_burst = cfg->rate_limit_burst;
+    sv->tokens = sv->limit_burst;
+    m->capacity = sv->workers;
+    *out = sv;
+    return 0;
 }
 
-void server_drop(sim *s, uint32_t ai)
+void server_destroy(server *sv)
 {
-    att_at(s, ai)->stage = ST_GONE;
-    engine_attempt_release(s, ai);
+    if (sv == NULL)
+        return;
+    free(sv->queue);
+    free(sv->in_service);
+    free(sv->model_state);
+    free(sv);
 }
 
-void server_refill_tokens(sim *s)
+const server_cfg *server_config(const server *sv)
 {
-    double dt = (double)(s->now - s->tokens_t) / 1e9;
-    s->tokens = fmin(s->limit_burst, s->tokens + dt * s->limit_rate);
-    s->tokens_t = s->now;
+    return sv->cfg;
+}
+
+void *server_model_state(server *sv)
+{
+    return sv->model_state;
+}
+
+uint32_t server_busy(const server *sv)
+{
+    return sv->busy;
+}
+
+uint32_t server_queue_len(const server *sv)
+{
+    return (uint32_t)sv->q_len;
+}
+
+uint32_t server_workers(const server *sv)
+{
+    return sv->workers;
+}
+
+size_t server_bytes(const server *sv)
+{
+    return sizeof *sv + sv->model->state_size +
+           (sv->q_cap + sv->svc_cap) * sizeof(uint32_t);
+}
+
+/* ---- Answers ------------------------------------------------------------- */
+
+/* One-way network delay of draw `slot` of attempt t of r (rng.h). */
+static int64_t net_delay(const server *sv, const request *r, const attempt *t,
+                         unsigned slot)
+{
+    return engine_sample(sv->s, &sv->cfg->network, r->client, RNG_NET,
+                         rng_attempt_counter(r->index, t->number, slot));
+}
+
+/* Answer ai now: the answer pays the network delay back and any latency
+ * fault. */
+static void answer(server *sv, uint32_t ai, sb_error_kind kind, int32_t status,
+                   int64_t retry_after)
+{
+    const attempt *t = att_at(sv->s, ai);
+    int64_t back = net_delay(sv, req_at(sv->s, t->req), t, 1) + sv->latency;
+    engine_answer(sv->s, ai, kind, status, retry_after, back);
+}
+
+/* Let go of an attempt without answering. */
+static void drop(server *sv, uint32_t ai)
+{
+    att_at(sv->s, ai)->stage = ST_GONE;
+    engine_attempt_release(sv->s, ai);
+}
+
+/* ---- Rate limit ---------------------------------------------------------- */
+
+static void refill_tokens(server *sv)
+{
+    int64_t now = sv->s->now;
+    double dt = (double)(now - sv->tokens_t) / 1e9;
+    sv->tokens = fmin(sv->limit_burst, sv->tokens + dt * sv->limit_rate);
+    sv->tokens_t = now;
 }
 
 /* Token-bucket rate limit.  Returns the Retry-After to send with a 429,
  * in whole seconds as HTTP has it (at least 1 s), or 0 when admitted. */
-static int64_t rate_limited(sim *s)
+static int64_t rate_limited(server *sv)
 {
-    if (s->limit_rate <= 0)
+    if (sv->limit_rate <= 0)
         return 0;
-    server_refill_tokens(s);
-    if (s->tokens >= 1.0) {
-        s->tokens -= 1.0;
+    refill_tokens(sv);
+    if (sv->tokens >= 1.0) {
+        sv->tokens -= 1.0;
         return 0;
     }
-    double wait = ceil((1.0 - s->tokens) / s->limit_rate);
+    double wait = ceil((1.0 - sv->tokens) / sv->limit_rate);
     return (int64_t)fmax(1.0, wait) * NS_PER_S;
 }
 
-/* An error fault answers this attempt?  The coin is (seed, client,
- * fault, request, attempt): the same attempts fail under every policy. */
-static const fault_cfg *error_fault(const sim *s, const request *r,
-                                    const attempt *t)
+void server_set_rate_limit(server *sv, double rate_per_s, double burst)
 {
-    for (unsigned i = 0; i < s->n_errors; i++) {
-        unsigned fi = s->errors[i];
-        uint64_t ctr = rng_attempt_counter(r->index, t->number, 0);
-        if (engine_unit_draw(s, r->client, RNG_FAULT + fi, ctr) <
-            s->faults[fi].probability)
-            return &s->faults[fi];
-    }
-    return NULL;
+    if (rate_per_s == sv->limit_rate && burst == sv->limit_burst)
+        return;
+    if (sv->limit_rate > 0)
+        refill_tokens(sv);
+    else
+        sv->tokens = burst;
+    sv->tokens_t = sv->s->now;
+    sv->limit_rate = rate_per_s;
+    sv->limit_burst = burst;
+    if (sv->tokens > burst)
+        sv->tokens = burst;
 }
 
-static void start_service(sim *s, uint32_t ai);
+/* ---- Queue --------------------------------------------------------------- */
 
-static void enqueue(sim *s, uint32_t ai)
+static void enqueue(server *sv, uint32_t ai)
 {
-    if (s->q_len == s->q_cap) {
-        size_t cap = s->q_cap ? s->q_cap * 2 : 1024;
+    if (sv->q_len == sv->q_cap) {
+        size_t cap = sv->q_cap ? sv->q_cap * 2 : 1024;
         uint32_t *q = malloc(cap * sizeof *q);
         if (q == NULL) {
-            engine_fail(s, "out of memory for the server queue");
+            engine_fail(sv->s, "out of memory for the server queue");
             return;
         }
-        for (size_t i = 0; i < s->q_len; i++)
-            q[i] = s->queue[(s->q_head + i) % s->q_cap];
-        free(s->queue);
-        s->queue = q;
-        s->q_head = 0;
-        s->q_cap = cap;
+        for (size_t i = 0; i < sv->q_len; i++)
+            q[i] = sv->queue[(sv->q_head + i) % sv->q_cap];
+        free(sv->queue);
+        sv->queue = q;
+        sv->q_head = 0;
+        sv->q_cap = cap;
     }
-    s->queue[(s->q_head + s->q_len) % s->q_cap] = ai;
-    s->q_len++;
-    attempt *t = att_at(s, ai);
+    sv->queue[(sv->q_head + sv->q_len) % sv->q_cap] = ai;
+    sv->q_len++;
+    attempt *t = att_at(sv->s, ai);
     t->stage = ST_QUEUED;
-    t->enqueued = s->now;
-    metrics_set_queue(&s->m, s->now, (uint32_t)s->q_len);
+    t->enqueued = sv->s->now;
+    metrics_set_queue(sv->m, sv->s->now, (uint32_t)sv->q_len);
 }
 
 /* The next attempt to serve: the oldest (FIFO), or the newest (LIFO: under
  * overload the newest are the ones whose clients are still waiting, the
  * idea behind Facebook's adaptive LIFO).  The crash path always empties
  * the queue whatever the order. */
-static uint32_t dequeue(sim *s)
+static uint32_t dequeue(server *sv)
 {
     uint32_t ai;
-    if (s->cfg->server.queue_order == QUEUE_LIFO) {
-        ai = s->queue[(s->q_head + s->q_len - 1) % s->q_cap];
+    if (sv->cfg->queue_order == QUEUE_LIFO) {
+        ai = sv->queue[(sv->q_head + sv->q_len - 1) % sv->q_cap];
     } else {
-        ai = s->queue[s->q_head];
-        s->q_head = (s->q_head + 1) % s->q_cap;
+        ai = sv->queue[sv->q_head];
+        sv->q_head = (sv->q_head + 1) % sv->q_cap;
     }
-    s->q_len--;
-    metrics_set_queue(&s->m, s->now, (uint32_t)s->q_len);
+    sv->q_len--;
+    metrics_set_queue(sv->m, sv->s->now, (uint32_t)sv->q_len);
     return ai;
 }
 
-void server_on_arrive(sim *s, uint32_t ai, uint32_t gen)
+/* ---- Service ------------------------------------------------------------- */
+
+/* Overload degradation: the factor on the service time of an attempt that
+ * starts while n attempts (itself included) are in service. */
+static double thrash(const server *sv, uint32_t n)
 {
-    attempt *t = att_at(s, ai);
-    if (t->gen != gen || t->stage != ST_TO_SERVER)
-        return;
-    const server_cfg *sc = &s->cfg->server;
-    if (s->outage >= 0) {
-        s->m.cur->rejections++;
-        if (s->outage == CUT_REFUSE)
-            server_answer(s, ai, SB_ERR_REFUSED, 0, -1, true);
-        else
-            server_drop(s, ai);
-        return;
-    }
-    int64_t retry_after = rate_limited(s);
-    if (retry_after > 0) {
-        s->m.cur->rejections++;
-        server_answer(s, ai, SB_ERR_HTTP, 429, retry_after, true);
-        return;
-    }
-    const fault_cfg *f =
-        s->n_errors ? error_fault(s, req_at(s, t->req), t) : NULL;
-    if (f) {
-        s->m.cur->errors++;
-        server_answer(s, ai, f->kind, f->status,
-                      f->retry_after_ns > 0 ? f->retry_after_ns : -1, true);
-        return;
-    }
-    if (s->busy < s->workers) {
-        start_service(s, ai);
-    } else if (sc->queue_limit == SIM_UNLIMITED || s->q_len < sc->queue_limit) {
-        enqueue(s, ai);
-    } else {
-        s->m.cur->rejections++;
-        if (sc->overflow == OVERFLOW_DROP)
-            server_drop(s, ai);
-        else
-            server_answer(s, ai, SB_ERR_HTTP, 503,
-                          sc->overflow_retry_after_ns > 0
-                              ? sc->overflow_retry_after_ns
-                              : -1,
-                          true);
-    }
+    double k = 1.0;
+    if (sv->cfg->degradation > 0 && n > sv->cfg->degradation_knee)
+        k += sv->cfg->degradation * (double)(n - sv->cfg->degradation_knee);
+    return k;
 }
 
-static void start_service(sim *s, uint32_t ai)
+/* The distribution t's next service is drawn from, and its draw. */
+static const dist *service_dist(const server *sv, const attempt *t,
+                                unsigned *slot)
 {
+    *slot = 0;
+    return sv->model->service ? sv->model->service(sv, t, slot)
+                              : &sv->cfg->service;
+}
+
+/* What a drop_late server expects t's service to take if it started now:
+ * the mean of its distribution, times the running slowdown and the
+ * overload degradation it would start under -- what a server that tracks
+ * its recent service times would see.  The answer's trip back is not
+ * counted: the server does not know the network. */
+static double expected_service(const server *sv, const attempt *t)
+{
+    unsigned slot;
+    return units_dist_mean(service_dist(sv, t, &slot)) * sv->slowdown *
+           thrash(sv, sv->busy + 1);
+}
+
+static void start_service(server *sv, uint32_t ai)
+{
+    sim *s = sv->s;
     attempt *t = att_at(s, ai);
-    request *r = req_at(s, t->req);
-    const server_cfg *sc = &s->cfg->server;
-    if (s->busy == s->svc_cap) {
-        size_t cap = s->svc_cap ? s->svc_cap * 2 : 256;
-        uint32_t *v = realloc(s->in_service, cap * sizeof *v);
+    const request *r = req_at(s, t->req);
+    if (sv->busy == sv->svc_cap) {
+        size_t cap = sv->svc_cap ? sv->svc_cap * 2 : 256;
+        uint32_t *v = realloc(sv->in_service, cap * sizeof *v);
         if (v == NULL) {
             engine_fail(s, "out of memory for the server");
             return;
         }
-        s->in_service = v;
-        s->svc_cap = cap;
+        sv->in_service = v;
+        sv->svc_cap = cap;
     }
-    metrics_gauge(&s->m, s->now);
-    t->slot = s->busy;
-    s->in_service[s->busy++] = ai;
-    s->m.busy = s->busy;
+    metrics_gauge(sv->m, s->now);
+    t->slot = sv->busy;
+    sv->in_service[sv->busy++] = ai;
+    sv->m->busy = sv->busy;
+    unsigned slot;
+    const dist *d = service_dist(sv, t, &slot);
     double base =
-        (double)engine_sample(s, &sc->service, r->client, RNG_SERVICE,
-                              rng_attempt_counter(r->index, t->number, 0));
-    double thrash = 1.0;
-    if (sc->degradation > 0 && s->busy > sc->degradation_knee)
-        thrash += sc->degradation * (double)(s->busy - sc->degradation_knee);
-    t->service = round_ns(base * s->slowdown * thrash);
-    t->read_version = s->record_version;
-    if (t->stage == ST_QUEUED) {
-        s->m.total.queue_wait_sum_ns += s->now - t->enqueued;
-    }
-    s->m.total.queue_waits++;
+        (double)engine_sample(s, d, r->client, RNG_SERVICE,
+                              rng_attempt_counter(r->index, t->number, slot));
+    t->service = round_ns(base * sv->slowdown * thrash(sv, sv->busy));
+    if (sv->model->start)
+        sv->model->start(sv, t);
+    if (t->stage == ST_QUEUED)
+        sv->m->total.queue_wait_sum_ns += s->now - t->enqueued;
+    sv->m->total.queue_waits++;
     t->stage = ST_IN_SERVICE;
     engine_push(s, s->now + t->service, EV_SERVICE_DONE, ai, t->gen);
 }
 
-/* Start queued attempts while workers are free; a drop_expired server
- * skips the ones whose caller has already given up on them. */
-void server_dispatch_queue(sim *s)
+/* A drop_expired server skips a queued attempt whose caller has already
+ * given up on it (counted as expired); a drop_late server also skips one
+ * whose caller will give up before its service could end, by the server's
+ * expectation (counted as late -- and so is an expired one when
+ * drop_expired is off).  Both drop silently: the client learns by its own
+ * timeout, which a dropped attempt was going to reach anyway.  Only queued
+ * attempts are judged: one that finds a free worker is served.  Returns
+ * whether it dropped ai. */
+static bool dropped_from_queue(server *sv, uint32_t ai)
 {
-    while (s->busy < s->workers && s->q_len > 0) {
-        uint32_t ai = dequeue(s);
-        attempt *t = att_at(s, ai);
-        if (s->cfg->server.drop_expired && s->now >= t->expires) {
-            s->m.cur->expired++;
-            server_drop(s, ai);
-            continue;
-        }
-        start_service(s, ai);
+    const server_cfg *sc = sv->cfg;
+    const attempt *t = att_at(sv->s, ai);
+    int64_t left = t->expires - sv->s->now;
+    if (sc->drop_expired && left <= 0) {
+        sv->m->cur->expired++;
+    } else if (sc->drop_late && (double)left < expected_service(sv, t)) {
+        sv->m->cur->late++;
+    } else {
+        return false;
+    }
+    drop(sv, ai);
+    return true;
+}
+
+/* Start queued attempts while workers are free. */
+static void dispatch(server *sv)
+{
+    bool judge = sv->cfg->drop_expired || sv->cfg->drop_late;
+    while (sv->busy < sv->workers && sv->q_len > 0) {
+        uint32_t ai = dequeue(sv);
+        if (!judge || !dropped_from_queue(sv, ai))
+            start_service(sv, ai);
     }
 }
+
+/* Admitted: serve at once, queue, or turn away when the queue is full. */
+static void admit(server *sv, uint32_t ai)
+{
+    const server_cfg *sc = sv->cfg;
+    if (sv->busy < sv->workers) {
+        start_service(sv, ai);
+    } else if (sc->queue_limit == SIM_UNLIMITED ||
+               sv->q_len < sc->queue_limit) {
+        enqueue(sv, ai);
+    } else {
+        sv->m->cur->rejections++;
+        if (sc->overflow == OVERFLOW_DROP)
+            drop(sv, ai);
+        else
+            answer(sv, ai, SB_ERR_HTTP, 503,
+                   sc->overflow_retry_after_ns > 0 ? sc->overflow_retry_after_ns
+                                                   : -1);
+    }
+}
+
+void server_on_arrive(server *sv, uint32_t ai, uint32_t gen)
+{
+    sim *s = sv->s;
+    attempt *t = att_at(s, ai);
+    if (t->gen != gen || t->stage != ST_TO_SERVER)
+        return;
+    if (sv->down >= 0) {
+        sv->m->cur->rejections++;
+        if (sv->down == CUT_REFUSE)
+            answer(sv, ai, SB_ERR_REFUSED, 0, -1);
+        else
+            drop(sv, ai);
+        return;
+    }
+    int64_t retry_after = rate_limited(sv);
+    if (retry_after > 0) {
+        sv->m->cur->rejections++;
+        answer(sv, ai, SB_ERR_HTTP, 429, retry_after);
+        return;
+    }
+    const fault_cfg *f =
+        s->n_errors ? faults_error(s, req_at(s, t->req), t) : NULL;
+    if (f) {
+        sv->m->cur->errors++;
+        answer(sv, ai, f->kind, f->status,
+               f->retry_after_ns > 0 ? f->retry_after_ns : -1);
+        return;
+    }
+    admit(sv, ai);
+    assert(server_sane(sv));
+}
+
+/* ---- The end of a service ------------------------------------------------ */
 
 /* The work is done: a write commits here, whether or not the answer ever
  * reaches the client.  A keyed post that already committed is recognised
  * when the server deduplicates; any other repeat commits again. */
-static void commit(sim *s, request *r, attempt *t)
+static void commit(server *sv, request *r, attempt *t)
 {
-    const server_cfg *sc = &s->cfg->server;
+    const server_cfg *sc = sv->cfg;
     if ((r->flags & RQ_KEYED) && sc->idempotency && r->commits > 0) {
         if (sc->dedupe_answer == DEDUPE_CONFLICT) {
             t->result = SB_ERR_HTTP;
@@ -223,36 +426,16 @@ static void commit(sim *s, request *r, attempt *t)
     }
     if (r->commits++ > 0) {
         if (r->op == SB_OP_POST)
-            s->m.cur->duplicates++;
+            sv->m->cur->duplicates++;
         else
-            s->m.cur->repeats++;
+            sv->m->cur->repeats++;
     }
 }
 
-static bool ack_lost(const sim *s, const request *r, const attempt *t)
+/* What the answer says: a data defect, a lost update, or success (and a
+ * commit). */
+static void outcome(server *sv, attempt *t, request *r, service_end end)
 {
-    for (unsigned i = 0; i < s->n_lost; i++) {
-        unsigned fi = s->lost[i];
-        uint64_t ctr = rng_attempt_counter(r->index, t->number, 1);
-        if (engine_unit_draw(s, r->client, RNG_FAULT + fi, ctr) <
-            s->faults[fi].probability)
-            return true;
-    }
-    return false;
-}
-
-void server_on_service_done(sim *s, uint32_t ai, uint32_t gen)
-{
-    attempt *t = att_at(s, ai);
-    if (t->gen != gen || t->stage != ST_IN_SERVICE)
-        return;
-    request *r = req_at(s, t->req);
-    metrics_gauge(&s->m, s->now);
-    uint32_t last = s->in_service[--s->busy];
-    s->in_service[t->slot] = last;
-    att_at(s, last)->slot = t->slot;
-    s->m.busy = s->busy;
-    s->m.cur->service_ns += t->service;
     t->result = SB_ERR_NONE;
     t->status = 200;
     t->defect = SB_DEFECT_NONE;
@@ -260,54 +443,168 @@ void server_on_service_done(sim *s, uint32_t ai, uint32_t gen)
         t->result = SB_ERR_HTTP;
         t->status = 422;
         t->defect = r->defect;
-    } else if (s->cfg->server.model == MODEL_HOT_RECORD &&
-               t->read_version != s->record_version) {
-        t->result = SB_ERR_GRPC; /* another update won: a conflict */
+    } else if (end == SERVICE_CONFLICT) {
+        t->result = SB_ERR_GRPC; /* another update won */
         t->status = SB_GRPC_ABORTED;
-        s->m.cur->conflicts++;
-    } else {
-        if (s->cfg->server.model == MODEL_HOT_RECORD)
-            s->record_version++;
-        if (r->op != SB_OP_READ)
-            commit(s, r, t);
+        sv->m->cur->conflicts++;
+    } else if (r->op != SB_OP_READ) {
+        commit(sv, r, t);
     }
-    bool lost = s->n_lost && ack_lost(s, r, t);
-    int64_t back = engine_net_delay(s, r, t, 1) + s->latency;
+}
+
+/* Send the answer of a finished service back, unless a lost_ack fault
+ * loses it. */
+static void reply(server *sv, uint32_t ai, attempt *t, const request *r)
+{
+    sim *s = sv->s;
+    bool lost = s->n_lost && faults_ack_lost(s, r, t);
+    int64_t back = net_delay(sv, r, t, 1) + sv->latency;
     /* Wasted: nobody will use this answer -- the client stopped waiting,
      * the answer is lost, or it will arrive after the client's timeout. */
     if (lost || !client_waits(s, t) || s->now + back >= t->expires)
-        s->m.cur->wasted_ns += t->service;
+        sv->m->cur->wasted_ns += t->service;
     if (lost) {
-        s->m.cur->lost_acks++;
-        server_drop(s, ai);
+        sv->m->cur->lost_acks++;
+        drop(sv, ai);
     } else {
         t->stage = ST_TO_CLIENT;
         engine_push_lane(s, LANE_TO_CLIENT, s->now + back, EV_RESPONSE, ai,
                          t->gen);
     }
-    server_dispatch_queue(s);
+}
+
+/* Take t off its worker. */
+static void release_worker(server *sv, attempt *t)
+{
+    metrics_gauge(sv->m, sv->s->now);
+    uint32_t last = sv->in_service[--sv->busy];
+    sv->in_service[t->slot] = last;
+    att_at(sv->s, last)->slot = t->slot;
+    sv->m->busy = sv->busy;
+}
+
+void server_on_service_done(server *sv, uint32_t ai, uint32_t gen)
+{
+    sim *s = sv->s;
+    attempt *t = att_at(s, ai);
+    if (t->gen != gen || t->stage != ST_IN_SERVICE)
+        return;
+    request *r = req_at(s, t->req);
+    release_worker(sv, t);
+    sv->m->cur->service_ns += t->service;
+    service_end end =
+        sv->model->end ? sv->model->end(sv, ai, t, r) : SERVICE_DONE;
+    if (end != SERVICE_TAKEN) {
+        outcome(sv, t, r, end);
+        reply(sv, ai, t, r);
+    }
+    dispatch(sv);
+    assert(server_sane(sv));
+}
+
+/* ---- Two round trips ----------------------------------------------------- */
+
+/* The first trip's answer is wasted work when nobody will use it: the
+ * client has stopped waiting or will have by the time it arrives (it then
+ * sends no second trip).  A first trip whose answer is used is not wasted
+ * even if the second's answer is not: each trip's service is counted with
+ * its own answer. */
+void server_round_trip(server *sv, uint32_t ai)
+{
+    sim *s = sv->s;
+    attempt *t = att_at(s, ai);
+    int64_t back = net_delay(sv, req_at(s, t->req), t, 2) + sv->latency;
+    if (!client_waits(s, t) || s->now + back >= t->expires)
+        sv->m->cur->wasted_ns += t->service;
+    t->stage = ST_TO_CLIENT;
+    engine_push_lane(s, LANE_TO_CLIENT, s->now + back, EV_TRIP, ai, t->gen);
+}
+
+/* The client's half of a round trip is mechanical -- it sends the second
+ * trip at once, and its policy is not asked -- so it is modelled here
+ * rather than in client.c.  The second trip leaves from the client, so a
+ * partition that started in between cuts it off. */
+void server_on_trip(server *sv, uint32_t ai, uint32_t gen)
+{
+    sim *s = sv->s;
+    attempt *t = att_at(s, ai);
+    if (t->gen != gen || t->stage != ST_TO_CLIENT)
+        return;
+    if (!client_waits(s, t)) {
+        t->waiting = 0; /* as client_on_response does with a late answer */
+        drop(sv, ai);
+        return;
+    }
+    const request *r = req_at(s, t->req);
+    t->trip++;
+    int cut = s->n_cuts ? faults_cut_off(s, r->client) : -1;
+    if (cut == CUT_REFUSE) {
+        engine_answer(s, ai, SB_ERR_REFUSED, 0, -1, 0);
+        return;
+    }
+    if (cut == CUT_BLACKHOLE) {
+        t->stage = ST_GONE; /* the client's timeout frees it */
+        return;
+    }
+    t->stage = ST_TO_SERVER;
+    engine_push_lane(s, LANE_TO_SERVER, s->now + net_delay(sv, r, t, 3),
+                     EV_SERVER_ARRIVE, ai, t->gen);
+}
+
+/* ---- Faults -------------------------------------------------------------- */
+
+void server_set_capacity(server *sv, uint32_t workers)
+{
+    sv->workers = workers;
+    sv->m->capacity = workers;
+    if (sv->down < 0)
+        dispatch(sv);
+    assert(server_sane(sv));
+}
+
+void server_set_slowdown(server *sv, double multiplier)
+{
+    sv->slowdown = multiplier;
+}
+
+void server_set_latency(server *sv, int64_t ns)
+{
+    sv->latency = ns;
 }
 
 /* Connections die with the server: queued and in-service attempts are
  * reset (refuse) or vanish (blackhole). */
-void server_crash(sim *s, int mode)
+void server_crash(server *sv, int mode)
 {
-    metrics_gauge(&s->m, s->now);
-    while (s->q_len > 0) {
-        uint32_t ai = dequeue(s);
+    if (sv->down >= 0) {
+        sv->down = mode;
+        return;
+    }
+    metrics_gauge(sv->m, sv->s->now);
+    while (sv->q_len > 0) {
+        uint32_t ai = dequeue(sv);
         if (mode == CUT_REFUSE)
-            server_answer(s, ai, SB_ERR_RESET, 0, -1, true);
+            answer(sv, ai, SB_ERR_RESET, 0, -1);
         else
-            server_drop(s, ai);
+            drop(sv, ai);
     }
     /* In-service attempts: their SERVICE_DONE events are skipped because
      * the stage moves on. */
-    while (s->busy > 0) {
-        uint32_t ai = s->in_service[--s->busy];
+    while (sv->busy > 0) {
+        uint32_t ai = sv->in_service[--sv->busy];
         if (mode == CUT_REFUSE)
-            server_answer(s, ai, SB_ERR_RESET, 0, -1, true);
+            answer(sv, ai, SB_ERR_RESET, 0, -1);
         else
-            server_drop(s, ai);
+            drop(sv, ai);
     }
-    s->m.busy = 0;
+    sv->m->busy = 0;
+    sv->down = mode;
+    assert(server_sane(sv));
+}
+
+/* Nothing was queued or in service while it was down, so there is nothing
+ * to dispatch. */
+void server_restart(server *sv)
+{
+    sv->down = -1;
 }

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "server.h"
 
 int engine_fail(sim *s, const char *msg)
 {
@@ -92,6 +92,18 @@ int64_t engine_net_delay(const sim *s, const request *r, const attempt *a,
 
 /* ---- Records ------------------------------------------------------------ */
 
+void engine_answer(sim *s, uint32_t ai, sb_error_kind kind, int32_t status,
+                   int64_t retry_after, int64_t delay)
+{
+    attempt *t = att_at(s, ai);
+    t->result = (uint8_t)kind;
+    t->status = status;
+    t->retry_after = retry_after;
+    t->stage = ST_TO_CLIENT;
+    engine_push_lane(s, LANE_TO_CLIENT, s->now + delay, EV_RESPONSE, ai,
+                     t->gen);
+}
+
 void engine_request_release(sim *s, uint32_t ri)
 {
     request *r = req_at(s, ri);
@@ -126,10 +138,10 @@ static void dispatch(sim *s, const evq_event *ev)
         client_on_hedge(s, ev->id, ev->gen);
         break;
     case EV_SERVER_ARRIVE:
-        server_on_arrive(s, ev->id, ev->gen);
+        server_on_arrive(s->srv, ev->id, ev->gen);
         break;
     case EV_SERVICE_DONE:
-        server_on_service_done(s, ev->id, ev->gen);
+        server_on_service_done(s->srv, ev->id, ev->gen);
         break;
     case EV_RESPONSE:
         client_on_response(s, ev->id, ev->gen);
@@ -145,6 +157,9 @@ static void dispatch(sim *s, const evq_event *ev)
         break;
     case EV_END:
         client_on_end(s, ev->id, ev->gen);
+        break;
+    case EV_TRIP:
+        server_on_trip(s->srv, ev->id, ev->gen);
         break;
     default:
         engine_fail(s, "internal error: unknown event type");
@@ -271,9 +286,7 @@ int sim_create(const sim_config *cfg, pstack *ps, sim **out, sb_err *e)
     s->ps = ps;
     s->seed = cfg->seed;
     s->n_clients = cfg->clients.count;
-    s->spike = s->slowdown = 1.0;
-    s->outage = -1;
-    s->workers = cfg->server.workers;
+    s->spike = 1.0;
     s->trace_on = cfg->trace_sample > 0;
     s->request_state_size = pstack_request_state_size(ps);
     pool_init(&s->requests, REQUEST_HEAD + s->request_state_size);
@@ -283,10 +296,8 @@ int sim_create(const sim_config *cfg, pstack *ps, sim **out, sb_err *e)
         err_set(e, "out of memory");
         goto fail;
     }
-    s->m.capacity = s->workers;
-    s->limit_rate = cfg->server.rate_limit_per_s;
-    s->limit_burst = cfg->server.rate_limit_burst;
-    s->tokens = s->limit_burst;
+    if (server_create(s, &cfg->server, &s->m, &s->srv, e) != 0)
+        goto fail;
     for (uint32_t i = 0; i < cfg->n_faults; i++) {
         s->faults[i] = cfg->faults[i];
         engine_push(s, cfg->faults[i].start_ns, EV_FAULT_ON, i, 0);
@@ -310,8 +321,7 @@ void sim_destroy(sim *s)
     pool_fini(&s->requests);
     pool_fini(&s->attempts);
     client_free_all(s);
-    free(s->queue);
-    free(s->in_service);
+    server_destroy(s->srv);
     free(s);
 }
 
@@ -370,6 +380,5 @@ void sim_get_stats(const sim *s, sim_stats *out)
         sizeof *s + evq_bytes(&s->q) + pool_bytes(&s->requests) +
         pool_bytes(&s->attempts) +
         (size_t)s->n_clients * (2 * sizeof(uint32_t) + s->client_stride) +
-        (s->q_cap + s->svc_cap) * sizeof(uint32_t) +
-        s->m.cap * sizeof(metrics_bucket);
+        server_bytes(s->srv) + s->m.cap * sizeof(metrics_bucket);
 }

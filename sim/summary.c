@@ -99,6 +99,7 @@ static void counts(const metrics_bucket *t, sim_summary *o)
     o->duplicates = t->duplicates;
     o->repeats = t->repeats;
     o->expired = t->expired;
+    o->late = t->late;
     o->lost_acks = t->lost_acks;
     o->conflicts = t->conflicts;
 }

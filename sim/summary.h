@@ -39,6 +39,7 @@ typedef struct sim_summary {
     uint64_t refusals; /* sends refused locally, hedges included */
     uint64_t timeouts, rejections, errors, duplicates, repeats, expired;
     uint64_t lost_acks, in_flight;
+    uint64_t late; /* queued attempts a drop_late server dropped */
     double amplification;
     double peak_amplification;
     double peak_amplification_at_s;

@@ -32,10 +32,10 @@ static const bad_case cases[] = {
     {"unknown-key",
      "[scenario]\nname = t\nduration = 60s\n[server]\nworkerz = 2\n", {NULL},
      "%s:5: [server] unknown key 'workerz' (did you mean 'workers'?); known "
-     "keys: model, workers, queue_limit, overflow, queue_order, retry_after, "
-     "service, "
+     "keys: model, occ, read_service, workers, queue_limit, overflow, "
+     "queue_order, retry_after, service, "
      "degradation, degradation_knee, network_delay, rate_limit, "
-     "rate_limit_burst, drop_expired, idempotency, dedupe_answer"},
+     "rate_limit_burst, drop_expired, drop_late, idempotency, dedupe_answer"},
     {"negative-workers",
      "[scenario]\nname = t\nduration = 60s\n[server]\nworkers = -4\n", {NULL},
      "%s:5: [server] workers: expected a whole number from 1 to 10000000, or "

@@ -209,3 +209,35 @@ bool tu_json_is_true(const char *json, const char *path)
     ck_assert_msg(p != NULL, "no key '%s' in JSON", path);
     return strncmp(p, "true", 4) == 0;
 }
+
+/* The index of `column` in the header line, or -1. */
+static int csv_index(const char *csv, const char *column)
+{
+    size_t n = strlen(column);
+    int idx = 0;
+    for (const char *p = csv; *p && *p != '\n'; idx++) {
+        const char *end = p + strcspn(p, ",\n");
+        if ((size_t)(end - p) == n && strncmp(p, column, n) == 0)
+            return idx;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return -1;
+}
+
+double tu_csv_sum(const char *csv, const char *column)
+{
+    int idx = csv_index(csv, column);
+    ck_assert_msg(idx >= 0, "the CSV has no column '%s'", column);
+    double sum = 0.0;
+    for (const char *row = strchr(csv, '\n'); row && row[1];
+         row = strchr(row + 1, '\n')) {
+        const char *p = row + 1;
+        for (int i = 0; i < idx && p; i++) {
+            p = strpbrk(p, ",\n");
+            p = p && *p == ',' ? p + 1 : NULL;
+        }
+        if (p)
+            sum += strtod(p, NULL);
+    }
+    return sum;
+}

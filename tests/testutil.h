@@ -60,6 +60,10 @@ void tu_output_free(tu_output *o);
  * parts are searched in order ("latency_ms.p99").  Fails the test when
  * absent or not a number. */
 double tu_json_number(const char *json, const char *path);
+/* The sum over a CSV's rows of the column named `column` (found in the
+ * header line).  Fails the test when there is no such column. */
+double tu_csv_sum(const char *csv, const char *column);
+
 /* Is the value after "key": the literal null / true? */
 bool tu_json_is_null(const char *json, const char *path);
 bool tu_json_is_true(const char *json, const char *path);
