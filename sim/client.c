@@ -487,7 +487,8 @@ static void to_server(sim *s, uint32_t ai, request *r, attempt *t)
         return;
     }
     t->stage = ST_TO_SERVER;
-    engine_push_lane(s, LANE_TO_SERVER, s->now + engine_net_delay(s, r, t, 0),
+    engine_push_lane(s, LANE_TO_SERVER,
+                     simtime_add(s->now, engine_net_delay(s, r, t, 0)),
                      EV_SERVER_ARRIVE, ai, t->gen);
 }
 

@@ -159,7 +159,8 @@ static void answer(server *sv, uint32_t ai, sb_error_kind kind, int32_t status,
                    int64_t retry_after)
 {
     const attempt *t = att_at(sv->s, ai);
-    int64_t back = net_delay(sv, req_at(sv->s, t->req), t, 1) + sv->latency;
+    int64_t back = simtime_add(net_delay(sv, req_at(sv->s, t->req), t, 1),
+                               sv->latency);
     engine_answer(sv->s, ai, kind, status, retry_after, back);
 }
 
@@ -318,7 +319,7 @@ static void start_service(server *sv, uint32_t ai)
         sv->m->total.queue_wait_sum_ns += s->now - t->enqueued;
     sv->m->total.queue_waits++;
     t->stage = ST_IN_SERVICE;
-    engine_push(s, s->now + t->service, EV_SERVICE_DONE, ai, t->gen);
+    engine_push(s, simtime_add(s->now, t->service), EV_SERVICE_DONE, ai, t->gen);
 }
 
 /* A drop_expired server skips a queued attempt whose caller has already
@@ -458,17 +459,17 @@ static void reply(server *sv, uint32_t ai, attempt *t, const request *r)
 {
     sim *s = sv->s;
     bool lost = s->n_lost && faults_ack_lost(s, r, t);
-    int64_t back = net_delay(sv, r, t, 1) + sv->latency;
+    int64_t back = simtime_add(net_delay(sv, r, t, 1), sv->latency);
     /* Wasted: nobody will use this answer -- the client stopped waiting,
      * the answer is lost, or it will arrive after the client's timeout. */
-    if (lost || !client_waits(s, t) || s->now + back >= t->expires)
+    if (lost || !client_waits(s, t) || simtime_add(s->now, back) >= t->expires)
         sv->m->cur->wasted_ns += t->service;
     if (lost) {
         sv->m->cur->lost_acks++;
         drop(sv, ai);
     } else {
         t->stage = ST_TO_CLIENT;
-        engine_push_lane(s, LANE_TO_CLIENT, s->now + back, EV_RESPONSE, ai,
+        engine_push_lane(s, LANE_TO_CLIENT, simtime_add(s->now, back), EV_RESPONSE, ai,
                          t->gen);
     }
 }
@@ -513,11 +514,12 @@ void server_round_trip(server *sv, uint32_t ai)
 {
     sim *s = sv->s;
     attempt *t = att_at(s, ai);
-    int64_t back = net_delay(sv, req_at(s, t->req), t, 2) + sv->latency;
-    if (!client_waits(s, t) || s->now + back >= t->expires)
+    int64_t back = simtime_add(net_delay(sv, req_at(s, t->req), t, 2),
+                               sv->latency);
+    if (!client_waits(s, t) || simtime_add(s->now, back) >= t->expires)
         sv->m->cur->wasted_ns += t->service;
     t->stage = ST_TO_CLIENT;
-    engine_push_lane(s, LANE_TO_CLIENT, s->now + back, EV_TRIP, ai, t->gen);
+    engine_push_lane(s, LANE_TO_CLIENT, simtime_add(s->now, back), EV_TRIP, ai, t->gen);
 }
 
 /* The client's half of a round trip is mechanical -- it sends the second
@@ -547,7 +549,8 @@ void server_on_trip(server *sv, uint32_t ai, uint32_t gen)
         return;
     }
     t->stage = ST_TO_SERVER;
-    engine_push_lane(s, LANE_TO_SERVER, s->now + net_delay(sv, r, t, 3),
+    engine_push_lane(s, LANE_TO_SERVER,
+                     simtime_add(s->now, net_delay(sv, r, t, 3)),
                      EV_SERVER_ARRIVE, ai, t->gen);
 }
 
