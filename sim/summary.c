@@ -33,6 +33,29 @@ static void baseline(const sim *s, const metrics *m, size_t n,
         o->baseline_goodput_per_s = summary_goodput(m, from, to);
 }
 
+/* The first window of w buckets, starting at or after bucket `from`, whose
+ * mean goodput is within the band around `base`: its first bucket, or n
+ * when none is.  The window's success count is kept as a running sum (add
+ * the bucket that enters, take away the one that leaves), so the scan is
+ * O(buckets) instead of O(buckets x window); the sum is an integer, so each
+ * window's goodput is the same double summary_goodput() gives. */
+static size_t first_recovered(const metrics *m, size_t from, size_t w,
+                              size_t n, double base)
+{
+    double width_s = (double)w * (double)m->bucket_ns / 1e9;
+    uint64_t sum = 0;
+    for (size_t i = from; i < from + w; i++)
+        sum += m->buckets[i].successes;
+    for (size_t i = from;; i++) {
+        if (fabs((double)sum / width_s - base) <= RECOVERY_BAND * base)
+            return i;
+        if (i + w >= n)
+            return n;
+        sum += m->buckets[i + w].successes;
+        sum -= m->buckets[i].successes;
+    }
+}
+
 static void recovery(const sim *s, const metrics *m, size_t n,
                      sim_summary *o)
 {
@@ -53,15 +76,13 @@ static void recovery(const sim *s, const metrics *m, size_t n,
         o->baseline_goodput_per_s > 0
             ? summary_goodput(m, n - w, n) / o->baseline_goodput_per_s
             : 0.0;
-    for (size_t i = from; i + w <= n; i++) {
-        if (fabs(summary_goodput(m, i, i + w) - base) <= RECOVERY_BAND * base) {
-            o->recovered = true;
-            o->recovery_time_s =
-                (double)((int64_t)i * m->bucket_ns - end) / 1e9;
-            return;
-        }
+    size_t i = first_recovered(m, from, w, n, base);
+    if (i == n) {
+        o->metastable = true;
+        return;
     }
-    o->metastable = true;
+    o->recovered = true;
+    o->recovery_time_s = (double)((int64_t)i * m->bucket_ns - end) / 1e9;
 }
 
 static void peak(const metrics *m, size_t n, sim_summary *o)
