@@ -4,17 +4,19 @@
 
 #include "json.h"
 
+/* A row's rates and time averages are over its own width: the bucket's,
+ * or a merged row's (metrics.h), which the width_s column states. */
 void export_csv(FILE *f, const metrics *m)
 {
     fputs("t_s,offered,attempts,successes,failures,timeouts,rejections,"
           "busy_workers,queue_len,wasted_work_s,duplicates,p50_ms,p99_ms,"
           "open_breakers,gave_up,deadline,refused,quarantined,errors,"
           "expired,lost_acks,max_queue,capacity,amplification,"
-          "goodput_per_s,conflicts\n",
+          "goodput_per_s,conflicts,width_s\n",
           f);
-    double width = (double)m->bucket_ns;
     for (size_t i = 0; i < m->n_buckets; i++) {
         const metrics_bucket *b = &m->buckets[i];
+        double width = (double)b->width_ns;
         double amp = b->offered ? (double)b->attempts / (double)b->offered
                                 : 0.0;
         fprintf(f,
@@ -22,17 +24,17 @@ void export_csv(FILE *f, const metrics *m)
                 ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.6f,%" PRIu64
                 ",%.3f,%.3f,%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,"
-                "%.4f,%.3f,%" PRIu64 "\n",
-                (double)i * width / 1e9, b->offered, b->attempts,
+                "%.4f,%.3f,%" PRIu64 ",%.9g\n",
+                (double)b->start_ns / 1e9, b->offered, b->attempts,
                 b->successes, b->failures, b->timeouts, b->rejections,
                 b->busy_ns / width, b->queue_ns / width,
                 (double)b->wasted_ns / 1e9, b->duplicates,
-                metrics_bucket_quantile_ms(b, 0.50),
-                metrics_bucket_quantile_ms(b, 0.99), b->open_breakers,
-                b->gave_up, b->deadline, b->refused, b->quarantined,
-                b->errors, b->expired, b->lost_acks, b->max_queue,
-                b->capacity, amp, (double)b->successes / (width / 1e9),
-                b->conflicts);
+                metrics_bin_ms(b->p50_bin), metrics_bin_ms(b->p99_bin),
+                b->open_breakers, b->gave_up, b->deadline, b->refused,
+                b->quarantined, b->errors, b->expired, b->lost_acks,
+                b->max_queue, b->capacity, amp,
+                (double)b->successes / (width / 1e9), b->conflicts,
+                width / 1e9);
     }
 }
 

@@ -123,12 +123,13 @@ static void dispatch(sim *s, const evq_event *ev)
     }
 }
 
-static void bucket_closed(void *ctx, size_t index)
+static void bucket_closed(void *ctx, const metrics_bucket *b,
+                          const metrics_hist *h)
 {
     sim *s = ctx;
     for (int i = 0; i < s->n_obs; i++)
         if (s->obs[i].bucket_closed)
-            s->obs[i].bucket_closed(s->obs[i].ctx, s, index);
+            s->obs[i].bucket_closed(s->obs[i].ctx, s, b, h);
 }
 
 int sim_run_until(sim *s, int64_t t)
@@ -189,7 +190,8 @@ int sim_create(const sim_config *cfg, pstack *ps, sim **out, sb_err *e)
     pool_init(&s->requests, REQUEST_HEAD + s->request_state_size);
     pool_init(&s->attempts, sizeof(attempt));
     if (evq_init(&s->q, (size_t)s->n_clients + 1024) != 0 ||
-        metrics_init(&s->m, cfg->bucket_ns, cfg->duration_ns) != 0) {
+        metrics_init(&s->m, cfg->bucket_ns, cfg->duration_ns,
+                     METRICS_MAX_BUCKETS) != 0) {
         err_set(e, "out of memory");
         goto fail;
     }
@@ -258,16 +260,13 @@ const char *sim_error(const sim *s)
 
 void sim_finish(sim *s)
 {
-    metrics_gauge(&s->m, s->now);
-    s->m.cur->open_breakers = s->m.open_breakers;
-    s->m.cur->capacity = s->m.capacity;
     uint64_t in_flight = 0;
     for (uint32_t i = 0; i < s->requests.next_new; i++) {
         const request *r = req_at(s, i);
         if (r->refs > 0 && !(r->flags & RQ_FINISHED))
             in_flight++;
     }
-    metrics_finish(&s->m, in_flight);
+    metrics_finish(&s->m, s->now, in_flight, bucket_closed, s);
 }
 
 void sim_get_stats(const sim *s, sim_stats *out)
@@ -282,5 +281,5 @@ void sim_get_stats(const sim *s, sim_stats *out)
         pool_bytes(&s->attempts) +
         (size_t)s->n_clients * (2 * sizeof(uint32_t) + s->client_stride) +
         (s->q_cap + s->svc_cap) * sizeof(uint32_t) +
-        s->m.cap * sizeof(metrics_bucket);
+        metrics_bytes(&s->m) - sizeof s->m;
 }
