@@ -12,7 +12,7 @@ void export_csv(FILE *f, const metrics *m)
           "busy_workers,queue_len,wasted_work_s,duplicates,p50_ms,p99_ms,"
           "open_breakers,gave_up,deadline,refused,quarantined,errors,"
           "expired,lost_acks,max_queue,capacity,amplification,"
-          "goodput_per_s,conflicts,width_s\n",
+          "goodput_per_s,conflicts,width_s,attempt_p50_ms,attempt_p99_ms\n",
           f);
     for (size_t i = 0; i < m->n_buckets; i++) {
         const metrics_bucket *b = &m->buckets[i];
@@ -24,7 +24,7 @@ void export_csv(FILE *f, const metrics *m)
                 ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.6f,%" PRIu64
                 ",%.3f,%.3f,%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,"
-                "%.4f,%.3f,%" PRIu64 ",%.9g\n",
+                "%.4f,%.3f,%" PRIu64 ",%.9g,%.3f,%.3f\n",
                 (double)b->start_ns / 1e9, b->offered, b->attempts,
                 b->successes, b->failures, b->timeouts, b->rejections,
                 b->busy_ns / width, b->queue_ns / width,
@@ -34,7 +34,8 @@ void export_csv(FILE *f, const metrics *m)
                 b->quarantined, b->errors, b->expired, b->lost_acks,
                 b->max_queue, b->capacity, amp,
                 (double)b->successes / (width / 1e9), b->conflicts,
-                width / 1e9);
+                width / 1e9, metrics_bin_ms(b->attempt_p50_bin),
+                metrics_bin_ms(b->attempt_p99_bin));
     }
 }
 
@@ -153,6 +154,12 @@ void export_json(FILE *f, const run_meta *meta, const sim_summary *s,
     jw_double(&w, "p50", s->latency_p50_ms);
     jw_double(&w, "p99", s->latency_p99_ms);
     jw_double(&w, "p999", s->latency_p999_ms);
+    jw_end(&w);
+    jw_object(&w, "attempt_latency_ms");
+    jw_double(&w, "mean", s->attempt_mean_ms);
+    jw_double(&w, "p50", s->attempt_p50_ms);
+    jw_double(&w, "p99", s->attempt_p99_ms);
+    jw_double(&w, "p999", s->attempt_p999_ms);
     jw_end(&w);
     jw_int(&w, "duplicates", (int64_t)s->duplicates);
     jw_int(&w, "repeated_puts", (int64_t)s->repeats);

@@ -415,6 +415,7 @@ void client_on_response(sim *s, uint32_t ai, uint32_t gen)
     if (client_waits(s, t)) {
         t->waiting = 0;
         req_at(s, t->req)->outstanding--;
+        metrics_attempt_latency(&s->m, s->now - t->sent);
         if (t->result == SB_ERR_NONE)
             attempt_succeeded(s, ai);
         else
@@ -435,6 +436,7 @@ void client_on_timeout(sim *s, uint32_t ai, uint32_t gen)
     if (!(r->flags & RQ_FINISHED)) {
         r->outstanding--;
         s->m.cur->timeouts++;
+        metrics_attempt_latency(&s->m, s->now - t->sent);
         attempt_failed(s, ai, SB_ERR_TIMEOUT);
     }
     engine_attempt_release(s, ai);

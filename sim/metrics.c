@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(sizeof(metrics_bucket) == 224,
+               "metrics.h documents 224 bytes per kept row");
+
 /* The first allocation of rows; the array doubles from there. */
 #define FIRST_ROWS 256
 
@@ -16,9 +19,11 @@ static void hist_reset(metrics_hist *h)
 /* Zero the counts in use: O(span), not O(bins). */
 static void hist_clear(metrics_hist *h)
 {
-    if (h->lo <= h->hi)
-        memset(&h->latency[h->lo], 0,
-               (size_t)(h->hi - h->lo + 1) * sizeof h->latency[0]);
+    if (h->lo <= h->hi) {
+        size_t n = (size_t)(h->hi - h->lo + 1);
+        memset(&h->latency[h->lo], 0, n * sizeof h->latency[0]);
+        memset(&h->attempt[h->lo], 0, n * sizeof h->attempt[0]);
+    }
     hist_reset(h);
 }
 
@@ -26,8 +31,10 @@ static void hist_add(metrics_hist *to, const metrics_hist *from)
 {
     if (from->lo > from->hi)
         return;
-    for (size_t i = from->lo; i <= from->hi; i++)
+    for (size_t i = from->lo; i <= from->hi; i++) {
         to->latency[i] += from->latency[i];
+        to->attempt[i] += from->attempt[i];
+    }
     metrics_hist_touch(to, from->lo);
     metrics_hist_touch(to, from->hi);
 }
@@ -64,6 +71,8 @@ static void bucket_quantiles(metrics_bucket *b, const metrics_hist *h)
 {
     quantile_bins(h->latency, h->lo, h->hi, b->successes, &b->p50_bin,
                   &b->p99_bin);
+    quantile_bins(h->attempt, h->lo, h->hi, b->attempts_ended,
+                  &b->attempt_p50_bin, &b->attempt_p99_bin);
 }
 
 /* ---- Rows ------------------------------------------------------------- */
@@ -120,11 +129,13 @@ static void fold(metrics *m, const metrics_bucket *b)
     r->expired += b->expired;
     r->lost_acks += b->lost_acks;
     r->conflicts += b->conflicts;
+    r->attempts_ended += b->attempts_ended;
     r->busy_ns += b->busy_ns;
     r->queue_ns += b->queue_ns;
     r->service_ns += b->service_ns;
     r->wasted_ns += b->wasted_ns;
     r->latency_sum_ns += b->latency_sum_ns;
+    r->attempt_latency_sum_ns += b->attempt_latency_sum_ns;
     if (b->max_queue > r->max_queue)
         r->max_queue = b->max_queue;
     r->open_breakers = b->open_breakers; /* at the end of the row */
@@ -244,11 +255,13 @@ static void sum_rows(metrics *m)
         s->expired += b->expired;
         s->lost_acks += b->lost_acks;
         s->conflicts += b->conflicts;
+        s->attempts_ended += b->attempts_ended;
         s->busy_ns += b->busy_ns;
         s->queue_ns += b->queue_ns;
         s->service_ns += b->service_ns;
         s->wasted_ns += b->wasted_ns;
         s->latency_sum_ns += b->latency_sum_ns;
+        s->attempt_latency_sum_ns += b->attempt_latency_sum_ns;
         if (b->max_queue > m->total.max_queue)
             m->total.max_queue = b->max_queue;
     }

@@ -18,17 +18,17 @@
  * it is open and its quantiles are exact at its width; closed rows are
  * never merged after the fact.
  *
- * Memory.  A kept row is sizeof(metrics_bucket) = 208 bytes: its counters
- * and the quantiles the CSV prints (as histogram bins), not the histogram
- * (668 counts, 2.7 kB, mostly zeros), which only the live bucket and the
- * open row keep.  Rows are allocated as the run goes (the array doubles,
- * up to the rows the duration needs), so the series costs at most
- * METRICS_MAX_BUCKETS x 208 B = 27 MB, plus 5.3 kB of histograms and
- * 9.5 kB of run totals.  A simulated day at 1 s: 86 400 rows, 18 MB (each
- * bucket used to cost 2.7 kB: 233 MB).  2 h at 1 ms: 7.2 million buckets
- * kept as 112 500 rows of 64 ms, 23 MB (was 19 GB, allocated at the
- * start).  A front end that runs past the configured duration keeps
- * adding rows of the same width.
+ * Memory.  A kept row is sizeof(metrics_bucket) = 224 bytes: its counters
+ * and the quantiles the CSV prints (as histogram bins), not the histograms
+ * (2 x 668 counts, 5.3 kB, mostly zeros), which only the live bucket and
+ * the open row keep.  Rows are allocated as the run goes (the array
+ * doubles, up to the rows the duration needs), so the series costs at
+ * most METRICS_MAX_BUCKETS x 224 B = 29 MB, plus 11 kB of histograms and
+ * 19 kB of run totals.  A simulated day at 1 s: 86 400 rows, 19 MB (each
+ * bucket used to cost 2.7 kB, 233 MB in all, with a histogram of request
+ * latency only).  2 h at 1 ms: 7.2 million buckets kept as 112 500 rows
+ * of 64 ms, 25 MB (was 19 GB, allocated at the start).  A front end that
+ * runs past the configured duration keeps adding rows of the same width.
  *
  * Owned by the engine; readers (viz, reports, the CLI) get a const pointer
  * that is valid until the next sim_run_until().
@@ -73,19 +73,22 @@ typedef struct metrics_bucket {
     uint64_t expired;     /* queued attempts dropped as expired */
     uint64_t lost_acks;   /* responses lost after the work was done */
     uint64_t conflicts;   /* hot record: updates that lost to another */
+    uint64_t attempts_ended; /* attempts that ended while their client
+                                waited: answered, or timed out */
     double busy_ns;       /* integral of busy workers over time */
     double queue_ns;      /* integral of queue length over time */
     int64_t service_ns;   /* service time completed in the bucket */
     int64_t wasted_ns;    /* ... spent on attempts nobody used */
     int64_t open_breakers; /* clients with an open breaker, at the end */
     int64_t latency_sum_ns;
+    int64_t attempt_latency_sum_ns;
     uint32_t max_queue;
     uint32_t capacity;    /* workers at the end of the bucket */
-    /* Quantiles of the successful requests' latency, as bins of a
-     * BUCKET_HIST_BITS histogram (metrics_bin_ms); METRICS_NO_BIN when
-     * none succeeded.  Set when the bucket or row closes. */
+    /* Quantiles of the successful requests' latency and of the attempts'
+     * latency, as bins of a BUCKET_HIST_BITS histogram (metrics_bin_ms);
+     * METRICS_NO_BIN when there was none.  Set when it closes. */
     uint16_t p50_bin, p99_bin;
-    uint16_t spare[2];    /* zero */
+    uint16_t attempt_p50_bin, attempt_p99_bin;
 } metrics_bucket;
 
 /* The histograms of one bucket or open row.  Every nonzero count lies in
@@ -93,12 +96,15 @@ typedef struct metrics_bucket {
  * one costs what its samples span, not 668 bins. */
 typedef struct metrics_hist {
     uint32_t latency[BUCKET_HIST_BINS]; /* successful requests, end to end */
-    uint16_t lo, hi;
+    uint32_t attempt[BUCKET_HIST_BINS]; /* attempts, send to answer or
+                                           timeout */
+    uint16_t lo, hi;                    /* of both */
 } metrics_hist;
 
 typedef struct metrics_totals {
     metrics_bucket sum; /* every counter summed; the bins unused */
     uint32_t latency[TOTAL_HIST_BINS];
+    uint32_t attempt_latency[TOTAL_HIST_BINS];
     int64_t queue_wait_sum_ns; /* time attempts waited in the queue */
     uint64_t queue_waits;      /* attempts that started service */
     uint32_t max_queue;
@@ -178,6 +184,20 @@ static inline void metrics_latency(metrics *m, int64_t ns)
     metrics_hist_touch(&m->live_hist, bin);
     m->cur->latency_sum_ns += ns;
     m->total.latency[hist_bin(TOTAL_HIST_BITS, ns)]++;
+}
+
+/* An attempt ended ns after it was sent, its client still waiting for it:
+ * answered (success or error), or timed out (ns is then its timeout).
+ * Attempts a hedged request stopped waiting for when another copy
+ * answered never end this way and are not counted. */
+static inline void metrics_attempt_latency(metrics *m, int64_t ns)
+{
+    size_t bin = hist_bin(BUCKET_HIST_BITS, ns);
+    m->live_hist.attempt[bin]++;
+    metrics_hist_touch(&m->live_hist, bin);
+    m->cur->attempts_ended++;
+    m->cur->attempt_latency_sum_ns += ns;
+    m->total.attempt_latency[hist_bin(TOTAL_HIST_BITS, ns)]++;
 }
 
 /* End the run at time t: integrate the gauges to t, close the live

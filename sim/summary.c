@@ -120,19 +120,29 @@ static void counts(const metrics_bucket *t, sim_summary *o)
     o->conflicts = t->conflicts;
 }
 
+/* Mean and quantiles of n samples: their sum and a TOTAL_HIST_BITS
+ * histogram of them. */
+static void quantiles(const uint32_t *hist, uint64_t n, int64_t sum_ns,
+                      double *mean, double *p50, double *p99, double *p999)
+{
+    if (n == 0)
+        return;
+    *mean = (double)sum_ns / (double)n / 1e6;
+    *p50 = hist_quantile(TOTAL_HIST_BITS, hist, n, 0.50) / 1e6;
+    *p99 = hist_quantile(TOTAL_HIST_BITS, hist, n, 0.99) / 1e6;
+    *p999 = hist_quantile(TOTAL_HIST_BITS, hist, n, 0.999) / 1e6;
+}
+
 static void latency(const metrics *m, sim_summary *o)
 {
     const metrics_totals *t = &m->total;
-    uint64_t n = t->sum.successes;
-    if (n == 0)
-        return;
-    o->latency_mean_ms = (double)t->sum.latency_sum_ns / (double)n / 1e6;
-    o->latency_p50_ms =
-        hist_quantile(TOTAL_HIST_BITS, t->latency, n, 0.50) / 1e6;
-    o->latency_p99_ms =
-        hist_quantile(TOTAL_HIST_BITS, t->latency, n, 0.99) / 1e6;
-    o->latency_p999_ms =
-        hist_quantile(TOTAL_HIST_BITS, t->latency, n, 0.999) / 1e6;
+    quantiles(t->latency, t->sum.successes, t->sum.latency_sum_ns,
+              &o->latency_mean_ms, &o->latency_p50_ms, &o->latency_p99_ms,
+              &o->latency_p999_ms);
+    o->attempts_ended = t->sum.attempts_ended;
+    quantiles(t->attempt_latency, t->sum.attempts_ended,
+              t->sum.attempt_latency_sum_ns, &o->attempt_mean_ms,
+              &o->attempt_p50_ms, &o->attempt_p99_ms, &o->attempt_p999_ms);
 }
 
 static void server(const sim *s, const metrics *m, sim_summary *o)

@@ -170,7 +170,7 @@ END_TEST
 
 /* The bound metrics.h documents: 2 h at 1 ms is 7 200 000 buckets, kept
  * as 7 200 000 / 64 = 112 500 rows of 64 ms (32 would leave 225 000, over
- * the limit), 208 bytes each.  The engine's whole memory stays far under
+ * the limit), 224 bytes each.  The engine's whole memory stays far under
  * the 19 GB that one 2.7 kB bucket per millisecond took. */
 START_TEST(two_hours_at_one_ms_are_bounded)
 {
@@ -183,12 +183,129 @@ START_TEST(two_hours_at_one_ms_are_bounded)
     ck_assert_uint_eq(m->merge, 64);
     ck_assert_uint_eq(m->n_buckets, 112500);
     ck_assert_uint_le(m->cap, 112501); /* grown to what the run needs */
-    ck_assert_uint_eq(sizeof(metrics_bucket), 208);
+    ck_assert_uint_eq(sizeof(metrics_bucket), 224);
     sim_stats st;
     sim_get_stats(t->sim, &st);
     ck_assert_uint_lt(st.bytes, 64u << 20);
     ck_assert_uint_eq(t->sum.offered, m->total.sum.offered);
     tu_sim_free(t);
+}
+END_TEST
+
+/* ---- Attempt latency ------------------------------------------------------
+ *
+ * Constant times make every attempt's latency known by hand: an answered
+ * attempt takes 5 ms to the server, 20 ms of service (workers unlimited:
+ * no queue) and 5 ms back, 30 ms; one answered 503 by an `errors` fault
+ * at the server's door takes the two network legs, 10 ms; one that goes
+ * into the black hole times out at exactly the 1 s timeout.  The black
+ * hole drops its attempts silently (in service at its start too), so no
+ * attempt ends any other way.  Immediate retries (2 attempts) add more
+ * failed attempts of the same kinds.
+ */
+static const char attempts_ini[] =
+    "[scenario]\nname = attempts\nduration = 60s\nwarmup = 5s\n"
+    "[clients]\ncount = 100\nrate = 1/s\ntimeout = 1s\n"
+    "[server]\nworkers = unlimited\nservice = const(20ms)\n"
+    "network_delay = const(5ms)\n"
+    "[policy]\nname = immediate\nmax_attempts = 2\n"
+    "[fault.busy]\ntype = errors\nstart = 10s\nduration = 10s\n"
+    "status = 503\nprobability = 1\n"
+    "[fault.hole]\ntype = outage\nstart = 30s\nduration = 10s\n"
+    "mode = blackhole\n";
+
+/* Within a histogram's precision: a bin's midpoint is within 1/2^(bits+1)
+ * of every value in the bin. */
+static void near(double got_ms, double want_ms, unsigned bits)
+{
+    ck_assert_double_eq_tol(got_ms, want_ms,
+                            want_ms / (double)(2u << bits) + 1e-9);
+}
+
+/* The whole run: every attempt is one of the three kinds, counted apart
+ * (errors, timeouts, and one answered attempt per success), so the mean
+ * is their weighted mean exactly.  About 1/6 of the attempts are 503s and
+ * over 1/6 time out (two attempts per request while the hole lasts), so
+ * the median is an answered attempt and p99 and p99.9 are timeouts. */
+START_TEST(attempt_latency_by_hand)
+{
+    tu_sim *t = tu_sim_run(attempts_ini, NULL, NULL, 0);
+    const sim_summary *s = &t->sum;
+    uint64_t k503 = s->errors, kto = s->timeouts, kok = s->successes;
+    ck_assert_uint_gt(k503, 1000);
+    ck_assert_uint_gt(kto, 1000);
+    ck_assert_uint_eq(s->attempts_ended, k503 + kto + kok);
+    double mean = ((double)k503 * 10.0 + (double)kto * 1000.0 +
+                   (double)kok * 30.0) /
+                  (double)s->attempts_ended;
+    ck_assert_double_eq_tol(s->attempt_mean_ms, mean, 1e-9 * mean);
+    near(s->attempt_p50_ms, 30.0, TOTAL_HIST_BITS);
+    near(s->attempt_p99_ms, 1000.0, TOTAL_HIST_BITS);
+    near(s->attempt_p999_ms, 1000.0, TOTAL_HIST_BITS);
+    /* Successful requests took one 30 ms attempt each. */
+    near(s->latency_p50_ms, 30.0, TOTAL_HIST_BITS);
+    /* Per bucket: an attempt counts where it ends.  [15, 16) s holds
+     * only 503s, [35, 36) s only timeouts (of attempts sent a second
+     * earlier, inside the hole), [50, 51) s only answers. */
+    const metrics *m = sim_metrics(t->sim);
+    const struct {
+        size_t bucket;
+        double ms;
+    } want[] = {{15, 10.0}, {35, 1000.0}, {50, 30.0}};
+    for (size_t i = 0; i < 3; i++) {
+        const metrics_bucket *b = &m->buckets[want[i].bucket];
+        ck_assert_uint_gt(b->attempts_ended, 50);
+        near(metrics_bin_ms(b->attempt_p50_bin), want[i].ms,
+             BUCKET_HIST_BITS);
+        near(metrics_bin_ms(b->attempt_p99_bin), want[i].ms,
+             BUCKET_HIST_BITS);
+    }
+    tu_sim_free(t);
+}
+END_TEST
+
+/* The same figures reach the JSON (a new object; latency_ms unchanged)
+ * and the CSV (two columns appended after width_s), through the real
+ * binary. */
+START_TEST(attempt_latency_in_the_outputs)
+{
+    const char *ini = tu_write_temp("attempts.ini", attempts_ini);
+    char ini_path[1024], csv[1024], json[1024];
+    snprintf(ini_path, sizeof ini_path, "%s", ini);
+    snprintf(csv, sizeof csv, "%s", tu_temp_path("attempts.csv"));
+    snprintf(json, sizeof json, "%s", tu_temp_path("attempts.json"));
+    tu_output o;
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"run", ini_path,
+                                                        "--csv", csv,
+                                                        "--json", json,
+                                                        NULL}),
+                     0);
+    ck_assert_ptr_nonnull(strstr(o.out, "latency (attempts)    mean "));
+    tu_output_free(&o);
+    char *j = tu_read_file(json), *c = tu_read_file(csv);
+    near(tu_json_number(j, "attempt_latency_ms.p50"), 30.0, TOTAL_HIST_BITS);
+    near(tu_json_number(j, "attempt_latency_ms.p99"), 1000.0,
+         TOTAL_HIST_BITS);
+    ck_assert_double_gt(tu_json_number(j, "attempt_latency_ms.mean"), 30.0);
+    near(tu_json_number(j, "latency_ms.p50"), 30.0, TOTAL_HIST_BITS);
+    const char *tail = ",conflicts,width_s,attempt_p50_ms,attempt_p99_ms\n";
+    char *nl = strchr(c, '\n');
+    ck_assert_int_eq(strncmp(nl + 1 - strlen(tail), tail, strlen(tail)), 0);
+    /* Row 35 (t = 35 s): its last two columns are timeouts' bin. */
+    char *row = c;
+    for (int i = 0; i <= 35; i++)
+        row = strchr(row, '\n') + 1;
+    char *end = strchr(row, '\n');
+    *end = '\0';
+    double p50, p99;
+    char *last = strrchr(row, ',');
+    p99 = strtod(last + 1, NULL);
+    *last = '\0';
+    p50 = strtod(strrchr(row, ',') + 1, NULL);
+    near(p50, 1000.0, BUCKET_HIST_BITS);
+    near(p99, 1000.0, BUCKET_HIST_BITS);
+    free(j);
+    free(c);
 }
 END_TEST
 
@@ -200,6 +317,11 @@ Suite *metrics_suite(void)
     tcase_add_test(tc, merged_rows_have_the_quantiles_of_their_samples);
     tcase_add_test(tc, merged_run_equals_a_run_at_the_merged_width);
     tcase_add_test(tc, two_hours_at_one_ms_are_bounded);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("attempt_latency");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, attempt_latency_by_hand);
+    tcase_add_test(tc, attempt_latency_in_the_outputs);
     suite_add_tcase(s, tc);
     return s;
 }
