@@ -226,9 +226,9 @@ static int delay_budget(const scenario *sc, pstack *ps, probe *worst,
  *
  * The worst-case attempts per request come from the same probe, run up to
  * the engine's own cap on attempts (so a policy that retries forever is
- * costed at the cap, not at the probe's 100).  A stack that stops refusing
- * nothing is probed in microseconds; one that retries to the cap, in a few
- * milliseconds.
+ * costed at the cap, not at the probe's 100).  A stack that gives up after
+ * a few attempts is probed in microseconds; one that retries up to the
+ * cap, in milliseconds (100 000 attempts of each kind of request).
  */
 int cli_budget(const char *path, const sim_config *cfg, pstack *ps,
                bool force, bool lenient, budget_cost *out, sb_err *e)
