@@ -187,18 +187,27 @@ static uint64_t rows_for(int64_t d, int64_t w)
     return (uint64_t)(d / w + (d % w != 0));
 }
 
+uint64_t metrics_plan(int64_t bucket_ns, int64_t duration_ns,
+                      size_t max_rows, uint32_t *merge)
+{
+    uint32_t k = 1;
+    uint64_t n = rows_for(duration_ns, bucket_ns);
+    while (n > max_rows && bucket_ns <= INT64_MAX / 2 / k &&
+           bucket_ns * k < duration_ns) {
+        k *= 2;
+        n = rows_for(duration_ns, bucket_ns * k);
+    }
+    if (merge)
+        *merge = k;
+    return n;
+}
+
 int metrics_init(metrics *m, int64_t bucket_ns, int64_t duration_ns,
                  size_t max_rows)
 {
     memset(m, 0, sizeof *m);
     m->live_ns = bucket_ns;
-    m->merge = 1;
-    uint64_t n = rows_for(duration_ns, bucket_ns);
-    while (n > max_rows && bucket_ns <= INT64_MAX / 2 / m->merge &&
-           bucket_ns * m->merge < duration_ns) {
-        m->merge *= 2;
-        n = rows_for(duration_ns, bucket_ns * m->merge);
-    }
+    uint64_t n = metrics_plan(bucket_ns, duration_ns, max_rows, &m->merge);
     m->bucket_ns = bucket_ns * m->merge;
     m->want = (size_t)n + 1;
     m->cap = m->want < FIRST_ROWS ? m->want : FIRST_ROWS;

@@ -143,6 +143,11 @@ int metrics_init(metrics *m, int64_t bucket_ns, int64_t duration_ns,
                  size_t max_rows);
 void metrics_fini(metrics *m);
 
+/* The kept rows a run of duration_ns in buckets of bucket_ns will have,
+ * at most max_rows, and in *merge (may be NULL) the buckets per row. */
+uint64_t metrics_plan(int64_t bucket_ns, int64_t duration_ns,
+                      size_t max_rows, uint32_t *merge);
+
 /* Close the live bucket and open the next one(s) until t falls inside the
  * live one; closed (may be NULL) gets every bucket it closes.  -1 when
  * out of memory for the kept rows. */
