@@ -222,7 +222,7 @@ static int delay_budget(const scenario *sc, pstack *ps, probe *worst,
     return 0;
 }
 
-/* ---- The load budget ---------------------------------------------------------
+/* ---- The load budget ---------------------------------------------------
  *
  * The worst-case attempts per request come from the same probe, run up to
  * the engine's own cap on attempts (so a policy that retries forever is

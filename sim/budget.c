@@ -169,7 +169,8 @@ static void memory(const sim_config *c, double peak, budget_cost *b)
 }
 
 void budget_estimate(const sim_config *c, size_t client_state,
-                     size_t request_state, double max_attempts, budget_cost *out)
+                     size_t request_state, double max_attempts,
+                     budget_cost *out)
 {
     memset(out, 0, sizeof *out);
     out->client_state = client_state;
@@ -182,7 +183,7 @@ void budget_estimate(const sim_config *c, size_t client_state,
     memory(c, peak, out);
 }
 
-/* ---- The verdict ---------------------------------------------------------- */
+/* ---- The verdict ------------------------------------------------------- */
 
 /* x for a person: whole below 100 000, else one or two significant digits
  * and a power of ten ("42000", "6e16", "1.5e18"). */

@@ -71,7 +71,8 @@ typedef struct budget {
  * client and request_state bytes per request and, at worst, makes
  * max_attempts attempts per request (capped at budget_attempts_cap()). */
 void budget_estimate(const sim_config *c, size_t client_state,
-                     size_t request_state, double max_attempts, budget_cost *out);
+                     size_t request_state, double max_attempts,
+                     budget_cost *out);
 
 /* 0 when b is within both limits; otherwise -1 with a message in e that
  * names the figure, how it was reached, the limit, and the settings to

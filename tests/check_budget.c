@@ -210,7 +210,7 @@ START_TEST(force_runs_it)
 }
 END_TEST
 
-/* ---- Within the limits ----------------------------------------------------- */
+/* ---- Within the limits ------------------------------------------------- */
 
 /* sim/budget.c's estimate, in process, for a policy that makes at most
  * `attempts` attempts per request (what `run` probes the stack for; the

@@ -90,7 +90,7 @@ START_TEST(merged_rows_have_the_quantiles_of_their_samples)
 }
 END_TEST
 
-/* ---- Whole runs ------------------------------------------------------------ */
+/* ---- Whole runs -------------------------------------------------------- */
 
 /* retry-storm.ini's server and storm, with the bucket to fill in; 300 s. */
 static const char storm_fmt[] =
