@@ -73,9 +73,11 @@ typedef struct pending_probe {
     long samples;
 } pending_probe;
 
-static void probe(void *ctx, const sim *s, size_t index)
+static void probe(void *ctx, const sim *s, const metrics_bucket *b,
+                  const metrics_hist *h)
 {
-    (void)index;
+    (void)b;
+    (void)h;
     pending_probe *p = ctx;
     sim_stats st;
     sim_get_stats(s, &st);

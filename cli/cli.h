@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "budget.h"
 #include "err.h"
 #include "policy_setup.h"
 
@@ -43,6 +44,39 @@ int args_usage_error(const args *a, const char *fmt, ...)
  * PSTACK_MAX_SETTINGS).  0, or EXIT_INPUT after a usage message. */
 int args_list_add(args *a, const char **list, int *n, const char *name);
 int args_param(args *a, setting *params, int *n);
+
+/* ---- cmd_validate.c: a policy stack's worst case, without a simulation - */
+
+/* One kind of request driven through the stack with every attempt timing
+ * out and every random draw at its largest. */
+typedef struct policy_probe {
+    sb_op op;           /* the kind of request: operation, critical or not */
+    bool critical;
+    uint32_t attempts;  /* attempts sent */
+    uint32_t retries;   /* retry decisions (each with its delay) */
+    double delay_s;     /* the retry delays, added up */
+    double total_s;     /* ... plus every attempt's timeout */
+    bool still_going;   /* still asking for retries at the limit */
+} policy_probe;
+
+/* Probe each kind of request the scenario sends (every operation in its
+ * mix, critical or not when some are), at most `limit` attempts each:
+ * *by_delay is the kind whose retry delays add up to the most,
+ * *by_attempts the one that sent the most attempts.  -1 when a layer
+ * broke its contract (the message in e). */
+int policy_probe_worst(pstack *ps, const client_cfg *cc, uint32_t limit,
+                       policy_probe *by_delay, policy_probe *by_attempts,
+                       sb_err *e);
+
+/* The load budget (sim/budget.h) of running cfg with ps, its worst-case
+ * attempts probed as above, in *out.  0 within the limits; over them, 1
+ * with force (the message, without the path, in e: a warning), else -1
+ * with "PATH: this run would ...; lower ..., or pass --force" in e.  When
+ * a layer breaks its contract under the probe: -1 with its message, or,
+ * when lenient (`run`, whose simulation reports it when it happens), the
+ * estimate goes on with the attempts probed until then. */
+int cli_budget(const char *path, const sim_config *cfg, pstack *ps,
+               bool force, bool lenient, budget_cost *out, sb_err *e);
 
 /* ---- the subcommands ------------------------------------------------------ */
 

@@ -34,6 +34,10 @@ static const char run_usage[] =
     "                            e.g. --set server.workers=80,\n"
     "                            --set fault.outage.duration=30s\n"
     "  --seed N                  the random seed (--set scenario.seed=N)\n"
+    "  --force                   run even when the estimated cost is over\n"
+    "                            the limits (1e10 events, about an hour of\n"
+    "                            CPU; 8 GB of memory), which otherwise\n"
+    "                            refuse the run before it starts\n"
     "\n"
     "Outputs (written whole or not at all; missing directories are made):\n"
     "  --json FILE               the summary as JSON ('-': standard output)\n"
@@ -53,7 +57,7 @@ typedef struct run_opts {
     const char *policy;
     const char *json, *csv, *trace;
     uint32_t trace_sample;
-    bool quiet, timing;
+    bool quiet, timing, force;
     const char *seed;
     const char *sets[CLI_MAX_LIST];
     int n_sets;
@@ -92,6 +96,10 @@ static int parse_one(args *a, run_opts *o)
     }
     if (strcmp(arg, "--no-timing") == 0) {
         o->timing = false;
+        return 0;
+    }
+    if (strcmp(arg, "--force") == 0) {
+        o->force = true;
         return 0;
     }
     if (args_is(a, "--set"))
@@ -289,6 +297,20 @@ static void warnings(const run_state *r)
     }
 }
 
+/* Refuse a run whose estimated cost is absurd, before anything is
+ * written; with --force, say what it will cost and go ahead. */
+static int check_budget(const run_state *r, sb_err *e)
+{
+    budget_cost b;
+    int rc = cli_budget(r->sc.path, &r->sc.cfg, r->ps.stack, r->o.force,
+                        true, &b, e);
+    if (rc > 0 && !r->o.quiet)
+        fprintf(stderr, "stormbench run: warning: %s: %s; running anyway "
+                        "(--force)\n",
+                r->sc.path, e->msg);
+    return rc < 0 ? -1 : 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
     run_state *r = calloc(1, sizeof *r);
@@ -306,7 +328,8 @@ int cmd_run(int argc, char **argv)
         build_policy(&r->o, &r->sc, &r->ps, &e) != 0)
         goto fail;
     warnings(r);
-    if (simulate(r, &e) != 0 || write_outputs(r, &e) != 0)
+    if (check_budget(r, &e) != 0 || simulate(r, &e) != 0 ||
+        write_outputs(r, &e) != 0)
         goto fail;
     report(r);
     rc = EXIT_OK;

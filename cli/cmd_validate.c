@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "cli.h"
 #include "driver.h"
 #include "expect.h"
@@ -14,11 +15,18 @@
 #include "scenario.h"
 
 static const char validate_usage[] =
-    "Usage: stormbench validate [--policy-plugin FILE.so]... FILE...\n"
+    "Usage: stormbench validate [--policy-plugin FILE.so]... [--force] "
+    "FILE...\n"
     "\n"
     "Check scenario files: every section, key and value, the policy and its\n"
     "parameters.  Prints 'ok' or the first problem of each file, and any\n"
     "warnings.\n"
+    "\n"
+    "A file is also refused when running it would be absurdly costly: over\n"
+    "1e10 events (about an hour of CPU) or 8 GB of memory, estimated from\n"
+    "its arrivals, clients, buckets and the policy's worst-case attempts\n"
+    "and state (the message names the figure and the settings to lower).\n"
+    "--force accepts it with a warning, as `run --force` runs it.\n"
     "\n"
     "One warning concerns the policy itself: when the scenario has a\n"
     "[clients] deadline, the policy is asked what it does when every attempt\n"
@@ -58,15 +66,7 @@ static const char validate_usage[] =
  */
 #define PROBE_MAX_ATTEMPTS 100
 
-typedef struct probe {
-    sb_op op;
-    bool critical;
-    uint32_t attempts;  /* attempts sent */
-    uint32_t retries;   /* retry decisions (each with its delay) */
-    double delay_s;     /* the retry delays, added up */
-    double total_s;     /* ... plus every attempt's timeout */
-    bool still_going;   /* still asking for retries at PROBE_MAX_ATTEMPTS */
-} probe;
+typedef policy_probe probe;
 
 static double probe_uniform(const sb_ctx *ctx)
 {
@@ -110,9 +110,20 @@ static int probe_step(pstack *ps, const pstack_call *call, driver_request *r,
 }
 
 /* Probe one kind of request (p->op, p->critical set by the caller) as
- * the engine drives it, through the same request driver. */
-static int probe_request(pstack *ps, const client_cfg *cc, probe *p,
-                         sb_err *e)
+ * the engine drives it, through the same request driver, for at most
+ * `limit` attempts. */
+/* The policy state one client costs: its own, and its share of its
+ * process's (all of it when each client is its own process). */
+static size_t policy_state_per_client(const pstack *ps, const client_cfg *cc)
+{
+    uint64_t procs = cc->processes ? cc->processes : cc->count;
+    uint64_t share = ((uint64_t)pstack_process_state_size(ps) * procs +
+                      cc->count - 1) / cc->count;
+    return pstack_client_state_size(ps) + (size_t)share;
+}
+
+static int probe_request(pstack *ps, const client_cfg *cc, uint32_t limit,
+                         probe *p, sb_err *e)
 {
     size_t ps_size = pstack_process_state_size(ps);
     size_t cs = pstack_client_state_size(ps);
@@ -135,7 +146,7 @@ static int probe_request(pstack *ps, const client_cfg *cc, probe *p,
                         p->op == SB_OP_POST && cc->idempotency_keys,
                         p->critical};
     int step = 1;
-    for (uint32_t n = 1; step == 1 && n <= PROBE_MAX_ATTEMPTS; n++)
+    for (uint32_t n = 1; step == 1 && n <= limit; n++)
         step = probe_step(ps, &call, &r, p);
     if (step < 0) {
         err_set(e, "%s", pstack_error(ps));
@@ -152,20 +163,25 @@ done:
 
 /* The worst case over the kinds of request the scenario sends: each
  * operation in its mix, critical or not when it has critical requests. */
-static int worst_case(pstack *ps, const client_cfg *cc, probe *worst,
-                      sb_err *e)
+int policy_probe_worst(pstack *ps, const client_cfg *cc, uint32_t limit,
+                       policy_probe *by_delay, policy_probe *by_attempts,
+                       sb_err *e)
 {
-    memset(worst, 0, sizeof *worst);
+    memset(by_delay, 0, sizeof *by_delay);
+    memset(by_attempts, 0, sizeof *by_attempts);
     bool found = false;
     for (int op = SB_OP_READ; op <= SB_OP_POST; op++) {
         for (int crit = 0; crit <= (cc->critical_fraction > 0); crit++) {
             if (cc->mix[op] <= 0)
                 continue;
             probe p = {(sb_op)op, crit != 0, 0, 0, 0.0, 0.0, false};
-            if (probe_request(ps, cc, &p, e) != 0)
+            int rc = probe_request(ps, cc, limit, &p, e);
+            if (!found || p.attempts > by_attempts->attempts)
+                *by_attempts = p; /* so far, even when it failed */
+            if (rc != 0)
                 return -1;
-            if (!found || p.delay_s > worst->delay_s)
-                *worst = p;
+            if (!found || p.delay_s > by_delay->delay_s)
+                *by_delay = p;
             found = true;
         }
     }
@@ -203,10 +219,41 @@ static int delay_budget(const scenario *sc, pstack *ps, probe *worst,
     *over = false;
     if (cc->deadline_ns <= 0)
         return 0;
-    if (worst_case(ps, cc, worst, e) != 0)
+    probe most;
+    if (policy_probe_worst(ps, cc, PROBE_MAX_ATTEMPTS, worst, &most, e) != 0)
         return -1;
     *over = worst->delay_s > (double)cc->deadline_ns / 1e9 / 2.0;
     return 0;
+}
+
+/* ---- The load budget ---------------------------------------------------
+ *
+ * The worst-case attempts per request come from the same probe, run up to
+ * the engine's own cap on attempts (so a policy that retries forever is
+ * costed at the cap, not at the probe's 100).  A stack that gives up after
+ * a few attempts is probed in microseconds; one that retries up to the
+ * cap, in milliseconds (100 000 attempts of each kind of request).
+ */
+int cli_budget(const char *path, const sim_config *cfg, pstack *ps,
+               bool force, bool lenient, budget_cost *out, sb_err *e)
+{
+    probe by_delay, most;
+    if (policy_probe_worst(ps, &cfg->clients, budget_attempts_cap(),
+                           &by_delay, &most, e) != 0 &&
+        !lenient)
+        return -1;
+    double attempts = most.still_going ? (double)budget_attempts_cap()
+                                       : (double)most.attempts;
+    budget_estimate(cfg, policy_state_per_client(ps, &cfg->clients),
+                    pstack_request_state_size(ps), attempts, out);
+    if (budget_check(cfg, out, e) == 0)
+        return 0;
+    if (force)
+        return 1;
+    err_prefix(e, "%s", path);
+    size_t len = strlen(e->msg);
+    snprintf(e->msg + len, sizeof e->msg - len, ", or pass --force");
+    return -1;
 }
 
 /* ---- One file ----------------------------------------------------------- */
@@ -233,7 +280,7 @@ static void print_policy_error(const char *path, const char *msg)
 }
 
 static int validate_one(const char *path, const char *const *plugins,
-                        int n_plugins)
+                        int n_plugins, bool force)
 {
     scenario *sc = calloc(1, sizeof *sc);
     if (sc == NULL)
@@ -265,12 +312,22 @@ static int validate_one(const char *path, const char *const *plugins,
         print_policy_error(path, e.msg);
         goto done;
     }
+    budget_cost cost;
+    int heavy =
+        cli_budget(path, &sc->cfg, ps.stack, force, false, &cost, &e);
+    if (heavy < 0) {
+        print_policy_error(path, e.msg);
+        goto done;
+    }
     char pol[512];
     printf("%s: ok (%s; policy %s)\n", path, sc->cfg.name,
            print_policy(ps.stack, pol, sizeof pol));
     print_warnings(path, sc);
     if (over)
         warn_delay(path, sc, ps.stack, &worst);
+    if (heavy)
+        fprintf(stderr, "%s: warning: %s (--force: accepted)\n", path,
+                e.msg);
     rc = EXIT_OK;
 done:
     policy_setup_free(&ps);
@@ -284,11 +341,16 @@ int cmd_validate(int argc, char **argv)
     const char *files[CLI_MAX_LIST * 4];
     const char *plugins[CLI_MAX_LIST];
     int nf = 0, np = 0;
+    bool force = false;
     for (; a.i < argc; a.i++) {
         const char *arg = argv[a.i];
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
             fputs(validate_usage, stdout);
             return EXIT_OK;
+        }
+        if (strcmp(arg, "--force") == 0) {
+            force = true;
+            continue;
         }
         if (args_is(&a, "--policy-plugin")) {
             const char *v = args_value(&a, "--policy-plugin");
@@ -309,7 +371,7 @@ int cmd_validate(int argc, char **argv)
         return args_usage_error(&a, "no scenario file given");
     int rc = EXIT_OK;
     for (int i = 0; i < nf; i++)
-        if (validate_one(files[i], plugins, np) != EXIT_OK)
+        if (validate_one(files[i], plugins, np, force) != EXIT_OK)
             rc = EXIT_INPUT;
     return rc;
 }

@@ -5,6 +5,8 @@
 
 #include "json.h"
 
+/* A row's rates and time averages are over its own width: the bucket's,
+ * or a merged row's (metrics.h), which the width_s column states. */
 void export_csv(FILE *f, const metrics *m)
 {
     fputs("t_s,offered,attempts,successes,failures,timeouts,rejections,"
@@ -12,11 +14,12 @@ void export_csv(FILE *f, const metrics *m)
           "open_breakers,gave_up,deadline,refused,quarantined,errors,"
           "expired,lost_acks,max_queue,capacity,amplification,"
           "goodput_per_s,conflicts,late_dropped,sends_refused_locally,"
-          "refused_budget,refused_breaker,refused_other,policy_level\n",
+          "refused_budget,refused_breaker,refused_other,policy_level,"
+          "width_s,attempt_p50_ms,attempt_p99_ms\n",
           f);
-    double width = (double)m->bucket_ns;
     for (size_t i = 0; i < m->n_buckets; i++) {
         const metrics_bucket *b = &m->buckets[i];
+        double width = (double)b->width_ns;
         double amp = b->offered ? (double)b->attempts / (double)b->offered
                                 : 0.0;
         char level[32] = "";
@@ -28,18 +31,20 @@ void export_csv(FILE *f, const metrics *m)
                 ",%.3f,%.3f,%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,"
                 "%.4f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                ",%" PRIu64 ",%" PRIu64 ",%s\n",
-                (double)i * width / 1e9, b->offered, b->attempts,
+                ",%" PRIu64 ",%" PRIu64 ",%s,%.9g,%.3f,%.3f\n",
+                (double)b->start_ns / 1e9, b->offered, b->attempts,
                 b->successes, b->failures, b->timeouts, b->rejections,
                 b->busy_ns / width, b->queue_ns / width,
                 (double)b->wasted_ns / 1e9, b->duplicates,
-                metrics_bucket_quantile_ms(b, 0.50),
-                metrics_bucket_quantile_ms(b, 0.99), b->open_breakers,
-                b->gave_up, b->deadline, b->refused, b->quarantined,
-                b->errors, b->expired, b->lost_acks, b->max_queue,
-                b->capacity, amp, (double)b->successes / (width / 1e9),
-                b->conflicts, b->late, b->refusals, b->refused_budget,
-                b->refused_breaker, b->refused_other, level);
+                metrics_bin_ms(b->p50_bin), metrics_bin_ms(b->p99_bin),
+                b->open_breakers, b->gave_up, b->deadline, b->refused,
+                b->quarantined, b->errors, b->expired, b->lost_acks,
+                b->max_queue, b->capacity, amp,
+                (double)b->successes / (width / 1e9), b->conflicts, b->late,
+                b->refusals, b->refused_budget, b->refused_breaker,
+                b->refused_other, level, width / 1e9,
+                metrics_bin_ms(b->attempt_p50_bin),
+                metrics_bin_ms(b->attempt_p99_bin));
     }
 }
 
@@ -166,6 +171,12 @@ void export_json(FILE *f, const run_meta *meta, const sim_summary *s,
     jw_double(&w, "p50", s->latency_p50_ms);
     jw_double(&w, "p99", s->latency_p99_ms);
     jw_double(&w, "p999", s->latency_p999_ms);
+    jw_end(&w);
+    jw_object(&w, "attempt_latency_ms");
+    jw_double(&w, "mean", s->attempt_mean_ms);
+    jw_double(&w, "p50", s->attempt_p50_ms);
+    jw_double(&w, "p99", s->attempt_p99_ms);
+    jw_double(&w, "p999", s->attempt_p999_ms);
     jw_end(&w);
     jw_int(&w, "duplicates", (int64_t)s->duplicates);
     jw_int(&w, "repeated_puts", (int64_t)s->repeats);

@@ -84,6 +84,9 @@ void print_summary(FILE *f, const sim_config *c, const char *path,
     fprintf(f, "  %-22smean %.1f ms, p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms\n",
             "latency (successes)", s->latency_mean_ms, s->latency_p50_ms,
             s->latency_p99_ms, s->latency_p999_ms);
+    fprintf(f, "  %-22smean %.1f ms, p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms\n",
+            "latency (attempts)", s->attempt_mean_ms, s->attempt_p50_ms,
+            s->attempt_p99_ms, s->attempt_p999_ms);
     if (s->has_baseline && s->has_fault)
         fprintf(f, "  %-22s%.1f successes/s before the first fault\n",
                 "baseline goodput", s->baseline_goodput_per_s);

@@ -571,6 +571,7 @@ void client_on_response(sim *s, uint32_t ai, uint32_t gen)
         request *r = req_at(s, t->req);
         r->outstanding--;
         uint32_t process = r->process;
+        metrics_attempt_latency(&s->m, s->now - t->sent);
         if (t->result == SB_ERR_NONE)
             attempt_succeeded(s, ai);
         else
@@ -595,6 +596,7 @@ void client_on_timeout(sim *s, uint32_t ai, uint32_t gen)
     if (!(r->flags & RQ_FINISHED)) {
         r->outstanding--;
         s->m.cur->timeouts++;
+        metrics_attempt_latency(&s->m, s->now - t->sent);
         attempt_failed(s, ai, SB_ERR_TIMEOUT);
     }
     /* An attempt still waiting for a connection holds none; the pool

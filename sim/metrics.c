@@ -1,33 +1,87 @@
 #include "metrics.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-int metrics_init(metrics *m, int64_t bucket_ns, int64_t duration_ns)
+_Static_assert(sizeof(metrics_bucket) == 272,
+               "metrics.h documents 272 bytes per kept row");
+
+/* The first allocation of rows; the array doubles from there. */
+#define FIRST_ROWS 256
+
+static void hist_reset(metrics_hist *h)
 {
-    memset(m, 0, sizeof *m);
-    m->bucket_ns = bucket_ns;
-    m->cap = (size_t)(duration_ns / bucket_ns) + 2;
-    m->buckets = calloc(m->cap, sizeof *m->buckets);
-    if (m->buckets == NULL)
-        return -1;
-    m->n_buckets = 1;
-    m->cur = &m->buckets[0];
-    m->cur_start = 0;
-    m->cur_end = bucket_ns;
-    m->policy_level = -1.0;
-    return 0;
+    h->lo = BUCKET_HIST_BINS;
+    h->hi = 0;
 }
 
-void metrics_fini(metrics *m)
+/* Zero the counts in use: O(span), not O(bins). */
+static void hist_clear(metrics_hist *h)
 {
-    free(m->buckets);
-    m->buckets = NULL;
+    if (h->lo <= h->hi) {
+        size_t n = (size_t)(h->hi - h->lo + 1);
+        memset(&h->latency[h->lo], 0, n * sizeof h->latency[0]);
+        memset(&h->attempt[h->lo], 0, n * sizeof h->attempt[0]);
+    }
+    hist_reset(h);
 }
+
+static void hist_add(metrics_hist *to, const metrics_hist *from)
+{
+    if (from->lo > from->hi)
+        return;
+    for (size_t i = from->lo; i <= from->hi; i++) {
+        to->latency[i] += from->latency[i];
+        to->attempt[i] += from->attempt[i];
+    }
+    metrics_hist_touch(to, from->lo);
+    metrics_hist_touch(to, from->hi);
+}
+
+/* The bins of the p50 and p99 of `total` samples in counts[lo..hi], by
+ * nearest rank exactly as hist_quantile() finds them (the smallest bin
+ * whose cumulative count reaches ceil(q x total)), in one pass. */
+static void quantile_bins(const uint32_t *counts, size_t lo, size_t hi,
+                          uint64_t total, uint16_t *p50, uint16_t *p99)
+{
+    *p50 = *p99 = METRICS_NO_BIN;
+    if (total == 0)
+        return;
+    const double q[2] = {0.50, 0.99};
+    uint16_t *out[2] = {p50, p99};
+    uint64_t rank[2];
+    for (int k = 0; k < 2; k++) {
+        rank[k] = (uint64_t)ceil(q[k] * (double)total);
+        if (rank[k] < 1)
+            rank[k] = 1;
+    }
+    uint64_t seen = 0;
+    int k = 0;
+    for (size_t i = lo; i <= hi && k < 2; i++) {
+        seen += counts[i];
+        while (k < 2 && seen >= rank[k])
+            *out[k++] = (uint16_t)i;
+    }
+    while (k < 2) /* fewer samples than total: cannot happen */
+        *out[k++] = (uint16_t)hi;
+}
+
+static void bucket_quantiles(metrics_bucket *b, const metrics_hist *h)
+{
+    quantile_bins(h->latency, h->lo, h->hi, b->successes, &b->p50_bin,
+                  &b->p99_bin);
+    quantile_bins(h->attempt, h->lo, h->hi, b->attempts_ended,
+                  &b->attempt_p50_bin, &b->attempt_p99_bin);
+}
+
+/* ---- Rows ------------------------------------------------------------- */
 
 static int grow(metrics *m)
 {
     size_t cap = m->cap * 2;
+    if (m->cap < m->want && cap > m->want)
+        cap = m->want; /* the duration's rows: no more, unless run past */
     metrics_bucket *b = realloc(m->buckets, cap * sizeof *b);
     if (b == NULL)
         return -1;
@@ -37,28 +91,166 @@ static int grow(metrics *m)
     return 0;
 }
 
-int metrics_roll(metrics *m, int64_t t, void (*closed)(void *, size_t),
-                 void *ctx)
+/* Start a kept row at the live bucket's start. */
+static int open_row(metrics *m)
+{
+    if (m->n_buckets == m->cap && grow(m) != 0)
+        return -1;
+    metrics_bucket *r = &m->buckets[m->n_buckets++];
+    r->start_ns = m->cur_start;
+    r->width_ns = m->bucket_ns;
+    m->in_row = 0;
+    return 0;
+}
+
+/* Add bucket b (and its histograms) to the open row.  With merge = 1 the
+ * row is the bucket, copied as is. */
+static void fold(metrics *m, const metrics_bucket *b)
+{
+    metrics_bucket *r = &m->buckets[m->n_buckets - 1];
+    m->in_row++;
+    if (m->merge == 1) {
+        *r = *b;
+        return;
+    }
+    r->offered += b->offered;
+    r->attempts += b->attempts;
+    r->successes += b->successes;
+    r->failures += b->failures;
+    r->gave_up += b->gave_up;
+    r->deadline += b->deadline;
+    r->refused += b->refused;
+    r->refused_budget += b->refused_budget;
+    r->refused_breaker += b->refused_breaker;
+    r->refused_other += b->refused_other;
+    r->refusals += b->refusals;
+    r->quarantined += b->quarantined;
+    r->timeouts += b->timeouts;
+    r->rejections += b->rejections;
+    r->errors += b->errors;
+    r->duplicates += b->duplicates;
+    r->repeats += b->repeats;
+    r->expired += b->expired;
+    r->late += b->late;
+    r->lost_acks += b->lost_acks;
+    r->conflicts += b->conflicts;
+    r->attempts_ended += b->attempts_ended;
+    r->busy_ns += b->busy_ns;
+    r->queue_ns += b->queue_ns;
+    r->service_ns += b->service_ns;
+    r->wasted_ns += b->wasted_ns;
+    r->latency_sum_ns += b->latency_sum_ns;
+    r->attempt_latency_sum_ns += b->attempt_latency_sum_ns;
+    if (b->max_queue > r->max_queue)
+        r->max_queue = b->max_queue;
+    r->open_breakers = b->open_breakers; /* at the end of the row */
+    r->policy_level = b->policy_level;
+    r->capacity = b->capacity;
+    hist_add(&m->row_hist, &m->live_hist);
+}
+
+/* The open row has its buckets: its quantiles, from its histograms, and
+ * its width (a last row cut short by the end of the run is narrower). */
+static void close_row(metrics *m)
+{
+    if (m->merge == 1)
+        return; /* fold() copied the bucket's */
+    metrics_bucket *r = &m->buckets[m->n_buckets - 1];
+    r->width_ns = (int64_t)m->in_row * m->live_ns;
+    bucket_quantiles(r, &m->row_hist);
+    hist_clear(&m->row_hist);
+}
+
+/* The live bucket ends: stamp its end-of-bucket gauges and quantiles,
+ * hand it to `closed`, fold it into the kept row. */
+static void close_live(metrics *m, metrics_closed_fn closed, void *ctx)
+{
+    metrics_bucket *b = &m->live;
+    b->open_breakers = m->open_breakers;
+    b->policy_level = m->policy_level;
+    b->capacity = m->capacity;
+    bucket_quantiles(b, &m->live_hist);
+    if (closed)
+        closed(ctx, b, &m->live_hist);
+    fold(m, b);
+}
+
+static void open_live(metrics *m, int64_t start)
+{
+    hist_clear(&m->live_hist);
+    memset(&m->live, 0, sizeof m->live);
+    m->live.start_ns = start;
+    m->live.width_ns = m->live_ns;
+    m->live.max_queue = m->queue;
+    m->cur_start = start;
+    m->cur_end = start + m->live_ns;
+}
+
+/* ---- The interface ---------------------------------------------------- */
+
+/* Rows of width w that cover d: ceil(d / w), without overflowing. */
+static uint64_t rows_for(int64_t d, int64_t w)
+{
+    return (uint64_t)(d / w + (d % w != 0));
+}
+
+uint64_t metrics_plan(int64_t bucket_ns, int64_t duration_ns,
+                      size_t max_rows, uint32_t *merge)
+{
+    uint32_t k = 1;
+    uint64_t n = rows_for(duration_ns, bucket_ns);
+    while (n > max_rows && bucket_ns <= INT64_MAX / 2 / k &&
+           bucket_ns * k < duration_ns) {
+        k *= 2;
+        n = rows_for(duration_ns, bucket_ns * k);
+    }
+    if (merge)
+        *merge = k;
+    return n;
+}
+
+int metrics_init(metrics *m, int64_t bucket_ns, int64_t duration_ns,
+                 size_t max_rows)
+{
+    memset(m, 0, sizeof *m);
+    m->live_ns = bucket_ns;
+    uint64_t n = metrics_plan(bucket_ns, duration_ns, max_rows, &m->merge);
+    m->bucket_ns = bucket_ns * m->merge;
+    m->want = (size_t)n + 1;
+    m->cap = m->want < FIRST_ROWS ? m->want : FIRST_ROWS;
+    m->buckets = calloc(m->cap, sizeof *m->buckets);
+    if (m->buckets == NULL)
+        return -1;
+    m->cur = &m->live;
+    m->policy_level = -1.0;
+    hist_reset(&m->live_hist);
+    hist_reset(&m->row_hist);
+    open_live(m, 0);
+    return open_row(m);
+}
+
+void metrics_fini(metrics *m)
+{
+    free(m->buckets);
+    m->buckets = NULL;
+}
+
+int metrics_roll(metrics *m, int64_t t, metrics_closed_fn closed, void *ctx)
 {
     while (t >= m->cur_end) {
         metrics_gauge(m, m->cur_end);
-        m->cur->open_breakers = m->open_breakers;
-        m->cur->policy_level = m->policy_level;
-        m->cur->capacity = m->capacity;
-        if (m->n_buckets == m->cap && grow(m) != 0)
-            return -1;
-        size_t done = m->n_buckets - 1;
-        m->cur = &m->buckets[m->n_buckets++];
-        m->cur_start = m->cur_end;
-        m->cur_end += m->bucket_ns;
-        m->cur->max_queue = m->queue;
-        if (closed)
-            closed(ctx, done);
+        close_live(m, closed, ctx);
+        open_live(m, m->cur_end);
+        if (m->in_row == m->merge) {
+            close_row(m);
+            if (open_row(m) != 0)
+                return -1;
+        }
     }
     return 0;
 }
 
-void metrics_finish(metrics *m, uint64_t in_flight)
+static void sum_rows(metrics *m)
 {
     metrics_bucket *s = &m->total.sum;
     memset(s, 0, sizeof *s);
@@ -85,18 +277,36 @@ void metrics_finish(metrics *m, uint64_t in_flight)
         s->late += b->late;
         s->lost_acks += b->lost_acks;
         s->conflicts += b->conflicts;
+        s->attempts_ended += b->attempts_ended;
         s->busy_ns += b->busy_ns;
         s->queue_ns += b->queue_ns;
         s->service_ns += b->service_ns;
         s->wasted_ns += b->wasted_ns;
         s->latency_sum_ns += b->latency_sum_ns;
+        s->attempt_latency_sum_ns += b->attempt_latency_sum_ns;
         if (b->max_queue > m->total.max_queue)
             m->total.max_queue = b->max_queue;
     }
+}
+
+void metrics_finish(metrics *m, int64_t t, uint64_t in_flight,
+                    metrics_closed_fn closed, void *ctx)
+{
+    metrics_gauge(m, t);
+    close_live(m, closed, ctx);
+    close_row(m);
+    sum_rows(m);
     m->total.in_flight_end = in_flight;
 }
 
-double metrics_bucket_quantile_ms(const metrics_bucket *b, double q)
+double metrics_bin_ms(uint16_t bin)
 {
-    return hist_quantile(BUCKET_HIST_BITS, b->latency, b->successes, q) / 1e6;
+    if (bin == METRICS_NO_BIN)
+        return 0.0;
+    return hist_bin_mid(BUCKET_HIST_BITS, bin) / 1e6;
+}
+
+size_t metrics_bytes(const metrics *m)
+{
+    return sizeof *m + m->cap * sizeof *m->buckets;
 }

@@ -1,11 +1,34 @@
 /*
  * metrics.h -- what happened, per time bucket and in total.
  *
- * The engine counts into the current bucket as events happen and calls
- * metrics_roll() when simulated time crosses a bucket boundary; gauges
- * (busy workers, queue length) are integrated over time, so a bucket holds
- * their time averages, not a sample.  Buckets are kept for the whole run
- * (the GUI draws them, the CSV prints them); the array grows by doubling.
+ * The engine counts into the live bucket (m->cur) as events happen and
+ * calls metrics_roll() when simulated time crosses a bucket boundary;
+ * gauges (busy workers, queue length) are integrated over time, so a
+ * bucket holds their time averages, not a sample.
+ *
+ * Two resolutions.  The live bucket is the scenario's `bucket` wide and
+ * has full latency histograms.  When it closes, the roll's callback gets
+ * it whole (the engine passes it to its observers: the GUI, comparison
+ * reports), and it is then folded into the kept series, m->buckets, which
+ * is what the summary and the CSV read.  The kept series has one row per
+ * bucket, unless the run has more than METRICS_MAX_BUCKETS buckets: then
+ * each row covers `merge` consecutive buckets, merge being the smallest
+ * power of two that fits the run's duration in the limit.  It is chosen
+ * from the duration at the start, so a row's histograms are summed while
+ * it is open and its quantiles are exact at its width; closed rows are
+ * never merged after the fact.
+ *
+ * Memory.  A kept row is sizeof(metrics_bucket) = 272 bytes: its counters
+ * and the quantiles the CSV prints (as histogram bins), not the histograms
+ * (2 x 668 counts, 5.3 kB, mostly zeros), which only the live bucket and
+ * the open row keep.  Rows are allocated as the run goes (the array
+ * doubles, up to the rows the duration needs), so the series costs at
+ * most METRICS_MAX_BUCKETS x 272 B = 36 MB, plus 11 kB of histograms and
+ * 19 kB of run totals.  A simulated day at 1 s: 86 400 rows, 24 MB (each
+ * bucket used to cost 2.7 kB, 233 MB in all, with a histogram of request
+ * latency only).  2 h at 1 ms: 7.2 million buckets kept as 112 500 rows
+ * of 64 ms, 31 MB (was 19 GB, allocated at the start).  A front end that
+ * runs past the configured duration keeps adding rows of the same width.
  *
  * Owned by the engine; readers (viz, reports, the CLI) get a const pointer
  * that is valid until the next sim_run_until().
@@ -23,7 +46,19 @@
 #define BUCKET_HIST_BINS HIST_BINS(BUCKET_HIST_BITS)
 #define TOTAL_HIST_BINS HIST_BINS(TOTAL_HIST_BITS)
 
+/* Kept rows at most, for the configured duration: 2^17, so every run of
+ * up to 131 072 buckets (a day at 1 s) is kept bucket by bucket. */
+#define METRICS_MAX_BUCKETS ((size_t)1 << 17)
+
+/* A quantile bin of a bucket that had no samples. */
+#define METRICS_NO_BIN UINT16_MAX
+
+/* One span of time: the live bucket, or a row of the kept series.  No
+ * padding, so two runs' series compare with memcmp. */
 typedef struct metrics_bucket {
+    int64_t start_ns;   /* where it starts */
+    int64_t width_ns;   /* how long: the bucket, or merge x bucket; the
+                           last row of a merged series may be shorter */
     uint64_t offered;   /* logical requests that started */
     uint64_t attempts;  /* attempts sent (first tries, retries, hedges) */
     uint64_t successes; /* requests that succeeded: goodput */
@@ -43,10 +78,10 @@ typedef struct metrics_bucket {
     uint64_t late;        /* ... as unable to finish in time (drop_late) */
     uint64_t lost_acks;   /* responses lost after the work was done */
     uint64_t conflicts;   /* hot record: updates that lost to another */
+    uint64_t attempts_ended; /* attempts that ended while their client
+                                waited: answered, or timed out */
     double busy_ns;       /* integral of busy workers over time */
     double queue_ns;      /* integral of queue length over time */
-    uint32_t max_queue;
-    uint32_t capacity;    /* workers at the end of the bucket */
     int64_t service_ns;   /* service time completed in the bucket */
     int64_t wasted_ns;    /* ... spent on attempts nobody used */
     int64_t open_breakers; /* breakers open (half-open included), at the
@@ -54,25 +89,53 @@ typedef struct metrics_bucket {
     double policy_level;   /* mean retry allowance left (tokens, budget)
                               over processes, at the end; -1: unreported */
     int64_t latency_sum_ns;
-    uint32_t latency[BUCKET_HIST_BINS]; /* successful requests, end to end */
+    int64_t attempt_latency_sum_ns;
+    uint32_t max_queue;
+    uint32_t capacity;    /* workers at the end of the bucket */
+    /* Quantiles of the successful requests' latency and of the attempts'
+     * latency, as bins of a BUCKET_HIST_BITS histogram (metrics_bin_ms);
+     * METRICS_NO_BIN when there was none.  Set when it closes. */
+    uint16_t p50_bin, p99_bin;
+    uint16_t attempt_p50_bin, attempt_p99_bin;
 } metrics_bucket;
 
+/* The histograms of one bucket or open row.  Every nonzero count lies in
+ * bins [lo, hi] (lo > hi when empty), so clearing, folding and reading
+ * one costs what its samples span, not 668 bins. */
+typedef struct metrics_hist {
+    uint32_t latency[BUCKET_HIST_BINS]; /* successful requests, end to end */
+    uint32_t attempt[BUCKET_HIST_BINS]; /* attempts, send to answer or
+                                           timeout */
+    uint16_t lo, hi;                    /* of both */
+} metrics_hist;
+
 typedef struct metrics_totals {
-    metrics_bucket sum; /* every counter summed; latency[] unused */
+    metrics_bucket sum; /* every counter summed; the bins unused */
     uint32_t latency[TOTAL_HIST_BINS];
+    uint32_t attempt_latency[TOTAL_HIST_BINS];
     int64_t queue_wait_sum_ns; /* time attempts waited in the queue */
     uint64_t queue_waits;      /* attempts that started service */
     uint32_t max_queue;
     uint64_t in_flight_end;    /* requests unfinished at the end */
 } metrics_totals;
 
+/* Called with each bucket as it closes; b and h are valid during the
+ * call only. */
+typedef void (*metrics_closed_fn)(void *ctx, const metrics_bucket *b,
+                                  const metrics_hist *h);
+
 typedef struct metrics {
-    int64_t bucket_ns;
-    metrics_bucket *buckets;
-    size_t n_buckets; /* closed + the current one */
-    size_t cap;
-    metrics_bucket *cur;
+    int64_t bucket_ns;       /* a kept row's width: live_ns x merge */
+    int64_t live_ns;         /* the scenario's bucket: the live bucket's */
+    uint32_t merge;          /* buckets per kept row: 1, 2, 4 ... */
+    uint32_t in_row;         /* buckets folded into the open row so far */
+    metrics_bucket *buckets; /* the kept rows, oldest first */
+    size_t n_buckets;        /* kept rows: the closed ones + the open one */
+    size_t cap, want;        /* allocated rows; rows the duration needs */
+    metrics_bucket *cur;     /* the live bucket, where the engine counts */
     int64_t cur_start, cur_end;
+    metrics_bucket live;
+    metrics_hist live_hist, row_hist;
     /* gauges */
     int64_t gauge_t;
     uint32_t busy, queue;
@@ -82,13 +145,22 @@ typedef struct metrics {
     metrics_totals total;
 } metrics;
 
-int metrics_init(metrics *m, int64_t bucket_ns, int64_t duration_ns);
+/* Set up for a run of duration_ns in buckets of bucket_ns, keeping at
+ * most max_rows rows for that duration (METRICS_MAX_BUCKETS; tests pass
+ * less).  -1 when out of memory. */
+int metrics_init(metrics *m, int64_t bucket_ns, int64_t duration_ns,
+                 size_t max_rows);
 void metrics_fini(metrics *m);
 
-/* Close the current bucket and open the next one(s) until t falls inside
- * the current one.  Calls closed(ctx, index) for every bucket it closes. */
-int metrics_roll(metrics *m, int64_t t, void (*closed)(void *, size_t),
-                 void *ctx);
+/* The kept rows a run of duration_ns in buckets of bucket_ns will have,
+ * at most max_rows, and in *merge (may be NULL) the buckets per row. */
+uint64_t metrics_plan(int64_t bucket_ns, int64_t duration_ns,
+                      size_t max_rows, uint32_t *merge);
+
+/* Close the live bucket and open the next one(s) until t falls inside the
+ * live one; closed (may be NULL) gets every bucket it closes.  -1 when
+ * out of memory for the kept rows. */
+int metrics_roll(metrics *m, int64_t t, metrics_closed_fn closed, void *ctx);
 
 /* Integrate the gauges up to t (inside the current bucket); call before
  * changing busy or queue. */
@@ -110,17 +182,49 @@ static inline void metrics_set_queue(metrics *m, int64_t t, uint32_t q)
         m->cur->max_queue = q;
 }
 
+static inline void metrics_hist_touch(metrics_hist *h, size_t bin)
+{
+    if (bin < h->lo)
+        h->lo = (uint16_t)bin;
+    if (bin > h->hi)
+        h->hi = (uint16_t)bin;
+}
+
+/* A request succeeded after ns, end to end. */
 static inline void metrics_latency(metrics *m, int64_t ns)
 {
-    m->cur->latency[hist_bin(BUCKET_HIST_BITS, ns)]++;
+    size_t bin = hist_bin(BUCKET_HIST_BITS, ns);
+    m->live_hist.latency[bin]++;
+    metrics_hist_touch(&m->live_hist, bin);
     m->cur->latency_sum_ns += ns;
     m->total.latency[hist_bin(TOTAL_HIST_BITS, ns)]++;
 }
 
-/* Sum every bucket into m->total.sum (call once, at the end). */
-void metrics_finish(metrics *m, uint64_t in_flight);
+/* An attempt ended ns after it was sent, its client still waiting for it:
+ * answered (success or error), or timed out (ns is then its timeout).
+ * Attempts a hedged request stopped waiting for when another copy
+ * answered never end this way and are not counted. */
+static inline void metrics_attempt_latency(metrics *m, int64_t ns)
+{
+    size_t bin = hist_bin(BUCKET_HIST_BITS, ns);
+    m->live_hist.attempt[bin]++;
+    metrics_hist_touch(&m->live_hist, bin);
+    m->cur->attempts_ended++;
+    m->cur->attempt_latency_sum_ns += ns;
+    m->total.attempt_latency[hist_bin(TOTAL_HIST_BITS, ns)]++;
+}
 
-/* Per-bucket derived values. */
-double metrics_bucket_quantile_ms(const metrics_bucket *b, double q);
+/* End the run at time t: integrate the gauges to t, close the live
+ * bucket (closed gets it, as from metrics_roll) and the last row, and sum
+ * every row into m->total.sum.  Call once. */
+void metrics_finish(metrics *m, int64_t t, uint64_t in_flight,
+                    metrics_closed_fn closed, void *ctx);
+
+/* A quantile bin's value in ms: the bin's midpoint, 0 for METRICS_NO_BIN
+ * (within 3.2 % of the true quantile, as hist_quantile). */
+double metrics_bin_ms(uint16_t bin);
+
+/* Bytes the metrics hold. */
+size_t metrics_bytes(const metrics *m);
 
 #endif

@@ -166,12 +166,13 @@ static void dispatch(sim *s, const evq_event *ev)
     }
 }
 
-static void bucket_closed(void *ctx, size_t index)
+static void bucket_closed(void *ctx, const metrics_bucket *b,
+                          const metrics_hist *h)
 {
     sim *s = ctx;
     for (int i = 0; i < s->n_obs; i++)
         if (s->obs[i].bucket_closed)
-            s->obs[i].bucket_closed(s->obs[i].ctx, s, index);
+            s->obs[i].bucket_closed(s->obs[i].ctx, s, b, h);
 }
 
 /* The guard against a clock that stops.  The model makes progress by
@@ -292,7 +293,8 @@ int sim_create(const sim_config *cfg, pstack *ps, sim **out, sb_err *e)
     pool_init(&s->requests, REQUEST_HEAD + s->request_state_size);
     pool_init(&s->attempts, sizeof(attempt));
     if (evq_init(&s->q, (size_t)s->n_clients + 1024) != 0 ||
-        metrics_init(&s->m, cfg->bucket_ns, cfg->duration_ns) != 0) {
+        metrics_init(&s->m, cfg->bucket_ns, cfg->duration_ns,
+                     METRICS_MAX_BUCKETS) != 0) {
         err_set(e, "out of memory");
         goto fail;
     }
@@ -356,17 +358,13 @@ const char *sim_error(const sim *s)
 
 void sim_finish(sim *s)
 {
-    metrics_gauge(&s->m, s->now);
-    s->m.cur->open_breakers = s->m.open_breakers;
-    s->m.cur->policy_level = s->m.policy_level;
-    s->m.cur->capacity = s->m.capacity;
     uint64_t in_flight = 0;
     for (uint32_t i = 0; i < s->requests.next_new; i++) {
         const request *r = req_at(s, i);
         if (r->refs > 0 && !(r->flags & RQ_FINISHED))
             in_flight++;
     }
-    metrics_finish(&s->m, in_flight);
+    metrics_finish(&s->m, s->now, in_flight, bucket_closed, s);
 }
 
 void sim_get_stats(const sim *s, sim_stats *out)
@@ -380,5 +378,5 @@ void sim_get_stats(const sim *s, sim_stats *out)
         sizeof *s + evq_bytes(&s->q) + pool_bytes(&s->requests) +
         pool_bytes(&s->attempts) +
         (size_t)s->n_clients * (2 * sizeof(uint32_t) + s->client_stride) +
-        server_bytes(s->srv) + s->m.cap * sizeof(metrics_bucket);
+        server_bytes(s->srv) + metrics_bytes(&s->m) - sizeof s->m;
 }

@@ -12,8 +12,8 @@
  * generator; same config, seed and policy give the same event sequence.
  *
  * Observers (metrics consumers, trace writers) are called from inside
- * sim_run_until(); they must not call back into the sim except through the
- * const accessors.
+ * sim_run_until() and sim_finish(); they must not call back into the sim
+ * except through the const accessors.
  */
 #ifndef SB_SIM_H
 #define SB_SIM_H
@@ -60,8 +60,13 @@ typedef struct sim_trace {
 
 typedef struct sim_observer {
     void *ctx;
-    /* A metrics bucket closed; index into sim_metrics()->buckets. */
-    void (*bucket_closed)(void *ctx, const sim *s, size_t index);
+    /* A metrics bucket closed: every bucket of the run, in order, at the
+     * scenario's bucket width whatever the kept series merges (see
+     * metrics.h), the last one from sim_finish().  b (its counters, start
+     * and width) and h (its latency histograms) are borrowed, valid
+     * during the call only. */
+    void (*bucket_closed)(void *ctx, const sim *s, const metrics_bucket *b,
+                          const metrics_hist *h);
     /* A trace record for a sampled request (see sim_config.trace_sample). */
     void (*trace)(void *ctx, const sim_trace *t);
 } sim_observer;
@@ -94,8 +99,8 @@ const sim_config *sim_config_of(const sim *s);
 const metrics *sim_metrics(const sim *s);
 const char *sim_error(const sim *s);
 
-/* Close the last bucket and total the run (call once, after the last
- * sim_run_until; sim_metrics() then has totals). */
+/* Close the last bucket (observers get it) and total the run (call once,
+ * after the last sim_run_until; sim_metrics() then has totals). */
 void sim_finish(sim *s);
 
 /* What each client is doing now, one byte per client, for front ends

@@ -33,6 +33,29 @@ static void baseline(const sim *s, const metrics *m, size_t n,
         o->baseline_goodput_per_s = summary_goodput(m, from, to);
 }
 
+/* The first window of w buckets, starting at or after bucket `from`, whose
+ * mean goodput is within the band around `base`: its first bucket, or n
+ * when none is.  The window's success count is kept as a running sum (add
+ * the bucket that enters, take away the one that leaves), so the scan is
+ * O(buckets) instead of O(buckets x window); the sum is an integer, so each
+ * window's goodput is the same double summary_goodput() gives. */
+static size_t first_recovered(const metrics *m, size_t from, size_t w,
+                              size_t n, double base)
+{
+    double width_s = (double)w * (double)m->bucket_ns / 1e9;
+    uint64_t sum = 0;
+    for (size_t i = from; i < from + w; i++)
+        sum += m->buckets[i].successes;
+    for (size_t i = from;; i++) {
+        if (fabs((double)sum / width_s - base) <= RECOVERY_BAND * base)
+            return i;
+        if (i + w >= n)
+            return n;
+        sum += m->buckets[i + w].successes;
+        sum -= m->buckets[i].successes;
+    }
+}
+
 static void recovery(const sim *s, const metrics *m, size_t n,
                      sim_summary *o)
 {
@@ -53,15 +76,13 @@ static void recovery(const sim *s, const metrics *m, size_t n,
         o->baseline_goodput_per_s > 0
             ? summary_goodput(m, n - w, n) / o->baseline_goodput_per_s
             : 0.0;
-    for (size_t i = from; i + w <= n; i++) {
-        if (fabs(summary_goodput(m, i, i + w) - base) <= RECOVERY_BAND * base) {
-            o->recovered = true;
-            o->recovery_time_s =
-                (double)((int64_t)i * m->bucket_ns - end) / 1e9;
-            return;
-        }
+    size_t i = first_recovered(m, from, w, n, base);
+    if (i == n) {
+        o->metastable = true;
+        return;
     }
-    o->metastable = true;
+    o->recovered = true;
+    o->recovery_time_s = (double)((int64_t)i * m->bucket_ns - end) / 1e9;
 }
 
 static void peak(const metrics *m, size_t n, sim_summary *o)
@@ -104,19 +125,29 @@ static void counts(const metrics_bucket *t, sim_summary *o)
     o->conflicts = t->conflicts;
 }
 
+/* Mean and quantiles of n samples: their sum and a TOTAL_HIST_BITS
+ * histogram of them. */
+static void quantiles(const uint32_t *hist, uint64_t n, int64_t sum_ns,
+                      double *mean, double *p50, double *p99, double *p999)
+{
+    if (n == 0)
+        return;
+    *mean = (double)sum_ns / (double)n / 1e6;
+    *p50 = hist_quantile(TOTAL_HIST_BITS, hist, n, 0.50) / 1e6;
+    *p99 = hist_quantile(TOTAL_HIST_BITS, hist, n, 0.99) / 1e6;
+    *p999 = hist_quantile(TOTAL_HIST_BITS, hist, n, 0.999) / 1e6;
+}
+
 static void latency(const metrics *m, sim_summary *o)
 {
     const metrics_totals *t = &m->total;
-    uint64_t n = t->sum.successes;
-    if (n == 0)
-        return;
-    o->latency_mean_ms = (double)t->sum.latency_sum_ns / (double)n / 1e6;
-    o->latency_p50_ms =
-        hist_quantile(TOTAL_HIST_BITS, t->latency, n, 0.50) / 1e6;
-    o->latency_p99_ms =
-        hist_quantile(TOTAL_HIST_BITS, t->latency, n, 0.99) / 1e6;
-    o->latency_p999_ms =
-        hist_quantile(TOTAL_HIST_BITS, t->latency, n, 0.999) / 1e6;
+    quantiles(t->latency, t->sum.successes, t->sum.latency_sum_ns,
+              &o->latency_mean_ms, &o->latency_p50_ms, &o->latency_p99_ms,
+              &o->latency_p999_ms);
+    o->attempts_ended = t->sum.attempts_ended;
+    quantiles(t->attempt_latency, t->sum.attempts_ended,
+              t->sum.attempt_latency_sum_ns, &o->attempt_mean_ms,
+              &o->attempt_p50_ms, &o->attempt_p99_ms, &o->attempt_p999_ms);
 }
 
 static void server(const sim *s, const metrics *m, sim_summary *o)

@@ -18,6 +18,9 @@
  *                       and goodput never recovered
  *   wasted_work_share   service time spent on attempts whose answer nobody
  *                       used / all service time
+ *   attempt latency     from an attempt's send to its answer or, when it
+ *                       timed out, its timeout; every attempt that ended
+ *                       while its client waited, failed ones included
  */
 #ifndef SB_SUMMARY_H
 #define SB_SUMMARY_H
@@ -56,6 +59,10 @@ typedef struct sim_summary {
     bool metastable;
     double final_goodput_ratio; /* goodput / baseline over the last window */
     double latency_mean_ms, latency_p50_ms, latency_p99_ms, latency_p999_ms;
+    /* Every attempt that ended while its client waited, failed ones
+     * included: send to answer, or to timeout. */
+    uint64_t attempts_ended;
+    double attempt_mean_ms, attempt_p50_ms, attempt_p99_ms, attempt_p999_ms;
     double wasted_work_s, wasted_work_share;
     /* arrival = once: when the last request ended, if all did. */
     bool has_completion;

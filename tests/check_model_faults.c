@@ -38,7 +38,7 @@ static double busy_of(const metrics_bucket *b, double w)
 static double p50_of(const metrics_bucket *b, double w)
 {
     (void)w;
-    return metrics_bucket_quantile_ms(b, 0.5);
+    return metrics_bin_ms(b->p50_bin);
 }
 
 /* ---- Retry arithmetic ----------------------------------------------------

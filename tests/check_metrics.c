@@ -1,0 +1,327 @@
+/*
+ * check_metrics.c -- the kept series is bounded: a run with more buckets
+ * than METRICS_MAX_BUCKETS keeps rows of 2^k buckets, and those rows are
+ * exactly what a run with buckets that wide would have counted (same
+ * counts, same quantiles, same recovery verdict), while observers still
+ * get every bucket at the scenario's width.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* ---- The module alone ---------------------------------------------------- */
+
+/* A latency sample stream: a fixed LCG, spread over 1 us .. 4 s. */
+static int64_t sample(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+    return (int64_t)(1000 + (*x >> 33) % 4000000000ull);
+}
+
+typedef struct closed_log {
+    size_t calls;
+    int64_t next_start;
+} closed_log;
+
+static void on_closed(void *ctx, const metrics_bucket *b,
+                      const metrics_hist *h)
+{
+    closed_log *l = ctx;
+    ck_assert_int_eq(b->start_ns, l->next_start);
+    ck_assert_int_eq(b->width_ns, 1000000);
+    /* What the observer gets agrees with itself: the quantile bins are
+     * those of the histogram it is handed. */
+    uint64_t n = 0;
+    for (size_t i = 0; i < BUCKET_HIST_BINS; i++) {
+        ck_assert(h->latency[i] == 0 || (i >= h->lo && i <= h->hi));
+        n += h->latency[i];
+    }
+    ck_assert_uint_eq(n, b->successes);
+    l->next_start += b->width_ns;
+    l->calls++;
+}
+
+/* 10 buckets of 1 ms, at most 4 rows: merge doubles until ceil(10 / merge)
+ * fits, so merge = 4 (3 rows: 4 + 4 + 2 buckets; merge = 2 would need 5).
+ * Each row's p50 and p99 are those hist_quantile finds in a histogram of
+ * every sample of its buckets, built here independently. */
+START_TEST(merged_rows_have_the_quantiles_of_their_samples)
+{
+    metrics m;
+    ck_assert_int_eq(metrics_init(&m, 1000000, 10000000, 4), 0);
+    ck_assert_uint_eq(m.merge, 4);
+    ck_assert_int_eq(m.bucket_ns, 4000000);
+    static uint32_t ref[3][BUCKET_HIST_BINS];
+    uint64_t n[3] = {0, 0, 0};
+    memset(ref, 0, sizeof ref);
+    uint64_t x = 42;
+    closed_log log = {0, 0};
+    for (int b = 0; b < 10; b++) {
+        ck_assert_int_eq(metrics_roll(&m, (int64_t)b * 1000000, on_closed,
+                                      &log),
+                         0);
+        int count = 1 + b * 37 % 101; /* 1 to 101 samples per bucket */
+        for (int k = 0; k < count; k++) {
+            int64_t v = sample(&x);
+            m.cur->successes++;
+            metrics_latency(&m, v);
+            ref[b / 4][hist_bin(BUCKET_HIST_BITS, v)]++;
+            n[b / 4]++;
+        }
+    }
+    metrics_finish(&m, 10000000, 0, on_closed, &log);
+    ck_assert_uint_eq(log.calls, 10);
+    ck_assert_uint_eq(m.n_buckets, 3);
+    for (int r = 0; r < 3; r++) {
+        const metrics_bucket *b = &m.buckets[r];
+        ck_assert_int_eq(b->start_ns, r * 4000000);
+        ck_assert_int_eq(b->width_ns, r < 2 ? 4000000 : 2000000);
+        ck_assert_uint_eq(b->successes, n[r]);
+        ck_assert_double_eq(metrics_bin_ms(b->p50_bin),
+                            hist_quantile(BUCKET_HIST_BITS, ref[r], n[r],
+                                          0.50) / 1e6);
+        ck_assert_double_eq(metrics_bin_ms(b->p99_bin),
+                            hist_quantile(BUCKET_HIST_BITS, ref[r], n[r],
+                                          0.99) / 1e6);
+    }
+    metrics_fini(&m);
+}
+END_TEST
+
+/* ---- Whole runs -------------------------------------------------------- */
+
+/* retry-storm.ini's server and storm, with the bucket to fill in; 300 s. */
+static const char storm_fmt[] =
+    "[scenario]\nname = merge\nduration = 300s\nwarmup = 20s\n"
+    "bucket = %s\nrecovery_window = 10s\n"
+    "[clients]\ncount = 1000\nrate = 0.14/s\ntimeout = 1s\n"
+    "[server]\nworkers = 16\nservice = exp(100ms)\n"
+    "network_delay = const(1ms)\n"
+    "[policy]\nname = exponential+token_bucket\n"
+    "[fault.outage]\ntype = outage\nstart = 60s\nduration = 10s\n"
+    "mode = blackhole\n";
+
+static void count_closed(void *ctx, const sim *s, const metrics_bucket *b,
+                         const metrics_hist *h)
+{
+    (void)s;
+    (void)h;
+    ck_assert_int_eq(b->width_ns, 1000000);
+    (*(size_t *)ctx)++;
+}
+
+/* The bucket width does not change the simulation (the engine draws no
+ * random number by bucket), so a 1 ms run -- 300 000 buckets, over the
+ * 131 072 limit, kept as rows of 4 (the smallest power of two with
+ * 300 000 / 2^k <= 131 072) -- must keep exactly the rows a 4 ms run
+ * counts bucket by bucket: every count and quantile, and therefore the
+ * same summary, recovery included.  The time integrals are sums of the
+ * same terms in another order: equal to rounding. */
+START_TEST(merged_run_equals_a_run_at_the_merged_width)
+{
+    char ini[1024];
+    snprintf(ini, sizeof ini, storm_fmt, "1ms");
+    tu_sim *fine = tu_sim_prepare(ini, NULL, NULL, 0);
+    size_t seen = 0;
+    sim_observer o = {&seen, count_closed, NULL};
+    sim_observe(fine->sim, &o);
+    ck_assert_int_eq(sim_run_until(fine->sim, fine->sc.cfg.duration_ns), 0);
+    sim_finish(fine->sim);
+    summary_compute(fine->sim, &fine->sum);
+    snprintf(ini, sizeof ini, storm_fmt, "4ms");
+    tu_sim *wide = tu_sim_run(ini, NULL, NULL, 0);
+    const metrics *a = sim_metrics(fine->sim), *b = sim_metrics(wide->sim);
+    ck_assert_uint_eq(seen, 300000); /* observers: every 1 ms bucket */
+    ck_assert_uint_eq(a->merge, 4);
+    ck_assert_uint_eq(b->merge, 1);
+    ck_assert_int_eq(a->bucket_ns, b->bucket_ns);
+    ck_assert_uint_eq(a->n_buckets, 75000);
+    ck_assert_uint_eq(b->n_buckets, 75000);
+    for (size_t i = 0; i < a->n_buckets; i++) {
+        const metrics_bucket *x = &a->buckets[i], *y = &b->buckets[i];
+        ck_assert_int_eq(x->start_ns, y->start_ns);
+        ck_assert_int_eq(x->width_ns, y->width_ns);
+        /* Every integer field, start to the max queue, in one compare. */
+        ck_assert_int_eq(memcmp(&x->offered, &y->offered,
+                                offsetof(metrics_bucket, busy_ns) -
+                                    offsetof(metrics_bucket, offered)),
+                         0);
+        ck_assert_int_eq(memcmp(&x->service_ns, &y->service_ns,
+                                sizeof *x - offsetof(metrics_bucket,
+                                                     service_ns)),
+                         0);
+        ck_assert_double_eq_tol(x->busy_ns, y->busy_ns,
+                                1e-6 * y->busy_ns + 1e-6);
+        ck_assert_double_eq_tol(x->queue_ns, y->queue_ns,
+                                1e-6 * y->queue_ns + 1e-6);
+    }
+    ck_assert(fine->sum.recovered); /* a verdict to compare: 71 s */
+    ck_assert_double_eq(fine->sum.recovery_time_s, wide->sum.recovery_time_s);
+    ck_assert_double_eq(fine->sum.peak_amplification,
+                        wide->sum.peak_amplification);
+    ck_assert_double_eq(fine->sum.baseline_goodput_per_s,
+                        wide->sum.baseline_goodput_per_s);
+    tu_sim_free(fine);
+    tu_sim_free(wide);
+}
+END_TEST
+
+/* The bound metrics.h documents: 2 h at 1 ms is 7 200 000 buckets, kept
+ * as 7 200 000 / 64 = 112 500 rows of 64 ms (32 would leave 225 000, over
+ * the limit), 272 bytes each.  The engine's whole memory stays far under
+ * the 19 GB that one 2.7 kB bucket per millisecond took. */
+START_TEST(two_hours_at_one_ms_are_bounded)
+{
+    static const char ini[] =
+        "[scenario]\nname = long\nduration = 2h\nbucket = 1ms\n"
+        "[clients]\ncount = 10\nrate = 1/s\n"
+        "[policy]\nname = none\n";
+    tu_sim *t = tu_sim_run(ini, NULL, NULL, 0);
+    const metrics *m = sim_metrics(t->sim);
+    ck_assert_uint_eq(m->merge, 64);
+    ck_assert_uint_eq(m->n_buckets, 112500);
+    ck_assert_uint_le(m->cap, 112501); /* grown to what the run needs */
+    ck_assert_uint_eq(sizeof(metrics_bucket), 272);
+    sim_stats st;
+    sim_get_stats(t->sim, &st);
+    ck_assert_uint_lt(st.bytes, 64u << 20);
+    ck_assert_uint_eq(t->sum.offered, m->total.sum.offered);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* ---- Attempt latency ------------------------------------------------------
+ *
+ * Constant times make every attempt's latency known by hand: an answered
+ * attempt takes 5 ms to the server, 20 ms of service (workers unlimited:
+ * no queue) and 5 ms back, 30 ms; one answered 503 by an `errors` fault
+ * at the server's door takes the two network legs, 10 ms; one that goes
+ * into the black hole times out at exactly the 1 s timeout.  The black
+ * hole drops its attempts silently (in service at its start too), so no
+ * attempt ends any other way.  Immediate retries (2 attempts) add more
+ * failed attempts of the same kinds.
+ */
+static const char attempts_ini[] =
+    "[scenario]\nname = attempts\nduration = 60s\nwarmup = 5s\n"
+    "[clients]\ncount = 100\nrate = 1/s\ntimeout = 1s\n"
+    "[server]\nworkers = unlimited\nservice = const(20ms)\n"
+    "network_delay = const(5ms)\n"
+    "[policy]\nname = immediate\nmax_attempts = 2\n"
+    "[fault.busy]\ntype = errors\nstart = 10s\nduration = 10s\n"
+    "status = 503\nprobability = 1\n"
+    "[fault.hole]\ntype = outage\nstart = 30s\nduration = 10s\n"
+    "mode = blackhole\n";
+
+/* Within a histogram's precision: a bin's midpoint is within 1/2^(bits+1)
+ * of every value in the bin. */
+static void near(double got_ms, double want_ms, unsigned bits)
+{
+    ck_assert_double_eq_tol(got_ms, want_ms,
+                            want_ms / (double)(2u << bits) + 1e-9);
+}
+
+/* The whole run: every attempt is one of the three kinds, counted apart
+ * (errors, timeouts, and one answered attempt per success), so the mean
+ * is their weighted mean exactly.  About 1/6 of the attempts are 503s and
+ * over 1/6 time out (two attempts per request while the hole lasts), so
+ * the median is an answered attempt and p99 and p99.9 are timeouts. */
+START_TEST(attempt_latency_by_hand)
+{
+    tu_sim *t = tu_sim_run(attempts_ini, NULL, NULL, 0);
+    const sim_summary *s = &t->sum;
+    uint64_t k503 = s->errors, kto = s->timeouts, kok = s->successes;
+    ck_assert_uint_gt(k503, 1000);
+    ck_assert_uint_gt(kto, 1000);
+    ck_assert_uint_eq(s->attempts_ended, k503 + kto + kok);
+    double mean = ((double)k503 * 10.0 + (double)kto * 1000.0 +
+                   (double)kok * 30.0) /
+                  (double)s->attempts_ended;
+    ck_assert_double_eq_tol(s->attempt_mean_ms, mean, 1e-9 * mean);
+    near(s->attempt_p50_ms, 30.0, TOTAL_HIST_BITS);
+    near(s->attempt_p99_ms, 1000.0, TOTAL_HIST_BITS);
+    near(s->attempt_p999_ms, 1000.0, TOTAL_HIST_BITS);
+    /* Successful requests took one 30 ms attempt each. */
+    near(s->latency_p50_ms, 30.0, TOTAL_HIST_BITS);
+    /* Per bucket: an attempt counts where it ends.  [15, 16) s holds
+     * only 503s, [35, 36) s only timeouts (of attempts sent a second
+     * earlier, inside the hole), [50, 51) s only answers. */
+    const metrics *m = sim_metrics(t->sim);
+    const struct {
+        size_t bucket;
+        double ms;
+    } want[] = {{15, 10.0}, {35, 1000.0}, {50, 30.0}};
+    for (size_t i = 0; i < 3; i++) {
+        const metrics_bucket *b = &m->buckets[want[i].bucket];
+        ck_assert_uint_gt(b->attempts_ended, 50);
+        near(metrics_bin_ms(b->attempt_p50_bin), want[i].ms,
+             BUCKET_HIST_BITS);
+        near(metrics_bin_ms(b->attempt_p99_bin), want[i].ms,
+             BUCKET_HIST_BITS);
+    }
+    tu_sim_free(t);
+}
+END_TEST
+
+/* The same figures reach the JSON (a new object; latency_ms unchanged)
+ * and the CSV (two columns appended after width_s), through the real
+ * binary. */
+START_TEST(attempt_latency_in_the_outputs)
+{
+    const char *ini = tu_write_temp("attempts.ini", attempts_ini);
+    char ini_path[1024], csv[1024], json[1024];
+    snprintf(ini_path, sizeof ini_path, "%s", ini);
+    snprintf(csv, sizeof csv, "%s", tu_temp_path("attempts.csv"));
+    snprintf(json, sizeof json, "%s", tu_temp_path("attempts.json"));
+    tu_output o;
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"run", ini_path,
+                                                        "--csv", csv,
+                                                        "--json", json,
+                                                        NULL}),
+                     0);
+    ck_assert_ptr_nonnull(strstr(o.out, "latency (attempts)    mean "));
+    tu_output_free(&o);
+    char *j = tu_read_file(json), *c = tu_read_file(csv);
+    near(tu_json_number(j, "attempt_latency_ms.p50"), 30.0, TOTAL_HIST_BITS);
+    near(tu_json_number(j, "attempt_latency_ms.p99"), 1000.0,
+         TOTAL_HIST_BITS);
+    ck_assert_double_gt(tu_json_number(j, "attempt_latency_ms.mean"), 30.0);
+    near(tu_json_number(j, "latency_ms.p50"), 30.0, TOTAL_HIST_BITS);
+    const char *tail = ",width_s,attempt_p50_ms,attempt_p99_ms\n";
+    char *nl = strchr(c, '\n');
+    ck_assert_int_eq(strncmp(nl + 1 - strlen(tail), tail, strlen(tail)), 0);
+    /* Row 35 (t = 35 s): its last two columns are timeouts' bin. */
+    char *row = c;
+    for (int i = 0; i <= 35; i++)
+        row = strchr(row, '\n') + 1;
+    char *end = strchr(row, '\n');
+    *end = '\0';
+    double p50, p99;
+    char *last = strrchr(row, ',');
+    p99 = strtod(last + 1, NULL);
+    *last = '\0';
+    p50 = strtod(strrchr(row, ',') + 1, NULL);
+    near(p50, 1000.0, BUCKET_HIST_BITS);
+    near(p99, 1000.0, BUCKET_HIST_BITS);
+    free(j);
+    free(c);
+}
+END_TEST
+
+Suite *metrics_suite(void)
+{
+    Suite *s = suite_create("metrics");
+    TCase *tc = tcase_create("bounded");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, merged_rows_have_the_quantiles_of_their_samples);
+    tcase_add_test(tc, merged_run_equals_a_run_at_the_merged_width);
+    tcase_add_test(tc, two_hours_at_one_ms_are_bounded);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("attempt_latency");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, attempt_latency_by_hand);
+    tcase_add_test(tc, attempt_latency_in_the_outputs);
+    suite_add_tcase(s, tc);
+    return s;
+}
