@@ -15,7 +15,7 @@ void export_csv(FILE *f, const metrics *m)
           "expired,lost_acks,max_queue,capacity,amplification,"
           "goodput_per_s,conflicts,late_dropped,sends_refused_locally,"
           "refused_budget,refused_breaker,refused_other,policy_level,"
-          "width_s,attempt_p50_ms,attempt_p99_ms\n",
+          "width_s,attempt_p50_ms,attempt_p99_ms,queue_wait_ms\n",
           f);
     for (size_t i = 0; i < m->n_buckets; i++) {
         const metrics_bucket *b = &m->buckets[i];
@@ -31,7 +31,7 @@ void export_csv(FILE *f, const metrics *m)
                 ",%.3f,%.3f,%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,"
                 "%.4f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                ",%" PRIu64 ",%" PRIu64 ",%s,%.9g,%.3f,%.3f\n",
+                ",%" PRIu64 ",%" PRIu64 ",%s,%.9g,%.3f,%.3f,%.3f\n",
                 (double)b->start_ns / 1e9, b->offered, b->attempts,
                 b->successes, b->failures, b->timeouts, b->rejections,
                 b->busy_ns / width, b->queue_ns / width,
@@ -44,7 +44,9 @@ void export_csv(FILE *f, const metrics *m)
                 b->refusals, b->refused_budget, b->refused_breaker,
                 b->refused_other, level, width / 1e9,
                 metrics_bin_ms(b->attempt_p50_bin),
-                metrics_bin_ms(b->attempt_p99_bin));
+                metrics_bin_ms(b->attempt_p99_bin),
+                b->served ? (double)b->queue_wait_ns / (double)b->served / 1e6
+                          : 0.0);
     }
 }
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(sizeof(metrics_bucket) == 272,
-               "metrics.h documents 272 bytes per kept row");
+_Static_assert(sizeof(metrics_bucket) == 288,
+               "metrics.h documents 288 bytes per kept row");
 
 /* The first allocation of rows; the array doubles from there. */
 #define FIRST_ROWS 256
@@ -140,6 +140,8 @@ static void fold(metrics *m, const metrics_bucket *b)
     r->service_ns += b->service_ns;
     r->wasted_ns += b->wasted_ns;
     r->latency_sum_ns += b->latency_sum_ns;
+    r->queue_wait_ns += b->queue_wait_ns;
+    r->served += b->served;
     r->attempt_latency_sum_ns += b->attempt_latency_sum_ns;
     if (b->max_queue > r->max_queue)
         r->max_queue = b->max_queue;
@@ -284,6 +286,8 @@ static void sum_rows(metrics *m)
         s->wasted_ns += b->wasted_ns;
         s->latency_sum_ns += b->latency_sum_ns;
         s->attempt_latency_sum_ns += b->attempt_latency_sum_ns;
+        s->queue_wait_ns += b->queue_wait_ns;
+        s->served += b->served;
         if (b->max_queue > m->total.max_queue)
             m->total.max_queue = b->max_queue;
     }

@@ -18,16 +18,16 @@
  * it is open and its quantiles are exact at its width; closed rows are
  * never merged after the fact.
  *
- * Memory.  A kept row is sizeof(metrics_bucket) = 272 bytes: its counters
+ * Memory.  A kept row is sizeof(metrics_bucket) = 288 bytes: its counters
  * and the quantiles the CSV prints (as histogram bins), not the histograms
  * (2 x 668 counts, 5.3 kB, mostly zeros), which only the live bucket and
  * the open row keep.  Rows are allocated as the run goes (the array
  * doubles, up to the rows the duration needs), so the series costs at
- * most METRICS_MAX_BUCKETS x 272 B = 36 MB, plus 11 kB of histograms and
- * 19 kB of run totals.  A simulated day at 1 s: 86 400 rows, 24 MB (each
+ * most METRICS_MAX_BUCKETS x 288 B = 38 MB, plus 11 kB of histograms and
+ * 19 kB of run totals.  A simulated day at 1 s: 86 400 rows, 25 MB (each
  * bucket used to cost 2.7 kB, 233 MB in all, with a histogram of request
  * latency only).  2 h at 1 ms: 7.2 million buckets kept as 112 500 rows
- * of 64 ms, 31 MB (was 19 GB, allocated at the start).  A front end that
+ * of 64 ms, 32 MB (was 19 GB, allocated at the start).  A front end that
  * runs past the configured duration keeps adding rows of the same width.
  *
  * Owned by the engine; readers (viz, reports, the CLI) get a const pointer
@@ -89,6 +89,9 @@ typedef struct metrics_bucket {
     double policy_level;   /* mean retry allowance left (tokens, budget)
                               over processes, at the end; -1: unreported */
     int64_t latency_sum_ns;
+    int64_t queue_wait_ns; /* time the attempts that started service in it
+                              had waited in the queue */
+    uint64_t served;       /* attempts that started service */
     int64_t attempt_latency_sum_ns;
     uint32_t max_queue;
     uint32_t capacity;    /* workers at the end of the bucket */
@@ -113,8 +116,6 @@ typedef struct metrics_totals {
     metrics_bucket sum; /* every counter summed; the bins unused */
     uint32_t latency[TOTAL_HIST_BINS];
     uint32_t attempt_latency[TOTAL_HIST_BINS];
-    int64_t queue_wait_sum_ns; /* time attempts waited in the queue */
-    uint64_t queue_waits;      /* attempts that started service */
     uint32_t max_queue;
     uint64_t in_flight_end;    /* requests unfinished at the end */
 } metrics_totals;

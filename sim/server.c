@@ -316,8 +316,8 @@ static void start_service(server *sv, uint32_t ai)
     if (sv->model->start)
         sv->model->start(sv, t);
     if (t->stage == ST_QUEUED)
-        sv->m->total.queue_wait_sum_ns += s->now - t->enqueued;
-    sv->m->total.queue_waits++;
+        sv->m->cur->queue_wait_ns += s->now - t->enqueued;
+    sv->m->cur->served++;
     t->stage = ST_IN_SERVICE;
     engine_push(s, simtime_add(s->now, t->service), EV_SERVICE_DONE, ai, t->gen);
 }

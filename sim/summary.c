@@ -162,8 +162,8 @@ static void server(const sim *s, const metrics *m, sim_summary *o)
     o->mean_queue_len = t->sum.queue_ns / dur;
     o->max_queue = t->max_queue;
     o->mean_queue_wait_ms =
-        t->queue_waits ? (double)t->queue_wait_sum_ns /
-                             (double)t->queue_waits / 1e6
+        t->sum.served ? (double)t->sum.queue_wait_ns /
+                            (double)t->sum.served / 1e6
                        : 0.0;
     o->wasted_work_s = (double)t->sum.wasted_ns / 1e9;
     o->wasted_work_share =
