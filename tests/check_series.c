@@ -1,0 +1,148 @@
+/*
+ * check_series.c -- the rows a front end keeps (viz/series.h): each column
+ * derived from a bucket by hand, cumulative counts, the time lookups, and
+ * the halving that bounds a long run.
+ */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "series.h"
+
+/* A 500 ms bucket starting at 10 s: 60 offered and 90 attempts (120/s and
+ * 180/s), 40 successes of 50 ended (80/s, 80 %), 4 workers busy half the
+ * time on average (busy_ns = 2 x 0.5 s), a queue of 3 on average, 20
+ * attempts that waited 1 s in all (50 ms each), 5 duplicates, 2
+ * quarantined, 7 open breakers, 10 sends refused (20/s), a level of 0.25,
+ * 0.3 s of the 0.4 s of service wasted (75 %).  Service 100 ms: 4 workers
+ * serve 40/s. */
+static metrics_bucket bucket(int64_t start_ms)
+{
+    metrics_bucket b;
+    memset(&b, 0, sizeof b);
+    b.start_ns = start_ms * 1000000;
+    b.width_ns = 500000000;
+    b.offered = 60;
+    b.attempts = 90;
+    b.successes = 40;
+    b.failures = 10;
+    b.quarantined = 2;
+    b.duplicates = 5;
+    b.busy_ns = 2.0 * 0.5e9;
+    b.queue_ns = 3.0 * 0.5e9;
+    b.queue_wait_ns = 1000000000;
+    b.served = 20;
+    b.open_breakers = 7;
+    b.refusals = 10;
+    b.policy_level = 0.25;
+    b.capacity = 4;
+    b.service_ns = 400000000;
+    b.wasted_ns = 300000000;
+    b.p50_bin = b.p99_bin = METRICS_NO_BIN;
+    return b;
+}
+
+START_TEST(columns_from_a_bucket)
+{
+    series s;
+    series_init(&s, 0.1);
+    metrics_bucket b = bucket(10000);
+    ck_assert_int_eq(series_add(&s, &b), 0);
+    ck_assert_double_eq(series_at(&s, 0, COL_T), 10.5);
+    ck_assert_double_eq(series_at(&s, 0, COL_OFFERED), 120);
+    ck_assert_double_eq(series_at(&s, 0, COL_ATTEMPTS), 180);
+    ck_assert_double_eq_tol(series_at(&s, 0, COL_CAPACITY), 40, 1e-9);
+    ck_assert_double_eq(series_at(&s, 0, COL_GOODPUT), 80);
+    ck_assert_double_eq(series_at(&s, 0, COL_SUCCESS), 80);
+    ck_assert_double_eq(series_at(&s, 0, COL_QUEUE), 3);
+    ck_assert_double_eq(series_at(&s, 0, COL_QUEUE_WAIT_MS), 50);
+    ck_assert(isnan(series_at(&s, 0, COL_P50_MS)));
+    ck_assert_double_eq(series_at(&s, 0, COL_BREAKERS), 7);
+    ck_assert_double_eq(series_at(&s, 0, COL_REFUSED), 20);
+    ck_assert_double_eq(series_at(&s, 0, COL_LEVEL), 25);
+    ck_assert_double_eq(series_at(&s, 0, COL_BUSY), 2);
+    ck_assert_double_eq(series_at(&s, 0, COL_WORKERS), 4);
+    ck_assert_double_eq(series_at(&s, 0, COL_WASTED), 75);
+    /* Cumulative counts add up over rows. */
+    b = bucket(10500);
+    series_add(&s, &b);
+    ck_assert_double_eq(series_at(&s, 1, COL_DUPLICATES), 10);
+    ck_assert_double_eq(series_at(&s, 1, COL_QUARANTINED), 4);
+    series_fini(&s);
+}
+END_TEST
+
+/* No successes: no latency; nothing ended: no success ratio; a policy
+ * that reports no level: NaN, not 0 (a panel draws a gap, not a drop). */
+START_TEST(missing_values_are_nan)
+{
+    series s;
+    series_init(&s, 0.1);
+    metrics_bucket b = bucket(0);
+    b.successes = b.failures = 0;
+    b.policy_level = -1;
+    b.served = 0;
+    series_add(&s, &b);
+    ck_assert(isnan(series_at(&s, 0, COL_SUCCESS)));
+    ck_assert(isnan(series_at(&s, 0, COL_LEVEL)));
+    ck_assert(isnan(series_at(&s, 0, COL_QUEUE_WAIT_MS)));
+    series_fini(&s);
+}
+END_TEST
+
+/* 100 rows of 1 s ending at 1, 2, ... 100 s. */
+START_TEST(time_lookups)
+{
+    series s;
+    series_init(&s, 0.1);
+    for (int i = 0; i < 100; i++) {
+        metrics_bucket b = bucket(i * 1000);
+        b.width_ns = 1000000000;
+        b.offered = (uint64_t)i;
+        series_add(&s, &b);
+    }
+    size_t from, to;
+    series_range(&s, 10.0, 20.0, &from, &to); /* ends 10 .. 20 */
+    ck_assert_uint_eq(from, 9);
+    ck_assert_uint_eq(to, 20);
+    ck_assert_double_eq(series_max(&s, COL_OFFERED, from, to), 19);
+    ck_assert_int_eq(series_find(&s, 10.5), 10); /* row [10, 11) */
+    ck_assert_int_eq(series_find(&s, 0.0), 0);
+    ck_assert_int_eq(series_find(&s, 100.5), -1);
+    series_fini(&s);
+}
+END_TEST
+
+/* Past SERIES_MAX_ROWS rows the series halves: rows twice as wide, means
+ * averaged, cumulative counts kept, and it goes on accepting rows. */
+START_TEST(long_runs_halve)
+{
+    series s;
+    series_init(&s, 0.1);
+    for (size_t i = 0; i <= SERIES_MAX_ROWS; i++) {
+        metrics_bucket b = bucket((int64_t)i * 500);
+        b.offered = i % 2 ? 90 : 30; /* 60/s and 180/s alternate */
+        ck_assert_int_eq(series_add(&s, &b), 0);
+    }
+    ck_assert_uint_eq(s.n, SERIES_MAX_ROWS / 2 + 1);
+    ck_assert_double_eq(s.width_s, 1.0);
+    ck_assert_double_eq(series_at(&s, 0, COL_OFFERED), 120);
+    ck_assert_double_eq(series_at(&s, 0, COL_T), 1.0);
+    /* The cumulative duplicates of the last row: 5 per bucket. */
+    ck_assert_double_eq(series_at(&s, s.n - 1, COL_DUPLICATES),
+                        5.0 * (SERIES_MAX_ROWS + 1));
+    series_fini(&s);
+}
+END_TEST
+
+Suite *series_suite(void)
+{
+    Suite *s = suite_create("series");
+    TCase *tc = tcase_create("rows");
+    tcase_add_test(tc, columns_from_a_bucket);
+    tcase_add_test(tc, missing_values_are_nan);
+    tcase_add_test(tc, time_lookups);
+    tcase_add_test(tc, long_runs_halve);
+    suite_add_tcase(s, tc);
+    return s;
+}
