@@ -364,6 +364,8 @@ static const faultkey fault_keys[] = {
      T(OUTAGE) | T(PARTITION), 0},
     {{"delay", V_DURATION_POS, FLT(delay_ns), 0, 0, NULL}, T(LATENCY),
      T(LATENCY)},
+    {{"timeout", V_DURATION_POS, FLT(delay_ns), 0, 0, NULL},
+     T(CLIENT_TIMEOUT), T(CLIENT_TIMEOUT)},
     {{"status", V_TEXT, 0, 0, 0, NULL}, T(ERRORS), T(ERRORS)},
     {{"retry_after", V_DURATION_POS, FLT(retry_after_ns), 0, 0, NULL},
      T(ERRORS), 0},
@@ -700,7 +702,7 @@ static int fault_type_of(loader *ld, const char *section, fault_type *t)
                 return err_set(ld->e, "%s:%d: [%s] needs a 'type' (one of "
                                "capacity, load_spike, outage, latency, "
                                "slowdown, errors, lost_ack, partition, "
-                               "rate_limit)",
+                               "rate_limit, client_timeout)",
                                ld->path, ld->sections[i].line, section);
         return err_set(ld->e, "--set: [%s] needs a 'type'", section);
     }
@@ -708,7 +710,7 @@ static int fault_type_of(loader *ld, const char *section, fault_type *t)
     if (fault_type_parse(type->value, t) != 0)
         return bad_value(ld->e, type, "one of capacity, load_spike, outage, "
                          "latency, slowdown, errors, lost_ack, partition, "
-                         "rate_limit");
+                         "rate_limit, client_timeout");
     return 0;
 }
 

@@ -188,6 +188,9 @@ static void fault_section(FILE *f, const fault_cfg *ft)
         fprintf(f, "rate = %s/s\n", real(ft->rate_per_s, a, sizeof a));
         fprintf(f, "burst = %" PRIu32 "\n", ft->burst);
         break;
+    case FAULT_CLIENT_TIMEOUT:
+        fprintf(f, "timeout = %s\n", dur(ft->delay_ns, a, sizeof a));
+        break;
     default:
         break;
     }

@@ -94,7 +94,7 @@ static driver_request view(const sim *s, const request *r)
     driver_request d;
     d.start_ns = r->start;
     d.deadline_ns = r->deadline;
-    d.timeout_ns = s->cfg->clients.timeout_ns;
+    d.timeout_ns = s->timeout_ns;
     d.attempts = r->attempts;
     d.outstanding = r->outstanding;
     d.op = r->op;
@@ -456,7 +456,7 @@ static void send_attempt(sim *s, uint32_t ri, bool hedge)
     t->sent = s->now;
     t->hedge = hedge;
     t->retry_after = -1;
-    int64_t timeout = s->cfg->clients.timeout_ns;
+    int64_t timeout = s->timeout_ns;
     if (r->deadline != NO_DEADLINE && r->deadline - s->now < timeout)
         timeout = r->deadline - s->now;
     t->expires = simtime_add(s->now, timeout);

@@ -42,7 +42,7 @@ static const char *const fault_names[FAULT_TYPE_COUNT] = {
     [FAULT_OUTAGE] = "outage",       [FAULT_LATENCY] = "latency",
     [FAULT_SLOWDOWN] = "slowdown",   [FAULT_ERRORS] = "errors",
     [FAULT_LOST_ACK] = "lost_ack",   [FAULT_PARTITION] = "partition",
-    [FAULT_RATE_LIMIT] = "rate_limit",
+    [FAULT_RATE_LIMIT] = "rate_limit", [FAULT_CLIENT_TIMEOUT] = "client_timeout",
 };
 
 const char *fault_type_name(fault_type t)

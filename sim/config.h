@@ -116,6 +116,7 @@ typedef enum fault_type {
     FAULT_LOST_ACK,
     FAULT_PARTITION,
     FAULT_RATE_LIMIT,
+    FAULT_CLIENT_TIMEOUT,
     FAULT_TYPE_COUNT
 } fault_type;
 
@@ -129,10 +130,12 @@ typedef struct fault_cfg {
     fault_type type;
     int64_t start_ns;
     int64_t duration_ns;
-    uint32_t workers;       /* capacity: workers while it lasts */
+    uint32_t workers;       /* capacity: workers while it lasts (fewer or
+                               more than configured) */
     double multiplier;      /* load_spike: arrivals x; slowdown: service x */
     cut_mode mode;          /* outage, partition */
-    int64_t delay_ns;       /* latency: added to every response */
+    int64_t delay_ns;       /* latency: added to every response;
+                               client_timeout: the attempt timeout */
     sb_error_kind kind;     /* errors: SB_ERR_HTTP, _GRPC or _RESET */
     int32_t status;         /* errors: HTTP status or gRPC code */
     int64_t retry_after_ns; /* errors: Retry-After sent with it; 0 = none */

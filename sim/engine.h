@@ -163,6 +163,7 @@ struct sim {
     uint8_t lost[MAX_ALL_FAULTS], n_lost;
     uint8_t cuts[MAX_ALL_FAULTS], n_cuts;
 
+    int64_t timeout_ns;     /* the clients' attempt timeout now (faults) */
     uint64_t offered_total; /* for 1-in-N trace sampling */
     int64_t last_finish;    /* when the last request ended */
     /* The guard against a clock that stops (sim.c): events at the

@@ -45,6 +45,8 @@ void faults_apply(sim *s)
     int64_t latency = 0;
     int outage = -1;
     uint32_t workers = sc->workers;
+    bool capacity_set = false;
+    int64_t timeout = s->cfg->clients.timeout_ns, timeout_from = -1;
     double rate = sc->rate_limit_per_s, burst = sc->rate_limit_burst;
     s->n_errors = s->n_lost = s->n_cuts = 0;
     for (uint32_t i = 0; i < s->n_faults; i++) {
@@ -53,8 +55,19 @@ void faults_apply(sim *s)
         const fault_cfg *f = &s->faults[i];
         switch (f->type) {
         case FAULT_CAPACITY:
-            if (f->workers < workers)
+            /* The server has f->workers, fewer or more than configured;
+             * of several at once, the fewest. */
+            if (!capacity_set || f->workers < workers)
                 workers = f->workers;
+            capacity_set = true;
+            break;
+        case FAULT_CLIENT_TIMEOUT:
+            /* The last one started (a later fault, a later change by
+             * hand) sets the clients' attempt timeout. */
+            if (f->start_ns >= timeout_from) {
+                timeout = f->delay_ns;
+                timeout_from = f->start_ns;
+            }
             break;
         case FAULT_LOAD_SPIKE:
             spike *= f->multiplier;
@@ -90,6 +103,7 @@ void faults_apply(sim *s)
         }
     }
     set_spike(s, spike);
+    s->timeout_ns = timeout;
     server_set_slowdown(s->srv, slowdown);
     server_set_latency(s->srv, latency);
     if (outage >= 0)

@@ -137,6 +137,28 @@ uint32_t server_workers(const server *sv)
     return sv->workers;
 }
 
+/* Attempts whose client no longer waits for them: work the server does
+ * (or will do) for nobody.  O(busy + queued): for front ends, once a
+ * frame, not for the hot path. */
+void server_abandoned(const server *sv, uint32_t *in_service,
+                      uint32_t *queued)
+{
+    uint32_t a = 0, q = 0;
+    for (uint32_t i = 0; i < sv->busy; i++)
+        a += !client_waits(sv->s, att_at(sv->s, sv->in_service[i]));
+    for (size_t i = 0; i < sv->q_len; i++)
+        q += !client_waits(sv->s,
+                           att_at(sv->s,
+                                  sv->queue[(sv->q_head + i) % sv->q_cap]));
+    *in_service = a;
+    *queued = q;
+}
+
+bool server_is_down(const server *sv)
+{
+    return sv->down >= 0;
+}
+
 size_t server_bytes(const server *sv)
 {
     return sizeof *sv + sv->model->state_size +

@@ -285,6 +285,7 @@ int sim_create(const sim_config *cfg, pstack *ps, sim **out, sb_err *e)
         return err_set(e, "out of memory");
     s->cfg = cfg;
     s->ps = ps;
+    s->timeout_ns = cfg->clients.timeout_ns;
     s->seed = cfg->seed;
     s->n_clients = cfg->clients.count;
     s->spike = 1.0;
@@ -354,6 +355,22 @@ const metrics *sim_metrics(const sim *s)
 const char *sim_error(const sim *s)
 {
     return s->error;
+}
+
+void sim_server_state(const sim *s, sim_server_now *out)
+{
+    out->busy = server_busy(s->srv);
+    out->workers = server_workers(s->srv);
+    out->queued = server_queue_len(s->srv);
+    out->queue_limit = s->cfg->server.queue_limit;
+    out->down = server_is_down(s->srv);
+    server_abandoned(s->srv, &out->abandoned_busy, &out->abandoned_queued);
+}
+
+const fault_cfg *sim_faults(const sim *s, uint32_t *n)
+{
+    *n = s->n_faults;
+    return s->faults;
 }
 
 void sim_finish(sim *s)

@@ -117,6 +117,20 @@ typedef enum sim_client_mode {
     CLIENT_MODE_COUNT
 } sim_client_mode;
 
+/* The server now, for front ends (O(busy + queued) to fill). */
+typedef struct sim_server_now {
+    uint32_t busy, workers, queued;
+    uint32_t queue_limit;       /* SIM_UNLIMITED when none */
+    uint32_t abandoned_busy;    /* in service for a client that gave up */
+    uint32_t abandoned_queued;  /* queued for a client that gave up */
+    bool down;                  /* an outage is running */
+} sim_server_now;
+void sim_server_state(const sim *s, sim_server_now *out);
+
+/* The faults of the run, configured ones first, then injected ones, as
+ * they are now (an injected fault ended early has its real duration). */
+const fault_cfg *sim_faults(const sim *s, uint32_t *n);
+
 /* n_clients bytes of sim_client_mode; valid until sim_destroy. */
 const uint8_t *sim_client_modes(const sim *s);
 uint32_t sim_clients(const sim *s);

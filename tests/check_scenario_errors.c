@@ -77,11 +77,11 @@ static const bad_case cases[] = {
     {"fault-without-type",
      BASE "[fault.a]\nstart = 10s\nduration = 5s\n", {NULL},
      "%s:11: [fault.a] needs a 'type' (one of capacity, load_spike, outage, "
-     "latency, slowdown, errors, lost_ack, partition, rate_limit)"},
+     "latency, slowdown, errors, lost_ack, partition, rate_limit, client_timeout)"},
     {"fault-unknown-type",
      BASE "[fault.a]\ntype = meteor\nstart = 10s\nduration = 5s\n", {NULL},
      "%s:12: [fault.a] type: expected one of capacity, load_spike, outage, "
-     "latency, slowdown, errors, lost_ack, partition, rate_limit, got "
+     "latency, slowdown, errors, lost_ack, partition, rate_limit, client_timeout, got "
      "'meteor'"},
     {"fault-key-of-other-type",
      BASE "[fault.a]\ntype = outage\nstart = 10s\nduration = 5s\n"

@@ -108,6 +108,8 @@ START_TEST(every_key_round_trips)
         "fraction = 0.25\nmode = refuse\n"
         "[fault.limit]\ntype = rate_limit\nstart = 13s\nduration = 1s\n"
         "rate = 50/s\nburst = 5\n"
+        "[fault.impatient]\ntype = client_timeout\nstart = 14s\n"
+        "duration = 1s\ntimeout = 120ms\n"
         "[expect]\nsuccess_min = 0.9\nrecovers_within = 30s\n";
     char path[1024];
     snprintf(path, sizeof path, "%s", tu_write_temp("all-keys.ini", ini));
