@@ -1,0 +1,151 @@
+/*
+ * check_session.c -- a run explored by hand (viz/session.h): what the user
+ * does replays exactly, going back in time gives the same run, and the run
+ * saved as a scenario reproduces headless, its [expect] section passing.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expect.h"
+#include "session.h"
+#include "testutil.h"
+
+static session *open_storm(void)
+{
+    static scenario sc;
+    sb_err e;
+    if (scenario_load(TU_SOURCE("scenarios/retry-storm.ini"), NULL, 0, &sc,
+                      &e) != 0)
+        ck_abort_msg("%s", e.msg);
+    /* A shorter, smaller storm so the test is quick. */
+    sc.cfg.duration_ns = 200 * NS_PER_S;
+    sc.cfg.n_faults = 0; /* the outage comes by hand */
+    session_opts o = {&sc.cfg, sc.policy, sc.settings, sc.n_settings, NULL,
+                      0};
+    session *ss;
+    if (session_create(&o, &ss, &e) != 0)
+        ck_abort_msg("%s", e.msg);
+    return ss;
+}
+
+/* An outage injected at 60 s for 10 s, arrivals x1.2 from 100 s, 12
+ * workers from 120 s: the things a user does in the window. */
+static void explore(session *ss)
+{
+    sb_err e;
+    ck_assert_int_eq(session_run_until(ss, 60 * NS_PER_S), 0);
+    fault_cfg out;
+    memset(&out, 0, sizeof out);
+    out.type = FAULT_OUTAGE;
+    out.mode = CUT_BLACKHOLE;
+    out.duration_ns = 10 * NS_PER_S;
+    ck_assert_int_ge(session_inject(ss, &out, &e), 0);
+    ck_assert_int_eq(session_run_until(ss, 100 * NS_PER_S), 0);
+    ck_assert_int_eq(session_change(ss, CHANGE_RATE, 1.2, &e), 0);
+    ck_assert_int_eq(session_run_until(ss, 120 * NS_PER_S), 0);
+    ck_assert_int_eq(session_change(ss, CHANGE_WORKERS, 12, &e), 0);
+    ck_assert_double_eq(session_current(ss, CHANGE_WORKERS), 12);
+    ck_assert_int_eq(session_run_until(ss, 150 * NS_PER_S), 0);
+}
+
+static void assert_same_rows(const series *a, const series *b, size_t n)
+{
+    ck_assert_uint_ge(a->n, n);
+    ck_assert_uint_ge(b->n, n);
+    ck_assert_msg(memcmp(a->rows, b->rows, n * COL_COUNT * sizeof(double))
+                      == 0,
+                  "the runs differ");
+}
+
+/* Going back to 80 s replays the outage and runs on: the same rows, and
+ * the changes made after 80 s are gone from the log. */
+START_TEST(seek_replays_exactly)
+{
+    session *a = open_storm();
+    explore(a);
+    series copy = *session_series(a);
+    size_t n = copy.n;
+    copy.rows = malloc(n * COL_COUNT * sizeof(double));
+    memcpy(copy.rows, session_series(a)->rows, n * COL_COUNT * sizeof(double));
+    sb_err e;
+    ck_assert_int_eq(session_seek(a, 80 * NS_PER_S, &e), 0);
+    const session_action *log;
+    ck_assert_int_eq(session_actions(a, &log), 1);
+    /* At 80 s the buckets up to [78, 79) have closed; [79, 80) closes
+     * when time passes 80 s. */
+    ck_assert_uint_eq(session_series(a)->n, 79);
+    assert_same_rows(&copy, session_series(a), 79);
+    /* Replay the rest by hand: the same rows to the end. */
+    ck_assert_int_eq(session_run_until(a, 100 * NS_PER_S), 0);
+    ck_assert_int_eq(session_change(a, CHANGE_RATE, 1.2, &e), 0);
+    ck_assert_int_eq(session_run_until(a, 120 * NS_PER_S), 0);
+    ck_assert_int_eq(session_change(a, CHANGE_WORKERS, 12, &e), 0);
+    ck_assert_int_eq(session_run_until(a, 150 * NS_PER_S), 0);
+    assert_same_rows(&copy, session_series(a), n);
+    free(copy.rows);
+    session_destroy(a);
+}
+END_TEST
+
+/* Saved at 150 s, the run is a scenario of 150 s with three scheduled
+ * faults; running it headless gives the same buckets the window drew
+ * (the engine orders a fault's events before any other at its instant,
+ * scheduled or injected), and an [expect] section made from its summary
+ * holds on it. */
+START_TEST(saved_scenario_reproduces)
+{
+    session *a = open_storm();
+    explore(a);
+    sim_config cfg;
+    sim_summary sum;
+    sb_err e;
+    ck_assert_int_eq(session_as_scenario(a, &cfg, &sum, &e), 0);
+    ck_assert_int_eq(cfg.duration_ns, 150 * NS_PER_S);
+    ck_assert_uint_eq(cfg.n_faults, 3);
+    ck_assert_int_eq(cfg.faults[0].type, FAULT_OUTAGE);
+    ck_assert_int_eq(cfg.faults[0].start_ns, 60 * NS_PER_S);
+    /* Headless, in process: the same rows as the session's series. */
+    policy_setup ps;
+    ck_assert_int_eq(policy_setup_build(session_policy(a), NULL, 0, NULL, 0,
+                                        &ps, &e), 0);
+    series s;
+    series_init(&s, 0.1);
+    sim *h;
+    ck_assert_int_eq(sim_create(&cfg, ps.stack, &h, &e), 0);
+    ck_assert_int_eq(sim_run_until(h, cfg.duration_ns), 0);
+    sim_finish(h);
+    const metrics *m = sim_metrics(h);
+    for (size_t i = 0; i < m->n_buckets; i++)
+        series_add(&s, &m->buckets[i]);
+    assert_same_rows(session_series(a), &s, 149); /* the closed ones */
+    ck_assert_uint_eq(s.n, 150);
+    /* The expectations hold on the saved run's summary. */
+    setting x[8];
+    int n = session_expectations(&sum, x, 8);
+    /* The live changes run to the end, so recovery is not judged: the
+     * amplification, success, duplicate and latency limits. */
+    ck_assert_int_eq(n, 4);
+    expect_set set;
+    ck_assert_int_eq(expect_parse(x, n, &set, &e), 0);
+    expect_result res[EXPECT_KIND_COUNT];
+    int nr = expect_eval(&set, &sum, res);
+    for (int i = 0; i < nr; i++)
+        ck_assert_msg(res[i].ok, "%s: %s", res[i].name, res[i].explain);
+    series_fini(&s);
+    sim_destroy(h);
+    policy_setup_free(&ps);
+    session_destroy(a);
+}
+END_TEST
+
+Suite *session_suite(void)
+{
+    Suite *s = suite_create("session");
+    TCase *tc = tcase_create("replay");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, seek_replays_exactly);
+    tcase_add_test(tc, saved_scenario_reproduces);
+    suite_add_tcase(s, tc);
+    return s;
+}
