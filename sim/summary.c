@@ -85,6 +85,56 @@ static void recovery(const sim *s, const metrics *m, size_t n,
     o->recovery_time_s = (double)((int64_t)i * m->bucket_ns - end) / 1e9;
 }
 
+void summary_live(const sim *s, sim_live *o)
+{
+    const metrics *m = sim_metrics(s);
+    const sim_config *c = sim_config_of(s);
+    memset(o, 0, sizeof *o);
+    o->goodput_ratio = -1.0;
+    /* Rows closed so far: all but the one being filled. */
+    size_t n = m->n_buckets > 0 ? m->n_buckets - 1 : 0;
+    for (size_t i = 0; i < n; i++) {
+        const metrics_bucket *b = &m->buckets[i];
+        o->offered += b->offered;
+        o->attempts += b->attempts;
+        o->successes += b->successes;
+        o->duplicates += b->duplicates;
+        o->quarantined += b->quarantined;
+    }
+    o->amplification =
+        o->offered ? (double)o->attempts / (double)o->offered : 0.0;
+    sim_summary tmp;
+    memset(&tmp, 0, sizeof tmp);
+    baseline(s, m, n, &tmp);
+    o->has_baseline = tmp.has_baseline;
+    o->baseline_goodput_per_s = tmp.baseline_goodput_per_s;
+    int64_t now = sim_now(s), end = sim_last_fault_end(s);
+    uint32_t nf;
+    const fault_cfg *f = sim_faults(s, &nf);
+    for (uint32_t i = 0; i < nf; i++)
+        if (sim_fault_active(s, (int)i) && f[i].start_ns <= now)
+            o->fault_running = true;
+    if (end < 0 || end > now || o->fault_running || !o->has_baseline)
+        return;
+    o->after_fault = true;
+    o->since_fault_s = (double)(now - end) / 1e9;
+    size_t w = (size_t)((c->recovery_window_ns + m->bucket_ns - 1) /
+                        m->bucket_ns);
+    if (w < 1)
+        w = 1;
+    size_t from = bucket_from(m, end);
+    if (from + w > n)
+        return;
+    double base = o->baseline_goodput_per_s;
+    if (base > 0)
+        o->goodput_ratio = summary_goodput(m, n - w, n) / base;
+    size_t i = first_recovered(m, from, w, n, base);
+    if (i < n) {
+        o->recovered = true;
+        o->recovery_time_s = (double)((int64_t)i * m->bucket_ns - end) / 1e9;
+    }
+}
+
 static void peak(const metrics *m, size_t n, sim_summary *o)
 {
     for (size_t i = 0; i < n; i++) {

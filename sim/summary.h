@@ -77,6 +77,24 @@ typedef struct sim_summary {
     uint32_t processes;
 } sim_summary;
 
+/* A run while it runs, for front ends: the same definitions as the
+ * summary (baseline, the recovery band and window), over the buckets
+ * closed so far. */
+typedef struct sim_live {
+    double amplification;       /* attempts / offered so far */
+    uint64_t offered, attempts, successes, duplicates, quarantined;
+    bool has_baseline;
+    double baseline_goodput_per_s;
+    bool fault_running;         /* a fault is running now */
+    bool after_fault;           /* the last fault has ended */
+    double since_fault_s;       /* now - the end of the last fault */
+    bool recovered;             /* goodput came back after it */
+    double recovery_time_s;
+    double goodput_ratio;       /* goodput over the latest recovery window
+                                   / baseline; -1 when not known yet */
+} sim_live;
+void summary_live(const sim *s, sim_live *out);
+
 /* Reduce a finished run (after sim_finish). */
 void summary_compute(const sim *s, sim_summary *out);
 
