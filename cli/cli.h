@@ -78,11 +78,19 @@ int policy_probe_worst(pstack *ps, const client_cfg *cc, uint32_t limit,
 int cli_budget(const char *path, const sim_config *cfg, pstack *ps,
                bool force, bool lenient, budget_cost *out, sb_err *e);
 
+/* ---- find.c --------------------------------------------------------------- */
+
+/* The scenario file `arg` names: a path, or the name of a shipped
+ * scenario ("retry-storm") in ./scenarios or the installed library.
+ * 0 with the path in out, or -1 with a message listing the shipped ones. */
+int cli_find_scenario(const char *arg, char *out, size_t len, sb_err *e);
+
 /* ---- the subcommands ------------------------------------------------------ */
 
 int cmd_run(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 int cmd_decide(int argc, char **argv);
+int cmd_gui(int argc, char **argv);
 
 #endif

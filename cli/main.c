@@ -20,6 +20,8 @@ static const char usage[] =
     "  validate FILE...    check scenario files without running them\n"
     "  policies            list every policy with its parameters\n"
     "  decide              show what a policy decides for one failure\n"
+    "  gui [SCENARIO]      watch a run in a window: inject faults, compare\n"
+    "                      two policies, save what you find as a scenario\n"
     "\n"
     "Options:\n"
     "  -h, --help          this help; 'stormbench COMMAND --help' for one\n"
@@ -52,6 +54,8 @@ int main(int argc, char **argv)
         return cmd_policies(argc - 1, argv + 1);
     if (strcmp(cmd, "decide") == 0)
         return cmd_decide(argc - 1, argv + 1);
+    if (strcmp(cmd, "gui") == 0)
+        return cmd_gui(argc - 1, argv + 1);
     fprintf(stderr, "stormbench: unknown command '%s'\n"
                     "Try 'stormbench --help'.\n", cmd);
     return EXIT_INPUT;

@@ -193,7 +193,8 @@ START_TEST(series_lands_on_its_row)
                      0, 100, 12);
     chart_panel_frame(cr, &p);
     double t[] = {0, 5, 10}, v[] = {50, 50, 500};
-    chart_panel_series(cr, &p, t, v, 3, &chart_palette[0]);
+    chart_data d = {t, v, 3, 0};
+    chart_panel_series(cr, &p, NULL, &d, &chart_palette[0]);
     cairo_surface_flush(s);
     /* The 2 px line is centred on the value's row: the pixel that holds
      * that row is wholly covered. */

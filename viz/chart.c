@@ -208,6 +208,13 @@ static void clip_plot(cairo_t *cr, const chart_panel *p)
     cairo_clip(cr);
 }
 
+/* The panel's title as drawn by chart_panel_frame. */
+static void panel_title(const chart_panel *p, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s%s%s", p->title ? p->title : "",
+             p->unit ? " (" : "", p->unit ? p->unit : "", p->unit ? ")" : "");
+}
+
 void chart_panel_frame(cairo_t *cr, const chart_panel *p)
 {
     char buf[32];
@@ -243,42 +250,81 @@ void chart_panel_frame(cairo_t *cr, const chart_panel *p)
     for (int i = 0; i < p->xt.count; i++) {
         double v = p->xt.first + i * p->xt.step;
         double x = chart_scale_map(&p->x, v);
-        text_at(cr, x, p->plot.y + p->plot.h + f * 1.1, 0.5,
-                chart_format(v, p->xt.decimals, buf, sizeof buf));
+        chart_format(v, p->xt.decimals, buf, sizeof buf);
+        if (i == p->xt.count - 1) { /* the unit, once, on the last label */
+            size_t len = strlen(buf);
+            snprintf(buf + len, sizeof buf - len, " s");
+        }
+        /* The last label is kept inside the panel. */
+        double half = chart_text_width(cr, buf) / 2;
+        if (x + half > p->outer.x + p->outer.w)
+            x = p->outer.x + p->outer.w - half;
+        text_at(cr, x, p->plot.y + p->plot.h + f * 1.1, 0.5, buf);
     }
-    text_at(cr, p->plot.x + p->plot.w, p->plot.y + p->plot.h + f * 1.1, 1.0,
-            "s");
     chart_font(cr, f, true);
     char title[256];
-    snprintf(title, sizeof title, "%s%s%s%s", p->title ? p->title : "",
-             p->unit ? " (" : "", p->unit ? p->unit : "", p->unit ? ")" : "");
+    panel_title(p, title, sizeof title);
     text_at(cr, p->outer.x + f * 0.3, p->outer.y + f * 1.15, 0.0, title);
     cairo_restore(cr);
 }
 
-void chart_panel_series(cairo_t *cr, const chart_panel *p, const double *t,
-                        const double *v, size_t n, const chart_style *st)
+void chart_panel_series(cairo_t *cr, const chart_panel *p,
+                        const chart_scale *y, const chart_data *d,
+                        const chart_style *st)
 {
+    if (y == NULL)
+        y = &p->y;
+    size_t k = d->stride ? d->stride : 1;
     cairo_save(cr);
     clip_plot(cr, p);
     set_style(cr, st, p->font_px);
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
     bool pen = false;
-    for (size_t i = 0; i < n; i++) {
-        if (!isfinite(v[i]) || !isfinite(t[i])) {
+    for (size_t i = 0; i < d->n; i++) {
+        double t = d->t[i * k], v = d->v[i * k];
+        if (!isfinite(v) || !isfinite(t)) {
             pen = false;
             continue;
         }
-        double x = chart_scale_map(&p->x, t[i]);
-        double y = chart_scale_map(&p->y, v[i]);
+        double px = chart_scale_map(&p->x, t), py = chart_scale_map(y, v);
         if (pen)
-            cairo_line_to(cr, x, y);
+            cairo_line_to(cr, px, py);
         else
-            cairo_move_to(cr, x, y);
+            cairo_move_to(cr, px, py);
         pen = true;
     }
     cairo_stroke(cr);
     cairo_restore(cr);
+}
+
+chart_scale chart_panel_right_axis(cairo_t *cr, const chart_panel *p,
+                                   double lo, double hi, const char *unit)
+{
+    chart_scale y = {lo, hi, p->plot.y + p->plot.h, p->plot.y};
+    chart_ticks t;
+    int max = (int)(p->plot.h / (p->font_px * 2.2));
+    chart_ticks_for(lo, hi, max < 2 ? 2 : max, &t);
+    char buf[32];
+    cairo_save(cr);
+    chart_font(cr, p->font_px * 0.8, false);
+    cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
+    double x = p->plot.x + p->plot.w;
+    for (int i = 0; i < t.count; i++) {
+        double v = t.first + i * t.step;
+        double py = chart_scale_map(&y, v);
+        cairo_move_to(cr, x - p->font_px * 0.3, py);
+        cairo_line_to(cr, x, py);
+        cairo_set_line_width(cr, 1.0);
+        cairo_stroke(cr);
+        text_at(cr, x - p->font_px * 0.4, py + p->font_px * 0.3, 1.0,
+                chart_format(v, t.decimals, buf, sizeof buf));
+    }
+    if (unit) { /* on the title line, at the right */
+        chart_font(cr, p->font_px * 0.85, false);
+        text_at(cr, x, p->outer.y + p->font_px * 1.15, 1.0, unit);
+    }
+    cairo_restore(cr);
+    return y;
 }
 
 void chart_panel_band(cairo_t *cr, const chart_panel *p, const double *t,
@@ -390,6 +436,8 @@ int chart_legend_layout(const double *widths, int n, double swatch,
 
 #define LEGEND_MAX 16
 
+/* The legend goes on the title line, after the title, so it never hides
+ * a series; items that do not fit there wrap into the top of the plot. */
 void chart_legend(cairo_t *cr, const chart_panel *p,
                   const chart_legend_item *items, int n)
 {
@@ -397,24 +445,27 @@ void chart_legend(cairo_t *cr, const chart_panel *p,
         n = LEGEND_MAX;
     double f = p->font_px * 0.8;
     double widths[LEGEND_MAX], xs[LEGEND_MAX], ys[LEGEND_MAX];
+    char title[256];
+    panel_title(p, title, sizeof title);
     cairo_save(cr);
+    chart_font(cr, p->font_px, true);
+    double x0 = p->outer.x + p->font_px * 0.3 + chart_text_width(cr, title) +
+                p->font_px * 1.5;
     chart_font(cr, f, false);
     for (int i = 0; i < n; i++)
         widths[i] = chart_text_width(cr, items[i].label);
     double swatch = f * 1.6, gap = f, line = f * 1.3;
-    int rows = chart_legend_layout(widths, n, swatch, gap, line,
-                                   p->plot.w - 2 * gap, xs, ys);
-    double x0 = p->plot.x + gap * 0.5, y0 = p->plot.y + gap * 0.4;
-    /* A light backing so the legend reads over the series. */
-    double right = 0;
-    for (int i = 0; i < n; i++)
-        right = fmax(right, xs[i] + swatch + gap * 0.5 + widths[i]);
-    cairo_set_source_rgba(cr, 1, 1, 1, 0.8);
-    cairo_rectangle(cr, x0 - gap * 0.3, y0 - gap * 0.2, right + gap * 0.6,
-                    rows * line + gap * 0.2);
-    cairo_fill(cr);
+    double right = p->plot.x + p->plot.w - p->font_px * 4.0;
+    chart_legend_layout(widths, n, swatch, gap, line, right - x0, xs, ys);
+    double y0 = p->outer.y + p->font_px * 0.25;
     for (int i = 0; i < n; i++) {
         double x = x0 + xs[i], y = y0 + ys[i] + line * 0.5;
+        if (ys[i] > 0) { /* a wrapped row: on a backing inside the plot */
+            cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+            cairo_rectangle(cr, x - gap * 0.3, y - line * 0.5,
+                            swatch + gap + widths[i], line);
+            cairo_fill(cr);
+        }
         set_style(cr, items[i].style, p->font_px);
         cairo_move_to(cr, x, y);
         cairo_line_to(cr, x + swatch, y);

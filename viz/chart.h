@@ -112,10 +112,23 @@ bool chart_panel_hit(const chart_panel *p, double px, double py);
 
 /* Background, grid, axes, tick labels and title. */
 void chart_panel_frame(cairo_t *cr, const chart_panel *p);
-/* A line through (t[i], v[i]); a NaN value breaks it.  Clipped to the
- * plot area. */
-void chart_panel_series(cairo_t *cr, const chart_panel *p, const double *t,
-                        const double *v, size_t n, const chart_style *st);
+/* n points (t[i * stride], v[i * stride]); stride 0 means 1, so plain
+ * arrays and a column of a row-major table both draw without a copy. */
+typedef struct chart_data {
+    const double *t, *v;
+    size_t n, stride;
+} chart_data;
+
+/* A line through the points; a NaN value breaks it.  Drawn against the
+ * value scale y (NULL: the panel's own) and clipped to the plot area. */
+void chart_panel_series(cairo_t *cr, const chart_panel *p,
+                        const chart_scale *y, const chart_data *d,
+                        const chart_style *st);
+/* A second value axis, [lo, hi] in `unit`, on the right edge of the plot
+ * area: its ticks, labels and unit; returns its scale for series drawn
+ * against it. */
+chart_scale chart_panel_right_axis(cairo_t *cr, const chart_panel *p,
+                                   double lo, double hi, const char *unit);
 /* A filled band between lo[i] and hi[i] (a 10-90 % range). */
 void chart_panel_band(cairo_t *cr, const chart_panel *p, const double *t,
                       const double *lo, const double *hi, size_t n,

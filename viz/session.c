@@ -357,7 +357,7 @@ static double value_of(const fault_cfg *f)
 int session_seek(session *ss, int64_t t, sb_err *e)
 {
     int keep = 0;
-    while (keep < ss->n_log && ss->log[keep].t_ns < t)
+    while (keep < ss->n_log && ss->log[keep].t_ns <= t)
         keep++;
     if (start(ss, e) != 0)
         return -1;
@@ -385,6 +385,15 @@ int session_seek(session *ss, int64_t t, sb_err *e)
     return 0;
 }
 
+int session_replay(session *dst, const session *src, sb_err *e)
+{
+    if (src->n_log > SESSION_MAX_ACTIONS)
+        return err_set(e, "internal error: log too long");
+    memcpy(dst->log, src->log, (size_t)src->n_log * sizeof *src->log);
+    dst->n_log = src->n_log;
+    return session_seek(dst, sim_now(src->sim), e);
+}
+
 /* ---- Saving --------------------------------------------------------------------- */
 
 int session_as_scenario(const session *ss, sim_config *cfg, sim_summary *sum,
@@ -398,9 +407,13 @@ int session_as_scenario(const session *ss, sim_config *cfg, sim_summary *sum,
                           "scenario must be longer than its warm-up",
                        (double)cfg->warmup_ns / 1e9);
     cfg->duration_ns = cut;
+    /* Every fault that started before the cut, the scenario's own and the
+     * log's, as the engine has them now (an injected fault ended early
+     * has its real duration).  Ones that start later did not happen. */
     uint32_t n;
     const fault_cfg *all = sim_faults(ss->sim, &n);
-    for (uint32_t i = cfg->n_faults; i < n; i++) {
+    cfg->n_faults = 0;
+    for (uint32_t i = 0; i < n; i++) {
         if (all[i].start_ns >= cut)
             continue;
         if (cfg->n_faults == SIM_MAX_FAULTS)

@@ -94,9 +94,14 @@ int session_restart(session *ss, sb_err *e);
 /* The same, with another policy stack. */
 int session_set_policy(session *ss, const char *policy, const setting *params,
                        int n_params, sb_err *e);
-/* Go to time t: rebuild the run and replay the log's actions before t
- * (the ones at or after t are dropped), at full speed. */
+/* Go to time t: rebuild the run and replay the log's actions up to t
+ * (those at t included; later ones are dropped), at full speed. */
 int session_seek(session *ss, int64_t t, sb_err *e);
+
+/* Make dst a copy of src's run so far: restart it and replay src's log
+ * to src's time (dst keeps its own policy): how a second policy joins an
+ * A/B comparison already under way. */
+int session_replay(session *dst, const session *src, sb_err *e);
 
 /* The log. */
 int session_actions(const session *ss, const session_action **out);
