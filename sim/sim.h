@@ -117,12 +117,14 @@ typedef enum sim_client_mode {
     CLIENT_MODE_COUNT
 } sim_client_mode;
 
-/* The server now, for front ends (O(busy + queued) to fill). */
+/* The server now, for front ends (O(busy) + at most 65 536 queued
+ * attempts looked at). */
 typedef struct sim_server_now {
     uint32_t busy, workers, queued;
     uint32_t queue_limit;       /* SIM_UNLIMITED when none */
     uint32_t abandoned_busy;    /* in service for a client that gave up */
-    uint32_t abandoned_queued;  /* queued for a client that gave up */
+    uint32_t abandoned_queued;  /* queued for a client that gave up
+                                   (sampled past 65 536 queued) */
     bool down;                  /* an outage is running */
 } sim_server_now;
 void sim_server_state(const sim *s, sim_server_now *out);

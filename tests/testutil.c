@@ -129,13 +129,18 @@ void tu_sim_free(tu_sim *t)
 
 int tu_stormbench(tu_output *o, const char *const *argl)
 {
-    memset(o, 0, sizeof *o);
     const char *argv[64];
     int n = 0;
     argv[n++] = SB_BINARY;
     for (; argl[n - 1] && n < 63; n++)
         argv[n] = argl[n - 1];
     argv[n] = NULL;
+    return tu_run(o, argv);
+}
+
+int tu_run(tu_output *o, const char *const *argv)
+{
+    memset(o, 0, sizeof *o);
     char out_path[1024], err_path[1024];
     snprintf(out_path, sizeof out_path, "%s", tu_temp_path("stdout"));
     snprintf(err_path, sizeof err_path, "%s", tu_temp_path("stderr"));
@@ -146,10 +151,10 @@ int tu_stormbench(tu_output *o, const char *const *argl)
     posix_spawn_file_actions_addopen(&fa, 2, err_path,
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid;
-    int rc = posix_spawn(&pid, SB_BINARY, &fa, NULL, (char *const *)argv,
+    int rc = posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
                          environ);
     posix_spawn_file_actions_destroy(&fa);
-    ck_assert_msg(rc == 0, "cannot run %s: %s", SB_BINARY, strerror(rc));
+    ck_assert_msg(rc == 0, "cannot run %s: %s", argv[0], strerror(rc));
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;

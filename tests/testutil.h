@@ -54,6 +54,8 @@ typedef struct tu_output {
     int status;
 } tu_output;
 int tu_stormbench(tu_output *o, const char *const *argl);
+/* Run the program argv[0] (a path) with argv, the same way. */
+int tu_run(tu_output *o, const char *const *argv);
 void tu_output_free(tu_output *o);
 
 /* The number after "key": in json, where key may be a dotted path whose

@@ -107,7 +107,14 @@ static int next_policy(const app *a, int i, const char *not)
     return -1;
 }
 
+static void set_ab_with(app *a, bool on, const char *policy);
+
 static void set_ab(app *a, bool on)
+{
+    set_ab_with(a, on, NULL);
+}
+
+static void set_ab_with(app *a, bool on, const char *policy)
 {
     sb_err e;
     if (!on) {
@@ -121,7 +128,7 @@ static void set_ab(app *a, bool on)
     }
     if (a->n_runs == 2)
         return;
-    const char *vs = a->o.vs;
+    const char *vs = policy ? policy : a->o.vs;
     if (vs == NULL) {
         int j = next_policy(a, a->policy_a, session_policy(a->run[0]));
         if (j < 0) {
@@ -652,9 +659,10 @@ static int run_cmd(app *a, char *text, bool dry, sb_err *e)
     } else if (strcmp(cmd, "ab") == 0) {
         arg = next_word(&p);
         if (arg == NULL || (strcmp(arg, "on") && strcmp(arg, "off")))
-            return err_set(e, "ab on|off");
+            return err_set(e, "ab on [POLICY] | ab off");
+        char *vs = strcmp(arg, "on") == 0 ? next_word(&p) : NULL;
         if (!dry)
-            set_ab(a, strcmp(arg, "on") == 0);
+            set_ab_with(a, strcmp(arg, "on") == 0, vs);
     } else if (strcmp(cmd, "policy") == 0) {
         arg = next_word(&p);
         if (arg == NULL)

@@ -268,6 +268,59 @@ void chart_panel_frame(cairo_t *cr, const chart_panel *p)
     cairo_restore(cr);
 }
 
+/* Dense series (more points than half the plot's pixel columns, such as
+ * 30 minutes of 1 s buckets in a 1 200 px panel) are drawn column by
+ * column: each pixel column gets one opaque span from the lowest to the
+ * highest value of the line through it, widened by the line's width, and
+ * a dash pattern switches columns on and off.  It looks the same as the
+ * stroked line at that density and costs a tenth: cairo's anti-aliased
+ * stroke of a jagged 1 800-point line took 4.4 ms per series, and a frame
+ * draws twenty. */
+static void series_columns(cairo_t *cr, const chart_panel *p,
+                           const chart_scale *y, const chart_data *d,
+                           const chart_style *st)
+{
+    size_t k = d->stride ? d->stride : 1;
+    double lw = st->width * p->font_px / 12.0;
+    int x0 = (int)floor(p->plot.x), cols = (int)ceil(p->plot.w) + 1;
+    cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+    cairo_set_source_rgba(cr, st->r, st->g, st->b, st->a);
+    int col = -1;
+    double lo = 0, hi = 0, prev = NAN;
+    for (size_t i = 0; i <= d->n; i++) {
+        double t = i < d->n ? d->t[i * k] : NAN;
+        double v = i < d->n ? d->v[i * k] : NAN;
+        bool ok = isfinite(t) && isfinite(v);
+        int c = ok ? (int)floor(chart_scale_map(&p->x, t)) - x0 : -1;
+        double py = ok ? chart_scale_map(y, v) : NAN;
+        if (col >= 0 && (c != col || !ok)) { /* flush the column */
+            double on = st->dash == 1   ? fmod(col, 8 * lw) < 5 * lw
+                        : st->dash == 2 ? fmod(col, 3.5 * lw) < 1.2 * lw
+                                        : 1;
+            if (on && col < cols)
+                cairo_rectangle(cr, x0 + col, lo - lw / 2, 1.0,
+                                hi - lo + lw);
+            prev = py;
+            col = -1;
+        }
+        if (!ok) {
+            prev = NAN;
+            continue;
+        }
+        if (col < 0) { /* a new column starts where the line came from */
+            col = c;
+            lo = hi = py;
+            if (isfinite(prev)) {
+                lo = fmin(lo, prev);
+                hi = fmax(hi, prev);
+            }
+        }
+        lo = fmin(lo, py);
+        hi = fmax(hi, py);
+    }
+    cairo_fill(cr);
+}
+
 void chart_panel_series(cairo_t *cr, const chart_panel *p,
                         const chart_scale *y, const chart_data *d,
                         const chart_style *st)
@@ -277,8 +330,13 @@ void chart_panel_series(cairo_t *cr, const chart_panel *p,
     size_t k = d->stride ? d->stride : 1;
     cairo_save(cr);
     clip_plot(cr, p);
+    if ((double)d->n > p->plot.w * 0.5) {
+        series_columns(cr, p, y, d, st);
+        cairo_restore(cr);
+        return;
+    }
     set_style(cr, st, p->font_px);
-    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+    cairo_set_line_join(cr, CAIRO_LINE_JOIN_BEVEL);
     bool pen = false;
     for (size_t i = 0; i < d->n; i++) {
         double t = d->t[i * k], v = d->v[i * k];
@@ -542,6 +600,11 @@ void chart_field_draw(cairo_t *cr, const chart_field *f, const uint8_t *states,
     if (f->cells == 0)
         return;
     cairo_save(cr);
+    /* Cells on whole pixels, without anti-aliasing: a field of ten
+     * thousand cells is ten thousand rectangles, and rasterising their
+     * edges at fractional positions costs more than all the rest of a
+     * frame. */
+    cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
     double gap = f->cell >= 4 ? 1.0 : 0.0;
     for (int s = 0; s < n_states; s++) {
         /* One fill per state: a path of all its cells. */
@@ -551,9 +614,11 @@ void chart_field_draw(cairo_t *cr, const chart_field *f, const uint8_t *states,
         for (uint32_t i = 0; i < f->cells; i++) {
             if (chart_field_cell_state(f, states, i, n_states) != s)
                 continue;
-            double x = f->area.x + (i % f->cols) * f->cell;
-            double y = f->area.y + (i / f->cols) * f->cell;
-            cairo_rectangle(cr, x, y, f->cell - gap, f->cell - gap);
+            double x0 = round(f->area.x + (i % f->cols) * f->cell);
+            double y0 = round(f->area.y + (i / f->cols) * f->cell);
+            double x1 = round(f->area.x + (i % f->cols + 1) * f->cell);
+            double y1 = round(f->area.y + (i / f->cols + 1) * f->cell);
+            cairo_rectangle(cr, x0, y0, x1 - x0 - gap, y1 - y0 - gap);
             any = true;
         }
         if (any)

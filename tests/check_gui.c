@@ -1,0 +1,224 @@
+/*
+ * check_gui.c -- the real window, under Xvfb, driven by a script: pause,
+ * inject an outage, resume, switch on A/B, take a screenshot, save the
+ * run as a scenario, quit.  The screenshot is read back from the window
+ * (what SDL shows), and checked where the layout says each thing is: its
+ * size, each panel's series colours inside its plot area, the fault's
+ * shading after the injection and not before, the client fields' state
+ * colours.  The saved scenario, run headless, gives the figures the
+ * window printed when it saved it.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cairo.h>
+
+#include "chart.h"
+#include "testutil.h"
+#include "view.h"
+
+#define W 1280
+#define H 800
+
+static cairo_surface_t *shot;
+static char out[4096], saved[1024];
+
+/* Run the window once for every test of the suite. */
+static void run_window(void)
+{
+    char script[1024], png[1024];
+    snprintf(png, sizeof png, "%s", tu_temp_path("gui-shot.png"));
+    snprintf(saved, sizeof saved, "%s", tu_temp_path("gui-found.ini"));
+    char text[2048];
+    snprintf(text, sizeof text,
+             "# the test's script\n"
+             "at 40s pause\n"
+             "at 40s inject outage blackhole 10s\n"
+             "at 40s resume\n"
+             "at 45s ab on exponential+circuit_breaker\n"
+             "at 100s screenshot %s\n"
+             "at 100s save %s\n"
+             "at 100s quit\n",
+             png, saved);
+    snprintf(script, sizeof script, "%s",
+             tu_write_temp("gui.script", text));
+    char size[32];
+    snprintf(size, sizeof size, "%dx%d", W, H);
+    /* The scenario's own outage is moved past the run: the one this test
+     * injects is the only fault it sees. */
+    const char *argv[] = {SB_XVFB_RUN, "-a", "-s", "-screen 0 1600x1000x24",
+                          SB_BINARY, "gui", TU_SOURCE("scenarios/retry-storm.ini"),
+                          "--set", "fault.outage.start=250s", "--script",
+                          script, "--speed", "max", "--size", size, NULL};
+    tu_output o;
+    tu_run(&o, argv);
+    ck_assert_msg(o.status == 0, "the window exited %d: %s%s", o.status,
+                  o.out, o.err);
+    snprintf(out, sizeof out, "%s", o.out);
+    tu_output_free(&o);
+    shot = cairo_image_surface_create_from_png(png);
+    ck_assert_int_eq(cairo_surface_status(shot), CAIRO_STATUS_SUCCESS);
+}
+
+static void setup(void)
+{
+    if (shot == NULL)
+        run_window();
+}
+
+static uint32_t px(int x, int y)
+{
+    const unsigned char *d = cairo_image_surface_get_data(shot);
+    int stride = cairo_image_surface_get_stride(shot);
+    return *(const uint32_t *)(const void *)(d + y * stride + x * 4) &
+           0xffffffu;
+}
+
+static bool near(uint32_t p, const chart_style *c, int tol)
+{
+    int r = (p >> 16) & 255, g = (p >> 8) & 255, b = p & 255;
+    return abs(r - (int)lround(c->r * 255)) <= tol &&
+           abs(g - (int)lround(c->g * 255)) <= tol &&
+           abs(b - (int)lround(c->b * 255)) <= tol;
+}
+
+/* Pixels of colour c inside rectangle r. */
+static long count(chart_rect r, const chart_style *c, int tol)
+{
+    long n = 0;
+    for (int y = (int)r.y; y < (int)(r.y + r.h); y++)
+        for (int x = (int)r.x; x < (int)(r.x + r.w); x++)
+            n += near(px(x, y), c, tol);
+    return n;
+}
+
+static view_layout layout(void)
+{
+    view_layout l;
+    view_layout_compute(W, H, view_font_px(W, H), 2, &l);
+    return l;
+}
+
+/* The plot area of panel k, as chart_panel_init lays it out (its time
+ * range does not move it). */
+static chart_panel plot_of(int k, double t0, double t1)
+{
+    view_layout l = layout();
+    chart_panel p;
+    chart_panel_init(&p, l.panels[k], "", "", t0, t1, 0, 1, l.font_px);
+    return p;
+}
+
+START_TEST(screenshot_is_the_window)
+{
+    ck_assert_int_eq(cairo_image_surface_get_width(shot), W);
+    ck_assert_int_eq(cairo_image_surface_get_height(shot), H);
+}
+END_TEST
+
+/* Each panel draws its series in their colours inside its plot area: at
+ * 100 s into the storm, load has offered (blue) and attempts
+ * (vermillion); goodput its green; queue wait its purple; duplicates
+ * vermillion; the policy panel B's open breakers (black) and refusals
+ * (orange). */
+START_TEST(panels_show_their_series)
+{
+    static const struct {
+        int panel, colour;
+    } want[] = {{0, 4}, {0, 5}, {1, 2}, {2, 6}, {3, 5}, {4, 7}, {4, 0}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        chart_panel p = plot_of(want[i].panel, 0, 120);
+        long n = count(p.plot, &chart_palette[want[i].colour], 30);
+        ck_assert_msg(n > 20, "panel %d has %ld pixels of colour %d",
+                      want[i].panel, n, want[i].colour);
+    }
+}
+END_TEST
+
+/* The outage injected at 40 s for 10 s is shaded over [40, 50) s in every
+ * panel (Okabe-Ito vermillion at 13 % over white), and nowhere at 20 s.
+ * The panels show [0, 120] s at 100 s of a 120 s window. */
+START_TEST(fault_is_shaded_after_the_injection)
+{
+    chart_style shade = {(255 - 0.13 * (255 - 213)) / 255.0,
+                         (255 - 0.13 * (255 - 94)) / 255.0,
+                         (255 - 0.13 * 255) / 255.0, 1, 1, 0};
+    for (int k = 0; k < VIEW_PANELS; k++) {
+        chart_panel p = plot_of(k, 0, 120);
+        int in = 0, before = 0;
+        for (int i = 1; i < 10; i++) {
+            int y = (int)(p.plot.y + p.plot.h * i / 10.0);
+            in += near(px((int)chart_scale_map(&p.x, 45), y), &shade, 6);
+            before += near(px((int)chart_scale_map(&p.x, 20), y), &shade, 6);
+        }
+        ck_assert_msg(in >= 5, "panel %d: the outage is not shaded (%d/9)",
+                      k, in);
+        ck_assert_msg(before == 0, "panel %d: shaded before the fault", k);
+    }
+}
+END_TEST
+
+/* A's clients (immediate retries, in the storm) are waiting on attempts
+ * or have just failed; B's (a circuit breaker) are refused locally by
+ * their open breakers. */
+START_TEST(client_fields_show_states)
+{
+    view_layout l = layout();
+    long waiting = count(l.field[0], &view_mode_colours[CLIENT_WAITING], 2);
+    long failed = count(l.field[0], &view_mode_colours[CLIENT_GAVE_UP], 2);
+    long refused = count(l.field[1], &view_mode_colours[CLIENT_REFUSED], 2);
+    ck_assert_msg(waiting > 500 && failed > 500,
+                  "A: %ld waiting, %ld failed pixels", waiting, failed);
+    ck_assert_msg(refused > 500, "B: %ld refused pixels", refused);
+}
+END_TEST
+
+/* The window printed the saved run's figures; the saved file, run
+ * headless, gives the same ones, and its [expect] section holds. */
+START_TEST(saved_scenario_reproduces_headless)
+{
+    const char *line = strstr(out, "saved ");
+    ck_assert_msg(line != NULL, "%s", out);
+    double amp, success, p99;
+    unsigned long long dups;
+    char fmt[1200];
+    snprintf(fmt, sizeof fmt,
+             "saved %s: 100 s, amplification %%lf, success ratio %%lf, "
+             "duplicates %%llu, p99 %%lf ms",
+             saved);
+    ck_assert_int_eq(sscanf(line, fmt, &amp, &success, &dups, &p99), 4);
+    char json[1024];
+    snprintf(json, sizeof json, "%s", tu_temp_path("gui-found.json"));
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"run", saved, "--json", json, "-q",
+                                       NULL});
+    ck_assert_msg(o.status == 0, "exit %d: %s%s", o.status, o.out, o.err);
+    tu_output_free(&o);
+    char *j = tu_read_file(json);
+    ck_assert_double_eq_tol(tu_json_number(j, "amplification"), amp, 5e-5);
+    ck_assert_double_eq_tol(tu_json_number(j, "success_ratio"), success,
+                            5e-5);
+    ck_assert_double_eq(tu_json_number(j, "duplicates"), (double)dups);
+    ck_assert_double_eq_tol(tu_json_number(j, "latency_ms.p99"), p99, 0.05);
+    ck_assert_double_eq(tu_json_number(j, "duration_s"), 100);
+    free(j);
+}
+END_TEST
+
+Suite *gui_suite(void)
+{
+    Suite *s = suite_create("gui");
+    TCase *tc = tcase_create("window");
+    tcase_set_timeout(tc, 300);
+    tcase_add_unchecked_fixture(tc, setup, NULL);
+    tcase_add_test(tc, screenshot_is_the_window);
+    tcase_add_test(tc, panels_show_their_series);
+    tcase_add_test(tc, fault_is_shaded_after_the_injection);
+    tcase_add_test(tc, client_fields_show_states);
+    tcase_add_test(tc, saved_scenario_reproduces_headless);
+    suite_add_tcase(s, tc);
+    return s;
+}
