@@ -52,8 +52,7 @@ static const char storm_fmt[] =
 #define MAX_RUNS 9
 
 enum { K_MODEL, K_HEAP, K_EVQ, N_KINDS };
-static const char *const kind_name[N_KINDS] = {"model", "ref heap",
-                                               "ref evq"};
+static const char *const kind_name[N_KINDS] = {"model", "ref heap", "ref evq"};
 
 /* What a child measured. */
 typedef struct measure {
@@ -161,8 +160,8 @@ static int child(int kind, long clients, int out_fd)
 {
     measure m;
     memset(&m, 0, sizeof m);
-    int rc = kind == K_MODEL ? run_model(clients, &m)
-                             : run_ref(kind, clients, &m);
+    int rc =
+        kind == K_MODEL ? run_model(clients, &m) : run_ref(kind, clients, &m);
     if (rc != 0)
         return 1;
     return write(out_fd, &m, sizeof m) == (ssize_t)sizeof m ? 0 : 1;
@@ -251,8 +250,8 @@ static int parse_long(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
-static int parse_args(int argc, char **argv, long *counts, int *n,
-                      int *runs, int *only)
+static int parse_args(int argc, char **argv, long *counts, int *n, int *runs,
+                      int *only)
 {
     long def[] = {1000, 10000, 100000, 1000000};
     *n = 0;
@@ -300,12 +299,12 @@ static void print_header(int runs)
            "offered, %d s simulated,\nsingle thread, %d run%s per cell "
            "(best/median; ratios worst/median)\n\n",
            TOTAL_RATE, DURATION_S, runs, runs > 1 ? "s" : "");
-    printf("%9s %8s | %15s | %15s %11s | %15s %11s | %15s\n", "", "",
-           "model", "ref heap", "model/heap", "ref evq", "model/evq",
+    printf("%9s %8s | %15s | %15s %11s | %15s %11s | %15s\n", "", "", "model",
+           "ref heap", "model/heap", "ref evq", "model/evq",
            "peak RSS B/client");
-    printf("%9s %8s | %15s | %15s %11s | %15s %11s | %5s %4s %4s\n",
-           "clients", "requests", "k req/CPU-s", "k req/CPU-s", "",
-           "k req/CPU-s", "", "model", "heap", "evq");
+    printf("%9s %8s | %15s | %15s %11s | %15s %11s | %5s %4s %4s\n", "clients",
+           "requests", "k req/CPU-s", "k req/CPU-s", "", "k req/CPU-s", "",
+           "model", "heap", "evq");
 }
 
 /* One row: speeds best/median, ratios worst/median over the paired runs. */
@@ -332,15 +331,16 @@ static void print_row(long clients, measure m[][N_KINDS], int runs)
     }
     printf("%9ld %8llu | %7.0f/%-7.0f | %7.0f/%-7.0f %5.2f/%-5.2f | "
            "%7.0f/%-7.0f %5.2f/%-5.2f | %5.0f %4.0f %4.0f\n",
-           clients, (unsigned long long)m[0][K_MODEL].requests, best[0],
-           med[0], best[1], med[1], worst[0], mr[0], best[2], med[2],
-           worst[1], mr[1], rss[0], rss[1], rss[2]);
+           clients, (unsigned long long)m[0][K_MODEL].requests, best[0], med[0],
+           best[1], med[1], worst[0], mr[0], best[2], med[2], worst[1], mr[1],
+           rss[0], rss[1], rss[2]);
 }
 
 /* The same model should do the same work: its counts next to the
  * reference's (they differ only where events tie, which the plain heap
  * breaks in its own order). */
-static void print_check(const long *counts, int n, measure all[][MAX_RUNS][N_KINDS])
+static void print_check(const long *counts, int n,
+                        measure all[][MAX_RUNS][N_KINDS])
 {
     printf("\nSame work? Counts of the first run (requests / attempts / "
            "successes / timeouts; events per request):\n");
@@ -385,8 +385,10 @@ int main(int argc, char **argv)
         for (int i = 0; i < n; i++)
             for (int k = 0; k < N_KINDS; k++)
                 if (run_one(k, counts[i], &all[i][r][k]) != 0) {
-                    fprintf(stderr, "bench_engine: %s at %ld clients "
-                            "failed\n", kind_name[k], counts[i]);
+                    fprintf(stderr,
+                            "bench_engine: %s at %ld clients "
+                            "failed\n",
+                            kind_name[k], counts[i]);
                     return 1;
                 }
     print_header(runs);

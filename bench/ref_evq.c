@@ -12,7 +12,7 @@
 #define rq_init(q, n) evq_init((q), (n) + 1024)
 #define rq_fini(q) evq_fini(q)
 #define rq_push(q, t, type, id, gen) evq_push((q), (t), (type), (id), (gen))
-#define rq_push_lane(q, lane, t, type, id, gen)                              \
+#define rq_push_lane(q, lane, t, type, id, gen)                                \
     evq_push_lane((q), (lane), (t), (type), (id), (gen))
 #define REF_RUN ref_run_evq
 
@@ -25,7 +25,7 @@ static bool rq_pop_before(evq *q, int64_t limit, ref_ev *ev)
 {
     evq_event e;
     if (!evq_pop_before(q, limit, &e))
-        return false;
+        return false; /* evq_failed: ref_run_evq reports it */
     ev->time = e.time;
     ev->id = e.id;
     ev->type = evq_type(&e);

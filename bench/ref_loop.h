@@ -68,8 +68,7 @@ typedef struct rstate {
     bool outage, oom;
 } rstate;
 
-static void push(rstate *s, int64_t t, unsigned type, uint32_t id,
-                 uint32_t gen)
+static void push(rstate *s, int64_t t, unsigned type, uint32_t id, uint32_t gen)
 {
     if (rq_push(&s->q, t, type, id, gen) != 0)
         s->oom = true;
@@ -143,7 +142,8 @@ static void att_release(rstate *s, uint32_t ai)
 
 static void schedule_arrival(rstate *s, uint32_t c)
 {
-    uint64_t x = rng_at(rng_key(s->p->seed, c, RNG_ARRIVAL), s->next_request[c]);
+    uint64_t x =
+        rng_at(rng_key(s->p->seed, c, RNG_ARRIVAL), s->next_request[c]);
     int64_t gap = (int64_t)(rng_exponential(x, s->gap_mean_ns) + 0.5);
     push(s, s->now + gap, R_ARRIVAL, c, 0);
 }
