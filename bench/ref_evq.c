@@ -14,6 +14,7 @@
 #define rq_push(q, t, type, id, gen) evq_push((q), (t), (type), (id), (gen))
 #define rq_push_lane(q, lane, t, type, id, gen)                                \
     evq_push_lane((q), (lane), (t), (type), (id), (gen))
+#define rq_failed(q) evq_failed(q)
 #define REF_RUN ref_run_evq
 
 struct ref_ev;
@@ -25,7 +26,7 @@ static bool rq_pop_before(evq *q, int64_t limit, ref_ev *ev)
 {
     evq_event e;
     if (!evq_pop_before(q, limit, &e))
-        return false; /* evq_failed: ref_run_evq reports it */
+        return false; /* or evq_failed: ref_run_evq reports it */
     ev->time = e.time;
     ev->id = e.id;
     ev->type = evq_type(&e);

@@ -86,6 +86,7 @@ static void rh_take(rheap *q)
 #define rq_push(q, t, type, id, gen) rh_push((q), (t), (type), (id), (gen))
 #define rq_push_lane(q, lane, t, type, id, gen)                                \
     ((void)(lane), rh_push((q), (t), (type), (id), (gen)))
+#define rq_failed(q) ((void)(q), false)
 #define REF_RUN ref_run_heap
 
 struct ref_ev;

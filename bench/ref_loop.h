@@ -11,6 +11,7 @@
  *                              treats it as rq_push)
  *   rq_pop_before(q, limit, ev)  the earliest event before limit into
  *                              *ev (a ref_ev); false when there is none
+ *   rq_failed(q)               did the queue run out of memory inside?
  *   REF_RUN                    the name of the function to define
  *
  * so that both builds run exactly the same model code: only the queue
@@ -343,7 +344,7 @@ int REF_RUN(const ref_params *p, ref_result *r)
         r->events++;
         dispatch(&s, &ev);
     }
-    rc = s.oom ? -1 : 0;
+    rc = s.oom || rq_failed(&s.q) ? -1 : 0;
 done:
     rq_fini(&s.q);
     free(s.next_request);

@@ -376,19 +376,23 @@ int evq_push_lane(evq *q, unsigned lane, int64_t time, unsigned type,
     return evq_push(q, time, type, id, gen);
 }
 
-/* Take the earliest event if it is before limit, or whatever its time
- * when bounded is false. */
-static bool take(evq *q, bool bounded, int64_t limit, evq_event *out)
+/* The window is empty: refill it.  Out of line, so that the common pop
+ * (the next event of the sorted run) stays small enough to inline and
+ * saves no registers it does not need.  false when nothing is left. */
+__attribute__((noinline)) static bool window_refill(evq *q)
 {
-    if (q->rhead == q->rlen && q->hlen == 0) {
-        int rc = q->failed ? -1 : refill(q);
-        if (rc < 0)
-            q->failed = true;
-        if (rc <= 0)
-            return false;
-    }
-    if (q->hlen == 0 ||
-        (q->rhead < q->rlen && evq_before(&q->run[q->rhead], &q->heap[0]))) {
+    int rc = q->failed ? -1 : refill(q);
+    if (rc < 0)
+        q->failed = true;
+    return rc > 0;
+}
+
+/* Take from the run or the overflow heap, whichever is earlier; the
+ * window holds events. */
+__attribute__((noinline)) static bool take_merged(evq *q, bool bounded,
+                                                  int64_t limit, evq_event *out)
+{
+    if (q->rhead < q->rlen && evq_before(&q->run[q->rhead], &q->heap[0])) {
         if (bounded && q->run[q->rhead].time >= limit)
             return false;
         *out = q->run[q->rhead++];
@@ -399,6 +403,22 @@ static bool take(evq *q, bool bounded, int64_t limit, evq_event *out)
     *out = q->heap[0];
     if (--q->hlen > 0)
         heap_remove_top(q->heap, q->hlen);
+    return true;
+}
+
+/* Take the earliest event if it is before limit, or whatever its time
+ * when bounded is false. */
+static inline bool take(evq *q, bool bounded, int64_t limit, evq_event *out)
+{
+    if (q->rhead == q->rlen && q->hlen == 0 && !window_refill(q))
+        return false;
+    if (q->hlen != 0)
+        return take_merged(q, bounded, limit, out);
+    const evq_event *e = &q->run[q->rhead];
+    if (bounded && e->time >= limit)
+        return false;
+    *out = *e;
+    q->rhead++;
     return true;
 }
 
