@@ -214,8 +214,9 @@ static inline void *process_state(const sim *s, uint32_t p)
 }
 
 /* Events that are usually "now + a constant" -- attempt timeouts, a
- * constant network delay each way, retries with no delay -- go to one
- * FIFO lane each, where they are already in time order (event_queue.h). */
+ * constant network delay each way, retries with no delay -- are pushed
+ * with a lane mark.  The queue once kept them in FIFO lanes; it needs no
+ * such hint now (event_queue.h), and orders them like any other. */
 enum { LANE_TIMEOUT = 0, LANE_TO_SERVER, LANE_TO_CLIENT, LANE_NOW };
 
 /* A non-negative time in ns, rounded to the nearest (half up): the same

@@ -252,6 +252,8 @@ int sim_run_until(sim *s, int64_t t)
         if (s->failed)
             return -1;
     }
+    if (evq_failed(&s->q))
+        return engine_fail(s, "out of memory for the event queue");
     if (t > s->m.cur_end && metrics_roll(&s->m, t - 1, bucket_closed, s) != 0)
         return engine_fail(s, "out of memory for metrics");
     if (t > s->now)
@@ -388,7 +390,7 @@ void sim_get_stats(const sim *s, sim_stats *out)
 {
     *out = s->stats;
     out->queue_len = evq_len(&s->q);
-    out->heap_len = s->q.len;
+    out->heap_len = evq_len(&s->q); /* one store: no FIFO lanes */
     out->requests_live = s->requests.live;
     out->attempts_live = s->attempts.live;
     out->bytes =
