@@ -50,7 +50,13 @@ enum event_type {
  * request is unfinished.  The policy's per-request state follows the
  * struct in the same pool record.
  */
-enum { RQ_KEYED = 1, RQ_CRITICAL = 2, RQ_TRACED = 4, RQ_FINISHED = 8 };
+enum {
+    RQ_KEYED = 1,
+    RQ_CRITICAL = 2,
+    RQ_TRACED = 4,
+    RQ_FINISHED = 8,
+    RQ_HEDGE_PENDING = 16 /* an EV_HEDGE of the current gen is scheduled */
+};
 
 typedef struct request {
     int64_t start;

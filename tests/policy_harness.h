@@ -239,6 +239,7 @@ static inline driver_request ph_request(const ph *h, const sb_attempt *a,
     d.op = a->op;
     d.keyed = a->keyed != 0;
     d.critical = a->critical != 0;
+    d.hedge_pending = false;
     return d;
 }
 
