@@ -127,12 +127,15 @@ START_TEST(open_refuses_then_half_open_probe_closes)
 }
 END_TEST
 
-/* A failed probe reopens it for cooldown x 2: 60 -> 120 -> 240 -> 300
- * (max_cooldown, not 480).  The host hears "open" only once: half-open
- * counts as open.  After a good probe the next opening is 60 s again. */
+/* With cooldown_multiplier = 2 (the default before the breaker followed
+ * its libraries; no library's) a failed probe reopens it for cooldown x
+ * 2: 60 -> 120 -> 240 -> 300 (max_cooldown, not 480).  The host hears
+ * "open" only once: half-open counts as open.  After a good probe the
+ * next opening is 60 s again. */
 START_TEST(failed_probe_extends_the_cooldown)
 {
-    h = ph_create("circuit_breaker", NULL, 0);
+    const char *params[] = {"cooldown_multiplier=2"};
+    h = ph_create("circuit_breaker", params, 1);
     failures(5); /* open at 0 until 60 */
     const double cooldowns[] = {120, 240, 300, 300};
     double t = 60.0;
@@ -152,6 +155,42 @@ START_TEST(failed_probe_extends_the_cooldown)
     ck_assert(!can_send());
     h->now = t + 60.0;
     ck_assert(can_send());
+}
+END_TEST
+
+/* By default the break duration is constant, as resilience4j's
+ * waitDurationInOpenState and Polly's BreakDuration: each failed probe
+ * reopens it for 60 s again.  cooldown_growth = linear waits cooldown x
+ * (n + 1) after n failed rounds (Envoy's ejection time x ejections): 120,
+ * 180, 240, then 300 (max_cooldown) instead of 300 and 360. */
+START_TEST(cooldown_constant_by_default_or_linear)
+{
+    h = ph_create("circuit_breaker", NULL, 0);
+    failures(5);
+    double t = 60.0;
+    for (int i = 0; i < 4; i++) {
+        h->now = t;
+        ck_assert(request_fails(SB_ERR_TIMEOUT, 0));
+        h->now = t + 59.999;
+        ck_assert(!can_send());
+        t += 60.0;
+    }
+    ph_free(h);
+    const char *params[] = {"cooldown_growth=linear"};
+    h = ph_create("circuit_breaker", params, 1);
+    h->now = 0;
+    failures(5);
+    const double cooldowns[] = {120, 180, 240, 300, 300};
+    t = 60.0;
+    for (int i = 0; i < 5; i++) {
+        h->now = t;
+        ck_assert(request_fails(SB_ERR_TIMEOUT, 0));
+        h->now = t + cooldowns[i] - 0.001;
+        ck_assert(!can_send());
+        h->now = t + cooldowns[i];
+        ck_assert(can_send());
+        t += cooldowns[i];
+    }
 }
 END_TEST
 
@@ -369,7 +408,8 @@ END_TEST
 /* ---- Effect: open breakers and local refusals in an outage -------------
  *
  * 20 clients x 2/s; connections refused from 20 s to 60 s; exponential
- * backoff (5 attempts) with a breaker whose cooldown is 10 s.  A client's
+ * backoff (5 attempts) with a breaker whose cooldown is 10 s and doubles
+ * after a failed probe (cooldown_multiplier = 2).  A client's
  * first failing request alone fails 5 times in a row, so by 25 s every
  * breaker is open and the engine's count of open breakers at each bucket
  * end in [25, 60) is all 20 (half-open counts as open).  Each client then
@@ -399,14 +439,14 @@ static void check_breakers(tu_sim *t)
 
 START_TEST(effect_breakers_open_and_refuse_during_an_outage)
 {
-    const char *params[] = {"cooldown=10s"};
+    const char *params[] = {"cooldown=10s", "cooldown_multiplier=2"};
     tu_sim *t =
-        tu_sim_run(outage_ini, "exponential+circuit_breaker", params, 1);
+        tu_sim_run(outage_ini, "exponential+circuit_breaker", params, 2);
     check_breakers(t);
     tu_sim_free(t);
     const char *wparams[] = {"cooldown=10s", "mode=window", "window_size=20",
-                             "min_calls=10"};
-    t = tu_sim_run(outage_ini, "exponential+circuit_breaker", wparams, 4);
+                             "min_calls=10", "cooldown_multiplier=2"};
+    t = tu_sim_run(outage_ini, "exponential+circuit_breaker", wparams, 5);
     check_breakers(t);
     tu_sim_free(t);
     t = tu_sim_run(outage_ini, NULL, NULL, 0);
@@ -427,6 +467,7 @@ Suite *policy_circuit_breaker_suite(void)
     tcase_add_test(tc, success_and_client_errors_reset_the_count);
     tcase_add_test(tc, open_refuses_then_half_open_probe_closes);
     tcase_add_test(tc, failed_probe_extends_the_cooldown);
+    tcase_add_test(tc, cooldown_constant_by_default_or_linear);
     tcase_add_test(tc, stale_answers_ignored_and_lost_probes_released);
     tcase_add_test(tc, several_probes_must_all_succeed);
     suite_add_tcase(s, tc);
