@@ -104,6 +104,8 @@ typedef struct attempt {
     uint32_t number;
     uint32_t slot; /* index in sim.in_service while in service */
     int32_t status;
+    int32_t pushback_ms; /* of the answer, when pushback is _DELAY */
+    uint8_t pushback;    /* FAULT_PUSHBACK_NONE, _DELAY or _STOP */
     uint8_t waiting;
     uint8_t stage;
     uint8_t result; /* sb_error_kind of the answer */

@@ -137,6 +137,8 @@ void server_on_arrive(sim *s, uint32_t ai, uint32_t gen)
         s->m.cur->errors++;
         server_answer(s, ai, f->kind, f->status,
                       f->retry_after_ns > 0 ? f->retry_after_ns : -1, true);
+        t->pushback = f->pushback;
+        t->pushback_ms = f->pushback_ms;
         return;
     }
     if (s->busy < s->workers) {
