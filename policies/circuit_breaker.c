@@ -22,7 +22,9 @@
  *                all    a probe that fails reopens it at once; once
  *                       `probes` have succeeded it closes (Polly, Hystrix:
  *                       one trial call);
- *                ratio  once `probes` answers are in, a failure ratio >=
+ *                ratio  once min(probes, min_calls) answers are in (all
+ *                       the probes, unless min_calls is smaller), a
+ *                       failure ratio >=
  *                       failure_ratio or a slow ratio >= slow_call_ratio
  *                       among them reopens it, else it closes
  *                       (resilience4j's permittedNumberOfCallsIn
@@ -75,6 +77,7 @@ typedef struct breaker {
     int64_t threshold, probes;
     double cooldown, multiplier, max_cooldown;
     int64_t window_size, min_calls;
+    int64_t half_open_calls; /* ratio: answers the probes' ratio needs */
     window_shape tw;
     double failure_ratio, slow_duration, slow_ratio;
 } breaker;
@@ -167,6 +170,9 @@ static int32_t cb_create(const sb_value *v, void **shared, char *err,
     /* resilience4j: a count window smaller than min_calls makes its size
      * the minimum, or the breaker could never open. */
     p->min_calls = v[P_MIN_CALLS].i;
+    /* resilience4j's half-open metrics: a count window of the permitted
+     * calls, whose minimum is min(minimumNumberOfCalls, permitted). */
+    p->half_open_calls = p->min_calls < p->probes ? p->min_calls : p->probes;
     if (p->window_type == WINDOW_COUNT && p->min_calls > p->window_size)
         p->min_calls = p->window_size;
     p->slow_duration = v[P_SLOW_CALL_DURATION].d;
@@ -288,9 +294,9 @@ static void probe_result(const sb_ctx *ctx, cb_state *c,
         c->probes_ok++;
         c->probes_failed += failed;
         c->probes_slow += a->latency_s > p->slow_duration;
-        done = c->probes_ok >= p->probes;
-        /* resilience4j: the half-open metrics need all permitted calls
-         * (their minimumNumberOfCalls), then the thresholds decide. */
+        done = c->probes_ok >= p->half_open_calls;
+        /* resilience4j: once the half-open metrics hold their minimum
+         * number of calls, the thresholds decide. */
         reopen = done && ratios_trip(p, c->probes_ok, c->probes_failed,
                                      c->probes_slow);
     }
