@@ -11,8 +11,10 @@
  *                window mode: once the window holds min_calls calls, a
  *                  failure ratio >= failure_ratio, or a slow-call ratio
  *                  >= slow_call_ratio, opens it (resilience4j, Polly v8);
- *                  the window is the last window_size calls (count) or
- *                  the last window_duration (time, 10 slices as Polly).
+ *                  the window is the last window_size calls (count,
+ *                  checked after every call, as resilience4j) or the
+ *                  last window_duration (time, 10 slices, checked when a
+ *                  failure is recorded, as Polly v8).
  *   open       every attempt is refused locally, and a failure gives up
  *              rather than wait for a retry the breaker would refuse;
  *              after the cooldown (60 s) the next attempt finds it
@@ -359,7 +361,11 @@ static void closed_outcome(const sb_ctx *ctx, cb_state *c, const sb_attempt *a,
     int64_t calls = p->window_type == WINDOW_COUNT
                         ? count_window(p, c, out, &f, &s)
                         : time_window(p, c, out, a->now_s, &f, &s);
-    if (window_trips(p, calls, f, s))
+    /* resilience4j (the count window) checks its thresholds after every
+     * call; Polly v8 (the time window) only when it records a failure
+     * (AdvancedCircuitBehavior.OnActionFailure). */
+    bool check = p->window_type == WINDOW_COUNT || failed;
+    if (check && window_trips(p, calls, f, s))
         trip(ctx, c, a->now_s);
 }
 
