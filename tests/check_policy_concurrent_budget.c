@@ -174,6 +174,116 @@ START_TEST(failure_with_attempts_outstanding_takes_no_place)
 }
 END_TEST
 
+/* ---- Reference: Envoy's arithmetic, decision by decision ---------------
+ *
+ * Written from envoyproxy/envoy source/common/upstream/
+ * resource_manager_impl.h (commit 01c2c1fadbc61d572c7e02568c98ff001c0bfe8f),
+ * RetryBudgetImpl: canCreate() is count() < max(), max() is
+ * std::max<uint64_t>(budget_percent / 100.0 x (requests_.count() +
+ * pending_requests_.count()), min_retry_concurrency); and from
+ * source/common/router/retry_state_impl.cc, RetryStateImpl::shouldRetry:
+ * resetRetry() first gives back the retry resource the request held
+ * (taken by its last granted retry), then a retry is granted if
+ * retries().canCreate() (else upstream_rq_retry_overflow), and the grant
+ * takes the resource (retries().inc()) until the next answer or the
+ * request's end.  An upstream request counts in requests_ (rq_active,
+ * or rq_pending while it waits for a connection) from its send to its
+ * answer; a request backing off has none.
+ *
+ * Up to 64 requests at once; each step starts one, answers an attempt in
+ * flight (success, or a 503 and a decision), or sends a granted retry
+ * after its backoff, chosen by a fixed sequence. */
+enum { ENVOY_FREE, ENVOY_INFLIGHT, ENVOY_BACKOFF };
+
+typedef struct envoy_req {
+    int state;
+    uint32_t attempt; /* the attempt in flight, or the last one */
+    bool holds;       /* holds a unit of the retries resource */
+} envoy_req;
+
+static uint64_t lcg_state;
+
+static uint32_t lcg(uint32_t n)
+{
+    lcg_state = lcg_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)((lcg_state >> 33) % n);
+}
+
+START_TEST(reference_envoy_retry_budget)
+{
+    h = budget("budget_percent=25", "min_retry_concurrency=2");
+    envoy_req rq[PH_REQUESTS];
+    memset(rq, 0, sizeof rq);
+    uint64_t active = 0, retries = 0;
+    int decisions = 0, granted_n = 0, overflow = 0, over_min = 0;
+    lcg_state = 7;
+    for (int step = 0; step < 5000; step++) {
+        int i = (int)lcg(PH_REQUESTS);
+        ph_use(h, i);
+        envoy_req *r = &rq[i];
+        if (r->state == ENVOY_FREE) {
+            if (lcg(4) != 0) /* keep some slots free */
+                continue;
+            ph_new_request(h);
+            sb_attempt a = ph_attempt(h, 1);
+            ck_assert(ph_allowed(h, &a));
+            r->state = ENVOY_INFLIGHT;
+            r->attempt = 1;
+            active++;
+        } else if (r->state == ENVOY_BACKOFF) {
+            sb_attempt a = ph_attempt(h, ++r->attempt);
+            ck_assert(ph_allowed(h, &a));
+            r->state = ENVOY_INFLIGHT;
+            active++;
+        } else if (lcg(10) < 3) { /* success */
+            sb_attempt a = ph_attempt(h, r->attempt);
+            ph_success(h, &a);
+            ph_end(h, &a, SB_OUTCOME_SUCCESS);
+            active--;
+            if (r->holds)
+                retries--;
+            memset(r, 0, sizeof *r);
+        } else { /* a 503: shouldRetry */
+            active--;
+            if (r->holds) { /* resetRetry() */
+                retries--;
+                r->holds = false;
+            }
+            uint64_t share = (uint64_t)(25 / 100.0 * (double)active);
+            uint64_t max = share > 2 ? share : 2;
+            bool want = retries < max;
+            sb_attempt a = ph_attempt(h, r->attempt);
+            ph_error(&a, SB_ERR_HTTP, 503);
+            sb_action got = ph_failure(h, &a).action;
+            decisions++;
+            ck_assert_msg((got == SB_RETRY) == want,
+                          "step %d: %llu upstream, %llu retries active, "
+                          "limit %llu: Envoy %s, concurrent_budget %s",
+                          step, (unsigned long long)active,
+                          (unsigned long long)retries,
+                          (unsigned long long)max,
+                          want ? "retries" : "overflows",
+                          got == SB_RETRY ? "retries" : "gives up");
+            over_min += share > 2;
+            if (want) {
+                retries++;
+                r->holds = true;
+                r->state = ENVOY_BACKOFF;
+                granted_n++;
+            } else {
+                ph_end(h, &a, SB_OUTCOME_GAVE_UP);
+                memset(r, 0, sizeof *r);
+                overflow++;
+            }
+        }
+    }
+    ck_assert_int_ge(decisions, 500);
+    ck_assert_int_ge(granted_n, 100);
+    ck_assert_int_ge(overflow, 100);
+    ck_assert_int_ge(over_min, 50); /* the percentage, not just the floor */
+}
+END_TEST
+
 /* budget_percent 0 and min_retry_concurrency 0: no retry at all. */
 START_TEST(zero_budget_allows_no_retry)
 {
@@ -235,6 +345,7 @@ Suite *policy_concurrent_budget_suite(void)
     tcase_add_test(tc, backing_off_requests_do_not_count);
     tcase_add_test(tc, failure_with_attempts_outstanding_takes_no_place);
     tcase_add_test(tc, zero_budget_allows_no_retry);
+    tcase_add_test(tc, reference_envoy_retry_budget);
     suite_add_tcase(s, tc);
     TCase *e = tcase_create("effect");
     tcase_add_test(e, effect_concurrent_retries_bounded);
