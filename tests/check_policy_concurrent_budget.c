@@ -333,6 +333,42 @@ START_TEST(effect_concurrent_retries_bounded)
 }
 END_TEST
 
+/* ---- Effect: one budget for every client of a process ------------------
+ *
+ * Envoy keeps the budget per cluster of an Envoy instance: all the
+ * requests through that instance share it ([clients] processes).  50
+ * clients x 2/s, black-holed from 10 s to 55 s, exponential backoff.  In
+ * one process, about 100 first attempts are in flight (1 s each) and the
+ * active retries R <= 0.2 x (100 + R), R <= 25, each held at least its
+ * 1 s timeout: at most 25 retries/s on 100 requests/s, amplification <=
+ * 1.25.  With each client its own process every one of them has only ~2
+ * attempts in flight, so min_retry_concurrency (3) rules per client:
+ * up to 3 retries/s on 2 requests/s, well above (measured 1.8 over the
+ * whole run). */
+static const char shared_ini[] =
+    "[scenario]\nname = shared\nduration = 60s\nwarmup = 10s\n"
+    "[clients]\ncount = 50\nrate = 2/s\ntimeout = 1s\nprocesses = %d\n"
+    "[server]\nworkers = unlimited\nservice = const(10ms)\n"
+    "[policy]\nname = exponential\n"
+    "[fault.down]\ntype = outage\nstart = 10s\nduration = 45s\n"
+    "mode = blackhole\n";
+
+START_TEST(effect_one_budget_per_process)
+{
+    char ini[sizeof shared_ini + 16];
+    snprintf(ini, sizeof ini, shared_ini, 1);
+    tu_sim *t = tu_sim_run(ini, "exponential+concurrent_budget", NULL, 0);
+    double shared = ph_amplification(t, 20, 50);
+    ck_assert_double_le(shared, 1.25);
+    ck_assert_double_gt(shared, 1.05);
+    tu_sim_free(t);
+    snprintf(ini, sizeof ini, shared_ini, 50);
+    t = tu_sim_run(ini, "exponential+concurrent_budget", NULL, 0);
+    ck_assert_double_gt(ph_amplification(t, 20, 50), 1.5);
+    tu_sim_free(t);
+}
+END_TEST
+
 Suite *policy_concurrent_budget_suite(void)
 {
     Suite *s = suite_create("policy_concurrent_budget");
@@ -349,6 +385,7 @@ Suite *policy_concurrent_budget_suite(void)
     suite_add_tcase(s, tc);
     TCase *e = tcase_create("effect");
     tcase_add_test(e, effect_concurrent_retries_bounded);
+    tcase_add_test(e, effect_one_budget_per_process);
     suite_add_tcase(s, e);
     return s;
 }
