@@ -90,6 +90,9 @@ static int parse_set(const sb_param *p, const char *text, sb_value *v,
         memcpy(name, c, end);
         name[end] = '\0';
         int idx = choice_index(p->choices, name);
+        if (idx < 0 && strcmp(name, text) == 0)
+            return err_set(e, "expected a comma-separated list of %s (or "
+                           "'all', or nothing), got '%s'", p->choices, text);
         if (idx < 0)
             return err_set(e, "expected a comma-separated list of %s (or "
                            "'all', or nothing), got '%s' in '%s'",

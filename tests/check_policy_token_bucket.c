@@ -202,6 +202,38 @@ START_TEST(pushback_stop_and_delay)
 }
 END_TEST
 
+/* The list is a set parameter (ABI 2.1): names separated by commas,
+ * spaces allowed around them; "all" is every code, nothing is none; an
+ * unknown name is an error that lists the codes. */
+START_TEST(retryable_status_codes_is_a_set)
+{
+    const char *all[] = {"retryable_status_codes=all"};
+    h = ph_create("immediate+token_bucket", all, 1);
+    ck_assert_int_eq(ph_fail(h, 1, SB_ERR_GRPC, SB_GRPC_INVALID_ARGUMENT)
+                         .action,
+                     SB_RETRY);
+    ph_free(h);
+    const char *none[] = {"retryable_status_codes="};
+    h = ph_create("immediate+token_bucket", none, 1);
+    ck_assert_int_eq(ph_fail(h, 1, SB_ERR_GRPC, SB_GRPC_UNAVAILABLE).action,
+                     SB_GIVE_UP);
+    ph_free(h);
+    const char *two[] = {"retryable_status_codes= INTERNAL , NOT_FOUND"};
+    h = ph_create("immediate+token_bucket", two, 1);
+    ck_assert_int_eq(ph_fail(h, 1, SB_ERR_GRPC, SB_GRPC_NOT_FOUND).action,
+                     SB_RETRY);
+    ck_assert_int_eq(ph_fail(h, 1, SB_ERR_HTTP, 400).action, SB_RETRY);
+    ck_assert_int_eq(ph_fail(h, 1, SB_ERR_GRPC, SB_GRPC_UNAVAILABLE).action,
+                     SB_GIVE_UP);
+    const char *bad[] = {"retryable_status_codes=UNAVAILABLE,NOPE"};
+    const char *msg = ph_build_error("immediate+token_bucket", bad, 1);
+    ck_assert_msg(strstr(msg, "retryable_status_codes") &&
+                      strstr(msg, "got 'NOPE' in 'UNAVAILABLE,NOPE'") &&
+                      strstr(msg, "|UNAVAILABLE|"),
+                  "got: %s", msg);
+}
+END_TEST
+
 /* A6 bounds max_tokens to (0, 1000]; the error lists the range. */
 START_TEST(max_tokens_out_of_range)
 {
@@ -456,6 +488,7 @@ Suite *policy_token_bucket_suite(void)
     tcase_add_test(tc, max_tokens_out_of_range);
     tcase_add_test(tc, statuses_outside_the_list_are_not_retried);
     tcase_add_test(tc, pushback_stop_and_delay);
+    tcase_add_test(tc, retryable_status_codes_is_a_set);
     tcase_add_test(tc, reference_grpc_java_throttle_and_retry_decision);
     suite_add_tcase(s, tc);
     TCase *e = tcase_create("effect");
