@@ -199,7 +199,12 @@ typedef struct sb_verdict {
     sb_send action;
     sb_refusal refusal;   /* when action is SB_SEND_REFUSE */
     uint32_t reserved;    /* 0 */
-    double hedge_after_s; /* > 0: if no answer after this long, send a hedge */
+    double hedge_after_s; /* > 0: if no answer after this long, send a
+                             hedge.  (2.1) If an attempt fails before
+                             then, the hedge is sent at once (gRFC A6's
+                             non-fatal failure) unless a layer's
+                             before_send refuses it (policies/driver.h,
+                             rule 0) */
     const char *reason;   /* static string for traces, or NULL */
 } sb_verdict;
 
