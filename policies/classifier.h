@@ -38,7 +38,7 @@ int classify_as_grpc(const sb_attempt *a);
 /* The gRPC code names in numbering order, for an SB_PARAM_SET whose bit
  * i is code i. */
 #define GRPC_CODE_CHOICES                                                      \
-    "OK|CANCELLED|UNKNOWN|INVALID_ARGUMENT|DEADLINE_EXCEEDED|NOT_FOUND|"        \
+    "OK|CANCELLED|UNKNOWN|INVALID_ARGUMENT|DEADLINE_EXCEEDED|NOT_FOUND|"       \
     "ALREADY_EXISTS|PERMISSION_DENIED|RESOURCE_EXHAUSTED|"                     \
     "FAILED_PRECONDITION|ABORTED|OUT_OF_RANGE|UNIMPLEMENTED|INTERNAL|"         \
     "UNAVAILABLE|DATA_LOSS|UNAUTHENTICATED"

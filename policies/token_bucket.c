@@ -36,6 +36,10 @@
  * resets its backoff; here the delay is the larger of n and the backoff
  * below, and the backoff below is not reset.
  *
+ * Under hedge, gRPC charges the hedging policy's nonFatalStatusCodes
+ * instead; here a hedge's failure is charged by this list too, so give
+ * the two layers the same codes.
+ *
  * The bucket starts full at max_tokens; a success adds token_ratio; the
  * count stays in [0, max_tokens].  A hedge is sent only while tokens >
  * max_tokens / 2; first attempts are never throttled.  Tokens are kept in

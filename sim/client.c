@@ -116,11 +116,11 @@ static driver_result result_of(const attempt *t, sb_error_kind kind)
     res.defect = kind == SB_ERR_TIMEOUT ? SB_DEFECT_NONE : t->defect;
     res.sent_ns = t->sent;
     res.retry_after_ns = kind == SB_ERR_TIMEOUT ? -1 : t->retry_after;
-    res.pushback_s = kind == SB_ERR_TIMEOUT || t->pushback == FAULT_PUSHBACK_NONE
-                         ? SB_PUSHBACK_NONE
-                     : t->pushback == FAULT_PUSHBACK_STOP
-                         ? SB_PUSHBACK_STOP
-                         : t->pushback_ms / 1e3;
+    res.pushback_s =
+        kind == SB_ERR_TIMEOUT || t->pushback == FAULT_PUSHBACK_NONE
+            ? SB_PUSHBACK_NONE
+        : t->pushback == FAULT_PUSHBACK_STOP ? SB_PUSHBACK_STOP
+                                             : t->pushback_ms / 1e3;
     return res;
 }
 

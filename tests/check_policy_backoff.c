@@ -181,7 +181,8 @@ END_TEST
  * 300 requests of up to 7 attempts per mode, each draw from a fixed
  * sequence, each delay compared with the original's formula:
  *   none, full, equal, decorrelated: aws-samples/aws-arch-backoff-simulator
- *     src/backoff_simulator.py (commit 095a07603079779edc86102ff1d91731a004cd2a),
+ *     src/backoff_simulator.py (commit
+ *     095a07603079779edc86102ff1d91731a004cd2a),
  *     Backoff.expo, ExpoBackoff, ExpoBackoffFullJitter,
  *     ExpoBackoffEqualJitter, ExpoBackoffDecorr (sleep starts at base;
  *     random.uniform(a, b) = a + (b - a) x random()).  The simulator's
