@@ -172,6 +172,23 @@ START_TEST(statuses_outside_the_list_are_not_retried)
 }
 END_TEST
 
+/* The issue's command, through the real binary: `decide` says give_up
+ * for INVALID_ARGUMENT (it said retry, at any token count). */
+START_TEST(decide_does_not_retry_invalid_argument)
+{
+    tu_output o;
+    const char *argl[] = {"decide", "--policy", "immediate+token_bucket",
+                          "--param", "max_tokens=2", "--error", "grpc",
+                          "--status", "INVALID_ARGUMENT", "--attempt", "1",
+                          NULL};
+    ck_assert_int_eq(tu_stormbench(&o, argl), 0);
+    ck_assert_msg(strstr(o.out, "\"action\": \"give_up\"") &&
+                      strstr(o.out, "not in retryable_status_codes"),
+                  "got: %s", o.out);
+    tu_output_free(&o);
+}
+END_TEST
+
 /* Pushback (A6 "Pushback"): "do not retry" ends the request and costs a
  * token even for a status outside the list; a delay is the least delay
  * of the retry.  With pushback = false both are ignored. */
@@ -489,6 +506,7 @@ Suite *policy_token_bucket_suite(void)
     tcase_add_test(tc, statuses_outside_the_list_are_not_retried);
     tcase_add_test(tc, pushback_stop_and_delay);
     tcase_add_test(tc, retryable_status_codes_is_a_set);
+    tcase_add_test(tc, decide_does_not_retry_invalid_argument);
     tcase_add_test(tc, reference_grpc_java_throttle_and_retry_decision);
     suite_add_tcase(s, tc);
     TCase *e = tcase_create("effect");
