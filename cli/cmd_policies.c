@@ -27,6 +27,8 @@ static const char *type_name(const sb_param *p)
         return "bool";
     case SB_PARAM_CHOICE:
         return "choice";
+    case SB_PARAM_SET:
+        return "set";
     }
     return "?";
 }
@@ -41,9 +43,12 @@ static void show(const sb_policy *p, const char *origin)
     printf("    state: %s\n", p->scope ? p->scope : "none (stateless)");
     for (int j = 0; p->params && p->params[j].name; j++) {
         const sb_param *q = &p->params[j];
-        char range[96] = "";
+        char range[512] = "";
         if (q->type == SB_PARAM_CHOICE)
             snprintf(range, sizeof range, "%s", q->choices);
+        else if (q->type == SB_PARAM_SET)
+            snprintf(range, sizeof range, "any of %s, comma-separated",
+                     q->choices);
         else if (q->type == SB_PARAM_DURATION)
             snprintf(range, sizeof range, "%.15gs..%.15gs", q->min, q->max);
         else if (q->type != SB_PARAM_BOOL)

@@ -144,7 +144,7 @@ static int probe_request(pstack *ps, const client_cfg *cc, uint32_t limit,
                                            : DRIVER_NO_DEADLINE,
                         cc->timeout_ns, 0, 0, p->op,
                         p->op == SB_OP_POST && cc->idempotency_keys,
-                        p->critical};
+                        p->critical, false};
     int step = 1;
     for (uint32_t n = 1; step == 1 && n <= limit; n++)
         step = probe_step(ps, &call, &r, p);

@@ -6,18 +6,31 @@
  *   quota      starts at initial_retry_tokens (500), at most that much;
  *              one per process, as one per SDK client object, which a
  *              service instance shares among its concurrent callers
- *   a retry    costs retry_cost (5), or timeout_retry_cost (10) after a
- *              timeout; no quota left for it => no retry
+ *   a retry    costs retry_cost (5), timeout_retry_cost (10) after a
+ *              timeout, throttling_retry_cost (5) after a throttling
+ *              error; no quota left for it => no retry.  botocore's
+ *              default "standard" mode (retries/standard.py, STANDARD_
+ *              RETRY_MODE_VERSION 2.0, RetryQuotaChecker) charges 5 and
+ *              10 after ConnectTimeoutError/ReadTimeoutError; its 2.1
+ *              charges 5 after a throttling error and 14 after any
+ *              other (retry_cost = timeout_retry_cost = 14)
  *   a success  refunds the cost of the request's last retry, or
  *              no_retry_increment (1) if it was not retried
  *   backoff    full jitter: U(0, min(cap, base x 2^(n-1))) after attempt
  *              n, base 100 ms (Java 2.x; botocore uses 1 s), cap 20 s
  *   attempts   3 in all
  *
- * Retryable, as in the SDKs: timeouts and connection errors, HTTP 408
- * (RequestTimeout), 429 (throttling), 500, 502, 503 and 504; gRPC codes
- * (which no AWS service speaks) as the shared classifier's transient
- * ones.  Anything else fails at once without touching the quota.
+ * Retryable, as in botocore's StandardRetryConditions: timeouts and
+ * connection errors (ConnectionError, HTTPClientError), HTTP 500, 502,
+ * 503 and 504 (TransientRetryableChecker), and by error code: the
+ * transient RequestTimeout and the throttling codes (Throttling,
+ * ThrottlingException, TooManyRequestsException, SlowDown ...:
+ * ThrottledRetryableChecker).  The simulated server sends no AWS error
+ * codes, so its HTTP 408 is read as RequestTimeout and its 429 as a
+ * throttling code, as the AWS services send them with those statuses;
+ * gRPC codes (which no AWS service speaks) as the shared classifier's
+ * transient ones.  Anything else fails at once without touching the
+ * quota.
  *
  * The quota is taken when the retry is decided, as botocore does before
  * it sleeps: on_failure checks there is enough for the retry and
@@ -38,6 +51,7 @@ typedef struct quota {
     backoff b;
     int64_t max_attempts;
     int64_t initial, retry_cost, timeout_cost, no_retry_increment;
+    int64_t throttling_cost;
 } quota;
 
 /* What one logical request remembers: the cost of its last retry. */
@@ -46,7 +60,7 @@ typedef struct quota_req {
     bool retried;
 } quota_req;
 
-enum { P_MAX_ATTEMPTS, P_BASE, P_CAP, P_INITIAL_RETRY_TOKENS, P_RETRY_COST, P_TIMEOUT_RETRY_COST, P_NO_RETRY_INCREMENT };
+enum { P_MAX_ATTEMPTS, P_BASE, P_CAP, P_INITIAL_RETRY_TOKENS, P_RETRY_COST, P_TIMEOUT_RETRY_COST, P_NO_RETRY_INCREMENT, P_THROTTLING_RETRY_COST };
 
 static const sb_param quota_params[] = {
     [P_MAX_ATTEMPTS] = {"max_attempts", SB_PARAM_INT, "3", "attempts in all, the first included",
@@ -62,6 +76,10 @@ static const sb_param quota_params[] = {
      "quota a retry after a timeout takes", NULL, 0, 1e9},
     [P_NO_RETRY_INCREMENT] = {"no_retry_increment", SB_PARAM_INT, "1",
      "quota a success on the first attempt gives back", NULL, 0, 1e9},
+    [P_THROTTLING_RETRY_COST] = {"throttling_retry_cost", SB_PARAM_INT, "5",
+     "quota a retry after a throttling error (429) takes (botocore 2.0 and "
+     "2.1: 5; with 2.1 set retry_cost and timeout_retry_cost to 14)", NULL,
+     0, 1e9},
     {0}};
 
 static int32_t quota_create(const sb_value *v, void **shared,
@@ -85,6 +103,7 @@ static int32_t quota_create(const sb_value *v, void **shared,
     p->retry_cost = v[P_RETRY_COST].i;
     p->timeout_cost = v[P_TIMEOUT_RETRY_COST].i;
     p->no_retry_increment = v[P_NO_RETRY_INCREMENT].i;
+    p->throttling_cost = v[P_THROTTLING_RETRY_COST].i;
     *shared = p;
     return 0;
 }
@@ -144,6 +163,8 @@ static bool retryable(const sb_ctx *ctx, const sb_attempt *a)
 
 static int64_t cost_of(const quota *p, const sb_attempt *a)
 {
+    if (a->error == SB_ERR_HTTP && a->status == 429)
+        return p->throttling_cost;
     return a->error == SB_ERR_TIMEOUT ? p->timeout_cost : p->retry_cost;
 }
 

@@ -45,7 +45,12 @@ double backoff_delay(const sb_ctx *ctx, const backoff *b, uint32_t n,
             *prev = 0.0;
         return fmin(b->cap, soft_exponential(ctx, b, n - 1, prev));
     case JITTER_RATIO:
-        return d * (1.0 + b->ratio * uniform(ctx, -1.0, 1.0));
+        /* Jitter the uncapped delay, then cap: resilience4j's
+         * ofExponentialRandomBackoff takes min(randomized, maxInterval)
+         * and Polly caps the jittered delay at MaxDelay, so `cap` stays
+         * the largest delay. */
+        return fmin(b->cap, b->base * pow(b->multiplier, (double)n - 1.0) *
+                                (1.0 + b->ratio * uniform(ctx, -1.0, 1.0)));
     }
     return d;
 }

@@ -16,8 +16,14 @@
  *                      next = 2^t x tanh(sqrt(4t)),
  *                      delay = (next - prev) / 1.4 x base, capped, where base
  *                      is the median first delay and prev starts at 0.
- *     ratio         d(n) x (1 + ratio x U(-1, 1)): resilience4j's
- *                   randomizationFactor, Polly's jitter range.
+ *     ratio         min(cap, base x multiplier^(n-1) x (1 + ratio x
+ *                   U(-1, 1))): resilience4j's ofExponentialRandomBackoff
+ *                   (randomizationFactor, default 0.5, then min with
+ *                   maxInterval), Polly's constant and linear jitter
+ *                   (ratio 0.25, then MaxDelay).  The jitter acts on the
+ *                   uncapped delay and the cap comes last, so no delay
+ *                   exceeds cap.  resilience4j works in whole
+ *                   milliseconds, truncating each step; here seconds.
  * The decorrelated modes remember the previous value; the caller keeps it
  * per request (*prev, zero at the start of a request).
  */

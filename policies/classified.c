@@ -88,7 +88,9 @@ static const sb_param classified_params[] = {
      0, 86400},
     [P_JITTER] = {"jitter", SB_PARAM_CHOICE, "full", "how the delay is randomised",
      BACKOFF_JITTER_CHOICES, 0, 0},
-    [P_RATIO] = {"ratio", SB_PARAM_REAL, "0.2", "spread of ratio jitter: +/- this share",
+    [P_RATIO] = {"ratio", SB_PARAM_REAL, "0.5",
+     "ratio jitter: +/- this share (resilience4j randomizationFactor 0.5; "
+     "Polly 0.25)",
      NULL, 0, 1},
     [P_WRITE_MAX_ATTEMPTS] = {"write_max_attempts", SB_PARAM_INT, "3",
      "attempts in all for puts and posts, at most", NULL, 1, ATTEMPTS_MAX},

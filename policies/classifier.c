@@ -116,3 +116,44 @@ int classify_grpc_parse(const char *name)
             return i;
     return -1;
 }
+
+static int http_as_grpc(int status)
+{
+    switch (status) {
+    case 400:
+    case 431:
+        return SB_GRPC_INTERNAL;
+    case 401:
+        return SB_GRPC_UNAUTHENTICATED;
+    case 403:
+        return SB_GRPC_PERMISSION_DENIED;
+    case 404:
+        return SB_GRPC_UNIMPLEMENTED;
+    case 429:
+    case 502:
+    case 503:
+    case 504:
+        return SB_GRPC_UNAVAILABLE;
+    default:
+        return SB_GRPC_UNKNOWN;
+    }
+}
+
+int classify_as_grpc(const sb_attempt *a)
+{
+    switch (a->error) {
+    case SB_ERR_NONE:
+        return SB_GRPC_OK;
+    case SB_ERR_TIMEOUT:
+        return SB_GRPC_DEADLINE_EXCEEDED;
+    case SB_ERR_REFUSED:
+    case SB_ERR_RESET:
+        return SB_GRPC_UNAVAILABLE;
+    case SB_ERR_HTTP:
+        return http_as_grpc(a->status);
+    case SB_ERR_GRPC:
+        return a->status >= 0 && a->status <= 16 ? a->status
+                                                 : SB_GRPC_UNKNOWN;
+    }
+    return SB_GRPC_UNKNOWN;
+}

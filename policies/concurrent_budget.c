@@ -7,13 +7,25 @@
  * does.  Defaults 20 % and 3 are Envoy's.  Over budget, Envoy counts
  * upstream_rq_retry_overflow and returns the failure: here, give up.
  *
- * What is counted, per process (an Envoy instance's cluster):
- *   active requests  logical requests from their first send to their end;
- *   active retries   requests granted a retry, from the grant until that
- *                    retry's answer (or the request's end).
- * Envoy counts upstream requests (attempts) as active; counting logical
- * requests differs only while hedges are in flight.  Hedges are not
- * retries and are not limited here.
+ * What is counted, per process (an Envoy instance's cluster), as Envoy's
+ * ResourceManagerImpl::RetryBudgetImpl counts it
+ * (source/common/upstream/resource_manager_impl.h):
+ *   active requests  upstream requests: attempts in flight plus those
+ *                    waiting for a connection of the pool (Envoy's
+ *                    rq_active + rq_pending).  A request waiting out its
+ *                    backoff has no upstream request and does not count.
+ *   active retries   Envoy's retries resource: taken when a retry is
+ *                    granted (RetryStateImpl::shouldRetry inc()), held
+ *                    through the backoff and the retry's flight, given
+ *                    back at the retry's answer or the request's end
+ *                    (resetRetry).
+ * A layer is not told when an attempt really leaves (a later layer may
+ * refuse it), so each hook reconciles the process's count with the
+ * request's own: before_send counts the attempt it is asked about, and
+ * every later hook of the request sets the request's share back to
+ * a->outstanding, the attempts the host says are still awaited.  Hedges
+ * count as active requests; they are not retries and are not limited
+ * here (Envoy's per-try-timeout hedges take the retries resource).
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -31,8 +43,8 @@ typedef struct cbud_process {
 } cbud_process;
 
 typedef struct cbud_req {
-    bool counted;  /* counted in active_requests */
-    bool retrying; /* counted in active_retries */
+    uint32_t inflight; /* its attempts counted in active_requests */
+    bool retrying;     /* counted in active_retries */
 } cbud_req;
 
 enum { P_BUDGET_PERCENT, P_MIN_RETRY_CONCURRENCY };
@@ -85,24 +97,29 @@ static void retry_done(cbud_process *c, cbud_req *r)
     }
 }
 
+/* The request has n attempts out: make the process's count agree. */
+static void set_inflight(cbud_process *c, cbud_req *r, uint32_t n)
+{
+    c->active_requests += (int64_t)n - (int64_t)r->inflight;
+    r->inflight = n;
+}
+
 static void cbud_before_send(const sb_ctx *ctx, const sb_attempt *a,
                              sb_verdict *out)
 {
-    (void)a;
     (void)out;
-    cbud_process *c = ctx->process_state;
     cbud_req *r = ctx->request_state;
-    if (r && !r->counted) {
-        r->counted = true;
-        c->active_requests++;
-    }
+    if (r)
+        set_inflight(ctx->process_state, r, a->outstanding + 1);
 }
 
 static void cbud_on_success(const sb_ctx *ctx, const sb_attempt *a)
 {
-    (void)a;
-    if (ctx->request_state)
-        retry_done(ctx->process_state, ctx->request_state);
+    cbud_req *r = ctx->request_state;
+    if (r == NULL)
+        return;
+    set_inflight(ctx->process_state, r, a->outstanding);
+    retry_done(ctx->process_state, r);
 }
 
 static void cbud_on_failure(const sb_ctx *ctx, const sb_attempt *a,
@@ -113,6 +130,7 @@ static void cbud_on_failure(const sb_ctx *ctx, const sb_attempt *a,
     cbud_req *r = ctx->request_state;
     if (r == NULL)
         return;
+    set_inflight(c, r, a->outstanding);
     retry_done(c, r);
     if (a->outstanding > 0)
         return; /* a hedge still waits: nothing is decided now */
@@ -144,10 +162,7 @@ static void cbud_on_request_end(const sb_ctx *ctx, const sb_attempt *a,
     if (r == NULL)
         return;
     retry_done(c, r);
-    if (r->counted) {
-        r->counted = false;
-        c->active_requests--;
-    }
+    set_inflight(c, r, 0); /* its copies still out are abandoned */
 }
 
 const sb_policy policy_concurrent_budget = {
@@ -157,7 +172,7 @@ const sb_policy policy_concurrent_budget = {
     .flags = SB_POLICY_LAYER,
     .name = "concurrent_budget",
     .doc = "Envoy retry budget: active retries <= max(budget_percent% of "
-           "active requests, min_retry_concurrency).",
+           "upstream requests in flight or pending, min_retry_concurrency).",
     .scope = "per process: one budget per Envoy instance's cluster",
     .params = cbud_params,
     .create = cbud_create,

@@ -147,6 +147,18 @@ static void apply_limits(const driver_request *r, int64_t now,
     }
 }
 
+/* Rule 0: a hedge still to come goes now, if the stack allows it. */
+static int hedge_now(pstack *ps, const pstack_call *call,
+                     const driver_request *r, int64_t now, driver_next *out)
+{
+    if (driver_before_send(ps, call, r, now, true, &out->hedge) != 0)
+        return -1;
+    if (out->hedge.send)
+        finalize(out, DRIVER_HEDGE, SB_OUTCOME_GAVE_UP, SB_PASS,
+                 "the next hedge is sent at once (a non-fatal failure)");
+    return 0;
+}
+
 int driver_on_failure(pstack *ps, const pstack_call *call,
                       const driver_request *r, int64_t now,
                       const driver_result *res, driver_next *out)
@@ -155,7 +167,10 @@ int driver_on_failure(pstack *ps, const pstack_call *call,
     driver_outcome(r, now, res, &out->attempt);
     if (pstack_on_failure(ps, call, &out->attempt, &out->stack) != 0)
         return -1;
-    apply_limits(r, now, out);
+    if (r->hedge_pending && hedge_now(ps, call, r, now, out) != 0)
+        return -1;
+    if (out->step != DRIVER_HEDGE)
+        apply_limits(r, now, out);
     pstack_on_decision(ps, call, &out->attempt, &out->final);
     return 0;
 }

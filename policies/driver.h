@@ -14,6 +14,11 @@
  *     simply not sent;
  *   - after a failure the stack is asked, then the host's own limits
  *     apply, in this order:
+ *       0. a hedge is still to come (its timer runs): it is sent at once
+ *          if the stack allows a hedge now -- gRFC A6 and Polly send the
+ *          next hedge immediately after a non-fatal failure, and the
+ *          hedge layer refuses it after a fatal one -- and nothing is
+ *          decided for the failure (DRIVER_HEDGE);
  *       1. another attempt of the request still waits (a hedge in
  *          flight): nothing is decided now; the last attempt decides;
  *       2. the deadline has passed: the request fails as a deadline;
@@ -51,6 +56,7 @@ typedef struct driver_request {
     uint32_t outstanding; /* attempts still awaited */
     sb_op op;
     bool keyed, critical;
+    bool hedge_pending; /* a hedge's timer runs: one is still to come */
 } driver_request;
 
 /* How one attempt ended, as the client observed it. */
@@ -79,7 +85,9 @@ typedef struct driver_send {
 typedef enum driver_step {
     DRIVER_RETRY = 0, /* send the next attempt after delay_ns */
     DRIVER_END = 1,   /* the request ends with `outcome` */
-    DRIVER_WAIT = 2   /* another attempt still waits: nothing decided */
+    DRIVER_WAIT = 2,  /* another attempt still waits: nothing decided */
+    DRIVER_HEDGE = 3  /* send the pending hedge now (`hedge` is the stack's
+                         answer, already asked): nothing decided */
 } driver_step;
 
 /* The answer to "this attempt failed: what now?". */
@@ -92,6 +100,7 @@ typedef struct driver_next {
     const char *limit;      /* the host limit that overrode the stack, or
                                NULL: "the deadline has passed" ... */
     sb_attempt attempt;     /* what the stack was shown */
+    driver_send hedge;      /* DRIVER_HEDGE: the hedge's send, allowed */
 } driver_next;
 
 /* The attempt `number` as a policy sees it before it is sent. */

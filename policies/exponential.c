@@ -27,7 +27,9 @@ static const sb_param expo_params[] = {
      NULL, 1, ATTEMPTS_MAX},
     [P_JITTER] = {"jitter", SB_PARAM_CHOICE, "full", "how the delay is randomised",
      BACKOFF_JITTER_CHOICES, 0, 0},
-    [P_RATIO] = {"ratio", SB_PARAM_REAL, "0.2", "spread of ratio jitter: +/- this share",
+    [P_RATIO] = {"ratio", SB_PARAM_REAL, "0.5",
+     "ratio jitter: +/- this share (resilience4j randomizationFactor 0.5; "
+     "Polly 0.25)",
      NULL, 0, 1},
     {0}};
 

@@ -9,7 +9,7 @@
 #include "schema.h"
 
 #define MAX_PARAMS SCHEMA_MAX_PARAMS
-#define TEXT_MAX 64
+#define TEXT_MAX 256 /* a set of gRPC codes runs to ~200 characters */
 
 typedef struct layer {
     const sb_policy *p;

@@ -59,6 +59,52 @@ static int choice_index(const char *choices, const char *text)
     return -1;
 }
 
+static int count_choices(const char *choices)
+{
+    int n = 1;
+    for (const char *c = choices; *c; c++)
+        n += *c == '|';
+    return n;
+}
+
+/* "A,B" (spaces around a name allowed), "" or "all" as a bit set. */
+static int parse_set(const sb_param *p, const char *text, sb_value *v,
+                     sb_err *e)
+{
+    v->i = 0;
+    if (strcmp(text, "all") == 0) {
+        v->i = (int64_t)((UINT64_C(1) << count_choices(p->choices)) - 1);
+        return 0;
+    }
+    for (const char *c = text; *c;) {
+        while (*c == ' ')
+            c++;
+        size_t len = strcspn(c, ",");
+        size_t end = len;
+        while (end > 0 && c[end - 1] == ' ')
+            end--;
+        char name[64];
+        if (end == 0 || end >= sizeof name)
+            return err_set(e, "expected a comma-separated list of %s (or "
+                           "'all', or nothing), got '%s'", p->choices, text);
+        memcpy(name, c, end);
+        name[end] = '\0';
+        int idx = choice_index(p->choices, name);
+        if (idx < 0 && strcmp(name, text) == 0)
+            return err_set(e, "expected a comma-separated list of %s (or "
+                           "'all', or nothing), got '%s'", p->choices, text);
+        if (idx < 0)
+            return err_set(e, "expected a comma-separated list of %s (or "
+                           "'all', or nothing), got '%s' in '%s'",
+                           p->choices, name, text);
+        v->i |= (int64_t)(UINT64_C(1) << idx);
+        c += len;
+        if (*c == ',')
+            c++;
+    }
+    return 0;
+}
+
 static int check_range(const sb_param *p, double x, const char *text,
                        sb_err *e)
 {
@@ -109,6 +155,8 @@ int schema_parse_value(const sb_param *p, const char *text, sb_value *v,
         v->i = idx;
         return 0;
     }
+    case SB_PARAM_SET:
+        return parse_set(p, text, v, e);
     }
     return err_set(e, "parameter has an unknown type %d", (int)p->type);
 }
@@ -163,9 +211,13 @@ int schema_check_policy(const sb_policy *p, const char *origin, sb_err *e)
         const sb_param *q = &p->params[i];
         if (!valid_name(q->name))
             return err_set(e, "%s: parameter %d has an invalid name", who, i);
-        if (q->type == SB_PARAM_CHOICE && q->choices == NULL)
+        if ((q->type == SB_PARAM_CHOICE || q->type == SB_PARAM_SET) &&
+            q->choices == NULL)
             return err_set(e, "%s: choice parameter '%s' lists no choices", who,
                            q->name);
+        if (q->type == SB_PARAM_SET && count_choices(q->choices) > 63)
+            return err_set(e, "%s: set parameter '%s' has more than 63 "
+                           "choices", who, q->name);
         if (q->default_value == NULL)
             return err_set(e, "%s: parameter '%s' has no default", who,
                            q->name);

@@ -369,6 +369,7 @@ static const faultkey fault_keys[] = {
     {{"status", V_TEXT, 0, 0, 0, NULL}, T(ERRORS), T(ERRORS)},
     {{"retry_after", V_DURATION_POS, FLT(retry_after_ns), 0, 0, NULL},
      T(ERRORS), 0},
+    {{"pushback", V_TEXT, 0, 0, 0, NULL}, T(ERRORS), 0},
     {{"probability", V_PROB, FLT(probability), 0, 0, NULL},
      T(ERRORS) | T(LOST_ACK), T(ERRORS) | T(LOST_ACK)},
     {{"fraction", V_PROB, FLT(fraction), 0, 0, NULL}, T(PARTITION),
@@ -693,6 +694,25 @@ static int parse_status(const entry *en, fault_cfg *f, sb_err *e)
     return 0;
 }
 
+/* gRPC's grpc-retry-pushback-ms (gRFC A6): a delay of whole ms, or
+ * "stop" (the header's negative value: do not retry). */
+static int parse_pushback(const entry *en, fault_cfg *f, sb_err *e)
+{
+    int64_t ns;
+    sb_err inner;
+    if (strcmp(en->value, "stop") == 0) {
+        f->pushback = FAULT_PUSHBACK_STOP;
+        return 0;
+    }
+    if (units_duration(en->value, &ns, &inner) != 0 || ns < 0 ||
+        ns % 1000000 != 0 || ns / 1000000 > INT32_MAX)
+        return bad_value(e, en, "a delay in whole milliseconds (the "
+                         "grpc-retry-pushback-ms header), or 'stop'");
+    f->pushback = FAULT_PUSHBACK_DELAY;
+    f->pushback_ms = (int32_t)(ns / 1000000);
+    return 0;
+}
+
 static int fault_type_of(loader *ld, const char *section, fault_type *t)
 {
     entry *type = find_entry(ld, section, "type");
@@ -737,6 +757,8 @@ static int fault_key(loader *ld, entry *en, fault_cfg *f)
     en->used = true;
     if (strcmp(k->k.name, "status") == 0)
         return parse_status(en, f, ld->e);
+    if (strcmp(k->k.name, "pushback") == 0)
+        return parse_pushback(en, f, ld->e);
     return parse_value(en, &k->k, f, ld->e);
 }
 
@@ -785,6 +807,10 @@ static int load_fault(loader *ld, const char *section)
         check_limit_rate(ld, find_entry(ld, section, "rate"),
                          f->rate_per_s) != 0)
         return -1;
+    const entry *pb = find_entry(ld, section, "pushback");
+    if (pb && f->kind != SB_ERR_GRPC)
+        return bad(ld->e, pb, "is gRPC metadata (grpc-retry-pushback-ms): "
+                   "it needs a gRPC status, such as UNAVAILABLE");
     c->n_faults++;
     return 0;
 }

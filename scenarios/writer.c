@@ -180,6 +180,11 @@ static void fault_section(FILE *f, const fault_cfg *ft)
             fprintf(f, "retry_after = %s\n",
                     dur(ft->retry_after_ns, a, sizeof a));
         fprintf(f, "probability = %s\n", real(ft->probability, a, sizeof a));
+        if (ft->pushback == FAULT_PUSHBACK_STOP)
+            fprintf(f, "pushback = stop\n");
+        else if (ft->pushback == FAULT_PUSHBACK_DELAY)
+            fprintf(f, "pushback = %s\n",
+                    dur((int64_t)ft->pushback_ms * NS_PER_MS, a, sizeof a));
         break;
     case FAULT_LOST_ACK:
         fprintf(f, "probability = %s\n", real(ft->probability, a, sizeof a));

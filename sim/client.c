@@ -100,6 +100,7 @@ static driver_request view(const sim *s, const request *r)
     d.op = r->op;
     d.keyed = (r->flags & RQ_KEYED) != 0;
     d.critical = (r->flags & RQ_CRITICAL) != 0;
+    d.hedge_pending = (r->flags & RQ_HEDGE_PENDING) != 0;
     return d;
 }
 
@@ -115,7 +116,11 @@ static driver_result result_of(const attempt *t, sb_error_kind kind)
     res.defect = kind == SB_ERR_TIMEOUT ? SB_DEFECT_NONE : t->defect;
     res.sent_ns = t->sent;
     res.retry_after_ns = kind == SB_ERR_TIMEOUT ? -1 : t->retry_after;
-    res.pushback_s = SB_PUSHBACK_NONE;
+    res.pushback_s =
+        kind == SB_ERR_TIMEOUT || t->pushback == FAULT_PUSHBACK_NONE
+            ? SB_PUSHBACK_NONE
+        : t->pushback == FAULT_PUSHBACK_STOP ? SB_PUSHBACK_STOP
+                                             : t->pushback_ms / 1e3;
     return res;
 }
 
@@ -345,6 +350,35 @@ void client_on_end(sim *s, uint32_t ri, uint32_t gen)
 
 static void to_server(sim *s, uint32_t ai, request *r, attempt *t);
 
+/* Act on the stack's answer to a send: trace it, count a refusal, end a
+ * refused request, arm the next hedge.  False when the attempt may not
+ * go. */
+static bool act_on(sim *s, uint32_t ri, bool hedge, const driver_send *ds)
+{
+    request *r = req_at(s, ri);
+    if (r->flags & RQ_TRACED) {
+        sim_trace t = trace_record(s, r, TRACE_SEND, &ds->attempt);
+        t.hedge = hedge;
+        t.refused = !ds->send;
+        t.refusal = ds->verdict.v.refusal;
+        t.reason = ds->verdict.v.reason;
+        trace(s, &t);
+    }
+    if (!ds->send) {
+        s->m.cur->refusals++;
+        set_mode(s, r->client, CLIENT_REFUSED);
+        if (ds->end)
+            end_refused(s, ri, ds);
+        return false;
+    }
+    if (ds->hedge_after_ns > 0) {
+        engine_push(s, simtime_add(s->now, ds->hedge_after_ns), EV_HEDGE, ri,
+                    r->gen);
+        r->flags |= RQ_HEDGE_PENDING;
+    }
+    return true;
+}
+
 /* Ask the stack whether the attempt may go; false when it may not (the
  * request may have ended). */
 static bool allowed(sim *s, uint32_t ri, bool hedge)
@@ -359,25 +393,7 @@ static bool allowed(sim *s, uint32_t ri, bool hedge)
         engine_fail(s, pstack_error(s->ps));
         return false;
     }
-    if (r->flags & RQ_TRACED) {
-        sim_trace t = trace_record(s, r, TRACE_SEND, &ds.attempt);
-        t.hedge = hedge;
-        t.refused = !ds.send;
-        t.refusal = ds.verdict.v.refusal;
-        t.reason = ds.verdict.v.reason;
-        trace(s, &t);
-    }
-    if (!ds.send) {
-        s->m.cur->refusals++;
-        set_mode(s, r->client, CLIENT_REFUSED);
-        if (ds.end)
-            end_refused(s, ri, &ds);
-        return false;
-    }
-    if (ds.hedge_after_ns > 0)
-        engine_push(s, simtime_add(s->now, ds.hedge_after_ns), EV_HEDGE, ri,
-                    r->gen);
-    return true;
+    return act_on(s, ri, hedge, &ds);
 }
 
 /* Take a connection of the process's pool, or join its queue. */
@@ -437,10 +453,17 @@ static void give_connection(sim *s, uint32_t process)
     }
 }
 
+static void launch(sim *s, uint32_t ri, bool hedge);
+
 static void send_attempt(sim *s, uint32_t ri, bool hedge)
 {
-    if (!allowed(s, ri, hedge))
-        return;
+    if (allowed(s, ri, hedge))
+        launch(s, ri, hedge);
+}
+
+/* Send an attempt the stack allowed. */
+static void launch(sim *s, uint32_t ri, bool hedge)
+{
     request *r = req_at(s, ri);
     uint32_t ai;
     if (pool_alloc(&s->attempts, &ai) != 0) {
@@ -514,14 +537,23 @@ static void attempt_failed(sim *s, uint32_t ai, sb_error_kind kind)
     }
     if (r->flags & RQ_TRACED) {
         sim_trace tr = trace_record(s, r, TRACE_RESULT, &nx.attempt);
+        bool undecided = nx.step == DRIVER_WAIT || nx.step == DRIVER_HEDGE;
         tr.decision = &nx.stack;
-        tr.decision_ignored = nx.step == DRIVER_WAIT;
-        tr.limit = nx.step == DRIVER_WAIT ? NULL : nx.limit;
+        tr.decision_ignored = undecided;
+        tr.limit = undecided ? NULL : nx.limit;
         trace(s, &tr);
     }
     switch (nx.step) {
+    case DRIVER_HEDGE:
+        /* The pending hedge goes now: its timer dies with the gen. */
+        r->gen++;
+        r->flags &= (uint8_t)~RQ_HEDGE_PENDING;
+        if (act_on(s, ri, true, &nx.hedge))
+            launch(s, ri, true);
+        break;
     case DRIVER_RETRY:
         r->gen++;
+        r->flags &= (uint8_t)~RQ_HEDGE_PENDING;
         set_mode(s, r->client, CLIENT_BACKING_OFF);
         if (nx.delay_ns == 0)
             engine_push_lane(s, LANE_NOW, s->now, EV_SEND, ri, r->gen);
@@ -618,7 +650,10 @@ void client_on_send(sim *s, uint32_t ri, uint32_t gen)
 void client_on_hedge(sim *s, uint32_t ri, uint32_t gen)
 {
     request *r = req_at(s, ri);
-    if (r->gen != gen || (r->flags & RQ_FINISHED) || r->outstanding == 0)
+    if (r->gen != gen)
+        return;
+    r->flags &= (uint8_t)~RQ_HEDGE_PENDING;
+    if ((r->flags & RQ_FINISHED) || r->outstanding == 0)
         return;
     send_attempt(s, ri, true);
 }

@@ -125,6 +125,10 @@ typedef enum cut_mode {
     CUT_BLACKHOLE = 1 /* nothing comes back: the client times out */
 } cut_mode;
 
+/* The gRPC pushback an errors fault sends (gRFC A6): none, a delay, or
+ * "do not retry" (a negative grpc-retry-pushback-ms). */
+enum { FAULT_PUSHBACK_NONE = 0, FAULT_PUSHBACK_DELAY, FAULT_PUSHBACK_STOP };
+
 typedef struct fault_cfg {
     char name[SIM_NAME_MAX];
     fault_type type;
@@ -139,6 +143,9 @@ typedef struct fault_cfg {
     sb_error_kind kind;     /* errors: SB_ERR_HTTP, _GRPC or _RESET */
     int32_t status;         /* errors: HTTP status or gRPC code */
     int64_t retry_after_ns; /* errors: Retry-After sent with it; 0 = none */
+    int32_t pushback_ms;    /* errors: grpc-retry-pushback-ms sent with it,
+                               when pushback = FAULT_PUSHBACK_DELAY */
+    uint8_t pushback;       /* errors: FAULT_PUSHBACK_NONE, _DELAY, _STOP */
     double probability;     /* errors, lost_ack */
     double fraction;        /* partition: share of clients cut off */
     double rate_per_s;      /* rate_limit */

@@ -56,7 +56,13 @@ enum event_type {
  * request is unfinished.  The policy's per-request state follows the
  * struct in the same pool record.
  */
-enum { RQ_KEYED = 1, RQ_CRITICAL = 2, RQ_TRACED = 4, RQ_FINISHED = 8 };
+enum {
+    RQ_KEYED = 1,
+    RQ_CRITICAL = 2,
+    RQ_TRACED = 4,
+    RQ_FINISHED = 8,
+    RQ_HEDGE_PENDING = 16 /* an EV_HEDGE of the current gen is scheduled */
+};
 
 typedef struct request {
     int64_t start;
@@ -104,6 +110,8 @@ typedef struct attempt {
     uint32_t number;
     uint32_t slot; /* index in its server's in_service while in service */
     int32_t status;
+    int32_t pushback_ms; /* of the answer, when pushback is _DELAY */
+    uint8_t pushback;    /* FAULT_PUSHBACK_NONE, _DELAY or _STOP */
     uint8_t waiting;
     uint8_t stage;
     uint8_t result; /* sb_error_kind of the answer */

@@ -434,6 +434,8 @@ void server_on_arrive(server *sv, uint32_t ai, uint32_t gen)
         s->n_errors ? faults_error(s, req_at(s, t->req), t) : NULL;
     if (f) {
         sv->m->cur->errors++;
+        t->pushback = f->pushback;
+        t->pushback_ms = f->pushback_ms;
         answer(sv, ai, f->kind, f->status,
                f->retry_after_ns > 0 ? f->retry_after_ns : -1);
         return;

@@ -157,6 +157,93 @@ START_TEST(retries_are_throttled_too)
 }
 END_TEST
 
+/* ---- Reference: the SRE book's formula, decision by decision ----------
+ *
+ * Written from Google's "Site Reliability Engineering" (O'Reilly 2016),
+ * chapter 21 "Handling Overload", section "Client-Side Throttling"
+ * (sre.google/sre-book/handling-overload): each client task keeps, for
+ * the last two minutes, requests (attempted by the application layer,
+ * rejected locally or not) and accepts (accepted by the backend), and
+ * rejects a request locally with probability max(0, (requests - K x
+ * accepts) / (requests + 1)).  The reference keeps every event's time
+ * and counts those of the last 120 s exactly; events come at multiples
+ * of 10 s, where stormbench's 12 slices of 10 s count the same ones.
+ * The probability is taken from the counts before the request is added
+ * (the book leaves the order open); the draw is scripted, so every
+ * decision is U < p, and a draw the policy makes when p = 0 fails the
+ * test. */
+typedef struct sre_event {
+    double t;
+    bool accept;
+} sre_event;
+
+static uint64_t lcg_state;
+
+static uint32_t lcg(uint32_t n)
+{
+    lcg_state = lcg_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)((lcg_state >> 33) % n);
+}
+
+START_TEST(reference_sre_book_throttling)
+{
+    const char *params[] = {"k=1.5"};
+    h = ph_create("adaptive_throttle", params, 1);
+    static sre_event ev[8000];
+    int n_ev = 0, decisions = 0, rejected = 0, draws = 0;
+    static const int fail_pct[] = {0, 100, 40, 100, 0, 80, 10, 60};
+    lcg_state = 10;
+    h->now = 0;
+    for (int phase = 0; phase < 8; phase++)
+        for (int i = 0; i < 150; i++) {
+            if (lcg(8) == 0)
+                h->now += 10.0 * (1 + lcg(lcg(5) == 0 ? 15 : 2));
+            double req = 0, acc = 0;
+            for (int k = 0; k < n_ev; k++)
+                if (ev[k].t > h->now - 120.0) {
+                    req += !ev[k].accept;
+                    acc += ev[k].accept;
+                }
+            double pr = (req - 1.5 * acc) / (req + 1);
+            if (pr < 0)
+                pr = 0;
+            double u = (double)lcg(1000) / 1000.0;
+            ck_assert_int_lt(n_ev, 8000);
+            ev[n_ev++] = (sre_event){h->now, false};
+            bool want = !(pr > 0 && u < pr);
+            if (pr > 0)
+                ph_script(h, 1, u);
+            else
+                ph_script(h, 0);
+            ph_new_request(h);
+            sb_attempt a = ph_attempt(h, 1);
+            bool sent = ph_allowed(h, &a);
+            ck_assert_int_eq(h->drawn, pr > 0);
+            ck_assert_msg(sent == want, "phase %d request %d at %.0f s: "
+                          "requests %.0f, accepts %.0f, p = %.4f, U = %.3f: "
+                          "the book %s, adaptive_throttle %s", phase, i,
+                          h->now, req, acc, pr, u,
+                          want ? "sends" : "rejects",
+                          sent ? "sends" : "rejects");
+            decisions++;
+            draws += pr > 0;
+            rejected += !want;
+            if (!want)
+                continue;
+            if ((int)lcg(100) < fail_pct[phase]) {
+                ph_error(&a, SB_ERR_HTTP, 503); /* not accepted */
+                ph_failure(h, &a);
+            } else {
+                ph_success(h, &a);
+                ev[n_ev++] = (sre_event){h->now, true};
+            }
+        }
+    ck_assert_int_ge(decisions, 1000);
+    ck_assert_int_ge(draws, 300);
+    ck_assert_int_ge(rejected, 100);
+}
+END_TEST
+
 /* ---- Effect: local refusals during a long outage -----------------------
  *
  * 50 clients x 2/s, window 20 s, connections refused from 20 s to 80 s,
@@ -201,6 +288,7 @@ Suite *policy_adaptive_throttle_suite(void)
     tcase_add_test(tc, what_counts_as_accepted);
     tcase_add_test(tc, counts_age_out_after_the_window);
     tcase_add_test(tc, retries_are_throttled_too);
+    tcase_add_test(tc, reference_sre_book_throttling);
     suite_add_tcase(s, tc);
     TCase *e = tcase_create("effect");
     tcase_add_test(e, effect_outage_traffic_refused_locally);

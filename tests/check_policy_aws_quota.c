@@ -199,6 +199,139 @@ START_TEST(failures_with_a_hedge_waiting_take_nothing)
 }
 END_TEST
 
+/* ---- Reference: botocore's arithmetic, decision by decision ------------
+ *
+ * Written from boto/botocore botocore/retries/quota.py (commit
+ * 40454eaac38ce390fc7755ac1a05dd3425aeb5f9), RetryQuota: acquire(n) fails
+ * when n > available, else takes n; release(n) adds min(n, max -
+ * available); and botocore/retries/standard.py (commit
+ * 0719e79583bba4ce33d41f430ab6ca9658ed35a5): RetryHandler.needs_retry
+ * asks StandardRetryConditions (MaxAttemptsChecker: attempt_number <
+ * max_attempts; TransientRetryableChecker: RequestTimeout error codes,
+ * HTTP 500 502 503 504, ConnectionError and HTTPClientError;
+ * ThrottledRetryableChecker: Throttling, TooManyRequestsException ...)
+ * and only then RetryQuotaChecker.acquire_retry_quota: in
+ * STANDARD_RETRY_MODE_VERSION 2.0 (the default) 10 after
+ * ConnectTimeoutError/ReadTimeoutError and 5 otherwise, in 2.1 5 after a
+ * throttling error and 14 otherwise; release_retry_quota after a 2xx:
+ * the capacity of the call's last acquisition, or 1 if it acquired none.
+ * As the policy reads the simulated server: a timeout is a
+ * ReadTimeoutError, a refused or reset connection a ConnectionError, an
+ * HTTP 408 carries RequestTimeout and a 429 a throttling code. */
+typedef struct boto_outcome {
+    sb_error_kind kind;
+    int status;
+    bool retryable, timeout, throttling;
+} boto_outcome;
+
+static const boto_outcome boto_outcomes[] = {
+    {SB_ERR_NONE, 200, false, false, false},
+    {SB_ERR_NONE, 200, false, false, false},
+    {SB_ERR_HTTP, 503, true, false, false},
+    {SB_ERR_HTTP, 500, true, false, false},
+    {SB_ERR_HTTP, 502, true, false, false},
+    {SB_ERR_HTTP, 504, true, false, false},
+    {SB_ERR_HTTP, 408, true, false, false},
+    {SB_ERR_HTTP, 429, true, false, true},
+    {SB_ERR_TIMEOUT, 0, true, true, false},
+    {SB_ERR_REFUSED, 0, true, false, false},
+    {SB_ERR_RESET, 0, true, false, false},
+    {SB_ERR_HTTP, 400, false, false, false},
+    {SB_ERR_HTTP, 404, false, false, false},
+    {SB_ERR_HTTP, 501, false, false, false},
+};
+
+static uint64_t lcg_state;
+
+static uint32_t lcg(uint32_t n)
+{
+    lcg_state = lcg_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)((lcg_state >> 33) % n);
+}
+
+/* One replay: costs (retry, timeout, throttling) as botocore's mode. */
+static void replay_botocore(int retry_cost, int timeout_cost,
+                            int throttling_cost)
+{
+    char p1[64], p2[64], p3[64];
+    snprintf(p1, sizeof p1, "retry_cost=%d", retry_cost);
+    snprintf(p2, sizeof p2, "timeout_retry_cost=%d", timeout_cost);
+    snprintf(p3, sizeof p3, "throttling_retry_cost=%d", throttling_cost);
+    const char *params[] = {"initial_retry_tokens=80", p1, p2, p3};
+    ph_free(h);
+    h = ph_create("aws_quota", params, 4);
+    ph_fill(h, 0.5);
+    int available = 80, max = 80;
+    int decisions = 0, retries = 0, refused = 0, refunds = 0;
+    bool emptied = false, refilled = false;
+    static const int fail_pct[] = {90, 20, 100, 50, 10, 80, 0, 60};
+    lcg_state = (uint64_t)retry_cost;
+    for (int phase = 0; phase < 8; phase++)
+        for (int req = 0; req < 100; req++) {
+            ph_new_request(h);
+            int last = -1; /* retry_quota_capacity in the request context */
+            for (int n = 1; n <= 3; n++) {
+                const boto_outcome *o;
+                do
+                    o = &boto_outcomes[lcg(sizeof boto_outcomes /
+                                           sizeof *boto_outcomes)];
+                while ((o->kind == SB_ERR_NONE) !=
+                       ((int)lcg(100) >= fail_pct[phase]));
+                sb_attempt a = ph_attempt(h, (uint32_t)n);
+                if (o->kind == SB_ERR_NONE) {
+                    ph_success(h, &a); /* release_retry_quota */
+                    int amount = last < 0 ? 1 : last;
+                    if (amount > max - available)
+                        amount = max - available;
+                    available += amount;
+                    refunds += amount > 0;
+                    refilled |= emptied && available == max;
+                    break;
+                }
+                ph_error(&a, o->kind, o->status);
+                bool want = false;
+                if (n < 3 && o->retryable) {
+                    int cost = o->throttling ? throttling_cost
+                               : o->timeout  ? timeout_cost
+                                             : retry_cost;
+                    if (cost <= available) {
+                        available -= cost;
+                        last = cost;
+                        want = true;
+                    } else {
+                        refused++;
+                    }
+                }
+                sb_action got = ph_failure(h, &a).action;
+                decisions++;
+                ck_assert_msg((got == SB_RETRY) == want,
+                              "costs %d/%d/%d, phase %d, request %d, "
+                              "attempt %d, error %d/%d, %d available: "
+                              "botocore %s, aws_quota %s",
+                              retry_cost, timeout_cost, throttling_cost,
+                              phase, req, n, o->kind, o->status, available,
+                              want ? "retries" : "does not",
+                              got == SB_RETRY ? "retries" : "does not");
+                retries += want;
+                emptied |= available < 5;
+                if (!want)
+                    break;
+            }
+        }
+    ck_assert_int_ge(decisions, 300);
+    ck_assert_int_ge(retries, 30); /* 44 at 14 per retry */
+    ck_assert_int_ge(refused, 30);
+    ck_assert_int_ge(refunds, 50);
+    ck_assert(emptied && refilled);
+}
+
+START_TEST(reference_botocore_quota)
+{
+    replay_botocore(5, 10, 5);  /* STANDARD_RETRY_MODE_VERSION 2.0 */
+    replay_botocore(14, 14, 5); /* 2.1 */
+}
+END_TEST
+
 /* ---- Effect: retries stop once the quota is spent ----------------------
  *
  * 20 clients x 2/s; connections refused from 20 s to 100 s.  Each failing
@@ -245,6 +378,7 @@ Suite *policy_aws_quota_suite(void)
     tcase_add_test(tc, quota_never_exceeds_initial);
     tcase_add_test(tc, non_retryable_errors_take_nothing);
     tcase_add_test(tc, failures_with_a_hedge_waiting_take_nothing);
+    tcase_add_test(tc, reference_botocore_quota);
     suite_add_tcase(s, tc);
     TCase *e = tcase_create("effect");
     tcase_add_test(e, effect_retries_stop_when_the_quota_is_spent);

@@ -146,13 +146,145 @@ END_TEST
 
 /* Ratio: d x (1 + ratio x U(-1, 1)), resilience4j's randomizationFactor.
  * d(2) = 0.2 s, ratio 0.2: U = 0.75 -> U(-1,1) = 0.5 -> 0.22 s; U = 0 ->
- * -1 -> 0.16 s, the bottom of the +/-20 % band. */
+ * -1 -> 0.16 s, the bottom of the +/-20 % band.  (The default ratio is
+ * now resilience4j's 0.5, so the test sets 0.2.) */
 START_TEST(ratio_spreads_plus_minus_a_share)
 {
-    h = expo("ratio", "100ms", "20s");
+    const char *params[] = {"jitter=ratio", "base=100ms", "cap=20s",
+                            "max_attempts=1000000", "ratio=0.2"};
+    h = ph_create("exponential", params, 5);
     ph_script(h, 2, 0.75, 0.0);
     ck_assert_double_eq_tol(delay_after(2), 0.22, 1e-12);
     ck_assert_double_eq_tol(delay_after(2), 0.16, 1e-12);
+}
+END_TEST
+
+/* ratio jitters before the cap (resilience4j's ofExponentialRandomBackoff
+ * takes min(randomized interval, maxInterval); Polly caps the jittered
+ * delay at MaxDelay): d(6) = 3.2 s uncapped, cap 2 s, ratio 0.5: every
+ * delay is at most 2 s -- before the fix the cap came first and U ~ 1
+ * gave 2 x 1.5 = 3 s -- and U = 0 gives 3.2 x 0.5 = 1.6 s, below the cap,
+ * where capping first gave 1 s. */
+START_TEST(ratio_is_capped_after_jitter)
+{
+    const char *params[] = {"jitter=ratio", "base=100ms", "cap=2s",
+                            "max_attempts=100"};
+    h = ph_create("exponential", params, 4);
+    ph_script(h, 2, 1.0 - 0x1.0p-53, 0.0);
+    ck_assert_double_eq(delay_after(6), 2.0);
+    ck_assert_double_eq_tol(delay_after(6), 1.6, 1e-12);
+}
+END_TEST
+
+/* ---- Reference: each jitter mode against its library ------------------
+ *
+ * 300 requests of up to 7 attempts per mode, each draw from a fixed
+ * sequence, each delay compared with the original's formula:
+ *   none, full, equal, decorrelated: aws-samples/aws-arch-backoff-simulator
+ *     src/backoff_simulator.py (commit
+ *     095a07603079779edc86102ff1d91731a004cd2a),
+ *     Backoff.expo, ExpoBackoff, ExpoBackoffFullJitter,
+ *     ExpoBackoffEqualJitter, ExpoBackoffDecorr (sleep starts at base;
+ *     random.uniform(a, b) = a + (b - a) x random()).  The simulator's
+ *     first retry is backoff(1) = 2 x base; stormbench's first delay is
+ *     base, so stormbench's retry n is the simulator's expo(n - 1).
+ *   decorrelated_v2: App-vNext/Polly src/Polly.Core/Retry/RetryHelper.cs
+ *     (commit 156a9bbee14397989490cc280f09de324ca85191),
+ *     DecorrelatedJitterBackoffV2 then MaxDelay in GetRetryDelay; Polly
+ *     truncates to 100 ns ticks, so within 1e-7 s.
+ *   ratio: resilience4j/resilience4j resilience4j-core/.../core/
+ *     IntervalFunction.java (commit 010b8d2b8013d8e53332f0087ebd272705e35f07),
+ *     ofExponentialRandomBackoff: interval_n = (long)(interval_{n-1} x
+ *     multiplier) ms, randomize(current, f) = (current - f current) +
+ *     random() x 2 f current, cast to long ms, then min with maxInterval;
+ *     resilience4j truncates to whole ms, so within 1 ms. */
+static uint64_t lcg_state;
+
+static double lcg_unit(void)
+{
+    lcg_state = lcg_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(lcg_state >> 11) * 0x1.0p-53;
+}
+
+static double sim_expo(int n, double base, double cap)
+{
+    return fmin(cap, pow(2, n) * base);
+}
+
+START_TEST(reference_jitter_modes)
+{
+    static const char *modes[] = {"none", "full", "equal", "decorrelated",
+                                  "decorrelated_v2", "ratio"};
+    const double base = 0.2, cap = 5.0;
+    int compared = 0, capped = 0;
+    for (int m = 0; m < 6; m++) {
+        char j[64];
+        snprintf(j, sizeof j, "jitter=%s", modes[m]);
+        const char *params[] = {j, "base=200ms", "cap=5s",
+                                "max_attempts=1000", "ratio=0.3"};
+        h = ph_create("exponential", params, 5);
+        lcg_state = (uint64_t)m + 1;
+        for (int req = 0; req < 300; req++) {
+            ph_new_request(h);
+            double sleep = base, prev = 0; /* Decorr, V2 state */
+            for (int n = 1; n <= 7; n++) {
+                double u = lcg_unit(), want, tol = 1e-12;
+                switch (m) {
+                case 0:
+                    want = sim_expo(n - 1, base, cap);
+                    break;
+                case 1:
+                    want = 0 + (sim_expo(n - 1, base, cap) - 0) * u;
+                    break;
+                case 2: {
+                    double v = sim_expo(n - 1, base, cap);
+                    want = v / 2 + (v / 2 - 0) * u;
+                    break;
+                }
+                case 3:
+                    sleep = fmin(cap, base + (sleep * 3 - base) * u);
+                    want = sleep;
+                    break;
+                case 4: {
+                    double t = (n - 1) + u;
+                    double next = pow(2, t) * tanh(sqrt(4.0 * t));
+                    want = fmin((next - prev) * (1 / 1.4) * base, cap);
+                    prev = next;
+                    tol = 1e-7;
+                    break;
+                }
+                default: {
+                    double ms = 200;
+                    for (int k = 1; k < n; k++)
+                        ms = (double)(long)(ms * 2);
+                    double delta = 0.3 * ms;
+                    double r = (double)(long)((ms - delta) +
+                                              u * ((ms + delta) -
+                                                   (ms - delta)));
+                    want = fmin(r, 5000) / 1000;
+                    tol = 1e-3;
+                    break;
+                }
+                }
+                if (m == 0)
+                    ph_script(h, 0);
+                else
+                    ph_script(h, 1, u);
+                double got = delay_after((uint32_t)n);
+                ck_assert_msg(fabs(got - want) <= tol,
+                              "%s, request %d, retry %d, U = %.17g: the "
+                              "library waits %.9f s, exponential %.9f s",
+                              modes[m], req, n, u, want, got);
+                ck_assert_double_le(got, cap);
+                capped += want == cap;
+                compared++;
+            }
+        }
+        ph_free(h);
+        h = NULL;
+    }
+    ck_assert_int_eq(compared, 6 * 300 * 7);
+    ck_assert_int_ge(capped, 300);
 }
 END_TEST
 
@@ -180,6 +312,8 @@ Suite *policy_backoff_suite(void)
     tcase_add_test(tc, decorrelated_v2_scales_with_base);
     tcase_add_test(tc, decorrelated_v2_survives_overflow);
     tcase_add_test(tc, ratio_spreads_plus_minus_a_share);
+    tcase_add_test(tc, ratio_is_capped_after_jitter);
+    tcase_add_test(tc, reference_jitter_modes);
     tcase_add_test(tc, cap_below_base_is_an_error);
     suite_add_tcase(s, tc);
     return s;

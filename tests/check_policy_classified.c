@@ -273,14 +273,15 @@ START_TEST(defaults_are_internal_with_full_jitter)
     ck_assert_double_eq_tol(d.delay_s, 0.2, 1e-12);
     ck_assert_int_eq(ph_fail(h, 4, SB_ERR_HTTP, 503).action, SB_GIVE_UP);
     ph_free(h);
-    /* ratio jitter spreads +/- 20 % by default: 0.1 s after attempt 1
-     * with U = 1 - 2^-53 (U(-1, 1) ~ 1) is 0.12 s, with U = 0 0.08 s. */
+    /* ratio jitter spreads +/- 50 % by default (resilience4j's
+     * randomizationFactor; it was 0.2, no library's): 0.1 s after attempt
+     * 1 with U = 1 - 2^-53 (U(-1, 1) ~ 1) is 0.15 s, with U = 0 0.05 s. */
     const char *params[] = {"jitter=ratio"};
     h = ph_create("classified", params, 1);
     ph_script(h, 2, 1.0 - 0x1.0p-53, 0.0);
-    ck_assert_double_eq_tol(ph_fail(h, 1, SB_ERR_HTTP, 503).delay_s, 0.12,
+    ck_assert_double_eq_tol(ph_fail(h, 1, SB_ERR_HTTP, 503).delay_s, 0.15,
                             1e-12);
-    ck_assert_double_eq_tol(ph_fail(h, 1, SB_ERR_HTTP, 503).delay_s, 0.08,
+    ck_assert_double_eq_tol(ph_fail(h, 1, SB_ERR_HTTP, 503).delay_s, 0.05,
                             1e-12);
 }
 END_TEST

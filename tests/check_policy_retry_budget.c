@@ -172,6 +172,123 @@ START_TEST(ttl_range_is_finagles)
 }
 END_TEST
 
+/* ---- Reference: Finagle's arithmetic, decision by decision ------------
+ *
+ * Written from twitter/finagle finagle-core/src/main/scala/com/twitter/
+ * finagle/service/RetryBudget.scala (commit
+ * 0e26b57635f1194eb90abf2d446a5fc6358a4b9e), RetryBudget.apply:
+ * depositAmount 1000 (ScaleFactor), withdrawalAmount = (int)(1000 /
+ * percentCanRetry), reserve = minRetriesPerSec x ttl.inSeconds x
+ * withdrawalAmount, TokenBucket.newLeakyBucket(ttl, reserve); and from
+ * twitter/util util-core/src/main/scala/com/twitter/util/TokenBucket.scala
+ * (newLeakyBucket: a WindowedAdder(ttl ms, 10 slices); count = sum +
+ * reserve; tryGet(n) takes n when count >= n) and WindowedAdder.scala
+ * (commit 1bdeab56e49015c1f4c097ef76e47b93a079a239): N = slices - 1
+ * buffered slices of range/slices ms plus the slice being written; a
+ * write or a sum at least one slice after `old` moves the written slice
+ * into the buffer, zeroes the slices skipped, and sets old = now.  Every
+ * request deposits; a retry the policy wants withdraws (tryWithdraw) or
+ * is refused.  Events come at whole seconds, so Finagle's slices start
+ * where stormbench's aligned ones do. */
+typedef struct finagle_adder {
+    int64_t window, old, writer;
+    int n, i;
+    int64_t buf[9];
+} finagle_adder;
+
+static void fa_expire(finagle_adder *w, int64_t now)
+{
+    w->buf[w->i] = w->writer;
+    w->writer = 0;
+    w->i = (w->i + 1) % w->n;
+    int64_t nskip = (now - w->old) / w->window - 1;
+    if (nskip > w->n)
+        nskip = w->n;
+    for (int64_t k = 0; k < nskip; k++)
+        w->buf[(w->i + k) % w->n] = 0;
+    w->i = (int)((w->i + nskip) % w->n);
+    w->old = now;
+}
+
+static void fa_add(finagle_adder *w, int64_t now, int64_t x)
+{
+    if (now - w->old >= w->window)
+        fa_expire(w, now);
+    w->writer += x;
+}
+
+static int64_t fa_sum(finagle_adder *w, int64_t now)
+{
+    if (now - w->old >= w->window)
+        fa_expire(w, now);
+    int64_t sum = w->writer;
+    for (int k = 0; k < w->n; k++)
+        sum += w->buf[k];
+    return sum;
+}
+
+static uint64_t lcg_state;
+
+static uint32_t lcg(uint32_t n)
+{
+    lcg_state = lcg_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)((lcg_state >> 33) % n);
+}
+
+START_TEST(reference_finagle_retry_budget)
+{
+    const char *params[] = {"max_attempts=4", "ttl=10s", "min_per_s=1",
+                            "percent=0.25"};
+    h = ph_create("immediate+retry_budget", params, 4);
+    finagle_adder w = {1000, 0, 0, 9, 0, {0}};
+    const int64_t deposit = 1000, withdrawal = (int)(1000.0 / 0.25);
+    const int64_t reserve = 1 * 10 * withdrawal;
+    int decisions = 0, granted = 0, refused = 0;
+    lcg_state = 9;
+    static const int fail_pct[] = {10, 90, 50, 100, 20, 70, 0, 95};
+    int64_t now_ms = 0;
+    for (int phase = 0; phase < 8; phase++)
+        for (int req = 0; req < 80; req++) {
+            if (lcg(3) == 0)
+                now_ms += 1000 * (1 + lcg(lcg(6) == 0 ? 15 : 2));
+            h->now = (double)now_ms / 1000;
+            ph_new_request(h);
+            sb_attempt a = ph_attempt(h, 1);
+            ck_assert(ph_allowed(h, &a));
+            fa_add(&w, now_ms, deposit);
+            for (uint32_t n = 1; n <= 4; n++) {
+                if ((int)lcg(100) >= fail_pct[phase])
+                    break; /* success: nothing for the budget */
+                bool want = false;
+                if (n < 4) { /* the policy wants a retry: tryWithdraw */
+                    want = fa_sum(&w, now_ms) + reserve >= withdrawal;
+                    if (want)
+                        fa_add(&w, now_ms, -withdrawal);
+                }
+                a = ph_attempt(h, n);
+                ph_error(&a, SB_ERR_HTTP, 503);
+                sb_action got = ph_failure(h, &a).action;
+                decisions++;
+                ck_assert_msg((got == SB_RETRY) == want,
+                              "phase %d request %d at %lld ms, attempt %u: "
+                              "Finagle %s, retry_budget %s",
+                              phase, req, (long long)now_ms, n,
+                              want ? "retries" : "does not",
+                              got == SB_RETRY ? "retries" : "does not");
+                granted += want;
+                refused += n < 4 && !want;
+                if (!want)
+                    break;
+                a = ph_attempt(h, n + 1); /* the retry goes at once */
+                ck_assert(ph_allowed(h, &a));
+            }
+        }
+    ck_assert_int_ge(decisions, 300);
+    ck_assert_int_ge(granted, 100);
+    ck_assert_int_ge(refused, 50);
+}
+END_TEST
+
 /* ---- Effect: retries bounded by percent of requests + the reserve --------
  *
  * 5 clients x 20/s; connections refused from 20 s to 80 s; `immediate`
@@ -223,6 +340,7 @@ Suite *policy_retry_budget_suite(void)
     tcase_add_test(tc, reserve_uses_whole_seconds_of_ttl);
     tcase_add_test(tc, hedges_are_not_counted);
     tcase_add_test(tc, ttl_range_is_finagles);
+    tcase_add_test(tc, reference_finagle_retry_budget);
     suite_add_tcase(s, tc);
     TCase *e = tcase_create("effect");
     tcase_add_test(e, effect_retries_bounded_by_the_budget);

@@ -95,6 +95,17 @@ static const bad_case cases[] = {
     {"fault-zero-duration",
      BASE "[fault.a]\ntype = outage\nstart = 10s\nduration = 0s\n", {NULL},
      "%s:14: [fault.a] duration: expected a positive duration, got '0s'"},
+    {"pushback-needs-grpc",
+     BASE "[fault.a]\ntype = errors\nstart = 10s\nduration = 5s\n"
+          "status = 503\nprobability = 0.5\npushback = 100ms\n", {NULL},
+     "%s:17: [fault.a] pushback: is gRPC metadata (grpc-retry-pushback-ms): "
+     "it needs a gRPC status, such as UNAVAILABLE"},
+    {"pushback-whole-ms",
+     BASE "[fault.a]\ntype = errors\nstart = 10s\nduration = 5s\n"
+          "status = UNAVAILABLE\nprobability = 0.5\npushback = 1500us\n",
+     {NULL},
+     "%s:17: [fault.a] pushback: expected a delay in whole milliseconds "
+     "(the grpc-retry-pushback-ms header), or 'stop', got '1500us'"},
     {"error-status-not-an-error",
      BASE "[fault.a]\ntype = errors\nstart = 10s\nduration = 5s\n"
           "status = 200\nprobability = 0.5\n", {NULL},

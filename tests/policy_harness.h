@@ -45,6 +45,7 @@ typedef struct ph {
     double fill_value;
     int opened, closed; /* breaker() reports */
     double now;         /* the clock attempts are stamped with */
+    bool hedge_pending; /* the driver is told a hedge's timer runs */
     double start;       /* when the current request started */
 } ph;
 
@@ -239,6 +240,7 @@ static inline driver_request ph_request(const ph *h, const sb_attempt *a,
     d.op = a->op;
     d.keyed = a->keyed != 0;
     d.critical = a->critical != 0;
+    d.hedge_pending = h->hedge_pending;
     return d;
 }
 

@@ -61,7 +61,7 @@ extern "C" {
 #endif
 
 #define SB_POLICY_ABI_MAJOR 2
-#define SB_POLICY_ABI_MINOR 0
+#define SB_POLICY_ABI_MINOR 1
 
 #if defined(__GNUC__)
 #define SB_EXPORT __attribute__((visibility("default")))
@@ -199,7 +199,12 @@ typedef struct sb_verdict {
     sb_send action;
     sb_refusal refusal;   /* when action is SB_SEND_REFUSE */
     uint32_t reserved;    /* 0 */
-    double hedge_after_s; /* > 0: if no answer after this long, send a hedge */
+    double hedge_after_s; /* > 0: if no answer after this long, send a
+                             hedge.  (2.1) If an attempt fails before
+                             then, the hedge is sent at once (gRFC A6's
+                             non-fatal failure) unless a layer's
+                             before_send refuses it (policies/driver.h,
+                             rule 0) */
     const char *reason;   /* static string for traces, or NULL */
 } sb_verdict;
 
@@ -281,7 +286,11 @@ enum {
     SB_PARAM_REAL = 1,     /* real number; range [min, max] */
     SB_PARAM_DURATION = 2, /* "250ms", "2s"; seconds in sb_value.d */
     SB_PARAM_BOOL = 3,     /* true/false */
-    SB_PARAM_CHOICE = 4    /* one of choices ("a|b|c"); index in sb_value.i */
+    SB_PARAM_CHOICE = 4,   /* one of choices ("a|b|c"); index in sb_value.i */
+    SB_PARAM_SET = 5       /* (2.1) any subset of choices (at most 63),
+                              written "a,c"; "" is the empty set, "all"
+                              every choice.  Bit i of sb_value.i is choice
+                              i.  A 2.0 host refuses a table that uses it. */
 };
 
 /* One parameter of a policy: listed by `stormbench policies`, checked by
@@ -292,7 +301,7 @@ typedef struct sb_param {
     sb_param_type type;
     const char *default_value; /* as a user would write it: "100ms", "full" */
     const char *doc;           /* one line */
-    const char *choices;       /* SB_PARAM_CHOICE: "none|full|equal" */
+    const char *choices;       /* CHOICE, SET: "none|full|equal" */
     double min, max;           /* INT, REAL, DURATION (seconds): inclusive */
 } sb_param;
 
