@@ -19,7 +19,8 @@
 
 #include <stdint.h>
 
-/* Stream numbers.  Fault coin flips use RNG_FAULT + the fault's index. */
+/* Stream numbers.  A fault's coin flips are drawn from RNG_FAULT under a
+ * key of its own, made from its name (rng_named). */
 enum {
     RNG_ARRIVAL = 1,   /* inter-arrival gaps and think times, by request */
     RNG_ATTR = 2,      /* request attributes: op, defect, critical */
@@ -27,7 +28,7 @@ enum {
     RNG_NET = 4,       /* network delays, by (request, attempt) */
     RNG_POLICY = 5,    /* the policy's own draws (jitter), by client counter */
     RNG_PARTITION = 6, /* which clients a partition cuts off, by fault */
-    RNG_FAULT = 16,    /* + fault index: error / lost-ack coin flips */
+    RNG_FAULT = 16,    /* error / lost-ack coin flips, keyed by fault */
     RNG_PAIR = 0x8000  /* | stream: the second uniform of a pair */
 };
 
@@ -35,7 +36,8 @@ enum {
  * The counter layout of every stream.  Rule: within one (client, stream)
  * no two draws share a counter, unless they are meant to be the same draw
  * (a partition's membership).  k is the client's request number (uint32),
- * a the attempt number (1, 2, ...; hedges are attempts), i a fault's index.
+ * a the attempt number (1, 2, ...; hedges are attempts), f a fault's
+ * name key (rng_named of its name).
  *
  *   stream          counter                          draws
  *   --------------  -------------------------------  ----------------------
@@ -50,11 +52,12 @@ enum {
  *   RNG_NET         rng_attempt_counter(k, a, 0/1)   delay to the server /
  *                                                    back to the client
  *   RNG_POLICY      n, the client's n-th draw        sb_host.uniform
- *   RNG_PARTITION   i                                cut off by fault i?
+ *   RNG_PARTITION   f                                cut off by fault f?
  *                                                    (the same draw every
  *                                                    time: membership)
- *   RNG_FAULT + i   rng_attempt_counter(k, a, 0/1)   error coin / lost-ack
- *                                                    coin
+ *   RNG_FAULT       rng_attempt_counter(k, a, 0/1/2) error coin / lost-ack
+ *   (seed ^ f)                                       coin / second trip's
+ *                                                    error coin
  *   s | RNG_PAIR    the counter of the pair's first  the second uniform of
  *                   uniform in stream s              a two-uniform variate
  *                                                    (lognormal's
@@ -69,7 +72,13 @@ enum {
  * used to collide with -- while a companion stream is disjoint by
  * construction whatever the layout, and leaves the first uniform, and so
  * every const and exp draw, where it always was.  Stream numbers stay below
- * RNG_PAIR (faults: RNG_FAULT + at most a few hundred).
+ * RNG_PAIR.
+ *
+ * A fault's draws depend on its name, not on its place in the scenario:
+ * adding, removing or reordering other faults does not change which
+ * attempts a fault fails or which clients it cuts off, and a fault
+ * injected in the GUI draws the same coins when the session is saved as
+ * a scenario (where faults that had not started yet are left out).
  */
 
 #define RNG_GOLDEN UINT64_C(0x9e3779b97f4a7c15)
@@ -86,6 +95,16 @@ static inline uint64_t rng_key(uint64_t seed, uint32_t client, uint32_t stream)
 {
     uint64_t id = ((uint64_t)client << 16) | (stream & 0xffffu);
     return rng_mix(seed ^ rng_mix(id + RNG_GOLDEN));
+}
+
+/* A 64-bit key for a name (FNV-1a, then mixed): distinct names give
+ * unrelated keys. */
+static inline uint64_t rng_named(const char *name)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * UINT64_C(0x100000001b3);
+    return rng_mix(h);
 }
 
 /* The counter-th 64-bit number of the stream that starts at key. */

@@ -158,14 +158,16 @@ static int parse_size(args *a, const char *v, int *w, int *h)
 {
     char *end;
     long x = strtol(v, &end, 10), y;
-    if (end == v || *end != 'x' || x < 320 || x > 16384)
+    if (end == v || *end != 'x' || x < GUI_MIN_WIDTH || x > 16384)
         return args_usage_error(a, "--size: expected WIDTHxHEIGHT, at least "
-                                "320x240, got '%s'", v);
+                                "%dx%d, got '%s'", GUI_MIN_WIDTH,
+                                GUI_MIN_HEIGHT, v);
     char *p = end + 1;
     y = strtol(p, &end, 10);
-    if (end == p || *end != '\0' || y < 240 || y > 16384)
+    if (end == p || *end != '\0' || y < GUI_MIN_HEIGHT || y > 16384)
         return args_usage_error(a, "--size: expected WIDTHxHEIGHT, at least "
-                                "320x240, got '%s'", v);
+                                "%dx%d, got '%s'", GUI_MIN_WIDTH,
+                                GUI_MIN_HEIGHT, v);
     *w = (int)x;
     *h = (int)y;
     return 0;
@@ -252,6 +254,7 @@ static int run_gui(args *a, gui_args *g)
     o.app.plugins = plugins;
     o.app.n_plugins = np;
     o.app.save = save_scenario;
+    o.app.recording = g->frames != NULL;
     o.app.save_ctx = path;
     e.msg[0] = '\0';
     int rc = g->frames ? gui_run_frames(&o, &e) : gui_run_window(&o, &e);

@@ -165,6 +165,7 @@ struct sim {
     fault_cfg faults[MAX_ALL_FAULTS];
     bool active[MAX_ALL_FAULTS];
     uint32_t fault_gen[MAX_ALL_FAULTS];
+    uint64_t fault_key[MAX_ALL_FAULTS]; /* rng_named(name): its draws */
     uint32_t n_faults;
     double spike; /* arrival multiplier */
     uint8_t errors[MAX_ALL_FAULTS], n_errors;
@@ -246,6 +247,10 @@ static inline int64_t round_ns(double x)
 int engine_fail(sim *s, const char *msg);
 /* Push an event to the heap, or to one of the FIFO lanes. */
 void engine_push(sim *s, int64_t t, unsigned type, uint32_t id, uint32_t gen);
+/* A fault's event: ordered by fault index before other events of the
+ * same instant (see evq_push_reserved). */
+void engine_push_fault(sim *s, int64_t t, unsigned type, uint32_t fault,
+                       uint32_t gen);
 void engine_push_lane(sim *s, unsigned lane, int64_t t, unsigned type,
                       uint32_t id, uint32_t gen);
 /* Draws from a distribution, a uniform, a one-way network delay. */

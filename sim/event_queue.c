@@ -33,6 +33,7 @@ static void set_window(evq *q, uint64_t lo, unsigned level)
 int evq_init(evq *q, size_t initial_cap)
 {
     memset(q, 0, sizeof *q);
+    q->next_seq = EVQ_RESERVED_SEQS;
     q->rcap = 64;
     q->hcap = 64;
     (void)initial_cap; /* blocks come as they are needed */
@@ -367,6 +368,14 @@ int evq_push(evq *q, int64_t time, unsigned type, uint32_t id, uint32_t gen)
         return -1;
     q->next_seq++;
     return 0;
+}
+
+int evq_push_reserved(evq *q, int64_t time, unsigned seq, unsigned type,
+                      uint32_t id, uint32_t gen)
+{
+    assert(seq < EVQ_RESERVED_SEQS);
+    evq_event ev = {time, ((uint64_t)seq << 8) | (type & 0xffu), id, gen};
+    return put(q, &ev);
 }
 
 int evq_push_lane(evq *q, unsigned lane, int64_t time, unsigned type,

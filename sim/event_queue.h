@@ -150,6 +150,16 @@ void evq_fini(evq *q);
  * of memory (the queue is then unchanged). */
 int evq_push(evq *q, int64_t time, unsigned type, uint32_t id, uint32_t gen);
 
+/* Sequence numbers below EVQ_RESERVED_SEQS are never given by evq_push:
+ * an event pushed with evq_push_reserved(seq) sorts before every evq_push
+ * event of the same instant, and after reserved events of smaller seq,
+ * whenever it was pushed.  The engine gives fault events their fault's
+ * index, so a fault injected at t and one scheduled at t from the start
+ * act at the same point, and the other events keep their seq numbers. */
+#define EVQ_RESERVED_SEQS 256u
+int evq_push_reserved(evq *q, int64_t time, unsigned seq, unsigned type,
+                      uint32_t id, uint32_t gen);
+
 /* The same as evq_push: `lane` (0 .. EVQ_LANES-1) marks an event that is
  * "now + a constant".  Kept for the engine's call sites; the queue used to
  * keep such events in FIFO lanes, and now needs no hint. */

@@ -114,6 +114,14 @@ void faults_apply(sim *s)
     server_set_capacity(s->srv, workers);
 }
 
+/* Fault fi's coin for a client's attempt: keyed by the fault's name. */
+static double fault_draw(const sim *s, unsigned fi, uint32_t client,
+                         uint64_t ctr)
+{
+    uint64_t key = rng_key(s->seed ^ s->fault_key[fi], client, RNG_FAULT);
+    return rng_unit(rng_at(key, ctr));
+}
+
 /* Each round trip of an attempt flips its own coin: draw 0 for the
  * first, 2 for the second (draw 1 is the lost-ack coin). */
 const fault_cfg *faults_error(const sim *s, const request *r, const attempt *t)
@@ -122,8 +130,7 @@ const fault_cfg *faults_error(const sim *s, const request *r, const attempt *t)
     for (unsigned i = 0; i < s->n_errors; i++) {
         unsigned fi = s->errors[i];
         uint64_t ctr = rng_attempt_counter(r->index, t->number, slot);
-        if (engine_unit_draw(s, r->client, RNG_FAULT + fi, ctr) <
-            s->faults[fi].probability)
+        if (fault_draw(s, fi, r->client, ctr) < s->faults[fi].probability)
             return &s->faults[fi];
     }
     return NULL;
@@ -134,8 +141,7 @@ bool faults_ack_lost(const sim *s, const request *r, const attempt *t)
     for (unsigned i = 0; i < s->n_lost; i++) {
         unsigned fi = s->lost[i];
         uint64_t ctr = rng_attempt_counter(r->index, t->number, 1);
-        if (engine_unit_draw(s, r->client, RNG_FAULT + fi, ctr) <
-            s->faults[fi].probability)
+        if (fault_draw(s, fi, r->client, ctr) < s->faults[fi].probability)
             return true;
     }
     return false;
@@ -147,7 +153,7 @@ int faults_cut_off(const sim *s, uint32_t c)
 {
     for (unsigned i = 0; i < s->n_cuts; i++) {
         const fault_cfg *f = &s->faults[s->cuts[i]];
-        if (engine_unit_draw(s, c, RNG_PARTITION, s->cuts[i]) < f->fraction)
+        if (engine_unit_draw(s, c, RNG_PARTITION, s->fault_key[s->cuts[i]]) < f->fraction)
             return (int)f->mode;
     }
     return -1;
@@ -161,8 +167,8 @@ void faults_on(sim *s, uint32_t i, bool on, uint32_t gen)
         s->active[i] = true;
         s->fault_gen[i]++;
         const fault_cfg *f = &s->faults[i];
-        engine_push(s, simtime_add(s->now, f->duration_ns), EV_FAULT_OFF, i,
-                    s->fault_gen[i]);
+        engine_push_fault(s, simtime_add(s->now, f->duration_ns), EV_FAULT_OFF,
+                          i, s->fault_gen[i]);
     } else {
         if (!s->active[i] || gen != s->fault_gen[i])
             return;
@@ -175,11 +181,18 @@ int sim_inject(sim *s, const fault_cfg *f, sb_err *e)
 {
     if (s->n_faults == MAX_ALL_FAULTS)
         return err_set(e, "at most %d faults per run", MAX_ALL_FAULTS);
+    if (f->name[0] == '\0')
+        return err_set(e, "an injected fault needs a name");
+    for (uint32_t k = 0; k < s->n_faults; k++)
+        if (strcmp(s->faults[k].name, f->name) == 0)
+            return err_set(e, "there is already a fault named '%s'",
+                           f->name);
     uint32_t i = s->n_faults++;
     s->faults[i] = *f;
+    s->fault_key[i] = rng_named(f->name);
     if (s->faults[i].start_ns < s->now)
         s->faults[i].start_ns = s->now;
-    engine_push(s, s->faults[i].start_ns, EV_FAULT_ON, i, 0);
+    engine_push_fault(s, s->faults[i].start_ns, EV_FAULT_ON, i, 0);
     return (int)i;
 }
 

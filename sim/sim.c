@@ -30,6 +30,15 @@ void engine_push(sim *s, int64_t t, unsigned type, uint32_t id, uint32_t gen)
         s->stats.queue_peak = evq_len(&s->q);
 }
 
+void engine_push_fault(sim *s, int64_t t, unsigned type, uint32_t fault,
+                       uint32_t gen)
+{
+    _Static_assert(MAX_ALL_FAULTS <= EVQ_RESERVED_SEQS,
+                   "every fault needs a reserved sequence number");
+    if (evq_push_reserved(&s->q, t, fault, type, fault, gen) != 0)
+        engine_fail(s, "out of memory for the event queue");
+}
+
 void engine_push_lane(sim *s, unsigned lane, int64_t t, unsigned type,
                       uint32_t id, uint32_t gen)
 {
@@ -305,7 +314,8 @@ int sim_create(const sim_config *cfg, pstack *ps, sim **out, sb_err *e)
         goto fail;
     for (uint32_t i = 0; i < cfg->n_faults; i++) {
         s->faults[i] = cfg->faults[i];
-        engine_push(s, cfg->faults[i].start_ns, EV_FAULT_ON, i, 0);
+        s->fault_key[i] = rng_named(cfg->faults[i].name);
+        engine_push_fault(s, cfg->faults[i].start_ns, EV_FAULT_ON, i, 0);
     }
     s->n_faults = cfg->n_faults;
     if (client_start_all(s, e) != 0)

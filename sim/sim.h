@@ -85,7 +85,9 @@ int sim_observe(sim *s, const sim_observer *o);
 int sim_run_until(sim *s, int64_t t);
 
 /* Start a fault now or at f->start_ns, whichever is later.  The fault is
- * copied; returns its index, or -1 with a message in e. */
+ * copied; returns its index, or -1 with a message in e.  Its name must
+ * differ from every other fault's: the name keys its random draws (so the
+ * same fault, saved in a scenario, fails the same attempts). */
 int sim_inject(sim *s, const fault_cfg *f, sb_err *e);
 /* End a running fault now (a no-op if it is not running). */
 void sim_end_fault(sim *s, int index);

@@ -153,6 +153,32 @@ START_TEST(pops_in_time_then_push_order)
 }
 END_TEST
 
+/* Reserved events (a fault's) come first at their instant, by reserved
+ * seq, however late they were pushed: here pushed after ordinary events
+ * of the same times, from the window and from the wheel (t = 1e12). */
+START_TEST(reserved_seqs_come_first_at_their_instant)
+{
+    const int64_t at[2] = {7, 1000000000000};
+    for (int k = 0; k < 2; k++)
+        for (uint32_t i = 0; i < 3; i++)
+            EXPECT_EQ(evq_push(&q, at[k], 1, 100 + i, 0), 0);
+    for (int k = 0; k < 2; k++) {
+        EXPECT_EQ(evq_push_reserved(&q, at[k], 9, 2, 9, 0), 0);
+        EXPECT_EQ(evq_push_reserved(&q, at[k], 3, 3, 3, 0), 0);
+    }
+    static const uint32_t want[] = {3, 9, 100, 101, 102};
+    evq_event ev;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 5; i++) {
+            ck_assert(evq_pop(&q, &ev));
+            ck_assert_int_eq(ev.time, at[k]);
+            ck_assert_uint_eq(ev.id, want[i]);
+            ck_assert_int_eq(evq_type(&ev), i == 0 ? 3 : i == 1 ? 2 : 1);
+        }
+    ck_assert(!evq_pop(&q, &ev));
+}
+END_TEST
+
 START_TEST(type_id_gen_round_trip)
 {
     evq_push(&q, 5, 200, 123456, 99);
@@ -523,6 +549,7 @@ Suite *event_queue_suite(void)
     tcase_set_timeout(tc, 60); /* a hang guard: the suite takes 0.5 s */
     tcase_add_test(tc, pops_in_time_then_push_order);
     tcase_add_test(tc, type_id_gen_round_trip);
+    tcase_add_test(tc, reserved_seqs_come_first_at_their_instant);
     tcase_add_test(tc, lane_pushes_keep_exact_order);
     tcase_add_test(tc, random_operations_match_reference);
     tcase_add_test(tc, whole_time_range);

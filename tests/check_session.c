@@ -139,6 +139,64 @@ START_TEST(saved_scenario_reproduces)
 }
 END_TEST
 
+/* A fault's draws are keyed by its name, not its place in the list.  In
+ * the session the scenario's own outage (at 180 s) is fault 0 and the
+ * injected 503s fault 1; saved at 150 s the outage, not yet begun, is
+ * left out and the 503s become fault 0.  Had the coins followed the
+ * index, the saved run would fail other attempts than the window did. */
+START_TEST(saved_scenario_keeps_fault_draws)
+{
+    static scenario sc;
+    sb_err e;
+    if (scenario_load(TU_SOURCE("scenarios/retry-storm.ini"), NULL, 0, &sc,
+                      &e) != 0)
+        ck_abort_msg("%s", e.msg);
+    sc.cfg.duration_ns = 200 * NS_PER_S;
+    ck_assert_uint_eq(sc.cfg.n_faults, 1);
+    sc.cfg.faults[0].start_ns = 180 * NS_PER_S;
+    session_opts o = {&sc.cfg, sc.policy, sc.settings, sc.n_settings, NULL,
+                      0};
+    session *a;
+    ck_assert_int_eq(session_create(&o, &a, &e), 0);
+    ck_assert_int_eq(session_run_until(a, 60 * NS_PER_S), 0);
+    fault_cfg f;
+    memset(&f, 0, sizeof f);
+    f.type = FAULT_ERRORS;
+    f.kind = SB_ERR_HTTP;
+    f.status = 503;
+    f.probability = 0.5;
+    f.duration_ns = 20 * NS_PER_S;
+    ck_assert_int_eq(session_inject(a, &f, &e), 1);
+    ck_assert_int_eq(session_run_until(a, 150 * NS_PER_S), 0);
+    sim_config cfg;
+    sim_summary sum;
+    ck_assert_int_eq(session_as_scenario(a, &cfg, &sum, &e), 0);
+    ck_assert_uint_eq(cfg.n_faults, 1);
+    ck_assert_int_eq(cfg.faults[0].type, FAULT_ERRORS);
+    /* The 503s halved goodput while they lasted: the coins mattered. */
+    const series *w = session_series(a);
+    ck_assert_double_lt(series_at(w, 70, COL_SUCCESS),
+                        series_at(w, 50, COL_SUCCESS));
+    policy_setup ps;
+    ck_assert_int_eq(policy_setup_build(session_policy(a), NULL, 0, NULL, 0,
+                                        &ps, &e), 0);
+    series s;
+    series_init(&s, 0.1);
+    sim *h;
+    ck_assert_int_eq(sim_create(&cfg, ps.stack, &h, &e), 0);
+    ck_assert_int_eq(sim_run_until(h, cfg.duration_ns), 0);
+    sim_finish(h);
+    const metrics *m = sim_metrics(h);
+    for (size_t i = 0; i < m->n_buckets; i++)
+        series_add(&s, &m->buckets[i]);
+    assert_same_rows(w, &s, 149);
+    series_fini(&s);
+    sim_destroy(h);
+    policy_setup_free(&ps);
+    session_destroy(a);
+}
+END_TEST
+
 Suite *session_suite(void)
 {
     Suite *s = suite_create("session");
@@ -146,6 +204,7 @@ Suite *session_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, seek_replays_exactly);
     tcase_add_test(tc, saved_scenario_reproduces);
+    tcase_add_test(tc, saved_scenario_keeps_fault_draws);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -59,7 +59,12 @@ START_TEST(injected_faults_act_and_end)
     f.mode = CUT_BLACKHOLE;
     f.start_ns = 40 * NS_PER_S;
     f.duration_ns = 3600 * NS_PER_S;
+    /* A name keys a fault's draws: a second fault may not reuse one. */
+    ck_assert_int_eq(sim_inject(t->sim, &f, &e), -1);
+    ck_assert_str_eq(e.msg, "there is already a fault named 'live'");
+    snprintf(f.name, sizeof f.name, "live2");
     int j = sim_inject(t->sim, &f, &e);
+    ck_assert_int_eq(j, 1);
     ck_assert_int_eq(sim_run_until(t->sim, 45 * NS_PER_S), 0);
     ck_assert(sim_fault_active(t->sim, j));
     sim_end_fault(t->sim, j);

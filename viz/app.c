@@ -927,7 +927,8 @@ void app_draw(const app *a, cairo_t *cr, double w, double h)
     v.n_runs = a->n_runs;
     v.speed = a->speed;
     v.achieved = a->achieved;
-    v.events_per_s = a->events_per_s;
+    v.events_per_s = a->o.recording ? -1 : a->events_per_s;
+    v.events = (double)events(a);
     v.paused = a->paused;
     v.span_s = a->o.span_s > 0 ? a->o.span_s : 120.0;
     v.help = a->help;

@@ -50,6 +50,8 @@ typedef struct app_options {
     const char *script;        /* a script file, or NULL */
     app_save_fn save;
     void *save_ctx;
+    bool recording;            /* frames: show nothing measured in wall
+                                  time, so frames are deterministic */
 } app_options;
 
 /* The keys the app knows (the window maps its own onto these). */

@@ -96,6 +96,7 @@ static int open_window(window *w, const gui_options *o, sb_err *e)
                                   SDL_WINDOW_ALLOW_HIGHDPI);
     if (w->win == NULL)
         return err_set(e, "cannot open a window: %s", SDL_GetError());
+    SDL_SetWindowMinimumSize(w->win, GUI_MIN_WIDTH, GUI_MIN_HEIGHT);
     w->ren = SDL_CreateRenderer(w->win, -1, SDL_RENDERER_PRESENTVSYNC);
     if (w->ren == NULL) /* no GPU (Xvfb): software */
         w->ren = SDL_CreateRenderer(w->win, -1, SDL_RENDERER_SOFTWARE);

@@ -12,6 +12,11 @@
 
 #include "app.h"
 
+/* The smallest window or frame the layout is made for: below it the
+ * panels' labels and the client field's legend overlap. */
+#define GUI_MIN_WIDTH 960
+#define GUI_MIN_HEIGHT 600
+
 typedef struct gui_options {
     app_options app;
     const char *frames_dir; /* render PNG frames here instead of a window */

@@ -71,7 +71,8 @@ static int set_policy_text(session *ss, const char *policy,
     if (n > SESSION_MAX_PARAMS)
         return err_set(e, "at most %d policy parameters", SESSION_MAX_PARAMS);
     snprintf(ss->policy, sizeof ss->policy, "%s", policy);
-    memcpy(ss->params, params, (size_t)n * sizeof *params);
+    if (n > 0)
+        memcpy(ss->params, params, (size_t)n * sizeof *params);
     ss->n_params = n;
     return 0;
 }
@@ -209,9 +210,15 @@ int session_inject(session *ss, const fault_cfg *f, sb_err *e)
     a.fault = *f;
     a.fault.start_ns = a.t_ns;
     uint32_t n;
-    sim_faults(ss->sim, &n);
-    snprintf(a.fault.name, sizeof a.fault.name, "%s_%u",
-             fault_type_name(f->type), n + 1);
+    const fault_cfg *all = sim_faults(ss->sim, &n);
+    /* type_N, N the first number no other fault's name has taken. */
+    for (uint32_t k = n + 1, taken = 1; taken; k++) {
+        snprintf(a.fault.name, sizeof a.fault.name, "%s_%u",
+                 fault_type_name(f->type), k);
+        taken = 0;
+        for (uint32_t j = 0; j < n; j++)
+            taken |= strcmp(all[j].name, a.fault.name) == 0;
+    }
     if (ss->n_log == SESSION_MAX_ACTIONS)
         return err_set(e, "at most %d changes by hand per run",
                        SESSION_MAX_ACTIONS);

@@ -171,10 +171,16 @@ static void header(cairo_t *cr, const view_layout *l, const view_state *v)
     else
         snprintf(speed, sizeof speed, "%.3g x real time (as fast as it "
                  "goes)", v->achieved);
+    char events[64];
+    if (v->events_per_s >= 0)
+        snprintf(events, sizeof events, "%.2f M events/s",
+                 v->events_per_s / 1e6);
+    else
+        snprintf(events, sizeof events, "%.2f M events", v->events / 1e6);
     snprintf(line, sizeof line, "%s     t = %.1f s of %.0f s     %s     "
-             "%.2f M events/s%s%s",
-             v->scenario, now, (double)c->duration_ns / 1e9, speed,
-             v->events_per_s / 1e6, v->paused ? "     PAUSED" : "",
+             "%s%s%s",
+             v->scenario, now, (double)c->duration_ns / 1e9, speed, events,
+             v->paused ? "     PAUSED" : "",
              session_done(a) ? "     END OF RUN" : "");
     chart_font(cr, f * 1.15, true);
     ink(cr, 0.1);

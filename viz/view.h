@@ -47,7 +47,9 @@ typedef struct view_state {
     double speed;                   /* asked for, x real time; 0: as fast
                                        as possible */
     double achieved;                /* measured, x real time */
-    double events_per_s;            /* measured, engine events per wall s */
+    double events_per_s;            /* measured, engine events per wall s;
+                                       < 0: not measured (frames) */
+    double events;                  /* engine events so far, every run */
     bool paused;
     double span_s;                  /* the panels' time window */
     bool help;                      /* the help overlay */
