@@ -20,7 +20,8 @@ static const char run_usage[] =
     "Usage: stormbench run SCENARIO [OPTIONS]\n"
     "\n"
     "Run a scenario headless: print a summary, write the outputs asked for,\n"
-    "and check the scenario's [expect] section.\n"
+    "and check the scenario's [expect] section.  SCENARIO is a file, or\n"
+    "the name of a shipped scenario (such as retry-storm).\n"
     "\n"
     "Policy:\n"
     "  --policy NAME[+NAME...]   the policy stack to run instead of the\n"
@@ -165,7 +166,10 @@ static int load_scenario(const run_opts *o, scenario *sc, sb_err *e)
         snprintf(seed, sizeof seed, "scenario.seed=%s", o->seed);
         sets[n++] = seed;
     }
-    return scenario_load(o->scenario, sets, n, sc, e);
+    char path[1024];
+    if (cli_find_scenario(o->scenario, path, sizeof path, e) != 0)
+        return -1;
+    return scenario_load(path, sets, n, sc, e);
 }
 
 /* The scenario's [policy] settings apply only to the scenario's own

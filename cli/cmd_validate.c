@@ -16,11 +16,11 @@
 
 static const char validate_usage[] =
     "Usage: stormbench validate [--policy-plugin FILE.so]... [--force] "
-    "FILE...\n"
+    "SCENARIO...\n"
     "\n"
-    "Check scenario files: every section, key and value, the policy and its\n"
-    "parameters.  Prints 'ok' or the first problem of each file, and any\n"
-    "warnings.\n"
+    "Check scenario files (or shipped scenarios, by name): every section,\n"
+    "key and value, the policy and its parameters.  Prints 'ok' or the\n"
+    "first problem of each file, and any warnings.\n"
     "\n"
     "A file is also refused when running it would be absurdly costly: over\n"
     "1e10 events (about an hour of CPU) or 8 GB of memory, estimated from\n"
@@ -290,7 +290,9 @@ static int validate_one(const char *path, const char *const *plugins,
     memset(&ps, 0, sizeof ps);
     int rc = EXIT_INPUT;
     expect_set expect;
-    if (scenario_load(path, NULL, 0, sc, &e) != 0 ||
+    char file[1024];
+    if (cli_find_scenario(path, file, sizeof file, &e) != 0 ||
+        scenario_load(file, NULL, 0, sc, &e) != 0 ||
         expect_parse(sc->expect, sc->n_expect, &expect, &e) != 0) {
         fprintf(stderr, "%s\n", e.msg);
         goto done;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -188,6 +189,35 @@ START_TEST(seed_changes_the_run)
 }
 END_TEST
 
+/* A shipped scenario can be named instead of given as a file (from the
+ * source tree, ./scenarios is where it is found); a misspelt name gets
+ * the closest one and the list of shipped names. */
+START_TEST(scenarios_by_name)
+{
+    char cwd[1024];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    ck_assert_int_eq(chdir(SB_SOURCE_DIR), 0);
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"run", "duplicate-writes", "-q",
+                                       NULL});
+    ck_assert_msg(o.status == 0, "exit %d: %s%s", o.status, o.out, o.err);
+    tu_output_free(&o);
+    tu_stormbench(&o, (const char *[]){"validate", "retry-storm", NULL});
+    ck_assert_msg(o.status == 0, "exit %d: %s%s", o.status, o.out, o.err);
+    tu_output_free(&o);
+    tu_stormbench(&o, (const char *[]){"run", "retry-strom", NULL});
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_msg(strstr(o.err, "retry-strom: no such scenario file, nor a "
+                                "shipped scenario of that name (did you "
+                                "mean 'retry-storm'?); shipped scenarios: ")
+                      != NULL,
+                  "%s", o.err);
+    ck_assert_ptr_nonnull(strstr(o.err, "duplicate-writes"));
+    tu_output_free(&o);
+    ck_assert_int_eq(chdir(cwd), 0);
+}
+END_TEST
+
 /* A violated expectation: exit 1, and the log says why in a sentence. */
 START_TEST(violated_expectation_exits_one)
 {
@@ -361,6 +391,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, reruns_are_byte_identical);
     tcase_add_test(tc, timing_lines_are_the_only_difference);
     tcase_add_test(tc, seed_changes_the_run);
+    tcase_add_test(tc, scenarios_by_name);
     tcase_add_test(tc, violated_expectation_exits_one);
     tcase_add_test(tc, json_to_stdout);
     tcase_add_test(tc, outputs_are_whole_or_untouched);

@@ -23,8 +23,8 @@ const char *const view_mode_names[CLIENT_MODE_COUNT] = {
     [CLIENT_WAITING] = "waiting on an attempt",
     [CLIENT_POOL_WAIT] = "waiting for a connection",
     [CLIENT_BACKING_OFF] = "backing off",
-    [CLIENT_REFUSED] = "refused locally",
-    [CLIENT_GAVE_UP] = "just failed",
+    [CLIENT_REFUSED] = "last send refused locally",
+    [CLIENT_GAVE_UP] = "last request failed",
 };
 
 /* ---- Layout ---------------------------------------------------------------- */
