@@ -315,7 +315,8 @@ static void set_speed(app *a, int dir)
         return;
     }
     a->speed = speeds[i];
-    say(a, "%.3g x real time", a->speed);
+    say(a, a->speed >= 100 ? "%.0f x real time" : "%.3g x real time",
+        a->speed);
 }
 
 static void default_path(const app *a, const char *ext, char *buf,

@@ -154,6 +154,15 @@ static void header_run(cairo_t *cr, const view_layout *l, const view_state *v,
     text(cr, x, y, pol);
 }
 
+/* A speed as people write it: 0.25, 2.5, 40, 4800 (never 4.8e+03). */
+static void speed_text(double x, char *buf, size_t len)
+{
+    if (x >= 100)
+        snprintf(buf, len, "%.0f", x);
+    else
+        snprintf(buf, len, "%.3g", x);
+}
+
 static void header(cairo_t *cr, const view_layout *l, const view_state *v)
 {
     double f = l->font_px;
@@ -165,12 +174,15 @@ static void header(cairo_t *cr, const view_layout *l, const view_state *v)
     const sim_config *c = session_config(a);
     double now = (double)session_now(a) / 1e9;
     char line[512], speed[64];
+    char got[32], asked[32];
+    speed_text(v->achieved, got, sizeof got);
+    speed_text(v->speed, asked, sizeof asked);
     if (v->speed > 0)
-        snprintf(speed, sizeof speed, "%.3g x real time (asked %.3g x)",
-                 v->achieved, v->speed);
+        snprintf(speed, sizeof speed, "%s x real time (asked %s x)", got,
+                 asked);
     else
-        snprintf(speed, sizeof speed, "%.3g x real time (as fast as it "
-                 "goes)", v->achieved);
+        snprintf(speed, sizeof speed, "%s x real time (as fast as it "
+                 "goes)", got);
     char events[64];
     if (v->events_per_s >= 0)
         snprintf(events, sizeof events, "%.2f M events/s",
