@@ -137,32 +137,30 @@ uint32_t server_workers(const server *sv)
     return sv->workers;
 }
 
-/* Queued attempts looked at, at most, to count the abandoned ones: a
- * storm's queue can hold millions, and a front end asks every frame. */
-#define ABANDONED_SAMPLE 65536u
-
 /* Attempts whose client no longer waits for them: work the server does
  * (or will do) for nobody.  In service: all counted.  Queued: all counted
- * up to ABANDONED_SAMPLE, else that many evenly spaced ones, scaled: an
- * estimate within about 1/sqrt(65536) = 0.4 % of the queue.  For front
- * ends, once a frame, not for the hot path. */
-void server_abandoned(const server *sv, uint32_t *in_service,
-                      uint32_t *queued)
+ * up to `sample`, else `sample` evenly spaced ones, scaled (true is then
+ * returned).  For front ends, once a frame, not for the hot path: each
+ * queued attempt looked at is a cache miss in a long queue. */
+bool server_abandoned(const server *sv, uint32_t sample,
+                      uint32_t *in_service, uint32_t *queued)
 {
     uint32_t a = 0;
     uint64_t q = 0;
     for (uint32_t i = 0; i < sv->busy; i++)
         a += !client_waits(sv->s, att_at(sv->s, sv->in_service[i]));
-    size_t step = sv->q_len <= ABANDONED_SAMPLE
-                      ? 1
-                      : (sv->q_len + ABANDONED_SAMPLE - 1) / ABANDONED_SAMPLE;
-    size_t looked = 0;
-    for (size_t i = 0; i < sv->q_len; i += step, looked++)
-        q += !client_waits(sv->s,
-                           att_at(sv->s,
-                                  sv->queue[(sv->q_head + i) % sv->q_cap]));
+    size_t n = sv->q_len, looked = 0;
+    size_t step = sample == 0 || n <= sample ? 1 : (n + sample - 1) / sample;
+    size_t at = sv->q_head;
+    for (size_t i = 0; i < n; i += step, looked++) {
+        q += !client_waits(sv->s, att_at(sv->s, sv->queue[at]));
+        at += step;
+        while (at >= sv->q_cap)
+            at -= sv->q_cap;
+    }
     *in_service = a;
-    *queued = looked ? (uint32_t)(q * sv->q_len / looked) : 0;
+    *queued = looked ? (uint32_t)(q * n / looked) : 0;
+    return step > 1;
 }
 
 bool server_is_down(const server *sv)

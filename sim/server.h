@@ -129,10 +129,11 @@ uint32_t server_queue_len(const server *sv); /* attempts queued */
 uint32_t server_workers(const server *sv);   /* workers now */
 size_t server_bytes(const server *sv);       /* memory it holds */
 bool server_is_down(const server *sv);       /* an outage is running */
-/* Attempts in service and queued whose client no longer waits for them;
- * a queue of more than 65 536 is sampled (within about 0.4 %).  For
- * front ends, not the hot path. */
-void server_abandoned(const server *sv, uint32_t *in_service,
-                      uint32_t *queued);
+/* Attempts in service and queued whose client no longer waits for them.
+ * A queue longer than `sample` (0: no limit) is sampled at that many
+ * evenly spaced places and scaled; returns true when it was.  For front
+ * ends, not the hot path. */
+bool server_abandoned(const server *sv, uint32_t sample,
+                      uint32_t *in_service, uint32_t *queued);
 
 #endif

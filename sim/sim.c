@@ -376,7 +376,9 @@ void sim_server_state(const sim *s, sim_server_now *out)
     out->queued = server_queue_len(s->srv);
     out->queue_limit = s->cfg->server.queue_limit;
     out->down = server_is_down(s->srv);
-    server_abandoned(s->srv, &out->abandoned_busy, &out->abandoned_queued);
+    out->abandoned_estimated =
+        server_abandoned(s->srv, SIM_ABANDONED_SAMPLE, &out->abandoned_busy,
+                         &out->abandoned_queued);
 }
 
 const fault_cfg *sim_faults(const sim *s, uint32_t *n)

@@ -119,14 +119,20 @@ typedef enum sim_client_mode {
     CLIENT_MODE_COUNT
 } sim_client_mode;
 
-/* The server now, for front ends (O(busy) + at most 65 536 queued
- * attempts looked at). */
+/* Queued attempts sim_server_state looks at, at most, to count the
+ * abandoned ones: past this the count is an estimate, within about
+ * 1/sqrt(4096) = 1.6 % of the queue (one standard deviation at worst);
+ * looking at each costs a cache miss, and a front end asks every frame. */
+#define SIM_ABANDONED_SAMPLE 4096u
+
+/* The server now, for front ends (O(busy) + at most SIM_ABANDONED_SAMPLE
+ * queued attempts looked at). */
 typedef struct sim_server_now {
     uint32_t busy, workers, queued;
     uint32_t queue_limit;       /* SIM_UNLIMITED when none */
     uint32_t abandoned_busy;    /* in service for a client that gave up */
-    uint32_t abandoned_queued;  /* queued for a client that gave up
-                                   (sampled past 65 536 queued) */
+    uint32_t abandoned_queued;  /* queued for a client that gave up */
+    bool abandoned_estimated;   /* abandoned_queued is from a sample */
     bool down;                  /* an outage is running */
 } sim_server_now;
 void sim_server_state(const sim *s, sim_server_now *out);

@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "chart.h"
@@ -212,6 +213,76 @@ START_TEST(series_lands_on_its_row)
 }
 END_TEST
 
+/* The client field and a dense series drawn twice: on an image, where
+ * their boxes are written straight into the pixels, and through a
+ * recording surface (as on PDF or SVG), where cairo fills them as paths,
+ * then painted onto an image.  The pixels must be the same, including
+ * under a translation and at the clip's edges. */
+static void draw_dense(cairo_t *cr)
+{
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_translate(cr, 3, 2);
+    static uint8_t states[1500];
+    for (int i = 0; i < 1500; i++)
+        states[i] = (uint8_t)((i * 7 + i / 13) % 5);
+    chart_field f;
+    chart_field_layout(&f, (chart_rect){300.3, 10.7, 150, 180}, 1500, 3.0);
+    chart_field_draw(cr, &f, states, chart_palette, 5);
+    chart_panel p;
+    chart_panel_init(&p, (chart_rect){0, 0, 290, 200}, "load", "/s", 0, 900,
+                     0, 100, 12);
+    static double t[900], v[900];
+    for (int i = 0; i < 900; i++) {
+        t[i] = i;
+        v[i] = 50 + 60 * sin(i / 9.0) + (i % 17) * 3; /* leaves the range */
+    }
+    chart_data d = {t, v, 900, 0};
+    chart_style dashed = chart_palette[2];
+    dashed.dash = 1;
+    chart_panel_series(cr, &p, NULL, &d, &chart_palette[5]);
+    for (int i = 0; i < 900; i++)
+        v[i] = 40 + 30 * cos(i / 5.0);
+    chart_panel_series(cr, &p, NULL, &d, &dashed);
+}
+
+START_TEST(direct_pixels_equal_cairo_fill)
+{
+    cairo_surface_t *a = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 480,
+                                                    220);
+    cairo_t *cr = cairo_create(a);
+    draw_dense(cr);
+    cairo_destroy(cr);
+    cairo_surface_flush(a);
+    cairo_surface_t *rec = cairo_recording_surface_create(
+        CAIRO_CONTENT_COLOR, &(cairo_rectangle_t){0, 0, 480, 220});
+    cr = cairo_create(rec);
+    draw_dense(cr);
+    cairo_destroy(cr);
+    cairo_surface_t *b = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 480,
+                                                    220);
+    cr = cairo_create(b);
+    cairo_set_source_surface(cr, rec, 0, 0);
+    cairo_paint(cr);
+    cairo_destroy(cr);
+    cairo_surface_flush(b);
+    long differ = 0, coloured = 0;
+    for (int y = 0; y < 220; y++)
+        for (int x = 0; x < 480; x++) {
+            uint32_t pa = pixel(a, x, y) & 0xffffff;
+            if (pa != (pixel(b, x, y) & 0xffffff) && differ < 20)
+                fprintf(stderr, "%d,%d: %06x %06x\n", x, y, pa, pixel(b, x, y) & 0xffffff);
+            differ += pa != (pixel(b, x, y) & 0xffffff);
+            coloured += pa != 0xffffff;
+        }
+    ck_assert_int_eq(differ, 0);
+    ck_assert_int_gt(coloured, 20000); /* the test drew something */
+    cairo_surface_destroy(rec);
+    cairo_surface_destroy(a);
+    cairo_surface_destroy(b);
+}
+END_TEST
+
 Suite *chart_suite(void)
 {
     Suite *s = suite_create("chart");
@@ -228,6 +299,7 @@ Suite *chart_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("drawing");
     tcase_add_test(tc, series_lands_on_its_row);
+    tcase_add_test(tc, direct_pixels_equal_cairo_fill);
     suite_add_tcase(s, tc);
     return s;
 }

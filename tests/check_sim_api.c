@@ -4,8 +4,10 @@
  * faults injected at run time act and end; observers see every bucket.
  */
 #include <check.h>
+#include <math.h>
 #include <string.h>
 
+#include "server.h"
 #include "testutil.h"
 
 static const char steady_ini[] =
@@ -86,6 +88,53 @@ START_TEST(injected_faults_act_and_end)
 }
 END_TEST
 
+/* Work for nobody, as the GUI's server gauge shows it.  One worker busy
+ * for the whole run, a closed loop of 20 000 clients that each wait 1 s
+ * for an answer, give up and come back: the queue only grows (about
+ * 10 000 attempts a second), and with no network delay every client that
+ * still waits has its one attempt queued or in service.  So, counted
+ * exactly, the abandoned ones are what is left:
+ *     abandoned in service + abandoned queued + waiting clients
+ *         = busy + queued.
+ * Past SIM_ABANDONED_SAMPLE queued attempts, sim_server_state samples
+ * them: it must say so, and be within 4 standard deviations of a
+ * binomial sample of 4096, sqrt(p (1 - p) / 4096) of the queue. */
+START_TEST(abandoned_work_counted_and_sampled)
+{
+    static const char ini[] =
+        "[scenario]\nname = nobody\nduration = 60s\n"
+        "[clients]\ncount = 20000\narrival = closed\nthink = exp(1s)\n"
+        "timeout = 1s\n"
+        "[server]\nworkers = 1\nservice = const(1000s)\n"
+        "network_delay = const(0s)\n"
+        "[policy]\nname = none\n";
+    tu_sim *t = tu_sim_prepare(ini, NULL, NULL, 0);
+    ck_assert_int_eq(sim_run_until(t->sim, 20 * NS_PER_S), 0);
+    uint32_t busy_gone, queued_gone;
+    ck_assert(!server_abandoned(t->sim->srv, 0, &busy_gone, &queued_gone));
+    uint32_t n = sim_clients(t->sim), waiting = 0;
+    const uint8_t *modes = sim_client_modes(t->sim);
+    for (uint32_t i = 0; i < n; i++)
+        waiting += modes[i] == CLIENT_WAITING;
+    sim_server_now sv;
+    sim_server_state(t->sim, &sv);
+    ck_assert_uint_eq(sv.busy, 1);
+    ck_assert_uint_eq(busy_gone, 1); /* its client gave up at t = 1 s */
+    ck_assert_uint_gt(sv.queued, 100000);
+    ck_assert_uint_gt(waiting, 5000);
+    ck_assert_uint_eq(busy_gone + queued_gone + waiting, sv.busy + sv.queued);
+    /* The gauge's figure: a sample, said to be one, close to the count. */
+    ck_assert(sv.abandoned_estimated);
+    ck_assert_uint_eq(sv.abandoned_busy, 1);
+    double p = (double)queued_gone / sv.queued;
+    double sd = sqrt(p * (1 - p) / SIM_ABANDONED_SAMPLE) * sv.queued;
+    ck_assert_msg(fabs((double)sv.abandoned_queued - queued_gone) <= 4 * sd,
+                  "sampled %u, counted %u (sd %.0f)", sv.abandoned_queued,
+                  queued_gone, sd);
+    tu_sim_free(t);
+}
+END_TEST
+
 typedef struct seen {
     size_t calls;
     int64_t next_start;
@@ -131,6 +180,7 @@ Suite *sim_api_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, stepping_equals_one_shot);
     tcase_add_test(tc, injected_faults_act_and_end);
+    tcase_add_test(tc, abandoned_work_counted_and_sampled);
     tcase_add_test(tc, observers_see_every_bucket);
     suite_add_tcase(s, tc);
     return s;

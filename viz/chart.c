@@ -202,9 +202,15 @@ bool chart_panel_hit(const chart_panel *p, double px, double py)
            py >= p->plot.y && py <= p->plot.y + p->plot.h;
 }
 
+/* Clip to the plot area, shrunk to whole pixels: a clip edge inside a
+ * pixel would blend what is drawn there, while the direct writes below
+ * paint a pixel or not (and a crisp edge is what a plot should have). */
 static void clip_plot(cairo_t *cr, const chart_panel *p)
 {
-    cairo_rectangle(cr, p->plot.x, p->plot.y, p->plot.w, p->plot.h);
+    double x0 = ceil(p->plot.x), y0 = ceil(p->plot.y);
+    double x1 = floor(p->plot.x + p->plot.w);
+    double y1 = floor(p->plot.y + p->plot.h);
+    cairo_rectangle(cr, x0, y0, fmax(x1 - x0, 0), fmax(y1 - y0, 0));
     cairo_clip(cr);
 }
 
@@ -268,6 +274,123 @@ void chart_panel_frame(cairo_t *cr, const chart_panel *p)
     cairo_restore(cr);
 }
 
+/* ---- Opaque boxes, straight into an image ---------------------------------
+ *
+ * The client field and dense series are thousands of small opaque boxes
+ * on whole pixels, drawn without anti-aliasing.  On an image surface, with
+ * no scaling or rotation, writing their pixels directly costs a fraction of
+ * building and filling a cairo path of them, and gives the same pixels: a
+ * pixel is painted when its centre is inside the box, as cairo fills with
+ * CAIRO_ANTIALIAS_NONE, and the box is cut to the clip's extents (only
+ * rectangular clips are used here).  On any other surface (PDF, SVG) the
+ * boxes go through cairo as paths, so vector output stays vector. */
+typedef struct boxes {
+    cairo_t *cr;
+    cairo_surface_t *img; /* the image written to, or NULL */
+    bool direct;          /* boxes now go to the pixels, not through cairo */
+    unsigned char *data;
+    int stride;
+    double dx, dy;        /* user space to pixels: a translation */
+    int cx0, cy0, cx1, cy1; /* the clip, in pixels, [x0, x1) x [y0, y1) */
+    uint32_t pixel;
+} boxes;
+
+/* The pixel edge cairo puts a box's edge at without anti-aliasing: the
+ * coordinate in its 24.8 fixed point (rounded to nearest), then rounded
+ * to a whole pixel, halves down (_cairo_fixed_integer_round_down). */
+static int pixel_edge(double v)
+{
+    double f = nearbyint(v * 256.0);
+    return (int)floor((f + 127.0) / 256.0);
+}
+
+static void boxes_begin(boxes *b, cairo_t *cr)
+{
+    memset(b, 0, sizeof *b);
+    b->cr = cr;
+    cairo_surface_t *t = cairo_get_group_target(cr);
+    cairo_matrix_t m;
+    cairo_get_matrix(cr, &m);
+    if (cairo_surface_get_type(t) != CAIRO_SURFACE_TYPE_IMAGE ||
+        (cairo_image_surface_get_format(t) != CAIRO_FORMAT_RGB24 &&
+         cairo_image_surface_get_format(t) != CAIRO_FORMAT_ARGB32) ||
+        m.xx != 1 || m.yy != 1 || m.xy != 0 || m.yx != 0)
+        return;
+    double ox, oy;
+    cairo_surface_get_device_offset(t, &ox, &oy);
+    b->dx = m.x0 + ox;
+    b->dy = m.y0 + oy;
+    double x0, y0, x1, y1;
+    cairo_clip_extents(cr, &x0, &y0, &x1, &y1);
+    int w = cairo_image_surface_get_width(t);
+    int h = cairo_image_surface_get_height(t);
+    b->cx0 = (int)fmax(0, pixel_edge(x0 + b->dx));
+    b->cy0 = (int)fmax(0, pixel_edge(y0 + b->dy));
+    b->cx1 = (int)fmin(w, pixel_edge(x1 + b->dx));
+    b->cy1 = (int)fmin(h, pixel_edge(y1 + b->dy));
+    cairo_surface_flush(t);
+    b->img = t;
+    b->direct = true;
+    b->data = cairo_image_surface_get_data(t);
+    b->stride = cairo_image_surface_get_stride(t);
+}
+
+/* An opaque colour as a pixel of the image (alpha, red, green, blue). */
+static uint32_t pixel_of(const chart_style *c)
+{
+    uint32_t r = (uint32_t)lround(fmin(fmax(c->r, 0), 1) * 255);
+    uint32_t g = (uint32_t)lround(fmin(fmax(c->g, 0), 1) * 255);
+    uint32_t b = (uint32_t)lround(fmin(fmax(c->b, 0), 1) * 255);
+    return 0xff000000u | r << 16 | g << 8 | b;
+}
+
+/* The colour of the boxes that follow.  Only opaque ones go straight to
+ * the pixels: a translucent one sends this and every later box through
+ * cairo. */
+static void boxes_colour(boxes *b, const chart_style *c)
+{
+    cairo_set_source_rgba(b->cr, c->r, c->g, c->b, c->a);
+    if (c->a < 1.0)
+        b->direct = false;
+    b->pixel = pixel_of(c);
+}
+
+static void boxes_add(boxes *b, double x, double y, double w, double h)
+{
+    if (!b->direct) {
+        cairo_rectangle(b->cr, x, y, w, h);
+        return;
+    }
+    int x0 = pixel_edge(x + b->dx), x1 = pixel_edge(x + w + b->dx);
+    int y0 = pixel_edge(y + b->dy), y1 = pixel_edge(y + h + b->dy);
+    if (x0 < b->cx0)
+        x0 = b->cx0;
+    if (y0 < b->cy0)
+        y0 = b->cy0;
+    if (x1 > b->cx1)
+        x1 = b->cx1;
+    if (y1 > b->cy1)
+        y1 = b->cy1;
+    for (int yy = y0; yy < y1; yy++) {
+        uint32_t *row = (uint32_t *)(void *)(b->data + (size_t)yy * b->stride);
+        for (int xx = x0; xx < x1; xx++)
+            row[xx] = b->pixel;
+    }
+}
+
+/* Paint what went through cairo since the last colour. */
+static void boxes_fill(boxes *b)
+{
+    if (!b->direct)
+        cairo_fill(b->cr);
+}
+
+static void boxes_end(boxes *b)
+{
+    if (b->img)
+        cairo_surface_mark_dirty(b->img);
+}
+
 /* Dense series (more points than half the plot's pixel columns, such as
  * 30 minutes of 1 s buckets in a 1 200 px panel) are drawn column by
  * column: each pixel column gets one opaque span from the lowest to the
@@ -284,7 +407,9 @@ static void series_columns(cairo_t *cr, const chart_panel *p,
     double lw = st->width * p->font_px / 12.0;
     int x0 = (int)floor(p->plot.x), cols = (int)ceil(p->plot.w) + 1;
     cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
-    cairo_set_source_rgba(cr, st->r, st->g, st->b, st->a);
+    boxes bx;
+    boxes_begin(&bx, cr);
+    boxes_colour(&bx, st);
     int col = -1;
     double lo = 0, hi = 0, prev = NAN;
     for (size_t i = 0; i <= d->n; i++) {
@@ -298,8 +423,7 @@ static void series_columns(cairo_t *cr, const chart_panel *p,
                         : st->dash == 2 ? fmod(col, 3.5 * lw) < 1.2 * lw
                                         : 1;
             if (on && col < cols)
-                cairo_rectangle(cr, x0 + col, lo - lw / 2, 1.0,
-                                hi - lo + lw);
+                boxes_add(&bx, x0 + col, lo - lw / 2, 1.0, hi - lo + lw);
             prev = py;
             col = -1;
         }
@@ -318,7 +442,8 @@ static void series_columns(cairo_t *cr, const chart_panel *p,
         lo = fmin(lo, py);
         hi = fmax(hi, py);
     }
-    cairo_fill(cr);
+    boxes_fill(&bx);
+    boxes_end(&bx);
 }
 
 void chart_panel_series(cairo_t *cr, const chart_panel *p,
@@ -606,10 +731,28 @@ void chart_field_draw(cairo_t *cr, const chart_field *f, const uint8_t *states,
      * frame. */
     cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
     double gap = f->cell >= 4 ? 1.0 : 0.0;
+    boxes bx;
+    boxes_begin(&bx, cr);
+    bool opaque = n_states <= 256;
+    for (int s = 0; s < n_states && opaque; s++)
+        opaque = colours[s].a >= 1.0;
+    if (bx.direct && opaque) { /* one pass, each cell in its colour */
+        uint32_t pixel[256];
+        for (int s = 0; s < n_states; s++)
+            pixel[s] = pixel_of(&colours[s]);
+        for (uint32_t i = 0; i < f->cells; i++) {
+            bx.pixel = pixel[chart_field_cell_state(f, states, i, n_states)];
+            double x0 = round(f->area.x + (i % f->cols) * f->cell);
+            double y0 = round(f->area.y + (i / f->cols) * f->cell);
+            double x1 = round(f->area.x + (i % f->cols + 1) * f->cell);
+            double y1 = round(f->area.y + (i / f->cols + 1) * f->cell);
+            boxes_add(&bx, x0, y0, x1 - x0 - gap, y1 - y0 - gap);
+        }
+        n_states = 0;
+    }
     for (int s = 0; s < n_states; s++) {
         /* One fill per state: a path of all its cells. */
-        const chart_style *c = &colours[s];
-        cairo_set_source_rgba(cr, c->r, c->g, c->b, c->a);
+        boxes_colour(&bx, &colours[s]);
         bool any = false;
         for (uint32_t i = 0; i < f->cells; i++) {
             if (chart_field_cell_state(f, states, i, n_states) != s)
@@ -618,11 +761,12 @@ void chart_field_draw(cairo_t *cr, const chart_field *f, const uint8_t *states,
             double y0 = round(f->area.y + (i / f->cols) * f->cell);
             double x1 = round(f->area.x + (i % f->cols + 1) * f->cell);
             double y1 = round(f->area.y + (i / f->cols + 1) * f->cell);
-            cairo_rectangle(cr, x0, y0, x1 - x0 - gap, y1 - y0 - gap);
+            boxes_add(&bx, x0, y0, x1 - x0 - gap, y1 - y0 - gap);
             any = true;
         }
         if (any)
-            cairo_fill(cr);
+            boxes_fill(&bx);
     }
+    boxes_end(&bx);
     cairo_restore(cr);
 }

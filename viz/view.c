@@ -567,13 +567,16 @@ static void server_block(cairo_t *cr, const view_layout *l,
     double cap = sv.queue_limit == UINT32_MAX
                      ? fmax(fmax(sv.queued, 4.0 * (double)sv.workers), 1.0)
                      : (double)sv.queue_limit;
-    snprintf(label, sizeof label, "queue: %s%s%s, %s for clients that gave up",
+    char b3[32];
+    snprintf(label, sizeof label, "queue: %s%s%s, %s%s for clients that gave "
+             "up",
              human_count(sv.queued, b1, sizeof b1),
              sv.queue_limit == UINT32_MAX ? "" : " of ",
              sv.queue_limit == UINT32_MAX
                  ? ""
                  : human_count(sv.queue_limit, b2, sizeof b2),
-             human_count(sv.abandoned_queued, b2, sizeof b2));
+             sv.abandoned_estimated ? "about " : "",
+             human_count(sv.abandoned_queued, b3, sizeof b3));
     gauge(cr, a.x, a.y + f * 3.5, a.w, f * 0.9, sv.queued,
           sv.abandoned_queued, cap, &chart_palette[0], label, f * 0.85);
     cairo_restore(cr);
