@@ -1,0 +1,65 @@
+/*
+ * stats.h -- the statistics of a comparison across seeds: means with
+ * confidence intervals, quantiles, and paired tests between two policies
+ * run on the same seeds (common random numbers: run i of policy A and run
+ * i of policy B saw the same arrivals, service times and faults, so their
+ * difference is the policy's effect plus far less noise than two
+ * independent samples would have).
+ *
+ * Distribution functions come from GSL (gsl_cdf_tdist_Pinv and the like);
+ * what is computed here is only the arithmetic around them.  Every
+ * function skips non-finite values (NaN: "no value in this run", such as
+ * a recovery time when the run did not recover); n in the results counts
+ * the values used.
+ */
+#ifndef SB_STATS_H
+#define SB_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A sample's mean and a two-sided confidence interval for it. */
+typedef struct stats_ci {
+    size_t n;          /* finite values used */
+    double mean;       /* NaN when n = 0 */
+    double sd;         /* sample standard deviation (n - 1); NaN when n < 2 */
+    double half_width; /* t(1 - (1 - level) / 2, n - 1) x sd / sqrt(n); NaN
+                          when n < 2; 0 when every value is the same */
+    double lo, hi;     /* mean -+ half_width */
+} stats_ci;
+
+/* Mean of x[0..n) and its Student-t confidence interval at `level`
+ * (0.95 for 95 %). */
+void stats_mean_ci(const double *x, size_t n, double level, stats_ci *out);
+
+/* The q-quantile (0 <= q <= 1) of x[0..n), finite values only, by linear
+ * interpolation between order statistics (Hyndman and Fan's type 7, R's
+ * default): h = (m - 1) q, x(floor h) + (h - floor h)(x(floor h + 1) -
+ * x(floor h)) over the m sorted finite values.  x is not modified.  NaN
+ * when m = 0. */
+double stats_quantile(const double *x, size_t n, double q);
+
+/* A paired comparison of a and b over the pairs (a[i], b[i]) where both
+ * are finite. */
+typedef struct stats_paired {
+    size_t n;        /* pairs used */
+    stats_ci diff;   /* of d = a - b: mean difference and its interval */
+    double p_t;      /* two-sided p of the paired t test (H0: mean d = 0);
+                        1 when every d is 0, 0 when every d is the same
+                        non-zero value; NaN when n < 2 */
+    double p_wilcoxon; /* two-sided p of the Wilcoxon signed-rank test
+                          (zero differences dropped, tied
+                          absolute differences given their mean rank): exact for n <= 25 without ties, else the
+                          normal approximation with tie and continuity
+                          corrections; NaN when no non-zero difference */
+} stats_paired;
+
+void stats_paired_test(const double *a, const double *b, size_t n,
+                       double level, stats_paired *out);
+
+/* Holm's step-down adjustment of m p-values, in place (each becomes the
+ * smallest family-wise level at which it would be rejected; NaN stays
+ * NaN and does not count in m). */
+void stats_holm(double *p, size_t m);
+
+#endif

@@ -1,0 +1,317 @@
+/*
+ * compare.h -- a comparison: one scenario, several policies, the same N
+ * seeds for each (paired: common random numbers), at every point of up
+ * to two sweeps.  Each run is reduced the moment it ends (its summary,
+ * its phases, its latency quantiles, and a short series for the report's
+ * time-series pages) and saved whole under DIR/runs/, so that
+ *
+ *   - an interrupted comparison resumes: only runs with no valid saved
+ *     file are run again (a saved run is valid when its fingerprint --
+ *     of the scenario, the policies, the sweeps, the seed and the program
+ *     version -- is the plan's);
+ *   - runs spread over machines (--emit-jobs) are merged by loading the
+ *     saved files of several directories;
+ *   - memory stays bounded: the result keeps each run's reduction (about
+ *     2 kB), not its metrics.
+ *
+ * Then statistics across seeds (base/stats.h) per point, policy and
+ * metric, a verdict per metric, and the tabular outputs: runs.csv,
+ * summary.md, summary.json.  The PDF and HTML report are composed by the
+ * CLI from compare_result with viz/report.h (reports/ does not include
+ * viz/: they are the same layer).
+ *
+ * Runs execute on a pool of threads; the engine shares nothing between
+ * sims, and every run is a function of its plan entry, so results do not
+ * depend on the number of threads or the order runs finish in.
+ */
+#ifndef SB_COMPARE_H
+#define SB_COMPARE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "err.h"
+#include "setting.h"
+#include "stats.h"
+#include "summary.h"
+
+#define COMPARE_MAX_POLICIES 16
+#define COMPARE_MAX_PARAMS 32
+#define COMPARE_MAX_AXES 2
+#define COMPARE_MAX_SEEDS 100000
+#define COMPARE_MAX_POINTS 4096
+#define COMPARE_MAX_PLUGINS 8
+/* A run's series for the report: at most this many rows (buckets are
+ * merged into rows of equal width), a few columns. */
+#define COMPARE_ROWS 360
+/* Latency quantiles kept per run, at compare_cdf_q[]. */
+#define COMPARE_CDF_POINTS 41
+
+/* ---- The plan -------------------------------------------------------------- */
+
+/* One policy entry as the user wrote it: "exponential+token_bucket" or
+ * "exponential:jitter=full:base=10ms". */
+typedef struct compare_policy {
+    char label[160];    /* as written: the name used in every output */
+    char stack[128];    /* the policy stack: "exponential+token_bucket" */
+    /* Every parameter the stack gets, in order of precedence as
+     * policy_setup applies them: the scenario's [policy] settings when the
+     * stack is the scenario's own, then the entry's, then --param ones. */
+    setting params[COMPARE_MAX_PARAMS];
+    int n_params;
+} compare_policy;
+
+/* A swept key: FROM:TO:STEP, inclusive of TO when it falls on a step. */
+typedef struct compare_axis {
+    char key[96];        /* as written: "clients.rate", "fault.outage.
+                            duration", or a policy parameter
+                            "exponential.max_attempts" */
+    char unit[16];       /* the unit FROM was written with: "/s", "s",
+                            "ms", "" -- values are printed back in it */
+    double from, to, step; /* in that unit */
+    uint32_t n;          /* values: floor((to - from) / step + 1e-9) + 1 */
+    bool policy_param;   /* the key is a policy parameter */
+} compare_axis;
+
+/* The value of axis a at index i: from + i x step. */
+double compare_axis_value(const compare_axis *a, uint32_t i);
+
+/* One point of the sweep grid: the scenario with the sweep's values set,
+ * loaded by the caller (the loader is in scenarios/, which reports/ does
+ * not include).  Without a sweep there is one point. */
+typedef struct compare_point {
+    uint32_t index[COMPARE_MAX_AXES]; /* on each axis */
+    double value[COMPARE_MAX_AXES];   /* in the axis's unit */
+    sim_config cfg;                   /* seed: overwritten per run */
+    /* Sweep values that are policy parameters, given to every policy
+     * after its own. */
+    setting policy_sets[COMPARE_MAX_AXES];
+    int n_policy_sets;
+} compare_point;
+
+typedef struct compare_plan {
+    char scenario[1024];     /* the file, as given */
+    char name[64];           /* [scenario] name */
+    char description[512];
+    /* Hex digest of everything that determines the runs: the scenario
+     * file's bytes, --set overrides, every policy entry and parameter,
+     * the sweeps, the plug-ins' file names, the program version.  Set by
+     * compare_plan_fingerprint once the rest is filled. */
+    char fingerprint[17];
+    compare_policy policies[COMPARE_MAX_POLICIES];
+    int n_policies;
+    uint64_t seed0;          /* seeds seed0, seed0 + 1, ... */
+    uint32_t n_seeds;
+    compare_axis axes[COMPARE_MAX_AXES];
+    int n_axes;
+    compare_point *points;   /* n_points, axis 0 varying fastest; owned by
+                                the caller */
+    uint32_t n_points;
+    char plugins[COMPARE_MAX_PLUGINS][1024];
+    int n_plugins;
+} compare_plan;
+
+/* Fill plan->fingerprint from the plan and `extra` (the scenario file's
+ * bytes and the --set list, as the caller read them). */
+void compare_plan_fingerprint(compare_plan *plan, const void *extra,
+                              size_t extra_len);
+
+/* Runs are numbered r = (point x n_policies + policy) x n_seeds + seed. */
+uint32_t compare_n_runs(const compare_plan *p);
+void compare_run_at(const compare_plan *p, uint32_t r, uint32_t *point,
+                    uint32_t *policy, uint32_t *seed);
+
+/* ---- One run, reduced ------------------------------------------------------ */
+
+/* The phases of a run, for the per-phase table:
+ *   before   [warmup, first fault start)
+ *   during   [first fault start, last fault end)
+ *   after    [last fault end, start of `end`)
+ *   end      the last recovery window of the run (steady state)
+ * Without faults only `before` ([warmup, duration)) exists. */
+typedef enum compare_phase_kind {
+    PHASE_BEFORE,
+    PHASE_DURING,
+    PHASE_AFTER,
+    PHASE_END,
+    PHASE_COUNT
+} compare_phase_kind;
+
+typedef struct compare_phase {
+    bool present;
+    double from_s, to_s;
+    double offered_per_s, goodput_per_s;
+    double success_ratio;   /* successes / requests ended in the phase */
+    double amplification;   /* attempts / offered in the phase */
+    double p99_ms;          /* successes' latency, from the phase's buckets'
+                               histograms; NaN when none */
+    double duplicates;      /* duplicate writes in the phase */
+} compare_phase;
+
+/* Columns of a run's series (per second where it says so). */
+typedef enum compare_col {
+    CC_OFFERED,     /* requests/s */
+    CC_ATTEMPTS,    /* attempts/s */
+    CC_GOODPUT,     /* successes/s */
+    CC_QUEUE,       /* mean queue length */
+    CC_P99_MS,      /* successes' p99 latency, ms; NaN when none */
+    CC_DUPLICATES,  /* cumulative duplicate writes */
+    CC_REFUSED,     /* sends refused locally /s */
+    CC_COUNT
+} compare_col;
+
+/* The quantile levels of a run's latency distribution (successes, end to
+ * end): 0.01, 0.025 ... 0.975, 0.99 and 0.999 -- COMPARE_CDF_POINTS. */
+extern const double compare_cdf_q[COMPARE_CDF_POINTS];
+
+typedef struct compare_run {
+    uint32_t point, policy, seed_index;
+    uint64_t seed;
+    sim_summary sum;
+    compare_phase phase[PHASE_COUNT];
+    float latency_ms[COMPARE_CDF_POINTS]; /* at compare_cdf_q; NaN: none */
+} compare_run;
+
+/* A run's series, kept in its saved file and read back for the report's
+ * time-series pages only (so the result does not hold them all). */
+typedef struct compare_series {
+    uint32_t n_rows;
+    double row_s;                    /* rows start at 0, row_s wide */
+    float v[COMPARE_ROWS][CC_COUNT];
+} compare_series;
+
+/* ---- Running ------------------------------------------------------------- */
+
+typedef struct compare_opts {
+    const char *dir;       /* saved runs go to dir/runs/ */
+    int jobs;              /* threads; 0: the number of online CPUs */
+    const uint32_t *only;  /* run just these (an emitted job), or NULL */
+    uint32_t n_only;
+    /* Progress on this stream (stderr): a bar when it is a terminal
+     * (runs done / total, runs/s, ETA), else a line every few seconds;
+     * NULL: quiet. */
+    FILE *progress;
+    /* Set (by a SIGINT handler) to stop: runs in flight finish and are
+     * saved, no new ones start. */
+    volatile sig_atomic_t *stop;
+} compare_opts;
+
+/* Run every run of the plan that has no valid saved file (or only
+ * o->only), saving each, whole, as it ends.  Returns 0 when all were done,
+ * 1 when stopped early (what finished is saved), -1 on an error (a run
+ * that fails -- a broken plug-in, memory -- is an error that names the
+ * run: policy, seed, point). */
+int compare_execute(const compare_plan *p, const compare_opts *o, sb_err *e);
+
+/* ---- Results ------------------------------------------------------------- */
+
+/* The metrics compared, in table order. */
+typedef enum compare_metric {
+    CM_SUCCESS_RATIO,   /* % of requests that ended */
+    CM_AMPLIFICATION,   /* attempts / offered */
+    CM_PEAK_AMP,        /* largest bucket's attempts / offered */
+    CM_RECOVERY_S,      /* s after the last fault; NaN: not recovered */
+    CM_P99_MS,          /* successes' latency */
+    CM_DUPLICATES,      /* duplicate writes */
+    CM_QUARANTINED,     /* requests quarantined */
+    CM_WASTED_SHARE,    /* % of service time spent for nobody */
+    CM_COUNT
+} compare_metric;
+
+typedef struct compare_metric_info {
+    const char *key;    /* "success_ratio": JSON and CSV */
+    const char *name;   /* "success ratio": tables */
+    const char *unit;   /* "%", "x", "s", "ms", "" */
+    int better;         /* +1 higher is better, -1 lower */
+} compare_metric_info;
+extern const compare_metric_info compare_metrics[CM_COUNT];
+
+/* A metric's value in a run (NaN when it has none: recovery when the run
+ * did not recover or recovery was not judged). */
+double compare_metric_of(const compare_run *r, compare_metric m);
+
+typedef struct compare_stat {
+    stats_ci ci;          /* 95 % */
+    double median;
+    uint32_t missing;     /* runs without a value (recovery: not
+                             recovered, or not judged) */
+} compare_stat;
+
+/* Which policy did best on a metric at a point, and whether it is
+ * significant: paired tests (base/stats.h) of the best against every
+ * other policy over the seeds, Holm-adjusted; significant when every
+ * adjusted p is below 0.05.  Recovery compares seeds where both
+ * recovered by t, and counts non-recoveries first (fewer is better). */
+typedef struct compare_verdict {
+    int best;             /* policy index; -1 when no policy has values */
+    bool significant;
+    double p;             /* the largest adjusted p against the others */
+    char text[320];       /* "exponential+token_bucket: lowest p99 (412 ms
+                             vs 2 310 ms for immediate), significant
+                             (paired t, p < 0.001)" */
+} compare_verdict;
+
+typedef struct compare_result {
+    const compare_plan *plan;
+    compare_run *runs;            /* compare_n_runs(plan), by run number */
+    /* [point][policy][metric] */
+    compare_stat *stat;
+    /* [point][policy][phase][field]: the compare_phase fields
+     * offered_per_s .. duplicates, as CP_* */
+    compare_stat *phase_stat;
+    /* [point][metric] */
+    compare_verdict *verdict;
+} compare_result;
+
+enum {
+    CP_OFFERED,
+    CP_GOODPUT,
+    CP_SUCCESS,
+    CP_AMPLIFICATION,
+    CP_P99_MS,
+    CP_DUPLICATES,
+    CP_COUNT
+};
+
+static inline const compare_stat *compare_stat_at(const compare_result *r,
+                                                  uint32_t point, int policy,
+                                                  compare_metric m)
+{
+    return &r->stat[((size_t)point * (size_t)r->plan->n_policies +
+                     (size_t)policy) * CM_COUNT + m];
+}
+
+/* Load every run of the plan from the saved files under dirs[i]/runs/
+ * (one dir for a comparison, several for a merge) and compute the
+ * statistics.  A run missing from all of them, or saved with another
+ * fingerprint, is an error naming it and the command that runs it. */
+int compare_load(const compare_plan *p, const char *const *dirs, int n_dirs,
+                 compare_result **out, sb_err *e);
+void compare_result_free(compare_result *r);
+
+/* For the report's time-series pages: the series of every seed of one
+ * point and policy, read back from their saved files, reduced row by row
+ * and column by column to the 10th percentile (lo), the median (mid) and
+ * the 90th percentile (hi) across seeds (stats_quantile).  Holds one
+ * point and policy's series at a time (n_seeds x 10 kB). */
+int compare_series_bands(const compare_result *r, const char *const *dirs,
+                         int n_dirs, uint32_t point, int policy,
+                         compare_series *lo, compare_series *mid,
+                         compare_series *hi, sb_err *e);
+
+/* ---- Tabular outputs, each written whole or not at all ------------------ */
+
+/* One row per run: point values, policy, seed, every summary metric and
+ * every phase figure. */
+int compare_write_csv(const compare_result *r, const char *path, sb_err *e);
+/* The results table (mean and 95 % interval per metric per policy, per
+ * point) and the verdicts, in Markdown for a pull request. */
+int compare_write_md(const compare_result *r, const char *path, sb_err *e);
+/* The same figures as summary.md, and the plan, in JSON. */
+int compare_write_json(const compare_result *r, const char *path,
+                       sb_err *e);
+
+#endif

@@ -1,0 +1,147 @@
+/*
+ * report.h -- a document of headings, paragraphs, tables and charts,
+ * written at once as a PDF (A4 landscape pages, drawn with cairo) and as
+ * one self-contained HTML file (tables as HTML tables, each chart as an
+ * inline <svg> drawn by cairo's SVG surface; no script, no stylesheet or
+ * font or image fetched from anywhere: it reads the same offline).
+ *
+ * The comparison report is built from this by the CLI (cli/compare_
+ * report.c), which maps reports/compare.h's results onto it; nothing
+ * here knows about policies or seeds.  Charts use chart.h's geometry,
+ * palette and text, so a report looks like the GUI.
+ *
+ * Both files are written to temporary names beside their targets and
+ * renamed by report_close when everything succeeded: whole or not at all.
+ * Content is copied as it is added; the caller's arrays may go away.
+ *
+ * PDF layout: blocks flow down the page; a block that does not fit on
+ * what is left of a page starts the next one (a table longer than a page
+ * continues on the next with its header repeated); every page has a
+ * footer with the document's title and the page number.
+ */
+#ifndef SB_REPORT_H
+#define SB_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+typedef struct report report;
+
+/* Start a document.  pdf_path or html_path may be NULL (that output is
+ * not made).  `title` heads every PDF page footer and the HTML <title>. */
+int report_open(report **out, const char *pdf_path, const char *html_path,
+                const char *title, sb_err *e);
+
+/* Level 1: a section (in the PDF, starts a new page unless the page is
+ * empty); 2: a subsection. */
+void report_heading(report *r, int level, const char *text);
+/* A paragraph; wrapped to the page width. */
+void report_text(report *r, const char *text);
+/* PDF: continue on a new page.  HTML: nothing. */
+void report_page_break(report *r);
+
+typedef enum report_emph {
+    REPORT_PLAIN = 0,
+    REPORT_BEST,   /* bold: the best value of its column */
+    REPORT_MUTED   /* grey: no value, or a difference that is not
+                      significant */
+} report_emph;
+
+typedef struct report_table {
+    const char *caption;          /* under the table; may be NULL */
+    int n_cols, n_rows;
+    const char *const *header;    /* n_cols */
+    const char *const *cells;     /* n_rows x n_cols, row by row */
+    const uint8_t *emph;          /* n_rows x n_cols report_emph, or NULL */
+    const char *align;            /* n_cols of 'l' / 'r', or NULL: the
+                                     first column left, the rest right */
+} report_table;
+void report_table_add(report *r, const report_table *t);
+
+/* ---- Charts ----------------------------------------------------------------
+ * Each chart is a block of the page's width and a given aspect; colours
+ * are chart_palette indices, so policy i has the same colour in every
+ * chart of a report. */
+
+typedef struct report_series {
+    const char *label;            /* in the legend */
+    const double *x, *y;          /* n points; a NaN y breaks the line */
+    const double *lo, *hi;        /* a band around it (10-90 %, a 95 %
+                                     interval), or NULL */
+    size_t n;
+    int colour;                   /* chart_palette index */
+    int dash;                     /* 0 solid, 1 dashed, 2 dotted */
+    bool points;                  /* mark each point (a sweep's values) */
+} report_series;
+
+/* A shaded x range with a label: a fault's window. */
+typedef struct report_span {
+    double from, to;
+    const char *label;
+} report_span;
+
+typedef struct report_lines {
+    const char *title;
+    const char *x_label, *y_label; /* with units: "time (s)", "p99 (ms)" */
+    const report_series *series;
+    int n_series;
+    const report_span *spans;
+    int n_spans;
+    bool x_log;                   /* a log x axis (latency CDFs) */
+    double y_min, y_max;          /* NaN: 0 (or the data's minimum when it
+                                     is negative) to a nice top above the
+                                     data, bands included */
+} report_lines;
+void report_lines_add(report *r, const report_lines *c);
+
+/* One bar per item with an interval whisker and an optional note above
+ * it ("2 of 5 seeds did not recover"). */
+typedef struct report_bars {
+    const char *title, *y_label;
+    int n;
+    const char *const *labels;    /* under each bar */
+    const double *value, *lo, *hi; /* lo/hi NULL: no whiskers; NaN value:
+                                     no bar, the note only */
+    const int *colour;
+    const char *const *notes;     /* n, entries may be NULL; or NULL */
+} report_bars;
+void report_bars_add(report *r, const report_bars *c);
+
+/* A stability map: a grid of cells coloured by value on a sequential
+ * colour-blind-safe scale (with its key), cells that are `marked`
+ * (metastable) drawn hatched and in the scale's end colour, and the
+ * boundary between marked and unmarked cells drawn as a thick line along
+ * the cell edges that separate them. */
+typedef struct report_map {
+    const char *title;
+    const char *x_label, *y_label, *value_label;
+    int nx, ny;
+    const double *x, *y;          /* the cells' axis values, nx and ny */
+    const double *value;          /* value[j * nx + i] at (x[i], y[j]); NaN:
+                                     no value (drawn empty) */
+    const uint8_t *marked;        /* nx x ny, or NULL */
+    const char *marked_label;     /* in the key: "did not recover" */
+    double v_min, v_max;          /* the colour scale */
+} report_map;
+void report_map_add(report *r, const report_map *c);
+
+/* The boundary report_map_add draws, as cell edges: the edge between
+ * cell (i, j) and (i + 1, j) when `vertical`, else between (i, j) and
+ * (i, j + 1), for every such pair of which exactly one is marked (cells
+ * with no value count as unmarked).  Writes at most max edges to out
+ * and returns how many there are. */
+typedef struct report_edge {
+    int i, j;
+    bool vertical;
+} report_edge;
+int report_map_boundary(const report_map *m, report_edge *out, int max);
+
+/* Finish both files and rename them into place.  On an error neither
+ * target is touched, the temporaries are removed, and e says why.  r is
+ * freed either way. */
+int report_close(report *r, sb_err *e);
+
+#endif
