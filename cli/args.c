@@ -1,4 +1,6 @@
+#include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -55,5 +57,19 @@ int args_param(args *a, setting *params, int *n)
     sb_err e;
     if (setting_parse(v, "--param", &params[(*n)++], &e) != 0)
         return args_usage_error(a, "%s", e.msg);
+    return 0;
+}
+
+int args_check_seed(const args *a, const char *v)
+{
+    /* The loader's own check would name "--set scenario.seed=...", which
+     * the user never wrote. */
+    const char *p = v;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    errno = 0;
+    if (*v == '\0' || *p != '\0' || (strtoull(v, NULL, 10), errno != 0))
+        return args_usage_error(a, "--seed: expected a whole number from 0 "
+                                "to 18446744073709551615, got '%s'", v);
     return 0;
 }

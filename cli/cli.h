@@ -43,6 +43,9 @@ int args_usage_error(const args *a, const char *fmt, ...)
  * CLI_MAX_LIST), or parse --param into params (at most
  * PSTACK_MAX_SETTINGS).  0, or EXIT_INPUT after a usage message. */
 int args_list_add(args *a, const char **list, int *n, const char *name);
+/* 0 when v is a seed (a whole number that fits 64 bits), else EXIT_INPUT
+ * after a usage message naming --seed. */
+int args_check_seed(const args *a, const char *v);
 int args_param(args *a, setting *params, int *n);
 
 /* ---- cmd_validate.c: a policy stack's worst case, without a simulation - */
@@ -77,6 +80,21 @@ int policy_probe_worst(pstack *ps, const client_cfg *cc, uint32_t limit,
  * estimate goes on with the attempts probed until then. */
 int cli_budget(const char *path, const sim_config *cfg, pstack *ps,
                bool force, bool lenient, budget_cost *out, sb_err *e);
+
+/* ---- params.c ------------------------------------------------------------ */
+
+struct scenario;
+/* The parameters stack `spec` gets from the scenario's [policy] section.
+ * All of them when spec is the stack the file names.  Otherwise (--policy,
+ * --set policy.name, a compare entry) those of the file's that name a
+ * parameter of spec's layers -- so a comparison stays like for like: the
+ * file's max_attempts = 5 stays 5 for the other stack -- and every --set
+ * policy.KEY.  note (may be NULL) gets one line saying what was kept and
+ * dropped, or "" when the file had none.  -1 when spec does not build. */
+int cli_scenario_params(const struct scenario *sc, const char *spec,
+                        const char *const *plugins, int n_plugins,
+                        setting *out, int *n, char *note, size_t len,
+                        sb_err *e);
 
 /* ---- find.c --------------------------------------------------------------- */
 

@@ -235,12 +235,18 @@ static int run_gui(args *a, gui_args *g)
         plugins[np++] = sc.plugins[i];
     for (int i = 0; i < g->n_plugins; i++)
         plugins[np++] = g->plugins[i];
-    /* A's parameters: the scenario's for its own policy, then --param. */
+    /* A's parameters: the scenario's that apply to it, then --param. */
     static setting params[2 * PSTACK_MAX_SETTINGS];
     int nparams = 0;
-    if (g->policy == NULL || strcmp(g->policy, sc.policy) == 0)
-        for (int i = 0; i < sc.n_settings; i++)
-            params[nparams++] = sc.settings[i];
+    char note[1024];
+    if (cli_scenario_params(&sc, g->policy ? g->policy : sc.policy, plugins,
+                            np, params, &nparams, note, sizeof note,
+                            &e) != 0) {
+        fprintf(stderr, "stormbench gui: %s\n", e.msg);
+        return EXIT_INPUT;
+    }
+    if (note[0])
+        fprintf(stderr, "stormbench gui: note: %s\n", note);
     for (int i = 0; i < g->n_params; i++)
         params[nparams++] = g->params[i];
     const char *cycle[16];
@@ -275,6 +281,8 @@ int cmd_gui(int argc, char **argv)
         if (rc != 0)
             return rc < 0 ? EXIT_OK : rc;
     }
+    if (g.seed && args_check_seed(&a, g.seed) != 0)
+        return EXIT_INPUT;
 #ifdef SB_HAVE_VIZ
     return run_gui(&a, &g);
 #else

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "classifier.h"
+#include "suggest.h"
 
 static void known_names(const policy_setup *p, char *buf, size_t len)
 {
@@ -38,8 +39,18 @@ static int find_layer(const policy_setup *p, const char *name,
         return 0;
     char names[1024];
     known_names(p, names, sizeof names);
-    return err_set(e, "%s: unknown policy '%s'; known policies: %s (see "
-                   "'stormbench policies')", origin, name, names);
+    /* The closest known name, for "did you mean". */
+    const char *list[64];
+    int n = 0;
+    for (int i = 0; i < registry_count() && n < 64; i++)
+        list[n++] = registry_get(i)->name;
+    for (int i = 0; i < p->n_plugins && n < 64; i++)
+        list[n++] = plugin_policy(p->plugins[i])->name;
+    const char *best = suggest_closest(name, list, n);
+    return err_set(e, "%s: unknown policy '%s'%s%s%s; known policies: %s "
+                   "(see 'stormbench policies')", origin, name,
+                   best ? " (did you mean '" : "", best ? best : "",
+                   best ? "'?)" : "", names);
 }
 
 int policy_setup_build_at(const char *spec, const char *spec_origin,
@@ -119,4 +130,24 @@ void policy_setup_free(policy_setup *p)
     for (int i = 0; i < p->n_plugins; i++)
         plugin_close(p->plugins[i]);
     p->n_plugins = 0;
+}
+
+int policy_setup_filter(const char *spec, const char *const *plugin_paths,
+                        int n_plugins, const setting *in, int n,
+                        setting *kept, int *n_kept, setting *dropped,
+                        int *n_dropped, sb_err *e)
+{
+    policy_setup ps;
+    *n_kept = *n_dropped = 0;
+    if (policy_setup_build(spec, plugin_paths, n_plugins, NULL, 0, &ps, e) !=
+        0)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        if (pstack_has_param(ps.stack, &in[i]))
+            kept[(*n_kept)++] = in[i];
+        else
+            dropped[(*n_dropped)++] = in[i];
+    }
+    policy_setup_free(&ps);
+    return 0;
 }

@@ -36,4 +36,13 @@ int policy_setup_build(const char *spec, const char *const *plugin_paths,
                        int n_settings, policy_setup *out, sb_err *e);
 void policy_setup_free(policy_setup *p);
 
+/* Settings written for another stack, carried over to `spec`: those that
+ * name a parameter of one of its layers are kept, the rest dropped (both
+ * in their order).  kept and dropped hold n each.  -1 when spec itself
+ * does not build (the message in e). */
+int policy_setup_filter(const char *spec, const char *const *plugin_paths,
+                        int n_plugins, const setting *in, int n,
+                        setting *kept, int *n_kept, setting *dropped,
+                        int *n_dropped, sb_err *e);
+
 #endif

@@ -236,6 +236,13 @@ void pstack_destroy(pstack *ps)
 }
 
 const char *pstack_name(const pstack *ps) { return ps->name; }
+
+bool pstack_has_param(const pstack *ps, const setting *s)
+{
+    sb_err ignored;
+    int li = 0, pi = 0;
+    return resolve_key(ps, s, &li, &pi, &ignored) == 0;
+}
 int pstack_layers(const pstack *ps) { return ps->n; }
 const sb_policy *pstack_layer(const pstack *ps, int i)
 {

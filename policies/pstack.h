@@ -52,6 +52,9 @@ void pstack_destroy(pstack *ps);
 
 /* "exponential+token_bucket" */
 const char *pstack_name(const pstack *ps);
+/* Does setting s name a parameter of exactly one layer of ps (as
+ * pstack_create would resolve it)? */
+bool pstack_has_param(const pstack *ps, const setting *s);
 int pstack_layers(const pstack *ps);
 const sb_policy *pstack_layer(const pstack *ps, int i);
 /* The effective value of layer i's parameter j, as text ("100ms"). */

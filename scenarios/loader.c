@@ -1097,6 +1097,9 @@ int scenario_load(const char *path, const char *const *sets, int n_sets,
     int rc = -1;
     if (read_file(&ld) != 0)
         goto done;
+    const entry *file_name = find_entry(&ld, "policy", "name");
+    snprintf(out->file_policy, sizeof out->file_policy, "%s",
+             file_name ? file_name->value : "none");
     for (int i = 0; i < n_sets; i++)
         if (apply_set(&ld, sets[i]) != 0)
             goto done;

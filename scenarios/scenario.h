@@ -27,6 +27,10 @@ typedef struct scenario {
      * every other key as a setting for the stack to resolve. */
     char policy[256];
     char policy_origin[1100];
+    /* The stack the file's [policy] parameters were written for: its own
+     * name, even when --set policy.name chose another (whose parameters
+     * then come only from --set). */
+    char file_policy[256];
     char plugins[SCENARIO_MAX_PLUGINS][1024];
     int n_plugins;
     setting settings[PSTACK_MAX_SETTINGS];

@@ -218,6 +218,46 @@ START_TEST(scenarios_by_name)
 }
 END_TEST
 
+/* Another stack keeps the file's [policy] parameters it also has and
+ * drops the others, saying so: duplicate-writes is written for
+ * exponential (base = 50ms, max_attempts = 4, jitter = full); immediate
+ * has max_attempts only.  --set policy.name does the same as --policy
+ * (retry-storm's max_attempts = 5 is no parameter of none).  --no-expect
+ * runs a fixed policy on the storm scenario without its expectation that
+ * the storm happens (exit 0, no verdict printed). */
+START_TEST(other_stack_keeps_what_applies)
+{
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"run", DUPS, "--policy", "immediate",
+                                       "--no-expect", NULL});
+    ck_assert_msg(o.status == 0, "exit %d: %s", o.status, o.err);
+    ck_assert_str_eq(o.err, "stormbench run: note: immediate: the "
+                            "scenario's [policy] parameters were written "
+                            "for exponential; kept max_attempts=4; dropped "
+                            "base=50ms, jitter=full (not parameters of "
+                            "immediate)\n");
+    ck_assert_ptr_nonnull(strstr(o.out, "policy    immediate "
+                                        "(max_attempts=4)\n"));
+    tu_output_free(&o);
+    tu_stormbench(&o, (const char *[]){"run", STORM, "--set",
+                                       "policy.name=none", "--no-expect",
+                                       NULL});
+    ck_assert_msg(o.status == 0, "exit %d: %s", o.status, o.err);
+    ck_assert_str_eq(o.err, "stormbench run: note: none: the scenario's "
+                            "[policy] parameters were written for immediate; "
+                            "dropped max_attempts=5 (not parameters of "
+                            "none)\n");
+    ck_assert_ptr_null(strstr(o.out, "expectations"));
+    tu_output_free(&o);
+    /* Without --no-expect the storm scenario's expectation fails. */
+    tu_stormbench(&o, (const char *[]){"run", STORM, "--policy", "none",
+                                       "-q", NULL});
+    ck_assert_int_eq(o.status, 1);
+    ck_assert_ptr_nonnull(strstr(o.out, "FAIL  metastable: "));
+    tu_output_free(&o);
+}
+END_TEST
+
 /* A violated expectation: exit 1, and the log says why in a sentence. */
 START_TEST(violated_expectation_exits_one)
 {
@@ -392,6 +432,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, timing_lines_are_the_only_difference);
     tcase_add_test(tc, seed_changes_the_run);
     tcase_add_test(tc, scenarios_by_name);
+    tcase_add_test(tc, other_stack_keeps_what_applies);
     tcase_add_test(tc, violated_expectation_exits_one);
     tcase_add_test(tc, json_to_stdout);
     tcase_add_test(tc, outputs_are_whole_or_untouched);

@@ -387,8 +387,9 @@ START_TEST(bad_policy_exits_2)
 {
     decide("--policy", "nope", "--error", "timeout", "--attempt", "1", NULL);
     ck_assert_int_eq(o.status, EXIT_INPUT);
-    const char *head = "stormbench decide: --policy: unknown policy 'nope'; "
-                       "known policies: none, ";
+    /* 'nope' is two edits from 'none': suggested. */
+    const char *head = "stormbench decide: --policy: unknown policy 'nope' "
+                       "(did you mean 'none'?); known policies: none, ";
     ck_assert_msg(strncmp(o.err, head, strlen(head)) == 0, "%s", o.err);
     decide("--policy", "exponential", "--param", "base=fast", "--error",
            "timeout", "--attempt", "1", NULL);

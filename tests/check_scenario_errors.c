@@ -243,6 +243,10 @@ static const bad_case cases[] = {
      {"--policy", "exponential+immediate", "--param", "max_attempts=2"},
      "--param max_attempts: ambiguous in policy 'exponential+immediate'; "
      "write exponential.max_attempts or immediate.max_attempts"},
+    {"set-policy-name-typo", BASE, {"--set", "policy.name=exponentail", NULL},
+     "%.0s--set policy.name=exponentail: [policy] name: unknown policy "
+     "'exponentail' (did you mean 'exponential'?); known policies: none, "
+     "immediate, fixed, exponential%s (see 'stormbench policies')"},
     {"policy-flag-unknown", BASE, {"--policy", "nonesuch", NULL},
      "%.0s--policy: unknown policy 'nonesuch'; known policies: none, immediate, "
      "fixed, exponential%s (see 'stormbench policies')"},
@@ -298,7 +302,7 @@ END_TEST
 START_TEST(usage_errors)
 {
     static const struct {
-        const char *args[4];
+        const char *args[5];
         const char *err;
     } u[] = {
         {{"run", NULL}, "stormbench run: no scenario file given\n"
@@ -317,6 +321,17 @@ START_TEST(usage_errors)
         {{"run", "/nonexistent/x.ini", NULL},
          "stormbench run: /nonexistent/x.ini: cannot open scenario file: No "
          "such file or directory\n"},
+        /* --seed is named as itself, not as the --set it becomes. */
+        {{"run", "x.ini", "--seed", "abc"},
+         "stormbench run: --seed: expected a whole number from 0 to "
+         "18446744073709551615, got 'abc'\nTry 'stormbench run --help'.\n"},
+        {{"run", "x.ini", "--seed", "18446744073709551616"},
+         "stormbench run: --seed: expected a whole number from 0 to "
+         "18446744073709551615, got '18446744073709551616'\n"
+         "Try 'stormbench run --help'.\n"},
+        {{"gui", "x.ini", "--seed", "-1"},
+         "stormbench gui: --seed: expected a whole number from 0 to "
+         "18446744073709551615, got '-1'\nTry 'stormbench gui --help'.\n"},
     };
     for (size_t i = 0; i < sizeof u / sizeof *u; i++) {
         tu_output o;

@@ -192,8 +192,8 @@ START_TEST(policy_errors_name_the_line)
     validate("6s", "", "name = nope\n");
     ck_assert_int_eq(o.status, EXIT_INPUT);
     char want[1200];
-    snprintf(want, sizeof want, "%s:8: [policy] name: unknown policy 'nope'; "
-             "known policies: none, ", path);
+    snprintf(want, sizeof want, "%s:8: [policy] name: unknown policy 'nope' "
+             "(did you mean 'none'?); known policies: none, ", path);
     ck_assert_msg(strncmp(o.err, want, strlen(want)) == 0, "%s", o.err);
     validate("6s", "", "name = sbt_abi\nplugin = " SBT("abi") "\n");
     ck_assert_int_eq(o.status, EXIT_INPUT);
