@@ -40,9 +40,36 @@ static const struct {
     const char *name;
     int64_t ns;
 } duration_units[] = {
-    {"ns", 1},           {"us", NS_PER_US},       {"ms", NS_PER_MS},
-    {"s", NS_PER_S},     {"m", 60 * NS_PER_S},    {"min", 60 * NS_PER_S},
+    {"ns", 1},
+    {"us", NS_PER_US},
+    {"ms", NS_PER_MS},
+    {"s", NS_PER_S},
+    {"m", 60 * NS_PER_S},
     {"h", 3600 * NS_PER_S},
+    /* The usual longer spellings, so "5sec" or "2 minutes" is not an
+     * error. */
+    {"nsec", 1},
+    {"nanosecond", 1},
+    {"nanoseconds", 1},
+    {"\xc2\xb5s", NS_PER_US}, /* µs */
+    {"usec", NS_PER_US},
+    {"microsecond", NS_PER_US},
+    {"microseconds", NS_PER_US},
+    {"msec", NS_PER_MS},
+    {"millisecond", NS_PER_MS},
+    {"milliseconds", NS_PER_MS},
+    {"sec", NS_PER_S},
+    {"secs", NS_PER_S},
+    {"second", NS_PER_S},
+    {"seconds", NS_PER_S},
+    {"min", 60 * NS_PER_S},
+    {"mins", 60 * NS_PER_S},
+    {"minute", 60 * NS_PER_S},
+    {"minutes", 60 * NS_PER_S},
+    {"hr", 3600 * NS_PER_S},
+    {"hrs", 3600 * NS_PER_S},
+    {"hour", 3600 * NS_PER_S},
+    {"hours", 3600 * NS_PER_S},
 };
 
 int units_duration(const char *s, int64_t *ns, sb_err *e)
@@ -87,14 +114,15 @@ int units_rate(const char *s, double *per_s, sb_err *e)
     if (*p != '/')
         return err_set(e, "%s, got '%s' (no '/unit')", want, s);
     p = skip_space(p + 1);
-    double div;
-    if (strcmp(p, "s") == 0)
-        div = 1.0;
-    else if (strcmp(p, "m") == 0 || strcmp(p, "min") == 0)
-        div = 60.0;
-    else if (strcmp(p, "h") == 0)
-        div = 3600.0;
-    else
+    /* Per second, minute or hour: the duration units of at least a
+     * second ("/sec", "/minute", "/hr" ...). */
+    double div = 0;
+    for (size_t i = 0; i < sizeof duration_units / sizeof *duration_units;
+         i++)
+        if (duration_units[i].ns >= NS_PER_S &&
+            strcmp(p, duration_units[i].name) == 0)
+            div = (double)(duration_units[i].ns / NS_PER_S);
+    if (div == 0)
         return err_set(e, "%s, got '%s' (unknown unit '/%s')", want, s, p);
     if (x < 0)
         return err_set(e, "expected a non-negative rate, got '%s'", s);

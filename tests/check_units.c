@@ -23,6 +23,26 @@ START_TEST(durations)
     ck_assert_int_eq(ns, 10 * NS_PER_US);
     ck_assert_int_eq(units_duration("7ns", &ns, &e), 0);
     ck_assert_int_eq(ns, 7);
+    /* The usual longer spellings. */
+    static const struct {
+        const char *text;
+        int64_t ns;
+    } longer[] = {
+        {"5sec", 5 * NS_PER_S},          {"5 secs", 5 * NS_PER_S},
+        {"1 second", NS_PER_S},          {"30seconds", 30 * NS_PER_S},
+        {"2min", 120 * NS_PER_S},        {"2 minutes", 120 * NS_PER_S},
+        {"1minute", 60 * NS_PER_S},      {"3mins", 180 * NS_PER_S},
+        {"1.5hours", 5400 * NS_PER_S},   {"2hr", 7200 * NS_PER_S},
+        {"1 hour", 3600 * NS_PER_S},     {"250msec", 250 * NS_PER_MS},
+        {"3 milliseconds", 3 * NS_PER_MS}, {"40usec", 40 * NS_PER_US},
+        {"3\xc2\xb5s", 3 * NS_PER_US},   {"2 microseconds", 2 * NS_PER_US},
+        {"9nsec", 9},                    {"1 nanosecond", 1},
+    };
+    for (size_t i = 0; i < sizeof longer / sizeof *longer; i++) {
+        ck_assert_msg(units_duration(longer[i].text, &ns, &e) == 0, "%s: %s",
+                      longer[i].text, e.msg);
+        ck_assert_int_eq(ns, longer[i].ns);
+    }
 }
 END_TEST
 
@@ -75,6 +95,16 @@ START_TEST(rates_and_probabilities)
     ck_assert_double_eq(x, 10.0);
     ck_assert_int_eq(units_rate("36/h", &x, &e), 0);
     ck_assert_double_eq_tol(x, 0.01, 1e-15);
+    ck_assert_int_eq(units_rate("12/min", &x, &e), 0);
+    ck_assert_double_eq(x, 0.2);
+    ck_assert_int_eq(units_rate("5/sec", &x, &e), 0);
+    ck_assert_double_eq(x, 5.0);
+    ck_assert_int_eq(units_rate("7200/hour", &x, &e), 0);
+    ck_assert_double_eq(x, 2.0);
+    ck_assert_int_eq(units_rate("60/minute", &x, &e), 0);
+    ck_assert_double_eq(x, 1.0);
+    /* Per millisecond is not a rate unit: a typo for /s more often. */
+    ck_assert_int_ne(units_rate("5/ms", &x, &e), 0);
     ck_assert_int_ne(units_rate("100", &x, &e), 0);
     ck_assert_int_ne(units_rate("100/fortnight", &x, &e), 0);
     ck_assert_int_eq(units_probability("0.25", &x, &e), 0);
