@@ -17,6 +17,9 @@ static const struct {
     [EXPECT_SUCCESS_MIN] = {"success_min", ""},
     [EXPECT_DUPLICATES_MAX] = {"duplicates_max", ""},
     [EXPECT_LATENCY_P99_MAX] = {"latency_p99_max", "ms"},
+    [EXPECT_UNFINISHED_MAX] = {"unfinished_max", ""},
+    [EXPECT_COMPLETION_WITHIN] = {"completion_within", "s"},
+    [EXPECT_WASTED_MAX] = {"wasted_max", ""},
 };
 
 const char *expect_name(expect_kind k)
@@ -63,10 +66,16 @@ static int parse_limit(const setting *x, expect_kind k, double *v, sb_err *e)
     char msg[ERR_MSG_MAX];
     switch (k) {
     case EXPECT_RECOVERS_WITHIN:
+    case EXPECT_COMPLETION_WITHIN:
     case EXPECT_LATENCY_P99_MAX:
         if (units_duration(x->value, &ns, &inner) != 0)
             return bad(e, x, inner.msg);
-        *v = k == EXPECT_RECOVERS_WITHIN ? (double)ns / 1e9 : (double)ns / 1e6;
+        *v = k == EXPECT_LATENCY_P99_MAX ? (double)ns / 1e6 : (double)ns / 1e9;
+        return 0;
+    case EXPECT_UNFINISHED_MAX:
+    case EXPECT_WASTED_MAX:
+        if (units_probability(x->value, v, &inner) != 0)
+            return bad(e, x, inner.msg);
         return 0;
     case EXPECT_METASTABLE:
         if (units_bool(x->value, &b, &inner) != 0)
@@ -160,18 +169,21 @@ static void eval_metastable(const sim_summary *s, expect_result *r)
     r->has_value = true;
     r->value = s->metastable;
     r->ok = s->metastable == want;
+    /* The line reads "PASS  metastable: <this>": say what happened, and
+     * whether it was what the scenario expects. */
     if (s->metastable)
         snprintf(r->explain, sizeof r->explain,
-                 "metastable: goodput stayed at %.0f%% of baseline %.0f s "
-                 "after the fault ended (expected %s)",
+                 "goodput stayed at %.0f%% of baseline %.0f s after the "
+                 "fault ended: a metastable failure%s",
                  100.0 * s->final_goodput_ratio,
                  s->duration_s - s->last_fault_end_s,
-                 want ? "metastable" : "recovery");
+                 want ? ", as expected" : ", where recovery was expected");
     else
         snprintf(r->explain, sizeof r->explain,
-                 "not metastable: recovered %.0f s after the fault ended "
-                 "(expected %s)",
-                 s->recovery_time_s, want ? "metastable" : "recovery");
+                 "recovered %.0f s after the fault ended%s",
+                 s->recovery_time_s,
+                 want ? ", where a metastable failure was expected"
+                      : ", as expected");
 }
 
 static void eval_max(const char *what, double value, expect_result *r,
@@ -183,6 +195,42 @@ static void eval_max(const char *what, double value, expect_result *r,
     snprintf(r->explain, sizeof r->explain, "%s %.4g%s %s limit %.4g%s",
              what, value, fmt_unit, r->ok ? "within" : "exceeds", r->limit,
              fmt_unit);
+}
+
+/* A share of 0..1 against its limit, both in percent. */
+static void eval_share(const char *what, double value, expect_result *r)
+{
+    r->has_value = true;
+    r->value = value;
+    r->ok = value <= r->limit;
+    snprintf(r->explain, sizeof r->explain, "%s %.2f%% %s limit %.2f%%",
+             what, 100.0 * value, r->ok ? "within" : "exceeds",
+             100.0 * r->limit);
+}
+
+/* arrival = once: every request must have ended by the limit. */
+static void eval_completion(const sim_summary *s, expect_result *r)
+{
+    if (!s->has_completion) {
+        r->ok = false;
+        if (s->in_flight)
+            snprintf(r->explain, sizeof r->explain,
+                     "did not complete: %llu of %llu requests were still "
+                     "open when the run ended at %.0f s",
+                     (unsigned long long)s->in_flight,
+                     (unsigned long long)s->offered, s->duration_s);
+        else
+            snprintf(r->explain, sizeof r->explain,
+                     "cannot be judged: completion time is measured for "
+                     "arrival = once");
+        return;
+    }
+    r->has_value = true;
+    r->value = s->completion_time_s;
+    r->ok = s->completion_time_s <= r->limit;
+    snprintf(r->explain, sizeof r->explain,
+             "every request ended by %.3g s %s limit %.4g s",
+             s->completion_time_s, r->ok ? "within" : "past the", r->limit);
 }
 
 int expect_eval(const expect_set *set, const sim_summary *s,
@@ -225,6 +273,18 @@ int expect_eval(const expect_set *set, const sim_summary *s,
             break;
         case EXPECT_LATENCY_P99_MAX:
             eval_max("p99 latency", s->latency_p99_ms, r, " ms");
+            break;
+        case EXPECT_UNFINISHED_MAX:
+            eval_share("requests unfinished at the end",
+                       s->offered ? (double)s->in_flight / (double)s->offered
+                                  : 0.0,
+                       r);
+            break;
+        case EXPECT_WASTED_MAX:
+            eval_share("wasted work", s->wasted_work_share, r);
+            break;
+        case EXPECT_COMPLETION_WITHIN:
+            eval_completion(s, r);
             break;
         default:
             break;

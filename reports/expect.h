@@ -22,6 +22,9 @@ typedef enum expect_kind {
     EXPECT_SUCCESS_MIN,     /* a ratio 0..1 */
     EXPECT_DUPLICATES_MAX,  /* a count */
     EXPECT_LATENCY_P99_MAX, /* milliseconds */
+    EXPECT_UNFINISHED_MAX,  /* share 0..1 of requests started */
+    EXPECT_COMPLETION_WITHIN, /* seconds: arrival = once */
+    EXPECT_WASTED_MAX,      /* share 0..1 of service time */
     EXPECT_KIND_COUNT
 } expect_kind;
 

@@ -163,6 +163,7 @@ void export_json(FILE *f, const run_meta *meta, const sim_summary *s,
     jw_double(&w, "peak_amplification", s->peak_amplification);
     jw_double(&w, "peak_amplification_at_s", s->peak_amplification_at_s);
     jw_double(&w, "success_ratio", s->success_ratio);
+    jw_double(&w, "success_ratio_finished", s->success_ratio_finished);
     if (s->has_baseline)
         jw_double(&w, "goodput_baseline_per_s", s->baseline_goodput_per_s);
     else

@@ -67,8 +67,15 @@ void print_summary(FILE *f, const sim_config *c, const char *path,
     fprintf(f, "  %-22s%" PRIu64 "  amplification %.2f, peak %.2f at t=%.0f s\n",
             "attempts", s->attempts, s->amplification, s->peak_amplification,
             s->peak_amplification_at_s);
-    fprintf(f, "  %-22s%" PRIu64 "  success ratio %.2f%%\n", "successes",
-            s->successes, 100.0 * s->success_ratio);
+    if (s->in_flight)
+        fprintf(f, "  %-22s%" PRIu64 "  success ratio %.2f%% of requests "
+                   "started (%.2f%% of the %" PRIu64 " that finished)\n",
+                "successes", s->successes, 100.0 * s->success_ratio,
+                100.0 * s->success_ratio_finished,
+                s->successes + s->failures);
+    else
+        fprintf(f, "  %-22s%" PRIu64 "  success ratio %.2f%%\n", "successes",
+                s->successes, 100.0 * s->success_ratio);
     fprintf(f, "  %-22s%" PRIu64 "  gave up %" PRIu64 ", deadline %" PRIu64
                ", refused locally %" PRIu64 ", quarantined %" PRIu64 "\n",
             "failures", s->failures, s->gave_up, s->deadline, s->refused,

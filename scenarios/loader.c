@@ -724,7 +724,28 @@ static int fault_type_of(loader *ld, const char *section, fault_type *t)
                                "slowdown, errors, lost_ack, partition, "
                                "rate_limit, client_timeout)",
                                ld->path, ld->sections[i].line, section);
-        return err_set(ld->e, "--set: [%s] needs a 'type'", section);
+        /* Only --set named it: most likely a typo of a fault the file
+         * has.  Name the --set, and the closest fault. */
+        const char *faults[MAX_SECTIONS];
+        int n = 0;
+        for (int i = 0; i < ld->n_sections; i++)
+            if (strncmp(ld->sections[i].name, "fault.", 6) == 0)
+                faults[n++] = ld->sections[i].name;
+        const entry *any = NULL;
+        for (int i = 0; i < ld->n && any == NULL; i++)
+            if (strcmp(ld->entries[i].section, section) == 0)
+                any = &ld->entries[i];
+        const char *best = suggest_closest(section, faults, n);
+        if (best)
+            return err_set(ld->e, "%s: the scenario has no [%s] (did you "
+                           "mean [%s]?); a new fault needs %s.type",
+                           any ? any->origin : "--set", section, best,
+                           section);
+        return err_set(ld->e, "%s: the scenario has no [%s]; a new fault "
+                       "needs %s.type (one of capacity, load_spike, outage, "
+                       "latency, slowdown, errors, lost_ack, partition, "
+                       "rate_limit, client_timeout)",
+                       any ? any->origin : "--set", section, section);
     }
     type->used = true;
     if (fault_type_parse(type->value, t) != 0)

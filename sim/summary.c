@@ -235,8 +235,10 @@ void summary_compute(const sim *s, sim_summary *o)
     o->amplification =
         o->offered ? (double)o->attempts / (double)o->offered : 0.0;
     uint64_t finished = o->successes + o->failures;
-    o->success_ratio = finished ? (double)o->successes / (double)finished
-                                : 0.0;
+    o->success_ratio_finished =
+        finished ? (double)o->successes / (double)finished : 0.0;
+    o->success_ratio =
+        o->offered ? (double)o->successes / (double)o->offered : 0.0;
     peak(m, n, o);
     o->has_fault = sim_first_fault_start(s) >= 0;
     if (o->has_fault) {

@@ -5,7 +5,11 @@
  *   amplification       attempts / offered requests, whole run
  *   peak_amplification  the largest attempts / offered of any bucket that
  *                       had offered requests
- *   success_ratio       successes / requests that finished
+ *   success_ratio       successes / requests started (offered): a
+ *                       request still open when the run ends has not
+ *                       succeeded, so a run that never finishes cannot
+ *                       look perfect
+ *   success_ratio_finished  successes / requests that finished
  *   baseline goodput    successes per second over the buckets that lie
  *                       wholly in [warmup, first fault start), or
  *                       [warmup, end) when there is no fault
@@ -46,7 +50,8 @@ typedef struct sim_summary {
     double amplification;
     double peak_amplification;
     double peak_amplification_at_s;
-    double success_ratio;
+    double success_ratio;          /* of requests started */
+    double success_ratio_finished; /* of requests that finished */
     bool has_baseline;
     double baseline_goodput_per_s;
     bool has_fault;

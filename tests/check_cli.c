@@ -61,8 +61,14 @@ START_TEST(json_has_the_documented_keys)
     double failures = tu_json_number(j, "failures.total");
     ck_assert_double_eq_tol(tu_json_number(j, "amplification"),
                             attempts / offered, 1e-5);
+    /* Of requests started (unfinished ones have not succeeded), and of
+     * those that finished. */
     ck_assert_double_eq_tol(tu_json_number(j, "success_ratio"),
+                            successes / offered, 1e-5);
+    ck_assert_double_eq_tol(tu_json_number(j, "success_ratio_finished"),
                             successes / (successes + failures), 1e-5);
+    ck_assert_double_eq(offered, successes + failures +
+                                     tu_json_number(j, "in_flight_at_end"));
     ck_assert_double_eq(failures, tu_json_number(j, "failures.gave_up") +
                                       tu_json_number(j, "failures.deadline") +
                                       tu_json_number(j, "failures.refused") +
@@ -258,6 +264,57 @@ START_TEST(other_stack_keeps_what_applies)
 }
 END_TEST
 
+/* A run that never finished cannot look perfect.  hot-record without
+ * jitter: 100 clients retry in lockstep and each round lets one through,
+ * so at the end of the run some are still retrying.  The success ratio
+ * counts them (successes / requests started, from the JSON's own counts),
+ * success_min fails, and the new keys say what happened. */
+START_TEST(unfinished_runs_fail_their_checks)
+{
+    char json[1024];
+    snprintf(json, sizeof json, "%s", tu_temp_path("lockstep.json"));
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){
+                          "run", TU_SOURCE("scenarios/hot-record.ini"),
+                          "--param", "jitter=none", "--set",
+                          "expect.unfinished_max=0.05", "--set",
+                          "expect.completion_within=100s", "--json", json,
+                          "-q", NULL});
+    ck_assert_int_eq(o.status, 1);
+    char *j = tu_read_file(json);
+    double offered = tu_json_number(j, "offered");
+    double ok = tu_json_number(j, "successes");
+    double open = tu_json_number(j, "in_flight_at_end");
+    free(j);
+    ck_assert_double_eq(offered, 100);
+    ck_assert_double_gt(open, 0);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "FAIL  success_min: success ratio %.2f%% is below minimum "
+             "100.00%%\n"
+             "FAIL  unfinished_max: requests unfinished at the end %.2f%% "
+             "exceeds limit 5.00%%\n"
+             "FAIL  completion_within: did not complete: %.0f of 100 "
+             "requests were still open when the run ended at 600 s\n",
+             100 * ok / offered, 100 * open / offered, open);
+    ck_assert_str_eq(o.out, want);
+    tu_output_free(&o);
+    /* With jitter (the scenario's own) it completes, and says when. */
+    tu_stormbench(&o, (const char *[]){
+                          "run", TU_SOURCE("scenarios/hot-record.ini"),
+                          "--set", "expect.completion_within=100s", "--set",
+                          "expect.unfinished_max=0", "--set",
+                          "expect.wasted_max=0.01", NULL});
+    ck_assert_msg(o.status == 0, "%s", o.out);
+    ck_assert_ptr_nonnull(strstr(o.out, "PASS  completion_within: every "
+                                        "request ended by "));
+    ck_assert_ptr_nonnull(strstr(o.out, "PASS  unfinished_max: requests "
+                                        "unfinished at the end 0.00% within "
+                                        "limit 0.00%\n"));
+    tu_output_free(&o);
+}
+END_TEST
+
 /* A violated expectation: exit 1, and the log says why in a sentence. */
 START_TEST(violated_expectation_exits_one)
 {
@@ -433,6 +490,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, seed_changes_the_run);
     tcase_add_test(tc, scenarios_by_name);
     tcase_add_test(tc, other_stack_keeps_what_applies);
+    tcase_add_test(tc, unfinished_runs_fail_their_checks);
     tcase_add_test(tc, violated_expectation_exits_one);
     tcase_add_test(tc, json_to_stdout);
     tcase_add_test(tc, outputs_are_whole_or_untouched);

@@ -209,7 +209,8 @@ static const bad_case cases[] = {
      "%s:12: [expect] unknown key 'recover_within' (did you mean "
      "'recovers_within'?); known keys: recovers_within, metastable, "
      "amplification_max, peak_amplification_max, success_min, "
-     "duplicates_max, latency_p99_max"},
+     "duplicates_max, latency_p99_max, unfinished_max, completion_within, "
+     "wasted_max"},
     {"unknown-policy",
      "[scenario]\nname = t\nduration = 60s\n[policy]\nname = expo\n", {NULL},
      "%s:5: [policy] name: unknown policy 'expo'; known policies: none, "
@@ -231,6 +232,16 @@ static const bad_case cases[] = {
     {"set-unknown-section", BASE, {"--set", "nosuch.key=1", NULL},
      "--set nosuch.key=1: unknown section [nosuch]; known sections: "
      "scenario, clients, server, policy, expect, fault.NAME"},
+    {"set-fault-typo", BASE "[fault.outage]\ntype = outage\nstart = 10s\n"
+     "duration = 5s\n", {"--set", "fault.outge.start=20s", NULL},
+     "--set fault.outge.start=20s: the scenario has no [fault.outge] (did "
+     "you mean [fault.outage]?); a new fault needs fault.outge.type"},
+    {"set-new-fault-without-type", BASE,
+     {"--set", "fault.extra.start=20s", NULL},
+     "--set fault.extra.start=20s: the scenario has no [fault.extra]; a new "
+     "fault needs fault.extra.type (one of capacity, load_spike, outage, "
+     "latency, slowdown, errors, lost_ack, partition, rate_limit, "
+     "client_timeout)"},
     {"param-for-parameterless-policy", BASE,
      {"--param", "max_attempts=3", NULL},
      "--param max_attempts: policy 'none' has no such parameter; it has no "
