@@ -252,6 +252,11 @@ const char *pstack_param_text(const pstack *ps, int li, int param)
 {
     return ps->layers[li].texts[param];
 }
+
+sb_value pstack_param_value(const pstack *ps, int li, int param)
+{
+    return ps->layers[li].values[param];
+}
 bool pstack_has_before_send(const pstack *ps)
 {
     for (int i = 0; i < ps->n; i++)

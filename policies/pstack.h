@@ -59,6 +59,8 @@ int pstack_layers(const pstack *ps);
 const sb_policy *pstack_layer(const pstack *ps, int i);
 /* The effective value of layer i's parameter j, as text ("100ms"). */
 const char *pstack_param_text(const pstack *ps, int layer, int param);
+/* The same value as the layer sees it (durations in seconds). */
+sb_value pstack_param_value(const pstack *ps, int layer, int param);
 
 /* Does any layer have a before_send hook?  (Callers may skip building an
  * sb_attempt for a stack that would not look at it.) */

@@ -61,7 +61,23 @@ static void params(jw *w, const pstack *ps)
                 snprintf(key, sizeof key, "%s.%s", p->name, p->params[j].name);
             else
                 snprintf(key, sizeof key, "%s", p->params[j].name);
-            jw_string(w, key, pstack_param_text(ps, i, j));
+            /* Numbers as JSON numbers (durations in seconds, as the
+             * policy sees them); choices and sets as written. */
+            sb_value v = pstack_param_value(ps, i, j);
+            switch (p->params[j].type) {
+            case SB_PARAM_INT:
+                jw_int(w, key, v.i);
+                break;
+            case SB_PARAM_REAL:
+            case SB_PARAM_DURATION:
+                jw_double(w, key, v.d);
+                break;
+            case SB_PARAM_BOOL:
+                jw_bool(w, key, v.i != 0);
+                break;
+            default:
+                jw_string(w, key, pstack_param_text(ps, i, j));
+            }
         }
     }
     jw_end(w);

@@ -52,7 +52,10 @@ START_TEST(json_has_the_documented_keys)
         "\"wall_s\":", "\"events_per_s\":", "\"expectations\": [",
         "\"name\": \"metastable\"", "\"limit\": true", "\"value\": true",
         "\"ok\": true", "\"processes\": 1000", "\"refused_by\": {",
-        "\"sends_refused_locally\":"};
+        "\"sends_refused_locally\":", "\"success_ratio_finished\":",
+        /* parameters are typed: retry-storm's immediate has
+         * max_attempts = 5, a number, not "5" */
+        "\"policy_params\": {", "\"max_attempts\": 5"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         ck_assert_msg(strstr(j, keys[i]) != NULL, "JSON lacks %s", keys[i]);
     double offered = tu_json_number(j, "offered");
