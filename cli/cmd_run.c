@@ -47,8 +47,9 @@ static const char run_usage[] =
     "  --trace FILE              JSON lines for sampled requests: every\n"
     "                            attempt, error class, decision and reason\n"
     "  --trace-sample N          trace 1 request in N (default 100)\n"
-    "  --no-timing               write null for wall_s and events_per_s, so\n"
-    "                            the JSON of two runs is byte-identical\n"
+    "  --no-timing               write null for wall_s and events_per_s, and\n"
+    "                            leave the wall time out of the summary, so\n"
+    "                            two runs print the same bytes\n"
     "  --no-expect               do not check the scenario's [expect]\n"
     "                            section (it is still read for mistakes):\n"
     "                            for runs with another policy or other\n"
@@ -291,10 +292,15 @@ static void report(const run_state *r)
     if (!r->o.quiet) {
         print_summary(f, &r->sc.cfg, r->sc.path, r->ps.stack, &r->sum);
         print_expectations(f, r->res, r->n_res);
-        fprintf(f, "\n%" PRIu64 " events in %.2f s of wall time (%.2f M "
-                   "events/s)\n",
-                r->sum.events, r->wall_s,
-                r->wall_s > 0 ? (double)r->sum.events / r->wall_s / 1e6 : 0);
+        /* --no-timing: nothing that differs between two runs. */
+        if (r->o.timing)
+            fprintf(f, "\n%" PRIu64 " events in %.2f s of wall time (%.2f M "
+                       "events/s)\n",
+                    r->sum.events, r->wall_s,
+                    r->wall_s > 0 ? (double)r->sum.events / r->wall_s / 1e6
+                                  : 0);
+        else
+            fprintf(f, "\n%" PRIu64 " events\n", r->sum.events);
         return;
     }
     for (int i = 0; i < r->n_res; i++)

@@ -153,6 +153,16 @@ START_TEST(reruns_are_byte_identical)
     ck_assert_str_eq(out[0][0], out[1][0]);
     ck_assert_str_eq(out[0][1], out[1][1]);
     ck_assert_ptr_nonnull(strstr(out[0][1], "\"wall_s\": null"));
+    /* The printed summary too: no wall time in it. */
+    tu_output p[2];
+    for (int r = 0; r < 2; r++)
+        tu_stormbench(&p[r], (const char *[]){"run", DUPS, "--no-timing",
+                                              NULL});
+    ck_assert_str_eq(p[0].out, p[1].out);
+    ck_assert_ptr_null(strstr(p[0].out, "wall time"));
+    ck_assert_ptr_nonnull(strstr(p[0].out, " events\n"));
+    tu_output_free(&p[0]);
+    tu_output_free(&p[1]);
     for (int r = 0; r < 2; r++)
         for (int k = 0; k < 2; k++)
             free(out[r][k]);
