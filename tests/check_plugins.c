@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -380,11 +381,46 @@ START_TEST(example_plugin_runs_a_scenario)
 }
 END_TEST
 
+/* Checking a policy loads its plug-in, and loading a library runs its
+ * code: sbt_loud creates a file when it is loaded.  validate loads it
+ * (the file appears); validate --no-plugins checks the rest of the
+ * scenario, says the policy was not checked, and never loads it. */
+START_TEST(validate_no_plugins_loads_nothing)
+{
+    char ini[2048], marker[1024];
+    snprintf(marker, sizeof marker, "%s", tu_temp_path("loud-was-loaded"));
+    setenv("SBT_LOUD_FILE", marker, 1);
+    snprintf(ini, sizeof ini,
+             "[scenario]\nname = loud\nduration = 60s\n"
+             "[policy]\nname = sbt_loud\nplugin = %s\n", SBT("loud"));
+    char path[1024];
+    snprintf(path, sizeof path, "%s", tu_write_temp("loud.ini", ini));
+    remove(marker);
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"validate", "--no-plugins", path,
+                                       NULL});
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    char want[2048];
+    snprintf(want, sizeof want, "%s: ok (loud; policy sbt_loud not checked: "
+             "it needs %s, and --no-plugins loads none)\n", path,
+             SBT("loud"));
+    ck_assert_str_eq(o.out, want);
+    tu_output_free(&o);
+    ck_assert_msg(access(marker, F_OK) != 0, "the plug-in was loaded");
+    tu_stormbench(&o, (const char *[]){"validate", path, NULL});
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    ck_assert_msg(access(marker, F_OK) == 0, "the plug-in was not loaded");
+    unsetenv("SBT_LOUD_FILE");
+}
+END_TEST
+
 Suite *plugins_suite(void)
 {
     Suite *s = suite_create("plugins");
     TCase *tc = tcase_create("refused");
     tcase_add_test(tc, wrong_abi_major_is_refused);
+    tcase_add_test(tc, validate_no_plugins_loads_nothing);
     tcase_add_test(tc, short_struct_is_refused);
     tcase_add_test(tc, missing_entry_point_is_refused);
     tcase_add_test(tc, null_table_is_refused);

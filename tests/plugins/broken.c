@@ -29,9 +29,24 @@
 #define BREAK_NEWER_MINOR 11 /* ABI 2.7, a longer struct: must load */
 #define BREAK_DATA_ENTRY 12  /* sb_policy_plugin is the table, not code */
 #define BREAK_REFUSAL 13     /* before_send refuses for reason 9 */
+#define BREAK_LOUD 14        /* intact, but its code runs when it is loaded:
+                                it creates the file $SBT_LOUD_FILE */
 
 #ifndef BREAK
 #error "compile with -DBREAK=BREAK_..."
+#endif
+
+#if BREAK == BREAK_LOUD
+#include <stdio.h>
+#include <stdlib.h>
+/* What any shared library may do: run code the moment it is loaded. */
+__attribute__((constructor)) static void loud(void)
+{
+    const char *path = getenv("SBT_LOUD_FILE");
+    FILE *f = path ? fopen(path, "w") : NULL;
+    if (f)
+        fclose(f);
+}
 #endif
 
 static void ok_before_send(const sb_ctx *ctx, const sb_attempt *a,
