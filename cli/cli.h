@@ -81,9 +81,16 @@ int policy_probe_worst(pstack *ps, const client_cfg *cc, uint32_t limit,
 int cli_budget(const char *path, const sim_config *cfg, pstack *ps,
                bool force, bool lenient, budget_cost *out, sb_err *e);
 
+struct scenario;
+/* Warnings about a policy that is accepted but almost surely not what
+ * was meant (a stack of layers alone, which never retries; a hedge delay
+ * not shorter than the attempt timeout), one per line in out; returns how
+ * many. */
+int cli_policy_warnings(const struct scenario *sc, const pstack *ps,
+                        char *out, size_t len);
+
 /* ---- params.c ------------------------------------------------------------ */
 
-struct scenario;
 /* The parameters stack `spec` gets from the scenario's [policy] section.
  * All of them when spec is the stack the file names.  Otherwise (--policy,
  * --set policy.name, a compare entry) those of the file's that name a

@@ -353,6 +353,14 @@ int cmd_run(int argc, char **argv)
         build_policy(&r->o, &r->sc, &r->ps, &e) != 0)
         goto fail;
     warnings(r);
+    char policy_warn[1024];
+    if (!r->o.quiet &&
+        cli_policy_warnings(&r->sc, r->ps.stack, policy_warn,
+                            sizeof policy_warn))
+        for (char *save = NULL, *l = strtok_r(policy_warn, "\n", &save); l;
+             l = strtok_r(NULL, "\n", &save))
+            fprintf(stderr, "stormbench run: warning: %s: %s\n", r->sc.path,
+                    l);
     if (check_budget(r, &e) != 0 || simulate(r, &e) != 0 ||
         write_outputs(r, &e) != 0)
         goto fail;

@@ -263,6 +263,50 @@ int cli_budget(const char *path, const sim_config *cfg, pstack *ps,
 
 /* ---- One file ----------------------------------------------------------- */
 
+/* Settings that are accepted but almost surely a mistake. */
+int cli_policy_warnings(const scenario *sc, const pstack *ps, char *out,
+                        size_t len)
+{
+    size_t used = 0;
+    int n = 0;
+    out[0] = '\0';
+    int layers = pstack_layers(ps), only_layers = 1;
+    for (int i = 0; i < layers; i++)
+        if (!(pstack_layer(ps, i)->flags & SB_POLICY_LAYER))
+            only_layers = 0;
+    if (only_layers) {
+        used += (size_t)snprintf(out + used, len - used,
+                                 "%s[policy] %s: every layer of it only "
+                                 "limits or shapes the retries of a policy "
+                                 "stacked under it, so alone it never "
+                                 "retries; stack it on one that does, such "
+                                 "as exponential+%s",
+                                 n++ ? "\n" : "", pstack_name(ps),
+                                 pstack_name(ps));
+    }
+    /* A hedge waits `delay` for an answer before sending its copy; an
+     * attempt that times out first is retried, not hedged. */
+    for (int i = 0; i < layers && used < len; i++) {
+        const sb_policy *p = pstack_layer(ps, i);
+        if (strcmp(p->name, "hedge") != 0)
+            continue;
+        for (int j = 0; p->params && p->params[j].name; j++) {
+            if (strcmp(p->params[j].name, "delay") != 0)
+                continue;
+            double delay = pstack_param_value(ps, i, j).d;
+            double timeout = (double)sc->cfg.clients.timeout_ns / 1e9;
+            if (delay > 0 && delay >= timeout)
+                used += (size_t)snprintf(
+                    out + used, len - used,
+                    "%s[policy] hedge.delay %gs is not shorter than the "
+                    "[clients] timeout %gs: every attempt times out before "
+                    "its hedge would be sent, so no hedge ever is",
+                    n++ ? "\n" : "", delay, timeout);
+        }
+    }
+    return n;
+}
+
 static void print_warnings(const char *path, const scenario *sc)
 {
     for (const char *p = sc->warnings; *p;) {
@@ -339,6 +383,11 @@ static int validate_one(const char *path, const char *const *plugins,
     printf("%s: ok (%s; policy %s)\n", path, sc->cfg.name,
            print_policy(ps.stack, pol, sizeof pol));
     print_warnings(path, sc);
+    char policy_warn[1024];
+    if (cli_policy_warnings(sc, ps.stack, policy_warn, sizeof policy_warn))
+        for (char *save = NULL, *l = strtok_r(policy_warn, "\n", &save); l;
+             l = strtok_r(NULL, "\n", &save))
+            fprintf(stderr, "%s: warning: %s\n", path, l);
     if (over)
         warn_delay(path, sc, ps.stack, &worst);
     if (heavy)

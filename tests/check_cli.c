@@ -328,6 +328,48 @@ START_TEST(unfinished_runs_fail_their_checks)
 }
 END_TEST
 
+/* Accepted, but almost surely a mistake: validate (and run) warn.  A
+ * stack of layers alone never retries (token_bucket only gates another
+ * policy's retries); a hedge that waits longer than the attempt timeout
+ * is never sent.  A hedge delay under the timeout is fine. */
+START_TEST(policy_mistakes_are_warned)
+{
+    static const struct {
+        const char *policy;
+        const char *warning; /* NULL: none */
+    } cases[] = {
+        {"name = token_bucket\n",
+         "[policy] token_bucket: every layer of it only limits or shapes the "
+         "retries of a policy stacked under it, so alone it never retries; "
+         "stack it on one that does, such as exponential+token_bucket"},
+        {"name = exponential+hedge\nhedge.delay = 2s\n",
+         "[policy] hedge.delay 2s is not shorter than the [clients] timeout "
+         "1s: every attempt times out before its hedge would be sent, so no "
+         "hedge ever is"},
+        {"name = exponential+hedge\nhedge.delay = 200ms\n", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char ini[1024], path[1024];
+        snprintf(ini, sizeof ini,
+                 "[scenario]\nname = w\nduration = 60s\n"
+                 "[clients]\ntimeout = 1s\n[policy]\n%s", cases[i].policy);
+        snprintf(path, sizeof path, "%s", tu_write_temp("warn.ini", ini));
+        tu_output o;
+        tu_stormbench(&o, (const char *[]){"validate", path, NULL});
+        ck_assert_msg(o.status == 0, "%s", o.err);
+        if (cases[i].warning) {
+            char want[1024];
+            snprintf(want, sizeof want, "%s: warning: %s\n", path,
+                     cases[i].warning);
+            ck_assert_str_eq(o.err, want);
+        } else {
+            ck_assert_str_eq(o.err, "");
+        }
+        tu_output_free(&o);
+    }
+}
+END_TEST
+
 /* A violated expectation: exit 1, and the log says why in a sentence. */
 START_TEST(violated_expectation_exits_one)
 {
@@ -504,6 +546,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, scenarios_by_name);
     tcase_add_test(tc, other_stack_keeps_what_applies);
     tcase_add_test(tc, unfinished_runs_fail_their_checks);
+    tcase_add_test(tc, policy_mistakes_are_warned);
     tcase_add_test(tc, violated_expectation_exits_one);
     tcase_add_test(tc, json_to_stdout);
     tcase_add_test(tc, outputs_are_whole_or_untouched);
