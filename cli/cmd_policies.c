@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "builtin.h"
 #include "cli.h"
 
 static const char policies_usage[] =
@@ -56,6 +57,10 @@ static void show(const sb_policy *p, const char *origin)
         printf("    %-22s %-8s default %-8s %-s%s%s%s\n", q->name,
                type_name(q), q->default_value, q->doc, range[0] ? " [" : "",
                range, range[0] ? "]" : "");
+    }
+    if (p == &policy_classified) {
+        char table[2048];
+        fputs(classified_presets_text(table, sizeof table), stdout);
     }
     printf("\n");
 }

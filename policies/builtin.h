@@ -5,6 +5,8 @@
 #ifndef SB_BUILTIN_H
 #define SB_BUILTIN_H
 
+#include <stddef.h>
+
 #include "stormbench/policy.h"
 
 extern const sb_policy policy_none;
@@ -13,6 +15,8 @@ extern const sb_policy policy_fixed;
 extern const sb_policy policy_exponential;
 extern const sb_policy policy_plan;
 extern const sb_policy policy_classified;
+/* classified's presets as a table, for `stormbench policies`. */
+const char *classified_presets_text(char *buf, size_t len);
 extern const sb_policy policy_aws_quota;
 /* Layers (SB_POLICY_LAYER): stacked on a policy that retries. */
 extern const sb_policy policy_token_bucket;

@@ -68,6 +68,46 @@ static const preset presets[] = {
     {4, 0.100, 2.0, true, {408, 429, 500, 502, 503, 504}},
 };
 
+/* The presets as `stormbench policies classified` prints them: made from
+ * the table above, so the listing cannot drift from what runs. */
+static const char *const preset_names[] = {"payment", "analytics",
+                                           "external_api", "internal"};
+
+const char *classified_presets_text(char *buf, size_t len)
+{
+    size_t used = (size_t)snprintf(buf, len,
+                                   "    presets (max_attempts, base and cap "
+                                   "of 0 take these):\n"
+                                   "      %-13s %-9s %-7s %-7s %-12s %s\n",
+                                   "preset", "attempts", "base", "cap",
+                                   "Retry-After", "statuses retried");
+    for (size_t i = 0; i < sizeof presets / sizeof *presets && used < len;
+         i++) {
+        const preset *p = &presets[i];
+        char base[16], cap[16], st[64] = "";
+        const double *d[2] = {&p->base, &p->cap};
+        char *out[2] = {base, cap};
+        for (int k = 0; k < 2; k++)
+            snprintf(out[k], sizeof base, *d[k] >= 1 ? "%gs" : "%gms",
+                     *d[k] >= 1 ? *d[k] : *d[k] * 1e3);
+        size_t k = 0;
+        for (int j = 0; j < MAX_STATUSES && p->statuses[j]; j++)
+            k += (size_t)snprintf(st + k, sizeof st - k, "%s%d", j ? " " : "",
+                                  p->statuses[j]);
+        used += (size_t)snprintf(buf + used, len - used,
+                                 "      %-13s %-9lld %-7s %-7s %-12s %s\n",
+                                 preset_names[i], (long long)p->max_attempts,
+                                 base, cap,
+                                 p->retry_after ? "respected" : "ignored", st);
+    }
+    if (used < len)
+        snprintf(buf + used, len - used,
+                 "      writes: at most write_max_attempts; critical-path "
+                 "requests: critical_extra more, at most "
+                 "critical_max_attempts\n");
+    return buf;
+}
+
 typedef struct classified {
     preset p;
     backoff b;

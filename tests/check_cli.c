@@ -370,6 +370,30 @@ START_TEST(policy_mistakes_are_warned)
 }
 END_TEST
 
+/* `policies classified` lists what each preset sets: the table of
+ * classified.c's header (the spec the preset tests check behaviour
+ * against), printed from the table the policy runs on. */
+START_TEST(classified_lists_its_presets)
+{
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"policies", "classified", NULL});
+    ck_assert_int_eq(o.status, 0);
+    static const char *const rows[] = {
+        "      payment       5         100ms   5s      respected    408 429 "
+        "502 503 504\n",
+        "      analytics     2         50ms    500ms   ignored      502 503 "
+        "504\n",
+        "      external_api  3         1s      60s     respected    429 500 "
+        "502 503 504\n",
+        "      internal      4         100ms   2s      respected    408 429 "
+        "500 502 503 504\n"};
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        ck_assert_msg(strstr(o.out, rows[i]) != NULL, "missing: %s in %s",
+                      rows[i], o.out);
+    tu_output_free(&o);
+}
+END_TEST
+
 /* A violated expectation: exit 1, and the log says why in a sentence. */
 START_TEST(violated_expectation_exits_one)
 {
@@ -547,6 +571,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, other_stack_keeps_what_applies);
     tcase_add_test(tc, unfinished_runs_fail_their_checks);
     tcase_add_test(tc, policy_mistakes_are_warned);
+    tcase_add_test(tc, classified_lists_its_presets);
     tcase_add_test(tc, violated_expectation_exits_one);
     tcase_add_test(tc, json_to_stdout);
     tcase_add_test(tc, outputs_are_whole_or_untouched);
