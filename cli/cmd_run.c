@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "export.h"
@@ -240,6 +241,48 @@ static int open_trace(run_state *r, sb_err *e)
     return sim_observe(r->sim, &obs);
 }
 
+/* The run, in slices of 1/200 of simulated time: a long run on a
+ * terminal shows how far it is (stepping does not change the run: the
+ * engine gives the same events in the same order however it is driven).
+ * Nothing is shown for the first second (STORMBENCH_PROGRESS_AFTER, in
+ * seconds, for tests), nor when stderr is not a terminal (CI logs) or
+ * with -q. */
+static int run_with_progress(run_state *r, double t0)
+{
+    int64_t end = r->sc.cfg.duration_ns;
+    bool tty = !r->o.quiet && isatty(STDERR_FILENO);
+    if (!tty)
+        return sim_run_until(r->sim, end);
+    int64_t slice = end / 200 > 0 ? end / 200 : end;
+    double last = t0, after = 1.0;
+    /* The tests show it at once. */
+    const char *env = getenv("STORMBENCH_PROGRESS_AFTER");
+    if (env && *env)
+        after = atof(env);
+    bool shown = false;
+    int rc = 0;
+    for (int64_t t = 0; t < end && rc == 0;) {
+        t = end - t > slice ? t + slice : end;
+        rc = sim_run_until(r->sim, t);
+        double now = wall_clock();
+        if (now - t0 < after || (shown && now - last < 0.25))
+            continue;
+        last = now;
+        double done = (double)t / (double)end;
+        sim_stats st;
+        sim_get_stats(r->sim, &st);
+        fprintf(stderr, "\r  t = %.0f s of %.0f s (%.0f%%), %.2f M events/s, "
+                        "about %.0f s to go   ",
+                (double)t / 1e9, (double)end / 1e9, 100.0 * done,
+                (double)st.events / (now - t0) / 1e6,
+                (now - t0) * (1.0 - done) / done);
+        shown = true;
+    }
+    if (shown) /* leave the line clean for the summary */
+        fprintf(stderr, "\r%*s\r", 78, "");
+    return rc;
+}
+
 static int simulate(run_state *r, sb_err *e)
 {
     r->sc.cfg.trace_sample = r->o.trace ? r->o.trace_sample : 0;
@@ -248,7 +291,7 @@ static int simulate(run_state *r, sb_err *e)
     if (open_trace(r, e) != 0)
         return -1;
     double t0 = wall_clock();
-    int rc = sim_run_until(r->sim, r->sc.cfg.duration_ns);
+    int rc = run_with_progress(r, t0);
     r->wall_s = wall_clock() - t0;
     if (rc != 0)
         return err_set(e, "the run stopped at t=%.3f s: %s",

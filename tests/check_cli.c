@@ -394,6 +394,32 @@ START_TEST(classified_lists_its_presets)
 }
 END_TEST
 
+/* A long run shows its progress on a terminal, and only there: under a
+ * pseudo-terminal (util-linux `script`) the progress line comes, and is
+ * wiped before the summary; through a pipe (a CI log) it never does.
+ * STORMBENCH_PROGRESS_AFTER=0 shows it at once instead of after 1 s. */
+START_TEST(progress_only_on_a_terminal)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s run %s", SB_BINARY, DUPS);
+    setenv("STORMBENCH_PROGRESS_AFTER", "0", 1);
+    tu_output o;
+    tu_run(&o, (const char *[]){"/usr/bin/script", "-qec", cmd, "/dev/null",
+                                NULL});
+    ck_assert_msg(o.status == 0, "%s%s", o.out, o.err);
+    ck_assert_msg(strstr(o.out, "\r  t = ") != NULL, "no progress: %s",
+                  o.out);
+    ck_assert_ptr_nonnull(strstr(o.out, "\rscenario  duplicate-writes"));
+    tu_output_free(&o);
+    tu_stormbench(&o, (const char *[]){"run", DUPS, NULL});
+    ck_assert_int_eq(o.status, 0);
+    ck_assert_ptr_null(strstr(o.err, "t = "));
+    ck_assert_ptr_null(strchr(o.err, '\r'));
+    tu_output_free(&o);
+    unsetenv("STORMBENCH_PROGRESS_AFTER");
+}
+END_TEST
+
 /* A violated expectation: exit 1, and the log says why in a sentence. */
 START_TEST(violated_expectation_exits_one)
 {
@@ -572,6 +598,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, unfinished_runs_fail_their_checks);
     tcase_add_test(tc, policy_mistakes_are_warned);
     tcase_add_test(tc, classified_lists_its_presets);
+    tcase_add_test(tc, progress_only_on_a_terminal);
     tcase_add_test(tc, violated_expectation_exits_one);
     tcase_add_test(tc, json_to_stdout);
     tcase_add_test(tc, outputs_are_whole_or_untouched);
