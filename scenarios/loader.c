@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "classifier.h"
 #include "suggest.h"
@@ -29,6 +30,7 @@
 #define MAX_ENTRIES 512
 #define MAX_SECTIONS 80
 #define LINE_MAX_LEN 1000
+#define MAX_FILE_BYTES (4u << 20)
 
 typedef struct entry {
     char section[96];
@@ -52,6 +54,7 @@ typedef struct loader {
     int n_sections;
     entry *entries;
     int n;
+    size_t bytes; /* read so far */
     scenario *sc;
 } loader;
 
@@ -140,14 +143,34 @@ static char *reader(char *str, int num, void *stream)
     loader *ld = stream;
     if (ld->failed)
         return NULL;
-    if (fgets(str, num, ld->f) == NULL)
+    /* A line by hand rather than fgets: fgets cannot tell a NUL byte
+     * from the end of the string, so a binary file (or /dev/zero) would
+     * read as empty lines for ever. */
+    int c = getc(ld->f);
+    if (c == EOF)
         return NULL;
     ld->line++;
-    size_t len = strlen(str);
-    if (len == (size_t)num - 1 && str[len - 1] != '\n' && !feof(ld->f)) {
-        char lim[16];
-        snprintf(lim, sizeof lim, "%d", num - 3);
-        loader_fail(ld, "line is longer than %s characters%s", lim, "");
+    size_t len = 0;
+    for (; c != EOF; c = getc(ld->f)) {
+        if (c == '\0') {
+            loader_fail(ld, "holds a NUL byte: not a text file%s%s", "", "");
+            return NULL;
+        }
+        if (len == (size_t)num - 2) {
+            char lim[16];
+            snprintf(lim, sizeof lim, "%d", num - 3);
+            loader_fail(ld, "line is longer than %s characters%s", lim, "");
+            return NULL;
+        }
+        str[len++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    str[len] = '\0';
+    ld->bytes += len;
+    if (ld->bytes > MAX_FILE_BYTES) {
+        loader_fail(ld, "is over 4 MB: a scenario is a few kB of text; is "
+                        "this the right file?%s%s", "", "");
         return NULL;
     }
     char copy[LINE_MAX_LEN + 8];
@@ -209,6 +232,12 @@ static int read_file(loader *ld)
     if (ld->f == NULL)
         return err_set(ld->e, "%s: cannot open scenario file: %s", ld->path,
                        strerror(errno));
+    struct stat st;
+    if (fstat(fileno(ld->f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(ld->f);
+        return err_set(ld->e, "%s: is a directory, not a scenario file",
+                       ld->path);
+    }
     ini_allow_multiline = false; /* indented lines are keys, not values */
     ini_stop_on_first_error = true;
     ini_use_stack = false;

@@ -332,6 +332,12 @@ START_TEST(usage_errors)
         {{"run", "/nonexistent/x.ini", NULL},
          "stormbench run: /nonexistent/x.ini: cannot open scenario file: No "
          "such file or directory\n"},
+        /* Not a scenario at all: a binary stream (it used to read as
+         * empty lines for ever), a directory. */
+        {{"run", "/dev/zero", NULL},
+         "stormbench run: /dev/zero:1: holds a NUL byte: not a text file\n"},
+        {{"run", "/", NULL},
+         "stormbench run: /: is a directory, not a scenario file\n"},
         /* --seed is named as itself, not as the --set it becomes. */
         {{"run", "x.ini", "--seed", "abc"},
          "stormbench run: --seed: expected a whole number from 0 to "
