@@ -176,7 +176,8 @@ int policy_probe_worst(pstack *ps, const client_cfg *cc, uint32_t limit,
     memset(by_attempts, 0, sizeof *by_attempts);
     bool found = false;
     for (int op = SB_OP_READ; op <= SB_OP_POST; op++) {
-        for (int crit = 0; crit <= (cc->critical_fraction > 0); crit++) {
+        int kinds = cc->critical_fraction > 0 ? 2 : 1; /* critical or not */
+        for (int crit = 0; crit < kinds; crit++) {
             if (cc->mix[op] <= 0)
                 continue;
             probe p = {(sb_op)op, crit != 0, 0, 0, 0.0, 0.0, false};

@@ -73,6 +73,15 @@ static const preset presets[] = {
 static const char *const preset_names[] = {"payment", "analytics",
                                            "external_api", "internal"};
 
+/* 0.1 -> "100ms", 60 -> "60s". */
+static void delay_text(double s, char *buf, size_t len)
+{
+    if (s >= 1)
+        snprintf(buf, len, "%gs", s);
+    else
+        snprintf(buf, len, "%gms", s * 1e3);
+}
+
 const char *classified_presets_text(char *buf, size_t len)
 {
     size_t used = (size_t)snprintf(buf, len,
@@ -85,11 +94,8 @@ const char *classified_presets_text(char *buf, size_t len)
          i++) {
         const preset *p = &presets[i];
         char base[16], cap[16], st[64] = "";
-        const double *d[2] = {&p->base, &p->cap};
-        char *out[2] = {base, cap};
-        for (int k = 0; k < 2; k++)
-            snprintf(out[k], sizeof base, *d[k] >= 1 ? "%gs" : "%gms",
-                     *d[k] >= 1 ? *d[k] : *d[k] * 1e3);
+        delay_text(p->base, base, sizeof base);
+        delay_text(p->cap, cap, sizeof cap);
         size_t k = 0;
         for (int j = 0; j < MAX_STATUSES && p->statuses[j]; j++)
             k += (size_t)snprintf(st + k, sizeof st - k, "%s%d", j ? " " : "",

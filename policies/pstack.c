@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,10 +366,15 @@ static void decision_init(sb_decision *d)
     d->action = SB_PASS;
 }
 
-static int broken(pstack *ps, const layer *l, const char *fmt, unsigned what)
+static int broken(pstack *ps, const layer *l, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int broken(pstack *ps, const layer *l, const char *fmt, ...)
 {
     char who[320], msg[512];
-    snprintf(msg, sizeof msg, fmt, what);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     snprintf(ps->error, sizeof ps->error, "%s %s",
              schema_describe(l->p, l->origin, who, sizeof who), msg);
     return -1;

@@ -18,6 +18,7 @@
 #include <ini.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,13 +86,17 @@ static bool known_section(const char *name)
     return strlen(name + 6) < SIM_NAME_MAX;
 }
 
-static int loader_fail(loader *ld, const char *fmt, const char *a,
-                       const char *b)
+static int loader_fail(loader *ld, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int loader_fail(loader *ld, const char *fmt, ...)
 {
     if (!ld->failed) {
         ld->failed = true;
         char msg[ERR_MSG_MAX];
-        snprintf(msg, sizeof msg, fmt, a, b);
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
         err_set(ld->e, "%s:%d: %s", ld->path, ld->line, msg);
     }
     return 0;
@@ -101,35 +106,32 @@ static void section_header(loader *ld, char *text)
 {
     char *close = strchr(text, ']');
     if (close == NULL) {
-        loader_fail(ld, "malformed section header '%s%s': expected "
-                    "[name]", text, "");
+        loader_fail(ld, "malformed section header '%s': expected [name]",
+                    text);
         return;
     }
     *close = '\0';
     char *name = trim(text + 1);
     if (*trim(close + 1) != '\0' && *trim(close + 1) != ';' &&
         *trim(close + 1) != '#') {
-        loader_fail(ld, "unexpected text after section header [%s]%s", name,
-                    "");
+        loader_fail(ld, "unexpected text after section header [%s]", name);
         return;
     }
     if (!known_section(name)) {
         loader_fail(ld, "unknown section [%s]; known sections: [scenario], "
                     "[clients], [server], [policy], [expect], "
-                    "[fault.NAME]%s", name, "");
+                    "[fault.NAME]", name);
         return;
     }
     for (int i = 0; i < ld->n_sections; i++) {
         if (strcmp(ld->sections[i].name, name) == 0) {
-            char where[32];
-            snprintf(where, sizeof where, "%d", ld->sections[i].line);
-            loader_fail(ld, "section [%s] appears twice (first at line %s)",
-                        name, where);
+            loader_fail(ld, "section [%s] appears twice (first at line %d)",
+                        name, ld->sections[i].line);
             return;
         }
     }
     if (ld->n_sections == MAX_SECTIONS) {
-        loader_fail(ld, "too many sections%s%s", "", "");
+        loader_fail(ld, "too many sections (at most %d)", MAX_SECTIONS);
         return;
     }
     snprintf(ld->sections[ld->n_sections].name, 96, "%s", name);
@@ -153,13 +155,13 @@ static char *reader(char *str, int num, void *stream)
     size_t len = 0;
     for (; c != EOF; c = getc(ld->f)) {
         if (c == '\0') {
-            loader_fail(ld, "holds a NUL byte: not a text file%s%s", "", "");
+            loader_fail(ld, "holds a NUL byte: not a text file");
             return NULL;
         }
         if (len == (size_t)num - 2) {
             char lim[16];
             snprintf(lim, sizeof lim, "%d", num - 3);
-            loader_fail(ld, "line is longer than %s characters%s", lim, "");
+            loader_fail(ld, "line is longer than %s characters", lim);
             return NULL;
         }
         str[len++] = (char)c;
@@ -170,7 +172,7 @@ static char *reader(char *str, int num, void *stream)
     ld->bytes += len;
     if (ld->bytes > MAX_FILE_BYTES) {
         loader_fail(ld, "is over 4 MB: a scenario is a few kB of text; is "
-                        "this the right file?%s%s", "", "");
+                        "this the right file?");
         return NULL;
     }
     char copy[LINE_MAX_LEN + 8];
@@ -208,7 +210,7 @@ static int handler(void *user, const char *section, const char *name,
     if (ld->failed)
         return 0;
     if (section[0] == '\0')
-        return loader_fail(ld, "'%s' comes before any [section]%s", name, "");
+        return loader_fail(ld, "'%s' comes before any [section]", name);
     entry *old = find_entry(ld, section, name);
     if (old) {
         char first[1200];
@@ -217,10 +219,10 @@ static int handler(void *user, const char *section, const char *name,
                            first);
     }
     if (strlen(value) >= LINE_MAX_LEN)
-        return loader_fail(ld, "value of '%s' is too long%s", name, "");
+        return loader_fail(ld, "value of '%s' is too long", name);
     entry *en = add_entry(ld, section, name);
     if (en == NULL)
-        return loader_fail(ld, "too many keys%s%s", "", "");
+        return loader_fail(ld, "too many keys (at most %d)", MAX_ENTRIES);
     snprintf(en->value, sizeof en->value, "%s", value);
     snprintf(en->origin, sizeof en->origin, "%s:%d", ld->path, ld->line);
     return 1;

@@ -243,15 +243,15 @@ static int too_much_memory(const budget_cost *b, sb_err *e)
     static const char *const what[] = {
         [BUDGET_CLIENTS] = "clients",
         [BUDGET_REQUESTS] = "requests in memory",
-        [BUDGET_ATTEMPTS] = "attempts in memory (waiting for an answer or "
-                            "held by the server)",
+        [BUDGET_ATTEMPTS] = ("attempts in memory (waiting for an answer or "
+                             "held by the server)"),
         [BUDGET_METRICS] = "metrics rows"};
     static const char *const lower[] = {
         [BUDGET_CLIENTS] = "[clients] count or the policy's per-client state",
-        [BUDGET_REQUESTS] = "[clients] rate or count or the policy's "
-                            "attempts, or set a [server] queue_limit",
-        [BUDGET_ATTEMPTS] = "[clients] rate or count or the policy's "
-                            "attempts, or set a [server] queue_limit",
+        [BUDGET_REQUESTS] = ("[clients] rate or count or the policy's "
+                             "attempts, or set a [server] queue_limit"),
+        [BUDGET_ATTEMPTS] = ("[clients] rate or count or the policy's "
+                             "attempts, or set a [server] queue_limit"),
         [BUDGET_METRICS] = "[scenario] duration"};
     int top = 0;
     for (int i = 1; i < BUDGET_PARTS; i++)

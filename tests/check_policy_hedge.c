@@ -175,8 +175,8 @@ START_TEST(reference_a6_hedging)
 {
     enum { MAX_ATTEMPTS = 4 }; /* gRPC's maxAttempts = 1 + max_hedged */
     const char *params[] = {"max_hedged=3", "delay=100ms",
-                            "non_fatal_status_codes=UNAVAILABLE,"
-                            "RESOURCE_EXHAUSTED"};
+                            ("non_fatal_status_codes=UNAVAILABLE,"
+                             "RESOURCE_EXHAUSTED")};
     h = ph_create("none+hedge", params, 3);
     int decisions = 0, early = 0, timers = 0, stops = 0;
     lcg_state = 6;

@@ -361,8 +361,8 @@ START_TEST(reference_grpc_java_throttle_and_retry_decision)
 {
     const char *params[] = {"max_attempts=4", "max_tokens=7",
                             "token_ratio=0.37",
-                            "retryable_status_codes=UNAVAILABLE,INTERNAL,"
-                            "DEADLINE_EXCEEDED"};
+                            ("retryable_status_codes=UNAVAILABLE,INTERNAL,"
+                             "DEADLINE_EXCEEDED")};
     h = ph_create("immediate+token_bucket", params, 4);
     gj_throttle t;
     gj_init(&t, 7.0f, 0.37f);

@@ -272,9 +272,12 @@ static void change(app *a, change_kind k, double value)
             say(a, "cannot change: %s", e.msg);
             return;
         }
-    static const char *const what[] = {"arrival rate x%.3g",
-                                       "%.0f workers", "timeout %.0f ms"};
-    say(a, what[k], k == CHANGE_TIMEOUT ? value / 1e6 : value);
+    if (k == CHANGE_RATE)
+        say(a, "arrival rate x%.3g", value);
+    else if (k == CHANGE_WORKERS)
+        say(a, "%.0f workers", value);
+    else
+        say(a, "timeout %.0f ms", value / 1e6);
 }
 
 static void nudge_rate(app *a, double factor)
@@ -315,8 +318,10 @@ static void set_speed(app *a, int dir)
         return;
     }
     a->speed = speeds[i];
-    say(a, a->speed >= 100 ? "%.0f x real time" : "%.3g x real time",
-        a->speed);
+    if (a->speed >= 100)
+        say(a, "%.0f x real time", a->speed);
+    else
+        say(a, "%.3g x real time", a->speed);
 }
 
 static void default_path(const app *a, const char *ext, char *buf,

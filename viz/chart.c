@@ -627,7 +627,7 @@ void chart_legend(cairo_t *cr, const chart_panel *p,
     if (n > LEGEND_MAX)
         n = LEGEND_MAX;
     double f = p->font_px * 0.8;
-    double widths[LEGEND_MAX], xs[LEGEND_MAX], ys[LEGEND_MAX];
+    double widths[LEGEND_MAX] = {0}, xs[LEGEND_MAX], ys[LEGEND_MAX];
     char title[256];
     panel_title(p, title, sizeof title);
     cairo_save(cr);
@@ -722,7 +722,7 @@ uint8_t chart_field_cell_state(const chart_field *f, const uint8_t *states,
 void chart_field_draw(cairo_t *cr, const chart_field *f, const uint8_t *states,
                       const chart_style *colours, int n_states)
 {
-    if (f->cells == 0)
+    if (f->cells == 0 || n_states < 1)
         return;
     cairo_save(cr);
     /* Cells on whole pixels, without anti-aliasing: a field of ten
