@@ -28,6 +28,7 @@ struct pstack {
     int n;
     char name[PSTACK_MAX_LAYERS * 40];
     size_t psize, csize, rsize;
+    unsigned hooks; /* PSTACK_HOOK_ bits of every layer */
     pstack_classify_fn classify;
     const sb_host *host_src; /* the caller's host the cache was built from */
     sb_host host;            /* the caller's functions plus classify */
@@ -180,6 +181,19 @@ static int create_layer(pstack *ps, layer *l, sb_err *e)
     return 0;
 }
 
+static unsigned hooks_of(const pstack *ps)
+{
+    unsigned h = 0;
+    for (int i = 0; i < ps->n; i++) {
+        const sb_policy *p = ps->layers[i].p;
+        h |= (p->before_send ? PSTACK_HOOK_BEFORE_SEND : 0u) |
+             (p->on_success ? PSTACK_HOOK_ON_SUCCESS : 0u) |
+             (p->on_decision ? PSTACK_HOOK_ON_DECISION : 0u) |
+             (p->on_request_end ? PSTACK_HOOK_ON_REQUEST_END : 0u);
+    }
+    return h;
+}
+
 int pstack_create(const pstack_layer_spec *layers, int n_layers,
                   const setting *settings, int n_settings,
                   pstack_classify_fn classify, pstack **out, sb_err *e)
@@ -218,6 +232,7 @@ int pstack_create(const pstack_layer_spec *layers, int n_layers,
     for (int i = 0; i < ps->n; i++)
         if (create_layer(ps, &ps->layers[i], e) != 0)
             goto fail;
+    ps->hooks = hooks_of(ps);
     *out = ps;
     return 0;
 fail:
@@ -259,11 +274,9 @@ sb_value pstack_param_value(const pstack *ps, int li, int param)
 }
 bool pstack_has_before_send(const pstack *ps)
 {
-    for (int i = 0; i < ps->n; i++)
-        if (ps->layers[i].p->before_send)
-            return true;
-    return false;
+    return (ps->hooks & PSTACK_HOOK_BEFORE_SEND) != 0;
 }
+unsigned pstack_hooks(const pstack *ps) { return ps->hooks; }
 
 size_t pstack_process_state_size(const pstack *ps) { return ps->psize; }
 size_t pstack_client_state_size(const pstack *ps) { return ps->csize; }
@@ -421,6 +434,8 @@ int pstack_before_send(pstack *ps, const pstack_call *call,
 void pstack_on_success(pstack *ps, const pstack_call *call,
                        const sb_attempt *a)
 {
+    if (!(ps->hooks & PSTACK_HOOK_ON_SUCCESS))
+        return;
     for (int i = 0; i < ps->n; i++) {
         const layer *l = &ps->layers[i];
         if (l->p->on_success) {
@@ -482,6 +497,8 @@ int pstack_on_failure(pstack *ps, const pstack_call *call,
 void pstack_on_decision(pstack *ps, const pstack_call *call,
                         const sb_attempt *a, const sb_decision *final)
 {
+    if (!(ps->hooks & PSTACK_HOOK_ON_DECISION))
+        return;
     for (int i = 0; i < ps->n; i++) {
         const layer *l = &ps->layers[i];
         if (l->p->on_decision) {
@@ -494,6 +511,8 @@ void pstack_on_decision(pstack *ps, const pstack_call *call,
 void pstack_on_request_end(pstack *ps, const pstack_call *call,
                            const sb_attempt *a, sb_outcome outcome)
 {
+    if (!(ps->hooks & PSTACK_HOOK_ON_REQUEST_END))
+        return;
     for (int i = 0; i < ps->n; i++) {
         const layer *l = &ps->layers[i];
         if (l->p->on_request_end) {
