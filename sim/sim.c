@@ -134,7 +134,12 @@ void engine_attempt_release(sim *s, uint32_t ai)
 
 /* ---- Dispatch ----------------------------------------------------------- */
 
-static void dispatch(sim *s, const evq_event *ev)
+/* Inlined into sim_run_until's loop.  As a function of its own, with the
+ * handlers the compiler inlines into it, it saved and restored six
+ * registers on every event: 82 M of the storm's 2.49 G instructions at
+ * 10 000 clients (bench_engine --only model). */
+__attribute__((always_inline)) static inline void dispatch(sim *s,
+                                                           const evq_event *ev)
 {
     switch (evq_type(ev)) {
     case EV_ARRIVAL:
