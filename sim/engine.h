@@ -186,6 +186,8 @@ struct sim {
     int n_obs;
     bool trace_on;
     bool asks_before_send; /* a layer has a before_send hook */
+    bool hears_success;    /* ... on_success or on_request_end */
+    bool hears_end;        /* ... on_request_end */
     sb_host host;
 };
 
