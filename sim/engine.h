@@ -255,9 +255,19 @@ void engine_push_fault(sim *s, int64_t t, unsigned type, uint32_t fault,
                        uint32_t gen);
 void engine_push_lane(sim *s, unsigned lane, int64_t t, unsigned type,
                       uint32_t id, uint32_t gen);
-/* Draws from a distribution, a uniform, a one-way network delay. */
-int64_t engine_sample(const sim *s, const dist *d, uint32_t client,
-                      unsigned stream, uint64_t counter);
+/* Draws from a distribution, a uniform, a one-way network delay.  A
+ * constant takes no draw, inline (every network leg of most scenarios);
+ * the rest draw out of line. */
+int64_t engine_sample_drawn(const sim *s, const dist *d, uint32_t client,
+                            unsigned stream, uint64_t counter);
+static inline int64_t engine_sample(const sim *s, const dist *d,
+                                    uint32_t client, unsigned stream,
+                                    uint64_t counter)
+{
+    if (d->kind == DIST_CONST)
+        return d->mean_ns;
+    return engine_sample_drawn(s, d, client, stream, counter);
+}
 double engine_unit_draw(const sim *s, uint32_t client, unsigned stream,
                         uint64_t counter);
 int64_t engine_net_delay(const sim *s, const request *r, const attempt *a,

@@ -72,14 +72,12 @@ static double sample_shaped(const sim *s, const dist *d, uint32_t client,
  * its second at (stream | RNG_PAIR, counter) -- rng.h has the layout and
  * why.  The truncated normal inverts its distribution function so that it
  * needs one uniform, like const, exp and uniform.  round_ns saturates at
- * the end of time: lognormal(1h, 5) can draw e^43 hours.  const and exp,
- * the common cases, are tested first: this runs for every service time
- * and network delay. */
-int64_t engine_sample(const sim *s, const dist *d, uint32_t client,
-                      unsigned stream, uint64_t counter)
+ * the end of time: lognormal(1h, 5) can draw e^43 hours.  const (inline,
+ * in engine_sample) and exp, the common cases, are tested first: this
+ * runs for every service time and network delay. */
+int64_t engine_sample_drawn(const sim *s, const dist *d, uint32_t client,
+                            unsigned stream, uint64_t counter)
 {
-    if (d->kind == DIST_CONST)
-        return d->mean_ns;
     uint64_t x = rng_at(rng_key(s->seed, client, stream), counter);
     if (d->kind == DIST_EXP)
         return round_ns(rng_exponential(x, (double)d->mean_ns));
