@@ -294,7 +294,10 @@ static const sb_host *host_for(pstack *ps, const sb_host *src)
     return &ps->host;
 }
 
-static sb_ctx ctx_for(pstack *ps, const layer *l, const pstack_call *call)
+/* Inline: it runs for every layer at every hook, and out of line,
+ * returning its 64 bytes through memory, it cost 29 instructions a call. */
+__attribute__((always_inline)) static inline sb_ctx
+ctx_for(pstack *ps, const layer *l, const pstack_call *call)
 {
     sb_ctx c;
     c.struct_size = sizeof c;
