@@ -468,8 +468,13 @@ static void send_attempt(sim *s, uint32_t ri, bool hedge)
         launch(s, ri, hedge);
 }
 
-/* Send an attempt the stack allowed. */
-static void launch(sim *s, uint32_t ri, bool hedge)
+/* Send an attempt the stack allowed.  Inline in its callers, as
+ * to_server is in it: a retry went through five calls (the dispatch, the
+ * send, launch, to_server, the queue), each saving and restoring
+ * registers -- 43 M of the storm's 2.29 G instructions at 10 000
+ * clients. */
+__attribute__((always_inline)) static inline void launch(sim *s, uint32_t ri,
+                                                         bool hedge)
 {
     request *r = req_at(s, ri);
     uint32_t ai;
@@ -504,7 +509,8 @@ static void launch(sim *s, uint32_t ri, bool hedge)
     }
 }
 
-static void to_server(sim *s, uint32_t ai, request *r, attempt *t)
+__attribute__((always_inline)) static inline void
+to_server(sim *s, uint32_t ai, request *r, attempt *t)
 {
     int cut = s->n_cuts ? faults_cut_off(s, r->client) : -1;
     if (cut == CUT_REFUSE) {
