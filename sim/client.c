@@ -569,7 +569,7 @@ static void attempt_failed(sim *s, uint32_t ai, sb_error_kind kind)
         r->flags &= (uint8_t)~RQ_HEDGE_PENDING;
         set_mode(s, r->client, CLIENT_BACKING_OFF);
         if (nx.delay_ns == 0)
-            engine_push_lane(s, LANE_NOW, s->now, EV_SEND, ri, r->gen);
+            engine_push_now(s, EV_SEND, ri, r->gen);
         else
             engine_push(s, simtime_add(s->now, nx.delay_ns), EV_SEND, ri,
                         r->gen);

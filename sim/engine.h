@@ -185,6 +185,8 @@ struct sim {
     sim_observer obs[MAX_OBSERVERS];
     int n_obs;
     bool trace_on;
+    bool has_next;  /* `next` is the next event (engine_push_now) */
+    evq_event next;
     bool asks_before_send; /* a layer has a before_send hook */
     bool hears_success;    /* ... on_success or on_request_end */
     bool hears_end;        /* ... on_request_end */
@@ -255,6 +257,10 @@ void engine_push_fault(sim *s, int64_t t, unsigned type, uint32_t fault,
                        uint32_t gen);
 void engine_push_lane(sim *s, unsigned lane, int64_t t, unsigned type,
                       uint32_t id, uint32_t gen);
+/* Push an event at now (a retry with no delay).  When nothing else is
+ * due at now, it is the next event whatever the handler does after this,
+ * and it waits beside the queue instead (sim.c). */
+void engine_push_now(sim *s, unsigned type, uint32_t id, uint32_t gen);
 /* Draws from a distribution, a uniform, a one-way network delay.  A
  * constant takes no draw, inline (every network leg of most scenarios);
  * the rest draw out of line. */

@@ -376,6 +376,32 @@ START_TEST(push_in_front_of_the_run)
 }
 END_TEST
 
+/* evq_due: is anything pending at the instant just popped (or before)?
+ * The engine asks it before it dispatches a retry at "now" straight
+ * after the handler instead of queueing it. */
+START_TEST(due_at_the_instant_popped)
+{
+    evq_push(&q, 100, 1, 1, 0);
+    evq_push(&q, 100, 1, 2, 0);
+    evq_push(&q, 300, 1, 3, 0);
+    evq_push(&q, 5000000000, 1, 4, 0); /* in the wheel */
+    evq_event ev;
+    ck_assert(evq_pop(&q, &ev));
+    ck_assert(evq_due(&q, 100)); /* id 2 ties */
+    ck_assert(evq_pop(&q, &ev));
+    ck_assert(!evq_due(&q, 100));
+    evq_push(&q, 100, 1, 5, 0); /* a retry "now" */
+    ck_assert(evq_due(&q, 100));
+    ck_assert(evq_pop(&q, &ev));
+    ck_assert_uint_eq(ev.id, 5);
+    ck_assert(evq_pop(&q, &ev));
+    ck_assert_uint_eq(ev.id, 3);
+    ck_assert(!evq_due(&q, 300));
+    ck_assert(evq_pop(&q, &ev));
+    ck_assert(!evq_due(&q, ev.time));
+}
+END_TEST
+
 /* ---- Retime ---------------------------------------------------------------
  */
 
@@ -579,6 +605,7 @@ Suite *event_queue_suite(void)
     tcase_add_test(tc, pop_before_then_earlier_push);
     tcase_add_test(tc, window_overflow_heap);
     tcase_add_test(tc, push_in_front_of_the_run);
+    tcase_add_test(tc, due_at_the_instant_popped);
     tcase_add_test(tc, retime_restores_order);
     tcase_add_test(tc, retime_ties_keep_push_order);
     tcase_add_test(tc, retime_then_tied_push);
