@@ -204,13 +204,12 @@ static const char *outcome_words(sb_outcome o)
     }
 }
 
-/* The request ends with `outcome`; a describes its last attempt (NULL
+/* Request ri (r) ends with `outcome`; a describes its last attempt (NULL
  * when nobody would read it: no layer has on_request_end, and the request
  * is not traced). */
-static void finish(sim *s, uint32_t ri, sb_outcome outcome, sb_refusal why,
-                   const char *reason, const sb_attempt *a)
+static void finish(sim *s, uint32_t ri, request *r, sb_outcome outcome,
+                   sb_refusal why, const char *reason, const sb_attempt *a)
 {
-    request *r = req_at(s, ri);
     r->flags |= RQ_FINISHED;
     r->gen++;
     count_outcome(s, outcome, why);
@@ -233,10 +232,10 @@ static void finish(sim *s, uint32_t ri, sb_outcome outcome, sb_refusal why,
     if (s->cfg->clients.arrival == ARRIVAL_CLOSED)
         client_schedule_arrival(s, r->client);
     s->last_finish = s->now;
-    engine_request_release(s, ri);
+    engine_request_release(s, ri, r);
 }
 
-static void send_attempt(sim *s, uint32_t ri, bool hedge);
+static void send_attempt(sim *s, uint32_t ri, request *r, bool hedge);
 
 static void start_request(sim *s, uint32_t c, uint32_t k)
 {
@@ -274,7 +273,7 @@ static void start_request(sim *s, uint32_t c, uint32_t k)
         r->flags |= RQ_TRACED;
     s->offered_total++;
     s->m.cur->offered++;
-    send_attempt(s, ri, false);
+    send_attempt(s, ri, r, false);
 }
 
 /* ---- Arrivals --------------------------------------------------------------
@@ -324,16 +323,16 @@ void client_on_arrival(sim *s, uint32_t c)
  * client's own cost of the failed call); until then no event of the
  * request is live: its generation moves on.
  */
-static void end_refused(sim *s, uint32_t ri, const driver_send *ds)
+static void end_refused(sim *s, uint32_t ri, request *r,
+                        const driver_send *ds)
 {
-    request *r = req_at(s, ri);
     r->gen++;
     r->end_outcome = (uint8_t)ds->outcome;
     r->end_reason = ds->verdict.v.reason;
     int64_t cost = s->cfg->clients.call_time_ns;
     if (cost <= 0) {
-        finish(s, ri, ds->outcome, ds->verdict.v.refusal, ds->verdict.v.reason,
-               &ds->attempt);
+        finish(s, ri, r, ds->outcome, ds->verdict.v.refusal,
+               ds->verdict.v.reason, &ds->attempt);
         return;
     }
     r->end_refusal = (uint8_t)ds->verdict.v.refusal;
@@ -349,7 +348,7 @@ void client_on_end(sim *s, uint32_t ri, uint32_t gen)
     sb_attempt a;
     driver_attempt(&d, s->now, r->attempts + 1, false, &a);
     a.sent = 0;
-    finish(s, ri, (sb_outcome)r->end_outcome, (sb_refusal)r->end_refusal,
+    finish(s, ri, r, (sb_outcome)r->end_outcome, (sb_refusal)r->end_refusal,
            r->end_reason, &a);
 }
 
@@ -360,9 +359,9 @@ static void to_server(sim *s, uint32_t ai, request *r, attempt *t);
 /* Act on the stack's answer to a send: trace it, count a refusal, end a
  * refused request, arm the next hedge.  False when the attempt may not
  * go. */
-static bool act_on(sim *s, uint32_t ri, bool hedge, const driver_send *ds)
+static bool act_on(sim *s, uint32_t ri, request *r, bool hedge,
+                   const driver_send *ds)
 {
-    request *r = req_at(s, ri);
     if (r->flags & RQ_TRACED) {
         sim_trace t = trace_record(s, r, TRACE_SEND, &ds->attempt);
         t.hedge = hedge;
@@ -375,7 +374,7 @@ static bool act_on(sim *s, uint32_t ri, bool hedge, const driver_send *ds)
         s->m.cur->refusals++;
         set_mode(s, r->client, CLIENT_REFUSED);
         if (ds->end)
-            end_refused(s, ri, ds);
+            end_refused(s, ri, r, ds);
         return false;
     }
     if (ds->hedge_after_ns > 0) {
@@ -388,9 +387,8 @@ static bool act_on(sim *s, uint32_t ri, bool hedge, const driver_send *ds)
 
 /* Ask the stack whether the attempt may go; false when it may not (the
  * request may have ended). */
-static bool allowed(sim *s, uint32_t ri, bool hedge)
+static bool allowed(sim *s, uint32_t ri, request *r, bool hedge)
 {
-    request *r = req_at(s, ri);
     if (!s->asks_before_send && !(r->flags & RQ_TRACED))
         return true;
     driver_request d = view(s, r);
@@ -400,7 +398,7 @@ static bool allowed(sim *s, uint32_t ri, bool hedge)
         engine_fail(s, pstack_error(s->ps));
         return false;
     }
-    return act_on(s, ri, hedge, &ds);
+    return act_on(s, ri, r, hedge, &ds);
 }
 
 /* Take a connection of the process's pool, or join its queue. */
@@ -445,27 +443,27 @@ static void give_connection(sim *s, uint32_t process)
         p->head = (p->head + 1) % p->cap;
         p->len--;
         attempt *t = att_at(s, ai);
-        if (!client_waits(s, t)) {
+        request *r = req_at(s, t->req);
+        if (!attempt_awaited(t, r)) {
             /* It timed out while waiting, or its request ended. */
             t->waiting = 0;
             t->stage = ST_GONE;
-            engine_attempt_release(s, ai);
+            engine_attempt_release(s, ai, t);
             continue;
         }
         p->busy++;
-        request *r = req_at(s, t->req);
         set_mode(s, r->client, CLIENT_WAITING);
         to_server(s, ai, r, t);
         return;
     }
 }
 
-static void launch(sim *s, uint32_t ri, bool hedge);
+static void launch(sim *s, uint32_t ri, request *r, bool hedge);
 
-static void send_attempt(sim *s, uint32_t ri, bool hedge)
+static void send_attempt(sim *s, uint32_t ri, request *r, bool hedge)
 {
-    if (allowed(s, ri, hedge))
-        launch(s, ri, hedge);
+    if (allowed(s, ri, r, hedge))
+        launch(s, ri, r, hedge);
 }
 
 /* Send an attempt the stack allowed.  Inline in its callers, as
@@ -473,10 +471,9 @@ static void send_attempt(sim *s, uint32_t ri, bool hedge)
  * send, launch, to_server, the queue), each saving and restoring
  * registers -- 43 M of the storm's 2.29 G instructions at 10 000
  * clients. */
-__attribute__((always_inline)) static inline void launch(sim *s, uint32_t ri,
-                                                         bool hedge)
+__attribute__((always_inline)) static inline void
+launch(sim *s, uint32_t ri, request *r, bool hedge)
 {
-    request *r = req_at(s, ri);
     uint32_t ai;
     if (pool_alloc(&s->attempts, &ai) != 0) {
         engine_fail(s, "out of memory for attempts");
@@ -532,14 +529,13 @@ to_server(sim *s, uint32_t ai, request *r, attempt *t)
 
 bool client_waits(const sim *s, const attempt *t)
 {
-    return t->waiting && !(req_at(s, t->req)->flags & RQ_FINISHED);
+    return attempt_awaited(t, req_at(s, t->req));
 }
 
-static void attempt_failed(sim *s, uint32_t ai, sb_error_kind kind)
+/* Attempt t of request r (index ri) failed with `kind`. */
+static void attempt_failed(sim *s, const attempt *t, uint32_t ri, request *r,
+                           sb_error_kind kind)
 {
-    attempt *t = att_at(s, ai);
-    uint32_t ri = t->req;
-    request *r = req_at(s, ri);
     driver_request d = view(s, r);
     driver_result res = result_of(t, kind);
     pstack_call call = call_for(s, r, r->client);
@@ -561,8 +557,8 @@ static void attempt_failed(sim *s, uint32_t ai, sb_error_kind kind)
         /* The pending hedge goes now: its timer dies with the gen. */
         r->gen++;
         r->flags &= (uint8_t)~RQ_HEDGE_PENDING;
-        if (act_on(s, ri, true, &nx.hedge))
-            launch(s, ri, true);
+        if (act_on(s, ri, r, true, &nx.hedge))
+            launch(s, ri, r, true);
         break;
     case DRIVER_RETRY:
         r->gen++;
@@ -575,7 +571,7 @@ static void attempt_failed(sim *s, uint32_t ai, sb_error_kind kind)
                         r->gen);
         break;
     case DRIVER_END:
-        finish(s, ri, nx.outcome, SB_REFUSAL_OTHER, nx.final.reason,
+        finish(s, ri, r, nx.outcome, SB_REFUSAL_OTHER, nx.final.reason,
                &nx.attempt);
         break;
     case DRIVER_WAIT:
@@ -586,12 +582,11 @@ static void attempt_failed(sim *s, uint32_t ai, sb_error_kind kind)
 /* The policy's view of a success is built only when a layer or a trace
  * will read it: with none (immediate, fixed, exponential ...) it cost a
  * fifth of a success's instructions. */
-static void attempt_succeeded(sim *s, uint32_t ai)
+static void attempt_succeeded(sim *s, const attempt *t, uint32_t ri,
+                              request *r)
 {
-    attempt *t = att_at(s, ai);
-    request *r = req_at(s, t->req);
     if (!s->hears_success && !(r->flags & RQ_TRACED)) {
-        finish(s, t->req, SB_OUTCOME_SUCCESS, SB_REFUSAL_OTHER, NULL, NULL);
+        finish(s, ri, r, SB_OUTCOME_SUCCESS, SB_REFUSAL_OTHER, NULL, NULL);
         return;
     }
     driver_request d = view(s, r);
@@ -603,7 +598,7 @@ static void attempt_succeeded(sim *s, uint32_t ai)
         sim_trace tr = trace_record(s, r, TRACE_RESULT, &a);
         trace(s, &tr);
     }
-    finish(s, t->req, SB_OUTCOME_SUCCESS, SB_REFUSAL_OTHER, NULL, &a);
+    finish(s, ri, r, SB_OUTCOME_SUCCESS, SB_REFUSAL_OTHER, NULL, &a);
 }
 
 void client_on_response(sim *s, uint32_t ai, uint32_t gen)
@@ -618,22 +613,23 @@ void client_on_response(sim *s, uint32_t ai, uint32_t gen)
         return;
     }
     t->stage = ST_GONE;
-    if (client_waits(s, t)) {
+    uint32_t ri = t->req;
+    request *r = req_at(s, ri);
+    if (attempt_awaited(t, r)) {
         t->waiting = 0;
-        request *r = req_at(s, t->req);
         r->outstanding--;
         uint32_t process = r->process;
         metrics_attempt_latency(&s->m, s->now - t->sent);
         if (t->result == SB_ERR_NONE)
-            attempt_succeeded(s, ai);
+            attempt_succeeded(s, t, ri, r);
         else
-            attempt_failed(s, ai, (sb_error_kind)t->result);
+            attempt_failed(s, t, ri, r, (sb_error_kind)t->result);
         give_connection(s, process);
     } else if (t->waiting) {
         t->waiting = 0;
-        give_connection(s, req_at(s, t->req)->process);
+        give_connection(s, r->process);
     }
-    engine_attempt_release(s, ai);
+    engine_attempt_release(s, ai, t);
 }
 
 void client_on_timeout(sim *s, uint32_t ai, uint32_t gen)
@@ -642,20 +638,21 @@ void client_on_timeout(sim *s, uint32_t ai, uint32_t gen)
     if (t->gen != gen || !t->waiting)
         return;
     t->waiting = 0;
-    request *r = req_at(s, t->req);
+    uint32_t ri = t->req;
+    request *r = req_at(s, ri);
     uint32_t process = r->process;
     bool pooled = t->stage == ST_POOL;
     if (!(r->flags & RQ_FINISHED)) {
         r->outstanding--;
         s->m.cur->timeouts++;
         metrics_attempt_latency(&s->m, s->now - t->sent);
-        attempt_failed(s, ai, SB_ERR_TIMEOUT);
+        attempt_failed(s, t, ri, r, SB_ERR_TIMEOUT);
     }
     /* An attempt still waiting for a connection holds none; the pool
      * drops it when its turn comes. */
     if (!pooled) {
         give_connection(s, process);
-        engine_attempt_release(s, ai);
+        engine_attempt_release(s, ai, t);
     }
 }
 
@@ -664,7 +661,7 @@ void client_on_send(sim *s, uint32_t ri, uint32_t gen)
     request *r = req_at(s, ri);
     if (r->gen != gen || (r->flags & RQ_FINISHED))
         return;
-    send_attempt(s, ri, false);
+    send_attempt(s, ri, r, false);
 }
 
 void client_on_hedge(sim *s, uint32_t ri, uint32_t gen)
@@ -675,7 +672,7 @@ void client_on_hedge(sim *s, uint32_t ri, uint32_t gen)
     r->flags &= (uint8_t)~RQ_HEDGE_PENDING;
     if ((r->flags & RQ_FINISHED) || r->outstanding == 0)
         return;
-    send_attempt(s, ri, true);
+    send_attempt(s, ri, r, true);
 }
 
 uint32_t client_of_event(const sim *s, unsigned type, uint32_t id)

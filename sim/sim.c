@@ -130,25 +130,6 @@ void engine_answer(sim *s, uint32_t ai, sb_error_kind kind, int32_t status,
                      t->gen);
 }
 
-void engine_request_release(sim *s, uint32_t ri)
-{
-    request *r = req_at(s, ri);
-    assert(r->refs > 0);
-    if (--r->refs == 0)
-        pool_free(&s->requests, ri);
-}
-
-void engine_attempt_release(sim *s, uint32_t ai)
-{
-    attempt *t = att_at(s, ai);
-    if (t->waiting || t->stage != ST_GONE)
-        return;
-    uint32_t ri = t->req;
-    t->gen++;
-    pool_free(&s->attempts, ai);
-    engine_request_release(s, ri);
-}
-
 /* ---- Dispatch ----------------------------------------------------------- */
 
 /* Inlined into sim_run_until's loop.  As a function of its own, with the
