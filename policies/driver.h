@@ -100,7 +100,9 @@ typedef struct driver_next {
     const char *limit;      /* the host limit that overrode the stack, or
                                NULL: "the deadline has passed" ... */
     sb_attempt attempt;     /* what the stack was shown */
-    driver_send hedge;      /* DRIVER_HEDGE: the hedge's send, allowed */
+    driver_send hedge;      /* DRIVER_HEDGE: the hedge's send, allowed;
+                               otherwise hedge.send is false and the rest
+                               is unset (unless a hedge was asked for) */
 } driver_next;
 
 /* The attempt `number` as a policy sees it before it is sent. */

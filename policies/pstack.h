@@ -66,6 +66,19 @@ sb_value pstack_param_value(const pstack *ps, int layer, int param);
  * sb_attempt for a stack that would not look at it.) */
 bool pstack_has_before_send(const pstack *ps);
 
+/* The optional hooks some layer of the stack has, as PSTACK_HOOK_ bits:
+ * a caller may skip building what only such a hook would read (the
+ * sb_attempt of a success, when nobody hears of successes).  The stack's
+ * own pstack_on_success, _on_decision and _on_request_end return at once
+ * when no layer has theirs. */
+enum {
+    PSTACK_HOOK_BEFORE_SEND = 1u,
+    PSTACK_HOOK_ON_SUCCESS = 2u,
+    PSTACK_HOOK_ON_DECISION = 4u,
+    PSTACK_HOOK_ON_REQUEST_END = 8u
+};
+unsigned pstack_hooks(const pstack *ps);
+
 size_t pstack_process_state_size(const pstack *ps);
 size_t pstack_client_state_size(const pstack *ps);
 size_t pstack_request_state_size(const pstack *ps);

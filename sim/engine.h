@@ -14,6 +14,7 @@
 #ifndef SB_ENGINE_H
 #define SB_ENGINE_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -185,7 +186,11 @@ struct sim {
     sim_observer obs[MAX_OBSERVERS];
     int n_obs;
     bool trace_on;
+    bool has_next;  /* `next` is the next event (engine_push_now) */
+    evq_event next;
     bool asks_before_send; /* a layer has a before_send hook */
+    bool hears_success;    /* ... on_success or on_request_end */
+    bool hears_end;        /* ... on_request_end */
     sb_host host;
 };
 
@@ -253,9 +258,23 @@ void engine_push_fault(sim *s, int64_t t, unsigned type, uint32_t fault,
                        uint32_t gen);
 void engine_push_lane(sim *s, unsigned lane, int64_t t, unsigned type,
                       uint32_t id, uint32_t gen);
-/* Draws from a distribution, a uniform, a one-way network delay. */
-int64_t engine_sample(const sim *s, const dist *d, uint32_t client,
-                      unsigned stream, uint64_t counter);
+/* Push an event at now (a retry with no delay).  When nothing else is
+ * due at now, it is the next event whatever the handler does after this,
+ * and it waits beside the queue instead (sim.c). */
+void engine_push_now(sim *s, unsigned type, uint32_t id, uint32_t gen);
+/* Draws from a distribution, a uniform, a one-way network delay.  A
+ * constant takes no draw, inline (every network leg of most scenarios);
+ * the rest draw out of line. */
+int64_t engine_sample_drawn(const sim *s, const dist *d, uint32_t client,
+                            unsigned stream, uint64_t counter);
+static inline int64_t engine_sample(const sim *s, const dist *d,
+                                    uint32_t client, unsigned stream,
+                                    uint64_t counter)
+{
+    if (d->kind == DIST_CONST)
+        return d->mean_ns;
+    return engine_sample_drawn(s, d, client, stream, counter);
+}
 double engine_unit_draw(const sim *s, uint32_t client, unsigned stream,
                         uint64_t counter);
 int64_t engine_net_delay(const sim *s, const request *r, const attempt *a,
@@ -264,10 +283,37 @@ int64_t engine_net_delay(const sim *s, const request *r, const attempt *a,
  * reaches the client after `delay`. */
 void engine_answer(sim *s, uint32_t ai, sb_error_kind kind, int32_t status,
                    int64_t retry_after, int64_t delay);
-/* Drop a reference to a request; free it at the last. */
-void engine_request_release(sim *s, uint32_t ri);
-/* Free an attempt once neither the client nor the server holds it. */
-void engine_attempt_release(sim *s, uint32_t ai);
+/* Records travel with their index through the hot paths: a lookup
+ * (pool_at) is a load, a multiply and two more loads, and the engine
+ * made about 34 of them per request when each function looked its
+ * records up again. */
+
+/* Drop a reference to request ri (r is its record); free it at the
+ * last. */
+static inline void engine_request_release(sim *s, uint32_t ri, request *r)
+{
+    assert(r->refs > 0);
+    if (--r->refs == 0)
+        pool_free(&s->requests, ri);
+}
+
+/* Free attempt ai (t is its record) once neither the client nor the
+ * server holds it. */
+static inline void engine_attempt_release(sim *s, uint32_t ai, attempt *t)
+{
+    if (t->waiting || t->stage != ST_GONE)
+        return;
+    uint32_t ri = t->req;
+    t->gen++;
+    pool_free(&s->attempts, ai);
+    engine_request_release(s, ri, req_at(s, ri));
+}
+
+/* Does the client still wait for attempt t of request r? */
+static inline bool attempt_awaited(const attempt *t, const request *r)
+{
+    return t->waiting && !(r->flags & RQ_FINISHED);
+}
 
 /* ---- client.c ------------------------------------------------------------ */
 

@@ -172,6 +172,16 @@ static inline bool evq_before(const evq_event *a, const evq_event *b)
     return a->time < b->time || (a->time == b->time && a->key < b->key);
 }
 
+/* Is an event pending at time t or earlier?  O(1): it looks at the
+ * window only, so t must be the time of the last event popped (or
+ * earlier) -- every event in the wheel is later than that.  The engine
+ * asks it about "now". */
+static inline bool evq_due(const evq *q, int64_t t)
+{
+    return (q->rhead < q->rlen && q->run[q->rhead].time <= t) ||
+           (q->hlen > 0 && q->heap[0].time <= t);
+}
+
 /* Remove the earliest event into *out if its time is before `limit`;
  * false when there is none -- or when memory ran out while moving events
  * inside the queue (evq_failed then says so, and every later pop fails). */

@@ -18,6 +18,12 @@ void pool_fini(pool *p)
     memset(p, 0, sizeof *p);
 }
 
+/* A chunk is not zeroed here but record by record as each is first handed
+ * out (pool_alloc_new): the records a run never reaches stay untouched,
+ * and a record is zeroed just before its first use, while it is about to
+ * be written anyway.  (calloc zeroed 4096 records at once: 48 M of the
+ * storm's instructions at 10 000 clients, as callgrind counts a rep
+ * stosb, byte by byte.) */
 static int add_chunk(pool *p)
 {
     if (p->n_chunks == p->cap_chunks) {
@@ -28,40 +34,34 @@ static int add_chunk(pool *p)
         p->chunks = c;
         p->cap_chunks = cap;
     }
-    char *chunk = calloc(POOL_CHUNK, p->stride);
+    char *chunk = malloc((size_t)POOL_CHUNK * p->stride);
     if (chunk == NULL)
         return -1;
     p->chunks[p->n_chunks++] = chunk;
     return 0;
 }
 
-int pool_alloc(pool *p, uint32_t *idx)
+int pool_alloc_new(pool *p, uint32_t *idx)
 {
-    if (p->n_free > 0) {
-        *idx = p->free_list[--p->n_free];
-    } else {
-        if (p->next_new == UINT32_MAX)
-            return -1;
-        if ((p->next_new >> POOL_SHIFT) >= p->n_chunks && add_chunk(p) != 0)
-            return -1;
-        *idx = p->next_new++;
-    }
+    if (p->next_new == UINT32_MAX)
+        return -1;
+    if ((p->next_new >> POOL_SHIFT) >= p->n_chunks && add_chunk(p) != 0)
+        return -1;
+    *idx = p->next_new++;
+    memset(pool_at(p, *idx), 0, p->stride);
     p->live++;
     return 0;
 }
 
-void pool_free(pool *p, uint32_t idx)
+int pool_grow_free_list(pool *p)
 {
-    if (p->n_free == p->cap_free) {
-        size_t cap = p->cap_free ? p->cap_free * 2 : 1024;
-        uint32_t *f = realloc(p->free_list, cap * sizeof *f);
-        if (f == NULL)
-            return; /* the record leaks until pool_fini; never wrong */
-        p->free_list = f;
-        p->cap_free = cap;
-    }
-    p->free_list[p->n_free++] = idx;
-    p->live--;
+    size_t cap = p->cap_free ? p->cap_free * 2 : 1024;
+    uint32_t *f = realloc(p->free_list, cap * sizeof *f);
+    if (f == NULL)
+        return -1;
+    p->free_list = f;
+    p->cap_free = cap;
+    return 0;
 }
 
 size_t pool_bytes(const pool *p)

@@ -198,8 +198,9 @@ static void answer(server *sv, uint32_t ai, sb_error_kind kind, int32_t status,
 /* Let go of an attempt without answering. */
 static void drop(server *sv, uint32_t ai)
 {
-    att_at(sv->s, ai)->stage = ST_GONE;
-    engine_attempt_release(sv->s, ai);
+    attempt *t = att_at(sv->s, ai);
+    t->stage = ST_GONE;
+    engine_attempt_release(sv->s, ai, t);
 }
 
 /* ---- Rate limit ---------------------------------------------------------- */
@@ -495,7 +496,8 @@ static void reply(server *sv, uint32_t ai, attempt *t, const request *r)
     int64_t back = simtime_add(net_delay(sv, r, t, 1), sv->latency);
     /* Wasted: nobody will use this answer -- the client stopped waiting,
      * the answer is lost, or it will arrive after the client's timeout. */
-    if (lost || !client_waits(s, t) || simtime_add(s->now, back) >= t->expires)
+    if (lost || !attempt_awaited(t, r) ||
+        simtime_add(s->now, back) >= t->expires)
         sv->m->cur->wasted_ns += t->service;
     if (lost) {
         sv->m->cur->lost_acks++;

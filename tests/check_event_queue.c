@@ -353,6 +353,55 @@ START_TEST(window_overflow_heap)
 }
 END_TEST
 
+/* A push that sorts before the whole run (the engine's retry "now")
+ * takes the slot the last pop freed; one that ties with the run's head
+ * comes after it, by seq.  Both then come out in (time, seq) order. */
+START_TEST(push_in_front_of_the_run)
+{
+    ref_reset();
+    for (int i = 0; i < 20; i++)
+        push_both(1000 + 10 * (i / 2), false); /* pairs of ties */
+    int64_t t;
+    ck_assert(pop_both(INT64_MAX, &t)); /* loads the window */
+    size_t head = q.rhead;
+    push_both(t - 1, false); /* before everything left */
+    ck_assert_uint_eq(q.rhead, head - 1); /* the path under test */
+    push_both(t, false); /* ties with the head, pushed later */
+    ck_assert(evq_valid(&q));
+    ck_assert(pop_both(INT64_MAX, &t));
+    ck_assert(pop_both(INT64_MAX, &t));
+    push_both(t, true); /* "now" again, after the pushes above */
+    ck_assert(evq_valid(&q));
+    drain_both();
+}
+END_TEST
+
+/* evq_due: is anything pending at the instant just popped (or before)?
+ * The engine asks it before it dispatches a retry at "now" straight
+ * after the handler instead of queueing it. */
+START_TEST(due_at_the_instant_popped)
+{
+    evq_push(&q, 100, 1, 1, 0);
+    evq_push(&q, 100, 1, 2, 0);
+    evq_push(&q, 300, 1, 3, 0);
+    evq_push(&q, 5000000000, 1, 4, 0); /* in the wheel */
+    evq_event ev;
+    ck_assert(evq_pop(&q, &ev));
+    ck_assert(evq_due(&q, 100)); /* id 2 ties */
+    ck_assert(evq_pop(&q, &ev));
+    ck_assert(!evq_due(&q, 100));
+    evq_push(&q, 100, 1, 5, 0); /* a retry "now" */
+    ck_assert(evq_due(&q, 100));
+    ck_assert(evq_pop(&q, &ev));
+    ck_assert_uint_eq(ev.id, 5);
+    ck_assert(evq_pop(&q, &ev));
+    ck_assert_uint_eq(ev.id, 3);
+    ck_assert(!evq_due(&q, 300));
+    ck_assert(evq_pop(&q, &ev));
+    ck_assert(!evq_due(&q, ev.time));
+}
+END_TEST
+
 /* ---- Retime ---------------------------------------------------------------
  */
 
@@ -555,6 +604,8 @@ Suite *event_queue_suite(void)
     tcase_add_test(tc, whole_time_range);
     tcase_add_test(tc, pop_before_then_earlier_push);
     tcase_add_test(tc, window_overflow_heap);
+    tcase_add_test(tc, push_in_front_of_the_run);
+    tcase_add_test(tc, due_at_the_instant_popped);
     tcase_add_test(tc, retime_restores_order);
     tcase_add_test(tc, retime_ties_keep_push_order);
     tcase_add_test(tc, retime_then_tied_push);
