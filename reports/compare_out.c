@@ -115,10 +115,14 @@ static void csv_row(FILE *f, const compare_plan *p, uint32_t n,
     fprintf(f, ",%llu", (unsigned long long)run->seed);
     for (int m = 0; m < CM_COUNT; m++)
         csv_num(f, compare_metric_of(run, m));
-    for (size_t i = 0; i < runfile_n_summary_fields; i++)
-        if (!is_metric_key(runfile_summary_fields[i].name))
-            csv_num(f, runfile_field_value(&run->sum,
-                                           &runfile_summary_fields[i]));
+    for (size_t i = 0; i < runfile_n_summary_fields; i++) {
+        const runfile_field *sf = &runfile_summary_fields[i];
+        char t[40];
+        if (is_metric_key(sf->name))
+            continue;
+        runfile_field_text(&run->sum, sf, t, sizeof t);
+        fprintf(f, ",%s", strcmp(t, "nan") == 0 ? "" : t);
+    }
     for (int k = 0; k < PHASE_COUNT; k++) {
         const compare_phase *ph = &run->phase[k];
         csv_num(f, ph->present ? ph->from_s : NAN);

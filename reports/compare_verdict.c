@@ -231,7 +231,10 @@ static void judgement(const contest *c, const duel *d, int n_tested,
     if (untested)
         snprintf(buf, len, "cannot be tested: fewer than 2 seeds with a "
                  "value under both");
-    else if (p < SIGNIFICANCE && n_tested > 1)
+    else if (p < SIGNIFICANCE && n_tested == 2)
+        snprintf(buf, len, "significant against both others (%s, %s "
+                 "after Holm's adjustment)", test, pt);
+    else if (p < SIGNIFICANCE && n_tested > 2)
         snprintf(buf, len, "significant against all %d others (%s, %s "
                  "after Holm's adjustment)", n_tested, test, pt);
     else if (p < SIGNIFICANCE)
@@ -248,8 +251,8 @@ static void tie(const contest *c, compare_verdict *out)
     mean_text(c, 0, v, sizeof v);
     const compare_stat *st = compare_stat_at(c->res, c->point, 0, c->m);
     snprintf(out->text, sizeof out->text, "no difference: every policy "
-             "has the same %s on every seed (%s%s)", compare_metrics[c->m].name,
-             st->ci.sd == 0.0 ? "" : "mean ", v);
+             "gives the same value on every seed (%s%s)",
+             st->ci.sd > 0.0 ? "mean " : "", v);
 }
 
 static void no_values(const contest *c, compare_verdict *out)

@@ -111,18 +111,22 @@ uint64_t runfile_hash(uint64_t h, const void *data, size_t len)
     return h;
 }
 
-double runfile_field_value(const sim_summary *s, const runfile_field *f)
+void runfile_field_text(const sim_summary *s, const runfile_field *f,
+                        char *buf, size_t len)
 {
     const char *at = (const char *)s + f->offset;
     switch (f->type) {
     case RF_U64:
-        return (double)*(const uint64_t *)(const void *)at;
+        snprintf(buf, len, "%" PRIu64, *(const uint64_t *)(const void *)at);
+        break;
     case RF_U32:
-        return (double)*(const uint32_t *)(const void *)at;
+        snprintf(buf, len, "%" PRIu32, *(const uint32_t *)(const void *)at);
+        break;
     case RF_BOOL:
-        return *(const bool *)(const void *)at ? 1.0 : 0.0;
+        snprintf(buf, len, "%d", *(const bool *)(const void *)at ? 1 : 0);
+        break;
     default:
-        return *(const double *)(const void *)at;
+        runfile_double_text(*(const double *)(const void *)at, buf, len);
     }
 }
 
@@ -278,12 +282,24 @@ static bool put_field(runfile_buf *b, const char *name, double v)
            put_double(b, v);
 }
 
+/* Counts go through put_u64 and whole doubles through put_double's
+ * integer path: no printf for most of a summary. */
 static bool put_summary(runfile_buf *b, const sim_summary *s)
 {
     bool ok = puts_(b, "summary");
-    for (size_t i = 0; i < runfile_n_summary_fields; i++)
-        ok = ok && put_field(b, runfile_summary_fields[i].name,
-                             runfile_field_value(s, &runfile_summary_fields[i]));
+    for (size_t i = 0; i < runfile_n_summary_fields && ok; i++) {
+        const runfile_field *f = &runfile_summary_fields[i];
+        const char *at = (const char *)s + f->offset;
+        ok = put(b, " ", 1) && puts_(b, f->name) && put(b, "=", 1);
+        if (f->type == RF_U64)
+            ok = ok && put_u64(b, *(const uint64_t *)(const void *)at);
+        else if (f->type == RF_U32)
+            ok = ok && put_u64(b, *(const uint32_t *)(const void *)at);
+        else if (f->type == RF_BOOL)
+            ok = ok && put(b, *(const bool *)(const void *)at ? "1" : "0", 1);
+        else
+            ok = ok && put_double(b, *(const double *)(const void *)at);
+    }
     return ok && put(b, "\n", 1);
 }
 

@@ -55,8 +55,10 @@ typedef struct runfile_field {
 extern const runfile_field runfile_summary_fields[];
 extern const size_t runfile_n_summary_fields;
 
-/* A field's value as a double (counts are exact below 2^53). */
-double runfile_field_value(const sim_summary *s, const runfile_field *f);
+/* A field's value as the file writes it: counts as integers, doubles as
+ * runfile_double_text. */
+void runfile_field_text(const sim_summary *s, const runfile_field *f,
+                        char *buf, size_t len);
 
 /* Where run (point, policy, seed) is saved under dir: dir/runs/pointP-
  * policyI-seedS.run. */
