@@ -12,7 +12,11 @@
  *   - runs spread over machines (--emit-jobs) are merged by loading the
  *     saved files of several directories;
  *   - memory stays bounded: the result keeps each run's reduction (about
- *     2 kB), not its metrics.
+ *     1 kB), not its metrics.
+ *
+ * The saved file's format is reports/runfile.h's: versioned text, read
+ * strictly, with a checksum -- a truncated, edited or stale file is never
+ * used (execute runs it again; load names it).
  *
  * Then statistics across seeds (base/stats.h) per point, policy and
  * metric, a verdict per metric, and the tabular outputs: runs.csv,
@@ -100,7 +104,9 @@ typedef struct compare_plan {
     /* Hex digest of everything that determines the runs: the scenario
      * file's bytes, --set overrides, every policy entry and parameter,
      * the sweeps, the plug-ins' file names, the program version.  Set by
-     * compare_plan_fingerprint once the rest is filled. */
+     * compare_plan_fingerprint once the rest is filled.  Not the seeds:
+     * a run is saved under its own seed, so --seeds 20 after --seeds 10
+     * runs only the ten new ones. */
     char fingerprint[17];
     compare_policy policies[COMPARE_MAX_POLICIES];
     int n_policies;
@@ -131,8 +137,14 @@ void compare_run_at(const compare_plan *p, uint32_t r, uint32_t *point,
  *   before   [warmup, first fault start)
  *   during   [first fault start, last fault end)
  *   after    [last fault end, start of `end`)
- *   end      the last recovery window of the run (steady state)
- * Without faults only `before` ([warmup, duration)) exists. */
+ *   end      the last recovery window of the run (steady state), when it
+ *            lies wholly after the last fault (else `after` runs to the
+ *            end and there is no `end`)
+ * Without faults only `before` ([warmup, duration)) exists.  Phases are
+ * made of whole buckets: `before` of those wholly before the first fault
+ * (as the summary's baseline), `during` of every bucket a fault touches;
+ * from_s and to_s say the span the figures cover.  A phase with no
+ * bucket is not present. */
 typedef enum compare_phase_kind {
     PHASE_BEFORE,
     PHASE_DURING,
@@ -210,7 +222,7 @@ int compare_execute(const compare_plan *p, const compare_opts *o, sb_err *e);
 
 /* ---- Results ------------------------------------------------------------- */
 
-/* The metrics compared, in table order. */
+/* The metrics compared, in table order (appended to, never reordered). */
 typedef enum compare_metric {
     CM_SUCCESS_RATIO,   /* % of requests that ended */
     CM_AMPLIFICATION,   /* attempts / offered */
@@ -228,7 +240,7 @@ typedef enum compare_metric {
 } compare_metric;
 
 typedef struct compare_metric_info {
-    const char *key;    /* "success_ratio": JSON and CSV */
+    const char *key;    /* "success_pct": JSON and CSV */
     const char *name;   /* "success ratio": tables */
     const char *unit;   /* "%", "x", "s", "ms", "" */
     int better;         /* +1 higher is better, -1 lower */
@@ -366,9 +378,13 @@ void compare_with_unit(const char *number, const char *unit, char *buf,
                        size_t len);
 
 /* Load every run of the plan from the saved files under dirs[i]/runs/
- * (one dir for a comparison, several for a merge) and compute the
- * statistics.  A run missing from all of them, or saved with another
- * fingerprint, is an error naming it and the command that runs it. */
+ * (one dir for a comparison, several for a merge: the first valid file of
+ * a run is used) and compute the statistics and verdicts.  A run missing
+ * from all of them is an error naming the first such run, how many there
+ * are, and what runs them (the same compare command, or its emitted job
+ * --run K); a file that cannot be used (truncated, corrupt, saved by
+ * another plan) with no valid one elsewhere is an error naming the file
+ * and why. */
 int compare_load(const compare_plan *p, const char *const *dirs, int n_dirs,
                  compare_result **out, sb_err *e);
 void compare_result_free(compare_result *r);
@@ -385,8 +401,12 @@ int compare_series_bands(const compare_result *r, const char *const *dirs,
 
 /* ---- Tabular outputs, each written whole or not at all ------------------ */
 
-/* One row per run: point values, policy, seed, every summary metric and
- * every phase figure. */
+/* One row per run, in run order: run, point, the sweep values (a column
+ * per axis, named by its key), policy, seed; the metrics, named by
+ * compare_metrics' keys, in their units; every other sim_summary field by
+ * its name (reports/runfile.h's table); then per phase PHASE_from_s,
+ * PHASE_to_s and PHASE_<compare_phase_figures key>.  A cell with no value
+ * is empty.  Numbers read back as the exact doubles the statistics used. */
 int compare_write_csv(const compare_result *r, const char *path, sb_err *e);
 /* The results table (mean and 95 % interval per metric per policy, per
  * point) and the verdicts, in Markdown for a pull request. */

@@ -160,18 +160,19 @@ static void failures(const compare_result *r, uint32_t pt, int pol,
     }
 }
 
-/* A phase's span at a point: the same for every run of it (faults are
- * in the scenario), so the first policy's first seed says it. */
-static const compare_phase *phase_span(const compare_result *r, uint32_t pt,
-                                       int k)
+/* A phase's span at a point, as text in seconds ("15", "37.5"); false
+ * when the phase is not present.  The span is the same for every run of
+ * the point (faults are in the scenario), so the first policy's first
+ * seed says it. */
+static bool phase_span(const compare_result *r, uint32_t pt, int k,
+                       char *from, char *to, size_t len)
 {
     const compare_phase *ph = &run_of(r, pt, 0, 0)->phase[k];
-    return ph->present ? ph : NULL;
-}
-
-static void seconds_text(double s, char *buf, size_t len)
-{
-    snprintf(buf, len, "%.6g", s);
+    if (!ph->present)
+        return false;
+    snprintf(from, len, "%.6g", ph->from_s);
+    snprintf(to, len, "%.6g", ph->to_s);
+    return true;
 }
 
 static void p_value_text(double p, char *buf, size_t len)
@@ -225,7 +226,10 @@ static void md_metric_cell(FILE *f, const compare_result *r, uint32_t pt,
                 r->plan->n_seeds);
 }
 
-static void md_head(FILE *f, const compare_plan *p, const char *first)
+/* The header of a table whose first columns are `first` ("metric", or
+ * "phase | figure") and then one column per policy. */
+static void md_head(FILE *f, const compare_plan *p, const char *first,
+                    int n_first)
 {
     fprintf(f, "| %s |", first);
     for (int pol = 0; pol < p->n_policies; pol++) {
@@ -233,8 +237,8 @@ static void md_head(FILE *f, const compare_plan *p, const char *first)
         md_cell(f, p->policies[pol].label);
         fputs("` |", f);
     }
-    fputs("\n|---|", f);
-    if (strcmp(first, "phase") == 0)
+    fputs("\n|", f);
+    for (int i = 0; i < n_first; i++)
         fputs("---|", f);
     for (int pol = 0; pol < p->n_policies; pol++)
         fputs("--:|", f);
@@ -252,7 +256,7 @@ static void md_unit_name(FILE *f, const compare_metric_info *mi)
 static void md_results(FILE *f, const compare_result *r, uint32_t pt)
 {
     const compare_plan *p = r->plan;
-    md_head(f, p, "metric");
+    md_head(f, p, "metric", 1);
     for (int m = 0; m < CM_COUNT; m++) {
         fputs("| ", f);
         md_unit_name(f, &compare_metrics[m]);
@@ -277,23 +281,11 @@ static void md_phases(FILE *f, const compare_result *r, uint32_t pt)
     const compare_plan *p = r->plan;
     fputs("\nBy phase (the same figures over each part of the run):\n\n",
           f);
-    fprintf(f, "| phase | figure |");
-    for (int pol = 0; pol < p->n_policies; pol++) {
-        fputs(" `", f);
-        md_cell(f, p->policies[pol].label);
-        fputs("` |", f);
-    }
-    fputs("\n|---|---|", f);
-    for (int pol = 0; pol < p->n_policies; pol++)
-        fputs("--:|", f);
-    fputc('\n', f);
+    md_head(f, p, "phase | figure", 2);
     for (int k = 0; k < PHASE_COUNT; k++) {
-        const compare_phase *span = phase_span(r, pt, k);
-        if (span == NULL)
-            continue;
         char from[32], to[32];
-        seconds_text(span->from_s, from, sizeof from);
-        seconds_text(span->to_s, to, sizeof to);
+        if (!phase_span(r, pt, k, from, to, sizeof from))
+            continue;
         for (int c = 0; c < CP_COUNT; c++) {
             fprintf(f, "| %s (%s to %s s) | ", compare_phase_names[k], from,
                     to);
@@ -431,12 +423,9 @@ static void json_phases(jw *w, const compare_result *r, uint32_t pt, int pol)
 {
     jw_object(w, "phases");
     for (int k = 0; k < PHASE_COUNT; k++) {
-        const compare_phase *span = phase_span(r, pt, k);
-        if (span == NULL)
-            continue;
         char from[32], to[32];
-        seconds_text(span->from_s, from, sizeof from);
-        seconds_text(span->to_s, to, sizeof to);
+        if (!phase_span(r, pt, k, from, to, sizeof from))
+            continue;
         jw_object(w, compare_phase_names[k]);
         jw_number_text(w, "from_s", from);
         jw_number_text(w, "to_s", to);

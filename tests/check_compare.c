@@ -175,6 +175,20 @@ static void run_path(const compare_plan *p, const char *dir, uint32_t r,
 static const char *const tables[3] = {"runs.csv", "summary.md",
                                       "summary.json"};
 
+/* Both directories' runs loaded and their tables written: the tables
+ * are byte-identical. */
+static void assert_same_tables(const compare_plan *p, const char *a,
+                               const char *b)
+{
+    compare_result *ra = load(p, a), *rb = load(p, b);
+    write_tables(ra, a);
+    write_tables(rb, b);
+    for (int i = 0; i < 3; i++)
+        assert_same_file(a, b, tables[i]);
+    compare_result_free(ra);
+    compare_result_free(rb);
+}
+
 /* ---- Determinism --------------------------------------------------------- */
 
 /* The same plan on 1 and on 2 threads: the same saved runs, byte for
@@ -195,13 +209,7 @@ START_TEST(threads_do_not_change_results)
         free(x);
         free(y);
     }
-    compare_result *ra = load(&f->plan, one), *rb = load(&f->plan, two);
-    write_tables(ra, one);
-    write_tables(rb, two);
-    for (int i = 0; i < 3; i++)
-        assert_same_file(one, two, tables[i]);
-    compare_result_free(ra);
-    compare_result_free(rb);
+    assert_same_tables(&f->plan, one, two);
     free(f);
 }
 END_TEST
@@ -337,13 +345,7 @@ START_TEST(interrupt_then_resume)
         if (before[r])
             ck_assert_msg(inode_of(path) == before[r], "run %u ran again", r);
     }
-    compare_result *a = load(&f->plan, whole), *b = load(&f->plan, dir);
-    write_tables(a, whole);
-    write_tables(b, dir);
-    for (int i = 0; i < 3; i++)
-        assert_same_file(whole, dir, tables[i]);
-    compare_result_free(a);
-    compare_result_free(b);
+    assert_same_tables(&f->plan, whole, dir);
     free(f);
 }
 END_TEST
@@ -473,13 +475,7 @@ START_TEST(damaged_runs_are_refused_and_rerun)
     ck_assert_str_eq(fresh, stale_text);
     free(fresh);
     free(stale_text);
-    compare_result *a = load(&f->plan, whole), *b = load(&f->plan, dir);
-    write_tables(a, whole);
-    write_tables(b, dir);
-    for (int i = 0; i < 3; i++)
-        assert_same_file(whole, dir, tables[i]);
-    compare_result_free(a);
-    compare_result_free(b);
+    assert_same_tables(&f->plan, whole, dir);
     free(f);
 }
 END_TEST
