@@ -32,14 +32,18 @@ void hist_quantiles(unsigned bits, const uint32_t *counts, size_t lo,
 {
     size_t k = 0;
     if (total > 0) {
-        uint64_t seen = 0;
+        uint64_t seen = 0, rank = 0;
         for (size_t i = lo; i <= hi && k < nq; i++) {
             seen += counts[i];
             while (k < nq) {
-                uint64_t rank = (uint64_t)ceil(q[k] * (double)total);
-                if (seen < (rank < 1 ? 1 : rank))
+                if (rank == 0) { /* the rank of level k, once */
+                    rank = (uint64_t)ceil(q[k] * (double)total);
+                    rank = rank < 1 ? 1 : rank;
+                }
+                if (seen < rank)
                     break;
                 out[k++] = hist_bin_mid(bits, i);
+                rank = 0;
             }
         }
     }

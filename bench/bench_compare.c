@@ -14,7 +14,11 @@
  * statistics and write runs.csv, summary.md and summary.json.
  *
  *   bench_compare [-j JOBS] [--seeds N] [--repeat R] [--dir DIR]
- *                 [--no-bare]
+ *                 [--no-bare | --bare-only] [--progress]
+ *
+ * --no-bare and --bare-only run one side alone, for counting each side's
+ * instructions with `perf stat -e instructions:u,instructions:k` (counts
+ * do not depend on the neighbours, as times on a shared machine do).
  *
  * Each figure is the best of R repetitions (default 3), interleaved:
  * the machine is shared, and the best is the one least disturbed.
@@ -51,6 +55,13 @@ static double wall_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double sys_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
 static double cpu_s(void)
@@ -169,15 +180,17 @@ static double bare_cpu(const compare_plan *p)
  * are deleted, ext4 searches past their inodes for each new file, and a
  * repetition would measure that (bench/README.md). */
 static void execute_once(const compare_plan *p, const char *dir, int jobs,
-                         double *wall, double *cpu)
+                         FILE *progress, double *wall, double *cpu,
+                         double *sys)
 {
     sb_err e;
-    compare_opts o = {dir, jobs, NULL, 0, NULL, NULL};
-    double w0 = wall_s(), c0 = cpu_s();
+    compare_opts o = {dir, jobs, NULL, 0, progress, NULL};
+    double w0 = wall_s(), c0 = cpu_s(), s0 = sys_s();
     if (compare_execute(p, &o, &e) != 0)
         die("compare_execute", &e);
     *wall = wall_s() - w0;
     *cpu = cpu_s() - c0;
+    *sys = sys_s() - s0;
 }
 
 static void outputs(const compare_plan *p, const char *dir)
@@ -223,7 +236,8 @@ int main(int argc, char **argv)
     int jobs = 2, repeat = 3;
     uint32_t seeds = 100;
     const char *dir = "out/bench-compare";
-    bool bare = true;
+    bool bare = true, execute = true;
+    FILE *progress = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-j") == 0 && i + 1 < argc)
             jobs = (int)number("-j", argv[++i]);
@@ -235,9 +249,14 @@ int main(int argc, char **argv)
             dir = argv[++i];
         else if (strcmp(argv[i], "--no-bare") == 0)
             bare = false;
+        else if (strcmp(argv[i], "--progress") == 0)
+            progress = stderr;
+        else if (strcmp(argv[i], "--bare-only") == 0)
+            execute = false;
         else {
             fprintf(stderr, "usage: bench_compare [-j JOBS] [--seeds N] "
-                            "[--repeat R] [--dir DIR] [--no-bare]\n");
+                            "[--repeat R] [--dir DIR] [--no-bare | "
+                            "--bare-only] [--progress]\n");
             return 2;
         }
     }
@@ -247,32 +266,41 @@ int main(int argc, char **argv)
     printf("hot-record: 19 client counts x %d policies x %u seeds = %u "
            "runs, %d threads, saved under %s/K/runs; best of %d\n",
            N_ENTRIES, seeds, n, jobs, dir, repeat);
-    double wall = INFINITY, cpu = INFINITY, engine = INFINITY;
+    double wall = INFINITY, cpu = INFINITY, engine = INFINITY, sys = 0;
     char rep[1100], cmd[1200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         return 1;
     for (int k = 0; k < repeat; k++) {
-        double w, c;
+        double w, c, sy;
         snprintf(rep, sizeof rep, "%s/%d", dir, k);
-        execute_once(p, rep, jobs, &w, &c);
-        wall = fmin(wall, w);
-        cpu = fmin(cpu, c);
+        if (execute) {
+            execute_once(p, rep, jobs, progress, &w, &c, &sy);
+            wall = fmin(wall, w);
+            if (c < cpu)
+                sys = sy;
+            cpu = fmin(cpu, c);
+        }
         if (bare)
             engine = fmin(engine, bare_cpu(p));
     }
-    printf("compare_execute    %6.2f s wall  %6.2f s CPU  %6.0f runs/s  "
-           "%5.0f us CPU per run\n",
-           wall, cpu, n / wall, cpu / n * 1e6);
-    if (bare) {
+    if (execute)
+        printf("compare_execute    %6.2f s wall  %6.2f s CPU (%.2f s in the "
+               "kernel)  %6.0f runs/s  %5.0f us CPU per run\n",
+               wall, cpu, sys, n / wall, cpu / n * 1e6);
+    if (bare)
         printf("engine alone                     %6.2f s CPU  (one thread; "
                "no reduction, no file)  %5.0f us per run\n",
                engine, engine / n * 1e6);
+    if (bare && execute)
         printf("overhead                         %6.2f s CPU  %.0f us per "
                "run, %.0f %% of the engine's time\n",
                cpu - engine, (cpu - engine) / n * 1e6,
                100.0 * (cpu - engine) / engine);
-    }
+    if (!execute)
+        return 0;
+    printf("the result holds %zu bytes per run: %.1f MB for these runs\n",
+           sizeof(compare_run), (double)n * sizeof(compare_run) / 1e6);
     outputs(p, rep);
     free(p->points);
     free(p);

@@ -405,11 +405,15 @@ static void progress(FILE *f, bool tty, unsigned done, unsigned total,
         for (int i = 0; i < WIDTH; i++)
             bar[i] = i < full ? '#' : '.';
         bar[WIDTH] = '\0';
-        fprintf(f, "\r[%s] %u/%u runs  %.0f runs/s  ETA %s   %s", bar,
-                done, total, rate, last ? "0 s" : eta, last ? "\n" : "");
+        if (last)
+            fprintf(f, "\r[%s] %u/%u runs  %.0f runs/s  %s\n", bar, done,
+                    total, rate, done < total ? "stopped" : "done    ");
+        else
+            fprintf(f, "\r[%s] %u/%u runs  %.0f runs/s  ETA %s   ", bar,
+                    done, total, rate, eta);
     } else if (last) {
-        fprintf(f, "compare: %u of %u runs done in %.1f s (%.0f runs/s)\n",
-                done, total, elapsed, rate);
+        fprintf(f, "compare: %u of %u runs done in %.1f s (%.0f runs/s)%s\n",
+                done, total, elapsed, rate, done < total ? ", stopped" : "");
     } else {
         fprintf(f, "compare: %u of %u runs done (%.0f %%), %.0f runs/s, "
                    "about %s left\n",

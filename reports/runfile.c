@@ -205,11 +205,11 @@ void runfile_double_text(double v, char *buf, size_t len)
     } else if (isnan(v)) {
         snprintf(buf, len, "nan");
     } else {
-        for (int digits = 15; digits <= 17; digits++) {
-            snprintf(buf, len, "%.*g", digits, v);
-            if (strtod(buf, NULL) == v)
-                break;
-        }
+        /* 15 digits when they read back (0.1, 2.5e-05), else 17, which
+         * always do; trying 16 as well cost more than it saved. */
+        snprintf(buf, len, "%.15g", v);
+        if (strtod(buf, NULL) != v)
+            snprintf(buf, len, "%.17g", v);
     }
 }
 

@@ -26,8 +26,8 @@
  * A reader accepts a file only when every line is there, in this order,
  * with every field, and the checksum matches: a truncated, edited or
  * older file is refused with a reason, never half used.  Doubles are
- * written with the fewest digits that read back to the same double, so a
- * loaded summary is bit for bit the one the run computed.
+ * written with digits enough to read back the same double (floats the
+ * same), so a loaded summary is bit for bit the one the run computed.
  */
 #ifndef SB_RUNFILE_H
 #define SB_RUNFILE_H
@@ -88,8 +88,9 @@ int runfile_read(runfile_buf *b, const char *path, const char *fingerprint,
                  uint32_t point, uint32_t policy, uint64_t seed,
                  compare_run *r, compare_series *series, sb_err *e);
 
-/* v with the fewest significant digits (15 to 17) that read back as v;
- * whole numbers below 2^53 as integers, "nan" for NaN.  buf: 32 bytes. */
+/* v as text that reads back as v: 15 significant digits when they do,
+ * else 17; whole numbers below 2^53 as integers, "nan" for NaN.  buf: 32
+ * bytes. */
 void runfile_double_text(double v, char *buf, size_t len);
 
 /* FNV-1a 64 of len bytes, continuing from h (start from RUNFILE_FNV). */
