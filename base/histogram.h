@@ -42,4 +42,10 @@ double hist_bin_mid(unsigned bits, size_t i);
 double hist_quantile(unsigned bits, const uint32_t *counts, uint64_t total,
                      double q);
 
+/* hist_quantile at each of nq ascending levels q[], into out[], in one
+ * pass over bins [lo, hi] (every count outside them must be 0). */
+void hist_quantiles(unsigned bits, const uint32_t *counts, size_t lo,
+                    size_t hi, uint64_t total, const double *q, size_t nq,
+                    double *out);
+
 #endif

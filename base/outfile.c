@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 /* mkdir -p for the directory part of path. */
-static int make_parents(const char *path, sb_err *e)
+int outfile_make_parents(const char *path, sb_err *e)
 {
     char dir[1024];
     snprintf(dir, sizeof dir, "%s", path);
@@ -41,7 +41,7 @@ int outfile_open(outfile *o, const char *path, sb_err *e)
     if (strlen(path) >= sizeof o->path - 1)
         return err_set(e, "%s: path too long", path);
     snprintf(o->path, sizeof o->path, "%s", path);
-    if (make_parents(path, e) != 0)
+    if (outfile_make_parents(path, e) != 0)
         return -1;
     snprintf(o->tmp, sizeof o->tmp, "%s.tmpXXXXXX", path);
     int fd = mkstemp(o->tmp);
@@ -97,4 +97,39 @@ void outfile_abort(outfile *o)
     if (o->tmp[0])
         unlink(o->tmp);
     o->tmp[0] = '\0';
+}
+
+int outfile_write_whole(const char *path, const void *data, size_t len,
+                        sb_err *e)
+{
+    char tmp[1040];
+    if (strlen(path) >= sizeof tmp - 12)
+        return err_set(e, "%s: path too long", path);
+    snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return err_set(e, "%s: cannot write: %s", path, strerror(errno));
+    fchmod(fd, 0644);
+    const char *p = data;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(fd, p + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+    int err = errno;
+    if (close(fd) != 0 && done == len) {
+        err = errno;
+        done = 0;
+    }
+    if (done != len || rename(tmp, path) != 0) {
+        if (done == len)
+            err = errno;
+        unlink(tmp);
+        return err_set(e, "%s: write failed: %s", path, strerror(err));
+    }
+    return 0;
 }

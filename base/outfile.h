@@ -26,6 +26,17 @@ int outfile_open(outfile *o, const char *path, sb_err *e);
 /* Returns -1 with a message when anything failed (the target is then
  * untouched and the temporary removed). */
 int outfile_commit(outfile *o, sb_err *e);
+/* Write len bytes to path whole, in one go: a temporary file beside it,
+ * renamed over it, without fsync and without creating directories (see
+ * outfile_make_parents).  For files written by the thousand and cheap to
+ * make again -- a comparison's saved runs -- where whole-or-nothing
+ * matters and surviving a power cut does not. */
+int outfile_write_whole(const char *path, const void *data, size_t len,
+                        sb_err *e);
+
+/* Create the missing directories of path's directory part (mkdir -p). */
+int outfile_make_parents(const char *path, sb_err *e);
+
 /* Give up: remove the temporary.  Safe after commit or on a zeroed o. */
 void outfile_abort(outfile *o);
 

@@ -47,15 +47,23 @@ typedef struct stats_paired {
     double p_t;      /* two-sided p of the paired t test (H0: mean d = 0);
                         1 when every d is 0, 0 when every d is the same
                         non-zero value; NaN when n < 2 */
-    double p_wilcoxon; /* two-sided p of the Wilcoxon signed-rank test
-                          (zero differences dropped, tied
-                          absolute differences given their mean rank): exact for n <= 25 without ties, else the
-                          normal approximation with tie and continuity
+    double p_wilcoxon; /* two-sided p of the Wilcoxon signed-rank test,
+                          as R's wilcox.test(paired = TRUE): zero
+                          differences dropped, tied absolute differences
+                          given their mean rank; exact for n <= 25 when
+                          there were no ties and no zeros, else the normal
+                          approximation with tie and continuity
                           corrections; NaN when no non-zero difference */
 } stats_paired;
 
 void stats_paired_test(const double *a, const double *b, size_t n,
                        double level, stats_paired *out);
+
+/* Two-sided p of the exact sign test: of n_pos + n_neg pairs that differ,
+ * n_pos went one way; under H0 each way has probability 1/2 (McNemar's
+ * exact test when the pairs are yes/no outcomes, such as "recovered").
+ * NaN when no pair differs. */
+double stats_sign_test(size_t n_pos, size_t n_neg);
 
 /* Holm's step-down adjustment of m p-values, in place (each becomes the
  * smallest family-wise level at which it would be rejected; NaN stays

@@ -12,7 +12,11 @@
  *   - runs spread over machines (--emit-jobs) are merged by loading the
  *     saved files of several directories;
  *   - memory stays bounded: the result keeps each run's reduction (about
- *     2 kB), not its metrics.
+ *     1 kB), not its metrics.
+ *
+ * The saved file's format is reports/runfile.h's: versioned text, read
+ * strictly, with a checksum -- a truncated, edited or stale file is never
+ * used (execute runs it again; load names it).
  *
  * Then statistics across seeds (base/stats.h) per point, policy and
  * metric, a verdict per metric, and the tabular outputs: runs.csv,
@@ -47,8 +51,9 @@
 /* A run's series for the report: at most this many rows (buckets are
  * merged into rows of equal width), a few columns. */
 #define COMPARE_ROWS 360
-/* Latency quantiles kept per run, at compare_cdf_q[]. */
-#define COMPARE_CDF_POINTS 41
+/* Latency quantiles kept per run, at compare_cdf_q[]: 0.01, the 39
+ * multiples of 0.025 from 0.025 to 0.975, 0.99 and 0.999. */
+#define COMPARE_CDF_POINTS 42
 
 /* ---- The plan -------------------------------------------------------------- */
 
@@ -99,7 +104,9 @@ typedef struct compare_plan {
     /* Hex digest of everything that determines the runs: the scenario
      * file's bytes, --set overrides, every policy entry and parameter,
      * the sweeps, the plug-ins' file names, the program version.  Set by
-     * compare_plan_fingerprint once the rest is filled. */
+     * compare_plan_fingerprint once the rest is filled.  Not the seeds:
+     * a run is saved under its own seed, so --seeds 20 after --seeds 10
+     * runs only the ten new ones. */
     char fingerprint[17];
     compare_policy policies[COMPARE_MAX_POLICIES];
     int n_policies;
@@ -130,8 +137,14 @@ void compare_run_at(const compare_plan *p, uint32_t r, uint32_t *point,
  *   before   [warmup, first fault start)
  *   during   [first fault start, last fault end)
  *   after    [last fault end, start of `end`)
- *   end      the last recovery window of the run (steady state)
- * Without faults only `before` ([warmup, duration)) exists. */
+ *   end      the last recovery window of the run (steady state), when it
+ *            lies wholly after the last fault (else `after` runs to the
+ *            end and there is no `end`)
+ * Without faults only `before` ([warmup, duration)) exists.  Phases are
+ * made of whole buckets: `before` of those wholly before the first fault
+ * (as the summary's baseline), `during` of every bucket a fault touches;
+ * from_s and to_s say the span the figures cover.  A phase with no
+ * bucket is not present. */
 typedef enum compare_phase_kind {
     PHASE_BEFORE,
     PHASE_DURING,
@@ -164,7 +177,8 @@ typedef enum compare_col {
 } compare_col;
 
 /* The quantile levels of a run's latency distribution (successes, end to
- * end): 0.01, 0.025 ... 0.975, 0.99 and 0.999 -- COMPARE_CDF_POINTS. */
+ * end): 0.01, 0.025, 0.05 ... 0.975, 0.99 and 0.999 -- COMPARE_CDF_POINTS,
+ * ascending. */
 extern const double compare_cdf_q[COMPARE_CDF_POINTS];
 
 typedef struct compare_run {
@@ -208,7 +222,7 @@ int compare_execute(const compare_plan *p, const compare_opts *o, sb_err *e);
 
 /* ---- Results ------------------------------------------------------------- */
 
-/* The metrics compared, in table order. */
+/* The metrics compared, in table order (appended to, never reordered). */
 typedef enum compare_metric {
     CM_SUCCESS_RATIO,   /* % of requests that ended */
     CM_AMPLIFICATION,   /* attempts / offered */
@@ -218,20 +232,33 @@ typedef enum compare_metric {
     CM_DUPLICATES,      /* duplicate writes */
     CM_QUARANTINED,     /* requests quarantined */
     CM_WASTED_SHARE,    /* % of service time spent for nobody */
+    CM_COMPLETION_S,    /* arrival = once: when the last request ended;
+                           NaN: not every request ended (Brooker's
+                           hot-record study compares jitter by this and by
+                           the work, amplification) */
     CM_COUNT
 } compare_metric;
 
 typedef struct compare_metric_info {
-    const char *key;    /* "success_ratio": JSON and CSV */
+    const char *key;    /* "success_pct": JSON and CSV */
     const char *name;   /* "success ratio": tables */
     const char *unit;   /* "%", "x", "s", "ms", "" */
     int better;         /* +1 higher is better, -1 lower */
 } compare_metric_info;
 extern const compare_metric_info compare_metrics[CM_COUNT];
 
-/* A metric's value in a run (NaN when it has none: recovery when the run
- * did not recover or recovery was not judged). */
+/* A metric's value in a run, in the metric's unit (NaN when it has none:
+ * success ratio and amplification when nothing was offered or ended, p99
+ * when nothing succeeded, recovery when the run did not recover or
+ * recovery was not judged, completion when not every request ended). */
 double compare_metric_of(const compare_run *r, compare_metric m);
+
+/* For the metrics a run can fail to reach -- recovery (judged and not
+ * recovered) and completion (arrival = once and some request never
+ * ended): 1 when run r failed, 0 when it has a value, -1 when the metric
+ * does not apply to it.  -1 for every other metric. */
+int compare_metric_failed(const compare_plan *p, const compare_run *r,
+                          compare_metric m);
 
 typedef struct compare_stat {
     stats_ci ci;          /* 95 % */
@@ -241,16 +268,31 @@ typedef struct compare_stat {
 } compare_stat;
 
 /* Which policy did best on a metric at a point, and whether it is
- * significant: paired tests (base/stats.h) of the best against every
- * other policy over the seeds, Holm-adjusted; significant when every
- * adjusted p is below 0.05.  Recovery compares seeds where both
- * recovered by t, and counts non-recoveries first (fewer is better). */
+ * significant.  The rules:
+ *   - best: the best mean over the seeds (higher or lower, as the metric
+ *     says).  For recovery and completion time, first the fewest runs
+ *     that failed (did not recover, did not complete) of those where the
+ *     metric applies, then the best mean over the runs that have a value.
+ *     Equal means go to the policy listed first.
+ *   - Against every other policy, a paired test across the seeds: the
+ *     paired t test over the seeds where both have a value; for recovery
+ *     and completion, when the two failed in different numbers of runs,
+ *     the exact sign test (McNemar's) over the seeds where exactly one of
+ *     them failed.
+ *   - The p values are Holm-adjusted over those n - 1 comparisons; the
+ *     verdict is significant when every adjusted p is below 0.05.  p is
+ *     the largest, and the text names that closest competitor.  A
+ *     comparison that cannot be tested (fewer than 2 seeds with values
+ *     under both) makes the verdict not significant.
+ *   - best is -1 when no policy has a value, or when every policy has the
+ *     same value on every seed (a tie: nothing to choose). */
 typedef struct compare_verdict {
-    int best;             /* policy index; -1 when no policy has values */
+    int best;             /* policy index; -1: no values, or a tie */
     bool significant;
-    double p;             /* the largest adjusted p against the others */
-    char text[320];       /* "exponential+token_bucket: lowest p99 (412 ms
-                             vs 2 310 ms for immediate), significant
+    double p;             /* the largest adjusted p against the others;
+                             NaN when nothing was tested */
+    char text[320];       /* "exponential+token_bucket: lowest p99 latency
+                             (412 ms vs 2310 ms for immediate), significant
                              (paired t, p < 0.001)" */
 } compare_verdict;
 
@@ -284,10 +326,65 @@ static inline const compare_stat *compare_stat_at(const compare_result *r,
                      (size_t)policy) * CM_COUNT + m];
 }
 
+/* The figures of the per-phase table (CP_*): key, name, unit, which way
+ * is better (0: neither).  The phase statistics are in these units: the
+ * success ratio in %, as the metric's. */
+extern const compare_metric_info compare_phase_figures[CP_COUNT];
+/* "before", "during", "after", "end" */
+extern const char *const compare_phase_names[PHASE_COUNT];
+
+/* A phase figure of a run (CP_*), in compare_phase_figures' unit; NaN when
+ * the phase is not present or the figure has no value. */
+double compare_phase_value(const compare_run *r, compare_phase_kind k,
+                           int field);
+
+static inline const compare_stat *compare_phase_stat_at(
+    const compare_result *r, uint32_t point, int policy,
+    compare_phase_kind k, int field)
+{
+    return &r->phase_stat[(((size_t)point * (size_t)r->plan->n_policies +
+                            (size_t)policy) * PHASE_COUNT + k) * CP_COUNT +
+                          field];
+}
+
+static inline const compare_verdict *compare_verdict_of(
+    const compare_result *r, uint32_t point, compare_metric m)
+{
+    return &r->verdict[(size_t)point * CM_COUNT + m];
+}
+
+/* "run 17: policy 'immediate', seed 3, clients.count = 50": run r, as
+ * messages name it. */
+void compare_run_name(const compare_plan *p, uint32_t r, char *buf,
+                      size_t len);
+
+/* Work out the verdict of metric m at a point from r's runs (compare_load
+ * does it for every point and metric). */
+void compare_verdict_at(const compare_result *r, uint32_t point,
+                        compare_metric m, compare_verdict *out);
+
+/* A statistic as the tables print it: mean, lo and hi with the decimals
+ * that give the mean three significant digits (0 to 6 decimals), ""
+ * where there is no value.  summary.md, summary.json and the verdicts
+ * print these strings, so they agree to the digit; the report can too. */
+typedef struct compare_numbers {
+    char mean[32], lo[32], hi[32];
+} compare_numbers;
+void compare_stat_numbers(const compare_stat *s, compare_numbers *out);
+
+/* "99.2 %", "1.23x", "412 ms", "250/s", "3.20": a printed number and a
+ * unit of compare_metrics or compare_phase_figures. */
+void compare_with_unit(const char *number, const char *unit, char *buf,
+                       size_t len);
+
 /* Load every run of the plan from the saved files under dirs[i]/runs/
- * (one dir for a comparison, several for a merge) and compute the
- * statistics.  A run missing from all of them, or saved with another
- * fingerprint, is an error naming it and the command that runs it. */
+ * (one dir for a comparison, several for a merge: the first valid file of
+ * a run is used) and compute the statistics and verdicts.  A run missing
+ * from all of them is an error naming the first such run, how many there
+ * are, and what runs them (the same compare command, or its emitted job
+ * --run K); a file that cannot be used (truncated, corrupt, saved by
+ * another plan) with no valid one elsewhere is an error naming the file
+ * and why. */
 int compare_load(const compare_plan *p, const char *const *dirs, int n_dirs,
                  compare_result **out, sb_err *e);
 void compare_result_free(compare_result *r);
@@ -304,8 +401,12 @@ int compare_series_bands(const compare_result *r, const char *const *dirs,
 
 /* ---- Tabular outputs, each written whole or not at all ------------------ */
 
-/* One row per run: point values, policy, seed, every summary metric and
- * every phase figure. */
+/* One row per run, in run order: run, point, the sweep values (a column
+ * per axis, named by its key), policy, seed; the metrics, named by
+ * compare_metrics' keys, in their units; every other sim_summary field by
+ * its name (reports/runfile.h's table); then per phase PHASE_from_s,
+ * PHASE_to_s and PHASE_<compare_phase_figures key>.  A cell with no value
+ * is empty.  Numbers read back as the exact doubles the statistics used. */
 int compare_write_csv(const compare_result *r, const char *path, sb_err *e);
 /* The results table (mean and 95 % interval per metric per policy, per
  * point) and the verdicts, in Markdown for a pull request. */

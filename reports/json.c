@@ -125,6 +125,12 @@ void jw_int(jw *w, const char *key, int64_t v)
     fprintf(w->f, "%" PRId64, v);
 }
 
+void jw_number_text(jw *w, const char *key, const char *text)
+{
+    lead(w, key);
+    fputs(text[0] ? text : "null", w->f);
+}
+
 void jw_bool(jw *w, const char *key, bool v)
 {
     lead(w, key);

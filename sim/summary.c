@@ -182,10 +182,16 @@ static void quantiles(const uint32_t *hist, uint64_t n, int64_t sum_ns,
 {
     if (n == 0)
         return;
+    static const double q[3] = {0.50, 0.99, 0.999};
+    double v[3];
+    /* One pass for the three: a comparison reduces thousands of short
+     * runs, and three scans of 2 368 bins were a tenth of each. */
+    hist_quantiles(TOTAL_HIST_BITS, hist, 0, TOTAL_HIST_BINS - 1, n, q, 3,
+                   v);
     *mean = (double)sum_ns / (double)n / 1e6;
-    *p50 = hist_quantile(TOTAL_HIST_BITS, hist, n, 0.50) / 1e6;
-    *p99 = hist_quantile(TOTAL_HIST_BITS, hist, n, 0.99) / 1e6;
-    *p999 = hist_quantile(TOTAL_HIST_BITS, hist, n, 0.999) / 1e6;
+    *p50 = v[0] / 1e6;
+    *p99 = v[1] / 1e6;
+    *p999 = v[2] / 1e6;
 }
 
 static void latency(const metrics *m, sim_summary *o)

@@ -54,6 +54,42 @@ START_TEST(quantiles_of_a_known_set)
 }
 END_TEST
 
+/* Several levels in one pass give what nearest rank gives level by level
+ * (the smallest bin whose cumulative count reaches ceil(q x total)),
+ * computed here the slow way, over a histogram with gaps, and over a
+ * range [lo, hi] that holds every count. */
+START_TEST(many_levels_in_one_pass)
+{
+    enum { BITS = 4, N = HIST_BINS(4) };
+    static uint32_t c[N];
+    uint64_t total = 0;
+    for (size_t i = 40; i < 200; i += 7) {
+        c[i] = (uint32_t)(i % 5);
+        total += c[i];
+    }
+    static const double q[] = {0, 0.01, 0.1, 0.25, 0.5, 0.5, 0.9, 0.99,
+                               0.999, 1};
+    size_t nq = sizeof q / sizeof *q;
+    double got[10], ranged[10];
+    hist_quantiles(BITS, c, 0, N - 1, total, q, nq, got);
+    hist_quantiles(BITS, c, 40, 200, total, q, nq, ranged);
+    for (size_t k = 0; k < nq; k++) {
+        uint64_t rank = (uint64_t)ceil(q[k] * (double)total), seen = 0;
+        if (rank < 1)
+            rank = 1;
+        size_t bin = 0;
+        while (seen + c[bin] < rank)
+            seen += c[bin++];
+        ck_assert_double_eq(got[k], hist_bin_mid(BITS, bin));
+        ck_assert_double_eq(ranged[k], got[k]);
+        ck_assert_double_eq(hist_quantile(BITS, c, total, q[k]), got[k]);
+    }
+    /* Empty: 0, as hist_quantile. */
+    hist_quantiles(BITS, c, 0, N - 1, 0, q, nq, got);
+    ck_assert_double_eq(got[3], 0.0);
+}
+END_TEST
+
 Suite *histogram_suite(void)
 {
     Suite *s = suite_create("histogram");
@@ -61,6 +97,7 @@ Suite *histogram_suite(void)
     tcase_add_test(tc, small_values_are_exact);
     tcase_add_test(tc, relative_error_is_bounded);
     tcase_add_test(tc, quantiles_of_a_known_set);
+    tcase_add_test(tc, many_levels_in_one_pass);
     suite_add_tcase(s, tc);
     return s;
 }

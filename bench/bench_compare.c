@@ -1,0 +1,308 @@
+/*
+ * bench_compare.c -- what a batch of short runs costs in a comparison:
+ * the OCC hot-record study of Marc Brooker's "Exponential Backoff And
+ * Jitter" (AWS Architecture Blog, 2015) as `stormbench compare` plans
+ * it -- scenarios/hot-record.ini at 19 client counts (5 to 95 by 5),
+ * 5 policies (exponential backoff with no, full, equal and decorrelated
+ * jitter, and immediate retries), 100 seeds: 9 500 runs -- run in process
+ * with compare_execute, every run saved under DIR/runs/.
+ *
+ * It prints the wall and CPU time of the comparison, runs per second,
+ * and the overhead per run against the engine's own time: the same runs
+ * done bare (sim_create, run, summary; no reduction, no file) on one
+ * thread.  Then the time to load the 9 500 saved runs, compute the
+ * statistics and write runs.csv, summary.md and summary.json.
+ *
+ *   bench_compare [-j JOBS] [--seeds N] [--repeat R] [--dir DIR]
+ *                 [--no-bare | --bare-only] [--progress]
+ *
+ * --no-bare and --bare-only run one side alone, for counting each side's
+ * instructions with `perf stat -e instructions:u,instructions:k` (counts
+ * do not depend on the neighbours, as times on a shared machine do).
+ *
+ * Each figure is the best of R repetitions (default 3), interleaved:
+ * the machine is shared, and the best is the one least disturbed.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "compare.h"
+#include "policy_setup.h"
+#include "scenario.h"
+#include "sim.h"
+
+#define SCENARIO SB_SOURCE_DIR "/scenarios/hot-record.ini"
+
+static const char *const entries[][3] = {
+    /* label, stack, the entry's own parameter */
+    {"exponential:jitter=none", "exponential", "jitter=none"},
+    {"exponential:jitter=full", "exponential", "jitter=full"},
+    {"exponential:jitter=equal", "exponential", "jitter=equal"},
+    {"exponential:jitter=decorrelated", "exponential",
+     "jitter=decorrelated"},
+    /* Immediate retries without the default cap of 5 attempts, so every
+     * update commits: 100 + 99 + ... + 1 attempts at 100 clients. */
+    {"immediate:max_attempts=1000", "immediate", "max_attempts=1000"},
+};
+#define N_ENTRIES (int)(sizeof entries / sizeof *entries)
+
+static double wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double sys_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static void die(const char *what, const sb_err *e)
+{
+    fprintf(stderr, "bench_compare: %s: %s\n", what, e->msg);
+    exit(1);
+}
+
+/* An entry as the CLI would fill it: the scenario's [policy] settings
+ * when the stack is the scenario's own, then the entry's parameter. */
+static void fill_policy(const scenario *sc, int i, compare_policy *cp)
+{
+    sb_err e;
+    memset(cp, 0, sizeof *cp);
+    snprintf(cp->label, sizeof cp->label, "%s", entries[i][0]);
+    snprintf(cp->stack, sizeof cp->stack, "%s", entries[i][1]);
+    if (strcmp(cp->stack, sc->policy) == 0)
+        for (int k = 0; k < sc->n_settings; k++)
+            cp->params[cp->n_params++] = sc->settings[k];
+    if (setting_parse(entries[i][2], "bench", &cp->params[cp->n_params++],
+                      &e) != 0)
+        die(entries[i][0], &e);
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    char *buf = malloc(1 << 20);
+    *len = buf ? fread(buf, 1, 1 << 20, f) : 0;
+    fclose(f);
+    return buf;
+}
+
+static void build_plan(compare_plan *p, uint32_t seeds)
+{
+    sb_err e;
+    scenario *sc = malloc(sizeof *sc);
+    if (sc == NULL || scenario_load(SCENARIO, NULL, 0, sc, &e) != 0)
+        die(SCENARIO, &e);
+    memset(p, 0, sizeof *p);
+    snprintf(p->scenario, sizeof p->scenario, "%s", SCENARIO);
+    snprintf(p->name, sizeof p->name, "%s", sc->cfg.name);
+    for (int i = 0; i < N_ENTRIES; i++)
+        fill_policy(sc, i, &p->policies[i]);
+    p->n_policies = N_ENTRIES;
+    p->seed0 = sc->cfg.seed;
+    p->n_seeds = seeds;
+    compare_axis *ax = &p->axes[0];
+    snprintf(ax->key, sizeof ax->key, "clients.count");
+    ax->from = 5;
+    ax->to = 95;
+    ax->step = 5;
+    ax->n = 19;
+    p->n_axes = 1;
+    p->n_points = ax->n;
+    p->points = calloc(p->n_points, sizeof *p->points);
+    for (uint32_t k = 0; k < p->n_points; k++) {
+        char set[64];
+        const char *sets[1] = {set};
+        p->points[k].value[0] = compare_axis_value(ax, k);
+        p->points[k].index[0] = k;
+        snprintf(set, sizeof set, "clients.count=%g",
+                 p->points[k].value[0]);
+        if (scenario_load(SCENARIO, sets, 1, sc, &e) != 0)
+            die(set, &e);
+        p->points[k].cfg = sc->cfg;
+    }
+    size_t len;
+    char *bytes = read_all(SCENARIO, &len);
+    compare_plan_fingerprint(p, bytes, len);
+    free(bytes);
+    free(sc);
+}
+
+/* The engine alone on every run of the plan, one thread: its CPU time. */
+static double bare_cpu(const compare_plan *p)
+{
+    sim_config *cfg = malloc(sizeof *cfg);
+    double t0 = cpu_s();
+    for (uint32_t r = 0; r < compare_n_runs(p); r++) {
+        uint32_t pt, pol, sd;
+        compare_run_at(p, r, &pt, &pol, &sd);
+        *cfg = p->points[pt].cfg;
+        cfg->seed = p->seed0 + sd;
+        const compare_policy *cp = &p->policies[pol];
+        policy_setup ps;
+        sim *s;
+        sim_summary sum;
+        sb_err e;
+        if (policy_setup_build(cp->stack, NULL, 0, cp->params, cp->n_params,
+                               &ps, &e) != 0 ||
+            sim_create(cfg, ps.stack, &s, &e) != 0)
+            die(cp->label, &e);
+        sim_run_until(s, cfg->duration_ns);
+        sim_finish(s);
+        summary_compute(s, &sum);
+        sim_destroy(s);
+        policy_setup_free(&ps);
+    }
+    free(cfg);
+    return cpu_s() - t0;
+}
+
+/* One comparison into a new directory: wall and CPU seconds.  Not one
+ * emptied just before: for a minute or more after thousands of files
+ * are deleted, ext4 searches past their inodes for each new file, and a
+ * repetition would measure that (bench/README.md). */
+static void execute_once(const compare_plan *p, const char *dir, int jobs,
+                         FILE *progress, double *wall, double *cpu,
+                         double *sys)
+{
+    sb_err e;
+    compare_opts o = {dir, jobs, NULL, 0, progress, NULL};
+    double w0 = wall_s(), c0 = cpu_s(), s0 = sys_s();
+    if (compare_execute(p, &o, &e) != 0)
+        die("compare_execute", &e);
+    *wall = wall_s() - w0;
+    *cpu = cpu_s() - c0;
+    *sys = sys_s() - s0;
+}
+
+static void outputs(const compare_plan *p, const char *dir)
+{
+    const char *dirs[1] = {dir};
+    compare_result *res;
+    sb_err e;
+    char path[1200];
+    double w0 = wall_s(), c0 = cpu_s();
+    if (compare_load(p, dirs, 1, &res, &e) != 0)
+        die("compare_load", &e);
+    double load_wall = wall_s() - w0;
+    static const char *const names[3] = {"runs.csv", "summary.md",
+                                         "summary.json"};
+    int (*const write[3])(const compare_result *, const char *,
+                          sb_err *) = {compare_write_csv, compare_write_md,
+                                       compare_write_json};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (write[i](res, path, &e) != 0)
+            die(path, &e);
+    }
+    printf("load + statistics  %6.2f s wall; with runs.csv, summary.md, "
+           "summary.json %.2f s wall, %.2f s CPU\n",
+           load_wall, wall_s() - w0, cpu_s() - c0);
+    compare_result_free(res);
+}
+
+static unsigned long number(const char *flag, const char *v)
+{
+    char *end;
+    unsigned long n = strtoul(v, &end, 10);
+    if (*v == '\0' || *end != '\0' || n < 1) {
+        fprintf(stderr, "bench_compare: %s: expected a whole number of at "
+                        "least 1, got '%s'\n", flag, v);
+        exit(2);
+    }
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    int jobs = 2, repeat = 3;
+    uint32_t seeds = 100;
+    const char *dir = "out/bench-compare";
+    bool bare = true, execute = true;
+    FILE *progress = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-j") == 0 && i + 1 < argc)
+            jobs = (int)number("-j", argv[++i]);
+        else if (strcmp(argv[i], "--seeds") == 0 && i + 1 < argc)
+            seeds = (uint32_t)number("--seeds", argv[++i]);
+        else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
+            repeat = (int)number("--repeat", argv[++i]);
+        else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
+            dir = argv[++i];
+        else if (strcmp(argv[i], "--no-bare") == 0)
+            bare = false;
+        else if (strcmp(argv[i], "--progress") == 0)
+            progress = stderr;
+        else if (strcmp(argv[i], "--bare-only") == 0)
+            execute = false;
+        else {
+            fprintf(stderr, "usage: bench_compare [-j JOBS] [--seeds N] "
+                            "[--repeat R] [--dir DIR] [--no-bare | "
+                            "--bare-only] [--progress]\n");
+            return 2;
+        }
+    }
+    compare_plan *p = malloc(sizeof *p);
+    build_plan(p, seeds);
+    uint32_t n = compare_n_runs(p);
+    printf("hot-record: 19 client counts x %d policies x %u seeds = %u "
+           "runs, %d threads, saved under %s/K/runs; best of %d\n",
+           N_ENTRIES, seeds, n, jobs, dir, repeat);
+    double wall = INFINITY, cpu = INFINITY, engine = INFINITY, sys = 0;
+    char rep[1100], cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        return 1;
+    for (int k = 0; k < repeat; k++) {
+        double w, c, sy;
+        snprintf(rep, sizeof rep, "%s/%d", dir, k);
+        if (execute) {
+            execute_once(p, rep, jobs, progress, &w, &c, &sy);
+            wall = fmin(wall, w);
+            if (c < cpu)
+                sys = sy;
+            cpu = fmin(cpu, c);
+        }
+        if (bare)
+            engine = fmin(engine, bare_cpu(p));
+    }
+    if (execute)
+        printf("compare_execute    %6.2f s wall  %6.2f s CPU (%.2f s in the "
+               "kernel)  %6.0f runs/s  %5.0f us CPU per run\n",
+               wall, cpu, sys, n / wall, cpu / n * 1e6);
+    if (bare)
+        printf("engine alone                     %6.2f s CPU  (one thread; "
+               "no reduction, no file)  %5.0f us per run\n",
+               engine, engine / n * 1e6);
+    if (bare && execute)
+        printf("overhead                         %6.2f s CPU  %.0f us per "
+               "run, %.0f %% of the engine's time\n",
+               cpu - engine, (cpu - engine) / n * 1e6,
+               100.0 * (cpu - engine) / engine);
+    if (!execute)
+        return 0;
+    printf("the result holds %zu bytes per run: %.1f MB for these runs\n",
+           sizeof(compare_run), (double)n * sizeof(compare_run) / 1e6);
+    outputs(p, rep);
+    free(p->points);
+    free(p);
+    return 0;
+}

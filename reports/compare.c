@@ -1,0 +1,429 @@
+/*
+ * compare.c -- a comparison's plan, its metrics, and its results: the
+ * saved runs loaded (from one directory, or several to merge), the
+ * statistics across seeds, and the series bands the report draws.
+ * Running is in compare_exec.c, the verdicts in compare_verdict.c, the
+ * tables in compare_out.c.
+ */
+#include "compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runfile.h"
+
+const double compare_cdf_q[COMPARE_CDF_POINTS] = {
+    0.01,  0.025, 0.05,  0.075, 0.1,   0.125, 0.15,  0.175, 0.2,
+    0.225, 0.25,  0.275, 0.3,   0.325, 0.35,  0.375, 0.4,   0.425,
+    0.45,  0.475, 0.5,   0.525, 0.55,  0.575, 0.6,   0.625, 0.65,
+    0.675, 0.7,   0.725, 0.75,  0.775, 0.8,   0.825, 0.85,  0.875,
+    0.9,   0.925, 0.95,  0.975, 0.99,  0.999};
+
+/* Keys that differ from the summary's fields where the value does
+ * (success_pct is the summary's success_ratio x 100), so runs.csv can
+ * carry both. */
+const compare_metric_info compare_metrics[CM_COUNT] = {
+    {"success_pct", "success ratio", "%", +1},
+    {"amplification", "amplification", "x", -1},
+    {"peak_amplification", "peak amplification", "x", -1},
+    {"recovery_s", "recovery time", "s", -1},
+    {"p99_ms", "p99 latency", "ms", -1},
+    {"duplicates", "duplicate writes", "", -1},
+    {"quarantined", "quarantined", "", -1},
+    {"wasted_work_pct", "wasted work", "%", -1},
+    {"completion_s", "completion time", "s", -1},
+};
+
+const compare_metric_info compare_phase_figures[CP_COUNT] = {
+    {"offered_per_s", "offered", "/s", 0},
+    {"goodput_per_s", "goodput", "/s", +1},
+    {"success_pct", "success ratio", "%", +1},
+    {"amplification", "amplification", "x", -1},
+    {"p99_ms", "p99 latency", "ms", -1},
+    {"duplicates", "duplicate writes", "", -1},
+};
+
+const char *const compare_phase_names[PHASE_COUNT] = {"before", "during",
+                                                      "after", "end"};
+
+/* ---- The plan ------------------------------------------------------------- */
+
+double compare_axis_value(const compare_axis *a, uint32_t i)
+{
+    return a->from + (double)i * a->step;
+}
+
+uint32_t compare_n_runs(const compare_plan *p)
+{
+    return p->n_points * (uint32_t)p->n_policies * p->n_seeds;
+}
+
+void compare_run_at(const compare_plan *p, uint32_t r, uint32_t *point,
+                    uint32_t *policy, uint32_t *seed)
+{
+    *seed = r % p->n_seeds;
+    r /= p->n_seeds;
+    *policy = r % (uint32_t)p->n_policies;
+    *point = r / (uint32_t)p->n_policies;
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+    return runfile_hash(h, s, strlen(s) + 1); /* the NUL separates */
+}
+
+static uint64_t hash_num(uint64_t h, double v)
+{
+    char t[40];
+    snprintf(t, sizeof t, "%.17g", v);
+    return hash_str(h, t);
+}
+
+/* The seeds are left out: a run is saved under its seed, so asking for
+ * more seeds later reuses the runs already made. */
+void compare_plan_fingerprint(compare_plan *plan, const void *extra,
+                              size_t extra_len)
+{
+    uint64_t h = hash_str(RUNFILE_FNV, "stormbench " SB_VERSION);
+    h = hash_num(h, RUNFILE_VERSION);
+    h = runfile_hash(h, extra, extra_len);
+    for (int i = 0; i < plan->n_policies; i++) {
+        const compare_policy *cp = &plan->policies[i];
+        h = hash_str(hash_str(h, cp->label), cp->stack);
+        for (int j = 0; j < cp->n_params; j++)
+            h = hash_str(hash_str(h, cp->params[j].key), cp->params[j].value);
+    }
+    for (int a = 0; a < plan->n_axes; a++) {
+        const compare_axis *ax = &plan->axes[a];
+        h = hash_str(hash_str(h, ax->key), ax->unit);
+        h = hash_num(hash_num(hash_num(h, ax->from), ax->to), ax->step);
+        h = hash_num(hash_num(h, ax->n), ax->policy_param);
+    }
+    for (int i = 0; i < plan->n_plugins; i++)
+        h = hash_str(h, plan->plugins[i]);
+    snprintf(plan->fingerprint, sizeof plan->fingerprint, "%016llx",
+             (unsigned long long)h);
+}
+
+/* ---- Metrics --------------------------------------------------------------- */
+
+double compare_metric_of(const compare_run *r, compare_metric m)
+{
+    const sim_summary *s = &r->sum;
+    switch (m) {
+    case CM_SUCCESS_RATIO:
+        return s->successes + s->failures ? 100.0 * s->success_ratio : NAN;
+    case CM_AMPLIFICATION:
+        return s->offered ? s->amplification : NAN;
+    case CM_PEAK_AMP:
+        return s->offered ? s->peak_amplification : NAN;
+    case CM_RECOVERY_S:
+        return s->recovered ? s->recovery_time_s : NAN;
+    case CM_P99_MS:
+        return s->successes ? s->latency_p99_ms : NAN;
+    case CM_DUPLICATES:
+        return (double)s->duplicates;
+    case CM_QUARANTINED:
+        return (double)s->quarantined;
+    case CM_WASTED_SHARE:
+        return 100.0 * s->wasted_work_share;
+    case CM_COMPLETION_S:
+        return s->has_completion ? s->completion_time_s : NAN;
+    default:
+        return NAN;
+    }
+}
+
+int compare_metric_failed(const compare_plan *p, const compare_run *r,
+                          compare_metric m)
+{
+    const sim_summary *s = &r->sum;
+    if (m == CM_RECOVERY_S)
+        return s->recovery_judged ? !s->recovered : -1;
+    if (m == CM_COMPLETION_S &&
+        p->points[r->point].cfg.clients.arrival == ARRIVAL_ONCE)
+        return !s->has_completion;
+    return -1;
+}
+
+double compare_phase_value(const compare_run *r, compare_phase_kind k,
+                           int field)
+{
+    const compare_phase *p = &r->phase[k];
+    if (!p->present)
+        return NAN;
+    switch (field) {
+    case CP_OFFERED:
+        return p->offered_per_s;
+    case CP_GOODPUT:
+        return p->goodput_per_s;
+    case CP_SUCCESS:
+        return 100.0 * p->success_ratio;
+    case CP_AMPLIFICATION:
+        return p->amplification;
+    case CP_P99_MS:
+        return p->p99_ms;
+    case CP_DUPLICATES:
+        return p->duplicates;
+    default:
+        return NAN;
+    }
+}
+
+/* ---- Loading --------------------------------------------------------------- */
+
+static void dirs_text(const char *const *dirs, int n, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s/runs",
+                                 i ? ", " : "", dirs[i]);
+}
+
+void compare_run_name(const compare_plan *p, uint32_t r, char *buf,
+                      size_t len)
+{
+    uint32_t pt, pol, sd;
+    compare_run_at(p, r, &pt, &pol, &sd);
+    size_t used = (size_t)snprintf(
+        buf, len, "run %u: policy '%s', seed %llu", r, p->policies[pol].label,
+        (unsigned long long)(p->seed0 + sd));
+    for (int a = 0; a < p->n_axes && used < len; a++)
+        used += (size_t)snprintf(buf + used, len - used, ", %s = %g%s",
+                                 p->axes[a].key, p->points[pt].value[a],
+                                 p->axes[a].unit);
+}
+
+/* Run r from the first directory that has it valid, into *out (and its
+ * series into *series when not NULL).  0; 1 when no directory has a file
+ * for it; -1 when one has a file that cannot be used and none has a good
+ * one (the first such file's reason in e). */
+static int load_run(const compare_plan *p, const char *const *dirs,
+                    int n_dirs, uint32_t r, runfile_buf *buf,
+                    compare_run *out, compare_series *series, sb_err *e)
+{
+    uint32_t pt, pol, sd;
+    compare_run_at(p, r, &pt, &pol, &sd);
+    uint64_t seed = p->seed0 + sd;
+    int result = 1;
+    sb_err first;
+    for (int i = 0; i < n_dirs; i++) {
+        char path[1200];
+        runfile_path(path, sizeof path, dirs[i], pt, pol, seed);
+        sb_err why;
+        int rc = runfile_read(buf, path, p->fingerprint, pt, pol, seed, out,
+                              series, &why);
+        if (rc == 0) {
+            out->seed_index = sd;
+            return 0;
+        }
+        if (rc < 0 && result == 1) {
+            first = why;
+            result = -1;
+        }
+    }
+    if (result < 0)
+        err_set(e, "%s", first.msg);
+    return result;
+}
+
+/* Every run of the plan into res->runs; what is missing or unusable is
+ * one error naming the first of them and what to do. */
+static int load_runs(compare_result *res, const char *const *dirs,
+                     int n_dirs, sb_err *e)
+{
+    const compare_plan *p = res->plan;
+    uint32_t n = compare_n_runs(p), missing = 0, bad = 0, first_missing = 0;
+    runfile_buf buf = {0};
+    sb_err bad_why;
+    char name[600];
+    for (uint32_t r = 0; r < n; r++) {
+        sb_err why;
+        int rc = load_run(p, dirs, n_dirs, r, &buf, &res->runs[r], NULL,
+                          &why);
+        if (rc > 0 && missing++ == 0)
+            first_missing = r;
+        if (rc < 0 && bad++ == 0) {
+            compare_run_name(p, r, name, sizeof name);
+            err_set(&bad_why, "%s: %s", name, why.msg);
+        }
+    }
+    runfile_buf_free(&buf);
+    if (bad)
+        return err_set(e, "%s%s; run the same compare command again: it "
+                       "runs what is missing or unusable again",
+                       bad_why.msg,
+                       bad > 1 ? " (and more saved runs like it)" : "");
+    if (missing) {
+        char where[2048];
+        dirs_text(dirs, n_dirs, where, sizeof where);
+        compare_run_name(p, first_missing, name, sizeof name);
+        return err_set(e, "%u of %u runs are not saved in %s (the first: "
+                       "%s); run the same compare command again, which "
+                       "runs only what is missing, or its job with --run %u",
+                       missing, n, where, name, first_missing);
+    }
+    return 0;
+}
+
+/* ---- Statistics ------------------------------------------------------------- */
+
+static void stat_of(const double *v, uint32_t n, compare_stat *st)
+{
+    stats_mean_ci(v, n, 0.95, &st->ci);
+    st->median = stats_quantile(v, n, 0.5);
+    st->missing = n - (uint32_t)st->ci.n;
+}
+
+static const compare_run *run_of(const compare_result *res, uint32_t pt,
+                                 int pol, uint32_t sd)
+{
+    const compare_plan *p = res->plan;
+    return &res->runs[((size_t)pt * (size_t)p->n_policies + (size_t)pol) *
+                          p->n_seeds + sd];
+}
+
+static void compute_stats(compare_result *res, double *v)
+{
+    const compare_plan *p = res->plan;
+    for (uint32_t pt = 0; pt < p->n_points; pt++)
+        for (int pol = 0; pol < p->n_policies; pol++) {
+            size_t at = (size_t)pt * (size_t)p->n_policies + (size_t)pol;
+            for (int m = 0; m < CM_COUNT; m++) {
+                for (uint32_t sd = 0; sd < p->n_seeds; sd++)
+                    v[sd] = compare_metric_of(run_of(res, pt, pol, sd), m);
+                stat_of(v, p->n_seeds, &res->stat[at * CM_COUNT + m]);
+            }
+            for (int k = 0; k < PHASE_COUNT; k++)
+                for (int f = 0; f < CP_COUNT; f++) {
+                    for (uint32_t sd = 0; sd < p->n_seeds; sd++)
+                        v[sd] = compare_phase_value(run_of(res, pt, pol, sd),
+                                                    k, f);
+                    stat_of(v, p->n_seeds,
+                            &res->phase_stat[(at * PHASE_COUNT + k) *
+                                                 CP_COUNT + f]);
+                }
+        }
+}
+
+static int alloc_result(const compare_plan *p, compare_result **out,
+                        sb_err *e)
+{
+    compare_result *res = calloc(1, sizeof *res);
+    size_t cells = (size_t)p->n_points * (size_t)p->n_policies;
+    if (res) {
+        res->plan = p;
+        res->runs = calloc(compare_n_runs(p) ? compare_n_runs(p) : 1,
+                           sizeof *res->runs);
+        res->stat = calloc(cells * CM_COUNT, sizeof *res->stat);
+        res->phase_stat = calloc(cells * PHASE_COUNT * CP_COUNT,
+                                 sizeof *res->phase_stat);
+        res->verdict = calloc((size_t)p->n_points * CM_COUNT,
+                              sizeof *res->verdict);
+    }
+    if (res == NULL || !res->runs || !res->stat || !res->phase_stat ||
+        !res->verdict) {
+        compare_result_free(res);
+        return err_set(e, "out of memory for %u runs", compare_n_runs(p));
+    }
+    *out = res;
+    return 0;
+}
+
+int compare_load(const compare_plan *p, const char *const *dirs, int n_dirs,
+                 compare_result **out, sb_err *e)
+{
+    *out = NULL;
+    if (p->n_policies < 1 || p->n_seeds < 1 || p->n_points < 1)
+        return err_set(e, "an empty comparison: %d policies, %u seeds, %u "
+                       "points", p->n_policies, p->n_seeds, p->n_points);
+    compare_result *res;
+    if (alloc_result(p, &res, e) != 0)
+        return -1;
+    double *v = malloc((size_t)p->n_seeds * sizeof *v);
+    if (v == NULL || load_runs(res, dirs, n_dirs, e) != 0) {
+        if (v == NULL)
+            err_set(e, "out of memory");
+        free(v);
+        compare_result_free(res);
+        return -1;
+    }
+    compute_stats(res, v);
+    free(v);
+    for (uint32_t pt = 0; pt < p->n_points; pt++)
+        for (int m = 0; m < CM_COUNT; m++)
+            compare_verdict_at(res, pt, m,
+                               &res->verdict[(size_t)pt * CM_COUNT + m]);
+    *out = res;
+    return 0;
+}
+
+void compare_result_free(compare_result *r)
+{
+    if (r == NULL)
+        return;
+    free(r->runs);
+    free(r->stat);
+    free(r->phase_stat);
+    free(r->verdict);
+    free(r);
+}
+
+/* ---- Series bands --------------------------------------------------------- */
+
+static void band_cell(const compare_series *all, uint32_t n, uint32_t row,
+                      int col, double *v, compare_series *lo,
+                      compare_series *mid, compare_series *hi)
+{
+    for (uint32_t s = 0; s < n; s++)
+        v[s] = row < all[s].n_rows ? (double)all[s].v[row][col] : NAN;
+    lo->v[row][col] = (float)stats_quantile(v, n, 0.1);
+    mid->v[row][col] = (float)stats_quantile(v, n, 0.5);
+    hi->v[row][col] = (float)stats_quantile(v, n, 0.9);
+}
+
+int compare_series_bands(const compare_result *r, const char *const *dirs,
+                         int n_dirs, uint32_t point, int policy,
+                         compare_series *lo, compare_series *mid,
+                         compare_series *hi, sb_err *e)
+{
+    const compare_plan *p = r->plan;
+    if (point >= p->n_points || policy < 0 || policy >= p->n_policies)
+        return err_set(e, "no point %u, policy %d in the plan", point,
+                       policy);
+    uint32_t n = p->n_seeds;
+    compare_series *all = malloc((size_t)n * sizeof *all);
+    double *v = malloc((size_t)n * sizeof *v);
+    compare_run *tmp = malloc(sizeof *tmp);
+    runfile_buf buf = {0};
+    int rc = all && v && tmp ? 0 : err_set(e, "out of memory");
+    uint32_t rows = 0;
+    for (uint32_t s = 0; s < n && rc == 0; s++) {
+        uint32_t run = ((point * (uint32_t)p->n_policies) +
+                        (uint32_t)policy) * n + s;
+        int got = load_run(p, dirs, n_dirs, run, &buf, tmp, &all[s], e);
+        if (got > 0) {
+            char name[600];
+            compare_run_name(p, run, name, sizeof name);
+            got = err_set(e, "%s: its saved file is gone", name);
+        }
+        rc = got;
+        if (rc == 0 && all[s].n_rows > rows)
+            rows = all[s].n_rows;
+    }
+    for (uint32_t row = 0; row < rows && rc == 0; row++)
+        for (int c = 0; c < CC_COUNT; c++)
+            band_cell(all, n, row, c, v, lo, mid, hi);
+    if (rc == 0) {
+        lo->n_rows = mid->n_rows = hi->n_rows = rows;
+        lo->row_s = mid->row_s = hi->row_s = all[0].row_s;
+    }
+    runfile_buf_free(&buf);
+    free(all);
+    free(v);
+    free(tmp);
+    return rc;
+}

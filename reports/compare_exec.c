@@ -1,0 +1,582 @@
+/*
+ * compare_exec.c -- running a comparison: a pool of threads, each taking
+ * the next run that has no valid saved file, running it exactly as
+ * `stormbench run` would (the same config with the run's seed, the same
+ * policy stack and parameters), reducing it while it runs, and saving it
+ * whole the moment it ends.
+ *
+ * A run's reduction is an observer of every bucket the engine closes, at
+ * the scenario's bucket width: it sums the buckets of each phase and
+ * folds them into at most COMPARE_ROWS series rows.  So nothing of the
+ * run's metrics outlives it, and the reduction costs one pass over the
+ * buckets, done while they are hot.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "outfile.h"
+#include "policy_setup.h"
+#include "runfile.h"
+#include "sim.h"
+
+/* ---- One run, reduced as it goes ---------------------------------------- */
+
+/* Sums over a span of buckets: a phase, or a series row. */
+typedef struct span_sum {
+    uint64_t buckets;
+    int64_t width_ns;
+    uint64_t offered, attempts, successes, failures, duplicates, refusals;
+    double queue_ns;
+    uint64_t n_latency;
+    uint32_t latency[BUCKET_HIST_BINS]; /* successes' latency */
+    size_t lo, hi;                      /* nonzero bins; lo > hi: none */
+} span_sum;
+
+typedef struct reducer {
+    int64_t bucket_ns;
+    uint64_t seen;                    /* buckets closed so far */
+    uint64_t from[PHASE_COUNT], to[PHASE_COUNT]; /* bucket indices */
+    span_sum phase[PHASE_COUNT];
+    uint64_t per_row;                 /* buckets per series row */
+    span_sum row;
+    uint64_t duplicates;              /* so far, for the cumulative column */
+    compare_series *series;
+} reducer;
+
+static void span_clear(span_sum *a)
+{
+    for (size_t i = a->lo; i <= a->hi && a->lo <= a->hi; i++)
+        a->latency[i] = 0;
+    size_t keep = offsetof(span_sum, latency);
+    memset(a, 0, keep);
+    a->lo = BUCKET_HIST_BINS;
+    a->hi = 0;
+}
+
+static void span_add(span_sum *a, const metrics_bucket *b,
+                     const metrics_hist *h)
+{
+    a->buckets++;
+    a->width_ns += b->width_ns;
+    a->offered += b->offered;
+    a->attempts += b->attempts;
+    a->successes += b->successes;
+    a->failures += b->failures;
+    a->duplicates += b->duplicates;
+    a->refusals += b->refusals;
+    a->queue_ns += b->queue_ns;
+    for (size_t i = h->lo; i <= h->hi && h->lo <= h->hi; i++) {
+        if (h->latency[i] == 0)
+            continue;
+        a->latency[i] += h->latency[i];
+        a->n_latency += h->latency[i];
+        if (i < a->lo)
+            a->lo = i;
+        if (i > a->hi)
+            a->hi = i;
+    }
+}
+
+/* The successes' p99 over a span, ms; NaN when there were none. */
+static double span_p99_ms(const span_sum *a)
+{
+    if (a->n_latency == 0)
+        return NAN;
+    double q = 0.99, v;
+    hist_quantiles(BUCKET_HIST_BITS, a->latency, a->lo, a->hi, a->n_latency,
+                   &q, 1, &v);
+    return v / 1e6;
+}
+
+static uint64_t ceil_div(int64_t a, int64_t b)
+{
+    return a <= 0 ? 0 : (uint64_t)((a + b - 1) / b);
+}
+
+/* The phases as bucket ranges (compare.h defines them): "before" is the
+ * buckets wholly before the first fault, as the summary's baseline;
+ * "during" every bucket a fault touches; "end" the last recovery window,
+ * when it lies wholly after the faults. */
+static void phase_ranges(reducer *rd, const sim_config *c, const sim *s)
+{
+    int64_t w = rd->bucket_ns;
+    uint64_t n = ceil_div(c->duration_ns, w);
+    uint64_t warm = ceil_div(c->warmup_ns, w);
+    memset(rd->from, 0, sizeof rd->from);
+    memset(rd->to, 0, sizeof rd->to);
+    int64_t first = sim_first_fault_start(s), last = sim_last_fault_end(s);
+    if (first < 0) {
+        rd->from[PHASE_BEFORE] = warm;
+        rd->to[PHASE_BEFORE] = n;
+        return;
+    }
+    uint64_t fs = (uint64_t)(first / w), fe = ceil_div(last, w);
+    if (fe > n)
+        fe = n;
+    uint64_t window = ceil_div(c->recovery_window_ns, w);
+    uint64_t end = n - (window < 1 ? 1 : window > n ? n : window);
+    rd->from[PHASE_BEFORE] = warm;
+    rd->to[PHASE_BEFORE] = fs;
+    rd->from[PHASE_DURING] = fs;
+    rd->to[PHASE_DURING] = fe;
+    rd->from[PHASE_AFTER] = fe;
+    rd->to[PHASE_AFTER] = fe <= end ? end : n;
+    if (fe <= end) {
+        rd->from[PHASE_END] = end;
+        rd->to[PHASE_END] = n;
+    }
+}
+
+static void reducer_start(reducer *rd, const sim_config *c, const sim *s,
+                          compare_series *series)
+{
+    rd->bucket_ns = c->bucket_ns;
+    rd->seen = 0;
+    rd->duplicates = 0;
+    rd->series = series;
+    phase_ranges(rd, c, s);
+    for (int k = 0; k < PHASE_COUNT; k++)
+        span_clear(&rd->phase[k]);
+    span_clear(&rd->row);
+    uint64_t n = ceil_div(c->duration_ns, c->bucket_ns);
+    rd->per_row = n <= COMPARE_ROWS ? 1 : ceil_div((int64_t)n, COMPARE_ROWS);
+    series->n_rows = 0;
+    series->row_s = (double)rd->per_row * (double)c->bucket_ns / 1e9;
+}
+
+static void row_flush(reducer *rd)
+{
+    span_sum *a = &rd->row;
+    compare_series *s = rd->series;
+    if (a->buckets == 0 || s->n_rows == COMPARE_ROWS)
+        return;
+    double width_s = (double)a->width_ns / 1e9;
+    float *v = s->v[s->n_rows++];
+    v[CC_OFFERED] = (float)((double)a->offered / width_s);
+    v[CC_ATTEMPTS] = (float)((double)a->attempts / width_s);
+    v[CC_GOODPUT] = (float)((double)a->successes / width_s);
+    v[CC_QUEUE] = (float)(a->queue_ns / (double)a->width_ns);
+    v[CC_P99_MS] = (float)span_p99_ms(a);
+    v[CC_DUPLICATES] = (float)rd->duplicates;
+    v[CC_REFUSED] = (float)((double)a->refusals / width_s);
+    span_clear(a);
+}
+
+static void on_bucket(void *ctx, const sim *s, const metrics_bucket *b,
+                      const metrics_hist *h)
+{
+    (void)s;
+    reducer *rd = ctx;
+    uint64_t i = rd->seen++;
+    for (int k = 0; k < PHASE_COUNT; k++)
+        if (i >= rd->from[k] && i < rd->to[k])
+            span_add(&rd->phase[k], b, h);
+    rd->duplicates += b->duplicates;
+    span_add(&rd->row, b, h);
+    if (rd->row.buckets == rd->per_row)
+        row_flush(rd);
+}
+
+static void phase_figures(const span_sum *a, uint64_t from, int64_t w,
+                          compare_phase *p)
+{
+    memset(p, 0, sizeof *p);
+    if (a->buckets == 0)
+        return;
+    double width_s = (double)a->width_ns / 1e9;
+    uint64_t ended = a->successes + a->failures;
+    p->present = true;
+    p->from_s = (double)from * (double)w / 1e9;
+    p->to_s = p->from_s + width_s;
+    p->offered_per_s = (double)a->offered / width_s;
+    p->goodput_per_s = (double)a->successes / width_s;
+    p->success_ratio = ended ? (double)a->successes / (double)ended : NAN;
+    p->amplification =
+        a->offered ? (double)a->attempts / (double)a->offered : NAN;
+    p->p99_ms = span_p99_ms(a);
+    p->duplicates = (double)a->duplicates;
+}
+
+static void reducer_finish(reducer *rd, compare_run *r)
+{
+    row_flush(rd);
+    for (int k = 0; k < PHASE_COUNT; k++)
+        phase_figures(&rd->phase[k], rd->from[k], rd->bucket_ns,
+                      &r->phase[k]);
+}
+
+/* The run's latency CDF from the whole-run histogram (0.8 %). */
+static void latency_cdf(const metrics *m, compare_run *r)
+{
+    double v[COMPARE_CDF_POINTS];
+    uint64_t n = m->total.sum.successes;
+    hist_quantiles(TOTAL_HIST_BITS, m->total.latency, 0,
+                   TOTAL_HIST_BINS - 1, n, compare_cdf_q, COMPARE_CDF_POINTS,
+                   v);
+    for (int i = 0; i < COMPARE_CDF_POINTS; i++)
+        r->latency_ms[i] = n ? (float)(v[i] / 1e6) : NAN;
+}
+
+/* ---- The pool ------------------------------------------------------------ */
+
+typedef struct pool {
+    const compare_plan *plan;
+    const compare_opts *opts;
+    uint32_t *todo;
+    uint32_t n_todo;
+    atomic_uint next;   /* index into todo of the next run to start */
+    atomic_uint done;   /* runs finished and saved */
+    atomic_int failed;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int running;        /* workers not yet returned */
+    sb_err err;         /* the first failure */
+} pool;
+
+typedef struct worker {
+    pool *pool;
+    pthread_t thread;
+    sim_config cfg;
+    reducer red;
+    compare_series series;
+    runfile_buf buf;
+} worker;
+
+/* "policy 'P', seed S, clients.count = 50": which run failed. */
+static void run_name(const compare_plan *p, uint32_t pt, uint32_t pol,
+                     uint64_t seed, char *buf, size_t len)
+{
+    size_t used = (size_t)snprintf(buf, len, "policy '%s', seed %llu",
+                                   p->policies[pol].label,
+                                   (unsigned long long)seed);
+    for (int a = 0; a < p->n_axes && used < len; a++)
+        used += (size_t)snprintf(buf + used, len - used, ", %s = %g%s",
+                                 p->axes[a].key, p->points[pt].value[a],
+                                 p->axes[a].unit);
+}
+
+static int build_stack(const compare_plan *p, uint32_t pt, uint32_t pol,
+                       policy_setup *ps, sb_err *e)
+{
+    const compare_policy *cp = &p->policies[pol];
+    const compare_point *point = &p->points[pt];
+    setting all[COMPARE_MAX_PARAMS + COMPARE_MAX_AXES];
+    int n = 0;
+    for (int i = 0; i < cp->n_params; i++)
+        all[n++] = cp->params[i];
+    for (int i = 0; i < point->n_policy_sets; i++)
+        all[n++] = point->policy_sets[i];
+    const char *plugins[COMPARE_MAX_PLUGINS];
+    for (int i = 0; i < p->n_plugins; i++)
+        plugins[i] = p->plugins[i];
+    char origin[200];
+    snprintf(origin, sizeof origin, "policy entry '%s'", cp->label);
+    return policy_setup_build_at(cp->stack, origin, plugins, p->n_plugins,
+                                 all, n, ps, e);
+}
+
+/* Run r of the plan and save it. */
+static int run_one(worker *w, uint32_t r, sb_err *e)
+{
+    const compare_plan *p = w->pool->plan;
+    uint32_t pt, pol, sd;
+    compare_run_at(p, r, &pt, &pol, &sd);
+    w->cfg = p->points[pt].cfg;
+    w->cfg.seed = p->seed0 + sd;
+    w->cfg.trace_sample = 0;
+    compare_run run;
+    memset(&run, 0, sizeof run);
+    run.point = pt;
+    run.policy = pol;
+    run.seed_index = sd;
+    run.seed = w->cfg.seed;
+    policy_setup ps;
+    sim *s = NULL;
+    if (build_stack(p, pt, pol, &ps, e) != 0)
+        return -1;
+    if (sim_create(&w->cfg, ps.stack, &s, e) != 0)
+        goto done;
+    reducer_start(&w->red, &w->cfg, s, &w->series);
+    sim_observer obs = {&w->red, on_bucket, NULL};
+    if (sim_observe(s, &obs) != 0) {
+        err_set(e, "cannot observe the run");
+        goto done;
+    }
+    if (sim_run_until(s, w->cfg.duration_ns) != 0) {
+        err_set(e, "the run stopped at t=%.3f s: %s",
+                (double)sim_now(s) / 1e9, sim_error(s));
+        goto done;
+    }
+    sim_finish(s);
+    summary_compute(s, &run.sum);
+    reducer_finish(&w->red, &run);
+    latency_cdf(sim_metrics(s), &run);
+    sim_destroy(s);
+    s = NULL;
+    policy_setup_free(&ps);
+    char path[1200];
+    runfile_path(path, sizeof path, w->pool->opts->dir, pt, pol, run.seed);
+    return runfile_write(&w->buf, path, p->fingerprint,
+                         p->policies[pol].label, &run, &w->series, e);
+done:
+    sim_destroy(s);
+    policy_setup_free(&ps);
+    return -1;
+}
+
+static bool stopping(const pool *pl)
+{
+    return atomic_load(&pl->failed) ||
+           (pl->opts->stop && *pl->opts->stop);
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    pool *pl = w->pool;
+    while (!stopping(pl)) {
+        unsigned i = atomic_fetch_add(&pl->next, 1);
+        if (i >= pl->n_todo)
+            break;
+        uint32_t r = pl->todo[i];
+        sb_err e;
+        if (run_one(w, r, &e) != 0) {
+            uint32_t pt, pol, sd;
+            compare_run_at(pl->plan, r, &pt, &pol, &sd);
+            char name[512];
+            run_name(pl->plan, pt, pol, pl->plan->seed0 + sd, name,
+                     sizeof name);
+            pthread_mutex_lock(&pl->lock);
+            if (!atomic_load(&pl->failed))
+                err_set(&pl->err, "run %u (%s): %s", r, name, e.msg);
+            atomic_store(&pl->failed, 1);
+            pthread_mutex_unlock(&pl->lock);
+            break;
+        }
+        atomic_fetch_add(&pl->done, 1);
+    }
+    pthread_mutex_lock(&pl->lock);
+    pl->running--;
+    pthread_cond_signal(&pl->cond);
+    pthread_mutex_unlock(&pl->lock);
+    return NULL;
+}
+
+/* ---- Progress ------------------------------------------------------------ */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void eta_text(double s, char *buf, size_t len)
+{
+    if (!isfinite(s))
+        snprintf(buf, len, "?");
+    else if (s < 100)
+        snprintf(buf, len, "%.0f s", s);
+    else if (s < 6000)
+        snprintf(buf, len, "%.0f min", s / 60);
+    else
+        snprintf(buf, len, "%.1f h", s / 3600);
+}
+
+/* A bar redrawn in place on a terminal; elsewhere (a log, CI) a line
+ * now and then, since a bar's carriage returns make one endless line. */
+static void progress(FILE *f, bool tty, unsigned done, unsigned total,
+                     double elapsed, bool last)
+{
+    double rate = elapsed > 0 ? done / elapsed : 0;
+    char eta[32];
+    eta_text(rate > 0 ? (total - done) / rate : NAN, eta, sizeof eta);
+    if (tty) {
+        enum { WIDTH = 30 };
+        char bar[WIDTH + 1];
+        int full = total ? (int)((double)WIDTH * done / total) : WIDTH;
+        for (int i = 0; i < WIDTH; i++)
+            bar[i] = i < full ? '#' : '.';
+        bar[WIDTH] = '\0';
+        if (last)
+            fprintf(f, "\r[%s] %u/%u runs  %.0f runs/s  %s\n", bar, done,
+                    total, rate, done < total ? "stopped" : "done    ");
+        else
+            fprintf(f, "\r[%s] %u/%u runs  %.0f runs/s  ETA %s   ", bar,
+                    done, total, rate, eta);
+    } else if (last) {
+        fprintf(f, "compare: %u of %u runs done in %.1f s (%.0f runs/s)%s\n",
+                done, total, elapsed, rate, done < total ? ", stopped" : "");
+    } else {
+        fprintf(f, "compare: %u of %u runs done (%.0f %%), %.0f runs/s, "
+                   "about %s left\n",
+                done, total, total ? 100.0 * done / total : 100.0, rate,
+                eta);
+    }
+    fflush(f);
+}
+
+/* Wait for the workers, drawing progress: every 0.2 s on a terminal,
+ * every 10 s otherwise. */
+static void watch(pool *pl, FILE *f)
+{
+    bool tty = f && isatty(fileno(f));
+    double start = now_s(), shown = start;
+    double every = tty ? 0.2 : 10.0;
+    pthread_mutex_lock(&pl->lock);
+    while (pl->running > 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 200 * 1000 * 1000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&pl->cond, &pl->lock, &ts);
+        double t = now_s();
+        if (f && pl->running > 0 && t - shown >= every) {
+            progress(f, tty, atomic_load(&pl->done), pl->n_todo, t - start,
+                     false);
+            shown = t;
+        }
+    }
+    pthread_mutex_unlock(&pl->lock);
+    if (f)
+        progress(f, tty, atomic_load(&pl->done), pl->n_todo, now_s() - start,
+                 true);
+}
+
+/* ---- Which runs to do ---------------------------------------------------- */
+
+/* Is run r saved, whole and of this plan?  A file that is not says why on
+ * the progress stream, and is run again. */
+static bool saved(const compare_plan *p, const compare_opts *o, uint32_t r,
+                  runfile_buf *buf, compare_run *tmp)
+{
+    uint32_t pt, pol, sd;
+    compare_run_at(p, r, &pt, &pol, &sd);
+    char path[1200];
+    runfile_path(path, sizeof path, o->dir, pt, pol, p->seed0 + sd);
+    sb_err e;
+    int rc = runfile_read(buf, path, p->fingerprint, pt, pol, p->seed0 + sd,
+                          tmp, NULL, &e);
+    if (rc < 0 && o->progress)
+        fprintf(o->progress, "compare: %s; running it again\n", e.msg);
+    return rc == 0;
+}
+
+static int list_todo(const compare_plan *p, const compare_opts *o,
+                     pool *pl, sb_err *e)
+{
+    uint32_t total = o->only ? o->n_only : compare_n_runs(p);
+    pl->todo = malloc((total ? total : 1) * sizeof *pl->todo);
+    compare_run *tmp = malloc(sizeof *tmp);
+    runfile_buf buf = {0};
+    if (pl->todo == NULL || tmp == NULL) {
+        free(tmp);
+        return err_set(e, "out of memory");
+    }
+    pl->n_todo = 0;
+    for (uint32_t i = 0; i < total; i++) {
+        uint32_t r = o->only ? o->only[i] : i;
+        if (r >= compare_n_runs(p)) {
+            free(tmp);
+            runfile_buf_free(&buf);
+            return err_set(e, "run %u: the plan has runs 0 to %u", r,
+                           compare_n_runs(p) - 1);
+        }
+        if (!saved(p, o, r, &buf, tmp))
+            pl->todo[pl->n_todo++] = r;
+    }
+    free(tmp);
+    runfile_buf_free(&buf);
+    return 0;
+}
+
+static int start_workers(pool *pl, worker **ws, int jobs, sb_err *e)
+{
+    for (int i = 0; i < jobs; i++) {
+        ws[i] = calloc(1, sizeof *ws[i]);
+        if (ws[i] == NULL)
+            return err_set(e, "out of memory");
+        ws[i]->pool = pl;
+        pthread_mutex_lock(&pl->lock);
+        pl->running++;
+        pthread_mutex_unlock(&pl->lock);
+        if (pthread_create(&ws[i]->thread, NULL, worker_main, ws[i]) != 0) {
+            pthread_mutex_lock(&pl->lock);
+            pl->running--;
+            pthread_mutex_unlock(&pl->lock);
+            free(ws[i]);
+            ws[i] = NULL;
+            /* The threads started so far stop at their next run. */
+            atomic_store(&pl->failed, 1);
+            return err_set(e, "cannot start a thread");
+        }
+    }
+    return 0;
+}
+
+static int jobs_for(const compare_opts *o, uint32_t n_todo)
+{
+    long jobs = o->jobs > 0 ? o->jobs : sysconf(_SC_NPROCESSORS_ONLN);
+    if (jobs < 1)
+        jobs = 1;
+    if (jobs > (long)n_todo)
+        jobs = (long)n_todo;
+    return (int)jobs;
+}
+
+int compare_execute(const compare_plan *p, const compare_opts *o, sb_err *e)
+{
+    pool pl;
+    memset(&pl, 0, sizeof pl);
+    pl.plan = p;
+    pl.opts = o;
+    char runs[1200];
+    snprintf(runs, sizeof runs, "%s/runs/", o->dir);
+    if (outfile_make_parents(runs, e) != 0)
+        return -1;
+    if (list_todo(p, o, &pl, e) != 0) {
+        free(pl.todo);
+        return -1;
+    }
+    int jobs = jobs_for(o, pl.n_todo);
+    uint32_t asked = o->only ? o->n_only : compare_n_runs(p);
+    if (o->progress && pl.n_todo < asked)
+        fprintf(o->progress, "compare: %u of %u runs are saved already%s\n",
+                asked - pl.n_todo, asked,
+                pl.n_todo ? "; running the rest" : "");
+    worker **ws = calloc(jobs ? (size_t)jobs : 1, sizeof *ws);
+    if (ws == NULL) {
+        free(pl.todo);
+        return err_set(e, "out of memory");
+    }
+    pthread_mutex_init(&pl.lock, NULL);
+    pthread_cond_init(&pl.cond, NULL);
+    int rc = start_workers(&pl, ws, jobs, e);
+    watch(&pl, rc == 0 && pl.n_todo ? o->progress : NULL);
+    for (int i = 0; i < jobs; i++) {
+        if (ws[i] == NULL)
+            continue;
+        pthread_join(ws[i]->thread, NULL);
+        runfile_buf_free(&ws[i]->buf);
+        free(ws[i]);
+    }
+    free(ws);
+    pthread_cond_destroy(&pl.cond);
+    pthread_mutex_destroy(&pl.lock);
+    if (rc == 0 && atomic_load(&pl.failed))
+        rc = err_set(e, "%s", pl.err.msg);
+    else if (rc == 0 && atomic_load(&pl.done) < pl.n_todo)
+        rc = 1;
+    free(pl.todo);
+    return rc;
+}

@@ -1,0 +1,507 @@
+/*
+ * compare_out.c -- a comparison's tables: runs.csv (every run, every
+ * figure, for other tools), summary.md (the results for a pull request)
+ * and summary.json (the same numbers for programs).
+ *
+ * summary.md and summary.json print every statistic through
+ * compare_stat_numbers, so the two carry the same digits: a test (and a
+ * reader) can check one against the other.  Nothing in them depends on
+ * the clock or on the order the runs finished in.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compare.h"
+#include "json.h"
+#include "outfile.h"
+#include "runfile.h"
+
+typedef void (*writer_fn)(FILE *f, const compare_result *r);
+
+static int write_file(const compare_result *r, const char *path,
+                      writer_fn fn, sb_err *e)
+{
+    outfile o;
+    if (outfile_open(&o, path, e) != 0)
+        return -1;
+    fn(o.f, r);
+    return outfile_commit(&o, e);
+}
+
+static const compare_run *run_of(const compare_result *r, uint32_t pt,
+                                 int pol, uint32_t sd)
+{
+    const compare_plan *p = r->plan;
+    return &r->runs[((size_t)pt * (size_t)p->n_policies + (size_t)pol) *
+                        p->n_seeds + sd];
+}
+
+/* An axis value as written in its unit: "50", "2.5s". */
+static void axis_value_text(const compare_plan *p, uint32_t pt, int a,
+                            char *buf, size_t len)
+{
+    snprintf(buf, len, "%.10g%s", p->points[pt].value[a], p->axes[a].unit);
+}
+
+/* ---- runs.csv -------------------------------------------------------------- */
+
+/* RFC 4180: a field with a comma, quote or line break is quoted. */
+static void csv_text(FILE *f, const char *s)
+{
+    if (strpbrk(s, ",\"\n\r") == NULL) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* A value read back exactly; NaN as an empty cell. */
+static void csv_num(FILE *f, double v)
+{
+    char t[40];
+    fputc(',', f);
+    if (isnan(v))
+        return;
+    runfile_double_text(v, t, sizeof t);
+    fputs(t, f);
+}
+
+static bool is_metric_key(const char *name)
+{
+    for (int m = 0; m < CM_COUNT; m++)
+        if (strcmp(compare_metrics[m].key, name) == 0)
+            return true;
+    return false;
+}
+
+static void csv_header(FILE *f, const compare_plan *p)
+{
+    fputs("run,point", f);
+    for (int a = 0; a < p->n_axes; a++) {
+        fputc(',', f);
+        csv_text(f, p->axes[a].key);
+    }
+    fputs(",policy,seed", f);
+    for (int m = 0; m < CM_COUNT; m++)
+        fprintf(f, ",%s", compare_metrics[m].key);
+    for (size_t i = 0; i < runfile_n_summary_fields; i++)
+        if (!is_metric_key(runfile_summary_fields[i].name))
+            fprintf(f, ",%s", runfile_summary_fields[i].name);
+    for (int k = 0; k < PHASE_COUNT; k++) {
+        fprintf(f, ",%s_from_s,%s_to_s", compare_phase_names[k],
+                compare_phase_names[k]);
+        for (int c = 0; c < CP_COUNT; c++)
+            fprintf(f, ",%s_%s", compare_phase_names[k],
+                    compare_phase_figures[c].key);
+    }
+    fputc('\n', f);
+}
+
+static void csv_row(FILE *f, const compare_plan *p, uint32_t n,
+                    const compare_run *run)
+{
+    fprintf(f, "%u,%u", n, run->point);
+    for (int a = 0; a < p->n_axes; a++)
+        csv_num(f, p->points[run->point].value[a]);
+    fputc(',', f);
+    csv_text(f, p->policies[run->policy].label);
+    fprintf(f, ",%llu", (unsigned long long)run->seed);
+    for (int m = 0; m < CM_COUNT; m++)
+        csv_num(f, compare_metric_of(run, m));
+    for (size_t i = 0; i < runfile_n_summary_fields; i++) {
+        const runfile_field *sf = &runfile_summary_fields[i];
+        char t[40];
+        if (is_metric_key(sf->name))
+            continue;
+        runfile_field_text(&run->sum, sf, t, sizeof t);
+        fprintf(f, ",%s", strcmp(t, "nan") == 0 ? "" : t);
+    }
+    for (int k = 0; k < PHASE_COUNT; k++) {
+        const compare_phase *ph = &run->phase[k];
+        csv_num(f, ph->present ? ph->from_s : NAN);
+        csv_num(f, ph->present ? ph->to_s : NAN);
+        for (int c = 0; c < CP_COUNT; c++)
+            csv_num(f, compare_phase_value(run, k, c));
+    }
+    fputc('\n', f);
+}
+
+static void csv_all(FILE *f, const compare_result *r)
+{
+    csv_header(f, r->plan);
+    for (uint32_t i = 0; i < compare_n_runs(r->plan); i++)
+        csv_row(f, r->plan, i, &r->runs[i]);
+}
+
+int compare_write_csv(const compare_result *r, const char *path, sb_err *e)
+{
+    return write_file(r, path, csv_all, e);
+}
+
+/* ---- What both summaries say ---------------------------------------------- */
+
+/* The runs of a policy at a point that failed a metric (recovery,
+ * completion), and those it applies to. */
+static void failures(const compare_result *r, uint32_t pt, int pol,
+                     compare_metric m, uint32_t *failed, uint32_t *applies)
+{
+    *failed = *applies = 0;
+    for (uint32_t sd = 0; sd < r->plan->n_seeds; sd++) {
+        int f = compare_metric_failed(r->plan, run_of(r, pt, pol, sd), m);
+        *failed += f == 1;
+        *applies += f >= 0;
+    }
+}
+
+/* A phase's span at a point, as text in seconds ("15", "37.5"); false
+ * when the phase is not present.  The span is the same for every run of
+ * the point (faults are in the scenario), so the first policy's first
+ * seed says it. */
+static bool phase_span(const compare_result *r, uint32_t pt, int k,
+                       char *from, char *to, size_t len)
+{
+    const compare_phase *ph = &run_of(r, pt, 0, 0)->phase[k];
+    if (!ph->present)
+        return false;
+    snprintf(from, len, "%.6g", ph->from_s);
+    snprintf(to, len, "%.6g", ph->to_s);
+    return true;
+}
+
+static void p_value_text(double p, char *buf, size_t len)
+{
+    if (isnan(p))
+        buf[0] = '\0';
+    else
+        snprintf(buf, len, "%.2g", p);
+}
+
+/* ---- summary.md ------------------------------------------------------------ */
+
+/* Text for a Markdown table cell: '|' escaped, line breaks as spaces. */
+static void md_cell(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputs("\\|", f);
+        else
+            fputc(*s == '\n' ? ' ' : *s, f);
+    }
+}
+
+/* "99.2 [98.9, 99.5]", "3.00" (one value), "-" (none). */
+static void md_stat(FILE *f, const compare_stat *st)
+{
+    compare_numbers n;
+    compare_stat_numbers(st, &n);
+    if (n.mean[0] == '\0')
+        fputs("-", f);
+    else if (n.lo[0] == '\0')
+        fputs(n.mean, f);
+    else
+        fprintf(f, "%s [%s, %s]", n.mean, n.lo, n.hi);
+}
+
+static void md_metric_cell(FILE *f, const compare_result *r, uint32_t pt,
+                           int pol, compare_metric m)
+{
+    const compare_stat *st = compare_stat_at(r, pt, pol, m);
+    md_stat(f, st);
+    uint32_t failed, applies;
+    failures(r, pt, pol, m, &failed, &applies);
+    if (failed)
+        fprintf(f, "; %s in %u of %u", m == CM_RECOVERY_S
+                                           ? "did not recover"
+                                           : "did not complete",
+                failed, applies);
+    else if (st->missing && st->ci.n)
+        fprintf(f, "; no value in %u of %u", st->missing,
+                r->plan->n_seeds);
+}
+
+/* The header of a table whose first columns are `first` ("metric", or
+ * "phase | figure") and then one column per policy. */
+static void md_head(FILE *f, const compare_plan *p, const char *first,
+                    int n_first)
+{
+    fprintf(f, "| %s |", first);
+    for (int pol = 0; pol < p->n_policies; pol++) {
+        fputs(" `", f);
+        md_cell(f, p->policies[pol].label);
+        fputs("` |", f);
+    }
+    fputs("\n|", f);
+    for (int i = 0; i < n_first; i++)
+        fputs("---|", f);
+    for (int pol = 0; pol < p->n_policies; pol++)
+        fputs("--:|", f);
+    fputc('\n', f);
+}
+
+static void md_unit_name(FILE *f, const compare_metric_info *mi)
+{
+    if (mi->unit[0])
+        fprintf(f, "%s (%s)", mi->name, mi->unit);
+    else
+        fputs(mi->name, f);
+}
+
+static void md_results(FILE *f, const compare_result *r, uint32_t pt)
+{
+    const compare_plan *p = r->plan;
+    md_head(f, p, "metric", 1);
+    for (int m = 0; m < CM_COUNT; m++) {
+        fputs("| ", f);
+        md_unit_name(f, &compare_metrics[m]);
+        fputs(" |", f);
+        for (int pol = 0; pol < p->n_policies; pol++) {
+            fputc(' ', f);
+            md_metric_cell(f, r, pt, pol, m);
+            fputs(" |", f);
+        }
+        fputc('\n', f);
+    }
+    fputs("\nVerdicts:\n\n", f);
+    for (int m = 0; m < CM_COUNT; m++) {
+        fprintf(f, "- **%s**: ", compare_metrics[m].name);
+        md_cell(f, compare_verdict_of(r, pt, m)->text);
+        fputc('\n', f);
+    }
+}
+
+static void md_phases(FILE *f, const compare_result *r, uint32_t pt)
+{
+    const compare_plan *p = r->plan;
+    fputs("\nBy phase (the same figures over each part of the run):\n\n",
+          f);
+    md_head(f, p, "phase | figure", 2);
+    for (int k = 0; k < PHASE_COUNT; k++) {
+        char from[32], to[32];
+        if (!phase_span(r, pt, k, from, to, sizeof from))
+            continue;
+        for (int c = 0; c < CP_COUNT; c++) {
+            fprintf(f, "| %s (%s to %s s) | ", compare_phase_names[k], from,
+                    to);
+            md_unit_name(f, &compare_phase_figures[c]);
+            fputs(" |", f);
+            for (int pol = 0; pol < p->n_policies; pol++) {
+                fputc(' ', f);
+                md_stat(f, compare_phase_stat_at(r, pt, pol, k, c));
+                fputs(" |", f);
+            }
+            fputc('\n', f);
+        }
+    }
+}
+
+static void md_intro(FILE *f, const compare_plan *p)
+{
+    fprintf(f, "# Comparison: %s\n\n", p->name);
+    if (p->description[0])
+        fprintf(f, "%s\n\n", p->description);
+    fprintf(f, "- scenario: `%s`\n", p->scenario);
+    fprintf(f, "- policies: %d, each on the same %u seeds (%llu to %llu: "
+               "paired, every policy saw the same arrivals and faults)\n",
+            p->n_policies, p->n_seeds, (unsigned long long)p->seed0,
+            (unsigned long long)(p->seed0 + p->n_seeds - 1));
+    for (int a = 0; a < p->n_axes; a++)
+        fprintf(f, "- swept: `%s` from %.10g%s to %.10g%s in steps of "
+                   "%.10g%s (%u values)\n",
+                p->axes[a].key, p->axes[a].from, p->axes[a].unit,
+                p->axes[a].to, p->axes[a].unit, p->axes[a].step,
+                p->axes[a].unit, p->axes[a].n);
+    fprintf(f, "- runs: %u\n\n", compare_n_runs(p));
+    fputs("Each cell: the mean over the seeds [its 95 % confidence "
+          "interval, Student t]; - where no run has a value.  A verdict's "
+          "test is paired across the seeds, Holm-adjusted over the "
+          "policies compared.\n", f);
+}
+
+static void md_all(FILE *f, const compare_result *r)
+{
+    const compare_plan *p = r->plan;
+    md_intro(f, p);
+    for (uint32_t pt = 0; pt < p->n_points; pt++) {
+        if (p->n_axes == 0) {
+            fputs("\n## Results\n\n", f);
+        } else {
+            fputs("\n##", f);
+            for (int a = 0; a < p->n_axes; a++) {
+                char v[64];
+                axis_value_text(p, pt, a, v, sizeof v);
+                fprintf(f, "%s %s = %s", a ? "," : "", p->axes[a].key, v);
+            }
+            fputs("\n\n", f);
+        }
+        md_results(f, r, pt);
+        md_phases(f, r, pt);
+    }
+}
+
+int compare_write_md(const compare_result *r, const char *path, sb_err *e)
+{
+    return write_file(r, path, md_all, e);
+}
+
+/* ---- summary.json ------------------------------------------------------------ */
+
+/* The statistic's fields into the object open at w. */
+static void json_stat(jw *w, const compare_stat *st)
+{
+    compare_numbers n;
+    compare_stat_numbers(st, &n);
+    jw_number_text(w, "mean", n.mean);
+    jw_number_text(w, "lo", n.lo);
+    jw_number_text(w, "hi", n.hi);
+    jw_int(w, "n", (int64_t)st->ci.n);
+    jw_int(w, "missing", st->missing);
+}
+
+static void json_plan(jw *w, const compare_plan *p)
+{
+    jw_object(w, "scenario");
+    jw_string(w, "file", p->scenario);
+    jw_string(w, "name", p->name);
+    jw_string(w, "description", p->description);
+    jw_end(w);
+    jw_string(w, "fingerprint", p->fingerprint);
+    jw_object(w, "seeds");
+    jw_int(w, "first", (int64_t)p->seed0);
+    jw_int(w, "count", p->n_seeds);
+    jw_end(w);
+    jw_double(w, "confidence", 0.95);
+    jw_array(w, "policies");
+    for (int i = 0; i < p->n_policies; i++) {
+        jw_object(w, NULL);
+        jw_string(w, "label", p->policies[i].label);
+        jw_string(w, "stack", p->policies[i].stack);
+        jw_object(w, "params");
+        for (int j = 0; j < p->policies[i].n_params; j++)
+            jw_string(w, p->policies[i].params[j].key,
+                      p->policies[i].params[j].value);
+        jw_end(w);
+        jw_end(w);
+    }
+    jw_end(w);
+    jw_array(w, "axes");
+    for (int a = 0; a < p->n_axes; a++) {
+        jw_object(w, NULL);
+        jw_string(w, "key", p->axes[a].key);
+        jw_string(w, "unit", p->axes[a].unit);
+        jw_double(w, "from", p->axes[a].from);
+        jw_double(w, "to", p->axes[a].to);
+        jw_double(w, "step", p->axes[a].step);
+        jw_int(w, "values", p->axes[a].n);
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
+static void json_metrics(jw *w)
+{
+    jw_array(w, "metrics");
+    for (int m = 0; m < CM_COUNT; m++) {
+        jw_object(w, NULL);
+        jw_string(w, "key", compare_metrics[m].key);
+        jw_string(w, "name", compare_metrics[m].name);
+        jw_string(w, "unit", compare_metrics[m].unit);
+        jw_string(w, "better",
+                  compare_metrics[m].better > 0 ? "higher" : "lower");
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
+static void json_phases(jw *w, const compare_result *r, uint32_t pt, int pol)
+{
+    jw_object(w, "phases");
+    for (int k = 0; k < PHASE_COUNT; k++) {
+        char from[32], to[32];
+        if (!phase_span(r, pt, k, from, to, sizeof from))
+            continue;
+        jw_object(w, compare_phase_names[k]);
+        jw_number_text(w, "from_s", from);
+        jw_number_text(w, "to_s", to);
+        for (int c = 0; c < CP_COUNT; c++) {
+            jw_object(w, compare_phase_figures[c].key);
+            json_stat(w, compare_phase_stat_at(r, pt, pol, k, c));
+            jw_end(w);
+        }
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
+static void json_results(jw *w, const compare_result *r, uint32_t pt)
+{
+    const compare_plan *p = r->plan;
+    jw_object(w, "results");
+    for (int pol = 0; pol < p->n_policies; pol++) {
+        jw_object(w, p->policies[pol].label);
+        for (int m = 0; m < CM_COUNT; m++) {
+            jw_object(w, compare_metrics[m].key);
+            json_stat(w, compare_stat_at(r, pt, pol, m));
+            uint32_t failed, applies;
+            failures(r, pt, pol, m, &failed, &applies);
+            if (applies)
+                jw_int(w, "failed", failed);
+            jw_end(w);
+        }
+        json_phases(w, r, pt, pol);
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
+static void json_verdicts(jw *w, const compare_result *r, uint32_t pt)
+{
+    jw_object(w, "verdicts");
+    for (int m = 0; m < CM_COUNT; m++) {
+        const compare_verdict *v = compare_verdict_of(r, pt, m);
+        char p[32];
+        p_value_text(v->p, p, sizeof p);
+        jw_object(w, compare_metrics[m].key);
+        jw_string(w, "best",
+                  v->best >= 0 ? r->plan->policies[v->best].label : NULL);
+        jw_bool(w, "significant", v->significant);
+        jw_number_text(w, "p", p);
+        jw_string(w, "text", v->text);
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
+static void json_all(FILE *f, const compare_result *r)
+{
+    const compare_plan *p = r->plan;
+    jw w;
+    jw_init(&w, f, true);
+    jw_object(&w, NULL);
+    json_plan(&w, p);
+    json_metrics(&w);
+    jw_array(&w, "points");
+    for (uint32_t pt = 0; pt < p->n_points; pt++) {
+        jw_object(&w, NULL);
+        jw_object(&w, "values");
+        for (int a = 0; a < p->n_axes; a++)
+            jw_double(&w, p->axes[a].key, p->points[pt].value[a]);
+        jw_end(&w);
+        json_results(&w, r, pt);
+        json_verdicts(&w, r, pt);
+        jw_end(&w);
+    }
+    jw_end(&w);
+    jw_end(&w);
+}
+
+int compare_write_json(const compare_result *r, const char *path, sb_err *e)
+{
+    return write_file(r, path, json_all, e);
+}

@@ -1,0 +1,697 @@
+/*
+ * runfile.c -- a comparison's run saved as text and read back strictly
+ * (runfile.h has the format).
+ *
+ * Writing formats into a buffer the thread keeps from run to run, then
+ * writes it in one call; reading takes the whole file, checks the
+ * checksum on the last line first (so a truncated or edited file is
+ * refused before any of it is parsed), then walks the lines in their
+ * fixed order.  A strict reader is what lets a resumed comparison trust
+ * every file it does not run again.
+ */
+#include "runfile.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "outfile.h"
+
+#define RUNFILE_MAGIC "stormbench-run"
+
+#define FIELD(name, type) {#name, type, offsetof(sim_summary, name)}
+const runfile_field runfile_summary_fields[] = {
+    FIELD(duration_s, RF_DOUBLE),
+    FIELD(bucket_s, RF_DOUBLE),
+    FIELD(offered, RF_U64),
+    FIELD(attempts, RF_U64),
+    FIELD(successes, RF_U64),
+    FIELD(failures, RF_U64),
+    FIELD(gave_up, RF_U64),
+    FIELD(deadline, RF_U64),
+    FIELD(refused, RF_U64),
+    FIELD(quarantined, RF_U64),
+    FIELD(refused_budget, RF_U64),
+    FIELD(refused_breaker, RF_U64),
+    FIELD(refused_other, RF_U64),
+    FIELD(refusals, RF_U64),
+    FIELD(timeouts, RF_U64),
+    FIELD(rejections, RF_U64),
+    FIELD(errors, RF_U64),
+    FIELD(duplicates, RF_U64),
+    FIELD(repeats, RF_U64),
+    FIELD(expired, RF_U64),
+    FIELD(lost_acks, RF_U64),
+    FIELD(in_flight, RF_U64),
+    FIELD(late, RF_U64),
+    FIELD(amplification, RF_DOUBLE),
+    FIELD(peak_amplification, RF_DOUBLE),
+    FIELD(peak_amplification_at_s, RF_DOUBLE),
+    FIELD(success_ratio, RF_DOUBLE),
+    FIELD(has_baseline, RF_BOOL),
+    FIELD(baseline_goodput_per_s, RF_DOUBLE),
+    FIELD(has_fault, RF_BOOL),
+    FIELD(first_fault_start_s, RF_DOUBLE),
+    FIELD(last_fault_end_s, RF_DOUBLE),
+    FIELD(recovery_judged, RF_BOOL),
+    FIELD(recovered, RF_BOOL),
+    FIELD(recovery_time_s, RF_DOUBLE),
+    FIELD(metastable, RF_BOOL),
+    FIELD(final_goodput_ratio, RF_DOUBLE),
+    FIELD(latency_mean_ms, RF_DOUBLE),
+    FIELD(latency_p50_ms, RF_DOUBLE),
+    FIELD(latency_p99_ms, RF_DOUBLE),
+    FIELD(latency_p999_ms, RF_DOUBLE),
+    FIELD(attempts_ended, RF_U64),
+    FIELD(attempt_mean_ms, RF_DOUBLE),
+    FIELD(attempt_p50_ms, RF_DOUBLE),
+    FIELD(attempt_p99_ms, RF_DOUBLE),
+    FIELD(attempt_p999_ms, RF_DOUBLE),
+    FIELD(wasted_work_s, RF_DOUBLE),
+    FIELD(wasted_work_share, RF_DOUBLE),
+    FIELD(has_completion, RF_BOOL),
+    FIELD(completion_time_s, RF_DOUBLE),
+    FIELD(conflicts, RF_U64),
+    FIELD(utilization, RF_DOUBLE),
+    FIELD(mean_busy_workers, RF_DOUBLE),
+    FIELD(mean_queue_len, RF_DOUBLE),
+    FIELD(mean_queue_wait_ms, RF_DOUBLE),
+    FIELD(max_queue, RF_U32),
+    FIELD(events, RF_U64),
+    FIELD(processes, RF_U32),
+};
+#undef FIELD
+const size_t runfile_n_summary_fields =
+    sizeof runfile_summary_fields / sizeof *runfile_summary_fields;
+
+/* The phase fields after `present`, in file order. */
+#define PFIELD(name) {#name, RF_DOUBLE, offsetof(compare_phase, name)}
+static const runfile_field phase_fields[] = {
+    PFIELD(from_s),        PFIELD(to_s),          PFIELD(offered_per_s),
+    PFIELD(goodput_per_s), PFIELD(success_ratio), PFIELD(amplification),
+    PFIELD(p99_ms),        PFIELD(duplicates),
+};
+#undef PFIELD
+#define N_PHASE_FIELDS (sizeof phase_fields / sizeof *phase_fields)
+
+static const char *const phase_names[PHASE_COUNT] = {"before", "during",
+                                                     "after", "end"};
+
+uint64_t runfile_hash(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+void runfile_field_text(const sim_summary *s, const runfile_field *f,
+                        char *buf, size_t len)
+{
+    const char *at = (const char *)s + f->offset;
+    switch (f->type) {
+    case RF_U64:
+        snprintf(buf, len, "%" PRIu64, *(const uint64_t *)(const void *)at);
+        break;
+    case RF_U32:
+        snprintf(buf, len, "%" PRIu32, *(const uint32_t *)(const void *)at);
+        break;
+    case RF_BOOL:
+        snprintf(buf, len, "%d", *(const bool *)(const void *)at ? 1 : 0);
+        break;
+    default:
+        runfile_double_text(*(const double *)(const void *)at, buf, len);
+    }
+}
+
+void runfile_path(char *buf, size_t len, const char *dir, uint32_t point,
+                  uint32_t policy, uint64_t seed)
+{
+    snprintf(buf, len, "%s/runs/point%" PRIu32 "-policy%" PRIu32
+                       "-seed%" PRIu64 ".run",
+             dir, point, policy, seed);
+}
+
+/* ---- Writing -------------------------------------------------------------- */
+
+void runfile_buf_free(runfile_buf *b)
+{
+    free(b->p);
+    b->p = NULL;
+    b->len = b->cap = 0;
+}
+
+/* Room for n more bytes and a NUL; false when memory ran out (the buffer
+ * then stays as it was, and the write that asked fails). */
+static bool reserve(runfile_buf *b, size_t n)
+{
+    if (b->len + n + 1 <= b->cap)
+        return true;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + n + 1)
+        cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (p == NULL)
+        return false;
+    b->p = p;
+    b->cap = cap;
+    return true;
+}
+
+static bool put(runfile_buf *b, const char *s, size_t n)
+{
+    if (!reserve(b, n))
+        return false;
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+    return true;
+}
+
+static bool puts_(runfile_buf *b, const char *s) { return put(b, s, strlen(s)); }
+
+/* v's decimal digits into buf (24 bytes, not NUL-terminated); their
+ * count. */
+static int u64_digits(uint64_t v, char *buf)
+{
+    char tmp[24];
+    int i = (int)sizeof tmp;
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    memcpy(buf, tmp + i, sizeof tmp - (size_t)i);
+    return (int)sizeof tmp - i;
+}
+
+static bool put_u64(runfile_buf *b, uint64_t v)
+{
+    char tmp[24];
+    return put(b, tmp, (size_t)u64_digits(v, tmp));
+}
+
+void runfile_double_text(double v, char *buf, size_t len)
+{
+    if (v == 0.0) {
+        snprintf(buf, len, signbit(v) ? "-0" : "0");
+    } else if (fabs(v) < 9007199254740992.0 && v == floor(v)) {
+        snprintf(buf, len, "%.0f", v);
+    } else if (isnan(v)) {
+        snprintf(buf, len, "nan");
+    } else {
+        /* 15 digits when they read back (0.1, 2.5e-05), else 17, which
+         * always do; trying 16 as well cost more than it saved. */
+        snprintf(buf, len, "%.15g", v);
+        if (strtod(buf, NULL) != v)
+            snprintf(buf, len, "%.17g", v);
+    }
+}
+
+/* Whole numbers, the common case (counts, and every figure of an idle
+ * row), without printf. */
+static bool put_double(runfile_buf *b, double v)
+{
+    if (v != 0.0 && fabs(v) < 9007199254740992.0 && v == floor(v)) {
+        if (v < 0 && !put(b, "-", 1))
+            return false;
+        return put_u64(b, (uint64_t)fabs(v));
+    }
+    char tmp[40];
+    runfile_double_text(v, tmp, sizeof tmp);
+    return puts_(b, tmp);
+}
+
+/* A float with 9 significant digits (always enough to read back the same
+ * float), trailing zeros dropped; by integer arithmetic where the value
+ * allows, since snprintf's %g was a tenth of a short run's cost.  The
+ * scaled value is within a double's rounding of the exact one, far inside
+ * a float's half ulp, so the digits read back as v either way. */
+static bool put_float(runfile_buf *b, float v)
+{
+    double x = (double)v, ax = fabs(x);
+    if (x == 0.0 || (ax < 16777216.0 && x == floor(x)))
+        return put_double(b, x);
+    if (isnan(x) || ax < 1e-4 || ax >= 1e8) {
+        char tmp[32];
+        snprintf(tmp, sizeof tmp, isnan(x) ? "nan" : "%.9g", x);
+        return puts_(b, tmp);
+    }
+    int decimals = 8 - (int)floor(log10(ax));
+    uint64_t scaled = (uint64_t)llround(ax * pow(10.0, decimals));
+    if (scaled >= 1000000000u) { /* log10 rounded down at a power of 10 */
+        decimals--;
+        scaled = (uint64_t)llround(ax * pow(10.0, decimals));
+    }
+    char digits[24], out[40];
+    int n = u64_digits(scaled, digits);
+    while (decimals > 0 && n > 0 && digits[n - 1] == '0') {
+        digits[--n] = '\0';
+        decimals--;
+    }
+    size_t k = 0;
+    if (x < 0)
+        out[k++] = '-';
+    if (decimals >= n) { /* 0.000123 */
+        out[k++] = '0';
+        out[k++] = '.';
+        for (int i = 0; i < decimals - n; i++)
+            out[k++] = '0';
+        memcpy(out + k, digits, (size_t)n);
+        k += (size_t)n;
+    } else {
+        memcpy(out + k, digits, (size_t)(n - decimals));
+        k += (size_t)(n - decimals);
+        if (decimals > 0) {
+            out[k++] = '.';
+            memcpy(out + k, digits + n - decimals, (size_t)decimals);
+            k += (size_t)decimals;
+        }
+    }
+    return put(b, out, k);
+}
+
+static bool put_field(runfile_buf *b, const char *name, double v)
+{
+    return put(b, " ", 1) && puts_(b, name) && put(b, "=", 1) &&
+           put_double(b, v);
+}
+
+/* Counts go through put_u64 and whole doubles through put_double's
+ * integer path: no printf for most of a summary. */
+static bool put_summary(runfile_buf *b, const sim_summary *s)
+{
+    bool ok = puts_(b, "summary");
+    for (size_t i = 0; i < runfile_n_summary_fields && ok; i++) {
+        const runfile_field *f = &runfile_summary_fields[i];
+        const char *at = (const char *)s + f->offset;
+        ok = put(b, " ", 1) && puts_(b, f->name) && put(b, "=", 1);
+        if (f->type == RF_U64)
+            ok = ok && put_u64(b, *(const uint64_t *)(const void *)at);
+        else if (f->type == RF_U32)
+            ok = ok && put_u64(b, *(const uint32_t *)(const void *)at);
+        else if (f->type == RF_BOOL)
+            ok = ok && put(b, *(const bool *)(const void *)at ? "1" : "0", 1);
+        else
+            ok = ok && put_double(b, *(const double *)(const void *)at);
+    }
+    return ok && put(b, "\n", 1);
+}
+
+static bool put_phases(runfile_buf *b, const compare_phase *ph)
+{
+    bool ok = true;
+    for (int k = 0; k < PHASE_COUNT; k++) {
+        ok = ok && puts_(b, "phase ") && puts_(b, phase_names[k]);
+        if (!ph[k].present) {
+            ok = ok && puts_(b, " -\n");
+            continue;
+        }
+        for (size_t i = 0; i < N_PHASE_FIELDS; i++) {
+            const char *at = (const char *)&ph[k] + phase_fields[i].offset;
+            ok = ok && put_field(b, phase_fields[i].name,
+                                 *(const double *)(const void *)at);
+        }
+        ok = ok && put(b, "\n", 1);
+    }
+    return ok;
+}
+
+static bool put_row(runfile_buf *b, const float *v)
+{
+    bool ok = true;
+    for (int c = 0; c < CC_COUNT; c++)
+        ok = ok && (c == 0 || put(b, " ", 1)) && put_float(b, v[c]);
+    return ok && put(b, "\n", 1);
+}
+
+/* Rows equal to the one before (bit for bit, NaN included) are counted,
+ * not repeated. */
+static bool put_series(runfile_buf *b, const compare_series *s)
+{
+    bool ok = puts_(b, "series rows=") && put_u64(b, s->n_rows) &&
+              puts_(b, " row_s=") && put_double(b, s->row_s) &&
+              put(b, "\n", 1);
+    for (uint32_t i = 0; i < s->n_rows && ok;) {
+        ok = put_row(b, s->v[i]);
+        uint32_t same = 0;
+        while (i + 1 + same < s->n_rows &&
+               memcmp(s->v[i + 1 + same], s->v[i], sizeof s->v[i]) == 0)
+            same++;
+        if (same)
+            ok = ok && puts_(b, "= ") && put_u64(b, same) && put(b, "\n", 1);
+        i += 1 + same;
+    }
+    return ok;
+}
+
+static bool format_run(runfile_buf *b, const char *fingerprint,
+                       const char *label, const compare_run *r,
+                       const compare_series *series)
+{
+    b->len = 0;
+    bool ok = puts_(b, RUNFILE_MAGIC " 1\nfingerprint ") &&
+              puts_(b, fingerprint) && puts_(b, "\nrun point=") &&
+              put_u64(b, r->point) && puts_(b, " policy=") &&
+              put_u64(b, r->policy) && puts_(b, " seed=") &&
+              put_u64(b, r->seed) && puts_(b, "\nlabel ") &&
+              puts_(b, label) && put(b, "\n", 1) && put_summary(b, &r->sum) &&
+              put_phases(b, r->phase) && puts_(b, "latency_ms");
+    for (int i = 0; i < COMPARE_CDF_POINTS && ok; i++)
+        ok = put(b, " ", 1) && put_float(b, r->latency_ms[i]);
+    ok = ok && put(b, "\n", 1) && put_series(b, series);
+    if (!ok)
+        return false;
+    char end[40];
+    snprintf(end, sizeof end, "end %016" PRIx64 "\n",
+             runfile_hash(RUNFILE_FNV, b->p, b->len));
+    return puts_(b, end);
+}
+
+int runfile_write(runfile_buf *b, const char *path, const char *fingerprint,
+                  const char *label, const compare_run *r,
+                  const compare_series *series, sb_err *e)
+{
+    if (strchr(label, '\n'))
+        return err_set(e, "policy entry '%s': a line break in its name",
+                       label);
+    if (!format_run(b, fingerprint, label, r, series))
+        return err_set(e, "%s: out of memory", path);
+    return outfile_write_whole(path, b->p, b->len, e);
+}
+
+/* ---- Reading -------------------------------------------------------------- */
+
+/* A cursor over the file's text. */
+typedef struct reader {
+    const char *path;
+    char *p;     /* the next line */
+    char *end;   /* of the part before the "end" line */
+    int line;
+    sb_err *e;
+} reader;
+
+static int bad(reader *rd, const char *what)
+{
+    return err_set(rd->e, "%s:%d: %s", rd->path, rd->line, what);
+}
+
+/* The next line, NUL-terminated in place; NULL past the last. */
+static char *next_line(reader *rd)
+{
+    if (rd->p >= rd->end)
+        return NULL;
+    char *line = rd->p;
+    char *nl = memchr(line, '\n', (size_t)(rd->end - line));
+    *nl = '\0'; /* every line ends in \n: the checksum line follows */
+    rd->p = nl + 1;
+    rd->line++;
+    return line;
+}
+
+/* The next space-separated word of *s, NUL-terminated in place. */
+static char *word(char **s)
+{
+    char *w = *s;
+    if (*w == '\0')
+        return NULL;
+    char *sp = strchr(w, ' ');
+    if (sp) {
+        *sp = '\0';
+        *s = sp + 1;
+    } else {
+        *s = w + strlen(w);
+    }
+    return w;
+}
+
+static bool parse_double(const char *t, double *v)
+{
+    char *end;
+    if (*t == '\0')
+        return false;
+    *v = strtod(t, &end);
+    return *end == '\0';
+}
+
+static bool parse_u64(const char *t, uint64_t *v)
+{
+    char *end;
+    if (*t < '0' || *t > '9')
+        return false;
+    errno = 0;
+    unsigned long long x = strtoull(t, &end, 10);
+    *v = x;
+    return *end == '\0' && errno == 0;
+}
+
+/* "name=value" with this name. */
+static bool named(char **s, const char *name, const char **value)
+{
+    char *w = word(s);
+    size_t n = strlen(name);
+    if (w == NULL || strncmp(w, name, n) != 0 || w[n] != '=')
+        return false;
+    *value = w + n + 1;
+    return true;
+}
+
+static bool named_u64(char **s, const char *name, uint64_t *v)
+{
+    const char *t;
+    return named(s, name, &t) && parse_u64(t, v);
+}
+
+static bool set_field(sim_summary *s, const runfile_field *f, const char *t)
+{
+    void *at = (char *)s + f->offset;
+    uint64_t u;
+    switch (f->type) {
+    case RF_U64:
+        if (!parse_u64(t, &u))
+            return false;
+        *(uint64_t *)at = u;
+        return true;
+    case RF_U32:
+        if (!parse_u64(t, &u) || u > UINT32_MAX)
+            return false;
+        *(uint32_t *)at = (uint32_t)u;
+        return true;
+    case RF_BOOL:
+        if (strcmp(t, "0") != 0 && strcmp(t, "1") != 0)
+            return false;
+        *(bool *)at = t[0] == '1';
+        return true;
+    default:
+        return parse_double(t, (double *)at);
+    }
+}
+
+/* A line "key REST": REST in *rest. */
+static bool keyed(reader *rd, const char *key, char **rest)
+{
+    char *line = next_line(rd);
+    size_t n = strlen(key);
+    if (line == NULL || strncmp(line, key, n) != 0 || line[n] != ' ')
+        return false;
+    *rest = line + n + 1;
+    return true;
+}
+
+static int read_head(reader *rd, const char *fingerprint, uint32_t point,
+                     uint32_t policy, uint64_t seed, compare_run *r)
+{
+    char *rest;
+    if (!keyed(rd, RUNFILE_MAGIC, &rest) || strcmp(rest, "1") != 0)
+        return bad(rd, "not a saved run of this version of stormbench");
+    if (!keyed(rd, "fingerprint", &rest))
+        return bad(rd, "expected the fingerprint");
+    if (strcmp(rest, fingerprint) != 0)
+        return err_set(rd->e, "%s: saved by another plan (fingerprint %s, "
+                       "this one %s: the scenario, a policy, a sweep or the "
+                       "program changed)", rd->path, rest, fingerprint);
+    uint64_t pt, pol, sd;
+    if (!keyed(rd, "run", &rest) || !named_u64(&rest, "point", &pt) ||
+        !named_u64(&rest, "policy", &pol) || !named_u64(&rest, "seed", &sd) ||
+        *rest)
+        return bad(rd, "expected 'run point=P policy=I seed=S'");
+    if (pt != point || pol != policy || sd != seed)
+        return bad(rd, "holds another run than its name says");
+    r->point = point;
+    r->policy = policy;
+    r->seed = seed;
+    if (!keyed(rd, "label", &rest))
+        return bad(rd, "expected the policy's label");
+    return 0;
+}
+
+static int read_summary(reader *rd, sim_summary *s)
+{
+    char *rest;
+    if (!keyed(rd, "summary", &rest))
+        return bad(rd, "expected the summary");
+    for (size_t i = 0; i < runfile_n_summary_fields; i++) {
+        const runfile_field *f = &runfile_summary_fields[i];
+        const char *t;
+        if (!named(&rest, f->name, &t) || !set_field(s, f, t)) {
+            char what[128];
+            snprintf(what, sizeof what, "summary: expected %s=VALUE",
+                     f->name);
+            return bad(rd, what);
+        }
+    }
+    return *rest ? bad(rd, "summary: unexpected fields at the end") : 0;
+}
+
+static int read_phases(reader *rd, compare_phase *ph)
+{
+    for (int k = 0; k < PHASE_COUNT; k++) {
+        char *rest, *name;
+        char what[64];
+        snprintf(what, sizeof what, "expected phase %s", phase_names[k]);
+        if (!keyed(rd, "phase", &rest) || (name = word(&rest)) == NULL ||
+            strcmp(name, phase_names[k]) != 0)
+            return bad(rd, what);
+        if (strcmp(rest, "-") == 0)
+            continue;
+        ph[k].present = true;
+        for (size_t i = 0; i < N_PHASE_FIELDS; i++) {
+            const char *t;
+            double *at = (double *)(void *)((char *)&ph[k] +
+                                            phase_fields[i].offset);
+            if (!named(&rest, phase_fields[i].name, &t) ||
+                !parse_double(t, at))
+                return bad(rd, what);
+        }
+        if (*rest)
+            return bad(rd, what);
+    }
+    return 0;
+}
+
+static bool parse_floats(char *rest, float *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char *w = word(&rest), *end;
+        if (w == NULL)
+            return false;
+        v[i] = strtof(w, &end);
+        if (*end || end == w)
+            return false;
+    }
+    return *rest == '\0';
+}
+
+static int read_series(reader *rd, compare_series *s)
+{
+    char *rest;
+    const char *t;
+    uint64_t rows;
+    double row_s;
+    if (!keyed(rd, "series", &rest) || !named_u64(&rest, "rows", &rows) ||
+        rows > COMPARE_ROWS || !named(&rest, "row_s", &t) ||
+        !parse_double(t, &row_s) || *rest)
+        return bad(rd, "expected 'series rows=N row_s=W'");
+    float tmp[CC_COUNT];
+    for (uint64_t i = 0; i < rows;) {
+        char *line = next_line(rd);
+        uint64_t same;
+        if (line && line[0] == '=' && line[1] == ' ' && i > 0 &&
+            parse_u64(line + 2, &same) && same >= 1 && same <= rows - i) {
+            for (uint64_t k = 0; k < same; k++, i++)
+                if (s)
+                    memcpy(s->v[i], tmp, sizeof tmp);
+            continue;
+        }
+        if (line == NULL || !parse_floats(line, tmp, CC_COUNT))
+            return bad(rd, "expected a series row");
+        if (s)
+            memcpy(s->v[i], tmp, sizeof tmp);
+        i++;
+    }
+    if (s) {
+        s->n_rows = (uint32_t)rows;
+        s->row_s = row_s;
+    }
+    return 0;
+}
+
+/* The text before the "end" line, once its checksum is right. */
+static int check_sum(reader *rd, char *text, size_t len)
+{
+    static const size_t tail = 4 + 16 + 1; /* "end " hex "\n" */
+    if (len < tail || text[len - 1] != '\n')
+        return err_set(rd->e, "%s: truncated (no end line)", rd->path);
+    char *endline = text + len - tail;
+    if (endline != text && endline[-1] != '\n')
+        return err_set(rd->e, "%s: truncated (no end line)", rd->path);
+    uint64_t want;
+    char *stop;
+    if (strncmp(endline, "end ", 4) != 0)
+        return err_set(rd->e, "%s: truncated (no end line)", rd->path);
+    errno = 0;
+    want = strtoull(endline + 4, &stop, 16);
+    if (stop != text + len - 1 || errno)
+        return err_set(rd->e, "%s: truncated (no end line)", rd->path);
+    if (runfile_hash(RUNFILE_FNV, text, (size_t)(endline - text)) != want)
+        return err_set(rd->e, "%s: corrupt (its checksum does not match)",
+                       rd->path);
+    rd->p = text;
+    rd->end = endline;
+    return 0;
+}
+
+/* The whole file into b; 1 when it does not exist. */
+static int slurp(runfile_buf *b, const char *path, sb_err *e)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return errno == ENOENT ? 1
+                               : err_set(e, "%s: %s", path, strerror(errno));
+    b->len = 0;
+    for (;;) {
+        if (!reserve(b, 8192)) {
+            fclose(f);
+            return err_set(e, "%s: out of memory", path);
+        }
+        size_t got = fread(b->p + b->len, 1, b->cap - b->len - 1, f);
+        b->len += got;
+        if (got == 0)
+            break;
+    }
+    bool failed = ferror(f);
+    fclose(f);
+    if (failed)
+        return err_set(e, "%s: read failed", path);
+    b->p[b->len] = '\0';
+    return 0;
+}
+
+int runfile_read(runfile_buf *b, const char *path, const char *fingerprint,
+                 uint32_t point, uint32_t policy, uint64_t seed,
+                 compare_run *r, compare_series *series, sb_err *e)
+{
+    int rc = slurp(b, path, e);
+    if (rc != 0)
+        return rc;
+    reader rd = {path, NULL, NULL, 0, e};
+    memset(r, 0, sizeof *r);
+    if (check_sum(&rd, b->p, b->len) != 0 ||
+        read_head(&rd, fingerprint, point, policy, seed, r) != 0 ||
+        read_summary(&rd, &r->sum) != 0 || read_phases(&rd, r->phase) != 0)
+        return -1;
+    char *rest;
+    if (!keyed(&rd, "latency_ms", &rest) ||
+        !parse_floats(rest, r->latency_ms, COMPARE_CDF_POINTS))
+        return bad(&rd, "expected latency_ms and its quantiles");
+    if (read_series(&rd, series) != 0)
+        return -1;
+    if (rd.p != rd.end)
+        return bad(&rd, "unexpected lines after the series");
+    return 0;
+}

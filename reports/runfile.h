@@ -1,0 +1,100 @@
+/*
+ * runfile.h -- one run of a comparison, saved: a small versioned text
+ * file under DIR/runs/, written whole (temporary file, then rename) the
+ * moment the run ends, and read back strictly.
+ *
+ * The format (version 1), one record per line, fields separated by one
+ * space, numbers as C's strtod reads them ("nan" where there is no
+ * value):
+ *
+ *   stormbench-run 1
+ *   fingerprint 0123456789abcdef      the plan's (compare_plan_fingerprint)
+ *   run point=P policy=I seed=S       where the run sits in the plan
+ *   label exponential:jitter=full     the policy entry, for people
+ *   summary NAME=VALUE ...            every sim_summary field, in the
+ *                                     order of runfile_summary_fields
+ *   phase before NAME=VALUE ...       a compare_phase, or "phase after -"
+ *   ... (during, after, end)          when the phase is not present
+ *   latency_ms V ...                  COMPARE_CDF_POINTS quantiles
+ *   series rows=N row_s=W             then N rows of CC_COUNT values;
+ *   V V V V V V V                     "= K" stands for K more rows equal
+ *   = K                               to the one before (a short run in a
+ *                                     long scenario is mostly idle rows)
+ *   end 0123456789abcdef              FNV-1a 64 of every byte before
+ *                                     this line
+ *
+ * A reader accepts a file only when every line is there, in this order,
+ * with every field, and the checksum matches: a truncated, edited or
+ * older file is refused with a reason, never half used.  Doubles are
+ * written with digits enough to read back the same double (floats the
+ * same), so a loaded summary is bit for bit the one the run computed.
+ */
+#ifndef SB_RUNFILE_H
+#define SB_RUNFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compare.h"
+#include "err.h"
+
+#define RUNFILE_VERSION 1
+
+/* The type of a sim_summary field. */
+typedef enum runfile_type { RF_U64, RF_U32, RF_DOUBLE, RF_BOOL } runfile_type;
+
+/* A sim_summary field: its name (as the file and runs.csv spell it), its
+ * type and where it is. */
+typedef struct runfile_field {
+    const char *name;
+    runfile_type type;
+    size_t offset;
+} runfile_field;
+
+/* Every field of sim_summary, in file order. */
+extern const runfile_field runfile_summary_fields[];
+extern const size_t runfile_n_summary_fields;
+
+/* A field's value as the file writes it: counts as integers, doubles as
+ * runfile_double_text. */
+void runfile_field_text(const sim_summary *s, const runfile_field *f,
+                        char *buf, size_t len);
+
+/* Where run (point, policy, seed) is saved under dir: dir/runs/pointP-
+ * policyI-seedS.run. */
+void runfile_path(char *buf, size_t len, const char *dir, uint32_t point,
+                  uint32_t policy, uint64_t seed);
+
+/* A growable text buffer, reused from run to run by one thread. */
+typedef struct runfile_buf {
+    char *p;
+    size_t len, cap;
+} runfile_buf;
+void runfile_buf_free(runfile_buf *b);
+
+/* Format the run into b (cleared first) and write it to path whole:
+ * a temporary file beside it, renamed over it.  No fsync: a run lost in
+ * a crash is simply run again.  Returns 0, or -1 with a message. */
+int runfile_write(runfile_buf *b, const char *path, const char *fingerprint,
+                  const char *label, const compare_run *r,
+                  const compare_series *series, sb_err *e);
+
+/* Read path and check it: the format, the checksum, and that it is run
+ * (point, policy, seed) of the plan with this fingerprint.  Fills *r
+ * (seed_index is left 0: the caller knows it) and, when series is not
+ * NULL, *series.  Returns 0; 1 when the file does not exist; -1 with the
+ * reason ("truncated", "saved by another plan") in e. */
+int runfile_read(runfile_buf *b, const char *path, const char *fingerprint,
+                 uint32_t point, uint32_t policy, uint64_t seed,
+                 compare_run *r, compare_series *series, sb_err *e);
+
+/* v as text that reads back as v: 15 significant digits when they do,
+ * else 17; whole numbers below 2^53 as integers, "nan" for NaN.  buf: 32
+ * bytes. */
+void runfile_double_text(double v, char *buf, size_t len);
+
+/* FNV-1a 64 of len bytes, continuing from h (start from RUNFILE_FNV). */
+#define RUNFILE_FNV 0xcbf29ce484222325ull
+uint64_t runfile_hash(uint64_t h, const void *data, size_t len);
+
+#endif

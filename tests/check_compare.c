@@ -1,0 +1,972 @@
+/*
+ * check_compare.c -- the comparison runner (reports/compare.h): runs
+ * reduced and saved, resumed, merged, checked; statistics, verdicts and
+ * the tables.
+ *
+ * Most tests run a small retry storm (20 clients, 40 s, a 5 s outage:
+ * about 2 ms a run, 30 under ASan) with 3 policies x 4 seeds.  The
+ * verdict and band tests write saved runs by hand instead, so that their
+ * expected numbers can be worked out on paper.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "runfile.h"
+#include "testutil.h"
+
+/* The storm: 40 requests/s against 4 workers of exp(50 ms) (utilization
+ * 0.5), a 5 s black-hole outage at 15 s, 20 % posts and, from 15 to 25 s,
+ * 20 % of answers lost, so that retries make duplicates.  No warmup, so
+ * the phases cover the whole run: before [0, 15), during [15, 25), after
+ * [25, 35), end [35, 40) (the recovery window is 5 s). */
+static const char storm_fmt[] =
+    "[scenario]\nname = cmp\ndescription = a small storm\nduration = 40s\n"
+    "warmup = 0s\nrecovery_window = 5s\nseed = %d\n"
+    "[clients]\ncount = 20\nrate = 2/s\ntimeout = 500ms\nread = 0.8\n"
+    "post = 0.2\n"
+    "[server]\nworkers = 4\nservice = exp(50ms)\nnetwork_delay = const(1ms)\n"
+    "[policy]\nname = exponential\nbase = 50ms\nmax_attempts = 4\n"
+    "[fault.outage]\ntype = outage\nstart = 15s\nduration = 5s\n"
+    "mode = blackhole\n"
+    "[fault.acks]\ntype = lost_ack\nstart = 15s\nduration = 10s\n"
+    "probability = 0.2\n";
+
+#define SEED0 7
+#define SEEDS 4
+
+static const char *const entries[] = {"none", "immediate",
+                                      "exponential:jitter=full"};
+#define N_ENTRIES 3
+
+/* A test's plan and the scenario it was built from. */
+typedef struct fixture {
+    compare_plan plan;
+    compare_point point;
+    scenario sc;
+    char path[1024];
+} fixture;
+
+/* An entry as the CLI fills it: the scenario's [policy] settings when the
+ * stack is the scenario's own, then the entry's "key=value"s. */
+static void fill_entry(const scenario *sc, const char *text,
+                       compare_policy *cp)
+{
+    sb_err e;
+    memset(cp, 0, sizeof *cp);
+    snprintf(cp->label, sizeof cp->label, "%s", text);
+    char copy[160];
+    snprintf(copy, sizeof copy, "%s", text);
+    char *save, *tok = strtok_r(copy, ":", &save);
+    snprintf(cp->stack, sizeof cp->stack, "%s", tok);
+    if (strcmp(cp->stack, sc->policy) == 0)
+        for (int i = 0; i < sc->n_settings; i++)
+            cp->params[cp->n_params++] = sc->settings[i];
+    while ((tok = strtok_r(NULL, ":", &save)) != NULL)
+        ck_assert_int_eq(setting_parse(tok, "test", &cp->params[cp->n_params++],
+                                       &e), 0);
+}
+
+static fixture *storm_plan(void)
+{
+    fixture *f = calloc(1, sizeof *f);
+    ck_assert_ptr_nonnull(f);
+    char ini[2048];
+    snprintf(ini, sizeof ini, storm_fmt, SEED0);
+    snprintf(f->path, sizeof f->path, "%s",
+             tu_write_temp("compare.ini", ini));
+    sb_err e;
+    ck_assert_msg(scenario_load(f->path, NULL, 0, &f->sc, &e) == 0, "%s",
+                  e.msg);
+    compare_plan *p = &f->plan;
+    snprintf(p->scenario, sizeof p->scenario, "%s", f->path);
+    snprintf(p->name, sizeof p->name, "%s", f->sc.cfg.name);
+    snprintf(p->description, sizeof p->description, "%s",
+             f->sc.cfg.description);
+    for (int i = 0; i < N_ENTRIES; i++)
+        fill_entry(&f->sc, entries[i], &p->policies[i]);
+    p->n_policies = N_ENTRIES;
+    p->seed0 = SEED0;
+    p->n_seeds = SEEDS;
+    f->point.cfg = f->sc.cfg;
+    p->points = &f->point;
+    p->n_points = 1;
+    compare_plan_fingerprint(p, ini, strlen(ini));
+    return f;
+}
+
+/* A new, empty directory under the build tree. */
+static const char *fresh_dir(const char *name)
+{
+    static char dirs[8][1024];
+    static int next;
+    char *d = dirs[next++ % 8];
+    snprintf(d, 1024, "%s", tu_temp_path(name));
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+    ck_assert_int_eq(system(cmd), 0);
+    return d;
+}
+
+static void execute(const compare_plan *p, const char *dir, int jobs)
+{
+    compare_opts o = {dir, jobs, NULL, 0, NULL, NULL};
+    sb_err e;
+    int rc = compare_execute(p, &o, &e);
+    ck_assert_msg(rc == 0, "compare_execute: %d %s", rc, rc < 0 ? e.msg : "");
+}
+
+static compare_result *load(const compare_plan *p, const char *dir)
+{
+    const char *dirs[1] = {dir};
+    compare_result *r;
+    sb_err e;
+    ck_assert_msg(compare_load(p, dirs, 1, &r, &e) == 0, "%s", e.msg);
+    return r;
+}
+
+/* runs.csv, summary.md and summary.json of a result, written into dir. */
+static void write_tables(const compare_result *r, const char *dir)
+{
+    char path[1200];
+    sb_err e;
+    snprintf(path, sizeof path, "%s/runs.csv", dir);
+    ck_assert_msg(compare_write_csv(r, path, &e) == 0, "%s", e.msg);
+    snprintf(path, sizeof path, "%s/summary.md", dir);
+    ck_assert_msg(compare_write_md(r, path, &e) == 0, "%s", e.msg);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    ck_assert_msg(compare_write_json(r, path, &e) == 0, "%s", e.msg);
+}
+
+static char *read_in(const char *dir, const char *name)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *text = tu_read_file(path);
+    ck_assert_msg(text != NULL, "cannot read %s", path);
+    return text;
+}
+
+static void assert_same_file(const char *a, const char *b, const char *name)
+{
+    char *x = read_in(a, name), *y = read_in(b, name);
+    ck_assert_msg(strcmp(x, y) == 0, "%s differs between %s and %s", name,
+                  a, b);
+    free(x);
+    free(y);
+}
+
+static void run_path(const compare_plan *p, const char *dir, uint32_t r,
+                     char *buf, size_t len)
+{
+    uint32_t pt, pol, sd;
+    compare_run_at(p, r, &pt, &pol, &sd);
+    runfile_path(buf, len, dir, pt, pol, p->seed0 + sd);
+}
+
+static const char *const tables[3] = {"runs.csv", "summary.md",
+                                      "summary.json"};
+
+/* Both directories' runs loaded and their tables written: the tables
+ * are byte-identical. */
+static void assert_same_tables(const compare_plan *p, const char *a,
+                               const char *b)
+{
+    compare_result *ra = load(p, a), *rb = load(p, b);
+    write_tables(ra, a);
+    write_tables(rb, b);
+    for (int i = 0; i < 3; i++)
+        assert_same_file(a, b, tables[i]);
+    compare_result_free(ra);
+    compare_result_free(rb);
+}
+
+/* ---- Determinism --------------------------------------------------------- */
+
+/* The same plan on 1 and on 2 threads: the same saved runs, byte for
+ * byte, and so the same tables -- results are a function of the plan,
+ * not of which thread ran what or in which order runs finished. */
+START_TEST(threads_do_not_change_results)
+{
+    fixture *f = storm_plan();
+    const char *one = fresh_dir("cmp-j1"), *two = fresh_dir("cmp-j2");
+    execute(&f->plan, one, 1);
+    execute(&f->plan, two, 2);
+    for (uint32_t r = 0; r < compare_n_runs(&f->plan); r++) {
+        char a[1200], b[1200];
+        run_path(&f->plan, one, r, a, sizeof a);
+        run_path(&f->plan, two, r, b, sizeof b);
+        char *x = tu_read_file(a), *y = tu_read_file(b);
+        ck_assert_msg(x && y && strcmp(x, y) == 0, "run %u differs", r);
+        free(x);
+        free(y);
+    }
+    assert_same_tables(&f->plan, one, two);
+    free(f);
+}
+END_TEST
+
+/* Every run's summary, read back from its file, is bit for bit the one
+ * the engine gives for that policy and seed run on its own, as
+ * `stormbench run --policy P --param ... --seed S` builds it (testutil's
+ * tu_sim_run does what cmd_run does).  memcmp covers every field: both
+ * summaries are zeroed before they are filled, so a field the saved
+ * format forgot would differ. */
+START_TEST(a_run_is_the_run_sim_gives)
+{
+    fixture *f = storm_plan();
+    const char *dir = fresh_dir("cmp-same");
+    execute(&f->plan, dir, 2);
+    compare_result *res = load(&f->plan, dir);
+    for (int pol = 0; pol < N_ENTRIES; pol++)
+        for (uint32_t sd = 0; sd < SEEDS; sd += 3) {
+            char ini[2048];
+            snprintf(ini, sizeof ini, storm_fmt, (int)(SEED0 + sd));
+            char copy[160], *save;
+            snprintf(copy, sizeof copy, "%s", entries[pol]);
+            const char *stack = strtok_r(copy, ":", &save);
+            const char *params[4];
+            int n = 0;
+            for (char *kv; (kv = strtok_r(NULL, ":", &save)) != NULL;)
+                params[n++] = kv;
+            tu_sim *t = tu_sim_run(ini, stack, params, n);
+            const compare_run *r =
+                &res->runs[(uint32_t)pol * SEEDS + sd];
+            ck_assert_uint_eq(r->seed, SEED0 + sd);
+            ck_assert_msg(memcmp(&r->sum, &t->sum, sizeof t->sum) == 0,
+                          "%s seed %u: the saved summary differs",
+                          entries[pol], SEED0 + sd);
+            tu_sim_free(t);
+        }
+    /* And through the real binary, for one of them. */
+    tu_output o;
+    const char *argl[] = {"run", f->path, "--policy", "immediate", "--seed",
+                          "10", "--json", "-", "--no-timing", "-q", NULL};
+    tu_stormbench(&o, argl);
+    const compare_run *r = &res->runs[1 * SEEDS + 3];
+    ck_assert_double_eq_tol(tu_json_number(o.out, "amplification"),
+                            r->sum.amplification, 1e-5 * r->sum.amplification);
+    ck_assert_double_eq(tu_json_number(o.out, "duplicates"),
+                        (double)r->sum.duplicates);
+    ck_assert_double_eq(tu_json_number(o.out, "offered"),
+                        (double)r->sum.offered);
+    tu_output_free(&o);
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
+/* ---- Interrupt and resume --------------------------------------------- */
+
+typedef struct watcher {
+    const char *dir;
+    unsigned after;
+    volatile sig_atomic_t stop;
+    volatile int quit;
+} watcher;
+
+static unsigned saved_runs(const char *dir)
+{
+    char runs[1100];
+    snprintf(runs, sizeof runs, "%s/runs", dir);
+    DIR *d = opendir(runs);
+    unsigned n = 0;
+    if (d == NULL)
+        return 0;
+    for (struct dirent *de; (de = readdir(d)) != NULL;) {
+        size_t len = strlen(de->d_name);
+        n += len > 4 && strcmp(de->d_name + len - 4, ".run") == 0;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Ctrl-C, as the CLI's handler gives it: the flag is set once `after`
+ * runs are saved. */
+static void *watch_runs(void *arg)
+{
+    watcher *w = arg;
+    while (!w->quit && !w->stop) {
+        if (saved_runs(w->dir) >= w->after)
+            w->stop = 1;
+        nanosleep(&(struct timespec){0, 200000}, NULL);
+    }
+    return NULL;
+}
+
+static ino_t inode_of(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? st.st_ino : 0;
+}
+
+/* Stopped after a few runs, a comparison keeps what finished; run again,
+ * it runs only what is missing (the saved files are not rewritten: their
+ * inodes stay, where a rename would make new ones), and its tables are
+ * byte-identical to those of a comparison never interrupted. */
+START_TEST(interrupt_then_resume)
+{
+    fixture *f = storm_plan();
+    uint32_t n = compare_n_runs(&f->plan);
+    const char *whole = fresh_dir("cmp-whole"), *dir = fresh_dir("cmp-int");
+    execute(&f->plan, whole, 2);
+    watcher w = {dir, 3, 0, 0};
+    pthread_t th;
+    pthread_create(&th, NULL, watch_runs, &w);
+    compare_opts o = {dir, 1, NULL, 0, NULL, &w.stop};
+    sb_err e;
+    int rc = compare_execute(&f->plan, &o, &e);
+    w.quit = 1;
+    pthread_join(th, NULL);
+    ck_assert_int_eq(rc, 1);
+    unsigned kept = saved_runs(dir);
+    ck_assert_uint_ge(kept, 3);
+    ck_assert_uint_lt(kept, n);
+    ino_t before[64];
+    for (uint32_t r = 0; r < n; r++) {
+        char path[1200];
+        run_path(&f->plan, dir, r, path, sizeof path);
+        before[r] = inode_of(path);
+    }
+    /* What was missing is now there; what was saved was not run again. */
+    execute(&f->plan, dir, 2);
+    ck_assert_uint_eq(saved_runs(dir), n);
+    for (uint32_t r = 0; r < n; r++) {
+        char path[1200];
+        run_path(&f->plan, dir, r, path, sizeof path);
+        if (before[r])
+            ck_assert_msg(inode_of(path) == before[r], "run %u ran again", r);
+    }
+    assert_same_tables(&f->plan, whole, dir);
+    free(f);
+}
+END_TEST
+
+/* An emitted job runs just its runs (opts.only); runs saved in several
+ * directories merge into the same tables as one comparison. */
+START_TEST(only_and_merge)
+{
+    fixture *f = storm_plan();
+    uint32_t n = compare_n_runs(&f->plan);
+    const char *whole = fresh_dir("cmp-all"), *a = fresh_dir("cmp-ma"),
+               *b = fresh_dir("cmp-mb");
+    execute(&f->plan, whole, 2);
+    uint32_t odd[32], even[32], n_odd = 0, n_even = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        if (r % 2)
+            odd[n_odd++] = r;
+        else
+            even[n_even++] = r;
+    }
+    sb_err e;
+    compare_opts oa = {a, 1, odd, n_odd, NULL, NULL};
+    compare_opts ob = {b, 2, even, n_even, NULL, NULL};
+    ck_assert_int_eq(compare_execute(&f->plan, &oa, &e), 0);
+    ck_assert_int_eq(compare_execute(&f->plan, &ob, &e), 0);
+    ck_assert_uint_eq(saved_runs(a), n_odd);
+    ck_assert_uint_eq(saved_runs(b), n_even);
+    /* One directory alone lacks half the runs: an error that names the
+     * first missing run and the job that makes it. */
+    const char *only_a[1] = {a};
+    compare_result *r;
+    ck_assert_int_eq(compare_load(&f->plan, only_a, 1, &r, &e), -1);
+    ck_assert_msg(strstr(e.msg, "6 of 12 runs are not saved") &&
+                      strstr(e.msg, "run 0: policy 'none', seed 7") &&
+                      strstr(e.msg, "--run 0"),
+                  "%s", e.msg);
+    const char *both[2] = {a, b};
+    ck_assert_msg(compare_load(&f->plan, both, 2, &r, &e) == 0, "%s", e.msg);
+    compare_result *w = load(&f->plan, whole);
+    write_tables(r, a);
+    write_tables(w, whole);
+    for (int i = 0; i < 3; i++)
+        assert_same_file(whole, a, tables[i]);
+    compare_result_free(r);
+    compare_result_free(w);
+    free(f);
+}
+END_TEST
+
+/* ---- Damaged saved runs ----------------------------------------------- */
+
+static void truncate_file(const char *path, long keep)
+{
+    char *text = tu_read_file(path);
+    ck_assert_ptr_nonnull(text);
+    FILE *out = fopen(path, "w");
+    fwrite(text, 1, (size_t)keep, out);
+    fclose(out);
+    free(text);
+}
+
+/* A digit changed somewhere in the middle: only the checksum tells. */
+static void flip_digit(const char *path)
+{
+    char *text = tu_read_file(path);
+    char *p = strstr(text, "attempts=") + strlen("attempts=");
+    *p = *p == '9' ? '8' : (char)(*p + 1);
+    FILE *out = fopen(path, "w");
+    fputs(text, out);
+    fclose(out);
+    free(text);
+}
+
+/* A truncated file, an edited one and one saved by another plan are each
+ * refused by name when loading -- never used -- and run again by the next
+ * execute, after which the tables are those of an undamaged comparison. */
+START_TEST(damaged_runs_are_refused_and_rerun)
+{
+    fixture *f = storm_plan();
+    const char *whole = fresh_dir("cmp-ok"), *dir = fresh_dir("cmp-bad");
+    execute(&f->plan, whole, 2);
+    execute(&f->plan, dir, 2);
+    char cut[1200], edited[1200], stale[1200];
+    run_path(&f->plan, dir, 2, cut, sizeof cut);
+    run_path(&f->plan, dir, 5, edited, sizeof edited);
+    run_path(&f->plan, dir, 9, stale, sizeof stale);
+    struct stat st;
+    ck_assert_int_eq(stat(cut, &st), 0);
+    truncate_file(cut, st.st_size / 2);
+    flip_digit(edited);
+    /* Another plan's run 9: the same scenario with another fingerprint. */
+    compare_plan other = f->plan;
+    snprintf(other.fingerprint, sizeof other.fingerprint,
+             "0123456789abcdef");
+    uint32_t nine = 9;
+    compare_opts o9 = {dir, 1, &nine, 1, NULL, NULL};
+    sb_err e;
+    char *stale_text = tu_read_file(stale);
+    unlink(stale);
+    ck_assert_int_eq(compare_execute(&other, &o9, &e), 0);
+
+    struct {
+        const char *path, *why;
+    } cases[3] = {{cut, "truncated"},
+                  {edited, "its checksum does not match"},
+                  {stale, "saved by another plan"}};
+    for (int i = 0; i < 3; i++) {
+        const char *dirs[1] = {dir};
+        compare_result *r;
+        ck_assert_int_eq(compare_load(&f->plan, dirs, 1, &r, &e), -1);
+        ck_assert_msg(strstr(e.msg, cases[i].path) &&
+                          strstr(e.msg, cases[i].why),
+                      "case %d: %s", i, e.msg);
+        /* execute runs the damaged run again, so that the next case's
+         * file is the first bad one. */
+        if (i < 2) {
+            uint32_t again = i == 0 ? 2 : 5;
+            compare_opts o = {dir, 1, &again, 1, NULL, NULL};
+            ck_assert_int_eq(compare_execute(&f->plan, &o, &e), 0);
+        }
+    }
+    /* execute itself reruns a damaged file: the stale one here. */
+    ino_t old = inode_of(stale);
+    execute(&f->plan, dir, 2);
+    ck_assert(inode_of(stale) != old);
+    char *fresh = tu_read_file(stale);
+    ck_assert_str_eq(fresh, stale_text);
+    free(fresh);
+    free(stale_text);
+    assert_same_tables(&f->plan, whole, dir);
+    free(f);
+}
+END_TEST
+
+/* Every prefix of a saved run is refused, and so is the whole file read
+ * as another run's. */
+START_TEST(every_truncation_is_refused)
+{
+    fixture *f = storm_plan();
+    const char *dir = fresh_dir("cmp-trunc");
+    uint32_t first = 0;
+    compare_opts o = {dir, 1, &first, 1, NULL, NULL};
+    sb_err e;
+    ck_assert_int_eq(compare_execute(&f->plan, &o, &e), 0);
+    char path[1200];
+    run_path(&f->plan, dir, 0, path, sizeof path);
+    char *text = tu_read_file(path);
+    size_t len = strlen(text);
+    const char *cut = tu_temp_path("cut.run");
+    runfile_buf buf = {0};
+    compare_run *r = malloc(sizeof *r);
+    compare_series *s = malloc(sizeof *s);
+    for (size_t keep = 0; keep < len; keep += 1 + keep / 64) {
+        FILE *out = fopen(cut, "w");
+        fwrite(text, 1, keep, out);
+        fclose(out);
+        ck_assert_int_eq(runfile_read(&buf, cut, f->plan.fingerprint, 0, 0,
+                                      SEED0, r, s, &e), -1);
+    }
+    ck_assert_int_eq(runfile_read(&buf, path, f->plan.fingerprint, 0, 0,
+                                  SEED0, r, s, &e), 0);
+    ck_assert_int_eq(runfile_read(&buf, path, f->plan.fingerprint, 0, 1,
+                                  SEED0, r, s, &e), -1);
+    ck_assert_msg(strstr(e.msg, "another run"), "%s", e.msg);
+    runfile_buf_free(&buf);
+    free(text);
+    free(r);
+    free(s);
+    free(f);
+}
+END_TEST
+
+/* ---- The tables ------------------------------------------------------- */
+
+/* The column of `name` in a CSV header. */
+static int csv_column(const char *csv, const char *name)
+{
+    int idx = 0;
+    size_t n = strlen(name);
+    for (const char *p = csv; *p && *p != '\n'; idx++) {
+        size_t len = strcspn(p, ",\n");
+        if (len == n && strncmp(p, name, n) == 0)
+            return idx;
+        p += len + (p[len] == ',');
+    }
+    return -1;
+}
+
+/* Field `col` of the line at p (no quoting in these rows). */
+static double csv_field(const char *p, int col)
+{
+    for (int i = 0; i < col; i++)
+        p = strchr(p, ',') + 1;
+    if (*p == ',' || *p == '\n')
+        return NAN;
+    return strtod(p, NULL);
+}
+
+/* runs.csv: one row per run, in run order, and each policy's mean of a
+ * metric column recomputed here is the statistic's mean. */
+START_TEST(csv_rows_and_means)
+{
+    fixture *f = storm_plan();
+    const char *dir = fresh_dir("cmp-csv");
+    execute(&f->plan, dir, 2);
+    compare_result *res = load(&f->plan, dir);
+    write_tables(res, dir);
+    char *csv = read_in(dir, "runs.csv");
+    int rows = 0;
+    for (const char *p = csv; *p; p++)
+        rows += *p == '\n';
+    ck_assert_int_eq(rows, 1 + (int)compare_n_runs(&f->plan));
+    for (int m = 0; m < CM_COUNT; m++) {
+        int col = csv_column(csv, compare_metrics[m].key);
+        ck_assert_int_ge(col, 0);
+        double sum[N_ENTRIES] = {0};
+        int n[N_ENTRIES] = {0};
+        const char *line = strchr(csv, '\n') + 1;
+        for (uint32_t r = 0; r < compare_n_runs(&f->plan); r++) {
+            ck_assert_int_eq(atoi(line), (int)r);
+            double v = csv_field(line, col);
+            int pol = (int)(r / SEEDS);
+            if (!isnan(v)) {
+                sum[pol] += v;
+                n[pol]++;
+            }
+            line = strchr(line, '\n') + 1;
+        }
+        for (int pol = 0; pol < N_ENTRIES; pol++) {
+            const compare_stat *st = compare_stat_at(res, 0, pol, m);
+            ck_assert_uint_eq(st->ci.n, (size_t)n[pol]);
+            if (n[pol])
+                ck_assert_double_eq_tol(sum[pol] / n[pol], st->ci.mean,
+                                        1e-12 * (1 + fabs(st->ci.mean)));
+        }
+    }
+    free(csv);
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
+/* The literal after "k1": ... "kn": in json (each key searched after the
+ * one before), up to the next ',', '\n' or '}'. */
+static void json_literal(const char *json, const char *const *keys, int n,
+                         char *buf, size_t len)
+{
+    const char *p = json;
+    for (int i = 0; i < n; i++) {
+        char k[200];
+        snprintf(k, sizeof k, "\"%s\": ", keys[i]);
+        p = strstr(p, k);
+        ck_assert_msg(p != NULL, "no key %s in the JSON", keys[i]);
+        p += strlen(k);
+    }
+    size_t l = strcspn(p, ",\n}");
+    snprintf(buf, len, "%.*s", (int)l, p);
+}
+
+/* The cells of a Markdown table row whose first cell starts with `head`:
+ * cell c (0 = the first) into buf. */
+static void md_cell(const char *md, const char *head, int c, char *buf,
+                    size_t len)
+{
+    char start[200];
+    snprintf(start, sizeof start, "\n| %s |", head);
+    const char *p = strstr(md, start);
+    ck_assert_msg(p != NULL, "no row '%s' in the Markdown", head);
+    p += 3;
+    for (int i = 0; i < c; i++)
+        p = strstr(p, " | ") + 3;
+    size_t l = strstr(p, " |") - p;
+    snprintf(buf, len, "%.*s", (int)l, p);
+}
+
+/* summary.md prints the numbers summary.json has, digit for digit: for
+ * every policy and metric the Markdown cell starts with "mean [lo, hi]"
+ * made of the JSON's own literals. */
+START_TEST(markdown_has_the_json_numbers)
+{
+    fixture *f = storm_plan();
+    const char *dir = fresh_dir("cmp-md");
+    execute(&f->plan, dir, 2);
+    compare_result *res = load(&f->plan, dir);
+    write_tables(res, dir);
+    char *md = read_in(dir, "summary.md"), *json = read_in(dir,
+                                                           "summary.json");
+    int checked = 0;
+    for (int m = 0; m < CM_COUNT; m++)
+        for (int pol = 0; pol < N_ENTRIES; pol++) {
+            const char *keys[4] = {"results", entries[pol],
+                                   compare_metrics[m].key, "mean"};
+            char mean[40], lo[40], hi[40], cell[200], head[100], want[200];
+            json_literal(json, keys, 4, mean, sizeof mean);
+            keys[3] = "lo";
+            json_literal(json, keys, 4, lo, sizeof lo);
+            keys[3] = "hi";
+            json_literal(json, keys, 4, hi, sizeof hi);
+            if (compare_metrics[m].unit[0])
+                snprintf(head, sizeof head, "%s (%s)",
+                         compare_metrics[m].name, compare_metrics[m].unit);
+            else
+                snprintf(head, sizeof head, "%s", compare_metrics[m].name);
+            md_cell(md, head, pol + 1, cell, sizeof cell);
+            if (strcmp(mean, "null") == 0)
+                snprintf(want, sizeof want, "-");
+            else if (strcmp(lo, "null") == 0) /* one value: no interval */
+                snprintf(want, sizeof want, "%s", mean);
+            else
+                snprintf(want, sizeof want, "%s [%s, %s]", mean, lo, hi);
+            ck_assert_msg(strncmp(cell, want, strlen(want)) == 0,
+                          "%s, %s: Markdown '%s', JSON '%s'", head,
+                          entries[pol], cell, want);
+            checked += strcmp(mean, "null") != 0;
+        }
+    ck_assert_int_ge(checked, 20);
+    /* The verdict sentences are the same text in both. */
+    for (int m = 0; m < CM_COUNT; m++)
+        ck_assert_ptr_nonnull(
+            strstr(md, compare_verdict_of(res, 0, m)->text));
+    free(md);
+    free(json);
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
+/* The phases of the storm: before [0, 15), during [15, 25), after [25,
+ * 35) and end [35, 40) s -- they tile the run (no warmup), so their
+ * offered rates times their widths add up to every request offered. */
+START_TEST(phases_tile_the_run)
+{
+    fixture *f = storm_plan();
+    const char *dir = fresh_dir("cmp-phase");
+    execute(&f->plan, dir, 2);
+    compare_result *res = load(&f->plan, dir);
+    static const double from[PHASE_COUNT] = {0, 15, 25, 35};
+    static const double to[PHASE_COUNT] = {15, 25, 35, 40};
+    for (uint32_t r = 0; r < compare_n_runs(&f->plan); r++) {
+        const compare_run *run = &res->runs[r];
+        double offered = 0, dups = 0;
+        for (int k = 0; k < PHASE_COUNT; k++) {
+            const compare_phase *ph = &run->phase[k];
+            ck_assert(ph->present);
+            ck_assert_double_eq(ph->from_s, from[k]);
+            ck_assert_double_eq(ph->to_s, to[k]);
+            offered += ph->offered_per_s * (ph->to_s - ph->from_s);
+            dups += ph->duplicates;
+        }
+        ck_assert_double_eq_tol(offered, (double)run->sum.offered, 1e-6);
+        ck_assert_double_eq(dups, (double)run->sum.duplicates);
+    }
+    /* Retries of posts whose answers were lost make duplicates, and
+     * immediate retries keep the storm going. */
+    ck_assert_double_gt(compare_stat_at(res, 0, 1, CM_DUPLICATES)->ci.mean,
+                        0);
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
+/* ---- Verdicts and bands on runs written by hand ------------------------- */
+
+/* A plan of `n_pol` policies and `seeds` seeds at one open-loop point,
+ * for runs saved by hand. */
+static fixture *hand_plan(int n_pol, uint32_t seeds)
+{
+    static const char *const labels[] = {"immediate",
+                                         "exponential+token_bucket",
+                                         "exponential"};
+    fixture *f = calloc(1, sizeof *f);
+    compare_plan *p = &f->plan;
+    snprintf(p->name, sizeof p->name, "hand");
+    for (int i = 0; i < n_pol; i++) {
+        snprintf(p->policies[i].label, sizeof p->policies[i].label, "%s",
+                 labels[i]);
+        snprintf(p->policies[i].stack, sizeof p->policies[i].stack, "%s",
+                 labels[i]);
+    }
+    p->n_policies = n_pol;
+    p->seed0 = 1;
+    p->n_seeds = seeds;
+    config_defaults(&f->point.cfg);
+    p->points = &f->point;
+    p->n_points = 1;
+    compare_plan_fingerprint(p, "hand", 4);
+    return f;
+}
+
+/* Save run (policy, seed) with a success ratio, a recovery time (NaN: it
+ * did not recover) and a series whose every cell is `cell`. */
+static void hand_run(const fixture *f, const char *dir, int pol, uint32_t sd,
+                     double success, double recovery, float cell)
+{
+    compare_run r;
+    memset(&r, 0, sizeof r);
+    r.policy = (uint32_t)pol;
+    r.seed = f->plan.seed0 + sd;
+    r.sum.offered = 1000;
+    r.sum.attempts = 1500;
+    r.sum.amplification = 1.5;
+    r.sum.successes = (uint64_t)llround(success * 1000);
+    r.sum.failures = 1000 - r.sum.successes;
+    r.sum.success_ratio = (double)r.sum.successes / 1000.0;
+    r.sum.recovery_judged = true;
+    r.sum.recovered = !isnan(recovery);
+    r.sum.recovery_time_s = isnan(recovery) ? 0 : recovery;
+    r.sum.metastable = isnan(recovery);
+    for (int i = 0; i < COMPARE_CDF_POINTS; i++)
+        r.latency_ms[i] = NAN;
+    compare_series *s = calloc(1, sizeof *s);
+    s->n_rows = 3;
+    s->row_s = 1;
+    for (uint32_t i = 0; i < s->n_rows; i++)
+        for (int c = 0; c < CC_COUNT; c++)
+            s->v[i][c] = cell + (float)i;
+    char path[1200];
+    runfile_path(path, sizeof path, dir, 0, (uint32_t)pol, r.seed);
+    runfile_buf buf = {0};
+    sb_err e;
+    ck_assert_msg(runfile_write(&buf, path, f->plan.fingerprint,
+                                f->plan.policies[pol].label, &r, s,
+                                &e) == 0, "%s", e.msg);
+    runfile_buf_free(&buf);
+    free(s);
+}
+
+static void make_dir(const char *dir)
+{
+    char runs[1100];
+    snprintf(runs, sizeof runs, "%s/runs", dir);
+    mkdir(dir, 0777);
+    mkdir(runs, 0777);
+}
+
+/* The brief's example, worked by hand.  Success ratios over 5 seeds:
+ * exponential+token_bucket 99.0 99.2 99.4 99.1 99.3 (mean 99.2),
+ * immediate 70.0 72.0 71.0 73.0 71.0 (mean 71.4); the differences 29.0
+ * 27.2 28.4 26.1 28.3 have mean 27.8 and sd 1.13, so t = 27.8 / (1.13 /
+ * sqrt 5) = 55 on 4 degrees of freedom: p < 0.001. */
+START_TEST(verdict_reads_like_a_person_wrote_it)
+{
+    static const double tb[5] = {0.990, 0.992, 0.994, 0.991, 0.993};
+    static const double im[5] = {0.700, 0.720, 0.710, 0.730, 0.710};
+    fixture *f = hand_plan(2, 5);
+    const char *dir = fresh_dir("cmp-verdict");
+    make_dir(dir);
+    for (uint32_t s = 0; s < 5; s++) {
+        hand_run(f, dir, 0, s, im[s], 10.0 + s, 0);
+        hand_run(f, dir, 1, s, tb[s], 10.0 + s, 0);
+    }
+    compare_result *res = load(&f->plan, dir);
+    const compare_verdict *v = compare_verdict_of(res, 0, CM_SUCCESS_RATIO);
+    ck_assert_int_eq(v->best, 1);
+    ck_assert(v->significant);
+    ck_assert_str_eq(v->text, "exponential+token_bucket: highest success "
+                              "ratio (99.2 % vs 71.4 % for immediate), "
+                              "significant (paired t, p < 0.001)");
+    /* Same amplification on every seed: a tie, nobody best. */
+    v = compare_verdict_of(res, 0, CM_AMPLIFICATION);
+    ck_assert_int_eq(v->best, -1);
+    ck_assert_ptr_nonnull(strstr(v->text, "no difference"));
+    /* Recovery 10..14 s for both: the same, a tie too. */
+    ck_assert_int_eq(compare_verdict_of(res, 0, CM_RECOVERY_S)->best, -1);
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
+/* Recovery counts non-recoveries first.  Over 5 seeds, immediate never
+ * recovers and exponential+token_bucket always does: fewer failures wins,
+ * by the exact sign test, whose smallest two-sided p with 5 pairs is
+ * 2 / 2^5 = 0.0625 -- not significant, however clear it looks, and the
+ * verdict says so.  With 3 policies, exponential recovers in 4 of 5
+ * seeds: token_bucket still wins (0 failures), and its closest
+ * competitor is exponential (sign test on 1 discordant seed: p = 1). */
+START_TEST(recovery_counts_failures_first)
+{
+    fixture *f = hand_plan(3, 5);
+    const char *dir = fresh_dir("cmp-recovery");
+    make_dir(dir);
+    for (uint32_t s = 0; s < 5; s++) {
+        hand_run(f, dir, 0, s, 0.5, NAN, 0);
+        hand_run(f, dir, 1, s, 0.9, 30.0 + s, 0);
+        hand_run(f, dir, 2, s, 0.9, s == 2 ? NAN : 5.0 + s, 0);
+    }
+    compare_result *res = load(&f->plan, dir);
+    const compare_verdict *v = compare_verdict_of(res, 0, CM_RECOVERY_S);
+    ck_assert_int_eq(v->best, 1);
+    ck_assert(!v->significant);
+    /* Holm: raw p 0.0625 (vs immediate) and 1 (vs exponential), adjusted
+     * 0.125 and 1. */
+    ck_assert_double_eq(v->p, 1.0);
+    ck_assert_str_eq(v->text, "exponential+token_bucket: fewest runs that "
+                              "did not recover (0 of 5 seeds vs 1 of 5 for "
+                              "exponential), not significant (p = 1): the "
+                              "difference is within the noise of 5 seeds");
+    const compare_stat *st = compare_stat_at(res, 0, 0, CM_RECOVERY_S);
+    ck_assert_uint_eq(st->missing, 5);
+    ck_assert_uint_eq(st->ci.n, 0);
+    st = compare_stat_at(res, 0, 2, CM_RECOVERY_S);
+    ck_assert_uint_eq(st->missing, 1);
+    /* (5 + 6 + 8 + 9) / 4 = 7 s over the seeds that recovered. */
+    ck_assert_double_eq(st->ci.mean, 7.0);
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
+/* Bands are type-7 quantiles across the seeds, row by row.  Five seeds
+ * whose cells are 0, 10, 20, 30, 40 (+ the row number): h = 4q, so
+ * the 10th percentile is 0 + 0.4 x 10 = 4, the median 20, the 90th
+ * 30 + 0.6 x 10 = 36 (plus the row). */
+START_TEST(bands_are_quantiles_across_seeds)
+{
+    fixture *f = hand_plan(1, 5);
+    const char *dir = fresh_dir("cmp-bands");
+    make_dir(dir);
+    static const float cells[5] = {20, 0, 40, 10, 30};
+    for (uint32_t s = 0; s < 5; s++)
+        hand_run(f, dir, 0, s, 0.9, 1.0, cells[s]);
+    compare_result *res = load(&f->plan, dir);
+    compare_series *lo = malloc(sizeof *lo), *mid = malloc(sizeof *mid),
+                   *hi = malloc(sizeof *hi);
+    const char *dirs[1] = {dir};
+    sb_err e;
+    ck_assert_msg(compare_series_bands(res, dirs, 1, 0, 0, lo, mid, hi,
+                                       &e) == 0, "%s", e.msg);
+    ck_assert_uint_eq(mid->n_rows, 3);
+    ck_assert_double_eq(mid->row_s, 1.0);
+    for (uint32_t i = 0; i < 3; i++)
+        for (int c = 0; c < CC_COUNT; c++) {
+            ck_assert_float_eq_tol(lo->v[i][c], 4.0f + (float)i, 1e-5);
+            ck_assert_float_eq_tol(mid->v[i][c], 20.0f + (float)i, 1e-5);
+            ck_assert_float_eq_tol(hi->v[i][c], 36.0f + (float)i, 1e-5);
+        }
+    free(lo);
+    free(mid);
+    free(hi);
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
+/* What a file keeps is exactly what was saved: NaN, negative zero,
+ * floats of every size, repeated rows (written once with "= K"). */
+START_TEST(saved_values_read_back_exactly)
+{
+    fixture *f = hand_plan(1, 1);
+    const char *dir = fresh_dir("cmp-exact");
+    make_dir(dir);
+    compare_run r;
+    memset(&r, 0, sizeof r);
+    r.seed = 1;
+    r.sum.amplification = 1.0 / 3.0;
+    r.sum.latency_p99_ms = -0.0;
+    r.sum.recovery_time_s = NAN;
+    r.sum.offered = UINT64_MAX;
+    r.sum.wasted_work_share = 1e-300;
+    r.phase[PHASE_AFTER].present = true;
+    r.phase[PHASE_AFTER].p99_ms = NAN;
+    r.phase[PHASE_AFTER].to_s = 123.456;
+    static const float odd[] = {1e-7f, 0.1f, 3.14159274f, 47.5f, 1e9f,
+                                16777217.0f, -2.5e-5f, 123456.789f};
+    for (int i = 0; i < COMPARE_CDF_POINTS; i++)
+        r.latency_ms[i] = odd[i % 8] * (float)(i + 1);
+    compare_series *s = calloc(1, sizeof *s), *back = calloc(1, sizeof *back);
+    s->n_rows = COMPARE_ROWS;
+    s->row_s = 0.1;
+    for (uint32_t i = 0; i < s->n_rows; i++)
+        for (int c = 0; c < CC_COUNT; c++)
+            s->v[i][c] = i < 5 ? odd[(i + (uint32_t)c) % 8] : i < 300 ? NAN
+                                                                   : 7.0f;
+    char path[1200];
+    runfile_path(path, sizeof path, dir, 0, 0, 1);
+    runfile_buf buf = {0};
+    sb_err e;
+    ck_assert_int_eq(runfile_write(&buf, path, f->plan.fingerprint, "x", &r,
+                                   s, &e), 0);
+    compare_run got;
+    ck_assert_msg(runfile_read(&buf, path, f->plan.fingerprint, 0, 0, 1,
+                               &got, back, &e) == 0, "%s", e.msg);
+    ck_assert(memcmp(&got.sum, &r.sum, sizeof r.sum) == 0);
+    ck_assert(memcmp(got.phase, r.phase, sizeof r.phase) == 0);
+    ck_assert(memcmp(got.latency_ms, r.latency_ms, sizeof r.latency_ms) ==
+              0);
+    ck_assert_uint_eq(back->n_rows, s->n_rows);
+    ck_assert_double_eq(back->row_s, s->row_s);
+    ck_assert(memcmp(back->v, s->v, sizeof s->v[0] * s->n_rows) == 0);
+    /* 360 rows, of which 295 NaN rows and 60 sevens are two lines each. */
+    char *text = tu_read_file(path);
+    int lines = 0;
+    for (const char *p = text; *p; p++)
+        lines += *p == '\n';
+    ck_assert_int_lt(lines, 30);
+    free(text);
+    runfile_buf_free(&buf);
+    free(s);
+    free(back);
+    free(f);
+}
+END_TEST
+
+Suite *compare_suite(void)
+{
+    Suite *s = suite_create("compare");
+    TCase *tc = tcase_create("compare");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, threads_do_not_change_results);
+    tcase_add_test(tc, a_run_is_the_run_sim_gives);
+    tcase_add_test(tc, interrupt_then_resume);
+    tcase_add_test(tc, only_and_merge);
+    tcase_add_test(tc, damaged_runs_are_refused_and_rerun);
+    tcase_add_test(tc, every_truncation_is_refused);
+    tcase_add_test(tc, csv_rows_and_means);
+    tcase_add_test(tc, markdown_has_the_json_numbers);
+    tcase_add_test(tc, phases_tile_the_run);
+    tcase_add_test(tc, verdict_reads_like_a_person_wrote_it);
+    tcase_add_test(tc, recovery_counts_failures_first);
+    tcase_add_test(tc, bands_are_quantiles_across_seeds);
+    tcase_add_test(tc, saved_values_read_back_exactly);
+    suite_add_tcase(s, tc);
+    return s;
+}
