@@ -114,7 +114,7 @@ double compare_metric_of(const compare_run *r, compare_metric m)
     const sim_summary *s = &r->sum;
     switch (m) {
     case CM_SUCCESS_RATIO:
-        return s->successes + s->failures ? 100.0 * s->success_ratio : NAN;
+        return s->offered ? 100.0 * s->success_ratio : NAN;
     case CM_AMPLIFICATION:
         return s->offered ? s->amplification : NAN;
     case CM_PEAK_AMP:

@@ -52,6 +52,7 @@ const runfile_field runfile_summary_fields[] = {
     FIELD(peak_amplification, RF_DOUBLE),
     FIELD(peak_amplification_at_s, RF_DOUBLE),
     FIELD(success_ratio, RF_DOUBLE),
+    FIELD(success_ratio_finished, RF_DOUBLE),
     FIELD(has_baseline, RF_BOOL),
     FIELD(baseline_goodput_per_s, RF_DOUBLE),
     FIELD(has_fault, RF_BOOL),

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "policy_setup.h"
 #include "runfile.h"
 #include "testutil.h"
 
@@ -55,8 +56,9 @@ typedef struct fixture {
     char path[1024];
 } fixture;
 
-/* An entry as the CLI fills it: the scenario's [policy] settings when the
- * stack is the scenario's own, then the entry's "key=value"s. */
+/* An entry as the CLI fills it (cli_scenario_params): all the scenario's
+ * [policy] settings when the stack is the scenario's own, else those its
+ * layers also have, then the entry's "key=value"s. */
 static void fill_entry(const scenario *sc, const char *text,
                        compare_policy *cp)
 {
@@ -67,9 +69,18 @@ static void fill_entry(const scenario *sc, const char *text,
     snprintf(copy, sizeof copy, "%s", text);
     char *save, *tok = strtok_r(copy, ":", &save);
     snprintf(cp->stack, sizeof cp->stack, "%s", tok);
-    if (strcmp(cp->stack, sc->policy) == 0)
+    if (strcmp(cp->stack, sc->policy) == 0) {
         for (int i = 0; i < sc->n_settings; i++)
             cp->params[cp->n_params++] = sc->settings[i];
+    } else { /* the file's parameters the stack also has, as run --policy */
+        setting dropped[PSTACK_MAX_SETTINGS];
+        int n_dropped;
+        ck_assert_int_eq(policy_setup_filter(cp->stack, NULL, 0,
+                                             sc->settings, sc->n_settings,
+                                             cp->params, &cp->n_params,
+                                             dropped, &n_dropped, &e),
+                         0);
+    }
     while ((tok = strtok_r(NULL, ":", &save)) != NULL)
         ck_assert_int_eq(setting_parse(tok, "test", &cp->params[cp->n_params++],
                                        &e), 0);
@@ -230,14 +241,16 @@ START_TEST(a_run_is_the_run_sim_gives)
         for (uint32_t sd = 0; sd < SEEDS; sd += 3) {
             char ini[2048];
             snprintf(ini, sizeof ini, storm_fmt, (int)(SEED0 + sd));
-            char copy[160], *save;
-            snprintf(copy, sizeof copy, "%s", entries[pol]);
-            const char *stack = strtok_r(copy, ":", &save);
-            const char *params[4];
-            int n = 0;
-            for (char *kv; (kv = strtok_r(NULL, ":", &save)) != NULL;)
-                params[n++] = kv;
-            tu_sim *t = tu_sim_run(ini, stack, params, n);
+            /* The entry's parameters, the file's it kept included. */
+            const compare_policy *cp = &f->plan.policies[pol];
+            char text[PSTACK_MAX_SETTINGS][360];
+            const char *params[PSTACK_MAX_SETTINGS];
+            for (int i = 0; i < cp->n_params; i++) {
+                snprintf(text[i], sizeof text[i], "%s=%s",
+                         cp->params[i].key, cp->params[i].value);
+                params[i] = text[i];
+            }
+            tu_sim *t = tu_sim_run(ini, cp->stack, params, cp->n_params);
             const compare_run *r =
                 &res->runs[(uint32_t)pol * SEEDS + sd];
             ck_assert_uint_eq(r->seed, SEED0 + sd);
