@@ -312,9 +312,9 @@ START_TEST(axes_panel)
 END_TEST
 
 /* Four bars across a plot 400 wide from x = 100: slots of 100, a bar 0.6
- * of its slot (60) centred, so bar 1 (slot 200 to 300) spans 220 to 280.  On y [0, 10]
- * over 200 px (bottom at 250), value 5 reaches 150; a value past the
- * axis is cut at its end; a negative one hangs from 0 downwards. */
+ * of its slot (60) centred, so bar 1 (slot 200 to 300) spans 220 to 280.
+ * On y [0, 10] over 200 px (bottom at 250), value 5 reaches 150; a value
+ * past the axis is cut at its end; a negative one hangs from 0 downwards. */
 START_TEST(bar_geometry)
 {
     chart_panel p;

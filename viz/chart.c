@@ -718,7 +718,7 @@ static void series_columns(cairo_t *cr, const chart_panel *p,
     for (size_t i = 0; i <= d->n; i++) {
         double t = i < d->n ? d->t[i * k] : NAN;
         double v = i < d->n ? d->v[i * k] : NAN;
-        bool ok = isfinite(t) && isfinite(v);
+        bool ok = isfinite(t) && isfinite(v) && (!p->x.log || t > 0);
         int c = ok ? (int)floor(chart_scale_map(&p->x, t)) - x0 : -1;
         double py = ok ? chart_scale_map(y, v) : NAN;
         if (col >= 0 && (c != col || !ok)) { /* flush the column */
@@ -768,11 +768,11 @@ void chart_panel_series(cairo_t *cr, const chart_panel *p,
     bool pen = false;
     for (size_t i = 0; i < d->n; i++) {
         double t = d->t[i * k], v = d->v[i * k];
-        if (!isfinite(v) || !isfinite(t)) {
+        double px = chart_scale_map(&p->x, t), py = chart_scale_map(y, v);
+        if (!isfinite(px) || !isfinite(py)) { /* NaN, or x <= 0 on log */
             pen = false;
             continue;
         }
-        double px = chart_scale_map(&p->x, t), py = chart_scale_map(y, v);
         if (pen)
             cairo_line_to(cr, px, py);
         else
@@ -871,7 +871,7 @@ void chart_panel_points(cairo_t *cr, const chart_panel *p,
     cairo_restore(cr);
 }
 
-/* ---- Bars ------------------------------------------------------------------ */
+/* ---- Bars ---------------------------------------------------------------- */
 
 static double clamp(double v, double lo, double hi)
 {
@@ -1096,7 +1096,7 @@ double chart_legend_rows(cairo_t *cr, double x, double y, double width,
     return rows * line;
 }
 
-/* ---- Cell grids ------------------------------------------------------------- */
+/* ---- Cell grids ---------------------------------------------------------- */
 
 chart_rect chart_cell_rect(chart_rect r, int nx, int ny, int i, int j)
 {

@@ -151,7 +151,8 @@ typedef struct chart_data {
     size_t n, stride;
 } chart_data;
 
-/* A line through the points; a NaN value breaks it.  Drawn against the
+/* A line through the points; a NaN value (or, on a log x axis, an x
+ * that is not positive) breaks it.  Drawn against the
  * value scale y (NULL: the panel's own) and clipped to the plot area. */
 void chart_panel_series(cairo_t *cr, const chart_panel *p,
                         const chart_scale *y, const chart_data *d,
@@ -171,7 +172,7 @@ void chart_panel_band(cairo_t *cr, const chart_panel *p, const double *t,
 void chart_panel_points(cairo_t *cr, const chart_panel *p,
                         const chart_data *d, const chart_style *st);
 
-/* ---- Bars ------------------------------------------------------------------ */
+/* ---- Bars ---------------------------------------------------------------- */
 
 /* Bar i of n side by side across the plot area: each has a slot of
  * plot.w / n, the bar `share` of it, centred; it spans from the value 0
@@ -219,7 +220,7 @@ double chart_legend_rows(cairo_t *cr, double x, double y, double width,
                          double font_px, const chart_legend_item *items,
                          int n, bool draw);
 
-/* ---- Cell grids (stability maps) -------------------------------------------- */
+/* ---- Cell grids (stability maps) ----------------------------------------- */
 
 /* Cell (i, j) of an nx x ny grid that fills r: i counts from the left, j
  * from the bottom (so j grows with the y axis). */
