@@ -458,6 +458,15 @@ START_TEST(text_wraps)
     ck_assert(l[0].cut);
     ck_assert_uint_eq(l[0].len, 4);
     ck_assert_uint_eq(l[1].start, 17);
+    /* A word too long for the line breaks after a colon or an equals
+     * sign that fits, rather than lose its end. */
+    t = "exponential:jitter=full";
+    w = chart_text_width(cr, "exponential:jitter=") + 0.01;
+    ck_assert_int_eq(chart_wrap(cr, t, w, l, 8), 2);
+    ck_assert_uint_eq(l[0].len, 19);
+    ck_assert(!l[0].cut);
+    ck_assert_uint_eq(l[1].start, 19);
+    ck_assert_uint_eq(l[1].len, 4);
     /* Past max lines the last one ends in an ellipsis, within the width. */
     t = "one two three four";
     w = chart_text_width(cr, "one two") + 0.01;

@@ -435,6 +435,53 @@ START_TEST(html_self_contained)
 }
 END_TEST
 
+/* A results table too wide for the page at 9 pt: nine columns of
+ * intervals.  It is set smaller and its widest columns wrap, but no
+ * cell is cut: every policy name and number is there in the text, and
+ * no ellipsis. */
+START_TEST(wide_table)
+{
+    static const char *hdr[9] = {"policy", "success ratio", "amplification",
+                                 "peak amplification", "recovery (s)",
+                                 "p99 latency (ms)", "duplicates",
+                                 "quarantined", "wasted work (%)"};
+    static const char *pol[3] = {"exponential+token_bucket",
+                                 "exponential:jitter=full:base=10ms",
+                                 "immediate"};
+    static char b[3][9][64];
+    static const char *cells[27];
+    for (int i = 0; i < 3; i++)
+        for (int c = 0; c < 9; c++) {
+            if (c == 0)
+                snprintf(b[i][c], 64, "%s", pol[i]);
+            else
+                snprintf(b[i][c], 64, "%d.%03d [%d.%03d, %d.%03d]", i, c,
+                         i, c + 100, i, c + 200);
+            cells[i * 9 + c] = b[i][c];
+        }
+    char path[1100];
+    snprintf(path, sizeof path, "%s/wide.pdf", doc_dir);
+    report *r;
+    sb_err e;
+    ck_assert_int_eq(report_open(&r, path, NULL, "wide", &e), 0);
+    report_table t = {NULL, 9, 3, hdr, cells, NULL, NULL};
+    report_table_add(r, &t);
+    ck_assert_int_eq(report_close(r, &e), 0);
+    char *text = run_tool(SB_PDFTOTEXT, (const char *[]){path, "-", NULL});
+    ck_assert_msg(strstr(text, "\xe2\x80\xa6") == NULL, "cut: %s", text);
+    ck_assert_msg(strstr(text, "token_") && strstr(text, "bucket") &&
+                      strstr(text, "jitter=") && strstr(text, "base=10ms"),
+                  "%s", text);
+    for (int i = 0; i < 3; i++)
+        for (int c = 1; c < 9; c++) {
+            char num[16];
+            snprintf(num, sizeof num, "%d.%03d", i, c + 200);
+            ck_assert_msg(strstr(text, num), "%s missing: %s", num, text);
+        }
+    free(text);
+}
+END_TEST
+
 /* ---- The stability map's boundary -------------------------------------------
  */
 
@@ -649,6 +696,7 @@ Suite *report_suite(void)
     tcase_add_test(tc, pdf_pages);
     tcase_add_test(tc, pdf_text);
     tcase_add_test(tc, html_self_contained);
+    tcase_add_test(tc, wide_table);
     suite_add_tcase(s, tc);
     tc = tcase_create("boundary");
     tcase_add_test(tc, boundary_staircase);

@@ -309,6 +309,24 @@ static size_t cut_to_fit(cairo_t *cr, const char *text, size_t from,
     return end;
 }
 
+/* The end of the longest prefix of the word text[from, to) that ends
+ * just after a break character and fits in width, or from when none
+ * does: a policy such as exponential:jitter=full:base=10ms breaks after
+ * a colon rather than lose its end. */
+static size_t break_to_fit(cairo_t *cr, const char *text, size_t from,
+                           size_t to, double width)
+{
+    size_t best = from;
+    for (size_t k = from + 1; k < to; k++) {
+        if (strchr(":+/,=_-", text[k - 1]) == NULL)
+            continue;
+        if (slice_width(cr, text, from, k, false) > width)
+            break;
+        best = k;
+    }
+    return best;
+}
+
 /* The end of the word at i: the next space, newline or the end. */
 static size_t word_end(const char *text, size_t i)
 {
@@ -338,6 +356,11 @@ static size_t wrap_line(cairo_t *cr, const char *text, size_t pos,
             continue;
         }
         if (l->len == 0) { /* a word wider than the line */
+            size_t k = break_to_fit(cr, text, pos, we, width);
+            if (k > pos) {
+                l->len = k - pos;
+                return k;
+            }
             l->len = cut_to_fit(cr, text, pos, we, width) - pos;
             l->cut = true;
             return we;

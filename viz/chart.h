@@ -280,9 +280,10 @@ typedef struct chart_line {
     bool cut;
 } chart_line;
 /* Break UTF-8 text into lines no wider than `width` in the current font:
- * at spaces, and always at a newline.  A word wider than a line is cut
- * to fit with an ellipsis (the rest of it dropped), and so is the last
- * line when the text needs more than max lines.  Writes at most max
+ * at spaces, and always at a newline.  A word wider than a line breaks
+ * after the last of : + / , = _ - that fits, or else is cut to fit with
+ * an ellipsis (the rest of it dropped); the last line is cut so too when
+ * the text needs more than max lines.  Writes at most max
  * lines (max >= 1) and returns how many; "" is one empty line. */
 int chart_wrap(cairo_t *cr, const char *text, double width, chart_line *lines,
                int max);

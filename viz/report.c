@@ -45,7 +45,7 @@
 #define BODY_PT 10.0
 #define BODY_LINE (BODY_PT * 1.4)
 #define TABLE_PT 9.0
-#define TABLE_LINE (TABLE_PT * 1.3)
+#define TABLE_MIN_PT 7.0
 #define CELL_PAD_X 6.0
 #define CELL_PAD_Y 2.8
 #define CELL_LINES 4
@@ -290,9 +290,10 @@ static void pdf_chart(report *r, const report_chart *c)
 
 typedef struct table_layout {
     const report_table *t;
-    double *w;     /* n_cols column widths, padding included */
-    double width;  /* their sum */
-    double *row_h; /* n_rows + 1: the header's first */
+    double pt;      /* the cells' text size */
+    double *w;      /* n_cols column widths, padding included */
+    double width;   /* their sum */
+    double *row_h;  /* n_rows + 1: the header's first */
 } table_layout;
 
 static const char *cell_text(const report_table *t, int row, int col)
@@ -308,9 +309,10 @@ static int cell_emph(const report_table *t, int row, int col)
                                       : t->emph[(size_t)row * t->n_cols + col];
 }
 
-static void cell_font(cairo_t *cr, const report_table *t, int row, int col)
+static void cell_font(cairo_t *cr, const table_layout *L, int row, int col)
 {
-    chart_font(cr, TABLE_PT, row < 0 || cell_emph(t, row, col) == REPORT_BEST);
+    chart_font(cr, L->pt,
+               row < 0 || cell_emph(L->t, row, col) == REPORT_BEST);
 }
 
 static bool right_aligned(const report_table *t, int col)
@@ -318,46 +320,103 @@ static bool right_aligned(const report_table *t, int col)
     return t->align ? t->align[col] == 'r' : col > 0;
 }
 
-/* Column widths: each column's widest cell when they all fit the text
- * width; else the narrow columns keep theirs and the wide ones share
- * what is left equally (their cells then wrap), so a long label column
- * cannot squeeze the numbers. */
-static void table_widths(report *r, table_layout *L)
+/* The widest piece of text that wrapping cannot break: a word, or a
+ * part of one between break characters (chart_wrap). */
+static double widest_piece(cairo_t *cr, const char *text)
+{
+    char buf[256];
+    double w = 0;
+    size_t n = 0;
+    for (const char *p = text;; p++) {
+        bool ends = *p == '\0' || *p == ' ' || *p == '\n';
+        if (!ends && n < sizeof buf - 1)
+            buf[n++] = *p;
+        if (ends || strchr(":+/,=_-", *p)) {
+            buf[n] = '\0';
+            w = fmax(w, chart_text_width(cr, buf));
+            n = 0;
+        }
+        if (*p == '\0')
+            return w;
+    }
+}
+
+/* Each column's widest cell (into w) and widest unbreakable piece (into
+ * min, at most a quarter of the text width), padding included; returns
+ * the sum of w. */
+static double measure_columns(report *r, table_layout *L, double *min)
 {
     const report_table *t = L->t;
+    double sum = 0;
     for (int c = 0; c < t->n_cols; c++) {
-        L->w[c] = 0;
+        L->w[c] = min[c] = 0;
         for (int row = -1; row < t->n_rows; row++) {
-            cell_font(r->cr, t, row, c);
-            L->w[c] =
-                fmax(L->w[c], chart_text_width(r->cr, cell_text(t, row, c)));
+            const char *text = cell_text(t, row, c);
+            cell_font(r->cr, L, row, c);
+            L->w[c] = fmax(L->w[c], chart_text_width(r->cr, text));
+            min[c] = fmax(min[c], widest_piece(r->cr, text));
         }
         L->w[c] += 2 * CELL_PAD_X;
+        min[c] = fmin(min[c] + 2 * CELL_PAD_X, fmin(L->w[c], TEXT_W / 4));
+        sum += L->w[c];
     }
-    double left = TEXT_W;
-    int open = t->n_cols;
-    for (bool changed = true; changed && open > 0;) {
-        changed = false;
-        double share = left / open;
-        for (int c = 0; c < t->n_cols; c++)
-            if (L->w[c] > 0 && L->w[c] <= share) {
-                left -= L->w[c];
-                L->w[c] = -L->w[c]; /* fixed: marked by its sign */
-                open--;
-                changed = true;
-            }
+    return sum;
+}
+
+/* The widths of columns whose widest cells are w, capped at `cap` but
+ * not below their unbreakable pieces: their sum. */
+static double capped_sum(const double *w, const double *min, int n,
+                         double cap)
+{
+    double sum = 0;
+    for (int c = 0; c < n; c++)
+        sum += fmax(min[c], fmin(w[c], cap));
+    return sum;
+}
+
+/* Column widths.  A table too wide for the page at 9 pt is set smaller,
+ * down to 7 pt, before anything wraps (a typesetter's \small: numbers
+ * split over lines read worse than small ones).  If it is still too
+ * wide, the widest columns are narrowed to a common width, found by
+ * bisection, until the table fits: the widest are usually the text
+ * (policy names, "did not recover in 2 of 5"), which wraps well, and
+ * the numbers keep their lines.  No column goes below its widest
+ * unbreakable piece; when even those do not fit, all shrink alike and
+ * cells are cut. */
+static void table_widths(report *r, table_layout *L)
+{
+    int n = L->t->n_cols;
+    double *min = L->row_h; /* scratch: the row heights come later */
+    L->pt = TABLE_PT;
+    double sum_w = measure_columns(r, L, min);
+    if (sum_w > TEXT_W) {
+        double pad = 2 * CELL_PAD_X * n;
+        L->pt = fmax(TABLE_MIN_PT,
+                     TABLE_PT * (TEXT_W - pad) / fmax(sum_w - pad, 1));
+        sum_w = measure_columns(r, L, min);
+    }
+    if (sum_w > TEXT_W) {
+        double lo = 0, hi = TEXT_W;
+        for (int k = 0; k < 50; k++) {
+            double mid = (lo + hi) / 2;
+            if (capped_sum(L->w, min, n, mid) > TEXT_W)
+                hi = mid;
+            else
+                lo = mid;
+        }
+        double shrink = fmin(1, TEXT_W / capped_sum(L->w, min, n, lo));
+        for (int c = 0; c < n; c++)
+            L->w[c] = fmax(min[c], fmin(L->w[c], lo)) * shrink;
     }
     L->width = 0;
-    for (int c = 0; c < t->n_cols; c++) {
-        L->w[c] = L->w[c] < 0 ? -L->w[c] : left / open;
+    for (int c = 0; c < n; c++)
         L->width += L->w[c];
-    }
 }
 
 static int cell_lines(report *r, const table_layout *L, int row, int col,
                       chart_line *l)
 {
-    cell_font(r->cr, L->t, row, col);
+    cell_font(r->cr, L, row, col);
     return chart_wrap(r->cr, cell_text(L->t, row, col),
                       L->w[col] - 2 * CELL_PAD_X, l, CELL_LINES);
 }
@@ -370,7 +429,7 @@ static double row_height(report *r, const table_layout *L, int row)
         int k = cell_lines(r, L, row, c, l);
         n = k > n ? k : n;
     }
-    return n * TABLE_LINE + 2 * CELL_PAD_Y;
+    return n * L->pt * 1.3 + 2 * CELL_PAD_Y;
 }
 
 static void rule(report *r, double y, double width, double weight)
@@ -405,7 +464,7 @@ static void row_draw(report *r, const table_layout *L, int row)
         double tx = right ? x + L->w[c] - CELL_PAD_X : x + CELL_PAD_X;
         for (int i = 0; i < n; i++)
             chart_text_line(
-                cr, tx, r->y + CELL_PAD_Y + TABLE_PT * 0.95 + i * TABLE_LINE,
+                cr, tx, r->y + CELL_PAD_Y + L->pt * 0.95 + i * L->pt * 1.3,
                 right ? 1.0 : 0.0, cell_text(t, row, c), &l[i]);
         x += L->w[c];
     }
@@ -475,9 +534,10 @@ static void table_flow(report *r, table_layout *L)
 
 static void pdf_table(report *r, const report_table *t)
 {
-    table_layout L = {t, NULL, 0, NULL};
+    table_layout L = {t, TABLE_PT, NULL, 0, NULL};
+    size_t n_h = (size_t)(t->n_rows > t->n_cols ? t->n_rows : t->n_cols) + 1;
     L.w = malloc((size_t)t->n_cols * sizeof *L.w);
-    L.row_h = malloc(((size_t)t->n_rows + 1) * sizeof *L.row_h);
+    L.row_h = malloc(n_h * sizeof *L.row_h);
     if (L.w == NULL || L.row_h == NULL) {
         fail(r, "out of memory");
     } else {
@@ -543,7 +603,7 @@ static const char html_style[] =
     ".r{text-align:right;font-variant-numeric:tabular-nums}\n"
     ".best{font-weight:bold}\n.muted{color:#8c8c8c}\n"
     "figure{margin:1.2em 0}\n"
-    "figure svg{display:block;max-width:100%;height:auto}\n";
+    "figure svg{display:block;width:100%;height:auto}\n";
 
 static void html_begin(report *r)
 {

@@ -29,11 +29,16 @@
  * - a heading is kept on the page of the block after it; a level-1
  *   heading opens a new page unless the page is empty;
  * - text: headings 17 pt (level 1, 30 pt with its space) and 12.5 pt
- *   (level 2, 20 pt, 12 above it), paragraphs 10 pt on 14 pt lines, table
- *   cells 9 pt in rows 17.3 pt high per line (cells wrap at spaces, at
- *   most 4 lines, a word too long for its column is cut with an
- *   ellipsis; columns take their widest cell, and when that is too wide
- *   the widest columns share what is left), captions 8.5 pt;
+ *   (level 2, 20 pt, 12 above it), paragraphs 10 pt on 14 pt lines,
+ *   captions 8.5 pt;
+ * - table cells are 9 pt, a row 17.3 pt high per line; columns take
+ *   their widest cell.  A table too wide for the page is set smaller,
+ *   down to 7 pt; if it is still too wide, the widest columns are
+ *   narrowed to a common width and their cells wrap (at spaces, or
+ *   after : + / , = _ - inside a word too long for a line; at most 4
+ *   lines; what still does not fit is cut with an ellipsis).  A
+ *   no-break space (U+00A0) keeps words together: "0.91 [0.90,\u00a0
+ *   0.92]" wraps before the bracket, not inside it;
  * - a chart is the text's width wide and 0.22 of it plus its labels high
  *   (214.5 pt; a line chart's legend under it adds 15.2 pt a row): two
  *   charts fit on a page under a level-1 heading.
