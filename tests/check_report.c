@@ -313,45 +313,39 @@ START_TEST(pdf_pages)
 }
 END_TEST
 
+/* Fails, naming it and the page, when one of the NULL-terminated
+ * strings is not in the page's text. */
+static void on_page(int page, const char *const *want)
+{
+    char *text = page_text(page);
+    for (int k = 0; want[k]; k++)
+        ck_assert_msg(strstr(text, want[k]) != NULL, "page %d lacks \"%s\": %s",
+                      page, want[k], text);
+    free(text);
+}
+
 /* The headings are on the pages the rules put them; the table's cells
  * are text, its header is repeated on page 2 where its last rows and
  * caption are; every page has its footer. */
 START_TEST(pdf_text)
 {
-    char *t1 = page_text(1), *t2 = page_text(2), *t3 = page_text(3);
-    char *t4 = page_text(4), *t5 = page_text(5);
-    ck_assert_msg(strstr(t1, "Results") && strstr(t1, "policy-00") &&
-                      strstr(t1, "0.9112") && strstr(t1, "success ratio") &&
-                      strstr(t1, "amplification") && strstr(t1, "2.11") &&
-                      strstr(t1, "did not recover in 2 of 5"),
-                  "page 1: %s", t1);
-    ck_assert_msg(strstr(t1, "exponential:jitter=full:base=10ms") &&
-                      strstr(t1, "front"),
-                  "the long cell, wrapped: %s", t1);
-    ck_assert_msg(strstr(t2, "success ratio") && strstr(t2, "p99 (ms)") &&
-                      strstr(t2, "policy-29") && strstr(t2, "0.9464") &&
-                      strstr(t2, "613") && strstr(t2, "Mean and 95 %") &&
-                      strstr(t2, "Recovery time"),
-                  "page 2: %s", t2);
+    on_page(1, (const char *[]){"Results", "policy-00", "0.9112",
+                                "success ratio", "amplification", "2.11",
+                                "did not recover in 2 of 5", "policy-24",
+                                "exponential:jitter=full:base=10ms", "front",
+                                "page 1", NULL});
+    on_page(2, (const char *[]){"success ratio", "p99 (ms)", "policy-25",
+                                "policy-29", "0.9464", "613", "Mean and 95 %",
+                                "Recovery time", "page 2", NULL});
+    on_page(3, (const char *[]){"Time series", "Goodput", "Latency CDF",
+                                "stormbench test report", NULL});
+    on_page(4, (const char *[]){"Stability maps", "Stability map: exponential",
+                                "Stability map: immediate", NULL});
+    on_page(5, (const char *[]){"Sweep", "Recovery time against offered load",
+                                "page 5", NULL});
+    char *t1 = page_text(1);
     ck_assert_msg(strstr(t1, "policy-29") == NULL, "page 1: %s", t1);
-    ck_assert_msg(strstr(t3, "Time series") && strstr(t3, "Goodput") &&
-                      strstr(t3, "Latency CDF"),
-                  "page 3: %s", t3);
-    ck_assert_msg(strstr(t4, "Stability maps") &&
-                      strstr(t4, "Stability map: exponential") &&
-                      strstr(t4, "Stability map: immediate"),
-                  "page 4: %s", t4);
-    ck_assert_msg(strstr(t5, "Sweep") &&
-                      strstr(t5, "Recovery time against offered load"),
-                  "page 5: %s", t5);
-    ck_assert_msg(strstr(t1, "page 1") && strstr(t5, "page 5") &&
-                      strstr(t3, "stormbench test report"),
-                  "footers: %s", t3);
     free(t1);
-    free(t2);
-    free(t3);
-    free(t4);
-    free(t5);
 }
 END_TEST
 
@@ -441,10 +435,11 @@ END_TEST
  * no ellipsis. */
 START_TEST(wide_table)
 {
-    static const char *hdr[9] = {"policy", "success ratio", "amplification",
-                                 "peak amplification", "recovery (s)",
-                                 "p99 latency (ms)", "duplicates",
-                                 "quarantined", "wasted work (%)"};
+    static const char *hdr[9] = {"policy",         "success ratio",
+                                 "amplification",  "peak amplification",
+                                 "recovery (s)",   "p99 latency (ms)",
+                                 "duplicates",     "quarantined",
+                                 "wasted work (%)"};
     static const char *pol[3] = {"exponential+token_bucket",
                                  "exponential:jitter=full:base=10ms",
                                  "immediate"};
@@ -455,8 +450,8 @@ START_TEST(wide_table)
             if (c == 0)
                 snprintf(b[i][c], 64, "%s", pol[i]);
             else
-                snprintf(b[i][c], 64, "%d.%03d [%d.%03d, %d.%03d]", i, c,
-                         i, c + 100, i, c + 200);
+                snprintf(b[i][c], 64, "%d.%03d [%d.%03d, %d.%03d]", i, c, i,
+                         c + 100, i, c + 200);
             cells[i * 9 + c] = b[i][c];
         }
     char path[1100];
@@ -687,26 +682,31 @@ START_TEST(one_output)
 }
 END_TEST
 
+/* A test case of the given tests, added to s. */
+static TCase *add_case(Suite *s, const char *name, const TTest *const *tests,
+                       size_t n)
+{
+    TCase *tc = tcase_create(name);
+    for (size_t k = 0; k < n; k++)
+        tcase_add_test(tc, tests[k]);
+    suite_add_tcase(s, tc);
+    return tc;
+}
+
+#define ADD_CASE(s, name, ...)                                                 \
+    add_case(s, name, (const TTest *const[]){__VA_ARGS__},                     \
+             sizeof((const TTest *const[]){__VA_ARGS__}) / sizeof(TTest *))
+
 Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
-    TCase *tc = tcase_create("document");
-    tcase_add_unchecked_fixture(tc, build_document, NULL);
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, pdf_pages);
-    tcase_add_test(tc, pdf_text);
-    tcase_add_test(tc, html_self_contained);
-    tcase_add_test(tc, wide_table);
-    suite_add_tcase(s, tc);
-    tc = tcase_create("boundary");
-    tcase_add_test(tc, boundary_staircase);
-    tcase_add_test(tc, boundary_isolated);
-    tcase_add_test(tc, boundary_nan);
-    suite_add_tcase(s, tc);
-    tc = tcase_create("whole_or_nothing");
-    tcase_add_test(tc, unwritable_output);
-    tcase_add_test(tc, error_at_close);
-    tcase_add_test(tc, one_output);
-    suite_add_tcase(s, tc);
+    TCase *doc = ADD_CASE(s, "document", pdf_pages, pdf_text,
+                          html_self_contained, wide_table);
+    tcase_add_unchecked_fixture(doc, build_document, NULL);
+    tcase_set_timeout(doc, 120);
+    ADD_CASE(s, "boundary", boundary_staircase, boundary_isolated,
+             boundary_nan);
+    ADD_CASE(s, "whole_or_nothing", unwritable_output, error_at_close,
+             one_output);
     return s;
 }

@@ -290,10 +290,10 @@ static void pdf_chart(report *r, const report_chart *c)
 
 typedef struct table_layout {
     const report_table *t;
-    double pt;      /* the cells' text size */
-    double *w;      /* n_cols column widths, padding included */
-    double width;   /* their sum */
-    double *row_h;  /* n_rows + 1: the header's first */
+    double pt;     /* the cells' text size */
+    double *w;     /* n_cols column widths, padding included */
+    double width;  /* their sum */
+    double *row_h; /* n_rows + 1: the header's first */
 } table_layout;
 
 static const char *cell_text(const report_table *t, int row, int col)
@@ -311,8 +311,7 @@ static int cell_emph(const report_table *t, int row, int col)
 
 static void cell_font(cairo_t *cr, const table_layout *L, int row, int col)
 {
-    chart_font(cr, L->pt,
-               row < 0 || cell_emph(L->t, row, col) == REPORT_BEST);
+    chart_font(cr, L->pt, row < 0 || cell_emph(L->t, row, col) == REPORT_BEST);
 }
 
 static bool right_aligned(const report_table *t, int col)
@@ -365,8 +364,7 @@ static double measure_columns(report *r, table_layout *L, double *min)
 
 /* The widths of columns whose widest cells are w, capped at `cap` but
  * not below their unbreakable pieces: their sum. */
-static double capped_sum(const double *w, const double *min, int n,
-                         double cap)
+static double capped_sum(const double *w, const double *min, int n, double cap)
 {
     double sum = 0;
     for (int c = 0; c < n; c++)
@@ -463,9 +461,9 @@ static void row_draw(report *r, const table_layout *L, int row)
         bool right = right_aligned(t, c);
         double tx = right ? x + L->w[c] - CELL_PAD_X : x + CELL_PAD_X;
         for (int i = 0; i < n; i++)
-            chart_text_line(
-                cr, tx, r->y + CELL_PAD_Y + L->pt * 0.95 + i * L->pt * 1.3,
-                right ? 1.0 : 0.0, cell_text(t, row, c), &l[i]);
+            chart_text_line(cr, tx,
+                            r->y + CELL_PAD_Y + L->pt * 0.95 + i * L->pt * 1.3,
+                            right ? 1.0 : 0.0, cell_text(t, row, c), &l[i]);
         x += L->w[c];
     }
     r->y += h;
@@ -557,32 +555,32 @@ static void html(report *r, const char *s)
     fputs(s, r->html_file.f);
 }
 
-/* text with & < > " ' escaped; newlines as <br> when `breaks`. */
+/* What c is written as in HTML text: an entity for & < > " ', a line
+ * break (or a space) for a newline; NULL for itself. */
+static const char *html_entity(char c, bool breaks)
+{
+    static const char *const ent[][2] = {{"&", "&amp;"},
+                                         {"<", "&lt;"},
+                                         {">", "&gt;"},
+                                         {"\"", "&quot;"},
+                                         {"'", "&#39;"}};
+    if (c == '\n')
+        return breaks ? "<br>\n" : " ";
+    for (size_t k = 0; k < sizeof ent / sizeof *ent; k++)
+        if (c == ent[k][0][0])
+            return ent[k][1];
+    return NULL;
+}
+
+/* text escaped; newlines as <br> when `breaks`. */
 static void html_text(report *r, const char *s, bool breaks)
 {
     for (; *s; s++) {
-        switch (*s) {
-        case '&':
-            html(r, "&amp;");
-            break;
-        case '<':
-            html(r, "&lt;");
-            break;
-        case '>':
-            html(r, "&gt;");
-            break;
-        case '"':
-            html(r, "&quot;");
-            break;
-        case '\'':
-            html(r, "&#39;");
-            break;
-        case '\n':
-            html(r, breaks ? "<br>\n" : " ");
-            break;
-        default:
+        const char *e = html_entity(*s, breaks);
+        if (e)
+            html(r, e);
+        else
             fputc(*s, r->html_file.f);
-        }
     }
 }
 
@@ -774,21 +772,17 @@ static int html_open(report *r, const char *path, sb_err *e)
 }
 
 /* Free everything, removing the temporaries that are left.  cairo is
- * torn down first: destroying the PDF surface still writes to its file. */
+ * torn down first: destroying the PDF surface still writes to its file.
+ * cairo's destroy functions take NULL, and outfile_abort a zeroed
+ * outfile, so this serves a half-opened report too. */
 static void discard(report *r)
 {
-    if (r->cr)
-        cairo_destroy(r->cr);
-    if (r->pdf)
-        cairo_surface_destroy(r->pdf);
-    if (r->mcr)
-        cairo_destroy(r->mcr);
-    if (r->measure)
-        cairo_surface_destroy(r->measure);
-    if (r->pdf_on)
-        outfile_abort(&r->pdf_file);
-    if (r->html_on)
-        outfile_abort(&r->html_file);
+    cairo_destroy(r->cr);
+    cairo_surface_destroy(r->pdf);
+    cairo_destroy(r->mcr);
+    cairo_surface_destroy(r->measure);
+    outfile_abort(&r->pdf_file);
+    outfile_abort(&r->html_file);
     for (int i = 0; i < r->n_held; i++)
         free(r->held[i].text);
     free(r->title);
