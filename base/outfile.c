@@ -62,13 +62,15 @@ int outfile_open(outfile *o, const char *path, sb_err *e)
     return 0;
 }
 
-int outfile_commit(outfile *o, sb_err *e)
+int outfile_finish(outfile *o, sb_err *e)
 {
     if (o->is_stdout) {
         if (fflush(stdout) != 0 || ferror(stdout))
             return err_set(e, "standard output: write failed");
         return 0;
     }
+    if (o->f == NULL)
+        return 0;
     bool bad = fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0;
     int err = errno;
     if (fclose(o->f) != 0 && !bad) {
@@ -76,9 +78,24 @@ int outfile_commit(outfile *o, sb_err *e)
         err = errno;
     }
     o->f = NULL;
-    if (bad || rename(o->tmp, o->path) != 0) {
-        if (!bad)
-            err = errno;
+    if (bad) {
+        unlink(o->tmp);
+        o->tmp[0] = '\0';
+        return err_set(e, "%s: write failed: %s", o->path, strerror(err));
+    }
+    return 0;
+}
+
+int outfile_commit(outfile *o, sb_err *e)
+{
+    if (outfile_finish(o, e) != 0)
+        return -1;
+    if (o->is_stdout)
+        return 0;
+    if (o->tmp[0] == '\0') /* finished already, and failed */
+        return err_set(e, "%s: write failed", o->path);
+    if (rename(o->tmp, o->path) != 0) {
+        int err = errno;
         unlink(o->tmp);
         o->tmp[0] = '\0';
         return err_set(e, "%s: write failed: %s", o->path, strerror(err));

@@ -23,7 +23,13 @@ typedef struct outfile {
 } outfile;
 
 int outfile_open(outfile *o, const char *path, sb_err *e);
-/* Returns -1 with a message when anything failed (the target is then
+/* Flush, sync and close the temporary, without renaming it: a caller
+ * that writes several files finishes them all before it renames any, so
+ * a write error in one leaves every target untouched.  Returns -1 with a
+ * message when anything failed (the temporary is then removed). */
+int outfile_finish(outfile *o, sb_err *e);
+/* Finish (unless done) and rename the temporary over the target.
+ * Returns -1 with a message when anything failed (the target is then
  * untouched and the temporary removed). */
 int outfile_commit(outfile *o, sb_err *e);
 /* Write len bytes to path whole, in one go: a temporary file beside it,

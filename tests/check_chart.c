@@ -70,11 +70,11 @@ END_TEST
 
 START_TEST(scales_map_and_unmap)
 {
-    chart_scale x = {100, 400, 50, 650}; /* 2 px per unit */
+    chart_scale x = {100, 400, 50, 650, false}; /* 2 px per unit */
     ck_assert_double_eq(chart_scale_map(&x, 100), 50);
     ck_assert_double_eq(chart_scale_map(&x, 250), 350);
     ck_assert_double_eq(chart_scale_unmap(&x, 350), 250);
-    chart_scale y = {0, 10, 300, 100}; /* upwards */
+    chart_scale y = {0, 10, 300, 100, false}; /* upwards */
     ck_assert_double_eq(chart_scale_map(&y, 10), 100);
     ck_assert_double_eq(chart_scale_map(&y, 2.5), 250);
     ck_assert_double_eq(chart_scale_unmap(&y, 250), 2.5);
@@ -213,6 +213,300 @@ START_TEST(series_lands_on_its_row)
 }
 END_TEST
 
+/* A log axis's ends are 1-2-5 numbers outside the data: 3 to 1 800 ms
+ * becomes 2 to 2 000; 0.3 alone 0.2 to 0.5; 5 alone 5 to 10 (its end
+ * rounds to itself, so the next one up); nonsense [1, 10]. */
+START_TEST(log_range)
+{
+    double lo = 3, hi = 1800;
+    chart_log_range(&lo, &hi);
+    ck_assert_double_eq(lo, 2);
+    ck_assert_double_eq(hi, 2000);
+    lo = hi = 0.3;
+    chart_log_range(&lo, &hi);
+    ck_assert_double_eq(lo, 0.2);
+    ck_assert_double_eq(hi, 0.5);
+    lo = hi = 5;
+    chart_log_range(&lo, &hi);
+    ck_assert_double_eq(lo, 5);
+    ck_assert_double_eq(hi, 10);
+    lo = 1;
+    hi = 100;
+    chart_log_range(&lo, &hi);
+    ck_assert_double_eq(lo, 1);
+    ck_assert_double_eq(hi, 100);
+    lo = -1;
+    hi = 4;
+    chart_log_range(&lo, &hi);
+    ck_assert_double_eq(lo, 1);
+    ck_assert_double_eq(hi, 10);
+}
+END_TEST
+
+/* [1, 1000]: the 1-2-5 numbers are 10 ticks, 9 intervals: all of them
+ * when 10 may be; with 5 only the powers of ten (3 intervals).  [1, 1e8]
+ * in 5: 1-2-5 is 24 intervals, every power 8, every 2nd power 4: 1, 100,
+ * 1e4, 1e6, 1e8.  [2, 50] in 2: the powers leave one tick (10), so the
+ * 1-2-5 ticks stay, all five.  [0.02, 5]: 0.02 is exactly the double
+ * 0.02 (2 / 100, not 2 * 0.01). */
+START_TEST(log_ticks)
+{
+    static const struct {
+        double lo, hi;
+        int max, count;
+        double first, last;
+    } cases[] = {{1, 1000, 10, 10, 1, 1000}, {1, 1000, 5, 4, 1, 1000},
+                 {1, 1e8, 5, 5, 1, 1e8},     {2, 50, 2, 5, 2, 50},
+                 {0.02, 5, 10, 8, 0.02, 5}};
+    double t[32];
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        int n = chart_log_ticks(cases[k].lo, cases[k].hi, cases[k].max, t, 32);
+        ck_assert_int_eq(n, cases[k].count);
+        ck_assert_double_eq(t[0], cases[k].first);
+        ck_assert_double_eq(t[n - 1], cases[k].last);
+    }
+    chart_log_ticks(1, 1000, 10, t, 32);
+    ck_assert_double_eq(t[1], 2);
+    ck_assert_double_eq(t[5], 50);
+    chart_log_ticks(1, 1e8, 5, t, 32);
+    ck_assert_double_eq(t[1], 100);
+    chart_log_ticks(0.02, 5, 10, t, 32);
+    ck_assert_double_eq(t[3], 0.2);
+    ck_assert_int_eq(chart_log_ticks(1, 1000, 10, t, 3), 3); /* capped */
+    ck_assert_int_eq(chart_log_ticks(0, 10, 5, t, 32), 0);
+}
+END_TEST
+
+/* On a log scale 1 to 1000 over 300 px, each decade takes 100 px. */
+START_TEST(log_scale)
+{
+    chart_scale x = {1, 1000, 0, 300, true};
+    ck_assert_double_eq_tol(chart_scale_map(&x, 10), 100, 1e-9);
+    ck_assert_double_eq_tol(chart_scale_map(&x, 100), 200, 1e-9);
+    ck_assert_double_eq_tol(chart_scale_map(&x, 1000), 300, 1e-9);
+    ck_assert(isnan(chart_scale_map(&x, 0)));
+    ck_assert(isnan(chart_scale_map(&x, -5)));
+    ck_assert_double_eq_tol(chart_scale_unmap(&x, 200), 100, 1e-9);
+}
+END_TEST
+
+/* A report's panel at 10 px: left 4.2 em of tick labels and 1.3 em for
+ * the turned y label = 55; top 1.9 em of title = 19; bottom 1.6 + 1.5 em
+ * = 31; right 1.6 em = 16.  So the plot is 329 x 150 at (55, 19). */
+START_TEST(axes_panel)
+{
+    chart_panel p;
+    chart_axes ax = {"latency (ms)", "share", true};
+    chart_panel_init_axes(&p, (chart_rect){0, 0, 400, 200}, "CDF", &ax, 1,
+                          1000, 0, 1, 10);
+    ck_assert_double_eq_tol(p.plot.x, 55, 1e-9);
+    ck_assert_double_eq_tol(p.plot.y, 19, 1e-9);
+    ck_assert_double_eq_tol(p.plot.w, 329, 1e-9);
+    ck_assert_double_eq_tol(p.plot.h, 150, 1e-9);
+    ck_assert(p.x.log);
+    ck_assert(p.x_suffix == NULL && p.unit == NULL);
+    ck_assert_double_eq_tol(chart_scale_map(&p.x, 10), 55 + 329 / 3.0, 1e-9);
+    /* The GUI's panel keeps its unit after the last tick. */
+    chart_panel_init(&p, (chart_rect){0, 0, 400, 200}, "load", "/s", 0, 10,
+                     0, 1, 10);
+    ck_assert_str_eq(p.x_suffix, " s");
+    ck_assert(!p.x.log);
+}
+END_TEST
+
+/* Four bars across a plot 400 wide from x = 100: slots of 100, a bar 0.6
+ * of its slot (60) centred, so bar 1 (slot 200 to 300) spans 220 to 280.
+ * On y [0, 10] over 200 px (bottom at 250), value 5 reaches 150; a value
+ * past the axis is cut at its end; a negative one hangs from 0 downwards. */
+START_TEST(bar_geometry)
+{
+    chart_panel p;
+    memset(&p, 0, sizeof p);
+    p.plot = (chart_rect){100, 50, 400, 200};
+    p.y = (chart_scale){0, 10, 250, 50, false};
+    chart_rect b = chart_bar_rect(&p, 4, 1, 0.6, 5);
+    ck_assert_double_eq(b.x, 220);
+    ck_assert_double_eq(b.w, 60);
+    ck_assert_double_eq(b.y, 150);
+    ck_assert_double_eq(b.h, 100);
+    b = chart_bar_rect(&p, 4, 3, 0.6, 50);
+    ck_assert_double_eq(b.x, 420);
+    ck_assert_double_eq(b.y, 50);
+    ck_assert_double_eq(b.h, 200);
+    p.y = (chart_scale){-10, 10, 250, 50, false}; /* 0 at 150 */
+    b = chart_bar_rect(&p, 4, 0, 0.6, -5);
+    ck_assert_double_eq(b.y, 150);
+    ck_assert_double_eq(b.h, 50);
+}
+END_TEST
+
+/* A 4 x 5 grid in 100 x 50 at (10, 20): cells 25 x 10; j counts from the
+ * bottom, so (0, 0) is the lower left at y 60 and (3, 4) the upper right
+ * at y 20. */
+START_TEST(cell_grid)
+{
+    chart_rect r = {10, 20, 100, 50};
+    chart_rect c = chart_cell_rect(r, 4, 5, 0, 0);
+    ck_assert_double_eq(c.x, 10);
+    ck_assert_double_eq(c.y, 60);
+    ck_assert_double_eq(c.w, 25);
+    ck_assert_double_eq(c.h, 10);
+    c = chart_cell_rect(r, 4, 5, 3, 4);
+    ck_assert_double_eq(c.x, 85);
+    ck_assert_double_eq(c.y, 20);
+}
+END_TEST
+
+/* Viridis's ends are matplotlib's (#440154, #fde725), 0.05 is halfway
+ * between the first two anchors, NaN and out-of-range values clamp, and
+ * the luminance rises all the way (what makes it read in grey). */
+START_TEST(viridis_scale)
+{
+    chart_style c = chart_viridis(0);
+    ck_assert_double_eq_tol(c.r * 255, 68, 1e-9);
+    ck_assert_double_eq_tol(c.g * 255, 1, 1e-9);
+    ck_assert_double_eq_tol(c.b * 255, 84, 1e-9);
+    c = chart_viridis(1);
+    ck_assert_double_eq_tol(c.r * 255, 253, 1e-9);
+    ck_assert_double_eq_tol(c.g * 255, 231, 1e-9);
+    ck_assert_double_eq_tol(c.b * 255, 37, 1e-9);
+    c = chart_viridis(0.05);
+    ck_assert_double_eq_tol(c.r * 255, 70, 1e-9);
+    ck_assert_double_eq_tol(c.g * 255, 19, 1e-9);
+    ck_assert_double_eq_tol(c.b * 255, 101, 1e-9);
+    ck_assert_double_eq(chart_viridis(NAN).r, chart_viridis(0).r);
+    ck_assert_double_eq(chart_viridis(7).g, chart_viridis(1).g);
+    double prev = -1;
+    for (int i = 0; i <= 100; i++) {
+        c = chart_viridis(i / 100.0);
+        double y = 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b;
+        ck_assert_double_gt(y, prev);
+        prev = y;
+    }
+    ck_assert_double_eq(c.a, 1);
+}
+END_TEST
+
+/* Hatching a 10 x 10 square at the origin 5 apart: the lines x + y = 5,
+ * 10, 15 cross it (0 and 20 only touch a corner).  A 4 x 4 square at
+ * (2, 3) meets only x + y = 10, from (3, 7) to (6, 4), and its right
+ * neighbour's line starts where that one ends: the lattice is shared. */
+START_TEST(hatch_geometry)
+{
+    double xy[4 * 8];
+    ck_assert_int_eq(chart_hatch_lines((chart_rect){0, 0, 10, 10}, 5, xy, 8),
+                     3);
+    double want[] = {0, 5, 5, 0, 0, 10, 10, 0, 5, 10, 10, 5};
+    for (int i = 0; i < 12; i++)
+        ck_assert_double_eq(xy[i], want[i]);
+    ck_assert_int_eq(chart_hatch_lines((chart_rect){2, 3, 4, 4}, 5, xy, 8),
+                     1);
+    ck_assert_double_eq(xy[0], 3);
+    ck_assert_double_eq(xy[1], 7);
+    ck_assert_double_eq(xy[2], 6);
+    ck_assert_double_eq(xy[3], 4);
+    ck_assert_int_eq(chart_hatch_lines((chart_rect){6, 3, 4, 4}, 5, xy, 8),
+                     2);
+    ck_assert_double_eq(xy[0], 6);
+    ck_assert_double_eq(xy[1], 4);
+    /* The count is returned in full even when fewer are written. */
+    ck_assert_int_eq(chart_hatch_lines((chart_rect){0, 0, 10, 10}, 5, xy, 1),
+                     3);
+    ck_assert_int_eq(chart_hatch_lines((chart_rect){0, 0, 0, 10}, 5, xy, 8),
+                     0);
+}
+END_TEST
+
+/* Wrapping with the real font: widths are measured, so each case is
+ * built from the widths of the words it should keep. */
+static cairo_t *text_context(cairo_surface_t **s)
+{
+    *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 10, 10);
+    cairo_t *cr = cairo_create(*s);
+    chart_font(cr, 10, false);
+    return cr;
+}
+
+static double width_of(cairo_t *cr, const char *text, const chart_line *l)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%.*s%s", (int)l->len, text + l->start,
+             l->cut ? "\xe2\x80\xa6" : "");
+    return chart_text_width(cr, buf);
+}
+
+START_TEST(text_wraps)
+{
+    cairo_surface_t *s;
+    cairo_t *cr = text_context(&s);
+    chart_line l[8];
+    const char *t = "alpha beta gamma";
+    double w = chart_text_width(cr, "alpha beta") + 0.01;
+    ck_assert_int_eq(chart_wrap(cr, t, w, l, 8), 2);
+    ck_assert_uint_eq(l[0].start, 0);
+    ck_assert_uint_eq(l[0].len, 10);
+    ck_assert_uint_eq(l[1].start, 11);
+    ck_assert_uint_eq(l[1].len, 5);
+    ck_assert(!l[0].cut && !l[1].cut);
+    /* A newline always breaks; an empty line stays. */
+    ck_assert_int_eq(chart_wrap(cr, "a\n\nb", 1000, l, 8), 3);
+    ck_assert_uint_eq(l[1].len, 0);
+    ck_assert_uint_eq(l[2].start, 3);
+    ck_assert_int_eq(chart_wrap(cr, "", 1000, l, 8), 1);
+    ck_assert_uint_eq(l[0].len, 0);
+    /* A word wider than the line is cut with an ellipsis that fits. */
+    t = "abcdefghijklmnop next";
+    w = chart_text_width(cr, "abcd\xe2\x80\xa6") + 0.01;
+    ck_assert_int_eq(chart_wrap(cr, t, w, l, 8), 2);
+    ck_assert(l[0].cut);
+    ck_assert_uint_eq(l[0].len, 4);
+    ck_assert_uint_eq(l[1].start, 17);
+    /* A word too long for the line breaks after a colon or an equals
+     * sign that fits, rather than lose its end. */
+    t = "exponential:jitter=full";
+    w = chart_text_width(cr, "exponential:jitter=") + 0.01;
+    ck_assert_int_eq(chart_wrap(cr, t, w, l, 8), 2);
+    ck_assert_uint_eq(l[0].len, 19);
+    ck_assert(!l[0].cut);
+    ck_assert_uint_eq(l[1].start, 19);
+    ck_assert_uint_eq(l[1].len, 4);
+    /* Past max lines the last one ends in an ellipsis, within the width. */
+    t = "one two three four";
+    w = chart_text_width(cr, "one two") + 0.01;
+    ck_assert_int_eq(chart_wrap(cr, t, w, l, 1), 1);
+    ck_assert(l[0].cut);
+    ck_assert_double_le(width_of(cr, t, &l[0]), w);
+    /* A cut never splits a UTF-8 character: "é" is two bytes. */
+    t = "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9";
+    w = chart_text_width(cr, "\xc3\xa9\xc3\xa9\xe2\x80\xa6") + 0.01;
+    ck_assert_int_eq(chart_wrap(cr, t, w, l, 8), 1);
+    ck_assert_uint_eq(l[0].len, 4);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+END_TEST
+
+/* The legend's rows: three items that need the width of two rows. */
+START_TEST(legend_rows_height)
+{
+    cairo_surface_t *s;
+    cairo_t *cr = text_context(&s);
+    chart_legend_item it[3] = {{"first policy", &chart_palette[0], 0, 0},
+                               {"second", &chart_palette[1], 1, 0},
+                               {"third one", &chart_palette[2], 0, 1}};
+    double line = 10 * 0.8 * 1.5;
+    ck_assert_double_eq_tol(
+        chart_legend_rows(cr, 0, 0, 2000, 10, it, 3, false), line, 1e-9);
+    chart_font(cr, 8, false);
+    double w = chart_text_width(cr, "first policy") + 8 * 2.4 + 8 * 0.8;
+    ck_assert_double_eq_tol(chart_legend_rows(cr, 0, 0, w, 10, it, 3, false),
+                            3 * line, 1e-9);
+    ck_assert_double_eq(chart_legend_rows(cr, 0, 0, w, 10, it, 0, false), 0);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+END_TEST
+
 /* The client field and a dense series drawn twice: on an image, where
  * their boxes are written straight into the pixels, and through a
  * recording surface (as on PDF or SVG), where cairo fills them as paths,
@@ -296,10 +590,20 @@ Suite *chart_suite(void)
     tcase_add_test(tc, legend_wraps);
     tcase_add_test(tc, field_grouping);
     tcase_add_test(tc, field_cell_state);
+    tcase_add_test(tc, log_range);
+    tcase_add_test(tc, log_ticks);
+    tcase_add_test(tc, log_scale);
+    tcase_add_test(tc, axes_panel);
+    tcase_add_test(tc, bar_geometry);
+    tcase_add_test(tc, cell_grid);
+    tcase_add_test(tc, viridis_scale);
+    tcase_add_test(tc, hatch_geometry);
     suite_add_tcase(s, tc);
     tc = tcase_create("drawing");
     tcase_add_test(tc, series_lands_on_its_row);
     tcase_add_test(tc, direct_pixels_equal_cairo_fill);
+    tcase_add_test(tc, text_wraps);
+    tcase_add_test(tc, legend_rows_height);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -63,6 +63,10 @@ double chart_scale_map(const chart_scale *s, double v)
 {
     if (s->hi == s->lo)
         return s->p0;
+    if (s->log)
+        return v > 0 ? s->p0 + log10(v / s->lo) / log10(s->hi / s->lo) *
+                                   (s->p1 - s->p0)
+                     : NAN;
     return s->p0 + (v - s->lo) / (s->hi - s->lo) * (s->p1 - s->p0);
 }
 
@@ -70,7 +74,100 @@ double chart_scale_unmap(const chart_scale *s, double p)
 {
     if (s->p1 == s->p0)
         return s->lo;
+    if (s->log)
+        return s->lo * pow(s->hi / s->lo, (p - s->p0) / (s->p1 - s->p0));
     return s->lo + (p - s->p0) / (s->p1 - s->p0) * (s->hi - s->lo);
+}
+
+/* m times 10^e, correctly rounded for negative e too (0.2 is 2 / 10, not
+ * 2 * 0.1). */
+static double times_ten_to(double m, int e)
+{
+    return e >= 0 ? m * pow(10.0, e) : m / pow(10.0, -e);
+}
+
+/* The largest 1-2-5 number not above x (x > 0); a relative 1e-9 of
+ * slack so that 0.3 / 0.1 = 2.9999999999999996 still counts as 3. */
+static double nice_below(double x)
+{
+    int e = (int)floor(log10(x) + 1e-12);
+    double f = x / times_ten_to(1.0, e);
+    double m = f >= 5 * (1 - 1e-9) ? 5 : f >= 2 * (1 - 1e-9) ? 2 : 1;
+    if (f >= 10 * (1 - 1e-9)) /* log10 rounded down past a power */
+        return times_ten_to(1.0, e + 1);
+    return times_ten_to(m, e);
+}
+
+void chart_log_range(double *lo, double *hi)
+{
+    if (!(*lo > 0) || !(*hi >= *lo) || !isfinite(*hi)) {
+        *lo = 1.0;
+        *hi = 10.0;
+        return;
+    }
+    *lo = nice_below(*lo);
+    double h = chart_nice_number(*hi * (1 - 1e-12), false);
+    if (!(h > *lo)) /* a single value: the next 1-2-5 number up */
+        h = chart_nice_number(*lo * 1.01, false);
+    *hi = h;
+}
+
+/* The k-th of 1, 2, 5, 10, 20, 50 ... (k from 0). */
+static int stride_125(int k)
+{
+    static const int m[] = {1, 2, 5};
+    int p = 1;
+    for (int i = 0; i < k / 3; i++)
+        p *= 10;
+    return m[k % 3] * p;
+}
+
+/* The ticks of one pattern of chart_log_ticks: level 0 every 1-2-5
+ * number, level k > 0 every stride_125(k - 1)-th power of ten.  Writes
+ * at most n to out, returns how many there are. */
+static int log_pattern(double lo, double hi, int level, double *out, int n)
+{
+    static const double m125[] = {1, 2, 5};
+    int stride = level == 0 ? 1 : stride_125(level - 1);
+    int per_decade = level == 0 ? 3 : 1;
+    int e0 = (int)floor(log10(lo)) - 1, e1 = (int)ceil(log10(hi)) + 1;
+    int count = 0;
+    for (int e = e0; e <= e1; e++) {
+        if ((e % stride + stride) % stride != 0)
+            continue;
+        for (int k = 0; k < per_decade; k++) {
+            double v = times_ten_to(m125[k], e);
+            if (v < lo * (1 - 1e-9) || v > hi * (1 + 1e-9))
+                continue;
+            if (count < n)
+                out[count] = v;
+            count++;
+        }
+    }
+    return count;
+}
+
+/* The finest pattern with at most max_ticks intervals; when a coarser
+ * pattern leaves fewer than two ticks (a range of a decade or two), the
+ * finer one before it, too many ticks being better than one.  Strides
+ * stop at 10 000 decades, past any double's range. */
+int chart_log_ticks(double lo, double hi, int max_ticks, double *out, int n)
+{
+    if (!(lo > 0) || !(hi > lo) || !isfinite(hi) || n <= 0)
+        return 0;
+    if (max_ticks < 2)
+        max_ticks = 2;
+    int chosen = 0;
+    for (int level = 0; level < 14; level++) {
+        int c = log_pattern(lo, hi, level, NULL, 0);
+        if (c < 2 && level > 0)
+            break;
+        chosen = level;
+        if (c - 1 <= max_ticks)
+            break;
+    }
+    int c = log_pattern(lo, hi, chosen, out, n);
+    return c < n ? c : n;
 }
 
 void chart_time_window(double now, double span, double *lo, double *hi)
@@ -160,16 +257,176 @@ double chart_text_width(cairo_t *cr, const char *text)
     return e.x_advance;
 }
 
-/* Text with its left (align 0), centre (0.5) or right (1) at x and its
- * baseline at y. */
-static void text_at(cairo_t *cr, double x, double y, double align,
-                    const char *text)
+void chart_text(cairo_t *cr, double x, double y, double align,
+                const char *text)
 {
     cairo_move_to(cr, x - align * chart_text_width(cr, text), y);
     cairo_show_text(cr, text);
 }
 
+/* Slices of text are measured and drawn from a copy on the stack, so
+ * nothing allocates.  A slice too long for it (over a thousand bytes) is
+ * wider than any line a chart or a page has, and is treated so. */
+#define SLICE_MAX 1024
+static const char ellipsis[] = "\xe2\x80\xa6"; /* U+2026 */
+
+/* text[from, to), then an ellipsis when cut, into buf; false when it
+ * does not fit. */
+static bool slice(char *buf, const char *text, size_t from, size_t to,
+                  bool cut)
+{
+    size_t len = to - from;
+    if (len + sizeof ellipsis > SLICE_MAX)
+        return false;
+    memcpy(buf, text + from, len);
+    if (cut)
+        memcpy(buf + len, ellipsis, sizeof ellipsis - 1);
+    buf[len + (cut ? sizeof ellipsis - 1 : 0)] = '\0';
+    return true;
+}
+
+static double slice_width(cairo_t *cr, const char *text, size_t from,
+                          size_t to, bool cut)
+{
+    char buf[SLICE_MAX];
+    return slice(buf, text, from, to, cut) ? chart_text_width(cr, buf)
+                                            : INFINITY;
+}
+
+/* The end of the longest prefix of text[from, to), on a UTF-8 character
+ * boundary, that fits in width with an ellipsis after it. */
+static size_t cut_to_fit(cairo_t *cr, const char *text, size_t from,
+                         size_t to, double width)
+{
+    size_t end = from;
+    for (size_t k = from + 1; k <= to; k++) {
+        if (k < to && ((unsigned char)text[k] & 0xc0) == 0x80)
+            continue; /* inside a character */
+        if (slice_width(cr, text, from, k, true) > width)
+            break;
+        end = k;
+    }
+    return end;
+}
+
+/* The end of the longest prefix of the word text[from, to) that ends
+ * just after a break character and fits in width, or from when none
+ * does: a policy such as exponential:jitter=full:base=10ms breaks after
+ * a colon rather than lose its end. */
+static size_t break_to_fit(cairo_t *cr, const char *text, size_t from,
+                           size_t to, double width)
+{
+    size_t best = from;
+    for (size_t k = from + 1; k < to; k++) {
+        if (strchr(":+/,=_-", text[k - 1]) == NULL)
+            continue;
+        if (slice_width(cr, text, from, k, false) > width)
+            break;
+        best = k;
+    }
+    return best;
+}
+
+/* The end of the word at i: the next space, newline or the end. */
+static size_t word_end(const char *text, size_t i)
+{
+    while (text[i] && text[i] != ' ' && text[i] != '\n')
+        i++;
+    return i;
+}
+
+/* One line from pos: the words that fit, or a first word cut to fit.
+ * Returns where scanning stopped (at the spaces before the word that did
+ * not fit, a newline or the end). */
+static size_t wrap_line(cairo_t *cr, const char *text, size_t pos,
+                        double width, chart_line *l)
+{
+    size_t i = pos;
+    *l = (chart_line){pos, 0, false};
+    for (;;) {
+        size_t s = i;
+        while (text[s] == ' ')
+            s++;
+        size_t we = word_end(text, s);
+        if (we == s)
+            return s;
+        if (slice_width(cr, text, pos, we, false) <= width) {
+            l->len = we - pos;
+            i = we;
+            continue;
+        }
+        if (l->len == 0) { /* a word wider than the line */
+            size_t k = break_to_fit(cr, text, pos, we, width);
+            if (k > pos) {
+                l->len = k - pos;
+                return k;
+            }
+            l->len = cut_to_fit(cr, text, pos, we, width) - pos;
+            l->cut = true;
+            return we;
+        }
+        return i;
+    }
+}
+
+int chart_wrap(cairo_t *cr, const char *text, double width, chart_line *lines,
+               int max)
+{
+    size_t pos = 0;
+    for (int n = 0;; n++) {
+        chart_line l;
+        size_t next = wrap_line(cr, text, pos, width, &l);
+        while (text[next] == ' ')
+            next++;
+        bool more = text[next] != '\0';
+        if (text[next] == '\n')
+            next++;
+        if (more && n == max - 1) { /* the last line there is room for */
+            if (!l.cut || slice_width(cr, text, l.start, l.start + l.len,
+                                      true) > width)
+                l.len = cut_to_fit(cr, text, l.start, l.start + l.len,
+                                   width) - l.start;
+            l.cut = true;
+            more = false;
+        }
+        lines[n] = l;
+        if (!more)
+            return n + 1;
+        pos = next;
+    }
+}
+
+void chart_text_line(cairo_t *cr, double x, double y, double align,
+                     const char *text, const chart_line *l)
+{
+    char buf[SLICE_MAX];
+    if (slice(buf, text, l->start, l->start + l->len, l->cut))
+        chart_text(cr, x, y, align, buf);
+}
+
 /* ---- Panels ---------------------------------------------------------------- */
+
+/* The plot area inside outer with the given margins, its scales and
+ * ticks. */
+static void panel_layout(chart_panel *p, double left, double top,
+                         double bottom, double right, double x_lo,
+                         double x_hi, double y_lo, double y_hi)
+{
+    chart_rect outer = p->outer;
+    double font_px = p->font_px;
+    p->plot.x = outer.x + left;
+    p->plot.y = outer.y + top;
+    p->plot.w = fmax(1.0, outer.w - left - right);
+    p->plot.h = fmax(1.0, outer.h - top - bottom);
+    p->x = (chart_scale){x_lo, x_hi, p->plot.x, p->plot.x + p->plot.w,
+                         false};
+    p->y = (chart_scale){y_lo, y_hi, p->plot.y + p->plot.h, p->plot.y,
+                         false};
+    int xmax = (int)(p->plot.w / (font_px * 5.0));
+    int ymax = (int)(p->plot.h / (font_px * 2.2));
+    chart_ticks_for(x_lo, x_hi, xmax < 2 ? 2 : xmax, &p->xt);
+    chart_ticks_for(y_lo, y_hi, ymax < 2 ? 2 : ymax, &p->yt);
+}
 
 void chart_panel_init(chart_panel *p, chart_rect outer, const char *title,
                       const char *unit, double t_lo, double t_hi,
@@ -179,23 +436,35 @@ void chart_panel_init(chart_panel *p, chart_rect outer, const char *title,
     p->outer = outer;
     p->title = title;
     p->unit = unit;
+    p->x_suffix = " s";
     p->font_px = font_px;
     /* Room for a title line above, tick labels left (six characters of
      * about 0.6 em) and below, a little air on the right. */
-    double left = font_px * 4.2, top = font_px * 1.7;
-    double bottom = font_px * 1.6, right = font_px * 0.8;
-    p->plot.x = outer.x + left;
-    p->plot.y = outer.y + top;
-    p->plot.w = fmax(1.0, outer.w - left - right);
-    p->plot.h = fmax(1.0, outer.h - top - bottom);
-    p->x = (chart_scale){t_lo, t_hi, p->plot.x, p->plot.x + p->plot.w};
-    p->y = (chart_scale){y_lo, y_hi, p->plot.y + p->plot.h, p->plot.y};
-    int xmax = (int)(p->plot.w / (font_px * 5.0));
-    int ymax = (int)(p->plot.h / (font_px * 2.2));
-    chart_ticks_for(t_lo, t_hi, xmax < 2 ? 2 : xmax, &p->xt);
-    chart_ticks_for(y_lo, y_hi, ymax < 2 ? 2 : ymax, &p->yt);
+    panel_layout(p, font_px * 4.2, font_px * 1.7, font_px * 1.6,
+                 font_px * 0.8, t_lo, t_hi, y_lo, y_hi);
 }
 
+void chart_panel_init_axes(chart_panel *p, chart_rect outer,
+                           const char *title, const chart_axes *ax,
+                           double x_lo, double x_hi, double y_lo,
+                           double y_hi, double font_px)
+{
+    memset(p, 0, sizeof *p);
+    p->outer = outer;
+    p->title = title;
+    p->x_label = ax->x_label;
+    p->y_label = ax->y_label;
+    p->font_px = font_px;
+    /* As the GUI's, with a line under the x tick labels for the x label,
+     * a turned line left of the y tick labels for the y label, and room
+     * on the right for the last x tick label's other half. */
+    double f = font_px;
+    panel_layout(p, f * (4.2 + (ax->y_label ? 1.3 : 0)),
+                 f * (title && title[0] ? 1.9 : 0.6),
+                 f * (1.6 + (ax->x_label ? 1.5 : 0)), f * 1.6, x_lo, x_hi,
+                 y_lo, y_hi);
+    p->x.log = ax->x_log;
+}
 bool chart_panel_hit(const chart_panel *p, double px, double py)
 {
     return px >= p->plot.x && px <= p->plot.x + p->plot.w &&
@@ -221,11 +490,24 @@ static void panel_title(const chart_panel *p, char *buf, size_t len)
              p->unit ? " (" : "", p->unit ? p->unit : "", p->unit ? ")" : "");
 }
 
-void chart_panel_frame(cairo_t *cr, const chart_panel *p)
+/* The x axis's ticks: the linear ones of p->xt, or a log axis's. */
+#define X_TICKS_MAX 64
+static int x_ticks(const chart_panel *p, double *v)
 {
-    char buf[32];
+    if (p->x.log) {
+        int max = (int)(p->plot.w / (p->font_px * 5.0));
+        return chart_log_ticks(p->x.lo, p->x.hi, max, v, X_TICKS_MAX);
+    }
+    int n = p->xt.count < X_TICKS_MAX ? p->xt.count : X_TICKS_MAX;
+    for (int i = 0; i < n; i++)
+        v[i] = p->xt.first + i * p->xt.step;
+    return n;
+}
+
+static void frame_grid(cairo_t *cr, const chart_panel *p, const double *xv,
+                       int nx)
+{
     double f = p->font_px;
-    cairo_save(cr);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_rectangle(cr, p->plot.x, p->plot.y, p->plot.w, p->plot.h);
     cairo_fill(cr);
@@ -235,8 +517,8 @@ void chart_panel_frame(cairo_t *cr, const chart_panel *p)
         cairo_move_to(cr, p->plot.x, y + 0.5);
         cairo_line_to(cr, p->plot.x + p->plot.w, y + 0.5);
     }
-    for (int i = 0; i < p->xt.count; i++) {
-        double x = round(chart_scale_map(&p->x, p->xt.first + i * p->xt.step));
+    for (int i = 0; i < nx; i++) {
+        double x = round(chart_scale_map(&p->x, xv[i]));
         cairo_move_to(cr, x + 0.5, p->plot.y);
         cairo_line_to(cr, x + 0.5, p->plot.y + p->plot.h);
     }
@@ -245,32 +527,76 @@ void chart_panel_frame(cairo_t *cr, const chart_panel *p)
     cairo_rectangle(cr, p->plot.x + 0.5, p->plot.y + 0.5, p->plot.w - 1,
                     p->plot.h - 1);
     cairo_stroke(cr);
+}
+
+/* The digits a log axis's tick needs: 0.05 two, 20 none. */
+static int log_decimals(double v)
+{
+    int d = (int)-floor(log10(v) + 1e-9);
+    return d > 0 ? d : 0;
+}
+
+static void frame_tick_labels(cairo_t *cr, const chart_panel *p,
+                              const double *xv, int nx)
+{
+    char buf[32];
+    double f = p->font_px;
     chart_font(cr, f * 0.85, false);
     cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
     for (int i = 0; i < p->yt.count; i++) {
         double v = p->yt.first + i * p->yt.step;
         double y = chart_scale_map(&p->y, v);
-        text_at(cr, p->plot.x - f * 0.35, y + f * 0.3, 1.0,
-                chart_format(v, p->yt.decimals, buf, sizeof buf));
+        chart_text(cr, p->plot.x - f * 0.35, y + f * 0.3, 1.0,
+                   chart_format(v, p->yt.decimals, buf, sizeof buf));
     }
-    for (int i = 0; i < p->xt.count; i++) {
-        double v = p->xt.first + i * p->xt.step;
-        double x = chart_scale_map(&p->x, v);
-        chart_format(v, p->xt.decimals, buf, sizeof buf);
-        if (i == p->xt.count - 1) { /* the unit, once, on the last label */
+    for (int i = 0; i < nx; i++) {
+        double x = chart_scale_map(&p->x, xv[i]);
+        chart_format(xv[i], p->x.log ? log_decimals(xv[i]) : p->xt.decimals,
+                     buf, sizeof buf);
+        if (i == nx - 1 && p->x_suffix) { /* the unit, once, on the last */
             size_t len = strlen(buf);
-            snprintf(buf + len, sizeof buf - len, " s");
+            snprintf(buf + len, sizeof buf - len, "%s", p->x_suffix);
         }
         /* The last label is kept inside the panel. */
         double half = chart_text_width(cr, buf) / 2;
         if (x + half > p->outer.x + p->outer.w)
             x = p->outer.x + p->outer.w - half;
-        text_at(cr, x, p->plot.y + p->plot.h + f * 1.1, 0.5, buf);
+        chart_text(cr, x, p->plot.y + p->plot.h + f * 1.1, 0.5, buf);
     }
+}
+
+#define HALF_PI 1.57079632679489661923
+
+/* The title, and a report's axis labels: the x label centred under the
+ * tick labels, the y label turned to read upwards, centred on the plot. */
+static void frame_labels(cairo_t *cr, const chart_panel *p)
+{
+    double f = p->font_px;
     chart_font(cr, f, true);
     char title[256];
     panel_title(p, title, sizeof title);
-    text_at(cr, p->outer.x + f * 0.3, p->outer.y + f * 1.15, 0.0, title);
+    chart_text(cr, p->outer.x + f * 0.3, p->outer.y + f * 1.15, 0.0, title);
+    chart_font(cr, f * 0.9, false);
+    if (p->x_label)
+        chart_text(cr, p->plot.x + p->plot.w / 2,
+                   p->plot.y + p->plot.h + f * 2.6, 0.5, p->x_label);
+    if (p->y_label) {
+        cairo_save(cr);
+        cairo_translate(cr, p->outer.x + f * 1.0, p->plot.y + p->plot.h / 2);
+        cairo_rotate(cr, -HALF_PI);
+        chart_text(cr, 0, 0, 0.5, p->y_label);
+        cairo_restore(cr);
+    }
+}
+
+void chart_panel_frame(cairo_t *cr, const chart_panel *p)
+{
+    double xv[X_TICKS_MAX];
+    int nx = x_ticks(p, xv);
+    cairo_save(cr);
+    frame_grid(cr, p, xv, nx);
+    frame_tick_labels(cr, p, xv, nx);
+    frame_labels(cr, p);
     cairo_restore(cr);
 }
 
@@ -415,7 +741,7 @@ static void series_columns(cairo_t *cr, const chart_panel *p,
     for (size_t i = 0; i <= d->n; i++) {
         double t = i < d->n ? d->t[i * k] : NAN;
         double v = i < d->n ? d->v[i * k] : NAN;
-        bool ok = isfinite(t) && isfinite(v);
+        bool ok = isfinite(t) && isfinite(v) && (!p->x.log || t > 0);
         int c = ok ? (int)floor(chart_scale_map(&p->x, t)) - x0 : -1;
         double py = ok ? chart_scale_map(y, v) : NAN;
         if (col >= 0 && (c != col || !ok)) { /* flush the column */
@@ -465,11 +791,11 @@ void chart_panel_series(cairo_t *cr, const chart_panel *p,
     bool pen = false;
     for (size_t i = 0; i < d->n; i++) {
         double t = d->t[i * k], v = d->v[i * k];
-        if (!isfinite(v) || !isfinite(t)) {
+        double px = chart_scale_map(&p->x, t), py = chart_scale_map(y, v);
+        if (!isfinite(px) || !isfinite(py)) { /* NaN, or x <= 0 on log */
             pen = false;
             continue;
         }
-        double px = chart_scale_map(&p->x, t), py = chart_scale_map(y, v);
         if (pen)
             cairo_line_to(cr, px, py);
         else
@@ -483,7 +809,7 @@ void chart_panel_series(cairo_t *cr, const chart_panel *p,
 chart_scale chart_panel_right_axis(cairo_t *cr, const chart_panel *p,
                                    double lo, double hi, const char *unit)
 {
-    chart_scale y = {lo, hi, p->plot.y + p->plot.h, p->plot.y};
+    chart_scale y = {lo, hi, p->plot.y + p->plot.h, p->plot.y, false};
     chart_ticks t;
     int max = (int)(p->plot.h / (p->font_px * 2.2));
     chart_ticks_for(lo, hi, max < 2 ? 2 : max, &t);
@@ -499,34 +825,123 @@ chart_scale chart_panel_right_axis(cairo_t *cr, const chart_panel *p,
         cairo_line_to(cr, x, py);
         cairo_set_line_width(cr, 1.0);
         cairo_stroke(cr);
-        text_at(cr, x - p->font_px * 0.4, py + p->font_px * 0.3, 1.0,
+        chart_text(cr, x - p->font_px * 0.4, py + p->font_px * 0.3, 1.0,
                 chart_format(v, t.decimals, buf, sizeof buf));
     }
     if (unit) { /* on the title line, at the right */
         chart_font(cr, p->font_px * 0.85, false);
-        text_at(cr, x, p->outer.y + p->font_px * 1.15, 1.0, unit);
+        chart_text(cr, x, p->outer.y + p->font_px * 1.15, 1.0, unit);
     }
     cairo_restore(cr);
     return y;
+}
+
+/* Is band point i drawable: its x on the axis, both ends numbers? */
+static bool band_ok(const chart_panel *p, const double *t, const double *lo,
+                    const double *hi, size_t i)
+{
+    return isfinite(chart_scale_map(&p->x, t[i])) && isfinite(lo[i]) &&
+           isfinite(hi[i]);
 }
 
 void chart_panel_band(cairo_t *cr, const chart_panel *p, const double *t,
                       const double *lo, const double *hi, size_t n,
                       const chart_style *st)
 {
-    if (n == 0)
-        return;
     cairo_save(cr);
     clip_plot(cr, p);
     cairo_set_source_rgba(cr, st->r, st->g, st->b, 0.25 * st->a);
-    for (size_t i = 0; i < n; i++)
-        cairo_line_to(cr, chart_scale_map(&p->x, t[i]),
-                      chart_scale_map(&p->y, hi[i]));
-    for (size_t i = n; i-- > 0;)
-        cairo_line_to(cr, chart_scale_map(&p->x, t[i]),
-                      chart_scale_map(&p->y, lo[i]));
-    cairo_close_path(cr);
+    /* One polygon per run of drawable points: along hi, back along lo. */
+    for (size_t a = 0; a < n;) {
+        if (!band_ok(p, t, lo, hi, a)) {
+            a++;
+            continue;
+        }
+        size_t b = a;
+        while (b < n && band_ok(p, t, lo, hi, b))
+            b++;
+        cairo_new_sub_path(cr);
+        for (size_t i = a; i < b; i++)
+            cairo_line_to(cr, chart_scale_map(&p->x, t[i]),
+                          chart_scale_map(&p->y, hi[i]));
+        for (size_t i = b; i-- > a;)
+            cairo_line_to(cr, chart_scale_map(&p->x, t[i]),
+                          chart_scale_map(&p->y, lo[i]));
+        cairo_close_path(cr);
+        a = b;
+    }
     cairo_fill(cr);
+    cairo_restore(cr);
+}
+
+void chart_panel_points(cairo_t *cr, const chart_panel *p,
+                        const chart_data *d, const chart_style *st)
+{
+    size_t k = d->stride ? d->stride : 1;
+    double r = fmax(1.5, st->width * p->font_px / 12.0 * 1.5);
+    cairo_save(cr);
+    clip_plot(cr, p);
+    cairo_set_source_rgba(cr, st->r, st->g, st->b, st->a);
+    for (size_t i = 0; i < d->n; i++) {
+        double x = chart_scale_map(&p->x, d->t[i * k]);
+        double y = chart_scale_map(&p->y, d->v[i * k]);
+        if (!isfinite(x) || !isfinite(y))
+            continue;
+        cairo_new_sub_path(cr);
+        cairo_arc(cr, x, y, r, 0, 4 * HALF_PI);
+    }
+    cairo_fill(cr);
+    cairo_restore(cr);
+}
+
+/* ---- Bars ---------------------------------------------------------------- */
+
+static double clamp(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+chart_rect chart_bar_rect(const chart_panel *p, int n, int i, double share,
+                          double v)
+{
+    double slot = p->plot.w / (n > 0 ? n : 1);
+    double w = slot * share;
+    double lo = fmin(p->y.lo, p->y.hi), hi = fmax(p->y.lo, p->y.hi);
+    double y0 = chart_scale_map(&p->y, clamp(0.0, lo, hi));
+    double y1 = chart_scale_map(&p->y, clamp(v, lo, hi));
+    return (chart_rect){p->plot.x + slot * i + (slot - w) / 2, fmin(y0, y1),
+                        w, fabs(y1 - y0)};
+}
+
+void chart_panel_bar(cairo_t *cr, const chart_panel *p, int n, int i,
+                     double v, double lo, double hi, const chart_style *st)
+{
+    double f = p->font_px;
+    cairo_save(cr);
+    clip_plot(cr, p);
+    if (isfinite(v)) {
+        chart_rect b = chart_bar_rect(p, n, i, 0.6, v);
+        cairo_rectangle(cr, b.x, b.y, b.w, b.h);
+        cairo_set_source_rgba(cr, st->r, st->g, st->b, st->a);
+        cairo_fill_preserve(cr);
+        cairo_set_source_rgba(cr, chart_ink.r, chart_ink.g, chart_ink.b, 0.6);
+        cairo_set_line_width(cr, f / 16.0);
+        cairo_stroke(cr);
+    }
+    if (isfinite(lo) && isfinite(hi)) {
+        chart_rect b = chart_bar_rect(p, n, i, 0.6, v);
+        double x = b.x + b.w / 2, cap = b.w * 0.18;
+        double y0 = chart_scale_map(&p->y, lo), y1 = chart_scale_map(&p->y, hi);
+        set_style(cr, &chart_ink, f);
+        cairo_set_line_width(cr, f / 8.0);
+        cairo_move_to(cr, x, y0);
+        cairo_line_to(cr, x, y1);
+        cairo_move_to(cr, x - cap, y0);
+        cairo_line_to(cr, x + cap, y0);
+        cairo_move_to(cr, x - cap, y1);
+        cairo_line_to(cr, x + cap, y1);
+        cairo_stroke(cr);
+    }
     cairo_restore(cr);
 }
 
@@ -544,7 +959,7 @@ void chart_panel_hline(cairo_t *cr, const chart_panel *p, double v,
     cairo_stroke(cr);
     if (label) {
         chart_font(cr, p->font_px * 0.8, false);
-        text_at(cr, p->plot.x + p->plot.w - p->font_px * 0.3,
+        chart_text(cr, p->plot.x + p->plot.w - p->font_px * 0.3,
                 y - p->font_px * 0.3, 1.0, label);
     }
     cairo_restore(cr);
@@ -566,7 +981,7 @@ void chart_panel_window(cairo_t *cr, const chart_panel *p, double t0,
         clip_plot(cr, p);
         chart_font(cr, p->font_px * 0.75, false);
         cairo_set_source_rgb(cr, 0.55, 0.23, 0.0);
-        text_at(cr, x0 + p->font_px * 0.2, p->plot.y + p->font_px * 0.9, 0.0,
+        chart_text(cr, x0 + p->font_px * 0.2, p->plot.y + p->font_px * 0.9, 0.0,
                 label);
     }
     cairo_restore(cr);
@@ -588,7 +1003,7 @@ void chart_panel_marker(cairo_t *cr, const chart_panel *p, double t,
     cairo_stroke(cr);
     if (label) {
         chart_font(cr, p->font_px * 0.75, false);
-        text_at(cr, x + p->font_px * 0.2, p->plot.y + p->plot.h -
+        chart_text(cr, x + p->font_px * 0.2, p->plot.y + p->plot.h -
                                               p->font_px * 0.3,
                 0.0, label);
     }
@@ -618,6 +1033,33 @@ int chart_legend_layout(const double *widths, int n, double swatch,
 }
 
 #define LEGEND_MAX 16
+
+/* A legend item's swatch (a line of its style, over a band and with a
+ * dot when it has them) from (x, y) on, `swatch` long, and its label. */
+static void legend_item(cairo_t *cr, double x, double y, double swatch,
+                        double gap, double font_px,
+                        const chart_legend_item *it)
+{
+    double f = font_px * 0.8;
+    const chart_style *st = it->style;
+    if (it->band) {
+        cairo_set_source_rgba(cr, st->r, st->g, st->b, 0.25 * st->a);
+        cairo_rectangle(cr, x, y - f * 0.45, swatch, f * 0.9);
+        cairo_fill(cr);
+    }
+    set_style(cr, st, font_px);
+    cairo_move_to(cr, x, y);
+    cairo_line_to(cr, x + swatch, y);
+    cairo_stroke(cr);
+    if (it->points) {
+        cairo_arc(cr, x + swatch / 2, y,
+                  fmax(1.5, st->width * font_px / 12.0 * 1.5), 0,
+                  4 * HALF_PI);
+        cairo_fill(cr);
+    }
+    cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
+    chart_text(cr, x + swatch + gap * 0.5, y + f * 0.35, 0.0, it->label);
+}
 
 /* The legend goes on the title line, after the title, so it never hides
  * a series; items that do not fit there wrap into the top of the plot. */
@@ -649,14 +1091,117 @@ void chart_legend(cairo_t *cr, const chart_panel *p,
                             swatch + gap + widths[i], line);
             cairo_fill(cr);
         }
-        set_style(cr, items[i].style, p->font_px);
-        cairo_move_to(cr, x, y);
-        cairo_line_to(cr, x + swatch, y);
-        cairo_stroke(cr);
-        cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
-        text_at(cr, x + swatch + gap * 0.5, y + f * 0.35, 0.0,
-                items[i].label);
+        legend_item(cr, x, y, swatch, gap, p->font_px, &items[i]);
     }
+    cairo_restore(cr);
+}
+
+double chart_legend_rows(cairo_t *cr, double x, double y, double width,
+                         double font_px, const chart_legend_item *items,
+                         int n, bool draw)
+{
+    if (n > LEGEND_MAX)
+        n = LEGEND_MAX;
+    if (n <= 0)
+        return 0.0;
+    double f = font_px * 0.8;
+    double widths[LEGEND_MAX], xs[LEGEND_MAX], ys[LEGEND_MAX];
+    cairo_save(cr);
+    chart_font(cr, f, false);
+    for (int i = 0; i < n; i++)
+        widths[i] = fmin(chart_text_width(cr, items[i].label), width * 0.8);
+    double swatch = f * 2.4, gap = f * 1.6, line = f * 1.5;
+    int rows = chart_legend_layout(widths, n, swatch, gap, line, width, xs, ys);
+    for (int i = 0; draw && i < n; i++)
+        legend_item(cr, x + xs[i], y + ys[i] + line * 0.5, swatch, gap,
+                    font_px, &items[i]);
+    cairo_restore(cr);
+    return rows * line;
+}
+
+/* ---- Cell grids ---------------------------------------------------------- */
+
+chart_rect chart_cell_rect(chart_rect r, int nx, int ny, int i, int j)
+{
+    double w = r.w / (nx > 0 ? nx : 1), h = r.h / (ny > 0 ? ny : 1);
+    return (chart_rect){r.x + i * w, r.y + r.h - (j + 1) * h, w, h};
+}
+
+/* Viridis at 0, 0.1, ... 1 (matplotlib's _viridis_data sampled, as R's
+ * viridisLite gives it); between them linear in sRGB, which keeps the
+ * lightness rising and is within a few units of the full 256-entry
+ * table. */
+chart_style chart_viridis(double t)
+{
+    static const unsigned char v[11][3] = {
+        {68, 1, 84},    {72, 37, 118},  {65, 68, 135},  {53, 95, 141},
+        {42, 120, 142}, {33, 145, 140}, {34, 168, 132}, {66, 190, 113},
+        {122, 209, 81}, {187, 223, 39}, {253, 231, 37}};
+    if (!(t > 0))
+        t = 0;
+    if (t > 1)
+        t = 1;
+    int k = (int)(t * 10);
+    if (k > 9)
+        k = 9;
+    double u = t * 10 - k;
+    chart_style c = {0, 0, 0, 1.0, 1.0, 0};
+    c.r = ((1 - u) * v[k][0] + u * v[k + 1][0]) / 255.0;
+    c.g = ((1 - u) * v[k][1] + u * v[k + 1][1]) / 255.0;
+    c.b = ((1 - u) * v[k][2] + u * v[k + 1][2]) / 255.0;
+    return c;
+}
+
+/* Line x + y = c cut to r: from where it leaves the bottom or left edge
+ * to where it meets the right or top edge. */
+static bool hatch_segment(chart_rect r, double c, double *seg)
+{
+    double xa = fmax(r.x, c - (r.y + r.h)), xb = fmin(r.x + r.w, c - r.y);
+    if (!(xb > xa))
+        return false;
+    seg[0] = xa;
+    seg[1] = c - xa;
+    seg[2] = xb;
+    seg[3] = c - xb;
+    return true;
+}
+
+int chart_hatch_lines(chart_rect r, double gap, double *xy, int max)
+{
+    if (!(gap > 0) || !(r.w > 0) || !(r.h > 0))
+        return 0;
+    double k0 = ceil((r.x + r.y) / gap);
+    double k1 = floor((r.x + r.w + r.y + r.h) / gap);
+    int n = 0;
+    for (double k = k0; k <= k1; k++) {
+        double seg[4];
+        if (!hatch_segment(r, k * gap, seg))
+            continue;
+        if (n < max)
+            memcpy(xy + 4 * n, seg, sizeof seg);
+        n++;
+    }
+    return n;
+}
+
+void chart_hatch(cairo_t *cr, chart_rect r, double gap, const chart_style *st)
+{
+    if (!(gap > 0) || !(r.w > 0) || !(r.h > 0))
+        return;
+    cairo_save(cr);
+    cairo_rectangle(cr, r.x, r.y, r.w, r.h);
+    cairo_clip(cr);
+    cairo_set_source_rgba(cr, st->r, st->g, st->b, st->a);
+    cairo_set_line_width(cr, st->width);
+    double k1 = floor((r.x + r.w + r.y + r.h) / gap);
+    for (double k = ceil((r.x + r.y) / gap); k <= k1; k++) {
+        double seg[4];
+        if (!hatch_segment(r, k * gap, seg))
+            continue;
+        cairo_move_to(cr, seg[0], seg[1]);
+        cairo_line_to(cr, seg[2], seg[3]);
+    }
+    cairo_stroke(cr);
     cairo_restore(cr);
 }
 

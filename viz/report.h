@@ -12,12 +12,38 @@
  *
  * Both files are written to temporary names beside their targets and
  * renamed by report_close when everything succeeded: whole or not at all.
- * Content is copied as it is added; the caller's arrays may go away.
+ * Each block is drawn into both outputs as it is added, so the caller's
+ * strings and arrays need only live through the call.  Errors are kept
+ * (the first one) and reported by report_close; the adding functions
+ * cannot fail, and after an error they do nothing.
  *
- * PDF layout: blocks flow down the page; a block that does not fit on
- * what is left of a page starts the next one (a table longer than a page
- * continues on the next with its header repeated); every page has a
- * footer with the document's title and the page number.
+ * PDF layout, in points (A4 landscape, 841.89 x 595.28): text is 757.89
+ * wide between 42 pt margins and runs from y = 36 to 549.28; below that
+ * sits the footer (the document's title, "page N").  Blocks flow down
+ * the page, 6 pt apart (8 above a table, 10 above a chart, none after a
+ * heading), and:
+ * - a block that does not fit on what is left of a page starts the next
+ *   one; a table or paragraph longer than a whole page instead starts
+ *   where it is and breaks between rows (the table's header repeated on
+ *   each page) or lines;
+ * - a heading is kept on the page of the block after it; a level-1
+ *   heading opens a new page unless the page is empty;
+ * - text: headings 17 pt (level 1, 30 pt with its space) and 12.5 pt
+ *   (level 2, 20 pt, 12 above it), paragraphs 10 pt on 14 pt lines,
+ *   captions 8.5 pt;
+ * - table cells are 9 pt, a row 17.3 pt high per line; columns take
+ *   their widest cell.  A table too wide for the page is set smaller,
+ *   down to 7 pt; if it is still too wide, the widest columns are
+ *   narrowed to a common width and their cells wrap (at spaces, or
+ *   after : + / , = _ - inside a word too long for a line; at most 4
+ *   lines; what still does not fit is cut with an ellipsis).  A
+ *   no-break space (U+00A0) keeps words together: "0.91 [0.90,\u00a0
+ *   0.92]" wraps before the bracket, not inside it;
+ * - a chart is the text's width wide and 0.22 of it plus its labels high
+ *   (214.5 pt; a line chart's legend under it adds 15.2 pt a row): two
+ *   charts fit on a page under a level-1 heading.
+ * The HTML has the same blocks in the same order, charts as the same
+ * drawings at the same size (scaled down to a narrower window).
  */
 #ifndef SB_REPORT_H
 #define SB_REPORT_H
@@ -31,16 +57,21 @@
 typedef struct report report;
 
 /* Start a document.  pdf_path or html_path may be NULL (that output is
- * not made).  `title` heads every PDF page footer and the HTML <title>. */
+ * not made); they may not be the same path.  Missing directories are
+ * created.  `title` is in every PDF page footer, the PDF's metadata and
+ * the HTML <title>.  On failure *out is NULL, nothing is left behind and
+ * e says which path and why. */
 int report_open(report **out, const char *pdf_path, const char *html_path,
                 const char *title, sb_err *e);
 
 /* Level 1: a section (in the PDF, starts a new page unless the page is
- * empty); 2: a subsection. */
+ * empty); 2: a subsection (any other level counts as the nearer of the
+ * two).  Both are entries of the PDF's outline, the viewer's sidebar. */
 void report_heading(report *r, int level, const char *text);
-/* A paragraph; wrapped to the page width. */
+/* A paragraph; wrapped to the page width; a newline breaks the line. */
 void report_text(report *r, const char *text);
-/* PDF: continue on a new page.  HTML: nothing. */
+/* PDF: continue on a new page (nothing when the page is still empty).
+ * HTML: nothing. */
 void report_page_break(report *r);
 
 typedef enum report_emph {
@@ -108,6 +139,9 @@ typedef struct report_bars {
     const int *colour;
     const char *const *notes;     /* n, entries may be NULL; or NULL */
 } report_bars;
+/* colour may be NULL: bar i takes palette colour i.  Labels wrap to two
+ * lines under their bar, notes to three above its whisker; the value
+ * axis grows to leave the notes room. */
 void report_bars_add(report *r, const report_bars *c);
 
 /* A stability map: a grid of cells coloured by value on a sequential
@@ -124,15 +158,18 @@ typedef struct report_map {
                                      no value (drawn empty) */
     const uint8_t *marked;        /* nx x ny, or NULL */
     const char *marked_label;     /* in the key: "did not recover" */
-    double v_min, v_max;          /* the colour scale */
+    double v_min, v_max;          /* the colour scale (not v_min < v_max:
+                                     the values' range) */
 } report_map;
 void report_map_add(report *r, const report_map *c);
 
 /* The boundary report_map_add draws, as cell edges: the edge between
  * cell (i, j) and (i + 1, j) when `vertical`, else between (i, j) and
  * (i, j + 1), for every such pair of which exactly one is marked (cells
- * with no value count as unmarked).  Writes at most max edges to out
- * and returns how many there are. */
+ * with no value count as unmarked; the grid's outer edge is no
+ * boundary).  In order: rows from j = 0 up, cells from i = 0 right, a
+ * cell's vertical edge before its horizontal one.  Writes at most max
+ * edges to out (NULL when max is 0) and returns how many there are. */
 typedef struct report_edge {
     int i, j;
     bool vertical;
@@ -141,7 +178,10 @@ int report_map_boundary(const report_map *m, report_edge *out, int max);
 
 /* Finish both files and rename them into place.  On an error neither
  * target is touched, the temporaries are removed, and e says why.  r is
- * freed either way. */
+ * freed either way (NULL: nothing to do, returns 0).  Both files are
+ * written and synced before either is renamed; should the second rename
+ * still fail, the first target is removed again if it did not exist
+ * before (one that did has been replaced). */
 int report_close(report *r, sb_err *e);
 
 #endif

@@ -424,8 +424,8 @@ static void panel(cairo_t *cr, const view_layout *l, const view_state *v,
             if (r == 0 && n_items < 7) {
                 styles[n_items] = st;
                 snprintf(labels[n_items], sizeof labels[0], "%s", ld->label);
-                items[n_items] = (chart_legend_item){labels[n_items],
-                                                     &styles[n_items]};
+                items[n_items] = (chart_legend_item){
+                    .label = labels[n_items], .style = &styles[n_items]};
                 n_items++;
             }
         }
@@ -434,8 +434,8 @@ static void panel(cairo_t *cr, const view_layout *l, const view_state *v,
         styles[n_items] = chart_ink;
         styles[n_items].dash = 1;
         snprintf(labels[n_items], sizeof labels[0], "B (A solid)");
-        items[n_items] = (chart_legend_item){labels[n_items],
-                                             &styles[n_items]};
+        items[n_items] = (chart_legend_item){.label = labels[n_items],
+                                             .style = &styles[n_items]};
         n_items++;
     }
     chart_legend(cr, &p, items, n_items);

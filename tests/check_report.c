@@ -1,0 +1,712 @@
+/*
+ * check_report.c -- the report document (viz/report.h): a document with
+ * every kind of block written as PDF and HTML and read back with
+ * poppler's pdfinfo and pdftotext and as text; the stability map's
+ * boundary on grids worked by hand; and outputs written whole or not at
+ * all when one of them cannot be.
+ *
+ * The poppler tools are found when CMake configures (tests/CMakeLists
+ * .txt); a missing one fails these tests with its name, it does not skip
+ * them.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "testutil.h"
+
+/* ---- The document
+ * ------------------------------------------------------------ */
+
+#define ROWS 30
+#define COLS 6
+
+static char doc_dir[1024], doc_pdf[1100], doc_html[1100];
+
+static const char *const header[COLS] = {"policy",        "success ratio",
+                                         "amplification", "recovery (s)",
+                                         "p99 (ms)",      "note"};
+static char cell_buf[ROWS][COLS][96];
+
+/* Row i's cells: names that sort, numbers that can be found again
+ * (row 7's success ratio is 0.9 + 7 x 0.0016 = 0.9112), one long note that has
+ * to wrap, and characters HTML must escape. */
+static void fill_table(const char **cells, uint8_t *emph)
+{
+    for (int i = 0; i < ROWS; i++) {
+        snprintf(cell_buf[i][0], 96, "policy-%02d", i);
+        snprintf(cell_buf[i][1], 96, "%.4f", 0.9 + i * 0.0016);
+        snprintf(cell_buf[i][2], 96, "%.2f", 1.0 + i * 0.37);
+        snprintf(cell_buf[i][3], 96,
+                 i % 9 == 4 ? "did not recover in 2 of 5" : "%.1f",
+                 4.0 + i * 1.5);
+        snprintf(cell_buf[i][4], 96, "%d", 120 + i * 17);
+        snprintf(cell_buf[i][5], 96, "%s",
+                 i == 3   ? "exponential:jitter=full:base=10ms with a token "
+                            "bucket in front"
+                 : i == 5 ? "a < b & c"
+                          : "");
+        for (int c = 0; c < COLS; c++) {
+            cells[i * COLS + c] = cell_buf[i][c];
+            emph[i * COLS + c] = c == 1 && i == 29      ? REPORT_BEST
+                                 : c == 2 && i % 4 == 1 ? REPORT_MUTED
+                                                        : REPORT_PLAIN;
+        }
+    }
+}
+
+static void add_table(report *r)
+{
+    static const char *cells[ROWS * COLS];
+    static uint8_t emph[ROWS * COLS];
+    fill_table(cells, emph);
+    report_table t = {"Mean and 95 % interval over 5 seeds; bold: the best "
+                      "of its column, grey: not significantly different.",
+                      COLS,
+                      ROWS,
+                      header,
+                      cells,
+                      emph,
+                      "lrrrrl"};
+    report_table_add(r, &t);
+}
+
+#define NT 300
+
+/* Three policies over 300 s with a 10-90 % band each, two faults shaded,
+ * one series broken by a gap (NaN). */
+static void add_time_series(report *r)
+{
+    static double t[NT], y[3][NT], lo[3][NT], hi[3][NT];
+    for (int i = 0; i < NT; i++) {
+        t[i] = i;
+        for (int k = 0; k < 3; k++) {
+            double dip = i >= 60 && i < 70 ? 0.1 : 1.0;
+            double rec = i >= 70 ? 1 - exp(-(i - 70) / (8.0 + 20 * k)) : 1;
+            y[k][i] = 950 * dip * (i >= 70 ? rec : 1) + 20 * sin(i / 7.0 + k);
+            lo[k][i] = y[k][i] * 0.9;
+            hi[k][i] = y[k][i] * 1.08;
+        }
+    }
+    y[2][150] = NAN;
+    report_series s[3] = {
+        {"exponential", t, y[0], lo[0], hi[0], NT, 0, 0, false},
+        {"exponential+token_bucket", t, y[1], lo[1], hi[1], NT, 1, 1, false},
+        {"immediate", t, y[2], lo[2], hi[2], NT, 2, 2, false}};
+    report_span sp[2] = {{60, 70, "outage 10 s"},
+                         {200, 215, "latency +200 ms"}};
+    report_lines c = {
+        "Goodput", "time (s)", "goodput (requests/s)", s, 3, sp, 2, false,
+        NAN,       NAN};
+    report_lines_add(r, &c);
+}
+
+/* Latency CDFs on a log x axis from 2 to 5 000 ms. */
+static void add_cdf(report *r)
+{
+    static double x[200], y[3][200];
+    for (int i = 0; i < 200; i++) {
+        x[i] = 2 * pow(2500, i / 199.0);
+        for (int k = 0; k < 3; k++)
+            y[k][i] = 1 / (1 + pow(x[i] / (20.0 + 40 * k), -2.0));
+    }
+    report_series s[3] = {
+        {"exponential", x, y[0], NULL, NULL, 200, 0, 0, 0},
+        {"exponential+token_bucket", x, y[1], NULL, NULL, 200, 1, 1, 0},
+        {"immediate", x, y[2], NULL, NULL, 200, 2, 2, 0}};
+    report_lines c = {"Latency CDF",
+                      "latency (ms)",
+                      "share of requests",
+                      s,
+                      3,
+                      NULL,
+                      0,
+                      true,
+                      0,
+                      1};
+    report_lines_add(r, &c);
+}
+
+static void add_bars(report *r)
+{
+    static const char *labels[4] = {"exponential", "exponential+token_bucket",
+                                    "immediate", "no retries"};
+    static const double v[4] = {12.5, 8.25, NAN, 3.0};
+    static const double lo[4] = {10.1, 7.0, NAN, 2.5};
+    static const double hi[4] = {15.2, 9.9, NAN, 3.6};
+    static const int colour[4] = {0, 1, 2, 4};
+    static const char *notes[4] = {"2 of 5 seeds did not recover", NULL,
+                                   "did not recover in 5 of 5 seeds", NULL};
+    report_bars c = {"Recovery time", "recovery (s)", 4, labels, v, lo, hi,
+                     colour,          notes};
+    report_bars_add(r, &c);
+}
+
+/* A staircase of metastable cells in the upper right: cell (i, j) is
+ * marked when i + j >= 9 on an 8 x 6 grid, with one cell (0, 5) empty. */
+#define MX 8
+#define MY 6
+static void add_maps(report *r)
+{
+    static double x[MX], y[MY], v[MX * MY], v2[MX * MY];
+    static uint8_t m[MX * MY], m2[MX * MY];
+    for (int i = 0; i < MX; i++)
+        x[i] = 0.5 + 0.1 * i;
+    for (int j = 0; j < MY; j++)
+        y[j] = 5 + 10 * j;
+    for (int j = 0; j < MY; j++)
+        for (int i = 0; i < MX; i++) {
+            int k = j * MX + i;
+            m[k] = i + j >= 9;
+            v[k] = m[k] ? 300 : 2 + 6.0 * (i + j) * (i + j) / 8.0;
+            m2[k] = i == 3 && j == 2;
+            v2[k] = (i + j) % 7 == 6 && !m2[k] ? NAN : 1.5 * i + j;
+        }
+    v[5 * MX + 0] = NAN;
+    report_map a = {"Stability map: exponential",
+                    "offered load (share of capacity)",
+                    "outage (s)",
+                    "recovery time (s)",
+                    MX,
+                    MY,
+                    x,
+                    y,
+                    v,
+                    m,
+                    "did not recover",
+                    0,
+                    60};
+    report_map_add(r, &a);
+    report_map b = {"Stability map: immediate",
+                    "offered load (share of "
+                    "capacity)",
+                    "outage (s)",
+                    "recovery time (s)",
+                    MX,
+                    MY,
+                    x,
+                    y,
+                    v2,
+                    m2,
+                    "did not recover",
+                    0,
+                    20};
+    report_map_add(r, &b);
+}
+
+static void add_sweep(report *r)
+{
+    static double x[7], y[2][7], lo[2][7], hi[2][7];
+    for (int i = 0; i < 7; i++) {
+        x[i] = 0.6 + 0.1 * i;
+        for (int k = 0; k < 2; k++) {
+            y[k][i] = 2 + (k + 1) * 30 * pow(x[i], 6);
+            lo[k][i] = y[k][i] * 0.8;
+            hi[k][i] = y[k][i] * 1.25;
+        }
+    }
+    report_series s[2] = {{"exponential", x, y[0], lo[0], hi[0], 7, 0, 0, true},
+                          {"immediate", x, y[1], lo[1], hi[1], 7, 2, 1, true}};
+    report_lines c = {"Recovery time against offered load",
+                      "offered load (share of capacity)",
+                      "recovery (s)",
+                      s,
+                      2,
+                      NULL,
+                      0,
+                      false,
+                      NAN,
+                      NAN};
+    report_lines_add(r, &c);
+}
+
+/* The layout rules (report.h) give 5 pages.  Text runs from y = 36 to
+ * 549.28 pt; a level-1 heading takes 30 pt, a line of text 14, a table
+ * row 17.3, the bar chart and a map 214.5 (0.22 x 757.89 = 167 of plot
+ * and 47.5 of labels), a line chart with one legend row 229.7; gaps are
+ * 8 pt above a table, 10 above a chart, 12 above a level-2 heading.
+ * 1. "Results" and a line of text end at 80; 8 down, the header ends at
+ *    105.3, and rows 0 to 24 fit ((549.28 - 105.3) / 17.3 = 25.7).
+ * 2. The header again, rows 25 to 29 and the caption end at 155.3;
+ *    "Recovery time" and the bar chart end at 401.8.
+ * 3. "Time series" opens a page (to 66), then both line charts: 66 +
+ *    229.7 + 10 + 229.7 = 535.4, which fits.
+ * 4. "Stability maps" opens a page: 66 + 214.5 + 10 + 214.5 = 505.
+ * 5. The page break; "Sweep", a line of text and the sweep chart. */
+#define DOC_PAGES 5
+#define DOC_CHARTS 6
+
+static void build_document(void)
+{
+    snprintf(doc_dir, sizeof doc_dir, "%s", tu_temp_path("report"));
+    mkdir(doc_dir, 0777);
+    snprintf(doc_pdf, sizeof doc_pdf, "%s/report.pdf", doc_dir);
+    snprintf(doc_html, sizeof doc_html, "%s/report.html", doc_dir);
+    report *r;
+    sb_err e;
+    ck_assert_msg(
+        report_open(&r, doc_pdf, doc_html, "stormbench test report", &e) == 0,
+        "%s", e.msg);
+    report_heading(r, 1, "Results");
+    report_text(r, "Three policies on the retry-storm scenario, 5 seeds "
+                   "each, paired.");
+    add_table(r);
+    report_heading(r, 2, "Recovery time");
+    add_bars(r);
+    report_heading(r, 1, "Time series");
+    add_time_series(r);
+    add_cdf(r);
+    report_heading(r, 1, "Stability maps");
+    add_maps(r);
+    report_page_break(r);
+    report_heading(r, 2, "Sweep");
+    report_text(r, "Recovery time as the offered load grows.");
+    add_sweep(r);
+    ck_assert_msg(report_close(r, &e) == 0, "%s", e.msg);
+}
+
+/* Run a poppler tool; its path was found at configure time. */
+static char *run_tool(const char *tool, const char *const *targs)
+{
+    ck_assert_msg(tool[0] && strstr(tool, "NOTFOUND") == NULL,
+                  "a poppler tool (pdfinfo, pdftotext) was not found when "
+                  "CMake configured: install poppler-utils (.ci/setup) and "
+                  "configure again");
+    const char *argv[12] = {tool};
+    for (int i = 0; targs[i] && i < 10; i++)
+        argv[i + 1] = targs[i];
+    tu_output o;
+    int st = tu_run(&o, argv);
+    ck_assert_msg(st == 0, "%s failed (%d): %s", tool, st, o.err);
+    char *out = o.out;
+    o.out = NULL;
+    tu_output_free(&o);
+    return out;
+}
+
+static char *page_text(int page)
+{
+    char p[16];
+    snprintf(p, sizeof p, "%d", page);
+    return run_tool(SB_PDFTOTEXT, (const char *[]){"-layout", "-f", p, "-l", p,
+                                                   doc_pdf, "-", NULL});
+}
+
+START_TEST(pdf_pages)
+{
+    char *info = run_tool(SB_PDFINFO, (const char *[]){doc_pdf, NULL});
+    const char *p = strstr(info, "Pages:");
+    ck_assert_msg(p != NULL, "%s", info);
+    ck_assert_int_eq(atoi(p + 6), DOC_PAGES);
+    ck_assert_msg(strstr(info, "Title:") && strstr(info, "stormbench test "
+                                                         "report"),
+                  "%s", info);
+    ck_assert_msg(strstr(info, "841.89 x 595.28 pts (A4)"), "A4 landscape: %s",
+                  info);
+    free(info);
+}
+END_TEST
+
+/* Fails, naming it and the page, when one of the NULL-terminated
+ * strings is not in the page's text. */
+static void on_page(int page, const char *const *want)
+{
+    char *text = page_text(page);
+    for (int k = 0; want[k]; k++)
+        ck_assert_msg(strstr(text, want[k]) != NULL, "page %d lacks \"%s\": %s",
+                      page, want[k], text);
+    free(text);
+}
+
+/* The headings are on the pages the rules put them; the table's cells
+ * are text, its header is repeated on page 2 where its last rows and
+ * caption are; every page has its footer. */
+START_TEST(pdf_text)
+{
+    on_page(1, (const char *[]){"Results", "policy-00", "0.9112",
+                                "success ratio", "amplification", "2.11",
+                                "did not recover in 2 of 5", "policy-24",
+                                "exponential:jitter=full:base=10ms", "front",
+                                "page 1", NULL});
+    on_page(2, (const char *[]){"success ratio", "p99 (ms)", "policy-25",
+                                "policy-29", "0.9464", "613", "Mean and 95 %",
+                                "Recovery time", "page 2", NULL});
+    on_page(3, (const char *[]){"Time series", "Goodput", "Latency CDF",
+                                "stormbench test report", NULL});
+    on_page(4, (const char *[]){"Stability maps", "Stability map: exponential",
+                                "Stability map: immediate", NULL});
+    on_page(5, (const char *[]){"Sweep", "Recovery time against offered load",
+                                "page 5", NULL});
+    char *t1 = page_text(1);
+    ck_assert_msg(strstr(t1, "policy-29") == NULL, "page 1: %s", t1);
+    free(t1);
+}
+END_TEST
+
+static int count(const char *s, const char *what)
+{
+    int n = 0;
+    for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+        n++;
+    return n;
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Nothing is fetched: no src=, no href= but to "#...", no url( but
+ * url(#...), no script, and "http" only in the namespace declarations. */
+static void no_external_reference(const char *h)
+{
+    ck_assert_msg(strstr(h, "src=") == NULL, "src=");
+    ck_assert_msg(strstr(h, "<script") == NULL, "<script");
+    for (const char *p = strstr(h, "href="); p; p = strstr(p + 1, "href="))
+        ck_assert_msg(starts(p, "href=\"#"), "external: %.60s", p);
+    for (const char *p = strstr(h, "url("); p; p = strstr(p + 1, "url("))
+        ck_assert_msg(starts(p, "url(#"), "external: %.60s", p);
+    for (const char *p = strstr(h, "http"); p; p = strstr(p + 1, "http")) {
+        bool ns = (p - h >= 7 && starts(p - 7, "xmlns=\"")) ||
+                  (p - h >= 13 && starts(p - 13, "xmlns:xlink=\""));
+        ck_assert_msg(ns, "http outside xmlns: %.80s", p - 20);
+    }
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every id in the page is unique: the inline SVGs do not share glyph or
+ * clip names (the page would draw one chart's glyphs in another). */
+static void ids_unique(const char *h)
+{
+    int n = count(h, " id=\"");
+    char **ids = malloc((size_t)(n + 1) * sizeof *ids);
+    int k = 0;
+    for (const char *p = strstr(h, " id=\""); p; p = strstr(p + 1, " id=\"")) {
+        const char *q = strchr(p + 5, '"');
+        ids[k++] = strndup(p + 5, (size_t)(q - p - 5));
+    }
+    qsort(ids, (size_t)k, sizeof *ids, cmp_str);
+    for (int i = 1; i < k; i++)
+        ck_assert_msg(strcmp(ids[i - 1], ids[i]) != 0, "id %s twice", ids[i]);
+    for (int i = 0; i < k; i++)
+        free(ids[i]);
+    free(ids);
+    ck_assert_int_gt(k, DOC_CHARTS); /* glyphs and clips have ids */
+}
+
+START_TEST(html_self_contained)
+{
+    char *h = tu_read_file(doc_html);
+    ck_assert_ptr_nonnull(h);
+    ck_assert_int_eq(count(h, "<svg"), DOC_CHARTS);
+    ck_assert_int_eq(count(h, "</svg>"), DOC_CHARTS);
+    ck_assert_ptr_null(strstr(h, "<?xml"));
+    ck_assert(starts(h, "<!DOCTYPE html>"));
+    no_external_reference(h);
+    ids_unique(h);
+    /* Headings and the table as HTML, its cells escaped. */
+    ck_assert_ptr_nonnull(strstr(h, "<h1>Results</h1>"));
+    ck_assert_ptr_nonnull(strstr(h, "<h2>Recovery time</h2>"));
+    ck_assert_int_eq(count(h, "<table>"), 1);
+    ck_assert_int_eq(count(h, "<tr>"), ROWS + 1);
+    ck_assert_ptr_nonnull(strstr(h, "<th class=\"r\">success ratio</th>"));
+    ck_assert_ptr_nonnull(strstr(h, "<td class=\"r\">0.9112</td>"));
+    ck_assert_ptr_nonnull(strstr(h, "<td class=\"r best\">0.9464</td>"));
+    ck_assert_ptr_nonnull(strstr(h, "<td class=\"r muted\">1.37</td>"));
+    ck_assert_ptr_nonnull(strstr(h, "<td class=\"l\">a &lt; b &amp; c</td>"));
+    ck_assert_ptr_nonnull(strstr(h, "<title>stormbench test report</title>"));
+    free(h);
+}
+END_TEST
+
+/* A results table too wide for the page at 9 pt: nine columns of
+ * intervals.  It is set smaller and its widest columns wrap, but no
+ * cell is cut: every policy name and number is there in the text, and
+ * no ellipsis. */
+START_TEST(wide_table)
+{
+    static const char *hdr[9] = {"policy",         "success ratio",
+                                 "amplification",  "peak amplification",
+                                 "recovery (s)",   "p99 latency (ms)",
+                                 "duplicates",     "quarantined",
+                                 "wasted work (%)"};
+    static const char *pol[3] = {"exponential+token_bucket",
+                                 "exponential:jitter=full:base=10ms",
+                                 "immediate"};
+    static char b[3][9][64];
+    static const char *cells[27];
+    for (int i = 0; i < 3; i++)
+        for (int c = 0; c < 9; c++) {
+            if (c == 0)
+                snprintf(b[i][c], 64, "%s", pol[i]);
+            else
+                snprintf(b[i][c], 64, "%d.%03d [%d.%03d, %d.%03d]", i, c, i,
+                         c + 100, i, c + 200);
+            cells[i * 9 + c] = b[i][c];
+        }
+    char path[1100];
+    snprintf(path, sizeof path, "%s/wide.pdf", doc_dir);
+    report *r;
+    sb_err e;
+    ck_assert_int_eq(report_open(&r, path, NULL, "wide", &e), 0);
+    report_table t = {NULL, 9, 3, hdr, cells, NULL, NULL};
+    report_table_add(r, &t);
+    ck_assert_int_eq(report_close(r, &e), 0);
+    char *text = run_tool(SB_PDFTOTEXT, (const char *[]){path, "-", NULL});
+    ck_assert_msg(strstr(text, "\xe2\x80\xa6") == NULL, "cut: %s", text);
+    ck_assert_msg(strstr(text, "token_") && strstr(text, "bucket") &&
+                      strstr(text, "jitter=") && strstr(text, "base=10ms"),
+                  "%s", text);
+    for (int i = 0; i < 3; i++)
+        for (int c = 1; c < 9; c++) {
+            char num[16];
+            snprintf(num, sizeof num, "%d.%03d", i, c + 200);
+            ck_assert_msg(strstr(text, num), "%s missing: %s", num, text);
+        }
+    free(text);
+}
+END_TEST
+
+/* ---- The stability map's boundary -------------------------------------------
+ */
+
+static report_map grid(int nx, int ny, const double *v, const uint8_t *m)
+{
+    return (report_map){"",   "x", "y", "v",  nx, ny, NULL,
+                        NULL, v,   m,   NULL, 0,  1};
+}
+
+static void expect_edges(const report_map *m, const report_edge *want, int n)
+{
+    report_edge got[64];
+    ck_assert_int_eq(report_map_boundary(m, got, 64), n);
+    for (int k = 0; k < n; k++) {
+        ck_assert_int_eq(got[k].i, want[k].i);
+        ck_assert_int_eq(got[k].j, want[k].j);
+        ck_assert_int_eq(got[k].vertical, want[k].vertical);
+    }
+}
+
+/* A staircase on 4 x 3 (j = 0 is the bottom row; X marked):
+ *     j=2  . X X X
+ *     j=1  . . X X
+ *     j=0  . . . X
+ * Vertical edges (between (i, j) and (i + 1, j)) at (2, 0), (1, 1),
+ * (0, 2); horizontal ones (between (i, j) and (i, j + 1)) at (2, 0) and
+ * (1, 1).  In the documented order -- rows from the bottom, cells from
+ * the left, a cell's right edge before its upper one: (2,0,v), (2,0,h),
+ * (1,1,v), (1,1,h), (0,2,v).  Five edges, a staircase of three steps. */
+START_TEST(boundary_staircase)
+{
+    double v[12] = {0};
+    uint8_t m[12] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 1, 1, 1};
+    report_map g = grid(4, 3, v, m);
+    report_edge want[] = {
+        {2, 0, true}, {2, 0, false}, {1, 1, true}, {1, 1, false}, {0, 2, true}};
+    expect_edges(&g, want, 5);
+    /* Asked for fewer, it writes fewer and still counts them all. */
+    report_edge one[1];
+    ck_assert_int_eq(report_map_boundary(&g, one, 1), 5);
+    ck_assert_int_eq(one[0].i, 2);
+    ck_assert_int_eq(report_map_boundary(&g, NULL, 0), 5);
+}
+END_TEST
+
+/* One marked cell (1, 1) in the middle of 3 x 3: its four sides, as the
+ * edges of (0, 1) right, (1, 0) up, (1, 1) right, (1, 1) up. */
+START_TEST(boundary_isolated)
+{
+    double v[9] = {0};
+    uint8_t m[9] = {0, 0, 0, 0, 1, 0, 0, 0, 0};
+    report_map g = grid(3, 3, v, m);
+    report_edge want[] = {
+        {1, 0, false}, {0, 1, true}, {1, 1, true}, {1, 1, false}};
+    expect_edges(&g, want, 4);
+    /* A marked cell on the grid's edge has no boundary there: in the
+     * corner (0, 0) of 2 x 2, just its right and upper sides. */
+    uint8_t c[4] = {1, 0, 0, 0};
+    double w[4] = {0};
+    report_map h = grid(2, 2, w, c);
+    report_edge want2[] = {{0, 0, true}, {0, 0, false}};
+    expect_edges(&h, want2, 2);
+    /* Nothing marked, or everything: no boundary. */
+    uint8_t all[4] = {1, 1, 1, 1};
+    h.marked = all;
+    ck_assert_int_eq(report_map_boundary(&h, NULL, 0), 0);
+    h.marked = NULL;
+    ck_assert_int_eq(report_map_boundary(&h, NULL, 0), 0);
+}
+END_TEST
+
+/* Cells with no value count as unmarked, even when marked: on 3 x 1
+ * marked X X X with the middle NaN, the boundary is the two sides of the
+ * middle cell: (0, 0) right and (1, 0) right. */
+START_TEST(boundary_nan)
+{
+    double v[3] = {5, NAN, 7};
+    uint8_t m[3] = {1, 1, 1};
+    report_map g = grid(3, 1, v, m);
+    report_edge want[] = {{0, 0, true}, {1, 0, true}};
+    expect_edges(&g, want, 2);
+    /* A NaN next to an unmarked cell draws nothing. */
+    uint8_t m2[3] = {0, 1, 0};
+    g.marked = m2;
+    ck_assert_int_eq(report_map_boundary(&g, NULL, 0), 0);
+}
+END_TEST
+
+/* ---- Whole or nothing
+ * ------------------------------------------------------------ */
+
+/* Names in dir (other than . and ..), joined by spaces. */
+static int dir_entries(const char *dir, char *names, size_t len)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    names[0] = '\0';
+    for (struct dirent *de; (de = readdir(d)) != NULL;) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        size_t k = strlen(names);
+        snprintf(names + k, len - k, "%s ", de->d_name);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+static void small_document(report *r)
+{
+    report_heading(r, 1, "Title");
+    report_text(r, "text");
+    add_bars(r);
+}
+
+/* The HTML's directory cannot be made (its parent is a file): the open
+ * fails, saying which path, and the PDF's directory is left as it was:
+ * no report.pdf, no temporary. */
+START_TEST(unwritable_output)
+{
+    char dir[1024], pdf[1100], html[1100], blocker[1100];
+    snprintf(dir, sizeof dir, "%s", tu_temp_path("unwritable"));
+    mkdir(dir, 0777);
+    snprintf(blocker, sizeof blocker, "%s/file", dir);
+    FILE *f = fopen(blocker, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    snprintf(pdf, sizeof pdf, "%s/report.pdf", dir);
+    snprintf(html, sizeof html, "%s/file/sub/report.html", dir);
+    report *r = (report *)1;
+    sb_err e = {{0}};
+    ck_assert_int_ne(report_open(&r, pdf, html, "t", &e), 0);
+    ck_assert_ptr_null(r);
+    ck_assert_msg(strstr(e.msg, "report.html") != NULL, "%s", e.msg);
+    char names[4096];
+    ck_assert_int_eq(dir_entries(dir, names, sizeof names), 1);
+    ck_assert_str_eq(names, "file ");
+    /* The other way round: the PDF's directory fails. */
+    snprintf(pdf, sizeof pdf, "%s/file/sub/report.pdf", dir);
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    ck_assert_int_ne(report_open(&r, pdf, html, "t", &e), 0);
+    ck_assert_int_eq(dir_entries(dir, names, sizeof names), 1);
+}
+END_TEST
+
+/* The failure comes at the end: the HTML's target is a directory, so
+ * its rename fails after both files were written.  The PDF, finished
+ * first, must not appear either, and no temporary is left. */
+START_TEST(error_at_close)
+{
+    char dir[1024], pdf[1100], html[1100];
+    snprintf(dir, sizeof dir, "%s", tu_temp_path("at-close"));
+    mkdir(dir, 0777);
+    snprintf(pdf, sizeof pdf, "%s/report.pdf", dir);
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    mkdir(html, 0777);
+    report *r;
+    sb_err e = {{0}};
+    ck_assert_int_eq(report_open(&r, pdf, html, "t", &e), 0);
+    small_document(r);
+    ck_assert_int_ne(report_close(r, &e), 0);
+    ck_assert_msg(strstr(e.msg, "report.html") != NULL, "%s", e.msg);
+    char names[4096];
+    ck_assert_int_eq(dir_entries(dir, names, sizeof names), 1);
+    ck_assert_str_eq(names, "report.html ");
+    struct stat st;
+    ck_assert_int_eq(stat(html, &st), 0);
+    ck_assert(S_ISDIR(st.st_mode));
+    /* The same with the PDF's target a directory: neither appears. */
+    rmdir(html);
+    mkdir(pdf, 0777);
+    ck_assert_int_eq(report_open(&r, pdf, html, "t", &e), 0);
+    small_document(r);
+    ck_assert_int_ne(report_close(r, &e), 0);
+    ck_assert_int_eq(dir_entries(dir, names, sizeof names), 1);
+    ck_assert_str_eq(names, "report.pdf ");
+}
+END_TEST
+
+/* Either output alone; NULL for the other makes nothing of it. */
+START_TEST(one_output)
+{
+    char dir[1024], path[1100];
+    snprintf(dir, sizeof dir, "%s", tu_temp_path("one"));
+    mkdir(dir, 0777);
+    snprintf(path, sizeof path, "%s/only.html", dir);
+    report *r;
+    sb_err e;
+    ck_assert_int_eq(report_open(&r, NULL, path, "t", &e), 0);
+    small_document(r);
+    ck_assert_int_eq(report_close(r, &e), 0);
+    char *h = tu_read_file(path);
+    ck_assert_int_eq(count(h, "<svg"), 1);
+    free(h);
+    snprintf(path, sizeof path, "%s/only.pdf", dir);
+    ck_assert_int_eq(report_open(&r, path, NULL, "t", &e), 0);
+    small_document(r);
+    ck_assert_int_eq(report_close(r, &e), 0);
+    char names[4096];
+    ck_assert_int_eq(dir_entries(dir, names, sizeof names), 2);
+    ck_assert_int_ne(report_open(&r, path, path, "t", &e), 0);
+}
+END_TEST
+
+/* A test case of the given tests, added to s. */
+static TCase *add_case(Suite *s, const char *name, const TTest *const *tests,
+                       size_t n)
+{
+    TCase *tc = tcase_create(name);
+    for (size_t k = 0; k < n; k++)
+        tcase_add_test(tc, tests[k]);
+    suite_add_tcase(s, tc);
+    return tc;
+}
+
+#define ADD_CASE(s, name, ...)                                                 \
+    add_case(s, name, (const TTest *const[]){__VA_ARGS__},                     \
+             sizeof((const TTest *const[]){__VA_ARGS__}) / sizeof(TTest *))
+
+Suite *report_suite(void)
+{
+    Suite *s = suite_create("report");
+    TCase *doc = ADD_CASE(s, "document", pdf_pages, pdf_text,
+                          html_self_contained, wide_table);
+    tcase_add_unchecked_fixture(doc, build_document, NULL);
+    tcase_set_timeout(doc, 120);
+    ADD_CASE(s, "boundary", boundary_staircase, boundary_isolated,
+             boundary_nan);
+    ADD_CASE(s, "whole_or_nothing", unwritable_output, error_at_close,
+             one_output);
+    return s;
+}
