@@ -22,6 +22,10 @@ static const char usage[] =
     "  decide              show what a policy decides for one failure\n"
     "  gui [SCENARIO]      watch a run in a window: inject faults, compare\n"
     "                      two policies, save what you find as a scenario\n"
+    "  compare SCENARIO    several policies on the same seeds, sweeps and\n"
+    "                      stability maps: a report with confidence\n"
+    "                      intervals (PDF, HTML, Markdown, CSV, JSON)\n"
+    "  merge DIR...        a comparison's report from runs done elsewhere\n"
     "\n"
     "Options:\n"
     "  -h, --help          this help; 'stormbench COMMAND --help' for one\n"
@@ -56,6 +60,10 @@ int main(int argc, char **argv)
         return cmd_decide(argc - 1, argv + 1);
     if (strcmp(cmd, "gui") == 0)
         return cmd_gui(argc - 1, argv + 1);
+    if (strcmp(cmd, "compare") == 0)
+        return cmd_compare(argc - 1, argv + 1);
+    if (strcmp(cmd, "merge") == 0)
+        return cmd_merge(argc - 1, argv + 1);
     fprintf(stderr, "stormbench: unknown command '%s'\n"
                     "Try 'stormbench --help'.\n", cmd);
     return EXIT_INPUT;
