@@ -254,7 +254,9 @@ static int parse_compare(int argc, char **argv, compare_args *o)
  * stack: the scenario's [policy] settings when it is the scenario's own
  * stack, then the entry's, then every --param. */
 static int parse_entry(const char *text, const scenario *sc,
-                       const compare_args *o, compare_policy *p, sb_err *e)
+                       const compare_args *o,
+                       const char (*plugin_paths)[1024],
+                       int n_plugins, compare_policy *p, sb_err *e)
 {
     memset(p, 0, sizeof *p);
     if (strlen(text) >= sizeof p->label)
@@ -267,9 +269,25 @@ static int parse_entry(const char *text, const scenario *sc,
         return err_set(e, "policy entry '%s': expected a policy name first, "
                        "as in exponential:jitter=full", text);
     snprintf(p->stack, sizeof p->stack, "%s", stack);
-    if (strcmp(stack, sc->policy) == 0)
-        for (int i = 0; i < sc->n_settings; i++)
-            p->params[p->n_params++] = sc->settings[i];
+    /* The file's [policy] parameters: all of them for the file's own
+     * stack, else those this stack's layers also have (as run --policy
+     * does, so the comparison stays like for like). */
+    const char *plugins[COMPARE_MAX_PLUGINS];
+    for (int i = 0; i < n_plugins; i++)
+        plugins[i] = plugin_paths[i];
+    setting from_file[PSTACK_MAX_SETTINGS];
+    int n_file = 0;
+    char note[1024];
+    if (cli_scenario_params(sc, stack, plugins, n_plugins, from_file,
+                            &n_file, note, sizeof note, e) != 0)
+        return err_prefix(e, "policy entry '%s'", text);
+    if (note[0] && !o->quiet)
+        fprintf(stderr, "stormbench compare: note: %s\n", note);
+    if (n_file > COMPARE_MAX_PARAMS)
+        return err_set(e, "policy entry '%s': at most %d parameters", text,
+                       COMPARE_MAX_PARAMS);
+    for (int i = 0; i < n_file; i++)
+        p->params[p->n_params++] = from_file[i];
     char origin[256];
     snprintf(origin, sizeof origin, "--policies entry '%s':", text);
     for (char *kv = strtok_r(NULL, ":", &save); kv;
@@ -584,18 +602,6 @@ static int build_plan(plan_state *s, sb_err *e)
     snprintf(p->name, sizeof p->name, "%s", s->sc->cfg.name);
     snprintf(p->description, sizeof p->description, "%s",
              s->sc->cfg.description);
-    /* Policies: the scenario's own when none is named. */
-    const char *own = s->sc->policy;
-    int n = s->o.n_entries ? s->o.n_entries : 1;
-    for (int i = 0; i < n; i++) {
-        const char *text = s->o.n_entries ? s->o.entries[i] : own;
-        if (parse_entry(text, s->sc, &s->o, &p->policies[i], e) != 0)
-            return -1;
-        for (int j = 0; j < i; j++)
-            if (strcmp(p->policies[j].label, p->policies[i].label) == 0)
-                return err_set(e, "policy '%s' is named twice", text);
-    }
-    p->n_policies = n;
     /* Plug-ins: the scenario's, then --policy-plugin. */
     for (int i = 0; i < s->sc->n_plugins + s->o.n_plugins; i++) {
         if (p->n_plugins == COMPARE_MAX_PLUGINS)
@@ -605,6 +611,19 @@ static int build_plan(plan_state *s, sb_err *e)
                             : s->o.plugins[i - s->sc->n_plugins];
         snprintf(p->plugins[p->n_plugins++], sizeof p->plugins[0], "%s", f);
     }
+    /* Policies: the scenario's own when none is named. */
+    const char *own = s->sc->policy;
+    int n = s->o.n_entries ? s->o.n_entries : 1;
+    for (int i = 0; i < n; i++) {
+        const char *text = s->o.n_entries ? s->o.entries[i] : own;
+        if (parse_entry(text, s->sc, &s->o, p->plugins, p->n_plugins,
+                        &p->policies[i], e) != 0)
+            return -1;
+        for (int j = 0; j < i; j++)
+            if (strcmp(p->policies[j].label, p->policies[i].label) == 0)
+                return err_set(e, "policy '%s' is named twice", text);
+    }
+    p->n_policies = n;
     /* Seeds. */
     p->seed0 = s->sc->cfg.seed;
     p->n_seeds = 10;

@@ -125,14 +125,14 @@ static void scenario_table(report *d, const compare_plan *p)
     table_buf t;
     if (table_init(&t, 2, 6 + (int)c->n_faults) != 0)
         return;
-    char a[64], b[64];
+    char a[64], b[64], w[64];
     int row = 0;
     snprintf(table_cell(&t, row, 0), 160, "run");
     snprintf(table_cell(&t, row++, 1), 160, "%s simulated, buckets of %s, "
              "warm-up %s",
              units_fmt_duration(c->duration_ns, a, sizeof a),
              units_fmt_duration(c->bucket_ns, b, sizeof b),
-             units_fmt_duration(c->warmup_ns, a, sizeof a));
+             units_fmt_duration(c->warmup_ns, w, sizeof w));
     snprintf(table_cell(&t, row, 0), 160, "clients");
     snprintf(table_cell(&t, row++, 1), 160, "%u in %u processes, %s "
              "arrivals",
