@@ -1084,11 +1084,8 @@ int cmd_merge(int argc, char **argv)
     int rc = EXIT_INPUT;
     if (s == NULL || plan_alloc(s) != 0)
         goto done;
-    rc = parse_compare(cargc, cargv, &s->o);
-    if (rc != 0) {
-        rc = EXIT_INPUT;
+    if (parse_compare(cargc, cargv, &s->o) != 0)
         goto done;
-    }
     s->o.quiet = true; /* the warnings were given when it ran */
     compare_result *res;
     if (build_plan(s, &e) != 0 ||

@@ -1,0 +1,644 @@
+/*
+ * check_report_compare.c -- `stormbench compare` and `stormbench merge`
+ * end to end, through the real binary: the files a user hands to the
+ * team (report.pdf, report.html, summary.md, summary.json, runs.csv),
+ * read back and checked against each other and against statistics the
+ * test computes itself from runs.csv; a stability map against queueing
+ * arithmetic; a run stopped and resumed; jobs emitted, run apart and
+ * merged.
+ */
+#define _DEFAULT_SOURCE /* strsep, usleep */
+#include <check.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+/* A small server that tips into a retry storm: 4 workers of exp(50 ms),
+ * so a capacity of 80 attempts/s; a 1 s attempt timeout; 10 s at one
+ * worker (20/s) from t = 20 s builds a backlog whose waits pass the
+ * timeout.  50 clients at 1/s offer 50/s, a load rho = 0.625. */
+static const char tipping[] =
+    "[scenario]\nname = tipping\ndescription = immediate retries after a "
+    "capacity drop\nduration = 150s\nwarmup = 10s\nrecovery_window = 10s\n"
+    "seed = 1\n"
+    "[clients]\ncount = 50\nrate = 1/s\ntimeout = 1s\n"
+    "[server]\nworkers = 4\nservice = exp(50ms)\nnetwork_delay = "
+    "const(1ms)\n"
+    "[policy]\nname = immediate\nmax_attempts = 1\n"
+    "[fault.drop]\ntype = capacity\nstart = 20s\nduration = 10s\n"
+    "workers = 1\n";
+
+#define SEEDS 5
+#define N_POLICIES 3
+static const char *const labels[N_POLICIES] = {
+    "none", "immediate:max_attempts=3", "exponential:jitter=full"};
+static const char policies_arg[] =
+    "none,immediate:max_attempts=3,exponential:jitter=full";
+
+/* ---- Helpers --------------------------------------------------------------- */
+
+static char scenario_path[1024];
+
+static const char *tipping_path(void)
+{
+    if (scenario_path[0] == '\0')
+        snprintf(scenario_path, sizeof scenario_path, "%s",
+                 tu_write_temp("tipping.ini", tipping));
+    return scenario_path;
+}
+
+/* A fresh, empty directory (removed first if a previous run left it). */
+static const char *fresh_dir(const char *name, char *out, size_t len)
+{
+    snprintf(out, len, "%s", tu_temp_path(name));
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", out);
+    ck_assert_int_eq(system(cmd), 0);
+    return out;
+}
+
+static char *file_in(const char *dir, const char *name)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *text = tu_read_file(path);
+    ck_assert_msg(text != NULL, "%s was not written", path);
+    return text;
+}
+
+static bool exists(const char *dir, const char *name)
+{
+    char path[1200];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return stat(path, &st) == 0;
+}
+
+static void compare(const char *dir, const char *const *extra, int want)
+{
+    const char *argl[32] = {"compare", tipping_path(), "--policies",
+                            policies_arg, "--seeds", "5", "-o", dir, "-q"};
+    int n = 9;
+    for (int i = 0; extra && extra[i]; i++)
+        argl[n++] = extra[i];
+    argl[n] = NULL;
+    tu_output o;
+    tu_stormbench(&o, argl);
+    ck_assert_msg(o.status == want, "compare exited %d, not %d: %s",
+                  o.status, want, o.err);
+    tu_output_free(&o);
+}
+
+/* A poppler tool (found when CMake configured). */
+static char *run_tool(const char *tool, const char *const *targs)
+{
+    ck_assert_msg(tool[0] && strstr(tool, "NOTFOUND") == NULL,
+                  "pdfinfo / pdftotext not found when CMake configured: "
+                  "install poppler-utils (.ci/setup) and configure again");
+    const char *argv[12] = {tool};
+    for (int i = 0; targs[i] && i < 10; i++)
+        argv[i + 1] = targs[i];
+    tu_output o;
+    int st = tu_run(&o, argv);
+    ck_assert_msg(st == 0, "%s failed (%d): %s", tool, st, o.err);
+    char *out = o.out;
+    o.out = NULL;
+    tu_output_free(&o);
+    return out;
+}
+
+/* ---- runs.csv, read by the test ------------------------------------------------ */
+
+typedef struct csv {
+    char *text;
+    int n_cols, n_rows;
+    char *cell[64][160]; /* [row][col], pointers into text */
+    char *head[160];
+} csv;
+
+static void csv_load(csv *c, const char *dir)
+{
+    memset(c, 0, sizeof *c);
+    c->text = file_in(dir, "runs.csv");
+    char *save, *line = strtok_r(c->text, "\n", &save);
+    ck_assert_ptr_nonnull(line);
+    for (char *s = line, *f; (f = strsep(&s, ",")) != NULL;) {
+        ck_assert_int_lt(c->n_cols, 160);
+        c->head[c->n_cols++] = f;
+    }
+    while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+        ck_assert_int_lt(c->n_rows, 64);
+        int k = 0;
+        for (char *s = line, *f; (f = strsep(&s, ",")) != NULL;) {
+            ck_assert_int_lt(k, c->n_cols);
+            c->cell[c->n_rows][k++] = f;
+        }
+        ck_assert_msg(k == c->n_cols, "row %d has %d fields, not %d",
+                      c->n_rows, k, c->n_cols);
+        c->n_rows++;
+    }
+}
+
+static int csv_col(const csv *c, const char *name)
+{
+    for (int i = 0; i < c->n_cols; i++)
+        if (strcmp(c->head[i], name) == 0)
+            return i;
+    ck_abort_msg("runs.csv has no column '%s'", name);
+    return -1;
+}
+
+/* The mean and sample standard deviation of `column` over one policy's
+ * rows, and how many rows it has. */
+static void csv_stats(const csv *c, const char *policy, const char *column,
+                      double *mean, double *sd, int *n)
+{
+    int pc = csv_col(c, "policy"), vc = csv_col(c, column);
+    double sum = 0, sq = 0;
+    *n = 0;
+    for (int r = 0; r < c->n_rows; r++)
+        if (strcmp(c->cell[r][pc], policy) == 0) {
+            double v = strtod(c->cell[r][vc], NULL);
+            sum += v;
+            sq += v * v;
+            (*n)++;
+        }
+    ck_assert_int_gt(*n, 1);
+    *mean = sum / *n;
+    *sd = sqrt(fmax(0, (sq - sum * sum / *n) / (*n - 1)));
+}
+
+/* ---- summary.json, by text --------------------------------------------------- */
+
+/* The text of the number after "key": for the dotted path (parts found
+ * in order), into buf; its decimals in *dec. */
+static void json_num_text(const char *json, const char *path, char *buf,
+                          size_t len, int *dec)
+{
+    const char *p = json;
+    char part[128], copy[256];
+    snprintf(copy, sizeof copy, "%s", path);
+    char *save;
+    for (char *k = strtok_r(copy, ".", &save); k;
+         k = strtok_r(NULL, ".", &save)) {
+        snprintf(part, sizeof part, "\"%s\":", k);
+        p = strstr(p, part);
+        ck_assert_msg(p != NULL, "summary.json has no %s", path);
+        p += strlen(part);
+    }
+    while (*p == ' ')
+        p++;
+    size_t n = strspn(p, "-0123456789.eE");
+    ck_assert_msg(n > 0 && n < len, "%s is not a number", path);
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+    const char *dot = strchr(buf, '.');
+    *dec = dot ? (int)strlen(dot + 1) : 0;
+}
+
+/* ---- The report of three policies on five seeds --------------------------------- */
+
+static char main_dir[1024];
+
+static const char *main_report(void)
+{
+    if (main_dir[0] == '\0') {
+        fresh_dir("cmp-main", main_dir, sizeof main_dir);
+        compare(main_dir, NULL, 0);
+    }
+    return main_dir;
+}
+
+/* Every output is there, and runs.csv has one row per policy and seed:
+ * 3 x 5 = 15, each policy on seeds 1 to 5 (the scenario's seed and the
+ * four after it). */
+START_TEST(every_output_and_every_run)
+{
+    const char *dir = main_report();
+    const char *want[] = {"report.pdf", "report.html", "summary.md",
+                          "summary.json", "runs.csv", "command"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ck_assert_msg(exists(dir, want[i]), "no %s", want[i]);
+    csv c;
+    csv_load(&c, dir);
+    ck_assert_int_eq(c.n_rows, N_POLICIES * SEEDS);
+    int pc = csv_col(&c, "policy"), sc = csv_col(&c, "seed");
+    for (int p = 0; p < N_POLICIES; p++) {
+        unsigned seen = 0;
+        for (int r = 0; r < c.n_rows; r++)
+            if (strcmp(c.cell[r][pc], labels[p]) == 0)
+                seen |= 1u << atoi(c.cell[r][sc]);
+        ck_assert_msg(seen == 0x3e, "%s: seeds 1-5 not each once (%#x)",
+                      labels[p], seen);
+    }
+    /* Nothing half-written is left beside them. */
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        ck_assert_msg(strstr(e->d_name, ".tmp") == NULL, "left: %s",
+                      e->d_name);
+    closedir(d);
+    free(c.text);
+}
+END_TEST
+
+/* summary.json's means and 95 % intervals are the statistics of runs.csv,
+ * computed here from scratch: the mean over the five seeds, and mean -+
+ * t(0.975, 4) s / sqrt(5), t(0.975, 4) = 2.776445 (Student's t table).
+ * The JSON prints about three significant digits, so each figure must
+ * equal ours to within half a unit of its last printed digit. */
+START_TEST(summary_is_the_statistics_of_the_runs)
+{
+    const char *dir = main_report();
+    csv c;
+    csv_load(&c, dir);
+    char *json = file_in(dir, "summary.json");
+    const char *figures[] = {"success_pct", "amplification", "p99_ms",
+                             "wasted_work_pct"};
+    for (int p = 0; p < N_POLICIES; p++)
+        for (size_t m = 0; m < sizeof figures / sizeof *figures; m++) {
+            double mean, sd;
+            int n;
+            csv_stats(&c, labels[p], figures[m], &mean, &sd, &n);
+            ck_assert_int_eq(n, SEEDS);
+            double half = 2.776445 * sd / sqrt(SEEDS);
+            const char *field[3] = {"mean", "lo", "hi"};
+            double want[3] = {mean, mean - half, mean + half};
+            for (int f = 0; f < 3; f++) {
+                char path[256], text[64];
+                int dec;
+                snprintf(path, sizeof path, "results.%s.%s.%s", labels[p],
+                         figures[m], field[f]);
+                json_num_text(json, path, text, sizeof text, &dec);
+                double got = strtod(text, NULL);
+                double tol = 0.5 * pow(10, -dec) + 1e-9 * fabs(want[f]);
+                /* An interval of a share is cut at 0 % and 100 %, of
+                 * any other figure at 0. */
+                double w = fmax(want[f], 0);
+                if (strstr(figures[m], "_pct"))
+                    w = fmin(w, 100);
+                ck_assert_msg(fabs(got - w) <= tol * 1.0001,
+                              "%s: %s printed, %.6g computed", path, text,
+                              want[f]);
+            }
+        }
+    free(json);
+    free(c.text);
+}
+END_TEST
+
+/* summary.md and summary.json carry the same digits: each cell of the
+ * Markdown results table is "mean [lo, hi]" with the JSON's texts. */
+START_TEST(markdown_says_what_json_says)
+{
+    const char *dir = main_report();
+    char *md = file_in(dir, "summary.md"), *json = file_in(dir,
+                                                           "summary.json");
+    const char *rows[] = {"| success ratio (%) |", "| amplification (x) |",
+                          "| p99 latency (ms) |"};
+    const char *keys[] = {"success_pct", "amplification", "p99_ms"};
+    for (int k = 0; k < 3; k++) {
+        const char *row = strstr(md, rows[k]);
+        ck_assert_msg(row != NULL, "summary.md has no row %s", rows[k]);
+        const char *end = strchr(row, '\n');
+        for (int p = 0; p < N_POLICIES; p++) {
+            char path[256], mean[64], lo[64], hi[64], cell[256];
+            int dec;
+            snprintf(path, sizeof path, "results.%s.%s.mean", labels[p],
+                     keys[k]);
+            json_num_text(json, path, mean, sizeof mean, &dec);
+            snprintf(path, sizeof path, "results.%s.%s.lo", labels[p],
+                     keys[k]);
+            json_num_text(json, path, lo, sizeof lo, &dec);
+            snprintf(path, sizeof path, "results.%s.%s.hi", labels[p],
+                     keys[k]);
+            json_num_text(json, path, hi, sizeof hi, &dec);
+            snprintf(cell, sizeof cell, "| %s [%s, %s] |", mean, lo, hi);
+            /* Cells are in the policies' order: the p-th "| " after the
+             * row's name. */
+            const char *c = row + strlen(rows[k]) - 1;
+            for (int i = 0; i < p; i++)
+                c = strstr(c + 1, "| ");
+            ck_assert_msg(c && c < end && strncmp(c, cell, strlen(cell)) == 0,
+                          "summary.md %s, policy %s: want %s in %.*s",
+                          rows[k], labels[p], cell, (int)(end - row), row);
+        }
+    }
+    free(md);
+    free(json);
+}
+END_TEST
+
+/* The PDF: A4 pages, the scenario's name in its title, and the results
+ * table's figures as summary.json has them ("mean ± half-width"), each
+ * policy named. */
+START_TEST(pdf_carries_the_results)
+{
+    const char *dir = main_report();
+    char pdf[1200];
+    snprintf(pdf, sizeof pdf, "%s/report.pdf", dir);
+    char *info = run_tool(SB_PDFINFO, (const char *[]){pdf, NULL});
+    const char *pg = strstr(info, "Pages:");
+    ck_assert_ptr_nonnull(pg);
+    /* Title page, results with verdicts, phases, time series, bars,
+     * latency: at least six pages. */
+    ck_assert_int_ge(atoi(pg + 6), 6);
+    ck_assert_msg(strstr(info, "tipping, 3 policies"), "%s", info);
+    char *text = run_tool(SB_PDFTOTEXT, (const char *[]){pdf, "-", NULL});
+    char *json = file_in(dir, "summary.json");
+    for (int p = 0; p < N_POLICIES; p++) {
+        ck_assert_msg(strstr(text, labels[p]), "no %s in the PDF", labels[p]);
+        char path[256], mean[64], want[96];
+        int dec;
+        snprintf(path, sizeof path, "results.%s.amplification.mean",
+                 labels[p]);
+        json_num_text(json, path, mean, sizeof mean, &dec);
+        snprintf(want, sizeof want, "%s x ±", mean);
+        ck_assert_msg(strstr(text, want), "PDF lacks '%s' (%s)", want,
+                      labels[p]);
+    }
+    ck_assert_ptr_nonnull(strstr(text, "Verdicts"));
+    ck_assert_ptr_nonnull(strstr(text, "By phase"));
+    free(text);
+    free(json);
+    free(info);
+}
+END_TEST
+
+/* The HTML stands alone: every chart an inline <svg> inside its
+ * <figure> (as many of one as of the other), links only to fragments of
+ * the page itself, no src=, no stylesheet or script fetched; the only
+ * URLs are the SVG and XLink namespace names, which are never fetched.
+ * Each chart's title is a heading in the PDF too: the same document. */
+START_TEST(html_stands_alone)
+{
+    const char *dir = main_report();
+    char *html = file_in(dir, "report.html");
+    int svgs = 0, figures = 0;
+    for (const char *p = html; (p = strstr(p, "<svg")) != NULL; p++)
+        svgs++;
+    for (const char *p = html; (p = strstr(p, "<figure")) != NULL; p++)
+        figures++;
+    ck_assert_int_ge(svgs, 8);
+    ck_assert_int_eq(svgs, figures);
+    ck_assert_ptr_null(strstr(html, "src="));
+    ck_assert_ptr_null(strstr(html, "<link"));
+    ck_assert_ptr_null(strstr(html, "<script src"));
+    ck_assert_ptr_null(strstr(html, "url(http"));
+    for (const char *p = html; (p = strstr(p, "href=\"")) != NULL; p++)
+        ck_assert_msg(p[6] == '#', "external link: %.60s", p);
+    for (const char *p = html; (p = strstr(p, "http")) != NULL; p++)
+        ck_assert_msg(strncmp(p, "http://www.w3.org/2000/svg", 26) == 0 ||
+                          strncmp(p, "http://www.w3.org/1999/xlink", 28) == 0,
+                      "a URL: %.60s", p);
+    char pdf[1200];
+    snprintf(pdf, sizeof pdf, "%s/report.pdf", dir);
+    char *text = run_tool(SB_PDFTOTEXT, (const char *[]){pdf, "-", NULL});
+    for (const char *p = html; (p = strstr(p, "<figure aria-label=\"")) != NULL;
+         p++) {
+        const char *t = p + strlen("<figure aria-label=\"");
+        const char *q = strchr(t, '"');
+        char title[200];
+        snprintf(title, sizeof title, "%.*s", (int)(q - t), t);
+        ck_assert_msg(strstr(text, title), "chart '%s' is not in the PDF",
+                      title);
+    }
+    free(text);
+    free(html);
+}
+END_TEST
+
+/* ---- A stability map against queueing arithmetic ----------------------------- */
+
+/* Immediate retries, k attempts at most, offered load rho (a share of the
+ * 80/s capacity).  Once the capacity drop has made queue waits pass the
+ * 1 s timeout, every attempt times out and every request sends all k:
+ * the server is offered k rho of its capacity, and with no drop of
+ * expired work it serves all of it.  k rho > 1: the queue only grows,
+ * the storm sustains itself though the fault has ended (metastable).
+ * k rho < 1: the backlog drains at (1 - k rho) x 80/s and goodput comes
+ * back.  Before the fault waits stay far below 1 s (M/M/4 at rho <= 0.9
+ * waits more than 1 s with probability about e^-8), so the storm needs
+ * the trigger.  Cells within 0.85 < k rho < 1.25 are left out: near 1
+ * the drain is too slow, or the push too weak, to call within 120 s. */
+START_TEST(stability_map_tips_where_k_rho_passes_one)
+{
+    char dir[1024];
+    fresh_dir("cmp-map", dir, sizeof dir);
+    const char *argl[] = {"compare", tipping_path(), "--seeds", "3",
+                          "--sweep", "load=0.3:0.9:0.15",
+                          "--sweep", "policy.max_attempts=1:4:1",
+                          "-o", dir, "-q", NULL};
+    tu_output o;
+    tu_stormbench(&o, argl);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    csv c;
+    csv_load(&c, dir);
+    ck_assert_int_eq(c.n_rows, 5 * 4 * 3);
+    int lc = csv_col(&c, "load"), kc = csv_col(&c, "policy.max_attempts"),
+        mc = csv_col(&c, "metastable");
+    int judged = 0;
+    for (int r = 0; r < c.n_rows; r++) {
+        double rho = strtod(c.cell[r][lc], NULL);
+        int k = atoi(c.cell[r][kc]);
+        bool stuck = atoi(c.cell[r][mc]) != 0;
+        double kr = k * rho;
+        if (kr > 0.85 && kr < 1.25)
+            continue;
+        judged++;
+        ck_assert_msg(stuck == (kr > 1), "load %.2f, %d attempts (k rho = "
+                      "%.2f): %s", rho, k, kr,
+                      stuck ? "did not recover" : "recovered");
+    }
+    ck_assert_int_ge(judged, 40);
+    /* The report draws the map: its page, its key, its axes. */
+    char pdf[1200];
+    snprintf(pdf, sizeof pdf, "%s/report.pdf", dir);
+    char *text = run_tool(SB_PDFTOTEXT, (const char *[]){pdf, "-", NULL});
+    ck_assert_ptr_nonnull(strstr(text, "Stability maps"));
+    ck_assert_ptr_nonnull(strstr(text, "did not recover"));
+    ck_assert_ptr_nonnull(strstr(text, "offered load / capacity"));
+    ck_assert_ptr_nonnull(strstr(text, "policy.max_attempts"));
+    free(text);
+    free(c.text);
+}
+END_TEST
+
+/* ---- Stopped, resumed, spread over machines -------------------------------- */
+
+/* The outputs that must not depend on how the runs were scheduled. */
+static void assert_same_outputs(const char *a, const char *b)
+{
+    const char *names[] = {"runs.csv", "summary.json", "summary.md"};
+    for (int i = 0; i < 3; i++) {
+        char *x = file_in(a, names[i]), *y = file_in(b, names[i]);
+        ck_assert_msg(strcmp(x, y) == 0, "%s differs between %s and %s",
+                      names[i], a, b);
+        free(x);
+        free(y);
+    }
+}
+
+static int count_runs(const char *dir)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/runs", dir);
+    DIR *d = opendir(path);
+    if (d == NULL)
+        return 0;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        n += strstr(e->d_name, ".run") != NULL &&
+             strstr(e->d_name, ".tmp") == NULL;
+    closedir(d);
+    return n;
+}
+
+/* A plan run in pieces: --run K runs only run K and writes no report;
+ * the whole command again runs only what is missing (it says so) and
+ * gives, byte for byte, what one uninterrupted command gives. */
+START_TEST(resumed_runs_only_what_is_missing)
+{
+    char dir[1024];
+    fresh_dir("cmp-resume", dir, sizeof dir);
+    compare(dir, (const char *[]){"--run", "0", "--run", "7", NULL}, 0);
+    ck_assert_int_eq(count_runs(dir), 2);
+    ck_assert(!exists(dir, "summary.json"));
+    const char *argl[] = {"compare", tipping_path(), "--policies", policies_arg,
+                          "--seeds", "5", "-o", dir, NULL};
+    tu_output o;
+    tu_stormbench(&o, argl);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    ck_assert_msg(strstr(o.err, "13 of 15") || strstr(o.out, "13 of 15") ||
+                      strstr(o.err, "2 of 15") || strstr(o.out, "2 of 15"),
+                  "does not say what it reused or ran: %s%s", o.out, o.err);
+    tu_output_free(&o);
+    ck_assert_int_eq(count_runs(dir), 15);
+    assert_same_outputs(dir, main_report());
+}
+END_TEST
+
+/* Ctrl-C: exit 130, the runs that finished saved whole, no report; the
+ * command again finishes the plan with the same outputs as one
+ * uninterrupted command.  The plan (200 seeds) takes seconds, the
+ * signal comes after 0.5 s. */
+START_TEST(interrupted_then_resumed)
+{
+    char dir[1024], ref[1024];
+    fresh_dir("cmp-int", dir, sizeof dir);
+    fresh_dir("cmp-int-ref", ref, sizeof ref);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execl(SB_BINARY, SB_BINARY, "compare", tipping_path(), "--policies",
+              policies_arg, "--seeds", "200", "-j", "2", "-o", dir,
+              (char *)NULL);
+        _exit(127);
+    }
+    usleep(500 * 1000);
+    kill(pid, SIGINT);
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 130,
+                  "exit status %#x, not 130", st);
+    int saved = count_runs(dir);
+    ck_assert_msg(saved > 0 && saved < 600, "%d runs saved", saved);
+    ck_assert(!exists(dir, "summary.json"));
+    const char *more[] = {"compare", tipping_path(), "--policies", policies_arg,
+                          "--seeds", "200", "-j", "2", "-q", "-o", NULL,
+                          "--no-report", NULL};
+    const char *argl[13];
+    memcpy(argl, more, sizeof more);
+    argl[10] = dir;
+    tu_output o;
+    tu_stormbench(&o, argl);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    argl[10] = ref;
+    tu_stormbench(&o, argl);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    ck_assert_int_eq(count_runs(dir), 600);
+    assert_same_outputs(dir, ref);
+}
+END_TEST
+
+/* --emit-jobs writes one command per run and runs nothing; the jobs run
+ * two at a time into one directory (as GNU parallel would), then merge
+ * builds the outputs, identical to those of one compare command.  Half
+ * the runs in a second directory (another machine's copy): merge reads
+ * both. */
+START_TEST(emitted_jobs_then_merge)
+{
+    char dir[1024], jobs[1024], other[1024];
+    fresh_dir("cmp-jobs", dir, sizeof dir);
+    fresh_dir("cmp-jobs2", other, sizeof other);
+    snprintf(jobs, sizeof jobs, "%s", tu_temp_path("jobs.txt"));
+    compare(dir, (const char *[]){"--emit-jobs", jobs, NULL}, 0);
+    ck_assert_int_eq(count_runs(dir), 0);
+    char *text = tu_read_file(jobs);
+    ck_assert_ptr_nonnull(text);
+    int lines = 0;
+    for (const char *p = text; (p = strchr(p, '\n')) != NULL; p++)
+        lines++;
+    ck_assert_int_eq(lines, N_POLICIES * SEEDS);
+    free(text);
+    /* Jobs 0-7 into dir, two at a time; 8-14 into other (the same
+     * commands with the directory changed). */
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "head -n 8 '%s' | xargs -P 2 -d '\\n' -n 1 sh -c && "
+             "tail -n +9 '%s' | sed \"s|-o '%s'|-o '%s'|\" | "
+             "xargs -P 2 -d '\\n' -n 1 sh -c",
+             jobs, jobs, dir, other);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(count_runs(dir), 8);
+    ck_assert_int_eq(count_runs(other), 7);
+    /* One directory alone lacks runs: merge says which, writes nothing. */
+    const char *alone[] = {"merge", dir, "-q", NULL};
+    tu_output o;
+    tu_stormbench(&o, alone);
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_msg(strstr(o.err, "missing") || strstr(o.err, "not found"),
+                  "%s", o.err);
+    tu_output_free(&o);
+    ck_assert(!exists(dir, "summary.json"));
+    const char *both[] = {"merge", dir, other, "-q", NULL};
+    tu_stormbench(&o, both);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    assert_same_outputs(dir, main_report());
+}
+END_TEST
+
+Suite *report_compare_suite(void)
+{
+    Suite *s = suite_create("report_compare");
+    TCase *tc = tcase_create("compare");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, every_output_and_every_run);
+    tcase_add_test(tc, summary_is_the_statistics_of_the_runs);
+    tcase_add_test(tc, markdown_says_what_json_says);
+    tcase_add_test(tc, pdf_carries_the_results);
+    tcase_add_test(tc, html_stands_alone);
+    tcase_add_test(tc, stability_map_tips_where_k_rho_passes_one);
+    tcase_add_test(tc, resumed_runs_only_what_is_missing);
+    tcase_add_test(tc, interrupted_then_resumed);
+    tcase_add_test(tc, emitted_jobs_then_merge);
+    suite_add_tcase(s, tc);
+    return s;
+}
