@@ -440,7 +440,32 @@ static void bar_pages(report *d, const compare_result *r, uint32_t pt)
     const compare_plan *p = r->plan;
     int np = p->n_policies;
     report_heading(d, 1, "Each metric, with its 95 % interval");
+    char skipped[512] = "";
+    size_t used = 0;
     for (int m = 0; m < CM_COUNT; m++) {
+        /* A chart with no bar, or with the same bar for every policy and
+         * no spread, says nothing the verdict does not: named below. */
+        int valued = 0, missing = 0;
+        bool flat = true;
+        const compare_stat *s0 = compare_stat_at(r, pt, 0, (compare_metric)m);
+        for (int i = 0; i < np; i++) {
+            const compare_stat *st = compare_stat_at(r, pt, i,
+                                                     (compare_metric)m);
+            valued += isfinite(st->ci.mean);
+            missing += st->missing > 0;
+            flat = flat && st->ci.mean == s0->ci.mean &&
+                   !(st->ci.half_width > 0);
+        }
+        if ((valued == 0 && (m != CM_RECOVERY_S || missing == 0)) ||
+            (valued == np && flat)) {
+            if (used < sizeof skipped)
+                used += (size_t)snprintf(
+                    skipped + used, sizeof skipped - used, "%s%s (%s)",
+                    used ? "; " : "", compare_metrics[m].name,
+                    valued ? "the same value for every policy and seed"
+                           : "no run has a value");
+            continue;
+        }
         const char *labels[COMPARE_MAX_POLICIES], *notes[COMPARE_MAX_POLICIES];
         char note[COMPARE_MAX_POLICIES][64];
         double v[COMPARE_MAX_POLICIES], lo[COMPARE_MAX_POLICIES],
@@ -470,6 +495,11 @@ static void bar_pages(report *d, const compare_result *r, uint32_t pt)
                  *compare_metrics[m].unit ? ")" : "");
         report_bars b = {title, y, np, labels, v, lo, hi, colour, notes};
         report_bars_add(d, &b);
+    }
+    if (skipped[0]) {
+        char text[600];
+        snprintf(text, sizeof text, "Not drawn: %s.", skipped);
+        report_text(d, text);
     }
 }
 
