@@ -548,20 +548,20 @@ START_TEST(boundary_isolated)
 }
 END_TEST
 
-/* Cells with no value count as unmarked, even when marked: on 3 x 1
- * marked X X X with the middle NaN, the boundary is the two sides of the
- * middle cell: (0, 0) right and (1, 0) right. */
+/* A marked cell is marked with or without a value (a storm that never
+ * recovered has no recovery time): on 3 x 1 marked X X X with the middle
+ * NaN there is no boundary; marked only in the middle (NaN), the boundary
+ * is its two sides: (0, 0) right and (1, 0) right. */
 START_TEST(boundary_nan)
 {
     double v[3] = {5, NAN, 7};
     uint8_t m[3] = {1, 1, 1};
     report_map g = grid(3, 1, v, m);
-    report_edge want[] = {{0, 0, true}, {1, 0, true}};
-    expect_edges(&g, want, 2);
-    /* A NaN next to an unmarked cell draws nothing. */
+    ck_assert_int_eq(report_map_boundary(&g, NULL, 0), 0);
     uint8_t m2[3] = {0, 1, 0};
     g.marked = m2;
-    ck_assert_int_eq(report_map_boundary(&g, NULL, 0), 0);
+    report_edge want[] = {{0, 0, true}, {1, 0, true}};
+    expect_edges(&g, want, 2);
 }
 END_TEST
 

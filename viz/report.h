@@ -155,7 +155,7 @@ typedef struct report_map {
     int nx, ny;
     const double *x, *y;          /* the cells' axis values, nx and ny */
     const double *value;          /* value[j * nx + i] at (x[i], y[j]); NaN:
-                                     no value (drawn empty) */
+                                     no value (drawn empty unless marked) */
     const uint8_t *marked;        /* nx x ny, or NULL */
     const char *marked_label;     /* in the key: "did not recover" */
     double v_min, v_max;          /* the colour scale (not v_min < v_max:
@@ -165,8 +165,8 @@ void report_map_add(report *r, const report_map *c);
 
 /* The boundary report_map_add draws, as cell edges: the edge between
  * cell (i, j) and (i + 1, j) when `vertical`, else between (i, j) and
- * (i, j + 1), for every such pair of which exactly one is marked (cells
- * with no value count as unmarked; the grid's outer edge is no
+ * (i, j + 1), for every such pair of which exactly one is marked (a
+ * cell is marked with or without a value; the grid's outer edge is no
  * boundary).  In order: rows from j = 0 up, cells from i = 0 right, a
  * cell's vertical edge before its horizontal one.  Writes at most max
  * edges to out (NULL when max is 0) and returns how many there are. */

@@ -357,7 +357,7 @@ static void bars_draw(cairo_t *cr, const report_bars *c, double width,
 static bool cell_marked(const report_map *m, int i, int j)
 {
     size_t k = (size_t)j * m->nx + i;
-    return m->marked && m->marked[k] && !isnan(m->value[k]);
+    return m->marked && m->marked[k];
 }
 
 /* Is the edge right of (vertical) or above cell (i, j) on the boundary? */
@@ -480,7 +480,7 @@ static void map_cells(cairo_t *cr, const chart_panel *p, const report_map *m,
     for (int j = 0; j < m->ny; j++)
         for (int i = 0; i < m->nx; i++) {
             double v = m->value[(size_t)j * m->nx + i];
-            int state = isnan(v) ? 0 : cell_marked(m, i, j) ? 2 : 1;
+            int state = cell_marked(m, i, j) ? 2 : isnan(v) ? 0 : 1;
             double t = (v - lo) / (hi - lo);
             chart_rect r = cell_inner(p, m, i, j);
             cell_paint(cr, r, state, t);
