@@ -614,6 +614,57 @@ static void axis_label(const compare_axis *ax, char *buf, size_t len)
              *ax->unit ? " (" : "", ax->unit, *ax->unit ? ")" : "");
 }
 
+/* The map's marked cells in words, row by row (the map drawn from the same
+ * marks): "policy.max_attempts 3: did not recover from offered load 0.70
+ * up" when the marked cells of a row are those from one value up, else
+ * the values listed; "recovered everywhere" when none is. */
+static void map_in_words(report *d, const compare_axis *ax,
+                         const compare_axis *ay, const double *x,
+                         const double *y, const uint8_t *marked)
+{
+    char text[4096];
+    size_t used = (size_t)snprintf(text, sizeof text, "Where it did not "
+                                   "recover, by %s: ", ay->key);
+    uint32_t nx = ax->n;
+    const char *xname = strcmp(ax->key, "load") == 0 ? "offered load"
+                                                      : ax->key;
+    char xname_sp[128];
+    snprintf(xname_sp, sizeof xname_sp, "%s ", xname);
+    for (uint32_t j = 0; j < ay->n && used < sizeof text; j++) {
+        const uint8_t *row = marked + (size_t)j * nx;
+        uint32_t first = nx, count = 0;
+        for (uint32_t i = 0; i < nx; i++)
+            if (row[i]) {
+                count++;
+                if (first == nx)
+                    first = i;
+            }
+        used += (size_t)snprintf(text + used, sizeof text - used,
+                                 "%s%s %g%s: ", j ? "; " : "", ay->key,
+                                 y[j], ay->unit);
+        if (used >= sizeof text)
+            break;
+        if (count == 0)
+            used += (size_t)snprintf(text + used, sizeof text - used,
+                                     "recovered everywhere");
+        else if (count == nx - first)
+            used += (size_t)snprintf(text + used, sizeof text - used,
+                                     "from %s %g%s up", xname, x[first],
+                                     ax->unit);
+        else
+            for (uint32_t i = 0, k = 0; i < nx && used < sizeof text; i++)
+                if (row[i]) {
+                    used += (size_t)snprintf(text + used, sizeof text - used,
+                                             "%s%s%g%s", k ? ", " : "at ",
+                                             k ? "" : xname_sp, x[i], ax->unit);
+                    k++;
+                }
+    }
+    if (used < sizeof text)
+        snprintf(text + used, sizeof text - used, ".");
+    report_text(d, text);
+}
+
 static void map_pages(report *d, const compare_result *r)
 {
     const compare_plan *p = r->plan;
@@ -665,6 +716,7 @@ static void map_pages(report *d, const compare_result *r)
                         v,           marked,
                         "did not recover", 0, vmax > 0 ? vmax : 1};
         report_map_add(d, &m);
+        map_in_words(d, ax, ay, x, y, marked);
     }
     free(x);
     free(marked);
