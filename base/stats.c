@@ -192,7 +192,7 @@ void stats_paired_test(const double *a, const double *b, size_t n,
                        double level, stats_paired *out)
 {
     memset(out, 0, sizeof *out);
-    double *d = malloc((n ? n : 1) * sizeof *d);
+    double *d = calloc(n ? n : 1, sizeof *d); /* zeroed: gcc cannot see that only d[0, m) is read */
     size_t m = 0;
     if (d)
         for (size_t i = 0; i < n; i++)

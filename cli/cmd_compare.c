@@ -445,7 +445,7 @@ static int load_point(plan_state *s, uint32_t k, sb_err *e)
     compare_plan *p = &s->plan;
     compare_point *pt = &p->points[k];
     char text[COMPARE_MAX_AXES][160];
-    const char *extra[COMPARE_MAX_AXES];
+    const char *extra[COMPARE_MAX_AXES] = {NULL};
     int n_extra = 0, load_axis = -1;
     uint32_t rest = k;
     for (int a = 0; a < p->n_axes; a++) {
@@ -1059,7 +1059,12 @@ int cmd_merge(int argc, char **argv)
         char cwd[PATH_MAX];
         if (getcwd(cwd, sizeof cwd) == NULL)
             return EXIT_INPUT;
-        snprintf(absout, sizeof absout, "%s/%s", cwd, out);
+        if (snprintf(absout, sizeof absout, "%s/%s", cwd, out) >=
+            (int)sizeof absout) {
+            fprintf(stderr, "stormbench merge: -o %s: the path is too "
+                            "long\n", out);
+            return EXIT_INPUT;
+        }
         out = absout;
     }
     char *buf = NULL, **cargv = NULL, cwd[PATH_MAX] = "";

@@ -285,7 +285,7 @@ static void verdicts(report *d, const compare_result *r, uint32_t pt)
         return;
     report_heading(d, 2, "Verdicts");
     for (int m = 0; m < CM_COUNT; m++) {
-        char line[400];
+        char line[900];
         snprintf(line, sizeof line, "%s: %s", compare_metrics[m].name,
                  r->verdict[(size_t)pt * CM_COUNT + (size_t)m].text);
         report_text(d, line);

@@ -291,7 +291,7 @@ typedef struct compare_verdict {
     bool significant;
     double p;             /* the largest adjusted p against the others;
                              NaN when nothing was tested */
-    char text[320];       /* "exponential+token_bucket: lowest p99 latency
+    char text[768];       /* "exponential+token_bucket: lowest p99 latency
                              (412 ms vs 2310 ms for immediate), significant
                              (paired t, p < 0.001)" */
 } compare_verdict;

@@ -419,7 +419,9 @@ static int bad(sb_err *e, const entry *en, const char *msg)
 static int bad_value(sb_err *e, const entry *en, const char *expected)
 {
     char msg[ERR_MSG_MAX];
-    snprintf(msg, sizeof msg, "expected %s, got '%s'", expected, en->value);
+    /* A value longer than a line is quoted by its start. */
+    snprintf(msg, sizeof msg, "expected %s, got '%.120s%s'", expected,
+             en->value, strlen(en->value) > 120 ? "..." : "");
     return bad(e, en, msg);
 }
 
@@ -910,17 +912,22 @@ static int load_policy(loader *ld)
         if (strcmp(en->key, "name") == 0) {
             if (parse_text(en, sc->policy, sizeof sc->policy, ld->e) != 0)
                 return -1;
-            snprintf(sc->policy_origin, sizeof sc->policy_origin,
-                     "%s: [policy] name", en->origin);
+            if (snprintf(sc->policy_origin, sizeof sc->policy_origin,
+                         "%s: [policy] name", en->origin) >=
+                (int)sizeof sc->policy_origin)
+                return bad(ld->e, en, "has a file path too long to report");
         } else if (strcmp(en->key, "plugin") == 0) {
             if (sc->n_plugins == SCENARIO_MAX_PLUGINS)
                 return bad(ld->e, en, "too many plug-ins");
             /* Relative to the scenario file, so the pair moves together;
              * a --set path is relative to where the user stands. */
             bool from_file = strncmp(en->origin, "--set", 5) != 0;
-            snprintf(sc->plugins[sc->n_plugins++], 1024, "%s%s",
-                     en->value[0] == '/' || !from_file ? "" : dir,
-                     en->value);
+            if (snprintf(sc->plugins[sc->n_plugins], 1024, "%s%s",
+                         en->value[0] == '/' || !from_file ? "" : dir,
+                         en->value) >= 1024)
+                return bad(ld->e, en, "is a path too long (at most 1023 "
+                                      "bytes with the scenario's folder)");
+            sc->n_plugins++;
         } else {
             if (sc->n_settings == PSTACK_MAX_SETTINGS)
                 return bad(ld->e, en, "too many policy parameters");
@@ -928,10 +935,13 @@ static int load_policy(loader *ld)
                 strlen(en->key) >= sizeof sc->settings[0].key)
                 return bad(ld->e, en, "is too long");
             setting *s = &sc->settings[sc->n_settings++];
-            snprintf(s->key, sizeof s->key, "%s", en->key);
-            snprintf(s->value, sizeof s->value, "%s", en->value);
-            snprintf(s->origin, sizeof s->origin, "%s: [policy]",
-                     en->origin);
+            if (snprintf(s->key, sizeof s->key, "%s", en->key) >=
+                    (int)sizeof s->key ||
+                snprintf(s->value, sizeof s->value, "%s", en->value) >=
+                    (int)sizeof s->value ||
+                snprintf(s->origin, sizeof s->origin, "%s: [policy]",
+                         en->origin) >= (int)sizeof s->origin)
+                return bad(ld->e, en, "is too long");
         }
     }
     return 0;
@@ -952,9 +962,13 @@ static int load_expect(loader *ld)
         if (strlen(en->value) >= sizeof x->value ||
             strlen(en->key) >= sizeof x->key)
             return bad(ld->e, en, "is too long");
-        snprintf(x->key, sizeof x->key, "%s", en->key);
-        snprintf(x->value, sizeof x->value, "%s", en->value);
-        snprintf(x->origin, sizeof x->origin, "%s: [expect]", en->origin);
+        if (snprintf(x->key, sizeof x->key, "%s", en->key) >=
+                (int)sizeof x->key ||
+            snprintf(x->value, sizeof x->value, "%s", en->value) >=
+                (int)sizeof x->value ||
+            snprintf(x->origin, sizeof x->origin, "%s: [expect]",
+                     en->origin) >= (int)sizeof x->origin)
+            return bad(ld->e, en, "is too long");
         en->used = true;
     }
     return 0;
@@ -1150,8 +1164,11 @@ int scenario_load(const char *path, const char *const *sets, int n_sets,
     if (read_file(&ld) != 0)
         goto done;
     const entry *file_name = find_entry(&ld, "policy", "name");
-    snprintf(out->file_policy, sizeof out->file_policy, "%s",
-             file_name ? file_name->value : "none");
+    /* A name too long for this is refused by load_policy below. */
+    if (snprintf(out->file_policy, sizeof out->file_policy, "%s",
+                 file_name ? file_name->value : "none") >=
+        (int)sizeof out->file_policy)
+        out->file_policy[0] = '\0';
     for (int i = 0; i < n_sets; i++)
         if (apply_set(&ld, sets[i]) != 0)
             goto done;

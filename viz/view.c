@@ -173,7 +173,7 @@ static void header(cairo_t *cr, const view_layout *l, const view_state *v)
     const session *a = v->runs[0];
     const sim_config *c = session_config(a);
     double now = (double)session_now(a) / 1e9;
-    char line[512], speed[64];
+    char line[512], speed[96];
     char got[32], asked[32];
     speed_text(v->achieved, got, sizeof got);
     speed_text(v->speed, asked, sizeof asked);
