@@ -9,8 +9,8 @@
  *
  * The lost-acknowledgement arithmetic duplicate-writes.ini relies on
  * (q + q^2 + ... + q^(k-1) duplicates per unkeyed post) is pinned
- * exactly by check_model_faults.c (lost_ack_duplicates); here the
- * shipped scenario is held to its own hand figure.
+ * exactly by check_model_faults.c (lost_acks_duplicate_unkeyed_posts);
+ * here the shipped scenario is held to its own hand figure.
  */
 #include <check.h>
 #include <dirent.h>
