@@ -274,7 +274,16 @@ START_TEST(shipped_scenarios_are_cheap)
     } shipped[] = {{"scenarios/retry-storm.ini", 5},
                    {"scenarios/duplicate-writes.ini", 4},
                    {"scenarios/hot-record.ini", 1000},
-                   {"scenarios/overload-thrash.ini", 1}};
+                   {"scenarios/overload-thrash.ini", 1},
+                   {"scenarios/metastable-tipping.ini", 5},
+                   {"scenarios/thundering-herd.ini", 12},
+                   {"scenarios/retry-after.ini", 10},
+                   {"scenarios/poison-data.ini", 4},
+                   {"scenarios/breaker-outage.ini", 5},
+                   {"scenarios/brownout.ini", 5},
+                   {"scenarios/deadline-bound.ini", 5},
+                   {"scenarios/partial-partition.ini", 5},
+                   {"scenarios/processes-not-users.ini", 5}};
     for (size_t i = 0; i < sizeof shipped / sizeof *shipped; i++) {
         char file[1024];
         snprintf(file, sizeof file, "%s/%s", SB_SOURCE_DIR, shipped[i].file);

@@ -52,7 +52,11 @@ static void round_trip(const char *path)
 static const char *const shipped[] = {
     "scenarios/retry-storm.ini", "scenarios/duplicate-writes.ini",
     "scenarios/hot-record.ini", "scenarios/overload-thrash.ini",
-    "bench/storm-10k.ini"};
+    "scenarios/metastable-tipping.ini", "scenarios/thundering-herd.ini",
+    "scenarios/retry-after.ini", "scenarios/poison-data.ini",
+    "scenarios/breaker-outage.ini", "scenarios/brownout.ini",
+    "scenarios/deadline-bound.ini", "scenarios/partial-partition.ini",
+    "scenarios/processes-not-users.ini", "bench/storm-10k.ini"};
 
 START_TEST(shipped_scenarios_round_trip)
 {
