@@ -595,8 +595,8 @@ START_TEST(interrupted_then_resumed)
 }
 END_TEST
 
-/* --emit-jobs writes one command per run and runs nothing; the jobs run
- * two at a time into one directory (as GNU parallel would), then merge
+/* --emit-jobs writes one command per run and runs nothing; GNU parallel
+ * runs the jobs two at a time into one directory, then merge
  * builds the outputs, identical to those of one compare command.  Half
  * the runs in a second directory (another machine's copy): merge reads
  * both. */
@@ -615,14 +615,18 @@ START_TEST(emitted_jobs_then_merge)
         lines++;
     ck_assert_int_eq(lines, N_POLICIES * SEEDS);
     free(text);
-    /* Jobs 0-7 into dir, two at a time; 8-14 into other (the same
-     * commands with the directory changed). */
+    /* Jobs 0-7 into dir, two at a time with GNU parallel (Debian's
+     * package: .ci/setup installs it); 8-14 into other, the same commands
+     * with the directory changed, as another machine would. */
+    ck_assert_msg(SB_PARALLEL[0] && strstr(SB_PARALLEL, "NOTFOUND") == NULL,
+                  "GNU parallel was not found when CMake configured: "
+                  "install parallel (.ci/setup) and configure again");
     char cmd[4096];
     snprintf(cmd, sizeof cmd,
-             "head -n 8 '%s' | xargs -P 2 -d '\\n' -n 1 sh -c && "
+             "head -n 8 '%s' | '%s' --will-cite -j 2 && "
              "tail -n +9 '%s' | sed \"s|-o '%s'|-o '%s'|\" | "
-             "xargs -P 2 -d '\\n' -n 1 sh -c",
-             jobs, jobs, dir, other);
+             "'%s' --will-cite -j 2",
+             jobs, SB_PARALLEL, jobs, dir, other, SB_PARALLEL);
     ck_assert_int_eq(system(cmd), 0);
     ck_assert_int_eq(count_runs(dir), 8);
     ck_assert_int_eq(count_runs(other), 7);
