@@ -24,7 +24,7 @@
 
 static double plot_height(double width)
 {
-    return round(width * 0.22);
+    return round(width * 0.20);
 }
 
 /* A panel's height around its plot: title line 1.9 em, tick labels 1.6
