@@ -15,7 +15,8 @@ void export_csv(FILE *f, const metrics *m)
           "expired,lost_acks,max_queue,capacity,amplification,"
           "goodput_per_s,conflicts,late_dropped,sends_refused_locally,"
           "refused_budget,refused_breaker,refused_other,policy_level,"
-          "width_s,attempt_p50_ms,attempt_p99_ms,queue_wait_ms\n",
+          "width_s,attempt_p50_ms,attempt_p99_ms,queue_wait_ms,"
+          "other_errors,overflow_dropped\n",
           f);
     for (size_t i = 0; i < m->n_buckets; i++) {
         const metrics_bucket *b = &m->buckets[i];
@@ -31,7 +32,8 @@ void export_csv(FILE *f, const metrics *m)
                 ",%.3f,%.3f,%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,"
                 "%.4f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                ",%" PRIu64 ",%" PRIu64 ",%s,%.9g,%.3f,%.3f,%.3f\n",
+                ",%" PRIu64 ",%" PRIu64 ",%s,%.9g,%.3f,%.3f,%.3f,%" PRIu64
+                ",%" PRIu64 "\n",
                 (double)b->start_ns / 1e9, b->offered, b->attempts,
                 b->successes, b->failures, b->timeouts, b->rejections,
                 b->busy_ns / width, b->queue_ns / width,
@@ -46,7 +48,8 @@ void export_csv(FILE *f, const metrics *m)
                 metrics_bin_ms(b->attempt_p50_bin),
                 metrics_bin_ms(b->attempt_p99_bin),
                 b->served ? (double)b->queue_wait_ns / (double)b->served / 1e6
-                          : 0.0);
+                          : 0.0,
+                b->other_errors, b->overflowed);
     }
 }
 
@@ -123,6 +126,7 @@ static void server(jw *w, const sim_summary *s)
     jw_int(w, "injected_errors", (int64_t)s->errors);
     jw_int(w, "expired_dropped", (int64_t)s->expired);
     jw_int(w, "late_dropped", (int64_t)s->late);
+    jw_int(w, "overflow_dropped", (int64_t)s->overflowed);
     jw_int(w, "lost_acks", (int64_t)s->lost_acks);
     jw_int(w, "conflicts", (int64_t)s->conflicts);
     jw_end(w);
@@ -174,6 +178,7 @@ void export_json(FILE *f, const run_meta *meta, const sim_summary *s,
     failures(&w, s);
     jw_int(&w, "in_flight_at_end", (int64_t)s->in_flight);
     jw_int(&w, "timeouts", (int64_t)s->timeouts);
+    jw_int(&w, "other_errors", (int64_t)s->other_errors);
     jw_int(&w, "sends_refused_locally", (int64_t)s->refusals);
     jw_double(&w, "amplification", s->amplification);
     jw_double(&w, "peak_amplification", s->peak_amplification);

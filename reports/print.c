@@ -86,8 +86,11 @@ void print_summary(FILE *f, const sim_config *c, const char *path,
                 "refused locally", s->refused_budget, s->refused_breaker,
                 s->refused_other);
     fprintf(f, "  %-22s%" PRIu64 " attempts timed out, %" PRIu64
-               " rejected by the server, %" PRIu64 " injected errors\n",
+               " rejected by the server, %" PRIu64 " injected errors",
             "attempt errors", s->timeouts, s->rejections, s->errors);
+    if (s->other_errors)
+        fprintf(f, ", %" PRIu64 " other errors", s->other_errors);
+    fputc('\n', f);
     fprintf(f, "  %-22smean %.1f ms, p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms\n",
             "latency (successes)", s->latency_mean_ms, s->latency_p50_ms,
             s->latency_p99_ms, s->latency_p999_ms);
@@ -116,6 +119,10 @@ void print_summary(FILE *f, const sim_config *c, const char *path,
         fprintf(f, "  %-22s%" PRIu64 " expired (the client had timed out), "
                    "%" PRIu64 " late (could not finish in time)\n",
                 "dropped from queue", s->expired, s->late);
+    if (s->overflowed)
+        fprintf(f, "  %-22s%" PRIu64 " attempts dropped silently "
+                   "(overflow = drop; each timed out at its client)\n",
+                "queue full", s->overflowed);
     if (s->conflicts)
         fprintf(f, "  %-22s%" PRIu64 " updates lost to a concurrent update\n",
                 "conflicts", s->conflicts);

@@ -84,6 +84,8 @@ const runfile_field runfile_summary_fields[] = {
     FIELD(max_queue, RF_U32),
     FIELD(events, RF_U64),
     FIELD(processes, RF_U32),
+    FIELD(other_errors, RF_U64),
+    FIELD(overflowed, RF_U64),
 };
 #undef FIELD
 const size_t runfile_n_summary_fields =
@@ -356,7 +358,8 @@ static bool format_run(runfile_buf *b, const char *fingerprint,
                        const compare_series *series)
 {
     b->len = 0;
-    bool ok = puts_(b, RUNFILE_MAGIC " 1\nfingerprint ") &&
+    bool ok = puts_(b, RUNFILE_MAGIC " ") && put_u64(b, RUNFILE_VERSION) &&
+              puts_(b, "\nfingerprint ") &&
               puts_(b, fingerprint) && puts_(b, "\nrun point=") &&
               put_u64(b, r->point) && puts_(b, " policy=") &&
               put_u64(b, r->policy) && puts_(b, " seed=") &&
@@ -508,7 +511,9 @@ static int read_head(reader *rd, const char *fingerprint, uint32_t point,
                      uint32_t policy, uint64_t seed, compare_run *r)
 {
     char *rest;
-    if (!keyed(rd, RUNFILE_MAGIC, &rest) || strcmp(rest, "1") != 0)
+    uint64_t version;
+    if (!keyed(rd, RUNFILE_MAGIC, &rest) || !parse_u64(rest, &version) ||
+        version != RUNFILE_VERSION)
         return bad(rd, "not a saved run of this version of stormbench");
     if (!keyed(rd, "fingerprint", &rest))
         return bad(rd, "expected the fingerprint");

@@ -3,11 +3,11 @@
  * file under DIR/runs/, written whole (temporary file, then rename) the
  * moment the run ends, and read back strictly.
  *
- * The format (version 2), one record per line, fields separated by one
+ * The format (version 3), one record per line, fields separated by one
  * space, numbers as C's strtod reads them ("nan" where there is no
  * value):
  *
- *   stormbench-run 2
+ *   stormbench-run 3
  *   fingerprint 0123456789abcdef      the plan's (compare_plan_fingerprint)
  *   run point=P policy=I seed=S       where the run sits in the plan
  *   label exponential:jitter=full     the policy entry, for people
@@ -38,7 +38,7 @@
 #include "compare.h"
 #include "err.h"
 
-#define RUNFILE_VERSION 2
+#define RUNFILE_VERSION 3
 
 /* The type of a sim_summary field. */
 typedef enum runfile_type { RF_U64, RF_U32, RF_DOUBLE, RF_BOOL } runfile_type;

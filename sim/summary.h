@@ -47,6 +47,11 @@ typedef struct sim_summary {
     uint64_t timeouts, rejections, errors, duplicates, repeats, expired;
     uint64_t lost_acks, in_flight;
     uint64_t late; /* queued attempts a drop_late server dropped */
+    /* How attempts ended besides timeouts, rejections and injected errors
+     * (metrics.h): successes + timeouts + rejections + errors +
+     * other_errors = attempts_ended. */
+    uint64_t other_errors;
+    uint64_t overflowed; /* attempts a full queue dropped silently */
     double amplification;
     double peak_amplification;
     double peak_amplification_at_s;
