@@ -144,6 +144,7 @@ struct sim {
     bool failed;
     char error[ERR_MSG_MAX];
     metrics m;
+    phases ph; /* every closed bucket, reduced by phase */
     sim_stats stats;
 
     /* Clients, struct-of-arrays: the request counter doubles as the
@@ -293,6 +294,9 @@ double engine_unit_draw(const sim *s, uint32_t client, unsigned stream,
                         uint64_t counter);
 int64_t engine_net_delay(const sim *s, const request *r, const attempt *a,
                          unsigned slot);
+/* Cut the run into phases by the fault schedule as it is now (at
+ * creation, and when a fault is injected or ended by hand). */
+void engine_plan_phases(sim *s, bool first);
 /* Answer attempt ai with (kind, status, retry_after; -1 none): the answer
  * reaches the client after `delay`. */
 void engine_answer(sim *s, uint32_t ai, sb_error_kind kind, int32_t status,

@@ -266,4 +266,5 @@ void summary_compute(const sim *s, sim_summary *o)
     sim_get_stats(s, &st);
     o->events = st.events;
     o->processes = sim_processes(s);
+    sim_phase_figures(s, o->phase);
 }

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "metrics.h"
+#include "phases.h"
 #include "sim.h"
 
 #define RECOVERY_BAND 0.10
@@ -85,6 +86,9 @@ typedef struct sim_summary {
     uint32_t max_queue;
     uint64_t events;
     uint32_t processes;
+    /* Before, during and after the faults, and the steady state at the
+     * end (phases.h has the spans). */
+    sim_phase phase[PHASE_COUNT];
 } sim_summary;
 
 /* A run while it runs, for front ends: the same definitions as the
