@@ -132,6 +132,32 @@ static void server(jw *w, const sim_summary *s)
     jw_end(w);
 }
 
+/* Each phase's figures, under the names comparisons use; a phase the run
+ * does not have is null, and so is a figure with no value (the success
+ * ratio of a phase in which no request ended, say). */
+static void phase_figures(jw *w, const sim_summary *s)
+{
+    jw_object(w, "phases");
+    for (int k = 0; k < PHASE_COUNT; k++) {
+        const sim_phase *p = &s->phase[k];
+        if (!p->present) {
+            jw_null(w, phases_name((phase_kind)k));
+            continue;
+        }
+        jw_object(w, phases_name((phase_kind)k));
+        jw_double(w, "from_s", p->from_s);
+        jw_double(w, "to_s", p->to_s);
+        jw_double(w, "offered_per_s", p->offered_per_s);
+        jw_double(w, "goodput_per_s", p->goodput_per_s);
+        jw_double(w, "success_ratio", p->success_ratio);
+        jw_double(w, "amplification", p->amplification);
+        jw_double(w, "p99_ms", p->p99_ms);
+        jw_int(w, "duplicates", (int64_t)p->duplicates);
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
 static void expectations(jw *w, const expect_result *res, int n)
 {
     jw_array(w, "expectations");
@@ -210,6 +236,7 @@ void export_json(FILE *f, const run_meta *meta, const sim_summary *s,
         jw_double(&w, "completion_time_s", s->completion_time_s);
     else
         jw_null(&w, "completion_time_s");
+    phase_figures(&w, s);
     server(&w, s);
     jw_int(&w, "events", (int64_t)s->events);
     if (meta->timing) {
