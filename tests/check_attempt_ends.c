@@ -130,7 +130,7 @@ END_TEST
  * attempts that timed out first), lost answers, data defects, a
  * partition that refuses and one that black-holes, a deduplicating server
  * that answers 409, expired and late drops, hedges (whose losers end
- * nothing), and a pool of connections. */
+ * nothing), a pool of connections, and two-round-trip updates. */
 static const char *const cases[] = {
     "[scenario]\nname = overflow\nduration = 30s\n"
     "[clients]\ncount = 50\nrate = 1/s\ntimeout = 300ms\n"
@@ -176,6 +176,18 @@ static const char *const cases[] = {
     "[policy]\nname = hedge\ndelay = 10ms\nmax_hedged = 2\n"
     "[fault.hole]\ntype = outage\nmode = blackhole\nstart = 10s\n"
     "duration = 3s\n",
+
+    /* Two round trips per attempt: each trip is admitted (and may be
+     * answered with an injected error) on its own, yet the pair ends
+     * once. */
+    "[scenario]\nname = occ2\nduration = 30s\n"
+    "[clients]\ncount = 200\nrate = 1/s\ntimeout = 50ms\n"
+    "read = 0\nput = 0\npost = 1\n"
+    "[server]\nmodel = hot_record\nocc = two_round_trips\nworkers = 4\n"
+    "service = exp(5ms)\nnetwork_delay = exp(3ms)\n"
+    "[policy]\nname = immediate\n"
+    "[fault.err]\ntype = errors\nstart = 5s\nduration = 10s\n"
+    "status = 503\nprobability = 0.2\n",
 };
 
 START_TEST(ends_add_up_in_every_kind_of_run)
