@@ -271,13 +271,16 @@ static void phase_missing(const sim_summary *s, phase_kind k,
     if (!s->has_fault)
         snprintf(why, sizeof why, "the scenario has no fault, so the run is "
                  "one phase (the whole-run keys judge it)");
-    else if (k == PHASE_END || k == PHASE_AFTER)
+    else if (k == PHASE_DURING)
+        snprintf(why, sizeof why, "the faults start after the run ends");
+    else if (s->last_fault_end_s >= s->duration_s)
+        snprintf(why, sizeof why, "the last fault lasts until t = %g s, the "
+                 "end of the run or later", s->last_fault_end_s);
+    else
         snprintf(why, sizeof why, "the last fault ends at t = %g s, %g s "
                  "before the end of the run, inside the last "
                  "recovery_window", s->last_fault_end_s,
                  s->duration_s - s->last_fault_end_s);
-    else
-        snprintf(why, sizeof why, "the faults lie outside the run");
     r->ok = false;
     snprintf(r->explain, sizeof r->explain, "cannot be judged: no %s "
              "phase: %s", phases_label(k), why);

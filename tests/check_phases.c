@@ -293,6 +293,21 @@ START_TEST(summary_prints_the_phases)
                      0);
     ck_assert_ptr_null(strstr(o.out, "by phase"));
     tu_output_free(&o);
+    /* ... and in the JSON, the one phase and nulls for the others. */
+    char json[1024];
+    snprintf(json, sizeof json, "%s", tu_temp_path("nofault.json"));
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"run", path, "--json",
+                                                        json, NULL}),
+                     0);
+    tu_output_free(&o);
+    char *j = tu_read_file(json);
+    /* From the default warm-up, 10 s (sim/config.c), to the end. */
+    ck_assert_double_eq(tu_json_number(j, "phases.before.from_s"), 10);
+    ck_assert_double_eq(tu_json_number(j, "phases.before.to_s"), 20);
+    ck_assert(tu_json_is_null(j, "phases.during"));
+    ck_assert(tu_json_is_null(j, "phases.after"));
+    ck_assert(tu_json_is_null(j, "phases.end"));
+    free(j);
 }
 END_TEST
 
@@ -447,6 +462,19 @@ START_TEST(missing_phases_cannot_be_judged)
                                 "recovery_window");
     r = judge(&t->sum, "recovery_amplification_max", "2");
     ck_assert(r.ok); /* the recovery runs to the end: 27-30 s */
+    tu_sim_free(t);
+    /* An outage until the end: no recovery either. */
+    t = tu_sim_run("[scenario]\nname = end\nduration = 30s\n"
+                   "[clients]\ncount = 10\nrate = 1/s\n"
+                   "[policy]\nname = none\n"
+                   "[fault.out]\ntype = outage\nstart = 20s\n"
+                   "duration = 10s\n",
+                   NULL, NULL, 0);
+    r = judge(&t->sum, "recovery_amplification_max", "2");
+    ck_assert(!r.ok);
+    ck_assert_str_eq(r.explain, "cannot be judged: no recovery phase: the "
+                                "last fault lasts until t = 30 s, the end of "
+                                "the run or later");
     tu_sim_free(t);
 }
 END_TEST
