@@ -45,8 +45,6 @@ const compare_metric_info compare_phase_figures[CP_COUNT] = {
     {"duplicates", "duplicate writes", "", -1},
 };
 
-const char *const compare_phase_names[PHASE_COUNT] = {"before", "during",
-                                                      "after", "end"};
 
 /* ---- The plan ------------------------------------------------------------- */
 
@@ -151,7 +149,7 @@ int compare_metric_failed(const compare_plan *p, const compare_run *r,
 double compare_phase_value(const compare_run *r, compare_phase_kind k,
                            int field)
 {
-    const compare_phase *p = &r->phase[k];
+    const compare_phase *p = &r->sum.phase[k];
     if (!p->present)
         return NAN;
     switch (field) {

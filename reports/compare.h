@@ -133,36 +133,12 @@ void compare_run_at(const compare_plan *p, uint32_t r, uint32_t *point,
 
 /* ---- One run, reduced ------------------------------------------------------ */
 
-/* The phases of a run, for the per-phase table:
- *   before   [warmup, first fault start)
- *   during   [first fault start, last fault end)
- *   after    [last fault end, start of `end`)
- *   end      the last recovery window of the run (steady state), when it
- *            lies wholly after the last fault (else `after` runs to the
- *            end and there is no `end`)
- * Without faults only `before` ([warmup, duration)) exists.  Phases are
- * made of whole buckets: `before` of those wholly before the first fault
- * (as the summary's baseline), `during` of every bucket a fault touches;
- * from_s and to_s say the span the figures cover.  A phase with no
- * bucket is not present. */
-typedef enum compare_phase_kind {
-    PHASE_BEFORE,
-    PHASE_DURING,
-    PHASE_AFTER,
-    PHASE_END,
-    PHASE_COUNT
-} compare_phase_kind;
-
-typedef struct compare_phase {
-    bool present;
-    double from_s, to_s;
-    double offered_per_s, goodput_per_s;
-    double success_ratio;   /* successes / requests ended in the phase */
-    double amplification;   /* attempts / offered in the phase */
-    double p99_ms;          /* successes' latency, from the phase's buckets'
-                               histograms; NaN when none */
-    double duplicates;      /* duplicate writes in the phase */
-} compare_phase;
+/* The phases of a run, for the per-phase table: before, during and after
+ * the faults, and the steady state at the end.  Defined once, in
+ * sim/phases.h, for the run summary, [expect] and comparisons alike; a
+ * run's phases are its summary's (compare_run.sum.phase). */
+typedef phase_kind compare_phase_kind;
+typedef sim_phase compare_phase;
 
 /* Columns of a run's series (per second where it says so). */
 typedef enum compare_col {
@@ -184,8 +160,7 @@ extern const double compare_cdf_q[COMPARE_CDF_POINTS];
 typedef struct compare_run {
     uint32_t point, policy, seed_index;
     uint64_t seed;
-    sim_summary sum;
-    compare_phase phase[PHASE_COUNT];
+    sim_summary sum;                      /* its phases in sum.phase */
     float latency_ms[COMPARE_CDF_POINTS]; /* at compare_cdf_q; NaN: none */
 } compare_run;
 
@@ -330,8 +305,6 @@ static inline const compare_stat *compare_stat_at(const compare_result *r,
  * is better (0: neither).  The phase statistics are in these units: the
  * success ratio in %, as the metric's. */
 extern const compare_metric_info compare_phase_figures[CP_COUNT];
-/* "before", "during", "after", "end" */
-extern const char *const compare_phase_names[PHASE_COUNT];
 
 /* A phase figure of a run (CP_*), in compare_phase_figures' unit; NaN when
  * the phase is not present or the figure has no value. */

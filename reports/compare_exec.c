@@ -5,10 +5,11 @@
  * policy stack and parameters), reducing it while it runs, and saving it
  * whole the moment it ends.
  *
- * A run's reduction is an observer of every bucket the engine closes, at
- * the scenario's bucket width: it sums the buckets of each phase and
- * folds them into at most COMPARE_ROWS series rows.  So nothing of the
- * run's metrics outlives it, and the reduction costs one pass over the
+ * A run's reduction is its summary (with its phases, which the engine
+ * reduces as buckets close: sim/phases.h) and an observer of every
+ * bucket the engine closes, at the scenario's bucket width, that folds
+ * them into at most COMPARE_ROWS series rows.  So nothing of the run's
+ * metrics outlives it, and the reduction costs one pass over the
  * buckets, done while they are hot.
  */
 #include <math.h>
@@ -28,123 +29,27 @@
 
 /* ---- One run, reduced as it goes ---------------------------------------- */
 
-/* Sums over a span of buckets: a phase, or a series row. */
-typedef struct span_sum {
-    uint64_t buckets;
-    int64_t width_ns;
-    uint64_t offered, attempts, successes, failures, duplicates, refusals;
-    double queue_ns;
-    uint64_t n_latency;
-    uint32_t latency[BUCKET_HIST_BINS]; /* successes' latency */
-    size_t lo, hi;                      /* nonzero bins; lo > hi: none */
-} span_sum;
-
+/* The run's phases are its summary's (sim/phases.h, reduced by the
+ * engine); this reduction only folds the buckets into the series rows,
+ * with the same sums (phases_sum). */
 typedef struct reducer {
-    int64_t bucket_ns;
-    uint64_t seen;                    /* buckets closed so far */
-    uint64_t from[PHASE_COUNT], to[PHASE_COUNT]; /* bucket indices */
-    span_sum phase[PHASE_COUNT];
     uint64_t per_row;                 /* buckets per series row */
-    span_sum row;
+    phases_sum row;
     uint64_t duplicates;              /* so far, for the cumulative column */
     compare_series *series;
 } reducer;
-
-static void span_clear(span_sum *a)
-{
-    for (size_t i = a->lo; i <= a->hi && a->lo <= a->hi; i++)
-        a->latency[i] = 0;
-    size_t keep = offsetof(span_sum, latency);
-    memset(a, 0, keep);
-    a->lo = BUCKET_HIST_BINS;
-    a->hi = 0;
-}
-
-static void span_add(span_sum *a, const metrics_bucket *b,
-                     const metrics_hist *h)
-{
-    a->buckets++;
-    a->width_ns += b->width_ns;
-    a->offered += b->offered;
-    a->attempts += b->attempts;
-    a->successes += b->successes;
-    a->failures += b->failures;
-    a->duplicates += b->duplicates;
-    a->refusals += b->refusals;
-    a->queue_ns += b->queue_ns;
-    for (size_t i = h->lo; i <= h->hi && h->lo <= h->hi; i++) {
-        if (h->latency[i] == 0)
-            continue;
-        a->latency[i] += h->latency[i];
-        a->n_latency += h->latency[i];
-        if (i < a->lo)
-            a->lo = i;
-        if (i > a->hi)
-            a->hi = i;
-    }
-}
-
-/* The successes' p99 over a span, ms; NaN when there were none. */
-static double span_p99_ms(const span_sum *a)
-{
-    if (a->n_latency == 0)
-        return NAN;
-    double q = 0.99, v;
-    hist_quantiles(BUCKET_HIST_BITS, a->latency, a->lo, a->hi, a->n_latency,
-                   &q, 1, &v);
-    return v / 1e6;
-}
 
 static uint64_t ceil_div(int64_t a, int64_t b)
 {
     return a <= 0 ? 0 : (uint64_t)((a + b - 1) / b);
 }
 
-/* The phases as bucket ranges (compare.h defines them): "before" is the
- * buckets wholly before the first fault, as the summary's baseline;
- * "during" every bucket a fault touches; "end" the last recovery window,
- * when it lies wholly after the faults. */
-static void phase_ranges(reducer *rd, const sim_config *c, const sim *s)
-{
-    int64_t w = rd->bucket_ns;
-    uint64_t n = ceil_div(c->duration_ns, w);
-    uint64_t warm = ceil_div(c->warmup_ns, w);
-    memset(rd->from, 0, sizeof rd->from);
-    memset(rd->to, 0, sizeof rd->to);
-    int64_t first = sim_first_fault_start(s), last = sim_last_fault_end(s);
-    if (first < 0) {
-        rd->from[PHASE_BEFORE] = warm;
-        rd->to[PHASE_BEFORE] = n;
-        return;
-    }
-    uint64_t fs = (uint64_t)(first / w), fe = ceil_div(last, w);
-    if (fe > n)
-        fe = n;
-    uint64_t window = ceil_div(c->recovery_window_ns, w);
-    uint64_t end = n - (window < 1 ? 1 : window > n ? n : window);
-    rd->from[PHASE_BEFORE] = warm;
-    rd->to[PHASE_BEFORE] = fs;
-    rd->from[PHASE_DURING] = fs;
-    rd->to[PHASE_DURING] = fe;
-    rd->from[PHASE_AFTER] = fe;
-    rd->to[PHASE_AFTER] = fe <= end ? end : n;
-    if (fe <= end) {
-        rd->from[PHASE_END] = end;
-        rd->to[PHASE_END] = n;
-    }
-}
-
-static void reducer_start(reducer *rd, const sim_config *c, const sim *s,
+static void reducer_start(reducer *rd, const sim_config *c,
                           compare_series *series)
 {
-    rd->bucket_ns = c->bucket_ns;
-    rd->seen = 0;
     rd->duplicates = 0;
     rd->series = series;
-    phase_ranges(rd, c, s);
-    for (int k = 0; k < PHASE_COUNT; k++)
-        span_clear(&rd->phase[k]);
-    span_clear(&rd->row);
+    phases_sum_clear(&rd->row);
     uint64_t n = ceil_div(c->duration_ns, c->bucket_ns);
     rd->per_row = n <= COMPARE_ROWS ? 1 : ceil_div((int64_t)n, COMPARE_ROWS);
     series->n_rows = 0;
@@ -153,7 +58,7 @@ static void reducer_start(reducer *rd, const sim_config *c, const sim *s,
 
 static void row_flush(reducer *rd)
 {
-    span_sum *a = &rd->row;
+    phases_sum *a = &rd->row;
     compare_series *s = rd->series;
     if (a->buckets == 0 || s->n_rows == COMPARE_ROWS)
         return;
@@ -163,10 +68,10 @@ static void row_flush(reducer *rd)
     v[CC_ATTEMPTS] = (float)((double)a->attempts / width_s);
     v[CC_GOODPUT] = (float)((double)a->successes / width_s);
     v[CC_QUEUE] = (float)(a->queue_ns / (double)a->width_ns);
-    v[CC_P99_MS] = (float)span_p99_ms(a);
+    v[CC_P99_MS] = (float)phases_sum_p99_ms(a);
     v[CC_DUPLICATES] = (float)rd->duplicates;
     v[CC_REFUSED] = (float)((double)a->refusals / width_s);
-    span_clear(a);
+    phases_sum_clear(a);
 }
 
 static void on_bucket(void *ctx, const sim *s, const metrics_bucket *b,
@@ -174,42 +79,10 @@ static void on_bucket(void *ctx, const sim *s, const metrics_bucket *b,
 {
     (void)s;
     reducer *rd = ctx;
-    uint64_t i = rd->seen++;
-    for (int k = 0; k < PHASE_COUNT; k++)
-        if (i >= rd->from[k] && i < rd->to[k])
-            span_add(&rd->phase[k], b, h);
     rd->duplicates += b->duplicates;
-    span_add(&rd->row, b, h);
+    phases_sum_add(&rd->row, b, h);
     if (rd->row.buckets == rd->per_row)
         row_flush(rd);
-}
-
-static void phase_figures(const span_sum *a, uint64_t from, int64_t w,
-                          compare_phase *p)
-{
-    memset(p, 0, sizeof *p);
-    if (a->buckets == 0)
-        return;
-    double width_s = (double)a->width_ns / 1e9;
-    uint64_t ended = a->successes + a->failures;
-    p->present = true;
-    p->from_s = (double)from * (double)w / 1e9;
-    p->to_s = p->from_s + width_s;
-    p->offered_per_s = (double)a->offered / width_s;
-    p->goodput_per_s = (double)a->successes / width_s;
-    p->success_ratio = ended ? (double)a->successes / (double)ended : NAN;
-    p->amplification =
-        a->offered ? (double)a->attempts / (double)a->offered : NAN;
-    p->p99_ms = span_p99_ms(a);
-    p->duplicates = (double)a->duplicates;
-}
-
-static void reducer_finish(reducer *rd, compare_run *r)
-{
-    row_flush(rd);
-    for (int k = 0; k < PHASE_COUNT; k++)
-        phase_figures(&rd->phase[k], rd->from[k], rd->bucket_ns,
-                      &r->phase[k]);
 }
 
 /* The run's latency CDF from the whole-run histogram (0.8 %). */
@@ -303,7 +176,7 @@ static int run_one(worker *w, uint32_t r, sb_err *e)
         return -1;
     if (sim_create(&w->cfg, ps.stack, &s, e) != 0)
         goto done;
-    reducer_start(&w->red, &w->cfg, s, &w->series);
+    reducer_start(&w->red, &w->cfg, &w->series);
     sim_observer obs = {&w->red, on_bucket, NULL};
     if (sim_observe(s, &obs) != 0) {
         err_set(e, "cannot observe the run");
@@ -316,7 +189,7 @@ static int run_one(worker *w, uint32_t r, sb_err *e)
     }
     sim_finish(s);
     summary_compute(s, &run.sum);
-    reducer_finish(&w->red, &run);
+    row_flush(&w->red);
     latency_cdf(sim_metrics(s), &run);
     sim_destroy(s);
     s = NULL;

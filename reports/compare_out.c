@@ -95,10 +95,10 @@ static void csv_header(FILE *f, const compare_plan *p)
         if (!is_metric_key(runfile_summary_fields[i].name))
             fprintf(f, ",%s", runfile_summary_fields[i].name);
     for (int k = 0; k < PHASE_COUNT; k++) {
-        fprintf(f, ",%s_from_s,%s_to_s", compare_phase_names[k],
-                compare_phase_names[k]);
+        fprintf(f, ",%s_from_s,%s_to_s", phases_name(k),
+                phases_name(k));
         for (int c = 0; c < CP_COUNT; c++)
-            fprintf(f, ",%s_%s", compare_phase_names[k],
+            fprintf(f, ",%s_%s", phases_name(k),
                     compare_phase_figures[c].key);
     }
     fputc('\n', f);
@@ -124,7 +124,7 @@ static void csv_row(FILE *f, const compare_plan *p, uint32_t n,
         fprintf(f, ",%s", strcmp(t, "nan") == 0 ? "" : t);
     }
     for (int k = 0; k < PHASE_COUNT; k++) {
-        const compare_phase *ph = &run->phase[k];
+        const compare_phase *ph = &run->sum.phase[k];
         csv_num(f, ph->present ? ph->from_s : NAN);
         csv_num(f, ph->present ? ph->to_s : NAN);
         for (int c = 0; c < CP_COUNT; c++)
@@ -167,7 +167,7 @@ static void failures(const compare_result *r, uint32_t pt, int pol,
 static bool phase_span(const compare_result *r, uint32_t pt, int k,
                        char *from, char *to, size_t len)
 {
-    const compare_phase *ph = &run_of(r, pt, 0, 0)->phase[k];
+    const compare_phase *ph = &run_of(r, pt, 0, 0)->sum.phase[k];
     if (!ph->present)
         return false;
     snprintf(from, len, "%.6g", ph->from_s);
@@ -287,7 +287,7 @@ static void md_phases(FILE *f, const compare_result *r, uint32_t pt)
         if (!phase_span(r, pt, k, from, to, sizeof from))
             continue;
         for (int c = 0; c < CP_COUNT; c++) {
-            fprintf(f, "| %s (%s to %s s) | ", compare_phase_names[k], from,
+            fprintf(f, "| %s (%s to %s s) | ", phases_name(k), from,
                     to);
             md_unit_name(f, &compare_phase_figures[c]);
             fputs(" |", f);
@@ -426,7 +426,7 @@ static void json_phases(jw *w, const compare_result *r, uint32_t pt, int pol)
         char from[32], to[32];
         if (!phase_span(r, pt, k, from, to, sizeof from))
             continue;
-        jw_object(w, compare_phase_names[k]);
+        jw_object(w, phases_name(k));
         jw_number_text(w, "from_s", from);
         jw_number_text(w, "to_s", to);
         for (int c = 0; c < CP_COUNT; c++) {

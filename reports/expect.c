@@ -1,5 +1,6 @@
 #include "expect.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +21,11 @@ static const struct {
     [EXPECT_UNFINISHED_MAX] = {"unfinished_max", ""},
     [EXPECT_COMPLETION_WITHIN] = {"completion_within", "s"},
     [EXPECT_WASTED_MAX] = {"wasted_max", ""},
+    [EXPECT_DURING_FAULT_SUCCESS_MIN] = {"during_fault_success_min", ""},
+    [EXPECT_RECOVERY_AMPLIFICATION_MAX] = {"recovery_amplification_max", ""},
+    [EXPECT_STEADY_SUCCESS_MIN] = {"steady_success_min", ""},
+    [EXPECT_STEADY_GOODPUT_MIN] = {"steady_goodput_min", ""},
+    [EXPECT_STEADY_LATENCY_P99_MAX] = {"steady_latency_p99_max", "ms"},
 };
 
 const char *expect_name(expect_kind k)
@@ -68,14 +74,28 @@ static int parse_limit(const setting *x, expect_kind k, double *v, sb_err *e)
     case EXPECT_RECOVERS_WITHIN:
     case EXPECT_COMPLETION_WITHIN:
     case EXPECT_LATENCY_P99_MAX:
+    case EXPECT_STEADY_LATENCY_P99_MAX:
         if (units_duration(x->value, &ns, &inner) != 0)
             return bad(e, x, inner.msg);
-        *v = k == EXPECT_LATENCY_P99_MAX ? (double)ns / 1e6 : (double)ns / 1e9;
+        *v = k == EXPECT_LATENCY_P99_MAX || k == EXPECT_STEADY_LATENCY_P99_MAX
+                 ? (double)ns / 1e6
+                 : (double)ns / 1e9;
         return 0;
     case EXPECT_UNFINISHED_MAX:
     case EXPECT_WASTED_MAX:
+    case EXPECT_DURING_FAULT_SUCCESS_MIN:
+    case EXPECT_STEADY_SUCCESS_MIN:
         if (units_probability(x->value, v, &inner) != 0)
             return bad(e, x, inner.msg);
+        return 0;
+    case EXPECT_STEADY_GOODPUT_MIN:
+        if (units_real(x->value, v, &inner) != 0 || !(*v >= 0.0) ||
+            *v > 10.0) {
+            snprintf(msg, sizeof msg, "expected a share of the baseline "
+                     "goodput between 0 and 10 (0.9 = 90 %%), got '%s'",
+                     x->value);
+            return bad(e, x, msg);
+        }
         return 0;
     case EXPECT_METASTABLE:
         if (units_bool(x->value, &b, &inner) != 0)
@@ -233,6 +253,131 @@ static void eval_completion(const sim_summary *s, expect_result *r)
              s->completion_time_s, r->ok ? "within" : "past the", r->limit);
 }
 
+/* ---- Per phase ------------------------------------------------------------ */
+
+/* "steady state (t = 290-300 s)": how a verdict names its phase. */
+static void phase_head(const sim_phase *p, phase_kind k, char *buf,
+                       size_t len)
+{
+    snprintf(buf, len, "%s (t = %g-%g s)", phases_label(k), p->from_s,
+             p->to_s);
+}
+
+/* Why phase k is not in the run. */
+static void phase_missing(const sim_summary *s, phase_kind k,
+                          expect_result *r)
+{
+    char why[240];
+    if (!s->has_fault)
+        snprintf(why, sizeof why, "the scenario has no fault, so the run is "
+                 "one phase (the whole-run keys judge it)");
+    else if (k == PHASE_DURING)
+        snprintf(why, sizeof why, "the faults start after the run ends");
+    else if (s->last_fault_end_s >= s->duration_s)
+        snprintf(why, sizeof why, "the last fault lasts until t = %g s, the "
+                 "end of the run or later", s->last_fault_end_s);
+    else
+        snprintf(why, sizeof why, "the last fault ends at t = %g s, %g s "
+                 "before the end of the run, inside the last "
+                 "recovery_window", s->last_fault_end_s,
+                 s->duration_s - s->last_fault_end_s);
+    r->ok = false;
+    snprintf(r->explain, sizeof r->explain, "cannot be judged: no %s "
+             "phase: %s", phases_label(k), why);
+}
+
+/* A phase figure v against the limit (at least, or at most): `what`
+ * names it; NaN means it has no value, for the reason `none`; pct shows
+ * it and the limit x 100 in %, else with `unit`. */
+static void eval_phase(const sim_summary *s, phase_kind k, bool at_least,
+                       const char *what, double v, const char *none,
+                       bool pct, const char *unit, expect_result *r)
+{
+    const sim_phase *p = &s->phase[k];
+    if (!p->present) {
+        phase_missing(s, k, r);
+        return;
+    }
+    char head[96];
+    phase_head(p, k, head, sizeof head);
+    if (isnan(v)) {
+        r->ok = false;
+        snprintf(r->explain, sizeof r->explain, "cannot be judged: %s: %s",
+                 head, none);
+        return;
+    }
+    r->has_value = true;
+    r->value = v;
+    r->ok = at_least ? v >= r->limit : v <= r->limit;
+    double scale = pct ? 100.0 : 1.0;
+    const char *u = pct ? " %" : unit;
+    snprintf(r->explain, sizeof r->explain, "%s: %s %.4g%s %s %.4g%s", head,
+             what, scale * v, u,
+             at_least ? (r->ok ? "meets the minimum" : "is below")
+                      : (r->ok ? "is within the limit" : "exceeds the limit"),
+             scale * r->limit, u);
+}
+
+/* Steady-state goodput as a share of the baseline. */
+static void eval_steady_goodput(const sim_summary *s, expect_result *r)
+{
+    const sim_phase *p = &s->phase[PHASE_END];
+    if (!p->present) {
+        phase_missing(s, PHASE_END, r);
+        return;
+    }
+    char head[96];
+    phase_head(p, PHASE_END, head, sizeof head);
+    if (!s->has_baseline || !(s->baseline_goodput_per_s > 0)) {
+        r->ok = false;
+        snprintf(r->explain, sizeof r->explain,
+                 "cannot be judged: %s: no baseline goodput to compare with "
+                 "(it is measured from warmup to the first fault)", head);
+        return;
+    }
+    double share = p->goodput_per_s / s->baseline_goodput_per_s;
+    r->has_value = true;
+    r->value = share;
+    r->ok = share >= r->limit;
+    snprintf(r->explain, sizeof r->explain,
+             "%s: goodput %.4g/s is %.4g %% of the baseline %.4g/s, %s "
+             "%.4g %%", head, p->goodput_per_s, 100.0 * share,
+             s->baseline_goodput_per_s,
+             r->ok ? "meeting the minimum" : "below the minimum",
+             100.0 * r->limit);
+}
+
+static void eval_phase_kind(const sim_summary *s, expect_result *r)
+{
+    static const char no_end[] = "no request ended in it";
+    switch (r->kind) {
+    case EXPECT_DURING_FAULT_SUCCESS_MIN:
+        eval_phase(s, PHASE_DURING, true, "success ratio",
+                   s->phase[PHASE_DURING].success_ratio, no_end, true, "", r);
+        break;
+    case EXPECT_RECOVERY_AMPLIFICATION_MAX:
+        eval_phase(s, PHASE_AFTER, false, "amplification",
+                   s->phase[PHASE_AFTER].amplification,
+                   "no request was offered in it", false, "", r);
+        break;
+    case EXPECT_STEADY_SUCCESS_MIN:
+        eval_phase(s, PHASE_END, true, "success ratio",
+                   s->phase[PHASE_END].success_ratio, no_end, true, "", r);
+        break;
+    case EXPECT_STEADY_GOODPUT_MIN:
+        eval_steady_goodput(s, r);
+        break;
+    case EXPECT_STEADY_LATENCY_P99_MAX:
+        eval_phase(s, PHASE_END, false, "p99 latency",
+                   s->phase[PHASE_END].p99_ms,
+                   "no request succeeded in it, so there is no latency",
+                   false, " ms", r);
+        break;
+    default:
+        break;
+    }
+}
+
 int expect_eval(const expect_set *set, const sim_summary *s,
                 expect_result *out)
 {
@@ -287,6 +432,7 @@ int expect_eval(const expect_set *set, const sim_summary *s,
             eval_completion(s, r);
             break;
         default:
+            eval_phase_kind(s, r);
             break;
         }
     }

@@ -25,6 +25,12 @@ typedef enum expect_kind {
     EXPECT_UNFINISHED_MAX,  /* share 0..1 of requests started */
     EXPECT_COMPLETION_WITHIN, /* seconds: arrival = once */
     EXPECT_WASTED_MAX,      /* share 0..1 of service time */
+    /* Per phase (sim/phases.h): */
+    EXPECT_DURING_FAULT_SUCCESS_MIN,   /* ratio 0..1, requests ended */
+    EXPECT_RECOVERY_AMPLIFICATION_MAX, /* attempts / offered */
+    EXPECT_STEADY_SUCCESS_MIN,         /* ratio 0..1, requests ended */
+    EXPECT_STEADY_GOODPUT_MIN,         /* share of baseline goodput */
+    EXPECT_STEADY_LATENCY_P99_MAX,     /* milliseconds */
     EXPECT_KIND_COUNT
 } expect_kind;
 

@@ -15,7 +15,8 @@ void export_csv(FILE *f, const metrics *m)
           "expired,lost_acks,max_queue,capacity,amplification,"
           "goodput_per_s,conflicts,late_dropped,sends_refused_locally,"
           "refused_budget,refused_breaker,refused_other,policy_level,"
-          "width_s,attempt_p50_ms,attempt_p99_ms,queue_wait_ms\n",
+          "width_s,attempt_p50_ms,attempt_p99_ms,queue_wait_ms,"
+          "other_errors,overflow_dropped\n",
           f);
     for (size_t i = 0; i < m->n_buckets; i++) {
         const metrics_bucket *b = &m->buckets[i];
@@ -31,7 +32,8 @@ void export_csv(FILE *f, const metrics *m)
                 ",%.3f,%.3f,%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,"
                 "%.4f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                ",%" PRIu64 ",%" PRIu64 ",%s,%.9g,%.3f,%.3f,%.3f\n",
+                ",%" PRIu64 ",%" PRIu64 ",%s,%.9g,%.3f,%.3f,%.3f,%" PRIu64
+                ",%" PRIu64 "\n",
                 (double)b->start_ns / 1e9, b->offered, b->attempts,
                 b->successes, b->failures, b->timeouts, b->rejections,
                 b->busy_ns / width, b->queue_ns / width,
@@ -46,7 +48,8 @@ void export_csv(FILE *f, const metrics *m)
                 metrics_bin_ms(b->attempt_p50_bin),
                 metrics_bin_ms(b->attempt_p99_bin),
                 b->served ? (double)b->queue_wait_ns / (double)b->served / 1e6
-                          : 0.0);
+                          : 0.0,
+                b->other_errors, b->overflowed);
     }
 }
 
@@ -123,8 +126,35 @@ static void server(jw *w, const sim_summary *s)
     jw_int(w, "injected_errors", (int64_t)s->errors);
     jw_int(w, "expired_dropped", (int64_t)s->expired);
     jw_int(w, "late_dropped", (int64_t)s->late);
+    jw_int(w, "overflow_dropped", (int64_t)s->overflowed);
     jw_int(w, "lost_acks", (int64_t)s->lost_acks);
     jw_int(w, "conflicts", (int64_t)s->conflicts);
+    jw_end(w);
+}
+
+/* Each phase's figures, under the names comparisons use; a phase the run
+ * does not have is null, and so is a figure with no value (the success
+ * ratio of a phase in which no request ended, say). */
+static void phase_figures(jw *w, const sim_summary *s)
+{
+    jw_object(w, "phases");
+    for (int k = 0; k < PHASE_COUNT; k++) {
+        const sim_phase *p = &s->phase[k];
+        if (!p->present) {
+            jw_null(w, phases_name((phase_kind)k));
+            continue;
+        }
+        jw_object(w, phases_name((phase_kind)k));
+        jw_double(w, "from_s", p->from_s);
+        jw_double(w, "to_s", p->to_s);
+        jw_double(w, "offered_per_s", p->offered_per_s);
+        jw_double(w, "goodput_per_s", p->goodput_per_s);
+        jw_double(w, "success_ratio", p->success_ratio);
+        jw_double(w, "amplification", p->amplification);
+        jw_double(w, "p99_ms", p->p99_ms);
+        jw_int(w, "duplicates", (int64_t)p->duplicates);
+        jw_end(w);
+    }
     jw_end(w);
 }
 
@@ -174,6 +204,7 @@ void export_json(FILE *f, const run_meta *meta, const sim_summary *s,
     failures(&w, s);
     jw_int(&w, "in_flight_at_end", (int64_t)s->in_flight);
     jw_int(&w, "timeouts", (int64_t)s->timeouts);
+    jw_int(&w, "other_errors", (int64_t)s->other_errors);
     jw_int(&w, "sends_refused_locally", (int64_t)s->refusals);
     jw_double(&w, "amplification", s->amplification);
     jw_double(&w, "peak_amplification", s->peak_amplification);
@@ -205,6 +236,7 @@ void export_json(FILE *f, const run_meta *meta, const sim_summary *s,
         jw_double(&w, "completion_time_s", s->completion_time_s);
     else
         jw_null(&w, "completion_time_s");
+    phase_figures(&w, s);
     server(&w, s);
     jw_int(&w, "events", (int64_t)s->events);
     if (meta->timing) {

@@ -1,6 +1,7 @@
 #include "print.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 const char *print_policy(const pstack *ps, char *buf, size_t len)
@@ -48,6 +49,43 @@ static void recovery_line(FILE *f, const sim_summary *s)
                 s->duration_s - s->last_fault_end_s);
 }
 
+/* A figure of the phase table, right-aligned in `width` columns; "-"
+ * when it has no value (NaN). */
+static void cell(FILE *f, int width, double v, int decimals,
+                 const char *unit)
+{
+    char t[40];
+    if (isnan(v))
+        snprintf(t, sizeof t, "-");
+    else
+        snprintf(t, sizeof t, "%.*f%s", decimals, v, unit);
+    fprintf(f, "%*s", width, t);
+}
+
+/* Before, during and after the faults, and the steady state at the end:
+ * over a whole run, the fault's own failures drown the rest.  Only for a
+ * run with a fault (without one, the run is one phase: the lines above). */
+static void phase_table(FILE *f, const sim_summary *s)
+{
+    if (!s->has_fault)
+        return;
+    fprintf(f, "  %-22s%-14s%11s%10s%9s%14s\n", "by phase", "t (s)",
+            "goodput/s", "success", "amplif.", "p99 latency");
+    for (int k = 0; k < PHASE_COUNT; k++) {
+        const sim_phase *p = &s->phase[k];
+        if (!p->present)
+            continue;
+        char span[32];
+        snprintf(span, sizeof span, "%g-%g", p->from_s, p->to_s);
+        fprintf(f, "    %-20s%-14s", phases_label((phase_kind)k), span);
+        cell(f, 11, p->goodput_per_s, 1, "");
+        cell(f, 10, 100.0 * p->success_ratio, 1, "%");
+        cell(f, 9, p->amplification, 2, "");
+        cell(f, 14, p->p99_ms, 1, " ms");
+        fputc('\n', f);
+    }
+}
+
 void print_summary(FILE *f, const sim_config *c, const char *path,
                    const pstack *ps, const sim_summary *s)
 {
@@ -86,8 +124,11 @@ void print_summary(FILE *f, const sim_config *c, const char *path,
                 "refused locally", s->refused_budget, s->refused_breaker,
                 s->refused_other);
     fprintf(f, "  %-22s%" PRIu64 " attempts timed out, %" PRIu64
-               " rejected by the server, %" PRIu64 " injected errors\n",
+               " rejected by the server, %" PRIu64 " injected errors",
             "attempt errors", s->timeouts, s->rejections, s->errors);
+    if (s->other_errors)
+        fprintf(f, ", %" PRIu64 " other errors", s->other_errors);
+    fputc('\n', f);
     fprintf(f, "  %-22smean %.1f ms, p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms\n",
             "latency (successes)", s->latency_mean_ms, s->latency_p50_ms,
             s->latency_p99_ms, s->latency_p999_ms);
@@ -98,6 +139,7 @@ void print_summary(FILE *f, const sim_config *c, const char *path,
         fprintf(f, "  %-22s%.1f successes/s before the first fault\n",
                 "baseline goodput", s->baseline_goodput_per_s);
     recovery_line(f, s);
+    phase_table(f, s);
     fprintf(f, "  %-22s%" PRIu64 " duplicate writes (posts), %" PRIu64
                " repeated puts\n",
             "duplicates", s->duplicates, s->repeats);
@@ -116,6 +158,10 @@ void print_summary(FILE *f, const sim_config *c, const char *path,
         fprintf(f, "  %-22s%" PRIu64 " expired (the client had timed out), "
                    "%" PRIu64 " late (could not finish in time)\n",
                 "dropped from queue", s->expired, s->late);
+    if (s->overflowed)
+        fprintf(f, "  %-22s%" PRIu64 " attempts dropped silently "
+                   "(overflow = drop; each timed out at its client)\n",
+                "queue full", s->overflowed);
     if (s->conflicts)
         fprintf(f, "  %-22s%" PRIu64 " updates lost to a concurrent update\n",
                 "conflicts", s->conflicts);

@@ -84,6 +84,8 @@ const runfile_field runfile_summary_fields[] = {
     FIELD(max_queue, RF_U32),
     FIELD(events, RF_U64),
     FIELD(processes, RF_U32),
+    FIELD(other_errors, RF_U64),
+    FIELD(overflowed, RF_U64),
 };
 #undef FIELD
 const size_t runfile_n_summary_fields =
@@ -99,8 +101,6 @@ static const runfile_field phase_fields[] = {
 #undef PFIELD
 #define N_PHASE_FIELDS (sizeof phase_fields / sizeof *phase_fields)
 
-static const char *const phase_names[PHASE_COUNT] = {"before", "during",
-                                                     "after", "end"};
 
 uint64_t runfile_hash(uint64_t h, const void *data, size_t len)
 {
@@ -308,7 +308,7 @@ static bool put_phases(runfile_buf *b, const compare_phase *ph)
 {
     bool ok = true;
     for (int k = 0; k < PHASE_COUNT; k++) {
-        ok = ok && puts_(b, "phase ") && puts_(b, phase_names[k]);
+        ok = ok && puts_(b, "phase ") && puts_(b, phases_name(k));
         if (!ph[k].present) {
             ok = ok && puts_(b, " -\n");
             continue;
@@ -356,13 +356,14 @@ static bool format_run(runfile_buf *b, const char *fingerprint,
                        const compare_series *series)
 {
     b->len = 0;
-    bool ok = puts_(b, RUNFILE_MAGIC " 1\nfingerprint ") &&
+    bool ok = puts_(b, RUNFILE_MAGIC " ") && put_u64(b, RUNFILE_VERSION) &&
+              puts_(b, "\nfingerprint ") &&
               puts_(b, fingerprint) && puts_(b, "\nrun point=") &&
               put_u64(b, r->point) && puts_(b, " policy=") &&
               put_u64(b, r->policy) && puts_(b, " seed=") &&
               put_u64(b, r->seed) && puts_(b, "\nlabel ") &&
               puts_(b, label) && put(b, "\n", 1) && put_summary(b, &r->sum) &&
-              put_phases(b, r->phase) && puts_(b, "latency_ms");
+              put_phases(b, r->sum.phase) && puts_(b, "latency_ms");
     for (int i = 0; i < COMPARE_CDF_POINTS && ok; i++)
         ok = put(b, " ", 1) && put_float(b, r->latency_ms[i]);
     ok = ok && put(b, "\n", 1) && put_series(b, series);
@@ -508,7 +509,9 @@ static int read_head(reader *rd, const char *fingerprint, uint32_t point,
                      uint32_t policy, uint64_t seed, compare_run *r)
 {
     char *rest;
-    if (!keyed(rd, RUNFILE_MAGIC, &rest) || strcmp(rest, "1") != 0)
+    uint64_t version;
+    if (!keyed(rd, RUNFILE_MAGIC, &rest) || !parse_u64(rest, &version) ||
+        version != RUNFILE_VERSION)
         return bad(rd, "not a saved run of this version of stormbench");
     if (!keyed(rd, "fingerprint", &rest))
         return bad(rd, "expected the fingerprint");
@@ -554,9 +557,9 @@ static int read_phases(reader *rd, compare_phase *ph)
     for (int k = 0; k < PHASE_COUNT; k++) {
         char *rest, *name;
         char what[64];
-        snprintf(what, sizeof what, "expected phase %s", phase_names[k]);
+        snprintf(what, sizeof what, "expected phase %s", phases_name(k));
         if (!keyed(rd, "phase", &rest) || (name = word(&rest)) == NULL ||
-            strcmp(name, phase_names[k]) != 0)
+            strcmp(name, phases_name(k)) != 0)
             return bad(rd, what);
         if (strcmp(rest, "-") == 0)
             continue;
@@ -684,7 +687,7 @@ int runfile_read(runfile_buf *b, const char *path, const char *fingerprint,
     memset(r, 0, sizeof *r);
     if (check_sum(&rd, b->p, b->len) != 0 ||
         read_head(&rd, fingerprint, point, policy, seed, r) != 0 ||
-        read_summary(&rd, &r->sum) != 0 || read_phases(&rd, r->phase) != 0)
+        read_summary(&rd, &r->sum) != 0 || read_phases(&rd, r->sum.phase) != 0)
         return -1;
     char *rest;
     if (!keyed(&rd, "latency_ms", &rest) ||

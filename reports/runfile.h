@@ -3,18 +3,20 @@
  * file under DIR/runs/, written whole (temporary file, then rename) the
  * moment the run ends, and read back strictly.
  *
- * The format (version 2), one record per line, fields separated by one
+ * The format (version 3), one record per line, fields separated by one
  * space, numbers as C's strtod reads them ("nan" where there is no
  * value):
  *
- *   stormbench-run 2
+ *   stormbench-run 3
  *   fingerprint 0123456789abcdef      the plan's (compare_plan_fingerprint)
  *   run point=P policy=I seed=S       where the run sits in the plan
  *   label exponential:jitter=full     the policy entry, for people
- *   summary NAME=VALUE ...            every sim_summary field, in the
- *                                     order of runfile_summary_fields
- *   phase before NAME=VALUE ...       a compare_phase, or "phase after -"
- *   ... (during, after, end)          when the phase is not present
+ *   summary NAME=VALUE ...            every sim_summary field but its
+ *                                     phases, in the order of
+ *                                     runfile_summary_fields
+ *   phase before NAME=VALUE ...       the summary's phase[] (sim/phases.h),
+ *   ... (during, after, end)          or "phase after -" when the phase
+ *                                     is not present
  *   latency_ms V ...                  COMPARE_CDF_POINTS quantiles
  *   series rows=N row_s=W             then N rows of CC_COUNT values;
  *   V V V V V V V                     "= K" stands for K more rows equal
@@ -28,6 +30,11 @@
  * older file is refused with a reason, never half used.  Doubles are
  * written with digits enough to read back the same double (floats the
  * same), so a loaded summary is bit for bit the one the run computed.
+ *
+ * Version 3 added other_errors and overflowed to the summary (each
+ * attempt's end counted once: sim/metrics.h) and writes the version on
+ * the first line (versions 1 and 2 both wrote "1" there; the version is
+ * also in the plan's fingerprint, so an older file is refused either way).
  */
 #ifndef SB_RUNFILE_H
 #define SB_RUNFILE_H
@@ -38,7 +45,7 @@
 #include "compare.h"
 #include "err.h"
 
-#define RUNFILE_VERSION 2
+#define RUNFILE_VERSION 3
 
 /* The type of a sim_summary field. */
 typedef enum runfile_type { RF_U64, RF_U32, RF_DOUBLE, RF_BOOL } runfile_type;

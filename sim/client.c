@@ -601,6 +601,21 @@ static void attempt_succeeded(sim *s, const attempt *t, uint32_t ri,
     finish(s, ri, r, SB_OUTCOME_SUCCESS, SB_REFUSAL_OTHER, NULL, &a);
 }
 
+/* An attempt's end, when an error answer finds its client waiting: the
+ * one place its class is counted (a timeout is counted where it fires).
+ * An answer to an attempt nobody waits for any more ends nothing: that
+ * attempt ended when its client stopped waiting. */
+static void count_error(sim *s, const attempt *t)
+{
+    metrics_bucket *b = s->m.cur;
+    if (t->answer_by == ANSWER_REJECTED)
+        b->rejections++;
+    else if (t->answer_by == ANSWER_INJECTED)
+        b->errors++;
+    else
+        b->other_errors++;
+}
+
 void client_on_response(sim *s, uint32_t ai, uint32_t gen)
 {
     attempt *t = att_at(s, ai);
@@ -620,10 +635,12 @@ void client_on_response(sim *s, uint32_t ai, uint32_t gen)
         r->outstanding--;
         uint32_t process = r->process;
         metrics_attempt_latency(&s->m, s->now - t->sent);
-        if (t->result == SB_ERR_NONE)
+        if (t->result == SB_ERR_NONE) {
             attempt_succeeded(s, t, ri, r);
-        else
+        } else {
+            count_error(s, t);
             attempt_failed(s, t, ri, r, (sb_error_kind)t->result);
+        }
         give_connection(s, process);
     } else if (t->waiting) {
         t->waiting = 0;

@@ -98,6 +98,19 @@ enum stage {
                      process's pool */
 };
 
+/* Who answered an attempt with an error, so that the client counts the
+ * attempt's end once, in the right class, when the answer reaches it
+ * while it still waits (client.c).  Counting at the server instead counted
+ * attempts nobody waited for any more, and attempts that later timed out
+ * at the client, twice. */
+enum answer_by {
+    ANSWER_SERVED = 0, /* the server's own answer after service, or the
+                          client's network (a partition refusing) */
+    ANSWER_REJECTED,   /* the server turned it away: 503 queue full, 429
+                          rate limited, refused or reset in an outage */
+    ANSWER_INJECTED    /* an errors fault answered it */
+};
+
 typedef struct attempt {
     int64_t sent;
     int64_t expires; /* when the client stops waiting: the propagated
@@ -120,6 +133,7 @@ typedef struct attempt {
     uint8_t hedge;
     uint8_t trip; /* its round trip to the server: 0 the first, 1 the
                      second of a two-round-trip update (server.h) */
+    uint8_t answer_by; /* enum answer_by of its answer */
 } attempt;
 
 struct sim {
@@ -130,6 +144,7 @@ struct sim {
     bool failed;
     char error[ERR_MSG_MAX];
     metrics m;
+    phases ph; /* every closed bucket, reduced by phase */
     sim_stats stats;
 
     /* Clients, struct-of-arrays: the request counter doubles as the
@@ -279,6 +294,9 @@ double engine_unit_draw(const sim *s, uint32_t client, unsigned stream,
                         uint64_t counter);
 int64_t engine_net_delay(const sim *s, const request *r, const attempt *a,
                          unsigned slot);
+/* Cut the run into phases by the fault schedule as it is now (at
+ * creation, and when a fault is injected or ended by hand). */
+void engine_plan_phases(sim *s, bool first);
 /* Answer attempt ai with (kind, status, retry_after; -1 none): the answer
  * reaches the client after `delay`. */
 void engine_answer(sim *s, uint32_t ai, sb_error_kind kind, int32_t status,

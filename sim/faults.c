@@ -193,6 +193,7 @@ int sim_inject(sim *s, const fault_cfg *f, sb_err *e)
     if (s->faults[i].start_ns < s->now)
         s->faults[i].start_ns = s->now;
     engine_push_fault(s, s->faults[i].start_ns, EV_FAULT_ON, i, 0);
+    engine_plan_phases(s, false);
     return (int)i;
 }
 
@@ -204,6 +205,7 @@ void sim_end_fault(sim *s, int index)
     s->faults[index].duration_ns = s->now - s->faults[index].start_ns;
     s->active[index] = false;
     s->fault_gen[index]++;
+    engine_plan_phases(s, false);
     faults_apply(s);
 }
 

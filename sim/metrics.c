@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(sizeof(metrics_bucket) == 288,
-               "metrics.h documents 288 bytes per kept row");
+_Static_assert(sizeof(metrics_bucket) == 304,
+               "metrics.h documents 304 bytes per kept row");
 
 /* The first allocation of rows; the array doubles from there. */
 #define FIRST_ROWS 256
@@ -128,6 +128,8 @@ static void fold(metrics *m, const metrics_bucket *b)
     r->timeouts += b->timeouts;
     r->rejections += b->rejections;
     r->errors += b->errors;
+    r->other_errors += b->other_errors;
+    r->overflowed += b->overflowed;
     r->duplicates += b->duplicates;
     r->repeats += b->repeats;
     r->expired += b->expired;
@@ -273,6 +275,8 @@ static void sum_rows(metrics *m)
         s->timeouts += b->timeouts;
         s->rejections += b->rejections;
         s->errors += b->errors;
+        s->other_errors += b->other_errors;
+        s->overflowed += b->overflowed;
         s->duplicates += b->duplicates;
         s->repeats += b->repeats;
         s->expired += b->expired;

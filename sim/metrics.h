@@ -18,16 +18,16 @@
  * it is open and its quantiles are exact at its width; closed rows are
  * never merged after the fact.
  *
- * Memory.  A kept row is sizeof(metrics_bucket) = 288 bytes: its counters
+ * Memory.  A kept row is sizeof(metrics_bucket) = 304 bytes: its counters
  * and the quantiles the CSV prints (as histogram bins), not the histograms
  * (2 x 668 counts, 5.3 kB, mostly zeros), which only the live bucket and
  * the open row keep.  Rows are allocated as the run goes (the array
  * doubles, up to the rows the duration needs), so the series costs at
- * most METRICS_MAX_BUCKETS x 288 B = 38 MB, plus 11 kB of histograms and
- * 19 kB of run totals.  A simulated day at 1 s: 86 400 rows, 25 MB (each
+ * most METRICS_MAX_BUCKETS x 304 B = 40 MB, plus 11 kB of histograms and
+ * 19 kB of run totals.  A simulated day at 1 s: 86 400 rows, 26 MB (each
  * bucket used to cost 2.7 kB, 233 MB in all, with a histogram of request
  * latency only).  2 h at 1 ms: 7.2 million buckets kept as 112 500 rows
- * of 64 ms, 32 MB (was 19 GB, allocated at the start).  A front end that
+ * of 64 ms, 34 MB (was 19 GB, allocated at the start).  A front end that
  * runs past the configured duration keeps adding rows of the same width.
  *
  * Owned by the engine; readers (viz, reports, the CLI) get a const pointer
@@ -68,10 +68,24 @@ typedef struct metrics_bucket {
                              why the send was refused */
     uint64_t refusals;    /* sends refused locally (first tries, retries
                              and hedges) */
-    uint64_t timeouts;    /* attempts that timed out at the client */
-    uint64_t rejections;  /* attempts the server turned away: 503, 429,
-                             refused in an outage, dropped from a full queue */
-    uint64_t errors;      /* attempts answered with an injected error */
+    /* How attempts ended, each exactly once: successes (above) and these
+     * four add up to attempts_ended.  All are counted by the client when
+     * the attempt ends while it waits: an answer that comes after its
+     * timeout, or to an attempt a hedge made unneeded, ends nothing. */
+    uint64_t timeouts;    /* attempts that timed out at the client (a
+                             black hole, a silently dropped attempt, a
+                             lost answer, or just slow) */
+    uint64_t rejections;  /* ... answered by the server turning them away:
+                             503 queue full, 429 rate limited, refused or
+                             reset in an outage */
+    uint64_t errors;      /* ... answered with an injected error */
+    uint64_t other_errors; /* ... answered with any other error: a data
+                              defect (422), a post a deduplicating server
+                              refused (409), an update that lost (ABORTED),
+                              a connection a partition refused */
+    uint64_t overflowed;  /* attempts a full queue dropped silently
+                             (overflow = drop); their clients learn by
+                             timing out */
     uint64_t duplicates;  /* extra commits of a post */
     uint64_t repeats;     /* extra commits of a put (harmless) */
     uint64_t expired;     /* queued attempts dropped as expired */

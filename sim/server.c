@@ -195,6 +195,15 @@ static void answer(server *sv, uint32_t ai, sb_error_kind kind, int32_t status,
     engine_answer(sv->s, ai, kind, status, retry_after, back);
 }
 
+/* Turn ai away with an error (kind, status, retry_after; -1 none): the
+ * client counts it as rejected if the answer finds it still waiting. */
+static void turn_away(server *sv, uint32_t ai, sb_error_kind kind,
+                      int32_t status, int64_t retry_after)
+{
+    att_at(sv->s, ai)->answer_by = ANSWER_REJECTED;
+    answer(sv, ai, kind, status, retry_after);
+}
+
 /* Let go of an attempt without answering. */
 static void drop(server *sv, uint32_t ai)
 {
@@ -398,14 +407,14 @@ static void admit(server *sv, uint32_t ai)
     } else if (sc->queue_limit == SIM_UNLIMITED ||
                sv->q_len < sc->queue_limit) {
         enqueue(sv, ai);
+    } else if (sc->overflow == OVERFLOW_DROP) {
+        /* Its client learns by its timeout, and counts it there. */
+        sv->m->cur->overflowed++;
+        drop(sv, ai);
     } else {
-        sv->m->cur->rejections++;
-        if (sc->overflow == OVERFLOW_DROP)
-            drop(sv, ai);
-        else
-            answer(sv, ai, SB_ERR_HTTP, 503,
-                   sc->overflow_retry_after_ns > 0 ? sc->overflow_retry_after_ns
-                                                   : -1);
+        turn_away(sv, ai, SB_ERR_HTTP, 503,
+                  sc->overflow_retry_after_ns > 0 ? sc->overflow_retry_after_ns
+                                                  : -1);
     }
 }
 
@@ -415,24 +424,24 @@ void server_on_arrive(server *sv, uint32_t ai, uint32_t gen)
     attempt *t = att_at(s, ai);
     if (t->gen != gen || t->stage != ST_TO_SERVER)
         return;
+    /* A black hole answers nothing: the client times out, and that is
+     * the attempt's one end. */
     if (sv->down >= 0) {
-        sv->m->cur->rejections++;
         if (sv->down == CUT_REFUSE)
-            answer(sv, ai, SB_ERR_REFUSED, 0, -1);
+            turn_away(sv, ai, SB_ERR_REFUSED, 0, -1);
         else
             drop(sv, ai);
         return;
     }
     int64_t retry_after = rate_limited(sv);
     if (retry_after > 0) {
-        sv->m->cur->rejections++;
-        answer(sv, ai, SB_ERR_HTTP, 429, retry_after);
+        turn_away(sv, ai, SB_ERR_HTTP, 429, retry_after);
         return;
     }
     const fault_cfg *f =
         s->n_errors ? faults_error(s, req_at(s, t->req), t) : NULL;
     if (f) {
-        sv->m->cur->errors++;
+        t->answer_by = ANSWER_INJECTED;
         t->pushback = f->pushback;
         t->pushback_ms = f->pushback_ms;
         answer(sv, ai, f->kind, f->status,
@@ -622,7 +631,7 @@ void server_crash(server *sv, int mode)
     while (sv->q_len > 0) {
         uint32_t ai = dequeue(sv);
         if (mode == CUT_REFUSE)
-            answer(sv, ai, SB_ERR_RESET, 0, -1);
+            turn_away(sv, ai, SB_ERR_RESET, 0, -1);
         else
             drop(sv, ai);
     }
@@ -631,7 +640,7 @@ void server_crash(server *sv, int mode)
     while (sv->busy > 0) {
         uint32_t ai = sv->in_service[--sv->busy];
         if (mode == CUT_REFUSE)
-            answer(sv, ai, SB_ERR_RESET, 0, -1);
+            turn_away(sv, ai, SB_ERR_RESET, 0, -1);
         else
             drop(sv, ai);
     }

@@ -178,10 +178,28 @@ __attribute__((always_inline)) static inline void dispatch(sim *s,
     }
 }
 
+void engine_plan_phases(sim *s, bool first)
+{
+    const sim_config *c = s->cfg;
+    phases_input in = {c->bucket_ns,       c->duration_ns,
+                       c->warmup_ns,       c->recovery_window_ns,
+                       sim_first_fault_start(s), sim_last_fault_end(s)};
+    if (first)
+        phases_init(&s->ph, &in);
+    else
+        phases_replan(&s->ph, &in);
+}
+
+void sim_phase_figures(const sim *s, sim_phase out[PHASE_COUNT])
+{
+    phases_figures(&s->ph, out);
+}
+
 static void bucket_closed(void *ctx, const metrics_bucket *b,
                           const metrics_hist *h)
 {
     sim *s = ctx;
+    phases_add(&s->ph, b, h);
     for (int i = 0; i < s->n_obs; i++)
         if (s->obs[i].bucket_closed)
             s->obs[i].bucket_closed(s->obs[i].ctx, s, b, h);
@@ -327,6 +345,7 @@ int sim_create(const sim_config *cfg, pstack *ps, sim **out, sb_err *e)
         engine_push_fault(s, cfg->faults[i].start_ns, EV_FAULT_ON, i, 0);
     }
     s->n_faults = cfg->n_faults;
+    engine_plan_phases(s, true);
     if (client_start_all(s, e) != 0)
         goto fail;
     *out = s;

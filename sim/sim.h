@@ -25,6 +25,7 @@
 #include "config.h"
 #include "err.h"
 #include "metrics.h"
+#include "phases.h"
 #include "pstack.h"
 
 typedef struct sim sim;
@@ -163,5 +164,9 @@ void sim_get_stats(const sim *s, sim_stats *out);
  * there is none; and the start of the first, or -1. */
 int64_t sim_last_fault_end(const sim *s);
 int64_t sim_first_fault_start(const sim *s);
+
+/* The figures of each phase of the run (phases.h) over the buckets closed
+ * so far: after sim_finish, the whole run's. */
+void sim_phase_figures(const sim *s, sim_phase out[PHASE_COUNT]);
 
 #endif

@@ -167,6 +167,8 @@ static void counts(const metrics_bucket *t, sim_summary *o)
     o->timeouts = t->timeouts;
     o->rejections = t->rejections;
     o->errors = t->errors;
+    o->other_errors = t->other_errors;
+    o->overflowed = t->overflowed;
     o->duplicates = t->duplicates;
     o->repeats = t->repeats;
     o->expired = t->expired;
@@ -264,4 +266,5 @@ void summary_compute(const sim *s, sim_summary *o)
     sim_get_stats(s, &st);
     o->events = st.events;
     o->processes = sim_processes(s);
+    sim_phase_figures(s, o->phase);
 }

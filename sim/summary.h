@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "metrics.h"
+#include "phases.h"
 #include "sim.h"
 
 #define RECOVERY_BAND 0.10
@@ -47,6 +48,11 @@ typedef struct sim_summary {
     uint64_t timeouts, rejections, errors, duplicates, repeats, expired;
     uint64_t lost_acks, in_flight;
     uint64_t late; /* queued attempts a drop_late server dropped */
+    /* How attempts ended besides timeouts, rejections and injected errors
+     * (metrics.h): successes + timeouts + rejections + errors +
+     * other_errors = attempts_ended. */
+    uint64_t other_errors;
+    uint64_t overflowed; /* attempts a full queue dropped silently */
     double amplification;
     double peak_amplification;
     double peak_amplification_at_s;
@@ -80,6 +86,9 @@ typedef struct sim_summary {
     uint32_t max_queue;
     uint64_t events;
     uint32_t processes;
+    /* Before, during and after the faults, and the steady state at the
+     * end (phases.h has the spans). */
+    sim_phase phase[PHASE_COUNT];
 } sim_summary;
 
 /* A run while it runs, for front ends: the same definitions as the

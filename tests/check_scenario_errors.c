@@ -210,7 +210,8 @@ static const bad_case cases[] = {
      "'recovers_within'?); known keys: recovers_within, metastable, "
      "amplification_max, peak_amplification_max, success_min, "
      "duplicates_max, latency_p99_max, unfinished_max, completion_within, "
-     "wasted_max"},
+     "wasted_max, during_fault_success_min, recovery_amplification_max, "
+     "steady_success_min, steady_goodput_min, steady_latency_p99_max"},
     {"unknown-policy",
      "[scenario]\nname = t\nduration = 60s\n[policy]\nname = expo\n", {NULL},
      "%s:5: [policy] name: unknown policy 'expo'; known policies: none, "

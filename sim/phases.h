@@ -1,0 +1,121 @@
+/*
+ * phases.h -- a run cut into phases around its faults, and each phase's
+ * figures: the one definition the run summary, [expect] and the
+ * comparison runner all use.
+ *
+ * The phases, in whole buckets of the scenario's `bucket`:
+ *   before   [warmup, first fault start): the buckets wholly before the
+ *            first fault (the summary's baseline window)
+ *   during   [first fault start, last fault end): every bucket a fault
+ *            touches
+ *   after    [last fault end, start of `end`): the recovery
+ *   end      the last recovery window of the run (the steady state),
+ *            when it lies wholly after the last fault; else `after` runs
+ *            to the end and there is no `end`
+ * Without faults only `before` ([warmup, duration)) exists.  A phase with
+ * no bucket is not present.  Buckets past the configured duration (a
+ * front end that runs on) are in no phase.
+ *
+ * The figures are reduced from every bucket as it closes (phases_add, with
+ * its histograms), so a phase's p99 is the quantile of its own samples,
+ * not a mean of the buckets' quantiles, whatever the kept series merges.
+ * The phases are those of the fault schedule when each bucket closes: a
+ * fault injected or ended by hand (the GUI) moves only the buckets not
+ * yet closed; a schedule from the scenario file never moves.
+ *
+ * Plain values, owned by the caller; no allocation.
+ */
+#ifndef SB_PHASES_H
+#define SB_PHASES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "metrics.h"
+
+typedef enum phase_kind {
+    PHASE_BEFORE,
+    PHASE_DURING,
+    PHASE_AFTER,
+    PHASE_END,
+    PHASE_COUNT
+} phase_kind;
+
+/* One phase's figures. */
+typedef struct sim_phase {
+    bool present;
+    double from_s, to_s;    /* the span its buckets cover */
+    double offered_per_s, goodput_per_s;
+    double success_ratio;   /* successes / requests that ended in the
+                               phase, 0..1; NaN when none ended */
+    double amplification;   /* attempts / offered in the phase; NaN when
+                               nothing was offered */
+    double p99_ms;          /* successes' latency, from the phase's
+                               buckets' histograms (within 3.2 %); NaN
+                               when none succeeded */
+    double duplicates;      /* duplicate writes in the phase */
+} sim_phase;
+
+/* Sums over a span of buckets: a phase, or any run of buckets a caller
+ * reduces the same way (a comparison's series rows). */
+typedef struct phases_sum {
+    uint64_t buckets;
+    int64_t width_ns;
+    uint64_t offered, attempts, successes, failures, duplicates, refusals;
+    double queue_ns;
+    uint64_t n_latency;
+    size_t lo, hi;                      /* nonzero bins; lo > hi: none */
+    uint32_t latency[BUCKET_HIST_BINS]; /* successes' latency */
+} phases_sum;
+
+/* The bucket ranges [from, to) of each phase (empty: from == to). */
+typedef struct phases_plan {
+    uint64_t from[PHASE_COUNT], to[PHASE_COUNT];
+} phases_plan;
+
+/* What the phases of a run are cut from; times in ns, first_fault and
+ * last_fault_end -1 when there is no fault. */
+typedef struct phases_input {
+    int64_t bucket_ns, duration_ns, warmup_ns, recovery_window_ns;
+    int64_t first_fault, last_fault_end;
+} phases_input;
+
+/* The phases of a run, as bucket ranges. */
+void phases_plan_of(const phases_input *in, phases_plan *out);
+
+/* A run's phases as it is reduced: the plan and a sum per phase. */
+typedef struct phases {
+    int64_t bucket_ns;
+    phases_plan plan;
+    uint64_t first[PHASE_COUNT]; /* the first bucket added to each */
+    phases_sum sum[PHASE_COUNT];
+} phases;
+
+/* Start with the plan of `in` and empty sums (p need not be
+ * initialised). */
+void phases_init(phases *p, const phases_input *in);
+/* A new fault schedule: the buckets still to close follow it. */
+void phases_replan(phases *p, const phases_input *in);
+/* Bucket b (at the scenario's width, with its histograms h) has closed:
+ * add it to its phase, if any. */
+void phases_add(phases *p, const metrics_bucket *b, const metrics_hist *h);
+/* Each phase's figures. */
+void phases_figures(const phases *p, sim_phase out[PHASE_COUNT]);
+
+/* "before", "during", "after", "end": the names in JSON, CSV and saved
+ * runs. */
+const char *phases_name(phase_kind k);
+/* "before the fault", "during faults", "recovery", "steady state": the
+ * names people read in the summary and in [expect] verdicts. */
+const char *phases_label(phase_kind k);
+
+/* ---- Sums, for callers that reduce spans of their own ------------------ */
+
+void phases_sum_clear(phases_sum *a);
+void phases_sum_add(phases_sum *a, const metrics_bucket *b,
+                    const metrics_hist *h);
+/* The successes' p99 over the span, ms; NaN when there were none. */
+double phases_sum_p99_ms(const phases_sum *a);
+
+#endif
