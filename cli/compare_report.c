@@ -308,7 +308,7 @@ static void phase_tables(report *d, const compare_result *r, uint32_t pt)
         /* A phase the runs do not have (no fault) is left out. */
         const compare_run *first = &r->runs[(size_t)pt * (size_t)p->n_policies *
                                             p->n_seeds];
-        if (!first->phase[ph].present)
+        if (!first->sum.phase[ph].present)
             continue;
         table_buf t;
         if (table_init(&t, CP_COUNT + 1, p->n_policies) != 0)
@@ -338,8 +338,8 @@ static void phase_tables(report *d, const compare_result *r, uint32_t pt)
         }
         char caption[200];
         snprintf(caption, sizeof caption, "%s: %.0f s to %.0f s.",
-                 phase_names[ph], first->phase[ph].from_s,
-                 first->phase[ph].to_s);
+                 phase_names[ph], first->sum.phase[ph].from_s,
+                 first->sum.phase[ph].to_s);
         caption[0] = (char)(caption[0] - 'a' + 'A');
         report_table tb = {caption, CP_COUNT + 1, p->n_policies, head,
                            t.cells, t.emph, NULL};
