@@ -192,12 +192,18 @@ void stats_paired_test(const double *a, const double *b, size_t n,
                        double level, stats_paired *out)
 {
     memset(out, 0, sizeof *out);
-    double *d = calloc(n ? n : 1, sizeof *d); /* zeroed: gcc cannot see that only d[0, m) is read */
+    /* Zeroed: gcc cannot see that only d[0, m) is read. */
+    double *d = calloc(n ? n : 1, sizeof *d);
+    if (d == NULL) { /* no memory: nothing could be tested */
+        static const double none[1];
+        stats_mean_ci(none, 0, level, &out->diff);
+        out->p_t = out->p_wilcoxon = NAN;
+        return;
+    }
     size_t m = 0;
-    if (d)
-        for (size_t i = 0; i < n; i++)
-            if (isfinite(a[i]) && isfinite(b[i]))
-                d[m++] = a[i] - b[i];
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(a[i]) && isfinite(b[i]))
+            d[m++] = a[i] - b[i];
     out->n = m;
     stats_mean_ci(d, m, level, &out->diff);
     out->p_t = NAN;
@@ -209,7 +215,7 @@ void stats_paired_test(const double *a, const double *b, size_t n,
             out->p_t = 2.0 * gsl_cdf_tdist_Q(fabs(t), (double)(m - 1));
         }
     }
-    out->p_wilcoxon = d ? wilcoxon_p(d, m) : NAN;
+    out->p_wilcoxon = wilcoxon_p(d, m);
     free(d);
 }
 

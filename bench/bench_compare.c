@@ -72,7 +72,7 @@ static double cpu_s(void)
            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-static void die(const char *what, const sb_err *e)
+_Noreturn static void die(const char *what, const sb_err *e)
 {
     fprintf(stderr, "bench_compare: %s: %s\n", what, e->msg);
     exit(1);

@@ -832,7 +832,9 @@ void report_heading(report *r, int level, const char *text)
         fail(r, "out of memory");
         return;
     }
-    r->held[r->n_held++] = (held_heading){level, copy};
+    held_heading *h = &r->held[r->n_held++];
+    h->level = level;
+    h->text = copy; /* freed when the heading is placed or discarded */
 }
 
 void report_text(report *r, const char *text)
