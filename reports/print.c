@@ -69,8 +69,8 @@ static void phase_table(FILE *f, const sim_summary *s)
 {
     if (!s->has_fault)
         return;
-    fprintf(f, "  %-22s%-14s%11s%10s%9s%14s\n", "by phase", "t (s)",
-            "goodput/s", "success", "amplif.", "p99 latency");
+    fprintf(f, "  %-22s%-14s%11s%10s%15s%14s\n", "by phase", "t (s)",
+            "goodput/s", "success", "amplification", "p99 latency");
     for (int k = 0; k < PHASE_COUNT; k++) {
         const sim_phase *p = &s->phase[k];
         if (!p->present)
@@ -80,7 +80,7 @@ static void phase_table(FILE *f, const sim_summary *s)
         fprintf(f, "    %-20s%-14s", phases_label((phase_kind)k), span);
         cell(f, 11, p->goodput_per_s, 1, "");
         cell(f, 10, 100.0 * p->success_ratio, 1, "%");
-        cell(f, 9, p->amplification, 2, "");
+        cell(f, 15, p->amplification, 2, "");
         cell(f, 14, p->p99_ms, 1, " ms");
         fputc('\n', f);
     }
