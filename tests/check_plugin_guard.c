@@ -190,6 +190,27 @@ START_TEST(hang_is_bounded_by_hook_timeout)
 }
 END_TEST
 
+/* The GUI takes the flag too; headless (--frames) it needs no display. */
+START_TEST(gui_hang_is_bounded_by_hook_timeout)
+{
+    setenv("SBT_CRASH_CLIENT", "1", 1);
+    tu_output o;
+    const char *argv[] = {"gui", scenario_path, "--policy-plugin", SBT("hang"),
+                          "--policy", "sbt_hang", "--frames", out_dir,
+                          "--until", "1s", "--hook-timeout", "200ms", NULL};
+    int rc = tu_stormbench(&o, argv);
+    if (strstr(o.err, "built without cairo") == NULL) {
+        ck_assert_int_eq(rc, EXIT_PLUGIN);
+        ck_assert_str_eq(o.err,
+                         "stormbench gui: policy 'sbt_hang' (from " SBT("hang")
+                         ") has not returned from on_failure within "
+                         "--hook-timeout 200ms (called at simulated time "
+                         "0.250 s); the run is stopped\n");
+    }
+    tu_output_free(&o);
+}
+END_TEST
+
 /* A plug-in that behaves is not slowed into a false alarm: the same run
  * with the intact plug-in and the watchdog on finishes and writes all. */
 START_TEST(hook_timeout_leaves_a_good_plugin_alone)
@@ -271,6 +292,7 @@ Suite *plugin_guard_suite(void)
     tcase_add_test(tc, crash_in_the_probe_says_so);
     tcase_add_test(tc, crash_in_create_is_before_the_simulation);
     tcase_add_test(tc, hang_is_bounded_by_hook_timeout);
+    tcase_add_test(tc, gui_hang_is_bounded_by_hook_timeout);
     tcase_add_test(tc, hook_timeout_leaves_a_good_plugin_alone);
     tcase_add_test(tc, our_own_crash_is_not_blamed_on_a_plugin);
     tcase_add_test(tc, help_and_readme_document_exit_status_3);
