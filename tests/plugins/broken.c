@@ -62,9 +62,10 @@ __attribute__((constructor)) static void loud(void)
 
 #if BREAK >= BREAK_SEGV
 #include <stdlib.h>
-/* volatile: the compiler may neither see the fault coming nor drop it. */
-static int *volatile nowhere;
-static volatile int zero, seven = 7;
+/* volatile: the compiler may neither see the fault coming nor drop it.
+ * Not static: each variant uses only some of them. */
+int *volatile nowhere;
+volatile int zero, seven = 7;
 
 #if BREAK == BREAK_STACK
 static unsigned recurse(volatile unsigned depth)
