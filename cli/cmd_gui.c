@@ -195,8 +195,12 @@ static int parse_display(args *a, const gui_args *g, gui_options *o)
                                 "got '%s'", g->speed);
     else if (g->speed)
         o->app.speed = x;
-    if (g->span && (units_duration(g->span, &ns, &e) != 0 || ns <= 0))
+    /* A zero span parses: its message is ours, not e's (unset then). */
+    if (g->span && units_duration(g->span, &ns, &e) != 0)
         return args_usage_error(a, "--span: %s", e.msg);
+    if (g->span && ns <= 0)
+        return args_usage_error(a, "--span: expected a positive duration, "
+                                "got '%s'", g->span);
     o->app.span_s = g->span ? (double)ns / 1e9 : 0;
     if (g->until && units_duration(g->until, &ns, &e) != 0)
         return args_usage_error(a, "--until: %s", e.msg);

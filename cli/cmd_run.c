@@ -144,6 +144,11 @@ static int parse_one(args *a, run_opts *o)
         if (args_is(a, single[i].name)) {
             slot = single[i].slot;
             *slot = args_value(a, single[i].name);
+            /* "--json=" would run the whole simulation and then fail to
+             * write a file named "". */
+            if (*slot && **slot == '\0')
+                return args_usage_error(a, "%s: expected a value, got ''",
+                                        single[i].name);
             return *slot ? 0 : EXIT_INPUT;
         }
     }
