@@ -94,7 +94,7 @@ static int parse_sample(args *a, run_opts *o)
     long n = strtol(v, &end, 10);
     if (*v == '\0' || *end != '\0' || n < 1 || n > 1000000000)
         return args_usage_error(a, "--trace-sample: expected a whole number "
-                                "of at least 1, got '%s'", v);
+                                "from 1 to 1000000000, got '%s'", v);
     o->trace_sample = (uint32_t)n;
     return 0;
 }
