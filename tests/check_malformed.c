@@ -9,8 +9,9 @@
  * Under the sanitizer build the same cases also prove that none of them
  * crashes or leaks (LeakSanitizer would change the exit status).
  *
- * tests/check_scenario_errors.c holds the first 65 such cases; this
- * table adds the ones it lacked.  In a case's arguments and message,
+ * tests/check_scenario_errors.c holds 65 such cases and
+ * tests/check_decide.c 24 of `decide`; this table adds what they lacked
+ * (none of theirs is repeated here).  In a case's arguments and message,
  * @F is the case's scenario file, @d the directory it is in, @N a text
  * file named like a plug-in and @E an empty one.
  */
@@ -205,56 +206,6 @@ static const malformed cases[] = {
      {"decide", NULL},
      "stormbench decide: --policy is required\nTry 'stormbench decide "
      "--help'.\n"},
-    {"decide-no-attempt",
-     NULL,
-     {"decide", "--policy", "exponential", "--error", "timeout", NULL},
-     "stormbench decide: --attempt is required: the number of the attempt "
-     "that failed, from 1\nTry 'stormbench decide --help'.\n"},
-    {"decide-unknown-error",
-     NULL,
-     {"decide", "--policy", "exponential", "--error", "bogus", "--attempt", "1",
-      NULL},
-     "stormbench decide: --error: unknown kind 'bogus'; expected one of "
-     "timeout, refused, reset, http, grpc, invalid_schema, missing_field, "
-     "duplicate_business_key, rate_limited\nTry 'stormbench decide "
-     "--help'.\n"},
-    {"decide-attempt-zero",
-     NULL,
-     {"decide", "--policy", "exponential", "--error", "timeout", "--attempt",
-      "0", NULL},
-     "stormbench decide: --attempt: expected a whole number from 1 to "
-     "1000000, got '0'\nTry 'stormbench decide --help'.\n"},
-    {"decide-attempt-word",
-     NULL,
-     {"decide", "--policy", "exponential", "--error", "timeout", "--attempt",
-      "two", NULL},
-     "stormbench decide: --attempt: expected a whole number from 1 to "
-     "1000000, got 'two'\nTry 'stormbench decide --help'.\n"},
-    {"decide-http-no-status",
-     NULL,
-     {"decide", "--policy", "exponential", "--error", "http", "--attempt", "1",
-      NULL},
-     "stormbench decide: --error http needs --status (an HTTP status from "
-     "100 to 599)\nTry 'stormbench decide --help'.\n"},
-    {"decide-http-status-700",
-     NULL,
-     {"decide", "--policy", "exponential", "--error", "http", "--status", "700",
-      "--attempt", "1", NULL},
-     "stormbench decide: --status: expected a whole number from 100 to 599, "
-     "got '700'\nTry 'stormbench decide --help'.\n"},
-    {"decide-grpc-bad-code",
-     NULL,
-     {"decide", "--policy", "exponential", "--error", "grpc", "--status",
-      "NOPE", "--attempt", "1", NULL},
-     "stormbench decide: --status: expected a gRPC error code such as "
-     "UNAVAILABLE, RESOURCE_EXHAUSTED or INVALID_ARGUMENT (or its number, "
-     "1-16), got 'NOPE'\nTry 'stormbench decide --help'.\n"},
-    {"decide-op-unknown",
-     NULL,
-     {"decide", "--policy", "exponential", "--error", "timeout", "--attempt",
-      "1", "--op", "patch", NULL},
-     "stormbench decide: --op: expected read, put or post, got 'patch'\nTry "
-     "'stormbench decide --help'.\n"},
     {"decide-elapsed-word",
      NULL,
      {"decide", "--policy", "exponential", "--error", "timeout", "--attempt",
@@ -281,26 +232,6 @@ static const malformed cases[] = {
       "1", "--seed", "abc", NULL},
      "stormbench decide: --seed: expected a whole number from 0 to "
      "9223372036854775807, got 'abc'\nTry 'stormbench decide --help'.\n"},
-    {"decide-unknown-policy",
-     NULL,
-     {"decide", "--policy", "exponentail", "--error", "timeout", "--attempt",
-      "1", NULL},
-     "stormbench decide: --policy: unknown policy 'exponentail' (did you "
-     "mean 'exponential'?); known policies: none, immediate, fixed, "
-     "exponential, plan, classified, aws_quota, token_bucket, retry_budget, "
-     "concurrent_budget, adaptive_throttle, circuit_breaker, deadline, "
-     "retry_after, hedge (see 'stormbench policies')\n"},
-    {"decide-unknown-option",
-     NULL,
-     {"decide", "--bogus", NULL},
-     "stormbench decide: unknown option '--bogus'\nTry 'stormbench decide "
-     "--help'.\n"},
-    {"decide-status-without-http",
-     NULL,
-     {"decide", "--policy", "exponential", "--error", "timeout", "--status",
-      "503", "--attempt", "1", NULL},
-     "stormbench decide: --status goes with --error http or grpc; --error "
-     "timeout has no status\nTry 'stormbench decide --help'.\n"},
     {"gui-speed-word",
      BASE,
      {"gui", "@F", "--speed", "fast", NULL},
