@@ -104,11 +104,18 @@ static void put_seconds(msgbuf *m, double s)
     put(m, " s");
 }
 
-/* "stormbench run: policy 'x' (from p) " */
+/* "stormbench run: policy 'x' (from p) ", or "... plug-in p " while it
+ * is loaded and its policy's name is not known yet. */
 static void put_who(msgbuf *m, const hookguard_snapshot *g)
 {
     put(m, "stormbench ");
     put(m, guard_cmd);
+    if (g->policy == NULL) {
+        put(m, ": policy plug-in ");
+        put(m, g->origin);
+        put(m, " ");
+        return;
+    }
     put(m, ": policy '");
     put(m, g->policy);
     put(m, "' (from ");

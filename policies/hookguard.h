@@ -52,7 +52,7 @@ typedef struct hookguard {
 typedef struct hookguard_snapshot {
     int slot;                /* which record (for the watchdog) */
     unsigned long entries;   /* odd: inside a hook */
-    const char *policy;      /* "sbt_segv" */
+    const char *policy;      /* "sbt_segv"; NULL while the plug-in loads */
     const char *origin;      /* the plug-in's path */
     const char *hook;        /* "on_failure" */
     double now_s;            /* simulated time, or HOOKGUARD_*_RUN */

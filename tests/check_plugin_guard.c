@@ -159,6 +159,35 @@ START_TEST(crash_in_create_is_before_the_simulation)
 }
 END_TEST
 
+/* Before a policy has a name: its loading and its entry point. */
+START_TEST(crash_while_loading_names_the_file)
+{
+    static const struct {
+        const char *variant, *where, *what;
+    } load[] = {
+        {"load_abort", "its load-time code (constructors)",
+         "SIGABRT (abort: an assertion failed, or the plug-in called "
+         "abort)"},
+        {"entry_segv", "sb_policy_plugin()",
+         "SIGSEGV (segmentation fault: a bad memory access, or a stack "
+         "overflow)"},
+    };
+    for (size_t i = 0; i < sizeof load / sizeof *load; i++) {
+        tu_output o;
+        ck_assert_int_eq(run_variant(&o, load[i].variant, NULL), EXIT_PLUGIN);
+        char want[1024];
+        snprintf(want, sizeof want,
+                 "stormbench run: policy plug-in " PLUGIN_DIR
+                 "libsbt_%s.so crashed in %s, before the simulation "
+                 "started: %s; the run is stopped\n",
+                 load[i].variant, load[i].where, load[i].what);
+        ck_assert_str_eq(o.err, want);
+        tu_output_free(&o);
+        ck_assert_int_eq(files_in_out_dir(), 0);
+    }
+}
+END_TEST
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -291,6 +320,7 @@ Suite *plugin_guard_suite(void)
                         (int)(sizeof crashes / sizeof *crashes));
     tcase_add_test(tc, crash_in_the_probe_says_so);
     tcase_add_test(tc, crash_in_create_is_before_the_simulation);
+    tcase_add_test(tc, crash_while_loading_names_the_file);
     tcase_add_test(tc, hang_is_bounded_by_hook_timeout);
     tcase_add_test(tc, gui_hang_is_bounded_by_hook_timeout);
     tcase_add_test(tc, hook_timeout_leaves_a_good_plugin_alone);

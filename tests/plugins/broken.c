@@ -42,6 +42,8 @@
 #define BREAK_STACK 19       /* recurses until the stack overflows */
 #define BREAK_HANG 20        /* never returns */
 #define BREAK_CREATE_SEGV 21 /* create() writes through a null pointer */
+#define BREAK_ENTRY_SEGV 22  /* so does the entry point */
+#define BREAK_LOAD_ABORT 23  /* a constructor calls abort() */
 
 #ifndef BREAK
 #error "compile with -DBREAK=BREAK_..."
@@ -78,11 +80,12 @@ static unsigned recurse(volatile unsigned depth)
 
 static void misbehave(void)
 {
-#if BREAK == BREAK_SEGV || BREAK == BREAK_CREATE_SEGV
+#if BREAK == BREAK_SEGV || BREAK == BREAK_CREATE_SEGV ||                       \
+    BREAK == BREAK_ENTRY_SEGV
     *nowhere = 1;
 #elif BREAK == BREAK_FPE
     zero = seven / zero; /* 1 / x would be folded into a comparison */
-#elif BREAK == BREAK_ABORT
+#elif BREAK == BREAK_ABORT || BREAK == BREAK_LOAD_ABORT
     abort();
 #elif BREAK == BREAK_ILL
     __builtin_trap();
@@ -92,6 +95,13 @@ static void misbehave(void)
     for (volatile unsigned long spin = 0;; spin++)
         ;
 #endif
+}
+#endif
+
+#if BREAK == BREAK_LOAD_ABORT
+__attribute__((constructor)) static void crash_on_load(void)
+{
+    misbehave();
 }
 #endif
 
@@ -128,7 +138,7 @@ static void ok_on_failure(const sb_ctx *ctx, const sb_attempt *a,
                           sb_decision *out)
 {
     (void)ctx;
-#if BREAK >= BREAK_SEGV && BREAK != BREAK_CREATE_SEGV
+#if BREAK >= BREAK_SEGV && BREAK <= BREAK_HANG
     const char *who = getenv("SBT_CRASH_CLIENT");
     if (ctx->client == (who ? strtoul(who, NULL, 10) : 0))
         misbehave();
@@ -214,6 +224,9 @@ SB_EXPORT const sb_policy *ENTRY(void);
 SB_EXPORT const sb_policy *ENTRY(void)
 {
     const sb_policy *p = &table;
+#if BREAK == BREAK_ENTRY_SEGV
+    misbehave();
+#endif
 #if BREAK == BREAK_ABI || BREAK == BREAK_SHORT
     p = (const sb_policy *)(const void *)&header;
 #elif BREAK == BREAK_NULL
