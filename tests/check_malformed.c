@@ -201,6 +201,12 @@ static const malformed cases[] = {
      {"policies", "--bogus", NULL},
      "stormbench policies: unknown option '--bogus'\nTry 'stormbench "
      "policies --help'.\n"},
+    /* The first name used to be dropped without a word. */
+    {"policies-two-names",
+     NULL,
+     {"policies", "none", "fixed", NULL},
+     "stormbench policies: one policy name at a time (got 'none' and "
+     "'fixed')\nTry 'stormbench policies --help'.\n"},
     {"decide-nothing",
      NULL,
      {"decide", NULL},
