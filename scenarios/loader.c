@@ -243,6 +243,11 @@ static char *reader(char *str, int num, void *stream)
         if (ld->failed)
             return NULL;
         /* section_header cut the name at its ']' and trimmed it */
+        if ((int)strlen(ld->section) + 4 > num) {
+            loader_fail(ld, "section name [%s] is longer than this build of "
+                        "inih reads (INI_MAX_LINE %d)", ld->section, num);
+            return NULL;
+        }
         snprintf(str, (size_t)num, "[%s]\n", ld->section);
         return str;
     }
