@@ -320,12 +320,13 @@ static int handler(void *user, const char *section, const char *name,
         return loader_fail(ld, "duplicate key '%s' (first set at %s)", name,
                            first);
     }
-    if (strlen(value) >= LINE_MAX_LEN)
+    size_t len = strlen(value);
+    if (len >= LINE_MAX_LEN)
         return loader_fail(ld, "value of '%s' is too long", name);
     entry *en = add_entry(ld, section, name);
     if (en == NULL)
         return loader_fail(ld, "too many keys (at most %d)", MAX_ENTRIES);
-    snprintf(en->value, sizeof en->value, "%s", value);
+    memcpy(en->value, value, len + 1); /* fits: checked above */
     snprintf(en->origin, sizeof en->origin, "%s:%d", ld->path, ld->line);
     return 1;
 }
