@@ -24,7 +24,10 @@ static int read_number(const char *s, double *x, const char **end)
     double v = strtod(s, &e);
     if (e == s || errno == ERANGE || !isfinite(v))
         return -1;
-    *x = v;
+    /* "-0" is 0: a negative zero would be written back as "0" and read
+     * as another double (found by fuzz_scenario).  x + 0.0 is +0.0 for
+     * either zero and x for anything else. */
+    *x = v + 0.0;
     *end = e;
     return 0;
 }

@@ -16,7 +16,9 @@
 enum {
     EXIT_OK = 0,
     EXIT_EXPECT = 1, /* an [expect] assertion failed */
-    EXIT_INPUT = 2   /* bad input, usage, or a run that could not finish */
+    EXIT_INPUT = 2,  /* bad input, usage, or a run that could not finish */
+    EXIT_PLUGIN = 3  /* a policy plug-in crashed, or hung past
+                        --hook-timeout, in one of its hooks */
 };
 
 #define CLI_MAX_LIST 64
@@ -109,6 +111,26 @@ int cli_scenario_params(const struct scenario *sc, const char *spec,
  * scenario ("retry-storm") in ./scenarios or the installed library.
  * 0 with the path in out, or -1 with a message listing the shipped ones. */
 int cli_find_scenario(const char *arg, char *out, size_t len, sb_err *e);
+
+/* ---- guard.c: a plug-in that crashes or hangs in a hook ------------------ */
+
+/* Catch SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT (on an alternate
+ * stack): one raised inside a plug-in's hook prints "stormbench CMD:
+ * policy 'P' (from FILE) crashed in HOOK at simulated time T: SIGNAL; the
+ * run is stopped", removes the files given to cli_guard_forget and exits
+ * with EXIT_PLUGIN; any other goes to the action installed before (a core
+ * dump, or a sanitizer's report).  cmd is borrowed for good. */
+void cli_guard_install(const char *cmd);
+/* A temporary output file to remove if the run is stopped so: tmp is
+ * borrowed and read only then ("" for none by that time).  At most 8. */
+void cli_guard_forget(const char *tmp);
+/* Start the watchdog: a plug-in hook still running after timeout_ns of
+ * wall time stops the run the same way.  text is the flag's value, for
+ * the message.  0, or -1 with a message in e. */
+int cli_guard_watch(int64_t timeout_ns, const char *text, sb_err *e);
+/* Parse --hook-timeout DURATION at a->i: 0 with the value in *ns and its
+ * text in *text, or EXIT_INPUT after a usage message. */
+int args_hook_timeout(args *a, int64_t *ns, const char **text);
 
 /* ---- the subcommands ------------------------------------------------------ */
 

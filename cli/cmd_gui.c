@@ -33,6 +33,8 @@ static const char gui_usage[] =
     "  --vs NAME[+NAME...]       run B: a second policy, side by side\n"
     "  --param [LAYER.]KEY=VALUE a parameter of A's policy (repeatable)\n"
     "  --policy-plugin FILE.so   load a policy plug-in (repeatable)\n"
+    "  --hook-timeout DURATION   stop (exit status 3) when a plug-in's hook\n"
+    "                            has not returned after this much wall time\n"
     "\n"
     "Scenario:\n"
     "  --set SECTION.KEY=VALUE   override a scenario key (repeatable)\n"
@@ -53,7 +55,8 @@ static const char gui_usage[] =
     "  -o DIR                    where screenshots and saved scenarios go\n"
     "                            (default out)\n"
     "\n"
-    "Exit status: 0 closed normally, 2 bad input or a run that stopped.\n";
+    "Exit status: 0 closed normally, 2 bad input or a run that stopped, 3 a\n"
+    "policy plug-in crashed or hung (--hook-timeout) in one of its hooks.\n";
 
 typedef struct gui_args {
     const char *scenario, *policy, *vs, *seed, *speed, *span, *size;
@@ -64,6 +67,8 @@ typedef struct gui_args {
     int n_plugins;
     setting params[PSTACK_MAX_SETTINGS];
     int n_params;
+    int64_t hook_timeout_ns; /* 0: none */
+    const char *hook_timeout;
 } gui_args;
 
 static int parse_one(args *a, gui_args *g)
@@ -79,6 +84,8 @@ static int parse_one(args *a, gui_args *g)
         return args_list_add(a, g->plugins, &g->n_plugins, "--policy-plugin");
     if (args_is(a, "--param"))
         return args_param(a, g->params, &g->n_params);
+    if (args_is(a, "--hook-timeout"))
+        return args_hook_timeout(a, &g->hook_timeout_ns, &g->hook_timeout);
     const struct {
         const char *name;
         const char **slot;
@@ -188,8 +195,12 @@ static int parse_display(args *a, const gui_args *g, gui_options *o)
                                 "got '%s'", g->speed);
     else if (g->speed)
         o->app.speed = x;
-    if (g->span && (units_duration(g->span, &ns, &e) != 0 || ns <= 0))
+    /* A zero span parses: its message is ours, not e's (unset then). */
+    if (g->span && units_duration(g->span, &ns, &e) != 0)
         return args_usage_error(a, "--span: %s", e.msg);
+    if (g->span && ns <= 0)
+        return args_usage_error(a, "--span: expected a positive duration, "
+                                "got '%s'", g->span);
     o->app.span_s = g->span ? (double)ns / 1e9 : 0;
     if (g->until && units_duration(g->until, &ns, &e) != 0)
         return args_usage_error(a, "--until: %s", e.msg);
@@ -283,6 +294,12 @@ int cmd_gui(int argc, char **argv)
     }
     if (g.seed && args_check_seed(&a, g.seed) != 0)
         return EXIT_INPUT;
+    sb_err e;
+    if (g.hook_timeout_ns &&
+        cli_guard_watch(g.hook_timeout_ns, g.hook_timeout, &e) != 0) {
+        fprintf(stderr, "stormbench gui: %s\n", e.msg);
+        return EXIT_INPUT;
+    }
 #ifdef SB_HAVE_VIZ
     return run_gui(&a, &g);
 #else

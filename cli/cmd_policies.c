@@ -86,6 +86,10 @@ int cmd_policies(int argc, char **argv)
             paths[np++] = v;
         } else if (arg[0] == '-') {
             return args_usage_error(&a, "unknown option '%s'", arg);
+        } else if (only) {
+            /* The first name used to be dropped without a word. */
+            return args_usage_error(&a, "one policy name at a time (got "
+                                    "'%s' and '%s')", only, arg);
         } else {
             only = arg;
         }

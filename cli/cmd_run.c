@@ -37,6 +37,10 @@ static const char run_usage[] =
     "                            e.g. --set server.workers=80,\n"
     "                            --set fault.outage.duration=30s\n"
     "  --seed N                  the random seed (--set scenario.seed=N)\n"
+    "  --hook-timeout DURATION   stop the run (exit status 3) when a policy\n"
+    "                            plug-in's hook has not returned after this\n"
+    "                            much wall time, e.g. 200ms or 5s (default:\n"
+    "                            wait for ever)\n"
     "  --force                   run even when the estimated cost is over\n"
     "                            the limits (1e10 events, about an hour of\n"
     "                            CPU; 8 GB of memory), which otherwise\n"
@@ -58,7 +62,11 @@ static const char run_usage[] =
     "  -q, --quiet               print only failed expectations and errors\n"
     "\n"
     "Exit status: 0 every expectation holds, 1 one failed, 2 bad input or\n"
-    "usage, or a run that could not finish (a policy broke its contract).\n";
+    "usage, or a run that could not finish (a policy broke its contract),\n"
+    "3 a policy plug-in crashed in one of its hooks (SIGSEGV, SIGFPE,\n"
+    "SIGBUS, SIGILL, SIGABRT) or hung past --hook-timeout: the message\n"
+    "names the plug-in, the hook and the simulated time, and no output\n"
+    "file is written.\n";
 
 typedef struct run_opts {
     const char *scenario;
@@ -67,6 +75,8 @@ typedef struct run_opts {
     uint32_t trace_sample;
     bool quiet, timing, force, no_expect;
     const char *seed;
+    int64_t hook_timeout_ns; /* 0: none */
+    const char *hook_timeout;
     const char *sets[CLI_MAX_LIST];
     int n_sets;
     const char *plugins[CLI_MAX_LIST];
@@ -84,7 +94,7 @@ static int parse_sample(args *a, run_opts *o)
     long n = strtol(v, &end, 10);
     if (*v == '\0' || *end != '\0' || n < 1 || n > 1000000000)
         return args_usage_error(a, "--trace-sample: expected a whole number "
-                                "of at least 1, got '%s'", v);
+                                "from 1 to 1000000000, got '%s'", v);
     o->trace_sample = (uint32_t)n;
     return 0;
 }
@@ -122,6 +132,8 @@ static int parse_one(args *a, run_opts *o)
         return args_param(a, o->params, &o->n_params);
     if (args_is(a, "--trace-sample"))
         return parse_sample(a, o);
+    if (args_is(a, "--hook-timeout"))
+        return args_hook_timeout(a, &o->hook_timeout_ns, &o->hook_timeout);
     const struct {
         const char *name;
         const char **slot;
@@ -132,6 +144,11 @@ static int parse_one(args *a, run_opts *o)
         if (args_is(a, single[i].name)) {
             slot = single[i].slot;
             *slot = args_value(a, single[i].name);
+            /* "--json=" would run the whole simulation and then fail to
+             * write a file named "". */
+            if (*slot && **slot == '\0')
+                return args_usage_error(a, "%s: expected a value, got ''",
+                                        single[i].name);
             return *slot ? 0 : EXIT_INPUT;
         }
     }
@@ -235,6 +252,7 @@ static int open_trace(run_state *r, sb_err *e)
         return 0;
     if (outfile_open(&r->trace_out, r->o.trace, e) != 0)
         return -1;
+    cli_guard_forget(r->trace_out.tmp);
     r->tw.f = r->trace_out.f;
     r->tw.stack = r->ps.stack;
     sim_observer obs = {&r->tw, NULL, trace_write};
@@ -391,6 +409,10 @@ int cmd_run(int argc, char **argv)
     }
     sb_err e;
     rc = EXIT_INPUT;
+    /* Before anything loads: a plug-in's create() may hang too. */
+    if (r->o.hook_timeout_ns &&
+        cli_guard_watch(r->o.hook_timeout_ns, r->o.hook_timeout, &e) != 0)
+        goto fail;
     if (load_scenario(&r->o, &r->sc, &e) != 0 ||
         expect_parse(r->sc.expect, r->sc.n_expect, &r->expect, &e) != 0 ||
         build_policy(&r->o, &r->sc, &r->ps, &e) != 0)

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "driver.h"
 #include "expect.h"
+#include "hookguard.h"
 #include "print.h"
 #include "scenario.h"
 
@@ -143,6 +144,10 @@ static int probe_request(pstack *ps, const client_cfg *cc, uint32_t limit,
         err_set(e, "out of memory");
         goto done;
     }
+    /* A plug-in that crashes here is named with this, not with the
+     * probe's made-up times (cli/guard.c). */
+    hookguard_set_context("while its worst case was probed, before the "
+                          "simulation");
     pstack_process_init(ps, &call);
     pstack_client_init(ps, &call);
     driver_request r = {0, cc->deadline_ns ? cc->deadline_ns
@@ -160,6 +165,7 @@ static int probe_request(pstack *ps, const client_cfg *cc, uint32_t limit,
     p->still_going = step == 1;
     rc = 0;
 done:
+    hookguard_set_context(NULL);
     free(process);
     free(client);
     free(request);

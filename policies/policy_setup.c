@@ -99,12 +99,20 @@ int policy_setup_build_at(const char *spec, const char *spec_origin,
     for (char *save = NULL, *tok = strtok_r(buf, "+", &save); tok;
          tok = strtok_r(NULL, "+", &save)) {
         if (n == PSTACK_MAX_LAYERS) {
-            err_set(e, "policy '%s' has more than %d layers", spec,
-                    PSTACK_MAX_LAYERS);
+            err_set(e, "%s: policy '%s' has more than %d layers",
+                    spec_origin, spec, PSTACK_MAX_LAYERS);
             goto fail;
         }
         if (find_layer(out, tok, spec_origin, &layers[n++], e) != 0)
             goto fail;
+        /* Here, where the stack was named (pstack_create says it too,
+         * but knows no file or flag). */
+        for (int k = 0; k < n - 1; k++)
+            if (layers[k].policy == layers[n - 1].policy) {
+                err_set(e, "%s: policy '%s' appears twice in the stack "
+                        "'%s'", spec_origin, tok, spec);
+                goto fail;
+            }
     }
     if (pstack_create(layers, n, settings, n_settings, classify_error,
                       &out->stack, e) != 0)

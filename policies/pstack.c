@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hookguard.h"
 #include "schema.h"
 
 #define MAX_PARAMS SCHEMA_MAX_PARAMS
@@ -15,6 +16,7 @@
 typedef struct layer {
     const sb_policy *p;
     char origin[256]; /* "" for built-in */
+    bool plugin;      /* origin[0] != '\0': its hooks run under hookguard */
     void *shared;
     size_t poff, psize; /* process state: offset, size */
     size_t coff, csize; /* client state: offset, size */
@@ -35,6 +37,21 @@ struct pstack {
     sb_host host;            /* the caller's functions plus classify */
     char error[ERR_MSG_MAX];
 };
+
+/* A plug-in layer's hook runs between these two, so that a crash or a
+ * hang in it can be blamed on it (hookguard.h); a built-in layer's runs
+ * unguarded, at the cost of one test. */
+static inline void enter(const layer *l, const char *hook, double now_s)
+{
+    if (l->plugin)
+        hookguard_enter(l->p->name, l->origin, hook, now_s);
+}
+
+static inline void leave(const layer *l)
+{
+    if (l->plugin)
+        hookguard_leave();
+}
 
 /* Layer sizes are rounded up so that every layer's state is aligned for
  * any type a policy may keep in it. */
@@ -142,6 +159,7 @@ static int init_layer(pstack *ps, const pstack_layer_spec *spec, sb_err *e)
     l->p = spec->policy;
     snprintf(l->origin, sizeof l->origin, "%s",
              spec->origin ? spec->origin : "");
+    l->plugin = l->origin[0] != '\0';
     l->nparams = schema_count_params(l->p);
     for (int j = 0; j < l->nparams; j++)
         if (set_text(l, j, l->p->params[j].default_value, e) != 0)
@@ -153,18 +171,29 @@ static int init_layer(pstack *ps, const pstack_layer_spec *spec, sb_err *e)
 static int create_layer(pstack *ps, layer *l, sb_err *e)
 {
     char msg[ERR_MSG_MAX] = "";
-    if (l->p->create &&
-        l->p->create(l->values, &l->shared, msg, sizeof msg) != 0) {
+    int32_t rc = 0;
+    if (l->p->create) {
+        enter(l, "create", HOOKGUARD_BEFORE_RUN);
+        rc = l->p->create(l->values, &l->shared, msg, sizeof msg);
+        leave(l);
+    }
+    if (rc != 0) {
         char who[320];
         return err_set(e, "%s: %s", schema_describe(l->p, l->origin, who, sizeof who),
                        msg[0] ? msg : "create() failed");
     }
+    enter(l, "process_state_size", HOOKGUARD_BEFORE_RUN);
     l->psize = l->p->process_state_size ? l->p->process_state_size(l->shared)
                                         : 0;
+    leave(l);
+    enter(l, "client_state_size", HOOKGUARD_BEFORE_RUN);
     l->csize = l->p->client_state_size ? l->p->client_state_size(l->shared)
                                        : 0;
+    leave(l);
+    enter(l, "request_state_size", HOOKGUARD_BEFORE_RUN);
     l->rsize = l->p->request_state_size ? l->p->request_state_size(l->shared)
                                         : 0;
+    leave(l);
     if (l->psize > PSTACK_MAX_STATE || l->csize > PSTACK_MAX_STATE ||
         l->rsize > PSTACK_MAX_STATE) {
         char who[320];
@@ -245,9 +274,14 @@ void pstack_destroy(pstack *ps)
 {
     if (ps == NULL)
         return;
-    for (int i = 0; i < ps->n; i++)
-        if (ps->layers[i].p->destroy && ps->layers[i].shared)
-            ps->layers[i].p->destroy(ps->layers[i].shared);
+    for (int i = 0; i < ps->n; i++) {
+        const layer *l = &ps->layers[i];
+        if (l->p->destroy && l->shared) {
+            enter(l, "destroy", HOOKGUARD_AFTER_RUN);
+            l->p->destroy(l->shared);
+            leave(l);
+        }
+    }
     free(ps);
 }
 
@@ -326,7 +360,9 @@ void pstack_process_init(pstack *ps, const pstack_call *call)
             sb_ctx c = ctx_for(ps, l, call);
             c.client_state = NULL;
             c.request_state = NULL;
+            enter(l, "process_init", 0.0);
             l->p->process_init(&c);
+            leave(l);
         }
     }
 }
@@ -338,7 +374,9 @@ void pstack_client_init(pstack *ps, const pstack_call *call)
         if (l->p->client_init) {
             sb_ctx c = ctx_for(ps, l, call);
             c.request_state = NULL;
+            enter(l, "client_init", 0.0);
             l->p->client_init(&c);
+            leave(l);
         }
     }
 }
@@ -434,7 +472,9 @@ int pstack_before_send(pstack *ps, const pstack_call *call,
         sb_ctx c = ctx_for(ps, l, call);
         sb_verdict v;
         verdict_init(&v);
+        enter(l, "before_send", a->now_s);
         l->p->before_send(&c, a, &v);
+        leave(l);
         if (check_verdict(ps, l, &v) != 0)
             return -1;
         if (v.action == SB_SEND_REFUSE) {
@@ -461,7 +501,9 @@ void pstack_on_success(pstack *ps, const pstack_call *call,
         const layer *l = &ps->layers[i];
         if (l->p->on_success) {
             sb_ctx c = ctx_for(ps, l, call);
+            enter(l, "on_success", a->now_s);
             l->p->on_success(&c, a);
+            leave(l);
         }
     }
 }
@@ -484,7 +526,9 @@ int pstack_on_failure(pstack *ps, const pstack_call *call,
         sb_ctx c = ctx_for(ps, l, call);
         sb_decision d;
         decision_init(&d);
+        enter(l, "on_failure", a->now_s);
         l->p->on_failure(&c, a, &d);
+        leave(l);
         if (d.action > SB_QUARANTINE)
             return broken(ps, l, "returned an unknown action %u from "
                           "on_failure (expected SB_PASS, SB_RETRY, "
@@ -524,7 +568,9 @@ void pstack_on_decision(pstack *ps, const pstack_call *call,
         const layer *l = &ps->layers[i];
         if (l->p->on_decision) {
             sb_ctx c = ctx_for(ps, l, call);
+            enter(l, "on_decision", a->now_s);
             l->p->on_decision(&c, a, final);
+            leave(l);
         }
     }
 }
@@ -538,7 +584,9 @@ void pstack_on_request_end(pstack *ps, const pstack_call *call,
         const layer *l = &ps->layers[i];
         if (l->p->on_request_end) {
             sb_ctx c = ctx_for(ps, l, call);
+            enter(l, "on_request_end", a->now_s);
             l->p->on_request_end(&c, a, outcome);
+            leave(l);
         }
     }
 }

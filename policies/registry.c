@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "hookguard.h"
 #include "schema.h"
 
 /* The ABI's layout is pinned in stormbench/policy.h itself, so a
@@ -101,7 +102,13 @@ int plugin_open(const char *path, plugin **out, sb_err *e)
     }
     snprintf(p->path, sizeof p->path, "%s%s", strchr(path, '/') ? "" : "./",
              path);
+    /* Loading runs the plug-in's constructors, and the entry point is its
+     * code too: a crash or a hang in either is named (hookguard.h), the
+     * policy's name not being known yet. */
+    hookguard_enter(NULL, path, "its load-time code (constructors)",
+                    HOOKGUARD_BEFORE_RUN);
     p->handle = dlopen(p->path, RTLD_NOW | RTLD_LOCAL);
+    hookguard_leave();
     if (p->handle == NULL) {
         err_set(e, "%s: cannot load policy plug-in: %s", path, dlerror());
         return refuse(p, e);
@@ -121,7 +128,10 @@ int plugin_open(const char *path, plugin **out, sb_err *e)
     }
     sb_plugin_entry_fn entry;
     *(void **)&entry = sym;
+    hookguard_enter(NULL, path, SB_PLUGIN_ENTRY_NAME "()",
+                    HOOKGUARD_BEFORE_RUN);
     p->policy = entry();
+    hookguard_leave();
     if (schema_check_policy(p->policy, path, e) != 0)
         return refuse(p, e);
     if (registry_find(p->policy->name)) {

@@ -3,10 +3,11 @@
  * includes inih.
  *
  * Two passes.  The first reads every `key = value` line into a list of
- * entries that remember their file and line; a reader wrapped around
- * fgets counts lines (Debian's inih is built without INI_HANDLER_LINENO)
- * and checks section headers itself, because inih does not report a
- * section that holds no keys.  --set overrides are then merged in as if
+ * entries that remember their file and line; inih's reader (ours) counts
+ * lines (a build of inih may lack INI_HANDLER_LINENO) and checks section
+ * headers itself, because inih does not report a section that holds no
+ * keys.  It also makes the loader independent of how inih was built (see
+ * reader()): it works with Debian's libinih and with an upstream one.  --set overrides are then merged in as if
  * they were lines.  The second pass interprets the entries section by
  * section from tables of keys, so a typo is an error with a suggestion,
  * not a silently ignored line.
@@ -56,6 +57,8 @@ typedef struct loader {
     entry *entries;
     int n;
     size_t bytes; /* read so far */
+    bool long_pending;                /* the next value is long_value */
+    char long_value[LINE_MAX_LEN + 3];
     scenario *sc;
 } loader;
 
@@ -139,48 +142,127 @@ static void section_header(loader *ld, char *text)
     snprintf(ld->section, sizeof ld->section, "%s", name);
 }
 
-/* inih's fgets: counts lines, refuses long ones, checks section headers. */
-static char *reader(char *str, int num, void *stream)
+/* Where the text of a `key = value` line stops: at an inline comment (a
+ * ';' after whitespace, as inih's default INI_INLINE_COMMENT_PREFIXES
+ * has it), or at its end. */
+static char *cut_comment(char *s)
 {
-    loader *ld = stream;
-    if (ld->failed)
-        return NULL;
-    /* A line by hand rather than fgets: fgets cannot tell a NUL byte
-     * from the end of the string, so a binary file (or /dev/zero) would
-     * read as empty lines for ever. */
+    bool was_space = false;
+    for (; *s; s++) {
+        if (was_space && *s == ';')
+            break;
+        was_space = isspace((unsigned char)*s);
+    }
+    return s;
+}
+
+/* A line too long for this inih's line buffer (a build's INI_MAX_LINE,
+ * 200 by default): inih gets "name=" alone and the handler the value kept
+ * here, split as inih would split it (text is the line, its inline
+ * comment already cut).  0, or -1 when even the name does not fit. */
+static int hand_over_long(loader *ld, const char *text, char *str, int num)
+{
+    const char *sep = text + strcspn(text, "=:");
+    char name[LINE_MAX_LEN + 2];
+    snprintf(name, sizeof name, "%.*s", (int)(sep - text), text);
+    char value[LINE_MAX_LEN + 2];
+    snprintf(value, sizeof value, "%s", sep + 1);
+    char *n = trim(name);
+    if ((int)strlen(n) + 3 > num)
+        return loader_fail(ld, "key '%.40s...' is too long", n), -1;
+    snprintf(ld->long_value, sizeof ld->long_value, "%s", trim(value));
+    ld->long_pending = true;
+    snprintf(str, (size_t)num, "%s=\n", n);
+    return 0;
+}
+
+/* One line by hand rather than with fgets: fgets cannot tell a NUL byte
+ * from the end of the string, so a binary file (or /dev/zero) would read
+ * as empty lines for ever.  0, or -1 at the end or on an error. */
+static int read_line(loader *ld, char *line)
+{
     int c = getc(ld->f);
     if (c == EOF)
-        return NULL;
+        return -1;
     ld->line++;
     size_t len = 0;
     for (; c != EOF; c = getc(ld->f)) {
-        if (c == '\0') {
-            loader_fail(ld, "holds a NUL byte: not a text file");
-            return NULL;
-        }
-        if (len == (size_t)num - 2) {
-            char lim[16];
-            snprintf(lim, sizeof lim, "%d", num - 3);
-            loader_fail(ld, "line is longer than %s characters", lim);
-            return NULL;
-        }
-        str[len++] = (char)c;
+        if (c == '\0')
+            return loader_fail(ld, "holds a NUL byte: not a text file"), -1;
+        if (len == LINE_MAX_LEN + 1)
+            return loader_fail(ld, "line is longer than %d characters",
+                               LINE_MAX_LEN), -1;
+        line[len++] = (char)c;
         if (c == '\n')
             break;
     }
-    str[len] = '\0';
+    line[len] = '\0';
     ld->bytes += len;
-    if (ld->bytes > MAX_FILE_BYTES) {
-        loader_fail(ld, "is over 4 MB: a scenario is a few kB of text; is "
-                        "this the right file?");
+    if (ld->bytes > MAX_FILE_BYTES)
+        return loader_fail(ld, "is over 4 MB: a scenario is a few kB of "
+                           "text; is this the right file?"), -1;
+    return 0;
+}
+
+/* inih's reader: counts lines, refuses long ones, checks section headers
+ * and lines that are not `key = value` -- and hands inih each line in a
+ * form that every build of inih reads the same way.  inih's options are
+ * compile-time macros upstream (INI_ALLOW_MULTILINE, INI_MAX_LINE,
+ * INI_STOP_ON_FIRST_ERROR, INI_ALLOW_INLINE_COMMENTS ...); Debian's build
+ * alone also exposes them as variables (ini_max_line ...), so the loader
+ * sets none of them and depends on none:
+ *   - a byte order mark and leading whitespace are dropped (no build then
+ *     takes an indented line
+ *     for the continuation of a multi-line value);
+ *   - an inline comment is cut here, whether or not the build would;
+ *   - a line that is neither a section, a comment nor `key = value` is
+ *     refused here, at its own line, before inih would go on (or not) to
+ *     the lines after it;
+ *   - a line longer than the build's line buffer (num) goes to inih as
+ *     "name=" with the value kept aside (hand_over_long). */
+static char *reader(char *str, int num, void *stream)
+{
+    loader *ld = stream;
+    char line[LINE_MAX_LEN + 3];
+    if (ld->failed || read_line(ld, line) != 0)
+        return NULL;
+    char *t = line;
+    /* A UTF-8 byte order mark, as an editor may write: every build of
+     * inih skips it (INI_ALLOW_BOM), but only before anything else. */
+    if (ld->line == 1 && memcmp(t, "\xEF\xBB\xBF", 3) == 0)
+        t += 3;
+    t = trim(t);
+    if (*t == '\0' || *t == ';' || *t == '#') {
+        snprintf(str, (size_t)num, "\n");
+        return str;
+    }
+    if (*t == '[') {
+        char copy[LINE_MAX_LEN + 3];
+        snprintf(copy, sizeof copy, "%s", t);
+        section_header(ld, copy);
+        if (ld->failed)
+            return NULL;
+        /* section_header cut the name at its ']' and trimmed it */
+        if ((int)strlen(ld->section) + 4 > num) {
+            loader_fail(ld, "section name [%s] is longer than this build of "
+                        "inih reads (INI_MAX_LINE %d)", ld->section, num);
+            return NULL;
+        }
+        snprintf(str, (size_t)num, "[%s]\n", ld->section);
+        return str;
+    }
+    *cut_comment(t) = '\0';
+    if (t[strcspn(t, "=:")] == '\0') {
+        loader_fail(ld, "expected 'key = value', a [section] or a comment");
         return NULL;
     }
-    char copy[LINE_MAX_LEN + 8];
-    snprintf(copy, sizeof copy, "%s", str);
-    char *t = trim(copy);
-    if (*t == '[')
-        section_header(ld, t);
-    return ld->failed ? NULL : str;
+    size_t n = strlen(t);
+    if ((int)n + 2 <= num) {
+        memcpy(str, t, n);
+        memcpy(str + n, "\n", 2);
+        return str;
+    }
+    return hand_over_long(ld, t, str, num) == 0 ? str : NULL;
 }
 
 static entry *find_entry(loader *ld, const char *section, const char *key)
@@ -203,12 +285,32 @@ static entry *add_entry(loader *ld, const char *section, const char *key)
     return en;
 }
 
+/* INI_HANDLER_LINENO: a build of inih may pass the line number too (the
+ * reader counts lines itself). */
+#if INI_HANDLER_LINENO
+static int handler(void *user, const char *section, const char *name,
+                   const char *value, int lineno)
+#else
 static int handler(void *user, const char *section, const char *name,
                    const char *value)
+#endif
 {
     loader *ld = user;
+#if INI_HANDLER_LINENO
+    (void)lineno;
+#endif
     if (ld->failed)
         return 0;
+    /* INI_CALL_HANDLER_ON_NEW_SECTION: a section's start, already seen. */
+    if (name == NULL)
+        return 1;
+    if (ld->long_pending) {
+        value = ld->long_value;
+        ld->long_pending = false;
+    }
+    if (value == NULL) /* INI_ALLOW_NO_VALUE: the reader refused such lines */
+        return loader_fail(ld, "expected 'key = value', a [section] or a "
+                           "comment");
     if (section[0] == '\0')
         return loader_fail(ld, "'%s' comes before any [section]", name);
     entry *old = find_entry(ld, section, name);
@@ -218,12 +320,13 @@ static int handler(void *user, const char *section, const char *name,
         return loader_fail(ld, "duplicate key '%s' (first set at %s)", name,
                            first);
     }
-    if (strlen(value) >= LINE_MAX_LEN)
+    size_t len = strlen(value);
+    if (len >= LINE_MAX_LEN)
         return loader_fail(ld, "value of '%s' is too long", name);
     entry *en = add_entry(ld, section, name);
     if (en == NULL)
         return loader_fail(ld, "too many keys (at most %d)", MAX_ENTRIES);
-    snprintf(en->value, sizeof en->value, "%s", value);
+    memcpy(en->value, value, len + 1); /* fits: checked above */
     snprintf(en->origin, sizeof en->origin, "%s:%d", ld->path, ld->line);
     return 1;
 }
@@ -240,12 +343,6 @@ static int read_file(loader *ld)
         return err_set(ld->e, "%s: is a directory, not a scenario file",
                        ld->path);
     }
-    ini_allow_multiline = false; /* indented lines are keys, not values */
-    ini_stop_on_first_error = true;
-    ini_use_stack = false;
-    ini_allow_realloc = false;
-    ini_initial_alloc = LINE_MAX_LEN + 3;
-    ini_max_line = LINE_MAX_LEN + 3;
     int rc = ini_parse_stream(reader, ld, handler, ld);
     bool read_error = ferror(ld->f);
     fclose(ld->f);

@@ -128,7 +128,9 @@ static void server_section(FILE *f, const server_cfg *s)
                     ? dur(s->overflow_retry_after_ns, a, sizeof a)
                     : "none");
     fprintf(f, "service = %s\n", dist_text(&s->service, a, sizeof a));
-    if (s->degradation > 0) {
+    /* The knee alone too: the loader takes it without a degradation, and
+     * dropping it changed the config (found by fuzz_scenario). */
+    if (s->degradation > 0 || s->degradation_knee != SIM_UNLIMITED) {
         fprintf(f, "degradation = %s\n", real(s->degradation, a, sizeof a));
         fprintf(f, "degradation_knee = %" PRIu32 "\n", s->degradation_knee);
     }

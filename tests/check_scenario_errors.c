@@ -326,8 +326,8 @@ START_TEST(usage_errors)
          "stormbench run: option --json needs a value\n"
          "Try 'stormbench run --help'.\n"},
         {{"run", "x.ini", "--trace-sample", "0"},
-         "stormbench run: --trace-sample: expected a whole number of at "
-         "least 1, got '0'\nTry 'stormbench run --help'.\n"},
+         "stormbench run: --trace-sample: expected a whole number from 1 "
+         "to 1000000000, got '0'\nTry 'stormbench run --help'.\n"},
         {{"frobnicate", NULL}, "stormbench: unknown command 'frobnicate'\n"
                                "Try 'stormbench --help'.\n"},
         {{"run", "/nonexistent/x.ini", NULL},

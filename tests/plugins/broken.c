@@ -31,6 +31,19 @@
 #define BREAK_REFUSAL 13     /* before_send refuses for reason 9 */
 #define BREAK_LOUD 14        /* intact, but its code runs when it is loaded:
                                 it creates the file $SBT_LOUD_FILE */
+/* Crashes and a hang in on_failure, at its first call for the client
+ * $SBT_CRASH_CLIENT (default 0: `run` probes the policy's worst case as
+ * client 0 before the simulation; 1 is a client only the simulation has).
+ * Built without the sanitizers: see CMakeLists.txt. */
+#define BREAK_SEGV 15        /* writes through a null pointer */
+#define BREAK_FPE 16         /* integer division by zero */
+#define BREAK_ABORT 17       /* calls abort() */
+#define BREAK_ILL 18         /* an illegal instruction (__builtin_trap) */
+#define BREAK_STACK 19       /* recurses until the stack overflows */
+#define BREAK_HANG 20        /* never returns */
+#define BREAK_CREATE_SEGV 21 /* create() writes through a null pointer */
+#define BREAK_ENTRY_SEGV 22  /* so does the entry point */
+#define BREAK_LOAD_ABORT 23  /* a constructor calls abort() */
 
 #ifndef BREAK
 #error "compile with -DBREAK=BREAK_..."
@@ -46,6 +59,62 @@ __attribute__((constructor)) static void loud(void)
     FILE *f = path ? fopen(path, "w") : NULL;
     if (f)
         fclose(f);
+}
+#endif
+
+#if BREAK >= BREAK_SEGV
+#include <stdlib.h>
+/* volatile: the compiler may neither see the fault coming nor drop it.
+ * Not static: each variant uses only some of them. */
+int *volatile nowhere;
+volatile int zero, seven = 7;
+
+#if BREAK == BREAK_STACK
+static unsigned recurse(volatile unsigned depth)
+{
+    volatile char frame[512];
+    frame[depth % sizeof frame] = (char)depth;
+    return recurse(depth + 1) + frame[0];
+}
+#endif
+
+static void misbehave(void)
+{
+#if BREAK == BREAK_SEGV || BREAK == BREAK_CREATE_SEGV ||                       \
+    BREAK == BREAK_ENTRY_SEGV
+    *nowhere = 1;
+#elif BREAK == BREAK_FPE
+    zero = seven / zero; /* 1 / x would be folded into a comparison */
+#elif BREAK == BREAK_ABORT || BREAK == BREAK_LOAD_ABORT
+    abort();
+#elif BREAK == BREAK_ILL
+    __builtin_trap();
+#elif BREAK == BREAK_STACK
+    zero = (int)recurse(0);
+#elif BREAK == BREAK_HANG
+    for (volatile unsigned long spin = 0;; spin++)
+        ;
+#endif
+}
+#endif
+
+#if BREAK == BREAK_LOAD_ABORT
+__attribute__((constructor)) static void crash_on_load(void)
+{
+    misbehave();
+}
+#endif
+
+#if BREAK == BREAK_CREATE_SEGV
+static int32_t crash_create(const sb_value *values, void **shared, char *err,
+                            size_t errlen)
+{
+    (void)values;
+    (void)shared;
+    (void)err;
+    (void)errlen;
+    misbehave();
+    return 0;
 }
 #endif
 
@@ -69,6 +138,11 @@ static void ok_on_failure(const sb_ctx *ctx, const sb_attempt *a,
                           sb_decision *out)
 {
     (void)ctx;
+#if BREAK >= BREAK_SEGV && BREAK <= BREAK_HANG
+    const char *who = getenv("SBT_CRASH_CLIENT");
+    if (ctx->client == (who ? strtoul(who, NULL, 10) : 0))
+        misbehave();
+#endif
     if (a->attempt >= 3) {
         sb_give_up(out, "three attempts");
         return;
@@ -100,7 +174,14 @@ static const sb_param no_params[] = {{0}};
         .params = no_params,                                                   \
         .before_send = ok_before_send,                                         \
         .on_failure = ok_on_failure,                                           \
+        CREATE_INIT                                                            \
     }
+
+#if BREAK == BREAK_CREATE_SEGV
+#define CREATE_INIT .create = crash_create,
+#else
+#define CREATE_INIT
+#endif
 
 static const sb_policy table = TABLE_INIT;
 
@@ -143,6 +224,9 @@ SB_EXPORT const sb_policy *ENTRY(void);
 SB_EXPORT const sb_policy *ENTRY(void)
 {
     const sb_policy *p = &table;
+#if BREAK == BREAK_ENTRY_SEGV
+    misbehave();
+#endif
 #if BREAK == BREAK_ABI || BREAK == BREAK_SHORT
     p = (const sb_policy *)(const void *)&header;
 #elif BREAK == BREAK_NULL
