@@ -66,6 +66,10 @@ static const char compare_usage[] =
     "  -j, --jobs N              threads (default: the number of cores)\n"
     "  --force                   run even when one run's estimated cost is\n"
     "                            over the limits (see `stormbench run`)\n"
+    "  --hook-timeout DURATION   stop (exit status 3) when a plug-in\n"
+    "                            policy's hook has not returned within\n"
+    "                            DURATION of wall time; a plug-in that\n"
+    "                            crashes stops the comparison the same way\n"
     "\n"
     "Outputs, in DIR (default out/compare-NAME), each written whole:\n"
     "  -o, --out DIR             report.pdf, report.html, summary.md,\n"
@@ -83,7 +87,8 @@ static const char compare_usage[] =
     "  --run K                   run only run K of the plan (what an\n"
     "                            emitted job does); repeatable\n"
     "\n"
-    "Exit status: 0 done, 2 bad input or a run that failed, 130 stopped by\n"
+    "Exit status: 0 done, 2 bad input or a run that failed, 3 a plug-in\n"
+    "crashed or hung, 130 stopped by\n"
     "Ctrl-C (what finished is saved: run the command again to resume).\n";
 
 static const char merge_usage[] =
@@ -116,6 +121,8 @@ typedef struct compare_args {
     uint32_t runs[MAX_RUN_ARGS];
     uint32_t n_runs;
     bool quiet, no_report, force;
+    int64_t hook_timeout_ns; /* 0: none */
+    const char *hook_timeout;
 } compare_args;
 
 /* ---- The command line ------------------------------------------------------ */
@@ -185,6 +192,8 @@ static int parse_compare_one(args *a, compare_args *o)
         o->entries[o->n_entries++] = v;
         return 0;
     }
+    if (args_is(a, "--hook-timeout"))
+        return args_hook_timeout(a, &o->hook_timeout_ns, &o->hook_timeout);
     if (args_is(a, "--set"))
         return args_list_add(a, o->sets, &o->n_sets, "--set");
     if (args_is(a, "--policy-plugin"))
@@ -886,6 +895,9 @@ static int run_compare(plan_state *s, int argc, char **argv, sb_err *e)
                     compare_n_runs(p) - 1);
             return EXIT_INPUT;
         }
+    if (s->o.hook_timeout_ns &&
+        cli_guard_watch(s->o.hook_timeout_ns, s->o.hook_timeout, e) != 0)
+        return EXIT_INPUT;
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;

@@ -240,6 +240,51 @@ START_TEST(gui_hang_is_bounded_by_hook_timeout)
 }
 END_TEST
 
+/* compare runs the plug-in on a pool of threads: a crash in any of them
+ * stops the comparison the same way, and --hook-timeout bounds a hang
+ * there too.  No run of the crashed policy is saved. */
+START_TEST(compare_stops_on_a_crash_or_a_hang)
+{
+    setenv("SBT_CRASH_CLIENT", "1", 1);
+    const char *variants[] = {"segv", "hang"};
+    for (int i = 0; i < 2; i++) {
+        char path[1024], policy[64], dir[1100], want[1024];
+        snprintf(path, sizeof path, PLUGIN_DIR "libsbt_%s.so", variants[i]);
+        snprintf(policy, sizeof policy, "sbt_%s", variants[i]);
+        snprintf(dir, sizeof dir, "%s/compare-%s", out_dir, variants[i]);
+        const char *argv[] = {"compare", scenario_path, "--policy-plugin",
+                              path, "--policies", policy, "--seeds", "2",
+                              "-j", "2", "-o", dir, "-q",
+                              i ? "--hook-timeout" : NULL, "200ms", NULL};
+        tu_output o;
+        ck_assert_int_eq(tu_stormbench(&o, argv), EXIT_PLUGIN);
+        if (i == 0)
+            snprintf(want, sizeof want,
+                     "stormbench compare: policy 'sbt_segv' (from %s) "
+                     "crashed in on_failure at simulated time 0.250 s: "
+                     "SIGSEGV (segmentation fault: a bad memory access, or "
+                     "a stack overflow); the run is stopped\n", path);
+        else
+            snprintf(want, sizeof want,
+                     "stormbench compare: policy 'sbt_hang' (from %s) has "
+                     "not returned from on_failure within --hook-timeout "
+                     "200ms (called at simulated time 0.250 s); the run is "
+                     "stopped\n", path);
+        ck_assert_str_eq(o.err, want);
+        tu_output_free(&o);
+        char runs[1200];
+        snprintf(runs, sizeof runs, "%s/runs", dir);
+        DIR *d = opendir(runs);
+        int n = 0;
+        for (struct dirent *de; d && (de = readdir(d)) != NULL;)
+            n += de->d_name[0] != '.';
+        if (d)
+            closedir(d);
+        ck_assert_int_eq(n, 0);
+    }
+}
+END_TEST
+
 /* A plug-in that behaves is not slowed into a false alarm: the same run
  * with the intact plug-in and the watchdog on finishes and writes all. */
 START_TEST(hook_timeout_leaves_a_good_plugin_alone)
@@ -323,6 +368,7 @@ Suite *plugin_guard_suite(void)
     tcase_add_test(tc, crash_while_loading_names_the_file);
     tcase_add_test(tc, hang_is_bounded_by_hook_timeout);
     tcase_add_test(tc, gui_hang_is_bounded_by_hook_timeout);
+    tcase_add_test(tc, compare_stops_on_a_crash_or_a_hang);
     tcase_add_test(tc, hook_timeout_leaves_a_good_plugin_alone);
     tcase_add_test(tc, our_own_crash_is_not_blamed_on_a_plugin);
     tcase_add_test(tc, help_and_readme_document_exit_status_3);
