@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -137,9 +138,17 @@ static void put_when(msgbuf *m, const hookguard_snapshot *g)
     }
 }
 
+/* Set by the first thread to stop the run: when a plug-in crashes on
+ * several threads at once (compare runs one per thread), one message is
+ * written and the others wait for the exit. */
+static atomic_flag stopping = ATOMIC_FLAG_INIT;
+
 /* Remove the temporaries, say why, and exit.  Async-signal-safe. */
 static void stop(msgbuf *m)
 {
+    if (atomic_flag_test_and_set(&stopping))
+        for (;;)
+            pause();
     for (int i = 0; i < n_forget; i++)
         if (forget[i] && forget[i][0])
             unlink(forget[i]);
