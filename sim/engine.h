@@ -82,6 +82,8 @@ typedef struct request {
     uint8_t defect;
     uint8_t end_outcome; /* the sb_outcome it ends with at EV_END */
     uint8_t end_refusal; /* ... and why its send was refused */
+    uint8_t tier;        /* the tier its attempts go to (tier.h): 0, a
+                            client's request; else a tier's call down */
 } request;
 
 #define REQUEST_HEAD ((sizeof(request) + 15u) & ~(size_t)15u)
@@ -94,8 +96,10 @@ enum stage {
     ST_IN_SERVICE,
     ST_TO_CLIENT, /* the answer is on the wire back */
     ST_GONE,      /* the server side is over */
-    ST_POOL       /* still at the client, waiting for a connection of its
+    ST_POOL,      /* still at the client, waiting for a connection of its
                      process's pool */
+    ST_CALLING    /* served by a tier that now calls its downstream,
+                     holding the worker (tier.h) */
 };
 
 typedef struct attempt {
@@ -120,6 +124,7 @@ typedef struct attempt {
     uint8_t hedge;
     uint8_t trip; /* its round trip to the server: 0 the first, 1 the
                      second of a two-round-trip update (server.h) */
+    uint8_t tier; /* the tier it is sent to (tier.h): 0 the top */
 } attempt;
 
 struct sim {
@@ -158,9 +163,11 @@ struct sim {
     pool requests, attempts;
     size_t request_state_size;
 
-    /* The server: one today (server.h).  A chain of tiers would hold one
-     * per tier, and an attempt would name the tier it is at. */
+    /* The server (server.h): the top tier's.  A service chain's tiers
+     * below it, and their calls, are in `tiers` (tier.h; NULL without a
+     * chain). */
     server *srv;
+    struct tier_set *tiers;
 
     /* Faults: configured ones first, then injected ones. */
     fault_cfg faults[MAX_ALL_FAULTS];

@@ -146,6 +146,20 @@ const uint8_t *sim_client_modes(const sim *s);
 uint32_t sim_clients(const sim *s);
 uint32_t sim_processes(const sim *s);
 
+/* A service chain's tiers (sim/tier.h): 0 without a chain, else the
+ * tiers from the top (index 0, whose metrics are sim_metrics) down.  A
+ * tier's metrics count what reached it: the calls made to it (offered),
+ * the attempts sent to it, their timeouts, the calls' outcomes, and its
+ * server's work (served, busy, queue, wasted); valid as sim_metrics. */
+typedef struct sim_tier_info {
+    const char *name;
+    const metrics *m;
+    bool calls_down; /* it has a downstream */
+    uint32_t workers; /* now */
+} sim_tier_info;
+uint32_t sim_tiers(const sim *s);
+void sim_tier(const sim *s, unsigned i, sim_tier_info *out);
+
 /* Engine statistics. */
 typedef struct sim_stats {
     uint64_t events;        /* events taken off the queue */
