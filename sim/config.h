@@ -206,6 +206,8 @@ typedef struct sim_config {
 
 /* Fill c with the defaults documented in README.md. */
 void config_defaults(sim_config *c);
+/* ... and a server with them: [server]'s, or a tier's [server.NAME]. */
+void config_server_defaults(server_cfg *s);
 
 /* The fault type's name as written in a scenario ("load_spike"), and back. */
 const char *fault_type_name(fault_type t);
