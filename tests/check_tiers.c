@@ -1,0 +1,347 @@
+/*
+ * check_tiers.c -- service chains (sim/tier.h): the retry arithmetic
+ * through tiers, held workers (Little's law), what adding a tier leaves
+ * unchanged, and the loader's refusals of a bad chain.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* The metrics totals of tier i. */
+static const metrics_bucket *tier_sum(const tu_sim *t, unsigned i)
+{
+    sim_tier_info info;
+    sim_tier(t->sim, i, &info);
+    return &info.m->total.sum;
+}
+
+/* Three tiers, front -> mid -> db.  Every client sends one request (so
+ * nothing is in flight at the end), every timeout is an hour (nothing
+ * times out: attempts are counted exactly), and db is down for the whole
+ * run, refusing connections at once.  %s are the clients' policy, then
+ * front's and mid's. */
+#define CHAIN                                                                  \
+    "[scenario]\nname = chain\nduration = 60s\nwarmup = 0s\n"                  \
+    "[clients]\ncount = 100\narrival = once\nstart_window = 1s\n"              \
+    "timeout = 1h\n"                                                           \
+    "[server]\nname = front\nworkers = 8\nservice = const(1ms)\n"              \
+    "downstream = mid\n"                                                       \
+    "[policy]\n%s\n"                                                           \
+    "[policy.front]\ntimeout = 1h\n%s\n"                                       \
+    "[server.mid]\nworkers = 8\nservice = const(1ms)\ndownstream = db\n"       \
+    "[policy.mid]\ntimeout = 1h\n%s\n"                                         \
+    "[server.db]\nworkers = 8\nservice = const(1ms)\n"                         \
+    "[fault.down]\ntype = outage\nmode = refuse\ntarget = db\nstart = 0s\n"    \
+    "duration = 1h\n"
+
+#define RETRY4 "name = immediate\nmax_attempts = 4"
+#define NO_RETRY "name = none"
+
+static tu_sim *run_chain(const char *top, const char *front, const char *mid)
+{
+    static char ini[4096];
+    int n = snprintf(ini, sizeof ini, CHAIN, top, front, mid);
+    ck_assert_int_lt(n, (int)sizeof ini);
+    return tu_sim_run(ini, NULL, NULL, 0);
+}
+
+/* Each tier retries: 4 attempts per call at every level.  A request
+ * sends 4 attempts to front; each is served and makes one call to mid,
+ * which sends 4 attempts; each of those makes one call to db, which
+ * sends 4 attempts, all refused.  So per request: 4 attempts reach
+ * front, 4 x 4 = 16 reach mid, 4^3 = 64 reach db -- the issue's 4^k. */
+START_TEST(retries_multiply_through_tiers)
+{
+    tu_sim *t = run_chain(RETRY4, RETRY4, RETRY4);
+    ck_assert_uint_eq(sim_tiers(t->sim), 3);
+    uint64_t offered = tier_sum(t, 0)->offered;
+    ck_assert_uint_eq(offered, 100); /* one request per client */
+    ck_assert_uint_eq(t->sim ? tier_sum(t, 0)->attempts : 0, 4 * offered);
+    ck_assert_uint_eq(tier_sum(t, 1)->offered, 4 * offered);   /* calls */
+    ck_assert_uint_eq(tier_sum(t, 1)->attempts, 16 * offered);
+    ck_assert_uint_eq(tier_sum(t, 2)->offered, 16 * offered);
+    ck_assert_uint_eq(tier_sum(t, 2)->attempts, 64 * offered);
+    /* Every attempt at db is refused (the outage), every call fails. */
+    ck_assert_uint_eq(tier_sum(t, 2)->rejections, 64 * offered);
+    ck_assert_uint_eq(tier_sum(t, 2)->failures, 16 * offered);
+    ck_assert_uint_eq(tier_sum(t, 2)->successes, 0);
+    ck_assert_uint_eq(tier_sum(t, 0)->failures, offered);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* Only the clients retry: front and mid call once.  4 attempts per
+ * request reach front, each makes one call of one attempt to mid, and
+ * so on: 4 reach db -- 4^1, not 4^3. */
+START_TEST(retrying_only_at_the_top_is_linear)
+{
+    tu_sim *t = run_chain(RETRY4, NO_RETRY, NO_RETRY);
+    uint64_t offered = tier_sum(t, 0)->offered;
+    ck_assert_uint_eq(offered, 100);
+    ck_assert_uint_eq(tier_sum(t, 0)->attempts, 4 * offered);
+    ck_assert_uint_eq(tier_sum(t, 1)->attempts, 4 * offered);
+    ck_assert_uint_eq(tier_sum(t, 2)->attempts, 4 * offered);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* Only the middle tier retries: 1 x 1 x 4. */
+START_TEST(retrying_in_the_middle_only)
+{
+    tu_sim *t = run_chain(NO_RETRY, NO_RETRY, RETRY4);
+    uint64_t offered = tier_sum(t, 0)->offered;
+    ck_assert_uint_eq(tier_sum(t, 1)->attempts, offered);
+    ck_assert_uint_eq(tier_sum(t, 2)->attempts, 4 * offered);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* ---- Held workers ---------------------------------------------------- */
+
+/* front (8 workers, 1 ms of its own) calls db (unlimited workers, so no
+ * queue there; 100 ms), no network delay, nothing times out.  An attempt
+ * holds a front worker for exactly 1 + 100 = 101 ms.  %s: extra keys
+ * (a fault). */
+#define HELD                                                                   \
+    "[scenario]\nname = held\nduration = 100s\nwarmup = 10s\n"                 \
+    "[clients]\ncount = 40\nrate = 1/s\ntimeout = 1h\n"                        \
+    "[server]\nname = front\nworkers = 8\nservice = const(1ms)\n"              \
+    "downstream = db\n"                                                        \
+    "[policy]\nname = none\n"                                                  \
+    "[policy.front]\ntimeout = 1h\n"                                           \
+    "[server.db]\nworkers = unlimited\nservice = const(100ms)\n%s"
+
+/* Little's law at front: busy workers = arrival rate x holding time,
+ * where the holding time is its own service plus the downstream's
+ * response time, 101 ms -- not the 1 ms of its own.  Each served
+ * attempt adds exactly 101 ms to the busy integral (const times), so
+ * busy_ns = served x 101 ms, less what the attempts still held at the
+ * end (at most 8 workers x 101 ms) had left to do.  And by rate:
+ * 40 clients x 1/s = 40/s x 0.101 s = 4.04 busy workers on average,
+ * within Poisson noise (about 4000 arrivals: 1/sqrt(4000) = 1.6 %; 6 %
+ * is almost 4 sigma). */
+START_TEST(held_workers_obey_littles_law)
+{
+    char ini[2048];
+    snprintf(ini, sizeof ini, HELD, "");
+    tu_sim *t = tu_sim_run(ini, NULL, NULL, 0);
+    const metrics_bucket *front = tier_sum(t, 0);
+    double hold = 0.101e9;
+    ck_assert_double_le(front->busy_ns, (double)front->served * hold + 1.0);
+    ck_assert_double_ge(front->busy_ns, (double)(front->served - 8) * hold);
+    double busy = front->busy_ns / 100e9;
+    ck_assert_double_eq_tol(busy, 40 * 0.101, 40 * 0.101 * 0.06);
+    /* Its own service time is 1 ms per attempt: 1 % of that. */
+    ck_assert_int_eq(front->service_ns, (int64_t)front->served * 1000000);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* A slow database starves the front end: db slowed x 10 (1 s a call)
+ * from 30 s to 60 s.  Front would need 40/s x 1.001 s = 40 workers; it
+ * has 8, so they are all held (utilization 100 %) and its queue grows,
+ * although its own service is 1 ms.  Before the fault: 4.04 / 8 = 50 %
+ * (previous test). */
+START_TEST(slow_database_starves_the_front_end)
+{
+    char ini[2048];
+    snprintf(ini, sizeof ini, HELD,
+             "[fault.slow]\ntype = slowdown\ntarget = db\nmultiplier = 10\n"
+             "start = 30s\nduration = 30s\n");
+    tu_sim *t = tu_sim_run(ini, NULL, NULL, 0);
+    sim_tier_info front;
+    sim_tier(t->sim, 0, &front);
+    const metrics *m = front.m;
+    /* 1 s buckets; by 32 s the last fast calls are long done and every
+     * worker holds a slow one. */
+    for (size_t b = 32; b < 60; b++) {
+        const metrics_bucket *k = &m->buckets[b];
+        double util = k->busy_ns / ((double)k->capacity * (double)k->width_ns);
+        ck_assert_msg(util > 0.999, "bucket %zu: utilization %.3f", b, util);
+    }
+    /* Its queue: 40/s arrive, 8 / 1.001 s leave: it grows by about 32/s
+     * for 30 s, to some 900 queued. */
+    ck_assert_uint_gt(m->total.max_queue, 700);
+    double before = 0;
+    for (size_t b = 10; b < 30; b++)
+        before += m->buckets[b].busy_ns / (8.0 * 1e9);
+    before /= 20;
+    ck_assert_double_eq_tol(before, 0.505, 0.1);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* ---- What adding a tier leaves alone ---------------------------------- */
+
+/* The top tier draws from the streams a single server uses, and tier 1
+ * from streams of its own: a downstream that answers in zero time (no
+ * service, no network) changes nothing the top sees -- the same
+ * attempts, successes, service time and latency, to the nanosecond. */
+#define SINGLE                                                                 \
+    "[scenario]\nname = same\nduration = 30s\n"                                \
+    "[clients]\ncount = 50\nrate = 20/s\ntimeout = 50ms\n"                     \
+    "[policy]\nname = exponential\nbase = 10ms\n"                              \
+    "[server]\nworkers = 8\nservice = exp(10ms)\n"                             \
+    "network_delay = exp(1ms)\n"
+
+START_TEST(a_free_downstream_changes_nothing_at_the_top)
+{
+    tu_sim *a = tu_sim_run(SINGLE, NULL, NULL, 0);
+    tu_sim *b = tu_sim_run(SINGLE "downstream = db\n"
+                                  "[server.db]\nservice = const(0s)\n",
+                           NULL, NULL, 0);
+    const metrics_bucket *x = &sim_metrics(a->sim)->total.sum;
+    const metrics_bucket *y = &sim_metrics(b->sim)->total.sum;
+    ck_assert_uint_gt(x->timeouts, 100); /* retries happen */
+    ck_assert_uint_eq(x->attempts, y->attempts);
+    ck_assert_uint_eq(x->successes, y->successes);
+    ck_assert_uint_eq(x->timeouts, y->timeouts);
+    ck_assert_int_eq(x->service_ns, y->service_ns);
+    ck_assert_int_eq(x->latency_sum_ns, y->latency_sum_ns);
+    ck_assert_int_eq(x->wasted_ns, y->wasted_ns);
+    /* ... and every attempt the top served made one call, but those
+     * still in service at the end (at most its 8 workers): `served`
+     * counts an attempt when its service starts, the call comes at its
+     * end. */
+    ck_assert_uint_le(tier_sum(b, 1)->attempts, y->served);
+    ck_assert_uint_le(y->served - tier_sum(b, 1)->attempts, 8);
+    tu_sim_free(a);
+    tu_sim_free(b);
+}
+END_TEST
+
+/* ---- The loader's refusals --------------------------------------------- */
+
+#define TOP                                                                    \
+    "[scenario]\nname = t\nduration = 60s\n"                                   \
+    "[clients]\ncount = 10\nrate = 1/s\n"                                      \
+    "[server]\nworkers = 2\n"
+
+typedef struct bad_chain {
+    const char *name, *ini, *message; /* %s: the file */
+} bad_chain;
+
+/* Lines: 1 [scenario] 2 name 3 duration 4 [clients] 5 count 6 rate
+ * 7 [server] 8 workers 9 ... */
+static const bad_chain bad_chains[] = {
+    {"unknown-downstream", TOP "downstream = db\n",
+     "%s:9: [server] downstream: expected the name of a tier, but there is "
+     "no [server.db] section, got 'db'"},
+    {"cycle",
+     TOP "downstream = a\n[server.a]\ndownstream = b\n[server.b]\n"
+         "downstream = a\n",
+     "%s:13: [server.b] downstream: 'a' makes a cycle: top -> a -> b -> a; "
+     "a chain ends at a tier without a downstream"},
+    {"cycle-to-top",
+     TOP "name = web\ndownstream = a\n[server.a]\ndownstream = web\n",
+     "%s:12: [server.a] downstream: 'web' makes a cycle: web -> a -> web; a "
+     "chain ends at a tier without a downstream"},
+    {"unreached-tier", TOP "[server.db]\nworkers = 2\n",
+     "%s:9: [server.db] is not part of the service chain: no tier reached "
+     "from [server] has downstream = db"},
+    {"policy-without-tier",
+     TOP "downstream = db\n[server.db]\n[policy.dbb]\nname = immediate\n",
+     "%s:11: [policy.dbb] is the policy of tier 'dbb''s calls, but there is "
+     "no such tier; expected [policy.NAME] for a tier [server.NAME] (or the "
+     "top's [server] name) that has a downstream"},
+    {"policy-of-the-bottom",
+     TOP "downstream = db\n[server.db]\n[policy.db]\nname = immediate\n",
+     "%s:11: [policy.db]: tier 'db' has no downstream, so it makes no calls "
+     "for a policy to drive"},
+    {"caller-unlimited",
+     "[scenario]\nname = t\nduration = 60s\n[server]\nworkers = unlimited\n"
+     "downstream = db\n[server.db]\n",
+     "%s:5: [server] workers: a tier that calls a downstream needs a finite "
+     "number of workers: they make its calls and are held while a call is "
+     "in progress"},
+    {"tier-key-typo", TOP "downstream = db\n[server.db]\nworkerz = 3\n",
+     "%s:11: [server.db] unknown key 'workerz' (did you mean 'workers'?); "
+     "known keys: model, occ, read_service, workers, queue_limit, overflow, "
+     "queue_order, retry_after, service, degradation, degradation_knee, "
+     "network_delay, rate_limit, rate_limit_burst, drop_expired, drop_late, "
+     "idempotency, dedupe_answer, name, downstream"},
+    {"tier-bad-value", TOP "downstream = db\n[server.db]\nworkers = ten\n",
+     "%s:11: [server.db] workers: expected a whole number from 1 to "
+     "10000000, or 'unlimited', got 'ten'"},
+    {"tier-name-key", TOP "downstream = db\n[server.db]\nname = x\n",
+     "%s:11: [server.db] name: a tier's name is the one in its section "
+     "header; only the top [server] takes a name"},
+    {"tier-policy-timeout",
+     TOP "downstream = db\n[server.db]\n[policy.top]\ntimeout = 0s\n",
+     "%s:12: [policy.top] timeout: expected a positive duration, got '0s'"},
+    {"tier-policy-processes",
+     TOP "downstream = db\n[server.db]\n[policy.top]\nprocesses = 3\n",
+     "%s:12: [policy.top] processes: expected at most the tier's workers (2) "
+     "processes, got 3: a process holds at least one worker"},
+    {"fault-unknown-target",
+     TOP "downstream = db\n[server.db]\n[fault.x]\ntype = outage\n"
+         "start = 20s\nduration = 5s\ntarget = dbb\n",
+     "%s:15: [fault.x] target: expected the name of a tier of the chain top "
+     "-> db, got 'dbb'"},
+    {"fault-target-single",
+     TOP "[fault.x]\ntype = outage\nstart = 20s\nduration = 5s\n"
+         "target = db\n",
+     "%s:13: [fault.x] target: expected the name of a tier; this scenario "
+     "has one server, 'top', got 'db'"},
+    {"fault-target-client-side",
+     TOP "downstream = db\n[server.db]\n[fault.x]\ntype = load_spike\n"
+         "multiplier = 2\nstart = 20s\nduration = 5s\ntarget = db\n",
+     "%s:16: [fault.x] target: does not apply to a fault of type "
+     "'load_spike'"},
+};
+
+START_TEST(bad_chains_are_refused_by_line)
+{
+    const bad_chain *c = &bad_chains[_i];
+    char file[64];
+    snprintf(file, sizeof file, "chain-%s.ini", c->name);
+    char path[1024];
+    snprintf(path, sizeof path, "%s", tu_write_temp(file, c->ini));
+    static scenario sc;
+    sb_err e;
+    ck_assert_msg(scenario_load(path, NULL, 0, &sc, &e) != 0, "%s: loaded",
+                  c->name);
+    char want[2048];
+    snprintf(want, sizeof want, c->message, path);
+    ck_assert_str_eq(e.msg, want);
+}
+END_TEST
+
+/* --set reaches a tier's keys, and a tier's policy parameters reach its
+ * stack (a bad one is refused when the run is built, by its origin). */
+START_TEST(set_reaches_tiers)
+{
+    const char *path = tu_write_temp(
+        "chain-set.ini", TOP "downstream = db\n[server.db]\n"
+                             "[policy.top]\nname = immediate\n");
+    char p[1024];
+    snprintf(p, sizeof p, "%s", path);
+    static scenario sc;
+    sb_err e;
+    const char *sets[] = {"server.db.workers=7", "policy.top.max_attempts=3"};
+    ck_assert_int_eq(scenario_load(p, sets, 2, &sc, &e), 0);
+    ck_assert_uint_eq(sc.cfg.n_tiers, 2);
+    ck_assert_uint_eq(sc.cfg.tiers[1].server.workers, 7);
+    ck_assert_uint_eq(sc.cfg.tiers[0].n_settings, 1);
+    ck_assert_str_eq(sc.cfg.tiers[0].settings[0].key, "max_attempts");
+}
+END_TEST
+
+Suite *tiers_suite(void)
+{
+    Suite *s = suite_create("tiers");
+    TCase *tc = tcase_create("chain");
+    tcase_add_test(tc, retries_multiply_through_tiers);
+    tcase_add_test(tc, retrying_only_at_the_top_is_linear);
+    tcase_add_test(tc, retrying_in_the_middle_only);
+    tcase_add_test(tc, held_workers_obey_littles_law);
+    tcase_add_test(tc, slow_database_starves_the_front_end);
+    tcase_add_test(tc, a_free_downstream_changes_nothing_at_the_top);
+    tcase_add_loop_test(tc, bad_chains_are_refused_by_line, 0,
+                        (int)(sizeof bad_chains / sizeof *bad_chains));
+    tcase_add_test(tc, set_reaches_tiers);
+    suite_add_tcase(s, tc);
+    return s;
+}
