@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chain.h"
 #include "cli.h"
 #include "export.h"
 #include "outfile.h"
@@ -310,7 +311,10 @@ static int write_outputs(run_state *r, sb_err *e)
         outfile out;
         if (outfile_open(&out, r->o.csv, e) != 0)
             return -1;
-        export_csv(out.f, sim_metrics(r->sim));
+        if (chain_csv(out.f, r->sim) != 0) {
+            outfile_abort(&out);
+            return err_set(e, "%s: out of memory", r->o.csv);
+        }
         if (outfile_commit(&out, e) != 0)
             return -1;
     }
@@ -321,7 +325,8 @@ static int write_outputs(run_state *r, sb_err *e)
         run_meta meta = {r->sc.cfg.name, r->sc.path,
                          pstack_name(r->ps.stack), r->ps.stack,
                          (unsigned long long)r->sc.cfg.seed,
-                         r->sc.cfg.clients.count, r->o.timing, r->wall_s};
+                         r->sc.cfg.clients.count, r->o.timing, r->wall_s,
+                         chain_json, r->sim};
         export_json(out.f, &meta, &r->sum, r->res, r->n_res);
         if (outfile_commit(&out, e) != 0)
             return -1;
@@ -334,6 +339,7 @@ static void report(const run_state *r)
     FILE *f = r->o.json && strcmp(r->o.json, "-") == 0 ? stderr : stdout;
     if (!r->o.quiet) {
         print_summary(f, &r->sc.cfg, r->sc.path, r->ps.stack, &r->sum);
+        chain_print(f, r->sim);
         print_expectations(f, r->res, r->n_res);
         /* --no-timing: nothing that differs between two runs. */
         if (r->o.timing)

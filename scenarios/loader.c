@@ -901,35 +901,39 @@ static int follow_chain(loader *ld)
     const entry *link = find_entry(ld, "server", "downstream");
     uint32_t n = 1;
     while (link) {
-        char section[96], chain[SIM_MAX_TIERS * (SIM_NAME_MAX + 4)];
-        chain_words(c, n, chain, sizeof chain);
-        if (!good_name(link->value))
+        char name[SIM_NAME_MAX], section[96];
+        char chain[SIM_MAX_TIERS * (SIM_NAME_MAX + 4)];
+        if (!good_name(link->value) ||
+            snprintf(name, sizeof name, "%s", link->value) >=
+                (int)sizeof name)
             return bad_value(ld->e, link, "the name of a [server.NAME] "
-                             "section (letters, digits, _ and -)");
+                             "section (letters, digits, _ and -, at most "
+                             "63)");
+        chain_words(c, n, chain, sizeof chain);
         for (uint32_t i = 0; i < n; i++) {
-            if (strcmp(c->tiers[i].name, link->value) == 0) {
-                char msg[sizeof chain + 200];
+            if (strcmp(c->tiers[i].name, name) == 0) {
+                char msg[sizeof chain + 2 * SIM_NAME_MAX + 100];
                 snprintf(msg, sizeof msg, "'%s' makes a cycle: %s -> %s; "
                          "a chain ends at a tier without a downstream",
-                         link->value, chain, link->value);
+                         name, chain, name);
                 return bad(ld->e, link, msg);
             }
         }
-        snprintf(section, sizeof section, "server.%s", link->value);
+        snprintf(section, sizeof section, "server.%s", name);
         if (section_line(ld, section) == 0) {
-            char want[200];
+            char want[sizeof section + 64];
             snprintf(want, sizeof want, "the name of a tier, but there is "
                      "no [%s] section", section);
             return bad_value(ld->e, link, want);
         }
         if (n == SIM_MAX_TIERS) {
-            char msg[sizeof chain + 100];
+            char msg[sizeof chain + SIM_NAME_MAX + 100];
             snprintf(msg, sizeof msg, "a chain has at most %d tiers: %s -> "
-                     "%s", SIM_MAX_TIERS, chain, link->value);
+                     "%s", SIM_MAX_TIERS, chain, name);
             return bad(ld->e, link, msg);
         }
         tier_cfg *t = &c->tiers[n++];
-        snprintf(t->name, sizeof t->name, "%s", link->value);
+        memcpy(t->name, name, sizeof name);
         if (load_tier_server(ld, section, t) != 0)
             return -1;
         link = find_entry(ld, section, "downstream");
@@ -990,8 +994,10 @@ static int load_tiers(loader *ld)
     if (nm && !good_name(nm->value))
         return bad_value(ld->e, nm, "a tier name (letters, digits, _ and -, "
                          "at most 63)");
-    snprintf(c->tiers[0].name, sizeof c->tiers[0].name, "%s",
-             top_tier_name(ld));
+    if (snprintf(c->tiers[0].name, sizeof c->tiers[0].name, "%s",
+                 top_tier_name(ld)) >= (int)sizeof c->tiers[0].name)
+        return bad_value(ld->e, nm, "a tier name (letters, digits, _ and -, "
+                         "at most 63)");
     if (follow_chain(ld) != 0)
         return -1;
     if (check_unused_tiers(ld) != 0)
@@ -1001,9 +1007,9 @@ static int load_tiers(loader *ld)
         return 0;
     }
     for (uint32_t i = 0; i + 1 < c->n_tiers; i++) {
-        char section[96];
-        snprintf(section, sizeof section, i ? "server.%s" : "server",
-                 c->tiers[i].name);
+        char section[96] = "server";
+        if (i > 0)
+            snprintf(section, sizeof section, "server.%s", c->tiers[i].name);
         const server_cfg *sv = i ? &c->tiers[i].server : &c->server;
         if (check_caller(ld, section, sv) != 0 ||
             load_tier_policy(ld, &c->tiers[i], sv->workers) != 0)

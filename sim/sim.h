@@ -160,6 +160,26 @@ typedef struct sim_tier_info {
 uint32_t sim_tiers(const sim *s);
 void sim_tier(const sim *s, unsigned i, sim_tier_info *out);
 
+/* A tier's run, totalled (after sim_finish). */
+typedef struct sim_tier_summary {
+    const char *name;
+    uint32_t workers;       /* configured; SIM_UNLIMITED */
+    bool calls_down;
+    uint64_t calls;         /* logical requests that reached it: the
+                               clients' at the top, else its caller's calls */
+    uint64_t attempts;      /* attempts sent to it */
+    double amplification;   /* attempts / the top's offered requests */
+    uint64_t served;        /* attempts that started service */
+    uint64_t rejections, timeouts;
+    uint64_t successes, failures; /* of the calls (requests at the top) */
+    double mean_busy_workers;
+    double utilization;     /* mean busy / workers; 0 when unlimited */
+    uint32_t max_queue;
+    double wasted_work_s;   /* its own service spent on answers nobody used */
+    double wasted_work_share; /* ... of its service */
+} sim_tier_summary;
+void sim_tier_summary_of(const sim *s, unsigned i, sim_tier_summary *out);
+
 /* Engine statistics. */
 typedef struct sim_stats {
     uint64_t events;        /* events taken off the queue */

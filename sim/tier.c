@@ -566,3 +566,36 @@ void sim_tier(const sim *s, unsigned i, sim_tier_info *out)
     out->calls_down = tr->calls;
     out->workers = server_workers(tr->srv);
 }
+
+/* The same arithmetic as the run summary's (summary.c) for the top:
+ * time averages over the configured duration, utilization against the
+ * configured workers. */
+void sim_tier_summary_of(const sim *s, unsigned i, sim_tier_summary *out)
+{
+    const tier *tr = &s->tiers->t[i];
+    const metrics_bucket *t = &tr->m->total.sum;
+    double top_offered = (double)s->m.total.sum.offered;
+    double dur = (double)s->cfg->duration_ns;
+    memset(out, 0, sizeof *out);
+    out->name = tr->cfg->name;
+    out->workers = tr->server_cfg->workers;
+    out->calls_down = tr->calls;
+    out->calls = t->offered;
+    out->attempts = t->attempts;
+    out->amplification = top_offered > 0 ? (double)t->attempts / top_offered
+                                         : 0.0;
+    out->served = t->served;
+    out->rejections = t->rejections;
+    out->timeouts = t->timeouts;
+    out->successes = t->successes;
+    out->failures = t->failures;
+    out->mean_busy_workers = t->busy_ns / dur;
+    out->utilization = out->workers == SIM_UNLIMITED
+                           ? 0.0
+                           : out->mean_busy_workers / out->workers;
+    out->max_queue = tr->m->total.max_queue;
+    out->wasted_work_s = (double)t->wasted_ns / 1e9;
+    out->wasted_work_share =
+        t->service_ns > 0 ? (double)t->wasted_ns / (double)t->service_ns
+                          : 0.0;
+}
