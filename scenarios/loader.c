@@ -834,7 +834,10 @@ static int check_caller(loader *ld, const char *section,
 }
 
 /* [policy.NAME] of tier t, the calls it makes: name (the stack), timeout
- * (per attempt), processes, and the stack's parameters. */
+ * (per attempt), processes, and the stack's parameters.  When --set
+ * chose another stack than the file's, the file's parameters (written
+ * for its own stack) are left out and only --set's apply, as for the
+ * clients' [policy]. */
 static int load_tier_policy(loader *ld, tier_cfg *t, uint32_t workers)
 {
     char section[96];
@@ -848,11 +851,14 @@ static int load_tier_policy(loader *ld, tier_cfg *t, uint32_t workers)
     t->timeout_ns = NS_PER_S;
     static const keydef timeout = {"timeout", V_DURATION_POS, 0, 0, 0, NULL};
     static const keydef procs = {"processes", V_COUNT, 0, 1, 100000000, NULL};
+    const entry *stack = find_entry(ld, section, "name");
+    bool set_stack = stack && strncmp(stack->origin, "--set", 5) == 0;
     for (int i = 0; i < ld->n; i++) {
         entry *en = &ld->entries[i];
         if (strcmp(en->section, section) != 0)
             continue;
         en->used = true;
+        bool from_set = strncmp(en->origin, "--set", 5) == 0;
         if (strcmp(en->key, "name") == 0) {
             if (parse_text(en, t->policy, sizeof t->policy, ld->e) != 0)
                 return -1;
@@ -876,6 +882,8 @@ static int load_tier_policy(loader *ld, tier_cfg *t, uint32_t workers)
         } else if (strcmp(en->key, "plugin") == 0) {
             return bad(ld->e, en, "a tier's calls run built-in policies "
                        "only (plug-ins are not supported there yet)");
+        } else if (set_stack && !from_set) {
+            continue;
         } else {
             if (t->n_settings == SIM_TIER_SETTINGS)
                 return bad(ld->e, en, "too many policy parameters for a "
