@@ -287,6 +287,48 @@ START_TEST(shipped_scenario_shows_4_to_the_3)
 }
 END_TEST
 
+/* The outputs: the JSON's "tiers" and the CSV's per-tier columns say the
+ * same (db's attempts over the run = the sum of its column), and a
+ * single-server run has neither. */
+START_TEST(outputs_carry_the_tiers_only_with_a_chain)
+{
+    char json[1024], csv[1024];
+    snprintf(json, sizeof json, "%s", tu_temp_path("chain-out.json"));
+    snprintf(csv, sizeof csv, "%s", tu_temp_path("chain-out.csv"));
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){
+                          "run", TU_SOURCE("scenarios/tier-amplification.ini"),
+                          "--no-timing", "-q", "--json", json, "--csv", csv,
+                          NULL});
+    ck_assert_int_eq(o.status, 0);
+    tu_output_free(&o);
+    char *j = tu_read_file(json), *c = tu_read_file(csv);
+    const char *db = strstr(j, "\"name\": \"db\"");
+    ck_assert_ptr_nonnull(db);
+    ck_assert_double_eq(tu_json_number(db, "attempts"),
+                        tu_csv_sum(c, "db.attempts"));
+    ck_assert_double_eq(tu_json_number(db, "calls"),
+                        tu_csv_sum(c, "api.attempts"));
+    ck_assert_double_eq(tu_json_number(j, "offered"),
+                        tu_csv_sum(c, "front.calls"));
+    free(j);
+    free(c);
+    tu_stormbench(&o, (const char *[]){
+                          "run", TU_SOURCE("scenarios/retry-storm.ini"),
+                          "--set", "scenario.duration=30s", "--no-timing",
+                          "-q", "--no-expect", "--json", json, "--csv", csv,
+                          NULL});
+    ck_assert_int_eq(o.status, 0);
+    tu_output_free(&o);
+    j = tu_read_file(json);
+    c = tu_read_file(csv);
+    ck_assert_ptr_null(strstr(j, "\"tiers\""));
+    ck_assert_ptr_null(strchr(strtok(c, "\n"), '.'));
+    free(j);
+    free(c);
+}
+END_TEST
+
 /* ---- The loader's refusals --------------------------------------------- */
 
 #define TOP                                                                    \
@@ -426,6 +468,7 @@ Suite *tiers_suite(void)
     tcase_add_test(tc, slow_database_starves_the_front_end);
     tcase_add_test(tc, a_free_downstream_changes_nothing_at_the_top);
     tcase_add_test(tc, shipped_scenario_shows_4_to_the_3);
+    tcase_add_test(tc, outputs_carry_the_tiers_only_with_a_chain);
     tcase_add_loop_test(tc, bad_chains_are_refused_by_line, 0,
                         (int)(sizeof bad_chains / sizeof *bad_chains));
     tcase_add_test(tc, set_reaches_tiers);
