@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "writer.h"
 
 /* The metrics totals of tier i. */
 static const metrics_bucket *tier_sum(const tu_sim *t, unsigned i)
@@ -329,6 +330,46 @@ START_TEST(outputs_carry_the_tiers_only_with_a_chain)
 }
 END_TEST
 
+/* The GUI's "save as scenario" (scenarios/writer.h) keeps the chain: the
+ * file it writes loads into the same tiers, policies and targets. */
+START_TEST(a_written_chain_loads_back_the_same)
+{
+    static scenario a, b;
+    sb_err e;
+    ck_assert_int_eq(scenario_load(TU_SOURCE("scenarios/tier-amplification.ini"),
+                                   (const char *[]){"policy.api.processes=4"},
+                                   1, &a, &e),
+                     0);
+    char path[1024];
+    snprintf(path, sizeof path, "%s", tu_temp_path("chain-written.ini"));
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    writer_extra x = {NULL, a.policy, a.settings, a.n_settings, NULL, 0,
+                      NULL, 0};
+    ck_assert_int_eq(scenario_write(f, &a.cfg, &x, &e), 0);
+    fclose(f);
+    ck_assert_msg(scenario_load(path, NULL, 0, &b, &e) == 0, "%s", e.msg);
+    ck_assert_uint_eq(b.cfg.n_tiers, 3);
+    for (uint32_t i = 0; i < 3; i++) {
+        const tier_cfg *p = &a.cfg.tiers[i], *q = &b.cfg.tiers[i];
+        ck_assert_str_eq(p->name, q->name);
+        if (i > 0)
+            ck_assert_int_eq(memcmp(&p->server, &q->server, sizeof p->server),
+                             0);
+        ck_assert_str_eq(p->policy, q->policy);
+        ck_assert_int_eq(p->timeout_ns, q->timeout_ns);
+        ck_assert_uint_eq(p->processes, q->processes);
+        ck_assert_uint_eq(p->n_settings, q->n_settings);
+        for (uint32_t k = 0; k < p->n_settings; k++)
+            ck_assert_str_eq(p->settings[k].value, q->settings[k].value);
+    }
+    ck_assert_uint_eq(b.cfg.tiers[1].processes, 4);
+    ck_assert_uint_eq(b.cfg.faults[0].tier, 2); /* target = db */
+    ck_assert_int_eq(memcmp(&a.cfg.server, &b.cfg.server, sizeof a.cfg.server),
+                     0);
+}
+END_TEST
+
 /* ---- The loader's refusals --------------------------------------------- */
 
 #define TOP                                                                    \
@@ -469,6 +510,7 @@ Suite *tiers_suite(void)
     tcase_add_test(tc, a_free_downstream_changes_nothing_at_the_top);
     tcase_add_test(tc, shipped_scenario_shows_4_to_the_3);
     tcase_add_test(tc, outputs_carry_the_tiers_only_with_a_chain);
+    tcase_add_test(tc, a_written_chain_loads_back_the_same);
     tcase_add_loop_test(tc, bad_chains_are_refused_by_line, 0,
                         (int)(sizeof bad_chains / sizeof *bad_chains));
     tcase_add_test(tc, set_reaches_tiers);
