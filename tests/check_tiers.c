@@ -288,6 +288,34 @@ START_TEST(shipped_scenario_shows_4_to_the_3)
 }
 END_TEST
 
+/* slow-database.ini's Little's law: before the fault front holds a
+ * worker 23 ms a request, 50/s x 23 ms = 1.15 busy (Poisson noise on
+ * about 1000 requests: 3 %; 10 % allowed); in the fault every one of its
+ * 16 is held (from 33 s, once the fast calls are long gone), and db has
+ * 16 x 500 / 503 = 15.9 of its 64 busy -- the held workers' queries. */
+START_TEST(slow_database_scenario_holds_front_workers)
+{
+    char csv[1024];
+    snprintf(csv, sizeof csv, "%s", tu_temp_path("slow-database.csv"));
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){
+                          "run", TU_SOURCE("scenarios/slow-database.ini"),
+                          "--no-timing", "-q", "--csv", csv, NULL});
+    ck_assert_int_eq(o.status, 0);
+    tu_output_free(&o);
+    char *c = tu_read_file(csv);
+    ck_assert_double_eq_tol(csv_window(c, "front.busy_workers", 10, 30) / 20,
+                            1.15, 0.115);
+    ck_assert_double_eq_tol(csv_window(c, "front.busy_workers", 33, 50) / 17,
+                            16, 1e-3);
+    ck_assert_double_eq_tol(csv_window(c, "db.busy_workers", 33, 50) / 17,
+                            16 * 500.0 / 503, 0.1);
+    /* And goodput: nothing succeeds once the queue is 2 s long. */
+    ck_assert_double_eq(csv_window(c, "successes", 40, 50), 0);
+    free(c);
+}
+END_TEST
+
 /* The outputs: the JSON's "tiers" and the CSV's per-tier columns say the
  * same (db's attempts over the run = the sum of its column), and a
  * single-server run has neither. */
@@ -509,6 +537,7 @@ Suite *tiers_suite(void)
     tcase_add_test(tc, slow_database_starves_the_front_end);
     tcase_add_test(tc, a_free_downstream_changes_nothing_at_the_top);
     tcase_add_test(tc, shipped_scenario_shows_4_to_the_3);
+    tcase_add_test(tc, slow_database_scenario_holds_front_workers);
     tcase_add_test(tc, outputs_carry_the_tiers_only_with_a_chain);
     tcase_add_test(tc, a_written_chain_loads_back_the_same);
     tcase_add_loop_test(tc, bad_chains_are_refused_by_line, 0,
