@@ -225,7 +225,8 @@ typedef struct run_state {
     outfile trace_out;
     trace_writer tw;
     sim_summary sum;
-    expect_result res[EXPECT_KIND_COUNT];
+    expect_result res[EXPECT_KIND_COUNT + CHAIN_MAX_EXPECT];
+    char tier_expect[CHAIN_MAX_EXPECT][SIM_NAME_MAX + 32]; /* their names */
     int n_res;
     double wall_s;
 } run_state;
@@ -300,6 +301,9 @@ static int simulate(run_state *r, sb_err *e)
     sim_finish(r->sim);
     summary_compute(r->sim, &r->sum);
     r->n_res = r->o.no_expect ? 0 : expect_eval(&r->expect, &r->sum, r->res);
+    if (!r->o.no_expect)
+        r->n_res += chain_expect_eval(r->sim, r->res + r->n_res,
+                                      r->tier_expect);
     return 0;
 }
 

@@ -154,3 +154,64 @@ int chain_csv(FILE *f, const sim *s)
     free(text);
     return 0;
 }
+
+/* ---- [expect.NAME] ---------------------------------------------------- */
+
+static const char *const expect_keys[TIER_EXPECT_KINDS] = {
+    [TIER_EXPECT_AMPLIFICATION_MIN] = "amplification_min",
+    [TIER_EXPECT_AMPLIFICATION_MAX] = "amplification_max",
+    [TIER_EXPECT_UTILIZATION_MIN] = "utilization_min",
+    [TIER_EXPECT_UTILIZATION_MAX] = "utilization_max"};
+
+/* One assertion on tier t: its measured value against the limit. */
+static void judge(const sim_tier_summary *t, int k, double limit,
+                  expect_result *r)
+{
+    bool amp = k == TIER_EXPECT_AMPLIFICATION_MIN ||
+               k == TIER_EXPECT_AMPLIFICATION_MAX;
+    bool min = k == TIER_EXPECT_AMPLIFICATION_MIN ||
+               k == TIER_EXPECT_UTILIZATION_MIN;
+    /* The nearest run-level kind: JSON writes the limit as a number. */
+    r->kind = amp ? EXPECT_AMPLIFICATION_MAX : EXPECT_WASTED_MAX;
+    r->unit = "";
+    r->limit = limit;
+    r->has_value = true;
+    r->value = amp ? t->amplification : t->utilization;
+    r->ok = min ? r->value >= limit : r->value <= limit;
+    if (amp)
+        snprintf(r->explain, sizeof r->explain,
+                 "tier %.64s: %.4g attempts per request offered at the top "
+                 "%s limit %.4g",
+                 t->name, r->value,
+                 r->ok ? (min ? "meets" : "within") : (min ? "below" : "over"),
+                 limit);
+    else
+        snprintf(r->explain, sizeof r->explain,
+                 "tier %.64s: utilization %.2f%% %s limit %.2f%%", t->name,
+                 100 * r->value,
+                 r->ok ? (min ? "meets" : "within") : (min ? "below" : "over"),
+                 100 * limit);
+}
+
+int chain_expect_eval(const sim *s, expect_result *out,
+                      char (*names)[SIM_NAME_MAX + 32])
+{
+    const sim_config *c = sim_config_of(s);
+    int n = 0;
+    for (uint32_t i = 0; i < sim_tiers(s); i++) {
+        const tier_cfg *tc = &c->tiers[i];
+        sim_tier_summary t;
+        sim_tier_summary_of(s, i, &t);
+        for (int k = 0; k < TIER_EXPECT_KINDS; k++) {
+            if (!tc->has_expect[k])
+                continue;
+            /* A tier's name is under SIM_NAME_MAX (the loader's rule). */
+            snprintf(names[n], SIM_NAME_MAX + 32, "%.*s.%s",
+                     SIM_NAME_MAX - 1, tc->name, expect_keys[k]);
+            out[n].name = names[n];
+            judge(&t, k, tc->expect[k], &out[n]);
+            n++;
+        }
+    }
+    return n;
+}

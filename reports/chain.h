@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "expect.h"
 #include "json.h"
 #include "sim.h"
 
@@ -20,5 +21,15 @@ void chain_json(jw *w, const void *ctx);
 /* export_csv of the top's metrics, each line followed by every tier's
  * columns (NAME.attempts, ...).  -1 when out of memory. */
 int chain_csv(FILE *f, const sim *s);
+
+/* The most tier assertions a run has ([expect.NAME], config.h). */
+#define CHAIN_MAX_EXPECT (SIM_MAX_TIERS * TIER_EXPECT_KINDS)
+
+/* Evaluate every tier's [expect.NAME] on a finished run into out (room
+ * for CHAIN_MAX_EXPECT); each result's name ("db.amplification_min") is
+ * kept in names[i], which must live as long as out.  Returns how many
+ * were written. */
+int chain_expect_eval(const sim *s, expect_result *out,
+                      char (*names)[SIM_NAME_MAX + 32]);
 
 #endif

@@ -93,7 +93,8 @@ static bool known_section(const char *name)
     if (strncmp(name, "fault.", 6) == 0)
         return good_name(name + 6);
     /* Tiers of a service chain (tiers.c's part of the loader, below). */
-    if (strncmp(name, "server.", 7) == 0 || strncmp(name, "policy.", 7) == 0)
+    if (strncmp(name, "server.", 7) == 0 || strncmp(name, "policy.", 7) == 0 ||
+        strncmp(name, "expect.", 7) == 0)
         return good_name(name + 7);
     return false;
 }
@@ -132,7 +133,8 @@ static void section_header(loader *ld, char *text)
     if (!known_section(name)) {
         loader_fail(ld, "unknown section [%s]; known sections: [scenario], "
                     "[clients], [server], [policy], [expect], "
-                    "[fault.NAME], [server.NAME], [policy.NAME]", name);
+                    "[fault.NAME], [server.NAME], [policy.NAME], "
+                    "[expect.NAME]", name);
         return;
     }
     for (int i = 0; i < ld->n_sections; i++) {
@@ -291,7 +293,8 @@ static int apply_set(loader *ld, const char *set)
     if (!known_section(section))
         return err_set(ld->e, "--set %s: unknown section [%s]; known "
                        "sections: scenario, clients, server, policy, expect, "
-                       "fault.NAME, server.NAME, policy.NAME", set, section);
+                       "fault.NAME, server.NAME, policy.NAME, expect.NAME",
+                       set, section);
     entry *en = find_entry(ld, section, key);
     if (en == NULL && (en = add_entry(ld, section, key)) == NULL)
         return err_set(ld->e, "--set %s: too many keys", set);
@@ -968,7 +971,8 @@ static int check_unused_tiers(loader *ld)
         const entry *en = &ld->entries[i];
         bool server = strncmp(en->section, "server.", 7) == 0;
         bool policy = strncmp(en->section, "policy.", 7) == 0;
-        if (!server && !policy)
+        bool expect = strncmp(en->section, "expect.", 7) == 0;
+        if (!server && !policy && !expect)
             continue;
         const char *name = en->section + 7;
         int line = section_line(ld, en->section);
@@ -987,10 +991,49 @@ static int check_unused_tiers(loader *ld)
                            "[policy.NAME] for a tier [server.NAME] (or the "
                            "top's [server] name) that has a downstream",
                            where, en->section, name);
+        if (expect && !in_chain(c, name))
+            return err_set(ld->e, "%s: [%s] holds assertions about tier "
+                           "'%s', but there is no such tier in the service "
+                           "chain", where, en->section, name);
         if (policy && strcmp(c->tiers[c->n_tiers - 1].name, name) == 0)
             return err_set(ld->e, "%s: [%s]: tier '%s' has no downstream, "
                            "so it makes no calls for a policy to drive",
                            where, en->section, name);
+    }
+    return 0;
+}
+
+/* [expect.NAME]: assertions about tier NAME over the run. */
+static int load_tier_expect(loader *ld, tier_cfg *t)
+{
+    static const keydef keys[TIER_EXPECT_KINDS + 1] = {
+        [TIER_EXPECT_AMPLIFICATION_MIN] = {"amplification_min", V_REAL, 0, 0,
+                                           1e12, NULL},
+        [TIER_EXPECT_AMPLIFICATION_MAX] = {"amplification_max", V_REAL, 0, 0,
+                                           1e12, NULL},
+        [TIER_EXPECT_UTILIZATION_MIN] = {"utilization_min", V_PROB, 0, 0, 0,
+                                         NULL},
+        [TIER_EXPECT_UTILIZATION_MAX] = {"utilization_max", V_PROB, 0, 0, 0,
+                                         NULL},
+        [TIER_EXPECT_KINDS] = {NULL, 0, 0, 0, 0, NULL}};
+    char section[96];
+    snprintf(section, sizeof section, "expect.%s", t->name);
+    for (int i = 0; i < ld->n; i++) {
+        entry *en = &ld->entries[i];
+        if (strcmp(en->section, section) != 0)
+            continue;
+        int k = 0;
+        while (keys[k].name && strcmp(keys[k].name, en->key) != 0)
+            k++;
+        if (keys[k].name == NULL) {
+            const char *names[TIER_EXPECT_KINDS];
+            return unknown_key(ld->e, en, names,
+                               table_names(keys, names, TIER_EXPECT_KINDS));
+        }
+        if (parse_value(en, &keys[k], &t->expect[k], ld->e) != 0)
+            return -1;
+        t->has_expect[k] = true;
+        en->used = true;
     }
     return 0;
 }
@@ -1012,8 +1055,17 @@ static int load_tiers(loader *ld)
         return -1;
     if (c->n_tiers < 2) {
         c->n_tiers = 0; /* a single server: no chain */
+        for (int i = 0; i < ld->n; i++)
+            if (strncmp(ld->entries[i].section, "expect.", 7) == 0)
+                return bad(ld->e, &ld->entries[i], "[expect.NAME] holds "
+                           "assertions about a tier of a service chain, "
+                           "and this scenario has one server: use "
+                           "[expect]");
         return 0;
     }
+    for (uint32_t i = 0; i < c->n_tiers; i++)
+        if (load_tier_expect(ld, &c->tiers[i]) != 0)
+            return -1;
     for (uint32_t i = 0; i + 1 < c->n_tiers; i++) {
         char section[96] = "server";
         if (i > 0)

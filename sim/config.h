@@ -169,6 +169,17 @@ typedef struct fault_cfg {
 #define SIM_MAX_TIERS 6
 #define SIM_TIER_SETTINGS 12
 
+/* A tier's [expect.NAME] assertions (checked by reports/chain.h, not by
+ * the engine): over the run, its attempts per request offered at the
+ * top, and its utilization. */
+typedef enum tier_expect_kind {
+    TIER_EXPECT_AMPLIFICATION_MIN = 0,
+    TIER_EXPECT_AMPLIFICATION_MAX,
+    TIER_EXPECT_UTILIZATION_MIN,
+    TIER_EXPECT_UTILIZATION_MAX,
+    TIER_EXPECT_KINDS
+} tier_expect_kind;
+
 typedef struct tier_cfg {
     char name[SIM_NAME_MAX]; /* [server.NAME]; the top's: [server] name */
     server_cfg server;       /* tiers 1 and up */
@@ -182,6 +193,8 @@ typedef struct tier_cfg {
     uint32_t processes;      /* instances its workers are spread over, for
                                 per-process policy state; 0: one per
                                 worker */
+    bool has_expect[TIER_EXPECT_KINDS];
+    double expect[TIER_EXPECT_KINDS];
 } tier_cfg;
 
 typedef struct sim_config {

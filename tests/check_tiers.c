@@ -256,8 +256,9 @@ static double db_per_request(const char *const *sets)
     char path[1024];
     snprintf(path, sizeof path, "%s", csv);
     const char *argl[12] = {"run", TU_SOURCE("scenarios/tier-amplification.ini"),
-                            "--no-timing", "-q", "--csv", path};
-    int n = 6;
+                            "--no-timing", "-q", "--no-expect", "--csv",
+                            path};
+    int n = 7;
     for (int i = 0; sets && sets[i]; i++)
         argl[n++] = sets[i];
     argl[n] = NULL;
@@ -285,6 +286,25 @@ START_TEST(shipped_scenario_shows_4_to_the_3)
     const char *top_only[] = {"--set", "policy.front.name=none", "--set",
                               "policy.api.name=none", NULL};
     ck_assert_double_eq_tol(db_per_request(top_only), 4, 0.2);
+}
+END_TEST
+
+/* [expect.NAME] is checked: the shipped file passes with its own
+ * policies (exit 0, every_scenario_meets_its_expect), and fails, naming
+ * the tier, when only the top retries: db then sees (50 + 10 x 4) / 60 =
+ * 1.5 per request, below its amplification_min of 11. */
+START_TEST(tier_expectations_fail_by_name)
+{
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){
+                          "run", TU_SOURCE("scenarios/tier-amplification.ini"),
+                          "--no-timing", "--set", "policy.front.name=none",
+                          "--set", "policy.api.name=none", NULL});
+    ck_assert_int_eq(o.status, 1);
+    ck_assert_ptr_nonnull(strstr(o.out, "FAIL  db.amplification_min: tier "
+                                        "db: 1.5"));
+    ck_assert_ptr_nonnull(strstr(o.out, "FAIL  api.amplification_min"));
+    tu_output_free(&o);
 }
 END_TEST
 
@@ -471,6 +491,26 @@ static const bad_chain bad_chains[] = {
          "target = db\n",
      "%s:13: [fault.x] target: expected the name of a tier; this scenario "
      "has one server, 'top', got 'db'"},
+    {"expect-no-tier",
+     TOP "downstream = db\n[server.db]\n[expect.dbb]\n"
+         "amplification_max = 3\n",
+     "%s:11: [expect.dbb] holds assertions about tier 'dbb', but there is "
+     "no such tier in the service chain"},
+    {"expect-single-server", TOP "[expect.top]\namplification_max = 3\n",
+     "%s:10: [expect.top] amplification_max: [expect.NAME] holds assertions "
+     "about a tier of a service chain, and this scenario has one server: "
+     "use [expect]"},
+    {"expect-tier-key-typo",
+     TOP "downstream = db\n[server.db]\n[expect.db]\n"
+         "amplification_mx = 3\n",
+     "%s:12: [expect.db] unknown key 'amplification_mx' (did you mean "
+     "'amplification_max'?); known keys: amplification_min, "
+     "amplification_max, utilization_min, utilization_max"},
+    {"expect-tier-utilization",
+     TOP "downstream = db\n[server.db]\n[expect.db]\n"
+         "utilization_max = 2\n",
+     "%s:12: [expect.db] utilization_max: expected a probability between 0 "
+     "and 1, got '2'"},
     {"fault-target-client-side",
      TOP "downstream = db\n[server.db]\n[fault.x]\ntype = load_spike\n"
          "multiplier = 2\nstart = 20s\nduration = 5s\ntarget = db\n",
@@ -537,6 +577,7 @@ Suite *tiers_suite(void)
     tcase_add_test(tc, slow_database_starves_the_front_end);
     tcase_add_test(tc, a_free_downstream_changes_nothing_at_the_top);
     tcase_add_test(tc, shipped_scenario_shows_4_to_the_3);
+    tcase_add_test(tc, tier_expectations_fail_by_name);
     tcase_add_test(tc, slow_database_scenario_holds_front_workers);
     tcase_add_test(tc, outputs_carry_the_tiers_only_with_a_chain);
     tcase_add_test(tc, a_written_chain_loads_back_the_same);
