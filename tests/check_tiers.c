@@ -336,6 +336,29 @@ START_TEST(slow_database_scenario_holds_front_workers)
 }
 END_TEST
 
+/* The load budget counts every tier's attempts.  100 000 requests (1 s
+ * of 100 000 clients at 1/s) of 4 attempts at the top are 400 000
+ * attempts, far within it (1e10 events); but with front's and api's
+ * calls retrying up to 1000 times each a request may cost 4 (1 + 1000
+ * (1 + 1000)) = 4 million attempts, and the run is refused before it
+ * starts (exit 2, no simulation). */
+START_TEST(load_budget_counts_the_tiers)
+{
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){
+                          "run", TU_SOURCE("scenarios/tier-amplification.ini"),
+                          "-q", "--no-timing", "--no-expect", "--set",
+                          "clients.count=100000", "--set",
+                          "scenario.warmup=0s", "--set",
+                          "scenario.duration=1s", "--set",
+                          "policy.front.max_attempts=1000", "--set",
+                          "policy.api.max_attempts=1000", NULL});
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_ptr_nonnull(strstr(o.err, "this run would process about"));
+    tu_output_free(&o);
+}
+END_TEST
+
 /* The outputs: the JSON's "tiers" and the CSV's per-tier columns say the
  * same (db's attempts over the run = the sum of its column), and a
  * single-server run has neither. */
@@ -580,6 +603,7 @@ Suite *tiers_suite(void)
     tcase_add_test(tc, tier_expectations_fail_by_name);
     tcase_add_test(tc, slow_database_scenario_holds_front_workers);
     tcase_add_test(tc, outputs_carry_the_tiers_only_with_a_chain);
+    tcase_add_test(tc, load_budget_counts_the_tiers);
     tcase_add_test(tc, a_written_chain_loads_back_the_same);
     tcase_add_loop_test(tc, bad_chains_are_refused_by_line, 0,
                         (int)(sizeof bad_chains / sizeof *bad_chains));
