@@ -815,6 +815,12 @@ static int load_tier_server(loader *ld, const char *section, tier_cfg *t)
     if (apply_table_at(ld, section, server_keys, &t->server, CFG(server)) !=
         0)
         return -1;
+    /* The two-round-trip update is answered by the engine's client side
+     * (server.h), which a tier's calls do not have yet. */
+    const entry *m = find_entry(ld, section, "model");
+    if (m && t->server.model != MODEL_QUEUE)
+        return bad(ld->e, m, "a tier below the top must use model = queue "
+                   "(the hot-record model is for [server] only, yet)");
     return check_server_at(ld, section, &t->server);
 }
 

@@ -175,6 +175,70 @@ START_TEST(slow_database_starves_the_front_end)
 }
 END_TEST
 
+/* ---- A call's end, by hand ------------------------------------------- */
+
+/* One request (one client, sent in the first microsecond) to front,
+ * which calls db; db swallows every attempt (a black hole) for the whole
+ * run.  %s: front's policy (with its timeout), then a fault. */
+#define ONE_CALL                                                               \
+    "[scenario]\nname = one\nduration = 20s\nwarmup = 0s\n"                   \
+    "[clients]\ncount = 1\narrival = once\nstart_window = 1us\n"               \
+    "timeout = 10s\n"                                                          \
+    "[policy]\nname = none\n"                                                  \
+    "[server]\nname = front\nworkers = 1\nservice = const(1ms)\n"              \
+    "downstream = db\n"                                                        \
+    "[policy.front]\n%s\n"                                                     \
+    "[server.db]\n"                                                            \
+    "[fault.hole]\ntype = outage\nmode = blackhole\ntarget = db\n"             \
+    "start = 0s\nduration = 1h\n%s"
+
+/* front's call times out 3 times (100 ms each, retried at once) and
+ * gives up; the held worker is then freed and the client's attempt
+ * answered 503, 1 ms + 3 x 100 ms = 301 ms after it was sent (no
+ * network delay; the client's call_time, 100 us, is long past). */
+START_TEST(a_call_that_times_out_answers_after_its_attempts)
+{
+    char ini[2048];
+    snprintf(ini, sizeof ini, ONE_CALL,
+             "name = immediate\nmax_attempts = 3\ntimeout = 100ms", "");
+    tu_sim *t = tu_sim_run(ini, NULL, NULL, 0);
+    const metrics_bucket *top = tier_sum(t, 0), *db = tier_sum(t, 1);
+    ck_assert_uint_eq(top->failures, 1);
+    ck_assert_uint_eq(top->attempts_ended, 1);
+    ck_assert_int_eq(top->attempt_latency_sum_ns, 301 * NS_PER_MS);
+    ck_assert_uint_eq(db->attempts, 3);
+    ck_assert_uint_eq(db->timeouts, 3);
+    ck_assert_uint_eq(db->failures, 1);
+    /* The worker was held 301 ms in all. */
+    ck_assert_double_eq_tol(top->busy_ns, 301e6, 1);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* front goes down at 1.5 s, during its call's second attempt (sent at
+ * 1.001 s when the first timed out; timeouts 1 s here): the held attempt
+ * is reset at once -- the client's attempt ends at 1.5 s -- and the call
+ * sends no third attempt when the second times out at 2.001 s: the
+ * worker that made it is gone.  db saw 2 attempts, not 5. */
+START_TEST(an_outage_of_the_caller_ends_its_calls)
+{
+    char ini[2048];
+    snprintf(ini, sizeof ini, ONE_CALL,
+             "name = immediate\nmax_attempts = 5\ntimeout = 1s",
+             "[fault.front]\ntype = outage\ntarget = front\nstart = 1.5s\n"
+             "duration = 1s\n");
+    tu_sim *t = tu_sim_run(ini, NULL, NULL, 0);
+    const metrics_bucket *top = tier_sum(t, 0), *db = tier_sum(t, 1);
+    ck_assert_uint_eq(top->failures, 1);
+    /* Sent in the first microsecond, answered at 1.5 s. */
+    ck_assert_int_le(top->attempt_latency_sum_ns, 1500 * NS_PER_MS);
+    ck_assert_int_gt(top->attempt_latency_sum_ns, 1500 * NS_PER_MS - 1000);
+    ck_assert_uint_eq(db->attempts, 2);
+    ck_assert_uint_eq(db->failures, 1); /* the abandoned call */
+    tu_sim_free(t);
+}
+END_TEST
+
 /* ---- What adding a tier leaves alone ---------------------------------- */
 
 /* The top tier draws from the streams a single server uses, and tier 1
@@ -494,6 +558,10 @@ static const bad_chain bad_chains[] = {
     {"tier-bad-value", TOP "downstream = db\n[server.db]\nworkers = ten\n",
      "%s:11: [server.db] workers: expected a whole number from 1 to "
      "10000000, or 'unlimited', got 'ten'"},
+    {"tier-hot-record",
+     TOP "downstream = db\n[server.db]\nmodel = hot_record\n",
+     "%s:11: [server.db] model: a tier below the top must use model = queue "
+     "(the hot-record model is for [server] only, yet)"},
     {"tier-name-key", TOP "downstream = db\n[server.db]\nname = x\n",
      "%s:11: [server.db] name: a tier's name is the one in its section "
      "header; only the top [server] takes a name"},
@@ -599,6 +667,8 @@ Suite *tiers_suite(void)
     tcase_add_test(tc, held_workers_obey_littles_law);
     tcase_add_test(tc, slow_database_starves_the_front_end);
     tcase_add_test(tc, a_free_downstream_changes_nothing_at_the_top);
+    tcase_add_test(tc, a_call_that_times_out_answers_after_its_attempts);
+    tcase_add_test(tc, an_outage_of_the_caller_ends_its_calls);
     tcase_add_test(tc, shipped_scenario_shows_4_to_the_3);
     tcase_add_test(tc, tier_expectations_fail_by_name);
     tcase_add_test(tc, slow_database_scenario_holds_front_workers);
