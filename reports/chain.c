@@ -85,7 +85,8 @@ void chain_json(jw *w, const void *ctx)
 
 static const char *const columns[] = {
     "calls", "attempts", "amplification", "busy_workers", "queue_len",
-    "max_queue", "rejections", "timeouts", "wasted_work_s"};
+    "max_queue", "rejections", "timeouts", "wasted_work_s", "successes",
+    "failures", "open_breakers"};
 #define N_COLUMNS (sizeof columns / sizeof *columns)
 
 static void header(FILE *f, const sim *s)
@@ -113,12 +114,13 @@ static void row_columns(FILE *f, const sim *s, size_t row)
         const metrics_bucket *b = &t.m->buckets[row];
         double width = (double)b->width_ns;
         fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%.4f,%.3f,%.3f,%u,%" PRIu64
-                   ",%" PRIu64 ",%.6f",
+                   ",%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRId64,
                 b->offered, b->attempts,
                 top->offered ? (double)b->attempts / (double)top->offered
                              : 0.0,
                 b->busy_ns / width, b->queue_ns / width, b->max_queue,
-                b->rejections, b->timeouts, (double)b->wasted_ns / 1e9);
+                b->rejections, b->timeouts, (double)b->wasted_ns / 1e9,
+                b->successes, b->failures, b->open_breakers);
     }
 }
 

@@ -457,6 +457,13 @@ static int start_caller(tier *tr, size_t *request_size, sb_err *e)
         return -1;
     tr->has_stack = true;
     tr->calls = true;
+    /* A hedge's timer would be ignored: refuse rather than run a stack
+     * that does not do what it says. */
+    for (int i = 0; i < pstack_layers(tr->ps.stack); i++)
+        if (strcmp(pstack_layer(tr->ps.stack, i)->name, "hedge") == 0)
+            return err_set(e, "%s: a tier's calls cannot hedge yet (the "
+                           "hedge layer runs for [policy] only)",
+                           tc->policy_origin);
     unsigned hooks = pstack_hooks(tr->ps.stack);
     tr->asks_before_send = (hooks & PSTACK_HOOK_BEFORE_SEND) != 0;
     tr->hears_success =

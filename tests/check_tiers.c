@@ -626,6 +626,26 @@ START_TEST(bad_chains_are_refused_by_line)
 }
 END_TEST
 
+/* A hedge layer in a tier's stack is refused when the run is built (its
+ * timer would be ignored), naming where the stack was written. */
+START_TEST(a_tier_cannot_hedge_yet)
+{
+    const char *path = tu_write_temp(
+        "chain-hedge.ini", TOP "downstream = db\n[server.db]\n"
+                               "[policy.top]\nname = exponential+hedge\n");
+    char p[1024];
+    snprintf(p, sizeof p, "%s", path);
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"run", p, "-q", NULL});
+    ck_assert_int_eq(o.status, 2);
+    char want[1200];
+    snprintf(want, sizeof want, "%s:12: [policy.top] name: a tier's calls "
+             "cannot hedge yet", p);
+    ck_assert_msg(strstr(o.err, want) != NULL, "%s", o.err);
+    tu_output_free(&o);
+}
+END_TEST
+
 /* --set reaches a tier's keys, and a tier's policy parameters reach its
  * stack (a bad one is refused when the run is built, by its origin). */
 START_TEST(set_reaches_tiers)
@@ -678,6 +698,7 @@ Suite *tiers_suite(void)
     tcase_add_loop_test(tc, bad_chains_are_refused_by_line, 0,
                         (int)(sizeof bad_chains / sizeof *bad_chains));
     tcase_add_test(tc, set_reaches_tiers);
+    tcase_add_test(tc, a_tier_cannot_hedge_yet);
     suite_add_tcase(s, tc);
     return s;
 }
