@@ -400,6 +400,38 @@ START_TEST(slow_database_scenario_holds_front_workers)
 }
 END_TEST
 
+/* Same scenario, seed and policies: the same bytes, tiers included
+ * (slow-database.ini draws exponential service times at db, from its
+ * own streams). */
+START_TEST(a_chain_run_is_deterministic)
+{
+    char *out[2][2];
+    for (int k = 0; k < 2; k++) {
+        char json[1024], csv[1024], name[64];
+        snprintf(name, sizeof name, "det-%d.json", k);
+        snprintf(json, sizeof json, "%s", tu_temp_path(name));
+        snprintf(name, sizeof name, "det-%d.csv", k);
+        snprintf(csv, sizeof csv, "%s", tu_temp_path(name));
+        tu_output o;
+        tu_stormbench(&o, (const char *[]){
+                              "run", TU_SOURCE("scenarios/slow-database.ini"),
+                              "--no-timing", "-q", "--json", json, "--csv",
+                              csv, NULL});
+        ck_assert_int_eq(o.status, 0);
+        tu_output_free(&o);
+        out[k][0] = tu_read_file(json);
+        out[k][1] = tu_read_file(csv);
+    }
+    ck_assert_str_eq(out[0][0], out[1][0]);
+    ck_assert_str_eq(out[0][1], out[1][1]);
+    ck_assert_ptr_nonnull(strstr(out[0][0], "\"tiers\""));
+    for (int k = 0; k < 2; k++) {
+        free(out[k][0]);
+        free(out[k][1]);
+    }
+}
+END_TEST
+
 /* The load budget counts every tier's attempts.  100 000 requests (1 s
  * of 100 000 clients at 1/s) of 4 attempts at the top are 400 000
  * attempts, far within it (1e10 events); but with front's and api's
@@ -694,6 +726,7 @@ Suite *tiers_suite(void)
     tcase_add_test(tc, slow_database_scenario_holds_front_workers);
     tcase_add_test(tc, outputs_carry_the_tiers_only_with_a_chain);
     tcase_add_test(tc, load_budget_counts_the_tiers);
+    tcase_add_test(tc, a_chain_run_is_deterministic);
     tcase_add_test(tc, a_written_chain_loads_back_the_same);
     tcase_add_loop_test(tc, bad_chains_are_refused_by_line, 0,
                         (int)(sizeof bad_chains / sizeof *bad_chains));
