@@ -208,6 +208,9 @@ int sim_inject(sim *s, const fault_cfg *f, sb_err *e)
         return err_set(e, "at most %d faults per run", MAX_ALL_FAULTS);
     if (f->name[0] == '\0')
         return err_set(e, "an injected fault needs a name");
+    if (f->tier != 0 && f->tier >= sim_tiers(s))
+        return err_set(e, "fault '%s' targets tier %u, and the run has %u",
+                       f->name, (unsigned)f->tier, sim_tiers(s));
     for (uint32_t k = 0; k < s->n_faults; k++)
         if (strcmp(s->faults[k].name, f->name) == 0)
             return err_set(e, "there is already a fault named '%s'",
