@@ -860,6 +860,7 @@ static int load_tier_policy(loader *ld, tier_cfg *t, uint32_t workers)
     t->timeout_ns = NS_PER_S;
     static const keydef timeout = {"timeout", V_DURATION_POS, 0, 0, 0, NULL};
     static const keydef procs = {"processes", V_COUNT, 0, 1, 100000000, NULL};
+    static const keydef prop = {"propagate_deadline", V_BOOL, 0, 0, 0, NULL};
     const entry *stack = find_entry(ld, section, "name");
     bool set_stack = stack && strncmp(stack->origin, "--set", 5) == 0;
     for (int i = 0; i < ld->n; i++) {
@@ -888,6 +889,9 @@ static int load_tier_policy(loader *ld, tier_cfg *t, uint32_t workers)
                          "at least one worker", workers, t->processes);
                 return bad(ld->e, en, msg);
             }
+        } else if (strcmp(en->key, "propagate_deadline") == 0) {
+            if (parse_value(en, &prop, &t->propagate_deadline, ld->e) != 0)
+                return -1;
         } else if (strcmp(en->key, "plugin") == 0) {
             return bad(ld->e, en, "a tier's calls run built-in policies "
                        "only (plug-ins are not supported there yet)");

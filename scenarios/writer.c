@@ -251,6 +251,8 @@ static void chain_sections(FILE *f, const sim_config *c)
                     t->policy, dur(t->timeout_ns, a, sizeof a));
             if (t->processes)
                 fprintf(f, "processes = %" PRIu32 "\n", t->processes);
+            fprintf(f, "propagate_deadline = %s\n",
+                    yes(t->propagate_deadline));
             for (uint32_t k = 0; k < t->n_settings; k++)
                 fprintf(f, "%s = %s\n", t->settings[k].key,
                         t->settings[k].value);

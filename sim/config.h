@@ -193,6 +193,9 @@ typedef struct tier_cfg {
     uint32_t processes;      /* instances its workers are spread over, for
                                 per-process policy state; 0: one per
                                 worker */
+    bool propagate_deadline; /* a call's deadline is when its caller stops
+                                waiting for the attempt it serves (gRPC
+                                deadline propagation) */
     bool has_expect[TIER_EXPECT_KINDS];
     double expect[TIER_EXPECT_KINDS];
 } tier_cfg;

@@ -224,7 +224,10 @@ static void launch(sim *s, tier *tr, uint32_t ri, request *r)
     t->number = ++r->attempts;
     t->sent = s->now;
     t->retry_after = -1;
-    t->expires = simtime_add(s->now, tr->cfg->timeout_ns);
+    int64_t timeout = tr->cfg->timeout_ns;
+    if (r->deadline != NO_DEADLINE && r->deadline - s->now < timeout)
+        timeout = r->deadline - s->now;
+    t->expires = simtime_add(s->now, timeout);
     t->waiting = 1;
     t->stage = ST_TO_SERVER;
     r->outstanding++;
@@ -295,12 +298,17 @@ void tier_call_down(sim *s, unsigned caller, uint32_t ai)
                             tr->n_clients);
     r->index = down->next_call++;
     r->start = s->now;
-    r->deadline = NO_DEADLINE;
+    r->deadline = tr->cfg->propagate_deadline ? h->expires : NO_DEADLINE;
     r->refs = 1;
     r->op = hr->op;
     r->flags = hr->flags & (RQ_KEYED | RQ_CRITICAL);
     s->tiers->links[ri] = (tier_link){ai, h->gen};
     down->m->cur->offered++;
+    if (r->deadline <= s->now) {
+        /* Its caller has given up already: nothing is sent. */
+        end_call(s, tr, ri, r, SB_OUTCOME_DEADLINE, NULL);
+        return;
+    }
     send_call(s, tr, ri, r);
 }
 

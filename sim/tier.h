@@ -35,9 +35,17 @@
  * instance, as in a real service.  A tier with a downstream therefore
  * needs a finite worker count.
  *
- * What a tier client does not do (yet): hedge (a hedge layer's timer is
- * ignored), pool connections, pay a call_time, propagate deadlines, fall
- * under partitions, or trace.  A call whose held attempt was lost (an
+ * Deadlines.  By default a call has none: the tier keeps calling for an
+ * attempt whose caller has stopped waiting, as a server that does not
+ * propagate deadlines does.  With propagate_deadline the call's deadline
+ * is the held attempt's `expires` (when its caller stops waiting): the
+ * driver caps each attempt's timeout at the time left and refuses
+ * retries past it, a call whose caller has already given up ends at once
+ * (a deadline failure, nothing sent), and a drop_expired tier below
+ * skips what nobody waits for.
+ *
+ * What a tier client does not do (yet): hedge (a hedge layer is refused),
+ * pool connections, pay a call_time, fall under partitions, or trace.  A call whose held attempt was lost (an
  * outage of the calling tier) sends no more attempts.
  *
  * Random draws.  Tier i's server draws its service times and network

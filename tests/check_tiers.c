@@ -400,6 +400,36 @@ START_TEST(slow_database_scenario_holds_front_workers)
 }
 END_TEST
 
+/* The same with front propagating its callers' deadlines: a call for an
+ * attempt whose client has given up ends at once, so the 16 held workers
+ * serve live requests only, 16 / 0.503 s = 31.8 of them a second; a few
+ * still answer after their client's 2 s (they waited in the queue), so
+ * goodput in the fault is a little under that -- instead of nothing.
+ * db, which does not cancel a query its caller stopped waiting for, now
+ * does work nobody uses. */
+START_TEST(propagated_deadlines_free_the_held_workers)
+{
+    char csv[1024];
+    snprintf(csv, sizeof csv, "%s", tu_temp_path("slow-database-dl.csv"));
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){
+                          "run", TU_SOURCE("scenarios/slow-database.ini"),
+                          "--no-timing", "-q", "--no-expect", "--set",
+                          "policy.front.propagate_deadline=true", "--csv",
+                          csv, NULL});
+    ck_assert_int_eq(o.status, 0);
+    tu_output_free(&o);
+    char *c = tu_read_file(csv);
+    double goodput = csv_window(c, "successes", 35, 50) / 15;
+    ck_assert_double_le(goodput, 31.8);
+    ck_assert_double_ge(goodput, 27);
+    ck_assert_double_eq_tol(csv_window(c, "front.busy_workers", 35, 50) / 15,
+                            16, 1e-3);
+    ck_assert_double_gt(csv_window(c, "db.wasted_work_s", 35, 50), 10);
+    free(c);
+}
+END_TEST
+
 /* Same scenario, seed and policies: the same bytes, tiers included
  * (slow-database.ini draws exponential service times at db, from its
  * own streams). */
@@ -504,8 +534,10 @@ START_TEST(a_written_chain_loads_back_the_same)
     static scenario a, b;
     sb_err e;
     ck_assert_int_eq(scenario_load(TU_SOURCE("scenarios/tier-amplification.ini"),
-                                   (const char *[]){"policy.api.processes=4"},
-                                   1, &a, &e),
+                                   (const char *[]){"policy.api.processes=4",
+                                                    "policy.front."
+                                                    "propagate_deadline=yes"},
+                                   2, &a, &e),
                      0);
     char path[1024];
     snprintf(path, sizeof path, "%s", tu_temp_path("chain-written.ini"));
@@ -526,11 +558,13 @@ START_TEST(a_written_chain_loads_back_the_same)
         ck_assert_str_eq(p->policy, q->policy);
         ck_assert_int_eq(p->timeout_ns, q->timeout_ns);
         ck_assert_uint_eq(p->processes, q->processes);
+        ck_assert(p->propagate_deadline == q->propagate_deadline);
         ck_assert_uint_eq(p->n_settings, q->n_settings);
         for (uint32_t k = 0; k < p->n_settings; k++)
             ck_assert_str_eq(p->settings[k].value, q->settings[k].value);
     }
     ck_assert_uint_eq(b.cfg.tiers[1].processes, 4);
+    ck_assert(b.cfg.tiers[0].propagate_deadline);
     ck_assert_uint_eq(b.cfg.faults[0].tier, 2); /* target = db */
     ck_assert_int_eq(memcmp(&a.cfg.server, &b.cfg.server, sizeof a.cfg.server),
                      0);
@@ -724,6 +758,7 @@ Suite *tiers_suite(void)
     tcase_add_test(tc, shipped_scenario_shows_4_to_the_3);
     tcase_add_test(tc, tier_expectations_fail_by_name);
     tcase_add_test(tc, slow_database_scenario_holds_front_workers);
+    tcase_add_test(tc, propagated_deadlines_free_the_held_workers);
     tcase_add_test(tc, outputs_carry_the_tiers_only_with_a_chain);
     tcase_add_test(tc, load_budget_counts_the_tiers);
     tcase_add_test(tc, a_chain_run_is_deterministic);
