@@ -83,7 +83,9 @@ typedef struct request {
     uint8_t end_outcome; /* the sb_outcome it ends with at EV_END */
     uint8_t end_refusal; /* ... and why its send was refused */
     uint8_t tier;        /* the tier its attempts go to (tier.h): 0, a
-                            client's request; else a tier's call down */
+                            client's request; else a tier's call down.
+                            An attempt's tier is its request's: kept
+                            here, the attempt record stays 80 bytes */
 } request;
 
 #define REQUEST_HEAD ((sizeof(request) + 15u) & ~(size_t)15u)
@@ -124,7 +126,6 @@ typedef struct attempt {
     uint8_t hedge;
     uint8_t trip; /* its round trip to the server: 0 the first, 1 the
                      second of a two-round-trip update (server.h) */
-    uint8_t tier; /* the tier it is sent to (tier.h): 0 the top */
 } attempt;
 
 struct sim {

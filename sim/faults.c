@@ -150,7 +150,7 @@ const fault_cfg *faults_error(const sim *s, const request *r, const attempt *t)
     unsigned slot = t->trip ? 2u : 0u;
     for (unsigned i = 0; i < s->n_errors; i++) {
         unsigned fi = s->errors[i];
-        if (s->faults[fi].tier != t->tier)
+        if (s->faults[fi].tier != r->tier)
             continue;
         uint64_t ctr = rng_attempt_counter(r->index, t->number, slot);
         if (fault_draw(s, fi, r->client, ctr) < s->faults[fi].probability)
@@ -163,7 +163,7 @@ bool faults_ack_lost(const sim *s, const request *r, const attempt *t)
 {
     for (unsigned i = 0; i < s->n_lost; i++) {
         unsigned fi = s->lost[i];
-        if (s->faults[fi].tier != t->tier)
+        if (s->faults[fi].tier != r->tier)
             continue;
         uint64_t ctr = rng_attempt_counter(r->index, t->number, 1);
         if (fault_draw(s, fi, r->client, ctr) < s->faults[fi].probability)

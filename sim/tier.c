@@ -220,7 +220,6 @@ static void launch(sim *s, tier *tr, uint32_t ri, request *r)
     memset(t, 0, sizeof *t);
     t->gen = gen;
     t->req = ri;
-    t->tier = r->tier;
     t->number = ++r->attempts;
     t->sent = s->now;
     t->retry_after = -1;

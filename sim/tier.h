@@ -21,10 +21,10 @@
  * Chain shape.  The top tier is [server]; every tier names at most one
  * downstream, and only the top is called by clients, so the tiers form
  * one chain: index 0 the top, i + 1 the downstream of i (the loader
- * refuses cycles and tiers the top does not reach).  Records name their
- * tier: attempt.tier is the tier an attempt is sent to, request.tier the
- * tier its attempts go to (0: a client's request, handled by client.c;
- * i > 0: a call of tier i - 1, handled here).
+ * refuses cycles and tiers the top does not reach).  Requests name their
+ * tier: request.tier is the tier its attempts go to (0: a client's
+ * request, handled by client.c; i > 0: a call of tier i - 1, handled
+ * here), and an attempt's tier is its request's.
  *
  * Tier clients and processes.  A tier's calls are made by its workers:
  * the tier has one tier client per configured worker (the call made by
