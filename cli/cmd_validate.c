@@ -11,7 +11,6 @@
 #include "cli.h"
 #include "driver.h"
 #include "expect.h"
-#include "policy_setup.h"
 #include "print.h"
 #include "scenario.h"
 
