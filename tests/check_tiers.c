@@ -712,6 +712,33 @@ START_TEST(a_tier_cannot_hedge_yet)
 }
 END_TEST
 
+/* A tier's policy parameters are checked by its stack, named by the
+ * line that wrote them, by `validate` (which builds every stack to cost
+ * the run) as by `run`. */
+START_TEST(a_bad_tier_parameter_is_named)
+{
+    const char *path = tu_write_temp(
+        "chain-param.ini", TOP "downstream = db\n[server.db]\n"
+                               "[policy.top]\nname = immediate\n"
+                               "bogus = 3\n");
+    char p[1024];
+    snprintf(p, sizeof p, "%s", path);
+    char want[1200];
+    snprintf(want, sizeof want, "%s:13: [policy.top] bogus: policy "
+             "'immediate' has no such parameter; its parameters are: "
+             "max_attempts", p);
+    const char *cmds[2][4] = {{"validate", p, NULL}, {"run", p, "-q", NULL}};
+    for (int k = 0; k < 2; k++) {
+        tu_output o;
+        tu_stormbench(&o, cmds[k]);
+        ck_assert_int_eq(o.status, 2);
+        ck_assert_msg(strstr(o.err, want) != NULL, "%s: %s", cmds[k][0],
+                      o.err);
+        tu_output_free(&o);
+    }
+}
+END_TEST
+
 /* --set reaches a tier's keys, and a tier's policy parameters reach its
  * stack (a bad one is refused when the run is built, by its origin). */
 START_TEST(set_reaches_tiers)
@@ -767,6 +794,7 @@ Suite *tiers_suite(void)
                         (int)(sizeof bad_chains / sizeof *bad_chains));
     tcase_add_test(tc, set_reaches_tiers);
     tcase_add_test(tc, a_tier_cannot_hedge_yet);
+    tcase_add_test(tc, a_bad_tier_parameter_is_named);
     suite_add_tcase(s, tc);
     return s;
 }
