@@ -29,7 +29,10 @@ enum {
     RNG_POLICY = 5,    /* the policy's own draws (jitter), by client counter */
     RNG_PARTITION = 6, /* which clients a partition cuts off, by fault */
     RNG_FAULT = 16,    /* error / lost-ack coin flips, keyed by fault */
-    RNG_PAIR = 0x8000  /* | stream: the second uniform of a pair */
+    RNG_PAIR = 0x8000, /* | stream: the second uniform of a pair */
+    RNG_TIER_SHIFT = 8 /* + (tier << this): tier i of a service chain's
+                          own RNG_SERVICE, RNG_NET and RNG_POLICY (tier
+                          0, the top, is the plain stream) */
 };
 
 /*
@@ -62,6 +65,11 @@ enum {
  *                   uniform in stream s              a two-uniform variate
  *                                                    (lognormal's
  *                                                    Box-Muller)
+ *
+ * Tier i > 0 of a service chain (sim/tier.h) draws from streams
+ * s + (i << RNG_TIER_SHIFT) with the layouts above, where k is the
+ * number of the call to tier i and the "client" a worker of its caller;
+ * the top tier (i = 0) draws exactly what a single server does.
  *
  * A variate that needs two uniforms (the lognormal) takes its first at
  * (stream, counter), as every one-uniform variate does, and its second at

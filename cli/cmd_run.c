@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chain.h"
 #include "cli.h"
 #include "export.h"
 #include "outfile.h"
@@ -241,7 +242,8 @@ typedef struct run_state {
     outfile trace_out;
     trace_writer tw;
     sim_summary sum;
-    expect_result res[EXPECT_KIND_COUNT];
+    expect_result res[EXPECT_KIND_COUNT + CHAIN_MAX_EXPECT];
+    char tier_expect[CHAIN_MAX_EXPECT][SIM_NAME_MAX + 32]; /* their names */
     int n_res;
     double wall_s;
 } run_state;
@@ -317,6 +319,9 @@ static int simulate(run_state *r, sb_err *e)
     sim_finish(r->sim);
     summary_compute(r->sim, &r->sum);
     r->n_res = r->o.no_expect ? 0 : expect_eval(&r->expect, &r->sum, r->res);
+    if (!r->o.no_expect)
+        r->n_res += chain_expect_eval(r->sim, r->res + r->n_res,
+                                      r->tier_expect);
     return 0;
 }
 
@@ -328,7 +333,10 @@ static int write_outputs(run_state *r, sb_err *e)
         outfile out;
         if (outfile_open(&out, r->o.csv, e) != 0)
             return -1;
-        export_csv(out.f, sim_metrics(r->sim));
+        if (chain_csv(out.f, r->sim) != 0) {
+            outfile_abort(&out);
+            return err_set(e, "%s: out of memory", r->o.csv);
+        }
         if (outfile_commit(&out, e) != 0)
             return -1;
     }
@@ -339,7 +347,8 @@ static int write_outputs(run_state *r, sb_err *e)
         run_meta meta = {r->sc.cfg.name, r->sc.path,
                          pstack_name(r->ps.stack), r->ps.stack,
                          (unsigned long long)r->sc.cfg.seed,
-                         r->sc.cfg.clients.count, r->o.timing, r->wall_s};
+                         r->sc.cfg.clients.count, r->o.timing, r->wall_s,
+                         chain_json, r->sim};
         export_json(out.f, &meta, &r->sum, r->res, r->n_res);
         if (outfile_commit(&out, e) != 0)
             return -1;
@@ -352,6 +361,7 @@ static void report(const run_state *r)
     FILE *f = r->o.json && strcmp(r->o.json, "-") == 0 ? stderr : stdout;
     if (!r->o.quiet) {
         print_summary(f, &r->sc.cfg, r->sc.path, r->ps.stack, &r->sum);
+        chain_print(f, r->sim);
         print_expectations(f, r->res, r->n_res);
         /* --no-timing: nothing that differs between two runs. */
         if (r->o.timing)

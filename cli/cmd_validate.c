@@ -246,6 +246,38 @@ static int delay_budget(const scenario *sc, pstack *ps, probe *worst,
  * a few attempts is probed in microseconds; one that retries up to the
  * cap, in milliseconds (100 000 attempts of each kind of request).
  */
+/* A service chain's attempts for each attempt that reaches the top
+ * tier: 1 (the top's own) + a_0 (1 + a_1 (1 + ...)), a_i the worst-case
+ * attempts of tier i's calls, probed as the clients' are.  Each attempt
+ * at any tier costs the engine about what a client's attempt costs.  1
+ * without a chain. */
+static int chain_factor(const sim_config *cfg, bool lenient, double *factor,
+                        sb_err *e)
+{
+    *factor = 1.0;
+    for (uint32_t i = cfg->n_tiers; i-- > 1;) {
+        const tier_cfg *t = &cfg->tiers[i - 1];
+        policy_setup ps;
+        if (policy_setup_build_at(t->policy, t->policy_origin, NULL, 0,
+                                  t->settings, (int)t->n_settings, &ps,
+                                  e) != 0)
+            return -1;
+        client_cfg cc = cfg->clients;
+        cc.timeout_ns = t->timeout_ns;
+        cc.deadline_ns = 0;
+        policy_probe by_delay, most;
+        int rc = policy_probe_worst(ps.stack, &cc, budget_attempts_cap(),
+                                    &by_delay, &most, e);
+        policy_setup_free(&ps);
+        if (rc != 0 && !lenient)
+            return -1;
+        double a = most.still_going ? (double)budget_attempts_cap()
+                                    : (double)most.attempts;
+        *factor = 1.0 + a * *factor;
+    }
+    return 0;
+}
+
 int cli_budget(const char *path, const sim_config *cfg, pstack *ps,
                bool force, bool lenient, budget_cost *out, sb_err *e)
 {
@@ -256,6 +288,10 @@ int cli_budget(const char *path, const sim_config *cfg, pstack *ps,
         return -1;
     double attempts = most.still_going ? (double)budget_attempts_cap()
                                        : (double)most.attempts;
+    double chain;
+    if (chain_factor(cfg, lenient, &chain, e) != 0)
+        return -1;
+    attempts *= chain;
     budget_estimate(cfg, policy_state_per_client(ps, &cfg->clients),
                     pstack_request_state_size(ps), attempts, out);
     if (budget_check(cfg, out, e) == 0)

@@ -248,5 +248,7 @@ void export_json(FILE *f, const run_meta *meta, const sim_summary *s,
         jw_null(&w, "events_per_s");
     }
     expectations(&w, res, n_res);
+    if (meta->more)
+        meta->more(&w, meta->more_ctx);
     jw_end(&w);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "expect.h"
+#include "json.h"
 #include "metrics.h"
 #include "summary.h"
 
@@ -23,6 +24,10 @@ typedef struct run_meta {
     uint32_t clients;
     bool timing; /* write wall_s and events_per_s (they vary run to run) */
     double wall_s;
+    /* More keys at the end of the object (a service chain's "tiers":
+     * chain.h), or NULL. */
+    void (*more)(jw *w, const void *ctx);
+    const void *more_ctx;
 } run_meta;
 
 /* One header line, then one row per bucket. */

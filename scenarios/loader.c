@@ -74,6 +74,18 @@ static char *trim(char *s)
     return s;
 }
 
+/* A name after "fault.", "server." or "policy.": letters, digits, _ and
+ * -, shorter than SIM_NAME_MAX. */
+static bool good_name(const char *name)
+{
+    if (name[0] == '\0')
+        return false;
+    for (const char *p = name; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-')
+            return false;
+    return strlen(name) < SIM_NAME_MAX;
+}
+
 static bool known_section(const char *name)
 {
     static const char *const fixed[] = {"scenario", "clients", "server",
@@ -81,12 +93,13 @@ static bool known_section(const char *name)
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
         if (strcmp(name, fixed[i]) == 0)
             return true;
-    if (strncmp(name, "fault.", 6) != 0 || name[6] == '\0')
-        return false;
-    for (const char *p = name + 6; *p; p++)
-        if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-')
-            return false;
-    return strlen(name + 6) < SIM_NAME_MAX;
+    if (strncmp(name, "fault.", 6) == 0)
+        return good_name(name + 6);
+    /* Tiers of a service chain (tiers.c's part of the loader, below). */
+    if (strncmp(name, "server.", 7) == 0 || strncmp(name, "policy.", 7) == 0 ||
+        strncmp(name, "expect.", 7) == 0)
+        return good_name(name + 7);
+    return false;
 }
 
 static int loader_fail(loader *ld, const char *fmt, ...)
@@ -123,7 +136,8 @@ static void section_header(loader *ld, char *text)
     if (!known_section(name)) {
         loader_fail(ld, "unknown section [%s]; known sections: [scenario], "
                     "[clients], [server], [policy], [expect], "
-                    "[fault.NAME]", name);
+                    "[fault.NAME], [server.NAME], [policy.NAME], "
+                    "[expect.NAME]", name);
         return;
     }
     for (int i = 0; i < ld->n_sections; i++) {
@@ -376,7 +390,8 @@ static int apply_set(loader *ld, const char *set)
     if (!known_section(section))
         return err_set(ld->e, "--set %s: unknown section [%s]; known "
                        "sections: scenario, clients, server, policy, expect, "
-                       "fault.NAME", set, section);
+                       "fault.NAME, server.NAME, policy.NAME, expect.NAME",
+                       set, section);
     entry *en = find_entry(ld, section, key);
     if (en == NULL && (en = add_entry(ld, section, key)) == NULL)
         return err_set(ld->e, "--set %s: too many keys", set);
@@ -403,7 +418,8 @@ typedef enum vk {
     V_DIST,
     V_TEXT,
     V_SEED,
-    V_CHOICE /* index into choices, stored as int */
+    V_CHOICE, /* index into choices, stored as int */
+    V_LATER   /* read by a pass of its own (a tier's downstream) */
 } vk;
 
 typedef struct keydef {
@@ -470,6 +486,8 @@ static const keydef server_keys[] = {
     {"idempotency", V_BOOL, CFG(server.idempotency), 0, 0, NULL},
     {"dedupe_answer", V_CHOICE, CFG(server.dedupe_answer), 0, 0,
      "replay|conflict"},
+    {"name", V_LATER, 0, 0, 0, NULL},
+    {"downstream", V_LATER, 0, 0, 0, NULL},
     {NULL, 0, 0, 0, 0, NULL}};
 
 #define FLT(field) offsetof(fault_cfg, field)
@@ -505,6 +523,9 @@ static const faultkey fault_keys[] = {
     {{"rate", V_RATE_POS, FLT(rate_per_s), 0, 0, NULL}, T(RATE_LIMIT),
      T(RATE_LIMIT)},
     {{"burst", V_COUNT, FLT(burst), 1, 10000000, NULL}, T(RATE_LIMIT), 0},
+    /* The tier it strikes: faults at the server side only. */
+    {{"target", V_TEXT, 0, 0, 0, NULL},
+     ~(T(LOAD_SPIKE) | T(PARTITION) | T(CLIENT_TIMEOUT)), 0},
 };
 
 static int bad(sb_err *e, const entry *en, const char *msg)
@@ -653,6 +674,8 @@ static int parse_value(const entry *en, const keydef *k, void *base,
     }
     case V_CHOICE:
         return parse_choice(en, k->choices, (int *)(void *)field, e);
+    case V_LATER:
+        return 0;
     }
     return bad(e, en, "internal error: unknown key kind");
 }
@@ -679,7 +702,11 @@ static int table_names(const keydef *t, const char **names, int max)
     return n;
 }
 
-static int apply_table(loader *ld, const char *section, const keydef *table)
+/* Parse section's keys by table into base, whose fields lie `shift`
+ * bytes before the table's offsets (a tier's server_cfg, read with the
+ * [server] table, whose offsets are into sim_config). */
+static int apply_table_at(loader *ld, const char *section,
+                          const keydef *table, void *base, size_t shift)
 {
     for (int i = 0; i < ld->n; i++) {
         entry *en = &ld->entries[i];
@@ -692,11 +719,18 @@ static int apply_table(loader *ld, const char *section, const keydef *table)
             const char *names[32];
             return unknown_key(ld->e, en, names, table_names(table, names, 32));
         }
-        if (parse_value(en, k, &ld->sc->cfg, ld->e) != 0)
+        keydef at = *k;
+        at.off -= shift;
+        if (parse_value(en, &at, base, ld->e) != 0)
             return -1;
-        en->used = true;
+        en->used = k->kind != V_LATER;
     }
     return 0;
+}
+
+static int apply_table(loader *ld, const char *section, const keydef *table)
+{
+    return apply_table_at(ld, section, table, &ld->sc->cfg, 0);
 }
 
 /* ---- [clients] consistency ------------------------------------------- */
@@ -766,32 +800,388 @@ static int check_limit_rate(loader *ld, const entry *en, double rate)
     return bad(ld->e, en, msg);
 }
 
-static int check_server(loader *ld)
+/* The consistency of a server's keys: [server] or a tier's
+ * [server.NAME]. */
+static int check_server_at(loader *ld, const char *section, server_cfg *s)
 {
-    server_cfg *s = &ld->sc->cfg.server;
-    if (check_limit_rate(ld, find_entry(ld, "server", "rate_limit"),
+    if (check_limit_rate(ld, find_entry(ld, section, "rate_limit"),
                          s->rate_limit_per_s) != 0)
         return -1;
-    const entry *deg = find_entry(ld, "server", "degradation");
-    const entry *knee = find_entry(ld, "server", "degradation_knee");
+    const entry *deg = find_entry(ld, section, "degradation");
+    const entry *knee = find_entry(ld, section, "degradation_knee");
     if (deg && s->degradation > 0 && !knee)
         return bad(ld->e, deg, "needs degradation_knee too: the number of "
                    "attempts in service beyond which service slows down");
-    const entry *rl = find_entry(ld, "server", "rate_limit_burst");
+    const entry *rl = find_entry(ld, section, "rate_limit_burst");
     if (rl && s->rate_limit_per_s <= 0)
         return bad(ld->e, rl, "has no effect without rate_limit");
-    const entry *ra = find_entry(ld, "server", "retry_after");
+    const entry *ra = find_entry(ld, section, "retry_after");
     if (ra && s->overflow == OVERFLOW_DROP)
         return bad(ld->e, ra, "has no effect with overflow = drop (nothing "
                    "is answered)");
-    const entry *occ = find_entry(ld, "server", "occ");
+    const entry *occ = find_entry(ld, section, "occ");
     if (occ && s->model != MODEL_HOT_RECORD)
         return bad(ld->e, occ, "has no effect unless model = hot_record");
-    const entry *rs = find_entry(ld, "server", "read_service");
+    const entry *rs = find_entry(ld, section, "read_service");
     if (rs && s->occ != OCC_TWO_ROUND_TRIPS)
         return bad(ld->e, rs, "has no effect unless occ = two_round_trips");
     if (rs == NULL)
         s->read_service = s->service;
+    return 0;
+}
+
+static int check_server(loader *ld)
+{
+    return check_server_at(ld, "server", &ld->sc->cfg.server);
+}
+
+/* ---- Service chains: [server.NAME], downstream, [policy.NAME] --------
+ *
+ * [server] is the top tier (named by its `name`, default "top"); its
+ * `downstream` names a [server.NAME], whose own `downstream` may name
+ * another, and so on: one chain (sim/tier.h).  [policy.NAME] holds the
+ * policy of the calls tier NAME makes to its downstream.  Refused, each
+ * at the line that says it: a downstream that names no tier, a cycle, a
+ * tier the chain does not reach, a [policy.NAME] of no calling tier, a
+ * calling tier without a finite worker count or with the hot-record
+ * model. */
+
+#define TOP_TIER_DEFAULT "top"
+
+static int section_line(const loader *ld, const char *section)
+{
+    for (int i = 0; i < ld->n_sections; i++)
+        if (strcmp(ld->sections[i].name, section) == 0)
+            return ld->sections[i].line;
+    return 0;
+}
+
+static const char *top_tier_name(loader *ld)
+{
+    const entry *n = find_entry(ld, "server", "name");
+    return n ? n->value : TOP_TIER_DEFAULT;
+}
+
+/* The chain so far, "top -> api -> db", for messages. */
+static void chain_words(const sim_config *c, uint32_t n, char *buf,
+                        size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < n && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s",
+                                 i ? " -> " : "", c->tiers[i].name);
+}
+
+/* The tier a fault strikes, by name. */
+static int parse_target(loader *ld, const entry *en, fault_cfg *f)
+{
+    const sim_config *c = &ld->sc->cfg;
+    if (c->n_tiers == 0) {
+        if (strcmp(en->value, top_tier_name(ld)) == 0) {
+            f->tier = 0;
+            return 0;
+        }
+        char want[200];
+        if (snprintf(want, sizeof want, "the name of a tier; this scenario "
+                     "has one server, '%s'", top_tier_name(ld)) >=
+            (int)sizeof want)
+            return bad(ld->e, en, "names a tier with too long a name");
+        return bad_value(ld->e, en, want);
+    }
+    for (uint32_t i = 0; i < c->n_tiers; i++) {
+        if (strcmp(c->tiers[i].name, en->value) == 0) {
+            f->tier = (uint8_t)i;
+            return 0;
+        }
+    }
+    char chain[SIM_MAX_TIERS * (SIM_NAME_MAX + 4)], want[sizeof chain + 64];
+    chain_words(c, c->n_tiers, chain, sizeof chain);
+    snprintf(want, sizeof want, "the name of a tier of the chain %s", chain);
+    return bad_value(ld->e, en, want);
+}
+
+/* A tier below the top: [server.NAME] with [server]'s keys (but name). */
+static int load_tier_server(loader *ld, const char *section, tier_cfg *t)
+{
+    config_server_defaults(&t->server);
+    const entry *nm = find_entry(ld, section, "name");
+    if (nm)
+        return bad(ld->e, nm, "a tier's name is the one in its section "
+                   "header; only the top [server] takes a name");
+    if (apply_table_at(ld, section, server_keys, &t->server, CFG(server)) !=
+        0)
+        return -1;
+    /* The two-round-trip update is answered by the engine's client side
+     * (server.h), which a tier's calls do not have yet. */
+    const entry *m = find_entry(ld, section, "model");
+    if (m && t->server.model != MODEL_QUEUE)
+        return bad(ld->e, m, "a tier below the top must use model = queue "
+                   "(the hot-record model is for [server] only, yet)");
+    return check_server_at(ld, section, &t->server);
+}
+
+/* Tier i calls down: it needs workers to make its calls, and a plain
+ * queue model (the hot record's two round trips are not chained). */
+static int check_caller(loader *ld, const char *section,
+                        const server_cfg *sv)
+{
+    const entry *w = find_entry(ld, section, "workers");
+    const entry *m = find_entry(ld, section, "model");
+    const entry *down = find_entry(ld, section, "downstream");
+    if (sv->workers == SIM_UNLIMITED)
+        return bad(ld->e, w ? w : down, "a tier that calls a downstream "
+                   "needs a finite number of workers: they make its calls "
+                   "and are held while a call is in progress");
+    if (sv->model != MODEL_QUEUE)
+        return bad(ld->e, m ? m : down, "a tier that calls a downstream "
+                   "must use model = queue");
+    return 0;
+}
+
+/* [policy.NAME] of tier t, the calls it makes: name (the stack), timeout
+ * (per attempt), processes, and the stack's parameters.  When --set
+ * chose another stack than the file's, the file's parameters (written
+ * for its own stack) are left out and only --set's apply, as for the
+ * clients' [policy]. */
+static int load_tier_policy(loader *ld, tier_cfg *t, uint32_t workers)
+{
+    char section[96];
+    if (snprintf(section, sizeof section, "policy.%s", t->name) >=
+        (int)sizeof section)
+        return err_set(ld->e, "%s: tier name '%s' is too long", ld->path,
+                       t->name);
+    snprintf(t->policy, sizeof t->policy, "none");
+    snprintf(t->policy_origin, sizeof t->policy_origin, "[%s] (default)",
+             section);
+    t->timeout_ns = NS_PER_S;
+    static const keydef timeout = {"timeout", V_DURATION_POS, 0, 0, 0, NULL};
+    static const keydef procs = {"processes", V_COUNT, 0, 1, 100000000, NULL};
+    static const keydef prop = {"propagate_deadline", V_BOOL, 0, 0, 0, NULL};
+    const entry *stack = find_entry(ld, section, "name");
+    bool set_stack = stack && strncmp(stack->origin, "--set", 5) == 0;
+    for (int i = 0; i < ld->n; i++) {
+        entry *en = &ld->entries[i];
+        if (strcmp(en->section, section) != 0)
+            continue;
+        en->used = true;
+        bool from_set = strncmp(en->origin, "--set", 5) == 0;
+        if (strcmp(en->key, "name") == 0) {
+            if (parse_text(en, t->policy, sizeof t->policy, ld->e) != 0)
+                return -1;
+            if (snprintf(t->policy_origin, sizeof t->policy_origin,
+                         "%s: [%s] name", en->origin, section) >=
+                (int)sizeof t->policy_origin)
+                return bad(ld->e, en, "has a file path too long to report");
+        } else if (strcmp(en->key, "timeout") == 0) {
+            if (parse_value(en, &timeout, &t->timeout_ns, ld->e) != 0)
+                return -1;
+        } else if (strcmp(en->key, "processes") == 0) {
+            if (parse_value(en, &procs, &t->processes, ld->e) != 0)
+                return -1;
+            if (t->processes > workers) {
+                char msg[200];
+                snprintf(msg, sizeof msg, "expected at most the tier's "
+                         "workers (%u) processes, got %u: a process holds "
+                         "at least one worker", workers, t->processes);
+                return bad(ld->e, en, msg);
+            }
+        } else if (strcmp(en->key, "propagate_deadline") == 0) {
+            if (parse_value(en, &prop, &t->propagate_deadline, ld->e) != 0)
+                return -1;
+        } else if (strcmp(en->key, "plugin") == 0) {
+            return bad(ld->e, en, "a tier's calls run built-in policies "
+                       "only (plug-ins are not supported there yet)");
+        } else if (set_stack && !from_set) {
+            continue;
+        } else {
+            if (t->n_settings == SIM_TIER_SETTINGS)
+                return bad(ld->e, en, "too many policy parameters for a "
+                           "tier");
+            setting *st = &t->settings[t->n_settings++];
+            if (snprintf(st->key, sizeof st->key, "%s", en->key) >=
+                    (int)sizeof st->key ||
+                snprintf(st->value, sizeof st->value, "%s", en->value) >=
+                    (int)sizeof st->value ||
+                snprintf(st->origin, sizeof st->origin, "%s: [%s]",
+                         en->origin, section) >= (int)sizeof st->origin)
+                return bad(ld->e, en, "is too long");
+        }
+    }
+    return 0;
+}
+
+/* Follow the downstreams from the top: each must name a [server.NAME]
+ * not already in the chain. */
+static int follow_chain(loader *ld)
+{
+    sim_config *c = &ld->sc->cfg;
+    const entry *link = find_entry(ld, "server", "downstream");
+    uint32_t n = 1;
+    while (link) {
+        char name[SIM_NAME_MAX], section[96];
+        char chain[SIM_MAX_TIERS * (SIM_NAME_MAX + 4)];
+        if (!good_name(link->value) ||
+            snprintf(name, sizeof name, "%s", link->value) >=
+                (int)sizeof name)
+            return bad_value(ld->e, link, "the name of a [server.NAME] "
+                             "section (letters, digits, _ and -, at most "
+                             "63)");
+        chain_words(c, n, chain, sizeof chain);
+        for (uint32_t i = 0; i < n; i++) {
+            if (strcmp(c->tiers[i].name, name) == 0) {
+                char msg[sizeof chain + 2 * SIM_NAME_MAX + 100];
+                snprintf(msg, sizeof msg, "'%s' makes a cycle: %s -> %s; "
+                         "a chain ends at a tier without a downstream",
+                         name, chain, name);
+                return bad(ld->e, link, msg);
+            }
+        }
+        snprintf(section, sizeof section, "server.%s", name);
+        if (section_line(ld, section) == 0) {
+            char want[sizeof section + 64];
+            snprintf(want, sizeof want, "the name of a tier, but there is "
+                     "no [%s] section", section);
+            return bad_value(ld->e, link, want);
+        }
+        if (n == SIM_MAX_TIERS) {
+            char msg[sizeof chain + SIM_NAME_MAX + 100];
+            snprintf(msg, sizeof msg, "a chain has at most %d tiers: %s -> "
+                     "%s", SIM_MAX_TIERS, chain, name);
+            return bad(ld->e, link, msg);
+        }
+        tier_cfg *t = &c->tiers[n++];
+        memcpy(t->name, name, sizeof name);
+        if (load_tier_server(ld, section, t) != 0)
+            return -1;
+        link = find_entry(ld, section, "downstream");
+    }
+    c->n_tiers = n;
+    return 0;
+}
+
+static bool in_chain(const sim_config *c, const char *name)
+{
+    for (uint32_t i = 0; i < c->n_tiers; i++)
+        if (strcmp(c->tiers[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* Sections the chain does not use: a [server.NAME] it does not reach, a
+ * [policy.NAME] of no tier that calls down; and keys --set gave to such
+ * sections the file does not have. */
+static int check_unused_tiers(loader *ld)
+{
+    const sim_config *c = &ld->sc->cfg;
+    for (int i = 0; i < ld->n; i++) {
+        const entry *en = &ld->entries[i];
+        bool server = strncmp(en->section, "server.", 7) == 0;
+        bool policy = strncmp(en->section, "policy.", 7) == 0;
+        bool expect = strncmp(en->section, "expect.", 7) == 0;
+        if (!server && !policy && !expect)
+            continue;
+        const char *name = en->section + 7;
+        int line = section_line(ld, en->section);
+        char where[1200];
+        if (line)
+            snprintf(where, sizeof where, "%s:%d", ld->path, line);
+        else
+            snprintf(where, sizeof where, "%s", en->origin);
+        if (server && !in_chain(c, name))
+            return err_set(ld->e, "%s: [%s] is not part of the service "
+                           "chain: no tier reached from [server] has "
+                           "downstream = %s", where, en->section, name);
+        if (policy && !in_chain(c, name))
+            return err_set(ld->e, "%s: [%s] is the policy of tier '%s''s "
+                           "calls, but there is no such tier; expected "
+                           "[policy.NAME] for a tier [server.NAME] (or the "
+                           "top's [server] name) that has a downstream",
+                           where, en->section, name);
+        if (expect && !in_chain(c, name))
+            return err_set(ld->e, "%s: [%s] holds assertions about tier "
+                           "'%s', but there is no such tier in the service "
+                           "chain", where, en->section, name);
+        if (policy && strcmp(c->tiers[c->n_tiers - 1].name, name) == 0)
+            return err_set(ld->e, "%s: [%s]: tier '%s' has no downstream, "
+                           "so it makes no calls for a policy to drive",
+                           where, en->section, name);
+    }
+    return 0;
+}
+
+/* [expect.NAME]: assertions about tier NAME over the run. */
+static int load_tier_expect(loader *ld, tier_cfg *t)
+{
+    static const keydef keys[TIER_EXPECT_KINDS + 1] = {
+        [TIER_EXPECT_AMPLIFICATION_MIN] = {"amplification_min", V_REAL, 0, 0,
+                                           1e12, NULL},
+        [TIER_EXPECT_AMPLIFICATION_MAX] = {"amplification_max", V_REAL, 0, 0,
+                                           1e12, NULL},
+        [TIER_EXPECT_UTILIZATION_MIN] = {"utilization_min", V_PROB, 0, 0, 0,
+                                         NULL},
+        [TIER_EXPECT_UTILIZATION_MAX] = {"utilization_max", V_PROB, 0, 0, 0,
+                                         NULL},
+        [TIER_EXPECT_KINDS] = {NULL, 0, 0, 0, 0, NULL}};
+    char section[96];
+    snprintf(section, sizeof section, "expect.%s", t->name);
+    for (int i = 0; i < ld->n; i++) {
+        entry *en = &ld->entries[i];
+        if (strcmp(en->section, section) != 0)
+            continue;
+        int k = 0;
+        while (keys[k].name && strcmp(keys[k].name, en->key) != 0)
+            k++;
+        if (keys[k].name == NULL) {
+            const char *names[TIER_EXPECT_KINDS];
+            return unknown_key(ld->e, en, names,
+                               table_names(keys, names, TIER_EXPECT_KINDS));
+        }
+        if (parse_value(en, &keys[k], &t->expect[k], ld->e) != 0)
+            return -1;
+        t->has_expect[k] = true;
+        en->used = true;
+    }
+    return 0;
+}
+
+static int load_tiers(loader *ld)
+{
+    sim_config *c = &ld->sc->cfg;
+    const entry *nm = find_entry(ld, "server", "name");
+    if (nm && !good_name(nm->value))
+        return bad_value(ld->e, nm, "a tier name (letters, digits, _ and -, "
+                         "at most 63)");
+    if (snprintf(c->tiers[0].name, sizeof c->tiers[0].name, "%s",
+                 top_tier_name(ld)) >= (int)sizeof c->tiers[0].name)
+        return bad_value(ld->e, nm, "a tier name (letters, digits, _ and -, "
+                         "at most 63)");
+    if (follow_chain(ld) != 0)
+        return -1;
+    if (check_unused_tiers(ld) != 0)
+        return -1;
+    if (c->n_tiers < 2) {
+        c->n_tiers = 0; /* a single server: no chain */
+        for (int i = 0; i < ld->n; i++)
+            if (strncmp(ld->entries[i].section, "expect.", 7) == 0)
+                return bad(ld->e, &ld->entries[i], "[expect.NAME] holds "
+                           "assertions about a tier of a service chain, "
+                           "and this scenario has one server: use "
+                           "[expect]");
+        return 0;
+    }
+    for (uint32_t i = 0; i < c->n_tiers; i++)
+        if (load_tier_expect(ld, &c->tiers[i]) != 0)
+            return -1;
+    for (uint32_t i = 0; i + 1 < c->n_tiers; i++) {
+        char section[96] = "server";
+        if (i > 0)
+            snprintf(section, sizeof section, "server.%s", c->tiers[i].name);
+        const server_cfg *sv = i ? &c->tiers[i].server : &c->server;
+        if (check_caller(ld, section, sv) != 0 ||
+            load_tier_policy(ld, &c->tiers[i], sv->workers) != 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -910,6 +1300,8 @@ static int fault_key(loader *ld, entry *en, fault_cfg *f)
         return parse_status(en, f, ld->e);
     if (strcmp(k->k.name, "pushback") == 0)
         return parse_pushback(en, f, ld->e);
+    if (strcmp(k->k.name, "target") == 0)
+        return parse_target(ld, en, f);
     return parse_value(en, &k->k, f, ld->e);
 }
 
@@ -1273,7 +1665,7 @@ int scenario_load(const char *path, const char *const *sets, int n_sets,
         apply_table(&ld, "clients", client_keys) != 0 ||
         apply_table(&ld, "server", server_keys) != 0 ||
         check_clients(&ld) != 0 || check_server(&ld) != 0 ||
-        load_faults(&ld) != 0 || load_policy(&ld) != 0 ||
+        load_tiers(&ld) != 0 || load_faults(&ld) != 0 || load_policy(&ld) != 0 ||
         load_expect(&ld) != 0 || check_times(&ld) != 0 ||
         check_rate(&ld) != 0)
         goto done;

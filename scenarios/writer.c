@@ -102,14 +102,15 @@ static void clients_section(FILE *f, const client_cfg *k)
             real(k->critical_fraction, a, sizeof a));
 }
 
-static void server_section(FILE *f, const server_cfg *s)
+/* [server], or a tier's [server.NAME] (header "server.NAME"). */
+static void server_section(FILE *f, const char *header, const server_cfg *s)
 {
     static const char *const models[] = {"queue", "hot_record"};
     static const char *const overflow[] = {"reject", "drop"};
     static const char *const order[] = {"fifo", "lifo"};
     static const char *const dedupe[] = {"replay", "conflict"};
     char a[160];
-    fprintf(f, "\n[server]\nmodel = %s\n", models[s->model]);
+    fprintf(f, "\n[%s]\nmodel = %s\n", header, models[s->model]);
     if (s->model == MODEL_HOT_RECORD) {
         fprintf(f, "occ = %s\n", s->occ == OCC_TWO_ROUND_TRIPS
                                      ? "two_round_trips"
@@ -151,11 +152,13 @@ static void server_section(FILE *f, const server_cfg *s)
 /* An errors fault's status as the loader reads it. */
 static const char *status_text(const fault_cfg *ft, char *buf, size_t len);
 
-static void fault_section(FILE *f, const fault_cfg *ft)
+static void fault_section(FILE *f, const sim_config *c, const fault_cfg *ft)
 {
     char a[160];
     fprintf(f, "\n[fault.%s]\ntype = %s\n", ft->name,
             fault_type_name(ft->type));
+    if (ft->tier > 0 && ft->tier < c->n_tiers)
+        fprintf(f, "target = %s\n", c->tiers[ft->tier].name);
     fprintf(f, "start = %s\n", dur(ft->start_ns, a, sizeof a));
     fprintf(f, "duration = %s\n", dur(ft->duration_ns, a, sizeof a));
     switch (ft->type) {
@@ -230,6 +233,43 @@ static void policy_section(FILE *f, const writer_extra *x)
         fprintf(f, "%s = %s\n", x->params[i].key, x->params[i].value);
 }
 
+/* A service chain: the top's name and downstream (still in [server]),
+ * then each tier below and the policy of each tier's calls. */
+static void chain_top(FILE *f, const sim_config *c)
+{
+    if (c->n_tiers < 2)
+        return;
+    fprintf(f, "name = %s\ndownstream = %s\n", c->tiers[0].name,
+            c->tiers[1].name);
+}
+
+static void chain_sections(FILE *f, const sim_config *c)
+{
+    char a[160], header[SIM_NAME_MAX + 8];
+    for (uint32_t i = 0; i < c->n_tiers; i++) {
+        const tier_cfg *t = &c->tiers[i];
+        if (i + 1 < c->n_tiers) {
+            fprintf(f, "\n[policy.%s]\nname = %s\ntimeout = %s\n", t->name,
+                    t->policy, dur(t->timeout_ns, a, sizeof a));
+            if (t->processes)
+                fprintf(f, "processes = %" PRIu32 "\n", t->processes);
+            fprintf(f, "propagate_deadline = %s\n",
+                    yes(t->propagate_deadline));
+            for (uint32_t k = 0; k < t->n_settings; k++)
+                fprintf(f, "%s = %s\n", t->settings[k].key,
+                        t->settings[k].value);
+        }
+        if (i == 0)
+            continue;
+        /* Tier names are under SIM_NAME_MAX (the loader's rule). */
+        snprintf(header, sizeof header, "server.%.*s", SIM_NAME_MAX - 1,
+                 t->name);
+        server_section(f, header, &t->server);
+        if (i + 1 < c->n_tiers)
+            fprintf(f, "downstream = %s\n", c->tiers[i + 1].name);
+    }
+}
+
 static void comment(FILE *f, const char *text)
 {
     while (text && *text) {
@@ -250,10 +290,12 @@ int scenario_write(FILE *f, const sim_config *cfg, const writer_extra *x,
     }
     scenario_section(f, cfg);
     clients_section(f, &cfg->clients);
-    server_section(f, &cfg->server);
+    server_section(f, "server", &cfg->server);
+    chain_top(f, cfg);
     policy_section(f, x);
+    chain_sections(f, cfg);
     for (uint32_t i = 0; i < cfg->n_faults; i++)
-        fault_section(f, &cfg->faults[i]);
+        fault_section(f, cfg, &cfg->faults[i]);
     if (x->n_expect > 0) {
         fprintf(f, "\n[expect]\n");
         for (int i = 0; i < x->n_expect; i++)

@@ -24,7 +24,12 @@ void config_defaults(sim_config *c)
     k->timeout_ns = NS_PER_S;
     k->deadline_ns = 0;
 
-    server_cfg *s = &c->server;
+    config_server_defaults(&c->server);
+}
+
+void config_server_defaults(server_cfg *s)
+{
+    memset(s, 0, sizeof *s);
     s->workers = 16;
     s->queue_limit = SIM_UNLIMITED;
     s->overflow = OVERFLOW_REJECT;

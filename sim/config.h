@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "setting.h"
 #include "stormbench/policy.h"
 #include "units.h"
 
@@ -150,7 +151,54 @@ typedef struct fault_cfg {
     double fraction;        /* partition: share of clients cut off */
     double rate_per_s;      /* rate_limit */
     uint32_t burst;         /* rate_limit */
+    uint8_t tier;           /* the tier it strikes (sim_config.tiers):
+                               0, the top tier ([server]), unless a chain
+                               says otherwise; client-side faults
+                               (load_spike, partition, client_timeout)
+                               always 0 */
 } fault_cfg;
+
+/* ---- Service chains (sim/tier.h) ------------------------------------------
+ *
+ * A chain of tiers: the top tier is [server] (cfg.server), each tier may
+ * name one downstream, and a tier with a downstream calls it once per
+ * attempt it serves, through a policy stack of its own.  tiers[0] is the
+ * top, tiers[i + 1] the downstream of tiers[i]; tiers[0].server is unused
+ * (the top's server is cfg.server, so a single-server scenario is read
+ * exactly as before).  n_tiers is 0 without a chain, else 2 or more. */
+#define SIM_MAX_TIERS 6
+#define SIM_TIER_SETTINGS 12
+
+/* A tier's [expect.NAME] assertions (checked by reports/chain.h, not by
+ * the engine): over the run, its attempts per request offered at the
+ * top, and its utilization. */
+typedef enum tier_expect_kind {
+    TIER_EXPECT_AMPLIFICATION_MIN = 0,
+    TIER_EXPECT_AMPLIFICATION_MAX,
+    TIER_EXPECT_UTILIZATION_MIN,
+    TIER_EXPECT_UTILIZATION_MAX,
+    TIER_EXPECT_KINDS
+} tier_expect_kind;
+
+typedef struct tier_cfg {
+    char name[SIM_NAME_MAX]; /* [server.NAME]; the top's: [server] name */
+    server_cfg server;       /* tiers 1 and up */
+    /* The calls this tier makes to the next one down ([policy.NAME]);
+     * unused at the bottom. */
+    char policy[256];        /* "exponential+token_bucket"; "none" */
+    char policy_origin[320]; /* where it was written, for messages */
+    setting settings[SIM_TIER_SETTINGS]; /* the stack's parameters */
+    uint32_t n_settings;
+    int64_t timeout_ns;      /* per attempt of a call */
+    uint32_t processes;      /* instances its workers are spread over, for
+                                per-process policy state; 0: one per
+                                worker */
+    bool propagate_deadline; /* a call's deadline is when its caller stops
+                                waiting for the attempt it serves (gRPC
+                                deadline propagation) */
+    bool has_expect[TIER_EXPECT_KINDS];
+    double expect[TIER_EXPECT_KINDS];
+} tier_cfg;
 
 typedef struct sim_config {
     char name[SIM_NAME_MAX];
@@ -164,6 +212,8 @@ typedef struct sim_config {
     server_cfg server;
     fault_cfg faults[SIM_MAX_FAULTS];
     uint32_t n_faults;
+    tier_cfg tiers[SIM_MAX_TIERS]; /* a service chain; see above */
+    uint32_t n_tiers;
     uint32_t trace_sample; /* trace 1 in N requests; 0 = none */
     uint64_t instant_event_limit; /* events at one instant before the run
                                      stops as a stopped clock; 0: the
@@ -172,6 +222,8 @@ typedef struct sim_config {
 
 /* Fill c with the defaults documented in README.md. */
 void config_defaults(sim_config *c);
+/* ... and a server with them: [server]'s, or a tier's [server.NAME]. */
+void config_server_defaults(server_cfg *s);
 
 /* The fault type's name as written in a scenario ("load_spike"), and back. */
 const char *fault_type_name(fault_type t);

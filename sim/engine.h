@@ -82,6 +82,10 @@ typedef struct request {
     uint8_t defect;
     uint8_t end_outcome; /* the sb_outcome it ends with at EV_END */
     uint8_t end_refusal; /* ... and why its send was refused */
+    uint8_t tier;        /* the tier its attempts go to (tier.h): 0, a
+                            client's request; else a tier's call down.
+                            An attempt's tier is its request's: kept
+                            here, the attempt record stays 80 bytes */
 } request;
 
 #define REQUEST_HEAD ((sizeof(request) + 15u) & ~(size_t)15u)
@@ -94,8 +98,10 @@ enum stage {
     ST_IN_SERVICE,
     ST_TO_CLIENT, /* the answer is on the wire back */
     ST_GONE,      /* the server side is over */
-    ST_POOL       /* still at the client, waiting for a connection of its
+    ST_POOL,      /* still at the client, waiting for a connection of its
                      process's pool */
+    ST_CALLING    /* served by a tier that now calls its downstream,
+                     holding the worker (tier.h) */
 };
 
 /* Who answered an attempt with an error, so that the client counts the
@@ -173,9 +179,11 @@ struct sim {
     pool requests, attempts;
     size_t request_state_size;
 
-    /* The server: one today (server.h).  A chain of tiers would hold one
-     * per tier, and an attempt would name the tier it is at. */
+    /* The server (server.h): the top tier's.  A service chain's tiers
+     * below it, and their calls, are in `tiers` (tier.h; NULL without a
+     * chain). */
     server *srv;
+    struct tier_set *tiers;
 
     /* Faults: configured ones first, then injected ones. */
     fault_cfg faults[MAX_ALL_FAULTS];

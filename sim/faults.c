@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "server.h"
+#include "tier.h"
 
 static int64_t stretch(const evq_event *ev, void *ctx)
 {
@@ -34,25 +35,22 @@ static void set_spike(sim *s, double spike)
         engine_fail(s, "out of memory for the event queue");
 }
 
-/* Recompute the server's effective state from the running faults and
- * hand it to the server.  The order matters to a run's bytes: a crash
- * answers with the new latency, and capacity comes last because it
- * starts queued work. */
-void faults_apply(sim *s)
+/* What the running faults that strike tier `tier` make of its server.
+ * The order matters to a run's bytes: a crash answers with the new
+ * latency, and capacity comes last because it starts queued work. */
+static void apply_server(sim *s, unsigned tier, server *sv)
 {
-    const server_cfg *sc = &s->cfg->server;
-    double spike = 1.0, slowdown = 1.0;
+    const server_cfg *sc = server_config(sv);
+    double slowdown = 1.0;
     int64_t latency = 0;
     int outage = -1;
     uint32_t workers = sc->workers;
     bool capacity_set = false;
-    int64_t timeout = s->cfg->clients.timeout_ns, timeout_from = -1;
     double rate = sc->rate_limit_per_s, burst = sc->rate_limit_burst;
-    s->n_errors = s->n_lost = s->n_cuts = 0;
     for (uint32_t i = 0; i < s->n_faults; i++) {
-        if (!s->active[i])
-            continue;
         const fault_cfg *f = &s->faults[i];
+        if (!s->active[i] || f->tier != tier)
+            continue;
         switch (f->type) {
         case FAULT_CAPACITY:
             /* The server has f->workers, fewer or more than configured;
@@ -60,17 +58,6 @@ void faults_apply(sim *s)
             if (!capacity_set || f->workers < workers)
                 workers = f->workers;
             capacity_set = true;
-            break;
-        case FAULT_CLIENT_TIMEOUT:
-            /* The last one started (a later fault, a later change by
-             * hand) sets the clients' attempt timeout. */
-            if (f->start_ns >= timeout_from) {
-                timeout = f->delay_ns;
-                timeout_from = f->start_ns;
-            }
-            break;
-        case FAULT_LOAD_SPIKE:
-            spike *= f->multiplier;
             break;
         case FAULT_OUTAGE:
             if (outage != CUT_BLACKHOLE)
@@ -83,15 +70,6 @@ void faults_apply(sim *s)
         case FAULT_SLOWDOWN:
             slowdown *= f->multiplier;
             break;
-        case FAULT_ERRORS:
-            s->errors[s->n_errors++] = (uint8_t)i;
-            break;
-        case FAULT_LOST_ACK:
-            s->lost[s->n_lost++] = (uint8_t)i;
-            break;
-        case FAULT_PARTITION:
-            s->cuts[s->n_cuts++] = (uint8_t)i;
-            break;
         case FAULT_RATE_LIMIT:
             if (rate <= 0 || f->rate_per_s < rate) {
                 rate = f->rate_per_s;
@@ -102,16 +80,59 @@ void faults_apply(sim *s)
             break;
         }
     }
+    server_set_slowdown(sv, slowdown);
+    server_set_latency(sv, latency);
+    if (outage >= 0)
+        server_crash(sv, outage);
+    else
+        server_restart(sv);
+    server_set_rate_limit(sv, rate, burst);
+    server_set_capacity(sv, workers);
+}
+
+/* Recompute the clients' and every server's effective state from the
+ * running faults.  Client-side faults (load spikes, timeouts,
+ * partitions) strike the top-level clients; the rest strike the tier
+ * they target (0, the top, without a chain). */
+void faults_apply(sim *s)
+{
+    double spike = 1.0;
+    int64_t timeout = s->cfg->clients.timeout_ns, timeout_from = -1;
+    s->n_errors = s->n_lost = s->n_cuts = 0;
+    for (uint32_t i = 0; i < s->n_faults; i++) {
+        if (!s->active[i])
+            continue;
+        const fault_cfg *f = &s->faults[i];
+        switch (f->type) {
+        case FAULT_CLIENT_TIMEOUT:
+            /* The last one started (a later fault, a later change by
+             * hand) sets the clients' attempt timeout. */
+            if (f->start_ns >= timeout_from) {
+                timeout = f->delay_ns;
+                timeout_from = f->start_ns;
+            }
+            break;
+        case FAULT_LOAD_SPIKE:
+            spike *= f->multiplier;
+            break;
+        case FAULT_ERRORS:
+            s->errors[s->n_errors++] = (uint8_t)i;
+            break;
+        case FAULT_LOST_ACK:
+            s->lost[s->n_lost++] = (uint8_t)i;
+            break;
+        case FAULT_PARTITION:
+            s->cuts[s->n_cuts++] = (uint8_t)i;
+            break;
+        default:
+            break;
+        }
+    }
     set_spike(s, spike);
     s->timeout_ns = timeout;
-    server_set_slowdown(s->srv, slowdown);
-    server_set_latency(s->srv, latency);
-    if (outage >= 0)
-        server_crash(s->srv, outage);
-    else
-        server_restart(s->srv);
-    server_set_rate_limit(s->srv, rate, burst);
-    server_set_capacity(s->srv, workers);
+    unsigned n = s->tiers ? sim_tiers(s) : 1;
+    for (unsigned i = 0; i < n; i++)
+        apply_server(s, i, tiers_server(s, i));
 }
 
 /* Fault fi's coin for a client's attempt: keyed by the fault's name. */
@@ -129,6 +150,8 @@ const fault_cfg *faults_error(const sim *s, const request *r, const attempt *t)
     unsigned slot = t->trip ? 2u : 0u;
     for (unsigned i = 0; i < s->n_errors; i++) {
         unsigned fi = s->errors[i];
+        if (s->faults[fi].tier != r->tier)
+            continue;
         uint64_t ctr = rng_attempt_counter(r->index, t->number, slot);
         if (fault_draw(s, fi, r->client, ctr) < s->faults[fi].probability)
             return &s->faults[fi];
@@ -140,6 +163,8 @@ bool faults_ack_lost(const sim *s, const request *r, const attempt *t)
 {
     for (unsigned i = 0; i < s->n_lost; i++) {
         unsigned fi = s->lost[i];
+        if (s->faults[fi].tier != r->tier)
+            continue;
         uint64_t ctr = rng_attempt_counter(r->index, t->number, 1);
         if (fault_draw(s, fi, r->client, ctr) < s->faults[fi].probability)
             return true;
@@ -183,6 +208,9 @@ int sim_inject(sim *s, const fault_cfg *f, sb_err *e)
         return err_set(e, "at most %d faults per run", MAX_ALL_FAULTS);
     if (f->name[0] == '\0')
         return err_set(e, "an injected fault needs a name");
+    if (f->tier != 0 && f->tier >= sim_tiers(s))
+        return err_set(e, "fault '%s' targets tier %u, and the run has %u",
+                       f->name, (unsigned)f->tier, sim_tiers(s));
     for (uint32_t k = 0; k < s->n_faults; k++)
         if (strcmp(s->faults[k].name, f->name) == 0)
             return err_set(e, "there is already a fault named '%s'",

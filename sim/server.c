@@ -17,6 +17,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "tier.h"
+
 /* Invariants (server_sane):
  *   in_service[0 .. busy) are the attempts in service, each in stage
  *   ST_IN_SERVICE with `slot` its index there;
@@ -43,6 +45,13 @@ struct server {
     int64_t tokens_t;
     double limit_rate; /* 0: none */
     double limit_burst;
+    /* Tiers (tier.h): its place in a chain.  stream is added to its
+     * random streams (0 for the top tier, so a single server draws as it
+     * always did); a server that calls down holds an attempt's worker
+     * after its own service, until tier_call_down's call ends. */
+    unsigned stream;
+    uint8_t tier;
+    bool calls_down;
 };
 
 #ifndef NDEBUG
@@ -180,7 +189,8 @@ size_t server_bytes(const server *sv)
 static int64_t net_delay(const server *sv, const request *r, const attempt *t,
                          unsigned slot)
 {
-    return engine_sample(sv->s, &sv->cfg->network, r->client, RNG_NET,
+    return engine_sample(sv->s, &sv->cfg->network, r->client,
+                         RNG_NET + sv->stream,
                          rng_attempt_counter(r->index, t->number, slot));
 }
 
@@ -351,7 +361,7 @@ static void start_service(server *sv, uint32_t ai)
     unsigned slot;
     const dist *d = service_dist(sv, t, &slot);
     double base =
-        (double)engine_sample(s, d, r->client, RNG_SERVICE,
+        (double)engine_sample(s, d, r->client, RNG_SERVICE + sv->stream,
                               rng_attempt_counter(r->index, t->number, slot));
     t->service = round_ns(base * sv->slowdown * thrash(sv, sv->busy));
     if (sv->model->start)
@@ -535,6 +545,13 @@ void server_on_service_done(server *sv, uint32_t ai, uint32_t gen)
     if (t->gen != gen || t->stage != ST_IN_SERVICE)
         return;
     request *r = req_at(s, t->req);
+    if (sv->calls_down && !r->defect) {
+        /* A tier's worker stays held while it calls down (tier.h). */
+        sv->m->cur->service_ns += t->service;
+        t->stage = ST_CALLING;
+        tier_call_down(s, sv->tier, ai);
+        return;
+    }
     release_worker(sv, t);
     sv->m->cur->service_ns += t->service;
     service_end end =
@@ -542,6 +559,37 @@ void server_on_service_done(server *sv, uint32_t ai, uint32_t gen)
     if (end != SERVICE_TAKEN) {
         outcome(sv, t, r, end);
         reply(sv, ai, t, r);
+    }
+    dispatch(sv);
+    assert(server_sane(sv));
+}
+
+/* ---- Tiers (tier.h) ------------------------------------------------------ */
+
+void server_set_tier(server *sv, uint8_t tier, unsigned stream,
+                     bool calls_down)
+{
+    sv->tier = tier;
+    sv->stream = stream;
+    sv->calls_down = calls_down;
+}
+
+/* The call that held ai's worker ended: the worker is free, and the
+ * attempt is answered -- as after a service of its own when the call
+ * succeeded, else 503 (its dependency failed), which the caller's policy
+ * sees like any 503. */
+void server_call_done(server *sv, uint32_t ai, bool ok)
+{
+    attempt *t = att_at(sv->s, ai);
+    assert(t->stage == ST_CALLING);
+    request *r = req_at(sv->s, t->req);
+    release_worker(sv, t);
+    t->stage = ST_IN_SERVICE;
+    if (ok) {
+        outcome(sv, t, r, SERVICE_DONE);
+        reply(sv, ai, t, r);
+    } else {
+        answer(sv, ai, SB_ERR_HTTP, 503, -1);
     }
     dispatch(sv);
     assert(server_sane(sv));

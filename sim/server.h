@@ -110,6 +110,17 @@ void server_on_service_done(server *sv, uint32_t ai, uint32_t gen);
 /* The answer to an attempt's first trip reaches the client (EV_TRIP). */
 void server_on_trip(server *sv, uint32_t ai, uint32_t gen);
 
+/* ---- Tiers (tier.h) ------------------------------------------------------ */
+
+/* Its place in a chain: tier index, the offset of its random streams
+ * (rng.h), and whether it calls a downstream tier after its own
+ * service (holding the worker meanwhile). */
+void server_set_tier(server *sv, uint8_t tier, unsigned stream,
+                     bool calls_down);
+/* The call down for attempt ai (in stage ST_CALLING) ended, successfully
+ * or not: free its worker and answer it. */
+void server_call_done(server *sv, uint32_t ai, bool ok);
+
 /* ---- For models --------------------------------------------------------- */
 
 /* Answer the first trip of attempt ai and expect its second: the answer

@@ -147,6 +147,40 @@ const uint8_t *sim_client_modes(const sim *s);
 uint32_t sim_clients(const sim *s);
 uint32_t sim_processes(const sim *s);
 
+/* A service chain's tiers (sim/tier.h): 0 without a chain, else the
+ * tiers from the top (index 0, whose metrics are sim_metrics) down.  A
+ * tier's metrics count what reached it: the calls made to it (offered),
+ * the attempts sent to it, their timeouts, the calls' outcomes, and its
+ * server's work (served, busy, queue, wasted); valid as sim_metrics. */
+typedef struct sim_tier_info {
+    const char *name;
+    const metrics *m;
+    bool calls_down; /* it has a downstream */
+    uint32_t workers; /* now */
+} sim_tier_info;
+uint32_t sim_tiers(const sim *s);
+void sim_tier(const sim *s, unsigned i, sim_tier_info *out);
+
+/* A tier's run, totalled (after sim_finish). */
+typedef struct sim_tier_summary {
+    const char *name;
+    uint32_t workers;       /* configured; SIM_UNLIMITED */
+    bool calls_down;
+    uint64_t calls;         /* logical requests that reached it: the
+                               clients' at the top, else its caller's calls */
+    uint64_t attempts;      /* attempts sent to it */
+    double amplification;   /* attempts / the top's offered requests */
+    uint64_t served;        /* attempts that started service */
+    uint64_t rejections, timeouts;
+    uint64_t successes, failures; /* of the calls (requests at the top) */
+    double mean_busy_workers;
+    double utilization;     /* mean busy / workers; 0 when unlimited */
+    uint32_t max_queue;
+    double wasted_work_s;   /* its own service spent on answers nobody used */
+    double wasted_work_share; /* ... of its service */
+} sim_tier_summary;
+void sim_tier_summary_of(const sim *s, unsigned i, sim_tier_summary *out);
+
 /* Engine statistics. */
 typedef struct sim_stats {
     uint64_t events;        /* events taken off the queue */

@@ -28,14 +28,16 @@ typedef struct bad_case {
 static const bad_case cases[] = {
     {"unknown-section", BASE "[servr]\nworkers = 3\n", {NULL},
      "%s:11: unknown section [servr]; known sections: [scenario], [clients], "
-     "[server], [policy], [expect], [fault.NAME]"},
+     "[server], [policy], [expect], [fault.NAME], [server.NAME], "
+     "[policy.NAME], [expect.NAME]"},
     {"unknown-key",
      "[scenario]\nname = t\nduration = 60s\n[server]\nworkerz = 2\n", {NULL},
      "%s:5: [server] unknown key 'workerz' (did you mean 'workers'?); known "
      "keys: model, occ, read_service, workers, queue_limit, overflow, "
      "queue_order, retry_after, service, "
      "degradation, degradation_knee, network_delay, rate_limit, "
-     "rate_limit_burst, drop_expired, drop_late, idempotency, dedupe_answer"},
+     "rate_limit_burst, drop_expired, drop_late, idempotency, dedupe_answer, "
+     "name, downstream"},
     {"negative-workers",
      "[scenario]\nname = t\nduration = 60s\n[server]\nworkers = -4\n", {NULL},
      "%s:5: [server] workers: expected a whole number from 1 to 10000000, or "
@@ -232,7 +234,8 @@ static const bad_case cases[] = {
      "from 1 to 10000000, or 'unlimited', got 'zero'"},
     {"set-unknown-section", BASE, {"--set", "nosuch.key=1", NULL},
      "--set nosuch.key=1: unknown section [nosuch]; known sections: "
-     "scenario, clients, server, policy, expect, fault.NAME"},
+     "scenario, clients, server, policy, expect, fault.NAME, server.NAME, "
+     "policy.NAME, expect.NAME"},
     {"set-fault-typo", BASE "[fault.outage]\ntype = outage\nstart = 10s\n"
      "duration = 5s\n", {"--set", "fault.outge.start=20s", NULL},
      "--set fault.outge.start=20s: the scenario has no [fault.outge] (did "

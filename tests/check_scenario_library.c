@@ -43,6 +43,8 @@ static const struct {
     {"hot-record", {NULL}},
     {"overload-thrash", {"--set", "scenario.duration=120s"}},
     {"processes-not-users", {"--set", "scenario.duration=150s"}},
+    {"tier-amplification", {NULL}}, /* its 4^3: check_tiers.c */
+    {"slow-database", {NULL}},      /* held workers: check_tiers.c */
 };
 #define N_LIBRARY ((int)(sizeof library / sizeof *library))
 
