@@ -358,6 +358,18 @@ static void call_succeeded(sim *s, tier *tr, const attempt *t, uint32_t ri,
     end_call(s, tr, ri, r, SB_OUTCOME_SUCCESS, &a);
 }
 
+/* An error answer that finds the calling tier waiting: counted in the
+ * callee's metrics, once, by its class (as client.c counts a client's). */
+static void count_error(metrics_bucket *b, const attempt *t)
+{
+    if (t->answer_by == ANSWER_REJECTED)
+        b->rejections++;
+    else if (t->answer_by == ANSWER_INJECTED)
+        b->errors++;
+    else
+        b->other_errors++;
+}
+
 void tier_on_response(sim *s, uint32_t ai, uint32_t gen)
 {
     attempt *t = att_at(s, ai);
@@ -373,8 +385,10 @@ void tier_on_response(sim *s, uint32_t ai, uint32_t gen)
         metrics_attempt_latency(callee_of(tr)->m, s->now - t->sent);
         if (t->result == SB_ERR_NONE)
             call_succeeded(s, tr, t, ri, r);
-        else
+        else {
+            count_error(callee_of(tr)->m->cur, t);
             call_failed(s, tr, t, ri, r, (sb_error_kind)t->result);
+        }
     } else {
         t->waiting = 0;
     }

@@ -98,7 +98,7 @@ static const malformed cases[] = {
      "read_service, workers, queue_limit, overflow, queue_order, "
      "retry_after, service, degradation, degradation_knee, network_delay, "
      "rate_limit, rate_limit_burst, drop_expired, drop_late, idempotency, "
-     "dedupe_answer\n"},
+     "dedupe_answer, name, downstream\n"},
     {"run-set-seed-word",
      BASE,
      {"run", "@F", "--set", "scenario.seed=abc", NULL},
@@ -572,12 +572,14 @@ static const malformed cases[] = {
      BASE "[fault.a b]\ntype = outage\nstart = 10s\nduration = 5s\n",
      {"run", "@F", NULL},
      "stormbench run: @F:11: unknown section [fault.a b]; known sections: "
-     "[scenario], [clients], [server], [policy], [expect], [fault.NAME]\n"},
+     "[scenario], [clients], [server], [policy], [expect], [fault.NAME], "
+     "[server.NAME], [policy.NAME], [expect.NAME]\n"},
     {"fault-name-empty",
      BASE "[fault.]\ntype = outage\nstart = 10s\nduration = 5s\n",
      {"run", "@F", NULL},
      "stormbench run: @F:11: unknown section [fault.]; known sections: "
-     "[scenario], [clients], [server], [policy], [expect], [fault.NAME]\n"},
+     "[scenario], [clients], [server], [policy], [expect], [fault.NAME], "
+     "[server.NAME], [policy.NAME], [expect.NAME]\n"},
     {"fault-capacity-workers-zero",
      BASE
      "[fault.a]\ntype = capacity\nstart = 10s\nduration = 5s\nworkers = -1\n",
@@ -623,7 +625,7 @@ static const malformed cases[] = {
      {"run", "@F", "--set", "fault.a.strat=20s", NULL},
      "stormbench run: --set fault.a.strat=20s: [fault.a] unknown key "
      "'strat' (did you mean 'start'?); known keys: type, start, duration, "
-     "mode\n"},
+     "mode, target\n"},
     {"policy-param-wrong-type",
      "[scenario]\nname = t\nduration = 60s\n[clients]\ncount = 10\nrate = "
      "1/s\n[server]\nworkers = 2\n[policy]\nname = exponential\nbase = "
