@@ -1019,7 +1019,7 @@ static int follow_chain(loader *ld)
     const entry *link = find_entry(ld, "server", "downstream");
     uint32_t n = 1;
     while (link) {
-        char name[SIM_NAME_MAX], section[96];
+        char name[SIM_NAME_MAX] = {0}, section[96]; /* zeroed: copied whole */
         char chain[SIM_MAX_TIERS * (SIM_NAME_MAX + 4)];
         if (!good_name(link->value) ||
             snprintf(name, sizeof name, "%s", link->value) >=
