@@ -719,11 +719,14 @@ static int apply_table_at(loader *ld, const char *section,
             const char *names[32];
             return unknown_key(ld->e, en, names, table_names(table, names, 32));
         }
+        if (k->kind == V_LATER)
+            continue; /* read by its own pass; no field here (off 0 would
+                         point before base once shifted) */
         keydef at = *k;
         at.off -= shift;
         if (parse_value(en, &at, base, ld->e) != 0)
             return -1;
-        en->used = k->kind != V_LATER;
+        en->used = true;
     }
     return 0;
 }

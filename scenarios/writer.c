@@ -270,6 +270,28 @@ static void chain_sections(FILE *f, const sim_config *c)
     }
 }
 
+/* Each tier's [expect.NAME], the keys the loader reads, exactly. */
+static void tier_expect(FILE *f, const sim_config *c)
+{
+    static const char *const keys[TIER_EXPECT_KINDS] = {
+        [TIER_EXPECT_AMPLIFICATION_MIN] = "amplification_min",
+        [TIER_EXPECT_AMPLIFICATION_MAX] = "amplification_max",
+        [TIER_EXPECT_UTILIZATION_MIN] = "utilization_min",
+        [TIER_EXPECT_UTILIZATION_MAX] = "utilization_max"};
+    for (uint32_t i = 0; i < c->n_tiers; i++) {
+        const tier_cfg *t = &c->tiers[i];
+        bool header = false;
+        for (int k = 0; k < TIER_EXPECT_KINDS; k++) {
+            if (!t->has_expect[k])
+                continue;
+            if (!header)
+                fprintf(f, "\n[expect.%s]\n", t->name);
+            header = true;
+            fprintf(f, "%s = %.17g\n", keys[k], t->expect[k]);
+        }
+    }
+}
+
 static void comment(FILE *f, const char *text)
 {
     while (text && *text) {
@@ -301,6 +323,7 @@ int scenario_write(FILE *f, const sim_config *cfg, const writer_extra *x,
         for (int i = 0; i < x->n_expect; i++)
             fprintf(f, "%s = %s\n", x->expect[i].key, x->expect[i].value);
     }
+    tier_expect(f, cfg);
     if (ferror(f))
         return err_set(e, "cannot write the scenario: %s",
                        errno ? strerror(errno) : "write error");

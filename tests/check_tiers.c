@@ -562,7 +562,16 @@ START_TEST(a_written_chain_loads_back_the_same)
         ck_assert_uint_eq(p->n_settings, q->n_settings);
         for (uint32_t k = 0; k < p->n_settings; k++)
             ck_assert_str_eq(p->settings[k].value, q->settings[k].value);
+        /* [expect.NAME] too (the fuzzer's round trip found it dropped). */
+        ck_assert_int_eq(memcmp(p->has_expect, q->has_expect,
+                                sizeof p->has_expect), 0);
+        ck_assert_int_eq(memcmp(p->expect, q->expect, sizeof p->expect), 0);
     }
+    int with_expect = 0;
+    for (uint32_t i = 0; i < 3; i++)
+        for (int k = 0; k < TIER_EXPECT_KINDS; k++)
+            with_expect += a.cfg.tiers[i].has_expect[k];
+    ck_assert_int_gt(with_expect, 0); /* the file has some to lose */
     ck_assert_uint_eq(b.cfg.tiers[1].processes, 4);
     ck_assert(b.cfg.tiers[0].propagate_deadline);
     ck_assert_uint_eq(b.cfg.faults[0].tier, 2); /* target = db */
