@@ -1164,7 +1164,8 @@ static int load_tiers(loader *ld)
     if (check_unused_tiers(ld) != 0)
         return -1;
     if (c->n_tiers < 2) {
-        c->n_tiers = 0; /* a single server: no chain */
+        c->n_tiers = 0; /* a single server: no chain, and no name kept */
+        memset(&c->tiers[0], 0, sizeof c->tiers[0]);
         for (int i = 0; i < ld->n; i++)
             if (strncmp(ld->entries[i].section, "expect.", 7) == 0)
                 return bad(ld->e, &ld->entries[i], "[expect.NAME] holds "

@@ -580,6 +580,33 @@ START_TEST(a_written_chain_loads_back_the_same)
 }
 END_TEST
 
+/* A single server may be named ([server] name) without a chain: the
+ * name is not kept, so the written file loads into the same config byte
+ * for byte (the fuzzer's round trip found the name kept and the writer,
+ * rightly, not writing it). */
+START_TEST(a_named_single_server_round_trips)
+{
+    static scenario a, b;
+    sb_err e;
+    const char *path = tu_write_temp("named-single.ini",
+                                     "[scenario]\nname = t\nduration = 60s\n"
+                                     "[clients]\ncount = 10\nrate = 1/s\n"
+                                     "[server]\nname = front\n");
+    ck_assert_msg(scenario_load(path, NULL, 0, &a, &e) == 0, "%s", e.msg);
+    ck_assert_uint_eq(a.cfg.n_tiers, 0);
+    char out[1024];
+    snprintf(out, sizeof out, "%s", tu_temp_path("named-single-w.ini"));
+    FILE *f = fopen(out, "w");
+    ck_assert_ptr_nonnull(f);
+    writer_extra x = {NULL, a.policy, a.settings, a.n_settings, NULL, 0,
+                      NULL, 0};
+    ck_assert_int_eq(scenario_write(f, &a.cfg, &x, &e), 0);
+    fclose(f);
+    ck_assert_msg(scenario_load(out, NULL, 0, &b, &e) == 0, "%s", e.msg);
+    ck_assert_int_eq(memcmp(&a.cfg, &b.cfg, sizeof a.cfg), 0);
+}
+END_TEST
+
 /* ---- The loader's refusals --------------------------------------------- */
 
 #define TOP                                                                    \
@@ -799,6 +826,7 @@ Suite *tiers_suite(void)
     tcase_add_test(tc, load_budget_counts_the_tiers);
     tcase_add_test(tc, a_chain_run_is_deterministic);
     tcase_add_test(tc, a_written_chain_loads_back_the_same);
+    tcase_add_test(tc, a_named_single_server_round_trips);
     tcase_add_loop_test(tc, bad_chains_are_refused_by_line, 0,
                         (int)(sizeof bad_chains / sizeof *bad_chains));
     tcase_add_test(tc, set_reaches_tiers);
