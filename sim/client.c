@@ -475,19 +475,10 @@ __attribute__((always_inline)) static inline void
 launch(sim *s, uint32_t ri, request *r, bool hedge)
 {
     uint32_t ai;
-    if (pool_alloc(&s->attempts, &ai) != 0) {
-        engine_fail(s, "out of memory for attempts");
+    attempt *t = engine_attempt_new(s, ri, r, &ai);
+    if (t == NULL)
         return;
-    }
-    attempt *t = att_at(s, ai);
-    uint32_t gen = t->gen;
-    memset(t, 0, sizeof *t);
-    t->gen = gen;
-    t->req = ri;
-    t->number = ++r->attempts;
-    t->sent = s->now;
     t->hedge = hedge;
-    t->retry_after = -1;
     int64_t timeout = s->timeout_ns;
     if (r->deadline != NO_DEADLINE && r->deadline - s->now < timeout)
         timeout = r->deadline - s->now;

@@ -17,6 +17,7 @@
 #include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "driver.h"
 #include "event_queue.h"
@@ -321,6 +322,27 @@ static inline void engine_request_release(sim *s, uint32_t ri, request *r)
     assert(r->refs > 0);
     if (--r->refs == 0)
         pool_free(&s->requests, ri);
+}
+
+/* A new attempt of request ri (its number, sent now, no Retry-After), in
+ * *ai; NULL when the pool is out of memory (the run is failed).  The
+ * client's and a tier's launch both start here. */
+static inline attempt *engine_attempt_new(sim *s, uint32_t ri, request *r,
+                                          uint32_t *ai)
+{
+    if (pool_alloc(&s->attempts, ai) != 0) {
+        engine_fail(s, "out of memory for attempts");
+        return NULL;
+    }
+    attempt *t = att_at(s, *ai);
+    uint32_t gen = t->gen;
+    memset(t, 0, sizeof *t);
+    t->gen = gen;
+    t->req = ri;
+    t->number = ++r->attempts;
+    t->sent = s->now;
+    t->retry_after = -1;
+    return t;
 }
 
 /* Free attempt ai (t is its record) once neither the client nor the

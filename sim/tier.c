@@ -211,18 +211,9 @@ static void launch(sim *s, tier *tr, uint32_t ri, request *r)
 {
     tier *down = callee_of(tr);
     uint32_t ai;
-    if (pool_alloc(&s->attempts, &ai) != 0) {
-        engine_fail(s, "out of memory for attempts");
+    attempt *t = engine_attempt_new(s, ri, r, &ai);
+    if (t == NULL)
         return;
-    }
-    attempt *t = att_at(s, ai);
-    uint32_t gen = t->gen;
-    memset(t, 0, sizeof *t);
-    t->gen = gen;
-    t->req = ri;
-    t->number = ++r->attempts;
-    t->sent = s->now;
-    t->retry_after = -1;
     int64_t timeout = tr->cfg->timeout_ns;
     if (r->deadline != NO_DEADLINE && r->deadline - s->now < timeout)
         timeout = r->deadline - s->now;
