@@ -73,3 +73,14 @@ int args_check_seed(const args *a, const char *v)
                                 "to 18446744073709551615, got '%s'", v);
     return 0;
 }
+
+int args_scenario(const args *a, const char *arg, const char **scenario)
+{
+    if (arg[0] == '-' && arg[1] != '\0')
+        return args_usage_error(a, "unknown option '%s'", arg);
+    if (*scenario)
+        return args_usage_error(a, "one scenario at a time (got '%s' and "
+                                "'%s')", *scenario, arg);
+    *scenario = arg;
+    return 0;
+}

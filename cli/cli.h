@@ -49,6 +49,10 @@ int args_list_add(args *a, const char **list, int *n, const char *name);
  * after a usage message naming --seed. */
 int args_check_seed(const args *a, const char *v);
 int args_param(args *a, setting *params, int *n);
+/* The argument at a->i that is no option: the one SCENARIO a command
+ * takes, into *scenario.  A usage error for an unknown option or a
+ * second scenario. */
+int args_scenario(const args *a, const char *arg, const char **scenario);
 
 /* ---- cmd_validate.c: a policy stack's worst case, without a simulation - */
 

@@ -235,13 +235,7 @@ static int parse_compare_one(args *a, compare_args *o)
         *single[i].slot = args_value(a, name);
         return *single[i].slot ? 0 : EXIT_INPUT;
     }
-    if (arg[0] == '-' && arg[1] != '\0')
-        return args_usage_error(a, "unknown option '%s'", arg);
-    if (o->scenario)
-        return args_usage_error(a, "one scenario at a time (got '%s' and "
-                                "'%s')", o->scenario, arg);
-    o->scenario = arg;
-    return 0;
+    return args_scenario(a, arg, &o->scenario);
 }
 
 static int parse_compare(int argc, char **argv, compare_args *o)

@@ -100,13 +100,7 @@ static int parse_one(args *a, gui_args *g)
             *single[i].slot = args_value(a, single[i].name);
             return *single[i].slot ? 0 : EXIT_INPUT;
         }
-    if (arg[0] == '-' && arg[1] != '\0')
-        return args_usage_error(a, "unknown option '%s'", arg);
-    if (g->scenario)
-        return args_usage_error(a, "one scenario at a time (got '%s' and "
-                                "'%s')", g->scenario, arg);
-    g->scenario = arg;
-    return 0;
+    return args_scenario(a, arg, &g->scenario);
 }
 
 #ifdef SB_HAVE_VIZ

@@ -153,13 +153,7 @@ static int parse_one(args *a, run_opts *o)
             return *slot ? 0 : EXIT_INPUT;
         }
     }
-    if (arg[0] == '-' && arg[1] != '\0')
-        return args_usage_error(a, "unknown option '%s'", arg);
-    if (o->scenario)
-        return args_usage_error(a, "one scenario at a time (got '%s' and "
-                                "'%s')", o->scenario, arg);
-    o->scenario = arg;
-    return 0;
+    return args_scenario(a, arg, &o->scenario);
 }
 
 static int parse_run(int argc, char **argv, run_opts *o)
