@@ -271,36 +271,17 @@ static void build_document(void)
     ck_assert_msg(report_close(r, &e) == 0, "%s", e.msg);
 }
 
-/* Run a poppler tool; its path was found at configure time. */
-static char *run_tool(const char *tool, const char *const *targs)
-{
-    ck_assert_msg(tool[0] && strstr(tool, "NOTFOUND") == NULL,
-                  "a poppler tool (pdfinfo, pdftotext) was not found when "
-                  "CMake configured: install poppler-utils (.ci/setup) and "
-                  "configure again");
-    const char *argv[12] = {tool};
-    for (int i = 0; targs[i] && i < 10; i++)
-        argv[i + 1] = targs[i];
-    tu_output o;
-    int st = tu_run(&o, argv);
-    ck_assert_msg(st == 0, "%s failed (%d): %s", tool, st, o.err);
-    char *out = o.out;
-    o.out = NULL;
-    tu_output_free(&o);
-    return out;
-}
-
 static char *page_text(int page)
 {
     char p[16];
     snprintf(p, sizeof p, "%d", page);
-    return run_tool(SB_PDFTOTEXT, (const char *[]){"-layout", "-f", p, "-l", p,
+    return tu_tool_output(SB_PDFTOTEXT, (const char *[]){"-layout", "-f", p, "-l", p,
                                                    doc_pdf, "-", NULL});
 }
 
 START_TEST(pdf_pages)
 {
-    char *info = run_tool(SB_PDFINFO, (const char *[]){doc_pdf, NULL});
+    char *info = tu_tool_output(SB_PDFINFO, (const char *[]){doc_pdf, NULL});
     const char *p = strstr(info, "Pages:");
     ck_assert_msg(p != NULL, "%s", info);
     ck_assert_int_eq(atoi(p + 6), DOC_PAGES);
@@ -462,7 +443,7 @@ START_TEST(wide_table)
     report_table t = {NULL, 9, 3, hdr, cells, NULL, NULL};
     report_table_add(r, &t);
     ck_assert_int_eq(report_close(r, &e), 0);
-    char *text = run_tool(SB_PDFTOTEXT, (const char *[]){path, "-", NULL});
+    char *text = tu_tool_output(SB_PDFTOTEXT, (const char *[]){path, "-", NULL});
     ck_assert_msg(strstr(text, "\xe2\x80\xa6") == NULL, "cut: %s", text);
     ck_assert_msg(strstr(text, "token_") && strstr(text, "bucket") &&
                       strstr(text, "jitter=") && strstr(text, "base=10ms"),

@@ -99,24 +99,6 @@ static void compare(const char *dir, const char *const *extra, int want)
     tu_output_free(&o);
 }
 
-/* A poppler tool (found when CMake configured). */
-static char *run_tool(const char *tool, const char *const *targs)
-{
-    ck_assert_msg(tool[0] && strstr(tool, "NOTFOUND") == NULL,
-                  "pdfinfo / pdftotext not found when CMake configured: "
-                  "install poppler-utils (.ci/setup) and configure again");
-    const char *argv[12] = {tool};
-    for (int i = 0; targs[i] && i < 10; i++)
-        argv[i + 1] = targs[i];
-    tu_output o;
-    int st = tu_run(&o, argv);
-    ck_assert_msg(st == 0, "%s failed (%d): %s", tool, st, o.err);
-    char *out = o.out;
-    o.out = NULL;
-    tu_output_free(&o);
-    return out;
-}
-
 /* ---- runs.csv, read by the test ------------------------------------------------ */
 
 typedef struct csv {
@@ -347,14 +329,14 @@ START_TEST(pdf_carries_the_results)
     const char *dir = main_report();
     char pdf[1200];
     snprintf(pdf, sizeof pdf, "%s/report.pdf", dir);
-    char *info = run_tool(SB_PDFINFO, (const char *[]){pdf, NULL});
+    char *info = tu_tool_output(SB_PDFINFO, (const char *[]){pdf, NULL});
     const char *pg = strstr(info, "Pages:");
     ck_assert_ptr_nonnull(pg);
     /* Title page, results with verdicts, phases, time series, bars,
      * latency: at least six pages. */
     ck_assert_int_ge(atoi(pg + 6), 6);
     ck_assert_msg(strstr(info, "tipping, 3 policies"), "%s", info);
-    char *text = run_tool(SB_PDFTOTEXT, (const char *[]){pdf, "-", NULL});
+    char *text = tu_tool_output(SB_PDFTOTEXT, (const char *[]){pdf, "-", NULL});
     char *json = file_in(dir, "summary.json");
     for (int p = 0; p < N_POLICIES; p++) {
         ck_assert_msg(strstr(text, labels[p]), "no %s in the PDF", labels[p]);
@@ -403,7 +385,7 @@ START_TEST(html_stands_alone)
                       "a URL: %.60s", p);
     char pdf[1200];
     snprintf(pdf, sizeof pdf, "%s/report.pdf", dir);
-    char *text = run_tool(SB_PDFTOTEXT, (const char *[]){pdf, "-", NULL});
+    char *text = tu_tool_output(SB_PDFTOTEXT, (const char *[]){pdf, "-", NULL});
     for (const char *p = html; (p = strstr(p, "<figure aria-label=\"")) != NULL;
          p++) {
         const char *t = p + strlen("<figure aria-label=\"");
@@ -465,7 +447,7 @@ START_TEST(stability_map_tips_where_k_rho_passes_one)
     /* The report draws the map: its page, its key, its axes. */
     char pdf[1200];
     snprintf(pdf, sizeof pdf, "%s/report.pdf", dir);
-    char *text = run_tool(SB_PDFTOTEXT, (const char *[]){pdf, "-", NULL});
+    char *text = tu_tool_output(SB_PDFTOTEXT, (const char *[]){pdf, "-", NULL});
     ck_assert_ptr_nonnull(strstr(text, "Stability maps"));
     ck_assert_ptr_nonnull(strstr(text, "did not recover"));
     ck_assert_ptr_nonnull(strstr(text, "offered load / capacity"));

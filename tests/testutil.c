@@ -246,3 +246,21 @@ double tu_csv_sum(const char *csv, const char *column)
     }
     return sum;
 }
+
+char *tu_tool_output(const char *tool, const char *const *targs)
+{
+    ck_assert_msg(tool[0] && strstr(tool, "NOTFOUND") == NULL,
+                  "a poppler tool (pdfinfo, pdftotext) was not found when "
+                  "CMake configured: install poppler-utils (.ci/setup) and "
+                  "configure again");
+    const char *argv[12] = {tool};
+    for (int i = 0; targs[i] && i < 10; i++)
+        argv[i + 1] = targs[i];
+    tu_output o;
+    int st = tu_run(&o, argv);
+    ck_assert_msg(st == 0, "%s failed (%d): %s", tool, st, o.err);
+    char *out = o.out;
+    o.out = NULL;
+    tu_output_free(&o);
+    return out;
+}

@@ -57,6 +57,10 @@ int tu_stormbench(tu_output *o, const char *const *argl);
 /* Run the program argv[0] (a path) with argv, the same way. */
 int tu_run(tu_output *o, const char *const *argv);
 void tu_output_free(tu_output *o);
+/* The standard output of a tool found when CMake configured (pdfinfo,
+ * pdftotext: SB_PDFINFO ...) run with targs; fails the test when it was
+ * not found or fails.  malloc'd. */
+char *tu_tool_output(const char *tool, const char *const *targs);
 
 /* The number after "key": in json, where key may be a dotted path whose
  * parts are searched in order ("latency_ms.p99").  Fails the test when
