@@ -25,6 +25,35 @@ void config_defaults(sim_config *c)
     k->deadline_ns = 0;
 
     config_server_defaults(&c->server);
+
+    pipeline_cfg *p = &c->pipeline;
+    p->strategy = PIPELINE_FAIL_FAST;
+    p->warn_retry = 3;
+    p->dead_letter_growth = 3;
+}
+
+void config_step_defaults(step_cfg *st)
+{
+    memset(st, 0, sizeof *st);
+    st->undo_service = (dist){.kind = DIST_CONST, .mean_ns = 0};
+}
+
+static const char *const strategy_names[] = {"fail_fast", "continue",
+                                             "compensate", "partial"};
+
+const char *pipeline_strategy_name(pipeline_strategy p)
+{
+    return (unsigned)p < 4 ? strategy_names[p] : "?";
+}
+
+int pipeline_strategy_parse(const char *s, pipeline_strategy *p)
+{
+    for (unsigned i = 0; i < 4; i++)
+        if (strcmp(s, strategy_names[i]) == 0) {
+            *p = (pipeline_strategy)i;
+            return 0;
+        }
+    return -1;
 }
 
 void config_server_defaults(server_cfg *s)

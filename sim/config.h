@@ -200,6 +200,73 @@ typedef struct tier_cfg {
     double expect[TIER_EXPECT_KINDS];
 } tier_cfg;
 
+/* ---- Pipelines (sim/pipeline.h) -------------------------------------------
+ *
+ * With [pipeline], every client is a job runner: each arrival starts a
+ * *job*, a run of steps in order, each step a call to the server ([server])
+ * through a policy stack of its own ([step.NAME]).  Absent (n_steps 0),
+ * the clients send plain requests, as before. */
+#define SIM_MAX_STEPS 8
+#define SIM_STEP_SETTINGS 8
+#define SIM_MAX_RERUNS 7
+
+/* What a job does when one of its steps fails for good. */
+typedef enum pipeline_strategy {
+    PIPELINE_FAIL_FAST = 0,  /* the job fails; later steps never run */
+    PIPELINE_CONTINUE = 1,   /* later steps marked independent still run;
+                                the others are skipped */
+    PIPELINE_COMPENSATE = 2, /* the steps done are undone, newest first,
+                                each undo a call that can itself fail */
+    PIPELINE_PARTIAL = 3     /* a batch step commits its good items and
+                                quarantines the bad ones, and the job goes
+                                on; any other failure fails fast */
+} pipeline_strategy;
+
+typedef struct step_cfg {
+    char name[SIM_NAME_MAX];  /* [step.NAME] */
+    char policy[256];         /* the stack of its calls ("plan", "none");
+                                 empty: the run's own stack ([policy] or
+                                 --policy), whose client and process
+                                 state the runner's requests share */
+    char policy_origin[320];  /* where it was written, for messages */
+    setting settings[SIM_STEP_SETTINGS]; /* the stack's parameters */
+    uint32_t n_settings;
+    int64_t timeout_ns;       /* per attempt; 0: [clients] timeout */
+    bool has_service;         /* else [server] service */
+    dist service;             /* its work at the server, per attempt */
+    /* What answers its attempts, beyond what the server and faults do: */
+    double transient;         /* share of attempts answered 503 (a flaky
+                                 dependency), coin per attempt */
+    double permanent;         /* share of jobs whose step is answered 403
+                                 on every attempt (a permanent error) */
+    double defect;            /* share of jobs whose step's input has a
+                                 data defect: 422 on every attempt */
+    uint32_t items;           /* a batch of this many items; 0: one call
+                                 that is not a batch */
+    double item_defect;       /* batch: share of items with a data defect */
+    bool idempotent;          /* its writes are deduplicated: redoing it
+                                 commits nothing twice */
+    bool independent;         /* continue: runs even when an earlier step
+                                 failed or was skipped */
+    bool has_undo;            /* compensate: it can be undone */
+    dist undo_service;        /* ... by a call with this service */
+} step_cfg;
+
+typedef struct pipeline_cfg {
+    uint32_t n_steps;         /* 0: no pipeline */
+    step_cfg steps[SIM_MAX_STEPS]; /* in the order they run */
+    pipeline_strategy strategy;
+    bool checkpoints;         /* a rerun resumes after the last step done,
+                                 not from the first */
+    uint32_t reruns;          /* runs of a failed job after the first */
+    int64_t rerun_delay_ns;   /* from a failure to the rerun */
+    int64_t sla_ns;           /* a job's deadline after its start; 0 none */
+    uint32_t warn_retry;      /* the retry of a step that raises a warning
+                                 (earlier ones are only logged) */
+    uint32_t dead_letter_growth; /* buckets in a row the dead-letter queue
+                                    grows before a critical alert */
+} pipeline_cfg;
+
 typedef struct sim_config {
     char name[SIM_NAME_MAX];
     char description[512];
@@ -214,6 +281,7 @@ typedef struct sim_config {
     uint32_t n_faults;
     tier_cfg tiers[SIM_MAX_TIERS]; /* a service chain; see above */
     uint32_t n_tiers;
+    pipeline_cfg pipeline; /* jobs of steps; see above */
     uint32_t trace_sample; /* trace 1 in N requests; 0 = none */
     uint64_t instant_event_limit; /* events at one instant before the run
                                      stops as a stopped clock; 0: the
@@ -224,6 +292,13 @@ typedef struct sim_config {
 void config_defaults(sim_config *c);
 /* ... and a server with them: [server]'s, or a tier's [server.NAME]. */
 void config_server_defaults(server_cfg *s);
+
+/* A step with the defaults: the run's stack, [server] service, the
+ * clients' timeout, nothing failing, not a batch. */
+void config_step_defaults(step_cfg *st);
+/* The strategy's name as written in a scenario ("fail_fast"), and back. */
+const char *pipeline_strategy_name(pipeline_strategy p);
+int pipeline_strategy_parse(const char *s, pipeline_strategy *p);
 
 /* The fault type's name as written in a scenario ("load_spike"), and back. */
 const char *fault_type_name(fault_type t);

@@ -94,6 +94,13 @@ typedef struct metrics_bucket {
     uint64_t conflicts;   /* hot record: updates that lost to another */
     uint64_t attempts_ended; /* attempts that ended while their client
                                 waited: answered, or timed out */
+    /* Pipelines (sim/pipeline.h); 0 without one.  Job runs that started
+     * (first runs and reruns), jobs that completed, job runs that ended
+     * failed; batch items committed (the first time), committed again,
+     * quarantined (to the dead-letter queue); alerts raised, by level. */
+    uint64_t job_runs, jobs_completed, job_runs_failed;
+    uint64_t items_committed, items_duplicated, items_quarantined;
+    uint64_t alerts_log, alerts_warning, alerts_critical;
     double busy_ns;       /* integral of busy workers over time */
     double queue_ns;      /* integral of queue length over time */
     int64_t service_ns;   /* service time completed in the bucket */

@@ -181,6 +181,58 @@ typedef struct sim_tier_summary {
 } sim_tier_summary;
 void sim_tier_summary_of(const sim *s, unsigned i, sim_tier_summary *out);
 
+/* A pipeline's run, totalled (after sim_finish; sim/pipeline.h has the
+ * model).  sim_pipeline_summary_of returns false when the run has no
+ * pipeline. */
+typedef struct sim_step_summary {
+    const char *name;
+    uint64_t calls;       /* calls made (a rerun's included), undos not */
+    uint64_t attempts;    /* attempts they sent */
+    uint64_t succeeded;   /* calls that succeeded (a batch with
+                             quarantined items under partial included) */
+    uint64_t failed;      /* calls that ended failed: gave up, deadline,
+                             refused, quarantined */
+    uint64_t skipped;     /* job runs that never ran it (fail_fast, or a
+                             dependent step under continue) */
+    uint64_t redone;      /* calls that redid it after an earlier run of
+                             the job had completed it (no checkpoint) */
+    uint64_t undone;      /* undos that succeeded */
+    uint64_t undo_failed; /* undos that failed */
+} sim_step_summary;
+
+typedef struct sim_pipeline_summary {
+    pipeline_strategy strategy;
+    bool checkpoints;
+    uint32_t steps;
+    uint64_t jobs;             /* jobs started */
+    uint64_t completed;        /* every step done */
+    uint64_t within_sla;       /* ... by the job's deadline (all of them
+                                  when there is no SLA) */
+    uint64_t partial;          /* continue: ended with steps failed or
+                                  skipped, the independent ones done */
+    uint64_t failed;           /* ended failed, reruns spent (fail_fast,
+                                  partial) */
+    uint64_t compensated;      /* compensate: failed, every done step
+                                  undone */
+    uint64_t inconsistent;     /* compensate: an undo failed, so the job's
+                                  effects are half there */
+    uint64_t unfinished;       /* still running when the run ended */
+    uint64_t runs, reruns;     /* job runs; of which reruns */
+    uint64_t retries;          /* step attempts after the first of a call */
+    uint64_t late_retries;     /* ... that ended after the job's deadline */
+    uint64_t items_committed, items_duplicated, items_quarantined;
+    uint64_t dead_letters;     /* the dead-letter queue at the end: items
+                                  and non-batch calls quarantined */
+    uint64_t alerts_log, alerts_warning, alerts_critical;
+    /* Job time, summed over jobs, in seconds: waiting for an answer
+     * (working), waiting out retry delays (blocked), and failed (from a
+     * failed run to its rerun, and after a final failure until the job's
+     * deadline). */
+    double working_s, blocked_s, failed_s;
+    sim_step_summary step[SIM_MAX_STEPS];
+} sim_pipeline_summary;
+bool sim_pipeline_summary_of(const sim *s, sim_pipeline_summary *out);
+
 /* Engine statistics. */
 typedef struct sim_stats {
     uint64_t events;        /* events taken off the queue */

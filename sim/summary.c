@@ -239,6 +239,7 @@ void summary_compute(const sim *s, sim_summary *o)
     o->duration_s = (double)c->duration_ns / 1e9;
     o->bucket_s = (double)m->bucket_ns / 1e9;
     counts(&m->total.sum, o);
+    o->has_pipeline = sim_pipeline_summary_of(s, &o->pipeline);
     o->in_flight = m->total.in_flight_end;
     o->amplification =
         o->offered ? (double)o->attempts / (double)o->offered : 0.0;

@@ -89,6 +89,9 @@ typedef struct sim_summary {
     /* Before, during and after the faults, and the steady state at the
      * end (phases.h has the spans). */
     sim_phase phase[PHASE_COUNT];
+    /* A pipeline's jobs (sim.h); has_pipeline false without one. */
+    bool has_pipeline;
+    sim_pipeline_summary pipeline;
 } sim_summary;
 
 /* A run while it runs, for front ends: the same definitions as the

@@ -1,0 +1,111 @@
+/*
+ * pipeline.h -- data pipelines: jobs of steps, each step a call through a
+ * retry policy, with a strategy for failures, batches of items,
+ * checkpoints, reruns and alerts.  Internal to sim/.
+ *
+ * The model.  With [pipeline] every client is a job runner: each arrival
+ * (open, closed or once, as [clients] says) starts a *job*.  A job runs
+ * its steps in the order [pipeline] steps lists them.  Each step is one
+ * logical request -- a *call* -- to the server ([server]), driven through
+ * a policy stack by the request driver (driver.h), as a client's request
+ * is: before each attempt, after each failure (retry after d, give up,
+ * quarantine), with the step's per-attempt timeout and, under an SLA, the
+ * job's deadline as the call's deadline.  A step without a policy of its
+ * own runs the run's stack ([policy], --policy) in the runner's client and
+ * process state, so compare and --policy change it; one with `policy =`
+ * runs its own stack in state of its own.
+ *
+ * What answers a step's attempt.  The server admits, queues and serves it
+ * (its service: the step's `service`, else [server]'s), and faults strike
+ * it as they strike any request.  When its service ends, the step decides
+ * the answer, by coins drawn for the job (the same under every policy):
+ *   - `permanent` share of jobs: 403 on every attempt of the step (a
+ *     permanent error);
+ *   - `defect` share of jobs: 422 on every attempt (the step's input has
+ *     a data defect);
+ *   - `transient` share of attempts: 503 (a flaky dependency), coin per
+ *     attempt;
+ *   - else success, and the step's write commits.
+ * A *batch* step (items = N) carries N items, `item_defect` of them
+ * defective (a coin per item, for the job).  A served batch attempt
+ * commits its good items whether or not its answer reaches the runner;
+ * with any bad item it is answered 422 with per-item results.  Under
+ * strategy partial the runner takes that answer as the step's success: its
+ * good items stay committed and its bad ones go to the dead-letter queue
+ * (quarantined).  Under any other strategy the 422 is a failure its policy
+ * judges (retry, give up, quarantine) -- and every retry that is served
+ * commits the good items again unless the step is idempotent: duplicates,
+ * counted per item.  A non-batch step's commit is counted the same way
+ * (one item), so redoing a non-idempotent step duplicates its write.
+ *
+ * When a step fails for good (its call ends failed: gave up, deadline,
+ * refused, quarantined), the job follows the strategy:
+ *   - fail_fast: the run of the job fails, later steps never run;
+ *   - continue: later steps marked `independent` still run, the others
+ *     are skipped; the run fails once the steps are through;
+ *   - compensate: the steps this run completed are undone, newest first,
+ *     each undo a call (of the step's stack, with its `undo` service) that
+ *     can itself fail; the run fails compensated, or inconsistent when an
+ *     undo failed (its step's write stays; later undos still run);
+ *   - partial: as fail_fast, except that a batch step's per-item answer is
+ *     a success (above).
+ * A failed run is rerun `reruns` times at most, `rerun_delay` after it
+ * failed.  With `checkpoints` a rerun starts at the first step no run of
+ * the job has completed; without, at the first step, redoing (and
+ * recommitting) what earlier runs did.  After a compensated run every
+ * step starts over (it was undone).
+ *
+ * Time.  A job's time is split while it runs: waiting for answers
+ * (working), waiting out retry delays (blocked), and failed: from a failed
+ * run to its rerun, and after the final failure until the job's deadline
+ * (start + sla; nothing without an SLA).  A retry that ends after the
+ * job's deadline is counted late.
+ *
+ * Alerts (the seeds' escalation).  The k-th retry of a step is logged
+ * when k < warn_retry and raises a warning from warn_retry on; a step
+ * call that fails for good other than by quarantine raises a critical
+ * alert, and so does a failed undo; the dead-letter queue raises a
+ * warning when it first holds anything, and a critical alert when it has
+ * grown in dead_letter_growth buckets in a row (once per such streak).
+ * Alerts are counted per bucket (metrics_bucket alerts_*).
+ *
+ * Records.  A call is a request record with RQ_STEP set; its client is
+ * the job's runner, and its index packs (the runner's job number, run,
+ * step, undo) so that its random draws are the same whatever the policy.
+ * The metrics count calls as requests (offered, successes, failures by
+ * cause) and their attempts as attempts, so the usual charts show the
+ * steps' load; jobs, items and alerts have fields of their own.
+ */
+#ifndef SB_PIPELINE_H
+#define SB_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+
+/* Build the pipeline of s->cfg (pipeline.n_steps >= 1): every step's
+ * stack and states, the job pool; installs the step answers on the top
+ * server.  *request_size is raised to fit the steps' per-request policy
+ * state.  Free with pipeline_destroy. */
+int pipeline_create(sim *s, size_t *request_size, sb_err *e);
+void pipeline_destroy(sim *s);
+
+/* Client c's arrival: start a job (client.c calls this instead of
+ * starting a request when the run has a pipeline). */
+void pipeline_on_arrival(sim *s, uint32_t c);
+
+/* Events of step calls (requests with RQ_STEP): a retry is due, an
+ * answer, a timeout; and a job's rerun is due (EV_JOB). */
+void pipeline_on_send(sim *s, uint32_t ri, uint32_t gen);
+void pipeline_on_response(sim *s, uint32_t ai, uint32_t gen);
+void pipeline_on_timeout(sim *s, uint32_t ai, uint32_t gen);
+void pipeline_on_job(sim *s, uint32_t ji, uint32_t gen);
+
+/* A bucket closes at t: judge the dead-letter queue's growth. */
+void pipeline_bucket_closed(sim *s);
+/* The run ends at t: count unfinished jobs and their failed time. */
+void pipeline_finish(sim *s);
+
+#endif
