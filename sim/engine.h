@@ -185,6 +185,7 @@ struct sim {
      * chain). */
     server *srv;
     struct tier_set *tiers;
+    struct pipeline *pipe; /* jobs of steps (pipeline.h); NULL without */
 
     /* Faults: configured ones first, then injected ones. */
     fault_cfg faults[MAX_ALL_FAULTS];
