@@ -18,16 +18,16 @@
  * it is open and its quantiles are exact at its width; closed rows are
  * never merged after the fact.
  *
- * Memory.  A kept row is sizeof(metrics_bucket) = 304 bytes: its counters
+ * Memory.  A kept row is sizeof(metrics_bucket) = 376 bytes: its counters
  * and the quantiles the CSV prints (as histogram bins), not the histograms
  * (2 x 668 counts, 5.3 kB, mostly zeros), which only the live bucket and
  * the open row keep.  Rows are allocated as the run goes (the array
  * doubles, up to the rows the duration needs), so the series costs at
- * most METRICS_MAX_BUCKETS x 304 B = 40 MB, plus 11 kB of histograms and
- * 19 kB of run totals.  A simulated day at 1 s: 86 400 rows, 26 MB (each
+ * most METRICS_MAX_BUCKETS x 376 B = 49 MB, plus 11 kB of histograms and
+ * 19 kB of run totals.  A simulated day at 1 s: 86 400 rows, 32 MB (each
  * bucket used to cost 2.7 kB, 233 MB in all, with a histogram of request
  * latency only).  2 h at 1 ms: 7.2 million buckets kept as 112 500 rows
- * of 64 ms, 34 MB (was 19 GB, allocated at the start).  A front end that
+ * of 64 ms, 42 MB (was 19 GB, allocated at the start).  A front end that
  * runs past the configured duration keeps adding rows of the same width.
  *
  * Owned by the engine; readers (viz, reports, the CLI) get a const pointer
