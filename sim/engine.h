@@ -31,6 +31,8 @@ typedef struct server server;
 #define NO_DEADLINE DRIVER_NO_DEADLINE
 #define MAX_OBSERVERS 8
 #define MAX_ALL_FAULTS (SIM_MAX_FAULTS * 2)
+/* Callers (caller.h) a sim can hold: request.caller is 1 .. this. */
+#define SIM_MAX_CALLERS 32
 
 enum event_type {
     EV_ARRIVAL = 1,   /* id: client */
@@ -83,10 +85,11 @@ typedef struct request {
     uint8_t defect;
     uint8_t end_outcome; /* the sb_outcome it ends with at EV_END */
     uint8_t end_refusal; /* ... and why its send was refused */
-    uint8_t tier;        /* the tier its attempts go to (tier.h): 0, a
-                            client's request; else a tier's call down.
-                            An attempt's tier is its request's: kept
-                            here, the attempt record stays 80 bytes */
+    uint8_t tier;        /* the tier its attempts go to (tier.h): 0, the
+                            top.  An attempt's tier is its request's:
+                            kept here, the attempt record stays 80 bytes */
+    uint8_t caller;      /* who makes it: 0, a client (client.c); else
+                            the caller (caller.h) s->callers[caller] */
 } request;
 
 #define REQUEST_HEAD ((sizeof(request) + 15u) & ~(size_t)15u)
@@ -186,6 +189,8 @@ struct sim {
     server *srv;
     struct tier_set *tiers;
     struct pipeline *pipe; /* jobs of steps (pipeline.h); NULL without */
+    struct caller *callers[SIM_MAX_CALLERS + 1]; /* by id, 1 .. n */
+    uint8_t n_callers;
 
     /* Faults: configured ones first, then injected ones. */
     fault_cfg faults[MAX_ALL_FAULTS];

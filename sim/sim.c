@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "caller.h"
 #include "server.h"
 #include "tier.h"
 
@@ -139,6 +140,12 @@ static inline unsigned attempt_tier(const sim *s, uint32_t ai)
     return req_at(s, att_at(s, ai)->req)->tier;
 }
 
+/* Who makes attempt ai's request: 0 a client, else a caller (caller.h). */
+static inline unsigned attempt_caller(const sim *s, uint32_t ai)
+{
+    return req_at(s, att_at(s, ai)->req)->caller;
+}
+
 /* Inlined into sim_run_until's loop.  As a function of its own, with the
  * handlers the compiler inlines into it, it saved and restored six
  * registers on every event: 82 M of the storm's 2.49 G instructions at
@@ -151,8 +158,8 @@ __attribute__((always_inline)) static inline void dispatch(sim *s,
         client_on_arrival(s, ev->id);
         break;
     case EV_SEND:
-        if (s->tiers && req_at(s, ev->id)->tier)
-            tier_on_send(s, ev->id, ev->gen);
+        if (s->n_callers && req_at(s, ev->id)->caller)
+            caller_on_send(s, ev->id, ev->gen);
         else
             client_on_send(s, ev->id, ev->gen);
         break;
@@ -174,14 +181,14 @@ __attribute__((always_inline)) static inline void dispatch(sim *s,
             ev->id, ev->gen);
         break;
     case EV_RESPONSE:
-        if (s->tiers && attempt_tier(s, ev->id))
-            tier_on_response(s, ev->id, ev->gen);
+        if (s->n_callers && attempt_caller(s, ev->id))
+            caller_on_response(s, ev->id, ev->gen);
         else
             client_on_response(s, ev->id, ev->gen);
         break;
     case EV_TIMEOUT:
-        if (s->tiers && attempt_tier(s, ev->id))
-            tier_on_timeout(s, ev->id, ev->gen);
+        if (s->n_callers && attempt_caller(s, ev->id))
+            caller_on_timeout(s, ev->id, ev->gen);
         else
             client_on_timeout(s, ev->id, ev->gen);
         break;

@@ -92,11 +92,7 @@ void tiers_finish(sim *s, int64_t t);
  * meanwhile. */
 void tier_call_down(sim *s, unsigned caller, uint32_t ai);
 
-/* Events of a tier's calls: a retry is due (EV_SEND of a request with
- * tier > 0), an answer (EV_RESPONSE) or a timeout (EV_TIMEOUT) of an
- * attempt with tier > 0. */
-void tier_on_send(sim *s, uint32_t ri, uint32_t gen);
-void tier_on_response(sim *s, uint32_t ai, uint32_t gen);
-void tier_on_timeout(sim *s, uint32_t ai, uint32_t gen);
+/* A tier's calls are a caller's (caller.h): their events go to
+ * caller_on_send, _response and _timeout. */
 
 #endif

@@ -741,8 +741,8 @@ START_TEST(a_tier_cannot_hedge_yet)
     tu_stormbench(&o, (const char *[]){"run", p, "-q", NULL});
     ck_assert_int_eq(o.status, 2);
     char want[1200];
-    snprintf(want, sizeof want, "%s:12: [policy.top] name: a tier's calls "
-             "cannot hedge yet", p);
+    snprintf(want, sizeof want, "%s:12: [policy.top] name: the calls of "
+             "tier 'top' cannot hedge yet", p);
     ck_assert_msg(strstr(o.err, want) != NULL, "%s", o.err);
     tu_output_free(&o);
 }
