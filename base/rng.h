@@ -28,6 +28,9 @@ enum {
     RNG_NET = 4,       /* network delays, by (request, attempt) */
     RNG_POLICY = 5,    /* the policy's own draws (jitter), by client counter */
     RNG_PARTITION = 6, /* which clients a partition cuts off, by fault */
+    RNG_JOB = 7,       /* a pipeline job's coins: permanent, defect */
+    RNG_STEP = 8,      /* a pipeline step attempt's transient coin */
+    RNG_ITEM = 9,      /* a pipeline batch's item defect coins */
     RNG_FAULT = 16,    /* error / lost-ack coin flips, keyed by fault */
     RNG_PAIR = 0x8000, /* | stream: the second uniform of a pair */
     RNG_TIER_SHIFT = 8 /* + (tier << this): tier i of a service chain's
@@ -58,6 +61,13 @@ enum {
  *   RNG_PARTITION   f                                cut off by fault f?
  *                                                    (the same draw every
  *                                                    time: membership)
+ *   RNG_JOB         (k << 8) + (step << 1) + 0 / 1   pipeline job k: step
+ *                                                    permanent? / defect?
+ *   RNG_STEP        rng_attempt_counter(k', a, 0)    a step call k' (see
+ *                                                    sim/pipeline.c):
+ *                                                    transient error?
+ *   RNG_ITEM        (k << 32) + (step << 27) + i     job k, batch item i
+ *                                                    defective?
  *   RNG_FAULT       rng_attempt_counter(k, a, 0/1/2) error coin / lost-ack
  *   (seed ^ f)                                       coin / second trip's
  *                                                    error coin

@@ -258,7 +258,7 @@ static void call_failed(caller *c, const attempt *t, uint32_t ri, request *r,
     case DRIVER_RETRY:
         r->gen++;
         if (c->ops->retry_in)
-            c->ops->retry_in(c, r, nx.delay_ns);
+            c->ops->retry_in(c, ri, r, nx.delay_ns);
         if (nx.delay_ns == 0)
             engine_push_now(s, EV_SEND, ri, r->gen);
         else

@@ -55,8 +55,9 @@ typedef struct caller_ops {
     /* Attempt t of call r ended while the call waited for it: answered
      * or timed out. */
     void (*attempt_ended)(caller *c, const request *r, const attempt *t);
-    /* The stack decided to retry call r after delay_ns. */
-    void (*retry_in)(caller *c, const request *r, int64_t delay_ns);
+    /* The stack decided to retry call ri (r) after delay_ns. */
+    void (*retry_in)(caller *c, uint32_t ri, const request *r,
+                     int64_t delay_ns);
 } caller_ops;
 
 struct caller {

@@ -235,8 +235,9 @@ typedef struct step_cfg {
     bool has_service;         /* else [server] service */
     dist service;             /* its work at the server, per attempt */
     /* What answers its attempts, beyond what the server and faults do: */
-    double transient;         /* share of attempts answered 503 (a flaky
-                                 dependency), coin per attempt */
+    double transient;         /* share of attempts whose connection is
+                                 reset (a flaky dependency), coin per
+                                 attempt */
     double permanent;         /* share of jobs whose step is answered 403
                                  on every attempt (a permanent error) */
     double defect;            /* share of jobs whose step's input has a

@@ -46,8 +46,10 @@ enum event_type {
     EV_FAULT_OFF,     /* id: fault index, gen: fault generation */
     EV_END,           /* id: request, gen: request gen -- a request refused
                          locally ends, call_time after the refusal */
-    EV_TRIP           /* id: attempt, gen: attempt gen -- the answer to
+    EV_TRIP,          /* id: attempt, gen: attempt gen -- the answer to
                          its first round trip reaches the client */
+    EV_JOB            /* id: job, gen: job gen -- a pipeline job's rerun
+                         is due (pipeline.h) */
 };
 
 /* ---- Records -------------------------------------------------------------

@@ -1,14 +1,696 @@
 /*
- * pipeline.c -- data pipelines (pipeline.h).
+ * pipeline.c -- data pipelines (pipeline.h): jobs, their steps' calls
+ * (a caller per step, caller.h), the steps' answers at the server,
+ * strategies, reruns, alerts.
  */
 #include "pipeline.h"
 
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "caller.h"
+#include "server.h"
+
+enum job_state {
+    JOB_RUNNING = 0, /* a step's call is out */
+    JOB_UNDOING,     /* compensate: an undo's call is out */
+    JOB_WAITING      /* failed, its rerun is due (EV_JOB) */
+};
+
+/* How a job ended, for the summary. */
+enum job_end {
+    END_COMPLETED = 0,
+    END_PARTIAL,
+    END_FAILED,
+    END_COMPENSATED,
+    END_INCONSISTENT
+};
+
+#define NO_CALL UINT32_MAX
+
+/* A job.  Masks have one bit per step. */
+typedef struct job {
+    int64_t start;
+    int64_t deadline;    /* start + sla; NO_DEADLINE */
+    int64_t call_start;  /* when its current call started */
+    int64_t call_blocked; /* ... and the retry delays it waited out */
+    int64_t failed_at;   /* when its last run failed */
+    uint32_t client;     /* its runner */
+    uint32_t number;     /* the runner's job number: its random draws */
+    uint32_t gen;
+    uint32_t bad_items[SIM_MAX_STEPS]; /* per batch step; UINT32_MAX: not
+                                          drawn yet */
+    uint16_t done;        /* steps completed and not undone, any run */
+    uint16_t this_run;    /* ... completed in this run */
+    uint16_t committed;   /* steps whose write is in the data now */
+    uint16_t quarantined; /* batch steps whose bad items are set aside */
+    uint8_t step;         /* the step it is at (or undoing) */
+    uint8_t run;          /* 0: the first */
+    uint8_t state;        /* enum job_state */
+    uint8_t run_failed;   /* a step of this run failed (continue) */
+    uint8_t inconsistent; /* an undo of this run failed */
+} job;
+
+typedef struct step_rt {
+    const step_cfg *cfg;
+    caller caller;
+    char name[SIM_NAME_MAX + 16];
+    sim_step_summary sum;
+} step_rt;
+
+struct pipeline {
+    sim *s;
+    const pipeline_cfg *cfg;
+    uint32_t n;
+    step_rt steps[SIM_MAX_STEPS];
+    pool jobs;
+    uint32_t *links; /* by request index: the job of a call */
+    size_t links_cap;
+    /* Totals for the summary (the per-bucket ones are in the metrics). */
+    sim_pipeline_summary sum;
+    double working_ns, blocked_ns, failed_ns;
+    uint64_t dead_letters, dead_at_close;
+    uint32_t growth; /* buckets in a row the dead-letter queue grew */
+    uint64_t waiting;     /* jobs waiting for a rerun */
+    double waiting_since; /* ... the sum of their failed_at */
+};
+
+static job *job_at(const struct pipeline *p, uint32_t ji)
+{
+    return pool_at(&p->jobs, ji);
+}
+
+static uint16_t bit(unsigned step)
+{
+    return (uint16_t)(1u << step);
+}
+
+/* A call's random-stream index: the runner's job number, the run, the
+ * step and whether it is an undo, so that every draw of a step's attempt
+ * is the same under every policy.  Job numbers past 2^24 wrap (a runner
+ * that starts 16 million jobs repeats draws). */
+static uint32_t call_index(const job *j, unsigned step, bool undo)
+{
+    return (j->number << 8) | ((uint32_t)j->run << 5) |
+           ((uint32_t)step << 1) | (undo ? 1u : 0u);
+}
+
+static unsigned step_of_call(const request *r)
+{
+    return (r->index >> 1) & 15u;
+}
+
+static bool is_undo(const request *r)
+{
+    return r->index & 1u;
+}
+
+/* ---- Coins ---------------------------------------------------------------- */
+
+static bool job_coin(const sim *s, const job *j, unsigned step, unsigned k,
+                     double p)
+{
+    if (p <= 0)
+        return false;
+    uint64_t n = ((uint64_t)j->number << 8) + ((uint64_t)step << 1) + k;
+    return engine_unit_draw(s, j->client, RNG_JOB, n) < p;
+}
+
+/* The defective items of batch step `step` of job j: a coin per item,
+ * drawn once. */
+static uint32_t bad_items(const sim *s, job *j, unsigned step)
+{
+    const step_cfg *sc = &s->cfg->pipeline.steps[step];
+    if (j->bad_items[step] != UINT32_MAX)
+        return j->bad_items[step];
+    uint32_t bad = 0;
+    if (sc->item_defect > 0) {
+        uint64_t key = rng_key(s->seed, j->client, RNG_ITEM);
+        uint64_t base = ((uint64_t)j->number << 32) + ((uint64_t)step << 27);
+        for (uint32_t i = 0; i < sc->items; i++)
+            if (rng_unit(rng_at(key, base + i)) < sc->item_defect)
+                bad++;
+    }
+    j->bad_items[step] = bad;
+    return bad;
+}
+
+/* ---- Alerts --------------------------------------------------------------- */
+
+static void alert_critical(sim *s)
+{
+    s->m.cur->alerts_critical++;
+}
+
+static void to_dead_letters(struct pipeline *p, uint64_t n)
+{
+    if (n == 0)
+        return;
+    if (p->dead_letters == 0)
+        p->s->m.cur->alerts_warning++; /* it holds something now */
+    p->dead_letters += n;
+}
+
+void pipeline_bucket_closed(sim *s)
+{
+    struct pipeline *p = s->pipe;
+    if (p->dead_letters > p->dead_at_close) {
+        if (++p->growth == p->cfg->dead_letter_growth)
+            alert_critical(s); /* steadily growing: once per streak */
+    } else {
+        p->growth = 0;
+    }
+    p->dead_at_close = p->dead_letters;
+}
+
+/* ---- The steps' answers at the server --------------------------------- */
+
+static const step_cfg *step_cfg_of(const sim *s, const request *r)
+{
+    return &s->cfg->pipeline.steps[step_of_call(r)];
+}
+
+static const dist *step_service(const server *sv, const attempt *t,
+                                unsigned *slot)
+{
+    const sim *s = server_sim(sv);
+    const request *r = req_at(s, t->req);
+    const step_cfg *sc = step_cfg_of(s, r);
+    *slot = 0;
+    if (is_undo(r))
+        return &sc->undo_service;
+    return sc->has_service ? &sc->service : &server_config(sv)->service;
+}
+
+/* Commit step `step`'s write (its good items) for job j: the first time,
+ * or again -- a duplicate unless the step is idempotent. */
+static void commit(sim *s, job *j, unsigned step, uint64_t items)
+{
+    const step_cfg *sc = &s->cfg->pipeline.steps[step];
+    if (j->committed & bit(step)) {
+        if (!sc->idempotent) {
+            s->m.cur->items_duplicated += items;
+            s->m.cur->duplicates += items;
+        }
+        return;
+    }
+    j->committed |= bit(step);
+    s->m.cur->items_committed += items;
+}
+
+static void set_answer(attempt *t, int32_t status, uint8_t defect)
+{
+    t->result = status == 200 ? SB_ERR_NONE : SB_ERR_HTTP;
+    t->status = status;
+    t->defect = defect;
+}
+
+/* A flaky dependency: the connection is reset (what every classifier,
+ * and the seeds' plan, call transient). */
+static void set_reset(attempt *t)
+{
+    t->result = SB_ERR_RESET;
+    t->status = 0;
+    t->defect = SB_DEFECT_NONE;
+}
+
+/* The answer to a step's attempt whose service ended (pipeline.h). */
+static service_end step_end(server *sv, uint32_t ai, attempt *t,
+                            const request *r)
+{
+    (void)ai;
+    sim *s = server_sim(sv);
+    struct pipeline *p = s->pipe;
+    job *j = job_at(p, p->links[t->req]);
+    unsigned step = step_of_call(r);
+    const step_cfg *sc = &p->cfg->steps[step];
+    bool transient =
+        sc->transient > 0 &&
+        engine_unit_draw(s, r->client, RNG_STEP,
+                         rng_attempt_counter(r->index, t->number, 0)) <
+            sc->transient;
+    if (is_undo(r)) {
+        if (transient) {
+            set_reset(t);
+        } else {
+            set_answer(t, 200, SB_DEFECT_NONE);
+            j->committed &= (uint16_t)~bit(step); /* the write is gone */
+        }
+        return SERVICE_ANSWERED;
+    }
+    if (job_coin(s, j, step, 0, sc->permanent)) {
+        set_answer(t, 403, SB_DEFECT_NONE);
+    } else if (sc->items == 0 && job_coin(s, j, step, 1, sc->defect)) {
+        set_answer(t, 422, SB_DEFECT_INVALID_SCHEMA);
+    } else if (transient) {
+        set_reset(t);
+    } else if (sc->items > 0) {
+        uint32_t bad = bad_items(s, j, step);
+        commit(s, j, step, sc->items - bad);
+        /* Under partial, the per-item answer is taken as the batch's
+         * success (its bad items are set aside when it reaches the
+         * runner); otherwise a batch with bad items failed. */
+        if (bad > 0 && p->cfg->strategy != PIPELINE_PARTIAL)
+            set_answer(t, 422, SB_DEFECT_INVALID_SCHEMA);
+        else
+            set_answer(t, 200, SB_DEFECT_NONE);
+    } else {
+        commit(s, j, step, 1);
+        set_answer(t, 200, SB_DEFECT_NONE);
+    }
+    return SERVICE_ANSWERED;
+}
+
+static const server_model_ops pipeline_ops = {
+    .name = "pipeline",
+    .state_size = 0,
+    .service = step_service,
+    .start = NULL,
+    .end = step_end,
+};
+
+/* ---- Jobs ----------------------------------------------------------------- */
+
+static void run_from(struct pipeline *p, uint32_t ji, job *j);
+
+static int grow_links(struct pipeline *p, uint32_t ri)
+{
+    if (ri < p->links_cap)
+        return 0;
+    size_t cap = p->links_cap ? p->links_cap : 1024;
+    while (cap <= ri)
+        cap *= 2;
+    uint32_t *l = realloc(p->links, cap * sizeof *l);
+    if (l == NULL)
+        return -1;
+    p->links = l;
+    p->links_cap = cap;
+    return 0;
+}
+
+/* Call step `step` (or its undo) for job ji. */
+static void call_step(struct pipeline *p, uint32_t ji, job *j, unsigned step,
+                      bool undo)
+{
+    sim *s = p->s;
+    step_rt *st = &p->steps[step];
+    uint32_t ri;
+    request *r = caller_new_call(&st->caller, j->client, &ri);
+    if (r == NULL)
+        return;
+    if (grow_links(p, ri) != 0) {
+        engine_fail(s, "out of memory for a pipeline's calls");
+        return;
+    }
+    p->links[ri] = ji;
+    r->index = call_index(j, step, undo);
+    r->op = SB_OP_POST;
+    j->step = (uint8_t)step;
+    j->call_start = s->now;
+    j->call_blocked = 0;
+    if (!undo) {
+        st->sum.calls++;
+        if (j->done & bit(step))
+            st->sum.redone++; /* an earlier run did it: no checkpoint */
+    }
+    caller_start(&st->caller, ri, r);
+}
+
+/* The job ends for good: count it, free it, and let a closed-loop runner
+ * start its next job. */
+static void end_job(struct pipeline *p, uint32_t ji, job *j, enum job_end how)
+{
+    sim *s = p->s;
+    switch (how) {
+    case END_COMPLETED:
+        p->sum.completed++;
+        s->m.cur->jobs_completed++;
+        if (j->deadline == NO_DEADLINE || s->now <= j->deadline)
+            p->sum.within_sla++;
+        break;
+    case END_PARTIAL:
+        p->sum.partial++;
+        break;
+    case END_FAILED:
+        p->sum.failed++;
+        break;
+    case END_COMPENSATED:
+        p->sum.compensated++;
+        break;
+    case END_INCONSISTENT:
+        p->sum.inconsistent++;
+        break;
+    }
+    if (how != END_COMPLETED && j->deadline != NO_DEADLINE &&
+        j->deadline > s->now)
+        p->failed_ns += (double)(j->deadline - s->now);
+    uint32_t client = j->client;
+    j->gen++;
+    pool_free(&p->jobs, ji);
+    s->last_finish = s->now;
+    if (s->cfg->clients.arrival == ARRIVAL_CLOSED)
+        client_schedule_arrival(s, client);
+}
+
+/* This run of job ji failed (its failed steps and undos are through):
+ * rerun it later, or end it. */
+static void run_failed(struct pipeline *p, uint32_t ji, job *j)
+{
+    sim *s = p->s;
+    s->m.cur->job_runs_failed++;
+    if (j->run < p->cfg->reruns) {
+        j->state = JOB_WAITING;
+        j->failed_at = s->now;
+        p->waiting++;
+        p->waiting_since += (double)s->now;
+        engine_push(s, simtime_add(s->now, p->cfg->rerun_delay_ns), EV_JOB,
+                    ji, j->gen);
+        return;
+    }
+    enum job_end how = END_FAILED;
+    if (p->cfg->strategy == PIPELINE_COMPENSATE)
+        how = j->inconsistent ? END_INCONSISTENT : END_COMPENSATED;
+    else if (p->cfg->strategy == PIPELINE_CONTINUE && j->this_run)
+        how = END_PARTIAL;
+    end_job(p, ji, j, how);
+}
+
+/* Compensate: undo this run's completed steps below `from`, newest
+ * first; a step without an undo has nothing to undo (a read).  When none
+ * is left, the run has failed. */
+static void undo_from(struct pipeline *p, uint32_t ji, job *j, int from)
+{
+    for (int k = from; k >= 0; k--) {
+        const step_cfg *sc = &p->cfg->steps[k];
+        if ((j->this_run & bit((unsigned)k)) && sc->has_undo) {
+            j->state = JOB_UNDOING;
+            call_step(p, ji, j, (unsigned)k, true);
+            return;
+        }
+    }
+    run_failed(p, ji, j);
+}
+
+/* The steps after `step` that this run will not run now. */
+static void skip_after(struct pipeline *p, const job *j, unsigned step)
+{
+    for (unsigned k = step + 1; k < p->n; k++)
+        if (!(p->cfg->checkpoints && (j->done & bit(k))))
+            p->steps[k].sum.skipped++;
+}
+
+/* The step at j->step failed for good. */
+static void step_failed(struct pipeline *p, uint32_t ji, job *j)
+{
+    unsigned step = j->step;
+    switch (p->cfg->strategy) {
+    case PIPELINE_CONTINUE:
+        j->run_failed = 1;
+        j->step = (uint8_t)(step + 1);
+        run_from(p, ji, j);
+        break;
+    case PIPELINE_COMPENSATE:
+        skip_after(p, j, step);
+        undo_from(p, ji, j, (int)step - 1);
+        break;
+    default:
+        skip_after(p, j, step);
+        run_failed(p, ji, j);
+        break;
+    }
+}
+
+/* Run the job's steps from j->step on: the next one that should run
+ * this run, or end the run. */
+static void run_from(struct pipeline *p, uint32_t ji, job *j)
+{
+    j->state = JOB_RUNNING;
+    for (unsigned k = j->step; k < p->n; k++) {
+        const step_cfg *sc = &p->cfg->steps[k];
+        if (p->cfg->checkpoints && (j->done & bit(k)))
+            continue; /* an earlier run did it */
+        if (j->run_failed && !sc->independent) {
+            p->steps[k].sum.skipped++;
+            continue;
+        }
+        call_step(p, ji, j, k, false);
+        return;
+    }
+    if (j->run_failed)
+        run_failed(p, ji, j);
+    else
+        end_job(p, ji, j, END_COMPLETED);
+}
+
+/* A run starts: the first, or a rerun. */
+static void start_run(struct pipeline *p, uint32_t ji, job *j)
+{
+    p->sum.runs++;
+    p->s->m.cur->job_runs++;
+    j->this_run = 0;
+    j->run_failed = 0;
+    j->inconsistent = 0;
+    j->step = 0;
+    run_from(p, ji, j);
+}
+
+void pipeline_on_arrival(sim *s, uint32_t c)
+{
+    struct pipeline *p = s->pipe;
+    uint32_t k = s->next_request[c]++;
+    if (s->cfg->clients.arrival == ARRIVAL_OPEN)
+        client_schedule_arrival(s, c);
+    uint32_t ji;
+    if (pool_alloc(&p->jobs, &ji) != 0) {
+        engine_fail(s, "out of memory for jobs");
+        return;
+    }
+    job *j = job_at(p, ji);
+    uint32_t gen = j->gen;
+    memset(j, 0, sizeof *j);
+    j->gen = gen + 1;
+    j->client = c;
+    j->number = k;
+    j->start = s->now;
+    j->deadline = p->cfg->sla_ns ? simtime_add(s->now, p->cfg->sla_ns)
+                                 : NO_DEADLINE;
+    for (unsigned i = 0; i < SIM_MAX_STEPS; i++)
+        j->bad_items[i] = UINT32_MAX;
+    p->sum.jobs++;
+    s->offered_total++;
+    start_run(p, ji, j);
+}
+
+void pipeline_on_job(sim *s, uint32_t ji, uint32_t gen)
+{
+    struct pipeline *p = s->pipe;
+    job *j = job_at(p, ji);
+    if (j->gen != gen || j->state != JOB_WAITING)
+        return;
+    p->failed_ns += (double)(s->now - j->failed_at);
+    p->waiting--;
+    p->waiting_since -= (double)j->failed_at;
+    p->sum.reruns++;
+    j->run++;
+    start_run(p, ji, j);
+}
+
+/* ---- What the steps' callers tell ------------------------------------ */
+
+static void call_ended(caller *c, uint32_t ri, request *r, sb_outcome o)
+{
+    sim *s = c->s;
+    struct pipeline *p = s->pipe;
+    uint32_t ji = p->links[ri];
+    job *j = job_at(p, ji);
+    unsigned step = step_of_call(r);
+    step_rt *st = &p->steps[step];
+    const step_cfg *sc = st->cfg;
+    double took = (double)(s->now - j->call_start);
+    p->working_ns += took - (double)j->call_blocked;
+    p->blocked_ns += (double)j->call_blocked;
+    st->sum.attempts += r->attempts;
+    bool ok = o == SB_OUTCOME_SUCCESS;
+    if (is_undo(r)) {
+        if (ok) {
+            st->sum.undone++;
+            j->done &= (uint16_t)~bit(step);
+        } else {
+            st->sum.undo_failed++;
+            j->inconsistent = 1;
+            alert_critical(s);
+        }
+        undo_from(p, ji, j, (int)step - 1);
+        return;
+    }
+    if (ok) {
+        st->sum.succeeded++;
+        j->done |= bit(step);
+        j->this_run |= bit(step);
+        if (sc->items > 0 && !(j->quarantined & bit(step))) {
+            /* partial: the bad items are set aside, once per job */
+            uint32_t bad = bad_items(s, j, step);
+            if (bad > 0) {
+                j->quarantined |= bit(step);
+                s->m.cur->items_quarantined += bad;
+                to_dead_letters(p, bad);
+            }
+        }
+        j->step = (uint8_t)(step + 1);
+        run_from(p, ji, j);
+        return;
+    }
+    st->sum.failed++;
+    if (o == SB_OUTCOME_QUARANTINED)
+        to_dead_letters(p, 1); /* the call's input, set aside */
+    else
+        alert_critical(s); /* retries exhausted, or refused */
+    step_failed(p, ji, j);
+}
+
+static void call_sent(caller *c, const request *r, const attempt *t)
+{
+    if (t->number < 2)
+        return;
+    sim *s = c->s;
+    struct pipeline *p = s->pipe;
+    p->sum.retries++;
+    if (t->number - 1 < p->cfg->warn_retry)
+        s->m.cur->alerts_log++;
+    else
+        s->m.cur->alerts_warning++;
+    (void)r;
+}
+
+static void call_attempt_ended(caller *c, const request *r, const attempt *t)
+{
+    sim *s = c->s;
+    struct pipeline *p = s->pipe;
+    if (t->number < 2)
+        return;
+    const job *j = job_at(p, p->links[t->req]);
+    if (j->deadline != NO_DEADLINE && s->now > j->deadline)
+        p->sum.late_retries++;
+    (void)r;
+}
+
+/* A retry is due after delay_ns: the job is blocked meanwhile. */
+static void call_retry_in(caller *c, uint32_t ri, const request *r,
+                          int64_t delay_ns)
+{
+    struct pipeline *p = c->s->pipe;
+    (void)r;
+    job_at(p, p->links[ri])->call_blocked += delay_ns;
+}
+
+static const caller_ops step_calls = {
+    .ended = call_ended,
+    .wanted = NULL,
+    .sent = call_sent,
+    .attempt_ended = call_attempt_ended,
+    .retry_in = call_retry_in,
+};
+
+/* ---- Life cycle ---------------------------------------------------------- */
+
+int pipeline_create(sim *s, size_t *request_size, sb_err *e)
+{
+    const sim_config *c = s->cfg;
+    const pipeline_cfg *pc = &c->pipeline;
+    assert(pc->n_steps >= 1 && pc->n_steps <= SIM_MAX_STEPS);
+    if (c->n_tiers >= 2)
+        return err_set(e, "a pipeline cannot run on a service chain yet");
+    if (c->server.model != MODEL_QUEUE)
+        return err_set(e, "a pipeline runs on a queue server ([server] "
+                       "model = queue)");
+    struct pipeline *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return err_set(e, "out of memory for the pipeline");
+    s->pipe = p;
+    p->s = s;
+    p->cfg = pc;
+    p->n = pc->n_steps;
+    pool_init(&p->jobs, sizeof(job));
+    for (unsigned i = 0; i < p->n; i++) {
+        step_rt *st = &p->steps[i];
+        const step_cfg *sc = &pc->steps[i];
+        caller *k = &st->caller;
+        st->cfg = sc;
+        st->sum.name = sc->name;
+        snprintf(st->name, sizeof st->name, "step '%s'", sc->name);
+        k->owner = p;
+        k->ops = &step_calls;
+        k->target = s->srv;
+        k->m = &s->m;
+        k->net_stream = RNG_NET;
+        k->network = &c->server.network;
+        k->timeout_ns = sc->timeout_ns;
+        int rc = sc->policy[0]
+                     ? caller_init_own(k, s, st->name, sc->policy,
+                                       sc->policy_origin, sc->settings,
+                                       (int)sc->n_settings, s->n_clients,
+                                       s->n_processes,
+                                       RNG_POLICY + ((i + 1u) << RNG_TIER_SHIFT),
+                                       request_size, e)
+                     : caller_init_shared(k, s, st->name, e);
+        if (rc != 0)
+            return -1;
+    }
+    server_set_model(s->srv, &pipeline_ops);
+    return 0;
+}
+
+void pipeline_destroy(sim *s)
+{
+    struct pipeline *p = s->pipe;
+    if (p == NULL)
+        return;
+    for (unsigned i = 0; i < p->n; i++)
+        if (p->steps[i].caller.s)
+            caller_fini(&p->steps[i].caller);
+    pool_fini(&p->jobs);
+    free(p->links);
+    free(p);
+    s->pipe = NULL;
+}
+
+/* Jobs still out when the run ends: unfinished; a job waiting for its
+ * rerun has been failed since its run failed. */
+void pipeline_finish(sim *s)
+{
+    struct pipeline *p = s->pipe;
+    const sim_pipeline_summary *u = &p->sum;
+    p->sum.unfinished = u->jobs - u->completed - u->partial - u->failed -
+                        u->compensated - u->inconsistent;
+    p->failed_ns += (double)p->waiting * (double)s->now - p->waiting_since;
+    p->waiting = 0;
+    p->waiting_since = 0;
+}
 
 bool sim_pipeline_summary_of(const sim *s, sim_pipeline_summary *out)
 {
     memset(out, 0, sizeof *out);
-    if (s->pipe == NULL)
+    const struct pipeline *p = s->pipe;
+    if (p == NULL)
         return false;
+    const metrics_bucket *t = &s->m.total.sum;
+    *out = p->sum;
+    out->strategy = p->cfg->strategy;
+    out->checkpoints = p->cfg->checkpoints;
+    out->steps = p->n;
+    out->items_committed = t->items_committed;
+    out->items_duplicated = t->items_duplicated;
+    out->items_quarantined = t->items_quarantined;
+    out->dead_letters = p->dead_letters;
+    out->alerts_log = t->alerts_log;
+    out->alerts_warning = t->alerts_warning;
+    out->alerts_critical = t->alerts_critical;
+    out->working_s = p->working_ns / 1e9;
+    out->blocked_s = p->blocked_ns / 1e9;
+    out->failed_s = p->failed_ns / 1e9;
+    for (unsigned i = 0; i < p->n; i++)
+        out->step[i] = p->steps[i].sum;
     return true;
 }

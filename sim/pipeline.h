@@ -23,8 +23,8 @@
  *     permanent error);
  *   - `defect` share of jobs: 422 on every attempt (the step's input has
  *     a data defect);
- *   - `transient` share of attempts: 503 (a flaky dependency), coin per
- *     attempt;
+ *   - `transient` share of attempts: the connection is reset (a flaky
+ *     dependency; every classifier calls it transient), coin per attempt;
  *   - else success, and the step's write commits.
  * A *batch* step (items = N) carries N items, `item_defect` of them
  * defective (a coin per item, for the job).  A served batch attempt

@@ -126,6 +126,17 @@ const server_cfg *server_config(const server *sv)
     return sv->cfg;
 }
 
+sim *server_sim(const server *sv)
+{
+    return sv->s;
+}
+
+void server_set_model(server *sv, const server_model_ops *ops)
+{
+    assert(ops->state_size == 0 && sv->model->state_size == 0);
+    sv->model = ops;
+}
+
 void *server_model_state(server *sv)
 {
     return sv->model_state;
@@ -556,7 +567,9 @@ void server_on_service_done(server *sv, uint32_t ai, uint32_t gen)
     sv->m->cur->service_ns += t->service;
     service_end end =
         sv->model->end ? sv->model->end(sv, ai, t, r) : SERVICE_DONE;
-    if (end != SERVICE_TAKEN) {
+    if (end == SERVICE_ANSWERED) {
+        reply(sv, ai, t, r);
+    } else if (end != SERVICE_TAKEN) {
         outcome(sv, t, r, end);
         reply(sv, ai, t, r);
     }

@@ -50,7 +50,9 @@
 typedef enum service_end {
     SERVICE_DONE,     /* the work is done: a write commits; answer it */
     SERVICE_CONFLICT, /* an optimistic update lost: answer gRPC ABORTED */
-    SERVICE_TAKEN     /* the model answered this trip: server_round_trip */
+    SERVICE_TAKEN,    /* the model answered this trip: server_round_trip */
+    SERVICE_ANSWERED  /* the model set the answer (t->result, status,
+                         defect) and made its commits itself: send it */
 } service_end;
 
 /* A server model: what a request does to the server's data.  The hooks
@@ -67,8 +69,8 @@ typedef struct server_model_ops {
     /* t's service starts now.  NULL: nothing to note. */
     void (*start)(server *sv, attempt *t);
     /* t's service has ended and its worker is free.  Unless this returns
-     * SERVICE_TAKEN, a request with a data defect is answered 422 whatever
-     * it returns.  NULL: SERVICE_DONE. */
+     * SERVICE_TAKEN or SERVICE_ANSWERED, a request with a data defect is
+     * answered 422 whatever it returns.  NULL: SERVICE_DONE. */
     service_end (*end)(server *sv, uint32_t ai, attempt *t, const request *r);
 } server_model_ops;
 
@@ -81,6 +83,10 @@ extern const server_model_ops server_hot_record_2rt_ops; /* two trips */
 int server_create(sim *s, const server_cfg *cfg, metrics *m, server **out,
                   sb_err *e);
 void server_destroy(server *sv);
+
+/* Serve with another model from now on (a pipeline's steps, pipeline.h):
+ * one that keeps no state of its own (state_size 0).  Borrowed. */
+void server_set_model(server *sv, const server_model_ops *ops);
 
 /* ---- Faults: what the running faults make of the server ---------------- */
 
@@ -130,6 +136,8 @@ void server_call_done(server *sv, uint32_t ai, bool ok);
 void server_round_trip(server *sv, uint32_t ai);
 
 const server_cfg *server_config(const server *sv);
+/* The sim it belongs to. */
+sim *server_sim(const server *sv);
 /* The model's own state (state_size bytes), or NULL when it keeps none. */
 void *server_model_state(server *sv);
 

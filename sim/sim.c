@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "caller.h"
+#include "pipeline.h"
 #include "server.h"
 #include "tier.h"
 
@@ -155,7 +156,10 @@ __attribute__((always_inline)) static inline void dispatch(sim *s,
 {
     switch (evq_type(ev)) {
     case EV_ARRIVAL:
-        client_on_arrival(s, ev->id);
+        if (s->pipe)
+            pipeline_on_arrival(s, ev->id);
+        else
+            client_on_arrival(s, ev->id);
         break;
     case EV_SEND:
         if (s->n_callers && req_at(s, ev->id)->caller)
@@ -204,6 +208,9 @@ __attribute__((always_inline)) static inline void dispatch(sim *s,
     case EV_TRIP:
         server_on_trip(s->srv, ev->id, ev->gen);
         break;
+    case EV_JOB:
+        pipeline_on_job(s, ev->id, ev->gen);
+        break;
     default:
         engine_fail(s, "internal error: unknown event type");
     }
@@ -230,6 +237,8 @@ static void bucket_closed(void *ctx, const metrics_bucket *b,
                           const metrics_hist *h)
 {
     sim *s = ctx;
+    if (s->pipe)
+        pipeline_bucket_closed(s); /* may raise an alert in b */
     phases_add(&s->ph, b, h);
     for (int i = 0; i < s->n_obs; i++)
         if (s->obs[i].bucket_closed)
@@ -265,6 +274,8 @@ static const char *doing(unsigned type)
         return "timing out an attempt";
     case EV_END:
         return "ending a request refused locally";
+    case EV_JOB:
+        return "rerunning a pipeline job";
     default:
         return "being served";
     }
@@ -390,6 +401,14 @@ int sim_create(const sim_config *cfg, pstack *ps, sim **out, sb_err *e)
     engine_plan_phases(s, true);
     if (client_start_all(s, e) != 0)
         goto fail;
+    if (cfg->pipeline.n_steps > 0) {
+        /* After the clients: steps that run the run's stack share their
+         * state.  No request exists yet: the pool is laid out again. */
+        size_t request_size = s->requests.stride;
+        if (pipeline_create(s, &request_size, e) != 0)
+            goto fail;
+        pool_init(&s->requests, request_size);
+    }
     *out = s;
     return 0;
 fail:
@@ -406,6 +425,7 @@ void sim_destroy(sim *s)
     pool_fini(&s->requests);
     pool_fini(&s->attempts);
     client_free_all(s);
+    pipeline_destroy(s);
     tiers_destroy(s);
     server_destroy(s->srv);
     free(s);
@@ -469,6 +489,8 @@ void sim_finish(sim *s)
     metrics_finish(&s->m, s->now, in_flight, bucket_closed, s);
     if (s->tiers)
         tiers_finish(s, s->now);
+    if (s->pipe)
+        pipeline_finish(s);
 }
 
 void sim_get_stats(const sim *s, sim_stats *out)

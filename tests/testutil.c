@@ -57,9 +57,36 @@ char *tu_read_file(const char *path)
 
 /* Load, build the policy and create the sim; with `trace`, every request
  * is traced to it (the sampling rate is read when the sim is created). */
+static tu_sim *prepare_edited(const char *ini, const char *policy,
+                              const char *const *params, int n_params,
+                              void (*trace)(void *, const sim_trace *),
+                              void *ctx, void (*edit)(sim_config *, void *),
+                              void *edit_ctx);
+
 static tu_sim *prepare(const char *ini, const char *policy,
                        const char *const *params, int n_params,
                        void (*trace)(void *, const sim_trace *), void *ctx)
+{
+    return prepare_edited(ini, policy, params, n_params, trace, ctx, NULL,
+                          NULL);
+}
+
+tu_sim *tu_sim_run_edited(const char *ini, const char *policy,
+                          void (*edit)(sim_config *, void *), void *ctx)
+{
+    tu_sim *t = prepare_edited(ini, policy, NULL, 0, NULL, NULL, edit, ctx);
+    if (sim_run_until(t->sim, t->sc.cfg.duration_ns) != 0)
+        ck_abort_msg("run failed: %s", sim_error(t->sim));
+    sim_finish(t->sim);
+    summary_compute(t->sim, &t->sum);
+    return t;
+}
+
+static tu_sim *prepare_edited(const char *ini, const char *policy,
+                              const char *const *params, int n_params,
+                              void (*trace)(void *, const sim_trace *),
+                              void *ctx, void (*edit)(sim_config *, void *),
+                              void *edit_ctx)
 {
     tu_sim *t = calloc(1, sizeof *t);
     ck_assert_ptr_nonnull(t);
@@ -69,6 +96,8 @@ static tu_sim *prepare(const char *ini, const char *policy,
         ck_abort_msg("scenario did not load: %s", e.msg);
     if (trace)
         t->sc.cfg.trace_sample = 1;
+    if (edit)
+        edit(&t->sc.cfg, edit_ctx);
     setting settings[2 * PSTACK_MAX_SETTINGS];
     int n = 0;
     if (policy == NULL || strcmp(policy, t->sc.policy) == 0)

@@ -35,6 +35,11 @@ tu_sim *tu_sim_run_traced(const char *ini_text, const char *policy,
 /* Same, but stops before running: t->sim is created and at time 0. */
 tu_sim *tu_sim_prepare(const char *ini_text, const char *policy,
                        const char *const *params, int n_params);
+/* Same as tu_sim_run, with the loaded configuration handed to
+ * edit(cfg, ctx) before the sim is built (what a scenario file cannot say
+ * yet, or says at length). */
+tu_sim *tu_sim_run_edited(const char *ini_text, const char *policy,
+                          void (*edit)(sim_config *, void *), void *ctx);
 void tu_sim_free(tu_sim *t);
 
 /* A fresh path under the build tree for a test file named `name`. */

@@ -1,0 +1,565 @@
+/*
+ * check_pipeline.c -- the pipeline model (sim/pipeline.h) on hand-worked
+ * jobs: strategies, reruns with and without checkpoints, batches, alerts,
+ * time blocked and failed, late retries.
+ *
+ * The setting of every hand-worked case: one runner starts one job at
+ * t = 0 (arrival = once, start_window = 0); the server has unlimited
+ * workers, no network delay and serves every attempt in exactly 1 s
+ * (const), so a step's attempt sent at t is answered at t + 1 s, and the
+ * job's whole timeline can be written down.  Attempts time out after 10 s
+ * (never, here, unless a fault loses them).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* The scenario: `clients` is the [clients] keys beyond the timeout
+ * (default: one runner, one job at 0 s), `extra` more sections. */
+static const char base_fmt[] =
+    "[scenario]\nname = pipe\nduration = %s\nwarmup = 0s\nbucket = 1s\n"
+    "[clients]\ntimeout = 10s\n%s"
+    "[server]\nworkers = unlimited\nservice = const(1s)\n"
+    "network_delay = const(0s)\n%s";
+
+#define ONE_JOB "count = 1\narrival = once\nstart_window = 0s\n"
+
+#define NS_S 1000000000LL
+
+/* The pipeline a test asks for, set on the loaded configuration. */
+typedef struct spec {
+    unsigned n;
+    pipeline_strategy strategy;
+    bool checkpoints;
+    unsigned reruns;
+    int64_t rerun_delay_ns, sla_ns;
+    unsigned warn_retry, growth;
+    step_cfg steps[SIM_MAX_STEPS];
+} spec;
+
+static void init_spec(spec *sp, unsigned n)
+{
+    memset(sp, 0, sizeof *sp);
+    sp->n = n;
+    sp->warn_retry = 3;
+    sp->growth = 3;
+    for (unsigned i = 0; i < n; i++) {
+        config_step_defaults(&sp->steps[i]);
+        snprintf(sp->steps[i].name, sizeof sp->steps[i].name, "s%u", i + 1);
+    }
+}
+
+static void apply(sim_config *c, void *ctx)
+{
+    const spec *sp = ctx;
+    pipeline_cfg *p = &c->pipeline;
+    p->n_steps = sp->n;
+    p->strategy = sp->strategy;
+    p->checkpoints = sp->checkpoints;
+    p->reruns = sp->reruns;
+    p->rerun_delay_ns = sp->rerun_delay_ns;
+    p->sla_ns = sp->sla_ns;
+    p->warn_retry = sp->warn_retry;
+    p->dead_letter_growth = sp->growth;
+    memcpy(p->steps, sp->steps, sizeof p->steps);
+}
+
+static tu_sim *run_with(const char *duration, const char *clients,
+                        const char *extra, const char *policy, spec *sp)
+{
+    char ini[2048];
+    snprintf(ini, sizeof ini, base_fmt, duration, clients,
+             extra ? extra : "");
+    return tu_sim_run_edited(ini, policy, apply, sp);
+}
+
+static tu_sim *run(const char *extra, const char *policy, spec *sp)
+{
+    return run_with("60s", ONE_JOB, extra, policy, sp);
+}
+
+static const sim_pipeline_summary *pipe_of(const tu_sim *t)
+{
+    ck_assert(t->sum.has_pipeline);
+    return &t->sum.pipeline;
+}
+
+/* ---- Strategies ------------------------------------------------------------ */
+
+/* Three good steps run back to back: the job completes at t = 3 s, three
+ * calls of one attempt each, 3 s working, nothing blocked or failed, one
+ * write per step committed once. */
+START_TEST(three_good_steps_complete)
+{
+    spec sp;
+    init_spec(&sp, 3);
+    tu_sim *t = run(NULL, "none", &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->jobs, 1);
+    ck_assert_uint_eq(p->completed, 1);
+    ck_assert_uint_eq(p->within_sla, 1);
+    ck_assert_uint_eq(p->runs, 1);
+    ck_assert_double_eq_tol(p->working_s, 3.0, 1e-9);
+    ck_assert_double_eq_tol(p->blocked_s, 0.0, 1e-9);
+    ck_assert_double_eq_tol(p->failed_s, 0.0, 1e-9);
+    ck_assert_uint_eq(p->items_committed, 3);
+    ck_assert_uint_eq(p->items_duplicated, 0);
+    for (unsigned i = 0; i < 3; i++) {
+        ck_assert_uint_eq(p->step[i].calls, 1);
+        ck_assert_uint_eq(p->step[i].attempts, 1);
+        ck_assert_uint_eq(p->step[i].succeeded, 1);
+    }
+    /* The calls are the run's requests: three offered, three successes. */
+    ck_assert_uint_eq(t->sum.offered, 3);
+    ck_assert_uint_eq(t->sum.successes, 3);
+    ck_assert_int_eq(sim_last_finish(t->sim), 3 * NS_S);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* fail_fast, step 2 refused for good (permanent = 1: 403 on every
+ * attempt), `fixed` delay 2 s, 3 attempts:
+ *   s1  0 -> 1 ok
+ *   s2  1 -> 2 403, wait 2 s, 4 -> 5 403, wait 2 s, 7 -> 8 403: gave up
+ *   s3  never runs (skipped)
+ * Working 1 + 3 = 4 s, blocked 2 x 2 = 4 s; retries 1 and 2 are below
+ * warn_retry = 3: two logged; the exhausted step: one critical alert. */
+START_TEST(fail_fast_skips_later_steps)
+{
+    spec sp;
+    init_spec(&sp, 3);
+    sp.steps[1].permanent = 1.0;
+    tu_sim *t = run("[policy]\nname = fixed\ndelay = 2s\nmax_attempts = 3\n",
+                    NULL, &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->failed, 1);
+    ck_assert_uint_eq(p->completed, 0);
+    ck_assert_uint_eq(p->step[0].succeeded, 1);
+    ck_assert_uint_eq(p->step[1].failed, 1);
+    ck_assert_uint_eq(p->step[1].attempts, 3);
+    ck_assert_uint_eq(p->step[2].calls, 0);
+    ck_assert_uint_eq(p->step[2].skipped, 1);
+    ck_assert_double_eq_tol(p->working_s, 4.0, 1e-9);
+    ck_assert_double_eq_tol(p->blocked_s, 4.0, 1e-9);
+    ck_assert_uint_eq(p->retries, 2);
+    ck_assert_uint_eq(p->alerts_log, 2);
+    ck_assert_uint_eq(p->alerts_warning, 0);
+    ck_assert_uint_eq(p->alerts_critical, 1);
+    ck_assert_int_eq(sim_last_finish(t->sim), 8 * NS_S);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* continue: s2 fails (policy none: one attempt), s3 is independent and
+ * runs, s4 depends on the steps before it and is skipped; the job ends
+ * partial.  s1 0->1, s2 1->2 (403), s3 2->3, end at 3 s. */
+START_TEST(continue_runs_independent_steps_only)
+{
+    spec sp;
+    init_spec(&sp, 4);
+    sp.strategy = PIPELINE_CONTINUE;
+    sp.steps[1].permanent = 1.0;
+    sp.steps[2].independent = true;
+    tu_sim *t = run(NULL, "none", &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->partial, 1);
+    ck_assert_uint_eq(p->failed, 0);
+    ck_assert_uint_eq(p->step[1].failed, 1);
+    ck_assert_uint_eq(p->step[2].succeeded, 1);
+    ck_assert_uint_eq(p->step[3].skipped, 1);
+    ck_assert_uint_eq(p->step[3].calls, 0);
+    ck_assert_int_eq(sim_last_finish(t->sim), 3 * NS_S);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* compensate: s1 and s2 commit, s3 fails; s2 then s1 are undone (undo
+ * calls of 1 s each): 0->1 s1, 1->2 s2, 2->3 s3 (403), 3->4 undo s2,
+ * 4->5 undo s1; compensated at 5 s.  Rerun once, 10 s later (15 s): the
+ * undos took the writes away, so s1 and s2 commit again without a
+ * duplicate and nothing counts as redone; s3 fails again (the same job's
+ * coin), compensated again at 20 s. */
+START_TEST(compensate_undoes_newest_first_and_reruns_clean)
+{
+    spec sp;
+    init_spec(&sp, 3);
+    sp.strategy = PIPELINE_COMPENSATE;
+    sp.reruns = 1;
+    sp.rerun_delay_ns = 10 * NS_S;
+    for (unsigned i = 0; i < 3; i++) {
+        sp.steps[i].has_undo = true;
+        sp.steps[i].undo_service =
+            (dist){.kind = DIST_CONST, .mean_ns = NS_S};
+    }
+    sp.steps[2].permanent = 1.0;
+    tu_sim *t = run(NULL, "none", &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->compensated, 1);
+    ck_assert_uint_eq(p->inconsistent, 0);
+    ck_assert_uint_eq(p->runs, 2);
+    ck_assert_uint_eq(p->reruns, 1);
+    ck_assert_uint_eq(p->step[0].undone, 2);
+    ck_assert_uint_eq(p->step[1].undone, 2);
+    ck_assert_uint_eq(p->step[2].undone, 0); /* it never completed */
+    ck_assert_uint_eq(p->step[0].redone, 0);
+    ck_assert_uint_eq(p->items_committed, 4);
+    ck_assert_uint_eq(p->items_duplicated, 0);
+    /* failed: 5 -> 15 between the runs */
+    ck_assert_double_eq_tol(p->failed_s, 10.0, 1e-9);
+    ck_assert_int_eq(sim_last_finish(t->sim), 20 * NS_S);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* An undo that fails leaves the job inconsistent, and the older undos
+ * still run.  s3's service is 0.4 s: it fails at 2.4 s; the undo of s2
+ * starts service at 2.4 s and an outage (refusing) from 2.5 s resets its
+ * connection (policy none: failed, at 2.5 s).  The undo of s1 is then
+ * refused at once (the outage lasts until 22.5 s).  Critical alerts: s3's
+ * failure and the two failed undos. */
+START_TEST(a_failed_undo_leaves_the_job_inconsistent)
+{
+    spec sp;
+    init_spec(&sp, 3);
+    sp.strategy = PIPELINE_COMPENSATE;
+    for (unsigned i = 0; i < 3; i++) {
+        sp.steps[i].has_undo = true;
+        sp.steps[i].undo_service =
+            (dist){.kind = DIST_CONST, .mean_ns = NS_S};
+    }
+    sp.steps[2].permanent = 1.0;
+    sp.steps[2].has_service = true;
+    sp.steps[2].service =
+        (dist){.kind = DIST_CONST, .mean_ns = 400 * 1000000LL};
+    tu_sim *t = run("[fault.down]\ntype = outage\nstart = 2.5s\n"
+                    "duration = 20s\nmode = refuse\n",
+                    "none", &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->inconsistent, 1);
+    ck_assert_uint_eq(p->compensated, 0);
+    ck_assert_uint_eq(p->step[1].undo_failed, 1);
+    ck_assert_uint_eq(p->step[0].undo_failed, 1);
+    ck_assert_uint_eq(p->alerts_critical, 3);
+    ck_assert_int_eq(sim_last_finish(t->sim), 2500 * 1000000LL);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* ---- Reruns and checkpoints ------------------------------------------------
+ *
+ * Step 2 fails in the first run only: an outage (refusing) from 1.5 s to
+ * 8 s resets its connection while it is served.  Policy none, one rerun
+ * 10 s after the failure.  First run: s1 0->1, s2 1->1.5 reset: failed at
+ * 1.5 s.  The rerun starts at 11.5 s, after the outage. */
+
+static spec rerun_spec(bool checkpoints)
+{
+    spec sp;
+    init_spec(&sp, 3);
+    sp.reruns = 1;
+    sp.rerun_delay_ns = 10 * NS_S;
+    sp.checkpoints = checkpoints;
+    return sp;
+}
+
+#define OUTAGE_FROM_1_5                                                      \
+    "[fault.down]\ntype = outage\nstart = 1.5s\nduration = 6.5s\n"        \
+    "mode = refuse\n"
+
+/* Without a checkpoint the rerun starts over: s1 is redone (11.5->12.5)
+ * and, not idempotent, commits its write a second time; s2 ->13.5, s3
+ * ->14.5.  Completed at 14.5 s, 10 s failed. */
+START_TEST(a_rerun_without_checkpoint_redoes_and_duplicates)
+{
+    spec sp = rerun_spec(false);
+    tu_sim *t = run(OUTAGE_FROM_1_5, "none", &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->completed, 1);
+    ck_assert_uint_eq(p->reruns, 1);
+    ck_assert_uint_eq(p->step[0].calls, 2);
+    ck_assert_uint_eq(p->step[0].redone, 1);
+    ck_assert_uint_eq(p->items_duplicated, 1);
+    ck_assert_uint_eq(t->sum.duplicates, 1);
+    ck_assert_double_eq_tol(p->failed_s, 10.0, 1e-9);
+    ck_assert_int_eq(sim_last_finish(t->sim), 14500 * 1000000LL);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* With checkpoints the rerun resumes at s2: 11.5->12.5, s3 ->13.5; s1
+ * runs once; nothing redone or duplicated; completed at 13.5 s. */
+START_TEST(a_rerun_resumes_from_its_checkpoint)
+{
+    spec sp = rerun_spec(true);
+    tu_sim *t = run(OUTAGE_FROM_1_5, "none", &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->completed, 1);
+    ck_assert_uint_eq(p->step[0].calls, 1);
+    ck_assert_uint_eq(p->step[0].redone, 0);
+    ck_assert_uint_eq(p->items_duplicated, 0);
+    ck_assert_int_eq(sim_last_finish(t->sim), 13500 * 1000000LL);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* An idempotent step redone commits nothing twice. */
+START_TEST(an_idempotent_step_redone_duplicates_nothing)
+{
+    spec sp = rerun_spec(false);
+    sp.steps[0].idempotent = true;
+    tu_sim *t = run(OUTAGE_FROM_1_5, "none", &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->step[0].redone, 1);
+    ck_assert_uint_eq(p->items_duplicated, 0);
+    ck_assert_uint_eq(p->items_committed, 3);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* ---- Batches ---------------------------------------------------------------
+ *
+ * 200 jobs (200 runners, one each), one batch step of 100 items with 10 %
+ * defective.  The number of bad items is Binomial(20 000, 0.1): mean
+ * 2 000, sd sqrt(20 000 x 0.1 x 0.9) = 42.4; the tests allow 5 sd. */
+
+#define BATCH_CLIENTS "count = 200\narrival = once\nstart_window = 0s\n"
+
+static spec batch_spec(pipeline_strategy strategy)
+{
+    spec sp;
+    init_spec(&sp, 1);
+    sp.strategy = strategy;
+    sp.steps[0].items = 100;
+    sp.steps[0].item_defect = 0.1;
+    return sp;
+}
+
+/* partial: every batch succeeds at its first attempt; good items commit
+ * once, bad ones go to the dead-letter queue; good + bad = 20 000. */
+START_TEST(partial_success_commits_good_items_and_quarantines_bad)
+{
+    spec sp = batch_spec(PIPELINE_PARTIAL);
+    tu_sim *t = run_with("60s", BATCH_CLIENTS, NULL, "immediate", &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->jobs, 200);
+    ck_assert_uint_eq(p->completed, 200);
+    ck_assert_uint_eq(p->items_committed + p->items_quarantined, 20000);
+    ck_assert_uint_eq(p->dead_letters, p->items_quarantined);
+    ck_assert(fabs((double)p->items_quarantined - 2000.0) < 5 * 42.4);
+    ck_assert_uint_eq(p->items_duplicated, 0);
+    ck_assert_uint_eq(p->step[0].attempts, 200);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* Whole-batch retries (fail_fast, `immediate`, 3 attempts): a batch with
+ * a bad item fails every attempt, and every served attempt commits the
+ * good items again -- two duplicates of each.  A batch with no bad item
+ * has probability 0.9^100 = 2.7e-5: none in 200, so every job fails and
+ * duplicated = 2 x committed exactly.  The same items as under partial
+ * (the coins are the job's), so committed is 20 000 minus the same bad
+ * count. */
+START_TEST(whole_batch_retries_commit_good_items_again)
+{
+    spec sp = batch_spec(PIPELINE_FAIL_FAST);
+    tu_sim *t = run_with("60s", BATCH_CLIENTS,
+                         "[policy]\nname = immediate\nmax_attempts = 3\n",
+                         NULL, &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->failed, 200);
+    ck_assert_uint_eq(p->step[0].attempts, 600);
+    ck_assert_uint_eq(p->items_duplicated, 2 * p->items_committed);
+    ck_assert(fabs((double)(20000 - p->items_committed) - 2000.0) <
+              5 * 42.4);
+    ck_assert_uint_eq(p->items_quarantined, 0);
+    ck_assert_uint_eq(p->alerts_critical, 200);
+
+    spec sq = batch_spec(PIPELINE_PARTIAL);
+    tu_sim *u = run_with("60s", BATCH_CLIENTS, NULL, "none", &sq);
+    ck_assert_uint_eq(20000 - p->items_committed,
+                      pipe_of(u)->items_quarantined);
+    tu_sim_free(u);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* `plan` quarantines a data defect at the first attempt: one attempt per
+ * batch, the good items committed once, each batch's input to the
+ * dead-letter queue (one entry per call), no critical alert for them. */
+START_TEST(plan_quarantines_a_bad_batch_at_once)
+{
+    spec sp = batch_spec(PIPELINE_FAIL_FAST);
+    tu_sim *t = run_with("60s", BATCH_CLIENTS, NULL, "plan", &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->step[0].attempts, 200);
+    ck_assert_uint_eq(p->items_duplicated, 0);
+    ck_assert_uint_eq(p->dead_letters, 200);
+    ck_assert_uint_eq(t->sum.quarantined, 200);
+    /* the dead-letter queue: a warning when it first holds anything, and
+     * (everything lands at 1 s) no growth over 3 buckets in a row */
+    ck_assert_uint_eq(p->alerts_warning, 1);
+    ck_assert_uint_eq(p->alerts_critical, 0);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* ---- Alerts and time ------------------------------------------------------- */
+
+/* fixed 1 s, 5 attempts, a step that always fails: retries 1 and 2
+ * logged, 3 and 4 warnings (warn_retry 3), the exhausted step critical. */
+START_TEST(retry_alerts_escalate)
+{
+    spec sp;
+    init_spec(&sp, 1);
+    sp.steps[0].permanent = 1.0;
+    tu_sim *t = run("[policy]\nname = fixed\ndelay = 1s\nmax_attempts = 5\n",
+                    NULL, &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->alerts_log, 2);
+    ck_assert_uint_eq(p->alerts_warning, 2);
+    ck_assert_uint_eq(p->alerts_critical, 1);
+    /* and the series has them, in the buckets they happened in: retries
+     * are sent at 2, 4, 6 and 8 s (1 s service, 1 s delay); the give-up
+     * at 9 s */
+    const metrics *m = sim_metrics(t->sim);
+    ck_assert_uint_eq(m->buckets[2].alerts_log, 1);
+    ck_assert_uint_eq(m->buckets[4].alerts_log, 1);
+    ck_assert_uint_eq(m->buckets[6].alerts_warning, 1);
+    ck_assert_uint_eq(m->buckets[8].alerts_warning, 1);
+    ck_assert_uint_eq(m->buckets[9].alerts_critical, 1);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* A closed-loop runner (think 0.5 s) whose every job is quarantined at
+ * its only step (defect = 1, plan; service 0.5 s): one job into the
+ * dead-letter queue each second, at 1, 2, 3 ... s.  It holds something
+ * from 1 s: one warning; it grows in bucket [1, 2), [2, 3), [3, 4): the
+ * third in a row raises one critical alert, and the streak goes on
+ * without another. */
+START_TEST(a_growing_dead_letter_queue_is_critical_once_per_streak)
+{
+    spec sp;
+    init_spec(&sp, 1);
+    sp.growth = 3;
+    sp.steps[0].defect = 1.0;
+    sp.steps[0].has_service = true;
+    sp.steps[0].service =
+        (dist){.kind = DIST_CONST, .mean_ns = NS_S / 2};
+    tu_sim *t = run_with("10s", "count = 1\narrival = closed\n"
+                                "think = const(0.5s)\n",
+                         NULL, "plan", &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_ge(p->dead_letters, 9);
+    ck_assert_uint_eq(p->alerts_warning, 1);
+    ck_assert_uint_eq(p->alerts_critical, 1);
+    const metrics *m = sim_metrics(t->sim);
+    ck_assert_uint_eq(m->buckets[3].alerts_critical, 1);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* SLA 5 s; a step that always fails, fixed 2 s, 4 attempts: attempts end
+ * at 1, 4, 7, 10 s; the retries ending at 7 and 10 s end after the
+ * deadline: two late.  Not completed, so not within the SLA; failed at
+ * 10 s, after its deadline: no failed time. */
+START_TEST(retries_after_the_deadline_are_late)
+{
+    spec sp;
+    init_spec(&sp, 1);
+    sp.sla_ns = 5 * NS_S;
+    sp.steps[0].permanent = 1.0;
+    tu_sim *t = run("[policy]\nname = fixed\ndelay = 2s\nmax_attempts = 4\n",
+                    NULL, &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->retries, 3);
+    ck_assert_uint_eq(p->late_retries, 2);
+    ck_assert_uint_eq(p->within_sla, 0);
+    ck_assert_double_eq_tol(p->failed_s, 0.0, 1e-9);
+    ck_assert_double_eq_tol(p->blocked_s, 6.0, 1e-9);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* A job that fails fast at 1 s with a 30 s SLA is failed until its
+ * deadline: 29 s. */
+START_TEST(a_failed_job_is_failed_until_its_deadline)
+{
+    spec sp;
+    init_spec(&sp, 1);
+    sp.sla_ns = 30 * NS_S;
+    sp.steps[0].permanent = 1.0;
+    tu_sim *t = run(NULL, "none", &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_double_eq_tol(p->failed_s, 29.0, 1e-9);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* Transient errors: each attempt fails with probability q, independently
+ * (a connection reset), and `immediate` with k attempts: a call fails
+ * only when all k fail, q^k.  With q = 0.5, k = 3 over 2 000 jobs of one
+ * step: failures ~ Binomial(2000, 0.125), mean 250, sd 14.8; attempts
+ * per call 1 + q + q^2 = 1.75 (mean), 3 500 in all, sd < 40. */
+START_TEST(transient_errors_follow_the_retry_arithmetic)
+{
+    spec sp;
+    init_spec(&sp, 1);
+    sp.steps[0].transient = 0.5;
+    tu_sim *t = run_with("60s",
+                         "count = 2000\narrival = once\nstart_window = 0s\n",
+                         "[policy]\nname = immediate\nmax_attempts = 3\n",
+                         NULL, &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert(fabs((double)p->failed - 250.0) < 5 * 14.8);
+    ck_assert(fabs((double)p->step[0].attempts - 3500.0) < 5 * 40.0);
+    ck_assert_uint_eq(p->failed + p->completed, 2000);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* Same scenario, seed and policy: the same numbers; another policy sees
+ * the same job coins (the batch's bad items). */
+START_TEST(pipelines_are_deterministic)
+{
+    spec sp = batch_spec(PIPELINE_PARTIAL);
+    tu_sim *a = run_with("60s", BATCH_CLIENTS, NULL, "immediate", &sp);
+    tu_sim *b = run_with("60s", BATCH_CLIENTS, NULL, "immediate", &sp);
+    ck_assert_mem_eq(&a->sum.pipeline.items_committed,
+                     &b->sum.pipeline.items_committed, sizeof(uint64_t));
+    const metrics *ma = sim_metrics(a->sim), *mb = sim_metrics(b->sim);
+    ck_assert_uint_eq(ma->n_buckets, mb->n_buckets);
+    ck_assert_mem_eq(ma->buckets, mb->buckets,
+                     ma->n_buckets * sizeof *ma->buckets);
+    tu_sim_free(a);
+    tu_sim_free(b);
+}
+END_TEST
+
+Suite *pipeline_suite(void)
+{
+    Suite *s = suite_create("pipeline");
+    TCase *tc = tcase_create("jobs");
+    tcase_add_test(tc, three_good_steps_complete);
+    tcase_add_test(tc, fail_fast_skips_later_steps);
+    tcase_add_test(tc, continue_runs_independent_steps_only);
+    tcase_add_test(tc, compensate_undoes_newest_first_and_reruns_clean);
+    tcase_add_test(tc, a_failed_undo_leaves_the_job_inconsistent);
+    tcase_add_test(tc, a_rerun_without_checkpoint_redoes_and_duplicates);
+    tcase_add_test(tc, a_rerun_resumes_from_its_checkpoint);
+    tcase_add_test(tc, an_idempotent_step_redone_duplicates_nothing);
+    tcase_add_test(tc, partial_success_commits_good_items_and_quarantines_bad);
+    tcase_add_test(tc, whole_batch_retries_commit_good_items_again);
+    tcase_add_test(tc, plan_quarantines_a_bad_batch_at_once);
+    tcase_add_test(tc, retry_alerts_escalate);
+    tcase_add_test(tc, a_growing_dead_letter_queue_is_critical_once_per_streak);
+    tcase_add_test(tc, retries_after_the_deadline_are_late);
+    tcase_add_test(tc, a_failed_job_is_failed_until_its_deadline);
+    tcase_add_test(tc, transient_errors_follow_the_retry_arithmetic);
+    tcase_add_test(tc, pipelines_are_deterministic);
+    suite_add_tcase(s, tc);
+    return s;
+}
