@@ -62,8 +62,34 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static void arrivals_of_clients(const sim_config *c, double *requests,
+                                double *peak);
+
+/* Calls a pipeline's job makes at most: every step in every run, and
+ * under compensate an undo for each; 1 without a pipeline (an arrival is
+ * a request). */
+static double calls_per_arrival(const sim_config *c)
+{
+    const pipeline_cfg *p = &c->pipeline;
+    if (p->n_steps == 0)
+        return 1.0;
+    double per_run = (double)p->n_steps *
+                     (p->strategy == PIPELINE_COMPENSATE ? 2.0 : 1.0);
+    return per_run * (1.0 + (double)p->reruns);
+}
+
 /* The requests the run offers, and its peak rate per second. */
 static void arrivals(const sim_config *c, double *requests, double *peak)
+{
+    double k = calls_per_arrival(c);
+    arrivals_of_clients(c, requests, peak);
+    *requests *= k;
+    *peak *= k;
+}
+
+/* The arrivals ([clients]): requests, or a pipeline's jobs. */
+static void arrivals_of_clients(const sim_config *c, double *requests,
+                                double *peak)
 {
     const client_cfg *cc = &c->clients;
     double d = (double)c->duration_ns / 1e9;

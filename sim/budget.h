@@ -12,7 +12,8 @@
  * each holding a 10 000-call window) before they take an hour or the
  * machine's memory, with a message that says which setting to change.
  * Load spikes in the configuration are counted; faults injected while
- * the run goes are not.
+ * the run goes are not.  A pipeline's job counts as the calls it makes at
+ * most: each step in each of its runs, and an undo each under compensate.
  *
  * Pure: reads the config, allocates nothing.
  */

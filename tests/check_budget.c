@@ -319,6 +319,35 @@ START_TEST(spikes_are_counted)
 }
 END_TEST
 
+/* A pipeline's job is a request per step per run, and an undo per step
+ * under compensate: 10 jobs of 5 steps, rerun at most twice, compensated:
+ * 10 x 5 x 2 x 3 = 300 calls; the same with fail_fast, 150. */
+START_TEST(pipeline_jobs_count_their_calls)
+{
+    static const char ini[] =
+        "[scenario]\nname = jobs\nduration = 100s\nwarmup = 5s\n"
+        "[clients]\ncount = 10\narrival = once\n"
+        "[policy]\nname = none\n";
+    static scenario sc;
+    policy_setup ps;
+    sb_err e;
+    const char *file = tu_write_temp("estimate-jobs.ini", ini);
+    ck_assert_msg(scenario_load(file, NULL, 0, &sc, &e) == 0, "%s", e.msg);
+    ck_assert_int_eq(policy_setup_build(sc.policy, NULL, 0, NULL, 0, &ps, &e),
+                     0);
+    sc.cfg.pipeline.n_steps = 5;
+    sc.cfg.pipeline.reruns = 2;
+    sc.cfg.pipeline.strategy = PIPELINE_COMPENSATE;
+    budget_cost b;
+    budget_estimate(&sc.cfg, 0, 0, 1, &b);
+    ck_assert_double_eq_tol(b.requests, 300, 1e-9);
+    sc.cfg.pipeline.strategy = PIPELINE_FAIL_FAST;
+    budget_estimate(&sc.cfg, 0, 0, 1, &b);
+    ck_assert_double_eq_tol(b.requests, 150, 1e-9);
+    policy_setup_free(&ps);
+}
+END_TEST
+
 Suite *budget_suite(void)
 {
     Suite *s = suite_create("budget");
@@ -334,6 +363,7 @@ Suite *budget_suite(void)
     tcase_add_test(tc, bench_storm_is_within_the_limits);
     tcase_add_test(tc, shipped_scenarios_are_cheap);
     tcase_add_test(tc, spikes_are_counted);
+    tcase_add_test(tc, pipeline_jobs_count_their_calls);
     suite_add_tcase(s, tc);
     return s;
 }
