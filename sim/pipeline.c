@@ -305,6 +305,7 @@ static void call_step(struct pipeline *p, uint32_t ji, job *j, unsigned step,
         return;
     }
     p->links[ri] = ji;
+    s->mode[j->client] = CLIENT_WAITING;
     r->index = call_index(j, step, undo);
     r->op = SB_OP_POST;
     j->step = (uint8_t)step;
@@ -347,6 +348,7 @@ static void end_job(struct pipeline *p, uint32_t ji, job *j, enum job_end how)
         j->deadline > s->now)
         p->failed_ns += (double)(j->deadline - s->now);
     uint32_t client = j->client;
+    s->mode[client] = how == END_COMPLETED ? CLIENT_IDLE : CLIENT_GAVE_UP;
     j->gen++;
     pool_free(&p->jobs, ji);
     s->last_finish = s->now;
@@ -363,6 +365,7 @@ static void run_failed(struct pipeline *p, uint32_t ji, job *j)
     if (j->run < p->cfg->reruns) {
         j->state = JOB_WAITING;
         j->failed_at = s->now;
+        s->mode[j->client] = CLIENT_GAVE_UP;
         p->waiting++;
         p->waiting_since += (double)s->now;
         engine_push(s, simtime_add(s->now, p->cfg->rerun_delay_ns), EV_JOB,
@@ -556,12 +559,12 @@ static void call_sent(caller *c, const request *r, const attempt *t)
         return;
     sim *s = c->s;
     struct pipeline *p = s->pipe;
+    s->mode[r->client] = CLIENT_WAITING;
     p->sum.retries++;
     if (t->number - 1 < p->cfg->warn_retry)
         s->m.cur->alerts_log++;
     else
         s->m.cur->alerts_warning++;
-    (void)r;
 }
 
 static void call_attempt_ended(caller *c, const request *r, const attempt *t)
@@ -581,8 +584,8 @@ static void call_retry_in(caller *c, uint32_t ri, const request *r,
                           int64_t delay_ns)
 {
     struct pipeline *p = c->s->pipe;
-    (void)r;
     job_at(p, p->links[ri])->call_blocked += delay_ns;
+    c->s->mode[r->client] = CLIENT_BACKING_OFF;
 }
 
 static const caller_ops step_calls = {

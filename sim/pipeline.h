@@ -69,6 +69,10 @@
  * grown in dead_letter_growth buckets in a row (once per such streak).
  * Alerts are counted per bucket (metrics_bucket alerts_*).
  *
+ * Front ends see a runner's mode (sim_client_modes) as a client's:
+ * waiting while a call is out, backing off before a retry, gave up from a
+ * failed run until its rerun or for good, idle once its job completed.
+ *
  * Records.  A call is a request record with RQ_STEP set; its client is
  * the job's runner, and its index packs (the runner's job number, run,
  * step, undo) so that its random draws are the same whatever the policy.

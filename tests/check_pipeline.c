@@ -116,6 +116,7 @@ START_TEST(three_good_steps_complete)
     ck_assert_uint_eq(t->sum.offered, 3);
     ck_assert_uint_eq(t->sum.successes, 3);
     ck_assert_int_eq(sim_last_finish(t->sim), 3 * NS_S);
+    ck_assert_int_eq(sim_client_modes(t->sim)[0], CLIENT_IDLE);
     tu_sim_free(t);
 }
 END_TEST
@@ -149,6 +150,7 @@ START_TEST(fail_fast_skips_later_steps)
     ck_assert_uint_eq(p->alerts_warning, 0);
     ck_assert_uint_eq(p->alerts_critical, 1);
     ck_assert_int_eq(sim_last_finish(t->sim), 8 * NS_S);
+    ck_assert_int_eq(sim_client_modes(t->sim)[0], CLIENT_GAVE_UP);
     tu_sim_free(t);
 }
 END_TEST
