@@ -525,7 +525,7 @@ static const faultkey fault_keys[] = {
     {{"burst", V_COUNT, FLT(burst), 1, 10000000, NULL}, T(RATE_LIMIT), 0},
     /* The tier it strikes: faults at the server side only. */
     {{"target", V_TEXT, 0, 0, 0, NULL},
-     ~(T(LOAD_SPIKE) | T(PARTITION) | T(CLIENT_TIMEOUT)), 0},
+     ~(T(LOAD_SPIKE) | T(PARTITION) | T(CLIENT_TIMEOUT) | T(CRASH)), 0},
 };
 
 static int bad(sb_err *e, const entry *en, const char *msg)

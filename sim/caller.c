@@ -349,6 +349,14 @@ void caller_on_timeout(sim *s, uint32_t ai, uint32_t gen)
     engine_attempt_release(s, ai, t);
 }
 
+void caller_abandon(caller *c, uint32_t ri)
+{
+    request *r = req_at(c->s, ri);
+    if (r->flags & RQ_FINISHED)
+        return;
+    end_call(c, ri, r, SB_OUTCOME_GAVE_UP, SB_REFUSAL_OTHER, NULL);
+}
+
 void caller_on_send(sim *s, uint32_t ri, uint32_t gen)
 {
     request *r = req_at(s, ri);

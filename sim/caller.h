@@ -107,6 +107,10 @@ request *caller_new_call(caller *c, uint32_t client, uint32_t *ri);
  * once when its deadline has passed: a deadline failure, nothing sent). */
 void caller_start(caller *c, uint32_t ri, request *r);
 
+/* Whoever wanted call ri has gone (a crashed runner): it ends now, given
+ * up; its attempts still out are answered to nobody (wasted work). */
+void caller_abandon(caller *c, uint32_t ri);
+
 /* Events of calls (requests with caller > 0): a retry is due, an answer,
  * a timeout. */
 void caller_on_send(sim *s, uint32_t ri, uint32_t gen);

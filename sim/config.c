@@ -77,6 +77,7 @@ static const char *const fault_names[FAULT_TYPE_COUNT] = {
     [FAULT_SLOWDOWN] = "slowdown",   [FAULT_ERRORS] = "errors",
     [FAULT_LOST_ACK] = "lost_ack",   [FAULT_PARTITION] = "partition",
     [FAULT_RATE_LIMIT] = "rate_limit", [FAULT_CLIENT_TIMEOUT] = "client_timeout",
+    [FAULT_CRASH] = "crash",
 };
 
 const char *fault_type_name(fault_type t)

@@ -118,6 +118,7 @@ typedef enum fault_type {
     FAULT_PARTITION,
     FAULT_RATE_LIMIT,
     FAULT_CLIENT_TIMEOUT,
+    FAULT_CRASH,        /* a pipeline's job runners crash (pipeline.h) */
     FAULT_TYPE_COUNT
 } fault_type;
 
@@ -154,8 +155,8 @@ typedef struct fault_cfg {
     uint8_t tier;           /* the tier it strikes (sim_config.tiers):
                                0, the top tier ([server]), unless a chain
                                says otherwise; client-side faults
-                               (load_spike, partition, client_timeout)
-                               always 0 */
+                               (load_spike, partition, client_timeout,
+                               crash) always 0 */
 } fault_cfg;
 
 /* ---- Service chains (sim/tier.h) ------------------------------------------

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "server.h"
+#include "pipeline.h"
 #include "tier.h"
 
 static int64_t stretch(const evq_event *ev, void *ctx)
@@ -98,6 +99,7 @@ void faults_apply(sim *s)
 {
     double spike = 1.0;
     int64_t timeout = s->cfg->clients.timeout_ns, timeout_from = -1;
+    bool crashed = false;
     s->n_errors = s->n_lost = s->n_cuts = 0;
     for (uint32_t i = 0; i < s->n_faults; i++) {
         if (!s->active[i])
@@ -124,6 +126,9 @@ void faults_apply(sim *s)
         case FAULT_PARTITION:
             s->cuts[s->n_cuts++] = (uint8_t)i;
             break;
+        case FAULT_CRASH:
+            crashed = true;
+            break;
         default:
             break;
         }
@@ -133,6 +138,8 @@ void faults_apply(sim *s)
     unsigned n = s->tiers ? sim_tiers(s) : 1;
     for (unsigned i = 0; i < n; i++)
         apply_server(s, i, tiers_server(s, i));
+    if (s->pipe)
+        pipeline_runners_down(s, crashed);
 }
 
 /* Fault fi's coin for a client's attempt: keyed by the fault's name. */

@@ -16,7 +16,9 @@
 enum job_state {
     JOB_RUNNING = 0, /* a step's call is out */
     JOB_UNDOING,     /* compensate: an undo's call is out */
-    JOB_WAITING      /* failed, its rerun is due (EV_JOB) */
+    JOB_WAITING,     /* failed (or not started: the runners were down);
+                        its run is due (EV_JOB) or deferred */
+    JOB_CRASHING     /* its runner crashed: its call is being abandoned */
 };
 
 /* How a job ended, for the summary. */
@@ -40,6 +42,8 @@ typedef struct job {
     uint32_t client;     /* its runner */
     uint32_t number;     /* the runner's job number: its random draws */
     uint32_t gen;
+    uint32_t call;        /* the request index of its call out */
+    uint32_t live_pos;    /* its place in pipeline.live */
     uint32_t bad_items[SIM_MAX_STEPS]; /* per batch step; UINT32_MAX: not
                                           drawn yet */
     uint16_t done;        /* steps completed and not undone, any run */
@@ -51,6 +55,7 @@ typedef struct job {
     uint8_t state;        /* enum job_state */
     uint8_t run_failed;   /* a step of this run failed (continue) */
     uint8_t inconsistent; /* an undo of this run failed */
+    uint8_t started;      /* its first run has started */
 } job;
 
 typedef struct step_rt {
@@ -75,7 +80,26 @@ struct pipeline {
     uint32_t growth; /* buckets in a row the dead-letter queue grew */
     uint64_t waiting;     /* jobs waiting for a rerun */
     double waiting_since; /* ... the sum of their failed_at */
+    /* Jobs in memory (for a crash), and those waiting for the runners to
+     * come back. */
+    uint32_t *live, n_live, live_cap;
+    uint32_t *deferred, n_deferred, deferred_cap;
+    bool down;
 };
+
+static int push_index(uint32_t **v, uint32_t *n, uint32_t *cap, uint32_t x)
+{
+    if (*n == *cap) {
+        uint32_t c = *cap ? *cap * 2 : 64;
+        uint32_t *w = realloc(*v, (size_t)c * sizeof *w);
+        if (w == NULL)
+            return -1;
+        *v = w;
+        *cap = c;
+    }
+    (*v)[(*n)++] = x;
+    return 0;
+}
 
 static job *job_at(const struct pipeline *p, uint32_t ji)
 {
@@ -305,6 +329,7 @@ static void call_step(struct pipeline *p, uint32_t ji, job *j, unsigned step,
         return;
     }
     p->links[ri] = ji;
+    j->call = ri;
     s->mode[j->client] = CLIENT_WAITING;
     r->index = call_index(j, step, undo);
     r->op = SB_OP_POST;
@@ -349,6 +374,9 @@ static void end_job(struct pipeline *p, uint32_t ji, job *j, enum job_end how)
         p->failed_ns += (double)(j->deadline - s->now);
     uint32_t client = j->client;
     s->mode[client] = how == END_COMPLETED ? CLIENT_IDLE : CLIENT_GAVE_UP;
+    uint32_t last = p->live[--p->n_live];
+    p->live[j->live_pos] = last;
+    job_at(p, last)->live_pos = j->live_pos;
     j->gen++;
     pool_free(&p->jobs, ji);
     s->last_finish = s->now;
@@ -481,8 +509,21 @@ void pipeline_on_arrival(sim *s, uint32_t c)
                                  : NO_DEADLINE;
     for (unsigned i = 0; i < SIM_MAX_STEPS; i++)
         j->bad_items[i] = UINT32_MAX;
+    j->live_pos = p->n_live;
+    if (push_index(&p->live, &p->n_live, &p->live_cap, ji) != 0) {
+        engine_fail(s, "out of memory for jobs");
+        return;
+    }
     p->sum.jobs++;
     s->offered_total++;
+    if (p->down) {
+        j->state = JOB_WAITING; /* until the runners are back */
+        if (push_index(&p->deferred, &p->n_deferred, &p->deferred_cap,
+                       ji) != 0)
+            engine_fail(s, "out of memory for jobs");
+        return;
+    }
+    j->started = 1;
     start_run(p, ji, j);
 }
 
@@ -492,12 +533,58 @@ void pipeline_on_job(sim *s, uint32_t ji, uint32_t gen)
     job *j = job_at(p, ji);
     if (j->gen != gen || j->state != JOB_WAITING)
         return;
+    if (p->down) {
+        if (push_index(&p->deferred, &p->n_deferred, &p->deferred_cap,
+                       ji) != 0)
+            engine_fail(s, "out of memory for jobs");
+        return;
+    }
+    if (!j->started) {
+        j->started = 1; /* it arrived while the runners were down */
+        start_run(p, ji, j);
+        return;
+    }
     p->failed_ns += (double)(s->now - j->failed_at);
     p->waiting--;
     p->waiting_since -= (double)j->failed_at;
     p->sum.reruns++;
     j->run++;
     start_run(p, ji, j);
+}
+
+void pipeline_runners_down(sim *s, bool down)
+{
+    struct pipeline *p = s->pipe;
+    if (down == p->down)
+        return;
+    p->down = down;
+    if (!down) {
+        /* Back: what waited starts now, in the order it was deferred. */
+        for (uint32_t i = 0; i < p->n_deferred; i++) {
+            uint32_t ji = p->deferred[i];
+            engine_push_now(s, EV_JOB, ji, job_at(p, ji)->gen);
+        }
+        p->n_deferred = 0;
+        return;
+    }
+    /* Every run in progress fails now.  Ending a job reorders `live`:
+     * walk it from the end, so each job is met once. */
+    for (uint32_t i = p->n_live; i-- > 0;) {
+        if (i >= p->n_live)
+            continue;
+        uint32_t ji = p->live[i];
+        job *j = job_at(p, ji);
+        if (j->state != JOB_RUNNING && j->state != JOB_UNDOING)
+            continue;
+        j->state = JOB_CRASHING;
+        caller_abandon(&p->steps[step_of_call(req_at(s, j->call))].caller,
+                       j->call);
+        /* Nothing is undone: the writes it made stay. */
+        for (unsigned k = 0; k < p->n; k++)
+            if ((j->this_run & bit(k)) && p->cfg->steps[k].has_undo)
+                j->inconsistent = 1;
+        run_failed(p, ji, j);
+    }
 }
 
 /* ---- What the steps' callers tell ------------------------------------ */
@@ -515,6 +602,11 @@ static void call_ended(caller *c, uint32_t ri, request *r, sb_outcome o)
     p->working_ns += took - (double)j->call_blocked;
     p->blocked_ns += (double)j->call_blocked;
     st->sum.attempts += r->attempts;
+    if (j->state == JOB_CRASHING) {
+        if (!is_undo(r))
+            st->sum.failed++; /* its runner crashed */
+        return;
+    }
     bool ok = o == SB_OUTCOME_SUCCESS;
     if (is_undo(r)) {
         if (ok) {
@@ -655,6 +747,8 @@ void pipeline_destroy(sim *s)
             caller_fini(&p->steps[i].caller);
     pool_fini(&p->jobs);
     free(p->links);
+    free(p->live);
+    free(p->deferred);
     free(p);
     s->pipe = NULL;
 }

@@ -49,8 +49,13 @@
  *     undo failed (its step's write stays; later undos still run);
  *   - partial: as fail_fast, except that a batch step's per-item answer is
  *     a success (above).
+ * A crash of the runners (fault type crash) fails every run in progress
+ * at its start: the call out is abandoned (the runner stops waiting; the
+ * server may still do the work), nothing is undone, and the runners take
+ * no job until the crash ends.
+ *
  * A failed run is rerun `reruns` times at most, `rerun_delay` after it
- * failed.  With `checkpoints` a rerun starts at the first step no run of
+ * failed (or when the runners are back, if later).  With `checkpoints` a rerun starts at the first step no run of
  * the job has completed; without, at the first step, redoing (and
  * recommitting) what earlier runs did.  After a compensated run every
  * step starts over (it was undone).
@@ -106,6 +111,13 @@ void pipeline_on_send(sim *s, uint32_t ri, uint32_t gen);
 void pipeline_on_response(sim *s, uint32_t ai, uint32_t gen);
 void pipeline_on_timeout(sim *s, uint32_t ai, uint32_t gen);
 void pipeline_on_job(sim *s, uint32_t ji, uint32_t gen);
+
+/* Crash faults (type crash) are running, or not (faults.c calls this
+ * whenever the running faults change).  When the runners go down, every
+ * job run in progress fails at once -- its call abandoned, nothing
+ * undone -- and jobs that arrive or are due to rerun while they are down
+ * wait for them to come back. */
+void pipeline_runners_down(sim *s, bool down);
 
 /* A bucket closes at t: judge the dead-letter queue's growth. */
 void pipeline_bucket_closed(sim *s);

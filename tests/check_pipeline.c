@@ -321,6 +321,82 @@ START_TEST(an_idempotent_step_redone_duplicates_nothing)
 }
 END_TEST
 
+/* A crash of the runners from 1.5 s to 6.5 s: s2 (sent at 1 s) is
+ * abandoned at 1.5 s and the run fails; its rerun, due 2 s later (3.5 s),
+ * waits for the runners to come back (6.5 s) and resumes at s2 from the
+ * checkpoint: 6.5->7.5, s3 ->8.5.  Failed 1.5 -> 6.5: 5 s.  The server
+ * still serves the abandoned attempt until 2 s: 1 s of wasted work. */
+START_TEST(a_crash_fails_runs_in_progress_and_holds_reruns)
+{
+    spec sp;
+    init_spec(&sp, 3);
+    sp.reruns = 1;
+    sp.rerun_delay_ns = 2 * NS_S;
+    sp.checkpoints = true;
+    tu_sim *t = run("[fault.oom]\ntype = crash\nstart = 1.5s\n"
+                    "duration = 5s\n",
+                    "none", &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->completed, 1);
+    ck_assert_uint_eq(p->runs, 2);
+    ck_assert_uint_eq(p->step[1].calls, 2);
+    ck_assert_uint_eq(p->step[1].failed, 1);
+    ck_assert_uint_eq(p->step[0].calls, 1);
+    ck_assert_double_eq_tol(p->failed_s, 5.0, 1e-9);
+    ck_assert_double_eq_tol(t->sum.wasted_work_s, 1.0, 1e-9);
+    ck_assert_int_eq(sim_last_finish(t->sim), 8500 * 1000000LL);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* A crash undoes nothing: under compensate, a job whose run dies after
+ * s1 (which has an undo) committed ends inconsistent, with no undo
+ * call.  The crash at 1.5 s finds s2 out, s1 done. */
+START_TEST(a_crash_undoes_nothing)
+{
+    spec sp;
+    init_spec(&sp, 3);
+    sp.strategy = PIPELINE_COMPENSATE;
+    sp.steps[0].has_undo = true;
+    sp.steps[0].undo_service = (dist){.kind = DIST_CONST, .mean_ns = NS_S};
+    tu_sim *t = run_with("60s", "count = 1\narrival = once\n"
+                                "start_window = 0s\n",
+                         "[fault.oom]\ntype = crash\nstart = 1.5s\n"
+                         "duration = 5s\n",
+                         "none", &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->inconsistent, 1);
+    ck_assert_uint_eq(p->step[0].undone, 0);
+    ck_assert_uint_eq(p->step[0].undo_failed, 0);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* Jobs that arrive while the runners are down wait for them: 50 runners
+ * start their jobs uniformly in [0, 10 s), the runners are down over
+ * [2, 7) s, so no step call starts in that span and about half the jobs
+ * start at 7 s exactly.  Every job completes (3 steps, 3 s each). */
+START_TEST(jobs_wait_for_the_runners)
+{
+    spec sp;
+    init_spec(&sp, 3);
+    tu_sim *t = run_with("60s", "count = 50\narrival = once\n"
+                                "start_window = 10s\n",
+                         "[fault.oom]\ntype = crash\nstart = 2s\n"
+                         "duration = 5s\n",
+                         "none", &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->jobs, 50);
+    /* the runs the crash killed are failed and not rerun (reruns 0) */
+    ck_assert_uint_eq(p->completed + p->failed, 50);
+    const metrics *m = sim_metrics(t->sim);
+    for (int b = 2; b < 7; b++)
+        ck_assert_uint_eq(m->buckets[b].offered, 0);
+    ck_assert_uint_gt(m->buckets[7].offered, 10);
+    tu_sim_free(t);
+}
+END_TEST
+
 /* ---- Batches ---------------------------------------------------------------
  *
  * 200 jobs (200 runners, one each), one batch step of 100 items with 10 %
@@ -553,6 +629,9 @@ Suite *pipeline_suite(void)
     tcase_add_test(tc, a_rerun_without_checkpoint_redoes_and_duplicates);
     tcase_add_test(tc, a_rerun_resumes_from_its_checkpoint);
     tcase_add_test(tc, an_idempotent_step_redone_duplicates_nothing);
+    tcase_add_test(tc, a_crash_fails_runs_in_progress_and_holds_reruns);
+    tcase_add_test(tc, a_crash_undoes_nothing);
+    tcase_add_test(tc, jobs_wait_for_the_runners);
     tcase_add_test(tc, partial_success_commits_good_items_and_quarantines_bad);
     tcase_add_test(tc, whole_batch_retries_commit_good_items_again);
     tcase_add_test(tc, plan_quarantines_a_bad_batch_at_once);
