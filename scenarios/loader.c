@@ -1649,10 +1649,16 @@ static int parse_steps(loader *ld, const entry *en, pipeline_cfg *p)
 {
     char list[LINE_MAX_LEN];
     snprintf(list, sizeof list, "%s", en->value);
-    char *save = NULL;
     p->n_steps = 0;
-    for (char *tok = strtok_r(list, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save)) {
+    if (*trim(list) == '\0')
+        return bad_value(ld->e, en, "at least one step: the names of "
+                         "[step.NAME] sections, in the order they run");
+    /* By hand, not strtok: "a,,b" has an empty name, not two names. */
+    for (char *tok = list, *next; tok; tok = next) {
+        char *comma = strchr(tok, ',');
+        next = comma ? comma + 1 : NULL;
+        if (comma)
+            *comma = '\0';
         char *name = trim(tok), section[96];
         if (!good_name(name))
             return bad_value(ld->e, en, "a comma-separated list of step "
@@ -1681,9 +1687,6 @@ static int parse_steps(loader *ld, const entry *en, pipeline_cfg *p)
         /* The name alone for now: load_step fills the step. */
         snprintf(p->steps[p->n_steps++].name, SIM_NAME_MAX, "%s", name);
     }
-    if (p->n_steps == 0)
-        return bad_value(ld->e, en, "at least one step: the names of "
-                         "[step.NAME] sections, in the order they run");
     return 0;
 }
 
@@ -1733,9 +1736,9 @@ static int check_pipeline_server(loader *ld, const entry *steps)
     char msg[1400];
     if (c->n_tiers >= 2) {
         const entry *down = find_entry(ld, "server", "downstream");
-        snprintf(msg, sizeof msg, "a pipeline ([pipeline] steps, %s) "
-                 "together with a service chain is not supported yet; "
-                 "expected no downstream with a pipeline", steps->origin);
+        snprintf(msg, sizeof msg, "no downstream with a pipeline "
+                 "([pipeline] steps, %s): a pipeline together with a "
+                 "service chain is not supported yet", steps->origin);
         return down ? bad_value(ld->e, down, msg) : bad(ld->e, steps, msg);
     }
     const entry *model = find_entry(ld, "server", "model");
