@@ -36,6 +36,14 @@ static const char validate_usage[] =
     "deadline (the rule 'retries x delay < deadline/2', which leaves the\n"
     "other half for the attempts), validate says so, with the numbers.\n"
     "\n"
+    "With a [pipeline] sla, each step's stack (its own, or the run's) is\n"
+    "probed the same way with the step's timeout and the SLA as the\n"
+    "deadline, and the steps' worst-case retry delays are added up (the\n"
+    "worst case: every step exhausts its retries).  validate prints each\n"
+    "step's figure and whether the sum fits in half the SLA, and warns when\n"
+    "it does not.  Every step's own stack is built, SLA or not, so a bad\n"
+    "parameter of it is reported at its line.\n"
+    "\n"
     "A scenario's [policy] plugin = FILE.so is a shared library: checking\n"
     "the policy loads it, and loading runs its code.  For a file you do not\n"
     "trust, --no-plugins checks everything but a policy that needs a\n"
@@ -304,6 +312,135 @@ int cli_budget(const char *path, const sim_config *cfg, pstack *ps,
     return -1;
 }
 
+/* ---- A pipeline's SLA ------------------------------------------------------
+ *
+ * The rule of the deadline check, for a job: the retry delays of its
+ * steps, added up, should stay under half the job's SLA.  Each step is
+ * probed as the clients' requests are above (every attempt times out,
+ * draws at their maximum, through the request driver), with its own
+ * stack or the run's, its own timeout or the clients', and the SLA as
+ * the call's deadline -- as pipeline.h has the engine drive a step under
+ * an SLA.  The worst case adds the steps' figures: every step exhausts its
+ * retries.  Each step is probed as if it started with the job, with the
+ * whole SLA before it, rather than with what earlier steps left: the
+ * worst case of one step should not shrink because another step is
+ * slow, and a chained probe could never sum past the SLA, which would
+ * hide the very overrun this check is for.
+ *
+ * A step's own stack is built whether or not there is an SLA: that is
+ * where its parameters are checked against the stack's schema, each
+ * named by its line ([policy.NAME] parameters are checked the same way,
+ * when a chain's stacks are built to cost the run).  Like a tier's, a
+ * step's own stack is of built-in policies. */
+typedef struct pipe_probe {
+    policy_probe steps[SIM_MAX_STEPS];
+    char stack[SIM_MAX_STEPS][256]; /* the stack each step ran */
+    double delay_s;                 /* the steps' delays, added up */
+    bool at_least;                  /* a step still retried at the limit */
+    bool over;                      /* delay_s > sla / 2 */
+} pipe_probe;
+
+static int probe_step_stack(const scenario *sc, const step_cfg *st,
+                            pstack *ps, policy_probe *worst, sb_err *e)
+{
+    client_cfg cc = sc->cfg.clients;
+    if (st->timeout_ns > 0)
+        cc.timeout_ns = st->timeout_ns;
+    cc.deadline_ns = sc->cfg.pipeline.sla_ns;
+    policy_probe most;
+    return policy_probe_worst(ps, &cc, PROBE_MAX_ATTEMPTS, worst, &most, e);
+}
+
+/* Build every step's own stack and, with an SLA, probe each step's.
+ * -1 with the message in e when a stack does not build or a layer broke
+ * its contract. */
+static int probe_pipeline(const scenario *sc, pstack *run, pipe_probe *pp,
+                          sb_err *e)
+{
+    const pipeline_cfg *p = &sc->cfg.pipeline;
+    memset(pp, 0, sizeof *pp);
+    for (uint32_t i = 0; i < p->n_steps; i++) {
+        const step_cfg *st = &p->steps[i];
+        policy_setup own;
+        memset(&own, 0, sizeof own);
+        pstack *ps = run;
+        if (st->policy[0]) {
+            if (policy_setup_build_at(st->policy, st->policy_origin, NULL, 0,
+                                      st->settings, (int)st->n_settings,
+                                      &own, e) != 0)
+                return -1;
+            ps = own.stack;
+        }
+        snprintf(pp->stack[i], sizeof pp->stack[i], "%s", pstack_name(ps));
+        int rc = 0;
+        if (p->sla_ns > 0) {
+            rc = probe_step_stack(sc, st, ps, &pp->steps[i], e);
+            pp->delay_s += pp->steps[i].delay_s;
+            pp->at_least = pp->at_least || pp->steps[i].still_going;
+        }
+        policy_setup_free(&own);
+        if (rc != 0)
+            return -1;
+    }
+    pp->over = p->sla_ns > 0 && pp->delay_s > (double)p->sla_ns / 1e9 / 2.0;
+    return 0;
+}
+
+/* One unit for a pipeline's figures, from its SLA: "41 min over 5 steps,
+ * over half the 60 min SLA (30 min)" reads at a glance. */
+static const char *sla_unit(int64_t sla_ns, double *per_s)
+{
+    double s = (double)sla_ns / 1e9;
+    *per_s = s >= 7200 ? 1.0 / 3600 : s >= 120 ? 1.0 / 60 : s >= 2 ? 1 : 1e3;
+    return s >= 7200 ? "h" : s >= 120 ? "min" : s >= 2 ? "s" : "ms";
+}
+
+static void print_pipeline(const char *path, const scenario *sc,
+                           const pipe_probe *pp)
+{
+    static const char *const ops[] = {"read", "put", "post"};
+    const pipeline_cfg *p = &sc->cfg.pipeline;
+    if (p->sla_ns <= 0)
+        return;
+    double k;
+    const char *u = sla_unit(p->sla_ns, &k);
+    for (uint32_t i = 0; i < p->n_steps; i++) {
+        const step_cfg *st = &p->steps[i];
+        const policy_probe *w = &pp->steps[i];
+        char timeout[32], limit[96] = "";
+        units_fmt_duration(st->timeout_ns ? st->timeout_ns
+                                          : sc->cfg.clients.timeout_ns,
+                           timeout, sizeof timeout);
+        if (w->still_going)
+            snprintf(limit, sizeof limit, ", still retrying after %d "
+                     "attempts, the probe's limit", PROBE_MAX_ATTEMPTS);
+        printf("%s: pipeline step '%s' (%s%s): worst-case retry delays "
+               "%s%.4g %s (%u retries of a %s%s, every attempt timing out "
+               "after %s, jitter at its maximum%s)\n",
+               path, st->name, st->policy[0] ? "" : "the run's stack, ",
+               pp->stack[i], w->still_going ? "at least " : "",
+               w->delay_s * k, u, w->retries, w->critical ? "critical " : "",
+               ops[w->op], timeout, limit);
+    }
+    double sla = (double)p->sla_ns / 1e9;
+    const char *steps = p->n_steps == 1 ? "step" : "steps";
+    const char *least = pp->at_least ? "at least " : "";
+    if (!pp->over) {
+        printf("%s: pipeline: worst-case retry delays %s%.4g %s over %u %s "
+               "fit in half the %.4g %s SLA (%.4g %s)\n",
+               path, least, pp->delay_s * k, u, p->n_steps, steps, sla * k,
+               u, sla / 2 * k, u);
+        return;
+    }
+    fprintf(stderr, "%s: warning: pipeline: worst-case retry delays %s%.4g "
+            "%s over %u %s, over half the %.4g %s SLA (%.4g %s): if every "
+            "step exhausts its retries, a job spends more than half its SLA "
+            "waiting between attempts; keep the steps' retries x delay "
+            "under SLA/2 so the attempts have time\n",
+            path, least, pp->delay_s * k, u, p->n_steps, steps, sla * k, u,
+            sla / 2 * k, u);
+}
+
 /* ---- One file ----------------------------------------------------------- */
 
 /* Settings that are accepted but almost surely a mistake. */
@@ -415,6 +552,11 @@ static int validate_one(const char *path, const char *const *plugins,
         print_policy_error(path, e.msg);
         goto done;
     }
+    pipe_probe pipe;
+    if (probe_pipeline(sc, ps.stack, &pipe, &e) != 0) {
+        print_policy_error(path, e.msg);
+        goto done;
+    }
     budget_cost cost;
     int heavy =
         cli_budget(path, &sc->cfg, ps.stack, force, false, &cost, &e);
@@ -433,6 +575,7 @@ static int validate_one(const char *path, const char *const *plugins,
             fprintf(stderr, "%s: warning: %s\n", path, l);
     if (over)
         warn_delay(path, sc, ps.stack, &worst);
+    print_pipeline(path, sc, &pipe);
     if (heavy)
         fprintf(stderr, "%s: warning: %s (--force: accepted)\n", path,
                 e.msg);

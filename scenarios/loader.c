@@ -89,7 +89,7 @@ static bool good_name(const char *name)
 static bool known_section(const char *name)
 {
     static const char *const fixed[] = {"scenario", "clients", "server",
-                                        "policy", "expect"};
+                                        "policy", "expect", "pipeline"};
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
         if (strcmp(name, fixed[i]) == 0)
             return true;
@@ -99,6 +99,9 @@ static bool known_section(const char *name)
     if (strncmp(name, "server.", 7) == 0 || strncmp(name, "policy.", 7) == 0 ||
         strncmp(name, "expect.", 7) == 0)
         return good_name(name + 7);
+    /* Steps of a pipeline (the pipeline part of the loader, below). */
+    if (strncmp(name, "step.", 5) == 0)
+        return good_name(name + 5);
     return false;
 }
 
@@ -137,7 +140,7 @@ static void section_header(loader *ld, char *text)
         loader_fail(ld, "unknown section [%s]; known sections: [scenario], "
                     "[clients], [server], [policy], [expect], "
                     "[fault.NAME], [server.NAME], [policy.NAME], "
-                    "[expect.NAME]", name);
+                    "[expect.NAME], [pipeline], [step.NAME]", name);
         return;
     }
     for (int i = 0; i < ld->n_sections; i++) {
@@ -390,7 +393,8 @@ static int apply_set(loader *ld, const char *set)
     if (!known_section(section))
         return err_set(ld->e, "--set %s: unknown section [%s]; known "
                        "sections: scenario, clients, server, policy, expect, "
-                       "fault.NAME, server.NAME, policy.NAME, expect.NAME",
+                       "fault.NAME, server.NAME, policy.NAME, expect.NAME, "
+                       "pipeline, step.NAME",
                        set, section);
     entry *en = find_entry(ld, section, key);
     if (en == NULL && (en = add_entry(ld, section, key)) == NULL)
@@ -408,6 +412,7 @@ typedef enum vk {
     V_DURATION,      /* >= 0 */
     V_DURATION_POS,  /* > 0 */
     V_DURATION_NONE, /* > 0, or "none" -> 0 */
+    V_DURATION_OFF,  /* >= 0, or "none" -> 0 */
     V_RATE_POS,
     V_RATE_NONE, /* > 0, or "none" -> 0 */
     V_PROB,
@@ -565,16 +570,19 @@ static int parse_count(const entry *en, const keydef *k, bool unlimited,
 static int parse_duration(const entry *en, vk kind, int64_t *out, sb_err *e)
 {
     sb_err inner;
-    if (kind == V_DURATION_NONE && strcmp(en->value, "none") == 0) {
+    if ((kind == V_DURATION_NONE || kind == V_DURATION_OFF) &&
+        strcmp(en->value, "none") == 0) {
         *out = 0;
         return 0;
     }
     if (units_duration(en->value, out, &inner) != 0) {
-        if (kind == V_DURATION_NONE)
+        if (kind == V_DURATION_NONE || kind == V_DURATION_OFF)
             err_prefix(&inner, "'none' or");
         return bad(e, en, inner.msg);
     }
-    if (kind != V_DURATION && *out <= 0)
+    if (kind == V_DURATION_OFF && *out < 0)
+        return bad_value(e, en, "a duration of at least 0, or 'none'");
+    if (kind != V_DURATION && kind != V_DURATION_OFF && *out <= 0)
         return bad_value(e, en, kind == V_DURATION_NONE
                                     ? "a positive duration or 'none'"
                                     : "a positive duration");
@@ -624,6 +632,7 @@ static int parse_value(const entry *en, const keydef *k, void *base,
     case V_DURATION:
     case V_DURATION_POS:
     case V_DURATION_NONE:
+    case V_DURATION_OFF:
         return parse_duration(en, k->kind, (int64_t *)(void *)field, e);
     case V_RATE_POS:
     case V_RATE_NONE: {
@@ -1467,6 +1476,312 @@ static int load_expect(loader *ld)
     return 0;
 }
 
+/* ---- Pipelines: [pipeline] and [step.NAME] ------------------------------
+ *
+ * [pipeline] steps = a, b, c names the [step.NAME] sections in the order
+ * the job runs them (sim/pipeline.h).  A step's keys are its own (the
+ * table below); in a step with a policy of its own, every other key is a
+ * parameter of that stack, handed on as a setting for the stack to check
+ * when it is built (as a tier's [policy.NAME] parameters are).  Refused,
+ * each at the line that says it: a listed name without its section, a
+ * [step.NAME] the list leaves out, a step without [pipeline], and a
+ * pipeline with what it does not support yet (a service chain, the
+ * hot-record model). */
+
+#define PIPE(field) offsetof(pipeline_cfg, field)
+#define STEP(field) offsetof(step_cfg, field)
+
+static const keydef pipeline_keys[] = {
+    {"steps", V_LATER, 0, 0, 0, NULL},
+    {"on_failure", V_CHOICE, PIPE(strategy), 0, 0,
+     "fail_fast|continue|compensate|partial"},
+    {"checkpoints", V_BOOL, PIPE(checkpoints), 0, 0, NULL},
+    {"reruns", V_COUNT, PIPE(reruns), 0, SIM_MAX_RERUNS, NULL},
+    {"rerun_delay", V_DURATION, PIPE(rerun_delay_ns), 0, 0, NULL},
+    {"sla", V_DURATION_OFF, PIPE(sla_ns), 0, 0, NULL},
+    {"warn_retry", V_COUNT, PIPE(warn_retry), 1, 1000000, NULL},
+    {"dead_letter_growth", V_COUNT, PIPE(dead_letter_growth), 1, 1000000,
+     NULL},
+    {NULL, 0, 0, 0, 0, NULL}};
+
+static const keydef step_keys[] = {
+    {"policy", V_LATER, 0, 0, 0, NULL},
+    {"timeout", V_DURATION_POS, STEP(timeout_ns), 0, 0, NULL},
+    {"service", V_DIST, STEP(service), 0, 0, NULL},
+    {"transient", V_PROB, STEP(transient), 0, 0, NULL},
+    {"permanent", V_PROB, STEP(permanent), 0, 0, NULL},
+    {"defect", V_PROB, STEP(defect), 0, 0, NULL},
+    {"items", V_COUNT, STEP(items), 0, 1000000, NULL},
+    {"item_defect", V_PROB, STEP(item_defect), 0, 0, NULL},
+    {"idempotent", V_BOOL, STEP(idempotent), 0, 0, NULL},
+    {"independent", V_BOOL, STEP(independent), 0, 0, NULL},
+    {"undo", V_DIST, STEP(undo_service), 0, 0, NULL},
+    {NULL, 0, 0, 0, 0, NULL}};
+
+/* Where a section was written, for a message about the whole section:
+ * its header's line, or the --set that made it. */
+static void section_where(const loader *ld, const char *section,
+                          const entry *any, char *buf, size_t len)
+{
+    int line = section_line(ld, section);
+    if (line)
+        snprintf(buf, len, "%s:%d", ld->path, line);
+    else
+        snprintf(buf, len, "%s", any ? any->origin : ld->path);
+}
+
+static const entry *first_entry(const loader *ld, const char *section)
+{
+    for (int i = 0; i < ld->n; i++)
+        if (strcmp(ld->entries[i].section, section) == 0)
+            return &ld->entries[i];
+    return NULL;
+}
+
+/* A key of a step without a policy of its own that is not a step key:
+ * the usual unknown-key message, and why a stack parameter is not taken
+ * here. */
+static int step_unknown_key(loader *ld, const entry *en)
+{
+    const char *names[16];
+    unknown_key(ld->e, en, names, table_names(step_keys, names, 16));
+    size_t len = strlen(ld->e->msg);
+    snprintf(ld->e->msg + len, sizeof ld->e->msg - len,
+             "; a policy parameter needs the step's own policy "
+             "(policy = NAME): without one the step runs the run's stack, "
+             "whose parameters are set in [policy]");
+    return -1;
+}
+
+/* A parameter of the step's own stack, kept with where it was written. */
+static int step_setting(loader *ld, const entry *en, const char *section,
+                        step_cfg *st)
+{
+    if (st->n_settings == SIM_STEP_SETTINGS) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "too many policy parameters for a step "
+                 "(at most %d)", SIM_STEP_SETTINGS);
+        return bad(ld->e, en, msg);
+    }
+    setting *s = &st->settings[st->n_settings++];
+    if (snprintf(s->key, sizeof s->key, "%s", en->key) >= (int)sizeof s->key ||
+        snprintf(s->value, sizeof s->value, "%s", en->value) >=
+            (int)sizeof s->value ||
+        snprintf(s->origin, sizeof s->origin, "%s: [%s]", en->origin,
+                 section) >= (int)sizeof s->origin)
+        return bad(ld->e, en, "is too long");
+    return 0;
+}
+
+static int step_policy(loader *ld, const entry *en, const char *section,
+                       step_cfg *st)
+{
+    if (en->value[0] == '\0')
+        return bad_value(ld->e, en, "a policy stack such as exponential or "
+                         "plan+token_bucket (leave the key out to run the "
+                         "run's own stack)");
+    if (parse_text(en, st->policy, sizeof st->policy, ld->e) != 0)
+        return -1;
+    if (snprintf(st->policy_origin, sizeof st->policy_origin,
+                 "%s: [%s] policy", en->origin, section) >=
+        (int)sizeof st->policy_origin)
+        return bad(ld->e, en, "has a file path too long to report");
+    return 0;
+}
+
+/* One key of [step.NAME]: its own, or a parameter of its own stack.
+ * When --set chose the step's stack, the file's parameters (written for
+ * the file's stack) are left out, as for [policy.NAME]. */
+static int step_key(loader *ld, entry *en, const char *section,
+                    step_cfg *st, bool own_policy, bool set_stack)
+{
+    en->used = true;
+    if (strcmp(en->key, "policy") == 0)
+        return step_policy(ld, en, section, st);
+    if (strcmp(en->key, "plugin") == 0)
+        return bad(ld->e, en, "a step's own stack runs built-in policies "
+                   "only (a plug-in is loaded by [policy] plugin, for the "
+                   "run's stack, which a step without policy = runs)");
+    const keydef *k = step_keys;
+    while (k->name && strcmp(k->name, en->key) != 0)
+        k++;
+    if (k->name) {
+        if (parse_value(en, k, st, ld->e) != 0)
+            return -1;
+        if (strcmp(k->name, "service") == 0)
+            st->has_service = true;
+        if (strcmp(k->name, "undo") == 0)
+            st->has_undo = true;
+        return 0;
+    }
+    if (!own_policy)
+        return step_unknown_key(ld, en);
+    if (set_stack && strncmp(en->origin, "--set", 5) != 0)
+        return 0;
+    return step_setting(ld, en, section, st);
+}
+
+static int load_step(loader *ld, const char *name, step_cfg *st)
+{
+    char section[96];
+    snprintf(section, sizeof section, "step.%s", name);
+    config_step_defaults(st);
+    snprintf(st->name, sizeof st->name, "%s", name);
+    const entry *pol = find_entry(ld, section, "policy");
+    bool set_stack = pol && strncmp(pol->origin, "--set", 5) == 0;
+    for (int i = 0; i < ld->n; i++) {
+        entry *en = &ld->entries[i];
+        if (strcmp(en->section, section) == 0 &&
+            step_key(ld, en, section, st, pol != NULL, set_stack) != 0)
+            return -1;
+    }
+    const entry *bad_items = find_entry(ld, section, "item_defect");
+    if (bad_items && st->items == 0 && st->item_defect > 0)
+        return bad_value(ld->e, bad_items, "0 in a step that is not a "
+                         "batch (item_defect is the share of a batch's "
+                         "items with a defect; set items = N to make the "
+                         "step a batch of N items)");
+    return 0;
+}
+
+/* steps = a, b, c: the names, each a [step.NAME] section, each once. */
+static int parse_steps(loader *ld, const entry *en, pipeline_cfg *p)
+{
+    char list[LINE_MAX_LEN];
+    snprintf(list, sizeof list, "%s", en->value);
+    p->n_steps = 0;
+    if (*trim(list) == '\0')
+        return bad_value(ld->e, en, "at least one step: the names of "
+                         "[step.NAME] sections, in the order they run");
+    /* By hand, not strtok: "a,,b" has an empty name, not two names. */
+    for (char *tok = list, *next; tok; tok = next) {
+        char *comma = strchr(tok, ',');
+        next = comma ? comma + 1 : NULL;
+        if (comma)
+            *comma = '\0';
+        char *name = trim(tok), section[96];
+        if (!good_name(name))
+            return bad_value(ld->e, en, "a comma-separated list of step "
+                             "names (letters, digits, _ and -, at most 63 "
+                             "each), each the name of a [step.NAME] "
+                             "section");
+        for (uint32_t i = 0; i < p->n_steps; i++)
+            if (strcmp(p->steps[i].name, name) == 0) {
+                char want[SIM_NAME_MAX + 80];
+                snprintf(want, sizeof want, "each step once, but '%s' is "
+                         "listed twice", name);
+                return bad_value(ld->e, en, want);
+            }
+        snprintf(section, sizeof section, "step.%s", name);
+        if (section_line(ld, section) == 0) {
+            char want[sizeof section + 80];
+            snprintf(want, sizeof want, "the names of [step.NAME] "
+                     "sections, but there is no [%s] section", section);
+            return bad_value(ld->e, en, want);
+        }
+        if (p->n_steps == SIM_MAX_STEPS) {
+            char want[80];
+            snprintf(want, sizeof want, "at most %d steps", SIM_MAX_STEPS);
+            return bad_value(ld->e, en, want);
+        }
+        /* The name alone for now: load_step fills the step. */
+        snprintf(p->steps[p->n_steps++].name, SIM_NAME_MAX, "%s", name);
+    }
+    return 0;
+}
+
+static bool listed_step(const pipeline_cfg *p, const char *name)
+{
+    for (uint32_t i = 0; i < p->n_steps; i++)
+        if (strcmp(p->steps[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* A [step.NAME] (a section, or keys --set gave it) that the pipeline
+ * does not run: there is no [pipeline], or its steps leave it out. */
+static int check_unlisted_steps(loader *ld, const entry *steps)
+{
+    const pipeline_cfg *p = &ld->sc->cfg.pipeline;
+    for (int i = 0; i < ld->n_sections + ld->n; i++) {
+        const char *section = i < ld->n_sections
+                                  ? ld->sections[i].name
+                                  : ld->entries[i - ld->n_sections].section;
+        if (strncmp(section, "step.", 5) != 0 ||
+            (steps && listed_step(p, section + 5)))
+            continue;
+        char where[1200];
+        section_where(ld, section, first_entry(ld, section), where,
+                      sizeof where);
+        if (steps == NULL)
+            return err_set(ld->e, "%s: [%s] is a step of a pipeline, but "
+                           "the scenario has no [pipeline]; expected a "
+                           "[pipeline] section with steps = %s (the steps "
+                           "in the order a job runs them)",
+                           where, section, section + 5);
+        return err_set(ld->e, "%s: [%s] is not run: [pipeline] steps (%s) "
+                       "does not list it; expected every [step.NAME] to be "
+                       "one of the steps, got steps = '%.300s'",
+                       where, section, steps->origin, steps->value);
+    }
+    return 0;
+}
+
+/* What a pipeline does not run with yet: a service chain, and the
+ * hot-record model (a step's answers are decided by the queue model's
+ * server, pipeline.h). */
+static int check_pipeline_server(loader *ld, const entry *steps)
+{
+    const sim_config *c = &ld->sc->cfg;
+    char msg[1400];
+    if (c->n_tiers >= 2) {
+        const entry *down = find_entry(ld, "server", "downstream");
+        snprintf(msg, sizeof msg, "no downstream with a pipeline "
+                 "([pipeline] steps, %s): a pipeline together with a "
+                 "service chain is not supported yet", steps->origin);
+        return down ? bad_value(ld->e, down, msg) : bad(ld->e, steps, msg);
+    }
+    const entry *model = find_entry(ld, "server", "model");
+    if (c->server.model == MODEL_HOT_RECORD) {
+        snprintf(msg, sizeof msg, "queue with a pipeline ([pipeline] "
+                 "steps, %s): a step's answers come from the queue model; "
+                 "a pipeline on the hot record is not supported yet",
+                 steps->origin);
+        return model ? bad_value(ld->e, model, msg) : bad(ld->e, steps, msg);
+    }
+    return 0;
+}
+
+static int load_pipeline(loader *ld)
+{
+    pipeline_cfg *p = &ld->sc->cfg.pipeline;
+    const entry *any = first_entry(ld, "pipeline");
+    bool has = any != NULL || section_line(ld, "pipeline") != 0;
+    const entry *steps = find_entry(ld, "pipeline", "steps");
+    if (!has)
+        return check_unlisted_steps(ld, NULL);
+    if (apply_table_at(ld, "pipeline", pipeline_keys, p, 0) != 0)
+        return -1;
+    if (steps == NULL) {
+        char where[1200];
+        section_where(ld, "pipeline", any, where, sizeof where);
+        return err_set(ld->e, "%s: [pipeline] needs 'steps': the names of "
+                       "its [step.NAME] sections, in the order a job runs "
+                       "them, such as steps = extract, load", where);
+    }
+    if (parse_steps(ld, steps, p) != 0 ||
+        check_unlisted_steps(ld, steps) != 0 ||
+        check_pipeline_server(ld, steps) != 0)
+        return -1;
+    for (uint32_t i = 0; i < p->n_steps; i++) {
+        char name[SIM_NAME_MAX];
+        memcpy(name, p->steps[i].name, sizeof name);
+        if (load_step(ld, name, &p->steps[i]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* ---- Whole-scenario checks ---------------------------------------------- */
 
 static void warn(scenario *sc, const char *msg)
@@ -1670,7 +1985,8 @@ int scenario_load(const char *path, const char *const *sets, int n_sets,
         apply_table(&ld, "server", server_keys) != 0 ||
         check_clients(&ld) != 0 || check_server(&ld) != 0 ||
         load_tiers(&ld) != 0 || load_faults(&ld) != 0 || load_policy(&ld) != 0 ||
-        load_expect(&ld) != 0 || check_times(&ld) != 0 ||
+        load_expect(&ld) != 0 || load_pipeline(&ld) != 0 ||
+        check_times(&ld) != 0 ||
         check_rate(&ld) != 0)
         goto done;
     check_progress(&ld);

@@ -292,6 +292,55 @@ static void tier_expect(FILE *f, const sim_config *c)
     }
 }
 
+/* [pipeline] and its steps, in the order they run.  A step's timeout
+ * of 0 (the clients') and its service and undo when it has none are left
+ * out: the loader then gives the same; its own stack's parameters follow
+ * its policy, as written. */
+static void step_section(FILE *f, const step_cfg *st)
+{
+    char a[160];
+    fprintf(f, "\n[step.%s]\n", st->name);
+    if (st->policy[0])
+        fprintf(f, "policy = %s\n", st->policy);
+    if (st->timeout_ns > 0)
+        fprintf(f, "timeout = %s\n", dur(st->timeout_ns, a, sizeof a));
+    if (st->has_service)
+        fprintf(f, "service = %s\n", dist_text(&st->service, a, sizeof a));
+    fprintf(f, "transient = %s\n", real(st->transient, a, sizeof a));
+    fprintf(f, "permanent = %s\n", real(st->permanent, a, sizeof a));
+    fprintf(f, "defect = %s\n", real(st->defect, a, sizeof a));
+    fprintf(f, "items = %" PRIu32 "\n", st->items);
+    if (st->items > 0)
+        fprintf(f, "item_defect = %s\n", real(st->item_defect, a, sizeof a));
+    fprintf(f, "idempotent = %s\n", yes(st->idempotent));
+    fprintf(f, "independent = %s\n", yes(st->independent));
+    if (st->has_undo)
+        fprintf(f, "undo = %s\n", dist_text(&st->undo_service, a, sizeof a));
+    for (uint32_t k = 0; k < st->n_settings; k++)
+        fprintf(f, "%s = %s\n", st->settings[k].key, st->settings[k].value);
+}
+
+static void pipeline_sections(FILE *f, const sim_config *c)
+{
+    const pipeline_cfg *p = &c->pipeline;
+    char a[160];
+    if (p->n_steps == 0)
+        return;
+    fprintf(f, "\n[pipeline]\nsteps = ");
+    for (uint32_t i = 0; i < p->n_steps; i++)
+        fprintf(f, "%s%s", i ? ", " : "", p->steps[i].name);
+    fprintf(f, "\non_failure = %s\n", pipeline_strategy_name(p->strategy));
+    fprintf(f, "checkpoints = %s\n", yes(p->checkpoints));
+    fprintf(f, "reruns = %" PRIu32 "\n", p->reruns);
+    fprintf(f, "rerun_delay = %s\n", dur(p->rerun_delay_ns, a, sizeof a));
+    fprintf(f, "sla = %s\n",
+            p->sla_ns ? dur(p->sla_ns, a, sizeof a) : "none");
+    fprintf(f, "warn_retry = %" PRIu32 "\n", p->warn_retry);
+    fprintf(f, "dead_letter_growth = %" PRIu32 "\n", p->dead_letter_growth);
+    for (uint32_t i = 0; i < p->n_steps; i++)
+        step_section(f, &p->steps[i]);
+}
+
 static void comment(FILE *f, const char *text)
 {
     while (text && *text) {
@@ -324,6 +373,7 @@ int scenario_write(FILE *f, const sim_config *cfg, const writer_extra *x,
             fprintf(f, "%s = %s\n", x->expect[i].key, x->expect[i].value);
     }
     tier_expect(f, cfg);
+    pipeline_sections(f, cfg);
     if (ferror(f))
         return err_set(e, "cannot write the scenario: %s",
                        errno ? strerror(errno) : "write error");

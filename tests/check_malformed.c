@@ -573,13 +573,15 @@ static const malformed cases[] = {
      {"run", "@F", NULL},
      "stormbench run: @F:11: unknown section [fault.a b]; known sections: "
      "[scenario], [clients], [server], [policy], [expect], [fault.NAME], "
-     "[server.NAME], [policy.NAME], [expect.NAME]\n"},
+     "[server.NAME], [policy.NAME], [expect.NAME], [pipeline], "
+     "[step.NAME]\n"},
     {"fault-name-empty",
      BASE "[fault.]\ntype = outage\nstart = 10s\nduration = 5s\n",
      {"run", "@F", NULL},
      "stormbench run: @F:11: unknown section [fault.]; known sections: "
      "[scenario], [clients], [server], [policy], [expect], [fault.NAME], "
-     "[server.NAME], [policy.NAME], [expect.NAME]\n"},
+     "[server.NAME], [policy.NAME], [expect.NAME], [pipeline], "
+     "[step.NAME]\n"},
     {"fault-capacity-workers-zero",
      BASE
      "[fault.a]\ntype = capacity\nstart = 10s\nduration = 5s\nworkers = -1\n",

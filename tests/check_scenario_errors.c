@@ -29,7 +29,7 @@ static const bad_case cases[] = {
     {"unknown-section", BASE "[servr]\nworkers = 3\n", {NULL},
      "%s:11: unknown section [servr]; known sections: [scenario], [clients], "
      "[server], [policy], [expect], [fault.NAME], [server.NAME], "
-     "[policy.NAME], [expect.NAME]"},
+     "[policy.NAME], [expect.NAME], [pipeline], [step.NAME]"},
     {"unknown-key",
      "[scenario]\nname = t\nduration = 60s\n[server]\nworkerz = 2\n", {NULL},
      "%s:5: [server] unknown key 'workerz' (did you mean 'workers'?); known "
@@ -235,7 +235,7 @@ static const bad_case cases[] = {
     {"set-unknown-section", BASE, {"--set", "nosuch.key=1", NULL},
      "--set nosuch.key=1: unknown section [nosuch]; known sections: "
      "scenario, clients, server, policy, expect, fault.NAME, server.NAME, "
-     "policy.NAME, expect.NAME"},
+     "policy.NAME, expect.NAME, pipeline, step.NAME"},
     {"set-fault-typo", BASE "[fault.outage]\ntype = outage\nstart = 10s\n"
      "duration = 5s\n", {"--set", "fault.outge.start=20s", NULL},
      "--set fault.outge.start=20s: the scenario has no [fault.outge] (did "

@@ -97,6 +97,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                        sizeof t[j]->settings[k].origin);
         }
     }
+    /* ... and so is where a pipeline step's stack and parameters were. */
+    for (uint32_t i = 0; i < SIM_MAX_STEPS; i++) {
+        step_cfg *st[2] = {&sc.cfg.pipeline.steps[i],
+                           &back.cfg.pipeline.steps[i]};
+        for (int j = 0; j < 2; j++) {
+            memset(st[j]->policy_origin, 0, sizeof st[j]->policy_origin);
+            for (uint32_t k = 0; k < SIM_STEP_SETTINGS; k++)
+                memset(st[j]->settings[k].origin, 0,
+                       sizeof st[j]->settings[k].origin);
+        }
+    }
     if (memcmp(&sc.cfg, &back.cfg, sizeof sc.cfg) != 0) {
         fprintf(stderr, "the writer's file loads into another config\n");
         abort();
