@@ -90,7 +90,8 @@ static void csv_header(FILE *f, const compare_plan *p)
     }
     fputs(",policy,seed", f);
     for (int m = 0; m < CM_COUNT; m++)
-        fprintf(f, ",%s", compare_metrics[m].key);
+        if (compare_metric_shown(p, m))
+            fprintf(f, ",%s", compare_metrics[m].key);
     for (size_t i = 0; i < runfile_n_summary_fields; i++)
         if (!is_metric_key(runfile_summary_fields[i].name))
             fprintf(f, ",%s", runfile_summary_fields[i].name);
@@ -114,7 +115,8 @@ static void csv_row(FILE *f, const compare_plan *p, uint32_t n,
     csv_text(f, p->policies[run->policy].label);
     fprintf(f, ",%llu", (unsigned long long)run->seed);
     for (int m = 0; m < CM_COUNT; m++)
-        csv_num(f, compare_metric_of(run, m));
+        if (compare_metric_shown(p, m))
+            csv_num(f, compare_metric_of(run, m));
     for (size_t i = 0; i < runfile_n_summary_fields; i++) {
         const runfile_field *sf = &runfile_summary_fields[i];
         char t[40];
@@ -258,6 +260,8 @@ static void md_results(FILE *f, const compare_result *r, uint32_t pt)
     const compare_plan *p = r->plan;
     md_head(f, p, "metric", 1);
     for (int m = 0; m < CM_COUNT; m++) {
+        if (!compare_metric_shown(p, m))
+            continue;
         fputs("| ", f);
         md_unit_name(f, &compare_metrics[m]);
         fputs(" |", f);
@@ -270,6 +274,8 @@ static void md_results(FILE *f, const compare_result *r, uint32_t pt)
     }
     fputs("\nVerdicts:\n\n", f);
     for (int m = 0; m < CM_COUNT; m++) {
+        if (!compare_metric_shown(p, m))
+            continue;
         fprintf(f, "- **%s**: ", compare_metrics[m].name);
         md_cell(f, compare_verdict_of(r, pt, m)->text);
         fputc('\n', f);
@@ -404,10 +410,12 @@ static void json_plan(jw *w, const compare_plan *p)
     jw_end(w);
 }
 
-static void json_metrics(jw *w)
+static void json_metrics(jw *w, const compare_plan *p)
 {
     jw_array(w, "metrics");
     for (int m = 0; m < CM_COUNT; m++) {
+        if (!compare_metric_shown(p, m))
+            continue;
         jw_object(w, NULL);
         jw_string(w, "key", compare_metrics[m].key);
         jw_string(w, "name", compare_metrics[m].name);
@@ -446,6 +454,8 @@ static void json_results(jw *w, const compare_result *r, uint32_t pt)
     for (int pol = 0; pol < p->n_policies; pol++) {
         jw_object(w, p->policies[pol].label);
         for (int m = 0; m < CM_COUNT; m++) {
+            if (!compare_metric_shown(p, m))
+                continue;
             jw_object(w, compare_metrics[m].key);
             json_stat(w, compare_stat_at(r, pt, pol, m));
             uint32_t failed, applies;
@@ -464,6 +474,8 @@ static void json_verdicts(jw *w, const compare_result *r, uint32_t pt)
 {
     jw_object(w, "verdicts");
     for (int m = 0; m < CM_COUNT; m++) {
+        if (!compare_metric_shown(r->plan, m))
+            continue;
         const compare_verdict *v = compare_verdict_of(r, pt, m);
         char p[32];
         p_value_text(v->p, p, sizeof p);
@@ -485,7 +497,7 @@ static void json_all(FILE *f, const compare_result *r)
     jw_init(&w, f, true);
     jw_object(&w, NULL);
     json_plan(&w, p);
-    json_metrics(&w);
+    json_metrics(&w, p);
     jw_array(&w, "points");
     for (uint32_t pt = 0; pt < p->n_points; pt++) {
         jw_object(&w, NULL);
