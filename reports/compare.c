@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobs.h"
 #include "runfile.h"
 
 const double compare_cdf_q[COMPARE_CDF_POINTS] = {
@@ -134,9 +135,7 @@ static double pipeline_metric(const sim_summary *s, compare_metric m)
     case CM_JOBS_COMPLETED:
         return p->jobs ? 100.0 * (double)p->completed / jobs : NAN;
     case CM_JOBS_FAILED:
-        return p->jobs ? 100.0 * (double)(p->failed + p->compensated +
-                                          p->inconsistent) / jobs
-                       : NAN;
+        return p->jobs ? 100.0 * (double)jobs_failed_all(p) / jobs : NAN;
     case CM_ALERTS_CRITICAL:
         return (double)p->alerts_critical;
     case CM_ITEMS_DUPLICATED:

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "jobs.h"
 #include "suggest.h"
 #include "units.h"
 
@@ -502,8 +503,7 @@ static void eval_pipeline_kind(const sim_summary *s, expect_result *r)
                  (unsigned long long)p->failed,
                  (unsigned long long)p->compensated,
                  (unsigned long long)p->inconsistent);
-        eval_job_share(p, p->failed + p->compensated + p->inconsistent,
-                       "failed", d, false, r);
+        eval_job_share(p, jobs_failed_all(p), "failed", d, false, r);
         break;
     case EXPECT_JOBS_WITHIN_SLA_MIN:
         snprintf(d, sizeof d, "%llu completed in all",
