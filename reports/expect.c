@@ -53,6 +53,11 @@ int expect_parse_name(const char *s, expect_kind *k)
     return -1;
 }
 
+bool expect_needs_pipeline(expect_kind k)
+{
+    return k >= EXPECT_JOBS_COMPLETED_MIN && k <= EXPECT_STEPS_REDONE_MAX;
+}
+
 static int bad(sb_err *e, const setting *x, const char *msg)
 {
     return err_set(e, "%s %s: %s", x->origin, x->key, msg);
@@ -591,19 +596,11 @@ int expect_eval(const expect_set *set, const sim_summary *s,
         case EXPECT_COMPLETION_WITHIN:
             eval_completion(s, r);
             break;
-        case EXPECT_JOBS_COMPLETED_MIN:
-        case EXPECT_JOBS_FAILED_MAX:
-        case EXPECT_JOBS_WITHIN_SLA_MIN:
-        case EXPECT_ALERTS_CRITICAL_MAX:
-        case EXPECT_ALERTS_WARNING_MAX:
-        case EXPECT_QUARANTINED_ITEMS_MIN:
-        case EXPECT_QUARANTINED_ITEMS_MAX:
-        case EXPECT_DUPLICATE_ITEMS_MAX:
-        case EXPECT_STEPS_REDONE_MAX:
-            eval_pipeline_kind(s, r);
-            break;
         default:
-            eval_phase_kind(s, r);
+            if (expect_needs_pipeline((expect_kind)k))
+                eval_pipeline_kind(s, r);
+            else
+                eval_phase_kind(s, r);
             break;
         }
     }

@@ -66,6 +66,9 @@ typedef struct expect_result {
 const char *expect_name(expect_kind k);
 int expect_parse_name(const char *s, expect_kind *k);
 
+/* Does kind k judge a pipeline's jobs (so fails in a run without one)? */
+bool expect_needs_pipeline(expect_kind k);
+
 /* Check a scenario's [expect] keys as written (scenario.expect) and fill
  * set.  Errors name the key's origin: "x.ini:30: [expect] success_min:
  * expected a probability between 0 and 1, got '2'". */

@@ -510,6 +510,30 @@ START_TEST(expect_without_pipeline_from_the_binary)
 }
 END_TEST
 
+/* validate warns about it before anything runs, and still says ok. */
+START_TEST(validate_warns_without_pipeline)
+{
+    char ini[sizeof plain_ini + 64];
+    snprintf(ini, sizeof ini, "%s[expect]\nalerts_critical_max = 0\n"
+             "success_min = 0.5\n", plain_ini);
+    const char *p = tu_write_temp("jobs-validate.ini", ini);
+    char path[1024];
+    snprintf(path, sizeof path, "%s", p);
+    tu_output o;
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"validate", path,
+                                                        NULL}),
+                     0);
+    char want[1200];
+    snprintf(want, sizeof want, "%s: warning: [expect] alerts_critical_max: "
+             "the scenario has no [pipeline], so this expectation fails "
+             "every run\n", path);
+    ck_assert_msg(strstr(o.err, want) != NULL, "%s", o.err);
+    /* Only the pipeline's key. */
+    ck_assert_ptr_null(strstr(o.err, "success_min"));
+    tu_output_free(&o);
+}
+END_TEST
+
 Suite *jobs_suite(void)
 {
     Suite *s = suite_create("jobs");
@@ -533,6 +557,7 @@ Suite *jobs_suite(void)
     tcase_add_test(tc, expect_no_job);
     tcase_add_test(tc, expect_pipeline_limits_refused);
     tcase_add_test(tc, expect_without_pipeline_from_the_binary);
+    tcase_add_test(tc, validate_warns_without_pipeline);
     suite_add_tcase(s, tc);
     return s;
 }
