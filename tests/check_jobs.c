@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chain.h"
 #include "export.h"
 #include "jobs.h"
 #include "print.h"
@@ -534,6 +535,124 @@ START_TEST(validate_warns_without_pipeline)
 }
 END_TEST
 
+/* ---- A real run --------------------------------------------------------- */
+
+/* 20 runners starting jobs at 1/s each for 30 s, through three steps:
+ * a flaky extract (30 % of attempts reset), a batch transform of 10
+ * items (10 % defective, not idempotent), and a load that fails for good
+ * in 10 % of jobs; fail_fast with one rerun and no checkpoints, so
+ * reruns redo (and recommit) what the first run did, with an SLA. */
+static const char pipe_ini[] =
+    "[scenario]\nname = pipe\nduration = 30s\nseed = 5\n"
+    "[clients]\ncount = 20\nrate = 1/s\ntimeout = 2s\n"
+    "[server]\nworkers = 32\nservice = exp(20ms)\n"
+    "[policy]\nname = exponential\nbase = 50ms\nmax_attempts = 3\n";
+
+static void pipe_edit(sim_config *c, void *ctx)
+{
+    (void)ctx;
+    pipeline_cfg *p = &c->pipeline;
+    p->n_steps = 3;
+    p->strategy = PIPELINE_FAIL_FAST;
+    p->reruns = 1;
+    p->rerun_delay_ns = 500000000;
+    p->sla_ns = 3000000000;
+    p->warn_retry = 2;
+    p->dead_letter_growth = 3;
+    static const char *const names[] = {"extract", "transform", "load"};
+    for (int i = 0; i < 3; i++) {
+        config_step_defaults(&p->steps[i]);
+        snprintf(p->steps[i].name, sizeof p->steps[i].name, "%s", names[i]);
+    }
+    p->steps[0].transient = 0.3;
+    p->steps[1].items = 10;
+    p->steps[1].item_defect = 0.1;
+    p->steps[2].permanent = 0.1;
+}
+
+/* The sum over the CSV's rows of a column, as an integer count. */
+static uint64_t col(const char *csv, const char *name)
+{
+    return (uint64_t)llround(tu_csv_sum(csv, name));
+}
+
+/* The outputs of a real run carry the engine's figures: the CSV's
+ * per-bucket counters add up to the summary's totals, and the printed
+ * summary, the JSON and [expect] say the same numbers. */
+START_TEST(real_run_outputs_agree)
+{
+    tu_sim *t = tu_sim_run_edited(pipe_ini, NULL, pipe_edit, NULL);
+    const sim_summary *s = &t->sum;
+    const sim_pipeline_summary *p = &s->pipeline;
+    ck_assert(s->has_pipeline);
+    /* The run is not trivial: every way of ending shows up. */
+    ck_assert_uint_gt(p->jobs, 400);
+    ck_assert_uint_gt(p->completed, 0);
+    ck_assert_uint_gt(p->failed, 0);
+    ck_assert_uint_gt(p->reruns, 0);
+    ck_assert_uint_gt(p->items_committed, 0);
+    ck_assert_uint_gt(p->alerts_critical, 0);
+
+    capture cap;
+    ck_assert_int_eq(chain_csv(cap_open(&cap), t->sim), 0);
+    char *csv = cap_close(&cap);
+    ck_assert_uint_eq(col(csv, "job_runs"), p->runs);
+    ck_assert_uint_eq(col(csv, "jobs_completed"), p->completed);
+    /* Every run that failed was rerun, ended its job failed, or waits
+     * for its rerun at the end (its job unfinished). */
+    uint64_t runs_failed = col(csv, "job_runs_failed");
+    ck_assert_uint_ge(runs_failed, p->reruns + p->failed);
+    ck_assert_uint_le(runs_failed, p->reruns + p->failed + p->unfinished);
+    ck_assert_uint_eq(col(csv, "items_committed"), p->items_committed);
+    ck_assert_uint_eq(col(csv, "items_duplicated"), p->items_duplicated);
+    ck_assert_uint_eq(col(csv, "items_quarantined"), p->items_quarantined);
+    ck_assert_uint_eq(col(csv, "alerts_log"), p->alerts_log);
+    ck_assert_uint_eq(col(csv, "alerts_warning"), p->alerts_warning);
+    ck_assert_uint_eq(col(csv, "alerts_critical"), p->alerts_critical);
+    free(csv);
+
+    char *j = json_of(s, NULL, 0);
+    ck_assert_double_eq(tu_json_number(j, "pipeline.jobs"), (double)p->jobs);
+    ck_assert_double_eq(tu_json_number(j, "pipeline.completed"),
+                        (double)p->completed);
+    ck_assert_double_eq(tu_json_number(j, "pipeline.reruns"),
+                        (double)p->reruns);
+    const char *st = strstr(j, "\"name\": \"transform\"");
+    ck_assert_ptr_nonnull(st);
+    ck_assert_double_eq(tu_json_number(st, "calls"),
+                        (double)p->step[1].calls);
+    ck_assert_double_eq(tu_json_number(st, "redone"),
+                        (double)p->step[1].redone);
+    free(j);
+
+    char *out = printed(t, &t->sc.cfg, s);
+    if (getenv("SB_SHOW"))
+        fputs(out, stderr);
+    char want[200];
+    snprintf(want, sizeof want, "  jobs started          %llu\n",
+             (unsigned long long)p->jobs);
+    ck_assert_msg(strstr(out, want) != NULL, "%s", out);
+    snprintf(want, sizeof want, "    %-18s %9llu %9llu %9llu %9llu",
+             "transform", (unsigned long long)p->step[1].calls,
+             (unsigned long long)p->step[1].attempts,
+             (unsigned long long)p->step[1].succeeded,
+             (unsigned long long)p->step[1].failed);
+    ck_assert_msg(strstr(out, want) != NULL, "%s", out);
+    free(out);
+
+    expect_result r = judge(s, "jobs_completed_min", "0");
+    ck_assert(r.ok);
+    ck_assert_double_eq_tol(r.value, (double)p->completed / (double)p->jobs,
+                            1e-12);
+    r = judge(s, "steps_redone_max", "0");
+    uint64_t redone = p->step[0].redone + p->step[1].redone +
+                      p->step[2].redone;
+    ck_assert_double_eq(r.value, (double)redone);
+    ck_assert(r.ok == (redone == 0));
+    tu_sim_free(t);
+}
+END_TEST
+
 Suite *jobs_suite(void)
 {
     Suite *s = suite_create("jobs");
@@ -558,6 +677,10 @@ Suite *jobs_suite(void)
     tcase_add_test(tc, expect_pipeline_limits_refused);
     tcase_add_test(tc, expect_without_pipeline_from_the_binary);
     tcase_add_test(tc, validate_warns_without_pipeline);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("real");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, real_run_outputs_agree);
     suite_add_tcase(s, tc);
     return s;
 }
