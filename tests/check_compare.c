@@ -277,6 +277,67 @@ START_TEST(a_run_is_the_run_sim_gives)
 }
 END_TEST
 
+/* The storm's clients as job runners: two steps, a flaky extract and a
+ * batch load of 5 items that fails for good in 20 % of jobs, one rerun
+ * without checkpoints. */
+static void storm_pipeline(sim_config *c, void *ctx)
+{
+    (void)ctx;
+    pipeline_cfg *p = &c->pipeline;
+    p->n_steps = 2;
+    p->strategy = PIPELINE_FAIL_FAST;
+    p->reruns = 1;
+    p->rerun_delay_ns = 200000000;
+    p->warn_retry = 2;
+    p->dead_letter_growth = 3;
+    config_step_defaults(&p->steps[0]);
+    config_step_defaults(&p->steps[1]);
+    snprintf(p->steps[0].name, sizeof p->steps[0].name, "extract");
+    snprintf(p->steps[1].name, sizeof p->steps[1].name, "load");
+    p->steps[0].transient = 0.2;
+    p->steps[1].items = 5;
+    p->steps[1].permanent = 0.2;
+}
+
+/* A comparison of a pipeline saves and loads each run's jobs whole: the
+ * loaded summary is the one a run of the same seed gives, pipeline and
+ * steps included (their names from the scenario), and the jobs'
+ * metrics are compared. */
+START_TEST(a_pipeline_run_is_the_run_sim_gives)
+{
+    fixture *f = storm_plan();
+    storm_pipeline(&f->point.cfg, NULL);
+    /* The scenario's own policy, so that tu_sim_run_edited runs it. */
+    fill_entry(&f->sc, "exponential", &f->plan.policies[2]);
+    const char *dir = fresh_dir("cmp-pipe-same");
+    execute(&f->plan, dir, 2);
+    compare_result *res = load(&f->plan, dir);
+    for (uint32_t sd = 0; sd < SEEDS; sd += 3) {
+        char ini[2048];
+        snprintf(ini, sizeof ini, storm_fmt, (int)(SEED0 + sd));
+        tu_sim *t = tu_sim_run_edited(ini, NULL, storm_pipeline, NULL);
+        compare_run r = res->runs[2 * SEEDS + sd];
+        ck_assert(r.sum.has_pipeline);
+        ck_assert_uint_gt(r.sum.pipeline.jobs, 0);
+        ck_assert_uint_gt(r.sum.pipeline.reruns, 0);
+        ck_assert_str_eq(r.sum.pipeline.step[0].name, "extract");
+        ck_assert_str_eq(r.sum.pipeline.step[1].name, "load");
+        for (int i = 0; i < 2; i++) /* the same names, elsewhere */
+            r.sum.pipeline.step[i].name = t->sum.pipeline.step[i].name;
+        ck_assert_msg(memcmp(&r.sum, &t->sum, sizeof t->sum) == 0,
+                      "seed %u: the saved summary differs", SEED0 + sd);
+        tu_sim_free(t);
+    }
+    for (int m = CM_JOBS_COMPLETED; m < CM_COUNT; m++) {
+        ck_assert(compare_metric_shown(&f->plan, m));
+        for (int pol = 0; pol < N_ENTRIES; pol++)
+            ck_assert_uint_eq(compare_stat_at(res, 0, pol, m)->ci.n, SEEDS);
+    }
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
 /* ---- Interrupt and resume --------------------------------------------- */
 
 typedef struct watcher {
@@ -1191,6 +1252,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, bands_are_quantiles_across_seeds);
     tcase_add_test(tc, saved_values_read_back_exactly);
     tcase_add_test(tc, pipeline_read_back_exactly);
+    tcase_add_test(tc, a_pipeline_run_is_the_run_sim_gives);
     tcase_add_test(tc, pipeline_metrics_compared);
     tcase_add_test(tc, no_pipeline_no_job_metrics);
     suite_add_tcase(s, tc);
