@@ -102,7 +102,30 @@ static void csv_header(FILE *f, const compare_plan *p)
             fprintf(f, ",%s_%s", phases_name(k),
                     compare_phase_figures[c].key);
     }
+    if (compare_metric_shown(p, CM_JOBS_COMPLETED)) {
+        fputs(",pipeline_strategy", f);
+        for (size_t i = 0; i < runfile_n_pipeline_fields; i++)
+            fprintf(f, ",pipeline_%s", runfile_pipeline_fields[i].name);
+    }
     fputc('\n', f);
+}
+
+/* A pipeline's figures (runs.csv's last columns, only in a comparison of
+ * a pipeline); empty cells for a run without one. */
+static void csv_pipeline(FILE *f, const compare_run *run)
+{
+    const sim_pipeline_summary *pl = &run->sum.pipeline;
+    if (!run->sum.has_pipeline) {
+        for (size_t i = 0; i <= runfile_n_pipeline_fields; i++)
+            fputc(',', f);
+        return;
+    }
+    fprintf(f, ",%s", pipeline_strategy_name(pl->strategy));
+    for (size_t i = 0; i < runfile_n_pipeline_fields; i++) {
+        char t[40];
+        runfile_value_text(pl, &runfile_pipeline_fields[i], t, sizeof t);
+        fprintf(f, ",%s", strcmp(t, "nan") == 0 ? "" : t);
+    }
 }
 
 static void csv_row(FILE *f, const compare_plan *p, uint32_t n,
@@ -132,6 +155,8 @@ static void csv_row(FILE *f, const compare_plan *p, uint32_t n,
         for (int c = 0; c < CP_COUNT; c++)
             csv_num(f, compare_phase_value(run, k, c));
     }
+    if (compare_metric_shown(p, CM_JOBS_COMPLETED))
+        csv_pipeline(f, run);
     fputc('\n', f);
 }
 

@@ -106,7 +106,7 @@ static const runfile_field phase_fields[] = {
  * by its name, and the steps' names are the scenario's, which the plan
  * has (compare.c names a loaded run's steps from it). */
 #define LFIELD(name, type) {#name, type, offsetof(sim_pipeline_summary, name)}
-static const runfile_field pipeline_fields[] = {
+const runfile_field runfile_pipeline_fields[] = {
     LFIELD(checkpoints, RF_BOOL),      LFIELD(steps, RF_U32),
     LFIELD(jobs, RF_U64),              LFIELD(completed, RF_U64),
     LFIELD(within_sla, RF_U64),        LFIELD(partial, RF_U64),
@@ -121,7 +121,8 @@ static const runfile_field pipeline_fields[] = {
     LFIELD(blocked_s, RF_DOUBLE),      LFIELD(failed_s, RF_DOUBLE),
 };
 #undef LFIELD
-#define N_PIPELINE_FIELDS (sizeof pipeline_fields / sizeof *pipeline_fields)
+const size_t runfile_n_pipeline_fields =
+    sizeof runfile_pipeline_fields / sizeof *runfile_pipeline_fields;
 
 #define SFIELD(name) {#name, RF_U64, offsetof(sim_step_summary, name)}
 static const runfile_field step_fields[] = {
@@ -145,7 +146,13 @@ uint64_t runfile_hash(uint64_t h, const void *data, size_t len)
 void runfile_field_text(const sim_summary *s, const runfile_field *f,
                         char *buf, size_t len)
 {
-    const char *at = (const char *)s + f->offset;
+    runfile_value_text(s, f, buf, len);
+}
+
+void runfile_value_text(const void *base, const runfile_field *f,
+                        char *buf, size_t len)
+{
+    const char *at = (const char *)base + f->offset;
     switch (f->type) {
     case RF_U64:
         snprintf(buf, len, "%" PRIu64, *(const uint64_t *)(const void *)at);
@@ -352,7 +359,8 @@ static bool put_pipeline(runfile_buf *b, const sim_summary *s)
         return puts_(b, "pipeline -\n");
     bool ok = puts_(b, "pipeline strategy=") &&
               puts_(b, pipeline_strategy_name(p->strategy)) &&
-              put_fields(b, p, pipeline_fields, N_PIPELINE_FIELDS) &&
+              put_fields(b, p, runfile_pipeline_fields,
+                         runfile_n_pipeline_fields) &&
               put(b, "\n", 1);
     for (uint32_t i = 0; i < p->steps && i < SIM_MAX_STEPS && ok; i++)
         ok = puts_(b, "step") &&
@@ -639,8 +647,8 @@ static int read_pipeline(reader *rd, sim_summary *s)
     if (!named(&rest, "strategy", &t) ||
         pipeline_strategy_parse(t, &p->strategy) != 0)
         return bad(rd, "pipeline: expected strategy=NAME");
-    if (read_fields(rd, "pipeline", &rest, p, pipeline_fields,
-                    N_PIPELINE_FIELDS) != 0)
+    if (read_fields(rd, "pipeline", &rest, p, runfile_pipeline_fields,
+                    runfile_n_pipeline_fields) != 0)
         return -1;
     if (p->steps > SIM_MAX_STEPS)
         return bad(rd, "pipeline: more steps than a pipeline can have");

@@ -69,9 +69,17 @@ typedef struct runfile_field {
 extern const runfile_field runfile_summary_fields[];
 extern const size_t runfile_n_summary_fields;
 
+/* The fields of a summary's pipeline (sim_pipeline_summary) but its
+ * strategy and steps, in file order. */
+extern const runfile_field runfile_pipeline_fields[];
+extern const size_t runfile_n_pipeline_fields;
+
 /* A field's value as the file writes it: counts as integers, doubles as
  * runfile_double_text. */
 void runfile_field_text(const sim_summary *s, const runfile_field *f,
+                        char *buf, size_t len);
+/* The same, of a field of any table, in the struct at base. */
+void runfile_value_text(const void *base, const runfile_field *f,
                         char *buf, size_t len);
 
 /* Where run (point, policy, seed) is saved under dir: dir/runs/pointP-

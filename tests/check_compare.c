@@ -1190,6 +1190,21 @@ START_TEST(pipeline_metrics_compared)
          *json = read_in(dir, "summary.json");
     ck_assert_int_ge(csv_column(csv, "jobs_completed_pct"), 0);
     ck_assert_int_ge(csv_column(csv, "job_blocked_s"), 0);
+    /* The pipeline's figures too, last: run 0 is policy 0, seed 0 (30
+     * of 50 jobs completed, 20 failed, blocked 50 x 2 s). */
+    int strat = csv_column(csv, "pipeline_strategy");
+    ck_assert_int_ge(strat, 0);
+    ck_assert_int_eq(csv_column(csv, "pipeline_checkpoints"), strat + 1);
+    const char *row0 = strchr(csv, '\n') + 1;
+    ck_assert_double_eq(csv_field(row0, csv_column(csv, "pipeline_jobs")),
+                        50);
+    ck_assert_double_eq(
+        csv_field(row0, csv_column(csv, "pipeline_completed")), 30);
+    ck_assert_double_eq(csv_field(row0, csv_column(csv, "pipeline_failed")),
+                        20);
+    ck_assert_double_eq(
+        csv_field(row0, csv_column(csv, "pipeline_blocked_s")), 100);
+    ck_assert_ptr_nonnull(strstr(row0, ",fail_fast,0,2,50,30,"));
     ck_assert_ptr_nonnull(strstr(md, "| jobs completed (%) |"));
     ck_assert_ptr_nonnull(strstr(md, "- **blocked time per job**: "));
     ck_assert_ptr_nonnull(strstr(json, "\"items_duplicated\": {"));
@@ -1220,6 +1235,7 @@ START_TEST(no_pipeline_no_job_metrics)
     char *csv = read_in(dir, "runs.csv"), *md = read_in(dir, "summary.md"),
          *json = read_in(dir, "summary.json");
     ck_assert_ptr_null(strstr(csv, "jobs_"));
+    ck_assert_ptr_null(strstr(csv, "pipeline"));
     ck_assert_ptr_null(strstr(md, "jobs completed"));
     ck_assert_ptr_null(strstr(md, "jobs failed"));
     ck_assert_ptr_null(strstr(json, "jobs_completed_pct"));
