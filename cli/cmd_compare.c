@@ -806,8 +806,9 @@ static void print_verdicts(const compare_result *r)
         return;
     printf("\n");
     for (int m = 0; m < CM_COUNT; m++)
-        printf("  %-18s %s\n", compare_metrics[m].name,
-               r->verdict[m].text);
+        if (compare_metric_shown(p, (compare_metric)m))
+            printf("  %-18s %s\n", compare_metrics[m].name,
+                   r->verdict[m].text);
 }
 
 static int write_outputs(const compare_result *r, const char *const *dirs,

@@ -508,6 +508,22 @@ static void print_policy_error(const char *path, const char *msg)
         fprintf(stderr, "%s: %s\n", path, msg);
 }
 
+/* A pipeline's [expect] key in a scenario without [pipeline] fails every
+ * run ("no [pipeline] in this scenario"); say so before it is run.  Not
+ * an error: the key is well formed, and a --set could add the pipeline. */
+static void warn_pipeline_keys(const char *path, const scenario *sc,
+                               const expect_set *x)
+{
+    if (sc->cfg.pipeline.n_steps > 0)
+        return;
+    for (int k = 0; k < EXPECT_KIND_COUNT; k++)
+        if (x->has[k] && expect_needs_pipeline((expect_kind)k))
+            fprintf(stderr, "%s: warning: [expect] %s: the scenario has "
+                            "no [pipeline], so this expectation fails "
+                            "every run\n",
+                    path, expect_name((expect_kind)k));
+}
+
 static int validate_one(const char *path, const char *const *plugins,
                         int n_plugins, bool force, bool no_plugins)
 {
@@ -532,6 +548,7 @@ static int validate_one(const char *path, const char *const *plugins,
                "--no-plugins loads none)\n",
                path, sc->cfg.name, sc->policy, sc->plugins[0]);
         print_warnings(path, sc);
+        warn_pipeline_keys(path, sc, &expect);
         rc = EXIT_OK;
         goto done;
     }
@@ -568,6 +585,7 @@ static int validate_one(const char *path, const char *const *plugins,
     printf("%s: ok (%s; policy %s)\n", path, sc->cfg.name,
            print_policy(ps.stack, pol, sizeof pol));
     print_warnings(path, sc);
+    warn_pipeline_keys(path, sc, &expect);
     char policy_warn[1024];
     if (cli_policy_warnings(sc, ps.stack, policy_warn, sizeof policy_warn))
         for (char *save = NULL, *l = strtok_r(policy_warn, "\n", &save); l;

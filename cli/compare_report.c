@@ -234,33 +234,36 @@ static void title_page(report *d, const compare_plan *p)
 
 /* ---- Results at one point ----------------------------------------------------- */
 
-static void results_table(report *d, const compare_result *r, uint32_t pt)
+/* One table of metrics ms[0..n) (a pipeline's jobs get a table of their
+ * own: the run's nine and its five in one would not fit the page). */
+static void metrics_table(report *d, const compare_result *r, uint32_t pt,
+                          const compare_metric *ms, int n)
 {
     const compare_plan *p = r->plan;
     table_buf t;
-    if (table_init(&t, CM_COUNT + 1, p->n_policies) != 0)
+    if (table_init(&t, n + 1, p->n_policies) != 0)
         return;
     const char *head[CM_COUNT + 1];
     char heads[CM_COUNT + 1][64];
     snprintf(heads[0], sizeof heads[0], "policy");
     head[0] = heads[0];
-    for (int m = 0; m < CM_COUNT; m++) {
-        snprintf(heads[m + 1], sizeof heads[0], "%s%s%s%s",
+    for (int c = 0; c < n; c++) {
+        compare_metric m = ms[c];
+        snprintf(heads[c + 1], sizeof heads[0], "%s%s%s%s",
                  compare_metrics[m].name, *compare_metrics[m].unit ? " (" :
                  "", compare_metrics[m].unit,
                  *compare_metrics[m].unit ? ")" : "");
-        head[m + 1] = heads[m + 1];
+        head[c + 1] = heads[c + 1];
     }
     for (int i = 0; i < p->n_policies; i++) {
         snprintf(table_cell(&t, i, 0), 160, "%s", p->policies[i].label);
-        for (int m = 0; m < CM_COUNT; m++) {
-            cell_text(r, pt, i, (compare_metric)m, table_cell(&t, i, m + 1),
-                      160);
+        for (int c = 0; c < n; c++) {
+            compare_metric m = ms[c];
+            cell_text(r, pt, i, m, table_cell(&t, i, c + 1), 160);
             const compare_verdict *v =
                 &r->verdict[(size_t)pt * CM_COUNT + (size_t)m];
-            const compare_stat *st = compare_stat_at(r, pt, i,
-                                                     (compare_metric)m);
-            uint8_t *em = &t.emph[(size_t)i * (size_t)t.cols + (size_t)m + 1];
+            const compare_stat *st = compare_stat_at(r, pt, i, m);
+            uint8_t *em = &t.emph[(size_t)i * (size_t)t.cols + (size_t)c + 1];
             if (st->ci.n == 0)
                 *em = REPORT_MUTED;
             else if (v->best == i && v->significant && p->n_policies > 1)
@@ -273,10 +276,29 @@ static void results_table(report *d, const compare_result *r, uint32_t pt)
              "its column, when the difference from every other policy is "
              "significant (paired tests across seeds, Holm-adjusted, "
              "p < 0.05).", p->n_seeds);
-    report_table tb = {caption, CM_COUNT + 1, p->n_policies, head, t.cells,
+    report_table tb = {caption, n + 1, p->n_policies, head, t.cells,
                        t.emph, NULL};
     report_table_add(d, &tb);
     table_free(&t);
+}
+
+static void results_table(report *d, const compare_result *r, uint32_t pt)
+{
+    compare_metric run[CM_COUNT], jobs[CM_COUNT];
+    int n_run = 0, n_jobs = 0;
+    for (int m = 0; m < CM_COUNT; m++) {
+        if (!compare_metric_shown(r->plan, (compare_metric)m))
+            continue;
+        if (m < CM_JOBS_COMPLETED)
+            run[n_run++] = (compare_metric)m;
+        else
+            jobs[n_jobs++] = (compare_metric)m;
+    }
+    metrics_table(d, r, pt, run, n_run);
+    if (n_jobs) {
+        report_text(d, "The pipeline's jobs:");
+        metrics_table(d, r, pt, jobs, n_jobs);
+    }
 }
 
 static void verdicts(report *d, const compare_result *r, uint32_t pt)
@@ -285,6 +307,8 @@ static void verdicts(report *d, const compare_result *r, uint32_t pt)
         return;
     report_heading(d, 2, "Verdicts");
     for (int m = 0; m < CM_COUNT; m++) {
+        if (!compare_metric_shown(r->plan, (compare_metric)m))
+            continue;
         char line[900];
         snprintf(line, sizeof line, "%s: %s", compare_metrics[m].name,
                  r->verdict[(size_t)pt * CM_COUNT + (size_t)m].text);
@@ -443,6 +467,8 @@ static void bar_pages(report *d, const compare_result *r, uint32_t pt)
     char skipped[512] = "";
     size_t used = 0;
     for (int m = 0; m < CM_COUNT; m++) {
+        if (!compare_metric_shown(p, (compare_metric)m))
+            continue;
         /* A chart with no bar, or with the same bar for every policy and
          * no spread, says nothing the verdict does not: named below. */
         int valued = 0, missing = 0;
@@ -564,6 +590,8 @@ static void sweep_pages(report *d, const compare_result *r)
     report_text(d, "Each line is a policy's mean over the seeds at each "
                    "value; the band is its 95 % confidence interval.");
     for (int m = 0; m < CM_COUNT; m++) {
+        if (!compare_metric_shown(p, (compare_metric)m))
+            continue;
         report_series s[COMPARE_MAX_POLICIES];
         for (int i = 0; i < np; i++) {
             double *y = buf + n * (1 + 3 * (size_t)i), *lo = y + n,

@@ -126,8 +126,9 @@ static void row_columns(FILE *f, const sim *s, size_t row)
 
 int chain_csv(FILE *f, const sim *s)
 {
+    bool pipeline = sim_config_of(s)->pipeline.n_steps > 0;
     if (sim_tiers(s) == 0) {
-        export_csv(f, sim_metrics(s));
+        export_csv(f, sim_metrics(s), pipeline);
         return 0;
     }
     char *text = NULL;
@@ -135,7 +136,7 @@ int chain_csv(FILE *f, const sim *s)
     FILE *mem = open_memstream(&text, &len);
     if (mem == NULL)
         return -1;
-    export_csv(mem, sim_metrics(s));
+    export_csv(mem, sim_metrics(s), pipeline);
     if (fclose(mem) != 0) {
         free(text);
         return -1;

@@ -18,8 +18,9 @@ void chain_print(FILE *f, const sim *s);
 /* "tiers": [...] into an open JSON object; ctx is the sim (run_meta's
  * `more` hook, export.h). */
 void chain_json(jw *w, const void *ctx);
-/* export_csv of the top's metrics, each line followed by every tier's
- * columns (NAME.attempts, ...).  -1 when out of memory. */
+/* export_csv of the top's metrics (with the pipeline's columns when the
+ * run has one), each line followed by every tier's columns
+ * (NAME.attempts, ...).  -1 when out of memory. */
 int chain_csv(FILE *f, const sim *s);
 
 /* The most tier assertions a run has ([expect.NAME], config.h). */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobs.h"
 #include "runfile.h"
 
 const double compare_cdf_q[COMPARE_CDF_POINTS] = {
@@ -34,6 +35,11 @@ const compare_metric_info compare_metrics[CM_COUNT] = {
     {"quarantined", "quarantined", "", -1},
     {"wasted_work_pct", "wasted work", "%", -1},
     {"completion_s", "completion time", "s", -1},
+    {"jobs_completed_pct", "jobs completed", "%", +1},
+    {"jobs_failed_pct", "jobs failed", "%", -1},
+    {"alerts_critical", "critical alerts", "", -1},
+    {"items_duplicated", "duplicate items", "", -1},
+    {"job_blocked_s", "blocked time per job", "s", -1},
 };
 
 const compare_metric_info compare_phase_figures[CP_COUNT] = {
@@ -107,9 +113,45 @@ void compare_plan_fingerprint(compare_plan *plan, const void *extra,
 
 /* ---- Metrics --------------------------------------------------------------- */
 
+bool compare_metric_shown(const compare_plan *p, compare_metric m)
+{
+    if (m < CM_JOBS_COMPLETED)
+        return true;
+    for (uint32_t i = 0; i < p->n_points; i++)
+        if (p->points[i].cfg.pipeline.n_steps > 0)
+            return true;
+    return false;
+}
+
+/* A pipeline metric of a run (CM_JOBS_COMPLETED on); NaN without a
+ * pipeline, and a share or mean when no job started. */
+static double pipeline_metric(const sim_summary *s, compare_metric m)
+{
+    const sim_pipeline_summary *p = &s->pipeline;
+    double jobs = (double)p->jobs;
+    if (!s->has_pipeline)
+        return NAN;
+    switch (m) {
+    case CM_JOBS_COMPLETED:
+        return p->jobs ? 100.0 * (double)p->completed / jobs : NAN;
+    case CM_JOBS_FAILED:
+        return p->jobs ? 100.0 * (double)jobs_failed_all(p) / jobs : NAN;
+    case CM_ALERTS_CRITICAL:
+        return (double)p->alerts_critical;
+    case CM_ITEMS_DUPLICATED:
+        return (double)p->items_duplicated;
+    case CM_JOB_BLOCKED_S:
+        return p->jobs ? p->blocked_s / jobs : NAN;
+    default:
+        return NAN;
+    }
+}
+
 double compare_metric_of(const compare_run *r, compare_metric m)
 {
     const sim_summary *s = &r->sum;
+    if (m >= CM_JOBS_COMPLETED)
+        return pipeline_metric(s, m);
     switch (m) {
     case CM_SUCCESS_RATIO:
         return s->offered ? 100.0 * s->success_ratio : NAN;
@@ -195,6 +237,16 @@ void compare_run_name(const compare_plan *p, uint32_t r, char *buf,
                                  p->axes[a].unit);
 }
 
+/* A saved run's steps have no names in its file (runfile.h): they are
+ * the scenario's, which outlives the result. */
+static void name_steps(const compare_plan *p, compare_run *r)
+{
+    const pipeline_cfg *pc = &p->points[r->point].cfg.pipeline;
+    sim_pipeline_summary *pl = &r->sum.pipeline;
+    for (uint32_t i = 0; i < pl->steps && i < pc->n_steps; i++)
+        pl->step[i].name = pc->steps[i].name;
+}
+
 /* Run r from the first directory that has it valid, into *out (and its
  * series into *series when not NULL).  0; 1 when no directory has a file
  * for it; -1 when one has a file that cannot be used and none has a good
@@ -216,6 +268,7 @@ static int load_run(const compare_plan *p, const char *const *dirs,
                               series, &why);
         if (rc == 0) {
             out->seed_index = sd;
+            name_steps(p, out);
             return 0;
         }
         if (rc < 0 && result == 1) {

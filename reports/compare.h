@@ -211,8 +211,26 @@ typedef enum compare_metric {
                            NaN: not every request ended (Brooker's
                            hot-record study compares jitter by this and by
                            the work, amplification) */
+    /* A pipeline's jobs (sim/pipeline.h): compared only when the
+     * scenario has a pipeline (compare_metric_shown); NaN in a run
+     * without one. */
+    CM_JOBS_COMPLETED,  /* % of jobs started that completed; NaN: none
+                           started */
+    CM_JOBS_FAILED,     /* % of jobs started that failed, were
+                           compensated or were left inconsistent */
+    CM_ALERTS_CRITICAL, /* critical alerts */
+    CM_ITEMS_DUPLICATED, /* items committed again */
+    CM_JOB_BLOCKED_S,   /* s per job started spent waiting out retry
+                           delays */
     CM_COUNT
 } compare_metric;
+
+/* Is metric m compared in plan p?  Every metric, but the pipeline's only
+ * when the scenario has a pipeline (at some point of the sweep): without
+ * one they have no value, and the outputs stay as they were before
+ * pipelines.  Every table, list and verdict skips the metrics not
+ * shown. */
+bool compare_metric_shown(const compare_plan *p, compare_metric m);
 
 typedef struct compare_metric_info {
     const char *key;    /* "success_pct": JSON and CSV */

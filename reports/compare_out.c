@@ -90,7 +90,8 @@ static void csv_header(FILE *f, const compare_plan *p)
     }
     fputs(",policy,seed", f);
     for (int m = 0; m < CM_COUNT; m++)
-        fprintf(f, ",%s", compare_metrics[m].key);
+        if (compare_metric_shown(p, m))
+            fprintf(f, ",%s", compare_metrics[m].key);
     for (size_t i = 0; i < runfile_n_summary_fields; i++)
         if (!is_metric_key(runfile_summary_fields[i].name))
             fprintf(f, ",%s", runfile_summary_fields[i].name);
@@ -101,7 +102,30 @@ static void csv_header(FILE *f, const compare_plan *p)
             fprintf(f, ",%s_%s", phases_name(k),
                     compare_phase_figures[c].key);
     }
+    if (compare_metric_shown(p, CM_JOBS_COMPLETED)) {
+        fputs(",pipeline_strategy", f);
+        for (size_t i = 0; i < runfile_n_pipeline_fields; i++)
+            fprintf(f, ",pipeline_%s", runfile_pipeline_fields[i].name);
+    }
     fputc('\n', f);
+}
+
+/* A pipeline's figures (runs.csv's last columns, only in a comparison of
+ * a pipeline); empty cells for a run without one. */
+static void csv_pipeline(FILE *f, const compare_run *run)
+{
+    const sim_pipeline_summary *pl = &run->sum.pipeline;
+    if (!run->sum.has_pipeline) {
+        for (size_t i = 0; i <= runfile_n_pipeline_fields; i++)
+            fputc(',', f);
+        return;
+    }
+    fprintf(f, ",%s", pipeline_strategy_name(pl->strategy));
+    for (size_t i = 0; i < runfile_n_pipeline_fields; i++) {
+        char t[40];
+        runfile_value_text(pl, &runfile_pipeline_fields[i], t, sizeof t);
+        fprintf(f, ",%s", strcmp(t, "nan") == 0 ? "" : t);
+    }
 }
 
 static void csv_row(FILE *f, const compare_plan *p, uint32_t n,
@@ -114,7 +138,8 @@ static void csv_row(FILE *f, const compare_plan *p, uint32_t n,
     csv_text(f, p->policies[run->policy].label);
     fprintf(f, ",%llu", (unsigned long long)run->seed);
     for (int m = 0; m < CM_COUNT; m++)
-        csv_num(f, compare_metric_of(run, m));
+        if (compare_metric_shown(p, m))
+            csv_num(f, compare_metric_of(run, m));
     for (size_t i = 0; i < runfile_n_summary_fields; i++) {
         const runfile_field *sf = &runfile_summary_fields[i];
         char t[40];
@@ -130,6 +155,8 @@ static void csv_row(FILE *f, const compare_plan *p, uint32_t n,
         for (int c = 0; c < CP_COUNT; c++)
             csv_num(f, compare_phase_value(run, k, c));
     }
+    if (compare_metric_shown(p, CM_JOBS_COMPLETED))
+        csv_pipeline(f, run);
     fputc('\n', f);
 }
 
@@ -258,6 +285,8 @@ static void md_results(FILE *f, const compare_result *r, uint32_t pt)
     const compare_plan *p = r->plan;
     md_head(f, p, "metric", 1);
     for (int m = 0; m < CM_COUNT; m++) {
+        if (!compare_metric_shown(p, m))
+            continue;
         fputs("| ", f);
         md_unit_name(f, &compare_metrics[m]);
         fputs(" |", f);
@@ -270,6 +299,8 @@ static void md_results(FILE *f, const compare_result *r, uint32_t pt)
     }
     fputs("\nVerdicts:\n\n", f);
     for (int m = 0; m < CM_COUNT; m++) {
+        if (!compare_metric_shown(p, m))
+            continue;
         fprintf(f, "- **%s**: ", compare_metrics[m].name);
         md_cell(f, compare_verdict_of(r, pt, m)->text);
         fputc('\n', f);
@@ -404,10 +435,12 @@ static void json_plan(jw *w, const compare_plan *p)
     jw_end(w);
 }
 
-static void json_metrics(jw *w)
+static void json_metrics(jw *w, const compare_plan *p)
 {
     jw_array(w, "metrics");
     for (int m = 0; m < CM_COUNT; m++) {
+        if (!compare_metric_shown(p, m))
+            continue;
         jw_object(w, NULL);
         jw_string(w, "key", compare_metrics[m].key);
         jw_string(w, "name", compare_metrics[m].name);
@@ -446,6 +479,8 @@ static void json_results(jw *w, const compare_result *r, uint32_t pt)
     for (int pol = 0; pol < p->n_policies; pol++) {
         jw_object(w, p->policies[pol].label);
         for (int m = 0; m < CM_COUNT; m++) {
+            if (!compare_metric_shown(p, m))
+                continue;
             jw_object(w, compare_metrics[m].key);
             json_stat(w, compare_stat_at(r, pt, pol, m));
             uint32_t failed, applies;
@@ -464,6 +499,8 @@ static void json_verdicts(jw *w, const compare_result *r, uint32_t pt)
 {
     jw_object(w, "verdicts");
     for (int m = 0; m < CM_COUNT; m++) {
+        if (!compare_metric_shown(r->plan, m))
+            continue;
         const compare_verdict *v = compare_verdict_of(r, pt, m);
         char p[32];
         p_value_text(v->p, p, sizeof p);
@@ -485,7 +522,7 @@ static void json_all(FILE *f, const compare_result *r)
     jw_init(&w, f, true);
     jw_object(&w, NULL);
     json_plan(&w, p);
-    json_metrics(&w);
+    json_metrics(&w, p);
     jw_array(&w, "points");
     for (uint32_t pt = 0; pt < p->n_points; pt++) {
         jw_object(&w, NULL);

@@ -192,7 +192,9 @@ static void claim(const contest *c, int best, int o, const duel *d,
         "lowest peak amplification", "fastest recovery",
         "lowest p99 latency", "fewest duplicate writes",
         "fewest quarantined requests", "least wasted work",
-        "shortest completion time"};
+        "shortest completion time", "most jobs completed",
+        "fewest jobs failed", "fewest critical alerts",
+        "fewest duplicate items", "least blocked time per job"};
     const char *label = c->res->plan->policies[o].label;
     if (d->sign_test) {
         snprintf(buf, len, "fewest runs that %s (%u of %u seeds vs %u of "
@@ -265,6 +267,11 @@ static void no_values(const contest *c, compare_verdict *out)
                           "before it, or no recovery window after it)",
         [CM_P99_MS] = "no request succeeded",
         [CM_COMPLETION_S] = "only runs with arrival = once complete",
+        [CM_JOBS_COMPLETED] = "no job started",
+        [CM_JOBS_FAILED] = "no job started",
+        [CM_ALERTS_CRITICAL] = "the scenario has no pipeline",
+        [CM_ITEMS_DUPLICATED] = "the scenario has no pipeline",
+        [CM_JOB_BLOCKED_S] = "no job started",
     };
     snprintf(out->text, sizeof out->text, "no values: %s",
              why[c->m] ? why[c->m] : "no run has one");

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "jobs.h"
 #include "suggest.h"
 #include "units.h"
 
@@ -26,6 +27,15 @@ static const struct {
     [EXPECT_STEADY_SUCCESS_MIN] = {"steady_success_min", ""},
     [EXPECT_STEADY_GOODPUT_MIN] = {"steady_goodput_min", ""},
     [EXPECT_STEADY_LATENCY_P99_MAX] = {"steady_latency_p99_max", "ms"},
+    [EXPECT_JOBS_COMPLETED_MIN] = {"jobs_completed_min", ""},
+    [EXPECT_JOBS_FAILED_MAX] = {"jobs_failed_max", ""},
+    [EXPECT_JOBS_WITHIN_SLA_MIN] = {"jobs_within_sla_min", ""},
+    [EXPECT_ALERTS_CRITICAL_MAX] = {"alerts_critical_max", ""},
+    [EXPECT_ALERTS_WARNING_MAX] = {"alerts_warning_max", ""},
+    [EXPECT_QUARANTINED_ITEMS_MIN] = {"quarantined_items_min", ""},
+    [EXPECT_QUARANTINED_ITEMS_MAX] = {"quarantined_items_max", ""},
+    [EXPECT_DUPLICATE_ITEMS_MAX] = {"duplicate_items_max", ""},
+    [EXPECT_STEPS_REDONE_MAX] = {"steps_redone_max", ""},
 };
 
 const char *expect_name(expect_kind k)
@@ -43,6 +53,11 @@ int expect_parse_name(const char *s, expect_kind *k)
     return -1;
 }
 
+bool expect_needs_pipeline(expect_kind k)
+{
+    return k >= EXPECT_JOBS_COMPLETED_MIN && k <= EXPECT_STEPS_REDONE_MAX;
+}
+
 static int bad(sb_err *e, const setting *x, const char *msg)
 {
     return err_set(e, "%s %s: %s", x->origin, x->key, msg);
@@ -53,7 +68,7 @@ static int unknown(sb_err *e, const setting *x)
     const char *names[EXPECT_KIND_COUNT];
     for (int j = 0; j < EXPECT_KIND_COUNT; j++)
         names[j] = kinds[j].name;
-    char list[600];
+    char list[800];
     suggest_list(names, EXPECT_KIND_COUNT, list, sizeof list);
     const char *best = suggest_closest(x->key, names, EXPECT_KIND_COUNT);
     if (best)
@@ -85,6 +100,9 @@ static int parse_limit(const setting *x, expect_kind k, double *v, sb_err *e)
     case EXPECT_WASTED_MAX:
     case EXPECT_DURING_FAULT_SUCCESS_MIN:
     case EXPECT_STEADY_SUCCESS_MIN:
+    case EXPECT_JOBS_COMPLETED_MIN:
+    case EXPECT_JOBS_FAILED_MAX:
+    case EXPECT_JOBS_WITHIN_SLA_MIN:
         if (units_probability(x->value, v, &inner) != 0)
             return bad(e, x, inner.msg);
         return 0;
@@ -107,6 +125,12 @@ static int parse_limit(const setting *x, expect_kind k, double *v, sb_err *e)
             return bad(e, x, inner.msg);
         return 0;
     case EXPECT_DUPLICATES_MAX:
+    case EXPECT_ALERTS_CRITICAL_MAX:
+    case EXPECT_ALERTS_WARNING_MAX:
+    case EXPECT_QUARANTINED_ITEMS_MIN:
+    case EXPECT_QUARANTINED_ITEMS_MAX:
+    case EXPECT_DUPLICATE_ITEMS_MAX:
+    case EXPECT_STEPS_REDONE_MAX:
         if (units_int(x->value, &count, &inner) != 0 || count < 0) {
             snprintf(msg, sizeof msg, "expected a whole number of at least "
                      "0, got '%s'", x->value);
@@ -378,6 +402,147 @@ static void eval_phase_kind(const sim_summary *s, expect_result *r)
     }
 }
 
+/* ---- A pipeline's jobs --------------------------------------------------- */
+
+/* The jobs that did not complete, by how they ended: "10 failed, 3
+ * compensated, 2 unfinished" (the non-zero ones), or "none". */
+static void jobs_others(const sim_pipeline_summary *p, char *buf, size_t len)
+{
+    const struct {
+        const char *what;
+        uint64_t n;
+    } part[] = {{"partial", p->partial},
+                {"failed", p->failed},
+                {"compensated", p->compensated},
+                {"inconsistent", p->inconsistent},
+                {"unfinished", p->unfinished}};
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof part / sizeof *part && used < len; i++)
+        if (part[i].n)
+            used += (size_t)snprintf(buf + used, len - used, "%s%llu %s",
+                                     used ? ", " : "",
+                                     (unsigned long long)part[i].n,
+                                     part[i].what);
+    if (used == 0)
+        snprintf(buf, len, "none");
+}
+
+/* A share of the jobs started against the limit (at least or at most):
+ * "72 % of 50 jobs completed (...), below the minimum 90 %". */
+static void eval_job_share(const sim_pipeline_summary *p, uint64_t n,
+                           const char *verb, const char *detail,
+                           bool at_least, expect_result *r)
+{
+    if (p->jobs == 0) {
+        r->ok = false;
+        snprintf(r->explain, sizeof r->explain,
+                 "cannot be judged: no job started");
+        return;
+    }
+    double share = (double)n / (double)p->jobs;
+    r->has_value = true;
+    r->value = share;
+    r->ok = at_least ? share >= r->limit : share <= r->limit;
+    snprintf(r->explain, sizeof r->explain,
+             "%.4g %% of %llu jobs %s (%s), %s %.4g %%", 100.0 * share,
+             (unsigned long long)p->jobs, verb, detail,
+             at_least ? (r->ok ? "meets the minimum" : "below the minimum")
+                      : (r->ok ? "within the limit" : "exceeds the limit"),
+             100.0 * r->limit);
+}
+
+/* A count against the limit: "3 critical alerts (...), within the limit
+ * 5"; detail may be empty. */
+static void eval_count(uint64_t n, const char *what, const char *detail,
+                       bool at_least, expect_result *r)
+{
+    r->has_value = true;
+    r->value = (double)n;
+    r->ok = at_least ? r->value >= r->limit : r->value <= r->limit;
+    snprintf(r->explain, sizeof r->explain, "%llu %s%s%s%s, %s %.0f",
+             (unsigned long long)n, what, detail[0] ? " (" : "", detail,
+             detail[0] ? ")" : "",
+             at_least ? (r->ok ? "meets the minimum" : "below the minimum")
+                      : (r->ok ? "within the limit" : "exceeds the limit"),
+             r->limit);
+}
+
+/* steps_redone_max: every step's redone, and which steps they were. */
+static void eval_redone(const sim_pipeline_summary *p, expect_result *r)
+{
+    char detail[200] = "";
+    size_t used = 0;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < p->steps && i < SIM_MAX_STEPS; i++) {
+        const sim_step_summary *st = &p->step[i];
+        total += st->redone;
+        if (st->redone && used < sizeof detail)
+            used += (size_t)snprintf(detail + used, sizeof detail - used,
+                                     "%s%.32s %llu", used ? ", " : "",
+                                     st->name ? st->name : "?",
+                                     (unsigned long long)st->redone);
+    }
+    eval_count(total, "step calls redid a step an earlier run had done",
+               detail, false, r);
+}
+
+static void eval_pipeline_kind(const sim_summary *s, expect_result *r)
+{
+    const sim_pipeline_summary *p = &s->pipeline;
+    char d[160];
+    if (!s->has_pipeline) {
+        r->ok = false;
+        snprintf(r->explain, sizeof r->explain,
+                 "no [pipeline] in this scenario");
+        return;
+    }
+    switch (r->kind) {
+    case EXPECT_JOBS_COMPLETED_MIN:
+        jobs_others(p, d, sizeof d);
+        eval_job_share(p, p->completed, "completed", d, true, r);
+        break;
+    case EXPECT_JOBS_FAILED_MAX:
+        snprintf(d, sizeof d, "%llu failed, %llu compensated, %llu "
+                 "inconsistent",
+                 (unsigned long long)p->failed,
+                 (unsigned long long)p->compensated,
+                 (unsigned long long)p->inconsistent);
+        eval_job_share(p, jobs_failed_all(p), "failed", d, false, r);
+        break;
+    case EXPECT_JOBS_WITHIN_SLA_MIN:
+        snprintf(d, sizeof d, "%llu completed in all",
+                 (unsigned long long)p->completed);
+        eval_job_share(p, p->within_sla, "completed within the SLA", d,
+                       true, r);
+        break;
+    case EXPECT_ALERTS_CRITICAL_MAX:
+        eval_count(p->alerts_critical, "critical alerts", "", false, r);
+        break;
+    case EXPECT_ALERTS_WARNING_MAX:
+        eval_count(p->alerts_warning, "warnings", "", false, r);
+        break;
+    case EXPECT_QUARANTINED_ITEMS_MIN:
+    case EXPECT_QUARANTINED_ITEMS_MAX:
+        snprintf(d, sizeof d, "%llu in the dead-letter queue at the end",
+                 (unsigned long long)p->dead_letters);
+        eval_count(p->items_quarantined, "items quarantined", d,
+                   r->kind == EXPECT_QUARANTINED_ITEMS_MIN, r);
+        break;
+    case EXPECT_DUPLICATE_ITEMS_MAX:
+        snprintf(d, sizeof d, "%llu committed once",
+                 (unsigned long long)p->items_committed);
+        eval_count(p->items_duplicated, "duplicate item commits", d, false,
+                   r);
+        break;
+    case EXPECT_STEPS_REDONE_MAX:
+        eval_redone(p, r);
+        break;
+    default:
+        break;
+    }
+}
+
 int expect_eval(const expect_set *set, const sim_summary *s,
                 expect_result *out)
 {
@@ -432,7 +597,10 @@ int expect_eval(const expect_set *set, const sim_summary *s,
             eval_completion(s, r);
             break;
         default:
-            eval_phase_kind(s, r);
+            if (expect_needs_pipeline((expect_kind)k))
+                eval_pipeline_kind(s, r);
+            else
+                eval_phase_kind(s, r);
             break;
         }
     }

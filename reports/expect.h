@@ -31,6 +31,18 @@ typedef enum expect_kind {
     EXPECT_STEADY_SUCCESS_MIN,         /* ratio 0..1, requests ended */
     EXPECT_STEADY_GOODPUT_MIN,         /* share of baseline goodput */
     EXPECT_STEADY_LATENCY_P99_MAX,     /* milliseconds */
+    /* A pipeline's jobs (sim/pipeline.h, sim_summary.pipeline); in a run
+     * without a pipeline each fails, "no [pipeline] in this scenario": */
+    EXPECT_JOBS_COMPLETED_MIN,   /* share 0..1 of jobs started */
+    EXPECT_JOBS_FAILED_MAX,      /* share: failed, compensated or
+                                    inconsistent */
+    EXPECT_JOBS_WITHIN_SLA_MIN,  /* share: completed by the deadline */
+    EXPECT_ALERTS_CRITICAL_MAX,  /* a count */
+    EXPECT_ALERTS_WARNING_MAX,   /* a count */
+    EXPECT_QUARANTINED_ITEMS_MIN, /* a count */
+    EXPECT_QUARANTINED_ITEMS_MAX, /* a count */
+    EXPECT_DUPLICATE_ITEMS_MAX,  /* a count */
+    EXPECT_STEPS_REDONE_MAX,     /* a count: every step's redone */
     EXPECT_KIND_COUNT
 } expect_kind;
 
@@ -53,6 +65,9 @@ typedef struct expect_result {
 /* The key as written in a scenario, and back. */
 const char *expect_name(expect_kind k);
 int expect_parse_name(const char *s, expect_kind *k);
+
+/* Does kind k judge a pipeline's jobs (so fails in a run without one)? */
+bool expect_needs_pipeline(expect_kind k);
 
 /* Check a scenario's [expect] keys as written (scenario.expect) and fill
  * set.  Errors name the key's origin: "x.ini:30: [expect] success_min:

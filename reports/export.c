@@ -3,11 +3,24 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "jobs.h"
 #include "json.h"
+
+/* A pipeline's counters of a row (sim/metrics.h): counts in the row,
+ * appended after the columns every run has, so a run without a pipeline
+ * writes the CSV it always wrote. */
+static void pipeline_columns(FILE *f, const metrics_bucket *b)
+{
+    fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+               ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+            b->job_runs, b->jobs_completed, b->job_runs_failed,
+            b->items_committed, b->items_duplicated, b->items_quarantined,
+            b->alerts_log, b->alerts_warning, b->alerts_critical);
+}
 
 /* A row's rates and time averages are over its own width: the bucket's,
  * or a merged row's (metrics.h), which the width_s column states. */
-void export_csv(FILE *f, const metrics *m)
+void export_csv(FILE *f, const metrics *m, bool pipeline)
 {
     fputs("t_s,offered,attempts,successes,failures,timeouts,rejections,"
           "busy_workers,queue_len,wasted_work_s,duplicates,p50_ms,p99_ms,"
@@ -16,8 +29,14 @@ void export_csv(FILE *f, const metrics *m)
           "goodput_per_s,conflicts,late_dropped,sends_refused_locally,"
           "refused_budget,refused_breaker,refused_other,policy_level,"
           "width_s,attempt_p50_ms,attempt_p99_ms,queue_wait_ms,"
-          "other_errors,overflow_dropped\n",
+          "other_errors,overflow_dropped",
           f);
+    if (pipeline)
+        fputs(",job_runs,jobs_completed,job_runs_failed,items_committed,"
+              "items_duplicated,items_quarantined,alerts_log,"
+              "alerts_warning,alerts_critical",
+              f);
+    fputc('\n', f);
     for (size_t i = 0; i < m->n_buckets; i++) {
         const metrics_bucket *b = &m->buckets[i];
         double width = (double)b->width_ns;
@@ -33,7 +52,7 @@ void export_csv(FILE *f, const metrics *m)
                 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,"
                 "%.4f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                 ",%" PRIu64 ",%" PRIu64 ",%s,%.9g,%.3f,%.3f,%.3f,%" PRIu64
-                ",%" PRIu64 "\n",
+                ",%" PRIu64,
                 (double)b->start_ns / 1e9, b->offered, b->attempts,
                 b->successes, b->failures, b->timeouts, b->rejections,
                 b->busy_ns / width, b->queue_ns / width,
@@ -50,6 +69,9 @@ void export_csv(FILE *f, const metrics *m)
                 b->served ? (double)b->queue_wait_ns / (double)b->served / 1e6
                           : 0.0,
                 b->other_errors, b->overflowed);
+        if (pipeline)
+            pipeline_columns(f, b);
+        fputc('\n', f);
     }
 }
 
@@ -238,6 +260,8 @@ void export_json(FILE *f, const run_meta *meta, const sim_summary *s,
         jw_null(&w, "completion_time_s");
     phase_figures(&w, s);
     server(&w, s);
+    if (s->has_pipeline)
+        jobs_json(&w, &s->pipeline);
     jw_int(&w, "events", (int64_t)s->events);
     if (meta->timing) {
         jw_fixed(&w, "wall_s", meta->wall_s, 3);

@@ -30,8 +30,10 @@ typedef struct run_meta {
     const void *more_ctx;
 } run_meta;
 
-/* One header line, then one row per bucket. */
-void export_csv(FILE *f, const metrics *m);
+/* One header line, then one row per bucket.  pipeline: the run has one
+ * (sim_config.pipeline.n_steps > 0), so each row ends with its counters
+ * job_runs ... alerts_critical; without, those columns are absent. */
+void export_csv(FILE *f, const metrics *m, bool pipeline);
 /* The summary object (pretty-printed). */
 void export_json(FILE *f, const run_meta *meta, const sim_summary *s,
                  const expect_result *res, int n_res);

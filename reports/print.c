@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "jobs.h"
+
 const char *print_policy(const pstack *ps, char *buf, size_t len)
 {
     size_t used = (size_t)snprintf(buf, len, "%s", pstack_name(ps));
@@ -171,6 +173,8 @@ void print_summary(FILE *f, const sim_config *c, const char *path,
     if (s->in_flight)
         fprintf(f, "  %-22s%" PRIu64 " requests (%.1f%% of offered)\n",
                 "unfinished at end", s->in_flight, pct(s->in_flight, s->offered));
+    if (s->has_pipeline)
+        jobs_print(f, c, &s->pipeline);
 }
 
 void print_expectations(FILE *f, const expect_result *r, int n)

@@ -101,6 +101,37 @@ static const runfile_field phase_fields[] = {
 #undef PFIELD
 #define N_PHASE_FIELDS (sizeof phase_fields / sizeof *phase_fields)
 
+/* A pipeline's figures (sim.h) after its strategy, in file order, and a
+ * step's after its name.  Neither name is saved: the strategy is written
+ * by its name, and the steps' names are the scenario's, which the plan
+ * has (compare.c names a loaded run's steps from it). */
+#define LFIELD(name, type) {#name, type, offsetof(sim_pipeline_summary, name)}
+const runfile_field runfile_pipeline_fields[] = {
+    LFIELD(checkpoints, RF_BOOL),      LFIELD(steps, RF_U32),
+    LFIELD(jobs, RF_U64),              LFIELD(completed, RF_U64),
+    LFIELD(within_sla, RF_U64),        LFIELD(partial, RF_U64),
+    LFIELD(failed, RF_U64),            LFIELD(compensated, RF_U64),
+    LFIELD(inconsistent, RF_U64),      LFIELD(unfinished, RF_U64),
+    LFIELD(runs, RF_U64),              LFIELD(reruns, RF_U64),
+    LFIELD(retries, RF_U64),           LFIELD(late_retries, RF_U64),
+    LFIELD(items_committed, RF_U64),   LFIELD(items_duplicated, RF_U64),
+    LFIELD(items_quarantined, RF_U64), LFIELD(dead_letters, RF_U64),
+    LFIELD(alerts_log, RF_U64),        LFIELD(alerts_warning, RF_U64),
+    LFIELD(alerts_critical, RF_U64),   LFIELD(working_s, RF_DOUBLE),
+    LFIELD(blocked_s, RF_DOUBLE),      LFIELD(failed_s, RF_DOUBLE),
+};
+#undef LFIELD
+const size_t runfile_n_pipeline_fields =
+    sizeof runfile_pipeline_fields / sizeof *runfile_pipeline_fields;
+
+#define SFIELD(name) {#name, RF_U64, offsetof(sim_step_summary, name)}
+static const runfile_field step_fields[] = {
+    SFIELD(calls),   SFIELD(attempts), SFIELD(succeeded), SFIELD(failed),
+    SFIELD(skipped), SFIELD(redone),   SFIELD(undone),    SFIELD(undo_failed),
+};
+#undef SFIELD
+#define N_STEP_FIELDS (sizeof step_fields / sizeof *step_fields)
+
 
 uint64_t runfile_hash(uint64_t h, const void *data, size_t len)
 {
@@ -115,7 +146,13 @@ uint64_t runfile_hash(uint64_t h, const void *data, size_t len)
 void runfile_field_text(const sim_summary *s, const runfile_field *f,
                         char *buf, size_t len)
 {
-    const char *at = (const char *)s + f->offset;
+    runfile_value_text(s, f, buf, len);
+}
+
+void runfile_value_text(const void *base, const runfile_field *f,
+                        char *buf, size_t len)
+{
+    const char *at = (const char *)base + f->offset;
     switch (f->type) {
     case RF_U64:
         snprintf(buf, len, "%" PRIu64, *(const uint64_t *)(const void *)at);
@@ -283,14 +320,16 @@ static bool put_field(runfile_buf *b, const char *name, double v)
            put_double(b, v);
 }
 
-/* Counts go through put_u64 and whole doubles through put_double's
- * integer path: no printf for most of a summary. */
-static bool put_summary(runfile_buf *b, const sim_summary *s)
+/* " name=value" for each of the n fields of the struct at base.  Counts
+ * go through put_u64 and whole doubles through put_double's integer
+ * path: no printf for most of a summary. */
+static bool put_fields(runfile_buf *b, const void *base,
+                       const runfile_field *fields, size_t n)
 {
-    bool ok = puts_(b, "summary");
-    for (size_t i = 0; i < runfile_n_summary_fields && ok; i++) {
-        const runfile_field *f = &runfile_summary_fields[i];
-        const char *at = (const char *)s + f->offset;
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
+        const runfile_field *f = &fields[i];
+        const char *at = (const char *)base + f->offset;
         ok = put(b, " ", 1) && puts_(b, f->name) && put(b, "=", 1);
         if (f->type == RF_U64)
             ok = ok && put_u64(b, *(const uint64_t *)(const void *)at);
@@ -301,7 +340,33 @@ static bool put_summary(runfile_buf *b, const sim_summary *s)
         else
             ok = ok && put_double(b, *(const double *)(const void *)at);
     }
-    return ok && put(b, "\n", 1);
+    return ok;
+}
+
+static bool put_summary(runfile_buf *b, const sim_summary *s)
+{
+    return puts_(b, "summary") &&
+           put_fields(b, s, runfile_summary_fields,
+                      runfile_n_summary_fields) &&
+           put(b, "\n", 1);
+}
+
+/* "pipeline -" without one; else its figures, then a line per step. */
+static bool put_pipeline(runfile_buf *b, const sim_summary *s)
+{
+    const sim_pipeline_summary *p = &s->pipeline;
+    if (!s->has_pipeline)
+        return puts_(b, "pipeline -\n");
+    bool ok = puts_(b, "pipeline strategy=") &&
+              puts_(b, pipeline_strategy_name(p->strategy)) &&
+              put_fields(b, p, runfile_pipeline_fields,
+                         runfile_n_pipeline_fields) &&
+              put(b, "\n", 1);
+    for (uint32_t i = 0; i < p->steps && i < SIM_MAX_STEPS && ok; i++)
+        ok = puts_(b, "step") &&
+             put_fields(b, &p->step[i], step_fields, N_STEP_FIELDS) &&
+             put(b, "\n", 1);
+    return ok;
 }
 
 static bool put_phases(runfile_buf *b, const compare_phase *ph)
@@ -363,7 +428,8 @@ static bool format_run(runfile_buf *b, const char *fingerprint,
               put_u64(b, r->policy) && puts_(b, " seed=") &&
               put_u64(b, r->seed) && puts_(b, "\nlabel ") &&
               puts_(b, label) && put(b, "\n", 1) && put_summary(b, &r->sum) &&
-              put_phases(b, r->sum.phase) && puts_(b, "latency_ms");
+              put_phases(b, r->sum.phase) && put_pipeline(b, &r->sum) &&
+              puts_(b, "latency_ms");
     for (int i = 0; i < COMPARE_CDF_POINTS && ok; i++)
         ok = put(b, " ", 1) && put_float(b, r->latency_ms[i]);
     ok = ok && put(b, "\n", 1) && put_series(b, series);
@@ -469,9 +535,10 @@ static bool named_u64(char **s, const char *name, uint64_t *v)
     return named(s, name, &t) && parse_u64(t, v);
 }
 
-static bool set_field(sim_summary *s, const runfile_field *f, const char *t)
+/* Field f of the struct at base, from its text t. */
+static bool set_field(void *base, const runfile_field *f, const char *t)
 {
-    void *at = (char *)s + f->offset;
+    void *at = (char *)base + f->offset;
     uint64_t u;
     switch (f->type) {
     case RF_U64:
@@ -534,22 +601,65 @@ static int read_head(reader *rd, const char *fingerprint, uint32_t point,
     return 0;
 }
 
+/* The n fields of the struct at base from *rest, which must hold them
+ * all and nothing more; the line's key (`what`) names it in errors. */
+static int read_fields(reader *rd, const char *what, char **rest, void *base,
+                       const runfile_field *fields, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const runfile_field *f = &fields[i];
+        const char *t;
+        if (!named(rest, f->name, &t) || !set_field(base, f, t)) {
+            char msg[128];
+            snprintf(msg, sizeof msg, "%s: expected %s=VALUE", what,
+                     f->name);
+            return bad(rd, msg);
+        }
+    }
+    if (**rest) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "%s: unexpected fields at the end", what);
+        return bad(rd, msg);
+    }
+    return 0;
+}
+
 static int read_summary(reader *rd, sim_summary *s)
 {
     char *rest;
     if (!keyed(rd, "summary", &rest))
         return bad(rd, "expected the summary");
-    for (size_t i = 0; i < runfile_n_summary_fields; i++) {
-        const runfile_field *f = &runfile_summary_fields[i];
-        const char *t;
-        if (!named(&rest, f->name, &t) || !set_field(s, f, t)) {
-            char what[128];
-            snprintf(what, sizeof what, "summary: expected %s=VALUE",
-                     f->name);
-            return bad(rd, what);
-        }
+    return read_fields(rd, "summary", &rest, s, runfile_summary_fields,
+                       runfile_n_summary_fields);
+}
+
+/* The pipeline line and its steps' (put_pipeline). */
+static int read_pipeline(reader *rd, sim_summary *s)
+{
+    sim_pipeline_summary *p = &s->pipeline;
+    char *rest;
+    const char *t;
+    if (!keyed(rd, "pipeline", &rest))
+        return bad(rd, "expected the pipeline ('pipeline -' without one)");
+    if (strcmp(rest, "-") == 0)
+        return 0;
+    s->has_pipeline = true;
+    if (!named(&rest, "strategy", &t) ||
+        pipeline_strategy_parse(t, &p->strategy) != 0)
+        return bad(rd, "pipeline: expected strategy=NAME");
+    if (read_fields(rd, "pipeline", &rest, p, runfile_pipeline_fields,
+                    runfile_n_pipeline_fields) != 0)
+        return -1;
+    if (p->steps > SIM_MAX_STEPS)
+        return bad(rd, "pipeline: more steps than a pipeline can have");
+    for (uint32_t i = 0; i < p->steps; i++) {
+        if (!keyed(rd, "step", &rest))
+            return bad(rd, "expected a step of the pipeline");
+        if (read_fields(rd, "step", &rest, &p->step[i], step_fields,
+                        N_STEP_FIELDS) != 0)
+            return -1;
     }
-    return *rest ? bad(rd, "summary: unexpected fields at the end") : 0;
+    return 0;
 }
 
 static int read_phases(reader *rd, compare_phase *ph)
@@ -687,7 +797,9 @@ int runfile_read(runfile_buf *b, const char *path, const char *fingerprint,
     memset(r, 0, sizeof *r);
     if (check_sum(&rd, b->p, b->len) != 0 ||
         read_head(&rd, fingerprint, point, policy, seed, r) != 0 ||
-        read_summary(&rd, &r->sum) != 0 || read_phases(&rd, r->sum.phase) != 0)
+        read_summary(&rd, &r->sum) != 0 ||
+        read_phases(&rd, r->sum.phase) != 0 ||
+        read_pipeline(&rd, &r->sum) != 0)
         return -1;
     char *rest;
     if (!keyed(&rd, "latency_ms", &rest) ||

@@ -3,11 +3,11 @@
  * file under DIR/runs/, written whole (temporary file, then rename) the
  * moment the run ends, and read back strictly.
  *
- * The format (version 3), one record per line, fields separated by one
+ * The format (version 4), one record per line, fields separated by one
  * space, numbers as C's strtod reads them ("nan" where there is no
  * value):
  *
- *   stormbench-run 3
+ *   stormbench-run 4
  *   fingerprint 0123456789abcdef      the plan's (compare_plan_fingerprint)
  *   run point=P policy=I seed=S       where the run sits in the plan
  *   label exponential:jitter=full     the policy entry, for people
@@ -17,6 +17,11 @@
  *   phase before NAME=VALUE ...       the summary's phase[] (sim/phases.h),
  *   ... (during, after, end)          or "phase after -" when the phase
  *                                     is not present
+ *   pipeline strategy=S NAME=VALUE .. the summary's pipeline (sim.h) but
+ *                                     its steps, or "pipeline -" when the
+ *                                     run has none
+ *   step NAME=VALUE ...               one per step, in order, its figures
+ *                                     but its name (the scenario's)
  *   latency_ms V ...                  COMPARE_CDF_POINTS quantiles
  *   series rows=N row_s=W             then N rows of CC_COUNT values;
  *   V V V V V V V                     "= K" stands for K more rows equal
@@ -31,6 +36,8 @@
  * written with digits enough to read back the same double (floats the
  * same), so a loaded summary is bit for bit the one the run computed.
  *
+ * Version 4 added the pipeline and step lines (a loaded run's step names
+ * are NULL until the caller names them from the scenario: compare.c does).
  * Version 3 added other_errors and overflowed to the summary (each
  * attempt's end counted once: sim/metrics.h) and writes the version on
  * the first line (versions 1 and 2 both wrote "1" there; the version is
@@ -45,7 +52,7 @@
 #include "compare.h"
 #include "err.h"
 
-#define RUNFILE_VERSION 3
+#define RUNFILE_VERSION 4
 
 /* The type of a sim_summary field. */
 typedef enum runfile_type { RF_U64, RF_U32, RF_DOUBLE, RF_BOOL } runfile_type;
@@ -62,9 +69,17 @@ typedef struct runfile_field {
 extern const runfile_field runfile_summary_fields[];
 extern const size_t runfile_n_summary_fields;
 
+/* The fields of a summary's pipeline (sim_pipeline_summary) but its
+ * strategy and steps, in file order. */
+extern const runfile_field runfile_pipeline_fields[];
+extern const size_t runfile_n_pipeline_fields;
+
 /* A field's value as the file writes it: counts as integers, doubles as
  * runfile_double_text. */
 void runfile_field_text(const sim_summary *s, const runfile_field *f,
+                        char *buf, size_t len);
+/* The same, of a field of any table, in the struct at base. */
+void runfile_value_text(const void *base, const runfile_field *f,
                         char *buf, size_t len);
 
 /* Where run (point, policy, seed) is saved under dir: dir/runs/pointP-

@@ -277,6 +277,67 @@ START_TEST(a_run_is_the_run_sim_gives)
 }
 END_TEST
 
+/* The storm's clients as job runners: two steps, a flaky extract and a
+ * batch load of 5 items that fails for good in 20 % of jobs, one rerun
+ * without checkpoints. */
+static void storm_pipeline(sim_config *c, void *ctx)
+{
+    (void)ctx;
+    pipeline_cfg *p = &c->pipeline;
+    p->n_steps = 2;
+    p->strategy = PIPELINE_FAIL_FAST;
+    p->reruns = 1;
+    p->rerun_delay_ns = 200000000;
+    p->warn_retry = 2;
+    p->dead_letter_growth = 3;
+    config_step_defaults(&p->steps[0]);
+    config_step_defaults(&p->steps[1]);
+    snprintf(p->steps[0].name, sizeof p->steps[0].name, "extract");
+    snprintf(p->steps[1].name, sizeof p->steps[1].name, "load");
+    p->steps[0].transient = 0.2;
+    p->steps[1].items = 5;
+    p->steps[1].permanent = 0.2;
+}
+
+/* A comparison of a pipeline saves and loads each run's jobs whole: the
+ * loaded summary is the one a run of the same seed gives, pipeline and
+ * steps included (their names from the scenario), and the jobs'
+ * metrics are compared. */
+START_TEST(a_pipeline_run_is_the_run_sim_gives)
+{
+    fixture *f = storm_plan();
+    storm_pipeline(&f->point.cfg, NULL);
+    /* The scenario's own policy, so that tu_sim_run_edited runs it. */
+    fill_entry(&f->sc, "exponential", &f->plan.policies[2]);
+    const char *dir = fresh_dir("cmp-pipe-same");
+    execute(&f->plan, dir, 2);
+    compare_result *res = load(&f->plan, dir);
+    for (uint32_t sd = 0; sd < SEEDS; sd += 3) {
+        char ini[2048];
+        snprintf(ini, sizeof ini, storm_fmt, (int)(SEED0 + sd));
+        tu_sim *t = tu_sim_run_edited(ini, NULL, storm_pipeline, NULL);
+        compare_run r = res->runs[2 * SEEDS + sd];
+        ck_assert(r.sum.has_pipeline);
+        ck_assert_uint_gt(r.sum.pipeline.jobs, 0);
+        ck_assert_uint_gt(r.sum.pipeline.reruns, 0);
+        ck_assert_str_eq(r.sum.pipeline.step[0].name, "extract");
+        ck_assert_str_eq(r.sum.pipeline.step[1].name, "load");
+        for (int i = 0; i < 2; i++) /* the same names, elsewhere */
+            r.sum.pipeline.step[i].name = t->sum.pipeline.step[i].name;
+        ck_assert_msg(memcmp(&r.sum, &t->sum, sizeof t->sum) == 0,
+                      "seed %u: the saved summary differs", SEED0 + sd);
+        tu_sim_free(t);
+    }
+    for (int m = CM_JOBS_COMPLETED; m < CM_COUNT; m++) {
+        ck_assert(compare_metric_shown(&f->plan, m));
+        for (int pol = 0; pol < N_ENTRIES; pol++)
+            ck_assert_uint_eq(compare_stat_at(res, 0, pol, m)->ci.n, SEEDS);
+    }
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
 /* ---- Interrupt and resume --------------------------------------------- */
 
 typedef struct watcher {
@@ -573,6 +634,11 @@ START_TEST(csv_rows_and_means)
     ck_assert_int_eq(rows, 1 + (int)compare_n_runs(&f->plan));
     for (int m = 0; m < CM_COUNT; m++) {
         int col = csv_column(csv, compare_metrics[m].key);
+        /* The pipeline's metrics only with a pipeline: none here. */
+        if (!compare_metric_shown(&f->plan, m)) {
+            ck_assert_int_lt(col, 0);
+            continue;
+        }
         ck_assert_int_ge(col, 0);
         double sum[N_ENTRIES] = {0};
         int n[N_ENTRIES] = {0};
@@ -648,7 +714,8 @@ START_TEST(markdown_has_the_json_numbers)
                                                            "summary.json");
     int checked = 0;
     for (int m = 0; m < CM_COUNT; m++)
-        for (int pol = 0; pol < N_ENTRIES; pol++) {
+        for (int pol = 0; pol < N_ENTRIES && compare_metric_shown(&f->plan, m);
+             pol++) {
             const char *keys[4] = {"results", entries[pol],
                                    compare_metrics[m].key, "mean"};
             char mean[40], lo[40], hi[40], cell[200], head[100], want[200];
@@ -677,8 +744,9 @@ START_TEST(markdown_has_the_json_numbers)
     ck_assert_int_ge(checked, 20);
     /* The verdict sentences are the same text in both. */
     for (int m = 0; m < CM_COUNT; m++)
-        ck_assert_ptr_nonnull(
-            strstr(md, compare_verdict_of(res, 0, m)->text));
+        if (compare_metric_shown(&f->plan, m))
+            ck_assert_ptr_nonnull(
+                strstr(md, compare_verdict_of(res, 0, m)->text));
     free(md);
     free(json);
     compare_result_free(res);
@@ -962,6 +1030,225 @@ START_TEST(saved_values_read_back_exactly)
 }
 END_TEST
 
+/* A pipeline's run, saved: has_pipeline, its figures and its steps read
+ * back bit for bit (the steps' names are not saved: NULL here, and
+ * compare_load names them from the scenario), and a run without one
+ * writes "pipeline -". */
+START_TEST(pipeline_read_back_exactly)
+{
+    fixture *f = hand_plan(1, 1);
+    const char *dir = fresh_dir("cmp-pipe-exact");
+    make_dir(dir);
+    compare_run r;
+    memset(&r, 0, sizeof r);
+    r.seed = 1;
+    for (int i = 0; i < COMPARE_CDF_POINTS; i++)
+        r.latency_ms[i] = NAN;
+    compare_series *s = calloc(1, sizeof *s);
+    char path[1200];
+    runfile_path(path, sizeof path, dir, 0, 0, 1);
+    runfile_buf buf = {0};
+    sb_err e;
+    ck_assert_int_eq(runfile_write(&buf, path, f->plan.fingerprint, "x", &r,
+                                   s, &e), 0);
+    char *text = tu_read_file(path);
+    ck_assert_ptr_nonnull(strstr(text, "\npipeline -\nlatency_ms "));
+    free(text);
+
+    sim_pipeline_summary *pl = &r.sum.pipeline;
+    r.sum.has_pipeline = true;
+    pl->strategy = PIPELINE_COMPENSATE;
+    pl->checkpoints = true;
+    pl->steps = 3;
+    pl->jobs = UINT64_MAX;
+    pl->completed = 36;
+    pl->inconsistent = 1;
+    pl->alerts_critical = 7;
+    pl->working_s = 1.0 / 3.0;
+    pl->blocked_s = 1e-300;
+    pl->failed_s = NAN;
+    pl->step[0].calls = 62;
+    pl->step[1].undo_failed = 5;
+    pl->step[2].redone = 9;
+    ck_assert_int_eq(runfile_write(&buf, path, f->plan.fingerprint, "x", &r,
+                                   s, &e), 0);
+    compare_run got;
+    ck_assert_msg(runfile_read(&buf, path, f->plan.fingerprint, 0, 0, 1,
+                               &got, NULL, &e) == 0, "%s", e.msg);
+    ck_assert(memcmp(&got.sum, &r.sum, sizeof r.sum) == 0);
+    text = tu_read_file(path);
+    ck_assert_ptr_nonnull(strstr(text, "\npipeline strategy=compensate "
+                                       "checkpoints=1 steps=3 jobs="));
+    ck_assert_ptr_nonnull(strstr(text, "\nstep calls=62 attempts=0 "));
+    /* A file whose pipeline lost a step is refused. */
+    char *cut = strstr(text, "\nstep calls=62");
+    ck_assert_ptr_nonnull(cut);
+    memmove(cut, strchr(cut + 1, '\n'), strlen(strchr(cut + 1, '\n')) + 1);
+    char *endline = strstr(text, "\nend ") + 1;
+    snprintf(endline, 40, "end %016llx\n",
+             (unsigned long long)runfile_hash(RUNFILE_FNV, text,
+                                              (size_t)(endline - text)));
+    FILE *out = fopen(path, "wb");
+    ck_assert_ptr_nonnull(out);
+    fputs(text, out);
+    ck_assert_int_eq(fclose(out), 0);
+    ck_assert_int_eq(runfile_read(&buf, path, f->plan.fingerprint, 0, 0, 1,
+                                  &got, NULL, &e), -1);
+    ck_assert_msg(strstr(e.msg, "expected a step of the pipeline") != NULL,
+                  "%s", e.msg);
+    free(text);
+    runfile_buf_free(&buf);
+    free(s);
+    free(f);
+}
+END_TEST
+
+/* Save run (policy, seed) of a pipeline: 50 jobs, `completed` of them
+ * completed and the rest failed; `critical` critical alerts, `dup`
+ * duplicated items, `blocked` s blocked per job. */
+static void pipeline_run(const fixture *f, const char *dir, int pol,
+                         uint32_t sd, uint64_t completed, uint64_t critical,
+                         uint64_t dup, double blocked)
+{
+    compare_run r;
+    memset(&r, 0, sizeof r);
+    r.policy = (uint32_t)pol;
+    r.seed = f->plan.seed0 + sd;
+    r.sum.offered = 100;
+    r.sum.successes = 100;
+    r.sum.success_ratio = 1;
+    r.sum.has_pipeline = true;
+    sim_pipeline_summary *pl = &r.sum.pipeline;
+    pl->strategy = PIPELINE_FAIL_FAST;
+    pl->steps = 2;
+    pl->jobs = 50;
+    pl->completed = completed;
+    pl->failed = 50 - completed;
+    pl->alerts_critical = critical;
+    pl->items_duplicated = dup;
+    pl->blocked_s = 50 * blocked;
+    pl->step[1].calls = completed;
+    for (int i = 0; i < COMPARE_CDF_POINTS; i++)
+        r.latency_ms[i] = NAN;
+    compare_series *s = calloc(1, sizeof *s);
+    char path[1200];
+    runfile_path(path, sizeof path, dir, 0, (uint32_t)pol, r.seed);
+    runfile_buf buf = {0};
+    sb_err e;
+    ck_assert_msg(runfile_write(&buf, path, f->plan.fingerprint,
+                                f->plan.policies[pol].label, &r, s,
+                                &e) == 0, "%s", e.msg);
+    runfile_buf_free(&buf);
+    free(s);
+}
+
+/* A comparison of a scenario with a pipeline compares its jobs: the
+ * metrics, their statistics and verdicts, in every table. */
+START_TEST(pipeline_metrics_compared)
+{
+    fixture *f = hand_plan(2, 3);
+    pipeline_cfg *pc = &f->point.cfg.pipeline;
+    pc->n_steps = 2;
+    snprintf(pc->steps[0].name, sizeof pc->steps[0].name, "extract");
+    snprintf(pc->steps[1].name, sizeof pc->steps[1].name, "load");
+    const char *dir = fresh_dir("cmp-pipe");
+    make_dir(dir);
+    /* Policy 0 completes 30, 31, 32 jobs of 50 (mean 62 %), policy 1 45,
+     * 46, 47 (92 %); failed are the rest (38 % and 8 %). */
+    for (uint32_t sd = 0; sd < 3; sd++) {
+        pipeline_run(f, dir, 0, sd, 30 + sd, 10 + sd, 100 + sd, 2.0 + sd);
+        pipeline_run(f, dir, 1, sd, 45 + sd, sd, 0, 0.5);
+    }
+    compare_result *res = load(&f->plan, dir);
+    for (int m = 0; m < CM_COUNT; m++)
+        ck_assert(compare_metric_shown(&f->plan, m));
+    ck_assert_str_eq(res->runs[0].sum.pipeline.step[0].name, "extract");
+    ck_assert_str_eq(res->runs[0].sum.pipeline.step[1].name, "load");
+    static const struct {
+        compare_metric m;
+        double mean0, mean1;
+    } want[] = {
+        {CM_JOBS_COMPLETED, 62, 92},  {CM_JOBS_FAILED, 38, 8},
+        {CM_ALERTS_CRITICAL, 11, 1},  {CM_ITEMS_DUPLICATED, 101, 0},
+        {CM_JOB_BLOCKED_S, 3, 0.5},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        compare_metric m = want[i].m;
+        ck_assert_double_eq_tol(compare_stat_at(res, 0, 0, m)->ci.mean,
+                                want[i].mean0, 1e-9);
+        ck_assert_double_eq_tol(compare_stat_at(res, 0, 1, m)->ci.mean,
+                                want[i].mean1, 1e-9);
+        /* Policy 1 is better on each, by as much on every seed. */
+        ck_assert_int_eq(compare_verdict_of(res, 0, m)->best, 1);
+    }
+    ck_assert_ptr_nonnull(strstr(compare_verdict_of(res, 0, CM_JOBS_COMPLETED)
+                                     ->text,
+                                 "most jobs completed (92.0 % vs 62.0 % for "
+                                 "immediate)"));
+    write_tables(res, dir);
+    char *csv = read_in(dir, "runs.csv"), *md = read_in(dir, "summary.md"),
+         *json = read_in(dir, "summary.json");
+    ck_assert_int_ge(csv_column(csv, "jobs_completed_pct"), 0);
+    ck_assert_int_ge(csv_column(csv, "job_blocked_s"), 0);
+    /* The pipeline's figures too, last: run 0 is policy 0, seed 0 (30
+     * of 50 jobs completed, 20 failed, blocked 50 x 2 s). */
+    int strat = csv_column(csv, "pipeline_strategy");
+    ck_assert_int_ge(strat, 0);
+    ck_assert_int_eq(csv_column(csv, "pipeline_checkpoints"), strat + 1);
+    const char *row0 = strchr(csv, '\n') + 1;
+    ck_assert_double_eq(csv_field(row0, csv_column(csv, "pipeline_jobs")),
+                        50);
+    ck_assert_double_eq(
+        csv_field(row0, csv_column(csv, "pipeline_completed")), 30);
+    ck_assert_double_eq(csv_field(row0, csv_column(csv, "pipeline_failed")),
+                        20);
+    ck_assert_double_eq(
+        csv_field(row0, csv_column(csv, "pipeline_blocked_s")), 100);
+    ck_assert_ptr_nonnull(strstr(row0, ",fail_fast,0,2,50,30,"));
+    ck_assert_ptr_nonnull(strstr(md, "| jobs completed (%) |"));
+    ck_assert_ptr_nonnull(strstr(md, "- **blocked time per job**: "));
+    ck_assert_ptr_nonnull(strstr(json, "\"items_duplicated\": {"));
+    free(csv);
+    free(md);
+    free(json);
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
+/* Without a pipeline none of its metrics is anywhere. */
+START_TEST(no_pipeline_no_job_metrics)
+{
+    fixture *f = hand_plan(2, 2);
+    const char *dir = fresh_dir("cmp-nopipe");
+    make_dir(dir);
+    for (uint32_t sd = 0; sd < 2; sd++) {
+        hand_run(f, dir, 0, sd, 0.9, 10.0, 0);
+        hand_run(f, dir, 1, sd, 0.95, 12.0, 0);
+    }
+    compare_result *res = load(&f->plan, dir);
+    ck_assert(!compare_metric_shown(&f->plan, CM_JOBS_COMPLETED));
+    ck_assert(!compare_metric_shown(&f->plan, CM_JOB_BLOCKED_S));
+    ck_assert(compare_metric_shown(&f->plan, CM_COMPLETION_S));
+    ck_assert(isnan(compare_metric_of(&res->runs[0], CM_ALERTS_CRITICAL)));
+    write_tables(res, dir);
+    char *csv = read_in(dir, "runs.csv"), *md = read_in(dir, "summary.md"),
+         *json = read_in(dir, "summary.json");
+    ck_assert_ptr_null(strstr(csv, "jobs_"));
+    ck_assert_ptr_null(strstr(csv, "pipeline"));
+    ck_assert_ptr_null(strstr(md, "jobs completed"));
+    ck_assert_ptr_null(strstr(md, "jobs failed"));
+    ck_assert_ptr_null(strstr(json, "jobs_completed_pct"));
+    ck_assert_ptr_null(strstr(json, "alerts_critical"));
+    ck_assert_ptr_nonnull(strstr(md, "completion time"));
+    free(csv);
+    free(md);
+    free(json);
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
 Suite *compare_suite(void)
 {
     Suite *s = suite_create("compare");
@@ -980,6 +1267,10 @@ Suite *compare_suite(void)
     tcase_add_test(tc, recovery_counts_failures_first);
     tcase_add_test(tc, bands_are_quantiles_across_seeds);
     tcase_add_test(tc, saved_values_read_back_exactly);
+    tcase_add_test(tc, pipeline_read_back_exactly);
+    tcase_add_test(tc, a_pipeline_run_is_the_run_sim_gives);
+    tcase_add_test(tc, pipeline_metrics_compared);
+    tcase_add_test(tc, no_pipeline_no_job_metrics);
     suite_add_tcase(s, tc);
     return s;
 }

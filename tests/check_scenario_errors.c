@@ -213,7 +213,10 @@ static const bad_case cases[] = {
      "amplification_max, peak_amplification_max, success_min, "
      "duplicates_max, latency_p99_max, unfinished_max, completion_within, "
      "wasted_max, during_fault_success_min, recovery_amplification_max, "
-     "steady_success_min, steady_goodput_min, steady_latency_p99_max"},
+     "steady_success_min, steady_goodput_min, steady_latency_p99_max, "
+     "jobs_completed_min, jobs_failed_max, jobs_within_sla_min, "
+     "alerts_critical_max, alerts_warning_max, quarantined_items_min, "
+     "quarantined_items_max, duplicate_items_max, steps_redone_max"},
     {"unknown-policy",
      "[scenario]\nname = t\nduration = 60s\n[policy]\nname = expo\n", {NULL},
      "%s:5: [policy] name: unknown policy 'expo'; known policies: none, "
