@@ -208,20 +208,26 @@ static const dist *step_service(const server *sv, const attempt *t,
     return sc->has_service ? &sc->service : &server_config(sv)->service;
 }
 
-/* Commit step `step`'s write (its good items) for job j: the first time,
- * or again -- a duplicate unless the step is idempotent. */
+/* Commit step `step`'s write for job j: the first time, or again -- a
+ * duplicate unless the step is idempotent.  A batch's write is its good
+ * items, counted as items (and each duplicated item as a duplicate
+ * write); any other step's is one write, counted in the run's duplicate
+ * writes only when repeated. */
 static void commit(sim *s, job *j, unsigned step, uint64_t items)
 {
     const step_cfg *sc = &s->cfg->pipeline.steps[step];
+    bool batch = sc->items > 0;
     if (j->committed & bit(step)) {
         if (!sc->idempotent) {
-            s->m.cur->items_duplicated += items;
+            if (batch)
+                s->m.cur->items_duplicated += items;
             s->m.cur->duplicates += items;
         }
         return;
     }
     j->committed |= bit(step);
-    s->m.cur->items_committed += items;
+    if (batch)
+        s->m.cur->items_committed += items;
 }
 
 static void set_answer(attempt *t, int32_t status, uint8_t defect)
@@ -601,7 +607,8 @@ static void call_ended(caller *c, uint32_t ri, request *r, sb_outcome o)
     double took = (double)(s->now - j->call_start);
     p->working_ns += took - (double)j->call_blocked;
     p->blocked_ns += (double)j->call_blocked;
-    st->sum.attempts += r->attempts;
+    if (!is_undo(r))
+        st->sum.attempts += r->attempts;
     if (j->state == JOB_CRASHING) {
         if (!is_undo(r))
             st->sum.failed++; /* its runner crashed */

@@ -35,8 +35,10 @@
  * (quarantined).  Under any other strategy the 422 is a failure its policy
  * judges (retry, give up, quarantine) -- and every retry that is served
  * commits the good items again unless the step is idempotent: duplicates,
- * counted per item.  A non-batch step's commit is counted the same way
- * (one item), so redoing a non-idempotent step duplicates its write.
+ * counted per item (items_duplicated, and each a duplicate write of the
+ * run).  Any other step's write is one write: redoing a non-idempotent
+ * step (a rerun without checkpoint, a retry after a lost answer) is a
+ * duplicate write of the run; items count batch rows only.
  *
  * When a step fails for good (its call ends failed: gave up, deadline,
  * refused, quarantined), the job follows the strategy:

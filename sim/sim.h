@@ -187,7 +187,7 @@ void sim_tier_summary_of(const sim *s, unsigned i, sim_tier_summary *out);
 typedef struct sim_step_summary {
     const char *name;
     uint64_t calls;       /* calls made (a rerun's included), undos not */
-    uint64_t attempts;    /* attempts they sent */
+    uint64_t attempts;    /* attempts they sent (undos' not) */
     uint64_t succeeded;   /* calls that succeeded (a batch with
                              quarantined items under partial included) */
     uint64_t failed;      /* calls that ended failed: gave up, deadline,

@@ -45,6 +45,11 @@ static const struct {
     {"processes-not-users", {"--set", "scenario.duration=150s"}},
     {"tier-amplification", {NULL}}, /* its 4^3: check_tiers.c */
     {"slow-database", {NULL}},      /* held workers: check_tiers.c */
+    /* Pipelines: the hand-worked jobs are in check_pipeline.c. */
+    {"nightly-pipeline", {NULL}},
+    {"nightly-continue", {NULL}},
+    {"nightly-compensate", {NULL}},
+    {"batch-ingestion", {NULL}},
 };
 #define N_LIBRARY ((int)(sizeof library / sizeof *library))
 
@@ -553,6 +558,130 @@ START_TEST(budget_per_process_not_per_user)
 }
 END_TEST
 
+/* ---- Pipelines ------------------------------------------------------------ */
+
+/* A step's figure in the run's JSON: "KEY" of the step named `step` in
+ * the pipeline's "steps" array. */
+static double step_number(const char *json, const char *step,
+                          const char *key)
+{
+    char name[96];
+    snprintf(name, sizeof name, "\"name\": \"%s\"", step);
+    const char *at = strstr(json, name);
+    ck_assert_msg(at != NULL, "no step '%s' in the JSON", step);
+    return tu_json_number(at, key);
+}
+
+/* nightly-pipeline.ini: the same jobs fail with and without checkpoints
+ * (a step's coins are the job's, the run's and the attempt's, not the
+ * clock's), about 25 + 1.6 runs (sd 4.8); without checkpoints each rerun
+ * redoes extract and clean, exactly, and clean's write is repeated. */
+START_TEST(nightly_checkpoints_against_restart)
+{
+    run ck = run_scenario("nightly-pipeline", NULL);
+    ck_assert_int_eq(ck.status, 0);
+    const char *restart[] = {"--set", "pipeline.checkpoints=false", NULL};
+    run rs = run_scenario("nightly-pipeline", restart);
+    double reruns = tu_json_number(ck.json, "pipeline.reruns");
+    ck_assert_double_eq(tu_json_number(rs.json, "pipeline.reruns"), reruns);
+    ck_assert(fabs(reruns - 26.6) < 5 * 4.8);
+    ck_assert_double_eq(step_number(ck.json, "extract", "redone"), 0);
+    ck_assert_double_eq(step_number(ck.json, "clean", "redone"), 0);
+    ck_assert_double_eq(step_number(rs.json, "extract", "redone"), reruns);
+    ck_assert_double_eq(step_number(rs.json, "clean", "redone"), reruns);
+    ck_assert_double_eq(step_number(rs.json, "enrich", "redone"), 0);
+    ck_assert_double_eq(tu_json_number(ck.json, "duplicates"), 0);
+    ck_assert_double_eq(tu_json_number(rs.json, "duplicates"), reruns);
+    ck_assert_int_eq(rs.status, 1); /* steps_redone_max, duplicates_max */
+    run_free(&ck);
+    run_free(&rs);
+}
+END_TEST
+
+/* nightly-continue.ini: the jobs that end partial under continue are
+ * exactly those that fail under fail_fast (the same coins), and report
+ * runs for all 400 under continue, for the completed ones only under
+ * fail_fast. */
+START_TEST(nightly_continue_against_fail_fast)
+{
+    run co = run_scenario("nightly-continue", NULL);
+    ck_assert_int_eq(co.status, 0);
+    const char *ff_set[] = {"--set", "pipeline.on_failure=fail_fast", NULL};
+    run ff = run_scenario("nightly-continue", ff_set);
+    double partial = tu_json_number(co.json, "pipeline.partial");
+    ck_assert(fabs(partial - 25.0) < 5 * 4.8);
+    ck_assert_double_eq(tu_json_number(ff.json, "pipeline.failed"), partial);
+    ck_assert_double_eq(step_number(co.json, "report", "calls"), 400);
+    ck_assert_double_eq(step_number(ff.json, "report", "calls"),
+                        400 - partial);
+    ck_assert_double_eq(step_number(co.json, "load", "skipped"), partial);
+    run_free(&co);
+    run_free(&ff);
+}
+END_TEST
+
+/* nightly-compensate.ini: every compensated job undid its stage, and
+ * those that failed at report undid their load first: stage undone =
+ * compensated = enrich failed + report failed; load undone = report
+ * failed. */
+START_TEST(nightly_compensate_undoes_what_was_written)
+{
+    run r = run_scenario("nightly-compensate", NULL);
+    ck_assert_int_eq(r.status, 0);
+    double comp = tu_json_number(r.json, "pipeline.compensated");
+    double enrich = step_number(r.json, "enrich", "failed");
+    double report = step_number(r.json, "report", "failed");
+    ck_assert_double_eq(comp, enrich + report);
+    ck_assert_double_eq(step_number(r.json, "stage", "undone"), comp);
+    ck_assert_double_eq(step_number(r.json, "load", "undone"), report);
+    ck_assert_double_eq(tu_json_number(r.json, "pipeline.inconsistent"), 0);
+    /* about 25 and 7.5 (sd 4.8 and 2.7) */
+    ck_assert(fabs(enrich - 25.0) < 5 * 4.8);
+    ck_assert(fabs(report - 7.5) < 5 * 2.7);
+    run_free(&r);
+}
+END_TEST
+
+/* batch-ingestion.ini: partial success against whole-batch retries on
+ * the same rows.  Partial: committed + quarantined = 200 000 rows.
+ * Whole batch (fail_fast, exponential, 4 attempts): the same good rows
+ * committed once, and three more times for every batch that failed: a
+ * completed batch had no bad row (1 000 committed), so duplicated = 3 x
+ * (committed - 1 000 x completed).  The plan: no duplicate, one
+ * dead letter per failed batch. */
+START_TEST(batch_partial_against_whole_batch)
+{
+    run pa = run_scenario("batch-ingestion", NULL);
+    ck_assert_int_eq(pa.status, 0);
+    double committed = tu_json_number(pa.json, "pipeline.items_committed");
+    double bad = tu_json_number(pa.json, "pipeline.items_quarantined");
+    ck_assert_double_eq(committed + bad, 200000);
+    ck_assert(fabs(bad - 1000.0) < 5 * 31.5);
+
+    const char *whole[] = {"--set", "pipeline.on_failure=fail_fast", NULL};
+    run wb = run_scenario("batch-ingestion", whole);
+    ck_assert_int_eq(wb.status, 1);
+    double done = tu_json_number(wb.json, "pipeline.completed");
+    ck_assert_double_eq(tu_json_number(wb.json, "pipeline.items_committed"),
+                        committed);
+    ck_assert_double_eq(tu_json_number(wb.json, "pipeline.items_duplicated"),
+                        3 * (committed - 1000 * done));
+    ck_assert_double_eq(tu_json_number(wb.json, "pipeline.alerts_critical"),
+                        200 - done);
+
+    const char *plan[] = {"--set", "pipeline.on_failure=fail_fast",
+                          "--policy", "plan", NULL};
+    run pl = run_scenario("batch-ingestion", plan);
+    ck_assert_double_eq(tu_json_number(pl.json, "pipeline.items_duplicated"),
+                        0);
+    ck_assert_double_eq(tu_json_number(pl.json, "pipeline.dead_letters"),
+                        200 - tu_json_number(pl.json, "pipeline.completed"));
+    run_free(&pa);
+    run_free(&wb);
+    run_free(&pl);
+}
+END_TEST
+
 Suite *scenario_library_suite(void)
 {
     Suite *s = suite_create("scenario_library");
@@ -573,6 +702,10 @@ Suite *scenario_library_suite(void)
     tcase_add_test(tc, deadline_saves_an_attempt_per_request);
     tcase_add_test(tc, partition_opens_only_the_cut_breakers);
     tcase_add_test(tc, budget_per_process_not_per_user);
+    tcase_add_test(tc, nightly_checkpoints_against_restart);
+    tcase_add_test(tc, nightly_continue_against_fail_fast);
+    tcase_add_test(tc, nightly_compensate_undoes_what_was_written);
+    tcase_add_test(tc, batch_partial_against_whole_batch);
     suite_add_tcase(s, tc);
     return s;
 }
