@@ -1752,6 +1752,29 @@ static int check_pipeline_server(loader *ld, const entry *steps)
     return 0;
 }
 
+/* A crash strikes a pipeline's job runners: without a pipeline it would
+ * do nothing, silently. */
+static int check_crashes(loader *ld)
+{
+    const sim_config *c = &ld->sc->cfg;
+    if (c->pipeline.n_steps > 0)
+        return 0;
+    for (uint32_t i = 0; i < c->n_faults; i++) {
+        if (c->faults[i].type != FAULT_CRASH)
+            continue;
+        char section[96];
+        snprintf(section, sizeof section, "fault.%s", c->faults[i].name);
+        const entry *en = find_entry(ld, section, "type");
+        if (en == NULL)
+            return err_set(ld->e, "%s: [%s] a crash needs a [pipeline]",
+                           ld->path, section);
+        return bad(ld->e, en,
+                   "a crash strikes a pipeline's job runners, and this "
+                   "scenario has no [pipeline]");
+    }
+    return 0;
+}
+
 static int load_pipeline(loader *ld)
 {
     pipeline_cfg *p = &ld->sc->cfg.pipeline;
@@ -1986,6 +2009,7 @@ int scenario_load(const char *path, const char *const *sets, int n_sets,
         check_clients(&ld) != 0 || check_server(&ld) != 0 ||
         load_tiers(&ld) != 0 || load_faults(&ld) != 0 || load_policy(&ld) != 0 ||
         load_expect(&ld) != 0 || load_pipeline(&ld) != 0 ||
+        check_crashes(&ld) != 0 ||
         check_times(&ld) != 0 ||
         check_rate(&ld) != 0)
         goto done;

@@ -36,6 +36,11 @@ typedef struct bad_case {
 } bad_case;
 
 static const bad_case cases[] = {
+    /* A crash of the job runners, with no runners to crash. */
+    {"crash-without-pipeline",
+     BASE "[fault.oom]\ntype = crash\nstart = 1s\nduration = 1s\n", {NULL},
+     "@F:12: [fault.oom] type: a crash strikes a pipeline's job runners, "
+     "and this scenario has no [pipeline]"},
     /* The shape of the pipeline. */
     {"no-steps", BASE "[pipeline]\non_failure = continue\n[step.a]\n",
      {NULL},
