@@ -53,9 +53,11 @@ static void cell_text(const compare_result *r, uint32_t point, int policy,
     const compare_stat *st = compare_stat_at(r, point, policy, m);
     const char *unit = compare_metrics[m].unit;
     char a[48], b[48];
-    uint32_t n = r->plan->n_seeds;
-    if (m == CM_RECOVERY_S && st->missing == n) {
-        snprintf(buf, len, "did not recover (%u of %u)", n, n);
+    uint32_t failed = 0, applies = 0;
+    if (m == CM_RECOVERY_S)
+        compare_failures(r, point, policy, m, &failed, &applies);
+    if (failed > 0 && failed == applies) {
+        snprintf(buf, len, "did not recover (%u of %u)", failed, applies);
         return;
     }
     fmt_unit(st->ci.mean, unit, a, sizeof a);
@@ -64,10 +66,10 @@ static void cell_text(const compare_result *r, uint32_t point, int policy,
                  fmt_unit(st->ci.half_width, "", b, sizeof b));
     else
         snprintf(buf, len, "%s", a);
-    if (m == CM_RECOVERY_S && st->missing > 0) {
+    if (failed > 0) {
         size_t used = strlen(buf);
         snprintf(buf + used, len - used, "; %u of %u did not recover",
-                 st->missing, n);
+                 failed, applies);
     }
 }
 
@@ -477,8 +479,11 @@ static void bar_pages(report *d, const compare_result *r, uint32_t pt)
         for (int i = 0; i < np; i++) {
             const compare_stat *st = compare_stat_at(r, pt, i,
                                                      (compare_metric)m);
+            uint32_t failed, applies;
+            compare_failures(r, pt, i, (compare_metric)m, &failed,
+                             &applies);
             valued += isfinite(st->ci.mean);
-            missing += st->missing > 0;
+            missing += failed > 0; /* did not recover: something to draw */
             flat = flat && st->ci.mean == s0->ci.mean &&
                    !(st->ci.half_width > 0);
         }
@@ -506,9 +511,12 @@ static void bar_pages(report *d, const compare_result *r, uint32_t pt)
             hi[i] = isfinite(st->ci.hi) ? st->ci.hi : st->ci.mean;
             colour[i] = i % 8;
             notes[i] = NULL;
-            if (m == CM_RECOVERY_S && st->missing) {
+            uint32_t failed = 0, applies = 0;
+            if (m == CM_RECOVERY_S)
+                compare_failures(r, pt, i, CM_RECOVERY_S, &failed, &applies);
+            if (failed) {
                 snprintf(note[i], sizeof note[i], "%u of %u did not recover",
-                         st->missing, p->n_seeds);
+                         failed, applies);
                 notes[i] = note[i];
             }
         }

@@ -301,6 +301,12 @@ typedef struct compare_result {
     compare_verdict *verdict;
 } compare_result;
 
+/* The runs of a policy at a point that failed a metric (recovery,
+ * completion: compare_metric_failed 1), and those it applies to (0 or
+ * 1). */
+void compare_failures(const compare_result *r, uint32_t pt, int pol,
+                      compare_metric m, uint32_t *failed, uint32_t *applies);
+
 enum {
     CP_OFFERED,
     CP_GOODPUT,

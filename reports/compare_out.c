@@ -174,10 +174,8 @@ int compare_write_csv(const compare_result *r, const char *path, sb_err *e)
 
 /* ---- What both summaries say ---------------------------------------------- */
 
-/* The runs of a policy at a point that failed a metric (recovery,
- * completion), and those it applies to. */
-static void failures(const compare_result *r, uint32_t pt, int pol,
-                     compare_metric m, uint32_t *failed, uint32_t *applies)
+void compare_failures(const compare_result *r, uint32_t pt, int pol,
+                      compare_metric m, uint32_t *failed, uint32_t *applies)
 {
     *failed = *applies = 0;
     for (uint32_t sd = 0; sd < r->plan->n_seeds; sd++) {
@@ -242,7 +240,7 @@ static void md_metric_cell(FILE *f, const compare_result *r, uint32_t pt,
     const compare_stat *st = compare_stat_at(r, pt, pol, m);
     md_stat(f, st);
     uint32_t failed, applies;
-    failures(r, pt, pol, m, &failed, &applies);
+    compare_failures(r, pt, pol, m, &failed, &applies);
     if (failed)
         fprintf(f, "; %s in %u of %u", m == CM_RECOVERY_S
                                            ? "did not recover"
@@ -484,7 +482,7 @@ static void json_results(jw *w, const compare_result *r, uint32_t pt)
             jw_object(w, compare_metrics[m].key);
             json_stat(w, compare_stat_at(r, pt, pol, m));
             uint32_t failed, applies;
-            failures(r, pt, pol, m, &failed, &applies);
+            compare_failures(r, pt, pol, m, &failed, &applies);
             if (applies)
                 jw_int(w, "failed", failed);
             jw_end(w);

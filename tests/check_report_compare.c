@@ -357,6 +357,29 @@ START_TEST(pdf_carries_the_results)
 }
 END_TEST
 
+/* A scenario without a fault has no recovery to judge: the PDF must not
+ * say a run "did not recover" (it once counted every run without a
+ * recovery time as not recovered, in the table and under the bars). */
+START_TEST(no_fault_no_recovery_verdict)
+{
+    char dir[1024];
+    fresh_dir("cmp-nofault", dir, sizeof dir);
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"compare", "batch-ingestion",
+                                       "--policies", "exponential,plan",
+                                       "--seeds", "2", "-o", dir, "-q",
+                                       NULL});
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    char pdf[1200];
+    snprintf(pdf, sizeof pdf, "%s/report.pdf", dir);
+    char *text = tu_tool_output(SB_PDFTOTEXT, (const char *[]){pdf, "-", NULL});
+    ck_assert_msg(strstr(text, "did not recover") == NULL, "%s", text);
+    ck_assert_ptr_nonnull(strstr(text, "recovery was not judged"));
+    free(text);
+}
+END_TEST
+
 /* The HTML stands alone: every chart an inline <svg> inside its
  * <figure> (as many of one as of the other), links only to fragments of
  * the page itself, no src=, no stylesheet or script fetched; the only
@@ -638,6 +661,7 @@ Suite *report_compare_suite(void)
     tcase_add_test(tc, summary_is_the_statistics_of_the_runs);
     tcase_add_test(tc, markdown_says_what_json_says);
     tcase_add_test(tc, pdf_carries_the_results);
+    tcase_add_test(tc, no_fault_no_recovery_verdict);
     tcase_add_test(tc, html_stands_alone);
     tcase_add_test(tc, stability_map_tips_where_k_rho_passes_one);
     tcase_add_test(tc, resumed_runs_only_what_is_missing);
