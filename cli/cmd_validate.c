@@ -37,9 +37,10 @@ static const char validate_usage[] =
     "other half for the attempts), validate says so, with the numbers.\n"
     "\n"
     "With a [pipeline] sla, each step's stack (its own, or the run's) is\n"
-    "probed the same way with the step's timeout and the SLA as the\n"
-    "deadline, and the steps' worst-case retry delays are added up (the\n"
-    "worst case: every step exhausts its retries).  validate prints each\n"
+    "probed the same way with the step's timeout, as the engine sends a\n"
+    "step's calls (an unkeyed post, no deadline of its own), and the steps'\n"
+    "worst-case retry delays are added up (the worst case: every step\n"
+    "exhausts its retries).  validate prints each\n"
     "step's figure and whether the sum fits in half the SLA, and warns when\n"
     "it does not.  Every step's own stack is built, SLA or not, so a bad\n"
     "parameter of it is reported at its line.\n"
@@ -318,14 +319,14 @@ int cli_budget(const char *path, const sim_config *cfg, pstack *ps,
  * steps, added up, should stay under half the job's SLA.  Each step is
  * probed as the clients' requests are above (every attempt times out,
  * draws at their maximum, through the request driver), with its own
- * stack or the run's, its own timeout or the clients', and the SLA as
- * the call's deadline -- as pipeline.h has the engine drive a step under
- * an SLA.  The worst case adds the steps' figures: every step exhausts its
- * retries.  Each step is probed as if it started with the job, with the
- * whole SLA before it, rather than with what earlier steps left: the
- * worst case of one step should not shrink because another step is
- * slow, and a chained probe could never sum past the SLA, which would
- * hide the very overrun this check is for.
+ * stack or the run's and its own timeout or the clients', and as the
+ * engine sends a step's calls (sim/pipeline.c): a post without an
+ * idempotency key, not critical, and without a deadline of its own -- the
+ * engine lets a step retry past the job's SLA and counts such retries
+ * late, so the probe lets it too, up to its limit of attempts.  (Probing
+ * with the SLA as the call's deadline would cut a step's last long delay
+ * off the sum and call "fits" a pipeline whose jobs overrun.)  The worst
+ * case adds the steps' figures: every step exhausts its retries.
  *
  * A step's own stack is built whether or not there is an SLA: that is
  * where its parameters are checked against the stack's schema, each
@@ -346,7 +347,11 @@ static int probe_step_stack(const scenario *sc, const step_cfg *st,
     client_cfg cc = sc->cfg.clients;
     if (st->timeout_ns > 0)
         cc.timeout_ns = st->timeout_ns;
-    cc.deadline_ns = sc->cfg.pipeline.sla_ns;
+    cc.deadline_ns = 0;
+    cc.mix[SB_OP_READ] = cc.mix[SB_OP_PUT] = 0.0;
+    cc.mix[SB_OP_POST] = 1.0;
+    cc.idempotency_keys = false;
+    cc.critical_fraction = 0.0;
     policy_probe most;
     return policy_probe_worst(ps, &cc, PROBE_MAX_ATTEMPTS, worst, &most, e);
 }
@@ -415,11 +420,13 @@ static void print_pipeline(const char *path, const scenario *sc,
             snprintf(limit, sizeof limit, ", still retrying after %d "
                      "attempts, the probe's limit", PROBE_MAX_ATTEMPTS);
         printf("%s: pipeline step '%s' (%s%s): worst-case retry delays "
-               "%s%.4g %s (%u retries of a %s%s, every attempt timing out "
+               "%s%.4g %s (%u %s of a %s%s, every attempt timing out "
                "after %s, jitter at its maximum%s)\n",
                path, st->name, st->policy[0] ? "" : "the run's stack, ",
                pp->stack[i], w->still_going ? "at least " : "",
-               w->delay_s * k, u, w->retries, w->critical ? "critical " : "",
+               w->delay_s * k, u, w->retries,
+               w->retries == 1 ? "retry" : "retries",
+               w->critical ? "critical " : "",
                ops[w->op], timeout, limit);
     }
     double sla = (double)p->sla_ns / 1e9;

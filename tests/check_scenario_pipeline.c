@@ -410,6 +410,32 @@ START_TEST(set_reaches_the_pipeline)
 }
 END_TEST
 
+/* A step's own stack checks its parameters when it is built, by
+ * `validate` and by `run` alike, and names the parameter by its file,
+ * line and key, with the parameters the stack takes (as a tier's
+ * [policy.NAME] parameters are named).  Lines: 11 [pipeline], 12 steps,
+ * 13 [step.a], 14 policy, 15 bogus. */
+START_TEST(a_bad_step_parameter_is_named)
+{
+    char p[1024], want[1200];
+    snprintf(p, sizeof p, "%s",
+             tu_write_temp("pipe-param.ini",
+                           BASE "[pipeline]\nsteps = a\n[step.a]\n"
+                                "policy = immediate\nbogus = 3\n"));
+    snprintf(want, sizeof want, "%s:15: [step.a] bogus: policy 'immediate' "
+             "has no such parameter; its parameters are: max_attempts", p);
+    const char *cmds[2][4] = {{"validate", p, NULL}, {"run", p, "-q", NULL}};
+    for (int k = 0; k < 2; k++) {
+        tu_output o;
+        tu_stormbench(&o, cmds[k]);
+        ck_assert_int_eq(o.status, 2);
+        ck_assert_msg(strstr(o.err, want) != NULL, "%s: %s", cmds[k][0],
+                      o.err);
+        tu_output_free(&o);
+    }
+}
+END_TEST
+
 Suite *scenario_pipeline_suite(void)
 {
     Suite *s = suite_create("scenario_pipeline");
@@ -424,6 +450,7 @@ Suite *scenario_pipeline_suite(void)
     tcase_add_test(tc, sla_zero_or_none);
     tcase_add_test(tc, compensate_without_undo_loads);
     tcase_add_test(tc, set_reaches_the_pipeline);
+    tcase_add_test(tc, a_bad_step_parameter_is_named);
     suite_add_tcase(s, tc);
     return s;
 }

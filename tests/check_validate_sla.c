@@ -1,7 +1,8 @@
 /*
  * check_validate_sla.c -- `stormbench validate` on a pipeline with an
  * SLA: each step's stack (its own, or the run's) is probed with the
- * step's timeout and the SLA as the deadline, every attempt timing out;
+ * step's timeout, as the engine sends a step's calls (unkeyed posts
+ * without a deadline of their own), every attempt timing out;
  * the steps' worst-case retry delays are added up (every step exhausts
  * its retries) and compared with half the SLA, as the deadline check does
  * for [clients] deadline.  And a step's own stack is built whether or not
@@ -65,7 +66,7 @@ static const char *after_ok(char *buf, size_t len)
 #define PLAN "name = plan\nbase = 1min\ncap = 10min\n"
 #define PLAN_STEP(n)                                                           \
     "pipeline step '" n "' (the run's stack, plan): worst-case retry delays "  \
-    "7 min (3 retries of a read, every attempt timing out after 1s, jitter "   \
+    "7 min (3 retries of a post, every attempt timing out after 1s, jitter "   \
     "at its maximum)\n"
 
 /* plan, base 1 min, multiplier 2, cap 10 min, 4 attempts, no jitter: the
@@ -113,45 +114,80 @@ START_TEST(exactly_half_fits)
 }
 END_TEST
 
-/* Each step with its own timeout and stack, under a 6 s SLA (the call's
- * deadline), the run's stack a fixed 1 s delay without a limit on
- * attempts:
- *   quick (100 ms timeouts): attempts at 0, 1.1, 2.2, 3.3, 4.4, 5.5 s;
- *     the sixth times out at 5.6 s and a retry at 6.6 s is past the
- *     SLA: 5 retries, 5 s (check_validate_deadline's case);
- *   slow (900 ms): attempts at 0, 1.9, 3.8, 5.7 s; the fourth's timeout
- *     is cut at 6 s, a retry at 7 s is past it: 3 retries, 3 s;
- *   exp (its own exponential, base 1 s, full jitter at its maximum, 100
- *     ms): waits 1 s (attempt 2 at 1.1 s) and 2 s (attempt 3 at 3.2 s);
- *     the next 4 s would start at 7.3 s: 2 retries, 3 s.
- * 5 + 3 + 3 = 11 s > 6 s / 2. */
+/* Each step with its own timeout and stack under a 20 s SLA; the run's
+ * stack is plan, base 1 s, doubling, with its own deadline of 4.5 s (it
+ * stops when the time since the call started plus the next delay reaches
+ * it), so a step's timeout changes its retries:
+ *   quick (100 ms): attempt 1 ends at 0.1 s, 0.1 + 1 < 4.5: waits 1 s;
+ *     attempt 2 runs 1.1-1.2 s, 1.2 + 2 < 4.5: waits 2 s; attempt 3 ends
+ *     at 3.3 s, 3.3 + 4 >= 4.5: stops.  2 retries, 3 s;
+ *   slow (900 ms): attempt 1 ends at 0.9 s, waits 1 s; attempt 2 runs
+ *     1.9-2.8 s, 2.8 + 2 >= 4.5: stops.  1 retry, 1 s;
+ *   careful (its own classified): classified never retries an unkeyed
+ *     post that was sent (it may have committed), and a step's calls are
+ *     unkeyed posts: 0 retries (a read would be retried);
+ *   exp (its own exponential, base 1 s, 4 attempts, full jitter at its
+ *     maximum): 1 + 2 + 4 = 7 s.
+ * 3 + 1 + 0 + 7 = 11 s > 20 s / 2. */
 START_TEST(each_step_its_stack_and_timeout)
 {
     char buf[4096];
-    validate("100ms", "name = fixed\ndelay = 1s\nmax_attempts = 1000000\n",
-             "[pipeline]\nsteps = quick, slow, exp\nsla = 6s\n"
+    validate("100ms", "name = plan\nbase = 1s\ndeadline = 4.5s\n",
+             "[pipeline]\nsteps = quick, slow, careful, exp\nsla = 20s\n"
              "[step.quick]\n[step.slow]\ntimeout = 900ms\n"
+             "[step.careful]\npolicy = classified\n"
              "[step.exp]\npolicy = exponential\nbase = 1s\n"
              "max_attempts = 4\njitter = full\n");
     ck_assert_msg(o.status == EXIT_OK, "exit %d: %s", o.status, o.err);
     ck_assert_str_eq(
         after_ok(buf, sizeof buf),
-        "pipeline step 'quick' (the run's stack, fixed): worst-case retry "
-        "delays 5 s (5 retries of a read, every attempt timing out after "
+        "pipeline step 'quick' (the run's stack, plan): worst-case retry "
+        "delays 3 s (2 retries of a post, every attempt timing out after "
         "100ms, jitter at its maximum)\n"
-        "pipeline step 'slow' (the run's stack, fixed): worst-case retry "
-        "delays 3 s (3 retries of a read, every attempt timing out after "
+        "pipeline step 'slow' (the run's stack, plan): worst-case retry "
+        "delays 1 s (1 retry of a post, every attempt timing out after "
         "900ms, jitter at its maximum)\n"
-        "pipeline step 'exp' (exponential): worst-case retry delays 3 s (2 "
-        "retries of a read, every attempt timing out after 100ms, jitter at "
+        "pipeline step 'careful' (classified): worst-case retry delays 0 s "
+        "(0 retries of a post, every attempt timing out after 100ms, jitter "
+        "at its maximum)\n"
+        "pipeline step 'exp' (exponential): worst-case retry delays 7 s (3 "
+        "retries of a post, every attempt timing out after 100ms, jitter at "
         "its maximum)\n");
     char want[1024];
     snprintf(want, sizeof want,
-             "%s: warning: pipeline: worst-case retry delays 11 s over 3 "
-             "steps, over half the 6 s SLA (3 s): if every step exhausts "
+             "%s: warning: pipeline: worst-case retry delays 11 s over 4 "
+             "steps, over half the 20 s SLA (10 s): if every step exhausts "
              "its retries, a job spends more than half its SLA waiting "
              "between attempts; keep the steps' retries x delay under "
              "SLA/2 so the attempts have time\n",
+             path);
+    ck_assert_str_eq(o.err, want);
+}
+END_TEST
+
+/* The SLA does not cut a step's retries short: the engine lets a step
+ * retry past it (and counts those retries late).  A fixed 1 s delay
+ * without a limit on attempts is probed to the probe's 100 attempts:
+ * at least 100 s, though the SLA is 6 s. */
+START_TEST(sla_does_not_cut_the_probe)
+{
+    char buf[4096];
+    validate("100ms", "name = fixed\ndelay = 1s\nmax_attempts = 1000000\n",
+             "[pipeline]\nsteps = only\nsla = 6s\n[step.only]\n");
+    ck_assert_msg(o.status == EXIT_OK, "exit %d: %s", o.status, o.err);
+    ck_assert_str_eq(
+        after_ok(buf, sizeof buf),
+        "pipeline step 'only' (the run's stack, fixed): worst-case retry "
+        "delays at least 100 s (100 retries of a post, every attempt timing "
+        "out after 100ms, jitter at its maximum, still retrying after 100 "
+        "attempts, the probe's limit)\n");
+    char want[1024];
+    snprintf(want, sizeof want,
+             "%s: warning: pipeline: worst-case retry delays at least 100 s "
+             "over 1 step, over half the 6 s SLA (3 s): if every step "
+             "exhausts its retries, a job spends more than half its SLA "
+             "waiting between attempts; keep the steps' retries x delay "
+             "under SLA/2 so the attempts have time\n",
              path);
     ck_assert_str_eq(o.err, want);
 }
@@ -207,6 +243,7 @@ Suite *validate_sla_suite(void)
     tcase_add_test(tc, five_steps_over_half_the_sla);
     tcase_add_test(tc, exactly_half_fits);
     tcase_add_test(tc, each_step_its_stack_and_timeout);
+    tcase_add_test(tc, sla_does_not_cut_the_probe);
     tcase_add_test(tc, no_sla_is_quiet);
     suite_add_tcase(s, tc);
     tc = tcase_create("errors");
