@@ -348,8 +348,11 @@ static int probe_step_stack(const scenario *sc, const step_cfg *st,
     if (st->timeout_ns > 0)
         cc.timeout_ns = st->timeout_ns;
     cc.deadline_ns = 0;
-    cc.mix[SB_OP_READ] = cc.mix[SB_OP_PUT] = 0.0;
-    cc.mix[SB_OP_POST] = 1.0;
+    /* As the engine sends it (sim/pipeline.h): an idempotent step's call
+     * is a put, any other a post; no idempotency key, no deadline. */
+    cc.mix[SB_OP_READ] = 0.0;
+    cc.mix[SB_OP_PUT] = st->idempotent ? 1.0 : 0.0;
+    cc.mix[SB_OP_POST] = st->idempotent ? 0.0 : 1.0;
     cc.idempotency_keys = false;
     cc.critical_fraction = 0.0;
     policy_probe most;

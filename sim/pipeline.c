@@ -338,7 +338,7 @@ static void call_step(struct pipeline *p, uint32_t ji, job *j, unsigned step,
     j->call = ri;
     s->mode[j->client] = CLIENT_WAITING;
     r->index = call_index(j, step, undo);
-    r->op = SB_OP_POST;
+    r->op = st->cfg->idempotent ? SB_OP_PUT : SB_OP_POST;
     j->step = (uint8_t)step;
     j->call_start = s->now;
     j->call_blocked = 0;

@@ -9,8 +9,11 @@
  * logical request -- a *call* -- to the server ([server]), driven through
  * a policy stack by the request driver (driver.h), as a client's request
  * is: before each attempt, after each failure (retry after d, give up,
- * quarantine), with the step's per-attempt timeout and, under an SLA, the
- * job's deadline as the call's deadline.  A step without a policy of its
+ * quarantine), with the step's per-attempt timeout.  A call carries no
+ * deadline: a step does not know its job's SLA, so its retries may end
+ * after it (counted late, below).  An idempotent step's call is a put,
+ * any other a post (what a classifying policy such as `classified`
+ * retries differently), without an idempotency key.  A step without a policy of its
  * own runs the run's stack ([policy], --policy) in the runner's client and
  * process state, so compare and --policy change it; one with `policy =`
  * runs its own stack in state of its own.

@@ -27,6 +27,12 @@ static const char base_fmt[] =
 
 #define ONE_JOB "count = 1\narrival = once\nstart_window = 0s\n"
 
+/* A pipeline of three steps as a scenario writes it, for the tests whose
+ * INI needs one (a crash is refused without); apply() then sets what the
+ * test asks for. */
+#define PIPE3                                                              \
+    "[pipeline]\nsteps = s1, s2, s3\n[step.s1]\n[step.s2]\n[step.s3]\n"
+
 #define NS_S 1000000000LL
 
 /* The pipeline a test asks for, set on the loaded configuration. */
@@ -330,8 +336,8 @@ START_TEST(a_crash_fails_runs_in_progress_and_holds_reruns)
     sp.reruns = 1;
     sp.rerun_delay_ns = 2 * NS_S;
     sp.checkpoints = true;
-    tu_sim *t = run("[fault.oom]\ntype = crash\nstart = 1.5s\n"
-                    "duration = 5s\n",
+    tu_sim *t = run(PIPE3 "[fault.oom]\ntype = crash\nstart = 1.5s\n"
+                          "duration = 5s\n",
                     "none", &sp);
     const sim_pipeline_summary *p = pipe_of(t);
     ck_assert_uint_eq(p->completed, 1);
@@ -358,8 +364,8 @@ START_TEST(a_crash_undoes_nothing)
     sp.steps[0].undo_service = (dist){.kind = DIST_CONST, .mean_ns = NS_S};
     tu_sim *t = run_with("60s", "count = 1\narrival = once\n"
                                 "start_window = 0s\n",
-                         "[fault.oom]\ntype = crash\nstart = 1.5s\n"
-                         "duration = 5s\n",
+                         PIPE3 "[fault.oom]\ntype = crash\n"
+                               "start = 1.5s\nduration = 5s\n",
                          "none", &sp);
     const sim_pipeline_summary *p = pipe_of(t);
     ck_assert_uint_eq(p->inconsistent, 1);
@@ -379,8 +385,8 @@ START_TEST(jobs_wait_for_the_runners)
     init_spec(&sp, 3);
     tu_sim *t = run_with("60s", "count = 50\narrival = once\n"
                                 "start_window = 10s\n",
-                         "[fault.oom]\ntype = crash\nstart = 2s\n"
-                         "duration = 5s\n",
+                         PIPE3 "[fault.oom]\ntype = crash\nstart = 2s\n"
+                               "duration = 5s\n",
                          "none", &sp);
     const sim_pipeline_summary *p = pipe_of(t);
     ck_assert_uint_eq(p->jobs, 50);

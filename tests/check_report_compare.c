@@ -365,7 +365,9 @@ START_TEST(no_fault_no_recovery_verdict)
     char dir[1024];
     fresh_dir("cmp-nofault", dir, sizeof dir);
     tu_output o;
-    tu_stormbench(&o, (const char *[]){"compare", "batch-ingestion",
+    tu_stormbench(&o, (const char *[]){"compare",
+                                       SB_SOURCE_DIR
+                                       "/scenarios/batch-ingestion.ini",
                                        "--policies", "exponential,plan",
                                        "--seeds", "2", "-o", dir, "-q",
                                        NULL});
