@@ -100,7 +100,13 @@ void summary_live(const sim *s, sim_live *o)
         o->successes += b->successes;
         o->duplicates += b->duplicates;
         o->quarantined += b->quarantined;
+        o->job_runs += b->job_runs;
+        o->jobs_completed += b->jobs_completed;
+        o->job_runs_failed += b->job_runs_failed;
+        o->alerts_warning += b->alerts_warning;
+        o->alerts_critical += b->alerts_critical;
     }
+    o->pipeline = c->pipeline.n_steps > 0;
     o->amplification =
         o->offered ? (double)o->attempts / (double)o->offered : 0.0;
     sim_summary tmp;

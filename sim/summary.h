@@ -100,6 +100,11 @@ typedef struct sim_summary {
 typedef struct sim_live {
     double amplification;       /* attempts / offered so far */
     uint64_t offered, attempts, successes, duplicates, quarantined;
+    /* A pipeline's (pipeline false without one): job runs started, jobs
+     * completed, runs failed, alerts raised. */
+    bool pipeline;
+    uint64_t job_runs, jobs_completed, job_runs_failed;
+    uint64_t alerts_warning, alerts_critical;
     bool has_baseline;
     double baseline_goodput_per_s;
     bool fault_running;         /* a fault is running now */

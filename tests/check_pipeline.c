@@ -157,6 +157,15 @@ START_TEST(fail_fast_skips_later_steps)
     ck_assert_uint_eq(p->alerts_critical, 1);
     ck_assert_int_eq(sim_last_finish(t->sim), 8 * NS_S);
     ck_assert_int_eq(sim_client_modes(t->sim)[0], CLIENT_GAVE_UP);
+    /* What a front end shows while it runs (the rows closed so far: the
+     * failure at 8 s is well before the last). */
+    sim_live live;
+    summary_live(t->sim, &live);
+    ck_assert(live.pipeline);
+    ck_assert_uint_eq(live.job_runs, 1);
+    ck_assert_uint_eq(live.job_runs_failed, 1);
+    ck_assert_uint_eq(live.jobs_completed, 0);
+    ck_assert_uint_eq(live.alerts_critical, 1);
     tu_sim_free(t);
 }
 END_TEST

@@ -124,6 +124,14 @@ static void header_run(cairo_t *cr, const view_layout *l, const view_state *v,
                      live.amplification,
                      human_count((double)live.duplicates, a, sizeof a),
                      human_count((double)live.quarantined, b, sizeof b));
+    if (live.pipeline && n > 0 && (size_t)n < sizeof line)
+        n += snprintf(line + n, sizeof line - (size_t)n,
+                      "   jobs %llu done, %llu runs failed   alerts %llu "
+                      "warning, %llu critical",
+                      (unsigned long long)live.jobs_completed,
+                      (unsigned long long)live.job_runs_failed,
+                      (unsigned long long)live.alerts_warning,
+                      (unsigned long long)live.alerts_critical);
     if (live.recovered && n > 0 && (size_t)n < sizeof line)
         snprintf(line + n, sizeof line - (size_t)n,
                  "   recovered %.0f s after the fault",
