@@ -142,9 +142,14 @@ void print_summary(FILE *f, const sim_config *c, const char *path,
                 "baseline goodput", s->baseline_goodput_per_s);
     recovery_line(f, s);
     phase_table(f, s);
-    fprintf(f, "  %-22s%" PRIu64 " duplicate writes (posts), %" PRIu64
-               " repeated puts\n",
-            "duplicates", s->duplicates, s->repeats);
+    if (s->has_pipeline) /* every request is a step's call */
+        fprintf(f, "  %-22s%" PRIu64 " items committed again (steps "
+                   "retried or redone, not idempotent)\n",
+                "duplicates", s->duplicates);
+    else
+        fprintf(f, "  %-22s%" PRIu64 " duplicate writes (posts), %" PRIu64
+                   " repeated puts\n",
+                "duplicates", s->duplicates, s->repeats);
     fprintf(f, "  %-22s%.1f s of service time (%.1f%% of all) spent on "
                "answers nobody used\n",
             "wasted work", s->wasted_work_s, 100.0 * s->wasted_work_share);
