@@ -664,6 +664,111 @@ START_TEST(real_run_outputs_agree)
 }
 END_TEST
 
+/* ---- Through the binary, from a scenario file ---------------------------- */
+
+/* Runners whose jobs extract (20 % of attempts reset) and load a batch
+ * of 20 items (5 % defective; 10 % of jobs refused for good), undone on
+ * failure, rerun once; [expect] passes one key and fails another. */
+static const char pipe_file[] =
+    "[scenario]\nname = pipe-e2e\nduration = 30s\nseed = 3\n"
+    "[clients]\ncount = 20\nrate = 1/s\ntimeout = 2s\n"
+    "[server]\nworkers = 32\nservice = exp(20ms)\n"
+    "[policy]\nname = exponential\nbase = 50ms\nmax_attempts = 3\n"
+    "[pipeline]\nsteps = extract, load\non_failure = compensate\n"
+    "reruns = 1\nrerun_delay = 500ms\nsla = 5s\n"
+    "[step.extract]\ntransient = 0.2\nundo = const(10ms)\n"
+    "[step.load]\nitems = 20\nitem_defect = 0.05\npermanent = 0.1\n"
+    "undo = const(10ms)\n"
+    "[expect]\njobs_completed_min = 0.01\nalerts_critical_max = 0\n";
+
+static const char *pipe_path(void)
+{
+    static char path[1024];
+    if (path[0] == '\0')
+        snprintf(path, sizeof path, "%s",
+                 tu_write_temp("jobs-pipe.ini", pipe_file));
+    return path;
+}
+
+/* stormbench run: the summary's block, the JSON, the CSV and the
+ * expectations agree, and a failed pipeline key fails the run. */
+START_TEST(run_from_a_scenario_file)
+{
+    char csv[1024], json[1024];
+    snprintf(csv, sizeof csv, "%s", tu_temp_path("jobs-pipe.csv"));
+    snprintf(json, sizeof json, "%s", tu_temp_path("jobs-pipe.json"));
+    tu_output o;
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"run", pipe_path(),
+                                                        "--csv", csv,
+                                                        "--json", json,
+                                                        "--no-timing",
+                                                        NULL}),
+                     EXIT_EXPECT);
+    char *c = tu_read_file(csv), *j = tu_read_file(json);
+    double jobs = tu_json_number(j, "pipeline.jobs");
+    double critical = tu_json_number(j, "pipeline.alerts_critical");
+    ck_assert_double_gt(jobs, 100);
+    ck_assert_double_gt(critical, 0);
+    ck_assert_ptr_nonnull(strstr(o.out, "  pipeline              2 steps, "
+                                        "strategy compensate, without "
+                                        "checkpoints\n"));
+    char want[200];
+    snprintf(want, sizeof want, "  jobs started          %.0f\n", jobs);
+    ck_assert_msg(strstr(o.out, want) != NULL, "%s", o.out);
+    ck_assert_ptr_nonnull(strstr(o.out, "    extract        "));
+    ck_assert_ptr_nonnull(strstr(o.out, "  PASS  jobs_completed_min: "));
+    snprintf(want, sizeof want, "  FAIL  alerts_critical_max: %.0f critical "
+             "alerts, exceeds the limit 0\n", critical);
+    ck_assert_msg(strstr(o.out, want) != NULL, "%s", o.out);
+    /* The CSV's buckets add up to the JSON's totals. */
+    ck_assert_double_eq(tu_csv_sum(c, "alerts_critical"), critical);
+    ck_assert_double_eq(tu_csv_sum(c, "jobs_completed"),
+                        tu_json_number(j, "pipeline.completed"));
+    ck_assert_double_eq(tu_csv_sum(c, "items_committed"),
+                        tu_json_number(j, "pipeline.items_committed"));
+    ck_assert_double_eq(tu_csv_sum(c, "job_runs"),
+                        tu_json_number(j, "pipeline.runs"));
+    free(c);
+    free(j);
+    tu_output_free(&o);
+}
+END_TEST
+
+/* stormbench compare: the jobs' metrics are in the tables. */
+START_TEST(compare_from_a_scenario_file)
+{
+    char dir[1024], cmd[1100];
+    snprintf(dir, sizeof dir, "%s", tu_temp_path("jobs-cmp"));
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    tu_output o;
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"compare",
+                                                        pipe_path(),
+                                                        "--policies",
+                                                        "none,exponential",
+                                                        "--seeds", "3",
+                                                        "-o", dir,
+                                                        "--no-report", "-q",
+                                                        NULL}),
+                     0);
+    tu_output_free(&o);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/summary.md", dir);
+    char *md = tu_read_file(path);
+    ck_assert_ptr_nonnull(md);
+    ck_assert_ptr_nonnull(strstr(md, "| jobs completed (%) |"));
+    ck_assert_ptr_nonnull(strstr(md, "| critical alerts |"));
+    ck_assert_ptr_nonnull(strstr(md, "- **blocked time per job**: "));
+    snprintf(path, sizeof path, "%s/runs.csv", dir);
+    char *csv = tu_read_file(path);
+    ck_assert_ptr_nonnull(csv);
+    /* Six runs, each with jobs. */
+    ck_assert_double_gt(tu_csv_sum(csv, "pipeline_jobs"), 6 * 100);
+    free(md);
+    free(csv);
+}
+END_TEST
+
 Suite *jobs_suite(void)
 {
     Suite *s = suite_create("jobs");
@@ -692,6 +797,8 @@ Suite *jobs_suite(void)
     tc = tcase_create("real");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, real_run_outputs_agree);
+    tcase_add_test(tc, run_from_a_scenario_file);
+    tcase_add_test(tc, compare_from_a_scenario_file);
     suite_add_tcase(s, tc);
     return s;
 }
