@@ -524,8 +524,16 @@ static void print_policy_error(const char *path, const char *msg)
 static void warn_pipeline_keys(const char *path, const scenario *sc,
                                const expect_set *x)
 {
-    if (sc->cfg.pipeline.n_steps > 0)
+    if (sc->cfg.pipeline.n_steps > 0) {
+        /* Without a deadline every completed job is within it. */
+        if (x->has[EXPECT_JOBS_WITHIN_SLA_MIN] && sc->cfg.pipeline.sla_ns == 0)
+            fprintf(stderr, "%s: warning: [expect] jobs_within_sla_min: "
+                            "[pipeline] has no sla, so it judges the jobs "
+                            "completed (set sla, or use "
+                            "jobs_completed_min)\n",
+                    path);
         return;
+    }
     for (int k = 0; k < EXPECT_KIND_COUNT; k++)
         if (x->has[k] && expect_needs_pipeline((expect_kind)k))
             fprintf(stderr, "%s: warning: [expect] %s: the scenario has "

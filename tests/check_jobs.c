@@ -734,6 +734,40 @@ START_TEST(run_from_a_scenario_file)
 }
 END_TEST
 
+/* validate: jobs_within_sla_min without an SLA judges completion only,
+ * and says so; with one, nothing is said. */
+START_TEST(validate_warns_within_sla_without_sla)
+{
+    char ini[sizeof pipe_file + 64];
+    snprintf(ini, sizeof ini, "%sjobs_within_sla_min = 0.5\n", pipe_file);
+    char with[1024], without[1024];
+    snprintf(with, sizeof with, "%s", tu_write_temp("jobs-sla.ini", ini));
+    /* The same file without its sla line. */
+    char *at = strstr(ini, "sla = 5s\n");
+    ck_assert_ptr_nonnull(at);
+    memmove(at, at + strlen("sla = 5s\n"), strlen(at + strlen("sla = 5s\n"))
+            + 1);
+    snprintf(without, sizeof without, "%s",
+             tu_write_temp("jobs-nosla.ini", ini));
+    tu_output o;
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"validate", without,
+                                                        NULL}),
+                     0);
+    char want[1200];
+    snprintf(want, sizeof want, "%s: warning: [expect] jobs_within_sla_min: "
+             "[pipeline] has no sla, so it judges the jobs completed (set "
+             "sla, or use jobs_completed_min)\n", without);
+    ck_assert_msg(strstr(o.err, want) != NULL, "%s", o.err);
+    tu_output_free(&o);
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"validate", with,
+                                                        NULL}),
+                     0);
+    ck_assert_msg(strstr(o.err, "jobs_within_sla_min") == NULL, "%s", o.err);
+    ck_assert_msg(strstr(o.err, "alerts_critical_max") == NULL, "%s", o.err);
+    tu_output_free(&o);
+}
+END_TEST
+
 /* stormbench compare: the jobs' metrics are in the tables. */
 START_TEST(compare_from_a_scenario_file)
 {
@@ -799,6 +833,7 @@ Suite *jobs_suite(void)
     tcase_add_test(tc, real_run_outputs_agree);
     tcase_add_test(tc, run_from_a_scenario_file);
     tcase_add_test(tc, compare_from_a_scenario_file);
+    tcase_add_test(tc, validate_warns_within_sla_without_sla);
     suite_add_tcase(s, tc);
     return s;
 }
