@@ -94,7 +94,7 @@ void jobs_print(FILE *f, const sim_config *c, const sim_pipeline_summary *p)
     fprintf(f,
             "  %-22s%" PRIu64 " committed, %" PRIu64 " duplicated, %" PRIu64
             " quarantined\n",
-            "items", p->items_committed, p->items_duplicated,
+            "batch items", p->items_committed, p->items_duplicated,
             p->items_quarantined);
     fprintf(f,
             "  %-22s%" PRIu64 " at the end (items and calls "

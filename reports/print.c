@@ -143,8 +143,8 @@ void print_summary(FILE *f, const sim_config *c, const char *path,
     recovery_line(f, s);
     phase_table(f, s);
     if (s->has_pipeline) /* every request is a step's call */
-        fprintf(f, "  %-22s%" PRIu64 " items committed again (steps "
-                   "retried or redone, not idempotent)\n",
+        fprintf(f, "  %-22s%" PRIu64 " duplicate writes (steps' writes "
+                   "and batch items committed again)\n",
                 "duplicates", s->duplicates);
     else
         fprintf(f, "  %-22s%" PRIu64 " duplicate writes (posts), %" PRIu64

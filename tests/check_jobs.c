@@ -103,12 +103,13 @@ START_TEST(print_block_carries_the_figures)
     c.pipeline.sla_ns = 2000000000; /* an SLA: "within the SLA" is said */
     hand_pipeline(&s);
     /* In a pipeline every request is a step's call, and its duplicate
-     * writes are items committed again. */
-    s.duplicates = 120;
+     * writes are writes of steps and batch items committed again. */
+    s.duplicates = 125;
     char *after = printed(t, &c, &s);
-    ck_assert_ptr_nonnull(strstr(after, "  duplicates            120 items "
-                                        "committed again (steps retried or "
-                                        "redone, not idempotent)\n"));
+    ck_assert_ptr_nonnull(strstr(after, "  duplicates            125 "
+                                        "duplicate writes (steps' writes "
+                                        "and batch items committed "
+                                        "again)\n"));
     ck_assert_ptr_null(strstr(after, "(posts)"));
     /* The block is appended after the lines every run has. */
     const char *end = strstr(before, "  server    ");
