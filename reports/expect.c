@@ -405,7 +405,8 @@ static void eval_phase_kind(const sim_summary *s, expect_result *r)
 /* ---- A pipeline's jobs --------------------------------------------------- */
 
 /* The jobs that did not complete, by how they ended: "10 failed, 3
- * compensated, 2 unfinished" (the non-zero ones), or "none". */
+ * compensated, 2 unfinished" (the non-zero ones), or "" when every job
+ * completed. */
 static void jobs_others(const sim_pipeline_summary *p, char *buf, size_t len)
 {
     const struct {
@@ -424,12 +425,11 @@ static void jobs_others(const sim_pipeline_summary *p, char *buf, size_t len)
                                      used ? ", " : "",
                                      (unsigned long long)part[i].n,
                                      part[i].what);
-    if (used == 0)
-        snprintf(buf, len, "none");
 }
 
 /* A share of the jobs started against the limit (at least or at most):
- * "72 % of 50 jobs completed (...), below the minimum 90 %". */
+ * "72 % of 50 jobs completed (...), below the minimum 90 %"; detail may
+ * be empty. */
 static void eval_job_share(const sim_pipeline_summary *p, uint64_t n,
                            const char *verb, const char *detail,
                            bool at_least, expect_result *r)
@@ -445,23 +445,26 @@ static void eval_job_share(const sim_pipeline_summary *p, uint64_t n,
     r->value = share;
     r->ok = at_least ? share >= r->limit : share <= r->limit;
     snprintf(r->explain, sizeof r->explain,
-             "%.4g %% of %llu jobs %s (%s), %s %.4g %%", 100.0 * share,
-             (unsigned long long)p->jobs, verb, detail,
+             "%.4g %% of %llu jobs %s%s%s%s, %s %.4g %%", 100.0 * share,
+             (unsigned long long)p->jobs, verb, detail[0] ? " (" : "",
+             detail, detail[0] ? ")" : "",
              at_least ? (r->ok ? "meets the minimum" : "below the minimum")
                       : (r->ok ? "within the limit" : "exceeds the limit"),
              100.0 * r->limit);
 }
 
 /* A count against the limit: "3 critical alerts (...), within the limit
- * 5"; detail may be empty. */
-static void eval_count(uint64_t n, const char *what, const char *detail,
-                       bool at_least, expect_result *r)
+ * 5"; `one` names a single one ("critical alert"), `many` more; detail
+ * may be empty. */
+static void eval_count(uint64_t n, const char *one, const char *many,
+                       const char *detail, bool at_least, expect_result *r)
 {
     r->has_value = true;
     r->value = (double)n;
     r->ok = at_least ? r->value >= r->limit : r->value <= r->limit;
     snprintf(r->explain, sizeof r->explain, "%llu %s%s%s%s, %s %.0f",
-             (unsigned long long)n, what, detail[0] ? " (" : "", detail,
+             (unsigned long long)n, n == 1 ? one : many,
+             detail[0] ? " (" : "", detail,
              detail[0] ? ")" : "",
              at_least ? (r->ok ? "meets the minimum" : "below the minimum")
                       : (r->ok ? "within the limit" : "exceeds the limit"),
@@ -483,8 +486,9 @@ static void eval_redone(const sim_pipeline_summary *p, expect_result *r)
                                      st->name ? st->name : "?",
                                      (unsigned long long)st->redone);
     }
-    eval_count(total, "step calls redid a step an earlier run had done",
-               detail, false, r);
+    eval_count(total, "step call redid a step an earlier run had done",
+               "step calls redid a step an earlier run had done", detail,
+               false, r);
 }
 
 static void eval_pipeline_kind(const sim_summary *s, expect_result *r)
@@ -517,23 +521,25 @@ static void eval_pipeline_kind(const sim_summary *s, expect_result *r)
                        true, r);
         break;
     case EXPECT_ALERTS_CRITICAL_MAX:
-        eval_count(p->alerts_critical, "critical alerts", "", false, r);
+        eval_count(p->alerts_critical, "critical alert", "critical alerts",
+                   "", false, r);
         break;
     case EXPECT_ALERTS_WARNING_MAX:
-        eval_count(p->alerts_warning, "warnings", "", false, r);
+        eval_count(p->alerts_warning, "warning", "warnings", "", false, r);
         break;
     case EXPECT_QUARANTINED_ITEMS_MIN:
     case EXPECT_QUARANTINED_ITEMS_MAX:
         snprintf(d, sizeof d, "%llu in the dead-letter queue at the end",
                  (unsigned long long)p->dead_letters);
-        eval_count(p->items_quarantined, "items quarantined", d,
+        eval_count(p->items_quarantined, "item quarantined",
+                   "items quarantined", d,
                    r->kind == EXPECT_QUARANTINED_ITEMS_MIN, r);
         break;
     case EXPECT_DUPLICATE_ITEMS_MAX:
-        snprintf(d, sizeof d, "%llu committed once",
+        snprintf(d, sizeof d, "of %llu items committed",
                  (unsigned long long)p->items_committed);
-        eval_count(p->items_duplicated, "duplicate item commits", d, false,
-                   r);
+        eval_count(p->items_duplicated, "duplicate item commit",
+                   "duplicate item commits", d, false, r);
         break;
     case EXPECT_STEPS_REDONE_MAX:
         eval_redone(p, r);

@@ -66,19 +66,36 @@ static void step_table(FILE *f, const sim_pipeline_summary *p)
     }
 }
 
+/* A job time in the unit that reads best: a nightly job's hours summed
+ * over hundreds of jobs are "39.4 h", not "141707.2 s"; a short one
+ * keeps its milliseconds ("0.135 s"). */
+static const char *span(double s, char *buf, size_t len)
+{
+    if (s < 10.0)
+        snprintf(buf, len, "%.3f s", s);
+    else if (s < 120.0)
+        snprintf(buf, len, "%.1f s", s);
+    else if (s < 7200.0)
+        snprintf(buf, len, "%.1f min", s / 60.0);
+    else
+        snprintf(buf, len, "%.1f h", s / 3600.0);
+    return buf;
+}
+
 /* Totals over the jobs, and the mean per job started. */
 static void job_time(FILE *f, const sim_pipeline_summary *p)
 {
-    fprintf(f,
-            "  %-22sworking %.1f s, blocked %.1f s, failed %.1f s "
-            "(all jobs)\n",
-            "job time", p->working_s, p->blocked_s, p->failed_s);
+    char w[32], b[32], x[32];
+    fprintf(f, "  %-22sworking %s, blocked %s, failed %s (all jobs)\n",
+            "job time", span(p->working_s, w, sizeof w),
+            span(p->blocked_s, b, sizeof b), span(p->failed_s, x, sizeof x));
     if (p->jobs == 0)
         return;
     double n = (double)p->jobs;
-    fprintf(f, "    %-20sworking %.3f s, blocked %.3f s, failed %.3f s\n",
-            "per job (mean)", p->working_s / n, p->blocked_s / n,
-            p->failed_s / n);
+    fprintf(f, "    %-20sworking %s, blocked %s, failed %s\n",
+            "per job (mean)", span(p->working_s / n, w, sizeof w),
+            span(p->blocked_s / n, b, sizeof b),
+            span(p->failed_s / n, x, sizeof x));
 }
 
 void jobs_print(FILE *f, const sim_config *c, const sim_pipeline_summary *p)

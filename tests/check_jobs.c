@@ -142,7 +142,8 @@ START_TEST(print_block_carries_the_figures)
                                     "quarantined"));
     ck_assert_ptr_nonnull(strstr(b, "  dead-letter queue     40 at the end"));
     ck_assert_ptr_nonnull(strstr(b, "210 step retries, 12 late"));
-    ck_assert_ptr_nonnull(strstr(b, "working 125.5 s, blocked 45.2 s, "
+    /* 125.5 s = 2.09 min; under 2 min in seconds. */
+    ck_assert_ptr_nonnull(strstr(b, "working 2.1 min, blocked 45.2 s, "
                                     "failed 78.8 s (all jobs)"));
     /* Per job: 125.5 / 50 = 2.51, 45.25 / 50 = 0.905, 78.75 / 50 = 1.575. */
     ck_assert_ptr_nonnull(strstr(b, "per job (mean)      working 2.510 s, "
@@ -406,7 +407,8 @@ static const verdict_case verdicts[] = {
      "35 items quarantined (40 in the dead-letter queue at the end), "
      "exceeds the limit 34"},
     {"duplicate_items_max", "0", false, 120,
-     "120 duplicate item commits (4800 committed once), exceeds the limit 0"},
+     "120 duplicate item commits (of 4800 items committed), exceeds the "
+     "limit 0"},
     {"steps_redone_max", "12", true, 12,
      "12 step calls redid a step an earlier run had done (extract 8, load "
      "4), within the limit 12"},
@@ -451,6 +453,28 @@ START_TEST(expect_without_pipeline)
     ck_assert_ptr_nonnull(strstr(j, "\"explanation\": \"no [pipeline] in "
                                     "this scenario\""));
     free(j);
+}
+END_TEST
+
+/* Every job completed: nothing to list; one of a thing is singular. */
+START_TEST(expect_sentences_read_well)
+{
+    sim_summary s;
+    memset(&s, 0, sizeof s);
+    hand_pipeline(&s);
+    s.pipeline.completed = 50;
+    s.pipeline.failed = s.pipeline.compensated = s.pipeline.inconsistent = 0;
+    s.pipeline.alerts_critical = 1;
+    s.pipeline.step[1].redone = 0;
+    s.pipeline.step[0].redone = 1;
+    expect_result r = judge(&s, "jobs_completed_min", "0.9");
+    ck_assert_str_eq(r.explain, "100 % of 50 jobs completed, meets the "
+                                "minimum 90 %");
+    r = judge(&s, "alerts_critical_max", "0");
+    ck_assert_str_eq(r.explain, "1 critical alert, exceeds the limit 0");
+    r = judge(&s, "steps_redone_max", "1");
+    ck_assert_str_eq(r.explain, "1 step call redid a step an earlier run had "
+                                "done (extract 1), within the limit 1");
 }
 END_TEST
 
@@ -825,6 +849,7 @@ Suite *jobs_suite(void)
     tcase_add_loop_test(tc, expect_without_pipeline, 0,
                         (int)(sizeof pipeline_keys / sizeof *pipeline_keys));
     tcase_add_test(tc, expect_no_job);
+    tcase_add_test(tc, expect_sentences_read_well);
     tcase_add_test(tc, expect_pipeline_limits_refused);
     tcase_add_test(tc, expect_without_pipeline_from_the_binary);
     tcase_add_test(tc, validate_warns_without_pipeline);
