@@ -117,30 +117,6 @@ static driver_result result_of(const attempt *t, sb_error_kind kind)
 
 /* ---- Calls: start and end ---------------------------------------------- */
 
-static void count_outcome(metrics_bucket *b, sb_outcome o, sb_refusal why)
-{
-    if (o == SB_OUTCOME_SUCCESS) {
-        b->successes++;
-        return;
-    }
-    b->failures++;
-    if (o == SB_OUTCOME_GAVE_UP) {
-        b->gave_up++;
-    } else if (o == SB_OUTCOME_DEADLINE) {
-        b->deadline++;
-    } else if (o == SB_OUTCOME_REFUSED) {
-        b->refused++;
-        if (why == SB_REFUSAL_BUDGET)
-            b->refused_budget++;
-        else if (why == SB_REFUSAL_BREAKER)
-            b->refused_breaker++;
-        else
-            b->refused_other++;
-    } else if (o == SB_OUTCOME_QUARANTINED) {
-        b->quarantined++;
-    }
-}
-
 /* Call ri (r) ends with `outcome`; a is its last attempt as the policy
  * saw it (NULL when no layer hears of the end). */
 static void end_call(caller *c, uint32_t ri, request *r, sb_outcome outcome,
@@ -149,7 +125,7 @@ static void end_call(caller *c, uint32_t ri, request *r, sb_outcome outcome,
     sim *s = c->s;
     r->flags |= RQ_FINISHED;
     r->gen++;
-    count_outcome(c->m->cur, outcome, why);
+    engine_count_outcome(c->m->cur, outcome, why);
     if (outcome == SB_OUTCOME_SUCCESS)
         metrics_latency(c->m, s->now - r->start);
     if (c->hears_end) {
@@ -290,18 +266,6 @@ static void call_succeeded(caller *c, const attempt *t, uint32_t ri,
     end_call(c, ri, r, SB_OUTCOME_SUCCESS, SB_REFUSAL_OTHER, &a);
 }
 
-/* An error answer that finds the call waiting: counted once, by its class
- * (as client.c counts a client's). */
-static void count_error(metrics_bucket *b, const attempt *t)
-{
-    if (t->answer_by == ANSWER_REJECTED)
-        b->rejections++;
-    else if (t->answer_by == ANSWER_INJECTED)
-        b->errors++;
-    else
-        b->other_errors++;
-}
-
 void caller_on_response(sim *s, uint32_t ai, uint32_t gen)
 {
     attempt *t = att_at(s, ai);
@@ -320,7 +284,7 @@ void caller_on_response(sim *s, uint32_t ai, uint32_t gen)
         if (t->result == SB_ERR_NONE) {
             call_succeeded(c, t, ri, r);
         } else {
-            count_error(c->m->cur, t);
+            engine_count_error(c->m->cur, t);
             call_failed(c, t, ri, r, (sb_error_kind)t->result);
         }
     } else {

@@ -156,38 +156,6 @@ static void set_mode(sim *s, uint32_t c, sim_client_mode m)
 
 /* ---- Requests: start and finish ------------------------------------------ */
 
-static void count_outcome(sim *s, sb_outcome o, sb_refusal why)
-{
-    metrics_bucket *b = s->m.cur;
-    if (o == SB_OUTCOME_SUCCESS) {
-        b->successes++;
-        return;
-    }
-    b->failures++;
-    switch (o) {
-    case SB_OUTCOME_GAVE_UP:
-        b->gave_up++;
-        break;
-    case SB_OUTCOME_DEADLINE:
-        b->deadline++;
-        break;
-    case SB_OUTCOME_REFUSED:
-        b->refused++;
-        if (why == SB_REFUSAL_BUDGET)
-            b->refused_budget++;
-        else if (why == SB_REFUSAL_BREAKER)
-            b->refused_breaker++;
-        else
-            b->refused_other++;
-        break;
-    case SB_OUTCOME_QUARANTINED:
-        b->quarantined++;
-        break;
-    default:
-        break;
-    }
-}
-
 static const char *outcome_words(sb_outcome o)
 {
     switch (o) {
@@ -212,7 +180,7 @@ static void finish(sim *s, uint32_t ri, request *r, sb_outcome outcome,
 {
     r->flags |= RQ_FINISHED;
     r->gen++;
-    count_outcome(s, outcome, why);
+    engine_count_outcome(s->m.cur, outcome, why);
     if (outcome == SB_OUTCOME_SUCCESS)
         metrics_latency(&s->m, s->now - r->start);
     if (outcome != SB_OUTCOME_REFUSED)
@@ -592,21 +560,10 @@ static void attempt_succeeded(sim *s, const attempt *t, uint32_t ri,
     finish(s, ri, r, SB_OUTCOME_SUCCESS, SB_REFUSAL_OTHER, NULL, &a);
 }
 
-/* An attempt's end, when an error answer finds its client waiting: the
- * one place its class is counted (a timeout is counted where it fires).
- * An answer to an attempt nobody waits for any more ends nothing: that
- * attempt ended when its client stopped waiting. */
-static void count_error(sim *s, const attempt *t)
-{
-    metrics_bucket *b = s->m.cur;
-    if (t->answer_by == ANSWER_REJECTED)
-        b->rejections++;
-    else if (t->answer_by == ANSWER_INJECTED)
-        b->errors++;
-    else
-        b->other_errors++;
-}
-
+/* An answer reaches the client.  An error answer that finds it waiting
+ * ends its attempt, counted by its class (engine_count_error); an answer
+ * to an attempt nobody waits for any more ends nothing: that attempt
+ * ended when its client stopped waiting. */
 void client_on_response(sim *s, uint32_t ai, uint32_t gen)
 {
     attempt *t = att_at(s, ai);
@@ -629,7 +586,7 @@ void client_on_response(sim *s, uint32_t ai, uint32_t gen)
         if (t->result == SB_ERR_NONE) {
             attempt_succeeded(s, t, ri, r);
         } else {
-            count_error(s, t);
+            engine_count_error(s->m.cur, t);
             attempt_failed(s, t, ri, r, (sb_error_kind)t->result);
         }
         give_connection(s, process);

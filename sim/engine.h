@@ -365,6 +365,47 @@ static inline void engine_attempt_release(sim *s, uint32_t ai, attempt *t)
     engine_request_release(s, ri, req_at(s, ri));
 }
 
+/* Count, in bucket b, how a request ended (successes, or failures by
+ * cause; a refusal by why the send was refused): a client's request
+ * (client.c) and a call (caller.c) alike. */
+static inline void engine_count_outcome(metrics_bucket *b, sb_outcome o,
+                                        sb_refusal why)
+{
+    if (o == SB_OUTCOME_SUCCESS) {
+        b->successes++;
+        return;
+    }
+    b->failures++;
+    if (o == SB_OUTCOME_GAVE_UP) {
+        b->gave_up++;
+    } else if (o == SB_OUTCOME_DEADLINE) {
+        b->deadline++;
+    } else if (o == SB_OUTCOME_REFUSED) {
+        b->refused++;
+        if (why == SB_REFUSAL_BUDGET)
+            b->refused_budget++;
+        else if (why == SB_REFUSAL_BREAKER)
+            b->refused_breaker++;
+        else
+            b->refused_other++;
+    } else if (o == SB_OUTCOME_QUARANTINED) {
+        b->quarantined++;
+    }
+}
+
+/* Count, in bucket b, an error answer that found its caller waiting, by
+ * who answered it (enum answer_by): the one place its class is counted
+ * (a timeout is counted where it fires). */
+static inline void engine_count_error(metrics_bucket *b, const attempt *t)
+{
+    if (t->answer_by == ANSWER_REJECTED)
+        b->rejections++;
+    else if (t->answer_by == ANSWER_INJECTED)
+        b->errors++;
+    else
+        b->other_errors++;
+}
+
 /* Does the client still wait for attempt t of request r? */
 static inline bool attempt_awaited(const attempt *t, const request *r)
 {
