@@ -88,12 +88,17 @@ static void setup(void)
         run_window();
 }
 
-static uint32_t px(int x, int y)
+static uint32_t px_of(cairo_surface_t *img, int x, int y)
 {
-    const unsigned char *d = cairo_image_surface_get_data(shot);
-    int stride = cairo_image_surface_get_stride(shot);
+    const unsigned char *d = cairo_image_surface_get_data(img);
+    int stride = cairo_image_surface_get_stride(img);
     return *(const uint32_t *)(const void *)(d + y * stride + x * 4) &
            0xffffffu;
+}
+
+static uint32_t px(int x, int y)
+{
+    return px_of(shot, x, y);
 }
 
 static bool near(uint32_t p, const chart_style *c, int tol)
@@ -104,14 +109,21 @@ static bool near(uint32_t p, const chart_style *c, int tol)
            abs(b - (int)lround(c->b * 255)) <= tol;
 }
 
-/* Pixels of colour c inside rectangle r. */
-static long count(chart_rect r, const chart_style *c, int tol)
+/* Pixels of colour c inside rectangle r of img. */
+static long count_in(cairo_surface_t *img, chart_rect r, const chart_style *c,
+                     int tol)
 {
     long n = 0;
     for (int y = (int)r.y; y < (int)(r.y + r.h); y++)
         for (int x = (int)r.x; x < (int)(r.x + r.w); x++)
-            n += near(px(x, y), c, tol);
+            n += near(px_of(img, x, y), c, tol);
     return n;
+}
+
+/* ... of the window's screenshot. */
+static long count(chart_rect r, const chart_style *c, int tol)
+{
+    return count_in(shot, r, c, tol);
 }
 
 static view_layout layout(void)
@@ -286,6 +298,42 @@ START_TEST(frames_are_deterministic)
 }
 END_TEST
 
+/* A pipeline's run draws, in the panel of duplicates, its dead letters
+ * and alerts: batch-ingestion with whole-batch retries raises warnings
+ * (sky blue, dashed) and critical alerts (blue) from about 7
+ * minutes on, counted on an axis of their own; the frame at 15 min has
+ * both lines in the panel's plot, and the duplicates' vermillion. */
+START_TEST(pipeline_panel_shows_alerts)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", tu_temp_path("frames-pipe"));
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    char size[32];
+    snprintf(size, sizeof size, "%dx%d", W, H);
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){
+                          "gui", TU_SOURCE("scenarios/batch-ingestion.ini"),
+                          "--set", "pipeline.on_failure=fail_fast",
+                          "--frames", dir, "--speed", "300", "--fps", "1",
+                          "--until", "15m", "--span", "15m", "--size", size,
+                          NULL});
+    ck_assert_msg(o.status == 0, "exit %d: %s%s", o.status, o.out, o.err);
+    tu_output_free(&o);
+    char png[1200];
+    snprintf(png, sizeof png, "%s/frame-00002.png", dir);
+    cairo_surface_t *f = cairo_image_surface_create_from_png(png);
+    ck_assert_int_eq(cairo_surface_status(f), CAIRO_STATUS_SUCCESS);
+    chart_panel p = plot_of(3, 0, 900);
+    static const int colours[] = {1, 4, 5};
+    for (size_t i = 0; i < sizeof colours / sizeof *colours; i++) {
+        long n = count_in(f, p.plot, &chart_palette[colours[i]], 30);
+        ck_assert_msg(n > 20, "the pipeline panel has %ld pixels of colour %d",
+                      n, colours[i]);
+    }
+    cairo_surface_destroy(f);
+}
+END_TEST
+
 Suite *gui_suite(void)
 {
     Suite *s = suite_create("gui");
@@ -301,6 +349,7 @@ Suite *gui_suite(void)
     TCase *fr = tcase_create("frames");
     tcase_set_timeout(fr, 300);
     tcase_add_test(fr, frames_are_deterministic);
+    tcase_add_test(fr, pipeline_panel_shows_alerts);
     suite_add_tcase(s, fr);
     return s;
 }

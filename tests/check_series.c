@@ -38,6 +38,9 @@ static metrics_bucket bucket(int64_t start_ms)
     b.capacity = 4;
     b.service_ns = 400000000;
     b.wasted_ns = 300000000;
+    b.items_quarantined = 30;
+    b.alerts_warning = 1;
+    b.alerts_critical = 3;
     b.p50_bin = b.p99_bin = METRICS_NO_BIN;
     return b;
 }
@@ -68,6 +71,12 @@ START_TEST(columns_from_a_bucket)
     series_add(&s, &b);
     ck_assert_double_eq(series_at(&s, 1, COL_DUPLICATES), 10);
     ck_assert_double_eq(series_at(&s, 1, COL_QUARANTINED), 4);
+    /* A pipeline's dead letters are the quarantined calls and batch items
+     * (2 + 30 a bucket), and alerts count up by level. */
+    ck_assert_double_eq(series_at(&s, 0, COL_DEAD_LETTERS), 32);
+    ck_assert_double_eq(series_at(&s, 1, COL_DEAD_LETTERS), 64);
+    ck_assert_double_eq(series_at(&s, 1, COL_ALERTS_WARNING), 2);
+    ck_assert_double_eq(series_at(&s, 1, COL_ALERTS_CRITICAL), 6);
     series_fini(&s);
 }
 END_TEST
@@ -131,6 +140,8 @@ START_TEST(long_runs_halve)
     /* The cumulative duplicates of the last row: 5 per bucket. */
     ck_assert_double_eq(series_at(&s, s.n - 1, COL_DUPLICATES),
                         5.0 * (SERIES_MAX_ROWS + 1));
+    ck_assert_double_eq(series_at(&s, s.n - 1, COL_ALERTS_CRITICAL),
+                        3.0 * (SERIES_MAX_ROWS + 1));
     series_fini(&s);
 }
 END_TEST

@@ -39,7 +39,8 @@ static const enum merge merges[COL_COUNT] = {
     [COL_P50_MS] = MEAN,     [COL_P99_MS] = MEAN,   [COL_DUPLICATES] = LAST,
     [COL_QUARANTINED] = LAST, [COL_BREAKERS] = LAST, [COL_REFUSED] = MEAN,
     [COL_LEVEL] = MEAN,      [COL_BUSY] = MEAN,     [COL_WORKERS] = LAST,
-    [COL_WASTED] = MEAN,
+    [COL_WASTED] = MEAN,     [COL_DEAD_LETTERS] = LAST,
+    [COL_ALERTS_WARNING] = LAST, [COL_ALERTS_CRITICAL] = LAST,
 };
 
 /* Merge neighbouring rows pairwise: half as many rows of twice the
@@ -112,6 +113,9 @@ int series_add(series *s, const metrics_bucket *b)
     double *r = &s->rows[s->n * COL_COUNT];
     s->dup_total += (double)b->duplicates;
     s->quarantined_total += (double)b->quarantined;
+    s->dead_total += (double)(b->quarantined + b->items_quarantined);
+    s->warning_total += (double)b->alerts_warning;
+    s->critical_total += (double)b->alerts_critical;
     r[COL_T] = (double)(b->start_ns + b->width_ns) / 1e9;
     r[COL_OFFERED] = per_s(b->offered, w);
     r[COL_ATTEMPTS] = per_s(b->attempts, w);
@@ -138,6 +142,9 @@ int series_add(series *s, const metrics_bucket *b)
     r[COL_WORKERS] = b->capacity == UINT32_MAX ? NAN : (double)b->capacity;
     r[COL_WASTED] =
         pct_or_nan((double)b->wasted_ns, (double)b->service_ns);
+    r[COL_DEAD_LETTERS] = s->dead_total;
+    r[COL_ALERTS_WARNING] = s->warning_total;
+    r[COL_ALERTS_CRITICAL] = s->critical_total;
     s->n++;
     return 0;
 }

@@ -45,6 +45,10 @@ typedef enum series_col {
     COL_BUSY,           /* mean busy workers */
     COL_WORKERS,        /* workers at the row's end */
     COL_WASTED,         /* wasted share of the service done, % */
+    /* A pipeline's (0 without one), cumulative: */
+    COL_DEAD_LETTERS,   /* quarantined calls and batch items */
+    COL_ALERTS_WARNING, /* warnings raised */
+    COL_ALERTS_CRITICAL, /* critical alerts raised */
     COL_COUNT
 } series_col;
 
@@ -54,6 +58,7 @@ typedef struct series {
     double width_s;    /* of one row (doubles when rows merge) */
     double service_s;  /* mean service time, for the capacity line */
     double dup_total, quarantined_total;
+    double dead_total, warning_total, critical_total;
 } series;
 
 void series_init(series *s, double service_mean_s);

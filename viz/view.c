@@ -253,6 +253,24 @@ static const panel_def panels[VIEW_PANELS] = {
      3},
 };
 
+/* A pipeline's run shows what its on-call engineer meets in place of the
+ * duplicates panel: the writes repeated, the dead-letter queue, the
+ * alerts raised. */
+static const panel_def pipeline_panel = {
+    "duplicates, dead letters and alerts", "so far", "alerts",
+    {{COL_DUPLICATES, "duplicate writes", 5, 0, false},
+     {COL_DEAD_LETTERS, "dead letters", 6, 0, false},
+     {COL_ALERTS_WARNING, "warnings", 1, 2, true},
+     {COL_ALERTS_CRITICAL, "critical alerts", 4, 0, true}},
+    4};
+
+static const panel_def *panel_of(const view_state *v, int k)
+{
+    if (k == 3 && sim_config_of(session_sim(v->runs[0]))->pipeline.n_steps)
+        return &pipeline_panel;
+    return &panels[k];
+}
+
 static chart_style line_style(const line_def *d, int run)
 {
     chart_style st = d->colour >= 0 ? chart_palette[d->colour] : chart_ink;
@@ -379,7 +397,7 @@ static void hover_line(cairo_t *cr, const chart_panel *p, const view_state *v,
 static void panel(cairo_t *cr, const view_layout *l, const view_state *v,
                   int k, double t0, double t1)
 {
-    const panel_def *d = &panels[k];
+    const panel_def *d = panel_of(v, k);
     const session *a = v->runs[0];
     double floor_v = k == 2 ? 1.2 * (double)session_current(a, CHANGE_TIMEOUT)
                                   / 1e6
@@ -392,8 +410,10 @@ static void panel(cairo_t *cr, const view_layout *l, const view_state *v,
     faults(cr, &p, a);
     chart_scale right = p.y;
     if (d->right_unit) {
-        double hi = k == 2 ? chart_axis_top(right_top(d, v, t0, t1), 10)
-                           : 100.0;
+        /* Counts get an axis of their own; shares go to 100 %. */
+        double hi = k == 2 || d == &pipeline_panel
+                        ? chart_axis_top(right_top(d, v, t0, t1), 10)
+                        : 100.0;
         right = chart_panel_right_axis(cr, &p, 0.0, hi, d->right_unit);
     }
     if (k == 2) {
