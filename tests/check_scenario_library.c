@@ -598,6 +598,32 @@ START_TEST(nightly_checkpoints_against_restart)
 }
 END_TEST
 
+/* nightly-pipeline.ini at 40 000 jobs: per enrich call, retry k is sent
+ * with probability (1/2)^k, so 1/2 + 1/4 = 0.75 logged alerts, 1/8
+ * warnings, 1/16 critical (all 4 attempts reset) and 1 + 1/2 + 1/4 + 1/8
+ * = 1.875 attempts; over about 42 600 calls the sd of a share p is
+ * sqrt(p(1-p)/42600) < 0.0025, and the bounds are 5 sd. */
+START_TEST(nightly_alert_arithmetic)
+{
+    const char *big[] = {"--set", "clients.count=40000", NULL};
+    run r = run_scenario("nightly-pipeline", big);
+    double calls = step_number(r.json, "enrich", "calls");
+    ck_assert_double_gt(calls, 40000);
+    ck_assert_double_eq_tol(tu_json_number(r.json, "pipeline.alerts_log") /
+                                calls,
+                            0.75, 5 * 0.0025);
+    ck_assert_double_eq_tol(
+        tu_json_number(r.json, "pipeline.alerts_warning") / calls, 0.125,
+        5 * 0.0016);
+    ck_assert_double_eq_tol(
+        tu_json_number(r.json, "pipeline.alerts_critical") / calls, 0.0625,
+        5 * 0.0012);
+    ck_assert_double_eq_tol(step_number(r.json, "enrich", "attempts") / calls,
+                            1.875, 0.02);
+    run_free(&r);
+}
+END_TEST
+
 /* nightly-continue.ini: the jobs that end partial under continue are
  * exactly those that fail under fail_fast (the same coins), and report
  * runs for all 400 under continue, for the completed ones only under
@@ -703,6 +729,7 @@ Suite *scenario_library_suite(void)
     tcase_add_test(tc, partition_opens_only_the_cut_breakers);
     tcase_add_test(tc, budget_per_process_not_per_user);
     tcase_add_test(tc, nightly_checkpoints_against_restart);
+    tcase_add_test(tc, nightly_alert_arithmetic);
     tcase_add_test(tc, nightly_continue_against_fail_fast);
     tcase_add_test(tc, nightly_compensate_undoes_what_was_written);
     tcase_add_test(tc, batch_partial_against_whole_batch);
