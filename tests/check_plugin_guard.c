@@ -127,6 +127,7 @@ static const struct {
     {"abort", "SIGABRT (abort: an assertion failed, or the plug-in called "
               "abort)"},
     {"ill", "SIGILL (illegal instruction)"},
+    {"bus", "SIGBUS (bus error: a bad memory access)"},
     /* On the alternate signal stack: the thread's own is gone. */
     {"stack", "SIGSEGV (segmentation fault: a bad memory access, or a "
               "stack overflow)"},

@@ -44,6 +44,8 @@
 #define BREAK_CREATE_SEGV 21 /* create() writes through a null pointer */
 #define BREAK_ENTRY_SEGV 22  /* so does the entry point */
 #define BREAK_LOAD_ABORT 23  /* a constructor calls abort() */
+#define BREAK_BUS 24         /* reads a mapped page past the end of its
+                                file: a real bus error */
 
 #ifndef BREAK
 #error "compile with -DBREAK=BREAK_..."
@@ -64,6 +66,10 @@ __attribute__((constructor)) static void loud(void)
 
 #if BREAK >= BREAK_SEGV
 #include <stdlib.h>
+#if BREAK == BREAK_BUS
+#include <stdio.h>
+#include <sys/mman.h>
+#endif
 /* volatile: the compiler may neither see the fault coming nor drop it.
  * Not static: each variant uses only some of them. */
 int *volatile nowhere;
@@ -94,6 +100,14 @@ static void misbehave(void)
 #elif BREAK == BREAK_HANG
     for (volatile unsigned long spin = 0;; spin++)
         ;
+#elif BREAK == BREAK_BUS
+    /* An empty file mapped for a page: touching the page is past its end. */
+    FILE *f = tmpfile();
+    const volatile char *page =
+        f ? mmap(NULL, 4096, PROT_READ, MAP_SHARED, fileno(f), 0) : NULL;
+    if (page == NULL || page == MAP_FAILED)
+        abort(); /* no bus error to be had: fail loudly, not quietly */
+    zero = page[0];
 #endif
 }
 #endif
@@ -138,7 +152,7 @@ static void ok_on_failure(const sb_ctx *ctx, const sb_attempt *a,
                           sb_decision *out)
 {
     (void)ctx;
-#if BREAK >= BREAK_SEGV && BREAK <= BREAK_HANG
+#if (BREAK >= BREAK_SEGV && BREAK <= BREAK_HANG) || BREAK == BREAK_BUS
     const char *who = getenv("SBT_CRASH_CLIENT");
     if (ctx->client == (who ? strtoul(who, NULL, 10) : 0))
         misbehave();
