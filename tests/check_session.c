@@ -4,6 +4,7 @@
  * saved as a scenario reproduces headless, its [expect] section passing.
  */
 #include <check.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,11 +122,28 @@ START_TEST(saved_scenario_reproduces)
     assert_same_rows(session_series(a), &s, 149); /* the closed ones */
     ck_assert_uint_eq(s.n, 150);
     /* The expectations hold on the saved run's summary. */
-    setting x[8];
-    int n = session_expectations(&sum, x, 8);
+    setting x[SESSION_MAX_EXPECT];
+    int n = session_expectations(&sum, x, SESSION_MAX_EXPECT);
     /* The live changes run to the end, so recovery is not judged: the
-     * amplification, success, duplicate and latency limits. */
-    ck_assert_int_eq(n, 4);
+     * amplification, success, duplicate and latency limits; and a limit
+     * for each phase figure the run has (during the fault, after it, the
+     * steady end), which the saved scenario must meet as well. */
+    int phase_keys = 0;
+    for (int i = 0; i < n; i++)
+        phase_keys += strncmp(x[i].key, "during_", 7) == 0 ||
+                      strncmp(x[i].key, "recovery_", 9) == 0 ||
+                      strncmp(x[i].key, "steady_", 7) == 0;
+    ck_assert_int_eq(n, 4 + phase_keys);
+    ck_assert_int_ge(phase_keys, 1);
+    bool during = false, steady = false;
+    for (int i = 0; i < n; i++) {
+        during |= strcmp(x[i].key, "during_fault_success_min") == 0;
+        steady |= strcmp(x[i].key, "steady_success_min") == 0;
+    }
+    ck_assert_int_eq(during, sum.phase[PHASE_DURING].present &&
+                                 isfinite(sum.phase[PHASE_DURING].success_ratio));
+    ck_assert_int_eq(steady, sum.phase[PHASE_END].present &&
+                                 isfinite(sum.phase[PHASE_END].success_ratio));
     expect_set set;
     ck_assert_int_eq(expect_parse(x, n, &set, &e), 0);
     expect_result res[EXPECT_KIND_COUNT];

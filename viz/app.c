@@ -358,8 +358,8 @@ static void save(app *a, const char *path)
         say(a, "cannot save: %s", e.msg);
         return;
     }
-    setting expect[8];
-    int n = session_expectations(&sum, expect, 8);
+    setting expect[SESSION_MAX_EXPECT];
+    int n = session_expectations(&sum, expect, SESSION_MAX_EXPECT);
     const char *policy = session_policy(a->run[0]);
     /* Parameters apply to A's original policy only. */
     bool original = strcmp(policy, a->o.policy) == 0;

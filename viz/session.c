@@ -486,5 +486,42 @@ int session_expectations(const sim_summary *s, setting *out, int max)
         snprintf(v, sizeof v, "%.0fms", ceil(s->latency_p99_ms));
         add(out, &n, max, "latency_p99_max", v);
     }
+    /* Per phase, what each has (reports/expect.c judges the same). */
+    const sim_phase *during = &s->phase[PHASE_DURING];
+    const sim_phase *after = &s->phase[PHASE_AFTER];
+    const sim_phase *end = &s->phase[PHASE_END];
+    if (during->present && isfinite(during->success_ratio)) {
+        snprintf(v, sizeof v, "%.3f",
+                 floor(during->success_ratio * 1000.0) / 1000.0);
+        add(out, &n, max, "during_fault_success_min", v);
+    }
+    if (after->present && isfinite(after->amplification)) {
+        snprintf(v, sizeof v, "%.2f",
+                 fmax(1.0, ceil(after->amplification * 100.0) / 100.0));
+        add(out, &n, max, "recovery_amplification_max", v);
+    }
+    if (end->present && isfinite(end->success_ratio)) {
+        snprintf(v, sizeof v, "%.3f",
+                 floor(end->success_ratio * 1000.0) / 1000.0);
+        add(out, &n, max, "steady_success_min", v);
+    }
+    if (end->present && s->has_baseline && s->baseline_goodput_per_s > 0) {
+        double share = end->goodput_per_s / s->baseline_goodput_per_s;
+        snprintf(v, sizeof v, "%.2f", fmin(floor(share * 100.0) / 100.0, 10.0));
+        add(out, &n, max, "steady_goodput_min", v);
+    }
+    if (end->present && isfinite(end->p99_ms)) {
+        snprintf(v, sizeof v, "%.0fms", ceil(end->p99_ms));
+        add(out, &n, max, "steady_latency_p99_max", v);
+    }
+    if (s->has_pipeline && s->pipeline.jobs > 0) {
+        const sim_pipeline_summary *p = &s->pipeline;
+        snprintf(v, sizeof v, "%.3f",
+                 floor((double)p->completed / (double)p->jobs * 1000.0) /
+                     1000.0);
+        add(out, &n, max, "jobs_completed_min", v);
+        snprintf(v, sizeof v, "%llu", (unsigned long long)p->alerts_critical);
+        add(out, &n, max, "alerts_critical_max", v);
+    }
     return n;
 }

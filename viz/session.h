@@ -116,7 +116,11 @@ int session_as_scenario(const session *ss, sim_config *cfg_out,
 
 /* An [expect] section that the run just summarised passes: each figure
  * with a little room (so a policy that does the same passes), as
- * settings in out (up to 8); returns how many. */
+ * settings in out (up to max; SESSION_MAX_EXPECT holds them all); returns
+ * how many.  The whole run's figures, each phase's that has a value
+ * (during the fault, after it, the steady end), and a pipeline's jobs
+ * and critical alerts. */
+#define SESSION_MAX_EXPECT 16
 int session_expectations(const sim_summary *sum, setting *out, int max);
 
 #endif
