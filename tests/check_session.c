@@ -157,6 +157,34 @@ START_TEST(saved_scenario_reproduces)
 }
 END_TEST
 
+/* A pipeline's run saves its jobs and pages as limits: 378 of 400 jobs
+ * completed is 0.945 (rounded down, so the same run passes), and its 22
+ * critical alerts a maximum of 22. */
+START_TEST(saved_pipeline_expectations)
+{
+    sim_summary sum;
+    memset(&sum, 0, sizeof sum);
+    sum.has_pipeline = true;
+    sum.pipeline.jobs = 400;
+    sum.pipeline.completed = 378;
+    sum.pipeline.alerts_critical = 22;
+    setting x[SESSION_MAX_EXPECT];
+    int n = session_expectations(&sum, x, SESSION_MAX_EXPECT);
+    bool jobs = false, alerts = false;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(x[i].key, "jobs_completed_min") == 0) {
+            ck_assert_str_eq(x[i].value, "0.945");
+            jobs = true;
+        }
+        if (strcmp(x[i].key, "alerts_critical_max") == 0) {
+            ck_assert_str_eq(x[i].value, "22");
+            alerts = true;
+        }
+    }
+    ck_assert(jobs && alerts);
+}
+END_TEST
+
 /* A fault's draws are keyed by its name, not its place in the list.  In
  * the session the scenario's own outage (at 180 s) is fault 0 and the
  * injected 503s fault 1; saved at 150 s the outage, not yet begun, is
@@ -222,6 +250,7 @@ Suite *session_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, seek_replays_exactly);
     tcase_add_test(tc, saved_scenario_reproduces);
+    tcase_add_test(tc, saved_pipeline_expectations);
     tcase_add_test(tc, saved_scenario_keeps_fault_draws);
     suite_add_tcase(s, tc);
     return s;
