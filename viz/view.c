@@ -570,6 +570,34 @@ static void gauge(cairo_t *cr, double x, double y, double w, double h,
     text(cr, x, y - f * 0.3, label);
 }
 
+/* A service chain's tiers below the top, now, in one line under the
+ * top's gauges: "below: api 16 of 16 busy, queue 40 | db 12 of 64 busy,
+ * queue 0" (the top is the server above). */
+static void tiers_line(cairo_t *cr, const sim *s, double x, double y)
+{
+    uint32_t n = sim_tiers(s);
+    if (n < 2)
+        return;
+    char line[512] = "below:", b1[32], b2[32];
+    size_t used = strlen(line);
+    for (uint32_t i = 1; i < n && used < sizeof line; i++) {
+        sim_tier_info t;
+        sim_tier(s, i, &t);
+        int k = snprintf(line + used, sizeof line - used,
+                         "%s %s %u of %s busy, queue %s", i > 1 ? " |" : "",
+                         t.name, t.m->busy,
+                         t.workers == UINT32_MAX
+                             ? "unlimited"
+                             : human_count(t.workers, b1, sizeof b1),
+                         human_count(t.m->queue, b2, sizeof b2));
+        if (k < 0)
+            break;
+        used += (size_t)k;
+    }
+    ink(cr, 0.1);
+    text(cr, x, y, line);
+}
+
 static void server_block(cairo_t *cr, const view_layout *l,
                          const view_state *v, int r)
 {
@@ -607,6 +635,7 @@ static void server_block(cairo_t *cr, const view_layout *l,
              human_count(sv.abandoned_queued, b3, sizeof b3));
     gauge(cr, a.x, a.y + f * 3.5, a.w, f * 0.9, sv.queued,
           sv.abandoned_queued, cap, &chart_palette[0], label, f * 0.85);
+    tiers_line(cr, s, a.x, a.y + f * 5.3);
     cairo_restore(cr);
 }
 
