@@ -55,6 +55,10 @@ int units_rate(const char *s, double *per_s, sb_err *e);
 int units_probability(const char *s, double *p, sb_err *e);
 /* A finite real number. */
 int units_real(const char *s, double *x, sb_err *e);
+/* A share: a finite real number ("0.5") or a percentage ("50%", "50 %"),
+ * returned as a fraction (0.5).  No range: the caller checks it and names
+ * the range in its own message. */
+int units_share(const char *s, double *x, sb_err *e);
 /* A decimal integer (no sign other than '-', no trailing text). */
 int units_int(const char *s, int64_t *v, sb_err *e);
 /* true/false, yes/no, on/off, 1/0. */

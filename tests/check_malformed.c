@@ -651,8 +651,8 @@ static const malformed cases[] = {
     {"expect-success-above-one",
      BASE "[expect]\nsuccess_min = 2\n",
      {"run", "@F", NULL},
-     "stormbench run: @F:12: [expect] success_min: expected a probability "
-     "between 0 and 1, got '2'\n"},
+     "stormbench run: @F:12: [expect] success_min: expected a share between "
+     "0 and 1, or a percentage from 0% to 100%, got '2'\n"},
     {"expect-recovers-within-word",
      BASE "[expect]\nrecovers_within = soon\n",
      {"run", "@F", NULL},

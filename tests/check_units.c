@@ -115,6 +115,28 @@ START_TEST(rates_and_probabilities)
 }
 END_TEST
 
+/* A share is a number or a percentage; "50%" is 50 / 100.  The range is
+ * the caller's: "150%" reads as 1.5 here. */
+START_TEST(shares_and_percentages)
+{
+    double x;
+    sb_err e;
+    ck_assert_int_eq(units_share("0.25", &x, &e), 0);
+    ck_assert_double_eq(x, 0.25);
+    ck_assert_int_eq(units_share("50%", &x, &e), 0);
+    ck_assert_double_eq(x, 0.5);
+    ck_assert_int_eq(units_share("99.5 %", &x, &e), 0);
+    ck_assert_double_eq_tol(x, 0.995, 1e-15);
+    ck_assert_int_eq(units_share("150%", &x, &e), 0);
+    ck_assert_double_eq(x, 1.5);
+    ck_assert_int_ne(units_share("%", &x, &e), 0);
+    ck_assert_str_eq(e.msg, "expected a number or a percentage, got '%'");
+    ck_assert_int_ne(units_share("50%%", &x, &e), 0);
+    ck_assert_int_ne(units_share("50% off", &x, &e), 0);
+    ck_assert_int_ne(units_share("half", &x, &e), 0);
+}
+END_TEST
+
 START_TEST(distributions)
 {
     dist d;
@@ -213,6 +235,7 @@ Suite *units_suite(void)
     tcase_add_test(tc, durations);
     tcase_add_test(tc, bad_durations);
     tcase_add_test(tc, rates_and_probabilities);
+    tcase_add_test(tc, shares_and_percentages);
     tcase_add_test(tc, distributions);
     tcase_add_test(tc, durations_end_at_the_end_of_time);
     tcase_add_test(tc, normal_and_uniform);
