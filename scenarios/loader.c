@@ -1813,6 +1813,18 @@ static void warn(scenario *sc, const char *msg)
     snprintf(sc->warnings + used, sizeof sc->warnings - used, "%s\n", msg);
 }
 
+/* [scenario] name is free text (a title, not a tier's identifier), but
+ * an empty one leaves the summary, the JSON and the GUI's title naming
+ * nothing; a missing one is refused by check_times, with the duration. */
+static int check_scenario_name(loader *ld)
+{
+    const entry *name = find_entry(ld, "scenario", "name");
+    if (name && name->value[0] == '\0')
+        return bad_value(ld->e, name, "a name to show in outputs, such as "
+                         "retry-storm");
+    return 0;
+}
+
 static int check_times(loader *ld)
 {
     sim_config *c = &ld->sc->cfg;
@@ -2004,6 +2016,7 @@ int scenario_load(const char *path, const char *const *sets, int n_sets,
         if (apply_set(&ld, sets[i]) != 0)
             goto done;
     if (apply_table(&ld, "scenario", scenario_keys) != 0 ||
+        check_scenario_name(&ld) != 0 ||
         apply_table(&ld, "clients", client_keys) != 0 ||
         apply_table(&ld, "server", server_keys) != 0 ||
         check_clients(&ld) != 0 || check_server(&ld) != 0 ||
