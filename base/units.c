@@ -193,6 +193,22 @@ int units_int(const char *s, int64_t *v, sb_err *e)
     return 0;
 }
 
+/* Digits only, checked before strtoull: it would take "-1" as
+ * UINT64_MAX and " 7" or "+7" as 7, none of which a seed is written as. */
+int units_u64(const char *s, uint64_t *v, sb_err *e)
+{
+    const char *p = s;
+    while (isdigit((unsigned char)*p))
+        p++;
+    errno = 0;
+    unsigned long long x = *s ? strtoull(s, NULL, 10) : 0;
+    if (*s == '\0' || *p != '\0' || errno == ERANGE)
+        return err_set(e, "expected a whole number from 0 to %llu, got '%s'",
+                       (unsigned long long)UINT64_MAX, s);
+    *v = (uint64_t)x;
+    return 0;
+}
+
 int units_bool(const char *s, bool *b, sb_err *e)
 {
     static const char *yes[] = {"true", "yes", "on", "1"};

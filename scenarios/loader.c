@@ -674,13 +674,12 @@ static int parse_value(const entry *en, const keydef *k, void *base,
         return 0;
     case V_TEXT:
         return parse_text(en, field, (size_t)k->max, e);
-    case V_SEED: {
-        int64_t v;
-        if (units_int(en->value, &v, &inner) != 0 || v < 0)
-            return bad_value(e, en, "a whole number of at least 0");
-        *(uint64_t *)(void *)field = (uint64_t)v;
+    case V_SEED:
+        /* The whole uint64 range, as `run --seed` promises and the writer
+         * may write back (a seed drawn by the GUI). */
+        if (units_u64(en->value, (uint64_t *)(void *)field, &inner) != 0)
+            return bad(e, en, inner.msg);
         return 0;
-    }
     case V_CHOICE:
         return parse_choice(en, k->choices, (int *)(void *)field, e);
     case V_LATER:
