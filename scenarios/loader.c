@@ -416,6 +416,7 @@ typedef enum vk {
     V_RATE_POS,
     V_RATE_NONE, /* > 0, or "none" -> 0 */
     V_PROB,
+    V_SHARE,     /* in [0, 1], or a percentage: an [expect.NAME] limit */
     V_REAL,      /* in [min, max] */
     V_COUNT,     /* whole number in [min, max] */
     V_COUNT_UNL, /* whole number in [min, max] or "unlimited" */
@@ -651,6 +652,15 @@ static int parse_value(const entry *en, const keydef *k, void *base,
         if (units_probability(en->value, (double *)(void *)field, &inner))
             return bad(e, en, inner.msg);
         return 0;
+    case V_SHARE: {
+        /* As reports/expect.c reads [expect]'s shares, with its words. */
+        double *x = (double *)(void *)field;
+        if (units_share(en->value, x, &inner) != 0 || !(*x >= 0.0) ||
+            *x > 1.0)
+            return bad_value(e, en, "a share between 0 and 1, or a "
+                             "percentage from 0% to 100%");
+        return 0;
+    }
     case V_REAL: {
         double *x = (double *)(void *)field;
         char want[96];
@@ -1129,10 +1139,10 @@ static int load_tier_expect(loader *ld, tier_cfg *t)
                                            1e12, NULL},
         [TIER_EXPECT_AMPLIFICATION_MAX] = {"amplification_max", V_REAL, 0, 0,
                                            1e12, NULL},
-        [TIER_EXPECT_UTILIZATION_MIN] = {"utilization_min", V_PROB, 0, 0, 0,
-                                         NULL},
-        [TIER_EXPECT_UTILIZATION_MAX] = {"utilization_max", V_PROB, 0, 0, 0,
-                                         NULL},
+        [TIER_EXPECT_UTILIZATION_MIN] = {"utilization_min", V_SHARE, 0, 0,
+                                         0, NULL},
+        [TIER_EXPECT_UTILIZATION_MAX] = {"utilization_max", V_SHARE, 0, 0,
+                                         0, NULL},
         [TIER_EXPECT_KINDS] = {NULL, 0, 0, 0, 0, NULL}};
     char section[96];
     snprintf(section, sizeof section, "expect.%s", t->name);
