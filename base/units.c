@@ -155,6 +155,26 @@ int units_probability(const char *s, double *prob, sb_err *e)
     return 0;
 }
 
+/* A percentage is divided by 100 here, once, so a limit reads the same
+ * whichever way it was written; a caller that kept the '%' and divided
+ * later would have to say in every message which form it saw. */
+int units_share(const char *s, double *x, sb_err *e)
+{
+    double v;
+    const char *p;
+    if (read_number(s, &v, &p) != 0)
+        return err_set(e, "expected a number or a percentage, got '%s'", s);
+    p = skip_space(p);
+    if (*p == '%') {
+        v /= 100.0;
+        p = skip_space(p + 1);
+    }
+    if (*p != '\0')
+        return err_set(e, "expected a number or a percentage, got '%s'", s);
+    *x = v;
+    return 0;
+}
+
 int units_int(const char *s, int64_t *v, sb_err *e)
 {
     const char *p = s;
@@ -170,6 +190,22 @@ int units_int(const char *s, int64_t *v, sb_err *e)
     if (*skip_space(end) != '\0')
         return err_set(e, "expected an integer, got '%s'", s);
     *v = x;
+    return 0;
+}
+
+/* Digits only, checked before strtoull: it would take "-1" as
+ * UINT64_MAX and " 7" or "+7" as 7, none of which a seed is written as. */
+int units_u64(const char *s, uint64_t *v, sb_err *e)
+{
+    const char *p = s;
+    while (isdigit((unsigned char)*p))
+        p++;
+    errno = 0;
+    unsigned long long x = *s ? strtoull(s, NULL, 10) : 0;
+    if (*s == '\0' || *p != '\0' || errno == ERANGE)
+        return err_set(e, "expected a whole number from 0 to %llu, got '%s'",
+                       (unsigned long long)UINT64_MAX, s);
+    *v = (uint64_t)x;
     return 0;
 }
 

@@ -55,8 +55,15 @@ int units_rate(const char *s, double *per_s, sb_err *e);
 int units_probability(const char *s, double *p, sb_err *e);
 /* A finite real number. */
 int units_real(const char *s, double *x, sb_err *e);
+/* A share: a finite real number ("0.5") or a percentage ("50%", "50 %"),
+ * returned as a fraction (0.5).  No range: the caller checks it and names
+ * the range in its own message. */
+int units_share(const char *s, double *x, sb_err *e);
 /* A decimal integer (no sign other than '-', no trailing text). */
 int units_int(const char *s, int64_t *v, sb_err *e);
+/* A decimal whole number from 0 to UINT64_MAX, digits only (a seed):
+ * "expected a whole number from 0 to 18446744073709551615, got '-1'". */
+int units_u64(const char *s, uint64_t *v, sb_err *e);
 /* true/false, yes/no, on/off, 1/0. */
 int units_bool(const char *s, bool *b, sb_err *e);
 /* "const(100ms)", "exp(100ms)", "lognormal(80ms, 0.5)",

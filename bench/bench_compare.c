@@ -184,7 +184,8 @@ static void execute_once(const compare_plan *p, const char *dir, int jobs,
                          double *sys)
 {
     sb_err e;
-    compare_opts o = {dir, jobs, NULL, 0, progress, NULL};
+    compare_opts o = {dir, jobs, NULL, 0, progress, NULL,
+                      {NULL, NULL, 0, NULL, 0}};
     double w0 = wall_s(), c0 = cpu_s(), s0 = sys_s();
     if (compare_execute(p, &o, &e) != 0)
         die("compare_execute", &e);

@@ -1,9 +1,8 @@
-#include <errno.h>
 #include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "units.h"
 
 bool args_is(const args *a, const char *name)
 {
@@ -60,17 +59,16 @@ int args_param(args *a, setting *params, int *n)
     return 0;
 }
 
-int args_check_seed(const args *a, const char *v)
+int args_check_seed(const args *a, const char *v, uint64_t *seed)
 {
     /* The loader's own check would name "--set scenario.seed=...", which
      * the user never wrote. */
-    const char *p = v;
-    while (*p >= '0' && *p <= '9')
-        p++;
-    errno = 0;
-    if (*v == '\0' || *p != '\0' || (strtoull(v, NULL, 10), errno != 0))
-        return args_usage_error(a, "--seed: expected a whole number from 0 "
-                                "to 18446744073709551615, got '%s'", v);
+    uint64_t s;
+    sb_err e;
+    if (units_u64(v, &s, &e) != 0)
+        return args_usage_error(a, "--seed: %s", e.msg);
+    if (seed)
+        *seed = s;
     return 0;
 }
 

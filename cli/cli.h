@@ -45,9 +45,10 @@ int args_usage_error(const args *a, const char *fmt, ...)
  * CLI_MAX_LIST), or parse --param into params (at most
  * PSTACK_MAX_SETTINGS).  0, or EXIT_INPUT after a usage message. */
 int args_list_add(args *a, const char **list, int *n, const char *name);
-/* 0 when v is a seed (a whole number that fits 64 bits), else EXIT_INPUT
- * after a usage message naming --seed. */
-int args_check_seed(const args *a, const char *v);
+/* 0 when v is a seed (a whole number that fits 64 bits), written to
+ * *seed unless seed is NULL; else EXIT_INPUT after a usage message naming
+ * --seed.  run, gui and decide share it, so they share the range. */
+int args_check_seed(const args *a, const char *v, uint64_t *seed);
 int args_param(args *a, setting *params, int *n);
 /* The argument at a->i that is no option: the one SCENARIO a command
  * takes, into *scenario.  A usage error for an unknown option or a

@@ -473,6 +473,10 @@ static int load_point(plan_state *s, uint32_t k, sb_err *e)
             n_extra++;
         }
     }
+    pt->n_scenario_sets = 0;
+    for (int i = 0; i < n_extra; i++)
+        snprintf(pt->scenario_sets[pt->n_scenario_sets++],
+                 sizeof pt->scenario_sets[0], "%s", extra[i]);
     if (load_with(s, extra, n_extra, s->tmp, e) != 0)
         return -1;
     if (load_axis >= 0) {
@@ -486,6 +490,8 @@ static int load_point(plan_state *s, uint32_t k, sb_err *e)
         extra[n_extra] = text[n_extra];
         if (load_with(s, extra, n_extra + 1, s->tmp, e) != 0)
             return -1;
+        snprintf(pt->scenario_sets[pt->n_scenario_sets++],
+                 sizeof pt->scenario_sets[0], "%s", extra[n_extra]);
     }
     pt->cfg = s->tmp->cfg;
     return 0;
@@ -900,7 +906,9 @@ static int run_compare(plan_state *s, int argc, char **argv, sb_err *e)
     sigaction(SIGINT, &sa, &old);
     compare_opts co = {dir,      (int)jobs,
                        s->o.n_runs ? s->o.runs : NULL, s->o.n_runs,
-                       s->o.quiet ? NULL : stderr, &stop_flag};
+                       s->o.quiet ? NULL : stderr, &stop_flag,
+                       {s->o.scenario, s->o.sets, s->o.n_sets, s->o.plugins,
+                        s->o.n_plugins}};
     int rc = compare_execute(p, &co, e);
     sigaction(SIGINT, &old, NULL);
     if (rc < 0)

@@ -285,11 +285,12 @@ static int build_attempt(const args *a, const decide_opts *o, sb_attempt *at,
     at->now_s = at->elapsed_s;
     at->remaining_s = deadline - at->elapsed_s;
     at->retry_after_s = retry_after;
-    long long s = 1;
-    if (o->seed &&
-        parse_whole(a, "--seed", o->seed, 0, 0x7fffffffffffffffLL, &s) != 0)
+    /* The seed of a run is a uint64 (scenario.seed): the same range and
+     * message as `run --seed`.  parse_whole's strtoll would clamp a seed
+     * past INT64_MAX to it without a word, another run's draws. */
+    *seed = 1;
+    if (o->seed && args_check_seed(a, o->seed, seed) != 0)
         return EXIT_INPUT;
-    *seed = (uint64_t)s;
     return parse_error(a, o, at);
 }
 
@@ -464,7 +465,7 @@ static void print_result(const pstack *ps, const sb_attempt *a,
     if (h->breaker >= 0)
         jw_bool(&w, "breaker_open", h->breaker == 1);
     print_attempt(&w, a);
-    jw_int(&w, "seed", (int64_t)seed);
+    jw_uint(&w, "seed", seed);
     jw_int(&w, "random_draws", h->draws);
     jw_end(&w);
     fputc('\n', stdout);

@@ -286,7 +286,7 @@ int cmd_gui(int argc, char **argv)
         if (rc != 0)
             return rc < 0 ? EXIT_OK : rc;
     }
-    if (g.seed && args_check_seed(&a, g.seed) != 0)
+    if (g.seed && args_check_seed(&a, g.seed, NULL) != 0)
         return EXIT_INPUT;
     sb_err e;
     if (g.hook_timeout_ns &&

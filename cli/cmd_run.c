@@ -169,7 +169,7 @@ static int parse_run(int argc, char **argv, run_opts *o)
     }
     if (o->scenario == NULL)
         return args_usage_error(&a, "no scenario file given");
-    return o->seed ? args_check_seed(&a, o->seed) : 0;
+    return o->seed ? args_check_seed(&a, o->seed, NULL) : 0;
 }
 
 static double wall_clock(void)

@@ -64,7 +64,7 @@ static struct sigaction previous[N_SIGNALS];
 /* ---- A message built without stdio ------------------------------------ */
 
 typedef struct msgbuf {
-    char s[2048];
+    char s[8192]; /* a rerun command may hold a few paths */
     size_t n;
 } msgbuf;
 
@@ -136,6 +136,10 @@ static void put_when(msgbuf *m, const hookguard_snapshot *g)
         put(m, "at simulated time ");
         put_seconds(m, g->now_s);
     }
+    if (g->run) {
+        put(m, " in ");
+        put(m, g->run);
+    }
 }
 
 /* Set by the first thread to stop the run: when a plug-in crashes on
@@ -143,8 +147,10 @@ static void put_when(msgbuf *m, const hookguard_snapshot *g)
  * written and the others wait for the exit. */
 static atomic_flag stopping = ATOMIC_FLAG_INIT;
 
-/* Remove the temporaries, say why, and exit.  Async-signal-safe. */
-static void stop(msgbuf *m)
+/* Remove the temporaries, say why, and how to see it again when one of
+ * several runs crashed (compare: the seed and policy of the run), and
+ * exit.  Async-signal-safe. */
+static void stop(msgbuf *m, const hookguard_snapshot *g)
 {
     if (atomic_flag_test_and_set(&stopping))
         for (;;)
@@ -153,6 +159,13 @@ static void stop(msgbuf *m)
         if (forget[i] && forget[i][0])
             unlink(forget[i]);
     put(m, "; the run is stopped\n");
+    if (g->rerun) {
+        put(m, "stormbench ");
+        put(m, guard_cmd);
+        put(m, ": to run it alone: ");
+        put(m, g->rerun);
+        put(m, "\n");
+    }
     size_t done = 0;
     while (done < m->n) {
         ssize_t w = write(STDERR_FILENO, m->s + done, m->n - done);
@@ -183,7 +196,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
         put_when(&m, &g);
         put(&m, ": ");
         put(&m, signals[i].what);
-        stop(&m);
+        stop(&m, &g);
     }
     /* Not a plug-in's: the action from before, and the fault again.  A
      * fault the kernel raised (si_code > 0) happens again on return from
@@ -281,7 +294,7 @@ static void stuck(const watch *w, const hookguard_snapshot *g)
     put(&m, " (called ");
     put_when(&m, g);
     put(&m, ")");
-    stop(&m);
+    stop(&m, g);
 }
 
 /* Sleep a quarter of the timeout (1 ms to 100 ms), look at every record:

@@ -49,6 +49,10 @@ hookguard *hookguard_claim(void)
      * a hook (it cannot: that ends the process); make it even anyway. */
     unsigned long n = atomic_load(&g->entries);
     atomic_store(&g->entries, n + (n & 1u));
+    /* A slot's last thread may have left its run's names behind, in
+     * storage that is gone. */
+    atomic_store(&g->run, NULL);
+    atomic_store(&g->rerun, NULL);
     hookguard_self = g;
     return g;
 }
@@ -59,6 +63,15 @@ void hookguard_set_context(const char *phrase)
     if (g == NULL)
         g = hookguard_claim();
     atomic_store_explicit(&g->context, phrase, memory_order_relaxed);
+}
+
+void hookguard_set_run(const char *run, const char *rerun)
+{
+    hookguard *g = hookguard_self;
+    if (g == NULL)
+        g = hookguard_claim();
+    atomic_store_explicit(&g->run, run, memory_order_relaxed);
+    atomic_store_explicit(&g->rerun, rerun, memory_order_relaxed);
 }
 
 static void snapshot(const hookguard *g, unsigned long n,
@@ -72,6 +85,8 @@ static void snapshot(const hookguard *g, unsigned long n,
     uint64_t bits = atomic_load_explicit(&w->now_bits, memory_order_relaxed);
     memcpy(&out->now_s, &bits, sizeof bits);
     out->context = atomic_load_explicit(&w->context, memory_order_relaxed);
+    out->run = atomic_load_explicit(&w->run, memory_order_relaxed);
+    out->rerun = atomic_load_explicit(&w->rerun, memory_order_relaxed);
 }
 
 bool hookguard_current(hookguard_snapshot *out)

@@ -45,6 +45,8 @@ typedef struct hookguard {
     _Atomic(const char *) hook;
     atomic_uint_least64_t now_bits; /* the simulated time, a double's bits */
     _Atomic(const char *) context;  /* hookguard_set_context's, or NULL */
+    _Atomic(const char *) run;      /* hookguard_set_run's, or NULL */
+    _Atomic(const char *) rerun;
     atomic_bool taken;              /* the slot belongs to a live thread */
 } hookguard;
 
@@ -57,6 +59,8 @@ typedef struct hookguard_snapshot {
     const char *hook;        /* "on_failure" */
     double now_s;            /* simulated time, or HOOKGUARD_*_RUN */
     const char *context;     /* NULL in a simulation */
+    const char *run;         /* "run 3 (policy 'x', seed 2)", or NULL */
+    const char *rerun;       /* a command that runs it alone, or NULL */
 } hookguard_snapshot;
 
 /* This thread's record; NULL until it first enters a plug-in hook. */
@@ -76,6 +80,13 @@ extern void (*hookguard_on_new_thread)(void);
  * phrase ("while its worst case was probed, before the run"), and puts
  * NULL back after.  The phrase is borrowed until then. */
 void hookguard_set_context(const char *phrase);
+
+/* A thread that runs one of many runs (compare's workers) names the run
+ * it is in ("run 3 (policy 'x', seed 2)") and a command that runs it
+ * alone ("stormbench run x.ini --policy x --seed 2"), so a crash says
+ * what to run to see it again; either may be NULL.  Both are borrowed
+ * until the thread sets them again (NULL, NULL when it is done). */
+void hookguard_set_run(const char *run, const char *rerun);
 
 static inline void hookguard_enter(const char *policy, const char *origin,
                                    const char *hook, double now_s)

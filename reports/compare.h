@@ -95,6 +95,10 @@ typedef struct compare_point {
      * after its own. */
     setting policy_sets[COMPARE_MAX_AXES];
     int n_policy_sets;
+    /* The other sweep values as `--set` takes them ("clients.rate=50/s";
+     * `load` as the rate it sets), for a command that reruns one run. */
+    char scenario_sets[COMPARE_MAX_AXES][160];
+    int n_scenario_sets;
 } compare_point;
 
 typedef struct compare_plan {
@@ -186,6 +190,18 @@ typedef struct compare_opts {
     /* Set (by a SIGINT handler) to stop: runs in flight finish and are
      * saved, no new ones start. */
     volatile sig_atomic_t *stop;
+    /* What a command that reruns one run alone starts with: `stormbench
+     * run`, the scenario as given, the comparison's --set options and
+     * --policy-plugin files.  Each run adds its policy, parameters, sweep
+     * values and seed, and a plug-in that crashes in it prints the whole
+     * (cli/guard.c).  scenario NULL: none.  Borrowed, for the call. */
+    struct {
+        const char *scenario;
+        const char *const *sets;
+        int n_sets;
+        const char *const *plugins;
+        int n_plugins;
+    } rerun;
 } compare_opts;
 
 /* Run every run of the plan that has no valid saved file (or only

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "hookguard.h"
 #include "outfile.h"
 #include "policy_setup.h"
 #include "runfile.h"
@@ -120,6 +121,8 @@ typedef struct worker {
     reducer red;
     compare_series series;
     runfile_buf buf;
+    char name[600];   /* hookguard_set_run's, for the run in progress */
+    char rerun[8192];
 } worker;
 
 /* "policy 'P', seed S, clients.count = 50": which run failed. */
@@ -133,6 +136,69 @@ static void run_name(const compare_plan *p, uint32_t pt, uint32_t pol,
         used += (size_t)snprintf(buf + used, len - used, ", %s = %g%s",
                                  p->axes[a].key, p->points[pt].value[a],
                                  p->axes[a].unit);
+}
+
+/* Append " word" to buf, single-quoted when the shell would split or
+ * expand it; returns the new length (len or more when it did not fit). */
+static size_t put_word(char *buf, size_t len, size_t used, const char *w)
+{
+    bool plain = w[0] != '\0';
+    for (const char *c = w; *c; c++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                    "0123456789_./:=+,-%@", *c))
+            plain = false;
+    if (used < len)
+        used += (size_t)snprintf(buf + used, len - used, plain ? " %s" : " '",
+                                 w);
+    for (const char *c = w; !plain && *c && used < len; c++)
+        used += (size_t)snprintf(buf + used, len - used, "%s",
+                                 *c == '\'' ? "'\\''" : (char[]){*c, 0});
+    if (!plain && used < len)
+        used += (size_t)snprintf(buf + used, len - used, "'");
+    return used;
+}
+
+/* "stormbench run x.ini --set a=b --policy-plugin p.so --policy P
+ * --param k=v --set sweep=v --seed S": o->rerun, then what makes this run
+ * run r.  The entry's parameters are all given (the scenario's own
+ * [policy] ones too, when the stack is the file's), so the command does
+ * not depend on how `run` picks them. */
+static void rerun_text(const compare_plan *p, const compare_opts *o,
+                       uint32_t pt, uint32_t pol, uint64_t seed, char *buf,
+                       size_t len)
+{
+    const compare_policy *cp = &p->policies[pol];
+    const compare_point *point = &p->points[pt];
+    char kv[400], num[32];
+    size_t used = (size_t)snprintf(buf, len, "stormbench run");
+    used = put_word(buf, len, used, o->rerun.scenario);
+    for (int i = 0; i < o->rerun.n_sets; i++) {
+        used = put_word(buf, len, used, "--set");
+        used = put_word(buf, len, used, o->rerun.sets[i]);
+    }
+    for (int i = 0; i < o->rerun.n_plugins; i++) {
+        used = put_word(buf, len, used, "--policy-plugin");
+        used = put_word(buf, len, used, o->rerun.plugins[i]);
+    }
+    used = put_word(buf, len, used, "--policy");
+    used = put_word(buf, len, used, cp->stack);
+    for (int i = 0; i < cp->n_params + point->n_policy_sets; i++) {
+        const setting *st = i < cp->n_params
+                                ? &cp->params[i]
+                                : &point->policy_sets[i - cp->n_params];
+        snprintf(kv, sizeof kv, "%s=%s", st->key, st->value);
+        used = put_word(buf, len, used, "--param");
+        used = put_word(buf, len, used, kv);
+    }
+    for (int i = 0; i < point->n_scenario_sets; i++) {
+        used = put_word(buf, len, used, "--set");
+        used = put_word(buf, len, used, point->scenario_sets[i]);
+    }
+    snprintf(num, sizeof num, "%llu", (unsigned long long)seed);
+    used = put_word(buf, len, used, "--seed");
+    used = put_word(buf, len, used, num);
+    if (used >= len)
+        buf[0] = '\0'; /* cut short, it would run something else */
 }
 
 static int build_stack(const compare_plan *p, uint32_t pt, uint32_t pol,
@@ -172,8 +238,19 @@ static int run_one(worker *w, uint32_t r, sb_err *e)
     run.seed = w->cfg.seed;
     policy_setup ps;
     sim *s = NULL;
-    if (build_stack(p, pt, pol, &ps, e) != 0)
+    /* Named before the stack is built: a plug-in may crash in create. */
+    char what[sizeof w->name - 32];
+    run_name(p, pt, pol, run.seed, what, sizeof what);
+    snprintf(w->name, sizeof w->name, "run %u (%s)", r, what);
+    const compare_opts *o = w->pool->opts;
+    w->rerun[0] = '\0';
+    if (o->rerun.scenario)
+        rerun_text(p, o, pt, pol, run.seed, w->rerun, sizeof w->rerun);
+    hookguard_set_run(w->name, w->rerun[0] ? w->rerun : NULL);
+    if (build_stack(p, pt, pol, &ps, e) != 0) {
+        hookguard_set_run(NULL, NULL);
         return -1;
+    }
     if (sim_create(&w->cfg, ps.stack, &s, e) != 0)
         goto done;
     reducer_start(&w->red, &w->cfg, &w->series);
@@ -194,6 +271,7 @@ static int run_one(worker *w, uint32_t r, sb_err *e)
     sim_destroy(s);
     s = NULL;
     policy_setup_free(&ps);
+    hookguard_set_run(NULL, NULL);
     char path[1200];
     runfile_path(path, sizeof path, w->pool->opts->dir, pt, pol, run.seed);
     return runfile_write(&w->buf, path, p->fingerprint,
@@ -201,6 +279,7 @@ static int run_one(worker *w, uint32_t r, sb_err *e)
 done:
     sim_destroy(s);
     policy_setup_free(&ps);
+    hookguard_set_run(NULL, NULL);
     return -1;
 }
 

@@ -402,7 +402,7 @@ static void json_plan(jw *w, const compare_plan *p)
     jw_end(w);
     jw_string(w, "fingerprint", p->fingerprint);
     jw_object(w, "seeds");
-    jw_int(w, "first", (int64_t)p->seed0);
+    jw_uint(w, "first", p->seed0);
     jw_int(w, "count", p->n_seeds);
     jw_end(w);
     jw_double(w, "confidence", 0.95);

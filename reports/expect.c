@@ -78,7 +78,10 @@ static int unknown(sb_err *e, const setting *x)
                    x->key, list);
 }
 
-/* One key's limit, in the unit expect_result reports it in. */
+/* One key's limit, in the unit expect_result reports it in.  A share may
+ * be written as a percentage ("99%"), the way the verdicts print it; the
+ * range check comes after the '%' is read, so "150%" is refused for a
+ * share of at most 1 with the same message as "1.5". */
 static int parse_limit(const setting *x, expect_kind k, double *v, sb_err *e)
 {
     sb_err inner;
@@ -96,6 +99,7 @@ static int parse_limit(const setting *x, expect_kind k, double *v, sb_err *e)
                  ? (double)ns / 1e6
                  : (double)ns / 1e9;
         return 0;
+    case EXPECT_SUCCESS_MIN:
     case EXPECT_UNFINISHED_MAX:
     case EXPECT_WASTED_MAX:
     case EXPECT_DURING_FAULT_SUCCESS_MIN:
@@ -103,15 +107,20 @@ static int parse_limit(const setting *x, expect_kind k, double *v, sb_err *e)
     case EXPECT_JOBS_COMPLETED_MIN:
     case EXPECT_JOBS_FAILED_MAX:
     case EXPECT_JOBS_WITHIN_SLA_MIN:
-        if (units_probability(x->value, v, &inner) != 0)
-            return bad(e, x, inner.msg);
+        if (units_share(x->value, v, &inner) != 0 || !(*v >= 0.0) ||
+            *v > 1.0) {
+            snprintf(msg, sizeof msg, "expected a share between 0 and 1, "
+                     "or a percentage from 0%% to 100%%, got '%s'",
+                     x->value);
+            return bad(e, x, msg);
+        }
         return 0;
     case EXPECT_STEADY_GOODPUT_MIN:
-        if (units_real(x->value, v, &inner) != 0 || !(*v >= 0.0) ||
+        if (units_share(x->value, v, &inner) != 0 || !(*v >= 0.0) ||
             *v > 10.0) {
             snprintf(msg, sizeof msg, "expected a share of the baseline "
-                     "goodput between 0 and 10 (0.9 = 90 %%), got '%s'",
-                     x->value);
+                     "goodput between 0 and 10, or a percentage from 0%% to "
+                     "1000%% (0.9 = 90%%), got '%s'", x->value);
             return bad(e, x, msg);
         }
         return 0;
@@ -119,10 +128,6 @@ static int parse_limit(const setting *x, expect_kind k, double *v, sb_err *e)
         if (units_bool(x->value, &b, &inner) != 0)
             return bad(e, x, inner.msg);
         *v = b;
-        return 0;
-    case EXPECT_SUCCESS_MIN:
-        if (units_probability(x->value, v, &inner) != 0)
-            return bad(e, x, inner.msg);
         return 0;
     case EXPECT_DUPLICATES_MAX:
     case EXPECT_ALERTS_CRITICAL_MAX:

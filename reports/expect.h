@@ -19,7 +19,8 @@ typedef enum expect_kind {
     EXPECT_METASTABLE,          /* 0 or 1 */
     EXPECT_AMPLIFICATION_MAX,
     EXPECT_PEAK_AMPLIFICATION_MAX,
-    EXPECT_SUCCESS_MIN,     /* a ratio 0..1 */
+    EXPECT_SUCCESS_MIN,     /* a ratio 0..1; every share here may be
+                               written as a percentage, "99%" */
     EXPECT_DUPLICATES_MAX,  /* a count */
     EXPECT_LATENCY_P99_MAX, /* milliseconds */
     EXPECT_UNFINISHED_MAX,  /* share 0..1 of requests started */
@@ -29,7 +30,7 @@ typedef enum expect_kind {
     EXPECT_DURING_FAULT_SUCCESS_MIN,   /* ratio 0..1, requests ended */
     EXPECT_RECOVERY_AMPLIFICATION_MAX, /* attempts / offered */
     EXPECT_STEADY_SUCCESS_MIN,         /* ratio 0..1, requests ended */
-    EXPECT_STEADY_GOODPUT_MIN,         /* share of baseline goodput */
+    EXPECT_STEADY_GOODPUT_MIN,         /* share of baseline goodput, 0..10 */
     EXPECT_STEADY_LATENCY_P99_MAX,     /* milliseconds */
     /* A pipeline's jobs (sim/pipeline.h, sim_summary.pipeline); in a run
      * without a pipeline each fails, "no [pipeline] in this scenario": */
@@ -71,7 +72,8 @@ bool expect_needs_pipeline(expect_kind k);
 
 /* Check a scenario's [expect] keys as written (scenario.expect) and fill
  * set.  Errors name the key's origin: "x.ini:30: [expect] success_min:
- * expected a probability between 0 and 1, got '2'". */
+ * expected a share between 0 and 1, or a percentage from 0% to 100%, got
+ * '150%'". */
 int expect_parse(const setting *keys, int n, expect_set *set, sb_err *e);
 
 /* Evaluate every assertion in set; returns how many were written to out

@@ -216,7 +216,7 @@ void export_json(FILE *f, const run_meta *meta, const sim_summary *s,
     jw_string(&w, "policy", meta->policy);
     if (meta->stack)
         params(&w, meta->stack);
-    jw_int(&w, "seed", (int64_t)meta->seed);
+    jw_uint(&w, "seed", meta->seed);
     jw_int(&w, "clients", meta->clients);
     jw_int(&w, "processes", s->processes);
     jw_double(&w, "duration_s", s->duration_s);

@@ -125,6 +125,12 @@ void jw_int(jw *w, const char *key, int64_t v)
     fprintf(w->f, "%" PRId64, v);
 }
 
+void jw_uint(jw *w, const char *key, uint64_t v)
+{
+    lead(w, key);
+    fprintf(w->f, "%" PRIu64, v);
+}
+
 void jw_number_text(jw *w, const char *key, const char *text)
 {
     lead(w, key);

@@ -32,6 +32,8 @@ void jw_string(jw *w, const char *key, const char *v); /* NULL -> null */
 void jw_double(jw *w, const char *key, double v);      /* %.6g */
 void jw_fixed(jw *w, const char *key, double v, int decimals);
 void jw_int(jw *w, const char *key, int64_t v);
+/* A seed: the whole uint64 range, which jw_int would print negative. */
+void jw_uint(jw *w, const char *key, uint64_t v);
 /* A number already printed ("99.2"), written as it is; "" -> null. */
 void jw_number_text(jw *w, const char *key, const char *text);
 void jw_bool(jw *w, const char *key, bool v);

@@ -416,6 +416,7 @@ typedef enum vk {
     V_RATE_POS,
     V_RATE_NONE, /* > 0, or "none" -> 0 */
     V_PROB,
+    V_SHARE,     /* in [0, 1], or a percentage: an [expect.NAME] limit */
     V_REAL,      /* in [min, max] */
     V_COUNT,     /* whole number in [min, max] */
     V_COUNT_UNL, /* whole number in [min, max] or "unlimited" */
@@ -651,6 +652,15 @@ static int parse_value(const entry *en, const keydef *k, void *base,
         if (units_probability(en->value, (double *)(void *)field, &inner))
             return bad(e, en, inner.msg);
         return 0;
+    case V_SHARE: {
+        /* As reports/expect.c reads [expect]'s shares, with its words. */
+        double *x = (double *)(void *)field;
+        if (units_share(en->value, x, &inner) != 0 || !(*x >= 0.0) ||
+            *x > 1.0)
+            return bad_value(e, en, "a share between 0 and 1, or a "
+                             "percentage from 0% to 100%");
+        return 0;
+    }
     case V_REAL: {
         double *x = (double *)(void *)field;
         char want[96];
@@ -674,13 +684,12 @@ static int parse_value(const entry *en, const keydef *k, void *base,
         return 0;
     case V_TEXT:
         return parse_text(en, field, (size_t)k->max, e);
-    case V_SEED: {
-        int64_t v;
-        if (units_int(en->value, &v, &inner) != 0 || v < 0)
-            return bad_value(e, en, "a whole number of at least 0");
-        *(uint64_t *)(void *)field = (uint64_t)v;
+    case V_SEED:
+        /* The whole uint64 range, as `run --seed` promises and the writer
+         * may write back (a seed drawn by the GUI). */
+        if (units_u64(en->value, (uint64_t *)(void *)field, &inner) != 0)
+            return bad(e, en, inner.msg);
         return 0;
-    }
     case V_CHOICE:
         return parse_choice(en, k->choices, (int *)(void *)field, e);
     case V_LATER:
@@ -1130,10 +1139,10 @@ static int load_tier_expect(loader *ld, tier_cfg *t)
                                            1e12, NULL},
         [TIER_EXPECT_AMPLIFICATION_MAX] = {"amplification_max", V_REAL, 0, 0,
                                            1e12, NULL},
-        [TIER_EXPECT_UTILIZATION_MIN] = {"utilization_min", V_PROB, 0, 0, 0,
-                                         NULL},
-        [TIER_EXPECT_UTILIZATION_MAX] = {"utilization_max", V_PROB, 0, 0, 0,
-                                         NULL},
+        [TIER_EXPECT_UTILIZATION_MIN] = {"utilization_min", V_SHARE, 0, 0,
+                                         0, NULL},
+        [TIER_EXPECT_UTILIZATION_MAX] = {"utilization_max", V_SHARE, 0, 0,
+                                         0, NULL},
         [TIER_EXPECT_KINDS] = {NULL, 0, 0, 0, 0, NULL}};
     char section[96];
     snprintf(section, sizeof section, "expect.%s", t->name);
@@ -1813,6 +1822,18 @@ static void warn(scenario *sc, const char *msg)
     snprintf(sc->warnings + used, sizeof sc->warnings - used, "%s\n", msg);
 }
 
+/* [scenario] name is free text (a title, not a tier's identifier), but
+ * an empty one leaves the summary, the JSON and the GUI's title naming
+ * nothing; a missing one is refused by check_times, with the duration. */
+static int check_scenario_name(loader *ld)
+{
+    const entry *name = find_entry(ld, "scenario", "name");
+    if (name && name->value[0] == '\0')
+        return bad_value(ld->e, name, "a name to show in outputs, such as "
+                         "retry-storm");
+    return 0;
+}
+
 static int check_times(loader *ld)
 {
     sim_config *c = &ld->sc->cfg;
@@ -2004,6 +2025,7 @@ int scenario_load(const char *path, const char *const *sets, int n_sets,
         if (apply_set(&ld, sets[i]) != 0)
             goto done;
     if (apply_table(&ld, "scenario", scenario_keys) != 0 ||
+        check_scenario_name(&ld) != 0 ||
         apply_table(&ld, "clients", client_keys) != 0 ||
         apply_table(&ld, "server", server_keys) != 0 ||
         check_clients(&ld) != 0 || check_server(&ld) != 0 ||

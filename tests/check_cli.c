@@ -208,6 +208,24 @@ START_TEST(seed_changes_the_run)
 }
 END_TEST
 
+/* `run --seed` takes the whole uint64 range it names in its message;
+ * the loader once refused seeds past INT64_MAX ("--set scenario.seed=...:
+ * expected a whole number of at least 0") and the JSON would have printed
+ * them negative.  The digits are compared: 2^64 - 1 is no double. */
+START_TEST(seed_takes_the_whole_uint64_range)
+{
+    int st;
+    const char *big[] = {"--seed", "18446744073709551615", "--no-timing",
+                         NULL};
+    char *j = run_json(DUPS, "smax.json", big, &st);
+    ck_assert_int_eq(st, 0);
+    ck_assert_ptr_nonnull(j);
+    ck_assert_msg(strstr(j, "\"seed\": 18446744073709551615,") != NULL,
+                  "%s", j);
+    free(j);
+}
+END_TEST
+
 /* A shipped scenario can be named instead of given as a file (from the
  * source tree, ./scenarios is where it is found); a misspelt name gets
  * the closest one and the list of shipped names. */
@@ -593,6 +611,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, reruns_are_byte_identical);
     tcase_add_test(tc, timing_lines_are_the_only_difference);
     tcase_add_test(tc, seed_changes_the_run);
+    tcase_add_test(tc, seed_takes_the_whole_uint64_range);
     tcase_add_test(tc, scenarios_by_name);
     tcase_add_test(tc, other_stack_keeps_what_applies);
     tcase_add_test(tc, unfinished_runs_fail_their_checks);

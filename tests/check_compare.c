@@ -129,7 +129,7 @@ static const char *fresh_dir(const char *name)
 
 static void execute(const compare_plan *p, const char *dir, int jobs)
 {
-    compare_opts o = {dir, jobs, NULL, 0, NULL, NULL};
+    compare_opts o = {dir, jobs, NULL, 0, NULL, NULL, {NULL, NULL, 0, NULL, 0}};
     sb_err e;
     int rc = compare_execute(p, &o, &e);
     ck_assert_msg(rc == 0, "compare_execute: %d %s", rc, rc < 0 ? e.msg : "");
@@ -395,7 +395,7 @@ START_TEST(interrupt_then_resume)
     watcher w = {dir, 3, 0, 0};
     pthread_t th;
     pthread_create(&th, NULL, watch_runs, &w);
-    compare_opts o = {dir, 1, NULL, 0, NULL, &w.stop};
+    compare_opts o = {dir, 1, NULL, 0, NULL, &w.stop, {NULL, NULL, 0, NULL, 0}};
     sb_err e;
     int rc = compare_execute(&f->plan, &o, &e);
     w.quit = 1;
@@ -441,8 +441,9 @@ START_TEST(only_and_merge)
             even[n_even++] = r;
     }
     sb_err e;
-    compare_opts oa = {a, 1, odd, n_odd, NULL, NULL};
-    compare_opts ob = {b, 2, even, n_even, NULL, NULL};
+    compare_opts oa = {a, 1, odd, n_odd, NULL, NULL, {NULL, NULL, 0, NULL, 0}};
+    compare_opts ob = {b, 2, even, n_even, NULL, NULL,
+                       {NULL, NULL, 0, NULL, 0}};
     ck_assert_int_eq(compare_execute(&f->plan, &oa, &e), 0);
     ck_assert_int_eq(compare_execute(&f->plan, &ob, &e), 0);
     ck_assert_uint_eq(saved_runs(a), n_odd);
@@ -515,7 +516,7 @@ START_TEST(damaged_runs_are_refused_and_rerun)
     snprintf(other.fingerprint, sizeof other.fingerprint,
              "0123456789abcdef");
     uint32_t nine = 9;
-    compare_opts o9 = {dir, 1, &nine, 1, NULL, NULL};
+    compare_opts o9 = {dir, 1, &nine, 1, NULL, NULL, {NULL, NULL, 0, NULL, 0}};
     sb_err e;
     char *stale_text = tu_read_file(stale);
     unlink(stale);
@@ -537,7 +538,8 @@ START_TEST(damaged_runs_are_refused_and_rerun)
          * file is the first bad one. */
         if (i < 2) {
             uint32_t again = i == 0 ? 2 : 5;
-            compare_opts o = {dir, 1, &again, 1, NULL, NULL};
+            compare_opts o = {dir, 1, &again, 1, NULL, NULL,
+                              {NULL, NULL, 0, NULL, 0}};
             ck_assert_int_eq(compare_execute(&f->plan, &o, &e), 0);
         }
     }
@@ -561,7 +563,7 @@ START_TEST(every_truncation_is_refused)
     fixture *f = storm_plan();
     const char *dir = fresh_dir("cmp-trunc");
     uint32_t first = 0;
-    compare_opts o = {dir, 1, &first, 1, NULL, NULL};
+    compare_opts o = {dir, 1, &first, 1, NULL, NULL, {NULL, NULL, 0, NULL, 0}};
     sb_err e;
     ck_assert_int_eq(compare_execute(&f->plan, &o, &e), 0);
     char path[1200];

@@ -504,7 +504,8 @@ START_TEST(expect_pipeline_limits_refused)
         const char *key, *value, *msg;
     } bad[] = {
         {"jobs_completed_min", "1.5",
-         "test: [expect] jobs_completed_min: expected a probability"},
+         "test: [expect] jobs_completed_min: expected a share between 0 "
+         "and 1"},
         {"jobs_failed_max", "lots", "test: [expect] jobs_failed_max: "},
         {"alerts_critical_max", "-1",
          "test: [expect] alerts_critical_max: expected a whole number of at "

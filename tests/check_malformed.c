@@ -103,7 +103,7 @@ static const malformed cases[] = {
      BASE,
      {"run", "@F", "--set", "scenario.seed=abc", NULL},
      "stormbench run: --set scenario.seed=abc: [scenario] seed: expected a "
-     "whole number of at least 0, got 'abc'\n"},
+     "whole number from 0 to 18446744073709551615, got 'abc'\n"},
     {"run-policy-twice-in-stack",
      BASE,
      {"run", "@F", "--policy", "exponential+exponential", NULL},
@@ -237,7 +237,7 @@ static const malformed cases[] = {
      {"decide", "--policy", "exponential", "--error", "timeout", "--attempt",
       "1", "--seed", "abc", NULL},
      "stormbench decide: --seed: expected a whole number from 0 to "
-     "9223372036854775807, got 'abc'\nTry 'stormbench decide --help'.\n"},
+     "18446744073709551615, got 'abc'\nTry 'stormbench decide --help'.\n"},
     {"gui-speed-word",
      BASE,
      {"gui", "@F", "--speed", "fast", NULL},
@@ -322,13 +322,18 @@ static const malformed cases[] = {
     {"scenario-seed-negative",
      "[scenario]\nname = t\nduration = 60s\nseed = -1\n",
      {"run", "@F", NULL},
-     "stormbench run: @F:4: [scenario] seed: expected a whole number of at "
-     "least 0, got '-1'\n"},
+     "stormbench run: @F:4: [scenario] seed: expected a whole number from 0 "
+     "to 18446744073709551615, got '-1'\n"},
     {"scenario-seed-word",
      "[scenario]\nname = t\nduration = 60s\nseed = abc\n",
      {"run", "@F", NULL},
-     "stormbench run: @F:4: [scenario] seed: expected a whole number of at "
-     "least 0, got 'abc'\n"},
+     "stormbench run: @F:4: [scenario] seed: expected a whole number from 0 "
+     "to 18446744073709551615, got 'abc'\n"},
+    {"scenario-seed-past-uint64",
+     "[scenario]\nname = t\nduration = 60s\nseed = 18446744073709551616\n",
+     {"run", "@F", NULL},
+     "stormbench run: @F:4: [scenario] seed: expected a whole number from 0 "
+     "to 18446744073709551615, got '18446744073709551616'\n"},
     {"scenario-warmup-word",
      "[scenario]\nname = t\nduration = 60s\nwarmup = soon\n",
      {"run", "@F", NULL},
@@ -651,8 +656,8 @@ static const malformed cases[] = {
     {"expect-success-above-one",
      BASE "[expect]\nsuccess_min = 2\n",
      {"run", "@F", NULL},
-     "stormbench run: @F:12: [expect] success_min: expected a probability "
-     "between 0 and 1, got '2'\n"},
+     "stormbench run: @F:12: [expect] success_min: expected a share between "
+     "0 and 1, or a percentage from 0% to 100%, got '2'\n"},
     {"expect-recovers-within-word",
      BASE "[expect]\nrecovers_within = soon\n",
      {"run", "@F", NULL},

@@ -485,17 +485,23 @@ static const struct {
     const char *line, *message;
 } malformed[] = {
     {"during_fault_success_min = 1.5",
-     "during_fault_success_min: expected a probability between 0 and 1, got "
-     "'1.5'"},
+     "during_fault_success_min: expected a share between 0 and 1, or a "
+     "percentage from 0% to 100%, got '1.5'"},
+    {"during_fault_success_min = 150%",
+     "during_fault_success_min: expected a share between 0 and 1, or a "
+     "percentage from 0% to 100%, got '150%'"},
     {"recovery_amplification_max = 0.5",
      "recovery_amplification_max: expected a number of at least 1 (attempts "
      "per offered request), got '0.5'"},
     {"steady_success_min = high",
-     "steady_success_min: expected a probability between 0 and 1, got "
-     "'high'"},
+     "steady_success_min: expected a share between 0 and 1, or a percentage "
+     "from 0% to 100%, got 'high'"},
     {"steady_goodput_min = -1",
      "steady_goodput_min: expected a share of the baseline goodput between 0 "
-     "and 10 (0.9 = 90 %), got '-1'"},
+     "and 10, or a percentage from 0% to 1000% (0.9 = 90%), got '-1'"},
+    {"steady_goodput_min = 1500%",
+     "steady_goodput_min: expected a share of the baseline goodput between 0 "
+     "and 10, or a percentage from 0% to 1000% (0.9 = 90%), got '1500%'"},
     {"steady_latency_p99_max = 100",
      "steady_latency_p99_max: expected a duration with a unit (ns, us, ms, "
      "s, m, h), such as 250ms or 2s, got '100' (no unit)"},
@@ -535,6 +541,80 @@ START_TEST(malformed_phase_keys_are_refused)
 }
 END_TEST
 
+/* Every share key (expect.h: a share or ratio 0..1) takes "50%" as 0.5,
+ * the way the verdicts print it, and a plain 0.5 as before; "150%" is
+ * refused with the range.  steady_goodput_min's range is 0..10, so 150%
+ * (1.5 x the baseline) is a limit it takes. */
+static const char *const share_keys[] = {
+    "success_min",        "unfinished_max",     "wasted_max",
+    "during_fault_success_min",                 "steady_success_min",
+    "steady_goodput_min", "jobs_completed_min", "jobs_failed_max",
+    "jobs_within_sla_min",
+};
+
+static int parse_one(const char *key, const char *value, expect_set *set,
+                     sb_err *e)
+{
+    setting x;
+    memset(&x, 0, sizeof x);
+    snprintf(x.key, sizeof x.key, "%s", key);
+    snprintf(x.value, sizeof x.value, "%s", value);
+    snprintf(x.origin, sizeof x.origin, "test: [expect]");
+    return expect_parse(&x, 1, set, e);
+}
+
+START_TEST(share_keys_take_percentages)
+{
+    const char *key = share_keys[_i];
+    expect_kind k;
+    ck_assert_int_eq(expect_parse_name(key, &k), 0);
+    expect_set set;
+    sb_err e;
+    ck_assert_msg(parse_one(key, "50%", &set, &e) == 0, "%s", e.msg);
+    ck_assert_double_eq(set.limit[k], 0.5);
+    ck_assert_msg(parse_one(key, "99.5 %", &set, &e) == 0, "%s", e.msg);
+    ck_assert_double_eq_tol(set.limit[k], 0.995, 1e-15);
+    ck_assert_msg(parse_one(key, "0.25", &set, &e) == 0, "%s", e.msg);
+    ck_assert_double_eq(set.limit[k], 0.25);
+    int rc = parse_one(key, "150%", &set, &e);
+    if (k == EXPECT_STEADY_GOODPUT_MIN) {
+        ck_assert_int_eq(rc, 0);
+        ck_assert_double_eq(set.limit[k], 1.5);
+        return;
+    }
+    ck_assert_int_eq(rc, -1);
+    char want[256];
+    snprintf(want, sizeof want, "test: [expect] %s: expected a share "
+             "between 0 and 1, or a percentage from 0%% to 100%%, got "
+             "'150%%'", key);
+    ck_assert_str_eq(e.msg, want);
+    ck_assert_int_eq(parse_one(key, "-1%", &set, &e), -1);
+}
+END_TEST
+
+/* The binary: a percentage in a scenario's [expect] is judged as the
+ * share it means.  The run of 60 s with no fault and 2 workers for 10
+ * clients at 1/s each succeeds in full: 100 % against a minimum of 50 %
+ * (were "50%" read as 50, it would be refused or fail). */
+START_TEST(percentages_through_the_binary)
+{
+    const char *ini = "[scenario]\nname = t\nduration = 60s\n"
+                      "[clients]\ncount = 10\nrate = 1/s\n"
+                      "[server]\nworkers = 2\n"
+                      "[policy]\nname = none\n"
+                      "[expect]\nsuccess_min = 50%\n";
+    char path[1024];
+    snprintf(path, sizeof path, "%s", tu_write_temp("pct-expect.ini", ini));
+    tu_output o;
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"run", path, NULL}),
+                     0);
+    ck_assert_msg(strstr(o.out, "PASS  success_min: success ratio "
+                                "100.00% meets minimum 50.00%") != NULL,
+                  "%s", o.out);
+    tu_output_free(&o);
+}
+END_TEST
+
 Suite *phases_suite(void)
 {
     Suite *s = suite_create("phases");
@@ -558,6 +638,9 @@ Suite *phases_suite(void)
     tcase_add_test(tc, missing_phases_cannot_be_judged);
     tcase_add_loop_test(tc, malformed_phase_keys_are_refused, 0,
                         (int)(sizeof malformed / sizeof *malformed));
+    tcase_add_loop_test(tc, share_keys_take_percentages, 0,
+                        (int)(sizeof share_keys / sizeof *share_keys));
+    tcase_add_test(tc, percentages_through_the_binary);
     suite_add_tcase(s, tc);
     return s;
 }

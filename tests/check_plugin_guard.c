@@ -241,15 +241,45 @@ START_TEST(gui_hang_is_bounded_by_hook_timeout)
 }
 END_TEST
 
+/* The message compare prints when run r (seed 1 + r: the scenario's seed
+ * is 1) of plug-in `variant` crashed or hung: which run, its seed and
+ * policy, and a `stormbench run` command that runs it alone. */
+static void compare_stop_message(int variant, int r, const char *path,
+                                 char *buf, size_t len)
+{
+    char run[200];
+    snprintf(run, sizeof run, "run %d (policy 'sbt_%s', seed %d)", r,
+             variant ? "hang" : "segv", 1 + r);
+    if (variant == 0)
+        snprintf(buf, len,
+                 "stormbench compare: policy 'sbt_segv' (from %s) crashed "
+                 "in on_failure at simulated time 0.250 s in %s: SIGSEGV "
+                 "(segmentation fault: a bad memory access, or a stack "
+                 "overflow); the run is stopped\n", path, run);
+    else
+        snprintf(buf, len,
+                 "stormbench compare: policy 'sbt_hang' (from %s) has not "
+                 "returned from on_failure within --hook-timeout 200ms "
+                 "(called at simulated time 0.250 s in %s); the run is "
+                 "stopped\n", path, run);
+    size_t used = strlen(buf);
+    snprintf(buf + used, len - used,
+             "stormbench compare: to run it alone: stormbench run %s "
+             "--policy-plugin %s --policy sbt_%s --seed %d\n", scenario_path,
+             path, variant ? "hang" : "segv", 1 + r);
+}
+
 /* compare runs the plug-in on a pool of threads: a crash in any of them
  * stops the comparison the same way, and --hook-timeout bounds a hang
- * there too.  No run of the crashed policy is saved. */
+ * there too; the message names the run (either of the two seeds may be
+ * first) and how to run it alone, and that command crashes the same way.
+ * No run of the crashed policy is saved. */
 START_TEST(compare_stops_on_a_crash_or_a_hang)
 {
     setenv("SBT_CRASH_CLIENT", "1", 1);
     const char *variants[] = {"segv", "hang"};
     for (int i = 0; i < 2; i++) {
-        char path[1024], policy[64], dir[1100], want[1024];
+        char path[1024], policy[64], dir[1100], want[2][4096];
         snprintf(path, sizeof path, PLUGIN_DIR "libsbt_%s.so", variants[i]);
         snprintf(policy, sizeof policy, "sbt_%s", variants[i]);
         snprintf(dir, sizeof dir, "%s/compare-%s", out_dir, variants[i]);
@@ -259,19 +289,22 @@ START_TEST(compare_stops_on_a_crash_or_a_hang)
                               i ? "--hook-timeout" : NULL, "200ms", NULL};
         tu_output o;
         ck_assert_int_eq(tu_stormbench(&o, argv), EXIT_PLUGIN);
-        if (i == 0)
-            snprintf(want, sizeof want,
-                     "stormbench compare: policy 'sbt_segv' (from %s) "
-                     "crashed in on_failure at simulated time 0.250 s: "
-                     "SIGSEGV (segmentation fault: a bad memory access, or "
-                     "a stack overflow); the run is stopped\n", path);
-        else
-            snprintf(want, sizeof want,
-                     "stormbench compare: policy 'sbt_hang' (from %s) has "
-                     "not returned from on_failure within --hook-timeout "
-                     "200ms (called at simulated time 0.250 s); the run is "
-                     "stopped\n", path);
-        ck_assert_str_eq(o.err, want);
+        compare_stop_message(i, 0, path, want[0], sizeof want[0]);
+        compare_stop_message(i, 1, path, want[1], sizeof want[1]);
+        int r = strcmp(o.err, want[0]) == 0 ? 0 : 1;
+        ck_assert_str_eq(o.err, want[r]);
+        tu_output_free(&o);
+        /* The command it gives, run: the same crash, as `run` names it. */
+        char seed[8];
+        snprintf(seed, sizeof seed, "%d", 1 + r);
+        const char *again[] = {"run", scenario_path, "--policy-plugin", path,
+                               "--policy", policy, "--seed", seed,
+                               i ? "--hook-timeout" : NULL, "200ms", NULL};
+        ck_assert_int_eq(tu_stormbench(&o, again), EXIT_PLUGIN);
+        ck_assert_msg(strstr(o.err, i ? "has not returned from on_failure"
+                                      : "crashed in on_failure at simulated "
+                                        "time 0.250 s") != NULL,
+                      "%s", o.err);
         tu_output_free(&o);
         char runs[1200];
         snprintf(runs, sizeof runs, "%s/runs", dir);

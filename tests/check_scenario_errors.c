@@ -51,6 +51,15 @@ static const bad_case cases[] = {
      "defect_fraction = 1.5\n", {NULL},
      "%s:5: [clients] defect_fraction: expected a probability between 0 and "
      "1, got '1.5'"},
+    /* The name is free text, but not none at all. */
+    {"empty-scenario-name", "[scenario]\nname =\nduration = 60s\n", {NULL},
+     "%s:2: [scenario] name: expected a name to show in outputs, such as "
+     "retry-storm, got ''"},
+    /* A share may be a percentage, but not past its range. */
+    {"expect-percentage-above-range", BASE "[expect]\nsuccess_min = 150%\n",
+     {NULL},
+     "%s:12: [expect] success_min: expected a share between 0 and 1, or a "
+     "percentage from 0%% to 100%%, got '150%%'"},
     {"zero-duration", "[scenario]\nname = t\nduration = 0s\n", {NULL},
      "%s:3: [scenario] duration: expected a positive duration, got '0s'"},
     {"duration-without-unit", "[scenario]\nname = t\nduration = 5\n", {NULL},

@@ -607,6 +607,28 @@ START_TEST(a_named_single_server_round_trips)
 }
 END_TEST
 
+/* A tier's utilization limits are shares like [expect]'s: "80%" is 0.8,
+ * and 0.25 reads as before. */
+START_TEST(tier_utilization_takes_a_percentage)
+{
+    static scenario sc;
+    sb_err e;
+    const char *path = tu_write_temp(
+        "chain-util-pct.ini", "[scenario]\nname = t\nduration = 60s\n"
+                              "[clients]\ncount = 10\nrate = 1/s\n"
+                              "[server]\nworkers = 2\ndownstream = db\n"
+                              "[server.db]\n[expect.db]\n"
+                              "utilization_max = 80%\n"
+                              "utilization_min = 0.25\n");
+    ck_assert_msg(scenario_load(path, NULL, 0, &sc, &e) == 0, "%s", e.msg);
+    ck_assert_uint_eq(sc.cfg.n_tiers, 2);
+    const tier_cfg *db = &sc.cfg.tiers[1];
+    ck_assert(db->has_expect[TIER_EXPECT_UTILIZATION_MAX]);
+    ck_assert_double_eq(db->expect[TIER_EXPECT_UTILIZATION_MAX], 0.8);
+    ck_assert_double_eq(db->expect[TIER_EXPECT_UTILIZATION_MIN], 0.25);
+}
+END_TEST
+
 /* ---- The loader's refusals --------------------------------------------- */
 
 #define TOP                                                                    \
@@ -702,8 +724,13 @@ static const bad_chain bad_chains[] = {
     {"expect-tier-utilization",
      TOP "downstream = db\n[server.db]\n[expect.db]\n"
          "utilization_max = 2\n",
-     "%s:12: [expect.db] utilization_max: expected a probability between 0 "
-     "and 1, got '2'"},
+     "%s:12: [expect.db] utilization_max: expected a share between 0 and 1, "
+     "or a percentage from 0%% to 100%%, got '2'"},
+    {"expect-tier-utilization-percent",
+     TOP "downstream = db\n[server.db]\n[expect.db]\n"
+         "utilization_min = 150%\n",
+     "%s:12: [expect.db] utilization_min: expected a share between 0 and 1, "
+     "or a percentage from 0%% to 100%%, got '150%%'"},
     {"fault-target-client-side",
      TOP "downstream = db\n[server.db]\n[fault.x]\ntype = load_spike\n"
          "multiplier = 2\nstart = 20s\nduration = 5s\ntarget = db\n",
@@ -827,6 +854,7 @@ Suite *tiers_suite(void)
     tcase_add_test(tc, a_chain_run_is_deterministic);
     tcase_add_test(tc, a_written_chain_loads_back_the_same);
     tcase_add_test(tc, a_named_single_server_round_trips);
+    tcase_add_test(tc, tier_utilization_takes_a_percentage);
     tcase_add_loop_test(tc, bad_chains_are_refused_by_line, 0,
                         (int)(sizeof bad_chains / sizeof *bad_chains));
     tcase_add_test(tc, set_reaches_tiers);

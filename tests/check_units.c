@@ -3,6 +3,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "units.h"
@@ -115,6 +116,51 @@ START_TEST(rates_and_probabilities)
 }
 END_TEST
 
+/* A share is a number or a percentage; "50%" is 50 / 100.  The range is
+ * the caller's: "150%" reads as 1.5 here. */
+START_TEST(shares_and_percentages)
+{
+    double x;
+    sb_err e;
+    ck_assert_int_eq(units_share("0.25", &x, &e), 0);
+    ck_assert_double_eq(x, 0.25);
+    ck_assert_int_eq(units_share("50%", &x, &e), 0);
+    ck_assert_double_eq(x, 0.5);
+    ck_assert_int_eq(units_share("99.5 %", &x, &e), 0);
+    ck_assert_double_eq_tol(x, 0.995, 1e-15);
+    ck_assert_int_eq(units_share("150%", &x, &e), 0);
+    ck_assert_double_eq(x, 1.5);
+    ck_assert_int_ne(units_share("%", &x, &e), 0);
+    ck_assert_str_eq(e.msg, "expected a number or a percentage, got '%'");
+    ck_assert_int_ne(units_share("50%%", &x, &e), 0);
+    ck_assert_int_ne(units_share("50% off", &x, &e), 0);
+    ck_assert_int_ne(units_share("half", &x, &e), 0);
+}
+END_TEST
+
+/* A seed: digits only, the whole uint64 range and not one past it. */
+START_TEST(whole_numbers_to_uint64_max)
+{
+    uint64_t v;
+    sb_err e;
+    ck_assert_int_eq(units_u64("0", &v, &e), 0);
+    ck_assert_uint_eq(v, 0);
+    ck_assert_int_eq(units_u64("18446744073709551615", &v, &e), 0);
+    ck_assert_uint_eq(v, UINT64_MAX);
+    ck_assert_int_eq(units_u64("9223372036854775808", &v, &e), 0);
+    ck_assert_uint_eq(v, UINT64_C(1) << 63);
+    static const char *const bad[] = {"18446744073709551616", "-1", "+7",
+                                      " 7", "7s", "", "1e3"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_int_ne(units_u64(bad[i], &v, &e), 0);
+        char want[96];
+        snprintf(want, sizeof want, "expected a whole number from 0 to "
+                 "18446744073709551615, got '%s'", bad[i]);
+        ck_assert_str_eq(e.msg, want);
+    }
+}
+END_TEST
+
 START_TEST(distributions)
 {
     dist d;
@@ -213,6 +259,8 @@ Suite *units_suite(void)
     tcase_add_test(tc, durations);
     tcase_add_test(tc, bad_durations);
     tcase_add_test(tc, rates_and_probabilities);
+    tcase_add_test(tc, shares_and_percentages);
+    tcase_add_test(tc, whole_numbers_to_uint64_max);
     tcase_add_test(tc, distributions);
     tcase_add_test(tc, durations_end_at_the_end_of_time);
     tcase_add_test(tc, normal_and_uniform);
