@@ -402,6 +402,20 @@ static void end_job(struct pipeline *p, uint32_t ji, job *j, enum job_end how)
         client_schedule_arrival(s, client);
 }
 
+/* Is a write an undo should take away still there: a step with an undo
+ * done (and not undone) by any run of j?  An undo that failed leaves its
+ * step done, and so does a crash; with checkpoints a rerun does not run
+ * such a step again, so only the job's whole history can tell.  Judging
+ * the last run alone (j->inconsistent) called a job compensated whose
+ * earlier run had failed to undo a write. */
+static bool writes_left(const struct pipeline *p, const job *j)
+{
+    for (unsigned k = 0; k < p->n; k++)
+        if ((j->done & bit(k)) && p->cfg->steps[k].has_undo)
+            return true;
+    return false;
+}
+
 /* This run of job ji failed (its failed steps and undos are through):
  * rerun it later, or end it. */
 static void run_failed(struct pipeline *p, uint32_t ji, job *j)
@@ -420,7 +434,8 @@ static void run_failed(struct pipeline *p, uint32_t ji, job *j)
     }
     enum job_end how = END_FAILED;
     if (p->cfg->strategy == PIPELINE_COMPENSATE)
-        how = j->inconsistent ? END_INCONSISTENT : END_COMPENSATED;
+        how = j->inconsistent || writes_left(p, j) ? END_INCONSISTENT
+                                                   : END_COMPENSATED;
     else if (p->cfg->strategy == PIPELINE_CONTINUE && j->this_run)
         how = END_PARTIAL;
     end_job(p, ji, j, how);

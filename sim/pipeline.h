@@ -51,7 +51,9 @@
  *   - compensate: the steps this run completed are undone, newest first,
  *     each undo a call (of the step's stack, with its `undo` service) that
  *     can itself fail; the run fails compensated, or inconsistent when an
- *     undo failed (its step's write stays; later undos still run);
+ *     undo failed (its step's write stays; later undos still run).  The
+ *     job ends inconsistent when such a write is still there at its end,
+ *     whichever run left it (a failed undo, a crash);
  *   - partial: as fail_fast, except that a batch step's per-item answer is
  *     a success (above).
  * A crash of the runners (fault type crash) fails every run in progress

@@ -264,6 +264,50 @@ START_TEST(a_failed_undo_leaves_the_job_inconsistent)
 }
 END_TEST
 
+/* A job is inconsistent when a write an undo should have taken away is
+ * still there at its end, whichever run failed to undo it.  As above (s3
+ * fails at 2.4 s; the outage from 2.5 s to 22.5 s fails the undos of s2
+ * and s1), now with checkpoints and one rerun 30 s later:
+ *   run 1  s1 0->1, s2 1->2, s3 2->2.4 403; undo s2 2.4->2.5 reset,
+ *          undo s1 refused at 2.5: failed at 2.5 s, s1 and s2 still done
+ *   run 2  at 32.5 s resumes at s3 (s1, s2 done): 32.5->32.9 403; this
+ *          run completed nothing, so nothing to undo; reruns spent
+ * The job ends at 32.9 s with s1's and s2's writes in place:
+ * inconsistent.  (It was counted compensated: only the last run's undos
+ * were judged.) */
+START_TEST(an_undo_failed_in_an_earlier_run_leaves_the_job_inconsistent)
+{
+    spec sp;
+    init_spec(&sp, 3);
+    sp.strategy = PIPELINE_COMPENSATE;
+    sp.checkpoints = true;
+    sp.reruns = 1;
+    sp.rerun_delay_ns = 30 * NS_S;
+    for (unsigned i = 0; i < 3; i++) {
+        sp.steps[i].has_undo = true;
+        sp.steps[i].undo_service =
+            (dist){.kind = DIST_CONST, .mean_ns = NS_S};
+    }
+    sp.steps[2].permanent = 1.0;
+    sp.steps[2].has_service = true;
+    sp.steps[2].service =
+        (dist){.kind = DIST_CONST, .mean_ns = 400 * 1000000LL};
+    tu_sim *t = run("[fault.down]\ntype = outage\nstart = 2.5s\n"
+                    "duration = 20s\nmode = refuse\n",
+                    "none", &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->runs, 2);
+    ck_assert_uint_eq(p->step[0].calls, 1);
+    ck_assert_uint_eq(p->step[2].calls, 2);
+    ck_assert_uint_eq(p->step[0].undo_failed, 1);
+    ck_assert_uint_eq(p->step[1].undo_failed, 1);
+    ck_assert_uint_eq(p->inconsistent, 1);
+    ck_assert_uint_eq(p->compensated, 0);
+    ck_assert_int_eq(sim_last_finish(t->sim), 32900 * 1000000LL);
+    tu_sim_free(t);
+}
+END_TEST
+
 /* ---- Reruns and checkpoints ------------------------------------------------
  *
  * Step 2 fails in the first run only: an outage (refusing) from 1.5 s to
@@ -722,6 +766,7 @@ Suite *pipeline_suite(void)
     tcase_add_test(tc, continue_runs_independent_steps_only);
     tcase_add_test(tc, compensate_undoes_newest_first_and_reruns_clean);
     tcase_add_test(tc, a_failed_undo_leaves_the_job_inconsistent);
+    tcase_add_test(tc, an_undo_failed_in_an_earlier_run_leaves_the_job_inconsistent);
     tcase_add_test(tc, a_rerun_without_checkpoint_redoes_and_duplicates);
     tcase_add_test(tc, a_rerun_resumes_from_its_checkpoint);
     tcase_add_test(tc, an_idempotent_step_redone_duplicates_nothing);

@@ -306,6 +306,10 @@ static void check_jobs(const sim_pipeline_summary *p, const drawn *d)
         ck_assert_uint_eq(p->compensated + p->inconsistent, 0);
     else
         ck_assert_uint_eq(p->failed, 0);
+    /* A write an undo should take away stays only when an undo failed or
+     * a crash stopped the undos from running. */
+    if (!d->crash && STEPS(p, undo_failed) == 0)
+        ck_assert_uint_eq(p->inconsistent, 0);
     /* Runs: each started job's first run, plus reruns; a job reruns at
      * most `reruns` times.  Without a crash every job starts at its
      * arrival, so the first runs are the jobs. */
