@@ -622,6 +622,19 @@ void pipeline_runners_down(sim *s, bool down)
 
 /* ---- What the steps' callers tell ------------------------------------ */
 
+/* Job j's current call has taken its time until now: working, but for
+ * the retry delays it waited out.  A call that ends during a delay (a
+ * crash abandons it, the run ends) waited out only the part before now;
+ * counting the whole delay made working time negative. */
+static void count_call_time(struct pipeline *p, const job *j)
+{
+    int64_t now = p->s->now, blocked = j->call_blocked;
+    if (j->retry_at > now)
+        blocked -= j->retry_at - now;
+    p->working_ns += (double)(now - j->call_start - blocked);
+    p->blocked_ns += (double)blocked;
+}
+
 static void call_ended(caller *c, uint32_t ri, request *r, sb_outcome o)
 {
     sim *s = c->s;
@@ -631,13 +644,7 @@ static void call_ended(caller *c, uint32_t ri, request *r, sb_outcome o)
     unsigned step = step_of_call(r);
     step_rt *st = &p->steps[step];
     const step_cfg *sc = st->cfg;
-    /* A call abandoned during a retry delay (a crash) waited out only
-     * the part of the delay before now. */
-    if (j->retry_at > s->now)
-        j->call_blocked -= j->retry_at - s->now;
-    double took = (double)(s->now - j->call_start);
-    p->working_ns += took - (double)j->call_blocked;
-    p->blocked_ns += (double)j->call_blocked;
+    count_call_time(p, j);
     if (j->state == JOB_CRASHING) {
         if (!is_undo(r))
             st->sum.failed++; /* its runner crashed */
@@ -811,10 +818,17 @@ void pipeline_destroy(sim *s)
 }
 
 /* Jobs still out when the run ends: unfinished; a job waiting for its
- * rerun has been failed since its run failed. */
+ * rerun has been failed since its run failed, and one with a call out
+ * has worked (or been blocked) on it since the call started, as failed
+ * time is counted to the end. */
 void pipeline_finish(sim *s)
 {
     struct pipeline *p = s->pipe;
+    for (uint32_t i = 0; i < p->n_live; i++) {
+        const job *j = job_at(p, p->live[i]);
+        if (j->state == JOB_RUNNING || j->state == JOB_UNDOING)
+            count_call_time(p, j);
+    }
     const sim_pipeline_summary *u = &p->sum;
     p->sum.unfinished = u->jobs - u->completed - u->partial - u->failed -
                         u->compensated - u->inconsistent;

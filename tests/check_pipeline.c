@@ -516,10 +516,11 @@ START_TEST(a_crash_in_a_retry_delay_blocks_only_until_the_crash)
 }
 END_TEST
 
-/* A call still out when the run ends has sent its attempts: one job, one
- * step of 10 s service, a 4 s run.  s1 is sent at 0 and still served at
- * 4 s: one call, one attempt (it was once counted only when the call
- * ended: 0), neither succeeded nor failed; the job is unfinished. */
+/* A call still out when the run ends has sent its attempts and worked:
+ * one job, one step of 10 s service, a 4 s run.  s1 is sent at 0 and
+ * still served at 4 s: one call, one attempt (it was once counted only
+ * when the call ended: 0), neither succeeded nor failed; 4 s working (was
+ * 0: only ended calls counted); the job is unfinished. */
 START_TEST(a_call_out_at_the_end_has_sent_its_attempt)
 {
     spec sp;
@@ -533,6 +534,29 @@ START_TEST(a_call_out_at_the_end_has_sent_its_attempt)
     ck_assert_uint_eq(p->step[0].attempts, 1);
     ck_assert_uint_eq(p->step[0].succeeded + p->step[0].failed, 0);
     ck_assert_uint_eq(t->sum.attempts, 1);
+    ck_assert_double_eq_tol(p->working_s, 4.0, 1e-9);
+    ck_assert_double_eq_tol(p->blocked_s, 0.0, 1e-9);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* ... and a call waiting out a retry delay at the end was blocked until
+ * the end only: one step answered 403 every time, `fixed` 10 s, 3
+ * attempts, a 4 s run.  s1 0 -> 1 403, retry due at 11 s: working 1 s,
+ * blocked 1 -> 4 = 3 s. */
+START_TEST(a_call_in_a_retry_delay_at_the_end_is_blocked_until_the_end)
+{
+    spec sp;
+    init_spec(&sp, 1);
+    sp.steps[0].permanent = 1.0;
+    tu_sim *t = run_with("4s", ONE_JOB,
+                         "[policy]\nname = fixed\ndelay = 10s\n"
+                         "max_attempts = 3\n",
+                         NULL, &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->unfinished, 1);
+    ck_assert_double_eq_tol(p->working_s, 1.0, 1e-9);
+    ck_assert_double_eq_tol(p->blocked_s, 3.0, 1e-9);
     tu_sim_free(t);
 }
 END_TEST
@@ -776,6 +800,7 @@ Suite *pipeline_suite(void)
     tcase_add_test(tc, a_crashed_jobs_late_write_is_not_the_next_jobs);
     tcase_add_test(tc, a_crash_in_a_retry_delay_blocks_only_until_the_crash);
     tcase_add_test(tc, a_call_out_at_the_end_has_sent_its_attempt);
+    tcase_add_test(tc, a_call_in_a_retry_delay_at_the_end_is_blocked_until_the_end);
     tcase_add_test(tc, partial_success_commits_good_items_and_quarantines_bad);
     tcase_add_test(tc, whole_batch_retries_commit_good_items_again);
     tcase_add_test(tc, plan_quarantines_a_bad_batch_at_once);

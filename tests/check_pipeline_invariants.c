@@ -66,6 +66,7 @@ typedef struct drawn {
     bool all_batches_idempotent;
     bool never_retries; /* policy none everywhere: no retry is ever due */
     uint64_t items_per_job; /* the batch steps' items, summed */
+    unsigned duration_s;
 } drawn;
 
 typedef struct buf {
@@ -228,6 +229,7 @@ static void draw(unsigned i, buf *b, drawn *d)
     memset(d, 0, sizeof *d);
     d->all_batches_idempotent = true;
     unsigned duration_s = 10 + pick(&x, 80);
+    d->duration_s = duration_s;
     put(b, "[scenario]\nname = inv%u\nseed = %u\nduration = %us\n"
            "warmup = 0s\nbucket = %us\n",
         i, 1 + pick(&x, 1000), duration_s, 1 + pick(&x, 5));
@@ -451,6 +453,10 @@ static void check_time(const sim_pipeline_summary *p, const drawn *d)
     ck_assert(isfinite(p->working_s) && p->working_s >= -1e-6);
     ck_assert(isfinite(p->blocked_s) && p->blocked_s >= -1e-6);
     ck_assert(isfinite(p->failed_s) && p->failed_s >= -1e-6);
+    /* A job has one call out at a time, within the run: its working and
+     * blocked time together are at most the run's length. */
+    ck_assert_double_le_tol(p->working_s + p->blocked_s,
+                            (double)p->jobs * d->duration_s, 1e-6);
     /* No retry, no delay waited out. */
     if (d->never_retries)
         ck_assert_double_eq_tol(p->blocked_s, 0.0, 1e-9);
