@@ -28,7 +28,7 @@
 #define N_SCENARIOS 1000
 #define INI_MAX 8192
 
-/* ---- Drawing scenarios ----------------------------------------------------- */
+/* ---- Drawing scenarios --------------------------------------------------- */
 
 static uint64_t splitmix(uint64_t *x)
 {
@@ -64,7 +64,7 @@ typedef struct drawn {
     bool any_undo;
     bool any_batch;
     bool all_batches_idempotent;
-    bool never_retries; /* policy none everywhere: no retry is ever due */
+    bool never_retries;     /* policy none everywhere: no retry is ever due */
     uint64_t items_per_job; /* the batch steps' items, summed */
     unsigned duration_s;
 } drawn;
@@ -89,8 +89,8 @@ static void put(buf *b, const char *fmt, ...)
 
 static const char *const policies[] = {"none", "immediate", "fixed",
                                        "exponential", "plan"};
-static const char *const strategies[] = {"fail_fast", "continue",
-                                         "compensate", "partial"};
+static const char *const strategies[] = {"fail_fast", "continue", "compensate",
+                                         "partial"};
 
 /* A policy section's lines (or a step's keys) for policies[k]. */
 static void policy_keys(buf *b, uint64_t *x, unsigned k)
@@ -199,10 +199,11 @@ static void draw_pipeline(buf *b, uint64_t *x, drawn *d)
     put(b, "[pipeline]\nsteps = ");
     for (unsigned i = 0; i < d->n_steps; i++)
         put(b, "%ss%u", i ? ", " : "", i + 1);
-    put(b, "\non_failure = %s\ncheckpoints = %s\nreruns = %u\n"
-           "rerun_delay = %ums\nwarn_retry = %u\ndead_letter_growth = %u\n",
-        strategies[d->strategy], d->checkpoints ? "true" : "false",
-        d->reruns, pick(x, 10000), 1 + pick(x, 4), 1 + pick(x, 4));
+    put(b,
+        "\non_failure = %s\ncheckpoints = %s\nreruns = %u\n"
+        "rerun_delay = %ums\nwarn_retry = %u\ndead_letter_growth = %u\n",
+        strategies[d->strategy], d->checkpoints ? "true" : "false", d->reruns,
+        pick(x, 10000), 1 + pick(x, 4), 1 + pick(x, 4));
     if (d->sla)
         put(b, "sla = %us\n", 2 + pick(x, 60));
     for (unsigned i = 0; i < d->n_steps; i++)
@@ -212,8 +213,9 @@ static void draw_pipeline(buf *b, uint64_t *x, drawn *d)
 static void draw_faults(buf *b, uint64_t *x, unsigned duration_s, drawn *d)
 {
     if (coin(x, 0.4))
-        put(b, "[fault.down]\ntype = outage\nstart = %ums\n"
-               "duration = %ums\nmode = %s\n",
+        put(b,
+            "[fault.down]\ntype = outage\nstart = %ums\n"
+            "duration = %ums\nmode = %s\n",
             pick(x, duration_s * 1000), 200 + pick(x, 10000),
             coin(x, 0.5) ? "refuse" : "blackhole");
     d->crash = coin(x, 0.4);
@@ -230,8 +232,9 @@ static void draw(unsigned i, buf *b, drawn *d)
     d->all_batches_idempotent = true;
     unsigned duration_s = 10 + pick(&x, 80);
     d->duration_s = duration_s;
-    put(b, "[scenario]\nname = inv%u\nseed = %u\nduration = %us\n"
-           "warmup = 0s\nbucket = %us\n",
+    put(b,
+        "[scenario]\nname = inv%u\nseed = %u\nduration = %us\n"
+        "warmup = 0s\nbucket = %us\n",
         i, 1 + pick(&x, 1000), duration_s, 1 + pick(&x, 5));
     draw_clients(b, &x);
     draw_server(b, &x);
@@ -243,7 +246,7 @@ static void draw(unsigned i, buf *b, drawn *d)
     draw_faults(b, &x, duration_s, d);
 }
 
-/* ---- The invariants ------------------------------------------------------- */
+/* ---- The invariants ------------------------------------------------------ */
 
 static uint64_t sum_steps(const sim_pipeline_summary *p, size_t off)
 {
@@ -291,8 +294,8 @@ static void check_jobs(const sim_pipeline_summary *p, const drawn *d)
     /* Every job that started is counted once, when it ends, in one of
      * the five ends; the rest were still out at the end.  (unfinished is
      * the difference: a job ended twice would make it wrap.) */
-    uint64_t ended = p->completed + p->partial + p->failed +
-                     p->compensated + p->inconsistent;
+    uint64_t ended = p->completed + p->partial + p->failed + p->compensated +
+                     p->inconsistent;
     ck_assert_uint_le(ended, p->jobs);
     ck_assert_uint_eq(p->jobs, ended + p->unfinished);
     /* within_sla counts completed jobs only; without an SLA, all. */
@@ -415,9 +418,8 @@ static void check_items(const sim_pipeline_summary *p, const drawn *d)
 {
     /* Items are batch rows only. */
     if (!d->any_batch)
-        ck_assert_uint_eq(p->items_committed + p->items_duplicated +
-                              p->items_quarantined,
-                          0);
+        ck_assert_uint_eq(
+            p->items_committed + p->items_duplicated + p->items_quarantined, 0);
     /* A job's batch commits first at most once per run (an undo makes
      * the next commit a first one again); its bad items are set aside
      * once per job. */
