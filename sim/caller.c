@@ -313,6 +313,13 @@ void caller_on_timeout(sim *s, uint32_t ai, uint32_t gen)
     engine_attempt_release(s, ai, t);
 }
 
+void caller_released(sim *s, uint32_t ri, const request *r)
+{
+    caller *c = caller_of(s, r);
+    if (c->ops->released)
+        c->ops->released(c, ri);
+}
+
 void caller_abandon(caller *c, uint32_t ri)
 {
     request *r = req_at(c->s, ri);

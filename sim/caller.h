@@ -58,6 +58,11 @@ typedef struct caller_ops {
     /* The stack decided to retry call ri (r) after delay_ns. */
     void (*retry_in)(caller *c, uint32_t ri, const request *r,
                      int64_t delay_ns);
+    /* Call ri's record is freed now: the call ended and the last of its
+     * attempts has left the server and the network, so no event of it
+     * is left (a late attempt of an ended call is still served, and its
+     * owner may need to know whose it is until then). */
+    void (*released)(caller *c, uint32_t ri);
 } caller_ops;
 
 struct caller {

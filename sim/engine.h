@@ -323,13 +323,20 @@ void engine_answer(sim *s, uint32_t ai, sb_error_kind kind, int32_t status,
  * made about 34 of them per request when each function looked its
  * records up again. */
 
+/* Call ri's record is about to be freed (caller.c): its caller's owner
+ * may let go of what the call's late attempts could still touch. */
+void caller_released(sim *s, uint32_t ri, const request *r);
+
 /* Drop a reference to request ri (r is its record); free it at the
- * last. */
+ * last.  A call's (r->caller > 0) is announced to its caller first. */
 static inline void engine_request_release(sim *s, uint32_t ri, request *r)
 {
     assert(r->refs > 0);
-    if (--r->refs == 0)
+    if (--r->refs == 0) {
+        if (r->caller)
+            caller_released(s, ri, r);
         pool_free(&s->requests, ri);
+    }
 }
 
 /* A new attempt of request ri (its number, sent now, no Retry-After), in

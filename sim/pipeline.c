@@ -38,6 +38,7 @@ typedef struct job {
     int64_t deadline;    /* start + sla; NO_DEADLINE */
     int64_t call_start;  /* when its current call started */
     int64_t call_blocked; /* ... and the retry delays it waited out */
+    int64_t retry_at;    /* when the call's pending retry is due; 0: none */
     int64_t failed_at;   /* when its last run failed */
     uint32_t client;     /* its runner */
     uint32_t number;     /* the runner's job number: its random draws */
@@ -56,6 +57,9 @@ typedef struct job {
     uint8_t run_failed;   /* a step of this run failed (continue) */
     uint8_t inconsistent; /* an undo of this run failed */
     uint8_t started;      /* its first run has started */
+    uint8_t ended;        /* counted and gone; the record stays while
+                             `calls` > 0 */
+    uint16_t calls;       /* call records (links) that name it still */
 } job;
 
 typedef struct step_rt {
@@ -335,6 +339,7 @@ static void call_step(struct pipeline *p, uint32_t ji, job *j, unsigned step,
         return;
     }
     p->links[ri] = ji;
+    j->calls++;
     j->call = ri;
     s->mode[j->client] = CLIENT_WAITING;
     r->index = call_index(j, step, undo);
@@ -342,6 +347,7 @@ static void call_step(struct pipeline *p, uint32_t ji, job *j, unsigned step,
     j->step = (uint8_t)step;
     j->call_start = s->now;
     j->call_blocked = 0;
+    j->retry_at = 0;
     if (!undo) {
         st->sum.calls++;
         if (j->done & bit(step))
@@ -350,8 +356,12 @@ static void call_step(struct pipeline *p, uint32_t ji, job *j, unsigned step,
     caller_start(&st->caller, ri, r);
 }
 
-/* The job ends for good: count it, free it, and let a closed-loop runner
- * start its next job. */
+/* The job ends for good: count it, and let a closed-loop runner start
+ * its next job.  Its record is freed when no call record names it any
+ * more (call_released): an attempt of its calls may still be at the
+ * server, and when it is served its write is this job's.  Freeing the
+ * record here let the runner's next job take it, and a late attempt of
+ * the old job then committed into the new one's writes. */
 static void end_job(struct pipeline *p, uint32_t ji, job *j, enum job_end how)
 {
     sim *s = p->s;
@@ -384,10 +394,26 @@ static void end_job(struct pipeline *p, uint32_t ji, job *j, enum job_end how)
     p->live[j->live_pos] = last;
     job_at(p, last)->live_pos = j->live_pos;
     j->gen++;
-    pool_free(&p->jobs, ji);
+    j->ended = 1;
+    if (j->calls == 0)
+        pool_free(&p->jobs, ji);
     s->last_finish = s->now;
     if (s->cfg->clients.arrival == ARRIVAL_CLOSED)
         client_schedule_arrival(s, client);
+}
+
+/* Is a write an undo should take away still there: a step with an undo
+ * done (and not undone) by any run of j?  An undo that failed leaves its
+ * step done, and so does a crash; with checkpoints a rerun does not run
+ * such a step again, so only the job's whole history can tell.  Judging
+ * the last run alone (j->inconsistent) called a job compensated whose
+ * earlier run had failed to undo a write. */
+static bool writes_left(const struct pipeline *p, const job *j)
+{
+    for (unsigned k = 0; k < p->n; k++)
+        if ((j->done & bit(k)) && p->cfg->steps[k].has_undo)
+            return true;
+    return false;
 }
 
 /* This run of job ji failed (its failed steps and undos are through):
@@ -408,7 +434,8 @@ static void run_failed(struct pipeline *p, uint32_t ji, job *j)
     }
     enum job_end how = END_FAILED;
     if (p->cfg->strategy == PIPELINE_COMPENSATE)
-        how = j->inconsistent ? END_INCONSISTENT : END_COMPENSATED;
+        how = j->inconsistent || writes_left(p, j) ? END_INCONSISTENT
+                                                   : END_COMPENSATED;
     else if (p->cfg->strategy == PIPELINE_CONTINUE && j->this_run)
         how = END_PARTIAL;
     end_job(p, ji, j, how);
@@ -595,6 +622,19 @@ void pipeline_runners_down(sim *s, bool down)
 
 /* ---- What the steps' callers tell ------------------------------------ */
 
+/* Job j's current call has taken its time until now: working, but for
+ * the retry delays it waited out.  A call that ends during a delay (a
+ * crash abandons it, the run ends) waited out only the part before now;
+ * counting the whole delay made working time negative. */
+static void count_call_time(struct pipeline *p, const job *j)
+{
+    int64_t now = p->s->now, blocked = j->call_blocked;
+    if (j->retry_at > now)
+        blocked -= j->retry_at - now;
+    p->working_ns += (double)(now - j->call_start - blocked);
+    p->blocked_ns += (double)blocked;
+}
+
 static void call_ended(caller *c, uint32_t ri, request *r, sb_outcome o)
 {
     sim *s = c->s;
@@ -604,11 +644,7 @@ static void call_ended(caller *c, uint32_t ri, request *r, sb_outcome o)
     unsigned step = step_of_call(r);
     step_rt *st = &p->steps[step];
     const step_cfg *sc = st->cfg;
-    double took = (double)(s->now - j->call_start);
-    p->working_ns += took - (double)j->call_blocked;
-    p->blocked_ns += (double)j->call_blocked;
-    if (!is_undo(r))
-        st->sum.attempts += r->attempts;
+    count_call_time(p, j);
     if (j->state == JOB_CRASHING) {
         if (!is_undo(r))
             st->sum.failed++; /* its runner crashed */
@@ -652,12 +688,17 @@ static void call_ended(caller *c, uint32_t ri, request *r, sb_outcome o)
     step_failed(p, ji, j);
 }
 
+/* An attempt is counted when it is sent, as the metrics count it: a call
+ * still out when the run ends has sent attempts too (counting them when
+ * the call ended left those out of the step's figure). */
 static void call_sent(caller *c, const request *r, const attempt *t)
 {
-    if (t->number < 2)
-        return;
     sim *s = c->s;
     struct pipeline *p = s->pipe;
+    if (!is_undo(r))
+        p->steps[step_of_call(r)].sum.attempts++;
+    if (t->number < 2)
+        return;
     s->mode[r->client] = CLIENT_WAITING;
     p->sum.retries++;
     if (t->number - 1 < p->cfg->warn_retry)
@@ -683,8 +724,23 @@ static void call_retry_in(caller *c, uint32_t ri, const request *r,
                           int64_t delay_ns)
 {
     struct pipeline *p = c->s->pipe;
-    job_at(p, p->links[ri])->call_blocked += delay_ns;
+    job *j = job_at(p, p->links[ri]);
+    j->call_blocked += delay_ns;
+    j->retry_at = simtime_add(c->s->now, delay_ns);
     c->s->mode[r->client] = CLIENT_BACKING_OFF;
+}
+
+/* Call ri's record is gone: its job no longer needs to outlive it. */
+static void call_released(caller *c, uint32_t ri)
+{
+    struct pipeline *p = c->s->pipe;
+    if (ri >= p->links_cap)
+        return; /* never linked: the run failed making it */
+    uint32_t ji = p->links[ri];
+    job *j = job_at(p, ji);
+    assert(j->calls > 0);
+    if (--j->calls == 0 && j->ended)
+        pool_free(&p->jobs, ji);
 }
 
 static const caller_ops step_calls = {
@@ -693,6 +749,7 @@ static const caller_ops step_calls = {
     .sent = call_sent,
     .attempt_ended = call_attempt_ended,
     .retry_in = call_retry_in,
+    .released = call_released,
 };
 
 /* ---- Life cycle ---------------------------------------------------------- */
@@ -761,10 +818,17 @@ void pipeline_destroy(sim *s)
 }
 
 /* Jobs still out when the run ends: unfinished; a job waiting for its
- * rerun has been failed since its run failed. */
+ * rerun has been failed since its run failed, and one with a call out
+ * has worked (or been blocked) on it since the call started, as failed
+ * time is counted to the end. */
 void pipeline_finish(sim *s)
 {
     struct pipeline *p = s->pipe;
+    for (uint32_t i = 0; i < p->n_live; i++) {
+        const job *j = job_at(p, p->live[i]);
+        if (j->state == JOB_RUNNING || j->state == JOB_UNDOING)
+            count_call_time(p, j);
+    }
     const sim_pipeline_summary *u = &p->sum;
     p->sum.unfinished = u->jobs - u->completed - u->partial - u->failed -
                         u->compensated - u->inconsistent;

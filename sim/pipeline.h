@@ -51,7 +51,9 @@
  *   - compensate: the steps this run completed are undone, newest first,
  *     each undo a call (of the step's stack, with its `undo` service) that
  *     can itself fail; the run fails compensated, or inconsistent when an
- *     undo failed (its step's write stays; later undos still run);
+ *     undo failed (its step's write stays; later undos still run).  The
+ *     job ends inconsistent when such a write is still there at its end,
+ *     whichever run left it (a failed undo, a crash);
  *   - partial: as fail_fast, except that a batch step's per-item answer is
  *     a success (above).
  * A crash of the runners (fault type crash) fails every run in progress
@@ -83,12 +85,14 @@
  * waiting while a call is out, backing off before a retry, gave up from a
  * failed run until its rerun or for good, idle once its job completed.
  *
- * Records.  A call is a request record with RQ_STEP set; its client is
+ * Records.  A call is a request record of a step's caller; its client is
  * the job's runner, and its index packs (the runner's job number, run,
  * step, undo) so that its random draws are the same whatever the policy.
  * The metrics count calls as requests (offered, successes, failures by
  * cause) and their attempts as attempts, so the usual charts show the
- * steps' load; jobs, items and alerts have fields of their own.
+ * steps' load; jobs, items and alerts have fields of their own.  A job's
+ * record outlives the job while a call record names it (an attempt of an
+ * ended call may still be served, and commits that job's write).
  */
 #ifndef SB_PIPELINE_H
 #define SB_PIPELINE_H
@@ -110,11 +114,8 @@ void pipeline_destroy(sim *s);
  * starting a request when the run has a pipeline). */
 void pipeline_on_arrival(sim *s, uint32_t c);
 
-/* Events of step calls (requests with RQ_STEP): a retry is due, an
- * answer, a timeout; and a job's rerun is due (EV_JOB). */
-void pipeline_on_send(sim *s, uint32_t ri, uint32_t gen);
-void pipeline_on_response(sim *s, uint32_t ai, uint32_t gen);
-void pipeline_on_timeout(sim *s, uint32_t ai, uint32_t gen);
+/* A job's rerun is due (EV_JOB).  (The steps' calls' own events go to
+ * caller.c: caller_on_send, _response, _timeout.) */
 void pipeline_on_job(sim *s, uint32_t ji, uint32_t gen);
 
 /* Crash faults (type crash) are running, or not (faults.c calls this

@@ -264,6 +264,50 @@ START_TEST(a_failed_undo_leaves_the_job_inconsistent)
 }
 END_TEST
 
+/* A job is inconsistent when a write an undo should have taken away is
+ * still there at its end, whichever run failed to undo it.  As above (s3
+ * fails at 2.4 s; the outage from 2.5 s to 22.5 s fails the undos of s2
+ * and s1), now with checkpoints and one rerun 30 s later:
+ *   run 1  s1 0->1, s2 1->2, s3 2->2.4 403; undo s2 2.4->2.5 reset,
+ *          undo s1 refused at 2.5: failed at 2.5 s, s1 and s2 still done
+ *   run 2  at 32.5 s resumes at s3 (s1, s2 done): 32.5->32.9 403; this
+ *          run completed nothing, so nothing to undo; reruns spent
+ * The job ends at 32.9 s with s1's and s2's writes in place:
+ * inconsistent.  (It was counted compensated: only the last run's undos
+ * were judged.) */
+START_TEST(an_undo_failed_in_an_earlier_run_leaves_the_job_inconsistent)
+{
+    spec sp;
+    init_spec(&sp, 3);
+    sp.strategy = PIPELINE_COMPENSATE;
+    sp.checkpoints = true;
+    sp.reruns = 1;
+    sp.rerun_delay_ns = 30 * NS_S;
+    for (unsigned i = 0; i < 3; i++) {
+        sp.steps[i].has_undo = true;
+        sp.steps[i].undo_service =
+            (dist){.kind = DIST_CONST, .mean_ns = NS_S};
+    }
+    sp.steps[2].permanent = 1.0;
+    sp.steps[2].has_service = true;
+    sp.steps[2].service =
+        (dist){.kind = DIST_CONST, .mean_ns = 400 * 1000000LL};
+    tu_sim *t = run("[fault.down]\ntype = outage\nstart = 2.5s\n"
+                    "duration = 20s\nmode = refuse\n",
+                    "none", &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->runs, 2);
+    ck_assert_uint_eq(p->step[0].calls, 1);
+    ck_assert_uint_eq(p->step[2].calls, 2);
+    ck_assert_uint_eq(p->step[0].undo_failed, 1);
+    ck_assert_uint_eq(p->step[1].undo_failed, 1);
+    ck_assert_uint_eq(p->inconsistent, 1);
+    ck_assert_uint_eq(p->compensated, 0);
+    ck_assert_int_eq(sim_last_finish(t->sim), 32900 * 1000000LL);
+    tu_sim_free(t);
+}
+END_TEST
+
 /* ---- Reruns and checkpoints ------------------------------------------------
  *
  * Step 2 fails in the first run only: an outage (refusing) from 1.5 s to
@@ -405,6 +449,114 @@ START_TEST(jobs_wait_for_the_runners)
     for (int b = 2; b < 7; b++)
         ck_assert_uint_eq(m->buckets[b].offered, 0);
     ck_assert_uint_gt(m->buckets[7].offered, 10);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* A job that ended is not the record's next job: the server still serves
+ * the abandoned attempt of a crashed job, and its write is that job's.
+ * One closed-loop runner (think 0.2 s), one batch step of 10 good items,
+ * the runners down over [0.5, 2) s, no rerun:
+ *   job 1  arrives 0.2; s1 sent 0.2 (served 0.2 -> 1.2); the crash at 0.5
+ *          fails its run: job 1 ends failed, its record is released
+ *   job 2  arrives 0.7 while the runners are down: deferred (a new job)
+ *   1.2    job 1's abandoned attempt is served: job 1's 10 items commit
+ *   2.0    job 2 runs: s1 2.0 -> 3.0 commits its own 10 items; completed
+ *   job 3  arrives 3.2, still out at 3.5: unfinished
+ * Each job writes its batch once: 20 items committed, none duplicated.
+ * (The stale link from job 1's call once led to job 2's record: job 1's
+ * write was taken for job 2's, and job 2's own as a duplicate.) */
+START_TEST(a_crashed_jobs_late_write_is_not_the_next_jobs)
+{
+    spec sp;
+    init_spec(&sp, 1);
+    sp.steps[0].items = 10;
+    tu_sim *t = run_with("3.5s", "count = 1\narrival = closed\n"
+                                 "think = const(0.2s)\n",
+                         "[pipeline]\nsteps = s1\n[step.s1]\n"
+                         "[fault.oom]\ntype = crash\nstart = 0.5s\n"
+                         "duration = 1.5s\n",
+                         "none", &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->jobs, 3);
+    ck_assert_uint_eq(p->failed, 1);
+    ck_assert_uint_eq(p->completed, 1);
+    ck_assert_uint_eq(p->unfinished, 1);
+    ck_assert_uint_eq(p->items_committed, 20);
+    ck_assert_uint_eq(p->items_duplicated, 0);
+    ck_assert_uint_eq(t->sum.duplicates, 0);
+    ck_assert_double_eq_tol(t->sum.wasted_work_s, 1.0, 1e-9);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* A crash during a retry delay: the job waited out only the part of the
+ * delay before the crash.  One job, one step answered 403 every time,
+ * `fixed` 10 s, 3 attempts; the runners crash at 3 s:
+ *   s1  0 -> 1 403; retry due at 11 s; blocked 1 -> 3; abandoned at 3 s
+ * Working 1 s, blocked 2 s (not the whole 10 s delay, which made working
+ * 1 + 2 - 10 = -7 s); one attempt; the run fails (no rerun). */
+START_TEST(a_crash_in_a_retry_delay_blocks_only_until_the_crash)
+{
+    spec sp;
+    init_spec(&sp, 1);
+    sp.steps[0].permanent = 1.0;
+    tu_sim *t = run("[policy]\nname = fixed\ndelay = 10s\nmax_attempts = 3\n"
+                    "[pipeline]\nsteps = s1\n[step.s1]\n"
+                    "[fault.oom]\ntype = crash\nstart = 3s\nduration = 1s\n",
+                    NULL, &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->failed, 1);
+    ck_assert_uint_eq(p->step[0].attempts, 1);
+    ck_assert_uint_eq(p->step[0].failed, 1);
+    ck_assert_double_eq_tol(p->working_s, 1.0, 1e-9);
+    ck_assert_double_eq_tol(p->blocked_s, 2.0, 1e-9);
+    ck_assert_int_eq(sim_last_finish(t->sim), 3 * NS_S);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* A call still out when the run ends has sent its attempts and worked:
+ * one job, one step of 10 s service, a 4 s run.  s1 is sent at 0 and
+ * still served at 4 s: one call, one attempt (it was once counted only
+ * when the call ended: 0), neither succeeded nor failed; 4 s working (was
+ * 0: only ended calls counted); the job is unfinished. */
+START_TEST(a_call_out_at_the_end_has_sent_its_attempt)
+{
+    spec sp;
+    init_spec(&sp, 1);
+    sp.steps[0].has_service = true;
+    sp.steps[0].service = (dist){.kind = DIST_CONST, .mean_ns = 10 * NS_S};
+    tu_sim *t = run_with("4s", ONE_JOB, NULL, "none", &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->unfinished, 1);
+    ck_assert_uint_eq(p->step[0].calls, 1);
+    ck_assert_uint_eq(p->step[0].attempts, 1);
+    ck_assert_uint_eq(p->step[0].succeeded + p->step[0].failed, 0);
+    ck_assert_uint_eq(t->sum.attempts, 1);
+    ck_assert_double_eq_tol(p->working_s, 4.0, 1e-9);
+    ck_assert_double_eq_tol(p->blocked_s, 0.0, 1e-9);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* ... and a call waiting out a retry delay at the end was blocked until
+ * the end only: one step answered 403 every time, `fixed` 10 s, 3
+ * attempts, a 4 s run.  s1 0 -> 1 403, retry due at 11 s: working 1 s,
+ * blocked 1 -> 4 = 3 s. */
+START_TEST(a_call_in_a_retry_delay_at_the_end_is_blocked_until_the_end)
+{
+    spec sp;
+    init_spec(&sp, 1);
+    sp.steps[0].permanent = 1.0;
+    tu_sim *t = run_with("4s", ONE_JOB,
+                         "[policy]\nname = fixed\ndelay = 10s\n"
+                         "max_attempts = 3\n",
+                         NULL, &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->unfinished, 1);
+    ck_assert_double_eq_tol(p->working_s, 1.0, 1e-9);
+    ck_assert_double_eq_tol(p->blocked_s, 3.0, 1e-9);
     tu_sim_free(t);
 }
 END_TEST
@@ -638,12 +790,17 @@ Suite *pipeline_suite(void)
     tcase_add_test(tc, continue_runs_independent_steps_only);
     tcase_add_test(tc, compensate_undoes_newest_first_and_reruns_clean);
     tcase_add_test(tc, a_failed_undo_leaves_the_job_inconsistent);
+    tcase_add_test(tc, an_undo_failed_in_an_earlier_run_leaves_the_job_inconsistent);
     tcase_add_test(tc, a_rerun_without_checkpoint_redoes_and_duplicates);
     tcase_add_test(tc, a_rerun_resumes_from_its_checkpoint);
     tcase_add_test(tc, an_idempotent_step_redone_duplicates_nothing);
     tcase_add_test(tc, a_crash_fails_runs_in_progress_and_holds_reruns);
     tcase_add_test(tc, a_crash_undoes_nothing);
     tcase_add_test(tc, jobs_wait_for_the_runners);
+    tcase_add_test(tc, a_crashed_jobs_late_write_is_not_the_next_jobs);
+    tcase_add_test(tc, a_crash_in_a_retry_delay_blocks_only_until_the_crash);
+    tcase_add_test(tc, a_call_out_at_the_end_has_sent_its_attempt);
+    tcase_add_test(tc, a_call_in_a_retry_delay_at_the_end_is_blocked_until_the_end);
     tcase_add_test(tc, partial_success_commits_good_items_and_quarantines_bad);
     tcase_add_test(tc, whole_batch_retries_commit_good_items_again);
     tcase_add_test(tc, plan_quarantines_a_bad_batch_at_once);
