@@ -245,8 +245,11 @@ static void call_failed(caller *c, const attempt *t, uint32_t ri, request *r,
         end_call(c, ri, r, nx.outcome, SB_REFUSAL_OTHER, &nx.attempt);
         break;
     default:
-        /* DRIVER_WAIT and _HEDGE need a second attempt in flight: a call
-         * has one at a time. */
+        /* DRIVER_WAIT and _HEDGE need a second attempt in flight, and a
+         * call has one at a time (a hedge layer is refused when the
+         * caller is built): left unanswered, the call would hang. */
+        engine_fail(s, "internal error: a call was told to wait for a "
+                       "second attempt, and it has only one");
         break;
     }
 }

@@ -64,8 +64,9 @@
  * A failed run is rerun `reruns` times at most, `rerun_delay` after it
  * failed (or when the runners are back, if later).  With `checkpoints` a rerun starts at the first step no run of
  * the job has completed; without, at the first step, redoing (and
- * recommitting) what earlier runs did.  After a compensated run every
- * step starts over (it was undone).
+ * recommitting) what earlier runs did.  After a compensated run the
+ * steps it undid start over (their writes are gone); a step without an
+ * undo (a read) keeps its checkpoint.
  *
  * Time.  A job's time is split while it runs: waiting for answers
  * (working), waiting out retry delays (blocked), and failed: from a failed

@@ -218,7 +218,8 @@ typedef struct sim_pipeline_summary {
                                   effects are half there */
     uint64_t unfinished;       /* still running when the run ended */
     uint64_t runs, reruns;     /* job runs; of which reruns */
-    uint64_t retries;          /* step attempts after the first of a call */
+    uint64_t retries;          /* attempts after the first of a call,
+                                  undos' included (their alerts too) */
     uint64_t late_retries;     /* ... that ended after the job's deadline */
     uint64_t items_committed, items_duplicated, items_quarantined;
     uint64_t dead_letters;     /* the dead-letter queue at the end: items
