@@ -18,6 +18,15 @@
 #include "units.h"
 
 /* The shortest %g that strtod reads back exactly (17 digits always do). */
+/* "key = value", or "key =value" when the value starts with ';': inih
+ * takes a ';' after whitespace for a comment, and the value (which was
+ * read from "key =;..." or given by --set) would be lost.  A loaded value
+ * never holds whitespace then ';' elsewhere: inih cut it there. */
+static void text_kv(FILE *f, const char *key, const char *value)
+{
+    fprintf(f, value[0] == ';' ? "%s =%s\n" : "%s = %s\n", key, value);
+}
+
 static const char *real(double x, char *buf, size_t len)
 {
     for (int digits = 6; digits <= 17; digits++) {
@@ -63,7 +72,7 @@ static void scenario_section(FILE *f, const sim_config *c)
     char a[64];
     fprintf(f, "[scenario]\nname = %s\n", c->name);
     if (c->description[0])
-        fprintf(f, "description = %s\n", c->description);
+        text_kv(f, "description", c->description);
     fprintf(f, "duration = %s\n", dur(c->duration_ns, a, sizeof a));
     fprintf(f, "seed = %" PRIu64 "\n", c->seed);
     fprintf(f, "warmup = %s\n", dur(c->warmup_ns, a, sizeof a));
@@ -230,7 +239,7 @@ static void policy_section(FILE *f, const writer_extra *x)
     for (int i = 0; i < x->n_plugins; i++)
         fprintf(f, "plugin = %s\n", x->plugins[i]);
     for (int i = 0; i < x->n_params; i++)
-        fprintf(f, "%s = %s\n", x->params[i].key, x->params[i].value);
+        text_kv(f, x->params[i].key, x->params[i].value);
 }
 
 /* A service chain: the top's name and downstream (still in [server]),
@@ -256,8 +265,7 @@ static void chain_sections(FILE *f, const sim_config *c)
             fprintf(f, "propagate_deadline = %s\n",
                     yes(t->propagate_deadline));
             for (uint32_t k = 0; k < t->n_settings; k++)
-                fprintf(f, "%s = %s\n", t->settings[k].key,
-                        t->settings[k].value);
+                text_kv(f, t->settings[k].key, t->settings[k].value);
         }
         if (i == 0)
             continue;
@@ -317,7 +325,7 @@ static void step_section(FILE *f, const step_cfg *st)
     if (st->has_undo)
         fprintf(f, "undo = %s\n", dist_text(&st->undo_service, a, sizeof a));
     for (uint32_t k = 0; k < st->n_settings; k++)
-        fprintf(f, "%s = %s\n", st->settings[k].key, st->settings[k].value);
+        text_kv(f, st->settings[k].key, st->settings[k].value);
 }
 
 static void pipeline_sections(FILE *f, const sim_config *c)
@@ -370,7 +378,7 @@ int scenario_write(FILE *f, const sim_config *cfg, const writer_extra *x,
     if (x->n_expect > 0) {
         fprintf(f, "\n[expect]\n");
         for (int i = 0; i < x->n_expect; i++)
-            fprintf(f, "%s = %s\n", x->expect[i].key, x->expect[i].value);
+            text_kv(f, x->expect[i].key, x->expect[i].value);
     }
     tier_expect(f, cfg);
     pipeline_sections(f, cfg);

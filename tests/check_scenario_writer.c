@@ -177,6 +177,25 @@ START_TEST(negative_zero_round_trips)
 }
 END_TEST
 
+/* A text value that starts with ';' (written "description =;...": inih
+ * takes a ';' only after whitespace for a comment) keeps it when written
+ * back -- "description = ;..." would read back empty.  Found by the
+ * fuzzer in CI; the same holds for policy parameters and [expect]. */
+START_TEST(a_value_starting_with_a_semicolon_round_trips)
+{
+    const char *ini =
+        "[scenario]\nname = t\nduration = 60s\n"
+        "description =; odd, but it loads\n"
+        "[clients]\ncount = 10\nrate = 1/s\n"
+        "[server]\nworkers = 2\n"
+        "[policy]\nname = none\n";
+    char path[1024];
+    snprintf(path, sizeof path, "%s", tu_write_temp("semicolon.ini", ini));
+    const scenario *b = round_trip(path);
+    ck_assert_str_eq(b->cfg.description, "; odd, but it loads");
+}
+END_TEST
+
 /* A pipeline with every key of [pipeline] and [step.NAME]: a step with a
  * stack of its own and two of its parameters (kept in order), numbers
  * without a short exact form, a -0, a batch, an undo. */
@@ -251,6 +270,7 @@ Suite *scenario_writer_suite(void)
     tcase_add_test(tc, every_key_round_trips);
     tcase_add_test(tc, arrival_modes_round_trip);
     tcase_add_test(tc, negative_zero_round_trips);
+    tcase_add_test(tc, a_value_starting_with_a_semicolon_round_trips);
     tcase_add_test(tc, pipeline_round_trips);
     tcase_add_test(tc, pipeline_defaults_round_trip);
     suite_add_tcase(s, tc);
