@@ -316,7 +316,7 @@ static void md_phases(FILE *f, const compare_result *r, uint32_t pt)
         if (!phase_span(r, pt, k, from, to, sizeof from))
             continue;
         for (int c = 0; c < CP_COUNT; c++) {
-            fprintf(f, "| %s (%s to %s s) | ", phases_name(k), from,
+            fprintf(f, "| %s (%s to %s s) | ", phases_label(k), from,
                     to);
             md_unit_name(f, &compare_phase_figures[c]);
             fputs(" |", f);

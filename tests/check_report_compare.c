@@ -316,6 +316,12 @@ START_TEST(markdown_says_what_json_says)
                           rows[k], labels[p], cell, (int)(end - row), row);
         }
     }
+    /* Its phase rows are named as people read them (the summary's and
+     * the verdicts' words), not by the JSON's keys. */
+    ck_assert_msg(strstr(md, "| before the fault (") &&
+                      strstr(md, "| recovery ("),
+                  "%s", md);
+    ck_assert_ptr_null(strstr(md, "| after ("));
     free(md);
     free(json);
 }
