@@ -185,13 +185,36 @@ static void send_call(caller *c, uint32_t ri, request *r)
     launch(c, ri, r);
 }
 
-request *caller_new_call(caller *c, uint32_t client, uint32_t *ri)
+/* Room in s->call_links for request index ri. */
+static int grow_links(sim *s, uint32_t ri)
+{
+    if (ri < s->call_links_cap)
+        return 0;
+    size_t cap = s->call_links_cap ? s->call_links_cap : 1024;
+    while (cap <= ri)
+        cap *= 2;
+    uint64_t *l = realloc(s->call_links, cap * sizeof *l);
+    if (l == NULL)
+        return -1;
+    s->call_links = l;
+    s->call_links_cap = cap;
+    return 0;
+}
+
+request *caller_new_call(caller *c, uint32_t client, uint64_t link,
+                         uint32_t *ri)
 {
     sim *s = c->s;
     if (pool_alloc(&s->requests, ri) != 0) {
         engine_fail(s, "out of memory for calls");
         return NULL;
     }
+    if (grow_links(s, *ri) != 0) {
+        pool_free(&s->requests, *ri);
+        engine_fail(s, "out of memory for calls");
+        return NULL;
+    }
+    s->call_links[*ri] = link;
     request *r = req_at(s, *ri);
     uint32_t gen = r->gen;
     memset(r, 0, REQUEST_HEAD + c->request_state_size);

@@ -105,9 +105,17 @@ void caller_fini(caller *c);
 
 /* A new call of client `client` (process from the caller's spread),
  * zeroed, started now, no deadline, one reference; NULL when memory ran
- * out (the run is failed).  The owner sets index, deadline, op and flags,
- * then calls caller_start. */
-request *caller_new_call(caller *c, uint32_t client, uint32_t *ri);
+ * out (the run is failed).  `link` is the owner's word for it (the held
+ * attempt a tier's call answers, the job a step's call belongs to), kept
+ * until its record is freed: caller_link.  The owner sets index,
+ * deadline, op and flags, then calls caller_start. */
+request *caller_new_call(caller *c, uint32_t client, uint64_t link,
+                         uint32_t *ri);
+/* The link call ri was made with. */
+static inline uint64_t caller_link(const sim *s, uint32_t ri)
+{
+    return s->call_links[ri];
+}
 /* Count the call as offered and send its first attempt (or end it at
  * once when its deadline has passed: a deadline failure, nothing sent). */
 void caller_start(caller *c, uint32_t ri, request *r);

@@ -193,6 +193,9 @@ struct sim {
     struct pipeline *pipe; /* jobs of steps (pipeline.h); NULL without */
     struct caller *callers[SIM_MAX_CALLERS + 1]; /* by id, 1 .. n */
     uint8_t n_callers;
+    uint64_t *call_links; /* by request index: each call's owner's word
+                             (caller_link); NULL without callers */
+    size_t call_links_cap;
 
     /* Faults: configured ones first, then injected ones. */
     fault_cfg faults[MAX_ALL_FAULTS];

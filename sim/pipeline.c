@@ -30,8 +30,6 @@ enum job_end {
     END_INCONSISTENT
 };
 
-#define NO_CALL UINT32_MAX
-
 /* A job.  Masks have one bit per step. */
 typedef struct job {
     int64_t start;
@@ -74,9 +72,7 @@ struct pipeline {
     const pipeline_cfg *cfg;
     uint32_t n;
     step_rt steps[SIM_MAX_STEPS];
-    pool jobs;
-    uint32_t *links; /* by request index: the job of a call */
-    size_t links_cap;
+    pool jobs; /* a call's link (caller_link) is its job's index */
     /* Totals for the summary (the per-bucket ones are in the metrics). */
     sim_pipeline_summary sum;
     double working_ns, blocked_ns, failed_ns;
@@ -108,6 +104,12 @@ static int push_index(uint32_t **v, uint32_t *n, uint32_t *cap, uint32_t x)
 static job *job_at(const struct pipeline *p, uint32_t ji)
 {
     return pool_at(&p->jobs, ji);
+}
+
+/* The job call ri belongs to. */
+static job *job_of(const struct pipeline *p, uint32_t ri)
+{
+    return job_at(p, (uint32_t)caller_link(p->s, ri));
 }
 
 static uint16_t bit(unsigned step)
@@ -257,7 +259,7 @@ static service_end step_end(server *sv, uint32_t ai, attempt *t,
     (void)ai;
     sim *s = server_sim(sv);
     struct pipeline *p = s->pipe;
-    job *j = job_at(p, p->links[t->req]);
+    job *j = job_of(p, t->req);
     unsigned step = step_of_call(r);
     const step_cfg *sc = &p->cfg->steps[step];
     bool transient =
@@ -309,21 +311,6 @@ static const server_model_ops pipeline_ops = {
 
 static void run_from(struct pipeline *p, uint32_t ji, job *j);
 
-static int grow_links(struct pipeline *p, uint32_t ri)
-{
-    if (ri < p->links_cap)
-        return 0;
-    size_t cap = p->links_cap ? p->links_cap : 1024;
-    while (cap <= ri)
-        cap *= 2;
-    uint32_t *l = realloc(p->links, cap * sizeof *l);
-    if (l == NULL)
-        return -1;
-    p->links = l;
-    p->links_cap = cap;
-    return 0;
-}
-
 /* Call step `step` (or its undo) for job ji. */
 static void call_step(struct pipeline *p, uint32_t ji, job *j, unsigned step,
                       bool undo)
@@ -331,14 +318,9 @@ static void call_step(struct pipeline *p, uint32_t ji, job *j, unsigned step,
     sim *s = p->s;
     step_rt *st = &p->steps[step];
     uint32_t ri;
-    request *r = caller_new_call(&st->caller, j->client, &ri);
+    request *r = caller_new_call(&st->caller, j->client, ji, &ri);
     if (r == NULL)
         return;
-    if (grow_links(p, ri) != 0) {
-        engine_fail(s, "out of memory for a pipeline's calls");
-        return;
-    }
-    p->links[ri] = ji;
     j->calls++;
     j->call = ri;
     s->mode[j->client] = CLIENT_WAITING;
@@ -612,10 +594,8 @@ void pipeline_runners_down(sim *s, bool down)
         j->state = JOB_CRASHING;
         caller_abandon(&p->steps[step_of_call(req_at(s, j->call))].caller,
                        j->call);
-        /* Nothing is undone: the writes it made stay. */
-        for (unsigned k = 0; k < p->n; k++)
-            if ((j->this_run & bit(k)) && p->cfg->steps[k].has_undo)
-                j->inconsistent = 1;
+        /* Nothing is undone: the writes it made stay, and run_failed
+         * finds them (writes_left). */
         run_failed(p, ji, j);
     }
 }
@@ -639,7 +619,7 @@ static void call_ended(caller *c, uint32_t ri, request *r, sb_outcome o)
 {
     sim *s = c->s;
     struct pipeline *p = s->pipe;
-    uint32_t ji = p->links[ri];
+    uint32_t ji = (uint32_t)caller_link(s, ri);
     job *j = job_at(p, ji);
     unsigned step = step_of_call(r);
     step_rt *st = &p->steps[step];
@@ -713,7 +693,7 @@ static void call_attempt_ended(caller *c, const request *r, const attempt *t)
     struct pipeline *p = s->pipe;
     if (t->number < 2)
         return;
-    const job *j = job_at(p, p->links[t->req]);
+    const job *j = job_of(p, t->req);
     if (j->deadline != NO_DEADLINE && s->now > j->deadline)
         p->sum.late_retries++;
     (void)r;
@@ -724,7 +704,7 @@ static void call_retry_in(caller *c, uint32_t ri, const request *r,
                           int64_t delay_ns)
 {
     struct pipeline *p = c->s->pipe;
-    job *j = job_at(p, p->links[ri]);
+    job *j = job_of(p, ri);
     j->call_blocked += delay_ns;
     j->retry_at = simtime_add(c->s->now, delay_ns);
     c->s->mode[r->client] = CLIENT_BACKING_OFF;
@@ -734,9 +714,7 @@ static void call_retry_in(caller *c, uint32_t ri, const request *r,
 static void call_released(caller *c, uint32_t ri)
 {
     struct pipeline *p = c->s->pipe;
-    if (ri >= p->links_cap)
-        return; /* never linked: the run failed making it */
-    uint32_t ji = p->links[ri];
+    uint32_t ji = (uint32_t)caller_link(c->s, ri);
     job *j = job_at(p, ji);
     assert(j->calls > 0);
     if (--j->calls == 0 && j->ended)
@@ -810,7 +788,6 @@ void pipeline_destroy(sim *s)
         if (p->steps[i].caller.s)
             caller_fini(&p->steps[i].caller);
     pool_fini(&p->jobs);
-    free(p->links);
     free(p->live);
     free(p->deferred);
     free(p);

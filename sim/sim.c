@@ -427,6 +427,7 @@ void sim_destroy(sim *s)
     client_free_all(s);
     pipeline_destroy(s);
     tiers_destroy(s);
+    free(s->call_links);
     server_destroy(s->srv);
     free(s);
 }

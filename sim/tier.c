@@ -13,12 +13,18 @@
 #include "caller.h"
 #include "server.h"
 
-/* The held attempt a call answers when it ends: its index and its
- * generation when the call started (a lost attempt's record may be
- * reused). */
-typedef struct tier_link {
-    uint32_t ai, gen;
-} tier_link;
+/* A call's link (caller_link) is the held attempt it answers when it
+ * ends: its index, and its generation when the call started (a lost
+ * attempt's record may be reused). */
+static uint64_t link_of(uint32_t ai, uint32_t gen)
+{
+    return (uint64_t)gen << 32 | ai;
+}
+
+static uint32_t held_of(const sim *s, uint32_t ri)
+{
+    return (uint32_t)caller_link(s, ri);
+}
 
 /* One tier.  `calls` is set when it has a downstream: its workers' calls
  * down are made by `caller`. */
@@ -39,8 +45,6 @@ typedef struct tier {
 struct tier_set {
     unsigned n;
     tier t[SIM_MAX_TIERS];
-    tier_link *links; /* by request index: calls only */
-    size_t links_cap;
 };
 
 static unsigned stream_of(unsigned tier_index)
@@ -53,9 +57,9 @@ static unsigned stream_of(unsigned tier_index)
 /* Is the attempt that call ri answers still held for it? */
 static bool holder_waits(const sim *s, uint32_t ri)
 {
-    tier_link l = s->tiers->links[ri];
-    const attempt *h = att_at(s, l.ai);
-    return h->gen == l.gen && h->stage == ST_CALLING;
+    uint64_t l = caller_link(s, ri);
+    const attempt *h = att_at(s, (uint32_t)l);
+    return h->gen == (uint32_t)(l >> 32) && h->stage == ST_CALLING;
 }
 
 /* A retry is due.  A call whose held attempt was lost (an outage of the
@@ -73,7 +77,7 @@ static void call_ended(caller *c, uint32_t ri, request *r, sb_outcome o)
     sim *s = c->s;
     const tier *tr = c->owner;
     if (holder_waits(s, ri))
-        server_call_done(tr->srv, s->tiers->links[ri].ai,
+        server_call_done(tr->srv, held_of(s, ri),
                          o == SB_OUTCOME_SUCCESS);
 }
 
@@ -82,21 +86,6 @@ static const caller_ops tier_calls = {
     .wanted = call_wanted,
 };
 
-static int grow_links(struct tier_set *ts, uint32_t ri)
-{
-    if (ri < ts->links_cap)
-        return 0;
-    size_t cap = ts->links_cap ? ts->links_cap : 1024;
-    while (cap <= ri)
-        cap *= 2;
-    tier_link *l = realloc(ts->links, cap * sizeof *l);
-    if (l == NULL)
-        return -1;
-    ts->links = l;
-    ts->links_cap = cap;
-    return 0;
-}
-
 void tier_call_down(sim *s, unsigned caller_index, uint32_t ai)
 {
     tier *tr = &s->tiers->t[caller_index];
@@ -104,20 +93,16 @@ void tier_call_down(sim *s, unsigned caller_index, uint32_t ai)
     const attempt *h = att_at(s, ai);
     const request *hr = req_at(s, h->req);
     uint32_t ri;
-    request *r =
-        caller_new_call(&tr->caller, h->slot % tr->caller.n_clients, &ri);
+    request *r = caller_new_call(&tr->caller,
+                                 h->slot % tr->caller.n_clients,
+                                 link_of(ai, h->gen), &ri);
     if (r == NULL)
         return;
-    if (grow_links(s->tiers, ri) != 0) {
-        engine_fail(s, "out of memory for a tier's calls");
-        return;
-    }
     r->tier = (uint8_t)down->index;
     r->index = down->next_call++;
     r->deadline = tr->cfg->propagate_deadline ? h->expires : NO_DEADLINE;
     r->op = hr->op;
     r->flags = hr->flags & (RQ_KEYED | RQ_CRITICAL);
-    s->tiers->links[ri] = (tier_link){ai, h->gen};
     caller_start(&tr->caller, ri, r);
 }
 
@@ -200,7 +185,6 @@ void tiers_destroy(sim *s)
             metrics_fini(&tr->own);
         }
     }
-    free(ts->links);
     free(ts);
     s->tiers = NULL;
 }
