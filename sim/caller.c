@@ -95,26 +95,6 @@ static driver_request view(const caller *c, const request *r)
     return d;
 }
 
-static driver_result result_of(const attempt *t, sb_error_kind kind)
-{
-    driver_result res;
-    bool timeout = kind == SB_ERR_TIMEOUT;
-    res.number = t->number;
-    res.hedge = false;
-    res.sent = kind != SB_ERR_REFUSED;
-    res.error = kind;
-    res.status = timeout ? 0 : t->status;
-    res.defect = timeout ? SB_DEFECT_NONE : t->defect;
-    res.sent_ns = t->sent;
-    res.retry_after_ns = timeout ? -1 : t->retry_after;
-    res.pushback_s = timeout || t->pushback == FAULT_PUSHBACK_NONE
-                         ? SB_PUSHBACK_NONE
-                     : t->pushback == FAULT_PUSHBACK_STOP
-                         ? SB_PUSHBACK_STOP
-                         : t->pushback_ms / 1e3;
-    return res;
-}
-
 /* ---- Calls: start and end ---------------------------------------------- */
 
 /* Call ri (r) ends with `outcome`; a is its last attempt as the policy
@@ -246,7 +226,7 @@ static void call_failed(caller *c, const attempt *t, uint32_t ri, request *r,
 {
     sim *s = c->s;
     driver_request d = view(c, r);
-    driver_result res = result_of(t, kind);
+    driver_result res = engine_result_of(t, kind);
     pstack_call call = call_for(c, r, r->client);
     driver_next nx;
     if (driver_on_failure(c->stack, &call, &d, s->now, &res, &nx) != 0) {
@@ -285,7 +265,7 @@ static void call_succeeded(caller *c, const attempt *t, uint32_t ri,
         return;
     }
     driver_request d = view(c, r);
-    driver_result res = result_of(t, SB_ERR_NONE);
+    driver_result res = engine_result_of(t, SB_ERR_NONE);
     pstack_call call = call_for(c, r, r->client);
     sb_attempt a;
     driver_on_success(c->stack, &call, &d, c->s->now, &res, &a);

@@ -107,26 +107,6 @@ static driver_request view(const sim *s, const request *r)
     return d;
 }
 
-/* How attempt t ended, from its answer (or its timeout). */
-static driver_result result_of(const attempt *t, sb_error_kind kind)
-{
-    driver_result res;
-    res.number = t->number;
-    res.hedge = t->hedge;
-    res.sent = t->stage != ST_POOL && kind != SB_ERR_REFUSED;
-    res.error = kind;
-    res.status = kind == SB_ERR_TIMEOUT ? 0 : t->status;
-    res.defect = kind == SB_ERR_TIMEOUT ? SB_DEFECT_NONE : t->defect;
-    res.sent_ns = t->sent;
-    res.retry_after_ns = kind == SB_ERR_TIMEOUT ? -1 : t->retry_after;
-    res.pushback_s =
-        kind == SB_ERR_TIMEOUT || t->pushback == FAULT_PUSHBACK_NONE
-            ? SB_PUSHBACK_NONE
-        : t->pushback == FAULT_PUSHBACK_STOP ? SB_PUSHBACK_STOP
-                                             : t->pushback_ms / 1e3;
-    return res;
-}
-
 static void trace(sim *s, const sim_trace *t)
 {
     for (int i = 0; i < s->n_obs; i++)
@@ -496,7 +476,7 @@ static void attempt_failed(sim *s, const attempt *t, uint32_t ri, request *r,
                            sb_error_kind kind)
 {
     driver_request d = view(s, r);
-    driver_result res = result_of(t, kind);
+    driver_result res = engine_result_of(t, kind);
     pstack_call call = call_for(s, r, r->client);
     driver_next nx;
     if (driver_on_failure(s->ps, &call, &d, s->now, &res, &nx) != 0) {
@@ -549,7 +529,7 @@ static void attempt_succeeded(sim *s, const attempt *t, uint32_t ri,
         return;
     }
     driver_request d = view(s, r);
-    driver_result res = result_of(t, SB_ERR_NONE);
+    driver_result res = engine_result_of(t, SB_ERR_NONE);
     pstack_call call = call_for(s, r, r->client);
     sb_attempt a;
     driver_on_success(s->ps, &call, &d, s->now, &res, &a);

@@ -375,6 +375,29 @@ static inline void engine_attempt_release(sim *s, uint32_t ai, attempt *t)
     engine_request_release(s, ri, req_at(s, ri));
 }
 
+/* How attempt t ended, from its answer (or its timeout), as the request
+ * driver takes it: a client's attempt (client.c) and a call's (caller.c)
+ * alike. */
+static inline driver_result engine_result_of(const attempt *t,
+                                             sb_error_kind kind)
+{
+    driver_result res;
+    res.number = t->number;
+    res.hedge = t->hedge;
+    res.sent = t->stage != ST_POOL && kind != SB_ERR_REFUSED;
+    res.error = kind;
+    res.status = kind == SB_ERR_TIMEOUT ? 0 : t->status;
+    res.defect = kind == SB_ERR_TIMEOUT ? SB_DEFECT_NONE : t->defect;
+    res.sent_ns = t->sent;
+    res.retry_after_ns = kind == SB_ERR_TIMEOUT ? -1 : t->retry_after;
+    res.pushback_s =
+        kind == SB_ERR_TIMEOUT || t->pushback == FAULT_PUSHBACK_NONE
+            ? SB_PUSHBACK_NONE
+        : t->pushback == FAULT_PUSHBACK_STOP ? SB_PUSHBACK_STOP
+                                             : t->pushback_ms / 1e3;
+    return res;
+}
+
 /* Count, in bucket b, how a request ended (successes, or failures by
  * cause; a refusal by why the send was refused): a client's request
  * (client.c) and a call (caller.c) alike. */
