@@ -19,9 +19,11 @@
  * A caller owns its stack and its per-client and per-process policy state
  * (caller_init_own), or borrows the run's stack and the clients' state
  * (caller_init_shared: a pipeline step that runs the run's own policy in
- * its runner's state).  Its owner says where the attempts go (a server,
- * with the metrics that count the calls and attempts, and the random
- * streams of the network), and hears the calls' ends through caller_ops.
+ * its runner's state).  Its owner says where the attempts go (each call
+ * names its tier, request.tier, whose server the engine sends them to;
+ * the caller holds the metrics that count the calls and attempts, and
+ * the network's delay and random stream), and hears the calls' ends
+ * through caller_ops.
  *
  * Random draws.  An attempt's network delay to the server is drawn from
  * (client, net_stream, rng_attempt_counter(request index, attempt, 0)):
@@ -69,12 +71,12 @@ struct caller {
     sim *s;
     uint8_t id;        /* request.caller of its calls */
     const char *name;  /* for messages: "tier 'api'", "step 'load'" */
-    /* Where the attempts go. */
-    server *target;
+    /* Where the attempts go: the server of the tier its calls name
+     * (request.tier; the engine sends them there), with: */
     metrics *m;        /* counts the calls (offered, outcomes), attempts,
                           timeouts, errors and breakers */
-    unsigned net_stream; /* RNG_NET + the target's stream offset */
-    const dist *network; /* the target's one-way delay */
+    unsigned net_stream; /* RNG_NET + that server's stream offset */
+    const dist *network; /* its one-way delay */
     int64_t timeout_ns;  /* per attempt; 0: the clients' timeout now */
     const caller_ops *ops;
     void *owner;

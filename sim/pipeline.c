@@ -759,7 +759,6 @@ int pipeline_create(sim *s, size_t *request_size, sb_err *e)
         snprintf(st->name, sizeof st->name, "step '%s'", sc->name);
         k->owner = p;
         k->ops = &step_calls;
-        k->target = s->srv;
         k->m = &s->m;
         k->net_stream = RNG_NET;
         k->network = &c->server.network;

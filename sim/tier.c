@@ -121,7 +121,6 @@ static int start_caller(tier *tr, size_t *request_size, sb_err *e)
     snprintf(tr->caller_name, sizeof tr->caller_name, "tier '%s'", tc->name);
     c->owner = tr;
     c->ops = &tier_calls;
-    c->target = down->srv;
     c->m = down->m;
     c->net_stream = RNG_NET + stream_of(down->index);
     c->network = &down->server_cfg->network;
