@@ -965,6 +965,21 @@ static int check_caller(loader *ld, const char *section,
  * chose another stack than the file's, the file's parameters (written
  * for its own stack) are left out and only --set's apply, as for the
  * clients' [policy]. */
+
+/* Keep entry en, from [section], as a policy parameter in *out, with
+ * where it was written ("x.ini:12: [section]") for the stack's messages. */
+static int keep_setting(loader *ld, const entry *en, const char *section,
+                        setting *out)
+{
+    if (snprintf(out->key, sizeof out->key, "%s", en->key) >=
+            (int)sizeof out->key ||
+        snprintf(out->value, sizeof out->value, "%s", en->value) >=
+            (int)sizeof out->value ||
+        snprintf(out->origin, sizeof out->origin, "%s: [%s]", en->origin,
+                 section) >= (int)sizeof out->origin)
+        return bad(ld->e, en, "is too long");
+    return 0;
+}
 static int load_tier_policy(loader *ld, tier_cfg *t, uint32_t workers)
 {
     char section[96];
@@ -1019,14 +1034,9 @@ static int load_tier_policy(loader *ld, tier_cfg *t, uint32_t workers)
             if (t->n_settings == SIM_TIER_SETTINGS)
                 return bad(ld->e, en, "too many policy parameters for a "
                            "tier");
-            setting *st = &t->settings[t->n_settings++];
-            if (snprintf(st->key, sizeof st->key, "%s", en->key) >=
-                    (int)sizeof st->key ||
-                snprintf(st->value, sizeof st->value, "%s", en->value) >=
-                    (int)sizeof st->value ||
-                snprintf(st->origin, sizeof st->origin, "%s: [%s]",
-                         en->origin, section) >= (int)sizeof st->origin)
-                return bad(ld->e, en, "is too long");
+            if (keep_setting(ld, en, section,
+                             &t->settings[t->n_settings++]) != 0)
+                return -1;
         }
     }
     return 0;
@@ -1442,17 +1452,9 @@ static int load_policy(loader *ld)
         } else {
             if (sc->n_settings == PSTACK_MAX_SETTINGS)
                 return bad(ld->e, en, "too many policy parameters");
-            if (strlen(en->value) >= sizeof sc->settings[0].value ||
-                strlen(en->key) >= sizeof sc->settings[0].key)
-                return bad(ld->e, en, "is too long");
-            setting *s = &sc->settings[sc->n_settings++];
-            if (snprintf(s->key, sizeof s->key, "%s", en->key) >=
-                    (int)sizeof s->key ||
-                snprintf(s->value, sizeof s->value, "%s", en->value) >=
-                    (int)sizeof s->value ||
-                snprintf(s->origin, sizeof s->origin, "%s: [policy]",
-                         en->origin) >= (int)sizeof s->origin)
-                return bad(ld->e, en, "is too long");
+            if (keep_setting(ld, en, "policy",
+                             &sc->settings[sc->n_settings++]) != 0)
+                return -1;
         }
     }
     return 0;
@@ -1572,14 +1574,7 @@ static int step_setting(loader *ld, const entry *en, const char *section,
                  "(at most %d)", SIM_STEP_SETTINGS);
         return bad(ld->e, en, msg);
     }
-    setting *s = &st->settings[st->n_settings++];
-    if (snprintf(s->key, sizeof s->key, "%s", en->key) >= (int)sizeof s->key ||
-        snprintf(s->value, sizeof s->value, "%s", en->value) >=
-            (int)sizeof s->value ||
-        snprintf(s->origin, sizeof s->origin, "%s: [%s]", en->origin,
-                 section) >= (int)sizeof s->origin)
-        return bad(ld->e, en, "is too long");
-    return 0;
+    return keep_setting(ld, en, section, &st->settings[st->n_settings++]);
 }
 
 static int step_policy(loader *ld, const entry *en, const char *section,
