@@ -55,7 +55,7 @@ void view_layout_compute(double w, double h, double f, int n_runs,
     double block = main_h / (n_runs > 0 ? n_runs : 1);
     for (int r = 0; r < n_runs && r < VIEW_MAX_RUNS; r++) {
         double y = top + r * block;
-        double server_h = f * 5.2;
+        double server_h = f * 6.4; /* two gauges, and a chain's tiers */
         l->field[r] = (chart_rect){rx, y + f * 1.7, rw,
                                    block - server_h - f * 4.6};
         l->server[r] = (chart_rect){rx, y + block - server_h - f * 0.6, rw,
@@ -635,7 +635,7 @@ static void server_block(cairo_t *cr, const view_layout *l,
              human_count(sv.abandoned_queued, b3, sizeof b3));
     gauge(cr, a.x, a.y + f * 3.5, a.w, f * 0.9, sv.queued,
           sv.abandoned_queued, cap, &chart_palette[0], label, f * 0.85);
-    tiers_line(cr, s, a.x, a.y + f * 5.3);
+    tiers_line(cr, s, a.x, a.y + f * 5.5);
     cairo_restore(cr);
 }
 
