@@ -52,6 +52,10 @@ struct server {
     unsigned stream;
     uint8_t tier;
     bool calls_down;
+    /* A service time is the plain draw: the model picks no distribution
+     * and notes no start, no slowdown runs and nothing degrades
+     * (note_features keeps it). */
+    bool plain_service;
 };
 
 #ifndef NDEBUG
@@ -65,6 +69,15 @@ static bool server_sane(const server *sv)
     return sv->q_len == 0 || sv->busy >= sv->workers;
 }
 #endif
+
+/* What start_service may skip: recomputed whenever the model or the
+ * slowdown changes (the configuration does not, during a run). */
+static void note_features(server *sv)
+{
+    sv->plain_service = sv->model->service == NULL &&
+                        sv->model->start == NULL && sv->slowdown == 1.0 &&
+                        !(sv->cfg->degradation > 0);
+}
 
 /* ---- The plain queue model: every request is independent work --------- */
 
@@ -106,6 +119,7 @@ int server_create(sim *s, const server_cfg *cfg, metrics *m, server **out,
     sv->limit_rate = cfg->rate_limit_per_s;
     sv->limit_burst = cfg->rate_limit_burst;
     sv->tokens = sv->limit_burst;
+    note_features(sv);
     m->capacity = sv->workers;
     *out = sv;
     return 0;
@@ -135,6 +149,7 @@ void server_set_model(server *sv, const server_model_ops *ops)
 {
     assert(ops->state_size == 0 && sv->model->state_size == 0);
     sv->model = ops;
+    note_features(sv);
 }
 
 void *server_model_state(server *sv)
@@ -275,7 +290,7 @@ void server_set_rate_limit(server *sv, double rate_per_s, double burst)
 
 /* ---- Queue --------------------------------------------------------------- */
 
-static void enqueue(server *sv, uint32_t ai)
+static void enqueue(server *sv, uint32_t ai, attempt *t)
 {
     if (sv->q_len == sv->q_cap) {
         size_t cap = sv->q_cap ? sv->q_cap * 2 : 1024;
@@ -293,7 +308,6 @@ static void enqueue(server *sv, uint32_t ai)
     }
     sv->queue[(sv->q_head + sv->q_len) % sv->q_cap] = ai;
     sv->q_len++;
-    attempt *t = att_at(sv->s, ai);
     t->stage = ST_QUEUED;
     t->enqueued = sv->s->now;
     metrics_set_queue(sv->m, sv->s->now, (uint32_t)sv->q_len);
@@ -350,10 +364,36 @@ static double expected_service(const server *sv, const attempt *t)
            thrash(sv, sv->busy + 1);
 }
 
-static void start_service(server *sv, uint32_t ai)
+/* The service time of a plain draw x (plain_service): x x 1.0 x 1.0,
+ * rounded, is x whenever x is a double's exact integer and x + 0.5 is
+ * exact too, below 2^52; the conversions cost about ten instructions per
+ * service.  Anything else takes the general path's arithmetic. */
+static inline int64_t plain_service_ns(int64_t x)
+{
+    return (uint64_t)x < (UINT64_C(1) << 52) ? x : round_ns((double)x);
+}
+
+/* t's service time, drawn and scaled by the slowdown and the overload
+ * degradation it starts under (busy already counts it). */
+static int64_t service_time(server *sv, const attempt *t, const request *r)
+{
+    const sim *s = sv->s;
+    if (sv->plain_service)
+        return plain_service_ns(engine_sample(
+            s, &sv->cfg->service, r->client, RNG_SERVICE + sv->stream,
+            rng_attempt_counter(r->index, t->number, 0)));
+    unsigned slot;
+    const dist *d = service_dist(sv, t, &slot);
+    double base =
+        (double)engine_sample(s, d, r->client, RNG_SERVICE + sv->stream,
+                              rng_attempt_counter(r->index, t->number, slot));
+    return round_ns(base * sv->slowdown * thrash(sv, sv->busy));
+}
+
+/* Start serving ai (t is its record). */
+static void start_service(server *sv, uint32_t ai, attempt *t)
 {
     sim *s = sv->s;
-    attempt *t = att_at(s, ai);
     const request *r = req_at(s, t->req);
     if (sv->busy == sv->svc_cap) {
         size_t cap = sv->svc_cap ? sv->svc_cap * 2 : 256;
@@ -369,12 +409,7 @@ static void start_service(server *sv, uint32_t ai)
     t->slot = sv->busy;
     sv->in_service[sv->busy++] = ai;
     sv->m->busy = sv->busy;
-    unsigned slot;
-    const dist *d = service_dist(sv, t, &slot);
-    double base =
-        (double)engine_sample(s, d, r->client, RNG_SERVICE + sv->stream,
-                              rng_attempt_counter(r->index, t->number, slot));
-    t->service = round_ns(base * sv->slowdown * thrash(sv, sv->busy));
+    t->service = service_time(sv, t, r);
     if (sv->model->start)
         sv->model->start(sv, t);
     if (t->stage == ST_QUEUED)
@@ -415,19 +450,19 @@ static void dispatch(server *sv)
     while (sv->busy < sv->workers && sv->q_len > 0) {
         uint32_t ai = dequeue(sv);
         if (!judge || !dropped_from_queue(sv, ai))
-            start_service(sv, ai);
+            start_service(sv, ai, att_at(sv->s, ai));
     }
 }
 
 /* Admitted: serve at once, queue, or turn away when the queue is full. */
-static void admit(server *sv, uint32_t ai)
+static void admit(server *sv, uint32_t ai, attempt *t)
 {
     const server_cfg *sc = sv->cfg;
     if (sv->busy < sv->workers) {
-        start_service(sv, ai);
+        start_service(sv, ai, t);
     } else if (sc->queue_limit == SIM_UNLIMITED ||
                sv->q_len < sc->queue_limit) {
-        enqueue(sv, ai);
+        enqueue(sv, ai, t);
     } else if (sc->overflow == OVERFLOW_DROP) {
         /* Its client learns by its timeout, and counts it there. */
         sv->m->cur->overflowed++;
@@ -469,7 +504,7 @@ void server_on_arrive(server *sv, uint32_t ai, uint32_t gen)
                f->retry_after_ns > 0 ? f->retry_after_ns : -1);
         return;
     }
-    admit(sv, ai);
+    admit(sv, ai, t);
     assert(server_sane(sv));
 }
 
@@ -673,6 +708,7 @@ void server_set_capacity(server *sv, uint32_t workers)
 void server_set_slowdown(server *sv, double multiplier)
 {
     sv->slowdown = multiplier;
+    note_features(sv);
 }
 
 void server_set_latency(server *sv, int64_t ns)
