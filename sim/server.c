@@ -56,6 +56,12 @@ struct server {
      * and notes no start, no slowdown runs and nothing degrades
      * (note_features keeps it). */
     bool plain_service;
+    /* An outage or a rate limit is running: arrivals pass gate() (kept
+     * by note_gate; one test instead of two per arrival). */
+    bool gated;
+    /* A service's end needs no more than the plain answer: no call down,
+     * no model hook at the end (note_features). */
+    bool plain_end;
     /* The delay of every answer when the network is a constant: its
      * delay plus the latency fault's; -1 when the network draws. */
     int64_t back_const;
@@ -77,12 +83,18 @@ static bool server_sane(const server *sv)
  * slowdown changes (the configuration does not, during a run). */
 static void note_features(server *sv)
 {
+    sv->plain_end = !sv->calls_down && sv->model->end == NULL;
     sv->plain_service = sv->model->service == NULL &&
                         sv->model->start == NULL && sv->slowdown == 1.0 &&
                         !(sv->cfg->degradation > 0);
     sv->back_const = sv->cfg->network.kind == DIST_CONST
                          ? simtime_add(sv->cfg->network.mean_ns, sv->latency)
                          : -1;
+}
+
+static void note_gate(server *sv)
+{
+    sv->gated = sv->down >= 0 || sv->limit_rate > 0;
 }
 
 /* ---- The plain queue model: every request is independent work --------- */
@@ -126,6 +138,7 @@ int server_create(sim *s, const server_cfg *cfg, metrics *m, server **out,
     sv->limit_burst = cfg->rate_limit_burst;
     sv->tokens = sv->limit_burst;
     note_features(sv);
+    note_gate(sv);
     m->capacity = sv->workers;
     *out = sv;
     return 0;
@@ -302,6 +315,7 @@ void server_set_rate_limit(server *sv, double rate_per_s, double burst)
     sv->limit_burst = burst;
     if (sv->tokens > burst)
         sv->tokens = burst;
+    note_gate(sv);
 }
 
 /* ---- Queue --------------------------------------------------------------- */
@@ -389,21 +403,32 @@ static inline int64_t plain_service_ns(int64_t x)
     return (uint64_t)x < (UINT64_C(1) << 52) ? x : round_ns((double)x);
 }
 
-/* t's service time, drawn and scaled by the slowdown and the overload
- * degradation it starts under (busy already counts it). */
-static int64_t service_time(server *sv, const attempt *t, const request *r)
+/* t's service time when it is not plain: drawn from the model's
+ * distribution and scaled by the slowdown and the overload degradation it
+ * starts under (busy already counts it); then the model notes the start. */
+static void set_service_time(server *sv, attempt *t, const request *r)
 {
-    const sim *s = sv->s;
-    if (sv->plain_service)
-        return plain_service_ns(engine_sample(
-            s, &sv->cfg->service, r->client, RNG_SERVICE + sv->stream,
-            rng_attempt_counter(r->index, t->number, 0)));
     unsigned slot;
     const dist *d = service_dist(sv, t, &slot);
     double base =
-        (double)engine_sample(s, d, r->client, RNG_SERVICE + sv->stream,
+        (double)engine_sample(sv->s, d, r->client, RNG_SERVICE + sv->stream,
                               rng_attempt_counter(r->index, t->number, slot));
-    return round_ns(base * sv->slowdown * thrash(sv, sv->busy));
+    t->service = round_ns(base * sv->slowdown * thrash(sv, sv->busy));
+    if (sv->model->start)
+        sv->model->start(sv, t);
+}
+
+/* Room for one more attempt in service; -1 when out of memory (the run
+ * is failed).  Out of line: it runs a dozen times a run. */
+static int grow_in_service(server *sv)
+{
+    size_t cap = sv->svc_cap ? sv->svc_cap * 2 : 256;
+    uint32_t *v = realloc(sv->in_service, cap * sizeof *v);
+    if (v == NULL)
+        return engine_fail(sv->s, "out of memory for the server");
+    sv->in_service = v;
+    sv->svc_cap = cap;
+    return 0;
 }
 
 /* Start serving ai (t is its record). */
@@ -411,23 +436,18 @@ static void start_service(server *sv, uint32_t ai, attempt *t)
 {
     sim *s = sv->s;
     const request *r = req_at(s, t->req);
-    if (sv->busy == sv->svc_cap) {
-        size_t cap = sv->svc_cap ? sv->svc_cap * 2 : 256;
-        uint32_t *v = realloc(sv->in_service, cap * sizeof *v);
-        if (v == NULL) {
-            engine_fail(s, "out of memory for the server");
-            return;
-        }
-        sv->in_service = v;
-        sv->svc_cap = cap;
-    }
+    if (sv->busy == sv->svc_cap && grow_in_service(sv) != 0)
+        return;
     metrics_gauge(sv->m, s->now);
     t->slot = sv->busy;
     sv->in_service[sv->busy++] = ai;
     sv->m->busy = sv->busy;
-    t->service = service_time(sv, t, r);
-    if (sv->model->start)
-        sv->model->start(sv, t);
+    if (sv->plain_service)
+        t->service = plain_service_ns(engine_sample(
+            s, &sv->cfg->service, r->client, RNG_SERVICE + sv->stream,
+            rng_attempt_counter(r->index, t->number, 0)));
+    else
+        set_service_time(sv, t, r);
     if (t->stage == ST_QUEUED)
         sv->m->cur->queue_wait_ns += s->now - t->enqueued;
     sv->m->cur->served++;
@@ -490,12 +510,10 @@ static void admit(server *sv, uint32_t ai, attempt *t)
     }
 }
 
-void server_on_arrive(server *sv, uint32_t ai, uint32_t gen)
+/* An outage or a rate limit is running (sv->gated): turn ai away if
+ * either says so; returns whether it did. */
+static bool gate(server *sv, uint32_t ai)
 {
-    sim *s = sv->s;
-    attempt *t = att_at(s, ai);
-    if (t->gen != gen || t->stage != ST_TO_SERVER)
-        return;
     /* A black hole answers nothing: the client times out, and that is
      * the attempt's one end. */
     if (sv->down >= 0) {
@@ -503,13 +521,24 @@ void server_on_arrive(server *sv, uint32_t ai, uint32_t gen)
             turn_away(sv, ai, SB_ERR_REFUSED, 0, -1);
         else
             drop(sv, ai);
-        return;
+        return true;
     }
     int64_t retry_after = rate_limited(sv);
     if (retry_after > 0) {
         turn_away(sv, ai, SB_ERR_HTTP, 429, retry_after);
-        return;
+        return true;
     }
+    return false;
+}
+
+void server_on_arrive(server *sv, uint32_t ai, uint32_t gen)
+{
+    sim *s = sv->s;
+    attempt *t = att_at(s, ai);
+    if (t->gen != gen || t->stage != ST_TO_SERVER)
+        return;
+    if (sv->gated && gate(sv, ai))
+        return;
     const fault_cfg *f =
         s->n_errors ? faults_error(s, req_at(s, t->req), t) : NULL;
     if (f) {
@@ -570,10 +599,10 @@ static void outcome(server *sv, attempt *t, request *r, service_end end)
 
 /* Send the answer of a finished service back, unless a lost_ack fault
  * loses it. */
-static void reply(server *sv, uint32_t ai, attempt *t, const request *r)
+static inline void send_reply(server *sv, uint32_t ai, attempt *t,
+                              const request *r, bool lost)
 {
     sim *s = sv->s;
-    bool lost = s->n_lost && faults_ack_lost(s, r, t);
     int64_t at = simtime_add(s->now, answer_delay(sv, r, t));
     /* Wasted: nobody will use this answer -- the client stopped waiting,
      * the answer is lost, or it will arrive after the client's timeout. */
@@ -588,8 +617,24 @@ static void reply(server *sv, uint32_t ai, attempt *t, const request *r)
     }
 }
 
+/* ... while a lost_ack fault runs.  Out of line, so that the common
+ * answer saves no registers around a call it does not make. */
+static void reply_lossy(server *sv, uint32_t ai, attempt *t,
+                        const request *r)
+{
+    send_reply(sv, ai, t, r, faults_ack_lost(sv->s, r, t));
+}
+
+static void reply(server *sv, uint32_t ai, attempt *t, const request *r)
+{
+    if (sv->s->n_lost)
+        reply_lossy(sv, ai, t, r);
+    else
+        send_reply(sv, ai, t, r, false);
+}
+
 /* Take t off its worker. */
-static void release_worker(server *sv, attempt *t)
+static inline void release_worker(server *sv, attempt *t)
 {
     metrics_gauge(sv->m, sv->s->now);
     uint32_t last = sv->in_service[--sv->busy];
@@ -598,13 +643,12 @@ static void release_worker(server *sv, attempt *t)
     sv->m->busy = sv->busy;
 }
 
-void server_on_service_done(server *sv, uint32_t ai, uint32_t gen)
+/* The end of t's service when the server calls down or its model has an
+ * end hook (!plain_end). */
+static void service_done_hooked(server *sv, uint32_t ai, attempt *t,
+                                request *r)
 {
     sim *s = sv->s;
-    attempt *t = att_at(s, ai);
-    if (t->gen != gen || t->stage != ST_IN_SERVICE)
-        return;
-    request *r = req_at(s, t->req);
     if (sv->calls_down && !r->defect) {
         /* A tier's worker stays held while it calls down (tier.h). */
         sv->m->cur->service_ns += t->service;
@@ -627,6 +671,26 @@ void server_on_service_done(server *sv, uint32_t ai, uint32_t gen)
     assert(server_sane(sv));
 }
 
+void server_on_service_done(server *sv, uint32_t ai, uint32_t gen)
+{
+    attempt *t = att_at(sv->s, ai);
+    if (t->gen != gen || t->stage != ST_IN_SERVICE)
+        return;
+    request *r = req_at(sv->s, t->req);
+    if (!sv->plain_end) {
+        service_done_hooked(sv, ai, t, r);
+        return;
+    }
+    /* As service_done_hooked with no call down and SERVICE_DONE. */
+    release_worker(sv, t);
+    sv->m->cur->service_ns += t->service;
+    outcome(sv, t, r, SERVICE_DONE);
+    reply(sv, ai, t, r);
+    if (sv->q_len > 0)
+        dispatch(sv);
+    assert(server_sane(sv));
+}
+
 /* ---- Tiers (tier.h) ------------------------------------------------------ */
 
 void server_set_tier(server *sv, uint8_t tier, unsigned stream,
@@ -635,6 +699,7 @@ void server_set_tier(server *sv, uint8_t tier, unsigned stream,
     sv->tier = tier;
     sv->stream = stream;
     sv->calls_down = calls_down;
+    note_features(sv);
 }
 
 /* The call that held ai's worker ended: the worker is free, and the
@@ -759,6 +824,7 @@ void server_crash(server *sv, int mode)
     }
     sv->m->busy = 0;
     sv->down = mode;
+    note_gate(sv);
     assert(server_sane(sv));
 }
 
@@ -767,4 +833,5 @@ void server_crash(server *sv, int mode)
 void server_restart(server *sv)
 {
     sv->down = -1;
+    note_gate(sv);
 }
