@@ -16,6 +16,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tier.h"
 
@@ -35,7 +36,7 @@ struct server {
     uint32_t workers;              /* now, after capacity faults */
     uint32_t busy;
     uint32_t *queue; /* ring of attempt ids */
-    size_t q_head, q_len, q_cap;
+    size_t q_head, q_len, q_cap; /* q_cap: 0 or a power of two */
     uint32_t *in_service; /* attempt ids, unordered */
     size_t svc_cap;
     int down;        /* -1 up, or CUT_REFUSE / CUT_BLACKHOLE */
@@ -329,14 +330,18 @@ static void enqueue(server *sv, uint32_t ai, attempt *t)
             engine_fail(sv->s, "out of memory for the server queue");
             return;
         }
-        for (size_t i = 0; i < sv->q_len; i++)
-            q[i] = sv->queue[(sv->q_head + i) % sv->q_cap];
+        /* Full: the ring is [q_head, q_cap) then [0, q_head). */
+        size_t tail = sv->q_cap - sv->q_head;
+        if (sv->q_len > 0) {
+            memcpy(q, sv->queue + sv->q_head, tail * sizeof *q);
+            memcpy(q + tail, sv->queue, sv->q_head * sizeof *q);
+        }
         free(sv->queue);
         sv->queue = q;
         sv->q_head = 0;
         sv->q_cap = cap;
     }
-    sv->queue[(sv->q_head + sv->q_len) % sv->q_cap] = ai;
+    sv->queue[(sv->q_head + sv->q_len) & (sv->q_cap - 1)] = ai;
     sv->q_len++;
     t->stage = ST_QUEUED;
     t->enqueued = sv->s->now;
@@ -347,14 +352,14 @@ static void enqueue(server *sv, uint32_t ai, attempt *t)
  * overload the newest are the ones whose clients are still waiting, the
  * idea behind Facebook's adaptive LIFO).  The crash path always empties
  * the queue whatever the order. */
-static uint32_t dequeue(server *sv)
+static inline uint32_t dequeue(server *sv)
 {
     uint32_t ai;
     if (sv->cfg->queue_order == QUEUE_LIFO) {
-        ai = sv->queue[(sv->q_head + sv->q_len - 1) % sv->q_cap];
+        ai = sv->queue[(sv->q_head + sv->q_len - 1) & (sv->q_cap - 1)];
     } else {
         ai = sv->queue[sv->q_head];
-        sv->q_head = (sv->q_head + 1) % sv->q_cap;
+        sv->q_head = (sv->q_head + 1) & (sv->q_cap - 1);
     }
     sv->q_len--;
     metrics_set_queue(sv->m, sv->s->now, (uint32_t)sv->q_len);
