@@ -63,6 +63,12 @@ struct server {
     /* A service's end needs no more than the plain answer: no call down,
      * no model hook at the end (note_features). */
     bool plain_end;
+    /* From the configuration, which does not change during a run: kept
+     * here, beside the fields the hot paths read, so that no path loads
+     * cfg for them. */
+    bool lifo;      /* queue_order is QUEUE_LIFO */
+    bool judge;     /* drop_expired or drop_late: queued ones are judged */
+    size_t q_limit; /* queue_limit, SIZE_MAX when unlimited */
     /* The delay of every answer when the network is a constant: its
      * delay plus the latency fault's; -1 when the network draws. */
     int64_t back_const;
@@ -133,6 +139,10 @@ int server_create(sim *s, const server_cfg *cfg, metrics *m, server **out,
         return err_set(e, "out of memory for the server");
     }
     sv->workers = cfg->workers;
+    sv->lifo = cfg->queue_order == QUEUE_LIFO;
+    sv->judge = cfg->drop_expired || cfg->drop_late;
+    sv->q_limit =
+        cfg->queue_limit == SIM_UNLIMITED ? SIZE_MAX : cfg->queue_limit;
     sv->down = -1;
     sv->slowdown = 1.0;
     sv->limit_rate = cfg->rate_limit_per_s;
@@ -355,7 +365,7 @@ static void enqueue(server *sv, uint32_t ai, attempt *t)
 static inline uint32_t dequeue(server *sv)
 {
     uint32_t ai;
-    if (sv->cfg->queue_order == QUEUE_LIFO) {
+    if (sv->lifo) {
         ai = sv->queue[(sv->q_head + sv->q_len - 1) & (sv->q_cap - 1)];
     } else {
         ai = sv->queue[sv->q_head];
@@ -490,10 +500,9 @@ static bool dropped_from_queue(server *sv, uint32_t ai)
 /* Start queued attempts while workers are free. */
 static void dispatch(server *sv)
 {
-    bool judge = sv->cfg->drop_expired || sv->cfg->drop_late;
     while (sv->busy < sv->workers && sv->q_len > 0) {
         uint32_t ai = dequeue(sv);
-        if (!judge || !dropped_from_queue(sv, ai))
+        if (!sv->judge || !dropped_from_queue(sv, ai))
             start_service(sv, ai, att_at(sv->s, ai));
     }
 }
@@ -504,8 +513,7 @@ static void admit(server *sv, uint32_t ai, attempt *t)
     const server_cfg *sc = sv->cfg;
     if (sv->busy < sv->workers) {
         start_service(sv, ai, t);
-    } else if (sc->queue_limit == SIM_UNLIMITED ||
-               sv->q_len < sc->queue_limit) {
+    } else if (sv->q_len < sv->q_limit) {
         enqueue(sv, ai, t);
     } else if (sc->overflow == OVERFLOW_DROP) {
         /* Its client learns by its timeout, and counts it there. */
