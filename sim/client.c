@@ -22,6 +22,7 @@
  */
 #include <assert.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,15 +189,18 @@ static void send_attempt(sim *s, uint32_t ri, request *r, bool hedge);
 static void start_request(sim *s, uint32_t c, uint32_t k)
 {
     uint32_t ri;
-    if (pool_alloc(&s->requests, &ri) != 0) {
+    request *r =
+        pool_take(&s->requests, &ri, REQUEST_HEAD, offsetof(request, gen));
+    if (r == NULL) {
         engine_fail(s, "out of memory for requests");
         return;
     }
-    request *r = req_at(s, ri);
+    /* The record and the state apart: the record's memset is then a few
+     * stores, not a call (6 M instructions in the storm). */
+    if (s->request_state_size)
+        memset(req_state(s, r), 0, s->request_state_size);
     const client_cfg *cc = &s->cfg->clients;
-    uint32_t gen = r->gen;
-    memset(r, 0, REQUEST_HEAD + s->request_state_size);
-    r->gen = gen + 1;
+    r->gen++;
     r->client = c;
     r->process = process_of(s, c);
     r->index = k;

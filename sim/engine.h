@@ -16,6 +16,7 @@
 
 #include <assert.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -348,14 +349,12 @@ static inline void engine_request_release(sim *s, uint32_t ri, request *r)
 static inline attempt *engine_attempt_new(sim *s, uint32_t ri, request *r,
                                           uint32_t *ai)
 {
-    if (pool_alloc(&s->attempts, ai) != 0) {
+    attempt *t =
+        pool_take(&s->attempts, ai, sizeof *t, offsetof(attempt, gen));
+    if (t == NULL) {
         engine_fail(s, "out of memory for attempts");
         return NULL;
     }
-    attempt *t = att_at(s, *ai);
-    uint32_t gen = t->gen;
-    memset(t, 0, sizeof *t);
-    t->gen = gen;
     t->req = ri;
     t->number = ++r->attempts;
     t->sent = s->now;
