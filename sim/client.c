@@ -213,11 +213,16 @@ static void start_request(sim *s, uint32_t c, uint32_t k)
     r->op = u < cc->mix[0]                ? SB_OP_READ
             : u < cc->mix[0] + cc->mix[1] ? SB_OP_PUT
                                           : SB_OP_POST;
-    if (rng_unit(rng_at(key, (uint64_t)k * 8 + 1)) < cc->defect_fraction)
+    /* A coin whose fraction is 0 is not tossed: no u in [0, 1) is below
+     * it, and the streams are counters, so no other draw moves (two of
+     * the three coins of a storm's request, 25 M instructions). */
+    if (cc->defect_fraction > 0.0 &&
+        rng_unit(rng_at(key, (uint64_t)k * 8 + 1)) < cc->defect_fraction)
         r->defect = rng_unit(rng_at(key, (uint64_t)k * 8 + 2)) < 0.5
                         ? SB_DEFECT_INVALID_SCHEMA
                         : SB_DEFECT_MISSING_FIELD;
-    if (rng_unit(rng_at(key, (uint64_t)k * 8 + 3)) < cc->critical_fraction)
+    if (cc->critical_fraction > 0.0 &&
+        rng_unit(rng_at(key, (uint64_t)k * 8 + 3)) < cc->critical_fraction)
         r->flags |= RQ_CRITICAL;
     if (r->op == SB_OP_POST && cc->idempotency_keys)
         r->flags |= RQ_KEYED;
