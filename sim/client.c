@@ -184,7 +184,7 @@ static void finish(sim *s, uint32_t ri, request *r, sb_outcome outcome,
     engine_request_release(s, ri, r);
 }
 
-static void send_attempt(sim *s, uint32_t ri, request *r, bool hedge);
+static inline void send_attempt(sim *s, uint32_t ri, request *r, bool hedge);
 
 static void start_request(sim *s, uint32_t c, uint32_t k)
 {
@@ -346,8 +346,6 @@ static bool act_on(sim *s, uint32_t ri, request *r, bool hedge,
  * request may have ended). */
 static bool allowed(sim *s, uint32_t ri, request *r, bool hedge)
 {
-    if (!s->asks_before_send && !(r->flags & RQ_TRACED))
-        return true;
     driver_request d = view(s, r);
     pstack_call call = call_for(s, r, r->client);
     driver_send ds;
@@ -358,11 +356,12 @@ static bool allowed(sim *s, uint32_t ri, request *r, bool hedge)
     return act_on(s, ri, r, hedge, &ds);
 }
 
-/* Take a connection of the process's pool, or join its queue. */
-static bool take_connection(sim *s, uint32_t process, uint32_t ai)
+/* Take a connection of the process's pool, or join its queue: true when
+ * the attempt may go.  Without pools (s->pools NULL) it always may, and
+ * that test is inline (take_connection and give_connection), not a call
+ * at every attempt: see send_attempt. */
+static bool pooled_take(sim *s, uint32_t process, uint32_t ai)
 {
-    if (s->pools == NULL)
-        return true;
     conn_pool *p = &s->pools[process];
     if (p->busy < s->cfg->clients.connections) {
         p->busy++;
@@ -387,12 +386,15 @@ static bool take_connection(sim *s, uint32_t process, uint32_t ai)
     return false;
 }
 
+static inline bool take_connection(sim *s, uint32_t process, uint32_t ai)
+{
+    return s->pools == NULL || pooled_take(s, process, ai);
+}
+
 /* A connection is free again: hand it to the oldest attempt still
  * waiting for one (attempts that timed out while waiting are dropped). */
-static void give_connection(sim *s, uint32_t process)
+static void pooled_give(sim *s, uint32_t process)
 {
-    if (s->pools == NULL)
-        return;
     conn_pool *p = &s->pools[process];
     p->busy--;
     while (p->len > 0) {
@@ -415,11 +417,34 @@ static void give_connection(sim *s, uint32_t process)
     }
 }
 
+static inline void give_connection(sim *s, uint32_t process)
+{
+    if (s->pools != NULL)
+        pooled_give(s, process);
+}
+
 static void launch(sim *s, uint32_t ri, request *r, bool hedge);
 
-static void send_attempt(sim *s, uint32_t ri, request *r, bool hedge)
+/* The send of an attempt the stack is asked about (a layer has
+ * before_send, or the request is traced). */
+__attribute__((noinline)) static void send_asked(sim *s, uint32_t ri,
+                                                 request *r, bool hedge)
 {
     if (allowed(s, ri, r, hedge))
+        launch(s, ri, r, hedge);
+}
+
+/* Send an attempt of request ri.  Inline, with launch, in the handlers:
+ * as a call of its own it saved and restored six registers and set up a
+ * frame for the stack's answer at every attempt; the stack's path is out
+ * of line.  With the pools' inline test: 2 134 M -> 2 091 M instructions
+ * in the storm at 10 000 clients. */
+__attribute__((always_inline)) static inline void
+send_attempt(sim *s, uint32_t ri, request *r, bool hedge)
+{
+    if (s->asks_before_send || (r->flags & RQ_TRACED))
+        send_asked(s, ri, r, hedge);
+    else
         launch(s, ri, r, hedge);
 }
 
