@@ -633,7 +633,8 @@ void client_on_response(sim *s, uint32_t ai, uint32_t gen)
         t->waiting = 0;
         give_connection(s, r->process);
     }
-    engine_attempt_release(s, ai, t);
+    /* r is still t's request: t holds a reference to it. */
+    engine_attempt_release_of(s, ai, t, r);
 }
 
 void client_on_timeout(sim *s, uint32_t ai, uint32_t gen)
@@ -656,7 +657,7 @@ void client_on_timeout(sim *s, uint32_t ai, uint32_t gen)
      * drops it when its turn comes. */
     if (!pooled) {
         give_connection(s, process);
-        engine_attempt_release(s, ai, t);
+        engine_attempt_release_of(s, ai, t, r);
     }
 }
 

@@ -362,16 +362,27 @@ static inline attempt *engine_attempt_new(sim *s, uint32_t ri, request *r,
     return t;
 }
 
-/* Free attempt ai (t is its record) once neither the client nor the
- * server holds it. */
-static inline void engine_attempt_release(sim *s, uint32_t ai, attempt *t)
+/* Free attempt ai (t is its record, r its request's) once neither the
+ * client nor the server holds it.  For a handler that has r at hand:
+ * looking it up again cost the client's answers and timeouts 10 M
+ * instructions in the storm at 10 000 clients. */
+static inline void engine_attempt_release_of(sim *s, uint32_t ai, attempt *t,
+                                             request *r)
 {
     if (t->waiting || t->stage != ST_GONE)
         return;
     uint32_t ri = t->req;
     t->gen++;
     pool_free(&s->attempts, ai);
-    engine_request_release(s, ri, req_at(s, ri));
+    engine_request_release(s, ri, r);
+}
+
+/* The same, looking the request up. */
+static inline void engine_attempt_release(sim *s, uint32_t ai, attempt *t)
+{
+    if (t->waiting || t->stage != ST_GONE)
+        return;
+    engine_attempt_release_of(s, ai, t, req_at(s, t->req));
 }
 
 /* How attempt t ended, from its answer (or its timeout), as the request
