@@ -16,6 +16,7 @@
 
 #include <assert.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -348,14 +349,12 @@ static inline void engine_request_release(sim *s, uint32_t ri, request *r)
 static inline attempt *engine_attempt_new(sim *s, uint32_t ri, request *r,
                                           uint32_t *ai)
 {
-    if (pool_alloc(&s->attempts, ai) != 0) {
+    attempt *t =
+        pool_take(&s->attempts, ai, sizeof *t, offsetof(attempt, gen));
+    if (t == NULL) {
         engine_fail(s, "out of memory for attempts");
         return NULL;
     }
-    attempt *t = att_at(s, *ai);
-    uint32_t gen = t->gen;
-    memset(t, 0, sizeof *t);
-    t->gen = gen;
     t->req = ri;
     t->number = ++r->attempts;
     t->sent = s->now;
@@ -363,16 +362,27 @@ static inline attempt *engine_attempt_new(sim *s, uint32_t ri, request *r,
     return t;
 }
 
-/* Free attempt ai (t is its record) once neither the client nor the
- * server holds it. */
-static inline void engine_attempt_release(sim *s, uint32_t ai, attempt *t)
+/* Free attempt ai (t is its record, r its request's) once neither the
+ * client nor the server holds it.  For a handler that has r at hand:
+ * looking it up again cost the client's answers and timeouts 10 M
+ * instructions in the storm at 10 000 clients. */
+static inline void engine_attempt_release_of(sim *s, uint32_t ai, attempt *t,
+                                             request *r)
 {
     if (t->waiting || t->stage != ST_GONE)
         return;
     uint32_t ri = t->req;
     t->gen++;
     pool_free(&s->attempts, ai);
-    engine_request_release(s, ri, req_at(s, ri));
+    engine_request_release(s, ri, r);
+}
+
+/* The same, looking the request up. */
+static inline void engine_attempt_release(sim *s, uint32_t ai, attempt *t)
+{
+    if (t->waiting || t->stage != ST_GONE)
+        return;
+    engine_attempt_release_of(s, ai, t, req_at(s, t->req));
 }
 
 /* How attempt t ended, from its answer (or its timeout), as the request

@@ -19,13 +19,16 @@ void pool_fini(pool *p)
 }
 
 /* A chunk is not zeroed here but record by record as each is first handed
- * out (pool_alloc_new): the records a run never reaches stay untouched,
- * and a record is zeroed just before its first use, while it is about to
- * be written anyway.  (calloc zeroed 4096 records at once: 48 M of the
- * storm's instructions at 10 000 clients, as callgrind counts a rep
- * stosb, byte by byte.) */
-static int add_chunk(pool *p)
+ * out (pool_alloc_new, pool_take): the records a run never reaches stay
+ * untouched, and a record is zeroed just before its first use, while it
+ * is about to be written anyway.  (calloc zeroed 4096 records at once: 48
+ * M of the storm's instructions at 10 000 clients, as callgrind counts a
+ * rep stosb, byte by byte.)  new_end stays below UINT32_MAX: the last
+ * chunk would end at 2^32. */
+int pool_add_chunk(pool *p)
 {
+    if (p->n_chunks >= (UINT32_MAX >> POOL_SHIFT))
+        return -1;
     if (p->n_chunks == p->cap_chunks) {
         size_t cap = p->cap_chunks ? p->cap_chunks * 2 : 8;
         char **c = realloc(p->chunks, cap * sizeof *c);
@@ -38,14 +41,13 @@ static int add_chunk(pool *p)
     if (chunk == NULL)
         return -1;
     p->chunks[p->n_chunks++] = chunk;
+    p->new_end = (uint32_t)(p->n_chunks << POOL_SHIFT);
     return 0;
 }
 
 int pool_alloc_new(pool *p, uint32_t *idx)
 {
-    if (p->next_new == UINT32_MAX)
-        return -1;
-    if ((p->next_new >> POOL_SHIFT) >= p->n_chunks && add_chunk(p) != 0)
+    if (p->next_new == p->new_end && pool_add_chunk(p) != 0)
         return -1;
     *idx = p->next_new++;
     memset(pool_at(p, *idx), 0, p->stride);
