@@ -221,11 +221,12 @@ static inline void metrics_hist_touch(metrics_hist *h, size_t bin)
 /* A request succeeded after ns, end to end. */
 static inline void metrics_latency(metrics *m, int64_t ns)
 {
-    size_t bin = hist_bin(BUCKET_HIST_BITS, ns);
+    size_t fine = hist_bin(TOTAL_HIST_BITS, ns);
+    size_t bin = hist_bin_coarser(BUCKET_HIST_BITS, TOTAL_HIST_BITS, fine, ns);
     m->live_hist.latency[bin]++;
     metrics_hist_touch(&m->live_hist, bin);
     m->cur->latency_sum_ns += ns;
-    m->total.latency[hist_bin(TOTAL_HIST_BITS, ns)]++;
+    m->total.latency[fine]++;
 }
 
 /* An attempt ended ns after it was sent, its client still waiting for it:
@@ -234,12 +235,13 @@ static inline void metrics_latency(metrics *m, int64_t ns)
  * answered never end this way and are not counted. */
 static inline void metrics_attempt_latency(metrics *m, int64_t ns)
 {
-    size_t bin = hist_bin(BUCKET_HIST_BITS, ns);
+    size_t fine = hist_bin(TOTAL_HIST_BITS, ns);
+    size_t bin = hist_bin_coarser(BUCKET_HIST_BITS, TOTAL_HIST_BITS, fine, ns);
     m->live_hist.attempt[bin]++;
     metrics_hist_touch(&m->live_hist, bin);
     m->cur->attempts_ended++;
     m->cur->attempt_latency_sum_ns += ns;
-    m->total.attempt_latency[hist_bin(TOTAL_HIST_BITS, ns)]++;
+    m->total.attempt_latency[fine]++;
 }
 
 /* End the run at time t: integrate the gauges to t, close the live
