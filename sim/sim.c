@@ -25,14 +25,6 @@ int engine_fail(sim *s, const char *msg)
     return -1;
 }
 
-void engine_push(sim *s, int64_t t, unsigned type, uint32_t id, uint32_t gen)
-{
-    if (evq_push(&s->q, t, type, id, gen) != 0)
-        engine_fail(s, "out of memory for the event queue");
-    if (evq_len(&s->q) > s->stats.queue_peak)
-        s->stats.queue_peak = evq_len(&s->q);
-}
-
 void engine_push_fault(sim *s, int64_t t, unsigned type, uint32_t fault,
                        uint32_t gen)
 {
@@ -42,12 +34,6 @@ void engine_push_fault(sim *s, int64_t t, unsigned type, uint32_t fault,
         engine_fail(s, "out of memory for the event queue");
 }
 
-void engine_push_lane(sim *s, unsigned lane, int64_t t, unsigned type,
-                      uint32_t id, uint32_t gen)
-{
-    if (evq_push_lane(&s->q, lane, t, type, id, gen) != 0)
-        engine_fail(s, "out of memory for the event queue");
-}
 
 /* An event at now, pushed while no other event is due at now, would be
  * popped next: every event pushed after it has a later seq, and every
@@ -58,10 +44,18 @@ void engine_push_lane(sim *s, unsigned lane, int64_t t, unsigned type,
  * earlier, which changes no order.  A second such event while one waits
  * goes to the queue: its seq puts it after the waiting one, as it
  * should. */
+/* Out of line, so that engine_push_now's common path saves no registers
+ * for the queue's push. */
+__attribute__((noinline)) static void push_now_queued(sim *s, unsigned type,
+                                                      uint32_t id, uint32_t gen)
+{
+    engine_push_lane(s, LANE_NOW, s->now, type, id, gen);
+}
+
 void engine_push_now(sim *s, unsigned type, uint32_t id, uint32_t gen)
 {
     if (s->has_next || evq_due(&s->q, s->now)) {
-        engine_push_lane(s, LANE_NOW, s->now, type, id, gen);
+        push_now_queued(s, type, id, gen);
         return;
     }
     s->next = (evq_event){s->now, type & 0xffu, id, gen};
