@@ -153,7 +153,15 @@ struct sim {
     pstack *ps;
     evq q;
     int64_t now;
-    bool failed;
+    /* Both flags in one word: the loop tests them with one compare per
+     * event (sim_run_until). */
+    union {
+        struct {
+            bool failed;
+            bool has_next; /* `next` is the next event (engine_push_now) */
+        };
+        uint16_t stops;
+    };
     char error[ERR_MSG_MAX];
     metrics m;
     phases ph; /* every closed bucket, reduced by phase */
@@ -221,8 +229,7 @@ struct sim {
     sim_observer obs[MAX_OBSERVERS];
     int n_obs;
     bool trace_on;
-    bool has_next;  /* `next` is the next event (engine_push_now) */
-    evq_event next;
+    evq_event next; /* see has_next */
     bool asks_before_send; /* a layer has a before_send hook */
     bool hears_success;    /* ... on_success or on_request_end */
     bool hears_end;        /* ... on_request_end */

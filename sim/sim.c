@@ -302,7 +302,13 @@ int sim_run_until(sim *s, int64_t t)
     evq_event ev;
     uint64_t limit = instant_limit(s);
     for (;;) {
-        if (s->has_next && s->next.time < t) {
+        /* s->stops: the run failed (in the last event's handler), or
+         * s->next waits.  One test of the two flags instead of a test of
+         * each saved 19 M of 2.09 G instructions in the storm at 10 000
+         * clients (bench_engine --only model). */
+        if (s->stops != 0 && (s->failed || s->next.time < t)) {
+            if (s->failed)
+                return -1;
             ev = s->next; /* see engine_push_now */
             s->has_next = false;
         } else if (!evq_pop_before(&s->q, t, &ev)) {
@@ -322,8 +328,6 @@ int sim_run_until(sim *s, int64_t t)
             return clock_stopped(s);
         }
         dispatch(s, &ev);
-        if (s->failed)
-            return -1;
     }
     if (evq_failed(&s->q))
         return engine_fail(s, "out of memory for the event queue");
