@@ -157,8 +157,9 @@ typedef struct metrics {
     int64_t cur_start, cur_end;
     /* The live bucket, where the engine counts, by either name.  cur is
      * an array of one, so m->cur->x is an offset from m: as a pointer
-     * (always &live) every count loaded it first, about 1.5 M loads in
-     * the storm at 10 000 clients (bench_engine --only model). */
+     * (always &live) every count loaded it first: 5.6 M of 2.19 G
+     * instructions in the storm at 10 000 clients (bench_engine --only
+     * model). */
     union {
         metrics_bucket live;
         metrics_bucket cur[1];
