@@ -234,7 +234,6 @@ int metrics_init(metrics *m, int64_t bucket_ns, int64_t duration_ns,
     m->buckets = calloc(m->cap, sizeof *m->buckets);
     if (m->buckets == NULL)
         return -1;
-    m->cur = &m->live;
     m->policy_level = -1.0;
     hist_reset(&m->live_hist);
     hist_reset(&m->row_hist);

@@ -154,9 +154,16 @@ typedef struct metrics {
     metrics_bucket *buckets; /* the kept rows, oldest first */
     size_t n_buckets;        /* kept rows: the closed ones + the open one */
     size_t cap, want;        /* allocated rows; rows the duration needs */
-    metrics_bucket *cur;     /* the live bucket, where the engine counts */
     int64_t cur_start, cur_end;
-    metrics_bucket live;
+    /* The live bucket, where the engine counts, by either name.  cur is
+     * an array of one, so m->cur->x is an offset from m: as a pointer
+     * (always &live) every count loaded it first: 5.6 M of 2.19 G
+     * instructions in the storm at 10 000 clients (bench_engine --only
+     * model). */
+    union {
+        metrics_bucket live;
+        metrics_bucket cur[1];
+    };
     metrics_hist live_hist, row_hist;
     /* gauges */
     int64_t gauge_t;
@@ -215,11 +222,12 @@ static inline void metrics_hist_touch(metrics_hist *h, size_t bin)
 /* A request succeeded after ns, end to end. */
 static inline void metrics_latency(metrics *m, int64_t ns)
 {
-    size_t bin = hist_bin(BUCKET_HIST_BITS, ns);
+    size_t fine = hist_bin(TOTAL_HIST_BITS, ns);
+    size_t bin = hist_bin_coarser(BUCKET_HIST_BITS, TOTAL_HIST_BITS, fine, ns);
     m->live_hist.latency[bin]++;
     metrics_hist_touch(&m->live_hist, bin);
     m->cur->latency_sum_ns += ns;
-    m->total.latency[hist_bin(TOTAL_HIST_BITS, ns)]++;
+    m->total.latency[fine]++;
 }
 
 /* An attempt ended ns after it was sent, its client still waiting for it:
@@ -228,12 +236,13 @@ static inline void metrics_latency(metrics *m, int64_t ns)
  * answered never end this way and are not counted. */
 static inline void metrics_attempt_latency(metrics *m, int64_t ns)
 {
-    size_t bin = hist_bin(BUCKET_HIST_BITS, ns);
+    size_t fine = hist_bin(TOTAL_HIST_BITS, ns);
+    size_t bin = hist_bin_coarser(BUCKET_HIST_BITS, TOTAL_HIST_BITS, fine, ns);
     m->live_hist.attempt[bin]++;
     metrics_hist_touch(&m->live_hist, bin);
     m->cur->attempts_ended++;
     m->cur->attempt_latency_sum_ns += ns;
-    m->total.attempt_latency[hist_bin(TOTAL_HIST_BITS, ns)]++;
+    m->total.attempt_latency[fine]++;
 }
 
 /* End the run at time t: integrate the gauges to t, close the live

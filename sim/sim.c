@@ -25,14 +25,6 @@ int engine_fail(sim *s, const char *msg)
     return -1;
 }
 
-void engine_push(sim *s, int64_t t, unsigned type, uint32_t id, uint32_t gen)
-{
-    if (evq_push(&s->q, t, type, id, gen) != 0)
-        engine_fail(s, "out of memory for the event queue");
-    if (evq_len(&s->q) > s->stats.queue_peak)
-        s->stats.queue_peak = evq_len(&s->q);
-}
-
 void engine_push_fault(sim *s, int64_t t, unsigned type, uint32_t fault,
                        uint32_t gen)
 {
@@ -42,12 +34,6 @@ void engine_push_fault(sim *s, int64_t t, unsigned type, uint32_t fault,
         engine_fail(s, "out of memory for the event queue");
 }
 
-void engine_push_lane(sim *s, unsigned lane, int64_t t, unsigned type,
-                      uint32_t id, uint32_t gen)
-{
-    if (evq_push_lane(&s->q, lane, t, type, id, gen) != 0)
-        engine_fail(s, "out of memory for the event queue");
-}
 
 /* An event at now, pushed while no other event is due at now, would be
  * popped next: every event pushed after it has a later seq, and every
@@ -58,10 +44,18 @@ void engine_push_lane(sim *s, unsigned lane, int64_t t, unsigned type,
  * earlier, which changes no order.  A second such event while one waits
  * goes to the queue: its seq puts it after the waiting one, as it
  * should. */
+/* Out of line, so that engine_push_now's common path saves no registers
+ * for the queue's push. */
+__attribute__((noinline)) static void push_now_queued(sim *s, unsigned type,
+                                                      uint32_t id, uint32_t gen)
+{
+    engine_push_lane(s, LANE_NOW, s->now, type, id, gen);
+}
+
 void engine_push_now(sim *s, unsigned type, uint32_t id, uint32_t gen)
 {
     if (s->has_next || evq_due(&s->q, s->now)) {
-        engine_push_lane(s, LANE_NOW, s->now, type, id, gen);
+        push_now_queued(s, type, id, gen);
         return;
     }
     s->next = (evq_event){s->now, type & 0xffu, id, gen};
@@ -308,7 +302,13 @@ int sim_run_until(sim *s, int64_t t)
     evq_event ev;
     uint64_t limit = instant_limit(s);
     for (;;) {
-        if (s->has_next && s->next.time < t) {
+        /* s->stops: the run failed (in the last event's handler), or
+         * s->next waits.  One test of the two flags instead of a test of
+         * each saved 19 M of 2.09 G instructions in the storm at 10 000
+         * clients (bench_engine --only model). */
+        if (s->stops != 0 && (s->failed || s->next.time < t)) {
+            if (s->failed)
+                return -1;
             ev = s->next; /* see engine_push_now */
             s->has_next = false;
         } else if (!evq_pop_before(&s->q, t, &ev)) {
@@ -328,8 +328,6 @@ int sim_run_until(sim *s, int64_t t)
             return clock_stopped(s);
         }
         dispatch(s, &ev);
-        if (s->failed)
-            return -1;
     }
     if (evq_failed(&s->q))
         return engine_fail(s, "out of memory for the event queue");

@@ -39,6 +39,33 @@ START_TEST(relative_error_is_bounded)
 }
 END_TEST
 
+/* A coarser bin found from a finer one is the bin hist_bin gives: every
+ * value up to 2^12, then a sweep, the edges of each octave, the end of
+ * the range and past it, and negatives. */
+START_TEST(coarser_bins_are_the_same_bins)
+{
+    int64_t v[] = {-5, -1, INT64_MAX, (int64_t)1 << 42,
+                   ((int64_t)1 << 42) - 1, ((int64_t)1 << 42) + 1};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        ck_assert_uint_eq(hist_bin_coarser(4, 6, hist_bin(6, v[i]), v[i]),
+                          hist_bin(4, v[i]));
+    for (int64_t x = 0; x < 4096; x++)
+        ck_assert_uint_eq(hist_bin_coarser(4, 6, hist_bin(6, x), x),
+                          hist_bin(4, x));
+    for (int64_t x = 4096; x < ((int64_t)1 << 44); x += x / 97 + 1)
+        ck_assert_uint_eq(hist_bin_coarser(4, 6, hist_bin(6, x), x),
+                          hist_bin(4, x));
+    for (int e = 6; e < 63; e++)
+        for (int64_t d = -1; d <= 1; d++) {
+            int64_t x = ((int64_t)1 << e) + d;
+            ck_assert_uint_eq(hist_bin_coarser(4, 6, hist_bin(6, x), x),
+                              hist_bin(4, x));
+            ck_assert_uint_eq(hist_bin_coarser(2, 6, hist_bin(6, x), x),
+                              hist_bin(2, x));
+        }
+}
+END_TEST
+
 /* 1..10000 ms, one each: the nearest-rank p50 is 5000 ms, p99 9900 ms,
  * p99.9 9990 ms; bin midpoints are within 0.8 % at 6 bits. */
 START_TEST(quantiles_of_a_known_set)
@@ -96,6 +123,7 @@ Suite *histogram_suite(void)
     TCase *tc = tcase_create("bins");
     tcase_add_test(tc, small_values_are_exact);
     tcase_add_test(tc, relative_error_is_bounded);
+    tcase_add_test(tc, coarser_bins_are_the_same_bins);
     tcase_add_test(tc, quantiles_of_a_known_set);
     tcase_add_test(tc, many_levels_in_one_pass);
     suite_add_tcase(s, tc);
