@@ -542,8 +542,9 @@ static void no_retry(pstack_decision *out)
  * maximum, which starts at 0.0, leaves it).  Most stacks have one layer
  * (every backoff policy alone); the loop cost ~30 more instructions a
  * failure. */
-static int on_failure_one(pstack *ps, const pstack_call *call,
-                          const sb_attempt *a, pstack_decision *out)
+__attribute__((always_inline)) static inline int
+on_failure_one(pstack *ps, const pstack_call *call, const sb_attempt *a,
+               pstack_decision *out)
 {
     const layer *l = &ps->layers[0];
     sb_ctx c = ctx_for(ps, l, call);
@@ -572,11 +573,11 @@ static int on_failure_one(pstack *ps, const pstack_call *call,
     return 0;
 }
 
-int pstack_on_failure(pstack *ps, const pstack_call *call,
-                      const sb_attempt *a, pstack_decision *out)
+/* The general case: every layer asked, the answers combined. */
+__attribute__((noinline)) static int
+on_failure_all(pstack *ps, const pstack_call *call, const sb_attempt *a,
+               pstack_decision *out)
 {
-    if (ps->n == 1)
-        return on_failure_one(ps, call, a, out);
     decision_init(&out->d);
     out->layer = -1;
     out->delay_layer = -1;
@@ -612,6 +613,21 @@ int pstack_on_failure(pstack *ps, const pstack_call *call,
         out->delay_reason = NULL;
     }
     return 0;
+}
+
+/* Inline in its callers, the engine's included (the build links with
+ * LTO; pstack.h's declaration keeps this an external definition for a
+ * build without): a one-layer stack's hook is then called straight from
+ * the engine's failure path, with no call, frame and copies of its own
+ * around it -- 21 instructions a failure in the storm at 10 000 clients
+ * (2 133 M -> 2 111 M in all). */
+__attribute__((always_inline)) inline int
+pstack_on_failure(pstack *ps, const pstack_call *call, const sb_attempt *a,
+                  pstack_decision *out)
+{
+    if (ps->n == 1)
+        return on_failure_one(ps, call, a, out);
+    return on_failure_all(ps, call, a, out);
 }
 
 void pstack_on_decision(pstack *ps, const pstack_call *call,
