@@ -37,6 +37,8 @@
 #ifndef SB_DRIVER_H
 #define SB_DRIVER_H
 
+#include <assert.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -118,10 +120,11 @@ int driver_before_send(pstack *ps, const pstack_call *call,
                        const driver_request *r, int64_t now, bool hedge,
                        driver_send *out);
 /* An attempt failed (r->outstanding already counts it as answered).
- * Returns 0, or -1 when a layer broke the ABI contract. */
-int driver_on_failure(pstack *ps, const pstack_call *call,
-                      const driver_request *r, int64_t now,
-                      const driver_result *res, driver_next *out);
+ * Returns 0, or -1 when a layer broke the ABI contract.  (Inline, below.) */
+static inline int driver_on_failure(pstack *ps, const pstack_call *call,
+                                    const driver_request *r, int64_t now,
+                                    const driver_result *res,
+                                    driver_next *out);
 /* An attempt succeeded; *a receives what the stack was shown. */
 void driver_on_success(pstack *ps, const pstack_call *call,
                        const driver_request *r, int64_t now,
@@ -129,6 +132,169 @@ void driver_on_success(pstack *ps, const pstack_call *call,
 
 /* Seconds (a policy's delay, already checked by the stack to lie in
  * [0, PSTACK_MAX_DELAY_S]) to ns. */
-int64_t driver_ns(double seconds);
+static inline int64_t driver_ns(double seconds)
+{
+    assert(seconds >= 0 && seconds <= PSTACK_MAX_DELAY_S);
+    return (int64_t)(seconds * 1e9 + 0.5);
+}
+
+/* ---- Inline: a failure, on the engine's hot path --------------------------
+ *
+ * driver_on_failure is inline in its callers, with what it needs: the
+ * attempt is built from the caller's own values (the driver_result it
+ * passes is never stored), the host's limits read from its registers.
+ * Out of line, behind one more call, a failure cost ~19 instructions more
+ * in the storm at 10 000 clients (2 151 M -> 2 133 M in all).  Rule 0 (a
+ * pending hedge) stays out of line: only hedging stacks go there.
+ */
+
+static inline double driver_s(int64_t ns)
+{
+    return (double)ns / 1e9;
+}
+
+/* The attempt's timeout as it will really act: the configured one, cut
+ * short by the deadline. */
+static inline int64_t driver_effective_timeout(const driver_request *r,
+                                               int64_t now)
+{
+    if (r->deadline_ns != DRIVER_NO_DEADLINE &&
+        r->deadline_ns - now < r->timeout_ns)
+        return r->deadline_ns > now ? r->deadline_ns - now : 0;
+    return r->timeout_ns;
+}
+
+/* Every field of the sb_attempt, written once (it has no padding, so no
+ * memset is needed first: a policy sees exactly these bytes), with the
+ * outcome of `res` when it is not NULL.  Built in one pass instead of a
+ * whole "before the send" attempt that the outcome then overwrote (8
+ * instructions a failure in the storm at 10 000 clients). */
+__attribute__((always_inline)) static inline void
+driver_fill(sb_attempt *a, const driver_request *r, int64_t now,
+            uint32_t number, bool hedge, int64_t timeout_from,
+            const driver_result *res)
+{
+    /* A timeout carries nothing of an answer. */
+    bool answered = res && res->error != SB_ERR_TIMEOUT;
+    *a = (sb_attempt){
+        .struct_size = sizeof *a,
+        .attempt = number,
+        .op = r->op,
+        .outstanding = r->outstanding,
+        .keyed = r->keyed,
+        .critical = r->critical,
+        .hedge = hedge,
+        .sent = res ? res->sent : 1,
+        .error = res ? res->error : SB_ERR_NONE,
+        .status = answered ? res->status : 0,
+        .defect = answered ? res->defect : SB_DEFECT_NONE,
+        .now_s = driver_s(now),
+        .elapsed_s = driver_s(now - r->start_ns),
+        .remaining_s = r->deadline_ns == DRIVER_NO_DEADLINE
+                           ? INFINITY
+                           : driver_s(r->deadline_ns - now),
+        .timeout_s = driver_s(driver_effective_timeout(r, timeout_from)),
+        .latency_s = res ? driver_s(now - res->sent_ns) : 0.0,
+        .retry_after_s = answered && res->retry_after_ns >= 0
+                             ? driver_s(res->retry_after_ns)
+                             : -1.0,
+        .configured_timeout_s = driver_s(r->timeout_ns),
+        .pushback_s = answered ? res->pushback_s : SB_PUSHBACK_NONE,
+    };
+}
+
+/* The attempt as it ended: the timeout it was sent with, not what is
+ * left of it now. */
+__attribute__((always_inline)) static inline void
+driver_fill_outcome(const driver_request *r, int64_t now,
+                    const driver_result *res, sb_attempt *a)
+{
+    driver_fill(a, r, now, res->number, res->hedge, res->sent_ns, res);
+}
+
+static inline void driver_finalize(driver_next *out, driver_step step,
+                                   sb_outcome outcome, sb_action action,
+                                   const char *limit)
+{
+    out->step = step;
+    out->outcome = outcome;
+    out->limit = limit;
+    out->final.struct_size = sizeof out->final;
+    out->final.action = action;
+    out->final.delay_s = 0.0;
+    out->final.reason = limit ? limit : out->stack.d.reason;
+}
+
+/* The host's limits over the stack's decision (rules 1 to 3 above). */
+static inline void driver_limits(const driver_request *r, int64_t now,
+                                 driver_next *out)
+{
+    const sb_decision *d = &out->stack.d;
+    if (r->outstanding > 0) {
+        driver_finalize(out, DRIVER_WAIT, SB_OUTCOME_GAVE_UP, SB_PASS,
+                        "another attempt of the request still waits");
+        return;
+    }
+    bool has_deadline = r->deadline_ns != DRIVER_NO_DEADLINE;
+    if (has_deadline && now >= r->deadline_ns) {
+        driver_finalize(out, DRIVER_END, SB_OUTCOME_DEADLINE, SB_GIVE_UP,
+                        "the request's deadline has passed");
+        return;
+    }
+    switch (d->action) {
+    case SB_RETRY:
+        out->delay_ns = driver_ns(d->delay_s);
+        if (r->attempts >= DRIVER_MAX_ATTEMPTS) {
+            driver_finalize(out, DRIVER_END, SB_OUTCOME_GAVE_UP, SB_GIVE_UP,
+                            "the host's limit of attempts per request");
+        } else if (has_deadline && out->delay_ns >= r->deadline_ns - now) {
+            driver_finalize(out, DRIVER_END, SB_OUTCOME_DEADLINE, SB_GIVE_UP,
+                            "the retry would start after the deadline");
+        } else {
+            driver_finalize(out, DRIVER_RETRY, SB_OUTCOME_GAVE_UP, SB_RETRY,
+                            NULL);
+            out->final.delay_s = d->delay_s;
+        }
+        break;
+    case SB_QUARANTINE:
+        driver_finalize(out, DRIVER_END, SB_OUTCOME_QUARANTINED,
+                        SB_QUARANTINE, NULL);
+        break;
+    default:
+        driver_finalize(out, DRIVER_END, SB_OUTCOME_GAVE_UP, SB_GIVE_UP,
+                        NULL);
+        break;
+    }
+}
+
+/* Rule 0: the hedge still to come goes now if the stack allows it.
+ * Returns 1 when it goes (out->step is DRIVER_HEDGE), 0 when it does not,
+ * -1 when a layer broke the ABI contract. */
+int driver_hedge_now(pstack *ps, const pstack_call *call,
+                     const driver_request *r, int64_t now, driver_next *out);
+
+__attribute__((always_inline)) static inline int
+driver_on_failure(pstack *ps, const pstack_call *call,
+                  const driver_request *r, int64_t now,
+                  const driver_result *res, driver_next *out)
+{
+    /* Not a memset of the whole answer (360 bytes, most of them the
+     * hedge's, which only DRIVER_HEDGE fills): every other field is
+     * written below, by driver_finalize() at the latest. */
+    out->step = DRIVER_WAIT;
+    out->delay_ns = 0;
+    out->hedge.send = false;
+    driver_fill_outcome(r, now, res, &out->attempt);
+    if (pstack_on_failure(ps, call, &out->attempt, &out->stack) != 0)
+        return -1;
+    int hedged = r->hedge_pending ? driver_hedge_now(ps, call, r, now, out)
+                                  : 0;
+    if (hedged < 0)
+        return -1;
+    if (hedged == 0)
+        driver_limits(r, now, out);
+    pstack_on_decision(ps, call, &out->attempt, &out->final);
+    return 0;
+}
 
 #endif
