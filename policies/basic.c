@@ -32,6 +32,7 @@ const sb_policy policy_none = {
 typedef struct fixed_params {
     double delay_s;
     int64_t max_attempts;
+    const char *reason; /* a retry's: chosen once, the delay is fixed */
 } fixed_params;
 
 enum { IMM_MAX_ATTEMPTS };
@@ -58,6 +59,7 @@ static int32_t make_fixed(double delay_s, int64_t max_attempts,
         return -1;
     p->delay_s = delay_s;
     p->max_attempts = max_attempts;
+    p->reason = delay_s > 0 ? "fixed delay" : "retry at once";
     *shared = p;
     return 0;
 }
@@ -98,8 +100,7 @@ static void fixed_on_failure(const sb_ctx *ctx, const sb_attempt *a,
     if ((int64_t)a->attempt >= p->max_attempts)
         sb_give_up(out, "max_attempts reached");
     else
-        sb_retry(out, p->delay_s,
-                 p->delay_s > 0 ? "fixed delay" : "retry at once");
+        sb_retry(out, p->delay_s, p->reason);
 }
 
 const sb_policy policy_immediate = {

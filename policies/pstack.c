@@ -352,6 +352,28 @@ ctx_for(pstack *ps, const layer *l, const pstack_call *call)
     return c;
 }
 
+/* Layer 0's context: its states open each block (its poff, coff and roff
+ * are 0), so each is the caller's pointer when the layer has such state,
+ * else NULL -- what ctx_for gives (p + 0, NULL when p is NULL), with one
+ * test each instead of two, and no offsets to add. */
+__attribute__((always_inline)) static inline sb_ctx
+ctx_for_first(pstack *ps, const pstack_call *call)
+{
+    const layer *l = &ps->layers[0];
+    sb_ctx c;
+    c.struct_size = sizeof c;
+    c.client = call->client;
+    c.process = call->process;
+    c.reserved = 0;
+    c.shared = l->shared;
+    c.process_state = l->psize ? call->process_state : NULL;
+    c.client_state = l->csize ? call->client_state : NULL;
+    c.request_state = l->rsize ? call->request_state : NULL;
+    c.host = host_for(ps, call->host);
+    c.host_data = call->host_data;
+    return c;
+}
+
 void pstack_process_init(pstack *ps, const pstack_call *call)
 {
     for (int i = 0; i < ps->n; i++) {
@@ -547,7 +569,7 @@ on_failure_one(pstack *ps, const pstack_call *call, const sb_attempt *a,
                pstack_decision *out)
 {
     const layer *l = &ps->layers[0];
-    sb_ctx c = ctx_for(ps, l, call);
+    sb_ctx c = ctx_for_first(ps, call);
     sb_decision *d = &out->d;
     decision_init(d);
     enter(l, "on_failure", a->now_s);

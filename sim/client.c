@@ -523,9 +523,13 @@ bool client_waits(const sim *s, const attempt *t)
     return attempt_awaited(t, req_at(s, t->req));
 }
 
-/* Attempt t of request r (index ri) failed with `kind`. */
-static void attempt_failed(sim *s, const attempt *t, uint32_t ri, request *r,
-                           sb_error_kind kind)
+/* Attempt t of request r (index ri) failed with `kind`.  Inline in two
+ * out-of-line copies, one for answers and one for timeouts (below): in
+ * the timeout's, kind is a constant, and what a timeout does not carry
+ * (status, defect, Retry-After, pushback) is no longer picked twice, in
+ * engine_result_of and in driver_fill. */
+__attribute__((always_inline)) static inline void
+failed(sim *s, const attempt *t, uint32_t ri, request *r, sb_error_kind kind)
 {
     driver_request d = view(s, r);
     driver_result res = engine_result_of(t, kind);
@@ -568,6 +572,18 @@ static void attempt_failed(sim *s, const attempt *t, uint32_t ri, request *r,
     case DRIVER_WAIT:
         break;
     }
+}
+
+static void attempt_failed(sim *s, const attempt *t, uint32_t ri, request *r,
+                           sb_error_kind kind)
+{
+    failed(s, t, ri, r, kind);
+}
+
+static void attempt_timed_out(sim *s, const attempt *t, uint32_t ri,
+                              request *r)
+{
+    failed(s, t, ri, r, SB_ERR_TIMEOUT);
 }
 
 /* A success a layer or a trace hears of (attempt_succeeded). */
@@ -651,7 +667,7 @@ void client_on_timeout(sim *s, uint32_t ai, uint32_t gen)
         r->outstanding--;
         s->m.cur->timeouts++;
         metrics_attempt_latency(&s->m, s->now - t->sent);
-        attempt_failed(s, t, ri, r, SB_ERR_TIMEOUT);
+        attempt_timed_out(s, t, ri, r);
     }
     /* An attempt still waiting for a connection holds none; the pool
      * drops it when its turn comes. */
