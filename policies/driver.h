@@ -287,13 +287,24 @@ driver_on_failure(pstack *ps, const pstack_call *call,
     driver_fill_outcome(r, now, res, &out->attempt);
     if (pstack_on_failure(ps, call, &out->attempt, &out->stack) != 0)
         return -1;
-    int hedged = r->hedge_pending ? driver_hedge_now(ps, call, r, now, out)
-                                  : 0;
+    /* The calls out of line are given copies of the caller's request and
+     * call, made only on their (rare) paths: were their addresses passed
+     * on, both would be kept in memory, stored and loaded again, at every
+     * failure (3 M instructions in the storm at 10 000 clients). */
+    int hedged = 0;
+    if (r->hedge_pending) {
+        pstack_call c = *call;
+        driver_request q = *r;
+        hedged = driver_hedge_now(ps, &c, &q, now, out);
+    }
     if (hedged < 0)
         return -1;
     if (hedged == 0)
         driver_limits(r, now, out);
-    pstack_on_decision(ps, call, &out->attempt, &out->final);
+    if (pstack_hooks(ps) & PSTACK_HOOK_ON_DECISION) {
+        pstack_call c = *call;
+        pstack_on_decision(ps, &c, &out->attempt, &out->final);
+    }
     return 0;
 }
 

@@ -527,7 +527,9 @@ bool client_waits(const sim *s, const attempt *t)
  * out-of-line copies, one for answers and one for timeouts (below): in
  * the timeout's, kind is a constant, and what a timeout does not carry
  * (status, defect, Retry-After, pushback) is no longer picked twice, in
- * engine_result_of and in driver_fill. */
+ * engine_result_of and in driver_fill: 35 instructions a timeout in the
+ * storm at 10 000 clients, with layer 0's plainer context (pstack.c) and
+ * fixed's reason chosen in create() (1 862 M -> 1 829 M in all). */
 __attribute__((always_inline)) static inline void
 failed(sim *s, const attempt *t, uint32_t ri, request *r, sb_error_kind kind)
 {
