@@ -81,6 +81,7 @@ static void apply_server(sim *s, unsigned tier, server *sv)
             break;
         }
     }
+    server_note_faults(sv);
     server_set_slowdown(sv, slowdown);
     server_set_latency(sv, latency);
     if (outage >= 0)

@@ -57,8 +57,9 @@ struct server {
      * and notes no start, no slowdown runs and nothing degrades
      * (note_features keeps it). */
     bool plain_service;
-    /* An outage or a rate limit is running: arrivals pass gate() (kept
-     * by note_gate; one test instead of two per arrival). */
+    /* An outage, a rate limit or an error fault is running: arrivals
+     * pass gate() (kept by note_gate; one test instead of three per
+     * arrival). */
     bool gated;
     /* A service's end needs no more than the plain answer: no call down,
      * no model hook at the end (note_features). */
@@ -101,7 +102,7 @@ static void note_features(server *sv)
 
 static void note_gate(server *sv)
 {
-    sv->gated = sv->down >= 0 || sv->limit_rate > 0;
+    sv->gated = sv->down >= 0 || sv->limit_rate > 0 || sv->s->n_errors > 0;
 }
 
 /* ---- The plain queue model: every request is independent work --------- */
@@ -448,9 +449,11 @@ __attribute__((noinline)) static int grow_in_service(server *sv)
 
 /* Start serving ai (t is its record).  Inlined into its two callers
  * (admission and dispatch), whose records and registers it shares: 10 M
- * instructions at 10 000 clients. */
+ * instructions at 10 000 clients.  queued: t comes from the queue, a
+ * constant in each caller (admission serves only arrivals, dispatch only
+ * queued attempts), so that neither loads t's stage to learn it. */
 __attribute__((always_inline)) static inline void
-start_service(server *sv, uint32_t ai, attempt *t)
+start_service(server *sv, uint32_t ai, attempt *t, bool queued)
 {
     sim *s = sv->s;
     const request *r = req_at(s, t->req);
@@ -466,7 +469,7 @@ start_service(server *sv, uint32_t ai, attempt *t)
             rng_attempt_counter(r->index, t->number, 0)));
     else
         set_service_time(sv, t, r);
-    if (t->stage == ST_QUEUED)
+    if (queued)
         sv->m->cur->queue_wait_ns += s->now - t->enqueued;
     sv->m->cur->served++;
     t->stage = ST_IN_SERVICE;
@@ -503,7 +506,7 @@ static void dispatch(server *sv)
     while (sv->busy < sv->workers && sv->q_len > 0) {
         uint32_t ai = dequeue(sv);
         if (!sv->judge || !dropped_from_queue(sv, ai))
-            start_service(sv, ai, att_at(sv->s, ai));
+            start_service(sv, ai, att_at(sv->s, ai), true);
     }
 }
 
@@ -512,7 +515,7 @@ static void admit(server *sv, uint32_t ai, attempt *t)
 {
     const server_cfg *sc = sv->cfg;
     if (sv->busy < sv->workers) {
-        start_service(sv, ai, t);
+        start_service(sv, ai, t, false);
     } else if (sv->q_len < sv->q_limit) {
         enqueue(sv, ai, t);
     } else if (sc->overflow == OVERFLOW_DROP) {
@@ -526,10 +529,12 @@ static void admit(server *sv, uint32_t ai, attempt *t)
     }
 }
 
-/* An outage or a rate limit is running (sv->gated): turn ai away if
- * either says so; returns whether it did. */
-static bool gate(server *sv, uint32_t ai)
+/* An outage, a rate limit or an error fault is running (sv->gated): turn
+ * ai away, or answer it with an injected error, if one says so; returns
+ * whether it did. */
+static bool gate(server *sv, uint32_t ai, attempt *t)
 {
+    sim *s = sv->s;
     /* A black hole answers nothing: the client times out, and that is
      * the attempt's one end. */
     if (sv->down >= 0) {
@@ -544,6 +549,16 @@ static bool gate(server *sv, uint32_t ai)
         turn_away(sv, ai, SB_ERR_HTTP, 429, retry_after);
         return true;
     }
+    const fault_cfg *f =
+        s->n_errors ? faults_error(s, req_at(s, t->req), t) : NULL;
+    if (f) {
+        t->answer_by = ANSWER_INJECTED;
+        t->pushback = f->pushback;
+        t->pushback_ms = f->pushback_ms;
+        answer(sv, ai, f->kind, f->status,
+               f->retry_after_ns > 0 ? f->retry_after_ns : -1);
+        return true;
+    }
     return false;
 }
 
@@ -553,18 +568,8 @@ void server_on_arrive(server *sv, uint32_t ai, uint32_t gen)
     attempt *t = att_at(s, ai);
     if (t->gen != gen || t->stage != ST_TO_SERVER)
         return;
-    if (sv->gated && gate(sv, ai))
+    if (sv->gated && gate(sv, ai, t))
         return;
-    const fault_cfg *f =
-        s->n_errors ? faults_error(s, req_at(s, t->req), t) : NULL;
-    if (f) {
-        t->answer_by = ANSWER_INJECTED;
-        t->pushback = f->pushback;
-        t->pushback_ms = f->pushback_ms;
-        answer(sv, ai, f->kind, f->status,
-               f->retry_after_ns > 0 ? f->retry_after_ns : -1);
-        return;
-    }
     admit(sv, ai, t);
     assert(server_sane(sv));
 }
@@ -847,6 +852,11 @@ void server_crash(server *sv, int mode)
     sv->down = mode;
     note_gate(sv);
     assert(server_sane(sv));
+}
+
+void server_note_faults(server *sv)
+{
+    note_gate(sv);
 }
 
 /* Nothing was queued or in service while it was down, so there is nothing

@@ -106,6 +106,9 @@ void server_set_latency(server *sv, int64_t ns);
 void server_crash(server *sv, int mode);
 /* The server is up again (a no-op when it is up). */
 void server_restart(server *sv);
+/* The sim's running error faults (s->n_errors) changed: faults_apply
+ * calls this for every server after counting them. */
+void server_note_faults(server *sv);
 
 /* ---- Events ------------------------------------------------------------ */
 
