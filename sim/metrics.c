@@ -197,6 +197,7 @@ static void open_live(metrics *m, int64_t start)
     m->live.max_queue = m->queue;
     m->cur_start = start;
     m->cur_end = start + m->live_ns;
+    m->att_ns = -1; /* its bin is not touched in the new histogram */
 }
 
 /* ---- The interface ---------------------------------------------------- */

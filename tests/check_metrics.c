@@ -90,6 +90,70 @@ START_TEST(merged_rows_have_the_quantiles_of_their_samples)
 }
 END_TEST
 
+/* metrics_attempt_latency keeps the last value's bins and skips the live
+ * histogram's [lo, hi] on a repeat.  Neither may go stale: each sample is
+ * checked against hist_bin's bins, computed here, at the first call (0,
+ * then a value next to the "none yet" -1), for values that alternate,
+ * repeat, share a fine bin but not the value, and for a repeat that is
+ * the first sample of a new bucket (whose histogram starts empty, so its
+ * bin must be touched again: the observer sees it inside [lo, hi]). */
+static void attempt_closed(void *ctx, const metrics_bucket *b,
+                           const metrics_hist *h)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < BUCKET_HIST_BINS; i++) {
+        ck_assert(h->attempt[i] == 0 || (i >= h->lo && i <= h->hi));
+        n += h->attempt[i];
+    }
+    ck_assert_uint_eq(n, b->attempts_ended);
+    (*(size_t *)ctx)++;
+}
+
+START_TEST(attempt_latency_cache_is_never_stale)
+{
+    static const int64_t v[] = {
+        0, 0, 1, 1000000000, 1000000000, 30000000, 1000000000, 30000000,
+        30000000, 1000000001, 1000000000, 15, 16, 16, 15,
+        (int64_t)1 << 42, ((int64_t)1 << 42) + 1, 1000000000, 1000000000};
+    static uint32_t fine_ref[TOTAL_HIST_BINS];
+    static uint32_t live_ref[BUCKET_HIST_BINS];
+    memset(fine_ref, 0, sizeof fine_ref);
+    metrics m;
+    ck_assert_int_eq(metrics_init(&m, 1000000, 4000000, 16), 0);
+    size_t closed = 0;
+    for (int64_t b = 0; b < 4; b++) {
+        ck_assert_int_eq(metrics_roll(&m, b * 1000000, attempt_closed,
+                                      &closed),
+                         0);
+        memset(live_ref, 0, sizeof live_ref);
+        for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+            /* Each bucket after the first opens on the value its
+             * predecessor ended with: 1 s, 1 s, then 2^42 + 1 ns. */
+            size_t n = sizeof v / sizeof v[0];
+            int64_t ns = v[(i + (size_t)b * (n - 1)) % n];
+            size_t fine = hist_bin(TOTAL_HIST_BITS, ns);
+            size_t bin = hist_bin(BUCKET_HIST_BITS, ns);
+            metrics_attempt_latency(&m, ns);
+            fine_ref[fine]++;
+            live_ref[bin]++;
+            ck_assert_uint_eq(m.total.attempt_latency[fine], fine_ref[fine]);
+            ck_assert_uint_eq(m.live_hist.attempt[bin], live_ref[bin]);
+            ck_assert_uint_le(m.live_hist.lo, bin);
+            ck_assert_uint_ge(m.live_hist.hi, bin);
+        }
+        ck_assert_int_eq(memcmp(m.live_hist.attempt, live_ref,
+                                sizeof live_ref),
+                         0);
+    }
+    ck_assert_int_eq(memcmp(m.total.attempt_latency, fine_ref,
+                            sizeof fine_ref),
+                     0);
+    metrics_finish(&m, 4000000, 0, attempt_closed, &closed);
+    ck_assert_uint_eq(closed, 4);
+    metrics_fini(&m);
+}
+END_TEST
+
 /* ---- Whole runs -------------------------------------------------------- */
 
 /* retry-storm.ini's server and storm, with the bucket to fill in; 300 s. */
@@ -318,6 +382,7 @@ Suite *metrics_suite(void)
     TCase *tc = tcase_create("bounded");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, merged_rows_have_the_quantiles_of_their_samples);
+    tcase_add_test(tc, attempt_latency_cache_is_never_stale);
     tcase_add_test(tc, merged_run_equals_a_run_at_the_merged_width);
     tcase_add_test(tc, two_hours_at_one_ms_are_bounded);
     suite_add_tcase(s, tc);
