@@ -332,7 +332,8 @@ static const sb_host *host_for(pstack *ps, const sb_host *src)
 /* Inline: it runs for every layer at every hook, and out of line,
  * returning its 64 bytes through memory, it cost 29 instructions a call. */
 __attribute__((always_inline)) static inline sb_ctx
-ctx_for(pstack *ps, const layer *l, const pstack_call *call)
+ctx_with(pstack *ps, const layer *l, const pstack_call *call,
+         void *process_state, void *client_state, void *request_state)
 {
     sb_ctx c;
     c.struct_size = sizeof c;
@@ -340,16 +341,26 @@ ctx_for(pstack *ps, const layer *l, const pstack_call *call)
     c.process = call->process;
     c.reserved = 0;
     c.shared = l->shared;
-    c.process_state =
-        l->psize && call->process_state ? (char *)call->process_state + l->poff
-                                        : NULL;
-    c.client_state = l->csize ? (char *)call->client_state + l->coff : NULL;
-    c.request_state = (l->rsize && call->request_state)
-                          ? (char *)call->request_state + l->roff
-                          : NULL;
+    c.process_state = process_state;
+    c.client_state = client_state;
+    c.request_state = request_state;
     c.host = host_for(ps, call->host);
     c.host_data = call->host_data;
     return c;
+}
+
+/* Layer l's context: its share of each state block, NULL where it keeps
+ * none or the caller has none. */
+__attribute__((always_inline)) static inline sb_ctx
+ctx_for(pstack *ps, const layer *l, const pstack_call *call)
+{
+    return ctx_with(
+        ps, l, call,
+        l->psize && call->process_state ? (char *)call->process_state + l->poff
+                                        : NULL,
+        l->csize ? (char *)call->client_state + l->coff : NULL,
+        (l->rsize && call->request_state) ? (char *)call->request_state + l->roff
+                                          : NULL);
 }
 
 /* Layer 0's context: its states open each block (its poff, coff and roff
@@ -360,18 +371,9 @@ __attribute__((always_inline)) static inline sb_ctx
 ctx_for_first(pstack *ps, const pstack_call *call)
 {
     const layer *l = &ps->layers[0];
-    sb_ctx c;
-    c.struct_size = sizeof c;
-    c.client = call->client;
-    c.process = call->process;
-    c.reserved = 0;
-    c.shared = l->shared;
-    c.process_state = l->psize ? call->process_state : NULL;
-    c.client_state = l->csize ? call->client_state : NULL;
-    c.request_state = l->rsize ? call->request_state : NULL;
-    c.host = host_for(ps, call->host);
-    c.host_data = call->host_data;
-    return c;
+    return ctx_with(ps, l, call, l->psize ? call->process_state : NULL,
+                    l->csize ? call->client_state : NULL,
+                    l->rsize ? call->request_state : NULL);
 }
 
 void pstack_process_init(pstack *ps, const pstack_call *call)
