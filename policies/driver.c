@@ -10,12 +10,6 @@ void driver_attempt(const driver_request *r, int64_t now, uint32_t number,
     driver_fill(a, r, now, number, hedge, now, NULL);
 }
 
-void driver_outcome(const driver_request *r, int64_t now,
-                    const driver_result *res, sb_attempt *a)
-{
-    driver_fill_outcome(r, now, res, a);
-}
-
 int driver_before_send(pstack *ps, const pstack_call *call,
                        const driver_request *r, int64_t now, bool hedge,
                        driver_send *out)
@@ -61,6 +55,6 @@ void driver_on_success(pstack *ps, const pstack_call *call,
                        const driver_request *r, int64_t now,
                        const driver_result *res, sb_attempt *a)
 {
-    driver_fill_outcome(r, now, res, a);
+    driver_outcome(r, now, res, a);
     pstack_on_success(ps, call, a);
 }

@@ -110,9 +110,10 @@ typedef struct driver_next {
 /* The attempt `number` as a policy sees it before it is sent. */
 void driver_attempt(const driver_request *r, int64_t now, uint32_t number,
                     bool hedge, sb_attempt *a);
-/* The attempt as a policy sees it once it ended with `res`. */
-void driver_outcome(const driver_request *r, int64_t now,
-                    const driver_result *res, sb_attempt *a);
+/* The attempt as a policy sees it once it ended with `res` (inline,
+ * below). */
+static inline void driver_outcome(const driver_request *r, int64_t now,
+                                  const driver_result *res, sb_attempt *a);
 
 /* Ask the stack about attempt r->attempts + 1 (or a hedge).  Returns 0,
  * or -1 when a layer broke the ABI contract (pstack_error). */
@@ -206,8 +207,8 @@ driver_fill(sb_attempt *a, const driver_request *r, int64_t now,
 /* The attempt as it ended: the timeout it was sent with, not what is
  * left of it now. */
 __attribute__((always_inline)) static inline void
-driver_fill_outcome(const driver_request *r, int64_t now,
-                    const driver_result *res, sb_attempt *a)
+driver_outcome(const driver_request *r, int64_t now, const driver_result *res,
+               sb_attempt *a)
 {
     driver_fill(a, r, now, res->number, res->hedge, res->sent_ns, res);
 }
@@ -284,7 +285,7 @@ driver_on_failure(pstack *ps, const pstack_call *call,
     out->step = DRIVER_WAIT;
     out->delay_ns = 0;
     out->hedge.send = false;
-    driver_fill_outcome(r, now, res, &out->attempt);
+    driver_outcome(r, now, res, &out->attempt);
     if (pstack_on_failure(ps, call, &out->attempt, &out->stack) != 0)
         return -1;
     /* The calls out of line are given copies of the caller's request and

@@ -236,6 +236,11 @@ struct sim {
     bool hears_end;        /* ... on_request_end */
     sb_host host;
 };
+/* stops covers both flags (sim_run_until tests the two as one word). */
+_Static_assert(offsetof(sim, failed) == offsetof(sim, stops) &&
+                   offsetof(sim, has_next) + sizeof(bool) <=
+                       offsetof(sim, stops) + sizeof(uint16_t),
+               "sim.stops must cover failed and has_next");
 
 static inline request *req_at(const sim *s, uint32_t i)
 {
@@ -400,7 +405,8 @@ static inline void engine_attempt_release_of(sim *s, uint32_t ai, attempt *t,
     engine_request_release(s, ri, r);
 }
 
-/* The same, looking the request up. */
+/* The same, looking the request up only when t is freed (the test is
+ * repeated so that a held attempt costs no lookup). */
 static inline void engine_attempt_release(sim *s, uint32_t ai, attempt *t)
 {
     if (t->waiting || t->stage != ST_GONE)

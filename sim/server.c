@@ -669,13 +669,16 @@ static inline void release_worker(server *sv, attempt *t)
     sv->m->busy = sv->busy;
 }
 
-/* The end of t's service when the server calls down or its model has an
- * end hook (!plain_end). */
-static void service_done_hooked(server *sv, uint32_t ai, attempt *t,
-                                request *r)
+/* The end of t's service.  plain (a constant in each caller): the
+ * server calls no tier down and its model has no end hook (plain_end),
+ * so the service simply ends (SERVICE_DONE); the compiler then drops
+ * the rest.  Inlined into the two callers below: the common end without
+ * the hooks' branches and the registers they need. */
+__attribute__((always_inline)) static inline void
+end_service(server *sv, uint32_t ai, attempt *t, request *r, bool plain)
 {
     sim *s = sv->s;
-    if (sv->calls_down && !r->defect) {
+    if (!plain && sv->calls_down && !r->defect) {
         /* A tier's worker stays held while it calls down (tier.h). */
         sv->m->cur->service_ns += t->service;
         t->stage = ST_CALLING;
@@ -684,8 +687,8 @@ static void service_done_hooked(server *sv, uint32_t ai, attempt *t,
     }
     release_worker(sv, t);
     sv->m->cur->service_ns += t->service;
-    service_end end =
-        sv->model->end ? sv->model->end(sv, ai, t, r) : SERVICE_DONE;
+    service_end end = !plain && sv->model->end ? sv->model->end(sv, ai, t, r)
+                                               : SERVICE_DONE;
     if (end == SERVICE_ANSWERED) {
         reply(sv, ai, t, r);
     } else if (end != SERVICE_TAKEN) {
@@ -697,24 +700,23 @@ static void service_done_hooked(server *sv, uint32_t ai, attempt *t,
     assert(server_sane(sv));
 }
 
+/* The end of a service with a call down or an end hook (!plain_end). */
+static void end_service_hooked(server *sv, uint32_t ai, attempt *t,
+                               request *r)
+{
+    end_service(sv, ai, t, r, false);
+}
+
 void server_on_service_done(server *sv, uint32_t ai, uint32_t gen)
 {
     attempt *t = att_at(sv->s, ai);
     if (t->gen != gen || t->stage != ST_IN_SERVICE)
         return;
     request *r = req_at(sv->s, t->req);
-    if (!sv->plain_end) {
-        service_done_hooked(sv, ai, t, r);
-        return;
-    }
-    /* As service_done_hooked with no call down and SERVICE_DONE. */
-    release_worker(sv, t);
-    sv->m->cur->service_ns += t->service;
-    outcome(sv, t, r, SERVICE_DONE);
-    reply(sv, ai, t, r);
-    if (sv->q_len > 0)
-        dispatch(sv);
-    assert(server_sane(sv));
+    if (sv->plain_end)
+        end_service(sv, ai, t, r, true);
+    else
+        end_service_hooked(sv, ai, t, r);
 }
 
 /* ---- Tiers (tier.h) ------------------------------------------------------ */

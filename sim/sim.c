@@ -34,6 +34,13 @@ void engine_push_fault(sim *s, int64_t t, unsigned type, uint32_t fault,
         engine_fail(s, "out of memory for the event queue");
 }
 
+/* Out of line, so that engine_push_now's common path saves no registers
+ * for the queue's push. */
+__attribute__((noinline)) static void push_now_queued(sim *s, unsigned type,
+                                                      uint32_t id, uint32_t gen)
+{
+    engine_push_lane(s, LANE_NOW, s->now, type, id, gen);
+}
 
 /* An event at now, pushed while no other event is due at now, would be
  * popped next: every event pushed after it has a later seq, and every
@@ -44,14 +51,6 @@ void engine_push_fault(sim *s, int64_t t, unsigned type, uint32_t fault,
  * earlier, which changes no order.  A second such event while one waits
  * goes to the queue: its seq puts it after the waiting one, as it
  * should. */
-/* Out of line, so that engine_push_now's common path saves no registers
- * for the queue's push. */
-__attribute__((noinline)) static void push_now_queued(sim *s, unsigned type,
-                                                      uint32_t id, uint32_t gen)
-{
-    engine_push_lane(s, LANE_NOW, s->now, type, id, gen);
-}
-
 void engine_push_now(sim *s, unsigned type, uint32_t id, uint32_t gen)
 {
     if (s->has_next || evq_due(&s->q, s->now)) {
