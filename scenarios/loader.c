@@ -330,13 +330,6 @@ static int handler(void *user, const char *section, const char *name,
                            "comment");
     if (section[0] == '\0')
         return loader_fail(ld, "'%s' comes before any [section]", name);
-    /* `key =;x` is ';x' but `key = ;x` is an empty value and a comment:
-     * the same text read two ways by one space.  Refused, so that no
-     * value depends on it (and the writer's `key = value` reads back). */
-    if (value[0] == ';')
-        return loader_fail(ld, "[%s] %s: a value cannot start with ';' "
-                           "(after a space, ';' starts a comment), got "
-                           "'%.60s'", section, name, value);
     entry *old = find_entry(ld, section, name);
     if (old) {
         char first[1200];

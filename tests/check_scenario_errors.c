@@ -55,13 +55,6 @@ static const bad_case cases[] = {
     {"empty-scenario-name", "[scenario]\nname =\nduration = 60s\n", {NULL},
      "%s:2: [scenario] name: expected a name to show in outputs, such as "
      "retry-storm, got ''"},
-    /* `name =;t` is ';t' but `name = ;t` is empty: one space apart, two
-     * readings, so a leading ';' is refused (a fuzzer found the writer's
-     * `name = ;t` loading back as another scenario). */
-    {"value-starts-with-semicolon", "[scenario]\nname =;t\nduration = 60s\n",
-     {NULL},
-     "%s:2: [scenario] name: a value cannot start with ';' (after a space, "
-     "';' starts a comment), got ';t'"},
     /* A share may be a percentage, but not past its range. */
     {"expect-percentage-above-range", BASE "[expect]\nsuccess_min = 150%\n",
      {NULL},
