@@ -70,7 +70,8 @@ static const char *count_unl(uint32_t v, char *buf, size_t len)
 static void scenario_section(FILE *f, const sim_config *c)
 {
     char a[64];
-    fprintf(f, "[scenario]\nname = %s\n", c->name);
+    fprintf(f, "[scenario]\n");
+    text_kv(f, "name", c->name);
     if (c->description[0])
         text_kv(f, "description", c->description);
     fprintf(f, "duration = %s\n", dur(c->duration_ns, a, sizeof a));
@@ -237,7 +238,7 @@ static void policy_section(FILE *f, const writer_extra *x)
 {
     fprintf(f, "\n[policy]\nname = %s\n", x->policy ? x->policy : "none");
     for (int i = 0; i < x->n_plugins; i++)
-        fprintf(f, "plugin = %s\n", x->plugins[i]);
+        text_kv(f, "plugin", x->plugins[i]);
     for (int i = 0; i < x->n_params; i++)
         text_kv(f, x->params[i].key, x->params[i].value);
 }
