@@ -25,6 +25,16 @@ int engine_fail(sim *s, const char *msg)
     return -1;
 }
 
+/* Out of line: its callers' common path (evq_push_quick) then saves no
+ * registers for the queue's slow paths (engine.h). */
+__attribute__((noinline)) void engine_push_slow(sim *s, int64_t t,
+                                                unsigned type, uint32_t id,
+                                                uint32_t gen)
+{
+    if (evq_push(&s->q, t, type, id, gen) != 0)
+        engine_fail(s, "out of memory for the event queue");
+}
+
 void engine_push_fault(sim *s, int64_t t, unsigned type, uint32_t fault,
                        uint32_t gen)
 {
