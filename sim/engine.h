@@ -330,8 +330,31 @@ static inline void engine_push_lane(sim *s, unsigned lane, int64_t t,
 }
 /* Push an event at now (a retry with no delay).  When nothing else is
  * due at now, it is the next event whatever the handler does after this,
- * and it waits beside the queue instead (sim.c). */
-void engine_push_now(sim *s, unsigned type, uint32_t id, uint32_t gen);
+ * and it waits beside the queue instead; else it goes to the queue (out
+ * of line, sim.c).  Inline: as a call it cost 2.8 M instructions in the
+ * storm at 10 000 clients.
+ *
+ * An event at now, pushed while no other event is due at now, would be
+ * popped next: every event pushed after it has a later seq, and every
+ * event already pending is later.  So it waits in s->next, and the loop
+ * dispatches it before it pops again -- the same order, the same count
+ * of events, without a trip through the queue (an immediate retry's push
+ * and pop cost about a hundred instructions).  Later seqs come one
+ * earlier, which changes no order.  A second such event while one waits
+ * goes to the queue: its seq puts it after the waiting one, as it
+ * should. */
+void engine_push_now_queued(sim *s, unsigned type, uint32_t id,
+                            uint32_t gen);
+static inline void engine_push_now(sim *s, unsigned type, uint32_t id,
+                                   uint32_t gen)
+{
+    if (s->has_next || evq_due(&s->q, s->now)) {
+        engine_push_now_queued(s, type, id, gen);
+        return;
+    }
+    s->next = (evq_event){s->now, type & 0xffu, id, gen};
+    s->has_next = true;
+}
 /* Draws from a distribution, a uniform, a one-way network delay.  A
  * constant takes no draw, inline (every network leg of most scenarios);
  * the rest draw out of line. */
