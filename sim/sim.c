@@ -487,8 +487,8 @@ void sim_get_stats(const sim *s, sim_stats *out)
     *out = s->stats;
     out->queue_len = evq_len(&s->q) + s->has_next;
     out->heap_len = evq_len(&s->q); /* the queue; s->next is beside it */
-    out->requests_live = s->requests.live;
-    out->attempts_live = s->attempts.live;
+    out->requests_live = pool_live(&s->requests);
+    out->attempts_live = pool_live(&s->attempts);
     out->bytes =
         sizeof *s + evq_bytes(&s->q) + pool_bytes(&s->requests) +
         pool_bytes(&s->attempts) +
