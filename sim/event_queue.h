@@ -166,6 +166,42 @@ int evq_push_reserved(evq *q, int64_t time, unsigned seq, unsigned type,
 int evq_push_lane(evq *q, unsigned lane, int64_t time, unsigned type,
                   uint32_t id, uint32_t gen);
 
+/* The wheel's key of a time: its sign bit flipped, which keeps the
+ * order of every int64_t as an unsigned number (event_queue.c). */
+static inline uint64_t evq_key(int64_t t)
+{
+    return (uint64_t)t ^ (UINT64_C(1) << 63);
+}
+
+/* The wheel level of key k, which is after the window (or, while a slot
+ * is spread, at least lo): the highest 8-bit digit in which k and lo
+ * differ.  | 1: a key equal to lo goes to level 0. */
+static inline unsigned evq_level(const evq *q, uint64_t k)
+{
+    return (unsigned)(63 - __builtin_clzll((k ^ q->lo) | 1u)) / 8;
+}
+
+/* evq_push's common case, inline and without a call: an event after the
+ * window whose wheel slot has room in its last block is appended there.
+ * Returns false, having done nothing, in every other case: then call
+ * evq_push.  A push through here is exactly a push through evq_push
+ * (the same seq, the same place). */
+static inline bool evq_push_quick(evq *q, int64_t time, unsigned type,
+                                  uint32_t id, uint32_t gen)
+{
+    uint64_t k = evq_key(time);
+    if (k <= q->hi)
+        return false;
+    unsigned l = evq_level(q, k);
+    evq_block *b = q->slot[l][(k >> (8 * l)) & (EVQ_SLOTS - 1)].tail;
+    if (b == NULL || b->n == EVQ_BLOCK)
+        return false;
+    b->e[b->n++] =
+        (evq_event){time, (q->next_seq++ << 8) | (type & 0xffu), id, gen};
+    q->wheel_len++;
+    return true;
+}
+
 /* Is a earlier than b in the queue's order? */
 static inline bool evq_before(const evq_event *a, const evq_event *b)
 {

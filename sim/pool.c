@@ -51,7 +51,6 @@ int pool_alloc_new(pool *p, uint32_t *idx)
         return -1;
     *idx = p->next_new++;
     memset(pool_at(p, *idx), 0, p->stride);
-    p->live++;
     return 0;
 }
 

@@ -38,12 +38,21 @@ typedef struct pool {
     uint32_t next_new; /* records [0, next_new) have been handed out once */
     uint32_t new_end;  /* ... and [next_new, new_end) are in chunks, never
                           handed out: n_chunks x POOL_CHUNK */
-    uint32_t live;
 } pool;
 
 void pool_init(pool *p, size_t stride);
 void pool_fini(pool *p);
 size_t pool_bytes(const pool *p);
+
+/* Records handed out and not freed: every record below next_new is
+ * either live or on the free list (one that pool_free could not list
+ * leaked, and counts as live).  Derived, not kept: a counter cost an add
+ * on every take and free (2.7 M instructions in the storm at 10 000
+ * clients, bench_engine --only model). */
+static inline uint32_t pool_live(const pool *p)
+{
+    return p->next_new - (uint32_t)p->n_free;
+}
 
 /* The slow paths of pool_alloc, pool_take and pool_free. */
 int pool_alloc_new(pool *p, uint32_t *idx);
@@ -62,7 +71,6 @@ static inline int pool_alloc(pool *p, uint32_t *idx)
     if (p->n_free == 0)
         return pool_alloc_new(p, idx);
     *idx = p->free_list[--p->n_free];
-    p->live++;
     return 0;
 }
 
@@ -91,7 +99,6 @@ static inline void *pool_take(pool *p, uint32_t *idx, size_t size,
     }
     memset(rec, 0, size);
     memcpy(rec + gen_off, &gen, sizeof gen);
-    p->live++;
     *idx = i;
     return rec;
 }
@@ -101,7 +108,6 @@ static inline void pool_free(pool *p, uint32_t idx)
     if (p->n_free == p->cap_free && pool_grow_free_list(p) != 0)
         return; /* the record leaks until pool_fini; never wrong */
     p->free_list[p->n_free++] = idx;
-    p->live--;
 }
 
 #endif

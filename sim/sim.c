@@ -25,6 +25,16 @@ int engine_fail(sim *s, const char *msg)
     return -1;
 }
 
+/* Out of line: its callers' common path (evq_push_quick) then saves no
+ * registers for the queue's slow paths (engine.h). */
+__attribute__((noinline)) void engine_push_slow(sim *s, int64_t t,
+                                                unsigned type, uint32_t id,
+                                                uint32_t gen)
+{
+    if (evq_push(&s->q, t, type, id, gen) != 0)
+        engine_fail(s, "out of memory for the event queue");
+}
+
 void engine_push_fault(sim *s, int64_t t, unsigned type, uint32_t fault,
                        uint32_t gen)
 {
@@ -36,29 +46,10 @@ void engine_push_fault(sim *s, int64_t t, unsigned type, uint32_t fault,
 
 /* Out of line, so that engine_push_now's common path saves no registers
  * for the queue's push. */
-__attribute__((noinline)) static void push_now_queued(sim *s, unsigned type,
+__attribute__((noinline)) void engine_push_now_queued(sim *s, unsigned type,
                                                       uint32_t id, uint32_t gen)
 {
     engine_push_lane(s, LANE_NOW, s->now, type, id, gen);
-}
-
-/* An event at now, pushed while no other event is due at now, would be
- * popped next: every event pushed after it has a later seq, and every
- * event already pending is later.  So it waits in s->next, and the loop
- * dispatches it before it pops again -- the same order, the same count
- * of events, without a trip through the queue (an immediate retry's push
- * and pop cost about a hundred instructions).  Later seqs come one
- * earlier, which changes no order.  A second such event while one waits
- * goes to the queue: its seq puts it after the waiting one, as it
- * should. */
-void engine_push_now(sim *s, unsigned type, uint32_t id, uint32_t gen)
-{
-    if (s->has_next || evq_due(&s->q, s->now)) {
-        push_now_queued(s, type, id, gen);
-        return;
-    }
-    s->next = (evq_event){s->now, type & 0xffu, id, gen};
-    s->has_next = true;
 }
 
 /* ---- Random draws ------------------------------------------------------- */
@@ -496,8 +487,8 @@ void sim_get_stats(const sim *s, sim_stats *out)
     *out = s->stats;
     out->queue_len = evq_len(&s->q) + s->has_next;
     out->heap_len = evq_len(&s->q); /* the queue; s->next is beside it */
-    out->requests_live = s->requests.live;
-    out->attempts_live = s->attempts.live;
+    out->requests_live = pool_live(&s->requests);
+    out->attempts_live = pool_live(&s->attempts);
     out->bytes =
         sizeof *s + evq_bytes(&s->q) + pool_bytes(&s->requests) +
         pool_bytes(&s->attempts) +
