@@ -49,6 +49,16 @@
  * policy says. */
 #define DRIVER_MAX_ATTEMPTS 100000u
 
+/* A request's flags (driver_request.flags).  The engine keeps its
+ * requests' flags in the same bits (sim/client.c checks), so that its view
+ * of a request copies them in one byte, not three bools. */
+enum {
+    DRIVER_KEYED = 1,          /* it carries an idempotency key */
+    DRIVER_CRITICAL = 2,       /* it is on a critical path */
+    DRIVER_HEDGE_PENDING = 16  /* a hedge's timer runs: one is still to
+                                  come */
+};
+
 /* What the host knows about one logical request. */
 typedef struct driver_request {
     int64_t start_ns;
@@ -57,8 +67,7 @@ typedef struct driver_request {
     uint32_t attempts;   /* attempts sent so far */
     uint32_t outstanding; /* attempts still awaited */
     sb_op op;
-    bool keyed, critical;
-    bool hedge_pending; /* a hedge's timer runs: one is still to come */
+    uint8_t flags; /* DRIVER_ bits; any other bit set is ignored */
 } driver_request;
 
 /* How one attempt ended, as the client observed it. */
@@ -182,8 +191,8 @@ driver_fill(sb_attempt *a, const driver_request *r, int64_t now,
         .attempt = number,
         .op = r->op,
         .outstanding = r->outstanding,
-        .keyed = r->keyed,
-        .critical = r->critical,
+        .keyed = (r->flags & DRIVER_KEYED) != 0,
+        .critical = (r->flags & DRIVER_CRITICAL) != 0,
         .hedge = hedge,
         .sent = res ? res->sent : 1,
         .error = res ? res->error : SB_ERR_NONE,
@@ -293,7 +302,7 @@ driver_on_failure(pstack *ps, const pstack_call *call,
      * on, both would be kept in memory, stored and loaded again, at every
      * failure (3 M instructions in the storm at 10 000 clients). */
     int hedged = 0;
-    if (r->hedge_pending) {
+    if (r->flags & DRIVER_HEDGE_PENDING) {
         pstack_call c = *call;
         driver_request q = *r;
         hedged = driver_hedge_now(ps, &c, &q, now, out);

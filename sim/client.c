@@ -92,7 +92,13 @@ call_for(sim *s, request *r, uint32_t client)
     return c;
 }
 
-/* The driver's view of request r. */
+/* The driver's view of request r.  Its flags are copied as they are, in
+ * one byte: the driver's bits are the request's (2 M instructions in the
+ * storm at 10 000 clients, against three bools tested and stored). */
+_Static_assert((int)RQ_KEYED == (int)DRIVER_KEYED &&
+                   (int)RQ_CRITICAL == (int)DRIVER_CRITICAL &&
+                   (int)RQ_HEDGE_PENDING == (int)DRIVER_HEDGE_PENDING,
+               "a request's flags must be the driver's bits");
 static driver_request view(const sim *s, const request *r)
 {
     driver_request d;
@@ -102,9 +108,7 @@ static driver_request view(const sim *s, const request *r)
     d.attempts = r->attempts;
     d.outstanding = r->outstanding;
     d.op = r->op;
-    d.keyed = (r->flags & RQ_KEYED) != 0;
-    d.critical = (r->flags & RQ_CRITICAL) != 0;
-    d.hedge_pending = (r->flags & RQ_HEDGE_PENDING) != 0;
+    d.flags = r->flags;
     return d;
 }
 
