@@ -540,15 +540,19 @@ failed(sim *s, const attempt *t, uint32_t ri, request *r, sb_error_kind kind)
     driver_request d = view(s, r);
     driver_result res = engine_result_of(t, kind);
     pstack_call call = call_for(s, r, r->client);
-    driver_next nx;
-    if (driver_on_failure(s->ps, &call, &d, s->now, &res, &nx) != 0) {
+    sb_attempt a;
+    pstack_decision stack;
+    driver_send hedge;
+    driver_decided nx;
+    if (driver_failure(s->ps, &call, &d, s->now, &res, &a, &stack, &hedge,
+                       &nx) != 0) {
         engine_fail(s, pstack_error(s->ps));
         return;
     }
     if (r->flags & RQ_TRACED) {
-        sim_trace tr = trace_record(s, r, TRACE_RESULT, &nx.attempt);
+        sim_trace tr = trace_record(s, r, TRACE_RESULT, &a);
         bool undecided = nx.step == DRIVER_WAIT || nx.step == DRIVER_HEDGE;
-        tr.decision = &nx.stack;
+        tr.decision = &stack;
         tr.decision_ignored = undecided;
         tr.limit = undecided ? NULL : nx.limit;
         trace(s, &tr);
@@ -558,7 +562,7 @@ failed(sim *s, const attempt *t, uint32_t ri, request *r, sb_error_kind kind)
         /* The pending hedge goes now: its timer dies with the gen. */
         r->gen++;
         r->flags &= (uint8_t)~RQ_HEDGE_PENDING;
-        if (act_on(s, ri, r, true, &nx.hedge))
+        if (act_on(s, ri, r, true, &hedge))
             launch(s, ri, r, true);
         break;
     case DRIVER_RETRY:
@@ -572,8 +576,7 @@ failed(sim *s, const attempt *t, uint32_t ri, request *r, sb_error_kind kind)
                         r->gen);
         break;
     case DRIVER_END:
-        finish(s, ri, r, nx.outcome, SB_REFUSAL_OTHER, nx.final.reason,
-               &nx.attempt);
+        finish(s, ri, r, nx.outcome, SB_REFUSAL_OTHER, nx.final.reason, &a);
         break;
     case DRIVER_WAIT:
         break;
