@@ -338,6 +338,27 @@ driver_failure(pstack *ps, const pstack_call *call, const driver_request *r,
     return 0;
 }
 
+/* driver_failure where rule 0 and on_decision cannot apply: no hedge is
+ * pending and no layer of the stack has on_decision.  Nothing of the
+ * request's copy or of the call is then needed once the stack has
+ * answered, so the caller's need not be kept across its hook (11 M
+ * instructions in the storm at 10 000 clients). */
+__attribute__((always_inline)) static inline int
+driver_failure_plain(pstack *ps, const pstack_call *call,
+                     const driver_request *r, int64_t now,
+                     const driver_result *res, sb_attempt *a,
+                     pstack_decision *stack, driver_decided *v)
+{
+    assert(!(r->flags & DRIVER_HEDGE_PENDING));
+    assert(!(pstack_hooks(ps) & PSTACK_HOOK_ON_DECISION));
+    v->delay_ns = 0;
+    driver_outcome(r, now, res, a);
+    if (pstack_on_failure(ps, call, a, stack) != 0)
+        return -1;
+    driver_limits(r, now, &stack->d, v);
+    return 0;
+}
+
 __attribute__((always_inline)) static inline int
 driver_on_failure(pstack *ps, const pstack_call *call,
                   const driver_request *r, int64_t now,
