@@ -141,20 +141,19 @@ static void set_mode(sim *s, uint32_t c, sim_client_mode m)
 
 /* ---- Requests: start and finish ------------------------------------------ */
 
+/* How a request ended, in words, by sb_outcome: a table, not a switch
+ * (finish runs once a request; 2 M instructions in the storm at 10 000
+ * clients). */
 static const char *outcome_words(sb_outcome o)
 {
-    switch (o) {
-    case SB_OUTCOME_SUCCESS:
-        return "succeeded";
-    case SB_OUTCOME_DEADLINE:
-        return "failed its deadline";
-    case SB_OUTCOME_REFUSED:
-        return "was refused locally";
-    case SB_OUTCOME_QUARANTINED:
-        return "was quarantined";
-    default:
-        return "gave up";
-    }
+    static const char *const words[] = {
+        [SB_OUTCOME_SUCCESS] = "succeeded",
+        [SB_OUTCOME_GAVE_UP] = "gave up",
+        [SB_OUTCOME_DEADLINE] = "failed its deadline",
+        [SB_OUTCOME_REFUSED] = "was refused locally",
+        [SB_OUTCOME_QUARANTINED] = "was quarantined",
+    };
+    return o < sizeof words / sizeof words[0] ? words[o] : "gave up";
 }
 
 /* Tell the stack (on_request_end) and the trace that request r ends.
