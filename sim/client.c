@@ -199,33 +199,19 @@ static void finish(sim *s, uint32_t ri, request *r, sb_outcome outcome,
 
 static inline void send_attempt(sim *s, uint32_t ri, request *r, bool hedge);
 
-static void start_request(sim *s, uint32_t c, uint32_t k)
+/* What a request may have besides its op, by the run's settings: policy
+ * state (zeroed), a deadline, a defect, a critical flag, an idempotency
+ * key, a trace.  Out of line: a run whose requests have none of them
+ * tests one flag (s->plain_requests) instead of six settings at every
+ * request (12 M instructions in the storm at 10 000 clients). */
+__attribute__((noinline)) static void
+start_extras(sim *s, request *r, uint64_t key, uint32_t k)
 {
-    uint32_t ri;
-    request *r =
-        pool_take(&s->requests, &ri, REQUEST_HEAD, offsetof(request, gen));
-    if (r == NULL) {
-        engine_fail(s, "out of memory for requests");
-        return;
-    }
-    /* The record and the state apart: the record's memset is then a few
-     * stores, not a call (6 M instructions in the storm). */
+    const client_cfg *cc = &s->cfg->clients;
     if (s->request_state_size)
         memset(req_state(s, r), 0, s->request_state_size);
-    const client_cfg *cc = &s->cfg->clients;
-    r->gen++;
-    r->client = c;
-    r->process = process_of(s, c);
-    r->index = k;
-    r->start = s->now;
     r->deadline = cc->deadline_ns ? simtime_add(s->now, cc->deadline_ns)
                                   : NO_DEADLINE;
-    r->refs = 1;
-    uint64_t key = rng_key(s->seed, c, RNG_ATTR);
-    double u = rng_unit(rng_at(key, (uint64_t)k * 8));
-    r->op = u < cc->mix[0]                ? SB_OP_READ
-            : u < cc->mix[0] + cc->mix[1] ? SB_OP_PUT
-                                          : SB_OP_POST;
     /* A coin whose fraction is 0 is not tossed: no u in [0, 1) is below
      * it, and the streams are counters, so no other draw moves (two of
      * the three coins of a storm's request, 25 M instructions). */
@@ -241,6 +227,33 @@ static void start_request(sim *s, uint32_t c, uint32_t k)
         r->flags |= RQ_KEYED;
     if (s->trace_on && s->offered_total % s->cfg->trace_sample == 0)
         r->flags |= RQ_TRACED;
+}
+
+static void start_request(sim *s, uint32_t c, uint32_t k)
+{
+    uint32_t ri;
+    request *r =
+        pool_take(&s->requests, &ri, REQUEST_HEAD, offsetof(request, gen));
+    if (r == NULL) {
+        engine_fail(s, "out of memory for requests");
+        return;
+    }
+    const client_cfg *cc = &s->cfg->clients;
+    r->gen++;
+    r->client = c;
+    r->process = process_of(s, c);
+    r->index = k;
+    r->start = s->now;
+    r->refs = 1;
+    uint64_t key = rng_key(s->seed, c, RNG_ATTR);
+    double u = rng_unit(rng_at(key, (uint64_t)k * 8));
+    r->op = u < cc->mix[0]                ? SB_OP_READ
+            : u < cc->mix[0] + cc->mix[1] ? SB_OP_PUT
+                                          : SB_OP_POST;
+    if (s->plain_requests)
+        r->deadline = NO_DEADLINE;
+    else
+        start_extras(s, r, key, k);
     s->offered_total++;
     s->m.cur->offered++;
     send_attempt(s, ri, r, false);
@@ -795,6 +808,11 @@ int client_start_all(sim *s, sb_err *e)
     s->hears_success =
         (hooks & (PSTACK_HOOK_ON_SUCCESS | PSTACK_HOOK_ON_REQUEST_END)) != 0;
     s->hears_end = (hooks & PSTACK_HOOK_ON_REQUEST_END) != 0;
+    const client_cfg *cc = &s->cfg->clients;
+    s->plain_requests = s->request_state_size == 0 && !cc->deadline_ns &&
+                        !(cc->defect_fraction > 0.0) &&
+                        !(cc->critical_fraction > 0.0) &&
+                        !cc->idempotency_keys && !s->trace_on;
     s->host.struct_size = sizeof s->host;
     s->host.uniform = host_uniform;
     s->host.breaker = host_breaker;
