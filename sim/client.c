@@ -176,8 +176,9 @@ announce_end(sim *s, request *r, sb_outcome outcome, const sb_attempt *a)
 /* Request ri (r) ends with `outcome`; a describes its last attempt (NULL
  * when nobody would read it: no layer has on_request_end, and the request
  * is not traced). */
-static void finish(sim *s, uint32_t ri, request *r, sb_outcome outcome,
-                   sb_refusal why, const char *reason, const sb_attempt *a)
+__attribute__((always_inline)) static inline void
+finish_inline(sim *s, uint32_t ri, request *r, sb_outcome outcome,
+              sb_refusal why, const char *reason, const sb_attempt *a)
 {
     r->flags |= RQ_FINISHED;
     r->gen++;
@@ -195,6 +196,17 @@ static void finish(sim *s, uint32_t ri, request *r, sb_outcome outcome,
         client_schedule_arrival(s, r->client);
     s->last_finish = s->now;
     engine_request_release(s, ri, r);
+}
+
+/* finish_inline out of line, for every caller but the plain timeout path
+ * (failed_plain): there, inline, a request's end after its last timeout
+ * cost 10 M instructions less in the storm at 10 000 clients (seven
+ * arguments, two of them on the stack, and the timeout handler's frame
+ * around a call). */
+static void finish(sim *s, uint32_t ri, request *r, sb_outcome outcome,
+                   sb_refusal why, const char *reason, const sb_attempt *a)
+{
+    finish_inline(s, ri, r, outcome, why, reason, a);
 }
 
 static inline void send_attempt(sim *s, uint32_t ri, request *r, bool hedge);
@@ -553,10 +565,11 @@ bool client_waits(const sim *s, const attempt *t)
 }
 
 /* Act on what was decided after a failure of request ri (r): a is the
- * attempt the stack was shown, hedge the hedge's send (DRIVER_HEDGE). */
+ * attempt the stack was shown, hedge the hedge's send (DRIVER_HEDGE);
+ * inline_end: the request's end is inline (see finish). */
 __attribute__((always_inline)) static inline void
 act_after(sim *s, uint32_t ri, request *r, const driver_decided *nx,
-          const sb_attempt *a, const driver_send *hedge)
+          const sb_attempt *a, const driver_send *hedge, bool inline_end)
 {
     switch (nx->step) {
     case DRIVER_HEDGE:
@@ -577,7 +590,12 @@ act_after(sim *s, uint32_t ri, request *r, const driver_decided *nx,
                         r->gen);
         break;
     case DRIVER_END:
-        finish(s, ri, r, nx->outcome, SB_REFUSAL_OTHER, nx->final.reason, a);
+        if (inline_end)
+            finish_inline(s, ri, r, nx->outcome, SB_REFUSAL_OTHER,
+                          nx->final.reason, a);
+        else
+            finish(s, ri, r, nx->outcome, SB_REFUSAL_OTHER, nx->final.reason,
+                   a);
         break;
     case DRIVER_WAIT:
         break;
@@ -610,7 +628,7 @@ failed(sim *s, const attempt *t, uint32_t ri, request *r, sb_error_kind kind)
         tr.limit = undecided ? NULL : nx.limit;
         trace(s, &tr);
     }
-    act_after(s, ri, r, &nx, &a, &hedge);
+    act_after(s, ri, r, &nx, &a, &hedge, false);
 }
 
 static void attempt_failed(sim *s, const attempt *t, uint32_t ri, request *r,
@@ -644,7 +662,7 @@ failed_plain(sim *s, const attempt *t, uint32_t ri, request *r,
         engine_fail(s, pstack_error(s->ps));
         return;
     }
-    act_after(s, ri, r, &nx, &a, NULL);
+    act_after(s, ri, r, &nx, &a, NULL, true);
 }
 
 /* noipa: left to itself, the optimiser split t into five of its fields,
