@@ -199,10 +199,12 @@ finish_inline(sim *s, uint32_t ri, request *r, sb_outcome outcome,
 }
 
 /* finish_inline out of line, for every caller but the plain timeout path
- * (failed_plain): there, inline, a request's end after its last timeout
- * cost 10 M instructions less in the storm at 10 000 clients (seven
- * arguments, two of them on the stack, and the timeout handler's frame
- * around a call). */
+ * (failed_plain) and a success nobody hears of (attempt_succeeded).
+ * There, inline, a request's end after its last timeout cost 10 M
+ * instructions less in the storm at 10 000 clients (seven arguments, two
+ * of them on the stack, and the timeout handler's frame around a call),
+ * and after a success 7 M less (the optimiser then keeps start_request
+ * out of the loop: forced back in, +0.4 M). */
 static void finish(sim *s, uint32_t ri, request *r, sb_outcome outcome,
                    sb_refusal why, const char *reason, const sb_attempt *a)
 {
@@ -705,7 +707,8 @@ static inline void attempt_succeeded(sim *s, const attempt *t, uint32_t ri,
     if (s->hears_success || (r->flags & RQ_TRACED))
         heard_success(s, t, ri, r);
     else
-        finish(s, ri, r, SB_OUTCOME_SUCCESS, SB_REFUSAL_OTHER, NULL, NULL);
+        finish_inline(s, ri, r, SB_OUTCOME_SUCCESS, SB_REFUSAL_OTHER, NULL,
+                      NULL);
 }
 
 /* An answer reaches the client.  An error answer that finds it waiting
