@@ -366,8 +366,9 @@ static int ask(pstack *ps, const pstack_call *call, const sb_attempt *fail,
                                                  fail->remaining_s,
                                              PSTACK_MAX_DELAY_S)),
                         driver_ns(fmin(fail->timeout_s, PSTACK_MAX_DELAY_S)),
-                        fail->attempt - 1, 0, fail->op, fail->keyed != 0,
-                        fail->critical != 0, false};
+                        fail->attempt - 1, 0, fail->op,
+                        (fail->keyed ? DRIVER_KEYED : 0) |
+                            (fail->critical ? DRIVER_CRITICAL : 0)};
     if (driver_before_send(ps, call, &d, sent, false, &r->send) != 0)
         return -1;
     if (!r->send.send)

@@ -163,8 +163,10 @@ static int probe_request(pstack *ps, const client_cfg *cc, uint32_t limit,
     driver_request r = {0, cc->deadline_ns ? cc->deadline_ns
                                            : DRIVER_NO_DEADLINE,
                         cc->timeout_ns, 0, 0, p->op,
-                        p->op == SB_OP_POST && cc->idempotency_keys,
-                        p->critical, false};
+                        (p->op == SB_OP_POST && cc->idempotency_keys
+                             ? DRIVER_KEYED
+                             : 0) |
+                            (p->critical ? DRIVER_CRITICAL : 0)};
     int step = 1;
     for (uint32_t n = 1; step == 1 && n <= limit; n++)
         step = probe_step(ps, &call, &r, p);

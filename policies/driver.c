@@ -40,15 +40,11 @@ int driver_before_send(pstack *ps, const pstack_call *call,
 }
 
 int driver_hedge_now(pstack *ps, const pstack_call *call,
-                     const driver_request *r, int64_t now, driver_next *out)
+                     const driver_request *r, int64_t now, driver_send *hedge)
 {
-    if (driver_before_send(ps, call, r, now, true, &out->hedge) != 0)
+    if (driver_before_send(ps, call, r, now, true, hedge) != 0)
         return -1;
-    if (!out->hedge.send)
-        return 0;
-    driver_finalize(out, DRIVER_HEDGE, SB_OUTCOME_GAVE_UP, SB_PASS,
-                    "the next hedge is sent at once (a non-fatal failure)");
-    return 1;
+    return hedge->send ? 1 : 0;
 }
 
 void driver_on_success(pstack *ps, const pstack_call *call,

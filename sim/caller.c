@@ -89,9 +89,7 @@ static driver_request view(const caller *c, const request *r)
     d.attempts = r->attempts;
     d.outstanding = r->outstanding;
     d.op = r->op;
-    d.keyed = (r->flags & RQ_KEYED) != 0;
-    d.critical = (r->flags & RQ_CRITICAL) != 0;
-    d.hedge_pending = false;
+    d.flags = r->flags & (DRIVER_KEYED | DRIVER_CRITICAL);
     return d;
 }
 

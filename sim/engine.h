@@ -234,6 +234,8 @@ struct sim {
     bool asks_before_send; /* a layer has a before_send hook */
     bool hears_success;    /* ... on_success or on_request_end */
     bool hears_end;        /* ... on_request_end */
+    bool plain_requests;   /* a request starts with nothing but its op
+                              drawn (client.c start_request) */
     sb_host host;
 };
 /* stops covers both flags (sim_run_until tests the two as one word). */

@@ -54,7 +54,7 @@ static void teardown(void)
 static driver_request request(double deadline_s)
 {
     driver_request r = {0, deadline_s > 0 ? S(deadline_s) : DRIVER_NO_DEADLINE,
-                        S(1.0), 0, 0, SB_OP_READ, false, false, false};
+                        S(1.0), 0, 0, SB_OP_READ, 0};
     return r;
 }
 

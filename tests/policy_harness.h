@@ -238,9 +238,9 @@ static inline driver_request ph_request(const ph *h, const sb_attempt *a,
     d.attempts = sent_before;
     d.outstanding = a->outstanding;
     d.op = a->op;
-    d.keyed = a->keyed != 0;
-    d.critical = a->critical != 0;
-    d.hedge_pending = h->hedge_pending;
+    d.flags = (a->keyed ? DRIVER_KEYED : 0) |
+              (a->critical ? DRIVER_CRITICAL : 0) |
+              (h->hedge_pending ? DRIVER_HEDGE_PENDING : 0);
     return d;
 }
 
