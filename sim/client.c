@@ -260,7 +260,7 @@ static int64_t arrival_gap(const sim *s, uint32_t c, uint32_t k)
     if (cc->arrival == ARRIVAL_CLOSED)
         return round_ns(
             (double)engine_sample(s, &cc->think, c, RNG_ARRIVAL, k) / s->spike);
-    double mean = 1e9 / (cc->rate_per_s * s->spike);
+    double mean = s->gap_mean_ns; /* 1e9 / (cc->rate_per_s * s->spike) */
     /* A rate so low that the mean gap is not even a double (1e-300/s):
      * no request ever comes.  (An exponential with an infinite mean would
      * be NaN for the uniform 1.) */
