@@ -303,7 +303,7 @@ arrival_gap(const sim *s, uint32_t c, uint32_t k)
     const client_cfg *cc = &s->cfg->clients;
     if (cc->arrival != ARRIVAL_OPEN)
         return arrival_gap_other(s, c, k);
-    double mean = 1e9 / (cc->rate_per_s * s->spike);
+    double mean = s->gap_mean_ns; /* 1e9 / (cc->rate_per_s * s->spike) */
     /* A rate so low that the mean gap is not even a double (1e-300/s):
      * no request ever comes.  (An exponential with an infinite mean would
      * be NaN for the uniform 1.) */

@@ -213,6 +213,10 @@ struct sim {
     uint64_t fault_key[MAX_ALL_FAULTS]; /* rng_named(name): its draws */
     uint32_t n_faults;
     double spike; /* arrival multiplier */
+    /* The open loop's mean gap, 1e9 / (rate x spike): set where spike is
+     * (sim_create, set_spike), not at every arrival (same expression, same
+     * bits; 2.3 M instructions at 10 000 clients). */
+    double gap_mean_ns;
     uint8_t errors[MAX_ALL_FAULTS], n_errors;
     uint8_t lost[MAX_ALL_FAULTS], n_lost;
     uint8_t cuts[MAX_ALL_FAULTS], n_cuts;

@@ -1,5 +1,6 @@
 #include "metrics.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,77 @@ static void open_live(metrics *m, int64_t start)
     m->cur_start = start;
     m->cur_end = start + m->live_ns;
     m->att_ns = -1; /* its bin is not touched in the new histogram */
+    /* The gauges' integrals start at 0 (metrics.h). */
+    m->gauge_t = start;
+    m->busy_acc = -((uint64_t)m->busy * (uint64_t)start);
+    m->queue_acc = -((uint64_t)m->queue * (uint64_t)start);
+    m->exact = m->busy <= m->exact_lim && m->queue <= m->exact_lim &&
+               m->capacity <= m->exact_lim;
+}
+
+/* ---- Gauges (metrics.h) -------------------------------------------------- */
+
+void metrics_gauge(metrics *m, int64_t t)
+{
+    int64_t dt = t - m->gauge_t;
+    if (dt > 0) {
+        m->cur->busy_ns += (double)m->busy * (double)dt;
+        m->cur->queue_ns += (double)m->queue * (double)dt;
+        m->gauge_t = t;
+    }
+}
+
+/* The exact integrals up to t, as value x t + accumulator: each below
+ * 2^53 (exact_lim), so the conversion is exact. */
+static void gauges_exact_to(metrics *m, int64_t t)
+{
+    uint64_t busy = (uint64_t)m->busy * (uint64_t)t + m->busy_acc;
+    uint64_t queue = (uint64_t)m->queue * (uint64_t)t + m->queue_acc;
+    assert(busy <= (UINT64_C(1) << 53) && queue <= (UINT64_C(1) << 53));
+    m->cur->busy_ns = (double)busy;
+    m->cur->queue_ns = (double)queue;
+}
+
+/* The doubles' sums up to t are the exact integrals so far; the spans
+ * still open at t are split there, which gives the same sums: their
+ * products are exact (busy and queue are still within exact_lim), and
+ * one rounded sum of the same exact value is the same double. */
+void metrics_gauge_inexact(metrics *m, int64_t t)
+{
+    if (!m->exact)
+        return;
+    gauges_exact_to(m, t);
+    m->gauge_t = t;
+    m->exact = false;
+}
+
+void metrics_set_busy(metrics *m, int64_t t, uint32_t busy)
+{
+    if (m->exact)
+        m->busy_acc += ((uint64_t)m->busy - busy) * (uint64_t)t;
+    else
+        metrics_gauge(m, t);
+    m->busy = busy;
+    if (busy > m->exact_lim)
+        metrics_gauge_inexact(m, t);
+}
+
+/* Busy workers never pass the most workers the server had: a start
+ * needs busy < workers. */
+void metrics_set_capacity(metrics *m, int64_t t, uint32_t workers)
+{
+    if (workers > m->exact_lim)
+        metrics_gauge_inexact(m, t);
+    m->capacity = workers;
+}
+
+/* Integrate the gauges to t, the live bucket's end (or the run's). */
+static void gauges_close(metrics *m, int64_t t)
+{
+    if (m->exact)
+        gauges_exact_to(m, t);
+    else
+        metrics_gauge(m, t);
 }
 
 /* ---- The interface ---------------------------------------------------- */
@@ -236,6 +308,7 @@ int metrics_init(metrics *m, int64_t bucket_ns, int64_t duration_ns,
     if (m->buckets == NULL)
         return -1;
     m->policy_level = -1.0;
+    m->exact_lim = (UINT64_C(1) << 53) / (uint64_t)bucket_ns;
     hist_reset(&m->live_hist);
     hist_reset(&m->row_hist);
     open_live(m, 0);
@@ -251,7 +324,7 @@ void metrics_fini(metrics *m)
 int metrics_roll(metrics *m, int64_t t, metrics_closed_fn closed, void *ctx)
 {
     while (t >= m->cur_end) {
-        metrics_gauge(m, m->cur_end);
+        gauges_close(m, m->cur_end);
         close_live(m, closed, ctx);
         open_live(m, m->cur_end);
         if (m->in_row == m->merge) {
@@ -318,7 +391,7 @@ static void sum_rows(metrics *m)
 void metrics_finish(metrics *m, int64_t t, uint64_t in_flight,
                     metrics_closed_fn closed, void *ctx)
 {
-    metrics_gauge(m, t);
+    gauges_close(m, t);
     close_live(m, closed, ctx);
     close_row(m);
     sum_rows(m);

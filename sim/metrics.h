@@ -36,6 +36,7 @@
 #ifndef SB_METRICS_H
 #define SB_METRICS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -169,9 +170,14 @@ typedef struct metrics {
      * the live bucket opened (-1: none yet) and its two bins. */
     int64_t att_ns;
     uint32_t att_fine, att_bin;
-    /* gauges */
-    int64_t gauge_t;
+    /* Gauges: busy workers and queue length, integrated over time into
+     * the live bucket's busy_ns and queue_ns (metrics_busy_step). */
     uint32_t busy, queue;
+    bool exact;         /* integrated exactly, in integers, this bucket */
+    uint64_t exact_lim; /* exact while busy, queue, capacity <= this */
+    uint64_t busy_acc, queue_acc; /* exact: the integrals, less the
+                                     current value x now (mod 2^64) */
+    int64_t gauge_t;    /* not exact: integrated up to here */
     int64_t open_breakers;
     double policy_level;
     uint32_t capacity;
@@ -195,25 +201,63 @@ uint64_t metrics_plan(int64_t bucket_ns, int64_t duration_ns,
  * out of memory for the kept rows. */
 int metrics_roll(metrics *m, int64_t t, metrics_closed_fn closed, void *ctx);
 
-/* Integrate the gauges up to t (inside the current bucket); call before
- * changing busy or queue. */
-static inline void metrics_gauge(metrics *m, int64_t t)
+/* The gauges' time integrals.  A bucket's busy_ns is the sum, in
+ * doubles, of busy x dt over the spans between changes (queue_ns alike).
+ * While every product and partial sum is an integer below 2^53 that sum
+ * is exact, and equals the integral summed in integers; busy, queue and
+ * the workers at most exact_lim = 2^53 / bucket width guarantee it.  Then
+ * (m->exact) a change at t only adds -delta x t to an accumulator (the
+ * integral is value x t + accumulator, by parts), and the bucket's close
+ * converts: the same bits as the doubles, with no conversion, multiply or
+ * test of the span per change (20 M of 1.80 G instructions in the storm
+ * at 10 000 clients).  Past the bound (a queue past 9 million at 1 s
+ * buckets, more than 2 501 workers at 1 h buckets, unlimited workers) the
+ * bucket goes on in doubles, from the exact sum so far
+ * (metrics_gauge_inexact); check_metrics pins the bits both ways. */
+
+/* Not exact: integrate both gauges in doubles up to t (inside the
+ * current bucket).  Out of line: rare, and kept out of the hot paths. */
+void metrics_gauge(metrics *m, int64_t t);
+
+/* Leave exact integration at t for the rest of the bucket (a gauge or the
+ * workers pass exact_lim). */
+void metrics_gauge_inexact(metrics *m, int64_t t);
+
+/* Busy workers step by delta (+1 or -1, a constant) to busy, at t. */
+static inline void metrics_busy_step(metrics *m, int64_t t, int delta,
+                                     uint32_t busy)
 {
-    int64_t dt = t - m->gauge_t;
-    if (dt > 0) {
-        m->cur->busy_ns += (double)m->busy * (double)dt;
-        m->cur->queue_ns += (double)m->queue * (double)dt;
-        m->gauge_t = t;
+    if (m->exact)
+        m->busy_acc -= (uint64_t)(int64_t)delta * (uint64_t)t;
+    else
+        metrics_gauge(m, t);
+    m->busy = busy;
+}
+
+/* The queue steps by delta (+1 or -1, a constant) to q, at t.  A step
+ * down never sets a maximum: max_queue >= queue always. */
+static inline void metrics_queue_step(metrics *m, int64_t t, int delta,
+                                      uint32_t q)
+{
+    if (m->exact)
+        m->queue_acc -= (uint64_t)(int64_t)delta * (uint64_t)t;
+    else
+        metrics_gauge(m, t);
+    m->queue = q;
+    if (delta > 0 && q > m->cur->max_queue) {
+        m->cur->max_queue = q;
+        /* Exact, max_queue <= exact_lim: only a new maximum can pass. */
+        if (q > m->exact_lim && m->exact)
+            metrics_gauge_inexact(m, t);
     }
 }
 
-static inline void metrics_set_queue(metrics *m, int64_t t, uint32_t q)
-{
-    metrics_gauge(m, t);
-    m->queue = q;
-    if (q > m->cur->max_queue)
-        m->cur->max_queue = q;
-}
+/* Busy workers are now busy (any change), at t. */
+void metrics_set_busy(metrics *m, int64_t t, uint32_t busy);
+
+/* The server has `workers` workers from t: the capacity stamped on
+ * buckets, and a bound on busy. */
+void metrics_set_capacity(metrics *m, int64_t t, uint32_t workers);
 
 static inline void metrics_hist_touch(metrics_hist *h, size_t bin)
 {

@@ -151,7 +151,7 @@ int server_create(sim *s, const server_cfg *cfg, metrics *m, server **out,
     sv->tokens = sv->limit_burst;
     note_features(sv);
     note_gate(sv);
-    m->capacity = sv->workers;
+    metrics_set_capacity(m, s->now, sv->workers);
     *out = sv;
     return 0;
 }
@@ -356,7 +356,7 @@ static void enqueue(server *sv, uint32_t ai, attempt *t)
     sv->q_len++;
     t->stage = ST_QUEUED;
     t->enqueued = sv->s->now;
-    metrics_set_queue(sv->m, sv->s->now, (uint32_t)sv->q_len);
+    metrics_queue_step(sv->m, sv->s->now, +1, (uint32_t)sv->q_len);
 }
 
 /* The next attempt to serve: the oldest (FIFO), or the newest (LIFO: under
@@ -373,7 +373,7 @@ static inline uint32_t dequeue(server *sv)
         sv->q_head = (sv->q_head + 1) & (sv->q_cap - 1);
     }
     sv->q_len--;
-    metrics_set_queue(sv->m, sv->s->now, (uint32_t)sv->q_len);
+    metrics_queue_step(sv->m, sv->s->now, -1, (uint32_t)sv->q_len);
     return ai;
 }
 
@@ -459,10 +459,9 @@ start_service(server *sv, uint32_t ai, attempt *t, bool queued)
     const request *r = req_at(s, t->req);
     if (sv->busy == sv->svc_cap && grow_in_service(sv) != 0)
         return;
-    metrics_gauge(sv->m, s->now);
     t->slot = sv->busy;
     sv->in_service[sv->busy++] = ai;
-    sv->m->busy = sv->busy;
+    metrics_busy_step(sv->m, s->now, +1, sv->busy);
     if (sv->plain_service)
         t->service = plain_service_ns(engine_sample(
             s, &sv->cfg->service, r->client, RNG_SERVICE + sv->stream,
@@ -662,11 +661,10 @@ static void reply(server *sv, uint32_t ai, attempt *t, const request *r)
 /* Take t off its worker. */
 static inline void release_worker(server *sv, attempt *t)
 {
-    metrics_gauge(sv->m, sv->s->now);
     uint32_t last = sv->in_service[--sv->busy];
     sv->in_service[t->slot] = last;
     att_at(sv->s, last)->slot = t->slot;
-    sv->m->busy = sv->busy;
+    metrics_busy_step(sv->m, sv->s->now, -1, sv->busy);
 }
 
 /* The end of t's service.  plain (a constant in each caller): the
@@ -807,7 +805,7 @@ void server_on_trip(server *sv, uint32_t ai, uint32_t gen)
 void server_set_capacity(server *sv, uint32_t workers)
 {
     sv->workers = workers;
-    sv->m->capacity = workers;
+    metrics_set_capacity(sv->m, sv->s->now, workers);
     if (sv->down < 0)
         dispatch(sv);
     assert(server_sane(sv));
@@ -833,7 +831,6 @@ void server_crash(server *sv, int mode)
         sv->down = mode;
         return;
     }
-    metrics_gauge(sv->m, sv->s->now);
     while (sv->q_len > 0) {
         uint32_t ai = dequeue(sv);
         if (mode == CUT_REFUSE)
@@ -850,7 +847,7 @@ void server_crash(server *sv, int mode)
         else
             drop(sv, ai);
     }
-    sv->m->busy = 0;
+    metrics_set_busy(sv->m, sv->s->now, 0);
     sv->down = mode;
     note_gate(sv);
     assert(server_sane(sv));

@@ -154,6 +154,146 @@ START_TEST(attempt_latency_cache_is_never_stale)
 }
 END_TEST
 
+/* The gauges' integrals the way they were always summed: in doubles,
+ * one product per span between changes (metrics.h). */
+typedef struct gauge_ref {
+    double busy_ns, queue_ns;
+    int64_t t, end;
+    uint32_t busy, queue;
+    size_t closed, closed_exact;
+    const metrics *m;
+} gauge_ref;
+
+static void ref_gauge(gauge_ref *r, int64_t t)
+{
+    int64_t dt = t - r->t;
+    if (dt > 0) {
+        r->busy_ns += (double)r->busy * (double)dt;
+        r->queue_ns += (double)r->queue * (double)dt;
+        r->t = t;
+    }
+}
+
+static void gauge_closed(void *ctx, const metrics_bucket *b,
+                         const metrics_hist *h)
+{
+    (void)h;
+    gauge_ref *r = ctx;
+    int64_t end = b->start_ns + b->width_ns;
+    ref_gauge(r, end < r->end ? end : r->end);
+    ck_assert(memcmp(&b->busy_ns, &r->busy_ns, sizeof r->busy_ns) == 0);
+    ck_assert(memcmp(&b->queue_ns, &r->queue_ns, sizeof r->queue_ns) == 0);
+    r->closed_exact += r->m->exact;
+    r->busy_ns = r->queue_ns = 0.0;
+    r->closed++;
+}
+
+/* The workers and the queue's target in regime r (bucket r of 8, as
+ * below) at `at` into the bucket. */
+static void gauge_regime(int64_t r, int64_t at, int64_t w, uint32_t *cap,
+                         uint32_t *target)
+{
+    static const uint32_t caps[8][2] = {
+        {100, 100},     /* 0: drain what 7 left */
+        {100, 100},     /* 1: exact throughout (and a crash) */
+        {100, 100},     /* 2: the queue passes the bound at w/4 */
+        {100, 100},     /* 3: opens past the bound (the queue) */
+        {100, 100},     /* 4: drain */
+        {100, 20000},   /* 5: the workers pass it at w/4, a crash; 100 at
+                           the very end */
+        {100, 100},     /* 6: opens past it (busy only); 20000 at the end */
+        {20000, 20000}, /* 7: opens past it (the workers only) */
+    };
+    static const uint32_t targets[8][2] = {
+        {100, 100},     {2000, 2000}, {2000, 20000}, {20000, 20000},
+        {100, 100},     {2000, 2000}, {2000, 2000},  {2000, 2000},
+    };
+    int late = at >= w / 4;
+    *cap = caps[r][late];
+    *target = targets[r][late];
+    if ((r == 5 || r == 6) && at >= w - ((int64_t)1 << 31))
+        *cap = r == 5 ? 100 : 20000;
+}
+
+/* Exact integration, and leaving it mid-bucket (a queue or the workers
+ * past exact_lim) or from a bucket's start, give the doubles' bits.
+ * Buckets of 2^40 ns: exact_lim is 2^13, and a bucket of gauges well
+ * past it sums past 2^53, where the doubles round.  Sixteen buckets in
+ * eight regimes (gauge_regime); busy and the queue step by one, in
+ * bursts, towards the workers and the target. */
+START_TEST(gauges_have_the_doubles_bits)
+{
+    const int64_t w = (int64_t)1 << 40;
+    metrics m;
+    ck_assert_int_eq(metrics_init(&m, w, 16 * w, 64), 0);
+    ck_assert_uint_eq(m.exact_lim, 8192);
+    gauge_ref r = {.m = &m, .end = INT64_MAX};
+    uint32_t cap = 100, target = 100;
+    size_t opened_exact = 1, seen = 0;
+    bool crashed = false;
+    metrics_set_capacity(&m, 0, cap);
+    uint64_t x = 7;
+    int64_t t = 0;
+    while (t < 16 * w) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t u = (uint32_t)(x >> 33);
+        if (u % 4 != 0)
+            t += (int64_t)((x >> 20) % ((uint64_t)1 << 29));
+        ck_assert_int_eq(metrics_roll(&m, t, gauge_closed, &r), 0);
+        if (r.closed != seen) {
+            seen = r.closed;
+            opened_exact += m.exact;
+            crashed = false;
+        }
+        int64_t regime = t / w % 8, at = t % w;
+        uint32_t was = cap;
+        gauge_regime(regime, at, w, &cap, &target);
+        if (cap != was)
+            metrics_set_capacity(&m, t, cap); /* no gauge in the doubles */
+        if ((regime == 1 || regime == 5) && at >= w / 4 * 3 && !crashed) {
+            ref_gauge(&r, t);
+            r.busy = 0;
+            metrics_set_busy(&m, t, 0);
+            crashed = true;
+        }
+        unsigned what = (u >> 8) % 100;
+        unsigned k = 1 + (u >> 18) % 1024;
+        if (what < 40) {
+            for (; k > 0 && r.busy < cap; k--) {
+                ref_gauge(&r, t);
+                metrics_busy_step(&m, t, +1, ++r.busy);
+            }
+        } else if (what < 70) {
+            for (; k > 0 && r.busy > 0; k--) {
+                ref_gauge(&r, t);
+                metrics_busy_step(&m, t, -1, --r.busy);
+            }
+        } else if (r.queue < target) {
+            for (; k > 0; k--) {
+                ref_gauge(&r, t);
+                metrics_queue_step(&m, t, +1, ++r.queue);
+            }
+        } else {
+            for (; k > 0 && r.queue > 0; k--) {
+                ref_gauge(&r, t);
+                metrics_queue_step(&m, t, -1, --r.queue);
+            }
+        }
+        ck_assert_uint_eq(m.busy, r.busy);
+        ck_assert_uint_eq(m.queue, r.queue);
+    }
+    r.end = t + 1;
+    metrics_finish(&m, t + 1, 0, gauge_closed, &r);
+    /* Buckets 0, 1 and 9 open and close exact; 2, 5, 10 and 13 open
+     * exact and leave it; the rest (and the run's last, partial bucket)
+     * open past the bound. */
+    ck_assert_uint_eq(r.closed, 17);
+    ck_assert_uint_eq(r.closed_exact, 3);
+    ck_assert_uint_eq(opened_exact, 7);
+    metrics_fini(&m);
+}
+END_TEST
+
 /* ---- Whole runs -------------------------------------------------------- */
 
 /* retry-storm.ini's server and storm, with the bucket to fill in; 300 s. */
@@ -385,6 +525,7 @@ Suite *metrics_suite(void)
     tcase_add_test(tc, attempt_latency_cache_is_never_stale);
     tcase_add_test(tc, merged_run_equals_a_run_at_the_merged_width);
     tcase_add_test(tc, two_hours_at_one_ms_are_bounded);
+    tcase_add_test(tc, gauges_have_the_doubles_bits);
     suite_add_tcase(s, tc);
     tc = tcase_create("attempt_latency");
     tcase_set_timeout(tc, 120);
