@@ -320,8 +320,6 @@ static inline void engine_push(sim *s, int64_t t, unsigned type, uint32_t id,
 {
     if (!evq_push_quick(&s->q, t, type, id, gen))
         engine_push_slow(s, t, type, id, gen);
-    if (evq_len(&s->q) > s->stats.queue_peak)
-        s->stats.queue_peak = evq_len(&s->q);
 }
 /* A fault's event: ordered by fault index before other events of the
  * same instant (see evq_push_reserved). */

@@ -237,12 +237,11 @@ bool sim_pipeline_summary_of(const sim *s, sim_pipeline_summary *out);
 /* Engine statistics. */
 typedef struct sim_stats {
     uint64_t events;        /* events taken off the queue */
-    uint64_t stale_events;  /* of which skipped as cancelled */
     uint64_t requests_live; /* logical requests in memory now */
     uint64_t attempts_live;
-    size_t queue_len;       /* pending events now: heap + FIFO lane */
-    size_t heap_len;        /* of which in the heap */
-    size_t queue_peak;      /* pending events, at most */
+    size_t queue_len;       /* pending events now */
+    size_t heap_len;        /* of which in the event queue (the rest: the
+                             * one event at now waiting beside it) */
     size_t bytes;           /* memory the engine holds */
 } sim_stats;
 void sim_get_stats(const sim *s, sim_stats *out);
