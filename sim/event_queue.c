@@ -9,16 +9,16 @@
  * The wheel works on unsigned 64-bit keys: a time with its sign bit
  * flipped, which keeps the order of every int64_t (INT64_MIN -> 0,
  * 0 -> 2^63, INT64_MAX -> 2^64 - 1).  No bits are given up to pack
- * anything else in, so the whole int64_t range of ns is usable.
+ * anything else in, so the whole int64_t range of ns is usable (evq_key,
+ * evq_level: event_queue.h).
  */
-#define SIGN (UINT64_C(1) << 63)
 #define ARENA_BLOCKS 64 /* blocks per malloc */
 #define D 4             /* the overflow heap's arity */
 #define RUN_SCAN 32     /* most run entries a push may shift */
 
 static inline uint64_t key_of(int64_t t)
 {
-    return (uint64_t)t ^ SIGN;
+    return evq_key(t); /* event_queue.h: the quick push needs it too */
 }
 
 /* The window is the slot at `level` that starts at lo: keys in
@@ -261,8 +261,7 @@ static void block_free(evq *q, evq_block *b)
 static inline int wheel_put(evq *q, const evq_event *ev)
 {
     uint64_t k = key_of(ev->time);
-    /* | 1: a key equal to lo (while spreading) goes to level 0 */
-    unsigned l = (unsigned)(63 - __builtin_clzll((k ^ q->lo) | 1u)) / 8;
+    unsigned l = evq_level(q, k);
     unsigned s = (unsigned)(k >> (8 * l)) & (EVQ_SLOTS - 1);
     evq_slot *sl = &q->slot[l][s];
     evq_block *b = sl->tail;
@@ -527,8 +526,7 @@ static bool slot_valid(const evq *q, unsigned l, unsigned s, size_t *n)
             return false;
         for (uint32_t j = 0; j < p->n; j++) {
             uint64_t k = key_of(p->e[j].time);
-            unsigned lk =
-                (unsigned)(63 - __builtin_clzll((k ^ q->lo) | 1u)) / 8;
+            unsigned lk = evq_level(q, k);
             if (k <= q->hi || lk != l || ((k >> (8 * l)) & 255u) != s)
                 return false;
         }
