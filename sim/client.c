@@ -670,8 +670,17 @@ failed_plain(sim *s, const attempt *t, uint32_t ri, request *r,
 /* noipa: left to itself, the optimiser split t into five of its fields,
  * loaded in the loop and passed in registers and on the stack; the
  * pointers cost the loop less to hand over (5 M instructions in the storm
- * at 10 000 clients). */
-__attribute__((noipa)) static void
+ * at 10 000 clients).  GCC's attribute; clang has no such split, and
+ * noinline is what is left of it there. */
+#if defined(__has_attribute)
+#if __has_attribute(noipa)
+#define NO_IPA __attribute__((noipa))
+#endif
+#endif
+#ifndef NO_IPA
+#define NO_IPA __attribute__((noinline))
+#endif
+NO_IPA static void
 attempt_timed_out(sim *s, const attempt *t, uint32_t ri, request *r)
 {
     if (!(r->flags & (RQ_TRACED | RQ_HEDGE_PENDING)) &&
