@@ -199,7 +199,7 @@ finish_inline(sim *s, uint32_t ri, request *r, sb_outcome outcome,
 }
 
 /* finish_inline out of line, for every caller but the plain timeout path
- * (failed_plain) and a success nobody hears of (attempt_succeeded).
+ * (failed with plain) and a success nobody hears of (attempt_succeeded).
  * There, inline, a request's end after its last timeout cost 10 M
  * instructions less in the storm at 10 000 clients (seven arguments, two
  * of them on the stack, and the timeout handler's frame around a call),
@@ -303,7 +303,7 @@ arrival_gap(const sim *s, uint32_t c, uint32_t k)
     const client_cfg *cc = &s->cfg->clients;
     if (cc->arrival != ARRIVAL_OPEN)
         return arrival_gap_other(s, c, k);
-    double mean = s->gap_mean_ns; /* 1e9 / (cc->rate_per_s * s->spike) */
+    double mean = s->gap_mean_ns; /* engine_gap_mean_ns */
     /* A rate so low that the mean gap is not even a double (1e-300/s):
      * no request ever comes.  (An exponential with an infinite mean would
      * be NaN for the uniform 1.) */
@@ -604,11 +604,20 @@ act_after(sim *s, uint32_t ri, request *r, const driver_decided *nx,
     }
 }
 
-/* Attempt t of request r (index ri) failed with `kind`.  Inline in
- * attempt_failed, out of line, for answers and for the timeouts
- * failed_plain does not take. */
+/* Attempt t of request r (index ri) failed with `kind`.  plain, a
+ * constant at each call: r is not traced, has no hedge pending, and no
+ * layer of the stack has on_decision -- the driver then leaves rule 0
+ * and on_decision out (driver_failure_plain), there is no trace, and the
+ * request's end is inline (finish_inline): 11 M instructions in the storm
+ * at 10 000 clients, 6 M more with pstack_on_failure's copy of the call
+ * for a stack of many layers, and 10 M for the inline end.  Inline in
+ * attempt_failed (out of line: answers, and the timeouts that are not
+ * plain) and in attempt_timed_out (plain), where kind is a constant, and
+ * what a timeout does not carry (status, defect, Retry-After, pushback)
+ * is not picked twice, in engine_result_of and in driver_fill. */
 __attribute__((always_inline)) static inline void
-failed(sim *s, const attempt *t, uint32_t ri, request *r, sb_error_kind kind)
+failed(sim *s, const attempt *t, uint32_t ri, request *r, sb_error_kind kind,
+       bool plain)
 {
     driver_request d = view(s, r);
     driver_result res = engine_result_of(t, kind);
@@ -617,12 +626,15 @@ failed(sim *s, const attempt *t, uint32_t ri, request *r, sb_error_kind kind)
     pstack_decision stack;
     driver_send hedge;
     driver_decided nx;
-    if (driver_failure(s->ps, &call, &d, s->now, &res, &a, &stack, &hedge,
-                       &nx) != 0) {
+    int rc = plain ? driver_failure_plain(s->ps, &call, &d, s->now, &res, &a,
+                                          &stack, &nx)
+                   : driver_failure(s->ps, &call, &d, s->now, &res, &a,
+                                    &stack, &hedge, &nx);
+    if (rc != 0) {
         engine_fail(s, pstack_error(s->ps));
         return;
     }
-    if (r->flags & RQ_TRACED) {
+    if (!plain && (r->flags & RQ_TRACED)) {
         sim_trace tr = trace_record(s, r, TRACE_RESULT, &a);
         bool undecided = nx.step == DRIVER_WAIT || nx.step == DRIVER_HEDGE;
         tr.decision = &stack;
@@ -630,41 +642,13 @@ failed(sim *s, const attempt *t, uint32_t ri, request *r, sb_error_kind kind)
         tr.limit = undecided ? NULL : nx.limit;
         trace(s, &tr);
     }
-    act_after(s, ri, r, &nx, &a, &hedge, false);
+    act_after(s, ri, r, &nx, &a, plain ? NULL : &hedge, plain);
 }
 
 static void attempt_failed(sim *s, const attempt *t, uint32_t ri, request *r,
                            sb_error_kind kind)
 {
-    failed(s, t, ri, r, kind);
-}
-
-/* A failure of request r that is not traced, with no hedge pending, on a
- * stack with no on_decision hook: failed() with what cannot apply left
- * out (driver_failure_plain; 11 M instructions in the storm at 10 000
- * clients, 6 M more with pstack_on_failure's copy of the call for a
- * stack of many layers).  Inline in the timeout handler, where
- * kind is a constant, and what a timeout does not carry (status, defect,
- * Retry-After, pushback) is not picked twice, in engine_result_of and in
- * driver_fill: 35 instructions a timeout in the storm at 10 000 clients,
- * with layer 0's plainer context (pstack.c) and fixed's reason chosen in
- * create() (1 862 M -> 1 829 M in all). */
-__attribute__((always_inline)) static inline void
-failed_plain(sim *s, const attempt *t, uint32_t ri, request *r,
-             sb_error_kind kind)
-{
-    driver_request d = view(s, r);
-    driver_result res = engine_result_of(t, kind);
-    pstack_call call = call_for(s, r, r->client);
-    sb_attempt a;
-    pstack_decision stack;
-    driver_decided nx;
-    if (driver_failure_plain(s->ps, &call, &d, s->now, &res, &a, &stack,
-                             &nx) != 0) {
-        engine_fail(s, pstack_error(s->ps));
-        return;
-    }
-    act_after(s, ri, r, &nx, &a, NULL, true);
+    failed(s, t, ri, r, kind, false);
 }
 
 /* noipa: left to itself, the optimiser split t into five of its fields,
@@ -685,7 +669,7 @@ attempt_timed_out(sim *s, const attempt *t, uint32_t ri, request *r)
 {
     if (!(r->flags & (RQ_TRACED | RQ_HEDGE_PENDING)) &&
         !(pstack_hooks(s->ps) & PSTACK_HOOK_ON_DECISION))
-        failed_plain(s, t, ri, r, SB_ERR_TIMEOUT);
+        failed(s, t, ri, r, SB_ERR_TIMEOUT, true);
     else
         attempt_failed(s, t, ri, r, SB_ERR_TIMEOUT);
 }

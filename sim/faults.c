@@ -32,7 +32,7 @@ static void set_spike(sim *s, double spike)
         return;
     double k[2] = {(double)s->now, s->spike / spike};
     s->spike = spike;
-    s->gap_mean_ns = 1e9 / (s->cfg->clients.rate_per_s * s->spike);
+    s->gap_mean_ns = engine_gap_mean_ns(s);
     if (evq_retime(&s->q, stretch, k) != 0)
         engine_fail(s, "out of memory for the event queue");
 }

@@ -223,14 +223,22 @@ void metrics_gauge(metrics *m, int64_t t);
  * workers pass exact_lim). */
 void metrics_gauge_inexact(metrics *m, int64_t t);
 
+/* A gauge whose exact accumulator is acc steps by delta at t: the part
+ * of a step that busy and the queue share (the caller sets the value). */
+static inline void metrics_gauge_step(metrics *m, uint64_t *acc, int64_t t,
+                                      int delta)
+{
+    if (m->exact)
+        *acc -= (uint64_t)(int64_t)delta * (uint64_t)t;
+    else
+        metrics_gauge(m, t);
+}
+
 /* Busy workers step by delta (+1 or -1, a constant) to busy, at t. */
 static inline void metrics_busy_step(metrics *m, int64_t t, int delta,
                                      uint32_t busy)
 {
-    if (m->exact)
-        m->busy_acc -= (uint64_t)(int64_t)delta * (uint64_t)t;
-    else
-        metrics_gauge(m, t);
+    metrics_gauge_step(m, &m->busy_acc, t, delta);
     m->busy = busy;
 }
 
@@ -239,10 +247,7 @@ static inline void metrics_busy_step(metrics *m, int64_t t, int delta,
 static inline void metrics_queue_step(metrics *m, int64_t t, int delta,
                                       uint32_t q)
 {
-    if (m->exact)
-        m->queue_acc -= (uint64_t)(int64_t)delta * (uint64_t)t;
-    else
-        metrics_gauge(m, t);
+    metrics_gauge_step(m, &m->queue_acc, t, delta);
     m->queue = q;
     if (delta > 0 && q > m->cur->max_queue) {
         m->cur->max_queue = q;

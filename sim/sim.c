@@ -360,7 +360,7 @@ int sim_create(const sim_config *cfg, pstack *ps, sim **out, sb_err *e)
     s->seed = cfg->seed;
     s->n_clients = cfg->clients.count;
     s->spike = 1.0;
-    s->gap_mean_ns = 1e9 / (cfg->clients.rate_per_s * s->spike);
+    s->gap_mean_ns = engine_gap_mean_ns(s);
     s->trace_on = cfg->trace_sample > 0;
     s->request_state_size = pstack_request_state_size(ps);
     pool_init(&s->requests, REQUEST_HEAD + s->request_state_size);
