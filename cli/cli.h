@@ -147,14 +147,4 @@ int cmd_gui(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 
-/* ---- compare_report.c ------------------------------------------------------- */
-
-struct compare_result;
-/* The comparison's report as a PDF and a self-contained HTML file (either
- * path may be NULL), written whole or not at all.  dirs: where the runs
- * are saved (the time-series pages read their series back). */
-int compare_report_write(const struct compare_result *r,
-                         const char *const *dirs, int n_dirs,
-                         const char *pdf, const char *html, sb_err *e);
-
 #endif

@@ -28,6 +28,7 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "compare_report.h"
 #include "outfile.h"
 #include "scenario.h"
 #include "units.h"

@@ -1,5 +1,5 @@
 /*
- * check_report_pipeline.c -- a comparison's report (cli/compare_report.c)
+ * check_report_pipeline.c -- a comparison's report (reports/compare_report.c)
  * when the scenario has a pipeline: the jobs' metrics get a table of
  * their own and a verdict each, in the PDF and the HTML; without a
  * pipeline the report names none of them.  The runs are saved by hand
@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "compare.h"
+#include "compare_report.h"
 #include "runfile.h"
 #include "testutil.h"
 

@@ -4,7 +4,7 @@
 #     cmake -DSOURCE_DIR=... -P tests/layers.cmake
 #
 # Ranks: a file may include headers of its own folder and of folders with
-# a lower rank.  Folders of the same rank (scenarios, viz, reports) may
+# a lower rank.  Folders of the same rank (scenarios and viz) may
 # not include each other.  A quoted include is resolved by its file name
 # to the folder holding that header (the same folder first), as the
 # compiler's include path does.
@@ -14,8 +14,8 @@ set(RANK_policies 2)
 set(RANK_sim 3)
 set(RANK_scenarios 4)
 set(RANK_viz 4)
-set(RANK_reports 4)
-set(RANK_cli 5)
+set(RANK_reports 5)
+set(RANK_cli 6)
 set(LAYERS include base policies sim scenarios viz reports cli)
 
 # Third-party headers and the folders that may include them.

@@ -3,9 +3,8 @@
  * results laid out as a document (viz/report.h), written as a PDF and a
  * self-contained HTML file.
  *
- * It lives in cli/ because it needs both: reports/ and viz/ are the same
- * layer and may not include each other.  Nothing here computes a
- * statistic; it chooses what to show and says it in words.
+ * Nothing here computes a statistic; it chooses what to show and says it
+ * in words.
  *
  * Pages: a title page (the scenario, its faults, the policies with every
  * parameter, the seeds, the version and date); the results table with a
@@ -21,8 +20,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
 #include "compare.h"
+#include "compare_report.h"
 #include "report.h"
 #include "units.h"
 

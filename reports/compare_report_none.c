@@ -2,7 +2,7 @@
  * compare_report_none.c -- compare_report_write in a build without cairo
  * (no viz/): the tabular outputs are still written.
  */
-#include "cli.h"
+#include "compare_report.h"
 
 int compare_report_write(const struct compare_result *r,
                          const char *const *dirs, int n_dirs,
