@@ -229,6 +229,26 @@ double stats_sign_test(size_t n_pos, size_t n_neg)
     return fmin(1.0, p);
 }
 
+/* ---- Wilson ---------------------------------------------------------------- */
+
+/* centre (p + z^2/2n) / (1 + z^2/n), half-width
+ * z / (1 + z^2/n) sqrt(p(1-p)/n + z^2/4n^2); clamped against rounding at
+ * the ends (at k = 0 the lower bound is exactly 0). */
+void stats_wilson(size_t k, size_t n, double level, double *lo, double *hi)
+{
+    if (n == 0 || k > n) {
+        *lo = *hi = NAN;
+        return;
+    }
+    double z = gsl_cdf_ugaussian_Pinv(1.0 - (1.0 - level) / 2.0);
+    double nn = (double)n, p = (double)k / nn, z2n = z * z / nn;
+    double centre = (p + z2n / 2.0) / (1.0 + z2n);
+    double half = z / (1.0 + z2n) *
+                  sqrt(p * (1.0 - p) / nn + z2n / (4.0 * nn));
+    *lo = k == 0 ? 0.0 : fmax(0.0, centre - half);
+    *hi = k == n ? 1.0 : fmin(1.0, centre + half);
+}
+
 /* ---- Holm ----------------------------------------------------------------- */
 
 typedef struct indexed {

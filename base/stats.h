@@ -65,6 +65,13 @@ void stats_paired_test(const double *a, const double *b, size_t n,
  * NaN when no pair differs. */
 double stats_sign_test(size_t n_pos, size_t n_neg);
 
+/* The Wilson score interval for a proportion: k successes of n trials,
+ * two-sided at `level` (0.95 for 95 %).  Unlike p +- z sqrt(p(1-p)/n) it
+ * stays inside [0, 1] and is not empty at k = 0 or k = n (Wilson 1927;
+ * Brown, Cai and DasGupta 2001 recommend it for small n).  lo = hi = NaN
+ * when n = 0. */
+void stats_wilson(size_t k, size_t n, double level, double *lo, double *hi);
+
 /* Holm's step-down adjustment of m p-values, in place (each becomes the
  * smallest family-wise level at which it would be rejected; NaN stays
  * NaN and does not count in m). */

@@ -167,6 +167,29 @@ END_TEST
  * maximum makes the last 0.06 (R: p.adjust(c(.01, .04, .03, .005),
  * "holm") = 0.03 0.06 0.06 0.02).  A NaN is not a hypothesis: with
  * {0.01, NaN, 0.04}, m = 2. */
+/* Wilson score intervals at 95 % (z = 1.959964), by hand from
+ * (p + z^2/2n) / (1 + z^2/n) -+ z / (1 + z^2/n) sqrt(p(1-p)/n + z^2/4n^2):
+ * 2 of 5: centre 0.784146 / 1.768292 = 0.443449, half 1.108394 x
+ * sqrt(0.048 + 0.038415) = 0.325828, so [0.1176, 0.7693] (the interval
+ * R's prop.test(2, 5, correct = FALSE) prints); 0 of 10: [0, 3.841459 /
+ * 13.841459 = 0.2775]; 10 of 10 mirrors it. */
+START_TEST(wilson_by_hand)
+{
+    double lo, hi;
+    stats_wilson(2, 5, 0.95, &lo, &hi);
+    ck_assert_double_eq_tol(lo, 0.117621, 1e-5);
+    ck_assert_double_eq_tol(hi, 0.769278, 1e-5);
+    stats_wilson(0, 10, 0.95, &lo, &hi);
+    ck_assert_double_eq(lo, 0.0);
+    ck_assert_double_eq_tol(hi, 0.277533, 1e-5);
+    stats_wilson(10, 10, 0.95, &lo, &hi);
+    ck_assert_double_eq_tol(lo, 1.0 - 0.277533, 1e-5);
+    ck_assert_double_eq(hi, 1.0);
+    stats_wilson(0, 0, 0.95, &lo, &hi);
+    ck_assert(isnan(lo) && isnan(hi));
+}
+END_TEST
+
 START_TEST(holm_by_hand)
 {
     double p[4] = {0.01, 0.04, 0.03, 0.005};
@@ -199,6 +222,7 @@ Suite *stats_suite(void)
     tcase_add_test(tc, quantile_type_7);
     tcase_add_test(tc, paired_edges);
     tcase_add_test(tc, sign_test_is_binomial);
+    tcase_add_test(tc, wilson_by_hand);
     tcase_add_test(tc, holm_by_hand);
     suite_add_tcase(s, tc);
     return s;
