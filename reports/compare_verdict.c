@@ -644,6 +644,13 @@ static void say_failures(words *w, const contest *c)
 {
     if (!c->by_failures)
         return;
+    /* Completion is not a probability the reader came for: said only
+     * when some run did not complete.  Recovery always is. */
+    bool any = false;
+    for (int pol = 0; pol < c->n_pol; pol++)
+        any = any || c->fails[pol] > 0;
+    if (c->m == CM_COMPLETION_S && !any)
+        return;
     bool done[COMPARE_MAX_POLICIES] = {false};
     bool first = true;
     for (int r = 0; r < c->n_pol; r++) {
