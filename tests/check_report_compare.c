@@ -388,6 +388,46 @@ START_TEST(no_fault_no_recovery_verdict)
 }
 END_TEST
 
+/* A pipeline's runs complete when their jobs do: nightly-pipeline's 400
+ * jobs all end (plan completes them, none fails some for good after its
+ * two reruns, well inside the 2 h run), so neither policy "did not
+ * complete".  Its requests are the steps' calls, more than the 400
+ * clients, which the completion test once compared them with.  Every
+ * job needs 5 steps of 60 s of service, so the last ends after 300 s,
+ * and before the run's 7200 s end. */
+START_TEST(pipeline_runs_complete_when_their_jobs_do)
+{
+    char dir[1024];
+    fresh_dir("cmp-pipe-complete", dir, sizeof dir);
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"compare",
+                                       SB_SOURCE_DIR
+                                       "/scenarios/nightly-pipeline.ini",
+                                       "--policies", "plan,none", "--seeds",
+                                       "2", "-o", dir, "-q", "--no-report",
+                                       NULL});
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    char *md = file_in(dir, "summary.md"), *json = file_in(dir,
+                                                          "summary.json");
+    ck_assert_msg(strstr(md, "did not complete") == NULL, "%s", md);
+    static const char *const pols[] = {"plan", "none"};
+    for (int i = 0; i < 2; i++) {
+        char path[128], num[64];
+        int dec;
+        snprintf(path, sizeof path, "results.%s.completion_s.n", pols[i]);
+        json_num_text(json, path, num, sizeof num, &dec);
+        ck_assert_str_eq(num, "2");
+        snprintf(path, sizeof path, "results.%s.completion_s.mean", pols[i]);
+        json_num_text(json, path, num, sizeof num, &dec);
+        double t = strtod(num, NULL);
+        ck_assert_msg(t > 300 && t <= 7200, "%s: %s", pols[i], num);
+    }
+    free(md);
+    free(json);
+}
+END_TEST
+
 /* The HTML stands alone: every chart an inline <svg> inside its
  * <figure> (as many of one as of the other), links only to fragments of
  * the page itself, no src=, no stylesheet or script fetched; the only
@@ -670,6 +710,7 @@ Suite *report_compare_suite(void)
     tcase_add_test(tc, markdown_says_what_json_says);
     tcase_add_test(tc, pdf_carries_the_results);
     tcase_add_test(tc, no_fault_no_recovery_verdict);
+    tcase_add_test(tc, pipeline_runs_complete_when_their_jobs_do);
     tcase_add_test(tc, html_stands_alone);
     tcase_add_test(tc, stability_map_tips_where_k_rho_passes_one);
     tcase_add_test(tc, resumed_runs_only_what_is_missing);
