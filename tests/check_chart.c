@@ -298,7 +298,7 @@ END_TEST
 START_TEST(axes_panel)
 {
     chart_panel p;
-    chart_axes ax = {"latency (ms)", "share", true};
+    chart_axes ax = {"latency (ms)", "share", true, false};
     chart_panel_init_axes(&p, (chart_rect){0, 0, 400, 200}, "CDF", &ax, 1,
                           1000, 0, 1, 10);
     ck_assert_double_eq_tol(p.plot.x, 55, 1e-9);

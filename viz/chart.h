@@ -130,6 +130,8 @@ void chart_panel_init(chart_panel *p, chart_rect outer, const char *title,
 typedef struct chart_axes {
     const char *x_label, *y_label; /* borrowed, as the panel's title */
     bool x_log;                    /* then 0 < x_lo < x_hi */
+    bool y_log;                    /* then 0 < y_lo < y_hi; its ticks from
+                                      chart_log_ticks too */
 } chart_axes;
 
 /* Lay a panel out as chart_panel_init does, with room for the axis
