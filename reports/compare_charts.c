@@ -165,9 +165,15 @@ void compare_charts_time(report *d, const compare_result *r,
 
 /* ---- Bars and distributions ----------------------------------------------------- */
 
+/* Palette order for policies: the colours that stand out most on white
+ * first (contrast 5.2, 3.9, 3.4, 3.1, 21 and 4.5 to 1: blue, vermillion,
+ * bluish green, reddish purple, black, grey), orange and sky blue (2.3)
+ * only for a seventh and eighth policy; past eight, colours repeat and
+ * the line is dashed. */
 int compare_charts_colour(int policy)
 {
-    return policy % 8;
+    static const int order[8] = {4, 5, 2, 6, 7, 3, 0, 1};
+    return order[(policy % 8 + 8) % 8];
 }
 
 /* For recovery and completion: the note of a bar whose runs did not all

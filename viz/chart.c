@@ -213,7 +213,7 @@ const chart_style chart_palette[CHART_PALETTE_SIZE] = {
     {RGB(230, 159, 0), 1.0, 2.0, 0},   /* orange */
     {RGB(86, 180, 233), 1.0, 2.0, 0},  /* sky blue */
     {RGB(0, 158, 115), 1.0, 2.0, 0},   /* bluish green */
-    {RGB(240, 228, 66), 1.0, 2.0, 0},  /* yellow */
+    {RGB(119, 119, 119), 1.0, 2.0, 0}, /* grey, not the yellow */
     {RGB(0, 114, 178), 1.0, 2.0, 0},   /* blue */
     {RGB(213, 94, 0), 1.0, 2.0, 0},    /* vermillion */
     {RGB(204, 121, 167), 1.0, 2.0, 0}, /* reddish purple */

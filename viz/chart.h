@@ -95,8 +95,10 @@ typedef struct chart_style {
     int dash;     /* 0 solid, 1 dashed, 2 dotted */
 } chart_style;
 
-/* The Okabe-Ito palette: orange, sky blue, bluish green, yellow, blue,
- * vermillion, reddish purple, black. */
+/* The Okabe-Ito palette: orange, sky blue, bluish green, grey, blue,
+ * vermillion, reddish purple, black -- with a grey where Okabe and Ito
+ * have yellow, which as a line on white is all but invisible (contrast
+ * 1.3:1; the grey's is 4.5:1). */
 #define CHART_PALETTE_SIZE 8
 extern const chart_style chart_palette[CHART_PALETTE_SIZE];
 /* Fault shading and grid/ink colours. */
