@@ -94,7 +94,7 @@ void compare_charts_time(report *d, const compare_result *r,
          "attempts"},
         {CC_GOODPUT, "Goodput: requests that succeeded", "successes/s",
          "goodput"},
-        {CC_QUEUE, "Server queue", "queued attempts (mean)", "server queue"},
+        {CC_QUEUE, "Server queue", "mean queue (attempts)", "server queue"},
         {CC_P99_MS, "Latency of successful requests, p99", "p99 (ms)",
          "p99 latency"},
         {CC_DUPLICATES, "Duplicate writes, cumulative", "duplicates",
@@ -268,7 +268,7 @@ void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
 
 /* The curve of a policy: for each quantile level q of its successes'
  * latency, the median over the seeds of that latency (x), at the share
- * of every request that ended q x the median success ratio (y).  A
+ * of every request that ended q x the median success ratio (y, in %).  A
  * failed request has no latency -- it was never answered, a censored
  * observation -- so the curve levels off at the success ratio; of
  * successes alone the curves of very different policies coincide. */
@@ -285,7 +285,7 @@ static void latency_curve(const compare_result *r, uint32_t pt, int i,
         for (uint32_t k = 0; k < p->n_seeds; k++)
             col[k] = r->runs[first + k].latency_ms[q];
         x[q] = stats_quantile(col, p->n_seeds, 0.5);
-        y[q] = compare_cdf_q[q] * ok;
+        y[q] = compare_cdf_q[q] * ok * 100.0;
     }
 }
 
@@ -319,8 +319,8 @@ void compare_charts_latency(report *d, const compare_result *r, uint32_t pt)
      * axis. */
     report_lines lc = {"Latency distribution: successes, failures never "
                        "answered",
-                       "latency (ms)", "share of requests answered within",
-                       s, np, NULL, 0, true, 0, 1, false, 0, NULL};
+                       "latency (ms)", "requests answered within (%)",
+                       s, np, NULL, 0, true, 0, 100, false, 0, NULL};
     report_lines_add(d, &lc);
 }
 

@@ -141,8 +141,14 @@ static void lines_y_range(const report_lines *c, double *lo, double *hi)
         return;
     }
     *lo = isfinite(c->y_min) ? c->y_min : a < 0 ? -chart_axis_top(-a, 0) : 0.0;
+    /* A top that the data reach exactly (250 on an axis to 250) would
+     * put a line under the plot's frame, where it cannot be seen: the
+     * next nice top up then. */
+    double top = b > 0 ? chart_axis_top(b, 0) : 0;
+    if (b > 0 && top - b < (top - *lo) * 0.02)
+        top = chart_axis_top(b + (top - *lo) * 0.05, 0);
     *hi = isfinite(c->y_max) ? c->y_max
-          : b > 0            ? chart_axis_top(b, 0)
+          : b > 0            ? top
           : *lo < 0          ? 0.0
                              : 1.0;
     if (!isfinite(c->y_max) && c->y_cap > 0 && *hi > c->y_cap &&
@@ -197,6 +203,9 @@ static bool any_never(const report_lines *c)
 
 static const chart_style never_style = {0.16, 0.16, 0.16, 1.0, 1.0, 0};
 
+const char *report_lines_never_label(const report_lines *c, char *buf,
+                                     size_t len);
+
 /* The legend's items: one per labelled series, "(same as ...)" after a
  * series hidden under an earlier one, and a last item for the marks of
  * "never" when there are any. */
@@ -223,8 +232,7 @@ static int lines_legend(const report_lines *c, legend_buf *L)
         n++;
     }
     if (any_never(c) && n < LEGEND_ITEMS) {
-        snprintf(L->labels[n], LABEL_MAX, "\xe2\x96\xb2 on the top edge: %s",
-                 c->never ? c->never : "never");
+        report_lines_never_label(c, L->labels[n], LABEL_MAX);
         L->styles[n] = never_style;
         L->styles[n].a = 0.0; /* no line in the swatch: the mark says it */
         L->items[n] = (chart_legend_item){L->labels[n], &L->styles[n], false,
@@ -279,11 +287,13 @@ static void lines_spans(cairo_t *cr, const chart_panel *p,
 /* A mark on the plot's top edge at each x where a series' y is
  * +infinity: a triangle pointing up, in the series' colour, outlined. */
 static void lines_never(cairo_t *cr, const chart_panel *p,
-                        const report_lines *c)
+                        const report_lines *c, int only)
 {
     double r = F * 0.45, top = p->plot.y + r * 0.9;
     cairo_save(cr);
     for (int k = 0; k < c->n_series; k++) {
+        if (only >= 0 && k != only)
+            continue;
         const report_series *s = &c->series[k];
         const chart_style *st = colour_of(s->colour);
         for (size_t i = 0; i < s->n; i++) {
@@ -305,15 +315,20 @@ static void lines_never(cairo_t *cr, const chart_panel *p,
     cairo_restore(cr);
 }
 
-static void lines_data(cairo_t *cr, const chart_panel *p, const report_lines *c)
+/* Every series (only < 0) or series `only` alone: bands first, so no
+ * band covers a line. */
+static void lines_data(cairo_t *cr, const chart_panel *p, const report_lines *c,
+                       int only)
 {
     for (int k = 0; k < c->n_series; k++) {
         const report_series *s = &c->series[k];
-        if (s->lo && s->hi)
+        if (s->lo && s->hi && (only < 0 || k == only))
             chart_panel_band(cr, p, s->x, s->lo, s->hi, s->n,
                              colour_of(s->colour));
     }
     for (int k = 0; k < c->n_series; k++) {
+        if (only >= 0 && k != only)
+            continue;
         const report_series *s = &c->series[k];
         chart_style st = series_style(s);
         chart_data d = {s->x, s->y, s->n, 0};
@@ -321,7 +336,7 @@ static void lines_data(cairo_t *cr, const chart_panel *p, const report_lines *c)
         if (s->points)
             chart_panel_points(cr, p, &d, &st);
     }
-    lines_never(cr, p, c);
+    lines_never(cr, p, c, only);
 }
 
 static double lines_height(cairo_t *cr, const report_lines *c, double width)
@@ -329,24 +344,186 @@ static double lines_height(cairo_t *cr, const report_lines *c, double width)
     return panel_height(width) + lines_legend_height(cr, c, width);
 }
 
-static void lines_draw(cairo_t *cr, const report_lines *c, double width,
-                       double height)
+/* The panel of a line chart `height` high (its legend, when it has one
+ * under it, included). */
+static void lines_panel(const report_lines *c, double width, double height,
+                        double legend_h, chart_panel *p)
 {
     double xl, xh, yl, yh;
     lines_x_range(c, &xl, &xh);
     lines_y_range(c, &yl, &yh);
-    double lh = lines_legend_height(cr, c, width);
     chart_axes ax = {c->x_label, c->y_label, c->x_log, c->y_log};
+    chart_panel_init_axes(p, (chart_rect){0, 0, width, height - legend_h},
+                          c->title, &ax, xl, xh, yl, yh, F);
+}
+
+static void lines_draw(cairo_t *cr, const report_lines *c, double width,
+                       double height, int layer)
+{
+    bool legend = layer == REPORT_LAYER_ALL;
+    double lh = legend ? lines_legend_height(cr, c, width) : 0.0;
     chart_panel p;
-    chart_panel_init_axes(&p, (chart_rect){0, 0, width, height - lh}, c->title,
-                          &ax, xl, xh, yl, yh, F);
-    chart_panel_frame(cr, &p);
-    lines_spans(cr, &p, c);
-    lines_data(cr, &p, c);
+    lines_panel(c, width, height, lh, &p);
+    if (layer < 0) {
+        chart_panel_frame(cr, &p);
+        lines_spans(cr, &p, c);
+    }
+    if (layer != REPORT_LAYER_FRAME)
+        lines_data(cr, &p, c, layer);
+    if (!legend)
+        return;
     legend_buf L;
     int n = lines_legend(c, &L);
     chart_legend_rows(cr, legend_x(), height - lh + F * 0.4,
                       width - legend_x() - F, F, L.items, n, true);
+}
+
+chart_rect report_lines_plot(const report_lines *c, double width,
+                             double height)
+{
+    chart_panel p;
+    lines_panel(c, width, height, 0.0, &p);
+    return p.plot;
+}
+
+void report_lines_colour(const report_lines *c, int k, char out[8])
+{
+    const chart_style *st = colour_of(c->series[k].colour);
+    snprintf(out, 8, "#%02x%02x%02x", (int)lround(st->r * 255) & 255,
+             (int)lround(st->g * 255) & 255, (int)lround(st->b * 255) & 255);
+}
+
+const char *report_lines_label(const report_lines *c, int k, char *buf,
+                               size_t len)
+{
+    legend_buf L;
+    int n = lines_legend(c, &L), item = 0;
+    for (int j = 0; j < k && j < c->n_series; j++)
+        item += c->series[j].label != NULL;
+    snprintf(buf, len, "%s",
+             c->series[k].label && item < n ? L.labels[item] : "");
+    return buf;
+}
+
+const char *report_lines_never_label(const report_lines *c, char *buf,
+                                     size_t len)
+{
+    if (!any_never(c))
+        return NULL;
+    snprintf(buf, len, "\xe2\x96\xb2 on the top edge: %s",
+             c->never ? c->never : "never");
+    return buf;
+}
+
+/* ---- A line chart's data, for the HTML's script ---------------------------- */
+
+static void json_num(FILE *f, double v)
+{
+    if (isnan(v))
+        fputs("null", f);
+    else if (isinf(v))
+        fputs(v > 0 ? "\"inf\"" : "null", f);
+    else
+        fprintf(f, "%.6g", v);
+}
+
+static void json_nums(FILE *f, const double *v, size_t n)
+{
+    fputc('[', f);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fputc(',', f);
+        json_num(f, v ? v[i] : NAN);
+    }
+    fputc(']', f);
+}
+
+/* A JSON string, escaped; inside a <script> element, so '<' is written
+ * as \u003c and no "</script" can end it early. */
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20 || ch == '<' || ch == '>' || ch == '&')
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+/* The unit of an axis label: what is in its last parentheses ("time
+ * (s)": "s"), else the label itself ("attempts/s"). */
+static void label_unit(const char *label, char *buf, size_t len)
+{
+    const char *open = label ? strrchr(label, '(') : NULL;
+    const char *close = open ? strchr(open, ')') : NULL;
+    if (open && close)
+        snprintf(buf, len, "%.*s", (int)(close - open - 1), open + 1);
+    else
+        snprintf(buf, len, "%s", label ? label : "");
+}
+
+static void json_colour(FILE *f, const chart_style *st)
+{
+    fprintf(f, "\"#%02x%02x%02x\"", (int)lround(st->r * 255),
+            (int)lround(st->g * 255), (int)lround(st->b * 255));
+}
+
+void report_lines_json(FILE *f, cairo_t *cr, const report_lines *c,
+                       double width, double height)
+{
+    (void)cr;
+    chart_panel p;
+    lines_panel(c, width, height, 0.0, &p);
+    char unit[128];
+    fprintf(f, "{\"w\":%.6g,\"h\":%.6g,\"font\":%.6g,\"plot\":[%.6g,%.6g,"
+            "%.6g,%.6g],\"x\":[%.9g,%.9g],\"y\":[%.9g,%.9g],\"xlog\":%s,"
+            "\"ylog\":%s,\"xunit\":",
+            width, height, F, p.plot.x, p.plot.y, p.plot.w, p.plot.h, p.x.lo,
+            p.x.hi, p.y.lo, p.y.hi, c->x_log ? "true" : "false",
+            c->y_log ? "true" : "false");
+    label_unit(c->x_label, unit, sizeof unit);
+    json_str(f, unit);
+    fputs(",\"yunit\":", f);
+    label_unit(c->y_label, unit, sizeof unit);
+    json_str(f, unit);
+    fputs(",\"never\":", f);
+    json_str(f, c->never ? c->never : "never");
+    fputs(",\"spans\":[", f);
+    for (int k = 0; k < c->n_spans; k++) {
+        fprintf(f, "%s[", k ? "," : "");
+        json_num(f, c->spans[k].from);
+        fputc(',', f);
+        json_num(f, c->spans[k].to);
+        fputc(',', f);
+        json_str(f, c->spans[k].label);
+        fputc(']', f);
+    }
+    fputs("],\"series\":[", f);
+    for (int k = 0; k < c->n_series; k++) {
+        const report_series *s = &c->series[k];
+        fprintf(f, "%s{\"label\":", k ? "," : "");
+        json_str(f, s->label);
+        fputs(",\"colour\":", f);
+        json_colour(f, colour_of(s->colour));
+        fprintf(f, ",\"dash\":%d,\"points\":%s,\"x\":", s->dash,
+                s->points ? "true" : "false");
+        json_nums(f, s->x, s->n);
+        fputs(",\"y\":", f);
+        json_nums(f, s->y, s->n);
+        if (s->lo && s->hi) {
+            fputs(",\"lo\":", f);
+            json_nums(f, s->lo, s->n);
+            fputs(",\"hi\":", f);
+            json_nums(f, s->hi, s->n);
+        }
+        fputc('}', f);
+    }
+    fputs("]}", f);
 }
 
 /* ---- Bar charts ---------------------------------------------------------- */
@@ -469,18 +646,24 @@ static void bar_never_draw(cairo_t *cr, const chart_panel *p, int n, int i,
     cairo_restore(cr);
 }
 
-static void bars_draw(cairo_t *cr, const report_bars *c, double width,
-                      double height)
+static void bars_panel(cairo_t *cr, const report_bars *c, double width,
+                       double height, chart_panel *p)
 {
     /* The labels take the x label's line as their second. */
     chart_rect outer = {0, 0, width, height - F * 1.5};
     chart_axes ax = {NULL, c->y_label, false, false};
-    chart_panel p;
     double lo = bars_low(c);
-    chart_panel_init_axes(&p, outer, c->title, &ax, 0, 1, lo, lo + 1, F);
-    double top = c->n > 0 ? bars_top(cr, c, &p, lo) : lo + 1;
-    chart_panel_init_axes(&p, outer, c->title, &ax, 0, 1, lo, top, F);
-    p.xt.count = 0;
+    chart_panel_init_axes(p, outer, c->title, &ax, 0, 1, lo, lo + 1, F);
+    double top = c->n > 0 ? bars_top(cr, c, p, lo) : lo + 1;
+    chart_panel_init_axes(p, outer, c->title, &ax, 0, 1, lo, top, F);
+    p->xt.count = 0;
+}
+
+static void bars_draw(cairo_t *cr, const report_bars *c, double width,
+                      double height)
+{
+    chart_panel p;
+    bars_panel(cr, c, width, height, &p);
     chart_panel_frame(cr, &p);
     if (c->n <= 0)
         return;
@@ -869,6 +1052,116 @@ const char *report_chart_title(const report_chart *c)
     return t ? t : "";
 }
 
+/* ---- Hover regions ------------------------------------------------------- */
+
+/* "12.5 s [10.1, 15.2]" */
+static void value_text(double v, double lo, double hi, const char *unit,
+                       char *buf, size_t len)
+{
+    char a[32];
+    int d = fabs(v) >= 100 ? 0 : fabs(v) >= 10 ? 1 : fabs(v) >= 1 ? 2 : 3;
+    snprintf(a, sizeof a, "%.*f", d, v);
+    if (isfinite(lo) && isfinite(hi))
+        snprintf(buf, len, "%s %s [%.*f, %.*f]", a, unit, d, lo, d, hi);
+    else
+        snprintf(buf, len, "%s %s", a, unit);
+}
+
+static int bars_regions(cairo_t *cr, const report_bars *c, double width,
+                        double height, report_region *out, int max)
+{
+    chart_panel p;
+    bars_panel(cr, c, width, height, &p);
+    char unit[64], v[128];
+    label_unit(c->y_label, unit, sizeof unit);
+    double slot = p.plot.w / (c->n > 0 ? c->n : 1);
+    int n = 0;
+    for (int i = 0; i < c->n && n < max; i++, n++) {
+        out[n].r = (chart_rect){p.plot.x + slot * i, p.plot.y, slot, p.plot.h};
+        const char *label = c->labels && c->labels[i] ? c->labels[i] : "";
+        const char *note = c->notes && c->notes[i] ? c->notes[i] : NULL;
+        if (bar_never(c, i))
+            snprintf(v, sizeof v, "never");
+        else if (isnan(c->value[i]))
+            snprintf(v, sizeof v, "no value");
+        else
+            value_text(c->value[i], c->lo ? c->lo[i] : NAN,
+                       c->hi ? c->hi[i] : NAN, unit, v, sizeof v);
+        snprintf(out[n].text, sizeof out[n].text, "%s: %s%s%s", label, v,
+                 note ? "; " : "", note ? note : "");
+    }
+    return n;
+}
+
+static int map_regions(const report_map *m, double width, double height,
+                       report_region *out, int max)
+{
+    chart_axes ax = {m->x_label, m->y_label, false, false};
+    chart_panel p;
+    chart_panel_init_axes(&p,
+                          (chart_rect){0, 0, width - key_width(width), height},
+                          m->title, &ax, 0, m->nx, 0, m->ny, F);
+    int n = 0;
+    for (int j = 0; j < m->ny; j++)
+        for (int i = 0; i < m->nx && n < max; i++, n++) {
+            out[n].r = chart_cell_rect(p.plot, m->nx, m->ny, i, j);
+            char where[200];
+            snprintf(where, sizeof where, "%s %g, %s %g",
+                     m->x_label ? m->x_label : "x", m->x ? m->x[i] : i,
+                     m->y_label ? m->y_label : "y", m->y ? m->y[j] : j);
+            uint32_t k = cell_tipped(m, i, j), nn = cell_judged(m, i, j);
+            if (nn == 0) {
+                snprintf(out[n].text, sizeof out[n].text, "%s: no value",
+                         where);
+                continue;
+            }
+            double lo, hi, v = m->value ? m->value[cell_at(m, i, j)] : NAN;
+            stats_wilson(k, nn, 0.95, &lo, &hi);
+            char rec[96] = "";
+            if (k < nn && isfinite(v))
+                snprintf(rec, sizeof rec, "; mean recovery of the %u others "
+                         "%.3g %s", nn - k, v,
+                         m->value_unit ? m->value_unit : "");
+            static const char *const names[] = {"", "stable", "bistable",
+                                                "metastable"};
+            snprintf(out[n].text, sizeof out[n].text, "%s: %u of %u seeds "
+                     "never recovered (%.0f %%, 95 %% CI %.0f-%.0f %%): "
+                     "%s%s",
+                     where, k, nn, 100.0 * k / nn, lo * 100, hi * 100,
+                     names[report_map_cell(m, i, j)], rec);
+        }
+    return n;
+}
+
+int report_chart_regions(cairo_t *cr, const report_chart *c, double width,
+                         double height, report_region *out, int max)
+{
+    if (c->kind == REPORT_CHART_BARS)
+        return bars_regions(cr, c->bars, width, height, out, max);
+    if (c->kind == REPORT_CHART_MAP)
+        return map_regions(c->map, width, height, out, max);
+    return 0;
+}
+
+double report_chart_layers_height(cairo_t *cr, const report_chart *c,
+                                  double width)
+{
+    if (c->kind == REPORT_CHART_LINES)
+        return panel_height(width);
+    return report_chart_height(cr, c, width);
+}
+
+void report_chart_draw_layer(cairo_t *cr, const report_chart *c, double width,
+                             double height, int layer)
+{
+    cairo_save(cr);
+    if (c->kind == REPORT_CHART_LINES)
+        lines_draw(cr, c->lines, width, height, layer);
+    else if (layer < 0)
+        report_chart_draw(cr, c, width, height);
+    cairo_restore(cr);
+}
+
 double report_chart_height(cairo_t *cr, const report_chart *c, double width)
 {
     if (c->kind == REPORT_CHART_LINES)
@@ -881,7 +1174,7 @@ void report_chart_draw(cairo_t *cr, const report_chart *c, double width,
 {
     cairo_save(cr);
     if (c->kind == REPORT_CHART_LINES)
-        lines_draw(cr, c->lines, width, height);
+        lines_draw(cr, c->lines, width, height, REPORT_LAYER_ALL);
     else if (c->kind == REPORT_CHART_BARS)
         bars_draw(cr, c->bars, width, height);
     else
