@@ -243,6 +243,48 @@ START_TEST(saved_scenario_keeps_fault_draws)
 }
 END_TEST
 
+/* Four presses of the right arrow at one instant (a paused window, or a
+ * script's four 'at 30s key right' lines) ask for 17, 18, 19 and 20
+ * workers: each change must end where the next begins, so the server
+ * runs 20, and the saved scenario says 20 from 30 s -- then 21 from 40 s
+ * after one more change, the 20 ending there.  (Each change used to
+ * leave the one before it running: a capacity fault takes the fewest
+ * workers of those running, so the server ran 17.) */
+START_TEST(changes_at_one_instant_replace_each_other)
+{
+    session *a = open_storm();
+    sb_err e;
+    ck_assert_int_eq(session_run_until(a, 30 * NS_PER_S), 0);
+    for (int w = 17; w <= 20; w++)
+        ck_assert_int_eq(session_change(a, CHANGE_WORKERS, w, &e), 0);
+    ck_assert_double_eq(session_current(a, CHANGE_WORKERS), 20);
+    ck_assert_int_eq(session_run_until(a, 40 * NS_PER_S), 0);
+    sim_server_now sv;
+    sim_server_state(session_sim(a), &sv);
+    ck_assert_uint_eq(sv.workers, 20);
+    ck_assert_int_eq(session_change(a, CHANGE_WORKERS, 21, &e), 0);
+    ck_assert_int_eq(session_run_until(a, 50 * NS_PER_S), 0);
+    sim_server_state(session_sim(a), &sv);
+    ck_assert_uint_eq(sv.workers, 21);
+    sim_config cfg;
+    sim_summary sum;
+    ck_assert_int_eq(session_as_scenario(a, &cfg, &sum, &e), 0);
+    ck_assert_uint_eq(cfg.n_faults, 2);
+    ck_assert_int_eq(cfg.faults[0].type, FAULT_CAPACITY);
+    ck_assert_uint_eq(cfg.faults[0].workers, 20);
+    ck_assert_int_eq(cfg.faults[0].start_ns, 30 * NS_PER_S);
+    ck_assert_int_eq(cfg.faults[0].duration_ns, 10 * NS_PER_S);
+    ck_assert_uint_eq(cfg.faults[1].workers, 21);
+    ck_assert_int_eq(cfg.faults[1].start_ns, 40 * NS_PER_S);
+    /* Replayed (going back in time), the same: 20 workers at 35 s. */
+    ck_assert_int_eq(session_seek(a, 35 * NS_PER_S, &e), 0);
+    sim_server_state(session_sim(a), &sv);
+    ck_assert_uint_eq(sv.workers, 20);
+    ck_assert_double_eq(session_current(a, CHANGE_WORKERS), 20);
+    session_destroy(a);
+}
+END_TEST
+
 Suite *session_suite(void)
 {
     Suite *s = suite_create("session");
@@ -252,6 +294,7 @@ Suite *session_suite(void)
     tcase_add_test(tc, saved_scenario_reproduces);
     tcase_add_test(tc, saved_pipeline_expectations);
     tcase_add_test(tc, saved_scenario_keeps_fault_draws);
+    tcase_add_test(tc, changes_at_one_instant_replace_each_other);
     suite_add_tcase(s, tc);
     return s;
 }

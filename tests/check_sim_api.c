@@ -88,6 +88,48 @@ START_TEST(injected_faults_act_and_end)
 }
 END_TEST
 
+/* Two changes at one instant, as the GUI makes them when a key is
+ * pressed twice between frames: a capacity fault injected at 20 s and
+ * ended at once, before its start event ran, then another injected at
+ * the same instant.  The first must never begin (it lasted no time: its
+ * duration is 0, and it counts for neither the first fault's start nor
+ * the last one's end); the second alone sets the workers.  Capacity
+ * faults take the fewest workers of those running, so the test goes up
+ * (3, then 30): had the first begun anyway, the server would have 3. */
+START_TEST(fault_ended_before_it_began_never_begins)
+{
+    tu_sim *t = tu_sim_prepare(steady_ini, "none", NULL, 0);
+    sb_err e;
+    ck_assert_int_eq(sim_run_until(t->sim, 20 * NS_PER_S), 0);
+    fault_cfg f;
+    memset(&f, 0, sizeof f);
+    f.type = FAULT_CAPACITY;
+    f.duration_ns = 40 * NS_PER_S;
+    snprintf(f.name, sizeof f.name, "few");
+    f.workers = 3;
+    int i = sim_inject(t->sim, &f, &e);
+    ck_assert_int_ge(i, 0);
+    ck_assert(!sim_fault_active(t->sim, i)); /* its start is an event */
+    sim_end_fault(t->sim, i);
+    snprintf(f.name, sizeof f.name, "many");
+    f.workers = 30;
+    int j = sim_inject(t->sim, &f, &e);
+    ck_assert_int_ge(j, 0);
+    ck_assert_int_eq(sim_run_until(t->sim, 30 * NS_PER_S), 0);
+    ck_assert(!sim_fault_active(t->sim, i));
+    ck_assert(sim_fault_active(t->sim, j));
+    sim_server_now sv;
+    sim_server_state(t->sim, &sv);
+    ck_assert_uint_eq(sv.workers, 30);
+    uint32_t n;
+    const fault_cfg *all = sim_faults(t->sim, &n);
+    ck_assert_int_eq(all[i].duration_ns, 0);
+    ck_assert_int_eq(sim_first_fault_start(t->sim), 20 * NS_PER_S);
+    ck_assert_int_eq(sim_last_fault_end(t->sim), 60 * NS_PER_S);
+    tu_sim_free(t);
+}
+END_TEST
+
 /* Work for nobody, as the GUI's server gauge shows it.  One worker busy
  * for the whole run, a closed loop of 20 000 clients that each wait 1 s
  * for an answer, give up and come back: the queue only grows (about
@@ -180,6 +222,7 @@ Suite *sim_api_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, stepping_equals_one_shot);
     tcase_add_test(tc, injected_faults_act_and_end);
+    tcase_add_test(tc, fault_ended_before_it_began_never_begins);
     tcase_add_test(tc, abandoned_work_counted_and_sampled);
     tcase_add_test(tc, observers_see_every_bucket);
     suite_add_tcase(s, tc);

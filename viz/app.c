@@ -253,12 +253,11 @@ static bool preset(app *a, int k, fault_cfg *f)
 
 static void end_last(app *a)
 {
-    if (a->last_fault < 0 || !sim_fault_active(session_sim(a->run[0]),
-                                               a->last_fault)) {
+    if (a->last_fault < 0 || !session_end_fault(a->run[0], a->last_fault)) {
         say(a, "no injected fault is running");
         return;
     }
-    for (int r = 0; r < a->n_runs; r++)
+    for (int r = 1; r < a->n_runs; r++)
         session_end_fault(a->run[r], a->last_fault);
     say(a, "ended it at t = %.1f s", (double)app_now(a) / 1e9);
     a->last_fault = -1;

@@ -82,8 +82,9 @@ const char *session_policy_text(const session *ss, char *buf, size_t len);
 /* Inject f now (its start is set to now).  Returns the fault's index, or
  * -1 with a message. */
 int session_inject(session *ss, const fault_cfg *f, sb_err *e);
-/* End a running fault now. */
-void session_end_fault(session *ss, int index);
+/* End a fault now: a running one stops, one injected at this instant
+ * (not begun yet) never begins.  False when there was nothing to end. */
+bool session_end_fault(session *ss, int index);
 /* A live change of `kind` to `value`, from now on. */
 int session_change(session *ss, change_kind kind, double value, sb_err *e);
 /* The change of `kind` in force now, or the config's value. */
