@@ -285,6 +285,34 @@ START_TEST(changes_at_one_instant_replace_each_other)
 }
 END_TEST
 
+/* Choosing another policy keeps what the user did: the outage, the new
+ * rate and the new workers of explore() are replayed under it to where
+ * the run was (150 s), so the storm just made is compared under both.
+ * The independent check is a session that ran the new policy from the
+ * start with the same actions: the same rows, to the byte. */
+START_TEST(new_policy_keeps_the_log)
+{
+    session *a = open_storm();
+    explore(a);
+    sb_err e;
+    ck_assert_int_eq(session_set_policy(a, "exponential", NULL, 0, &e), 0);
+    ck_assert_str_eq(session_policy(a), "exponential");
+    ck_assert_int_eq(session_now(a), 150 * NS_PER_S);
+    const session_action *log;
+    ck_assert_int_eq(session_actions(a, &log), 3);
+    ck_assert_double_eq(session_current(a, CHANGE_RATE), 1.2);
+    ck_assert_double_eq(session_current(a, CHANGE_WORKERS), 12);
+    session *b = open_storm();
+    ck_assert_int_eq(session_set_policy(b, "exponential", NULL, 0, &e), 0);
+    explore(b);
+    ck_assert_uint_eq(session_series(a)->n, session_series(b)->n);
+    assert_same_rows(session_series(a), session_series(b),
+                     session_series(b)->n);
+    session_destroy(a);
+    session_destroy(b);
+}
+END_TEST
+
 Suite *session_suite(void)
 {
     Suite *s = suite_create("session");
@@ -295,6 +323,7 @@ Suite *session_suite(void)
     tcase_add_test(tc, saved_pipeline_expectations);
     tcase_add_test(tc, saved_scenario_keeps_fault_draws);
     tcase_add_test(tc, changes_at_one_instant_replace_each_other);
+    tcase_add_test(tc, new_policy_keeps_the_log);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -336,7 +336,8 @@ int session_set_policy(session *ss, const char *policy, const setting *params,
         return -1;
     }
     policy_setup_free(&probe);
-    return session_restart(ss, e);
+    /* What the user did stays: the new policy meets the same storm. */
+    return session_seek(ss, sim_now(ss->sim), e);
 }
 
 /* The kind of live change a fault is, or -1. */

@@ -92,7 +92,9 @@ double session_current(const session *ss, change_kind kind);
 
 /* Start over at t = 0 with the same seed: the log is cleared. */
 int session_restart(session *ss, sb_err *e);
-/* The same, with another policy stack. */
+/* Another policy stack, on the same run: rebuilt and replayed, with the
+ * whole log, to where it was (as session_seek to now), so the new policy
+ * meets the storm the user made.  On error the old policy stays. */
 int session_set_policy(session *ss, const char *policy, const setting *params,
                        int n_params, sb_err *e);
 /* Go to time t: rebuild the run and replay the log's actions up to t

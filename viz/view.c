@@ -737,7 +737,7 @@ static const char *const help_lines[] = {
     "right / left   one worker more / fewer",
     "t / T          client timeout -100 ms / +100 ms",
     "v              A/B: run a second policy on the same random numbers",
-    "p              next policy (restarts at t = 0 on the same seed)",
+    "p              next policy for A (replayed to now, same storm)",
     "g              the field by client or by process",
     "r              restart",
     "w              save as a scenario (with [expect]) to run in CI",
