@@ -73,10 +73,10 @@ START_TEST(seek_replays_exactly)
     ck_assert_int_eq(session_seek(a, 80 * NS_PER_S, &e), 0);
     const session_action *log;
     ck_assert_int_eq(session_actions(a, &log), 1);
-    /* At 80 s the buckets up to [78, 79) have closed; [79, 80) closes
-     * when time passes 80 s. */
-    ck_assert_uint_eq(session_series(a)->n, 79);
-    assert_same_rows(&copy, session_series(a), 79);
+    /* At 80 s every event before 80 s has run: the buckets up to
+     * [79, 80) are complete, 80 of them. */
+    ck_assert_uint_eq(session_series(a)->n, 80);
+    assert_same_rows(&copy, session_series(a), 80);
     /* Replay the rest by hand: the same rows to the end. */
     ck_assert_int_eq(session_run_until(a, 100 * NS_PER_S), 0);
     ck_assert_int_eq(session_change(a, CHANGE_RATE, 1.2, &e), 0);
@@ -119,7 +119,7 @@ START_TEST(saved_scenario_reproduces)
     const metrics *m = sim_metrics(h);
     for (size_t i = 0; i < m->n_buckets; i++)
         series_add(&s, &m->buckets[i]);
-    assert_same_rows(session_series(a), &s, 149); /* the closed ones */
+    assert_same_rows(session_series(a), &s, 150); /* all of them */
     ck_assert_uint_eq(s.n, 150);
     /* The expectations hold on the saved run's summary. */
     setting x[SESSION_MAX_EXPECT];
@@ -235,7 +235,7 @@ START_TEST(saved_scenario_keeps_fault_draws)
     const metrics *m = sim_metrics(h);
     for (size_t i = 0; i < m->n_buckets; i++)
         series_add(&s, &m->buckets[i]);
-    assert_same_rows(w, &s, 149);
+    assert_same_rows(w, &s, 150);
     series_fini(&s);
     sim_destroy(h);
     policy_setup_free(&ps);
