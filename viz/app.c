@@ -853,6 +853,12 @@ int64_t app_now(const app *a)
     return session_now(a->run[0]);
 }
 
+bool app_idle(const app *a)
+{
+    return (a->paused || session_done(a->run[0]) || a->status != 0) &&
+           !a->shot_pending;
+}
+
 static uint64_t events(const app *a)
 {
     uint64_t n = 0;
