@@ -193,10 +193,14 @@ int faults_cut_off(const sim *s, uint32_t c)
     return -1;
 }
 
+/* A fault's events carry the generation they were pushed in: its start
+ * event generation 0, its end event the one its start made.  Ending a
+ * fault (by hand, or before it began) moves the generation on, so the
+ * stale event is skipped when it surfaces, as timeouts are. */
 void faults_on(sim *s, uint32_t i, bool on, uint32_t gen)
 {
     if (on) {
-        if (s->active[i])
+        if (s->active[i] || gen != s->fault_gen[i])
             return;
         s->active[i] = true;
         s->fault_gen[i]++;
@@ -234,16 +238,30 @@ int sim_inject(sim *s, const fault_cfg *f, sb_err *e)
     return (int)i;
 }
 
-void sim_end_fault(sim *s, int index)
+/* A fault injected now starts with its event, after this call returns:
+ * a second change at the same instant (a key pressed twice between two
+ * frames) ends the first before it began.  It must then never begin --
+ * left to start, it ran its whole duration beside the change that
+ * replaced it.  Its duration becomes 0: it did not happen, and counts
+ * for no phase. */
+bool sim_end_fault(sim *s, int index)
 {
-    if (index < 0 || (uint32_t)index >= s->n_faults || !s->active[index])
-        return;
-    /* Record the real end so the summary measures recovery from it. */
-    s->faults[index].duration_ns = s->now - s->faults[index].start_ns;
-    s->active[index] = false;
+    if (index < 0 || (uint32_t)index >= s->n_faults)
+        return false;
+    fault_cfg *f = &s->faults[index];
+    if (s->active[index]) {
+        /* The real end, so the summary measures recovery from it. */
+        f->duration_ns = s->now - f->start_ns;
+        s->active[index] = false;
+    } else if (s->fault_gen[index] == 0) {
+        f->duration_ns = 0; /* it never began */
+    } else {
+        return false; /* over already */
+    }
     s->fault_gen[index]++;
     engine_plan_phases(s, false);
     faults_apply(s);
+    return true;
 }
 
 bool sim_fault_active(const sim *s, int index)
@@ -256,6 +274,8 @@ int64_t sim_last_fault_end(const sim *s)
     int64_t end = -1;
     for (uint32_t i = 0; i < s->n_faults; i++) {
         const fault_cfg *f = &s->faults[i];
+        if (f->duration_ns == 0) /* ended before it began */
+            continue;
         int64_t e = simtime_add(f->start_ns, f->duration_ns);
         if (e > end)
             end = e;
@@ -267,7 +287,8 @@ int64_t sim_first_fault_start(const sim *s)
 {
     int64_t start = -1;
     for (uint32_t i = 0; i < s->n_faults; i++)
-        if (start < 0 || s->faults[i].start_ns < start)
+        if (s->faults[i].duration_ns > 0 &&
+            (start < 0 || s->faults[i].start_ns < start))
             start = s->faults[i].start_ns;
     return start;
 }
