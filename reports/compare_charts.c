@@ -191,16 +191,16 @@ static const char *failure_note(const compare_result *r, uint32_t pt, int i,
     if (failed == 0)
         return NULL;
     const char *what = m == CM_RECOVERY_S ? "recovered" : "completed";
-    double wl, wh;
-    stats_wilson(failed, applies, 0.95, &wl, &wh);
+    compare_tipping t;
+    compare_tipping_counts(failed, applies, &t);
     if (failed == applies) {
         *value = INFINITY;
         snprintf(buf, len, "never %s (%u of %u seeds; 95 %% CI of the "
-                 "share %.0f-100 %%)", what, failed, applies, wl * 100);
+                 "share %.0f-100 %%)", what, failed, applies, t.lo * 100);
     } else {
         snprintf(buf, len, "mean of the %u that %s; %u of %u never did "
                  "(95 %% CI %.0f-%.0f %%)", applies - failed, what, failed,
-                 applies, wl * 100, wh * 100);
+                 applies, t.lo * 100, t.hi * 100);
     }
     return buf;
 }
@@ -416,15 +416,6 @@ void compare_charts_sweep(report *d, const compare_result *r)
     free(buf);
 }
 
-/* The seeds of policy `policy` at point pt that did not recover, of
- * those whose recovery was judged (compare.h's compare_failures: the
- * counts every table and verdict uses). */
-static void cell_counts(const compare_result *r, uint32_t pt, int policy,
-                        uint32_t *tipped, uint32_t *judged)
-{
-    compare_failures(r, pt, policy, CM_RECOVERY_S, tipped, judged);
-}
-
 static void axis_label(const compare_axis *ax, char *buf, size_t len)
 {
     snprintf(buf, len, "%s%s%s%s",
@@ -571,7 +562,10 @@ void compare_charts_maps(report *d, const compare_result *r)
         for (uint32_t k = 0; k < p->n_points; k++) {
             const compare_point *pt = &p->points[k];
             size_t cell = (size_t)pt->index[1] * ax->n + pt->index[0];
-            cell_counts(r, k, i, &tipped[cell], &judged[cell]);
+            compare_tipping t; /* the counts every table and verdict use */
+            compare_tipping_of(r, k, i, &t);
+            tipped[cell] = t.tipped;
+            judged[cell] = t.n;
             v[cell] = compare_stat_at(r, k, i, CM_RECOVERY_S)->ci.mean;
         }
         report_map m = {p->policies[i].label, xl, yl, (int)ax->n, (int)ay->n,
