@@ -512,8 +512,8 @@ static void map_in_words(report *d, const compare_axis *ax,
             all_bi &= report_map_cell(m, i, j) == REPORT_CELL_BISTABLE;
     say(text, sizeof text, &used, "Where it tips, by %s: ", ay->key);
     for (int j = 0; j < m->ny; j++) {
-        say(text, sizeof text, &used, "%s%s %g%s: ", j ? "; " : "", ay->key,
-            m->y[j], ay->unit);
+        say(text, sizeof text, &used, "%s%g%s: ", j ? "; " : "", m->y[j],
+            ay->unit);
         row_in_words(text, sizeof text, &used, m, j, xname, ax->unit,
                      all_bi);
     }
@@ -547,16 +547,13 @@ void compare_charts_maps(report *d, const compare_result *r)
     axis_label(ax, xl, sizeof xl);
     axis_label(ay, yl, sizeof yl);
     report_heading(d, 1, "Stability maps");
-    snprintf(intro, sizeof intro, "For each policy, every combination of "
-             "the two swept values, %u seeds each. A cell's colour is the "
-             "share of its seeds that tipped into a storm and never "
-             "recovered after the last fault (a metastable failure), and "
-             "it says how many of how many; under that, the mean recovery "
-             "time of the seeds that did recover (never: none did). "
-             "Hatched: bistable, the share's 95 %% interval (Wilson) "
-             "includes one half, so these seeds cannot tell whether the "
-             "policy tips there. The thick line is where most seeds tip.",
-             p->n_seeds);
+    snprintf(intro, sizeof intro, "For each policy, every pair of swept "
+             "values, %u seeds each. Colour: the share of the seeds that "
+             "tipped into a storm and never recovered after the last fault "
+             "(metastable); in a cell, how many of how many, and the mean "
+             "recovery of the others (never: none recovered). Hatched: "
+             "bistable, the share's 95 %% interval (Wilson) includes one "
+             "half. Thick line: where most seeds tip.", p->n_seeds);
     report_text(d, intro);
     for (int i = 0; i < p->n_policies; i++) {
         for (uint32_t k = 0; k < p->n_points; k++) {
