@@ -191,16 +191,16 @@ static const char *failure_note(const compare_result *r, uint32_t pt, int i,
     if (failed == 0)
         return NULL;
     const char *what = m == CM_RECOVERY_S ? "recovered" : "completed";
-    double wl, wh;
-    stats_wilson(failed, applies, 0.95, &wl, &wh);
+    compare_tipping t;
+    compare_tipping_counts(failed, applies, &t);
     if (failed == applies) {
         *value = INFINITY;
         snprintf(buf, len, "never %s (%u of %u seeds; 95 %% CI of the "
-                 "share %.0f-100 %%)", what, failed, applies, wl * 100);
+                 "share %.0f-100 %%)", what, failed, applies, t.lo * 100);
     } else {
         snprintf(buf, len, "mean of the %u that %s; %u of %u never did "
                  "(95 %% CI %.0f-%.0f %%)", applies - failed, what, failed,
-                 applies, wl * 100, wh * 100);
+                 applies, t.lo * 100, t.hi * 100);
     }
     return buf;
 }
@@ -416,15 +416,6 @@ void compare_charts_sweep(report *d, const compare_result *r)
     free(buf);
 }
 
-/* The seeds of policy `policy` at point pt that did not recover, of
- * those whose recovery was judged (compare.h's compare_failures: the
- * counts every table and verdict uses). */
-static void cell_counts(const compare_result *r, uint32_t pt, int policy,
-                        uint32_t *tipped, uint32_t *judged)
-{
-    compare_failures(r, pt, policy, CM_RECOVERY_S, tipped, judged);
-}
-
 static void axis_label(const compare_axis *ax, char *buf, size_t len)
 {
     snprintf(buf, len, "%s%s%s%s",
@@ -521,8 +512,8 @@ static void map_in_words(report *d, const compare_axis *ax,
             all_bi &= report_map_cell(m, i, j) == REPORT_CELL_BISTABLE;
     say(text, sizeof text, &used, "Where it tips, by %s: ", ay->key);
     for (int j = 0; j < m->ny; j++) {
-        say(text, sizeof text, &used, "%s%s %g%s: ", j ? "; " : "", ay->key,
-            m->y[j], ay->unit);
+        say(text, sizeof text, &used, "%s%g%s: ", j ? "; " : "", m->y[j],
+            ay->unit);
         row_in_words(text, sizeof text, &used, m, j, xname, ax->unit,
                      all_bi);
     }
@@ -556,22 +547,22 @@ void compare_charts_maps(report *d, const compare_result *r)
     axis_label(ax, xl, sizeof xl);
     axis_label(ay, yl, sizeof yl);
     report_heading(d, 1, "Stability maps");
-    snprintf(intro, sizeof intro, "For each policy, every combination of "
-             "the two swept values, %u seeds each. A cell's colour is the "
-             "share of its seeds that tipped into a storm and never "
-             "recovered after the last fault (a metastable failure), and "
-             "it says how many of how many; under that, the mean recovery "
-             "time of the seeds that did recover (never: none did). "
-             "Hatched: bistable, the share's 95 %% interval (Wilson) "
-             "includes one half, so these seeds cannot tell whether the "
-             "policy tips there. The thick line is where most seeds tip.",
-             p->n_seeds);
+    snprintf(intro, sizeof intro, "For each policy, every pair of swept "
+             "values, %u seeds each. Colour: the share of the seeds that "
+             "tipped into a storm and never recovered after the last fault "
+             "(metastable); in a cell, how many of how many, and the mean "
+             "recovery of the others (never: none recovered). Hatched: "
+             "bistable, the share's 95 %% interval (Wilson) includes one "
+             "half. Thick line: where most seeds tip.", p->n_seeds);
     report_text(d, intro);
     for (int i = 0; i < p->n_policies; i++) {
         for (uint32_t k = 0; k < p->n_points; k++) {
             const compare_point *pt = &p->points[k];
             size_t cell = (size_t)pt->index[1] * ax->n + pt->index[0];
-            cell_counts(r, k, i, &tipped[cell], &judged[cell]);
+            compare_tipping t; /* the counts every table and verdict use */
+            compare_tipping_of(r, k, i, &t);
+            tipped[cell] = t.tipped;
+            judged[cell] = t.n;
             v[cell] = compare_stat_at(r, k, i, CM_RECOVERY_S)->ci.mean;
         }
         report_map m = {p->policies[i].label, xl, yl, (int)ax->n, (int)ay->n,

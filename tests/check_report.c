@@ -236,16 +236,18 @@ static void add_sweep(report *r)
 
 /* The layout rules (report.h) give 5 pages.  Text runs from y = 36 to
  * 549.28 pt; a level-1 heading takes 30 pt, a line of text 14, a table
- * row 17.3, the bar chart and a map 214.5 (0.22 x 757.89 = 167 of plot
- * and 47.5 of labels), a line chart with one legend row 229.7; gaps are
- * 8 pt above a table, 10 above a chart, 12 above a level-2 heading.
+ * row 17.3, the bar chart 146.5 (0.13 x 757.89 = 98.5 of plot and 47.5
+ * of labels), a map 161.2 (0.15: 113.7 of plot), a line chart with one
+ * legend row 214.7 (0.2: 152 of plot, 47.5 of labels, 15.2 of legend);
+ * gaps are 8 pt above a table, 10 above a chart, 12 above a level-2
+ * heading.
  * 1. "Results" and a line of text end at 80; 8 down, the header ends at
  *    105.3, and rows 0 to 24 fit ((549.28 - 105.3) / 17.3 = 25.7).
  * 2. The header again, rows 25 to 29 and the caption end at 155.3;
- *    "Recovery time" and the bar chart end at 401.8.
+ *    "Recovery time" and the bar chart end at 333.8.
  * 3. "Time series" opens a page (to 66), then both line charts: 66 +
- *    229.7 + 10 + 229.7 = 535.4, which fits.
- * 4. "Stability maps" opens a page: 66 + 214.5 + 10 + 214.5 = 505.
+ *    214.7 + 10 + 214.7 = 505.4, which fits.
+ * 4. "Stability maps" opens a page: 66 + 161.2 + 10 + 161.2 = 398.4.
  * 5. The page break; "Sweep", a line of text and the sweep chart. */
 #define DOC_PAGES 5
 #define DOC_CHARTS 6

@@ -531,16 +531,16 @@ START_TEST(stability_map_tips_where_k_rho_passes_one)
     for (char *p = text; *p; p++)
         if (*p == '\n')
             *p = ' ';
-    ck_assert_msg(strstr(text, "policy.max_attempts 1: no seed tipped"),
+    ck_assert_msg(strstr(text, "by policy.max_attempts: 1: no seed tipped"),
                   "%s", text);
-    ck_assert_msg(strstr(text, "policy.max_attempts 2: most seeds tip from "
-                               "offered load 0.6 up"), "%s", text);
-    ck_assert_msg(strstr(text, "policy.max_attempts 3: most seeds tip from "
-                               "offered load 0.45 up"), "%s", text);
-    ck_assert_msg(strstr(text, "policy.max_attempts 4: most seeds tip from "
-                               "offered load 0.3 up") ||
-                      strstr(text, "policy.max_attempts 4: most seeds tip "
-                                   "from offered load 0.45 up"), "%s", text);
+    ck_assert_msg(strstr(text, "; 2: most seeds tip from offered load 0.6 "
+                               "up"), "%s", text);
+    ck_assert_msg(strstr(text, "; 3: most seeds tip from offered load 0.45 "
+                               "up"), "%s", text);
+    ck_assert_msg(strstr(text, "; 4: most seeds tip from offered load 0.3 "
+                               "up") ||
+                      strstr(text, "; 4: most seeds tip from offered load "
+                                   "0.45 up"), "%s", text);
     ck_assert_msg(strstr(text, "every cell is bistable"), "%s", text);
     free(text);
     free(c.text);

@@ -1,13 +1,20 @@
 /*
  * report.h -- a document of headings, paragraphs, tables and charts,
  * written at once as a PDF (A4 landscape pages, drawn with cairo) and as
- * one self-contained HTML file (tables as HTML tables, each chart as an
- * inline <svg> drawn by cairo's SVG surface; no script, no stylesheet or
- * font or image fetched from anywhere: it reads the same offline).
+ * one self-contained HTML file (tables as HTML tables, each chart as
+ * inline SVG drawn by cairo's SVG surface, made interactive by one
+ * inline script, viz/report.js: hover for values with their units, a
+ * legend entry hides its series, a drag zooms a line chart on an x range;
+ * no stylesheet, script, font or image fetched from anywhere: it reads
+ * the same offline, and without the script every chart is still whole).
+ * The script's test hook: with #sb-test in the URL it hovers every
+ * chart, clicks each line chart's first legend entry, zooms on the
+ * middle half of its x range and writes what it saw as JSON into
+ * <pre id="sb-test"> (tests/check_report_html.c reads it).
  *
- * The comparison report is built from this by the CLI (cli/compare_
- * report.c), which maps reports/compare.h's results onto it; nothing
- * here knows about policies or seeds.  Charts use chart.h's geometry,
+ * The comparison report is built from this by reports/compare_report.c
+ * and compare_charts.c, which map reports/compare.h's results onto it;
+ * nothing here knows about policies or seeds.  Charts use chart.h's geometry,
  * palette and text, so a report looks like the GUI.
  *
  * Both files are written to temporary names beside their targets and
@@ -39,11 +46,13 @@
  *   lines; what still does not fit is cut with an ellipsis).  A
  *   no-break space (U+00A0) keeps words together: "0.91 [0.90,\u00a0
  *   0.92]" wraps before the bracket, not inside it;
- * - a chart is the text's width wide and 0.22 of it plus its labels high
- *   (214.5 pt; a line chart's legend under it adds 15.2 pt a row): two
- *   charts fit on a page under a level-1 heading.
+ * - a chart is the text's width wide; a line chart 0.2 of it plus its
+ *   labels high (199.5 pt; its legend under it adds 15.2 pt a row), a
+ *   bar chart 0.13 (146.5 pt), a map 0.15 (161.2 pt): two line charts,
+ *   three bar charts or two maps fit on a page.
  * The HTML has the same blocks in the same order, charts as the same
- * drawings at the same size (scaled down to a narrower window).
+ * drawings at the same size (scaled down to a narrower window); a line
+ * chart's legend is HTML buttons there.
  */
 #ifndef SB_REPORT_H
 #define SB_REPORT_H

@@ -613,6 +613,8 @@ static void bars_notes_labels(cairo_t *cr, const chart_panel *p,
         if (n > 0)
             text_block(cr, c->notes[i], x, y, slot * 0.94, NOTE_LINE, 0.5,
                        NOTE_LINES, true);
+        else if (c->value[i] == 0) /* a bar of 0 is no bar: say it */
+            chart_text(cr, x, y, 0.5, "0");
         chart_font(cr, LABEL_FONT, false);
         if (c->labels && c->labels[i])
             text_block(cr, c->labels[i], x,
@@ -831,12 +833,12 @@ static bool cell_line(cairo_t *cr, chart_rect r, double y, const char *text,
                       const chart_style *bg, bool backing)
 {
     double w = chart_text_width(cr, text);
-    if (w > r.w - F * 0.3)
+    if (w > r.w - F * 0.8)
         return false;
     if (backing) {
-        cairo_set_source_rgba(cr, bg->r, bg->g, bg->b, 0.85);
-        cairo_rectangle(cr, r.x + (r.w - w) / 2 - F * 0.15, y - F * 0.62,
-                        w + F * 0.3, F * 0.8);
+        cairo_set_source_rgb(cr, bg->r, bg->g, bg->b);
+        cairo_rectangle(cr, r.x + (r.w - w) / 2 - F * 0.35, y - F * 0.62,
+                        w + F * 0.7, F * 0.82);
         cairo_fill(cr);
     }
     if (is_dark(bg))
@@ -1009,11 +1011,11 @@ static void map_key(cairo_t *cr, const chart_panel *p, const report_map *m,
     y += text_block(cr, "seeds that never recovered (colour; in a cell: "
                         "how many of how many)",
                     x, y, kw, F * 0.95, 0.0, 3, true) * F * 0.95;
-    double bh = F * 5.5;
+    double bh = F * 4.0;
     key_bar(cr, (chart_rect){x, y + F * 0.3, F * 1.1, bh});
-    y += bh + F * 2.0;
-    y += text_block(cr, "under it: the mean recovery of the others; never: "
-                        "none recovered. Thick line: where most seeds tip.",
+    y += bh + F * 1.9;
+    y += text_block(cr, "under it: mean recovery of the others (never: "
+                        "none did). Thick line: most seeds tip.",
                     x, y, kw, F * 0.95, 0.0, 4, true) * F * 0.95 + F * 0.2;
     if (map_any(m, REPORT_CELL_BISTABLE))
         y += key_swatch(cr, x, y, kw, REPORT_CELL_BISTABLE, 0.4,
@@ -1162,11 +1164,17 @@ void report_chart_draw_layer(cairo_t *cr, const report_chart *c, double width,
     cairo_restore(cr);
 }
 
+/* Bars and maps are lower than line charts: a handful of bars, or a map
+ * with its words under it, read as well at 0.13 and 0.17 of the width,
+ * and three bar charts, or two maps with their words, then fill a page
+ * where two left a third of it white (0.15: the map's key, 145 pt, just
+ * fits beside its 114 pt plot and the labels under it). */
 double report_chart_height(cairo_t *cr, const report_chart *c, double width)
 {
     if (c->kind == REPORT_CHART_LINES)
         return lines_height(cr, c->lines, width);
-    return panel_height(width);
+    double plot = round(width * (c->kind == REPORT_CHART_BARS ? 0.13 : 0.15));
+    return plot + F * 5.0;
 }
 
 void report_chart_draw(cairo_t *cr, const report_chart *c, double width,
