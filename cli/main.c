@@ -29,6 +29,9 @@ static const char usage[] =
     "  import FILE         a gRPC, Envoy, Istio, resilience4j, AWS or\n"
     "                      topology file as the policy stack that behaves\n"
     "                      the same (--policy-from FILE runs it directly)\n"
+    "  lint FILE...        static checks of a topology or imported config:\n"
+    "                      retry amplification, timeout inversions, ...\n"
+    "                      (text, and SARIF 2.1.0 for code scanning)\n"
     "\n"
     "Options:\n"
     "  -h, --help          this help; 'stormbench COMMAND --help' for one\n"
@@ -69,6 +72,8 @@ int main(int argc, char **argv)
         return rc;
     if (strcmp(cmd, "import") == 0)
         return cmd_import(sub_argc, sub_argv);
+    if (strcmp(cmd, "lint") == 0)
+        return cmd_lint(sub_argc, sub_argv);
     if (strcmp(cmd, "run") == 0)
         return cmd_run(sub_argc, sub_argv);
     if (strcmp(cmd, "validate") == 0)

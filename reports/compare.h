@@ -32,6 +32,7 @@
 #define SB_COMPARE_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -188,8 +189,10 @@ typedef struct compare_opts {
      * NULL: quiet. */
     FILE *progress;
     /* Set (by a SIGINT handler) to stop: runs in flight finish and are
-     * saved, no new ones start. */
-    volatile sig_atomic_t *stop;
+     * saved, no new ones start.  Atomic, not volatile sig_atomic_t: the
+     * worker threads read it, and volatile orders nothing between
+     * threads (ThreadSanitizer saw the race). */
+    atomic_int *stop;
     /* What a command that reruns one run alone starts with: `stormbench
      * run`, the scenario as given, the comparison's --set options and
      * --policy-plugin files.  Each run adds its policy, parameters, sweep
@@ -276,34 +279,75 @@ typedef struct compare_stat {
                              recovered, or not judged) */
 } compare_stat;
 
-/* Which policy did best on a metric at a point, and whether it is
- * significant.  The rules:
- *   - best: the best mean over the seeds (higher or lower, as the metric
- *     says).  For recovery and completion time, first the fewest runs
- *     that failed (did not recover, did not complete) of those where the
- *     metric applies, then the best mean over the runs that have a value.
- *     Equal means go to the policy listed first.
- *   - Against every other policy, a paired test across the seeds: the
- *     paired t test over the seeds where both have a value; for recovery
- *     and completion, when the two failed in different numbers of runs,
- *     the exact sign test (McNemar's) over the seeds where exactly one of
- *     them failed.
- *   - The p values are Holm-adjusted over those n - 1 comparisons; the
- *     verdict is significant when every adjusted p is below 0.05.  p is
- *     the largest, and the text names that closest competitor.  A
- *     comparison that cannot be tested (fewer than 2 seeds with values
- *     under both) makes the verdict not significant.
+/* Which policies did best on a metric at a point, which differences are
+ * more than noise, and the sentence that says so.  The rules:
+ *   - The ranking: the better mean over the seeds (higher or lower, as
+ *     the metric says), a policy with no value last.  For recovery and
+ *     completion time, first the fewest runs that failed (did not
+ *     recover, did not complete) of those where the metric applies, then
+ *     the better mean over the runs that have a value.  Equal places go
+ *     to the policy listed first.
+ *   - Every pair of policies is tested, paired across the seeds:
+ *       recovery and completion, when the two failed in different
+ *         numbers of runs: the exact McNemar test (the sign test over the
+ *         seeds where exactly one of them failed) -- the counts decide
+ *         the ranking, so they are what is tested; else the paired t
+ *         test over the seeds where both have a value (the times of the
+ *         runs that recovered);
+ *       counts (duplicate writes, quarantined, critical alerts,
+ *         duplicate items) when sparse -- both policies' means under
+ *         COMPARE_SPARSE_COUNT per seed, such as duplicates that are 0
+ *         or 1 -- the exact sign test over the seeds where they differ:
+ *         a t test's p rests on a normal mean, which a handful of 0s and
+ *         1s is not;
+ *       everything else: the paired t test over the seeds where both
+ *         have a value.
+ *     A pair identical on every seed is not tested: p = 1.
+ *   - The p values are Holm-adjusted over all n (n - 1) / 2 pairs, and a
+ *     pair differs significantly when its adjusted p is below 0.05 (a
+ *     pair that cannot be tested -- fewer than 2 seeds with values under
+ *     both -- does not).
+ *   - The leaders: the best-ranked policy and every policy that does not
+ *     differ significantly from it (tied for best).  `significant`: the
+ *     best leads alone, significantly better than every other.
+ *   - Significance groups (a compact letter display, Piepho's insert and
+ *     absorb): two policies share a letter unless they differ
+ *     significantly; "a" is the group of the best.
  *   - best is -1 when no policy has a value, or when every policy has the
- *     same value on every seed (a tie: nothing to choose). */
+ *     same value on every seed (nothing to choose). */
+#define COMPARE_SPARSE_COUNT 5.0
+
+typedef enum compare_test {
+    CT_NONE = 0,        /* identical on every seed, or not testable */
+    CT_PAIRED_T = 1,    /* the paired t test */
+    CT_SIGN = 2,        /* the exact sign test (sparse counts) */
+    CT_MCNEMAR = 4      /* the exact McNemar test on failures */
+} compare_test;
+
 typedef struct compare_verdict {
     int best;             /* policy index; -1: no values, or a tie */
-    bool significant;
-    double p;             /* the largest adjusted p against the others;
-                             NaN when nothing was tested */
-    char text[768];       /* "exponential+token_bucket: lowest p99 latency
-                             (412 ms vs 2310 ms for immediate), significant
-                             (paired t, p < 0.001)" */
+    bool significant;     /* best leads alone */
+    double p;             /* the adjusted p `significant` turns on: with
+                             best alone, the largest against the others;
+                             with other leaders, the smallest against them
+                             (the nearest any came to separating); NaN
+                             when nothing was tested */
+    int runner_up;        /* second in the ranking; -1 */
+    int n_leaders;        /* tied for best, best included; 0 with best -1 */
+    uint32_t leaders;     /* bit i: policy i is a leader */
+    int order[COMPARE_MAX_POLICIES]; /* the ranking, best first */
+    unsigned tests;       /* compare_test bits of the pairs the text cites */
+    /* Significance groups per policy ("a", "ab", "b"); "" when every
+     * policy shares one group (no pair differs) or there is no ranking. */
+    char letters[COMPARE_MAX_POLICIES][8];
+    char text[1024];      /* "exponential+token_bucket: lowest p99 latency
+                             (412 ms vs 2310 ms for immediate, the next
+                             best), significant (paired t, p < 0.001)" */
 } compare_verdict;
+
+/* "paired t", "exact sign test", "paired t and exact McNemar test": the
+ * tests of a compare_test bit set, as the verdicts name them. */
+void compare_tests_text(unsigned tests, char *buf, size_t len);
 
 typedef struct compare_result {
     const compare_plan *plan;
