@@ -235,11 +235,9 @@ static void eval_metastable(const sim_summary *s, expect_result *r)
                       : ", as expected");
 }
 
-/* The precision to print a value and its limit with: `least` digits
- * (significant with %g, after the point with %f), and more while the two
- * would print the same although they differ, so that a verdict never
- * reads "amplification 1 exceeds limit 1" (1.00007 against 1). */
-static int digits(double v, double limit, int least, bool fixed)
+/* More digits until the two differ: both are rounded the same way, so
+ * what is printed keeps their order. */
+int expect_digits(double v, double limit, int least, bool fixed)
 {
     char a[64], b[64];
     for (int p = least; p < 17; p++) {
@@ -257,7 +255,7 @@ static void eval_max(const char *what, double value, expect_result *r,
     r->has_value = true;
     r->value = value;
     r->ok = value <= r->limit;
-    int p = digits(value, r->limit, 4, false);
+    int p = expect_digits(value, r->limit, 4, false);
     snprintf(r->explain, sizeof r->explain, "%s %.*g%s %s limit %.*g%s",
              what, p, value, fmt_unit, r->ok ? "within" : "exceeds", p,
              r->limit, fmt_unit);
@@ -269,7 +267,7 @@ static void eval_share(const char *what, double value, expect_result *r)
     r->has_value = true;
     r->value = value;
     r->ok = value <= r->limit;
-    int p = digits(100.0 * value, 100.0 * r->limit, 2, true);
+    int p = expect_digits(100.0 * value, 100.0 * r->limit, 2, true);
     snprintf(r->explain, sizeof r->explain, "%s %.*f%% %s limit %.*f%%",
              what, p, 100.0 * value, r->ok ? "within" : "exceeds", p,
              100.0 * r->limit);
@@ -295,7 +293,7 @@ static void eval_completion(const sim_summary *s, expect_result *r)
     r->has_value = true;
     r->value = s->completion_time_s;
     r->ok = s->completion_time_s <= r->limit;
-    int p = digits(s->completion_time_s, r->limit, 4, false);
+    int p = expect_digits(s->completion_time_s, r->limit, 4, false);
     snprintf(r->explain, sizeof r->explain,
              "every request ended by %.*g s %s limit %.*g s", p,
              s->completion_time_s, r->ok ? "within" : "past the", p,
@@ -360,7 +358,7 @@ static void eval_phase(const sim_summary *s, phase_kind k, bool at_least,
     r->ok = at_least ? v >= r->limit : v <= r->limit;
     double scale = pct ? 100.0 : 1.0;
     const char *u = pct ? " %" : unit;
-    int d = digits(scale * v, scale * r->limit, 4, false);
+    int d = expect_digits(scale * v, scale * r->limit, 4, false);
     snprintf(r->explain, sizeof r->explain, "%s: %s %.*g%s %s %.*g%s", head,
              what, d, scale * v, u,
              at_least ? (r->ok ? "meets the minimum" : "is below")
@@ -389,7 +387,7 @@ static void eval_steady_goodput(const sim_summary *s, expect_result *r)
     r->has_value = true;
     r->value = share;
     r->ok = share >= r->limit;
-    int d = digits(100.0 * share, 100.0 * r->limit, 4, false);
+    int d = expect_digits(100.0 * share, 100.0 * r->limit, 4, false);
     snprintf(r->explain, sizeof r->explain,
              "%s: goodput %.4g/s is %.*g %% of the baseline %.4g/s, %s "
              "%.*g %%", head, p->goodput_per_s, d, 100.0 * share,
@@ -471,7 +469,7 @@ static void eval_job_share(const sim_pipeline_summary *p, uint64_t n,
     r->has_value = true;
     r->value = share;
     r->ok = at_least ? share >= r->limit : share <= r->limit;
-    int d = digits(100.0 * share, 100.0 * r->limit, 4, false);
+    int d = expect_digits(100.0 * share, 100.0 * r->limit, 4, false);
     snprintf(r->explain, sizeof r->explain,
              "%.*g %% of %llu jobs %s%s%s%s, %s %.*g %%", d, 100.0 * share,
              (unsigned long long)p->jobs, verb, detail[0] ? " (" : "",
@@ -609,10 +607,10 @@ int expect_eval(const expect_set *set, const sim_summary *s,
             r->ok = s->success_ratio >= r->limit;
             snprintf(r->explain, sizeof r->explain,
                      "success ratio %.*f%% %s minimum %.*f%%",
-                     digits(100.0 * s->success_ratio, 100.0 * r->limit, 2,
+                     expect_digits(100.0 * s->success_ratio, 100.0 * r->limit, 2,
                             true),
                      100.0 * s->success_ratio, r->ok ? "meets" : "is below",
-                     digits(100.0 * s->success_ratio, 100.0 * r->limit, 2,
+                     expect_digits(100.0 * s->success_ratio, 100.0 * r->limit, 2,
                             true),
                      100.0 * r->limit);
             break;
