@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "app.h"
 #include "testutil.h"
@@ -107,12 +108,45 @@ START_TEST(new_policy_keeps_what_was_injected)
 }
 END_TEST
 
+/* The header's speed is the rate the user gets.  A window whose frames
+ * take 0.4 s of wall time (a slow machine, a heavy run) hands the app at
+ * most 0.25 s per frame, the cap that keeps one slow frame from jumping
+ * the run ahead; at 100 x the run then moves 25 s per 0.4 s of wall
+ * time: 62.5 x real time at most, whatever was asked.  The figure said
+ * 100 x (25 s over the 0.25 s it was handed).  Sleeping can only make
+ * the frames longer on a busy machine, so the bound is safe. */
+START_TEST(speed_shown_is_the_real_rate)
+{
+    app_options o;
+    sb_err e;
+    load_storm();
+    memset(&o, 0, sizeof o);
+    o.cfg = &storm.cfg;
+    o.policy = "none";
+    o.speed = 100;
+    app *a;
+    ck_assert_msg(app_create(&o, &a, &e) == 0, "%s", e.msg);
+    ck_assert_double_lt(app_real_speed(a), 0); /* not measured yet */
+    struct timespec frame = {0, 400 * 1000 * 1000};
+    for (int i = 0; i < 4; i++) {
+        nanosleep(&frame, NULL);
+        ck_assert_int_eq(app_advance(a, 0.25, INFINITY), 0);
+    }
+    /* 4 frames of 25 s each: the run did move at the cap. */
+    ck_assert_int_eq(app_now(a), 100 * NS_PER_S);
+    ck_assert_double_gt(app_real_speed(a), 0);
+    ck_assert_double_le(app_real_speed(a), 62.5);
+    app_destroy(a);
+}
+END_TEST
+
 Suite *app_suite(void)
 {
     Suite *s = suite_create("app");
     TCase *tc = tcase_create("script");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, new_policy_keeps_what_was_injected);
+    tcase_add_test(tc, speed_shown_is_the_real_rate);
     suite_add_tcase(s, tc);
     return s;
 }
