@@ -86,6 +86,7 @@ struct pipeline {
     uint32_t *live, n_live, live_cap;
     uint32_t *deferred, n_deferred, deferred_cap;
     bool down;
+    bool finished; /* pipeline_finish has counted the waiting jobs' time */
 };
 
 static int push_index(uint32_t **v, uint32_t *n, uint32_t *cap, uint32_t x)
@@ -799,14 +800,14 @@ bool pipeline_sane(const sim *s)
     uint64_t waiting = 0;
     for (uint32_t i = 0; i < p->n_live; i++) {
         const job *j = job_at(p, p->live[i]);
-        if (j->live_pos != i || j->ended || j->step >= p->n)
+        if (j->live_pos != i || j->ended || j->step > p->n)
             return false;
         waiting += j->state == JOB_WAITING && j->started;
     }
     for (unsigned k = 0; k < p->n; k++)
         if (s->rqs.rq[p->steps[k].caller].owner != k)
             return false;
-    return waiting == p->waiting;
+    return waiting == p->waiting || (p->finished && p->waiting == 0);
 }
 
 /* Jobs still out when the run ends: unfinished; a job waiting for its
@@ -827,6 +828,7 @@ void pipeline_finish(sim *s)
     p->failed_ns += (double)p->waiting * (double)s->now - p->waiting_since;
     p->waiting = 0;
     p->waiting_since = 0;
+    p->finished = true;
 }
 
 bool sim_pipeline_summary_of(const sim *s, sim_pipeline_summary *out)

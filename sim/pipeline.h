@@ -127,9 +127,11 @@ void pipeline_on_job(sim *s, uint32_t ji, uint32_t gen);
 void pipeline_runners_down(sim *s, bool down);
 
 /* Invariants (pipeline_sane): `live` lists the jobs not yet ended, each
- * at its live_pos, at a step of the pipeline; jobs wait in `deferred`
+ * at its live_pos, at a step of the pipeline (or past the last, a run
+ * that failed waiting for its rerun); jobs wait in `deferred`
  * only while the runners are down; `waiting` counts the started jobs
- * waiting for a rerun; every step's caller is the step's (owner). */
+ * waiting for a rerun (until pipeline_finish has counted their time);
+ * every step's caller is the step's (owner). */
 bool pipeline_sane(const sim *s);
 
 /* A bucket closes at t: judge the dead-letter queue's growth. */
