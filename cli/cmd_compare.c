@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -851,12 +852,14 @@ static int write_outputs(const compare_result *r, const char *const *dirs,
 
 /* ---- Ctrl-C -------------------------------------------------------------------- */
 
-static volatile sig_atomic_t stop_flag;
+/* A lock-free atomic store is safe in a signal handler (C11 7.14.1.1)
+ * and visible to the worker threads that poll it. */
+static atomic_int stop_flag;
 
 static void on_sigint(int sig)
 {
     (void)sig;
-    stop_flag = 1;
+    atomic_store(&stop_flag, 1);
 }
 
 /* ---- compare -------------------------------------------------------------------- */

@@ -549,8 +549,10 @@ static int validate_one(const char *path, const char *const *plugins,
                         int n_plugins, bool force, bool no_plugins)
 {
     scenario *sc = calloc(1, sizeof *sc);
-    if (sc == NULL)
+    if (sc == NULL) {
+        fprintf(stderr, "stormbench validate: %s: out of memory\n", path);
         return EXIT_INPUT;
+    }
     sb_err e;
     policy_setup ps;
     memset(&ps, 0, sizeof ps);

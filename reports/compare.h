@@ -32,6 +32,7 @@
 #define SB_COMPARE_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -188,8 +189,10 @@ typedef struct compare_opts {
      * NULL: quiet. */
     FILE *progress;
     /* Set (by a SIGINT handler) to stop: runs in flight finish and are
-     * saved, no new ones start. */
-    volatile sig_atomic_t *stop;
+     * saved, no new ones start.  Atomic, not volatile sig_atomic_t: the
+     * worker threads read it, and volatile orders nothing between
+     * threads (ThreadSanitizer saw the race). */
+    atomic_int *stop;
     /* What a command that reruns one run alone starts with: `stormbench
      * run`, the scenario as given, the comparison's --set options and
      * --policy-plugin files.  Each run adds its policy, parameters, sweep
@@ -276,34 +279,75 @@ typedef struct compare_stat {
                              recovered, or not judged) */
 } compare_stat;
 
-/* Which policy did best on a metric at a point, and whether it is
- * significant.  The rules:
- *   - best: the best mean over the seeds (higher or lower, as the metric
- *     says).  For recovery and completion time, first the fewest runs
- *     that failed (did not recover, did not complete) of those where the
- *     metric applies, then the best mean over the runs that have a value.
- *     Equal means go to the policy listed first.
- *   - Against every other policy, a paired test across the seeds: the
- *     paired t test over the seeds where both have a value; for recovery
- *     and completion, when the two failed in different numbers of runs,
- *     the exact sign test (McNemar's) over the seeds where exactly one of
- *     them failed.
- *   - The p values are Holm-adjusted over those n - 1 comparisons; the
- *     verdict is significant when every adjusted p is below 0.05.  p is
- *     the largest, and the text names that closest competitor.  A
- *     comparison that cannot be tested (fewer than 2 seeds with values
- *     under both) makes the verdict not significant.
+/* Which policies did best on a metric at a point, which differences are
+ * more than noise, and the sentence that says so.  The rules:
+ *   - The ranking: the better mean over the seeds (higher or lower, as
+ *     the metric says), a policy with no value last.  For recovery and
+ *     completion time, first the fewest runs that failed (did not
+ *     recover, did not complete) of those where the metric applies, then
+ *     the better mean over the runs that have a value.  Equal places go
+ *     to the policy listed first.
+ *   - Every pair of policies is tested, paired across the seeds:
+ *       recovery and completion, when the two failed in different
+ *         numbers of runs: the exact McNemar test (the sign test over the
+ *         seeds where exactly one of them failed) -- the counts decide
+ *         the ranking, so they are what is tested; else the paired t
+ *         test over the seeds where both have a value (the times of the
+ *         runs that recovered);
+ *       counts (duplicate writes, quarantined, critical alerts,
+ *         duplicate items) when sparse -- both policies' means under
+ *         COMPARE_SPARSE_COUNT per seed, such as duplicates that are 0
+ *         or 1 -- the exact sign test over the seeds where they differ:
+ *         a t test's p rests on a normal mean, which a handful of 0s and
+ *         1s is not;
+ *       everything else: the paired t test over the seeds where both
+ *         have a value.
+ *     A pair identical on every seed is not tested: p = 1.
+ *   - The p values are Holm-adjusted over all n (n - 1) / 2 pairs, and a
+ *     pair differs significantly when its adjusted p is below 0.05 (a
+ *     pair that cannot be tested -- fewer than 2 seeds with values under
+ *     both -- does not).
+ *   - The leaders: the best-ranked policy and every policy that does not
+ *     differ significantly from it (tied for best).  `significant`: the
+ *     best leads alone, significantly better than every other.
+ *   - Significance groups (a compact letter display, Piepho's insert and
+ *     absorb): two policies share a letter unless they differ
+ *     significantly; "a" is the group of the best.
  *   - best is -1 when no policy has a value, or when every policy has the
- *     same value on every seed (a tie: nothing to choose). */
+ *     same value on every seed (nothing to choose). */
+#define COMPARE_SPARSE_COUNT 5.0
+
+typedef enum compare_test {
+    CT_NONE = 0,        /* identical on every seed, or not testable */
+    CT_PAIRED_T = 1,    /* the paired t test */
+    CT_SIGN = 2,        /* the exact sign test (sparse counts) */
+    CT_MCNEMAR = 4      /* the exact McNemar test on failures */
+} compare_test;
+
 typedef struct compare_verdict {
     int best;             /* policy index; -1: no values, or a tie */
-    bool significant;
-    double p;             /* the largest adjusted p against the others;
-                             NaN when nothing was tested */
-    char text[768];       /* "exponential+token_bucket: lowest p99 latency
-                             (412 ms vs 2310 ms for immediate), significant
-                             (paired t, p < 0.001)" */
+    bool significant;     /* best leads alone */
+    double p;             /* the adjusted p `significant` turns on: with
+                             best alone, the largest against the others;
+                             with other leaders, the smallest against them
+                             (the nearest any came to separating); NaN
+                             when nothing was tested */
+    int runner_up;        /* second in the ranking; -1 */
+    int n_leaders;        /* tied for best, best included; 0 with best -1 */
+    uint32_t leaders;     /* bit i: policy i is a leader */
+    int order[COMPARE_MAX_POLICIES]; /* the ranking, best first */
+    unsigned tests;       /* compare_test bits of the pairs the text cites */
+    /* Significance groups per policy ("a", "ab", "b"); "" when every
+     * policy shares one group (no pair differs) or there is no ranking. */
+    char letters[COMPARE_MAX_POLICIES][8];
+    char text[1024];      /* "exponential+token_bucket: lowest p99 latency
+                             (412 ms vs 2310 ms for immediate, the next
+                             best), significant (paired t, p < 0.001)" */
 } compare_verdict;
+
+/* "paired t", "exact sign test", "paired t and exact McNemar test": the
+ * tests of a compare_test bit set, as the verdicts name them. */
+void compare_tests_text(unsigned tests, char *buf, size_t len);
 
 typedef struct compare_result {
     const compare_plan *plan;
@@ -322,6 +366,46 @@ typedef struct compare_result {
  * 1). */
 void compare_failures(const compare_result *r, uint32_t pt, int pol,
                       compare_metric m, uint32_t *failed, uint32_t *applies);
+
+/* ---- Metastability as a probability ----------------------------------------
+ *
+ * Whether a policy tips into a storm at a point is a probability, not a
+ * majority vote: of the n seeds whose recovery was judged, k did not
+ * recover (the faults ended and goodput never came back within the run).
+ * Every table, verdict and chart that judges recovery reports k of n and
+ * the Wilson 95 % interval of k / n (base/stats.h: it stays in [0, 1] and
+ * is not empty at k = 0 or k = n, unlike p +- 1.96 sqrt(p(1-p)/n)), and
+ * gives recovery time over the n - k seeds that recovered only.
+ *
+ * The call: clearly stable when the interval lies below 1/2, clearly
+ * metastable when it lies above, bistable when it holds 1/2 -- the seeds
+ * cannot tell whether the policy tips more often than not.  At k = 0 the
+ * interval's top is z^2 / (n + z^2) = 3.84 / (n + 3.84), below 1/2 only
+ * from n = 4: with 3 seeds or fewer no cell is called either way. */
+typedef enum compare_stability {
+    CS_UNJUDGED,   /* no run's recovery was judged (no fault, no baseline,
+                      no room for the recovery window) */
+    CS_STABLE,     /* hi < 1/2 */
+    CS_BISTABLE,   /* lo <= 1/2 <= hi */
+    CS_METASTABLE  /* lo > 1/2 */
+} compare_stability;
+
+typedef struct compare_tipping {
+    uint32_t tipped;    /* seeds that did not recover */
+    uint32_t n;         /* seeds whose recovery was judged */
+    double share;       /* tipped / n; NaN when n = 0 */
+    double lo, hi;      /* Wilson 95 % interval of share; NaN when n = 0 */
+    compare_stability stability;
+    bool bistable;      /* stability == CS_BISTABLE */
+} compare_tipping;
+
+/* The tipping of policy pol at point pt (every seed's run of it). */
+void compare_tipping_of(const compare_result *r, uint32_t pt, int pol,
+                        compare_tipping *out);
+/* The same from counts: k of n tipped. */
+void compare_tipping_counts(uint32_t k, uint32_t n, compare_tipping *out);
+/* "stable", "bistable", "metastable", "not judged". */
+const char *compare_stability_name(compare_stability s);
 
 enum {
     CP_OFFERED,

@@ -268,16 +268,17 @@ static void metrics_table(report *d, const compare_result *r, uint32_t pt,
             uint8_t *em = &t.emph[(size_t)i * (size_t)t.cols + (size_t)c + 1];
             if (st->ci.n == 0)
                 *em = REPORT_MUTED;
-            else if (v->best == i && v->significant && p->n_policies > 1)
+            else if ((v->leaders & (1u << i)) &&
+                     v->n_leaders < p->n_policies)
                 *em = REPORT_BEST;
         }
     }
     char caption[400];
     snprintf(caption, sizeof caption, "Mean \xc2\xb1 half-width of the 95 %% "
-             "confidence interval over %u seeds. Bold: the best value of "
-             "its column, when the difference from every other policy is "
-             "significant (paired tests across seeds, Holm-adjusted, "
-             "p < 0.05).", p->n_seeds);
+             "confidence interval over %u seeds. Bold: the best of its "
+             "column and any policy not significantly worse than it, when "
+             "some policy is (paired tests across seeds, Holm-adjusted "
+             "over every pair, p < 0.05).", p->n_seeds);
     report_table tb = {caption, n + 1, p->n_policies, head, t.cells,
                        t.emph, NULL};
     report_table_add(d, &tb);

@@ -177,11 +177,15 @@ int faults_cut_off(const sim *s, uint32_t c)
     return -1;
 }
 
+/* A fault's events carry the generation they were pushed in: its start
+ * event generation 0, its end event the one its start made.  Ending a
+ * fault (by hand, or before it began) moves the generation on, so the
+ * stale event is skipped when it surfaces, as timeouts are. */
 void faults_on(sim *s, uint32_t i, bool on, uint32_t gen)
 {
     faults *fl = &s->fl;
     if (on) {
-        if (fl->active[i])
+        if (fl->active[i] || gen != fl->gen[i])
             return;
         fl->active[i] = true;
         fl->gen[i]++;
@@ -232,17 +236,31 @@ int sim_inject(sim *s, const fault_cfg *f, sb_err *e)
     return (int)i;
 }
 
-void sim_end_fault(sim *s, int index)
+/* A fault injected now starts with its event, after this call returns:
+ * a second change at the same instant (a key pressed twice between two
+ * frames) ends the first before it began.  It must then never begin --
+ * left to start, it ran its whole duration beside the change that
+ * replaced it.  Its duration becomes 0: it did not happen, and counts
+ * for no phase. */
+bool sim_end_fault(sim *s, int index)
 {
     faults *fl = &s->fl;
-    if (index < 0 || (uint32_t)index >= fl->n || !fl->active[index])
-        return;
-    /* Record the real end so the summary measures recovery from it. */
-    fl->fault[index].duration_ns = s->now - fl->fault[index].start_ns;
-    fl->active[index] = false;
+    if (index < 0 || (uint32_t)index >= fl->n)
+        return false;
+    fault_cfg *f = &fl->fault[index];
+    if (fl->active[index]) {
+        /* The real end, so the summary measures recovery from it. */
+        f->duration_ns = s->now - f->start_ns;
+        fl->active[index] = false;
+    } else if (fl->gen[index] == 0) {
+        f->duration_ns = 0; /* it never began */
+    } else {
+        return false; /* over already */
+    }
     fl->gen[index]++;
     engine_plan_phases(s, false);
     faults_apply(s);
+    return true;
 }
 
 bool sim_fault_active(const sim *s, int index)
@@ -255,6 +273,8 @@ int64_t sim_last_fault_end(const sim *s)
     int64_t end = -1;
     for (uint32_t i = 0; i < s->fl.n; i++) {
         const fault_cfg *f = &s->fl.fault[i];
+        if (f->duration_ns == 0) /* ended before it began */
+            continue;
         int64_t e = simtime_add(f->start_ns, f->duration_ns);
         if (e > end)
             end = e;
@@ -266,7 +286,8 @@ int64_t sim_first_fault_start(const sim *s)
 {
     int64_t start = -1;
     for (uint32_t i = 0; i < s->fl.n; i++)
-        if (start < 0 || s->fl.fault[i].start_ns < start)
+        if (s->fl.fault[i].duration_ns > 0 &&
+            (start < 0 || s->fl.fault[i].start_ns < start))
             start = s->fl.fault[i].start_ns;
     return start;
 }

@@ -294,9 +294,16 @@ int sim_run_until(sim *s, int64_t t)
     }
     if (evq_failed(&s->q))
         return engine_fail(s, "out of memory for the event queue");
-    if (t > s->m.cur_end &&
-        (metrics_roll(&s->m, t - 1, bucket_closed, s) != 0 ||
-         (s->tiers && tiers_roll(s, t - 1) != 0)))
+    /* Every event before t has run, so a bucket that ends at t is
+     * complete: it closes now, not when the next event comes, or a front
+     * end stopped at t (the GUI's header, a run saved there) would show
+     * one bucket less than the time it shows.  Rolling here or at the
+     * next event closes the same bucket with the same sums.  The run's
+     * last bucket is sim_finish's to close. */
+    int64_t upto = t < s->cfg->duration_ns ? t : t - 1;
+    if (upto >= s->m.cur_end &&
+        (metrics_roll(&s->m, upto, bucket_closed, s) != 0 ||
+         (s->tiers && tiers_roll(s, upto) != 0)))
         return engine_fail(s, "out of memory for metrics");
     if (t > s->now)
         s->now = t;

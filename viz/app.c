@@ -160,6 +160,9 @@ static void restart(app *a)
         (unsigned long long)a->o.cfg->seed);
 }
 
+/* A's new policy is replayed to now with everything injected and changed
+ * (B, at the same instant, goes on as it was), so the two are compared
+ * on the storm the user made. */
 static void set_policy(app *a, const char *spec)
 {
     sb_err e;
@@ -167,11 +170,11 @@ static void set_policy(app *a, const char *spec)
         say(a, "policy %s: %s", spec, e.msg);
         return;
     }
-    for (int r = 1; r < a->n_runs; r++)
-        if (session_restart(a->run[r], &e) != 0)
-            fail(a, e.msg);
-    a->last_fault = -1;
-    say(a, "policy A: %s (restarted at t = 0 on the same seed)", spec);
+    const session_action *log;
+    int n = session_actions(a->run[0], &log);
+    say(a, "policy A: %s, replayed to t = %.1f s on the same seed%s", spec,
+        (double)app_now(a) / 1e9,
+        n ? " with what you injected and changed" : "");
 }
 
 static void seek(app *a, double t_s)
@@ -253,12 +256,11 @@ static bool preset(app *a, int k, fault_cfg *f)
 
 static void end_last(app *a)
 {
-    if (a->last_fault < 0 || !sim_fault_active(session_sim(a->run[0]),
-                                               a->last_fault)) {
+    if (a->last_fault < 0 || !session_end_fault(a->run[0], a->last_fault)) {
         say(a, "no injected fault is running");
         return;
     }
-    for (int r = 0; r < a->n_runs; r++)
+    for (int r = 1; r < a->n_runs; r++)
         session_end_fault(a->run[r], a->last_fault);
     say(a, "ended it at t = %.1f s", (double)app_now(a) / 1e9);
     a->last_fault = -1;
@@ -849,6 +851,12 @@ void app_destroy(app *a)
 int64_t app_now(const app *a)
 {
     return session_now(a->run[0]);
+}
+
+bool app_idle(const app *a)
+{
+    return (a->paused || session_done(a->run[0]) || a->status != 0) &&
+           !a->shot_pending;
 }
 
 static uint64_t events(const app *a)

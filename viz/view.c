@@ -326,7 +326,8 @@ static void faults(cairo_t *cr, const chart_panel *p, const session *ss)
     double now = (double)session_now(ss) / 1e9;
     for (uint32_t i = 0; i < n; i++) {
         double t0 = (double)f[i].start_ns / 1e9;
-        if (t0 > now)
+        /* Not yet, or ended before it began (replaced at once). */
+        if (t0 > now || f[i].duration_ns == 0)
             continue;
         double t1 = fmin(t0 + (double)f[i].duration_ns / 1e9, now);
         bool change = i >= configured && is_change(&f[i]);
@@ -657,6 +658,8 @@ static void timeline(cairo_t *cr, const view_layout *l, const view_state *v)
     const fault_cfg *fl = sim_faults(session_sim(a), &n);
     uint32_t configured = session_config(a)->n_faults;
     for (uint32_t i = 0; i < n; i++) {
+        if (fl[i].duration_ns == 0) /* ended before it began */
+            continue;
         double t0 = (double)fl[i].start_ns / 1e9;
         double t1 = t0 + (double)fl[i].duration_ns / 1e9;
         double x0 = r.x + r.w * fmin(t0 / dur, 1.0);
@@ -734,7 +737,7 @@ static const char *const help_lines[] = {
     "right / left   one worker more / fewer",
     "t / T          client timeout -100 ms / +100 ms",
     "v              A/B: run a second policy on the same random numbers",
-    "p              next policy (restarts at t = 0 on the same seed)",
+    "p              next policy for A (replayed to now, same storm)",
     "g              the field by client or by process",
     "r              restart",
     "w              save as a scenario (with [expect]) to run in CI",
