@@ -445,6 +445,46 @@ START_TEST(pipeline_runs_complete_when_their_jobs_do)
 }
 END_TEST
 
+/* report.pdf is reproducible under SOURCE_DATE_EPOCH: its metadata's
+ * dates are that time, not the time it was written (cairo stamps "now"
+ * unless told).  31536000 s after the epoch is 1971-01-01 00:00:00 UTC
+ * (365 days of 86400 s). */
+START_TEST(pdf_dates_follow_source_date_epoch)
+{
+    char dir[1024];
+    fresh_dir("cmp-epoch", dir, sizeof dir);
+    setenv("SOURCE_DATE_EPOCH", "31536000", 1);
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"compare",
+                                       SB_SOURCE_DIR
+                                       "/scenarios/tier-amplification.ini",
+                                       "--seeds", "2", "-o", dir, "-q",
+                                       NULL});
+    unsetenv("SOURCE_DATE_EPOCH");
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/report.pdf", dir);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    static char pdf[1 << 21];
+    size_t n = fread(pdf, 1, sizeof pdf - 1, f);
+    fclose(f);
+    int dates = 0;
+    for (size_t i = 0; i + 40 < n; i++)
+        if (memcmp(pdf + i, "/CreationDate (", 15) == 0 ||
+            memcmp(pdf + i, "/ModDate (", 10) == 0) {
+            const char *d = memchr(pdf + i, '(', 20) + 1;
+            if (d[0] == 'D' && d[1] == ':')
+                d += 2;
+            ck_assert_msg(memcmp(d, "19710101000000", 14) == 0,
+                          "a date: %.30s", pdf + i);
+            dates++;
+        }
+    ck_assert_int_eq(dates, 2);
+}
+END_TEST
+
 /* The HTML stands alone: every chart an inline <svg> inside its
  * <figure> (as many of one as of the other), links only to fragments of
  * the page itself, no src=, no stylesheet or script fetched; the only
@@ -736,6 +776,7 @@ Suite *report_compare_suite(void)
     tcase_add_test(tc, pdf_carries_the_results);
     tcase_add_test(tc, no_fault_no_recovery_verdict);
     tcase_add_test(tc, pipeline_runs_complete_when_their_jobs_do);
+    tcase_add_test(tc, pdf_dates_follow_source_date_epoch);
     tcase_add_test(tc, html_stands_alone);
     tcase_add_test(tc, stability_map_tips_where_k_rho_passes_one);
     tcase_add_test(tc, resumed_runs_only_what_is_missing);
