@@ -457,9 +457,11 @@ static int load_point(plan_state *s, uint32_t k, sb_err *e)
         const compare_axis *ax = &p->axes[a];
         pt->index[a] = rest % ax->n;
         rest /= ax->n;
-        pt->value[a] = compare_axis_value(ax, pt->index[a]);
         char v[64];
         axis_text(ax, s->decimals[a], pt->index[a], v, sizeof v);
+        /* The value as typed, the one the scenario reads: 0.85, not
+         * from + 7 x step = 0.85000000000000009. */
+        pt->value[a] = strtod(v, NULL);
         if (ax->policy_param) {
             setting *st = &pt->policy_sets[pt->n_policy_sets++];
             snprintf(st->key, sizeof st->key, "%s", ax->key + 7);

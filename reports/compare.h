@@ -272,8 +272,18 @@ double compare_metric_of(const compare_run *r, compare_metric m);
 int compare_metric_failed(const compare_plan *p, const compare_run *r,
                           compare_metric m);
 
+/* A figure over the seeds.  Its interval respects the figure's domain:
+ * Student's t interval of the mean, cut at 0 (every figure here is a
+ * count, a time, a rate or a ratio) and at 100 for a share in %.  The
+ * true mean lies in the domain, so cutting the interval there leaves its
+ * coverage exactly as it was -- what a transform (log, logit) would not
+ * (it moves the interval to another mean, and breaks on the zeros a
+ * comparison is full of: 0 duplicates, 0 % wasted), nor a bootstrap
+ * (which covers too little with 5 seeds).  ci.half_width stays t's, so
+ * the cut interval is lo and hi, not mean -+ half_width.  Shares of
+ * seeds (how many tipped) are Wilson intervals: compare_tipping. */
 typedef struct compare_stat {
-    stats_ci ci;          /* 95 % */
+    stats_ci ci;          /* 95 %; lo and hi cut to the domain */
     double median;
     uint32_t missing;     /* runs without a value (recovery: not
                              recovered, or not judged) */
@@ -468,6 +478,18 @@ typedef struct compare_numbers {
     char mean[32], lo[32], hi[32];
 } compare_numbers;
 void compare_stat_numbers(const compare_stat *s, compare_numbers *out);
+
+/* A results table's cell, as summary.md and the report print it: "99.2
+ * [98.9, 99.5]" (mean [95 % interval]); "3.00" (one seed: no interval);
+ * "-" (no value).  Recovery adds the seeds its mean is over when some
+ * did not recover ("22.0 [20.1, 23.9] over 3 seeds"); completion the runs
+ * that did not complete ("-; did not complete in 4 of 4"); any other
+ * figure the seeds without a value ("; no value in 2 of 5"). */
+void compare_cell_text(const compare_result *r, uint32_t pt, int pol,
+                       compare_metric m, char *buf, size_t len);
+/* "2 of 5, 40 % [12, 77]": k of n and the share with its Wilson 95 %
+ * interval, in %; "-" when nothing was judged. */
+void compare_tipping_text(const compare_tipping *t, char *buf, size_t len);
 
 /* "99.2 %", "1.23x", "412 ms", "250/s", "3.20": a printed number and a
  * unit of compare_metrics or compare_phase_figures. */

@@ -65,6 +65,46 @@ void compare_stat_numbers(const compare_stat *s, compare_numbers *out)
     number(out->hi, sizeof out->hi, s->ci.hi, d);
 }
 
+static void stat_text(const compare_stat *st, char *buf, size_t len)
+{
+    compare_numbers n;
+    compare_stat_numbers(st, &n);
+    if (n.mean[0] == '\0')
+        snprintf(buf, len, "-");
+    else if (n.lo[0] == '\0')
+        snprintf(buf, len, "%s", n.mean);
+    else
+        snprintf(buf, len, "%s [%s, %s]", n.mean, n.lo, n.hi);
+}
+
+void compare_cell_text(const compare_result *r, uint32_t pt, int pol,
+                       compare_metric m, char *buf, size_t len)
+{
+    const compare_stat *st = compare_stat_at(r, pt, pol, m);
+    stat_text(st, buf, len);
+    size_t used = strlen(buf);
+    uint32_t failed, applies;
+    compare_failures(r, pt, pol, m, &failed, &applies);
+    if (m == CM_RECOVERY_S && failed > 0 && st->ci.n > 0)
+        snprintf(buf + used, len - used, " over %zu seed%s", st->ci.n,
+                 st->ci.n == 1 ? "" : "s");
+    else if (m == CM_COMPLETION_S && failed > 0)
+        snprintf(buf + used, len - used, "; did not complete in %u of %u",
+                 failed, applies);
+    else if (m != CM_RECOVERY_S && st->missing && st->ci.n)
+        snprintf(buf + used, len - used, "; no value in %u of %u",
+                 st->missing, r->plan->n_seeds);
+}
+
+void compare_tipping_text(const compare_tipping *t, char *buf, size_t len)
+{
+    if (t->n == 0)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%u of %u, %.0f %% [%.0f, %.0f]", t->tipped,
+                 t->n, 100.0 * t->share, 100.0 * t->lo, 100.0 * t->hi);
+}
+
 void compare_with_unit(const char *num, const char *unit, char *buf,
                        size_t len)
 {

@@ -703,9 +703,11 @@ static void md_cell(const char *md, const char *head, int c, char *buf,
     snprintf(buf, len, "%.*s", (int)l, p);
 }
 
-/* summary.md prints the numbers summary.json has, digit for digit: for
- * every policy and metric the Markdown cell starts with "mean [lo, hi]"
- * made of the JSON's own literals. */
+/* summary.md prints the numbers summary.json has, rounded: summary.json
+ * keeps every digit (the double itself, for programs), summary.md three
+ * significant digits of the mean, and its interval to the same decimal
+ * place -- so for every policy and metric the Markdown cell starts with
+ * "mean [lo, hi]" as printf rounds the JSON's numbers. */
 START_TEST(markdown_has_the_json_numbers)
 {
     fixture *f = storm_plan();
@@ -733,12 +735,20 @@ START_TEST(markdown_has_the_json_numbers)
             else
                 snprintf(head, sizeof head, "%s", compare_metrics[m].name);
             md_cell(md, head, pol + 1, cell, sizeof cell);
+            double mv = strtod(mean, NULL), lv = strtod(lo, NULL),
+                   hv = strtod(hi, NULL);
+            /* Three significant digits of the mean (of the interval's
+             * half-width when the mean is 0), 0 to 6 decimals. */
+            double scale = mv != 0 ? mv : hv - mv;
+            int d = scale == 0 ? 0 : 2 - (int)floor(log10(fabs(scale)));
+            d = d < 0 ? 0 : d > 6 ? 6 : d;
             if (strcmp(mean, "null") == 0)
                 snprintf(want, sizeof want, "-");
             else if (strcmp(lo, "null") == 0) /* one value: no interval */
-                snprintf(want, sizeof want, "%s", mean);
+                snprintf(want, sizeof want, "%.*f", d, mv);
             else
-                snprintf(want, sizeof want, "%s [%s, %s]", mean, lo, hi);
+                snprintf(want, sizeof want, "%.*f [%.*f, %.*f]", d, mv, d,
+                         lv, d, hv);
             ck_assert_msg(strncmp(cell, want, strlen(want)) == 0,
                           "%s, %s: Markdown '%s', JSON '%s'", head,
                           entries[pol], cell, want);
@@ -1136,6 +1146,67 @@ START_TEST(sparse_counts_use_an_exact_test)
 }
 END_TEST
 
+/* Intervals respect their domain.  Success ratios 99.9, 100, 99.0 %:
+ * mean 99.633, sd 0.5508, t(0.975, 2) = 4.3027, half-width 4.3027 x
+ * 0.5508 / sqrt 3 = 1.368: t's interval [98.27, 101.00] passes 100 %,
+ * and is cut there.  Recovery times 0, 0, 3 s: mean 1, sd 1.732,
+ * half-width 4.3027: [-3.30, 5.30], cut at 0.  The mean and t's
+ * half-width are kept. */
+START_TEST(intervals_stay_in_their_domain)
+{
+    fixture *f = hand_plan(1, 3);
+    const char *dir = fresh_dir("cmp-domain");
+    make_dir(dir);
+    static const double ok[3] = {0.999, 1.0, 0.990}, rec[3] = {0, 0, 3};
+    for (uint32_t s = 0; s < 3; s++)
+        hand_run(f, dir, 0, s, ok[s], rec[s], 0);
+    compare_result *res = load(&f->plan, dir);
+    const compare_stat *st = compare_stat_at(res, 0, 0, CM_SUCCESS_RATIO);
+    ck_assert_double_eq_tol(st->ci.mean, 99.633333, 1e-5);
+    ck_assert_double_eq_tol(st->ci.half_width, 1.368, 1e-3);
+    ck_assert_double_eq_tol(st->ci.lo, 98.265, 1e-3);
+    ck_assert_double_eq(st->ci.hi, 100.0);
+    st = compare_stat_at(res, 0, 0, CM_RECOVERY_S);
+    ck_assert_double_eq_tol(st->ci.mean, 1.0, 1e-12);
+    ck_assert_double_eq(st->ci.lo, 0.0);
+    ck_assert_double_eq_tol(st->ci.hi, 5.3027, 1e-4);
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
+/* A run where nothing succeeded has no latency: runs.csv leaves its p99
+ * (and the other latency columns) empty, not 0 -- a p99 of 0.000 ms
+ * reads as the fastest of all.  Its attempts' latency stays, when some
+ * ended. */
+START_TEST(no_success_no_latency_in_csv)
+{
+    fixture *f = hand_plan(1, 1);
+    const char *dir = fresh_dir("cmp-nolatency");
+    make_dir(dir);
+    hand_run(f, dir, 0, 0, 0.0, NAN, 0);
+    compare_result *res = load(&f->plan, dir);
+    ck_assert_uint_eq(res->runs[0].sum.successes, 0);
+    write_tables(res, dir);
+    char *csv = read_in(dir, "runs.csv");
+    const char *row = strchr(csv, '\n') + 1;
+    static const char *const empty[] = {"p99_ms", "latency_mean_ms",
+                                        "latency_p50_ms", "latency_p99_ms",
+                                        "latency_p999_ms", "attempt_p99_ms"};
+    for (size_t i = 0; i < sizeof empty / sizeof *empty; i++) {
+        int col = csv_column(csv, empty[i]);
+        ck_assert_int_ge(col, 0);
+        ck_assert_msg(isnan(csv_field(row, col)), "%s is not empty",
+                      empty[i]);
+    }
+    /* Counts stay, zero or not. */
+    ck_assert_double_eq(csv_field(row, csv_column(csv, "successes")), 0);
+    free(csv);
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
 /* Metastability as a probability.  Over 5 seeds, immediate tips in 2
  * (Wilson 95 %: [0.1176, 0.7693], check_stats' hand calculation): the
  * interval holds 1/2, so bistable.  exponential+token_bucket never tips:
@@ -1522,6 +1593,8 @@ Suite *compare_suite(void)
     tcase_add_test(tc, recovery_counts_failures_first);
     tcase_add_test(tc, tipping_is_a_share_with_its_interval);
     tcase_add_test(tc, ties_are_grouped_and_said);
+    tcase_add_test(tc, intervals_stay_in_their_domain);
+    tcase_add_test(tc, no_success_no_latency_in_csv);
     tcase_add_test(tc, runner_up_is_the_second_best);
     tcase_add_test(tc, recovery_counts_then_times);
     tcase_add_test(tc, sparse_counts_use_an_exact_test);
