@@ -166,6 +166,11 @@ static const char *const expect_keys[TIER_EXPECT_KINDS] = {
     [TIER_EXPECT_UTILIZATION_MIN] = "utilization_min",
     [TIER_EXPECT_UTILIZATION_MAX] = "utilization_max"};
 
+const char *chain_expect_key(int k)
+{
+    return k >= 0 && k < TIER_EXPECT_KINDS ? expect_keys[k] : "";
+}
+
 /* One assertion on tier t: its measured value against the limit. */
 static void judge(const sim_tier_summary *t, int k, double limit,
                   expect_result *r)

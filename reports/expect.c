@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "jobs.h"
+#include "phases.h"
+#include "simtime.h"
 #include "suggest.h"
 #include "units.h"
 
@@ -638,6 +640,126 @@ int expect_eval(const expect_set *set, const sim_summary *s,
             else
                 eval_phase_kind(s, r);
             break;
+        }
+    }
+    return n;
+}
+
+/* ---- What cannot pass, before the run ------------------------------------- */
+
+/* The phases cfg's fault schedule gives (sim/phases.h), and whether its
+ * recovery can be judged, by summary.c's rules: a baseline before the
+ * first fault, the last fault over before the end, and a whole recovery
+ * window after it. */
+typedef struct schedule {
+    bool has_fault, has_baseline, judged;
+    phases_plan plan;
+} schedule;
+
+static void schedule_of(const sim_config *c, schedule *o)
+{
+    phases_input in = {c->bucket_ns, c->duration_ns, c->warmup_ns,
+                       c->recovery_window_ns, -1, -1};
+    for (uint32_t i = 0; i < c->n_faults; i++) {
+        const fault_cfg *f = &c->faults[i];
+        int64_t end = simtime_add(f->start_ns, f->duration_ns);
+        if (in.first_fault < 0 || f->start_ns < in.first_fault)
+            in.first_fault = f->start_ns;
+        if (end > in.last_fault_end)
+            in.last_fault_end = end;
+    }
+    phases_plan_of(&in, &o->plan);
+    o->has_fault = c->n_faults > 0;
+    o->has_baseline =
+        o->plan.to[PHASE_BEFORE] > o->plan.from[PHASE_BEFORE];
+    int64_t b = c->bucket_ns;
+    int64_t n = (c->duration_ns + b - 1) / b;
+    int64_t w = (c->recovery_window_ns + b - 1) / b;
+    o->judged = o->has_fault && o->has_baseline &&
+                in.last_fault_end < c->duration_ns &&
+                (in.last_fault_end + b - 1) / b + (w < 1 ? 1 : w) <= n;
+}
+
+/* Why recovery cannot be judged in s, or NULL when it can. */
+static const char *no_recovery(const schedule *s)
+{
+    if (!s->has_fault)
+        return "the scenario has no fault, so there is no recovery to judge";
+    if (!s->has_baseline)
+        return "the first fault starts before warm-up and one bucket have "
+               "passed, so there is no baseline goodput to recover to";
+    if (!s->judged)
+        return "the run ends less than one recovery_window after the last "
+               "fault ends, so recovery cannot be judged";
+    return NULL;
+}
+
+/* Why phase k is not in s, or NULL when it is. */
+static const char *no_phase(const schedule *s, phase_kind k)
+{
+    if (s->plan.to[k] > s->plan.from[k])
+        return NULL;
+    if (!s->has_fault)
+        return "the scenario has no fault, so the run is one phase";
+    if (k == PHASE_DURING)
+        return "the faults start after the run ends";
+    if (k == PHASE_AFTER)
+        return "the last fault lasts until the end of the run";
+    return "the run ends less than one recovery_window after the last "
+           "fault ends, so there is no steady state after it";
+}
+
+static const char *why_not(const schedule *s, expect_kind k,
+                           const sim_config *c)
+{
+    switch (k) {
+    case EXPECT_RECOVERS_WITHIN:
+    case EXPECT_METASTABLE:
+        return no_recovery(s);
+    case EXPECT_DURING_FAULT_SUCCESS_MIN:
+        return no_phase(s, PHASE_DURING);
+    case EXPECT_RECOVERY_AMPLIFICATION_MAX:
+        return no_phase(s, PHASE_AFTER);
+    case EXPECT_STEADY_GOODPUT_MIN:
+        if (no_phase(s, PHASE_END))
+            return no_phase(s, PHASE_END);
+        return s->has_baseline ? NULL
+                               : "there is no baseline goodput before the "
+                                 "first fault to compare the steady state "
+                                 "with";
+    case EXPECT_STEADY_SUCCESS_MIN:
+    case EXPECT_STEADY_LATENCY_P99_MAX:
+        return no_phase(s, PHASE_END);
+    case EXPECT_COMPLETION_WITHIN:
+        return c->clients.arrival == ARRIVAL_ONCE
+                   ? NULL
+                   : "completion time is measured for [clients] arrival = "
+                     "once only";
+    default:
+        return NULL;
+    }
+}
+
+int expect_cannot_pass(const expect_set *set, const sim_config *cfg,
+                       char *out, size_t len)
+{
+    schedule s;
+    schedule_of(cfg, &s);
+    int n = 0;
+    size_t used = 0;
+    if (len)
+        out[0] = '\0';
+    for (int k = 0; k < EXPECT_KIND_COUNT; k++) {
+        const char *why = set->has[k] ? why_not(&s, (expect_kind)k, cfg)
+                                      : NULL;
+        if (why == NULL)
+            continue;
+        n++;
+        if (used < len) {
+            int w = snprintf(out + used, len - used,
+                             "[expect] %s: %s; it fails every run\n",
+                             expect_name((expect_kind)k), why);
+            used += w > 0 ? (size_t)w : 0;
         }
     }
     return n;

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 
+#include "config.h"
 #include "setting.h"
 #include "summary.h"
 
@@ -87,5 +88,16 @@ int expect_digits(double v, double limit, int least, bool fixed);
  * (out holds EXPECT_KIND_COUNT). */
 int expect_eval(const expect_set *set, const sim_summary *sum,
                 expect_result *out);
+
+/* The assertions of set that no run of cfg can pass, because what they
+ * judge cannot be in the run: recovery without a fault, or without a
+ * baseline before it, or without a recovery window after it; a phase the
+ * fault schedule leaves out (sim/phases.h); completion time without
+ * arrival = once.  expect_eval fails each with "cannot be judged"; this
+ * says so before anything runs.  One line per assertion in out ("[expect]
+ * recovers_within: the scenario has no fault, ..."); returns how many.
+ * A pipeline's keys are not judged here (expect_needs_pipeline). */
+int expect_cannot_pass(const expect_set *set, const sim_config *cfg,
+                       char *out, size_t len);
 
 #endif

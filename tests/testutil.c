@@ -317,3 +317,11 @@ char *tu_tool_output(const char *tool, const char *const *targs)
     tu_output_free(&o);
     return out;
 }
+
+int tu_count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++)
+        n++;
+    return n;
+}

@@ -81,6 +81,9 @@ double tu_json_number(const char *json, const char *path);
  * header line).  Fails the test when there is no such column. */
 double tu_csv_sum(const char *csv, const char *column);
 
+/* How many times needle occurs in hay (overlapping ones too). */
+int tu_count(const char *hay, const char *needle);
+
 /* Is the value after "key": the literal null / true? */
 bool tu_json_is_null(const char *json, const char *path);
 bool tu_json_is_true(const char *json, const char *path);
