@@ -96,6 +96,9 @@ int sim_inject(sim *s, const fault_cfg *f, sb_err *e);
 bool sim_end_fault(sim *s, int index);
 /* Is fault i running now? */
 bool sim_fault_active(const sim *s, int index);
+/* How many times fault `index` has begun: 0 or 1 for a fault that happens
+ * once, the occurrences so far for a recurring one (fault_cfg.every). */
+uint32_t sim_fault_occurrences(const sim *s, int index);
 
 int64_t sim_now(const sim *s);
 /* When the last logical request ended (success or failure), ns. */
