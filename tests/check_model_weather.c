@@ -8,8 +8,6 @@
  */
 #include <check.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "sim.h"
 #include "testutil.h"
@@ -96,31 +94,36 @@ START_TEST(exp_gap_count)
 }
 END_TEST
 
-/* Lengths drawn from exp(2s), an occurrence every const(10s) from 60 s
- * (start 50 s + 10 s) to 3050 s: 300 of them in a run of 3060 s. */
+/* Lengths drawn from uniform(1s, 3s), an occurrence every const(10s)
+ * from 60 s (start 50 s + 10 s) to 3050 s: 300 of them in a run of
+ * 3060 s, each starting on a whole second (no length reaches the next
+ * start).  An occurrence of length L strikes the ceil(L) seconds it
+ * covers: 2 when L <= 2 s, else 3, each with probability 1/2, so the
+ * seconds struck are 300 x 2.5 = 750, sd sqrt(300 x 0.25) = 8.7: 715 to
+ * 785 holds 4 sd.  A length fixed at the mean, 2 s, would strike 600.
+ * The injected errors count what the lengths add up to: 100 requests/s
+ * x 300 x 2 s = 60 000, with sd sqrt(60 000 + 100^2 x 300 x 1/3) = 1030
+ * (Poisson arrivals, and the sum of the lengths, variance 300 x 4/12);
+ * 55 900 to 64 100 holds 4 sd. */
 START_TEST(drawn_lengths)
 {
     weather w = {{DIST_CONST, 10 * NS_PER_S, 0, 0, 0, 0},
-                 {DIST_EXP, 2 * NS_PER_S, 0, 0, 0, 0}};
+                 {DIST_UNIFORM, 2 * NS_PER_S, 0, 0, 1 * NS_PER_S,
+                  3 * NS_PER_S}};
     tu_sim *t = tu_sim_run_edited(weather_ini("3060s", "1s"), NULL,
                                   set_weather, &w);
     const metrics *m = sim_metrics(t->sim);
     int struck = 0;
+    uint64_t errors = 0;
     for (size_t i = 0; i < m->n_buckets; i++) {
         struck += m->buckets[i].errors > 0;
-        if (getenv("WDBG") && m->buckets[i].errors > 0)
-            fprintf(stderr, "%zu:%llu ", i, (unsigned long long)m->buckets[i].errors);
+        errors += m->buckets[i].errors;
     }
-    /* 300 starts at 60 s, 70 s, ... 3050 s, each on a whole second, so
-     * an occurrence of length L strikes the ceil(L) seconds it covers.
-     * For L ~ exp(mean 2 s), ceil(L) is geometric: P(ceil(L) > k) =
-     * e^(-k/2), mean sum_k e^(-k/2) = 1 / (1 - e^-0.5) = 2.541 and
-     * variance (1 - p)/p^2 = 3.918 with p = 1 - e^-0.5.  300 of them:
-     * 762 seconds, sd sqrt(300 x 3.918) = 34; 4 sd either side is 625 to
-     * 900.  (With a length fixed at the mean, 2 s, it would be 600.) */
     ck_assert_uint_eq(sim_fault_occurrences(t->sim, 0), 300);
-    ck_assert_msg(struck >= 625 && struck <= 900, "%d seconds struck",
+    ck_assert_msg(struck >= 715 && struck <= 785, "%d seconds struck",
                   struck);
+    ck_assert_msg(errors >= 55900 && errors <= 64100, "%llu errors",
+                  (unsigned long long)errors);
     tu_sim_free(t);
 }
 END_TEST
