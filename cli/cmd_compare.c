@@ -66,7 +66,8 @@ static const char compare_usage[] =
     "                            Twice: a stability map per policy\n"
     "  -j, --jobs N              threads (default: the number of cores)\n"
     "  --force                   run even when one run's estimated cost is\n"
-    "                            over the limits (see `stormbench run`)\n"
+    "                            over the limits (see `stormbench run`), or\n"
+    "                            when -o DIR holds another comparison\n"
     "  --hook-timeout DURATION   stop (exit status 3) when a plug-in\n"
     "                            policy's hook has not returned within\n"
     "                            DURATION of wall time; a plug-in that\n"
@@ -871,6 +872,8 @@ static int run_compare(plan_state *s, int argc, char **argv, sb_err *e)
         snprintf(dir, sizeof dir, "%s", s->o.out);
     else
         snprintf(dir, sizeof dir, "out/compare-%s", p->name);
+    if (compare_claim_dir(p, dir, s->o.force, e) != 0)
+        return EXIT_INPUT;
     /* Every job of a spread comparison would write the same file: the
      * first one does. */
     char cmdpath[PATH_MAX + 16];

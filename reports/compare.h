@@ -112,6 +112,9 @@ typedef struct compare_plan {
      * a run is saved under its own seed, so --seeds 20 after --seeds 10
      * runs only the ten new ones. */
     char fingerprint[17];
+    /* The same without the program's version: which comparison this is,
+     * whatever stormbench ran it (compare_claim_dir). */
+    char identity[17];
     compare_policy policies[COMPARE_MAX_POLICIES];
     int n_policies;
     uint64_t seed0;          /* seeds seed0, seed0 + 1, ... */
@@ -129,6 +132,17 @@ typedef struct compare_plan {
  * bytes and the --set list, as the caller read them). */
 void compare_plan_fingerprint(compare_plan *plan, const void *extra,
                               size_t extra_len);
+
+/* Make dir the home of this comparison: a directory that holds another
+ * one (its DIR/comparison names another identity: other policies,
+ * sweeps, scenario or --set) is refused with an error that says so and
+ * how to go on, unless `force`; the same comparison (a resumed or grown
+ * one, more seeds included) is welcome.  DIR/comparison then names this
+ * one (written when it did not, so emitted jobs sharing the directory
+ * only read it).  A directory without that file (new, or written before
+ * it existed) is taken as it is. */
+int compare_claim_dir(const compare_plan *p, const char *dir, bool force,
+                      sb_err *e);
 
 /* Runs are numbered r = (point x n_policies + policy) x n_seeds + seed. */
 uint32_t compare_n_runs(const compare_plan *p);
