@@ -32,6 +32,7 @@
 #define SB_COMPARE_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -202,8 +203,10 @@ typedef struct compare_opts {
      * NULL: quiet. */
     FILE *progress;
     /* Set (by a SIGINT handler) to stop: runs in flight finish and are
-     * saved, no new ones start. */
-    volatile sig_atomic_t *stop;
+     * saved, no new ones start.  Atomic, not volatile sig_atomic_t: the
+     * worker threads read it, and volatile orders nothing between
+     * threads (ThreadSanitizer saw the race). */
+    atomic_int *stop;
     /* What a command that reruns one run alone starts with: `stormbench
      * run`, the scenario as given, the comparison's --set options and
      * --policy-plugin files.  Each run adds its policy, parameters, sweep

@@ -26,7 +26,10 @@
  *   while down (down >= 0) nothing is queued or in service;
  *   while up, an attempt waits in the queue only when every worker is
  *   busy (q_len > 0 implies busy >= workers), so the queue needs
- *   dispatching only when a worker frees up or workers are added. */
+ *   dispatching only when a worker frees up or workers are added;
+ *   the cached flags are what note_features and note_gate make of the
+ *   fields they read (cache_sane): each setter that changes such a field
+ *   calls the one that recomputes them. */
 struct server {
     sim *s;                        /* borrowed: records, events, draws */
     const server_cfg *cfg;         /* borrowed */
@@ -53,17 +56,17 @@ struct server {
     unsigned stream;
     uint8_t tier;
     bool calls_down;
-    /* A service time is the plain draw: the model picks no distribution
-     * and notes no start, no slowdown runs and nothing degrades
-     * (note_features keeps it). */
-    bool plain_service;
+    /* A service time is the configured distribution's draw as it is:
+     * the model picks no distribution and notes no start, no slowdown
+     * runs and nothing degrades (note_features keeps it). */
+    bool service_is_draw;
     /* An outage, a rate limit or an error fault is running: arrivals
      * pass gate() (kept by note_gate; one test instead of three per
      * arrival). */
     bool gated;
-    /* A service's end needs no more than the plain answer: no call down,
-     * no model hook at the end (note_features). */
-    bool plain_end;
+    /* A service's end needs no hook: no call down, no model hook at the
+     * end (note_features). */
+    bool end_without_hooks;
     /* From the configuration, which does not change during a run: kept
      * here, beside the fields the hot paths read, so that no path loads
      * cfg for them. */
@@ -75,24 +78,38 @@ struct server {
     int64_t back_const;
 };
 
-#ifndef NDEBUG
-/* The invariants above that cost O(1) to check; in assert() only. */
-static bool server_sane(const server *sv)
+static void note_features(server *sv);
+static void note_gate(server *sv);
+
+/* The cached flags are what note_features and note_gate would set now:
+ * neither was left stale by a change that should have recomputed it. */
+static bool cache_sane(const server *sv)
 {
-    if (sv->busy > sv->svc_cap || sv->q_len > sv->q_cap)
+    server now = *sv;
+    note_features(&now);
+    note_gate(&now);
+    return now.service_is_draw == sv->service_is_draw &&
+           now.end_without_hooks == sv->end_without_hooks &&
+           now.back_const == sv->back_const && now.gated == sv->gated;
+}
+
+/* The invariants above, which cost O(1) to check: asserted after every
+ * change in debug builds, and by sim_sane in the tests. */
+bool server_sane(const server *sv)
+{
+    if (sv->busy > sv->svc_cap || sv->q_len > sv->q_cap || !cache_sane(sv))
         return false;
     if (sv->down >= 0)
         return sv->busy == 0 && sv->q_len == 0;
     return sv->q_len == 0 || sv->busy >= sv->workers;
 }
-#endif
 
 /* What start_service may skip: recomputed whenever the model or the
  * slowdown changes (the configuration does not, during a run). */
 static void note_features(server *sv)
 {
-    sv->plain_end = !sv->calls_down && sv->model->end == NULL;
-    sv->plain_service = sv->model->service == NULL &&
+    sv->end_without_hooks = !sv->calls_down && sv->model->end == NULL;
+    sv->service_is_draw = sv->model->service == NULL &&
                         sv->model->start == NULL && sv->slowdown == 1.0 &&
                         !(sv->cfg->degradation > 0);
     sv->back_const = sv->cfg->network.kind == DIST_CONST
@@ -102,7 +119,7 @@ static void note_features(server *sv)
 
 static void note_gate(server *sv)
 {
-    sv->gated = sv->down >= 0 || sv->limit_rate > 0 || sv->s->n_errors > 0;
+    sv->gated = sv->down >= 0 || sv->limit_rate > 0 || faults_any_errors(&sv->s->fl);
 }
 
 /* ---- The plain queue model: every request is independent work --------- */
@@ -214,12 +231,12 @@ bool server_abandoned(const server *sv, uint32_t sample,
     uint32_t a = 0;
     uint64_t q = 0;
     for (uint32_t i = 0; i < sv->busy; i++)
-        a += !client_waits(sv->s, att_at(sv->s, sv->in_service[i]));
+        a += !request_waits(sv->s, att_at(sv->s, sv->in_service[i]));
     size_t n = sv->q_len, looked = 0;
     size_t step = sample == 0 || n <= sample ? 1 : (n + sample - 1) / sample;
     size_t at = sv->q_head;
     for (size_t i = 0; i < n; i += step, looked++) {
-        q += !client_waits(sv->s, att_at(sv->s, sv->queue[at]));
+        q += !request_waits(sv->s, att_at(sv->s, sv->queue[at]));
         at += step;
         while (at >= sv->q_cap)
             at -= sv->q_cap;
@@ -410,16 +427,17 @@ static double expected_service(const server *sv, const attempt *t)
            thrash(sv, sv->busy + 1);
 }
 
-/* The service time of a plain draw x (plain_service): x x 1.0 x 1.0,
+/* The service time of a draw x taken as it is (service_is_draw):
+ * x x 1.0 x 1.0,
  * rounded, is x whenever x is a double's exact integer and x + 0.5 is
  * exact too, below 2^52; the conversions cost about ten instructions per
  * service.  Anything else takes the general path's arithmetic. */
-static inline int64_t plain_service_ns(int64_t x)
+static inline int64_t draw_as_service_ns(int64_t x)
 {
     return (uint64_t)x < (UINT64_C(1) << 52) ? x : round_ns((double)x);
 }
 
-/* t's service time when it is not plain: drawn from the model's
+/* t's service time when it is not the draw as it is: drawn from the model's
  * distribution and scaled by the slowdown and the overload degradation it
  * starts under (busy already counts it); then the model notes the start. */
 static void set_service_time(server *sv, attempt *t, const request *r)
@@ -436,7 +454,7 @@ static void set_service_time(server *sv, attempt *t, const request *r)
 
 /* Room for one more attempt in service; -1 when out of memory (the run
  * is failed).  Out of line: it runs a dozen times a run. */
-__attribute__((noinline)) static int grow_in_service(server *sv)
+SB_NOINLINE static int grow_in_service(server *sv)
 {
     size_t cap = sv->svc_cap ? sv->svc_cap * 2 : 256;
     uint32_t *v = realloc(sv->in_service, cap * sizeof *v);
@@ -452,7 +470,7 @@ __attribute__((noinline)) static int grow_in_service(server *sv)
  * instructions at 10 000 clients.  queued: t comes from the queue, a
  * constant in each caller (admission serves only arrivals, dispatch only
  * queued attempts), so that neither loads t's stage to learn it. */
-__attribute__((always_inline)) static inline void
+SB_ALWAYS_INLINE static inline void
 start_service(server *sv, uint32_t ai, attempt *t, bool queued)
 {
     sim *s = sv->s;
@@ -462,8 +480,8 @@ start_service(server *sv, uint32_t ai, attempt *t, bool queued)
     t->slot = sv->busy;
     sv->in_service[sv->busy++] = ai;
     metrics_busy_step(sv->m, s->now, +1, sv->busy);
-    if (sv->plain_service)
-        t->service = plain_service_ns(engine_sample(
+    if (sv->service_is_draw)
+        t->service = draw_as_service_ns(engine_sample(
             s, &sv->cfg->service, r->client, RNG_SERVICE + sv->stream,
             rng_attempt_counter(r->index, t->number, 0)));
     else
@@ -549,7 +567,7 @@ static bool gate(server *sv, uint32_t ai, attempt *t)
         return true;
     }
     const fault_cfg *f =
-        s->n_errors ? faults_error(s, req_at(s, t->req), t) : NULL;
+        faults_any_errors(&s->fl) ? faults_error(s, req_at(s, t->req), t) : NULL;
     if (f) {
         t->answer_by = ANSWER_INJECTED;
         t->pushback = f->pushback;
@@ -631,7 +649,7 @@ static inline void send_reply(server *sv, uint32_t ai, attempt *t,
         drop(sv, ai);
     } else {
         t->stage = ST_TO_CLIENT;
-        engine_push_lane(sv->s, LANE_TO_CLIENT, at, EV_RESPONSE, ai, t->gen);
+        engine_push(sv->s, at, EV_RESPONSE, ai, t->gen);
     }
 }
 
@@ -639,19 +657,19 @@ static inline void send_reply(server *sv, uint32_t ai, attempt *t,
  * of line (LTO would inline the fault's coin here), so that the common
  * answer saves no registers around calls it does not make: 10 M
  * instructions at 10 000 clients. */
-__attribute__((noinline)) static void reply_drawn(server *sv, uint32_t ai,
+SB_NOINLINE static void reply_drawn(server *sv, uint32_t ai,
                                                   attempt *t,
                                                   const request *r)
 {
     sim *s = sv->s;
-    bool lost = s->n_lost && faults_ack_lost(s, r, t);
+    bool lost = faults_any_lost(&s->fl) && faults_ack_lost(s, r, t);
     send_reply(sv, ai, t, r, lost,
                simtime_add(s->now, answer_delay(sv, r, t)));
 }
 
 static void reply(server *sv, uint32_t ai, attempt *t, const request *r)
 {
-    if (sv->s->n_lost || sv->back_const < 0)
+    if (faults_any_lost(&sv->s->fl) || sv->back_const < 0)
         reply_drawn(sv, ai, t, r);
     else
         send_reply(sv, ai, t, r, false,
@@ -667,16 +685,18 @@ static inline void release_worker(server *sv, attempt *t)
     metrics_busy_step(sv->m, sv->s->now, -1, sv->busy);
 }
 
-/* The end of t's service.  plain (a constant in each caller): the
- * server calls no tier down and its model has no end hook (plain_end),
+/* The end of t's service.  without_hooks (a constant in each caller):
+ * the server calls no tier down and its model has no end hook
+ * (end_without_hooks),
  * so the service simply ends (SERVICE_DONE); the compiler then drops
  * the rest.  Inlined into the two callers below: the common end without
  * the hooks' branches and the registers they need. */
-__attribute__((always_inline)) static inline void
-end_service(server *sv, uint32_t ai, attempt *t, request *r, bool plain)
+SB_ALWAYS_INLINE static inline void
+end_service(server *sv, uint32_t ai, attempt *t, request *r,
+            bool without_hooks)
 {
     sim *s = sv->s;
-    if (!plain && sv->calls_down && !r->defect) {
+    if (!without_hooks && sv->calls_down && !r->defect) {
         /* A tier's worker stays held while it calls down (tier.h). */
         sv->m->cur->service_ns += t->service;
         t->stage = ST_CALLING;
@@ -685,7 +705,7 @@ end_service(server *sv, uint32_t ai, attempt *t, request *r, bool plain)
     }
     release_worker(sv, t);
     sv->m->cur->service_ns += t->service;
-    service_end end = !plain && sv->model->end ? sv->model->end(sv, ai, t, r)
+    service_end end = !without_hooks && sv->model->end ? sv->model->end(sv, ai, t, r)
                                                : SERVICE_DONE;
     if (end == SERVICE_ANSWERED) {
         reply(sv, ai, t, r);
@@ -698,7 +718,8 @@ end_service(server *sv, uint32_t ai, attempt *t, request *r, bool plain)
     assert(server_sane(sv));
 }
 
-/* The end of a service with a call down or an end hook (!plain_end). */
+/* The end of a service with a call down or an end hook
+ * (!end_without_hooks). */
 static void end_service_hooked(server *sv, uint32_t ai, attempt *t,
                                request *r)
 {
@@ -711,7 +732,7 @@ void server_on_service_done(server *sv, uint32_t ai, uint32_t gen)
     if (t->gen != gen || t->stage != ST_IN_SERVICE)
         return;
     request *r = req_at(sv->s, t->req);
-    if (sv->plain_end)
+    if (sv->end_without_hooks)
         end_service(sv, ai, t, r, true);
     else
         end_service_hooked(sv, ai, t, r);
@@ -762,15 +783,15 @@ void server_round_trip(server *sv, uint32_t ai)
     attempt *t = att_at(s, ai);
     int64_t back = simtime_add(net_delay(sv, req_at(s, t->req), t, 2),
                                sv->latency);
-    if (!client_waits(s, t) || simtime_add(s->now, back) >= t->expires)
+    if (!request_waits(s, t) || simtime_add(s->now, back) >= t->expires)
         sv->m->cur->wasted_ns += t->service;
     t->stage = ST_TO_CLIENT;
-    engine_push_lane(s, LANE_TO_CLIENT, simtime_add(s->now, back), EV_TRIP, ai, t->gen);
+    engine_push(s, simtime_add(s->now, back), EV_TRIP, ai, t->gen);
 }
 
 /* The client's half of a round trip is mechanical -- it sends the second
  * trip at once, and its policy is not asked -- so it is modelled here
- * rather than in client.c.  The second trip leaves from the client, so a
+ * rather than in the request lifecycle (request.c).  The second trip leaves from the client, so a
  * partition that started in between cuts it off. */
 void server_on_trip(server *sv, uint32_t ai, uint32_t gen)
 {
@@ -778,14 +799,14 @@ void server_on_trip(server *sv, uint32_t ai, uint32_t gen)
     attempt *t = att_at(s, ai);
     if (t->gen != gen || t->stage != ST_TO_CLIENT)
         return;
-    if (!client_waits(s, t)) {
-        t->waiting = 0; /* as client_on_response does with a late answer */
+    if (!request_waits(s, t)) {
+        t->waiting = 0; /* as an answer nobody waits for does (request.c) */
         drop(sv, ai);
         return;
     }
     const request *r = req_at(s, t->req);
     t->trip++;
-    int cut = s->n_cuts ? faults_cut_off(s, r->client) : -1;
+    int cut = faults_any_cuts(&s->fl) ? faults_cut_off(s, r->client) : -1;
     if (cut == CUT_REFUSE) {
         engine_answer(s, ai, SB_ERR_REFUSED, 0, -1, 0);
         return;
@@ -795,8 +816,7 @@ void server_on_trip(server *sv, uint32_t ai, uint32_t gen)
         return;
     }
     t->stage = ST_TO_SERVER;
-    engine_push_lane(s, LANE_TO_SERVER,
-                     simtime_add(s->now, net_delay(sv, r, t, 3)),
+    engine_push(s, simtime_add(s->now, net_delay(sv, r, t, 3)),
                      EV_SERVER_ARRIVE, ai, t->gen);
 }
 

@@ -4,9 +4,11 @@
  * legend layout and the client field's grouping; and that drawing lands
  * where the geometry says, read back from an image surface.
  */
+#include <cairo-svg.h>
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "chart.h"
@@ -296,7 +298,7 @@ END_TEST
 START_TEST(axes_panel)
 {
     chart_panel p;
-    chart_axes ax = {"latency (ms)", "share", true};
+    chart_axes ax = {"latency (ms)", "share", true, false};
     chart_panel_init_axes(&p, (chart_rect){0, 0, 400, 200}, "CDF", &ax, 1,
                           1000, 0, 1, 10);
     ck_assert_double_eq_tol(p.plot.x, 55, 1e-9);
@@ -540,6 +542,138 @@ static void draw_dense(cairo_t *cr)
     chart_panel_series(cr, &p, NULL, &d, &dashed);
 }
 
+
+/* A dense series (360 points on a 640 px plot: a 2 h pipeline's 20 s
+ * rows, or 6 minutes of 1 s buckets) is a line, not dots: every pixel
+ * column between its first and last point holds some of its ink.  The
+ * column mode used to paint only the columns a point fell in, so every
+ * other column stayed white (issue 18's repro: compare retry-storm
+ * --seeds 3 --set scenario.duration=360s). */
+static double dense_v(int i)
+{
+    return 50 + 30 * sin(i / 11.0);
+}
+
+START_TEST(dense_series_is_joined)
+{
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 800,
+                                                    240);
+    cairo_t *cr = cairo_create(s);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    chart_panel p;
+    chart_panel_init(&p, (chart_rect){0, 0, 700, 240}, "load", "/s", 0, 360,
+                     0, 100, 12);
+    static double t[360], v[360];
+    for (int i = 0; i < 360; i++) {
+        t[i] = i + 0.5;
+        v[i] = dense_v(i);
+    }
+    chart_data d = {t, v, 360, 0};
+    chart_panel_series(cr, &p, NULL, &d, &chart_palette[0]);
+    cairo_surface_flush(s);
+    int xa = (int)ceil(chart_scale_map(&p.x, t[0]));
+    int xb = (int)floor(chart_scale_map(&p.x, t[359]));
+    int empty = 0;
+    for (int x = xa; x <= xb; x++) {
+        bool ink = false;
+        for (int y = (int)p.plot.y; y < p.plot.y + p.plot.h && !ink; y++)
+            ink = is_orange(pixel(s, x, y));
+        empty += !ink;
+    }
+    ck_assert_int_gt(xb - xa, 600);
+    ck_assert_double_lt(p.plot.w, 360 * 2); /* dense: under 2 px a point */
+    ck_assert_msg(empty == 0, "%d of %d columns without the line", empty,
+                  xb - xa + 1);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+END_TEST
+
+static cairo_status_t svg_collect(void *closure, const unsigned char *data,
+                                  unsigned int len)
+{
+    char **buf = closure;
+    size_t have = *buf ? strlen(*buf) : 0;
+    char *b = realloc(*buf, have + len + 1);
+    if (b == NULL)
+        return CAIRO_STATUS_NO_MEMORY;
+    memcpy(b + have, data, len);
+    b[have + len] = '\0';
+    *buf = b;
+    return CAIRO_STATUS_SUCCESS;
+}
+
+/* On a vector surface (the PDF and the HTML's SVG), the same dense
+ * series is one stroked path of 359 segments -- a line a reader can zoom
+ * into -- not hundreds of one-point boxes. */
+START_TEST(dense_series_is_a_path_on_vector_surfaces)
+{
+    char *svg = NULL;
+    cairo_surface_t *s = cairo_svg_surface_create_for_stream(svg_collect,
+                                                             &svg, 700, 240);
+    cairo_t *cr = cairo_create(s);
+    chart_panel p;
+    chart_panel_init(&p, (chart_rect){0, 0, 700, 240}, "load", "/s", 0, 360,
+                     0, 100, 12);
+    static double t[360], v[360];
+    for (int i = 0; i < 360; i++) {
+        t[i] = i + 0.5;
+        v[i] = dense_v(i);
+    }
+    chart_data d = {t, v, 360, 0};
+    chart_panel_series(cr, &p, NULL, &d, &chart_palette[0]);
+    cairo_destroy(cr);
+    cairo_surface_finish(s);
+    cairo_surface_destroy(s);
+    ck_assert_ptr_nonnull(svg);
+    /* The stroke (style fill:none) is a path whose commands are one M
+     * and 359 L. */
+    const char *path = strstr(svg, "<path style=\"fill:none");
+    ck_assert_msg(path != NULL, "no stroked path: %.400s", svg);
+    const char *dstart = strstr(path, " d=\"");
+    ck_assert_ptr_nonnull(dstart);
+    int l = 0, m = 0;
+    for (const char *c = dstart + 4; *c && *c != '"'; c++) {
+        l += *c == 'L';
+        m += *c == 'M';
+    }
+    ck_assert_int_eq(m, 1);
+    ck_assert_int_eq(l, 359);
+    free(svg);
+}
+END_TEST
+
+
+/* WCAG 2's relative luminance of an sRGB colour and the contrast ratio
+ * against white, (1.05) / (L + 0.05). */
+static double lin(double c)
+{
+    return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+}
+
+static double contrast_on_white(const chart_style *c)
+{
+    double l = 0.2126 * lin(c->r) + 0.7152 * lin(c->g) + 0.0722 * lin(c->b);
+    return 1.05 / (l + 0.05);
+}
+
+/* Every palette colour is readable as a line on white: at least 2:1
+ * (Okabe-Ito's yellow, 240/228/66, was 1.32:1 -- a line nobody sees on
+ * paper).  The two lightest kept, orange and sky blue, are 2.25 and
+ * 2.31:1 by the formula; the others at least 3:1. */
+START_TEST(palette_readable_on_white)
+{
+    int under3 = 0;
+    for (int i = 0; i < CHART_PALETTE_SIZE; i++) {
+        double c = contrast_on_white(&chart_palette[i]);
+        ck_assert_msg(c >= 2.0, "palette %d: %.2f:1", i, c);
+        under3 += c < 3.0;
+    }
+    ck_assert_int_eq(under3, 2);
+}
+END_TEST
+
 START_TEST(direct_pixels_equal_cairo_fill)
 {
     cairo_surface_t *a = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 480,
@@ -598,10 +732,13 @@ Suite *chart_suite(void)
     tcase_add_test(tc, cell_grid);
     tcase_add_test(tc, viridis_scale);
     tcase_add_test(tc, hatch_geometry);
+    tcase_add_test(tc, palette_readable_on_white);
     suite_add_tcase(s, tc);
     tc = tcase_create("drawing");
     tcase_add_test(tc, series_lands_on_its_row);
     tcase_add_test(tc, direct_pixels_equal_cairo_fill);
+    tcase_add_test(tc, dense_series_is_joined);
+    tcase_add_test(tc, dense_series_is_a_path_on_vector_surfaces);
     tcase_add_test(tc, text_wraps);
     tcase_add_test(tc, legend_rows_height);
     suite_add_tcase(s, tc);

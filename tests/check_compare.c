@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,8 +344,8 @@ END_TEST
 typedef struct watcher {
     const char *dir;
     unsigned after;
-    volatile sig_atomic_t stop;
-    volatile int quit;
+    atomic_int stop;
+    atomic_int quit;
 } watcher;
 
 static unsigned saved_runs(const char *dir)
@@ -368,9 +369,9 @@ static unsigned saved_runs(const char *dir)
 static void *watch_runs(void *arg)
 {
     watcher *w = arg;
-    while (!w->quit && !w->stop) {
+    while (!atomic_load(&w->quit) && !atomic_load(&w->stop)) {
         if (saved_runs(w->dir) >= w->after)
-            w->stop = 1;
+            atomic_store(&w->stop, 1);
         nanosleep(&(struct timespec){0, 200000}, NULL);
     }
     return NULL;
@@ -398,7 +399,7 @@ START_TEST(interrupt_then_resume)
     compare_opts o = {dir, 1, NULL, 0, NULL, &w.stop, {NULL, NULL, 0, NULL, 0}};
     sb_err e;
     int rc = compare_execute(&f->plan, &o, &e);
-    w.quit = 1;
+    atomic_store(&w.quit, 1);
     pthread_join(th, NULL);
     ck_assert_int_eq(rc, 1);
     unsigned kept = saved_runs(dir);
