@@ -824,7 +824,9 @@ static void print_verdicts(const compare_result *r)
     printf(" (%u runs)\n", compare_n_runs(p));
     if (p->n_points > 1 || p->n_policies < 2)
         return;
-    printf("\n");
+    compare_bottom b;
+    compare_bottom_line(r, 0, &b);
+    printf("\n%s\n\n", b.text);
     for (int m = 0; m < CM_COUNT; m++)
         if (compare_metric_shown(p, (compare_metric)m))
             printf("  %-18s %s\n", compare_metrics[m].name,

@@ -373,6 +373,32 @@ typedef struct compare_verdict {
  * tests of a compare_test bit set, as the verdicts name them. */
 void compare_tests_text(unsigned tests, char *buf, size_t len);
 
+/* ---- The bottom line ---------------------------------------------------------- */
+
+/* What page 1 opens with, at one point: the policy to take, the three
+ * figures that justify it, what it costs, and the caveats.  The rule: the
+ * policy that leads (is best, or not significantly worse than the best)
+ * on the most metrics that separate the policies (some policy is
+ * significantly worse than the best); equal counts go to the one that
+ * leads on the metric that matters more (success, recovery, latency,
+ * duplicates before amplification and waste: compare_bottom.c's order).
+ * The figures: the first three metrics it leads on, in that order, each
+ * against the best policy of the rest.  Costs: the metrics where it is
+ * significantly worse than the best.  Caveats: metrics where it ties,
+ * policies whose tipping is bistable, metrics where no policy is
+ * significantly better than another, metrics identical everywhere. */
+typedef struct compare_bottom {
+    int recommended;         /* -1: nothing separates the policies, or
+                                only one */
+    compare_metric figures[3];
+    int n_figures;
+    char text[2048];
+} compare_bottom;
+
+struct compare_result;
+void compare_bottom_line(const struct compare_result *r, uint32_t pt,
+                         compare_bottom *out);
+
 typedef struct compare_result {
     const compare_plan *plan;
     compare_run *runs;            /* compare_n_runs(plan), by run number */
