@@ -69,7 +69,8 @@ static const char compare_usage[] =
     "                            Twice: a stability map per policy\n"
     "  -j, --jobs N              threads (default: the number of cores)\n"
     "  --force                   run even when one run's estimated cost is\n"
-    "                            over the limits (see `stormbench run`)\n"
+    "                            over the limits (see `stormbench run`), or\n"
+    "                            when -o DIR holds another comparison\n"
     "  --hook-timeout DURATION   stop (exit status 3) when a plug-in\n"
     "                            policy's hook has not returned within\n"
     "                            DURATION of wall time; a plug-in that\n"
@@ -823,7 +824,9 @@ static void print_verdicts(const compare_result *r)
     printf(" (%u runs)\n", compare_n_runs(p));
     if (p->n_points > 1 || p->n_policies < 2)
         return;
-    printf("\n");
+    compare_bottom b;
+    compare_bottom_line(r, 0, &b);
+    printf("\n%s\n\n", b.text);
     for (int m = 0; m < CM_COUNT; m++)
         if (compare_metric_shown(p, (compare_metric)m))
             printf("  %-18s %s\n", compare_metrics[m].name,
@@ -918,6 +921,8 @@ static int run_compare(plan_state *s, int argc, char **argv, sb_err *e)
         snprintf(dir, sizeof dir, "%s", s->o.out);
     else
         snprintf(dir, sizeof dir, "out/compare-%s", p->name);
+    if (compare_claim_dir(p, dir, s->o.force, e) != 0)
+        return EXIT_INPUT;
     /* Every job of a spread comparison would write the same file: the
      * first one does. */
     char cmdpath[PATH_MAX + 16];
