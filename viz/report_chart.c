@@ -2,11 +2,10 @@
  * report_chart.c -- line charts, bar charts and stability maps for
  * report.c, built from chart.h's panels.
  *
- * Every chart has the same frame: a title line, a plot area 0.22 of the
- * width high (so two charts with a row of legend each fit on an A4
- * landscape page under a level-1 heading), tick labels, and the axis
- * labels; a line chart's legend goes
- * under it, in as many rows as it needs, where it cannot hide a line (the
+ * Every chart has the same frame: a title line, a plot area (0.19 of the
+ * width high for a line chart, 0.13 for bars, 0.15 for a map: see
+ * report_chart_height), tick labels, and the axis labels; a line
+ * chart's legend goes under it, in as many rows as it needs, where it cannot hide a line (the
  * GUI's legend sits on the title line and wraps into the plot, which a
  * report with long policy names would fill).  Sizes scale with
  * REPORT_CHART_FONT.
@@ -23,9 +22,11 @@
 #define F REPORT_CHART_FONT
 #define LEGEND_ITEMS 16
 
+/* 0.19 of the width: two line charts with a legend row each fit under
+ * a level-1 heading and three lines of text (a sweep's first page). */
 static double plot_height(double width)
 {
-    return round(width * 0.20);
+    return round(width * 0.19);
 }
 
 /* A panel's height around its plot: title line 1.9 em, tick labels 1.6
