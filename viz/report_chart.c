@@ -615,7 +615,7 @@ static void bars_notes_labels(cairo_t *cr, const chart_panel *p,
             text_block(cr, c->notes[i], x, y, slot * 0.94, NOTE_LINE, 0.5,
                        NOTE_LINES, true);
         else if (c->value[i] == 0) /* a bar of 0 is no bar: say it */
-            chart_text(cr, x, y, 0.5, "0");
+            chart_text(cr, x, chart_scale_map(&p->y, 0) - F * 0.35, 0.5, "0");
         chart_font(cr, LABEL_FONT, false);
         if (c->labels && c->labels[i])
             text_block(cr, c->labels[i], x,
