@@ -487,8 +487,12 @@ void report_lines_json(FILE *f, cairo_t *cr, const report_lines *c,
             width, height, F, p.plot.x, p.plot.y, p.plot.w, p.plot.h, p.x.lo,
             p.x.hi, p.y.lo, p.y.hi, c->x_log ? "true" : "false",
             c->y_log ? "true" : "false");
+    /* A unit only when the label has one in parentheses ("time (s)");
+     * else the hover names the axis: "offered load / capacity 0.8". */
     label_unit(c->x_label, unit, sizeof unit);
-    json_str(f, unit);
+    json_str(f, c->x_label && strchr(c->x_label, '(') ? unit : "");
+    fputs(",\"xname\":", f);
+    json_str(f, c->x_label ? c->x_label : "");
     fputs(",\"yunit\":", f);
     label_unit(c->y_label, unit, sizeof unit);
     json_str(f, unit);
