@@ -20,11 +20,13 @@
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <cairo.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "chart.h"
@@ -876,6 +878,26 @@ static cairo_status_t file_write(void *closure, const unsigned char *data,
                                                 : CAIRO_STATUS_WRITE_ERROR;
 }
 
+/* The document's date under SOURCE_DATE_EPOCH (reproducible-builds.org:
+ * whole seconds since 1970, UTC), as cairo's metadata takes it; false
+ * when it is not set or not a number, and cairo stamps the time now. */
+static bool source_date(char *buf, size_t len)
+{
+    const char *env = getenv("SOURCE_DATE_EPOCH");
+    if (env == NULL || *env == '\0')
+        return false;
+    char *end;
+    errno = 0;
+    long long v = strtoll(env, &end, 10);
+    if (*end != '\0' || errno || v < 0)
+        return false;
+    time_t t = (time_t)v;
+    struct tm tm;
+    if (gmtime_r(&t, &tm) == NULL)
+        return false;
+    return strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) > 0;
+}
+
 static int pdf_open(report *r, const char *path, sb_err *e)
 {
     if (outfile_open(&r->pdf_file, path, e) != 0)
@@ -886,6 +908,13 @@ static int pdf_open(report *r, const char *path, sb_err *e)
     cairo_pdf_surface_set_metadata(r->pdf, CAIRO_PDF_METADATA_TITLE, r->title);
     cairo_pdf_surface_set_metadata(r->pdf, CAIRO_PDF_METADATA_CREATOR,
                                    "stormbench " SB_VERSION);
+    char date[32];
+    if (source_date(date, sizeof date)) {
+        cairo_pdf_surface_set_metadata(r->pdf, CAIRO_PDF_METADATA_CREATE_DATE,
+                                       date);
+        cairo_pdf_surface_set_metadata(r->pdf, CAIRO_PDF_METADATA_MOD_DATE,
+                                       date);
+    }
     r->cr = cairo_create(r->pdf);
     if (cairo_status(r->cr) != CAIRO_STATUS_SUCCESS)
         return err_set(e, "%s: %s", path,
