@@ -238,7 +238,7 @@ static void add_sweep(report *r)
  * 549.28 pt; a level-1 heading takes 30 pt, a line of text 14, a table
  * row 17.3, the bar chart 146.5 (0.13 x 757.89 = 98.5 of plot and 47.5
  * of labels), a map 161.2 (0.15: 113.7 of plot), a line chart with one
- * legend row 214.7 (0.2: 152 of plot, 47.5 of labels, 15.2 of legend);
+ * legend row 206.7 (0.19: 144 of plot, 47.5 of labels, 15.2 of legend);
  * gaps are 8 pt above a table, 10 above a chart, 12 above a level-2
  * heading.
  * 1. "Results" and a line of text end at 80; 8 down, the header ends at
@@ -246,7 +246,7 @@ static void add_sweep(report *r)
  * 2. The header again, rows 25 to 29 and the caption end at 155.3;
  *    "Recovery time" and the bar chart end at 333.8.
  * 3. "Time series" opens a page (to 66), then both line charts: 66 +
- *    214.7 + 10 + 214.7 = 505.4, which fits.
+ *    206.7 + 10 + 206.7 = 489.4, which fits.
  * 4. "Stability maps" opens a page: 66 + 161.2 + 10 + 161.2 = 398.4.
  * 5. The page break; "Sweep", a line of text and the sweep chart. */
 #define DOC_PAGES 5

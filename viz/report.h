@@ -46,8 +46,8 @@
  *   lines; what still does not fit is cut with an ellipsis).  A
  *   no-break space (U+00A0) keeps words together: "0.91 [0.90,\u00a0
  *   0.92]" wraps before the bracket, not inside it;
- * - a chart is the text's width wide; a line chart 0.2 of it plus its
- *   labels high (199.5 pt; its legend under it adds 15.2 pt a row), a
+ * - a chart is the text's width wide; a line chart 0.19 of it plus its
+ *   labels high (191.5 pt; its legend under it adds 15.2 pt a row), a
  *   bar chart 0.13 (146.5 pt), a map 0.15 (161.2 pt): two line charts,
  *   three bar charts or two maps fit on a page.
  * The HTML has the same blocks in the same order, charts as the same

@@ -192,7 +192,9 @@
       cross.setAttribute('x1', cx); cross.setAttribute('x2', cx);
       cross.setAttribute('y1', P[1]); cross.setAttribute('y2', P[1] + P[3]);
       cross.setAttribute('visibility', 'visible');
-      showTip(fig, tip, (d.xlog ? '' : '<div>' + fmt(at) + ' ' + esc(d.xunit) + '</div>') + rows, e);
+      var head = d.xunit ? fmt(at) + ' ' + esc(d.xunit) :
+        esc(d.xname) + ' ' + fmt(at);
+      showTip(fig, tip, (d.xlog ? '' : '<div>' + head + '</div>') + rows, e);
     }
     ui.addEventListener('mousemove', hover);
     ui.addEventListener('mouseleave', function () {

@@ -2,11 +2,10 @@
  * report_chart.c -- line charts, bar charts and stability maps for
  * report.c, built from chart.h's panels.
  *
- * Every chart has the same frame: a title line, a plot area 0.22 of the
- * width high (so two charts with a row of legend each fit on an A4
- * landscape page under a level-1 heading), tick labels, and the axis
- * labels; a line chart's legend goes
- * under it, in as many rows as it needs, where it cannot hide a line (the
+ * Every chart has the same frame: a title line, a plot area (0.19 of the
+ * width high for a line chart, 0.13 for bars, 0.15 for a map: see
+ * report_chart_height), tick labels, and the axis labels; a line
+ * chart's legend goes under it, in as many rows as it needs, where it cannot hide a line (the
  * GUI's legend sits on the title line and wraps into the plot, which a
  * report with long policy names would fill).  Sizes scale with
  * REPORT_CHART_FONT.
@@ -23,9 +22,11 @@
 #define F REPORT_CHART_FONT
 #define LEGEND_ITEMS 16
 
+/* 0.19 of the width: two line charts with a legend row each fit under
+ * a level-1 heading and three lines of text (a sweep's first page). */
 static double plot_height(double width)
 {
-    return round(width * 0.20);
+    return round(width * 0.19);
 }
 
 /* A panel's height around its plot: title line 1.9 em, tick labels 1.6
@@ -486,8 +487,12 @@ void report_lines_json(FILE *f, cairo_t *cr, const report_lines *c,
             width, height, F, p.plot.x, p.plot.y, p.plot.w, p.plot.h, p.x.lo,
             p.x.hi, p.y.lo, p.y.hi, c->x_log ? "true" : "false",
             c->y_log ? "true" : "false");
+    /* A unit only when the label has one in parentheses ("time (s)");
+     * else the hover names the axis: "offered load / capacity 0.8". */
     label_unit(c->x_label, unit, sizeof unit);
-    json_str(f, unit);
+    json_str(f, c->x_label && strchr(c->x_label, '(') ? unit : "");
+    fputs(",\"xname\":", f);
+    json_str(f, c->x_label ? c->x_label : "");
     fputs(",\"yunit\":", f);
     label_unit(c->y_label, unit, sizeof unit);
     json_str(f, unit);
@@ -614,7 +619,7 @@ static void bars_notes_labels(cairo_t *cr, const chart_panel *p,
             text_block(cr, c->notes[i], x, y, slot * 0.94, NOTE_LINE, 0.5,
                        NOTE_LINES, true);
         else if (c->value[i] == 0) /* a bar of 0 is no bar: say it */
-            chart_text(cr, x, y, 0.5, "0");
+            chart_text(cr, x, chart_scale_map(&p->y, 0) - F * 0.35, 0.5, "0");
         chart_font(cr, LABEL_FONT, false);
         if (c->labels && c->labels[i])
             text_block(cr, c->labels[i], x,

@@ -67,7 +67,8 @@ void report_chart_draw_layer(cairo_t *cr, const report_chart *c, double width,
 /* A line chart's data and geometry at `width` x `height` (its layers'
  * size) as one JSON object for the script: "plot" [x, y, w, h], "x" and
  * "y" [lo, hi] (the axes), "xlog", "ylog", "xunit", "yunit" (from the
- * axis labels), "never", "spans" [[from, to, label]], "series" [{label,
+ * axis labels; xunit "" when the x label has none in parentheses),
+ * "xname" (the x label), "never", "spans" [[from, to, label]], "series" [{label,
  * colour "#rrggbb", dash, points, x, y, lo, hi}]; NaN is null, +infinity
  * "inf".  Text is escaped for a <script> element. */
 void report_lines_json(FILE *f, cairo_t *cr, const report_lines *c,
