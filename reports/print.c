@@ -33,14 +33,14 @@ static double pct(uint64_t part, uint64_t whole)
 
 static void recovery_line(FILE *f, const sim_summary *s)
 {
+    char why[200];
     fprintf(f, "  %-22s", "recovery");
     if (!s->has_fault)
         fprintf(f, "no fault in this scenario\n");
     else if (!s->has_baseline)
         fprintf(f, "not judged: no baseline before the first fault\n");
     else if (!s->recovery_judged)
-        fprintf(f, "not judged: the run ends %.0f s after the last fault\n",
-                s->duration_s - s->last_fault_end_s);
+        fprintf(f, "not judged: %s\n", expect_too_soon(s, why, sizeof why));
     else if (s->recovered)
         fprintf(f, "recovered %.0f s after the last fault ended (t=%.0f s)\n",
                 s->recovery_time_s, s->last_fault_end_s);

@@ -4,6 +4,7 @@
  * output files.  Runs the real binary on the shipped scenarios.
  */
 #include <check.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -461,6 +462,37 @@ START_TEST(violated_expectation_exits_one)
 }
 END_TEST
 
+/* A fault that outlasts the run (retry-storm's outage moved to 280 s for
+ * 100 s, in a run of 300 s; a scenario saved from the window, where a
+ * live change runs to the end of the original run, is the same):
+ * recovery is not judged, and the messages say why without a negative
+ * time ("the run ends -80 s after the last fault"). */
+START_TEST(fault_past_the_end_is_said_so)
+{
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){
+                          "run", STORM, "--set", "fault.outage.start=280s",
+                          "--set", "fault.outage.duration=100s", "--set",
+                          "expect.recovers_within=30s", "--set",
+                          "expect.metastable=false", NULL});
+    ck_assert_int_eq(o.status, 1);
+    const char *why = "the last fault runs past the end of the run (it "
+                      "ends at 380 s, the run at 300 s)";
+    char want[512];
+    snprintf(want, sizeof want, "  recovery              not judged: %s\n",
+             why);
+    ck_assert_msg(strstr(o.out, want) != NULL, "%s", o.out);
+    snprintf(want, sizeof want,
+             "FAIL  recovers_within: cannot be judged: %s\n", why);
+    ck_assert_msg(strstr(o.out, want) != NULL, "%s", o.out);
+    ck_assert_msg(strstr(o.err, "warning") && strstr(o.err, why), "%s",
+                  o.err);
+    for (const char *m = strstr(o.out, " -"); m; m = strstr(m + 1, " -"))
+        ck_assert_msg(!isdigit((unsigned char)m[2]), "%s", o.out);
+    tu_output_free(&o);
+}
+END_TEST
+
 /* --json - puts the JSON alone on stdout; the table moves to stderr. */
 START_TEST(json_to_stdout)
 {
@@ -619,6 +651,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, classified_lists_its_presets);
     tcase_add_test(tc, progress_only_on_a_terminal);
     tcase_add_test(tc, violated_expectation_exits_one);
+    tcase_add_test(tc, fault_past_the_end_is_said_so);
     tcase_add_test(tc, json_to_stdout);
     tcase_add_test(tc, outputs_are_whole_or_untouched);
     tcase_add_test(tc, shipped_scenarios_validate);
