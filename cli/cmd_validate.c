@@ -629,7 +629,7 @@ done:
 
 int cmd_validate(int argc, char **argv)
 {
-    args a = {argc, argv, 1, "validate"};
+    args a = {argc, argv, 1, "validate", validate_usage};
     const char *files[CLI_MAX_LIST * 4];
     const char *plugins[CLI_MAX_LIST];
     int nf = 0, np = 0;
@@ -656,7 +656,7 @@ int cmd_validate(int argc, char **argv)
                 return args_usage_error(&a, "too many plug-ins");
             plugins[np++] = v;
         } else if (arg[0] == '-' && arg[1] != '\0') {
-            return args_usage_error(&a, "unknown option '%s'", arg);
+            return args_unknown_option(&a, arg);
         } else if (nf < CLI_MAX_LIST * 4) {
             files[nf++] = arg;
         } else {

@@ -606,6 +606,28 @@ START_TEST(shipped_scenarios_validate)
 }
 END_TEST
 
+/* `policies NAME` with a name it does not know says which it knows, and
+ * the one meant when the name is a near miss, as --policy does. */
+START_TEST(policies_unknown_name_suggests)
+{
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"policies", "exponentail", NULL});
+    ck_assert_int_eq(o.status, 2);
+    const char *head = "stormbench policies: unknown policy 'exponentail' "
+                       "(did you mean 'exponential'?); known policies: "
+                       "none, immediate, fixed, exponential, ";
+    ck_assert_msg(strncmp(o.err, head, strlen(head)) == 0, "%s", o.err);
+    tu_output_free(&o);
+    tu_stormbench(&o, (const char *[]){"policies", "nonesuch", NULL});
+    ck_assert_int_eq(o.status, 2);
+    head = "stormbench policies: unknown policy 'nonesuch'; known "
+           "policies: none, immediate, fixed, exponential, ";
+    ck_assert_msg(strncmp(o.err, head, strlen(head)) == 0, "%s", o.err);
+    ck_assert_msg(strstr(o.err, "circuit_breaker") != NULL, "%s", o.err);
+    tu_output_free(&o);
+}
+END_TEST
+
 START_TEST(help_version_and_policies)
 {
     tu_output o;
@@ -656,6 +678,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, outputs_are_whole_or_untouched);
     tcase_add_test(tc, shipped_scenarios_validate);
     tcase_add_test(tc, help_version_and_policies);
+    tcase_add_test(tc, policies_unknown_name_suggests);
     tcase_add_test(tc, stopped_clock_exits_two);
     suite_add_tcase(s, tc);
     return s;
