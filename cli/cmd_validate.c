@@ -604,9 +604,9 @@ static int validate_one(const char *path, const char *const *plugins,
         print_policy_error(path, e.msg);
         goto done;
     }
-    char pol[512];
-    printf("%s: ok (%s; policy %s)\n", path, sc->cfg.name,
-           print_policy(ps.stack, pol, sizeof pol));
+    char head[1200];
+    snprintf(head, sizeof head, "%s: ok (%s; policy ", path, sc->cfg.name);
+    print_policy_block(stdout, head, ")", 2, ps.stack);
     print_warnings(path, sc);
     warn_pipeline_keys(path, sc, &expect);
     char policy_warn[1024];

@@ -628,6 +628,55 @@ START_TEST(policies_unknown_name_suggests)
 }
 END_TEST
 
+/* A stack of many parameters is printed a layer to a line, wrapped at 80
+ * columns, every parameter still there: exponential+circuit_breaker's
+ * policy line was 700 characters.  validate's 'ok' line likewise.  A
+ * short one stays on one line ("policy    immediate (max_attempts=5)"). */
+START_TEST(policy_line_is_wrapped)
+{
+    char ini[1024];
+    snprintf(ini, sizeof ini, "%s",
+             tu_write_temp("breaker.ini",
+                           "[scenario]\nname = b\nduration = 60s\n"
+                           "[clients]\ncount = 10\nrate = 1/s\n"
+                           "[policy]\nname = exponential+circuit_breaker\n"));
+    tu_output o;
+    for (int k = 0; k < 2; k++) {
+        if (k)
+            tu_stormbench(&o, (const char *[]){"validate", ini, NULL});
+        else
+            tu_stormbench(&o, (const char *[]){
+                                  "run", STORM, "--policy",
+                                  "exponential+circuit_breaker", NULL});
+        /* (run: 1 when the storm's [expect] no longer holds) */
+        ck_assert_msg(o.status == 0 || (k == 0 && o.status == 1), "%s",
+                      o.err);
+        /* The policy's lines: up to "run " (run), or after the line that
+         * names the file, whatever its path's length (validate). */
+        const char *end = strstr(o.out, "\nrun ");
+        const char *l = k ? strchr(o.out, '\n') + 1 : o.out;
+        ck_assert_msg(k == 0 || strstr(o.out, "ok (b; policy "
+                                              "exponential+circuit_breaker)\n"),
+                      "%s", o.out);
+        while (*l && (!end || l < end)) {
+            size_t n = strcspn(l, "\n");
+            ck_assert_msg(n <= 80, "%zu columns: %.*s", n, (int)n, l);
+            l += n + (l[n] != '\0');
+        }
+        const char *want[] = {"exponential: base=100ms, ",
+                              "circuit_breaker: mode=consecutive, ",
+                              "cooldown_growth=exponential\n"};
+        for (size_t i = 0; i < 3; i++)
+            ck_assert_msg(strstr(o.out, want[i]) != NULL, "%s", o.out);
+        tu_output_free(&o);
+    }
+    tu_stormbench(&o, (const char *[]){"run", STORM, NULL});
+    ck_assert_ptr_nonnull(
+        strstr(o.out, "\npolicy    immediate (max_attempts=5)\n"));
+    tu_output_free(&o);
+}
+END_TEST
+
 START_TEST(help_version_and_policies)
 {
     tu_output o;
@@ -678,6 +727,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, outputs_are_whole_or_untouched);
     tcase_add_test(tc, shipped_scenarios_validate);
     tcase_add_test(tc, help_version_and_policies);
+    tcase_add_test(tc, policy_line_is_wrapped);
     tcase_add_test(tc, policies_unknown_name_suggests);
     tcase_add_test(tc, stopped_clock_exits_two);
     suite_add_tcase(s, tc);
