@@ -29,7 +29,9 @@ typedef struct args {
     int argc;
     char **argv;
     int i;
-    const char *cmd; /* for messages: "run" */
+    const char *cmd;   /* for messages: "run" */
+    const char *usage; /* its --help text, whose options an unknown one
+                          is matched against; may be NULL */
 } args;
 
 /* Is argv[i] the option `name` (with or without "=value")? */
@@ -54,6 +56,9 @@ int args_param(args *a, setting *params, int *n);
  * takes, into *scenario.  A usage error for an unknown option or a
  * second scenario. */
 int args_scenario(const args *a, const char *arg, const char **scenario);
+/* "unknown option '--polcy' (did you mean '--policy'?)": the usage error
+ * for arg, with the option of a->usage it is within two edits of. */
+int args_unknown_option(const args *a, const char *arg);
 
 /* ---- cmd_validate.c: a policy stack's worst case, without a simulation - */
 

@@ -252,7 +252,7 @@ static int parse_compare_one(args *a, compare_args *o)
 
 static int parse_compare(int argc, char **argv, compare_args *o)
 {
-    args a = {argc, argv, 1, "compare"};
+    args a = {argc, argv, 1, "compare", compare_usage};
     for (; a.i < argc; a.i++) {
         int rc = parse_compare_one(&a, o);
         if (rc != 0)
@@ -941,7 +941,7 @@ static int run_compare(plan_state *s, int argc, char **argv, sb_err *e)
     }
     uint32_t jobs = 0;
     if (s->o.jobs) {
-        args a = {argc, argv, 0, "compare"};
+        args a = {argc, argv, 0, "compare", compare_usage};
         if (parse_uint(&a, "--jobs", s->o.jobs, 1, 1024, &jobs) != 0)
             return EXIT_INPUT;
     }
@@ -1089,7 +1089,7 @@ int cmd_merge(int argc, char **argv)
     const char *dirs[CLI_MAX_LIST], *out = NULL, *junit = NULL;
     int n_dirs = 0;
     bool quiet = false, report = true;
-    args a = {argc, argv, 1, "merge"};
+    args a = {argc, argv, 1, "merge", merge_usage};
     for (; a.i < argc; a.i++) {
         const char *arg = argv[a.i];
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
@@ -1108,7 +1108,7 @@ int cmd_merge(int argc, char **argv)
             if (out == NULL)
                 return EXIT_INPUT;
         } else if (arg[0] == '-' && arg[1] != '\0') {
-            return args_usage_error(&a, "unknown option '%s'", arg);
+            return args_unknown_option(&a, arg);
         } else if (n_dirs == CLI_MAX_LIST) {
             return args_usage_error(&a, "at most %d directories",
                                     CLI_MAX_LIST);

@@ -1927,8 +1927,14 @@ static int check_times(loader *ld)
                  100.0 / sqrt(per_window > 1 ? per_window : 1));
         warn(ld->sc, msg);
     }
-    if (last >= 0 &&
-        simtime_add(last, c->recovery_window_ns) > c->duration_ns) {
+    if (last > c->duration_ns) {
+        snprintf(msg, sizeof msg, "the last fault runs past the end of the "
+                 "run (it ends at %.0f s, the run at %.0f s): recovery cannot "
+                 "be judged", (double)last / 1e9,
+                 (double)c->duration_ns / 1e9);
+        warn(ld->sc, msg);
+    } else if (last >= 0 &&
+               simtime_add(last, c->recovery_window_ns) > c->duration_ns) {
         snprintf(msg, sizeof msg, "the run ends less than one "
                  "recovery_window after the last fault ends: recovery "
                  "cannot be judged");
