@@ -937,6 +937,8 @@ void app_draw(const app *a, cairo_t *cr, double w, double h)
     v.events = (double)events(a);
     v.paused = a->paused;
     v.span_s = a->o.span_s > 0 ? a->o.span_s : 120.0;
+    v.end_s = -1;
+    v.select_t0 = v.select_t1 = -1;
     v.help = a->help;
     v.by_process = a->by_process;
     v.hover = a->hover;
