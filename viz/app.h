@@ -86,6 +86,9 @@ int64_t app_now(const app *a);
 void app_key_down(app *a, int key);
 void app_pointer(app *a, double x, double y, bool inside);
 void app_button(app *a, double x, double y, bool down);
+void app_double_click(app *a, double x, double y);
+/* The wheel turned by `clicks` (up positive) at (x, y). */
+void app_wheel(app *a, double x, double y, double clicks);
 
 /* Draw the view (w x h device units). */
 void app_draw(const app *a, cairo_t *cr, double w, double h);

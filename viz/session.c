@@ -334,6 +334,38 @@ int session_set_policy(session *ss, const char *policy, const setting *params,
     return session_restart(ss, e);
 }
 
+int session_repolicy(session *ss, const char *policy, const setting *params,
+                     int n_params, sb_err *e)
+{
+    char old[sizeof ss->policy];
+    setting old_params[SESSION_MAX_PARAMS];
+    int old_n = ss->n_params;
+    memcpy(old, ss->policy, sizeof old);
+    memcpy(old_params, ss->params, sizeof old_params);
+    if (set_policy_text(ss, policy, params, n_params, e) != 0)
+        return -1;
+    policy_setup probe;
+    if (build_policy(ss, &probe, e) != 0) {
+        memcpy(ss->policy, old, sizeof old);
+        memcpy(ss->params, old_params, sizeof old_params);
+        ss->n_params = old_n;
+        return -1;
+    }
+    policy_setup_free(&probe);
+    return session_seek(ss, sim_now(ss->sim), e);
+}
+
+const pstack *session_stack(const session *ss)
+{
+    return ss->ps.stack;
+}
+
+int session_params(const session *ss, const setting **out)
+{
+    *out = ss->params;
+    return ss->n_params;
+}
+
 /* The kind of live change a fault is, or -1. */
 static int kind_of(const fault_cfg *f)
 {

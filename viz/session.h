@@ -94,6 +94,17 @@ int session_restart(session *ss, sb_err *e);
 /* The same, with another policy stack. */
 int session_set_policy(session *ss, const char *policy, const setting *params,
                        int n_params, sb_err *e);
+/* Another policy stack for the run so far: the run is rebuilt with it
+ * and replayed, with every fault and change of the log, to where it was
+ * (so a policy is compared on the storm the user just made).  A stack
+ * that does not build leaves the run as it was. */
+int session_repolicy(session *ss, const char *policy, const setting *params,
+                     int n_params, sb_err *e);
+/* The stack running, and the parameters it was built with (as
+ * written). */
+const pstack *session_stack(const session *ss);
+int session_params(const session *ss, const setting **out);
+
 /* Go to time t: rebuild the run and replay the log's actions up to t
  * (those at t included; later ones are dropped), at full speed. */
 int session_seek(session *ss, int64_t t, sb_err *e);

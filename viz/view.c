@@ -1497,3 +1497,8 @@ void view_draw(cairo_t *cr, double w, double h, const view_state *v)
         help(cr, w, h, f);
     cairo_restore(cr);
 }
+
+void view_help(cairo_t *cr, double w, double h)
+{
+    help(cr, w, h, view_font_px(w, h));
+}

@@ -160,8 +160,11 @@ chart_panel view_panel_plot(const view_layout *l, int k, double t0,
                             double t1);
 /* The time window the panels show: [*t0, *t1] s. */
 void view_window(const view_state *v, double *t0, double *t1);
-/* Draw the whole view. */
+/* Draw the whole view (the help overlay too when v->help). */
 void view_draw(cairo_t *cr, double w, double h, const view_state *v);
+/* The help overlay alone, over what is drawn (the app draws it over
+ * the controls). */
+void view_help(cairo_t *cr, double w, double h);
 
 /* The time (s) on the timeline under x, clamped to [0, duration_s]. */
 double view_timeline_time(const view_layout *l, double duration_s, double x);
