@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "compiler.h"
 #define ERR_MSG_MAX 1024
 
 typedef struct sb_err {
@@ -20,10 +21,10 @@ typedef struct sb_err {
 /* Overwrite e's message (e may be NULL); returns -1 so callers can
  * `return err_set(e, ...)`. */
 int err_set(sb_err *e, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    SB_PRINTF(2, 3);
 
 /* Put "prefix: " in front of e's current message; returns -1. */
 int err_prefix(sb_err *e, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    SB_PRINTF(2, 3);
 
 #endif

@@ -229,6 +229,11 @@ double stats_sign_test(size_t n_pos, size_t n_neg)
     return fmin(1.0, p);
 }
 
+double stats_t_quantile(double p, double df)
+{
+    return gsl_cdf_tdist_Pinv(p, df);
+}
+
 /* ---- Wilson ---------------------------------------------------------------- */
 
 /* centre (p + z^2/2n) / (1 + z^2/n), half-width

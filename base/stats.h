@@ -65,6 +65,10 @@ void stats_paired_test(const double *a, const double *b, size_t n,
  * NaN when no pair differs. */
 double stats_sign_test(size_t n_pos, size_t n_neg);
 
+/* The p-quantile of Student's t with df degrees of freedom (GSL's
+ * gsl_cdf_tdist_Pinv). */
+double stats_t_quantile(double p, double df);
+
 /* The Wilson score interval for a proportion: k successes of n trials,
  * two-sided at `level` (0.95 for 95 %).  Unlike p +- z sqrt(p(1-p)/n) it
  * stays inside [0, 1] and is not empty at k = 0 or k = n (Wilson 1927;

@@ -9,7 +9,7 @@
 #include "event_queue.h"
 
 #define RQ evq
-#define rq_init(q, n) evq_init((q), (n) + 1024)
+#define rq_init(q, n) ((void)(n), evq_init(q))
 #define rq_fini(q) evq_fini(q)
 /* The queue's inline common push, as the engine has it (engine.h): the
  * reference gets every speed-up of the queue the engine gets, so that the
@@ -18,8 +18,6 @@
     (evq_push_quick((q), (t), (type), (id), (gen))                             \
          ? 0                                                                   \
          : evq_push((q), (t), (type), (id), (gen)))
-#define rq_push_lane(q, lane, t, type, id, gen)                                \
-    ((void)(lane), rq_push((q), (t), (type), (id), (gen)))
 #define rq_failed(q) evq_failed(q)
 #define REF_RUN ref_run_evq
 

@@ -84,8 +84,6 @@ static void rh_take(rheap *q)
 #define rq_init(q, n) rh_init((q), (n))
 #define rq_fini(q) rh_fini(q)
 #define rq_push(q, t, type, id, gen) rh_push((q), (t), (type), (id), (gen))
-#define rq_push_lane(q, lane, t, type, id, gen)                                \
-    ((void)(lane), rh_push((q), (t), (type), (id), (gen)))
 #define rq_failed(q) ((void)(q), false)
 #define REF_RUN ref_run_heap
 

@@ -6,9 +6,6 @@
  *   RQ                         the queue type
  *   rq_init(q, n), rq_fini(q)  n: a hint, the number of clients
  *   rq_push(q, t, type, id, gen)             0, or -1 out of memory
- *   rq_push_lane(q, lane, t, type, id, gen)  the same, for events that are
- *                              "now + a constant" (a queue without lanes
- *                              treats it as rq_push)
  *   rq_pop_before(q, limit, ev)  the earliest event before limit into
  *                              *ev (a ref_ev); false when there is none
  *   rq_failed(q)               did the queue run out of memory inside?
@@ -33,8 +30,6 @@ typedef struct ref_ev {
 } ref_ev;
 
 enum { R_ARRIVAL = 1, R_AT_SERVER, R_DONE, R_RESPONSE, R_TIMEOUT, R_OUTAGE };
-/* The engine's lanes for the same events (sim/engine.h). */
-enum { L_TIMEOUT = 0, L_TO_SERVER = 1, L_TO_CLIENT = 2 };
 enum { A_TO_SERVER, A_IN_SERVICE, A_TO_CLIENT, A_GONE };
 #define GEN_MASK 0x0fffffffu
 #define NONE UINT32_MAX
@@ -72,13 +67,6 @@ typedef struct rstate {
 static void push(rstate *s, int64_t t, unsigned type, uint32_t id, uint32_t gen)
 {
     if (rq_push(&s->q, t, type, id, gen) != 0)
-        s->oom = true;
-}
-
-static void push_lane(rstate *s, unsigned lane, int64_t t, unsigned type,
-                      uint32_t id, uint32_t gen)
-{
-    if (rq_push_lane(&s->q, lane, t, type, id, gen) != 0)
         s->oom = true;
 }
 
@@ -163,8 +151,8 @@ static void send_attempt(rstate *s, uint32_t ri)
     a->waiting = 1;
     a->stage = A_TO_SERVER;
     s->r->attempts++;
-    push_lane(s, L_TIMEOUT, s->now + s->p->timeout_ns, R_TIMEOUT, ai, a->gen);
-    push_lane(s, L_TO_SERVER, s->now + s->p->net_ns, R_AT_SERVER, ai, a->gen);
+    push(s, s->now + s->p->timeout_ns, R_TIMEOUT, ai, a->gen);
+    push(s, s->now + s->p->net_ns, R_AT_SERVER, ai, a->gen);
 }
 
 static void on_arrival(rstate *s, uint32_t c)
@@ -245,7 +233,7 @@ static void on_done(rstate *s, uint32_t ai, uint32_t gen)
     }
     s->busy--;
     a->stage = A_TO_CLIENT;
-    push_lane(s, L_TO_CLIENT, s->now + s->p->net_ns, R_RESPONSE, ai, gen);
+    push(s, s->now + s->p->net_ns, R_RESPONSE, ai, gen);
     while (s->busy < s->p->workers && s->f_len > 0)
         start_service(s, dequeue(s));
 }

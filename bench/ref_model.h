@@ -21,7 +21,7 @@
  * Two builds of one loop (ref_loop.h): ref_run_heap() on a plain 4-ary
  * heap of 16-byte entries compared by time alone, as a hand-written loop
  * would have it; ref_run_evq() on the engine's event queue
- * (sim/event_queue.h), with the same FIFO lanes the engine uses.
+ * (sim/event_queue.h), pushed the way the engine pushes.
  */
 #ifndef SB_REF_MODEL_H
 #define SB_REF_MODEL_H

@@ -137,6 +137,20 @@ int cli_guard_watch(int64_t timeout_ns, const char *text, sb_err *e);
  * text in *text, or EXIT_INPUT after a usage message. */
 int args_hook_timeout(args *a, int64_t *ns, const char **text);
 
+/* ---- policy_from.c: --policy-from FILE[#NAME] -------------------------- */
+
+struct import_result;
+/* Import arg ("FILE#NAME"; sel, when given, names the configuration
+ * instead) in format (NULL: detected) into *r, and build its stack into
+ * *ps (free with policy_setup_free).  0, or -1 with "FILE:LINE: ..." in
+ * e. */
+int cli_policy_from(const char *arg, const char *sel, const char *format,
+                    struct import_result *r, policy_setup *ps, sb_err *e);
+/* Replace each --policy-from in argv (argv[0] is the command's name) by
+ * the --policy, --param and --set options it stands for.  0, or
+ * EXIT_INPUT after a message. */
+int cli_expand_policy_from(const char *cmd, int *argc, char ***argv);
+
 /* ---- the subcommands ------------------------------------------------------ */
 
 int cmd_run(int argc, char **argv);
@@ -146,5 +160,7 @@ int cmd_decide(int argc, char **argv);
 int cmd_gui(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_lint(int argc, char **argv);
 
 #endif

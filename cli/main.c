@@ -26,6 +26,9 @@ static const char usage[] =
     "                      stability maps: a report with confidence\n"
     "                      intervals (PDF, HTML, Markdown, CSV, JSON)\n"
     "  merge DIR...        a comparison's report from runs done elsewhere\n"
+    "  import FILE         a gRPC, Envoy, Istio, resilience4j, AWS or\n"
+    "                      topology file as the policy stack that behaves\n"
+    "                      the same (--policy-from FILE runs it directly)\n"
     "\n"
     "Options:\n"
     "  -h, --help          this help; 'stormbench COMMAND --help' for one\n"
@@ -59,20 +62,27 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof guarded / sizeof *guarded; i++)
         if (strcmp(cmd, guarded[i]) == 0)
             cli_guard_install(guarded[i]);
+    int sub_argc = argc - 1;
+    char **sub_argv = argv + 1;
+    int rc = cli_expand_policy_from(cmd, &sub_argc, &sub_argv);
+    if (rc != 0)
+        return rc;
+    if (strcmp(cmd, "import") == 0)
+        return cmd_import(sub_argc, sub_argv);
     if (strcmp(cmd, "run") == 0)
-        return cmd_run(argc - 1, argv + 1);
+        return cmd_run(sub_argc, sub_argv);
     if (strcmp(cmd, "validate") == 0)
-        return cmd_validate(argc - 1, argv + 1);
+        return cmd_validate(sub_argc, sub_argv);
     if (strcmp(cmd, "policies") == 0)
-        return cmd_policies(argc - 1, argv + 1);
+        return cmd_policies(sub_argc, sub_argv);
     if (strcmp(cmd, "decide") == 0)
-        return cmd_decide(argc - 1, argv + 1);
+        return cmd_decide(sub_argc, sub_argv);
     if (strcmp(cmd, "gui") == 0)
-        return cmd_gui(argc - 1, argv + 1);
+        return cmd_gui(sub_argc, sub_argv);
     if (strcmp(cmd, "compare") == 0)
-        return cmd_compare(argc - 1, argv + 1);
+        return cmd_compare(sub_argc, sub_argv);
     if (strcmp(cmd, "merge") == 0)
-        return cmd_merge(argc - 1, argv + 1);
+        return cmd_merge(sub_argc, sub_argv);
     fprintf(stderr, "stormbench: unknown command '%s'\n"
                     "Try 'stormbench --help'.\n", cmd);
     return EXIT_INPUT;

@@ -7,7 +7,7 @@ static double uniform(const sb_ctx *ctx, double lo, double hi)
     return lo + (hi - lo) * sb_uniform(ctx);
 }
 
-double backoff_plain(const backoff *b, uint32_t n)
+double backoff_unjittered(const backoff *b, uint32_t n)
 {
     return fmin(b->cap, b->base * pow(b->multiplier, (double)n - 1.0));
 }
@@ -26,7 +26,7 @@ static double soft_exponential(const sb_ctx *ctx, const backoff *b,
 double backoff_delay(const sb_ctx *ctx, const backoff *b, uint32_t n,
                      double *prev)
 {
-    double d = backoff_plain(b, n);
+    double d = backoff_unjittered(b, n);
     switch (b->jitter) {
     case JITTER_NONE:
         return d;

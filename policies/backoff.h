@@ -59,6 +59,6 @@ double backoff_delay(const sb_ctx *ctx, const backoff *b, uint32_t n,
                      double *prev);
 
 /* d(n) without jitter. */
-double backoff_plain(const backoff *b, uint32_t n);
+double backoff_unjittered(const backoff *b, uint32_t n);
 
 #endif

@@ -42,6 +42,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compiler.h"
 #include "pstack.h"
 
 #define DRIVER_NO_DEADLINE INT64_MAX
@@ -189,7 +190,7 @@ static inline int64_t driver_effective_timeout(const driver_request *r,
  * outcome of `res` when it is not NULL.  Built in one pass instead of a
  * whole "before the send" attempt that the outcome then overwrote (8
  * instructions a failure in the storm at 10 000 clients). */
-__attribute__((always_inline)) static inline void
+SB_ALWAYS_INLINE static inline void
 driver_fill(sb_attempt *a, const driver_request *r, int64_t now,
             uint32_t number, bool hedge, int64_t timeout_from,
             const driver_result *res)
@@ -225,7 +226,7 @@ driver_fill(sb_attempt *a, const driver_request *r, int64_t now,
 
 /* The attempt as it ended: the timeout it was sent with, not what is
  * left of it now. */
-__attribute__((always_inline)) static inline void
+SB_ALWAYS_INLINE static inline void
 driver_outcome(const driver_request *r, int64_t now, const driver_result *res,
                sb_attempt *a)
 {
@@ -301,7 +302,7 @@ int driver_hedge_now(pstack *ps, const pstack_call *call,
  * one driver_next, whose address the stack's hook is given, every field
  * was written to memory at every failure (12 M instructions in the storm
  * at 10 000 clients). */
-__attribute__((always_inline)) static inline int
+SB_ALWAYS_INLINE static inline int
 driver_failure(pstack *ps, const pstack_call *call, const driver_request *r,
                int64_t now, const driver_result *res, sb_attempt *a,
                pstack_decision *stack, driver_send *hedge, driver_decided *v)
@@ -343,8 +344,8 @@ driver_failure(pstack *ps, const pstack_call *call, const driver_request *r,
  * request's copy or of the call is then needed once the stack has
  * answered, so the caller's need not be kept across its hook (11 M
  * instructions in the storm at 10 000 clients). */
-__attribute__((always_inline)) static inline int
-driver_failure_plain(pstack *ps, const pstack_call *call,
+SB_ALWAYS_INLINE static inline int
+driver_failure_no_hedge_no_decision(pstack *ps, const pstack_call *call,
                      const driver_request *r, int64_t now,
                      const driver_result *res, sb_attempt *a,
                      pstack_decision *stack, driver_decided *v)
@@ -359,7 +360,7 @@ driver_failure_plain(pstack *ps, const pstack_call *call,
     return 0;
 }
 
-__attribute__((always_inline)) static inline int
+SB_ALWAYS_INLINE static inline int
 driver_on_failure(pstack *ps, const pstack_call *call,
                   const driver_request *r, int64_t now,
                   const driver_result *res, driver_next *out)

@@ -114,7 +114,7 @@ static plan_error plan_classify(const sb_attempt *a)
 
 static double plan_delay(const sb_ctx *ctx, const plan *p, const sb_attempt *a)
 {
-    double d = backoff_plain(&p->b, a->attempt);
+    double d = backoff_unjittered(&p->b, a->attempt);
     if (p->jitter > 0) {
         double spread = p->jitter * (2.0 * sb_uniform(ctx) - 1.0);
         d = fmin(p->b.cap, d * (1.0 + spread));

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler.h"
 #include "hookguard.h"
 #include "schema.h"
 
@@ -331,7 +332,7 @@ static const sb_host *host_for(pstack *ps, const sb_host *src)
 
 /* Inline: it runs for every layer at every hook, and out of line,
  * returning its 64 bytes through memory, it cost 29 instructions a call. */
-__attribute__((always_inline)) static inline sb_ctx
+SB_ALWAYS_INLINE static inline sb_ctx
 ctx_with(pstack *ps, const layer *l, const pstack_call *call,
          void *process_state, void *client_state, void *request_state)
 {
@@ -351,7 +352,7 @@ ctx_with(pstack *ps, const layer *l, const pstack_call *call,
 
 /* Layer l's context: its share of each state block, NULL where it keeps
  * none or the caller has none. */
-__attribute__((always_inline)) static inline sb_ctx
+SB_ALWAYS_INLINE static inline sb_ctx
 ctx_for(pstack *ps, const layer *l, const pstack_call *call)
 {
     return ctx_with(
@@ -367,7 +368,7 @@ ctx_for(pstack *ps, const layer *l, const pstack_call *call)
  * are 0), so each is the caller's pointer when the layer has such state,
  * else NULL -- what ctx_for gives (p + 0, NULL when p is NULL), with one
  * test each instead of two, and no offsets to add. */
-__attribute__((always_inline)) static inline sb_ctx
+SB_ALWAYS_INLINE static inline sb_ctx
 ctx_for_first(pstack *ps, const pstack_call *call)
 {
     const layer *l = &ps->layers[0];
@@ -457,7 +458,7 @@ static void decision_init(sb_decision *d)
 }
 
 static int broken(pstack *ps, const layer *l, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    SB_PRINTF(3, 4);
 static int broken(pstack *ps, const layer *l, const char *fmt, ...)
 {
     char who[320], msg[512];
@@ -566,7 +567,7 @@ static void no_retry(pstack_decision *out)
  * maximum, which starts at 0.0, leaves it).  Most stacks have one layer
  * (every backoff policy alone); the loop cost 35 more instructions a
  * failure in the storm at 10 000 clients (2 186 M -> 2 151 M in all). */
-__attribute__((always_inline)) static inline int
+SB_ALWAYS_INLINE static inline int
 on_failure_one(pstack *ps, const pstack_call *call, const sb_attempt *a,
                pstack_decision *out)
 {
@@ -598,7 +599,7 @@ on_failure_one(pstack *ps, const pstack_call *call, const sb_attempt *a,
 }
 
 /* The general case: every layer asked, the answers combined. */
-__attribute__((noinline)) static int
+SB_NOINLINE static int
 on_failure_all(pstack *ps, const pstack_call *call, const sb_attempt *a,
                pstack_decision *out)
 {
@@ -645,7 +646,7 @@ on_failure_all(pstack *ps, const pstack_call *call, const sb_attempt *a,
  * the engine's failure path, with no call, frame and copies of its own
  * around it -- 21 instructions a failure in the storm at 10 000 clients
  * (2 133 M -> 2 111 M in all). */
-__attribute__((always_inline)) inline int
+SB_ALWAYS_INLINE inline int
 pstack_on_failure(pstack *ps, const pstack_call *call, const sb_attempt *a,
                   pstack_decision *out)
 {

@@ -40,6 +40,9 @@
  * instead; here a hedge's failure is charged by this list too, so give
  * the two layers the same codes.
  *
+ * With throttling = false there is no bucket: the layer is a retryPolicy
+ * of a channel without retryThrottling (the status check and pushback).
+ *
  * The bucket starts full at max_tokens; a success adds token_ratio; the
  * count stays in [0, max_tokens].  A hedge is sent only while tokens >
  * max_tokens / 2; first attempts are never throttled.  Tokens are kept in
@@ -59,9 +62,10 @@ typedef struct tb {
     int64_t ratio_milli; /* token_ratio x 1000, truncated */
     int64_t retryable;   /* bit i: gRPC code i is retried and counts */
     bool pushback;
+    bool throttling;
 } tb;
 
-enum { P_MAX_TOKENS, P_TOKEN_RATIO, P_RETRYABLE, P_PUSHBACK };
+enum { P_MAX_TOKENS, P_TOKEN_RATIO, P_RETRYABLE, P_PUSHBACK, P_THROTTLING };
 
 static const sb_param tb_params[] = {
     [P_MAX_TOKENS] = {"max_tokens", SB_PARAM_INT, "10",
@@ -76,6 +80,9 @@ static const sb_param tb_params[] = {
      GRPC_CODE_CHOICES, 0, 0},
     [P_PUSHBACK] = {"pushback", SB_PARAM_BOOL, "true",
      "honour the server's grpc-retry-pushback-ms (gRPC does)", NULL, 0, 0},
+    [P_THROTTLING] = {"throttling", SB_PARAM_BOOL, "true",
+     "false: gRPC's retryPolicy without retryThrottling (the status check "
+     "and pushback alone, no bucket)", NULL, 0, 0},
     {0}};
 
 static int32_t tb_create(const sb_value *v, void **shared, char *err,
@@ -93,6 +100,7 @@ static int32_t tb_create(const sb_value *v, void **shared, char *err,
     p->ratio_milli = (int64_t)floor(v[P_TOKEN_RATIO].d * 1000.0 + 1e-6);
     p->retryable = v[P_RETRYABLE].i;
     p->pushback = v[P_PUSHBACK].i != 0;
+    p->throttling = v[P_THROTTLING].i != 0;
     *shared = p;
     return 0;
 }
@@ -105,7 +113,7 @@ static size_t tb_process_size(const void *shared)
 
 static void report_level(const sb_ctx *ctx, const tb *p, int64_t tokens)
 {
-    if (ctx->host->level)
+    if (p->throttling && ctx->host->level)
         ctx->host->level(ctx, (double)tokens / (double)p->max_milli);
 }
 
@@ -126,7 +134,7 @@ static void tb_before_send(const sb_ctx *ctx, const sb_attempt *a,
 {
     const tb *p = ctx->shared;
     int64_t tokens = *(int64_t *)ctx->process_state;
-    if (a->hedge && !above_threshold(p, tokens))
+    if (a->hedge && p->throttling && !above_threshold(p, tokens))
         sb_refuse(out, SB_REFUSAL_BUDGET,
                   "token_bucket: hedging throttled (tokens <= max_tokens/2)");
 }
@@ -146,6 +154,8 @@ static void tb_on_success(const sb_ctx *ctx, const sb_attempt *a)
  * threshold (grpc-java's onQualifiedFailureThenCheckIsAboveThreshold). */
 static bool charge(const sb_ctx *ctx, const tb *p)
 {
+    if (!p->throttling)
+        return true;
     int64_t *tokens = ctx->process_state;
     *tokens -= 1000;
     if (*tokens < 0)

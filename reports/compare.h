@@ -323,6 +323,46 @@ typedef struct compare_result {
 void compare_failures(const compare_result *r, uint32_t pt, int pol,
                       compare_metric m, uint32_t *failed, uint32_t *applies);
 
+/* ---- Metastability as a probability ----------------------------------------
+ *
+ * Whether a policy tips into a storm at a point is a probability, not a
+ * majority vote: of the n seeds whose recovery was judged, k did not
+ * recover (the faults ended and goodput never came back within the run).
+ * Every table, verdict and chart that judges recovery reports k of n and
+ * the Wilson 95 % interval of k / n (base/stats.h: it stays in [0, 1] and
+ * is not empty at k = 0 or k = n, unlike p +- 1.96 sqrt(p(1-p)/n)), and
+ * gives recovery time over the n - k seeds that recovered only.
+ *
+ * The call: clearly stable when the interval lies below 1/2, clearly
+ * metastable when it lies above, bistable when it holds 1/2 -- the seeds
+ * cannot tell whether the policy tips more often than not.  At k = 0 the
+ * interval's top is z^2 / (n + z^2) = 3.84 / (n + 3.84), below 1/2 only
+ * from n = 4: with 3 seeds or fewer no cell is called either way. */
+typedef enum compare_stability {
+    CS_UNJUDGED,   /* no run's recovery was judged (no fault, no baseline,
+                      no room for the recovery window) */
+    CS_STABLE,     /* hi < 1/2 */
+    CS_BISTABLE,   /* lo <= 1/2 <= hi */
+    CS_METASTABLE  /* lo > 1/2 */
+} compare_stability;
+
+typedef struct compare_tipping {
+    uint32_t tipped;    /* seeds that did not recover */
+    uint32_t n;         /* seeds whose recovery was judged */
+    double share;       /* tipped / n; NaN when n = 0 */
+    double lo, hi;      /* Wilson 95 % interval of share; NaN when n = 0 */
+    compare_stability stability;
+    bool bistable;      /* stability == CS_BISTABLE */
+} compare_tipping;
+
+/* The tipping of policy pol at point pt (every seed's run of it). */
+void compare_tipping_of(const compare_result *r, uint32_t pt, int pol,
+                        compare_tipping *out);
+/* The same from counts: k of n tipped. */
+void compare_tipping_counts(uint32_t k, uint32_t n, compare_tipping *out);
+/* "stable", "bistable", "metastable", "not judged". */
+const char *compare_stability_name(compare_stability s);
+
 enum {
     CP_OFFERED,
     CP_GOODPUT,

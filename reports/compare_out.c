@@ -185,6 +185,38 @@ void compare_failures(const compare_result *r, uint32_t pt, int pol,
     }
 }
 
+void compare_tipping_counts(uint32_t k, uint32_t n, compare_tipping *out)
+{
+    memset(out, 0, sizeof *out);
+    out->tipped = k;
+    out->n = n;
+    out->share = out->lo = out->hi = NAN;
+    out->stability = CS_UNJUDGED;
+    if (n == 0)
+        return;
+    out->share = (double)k / (double)n;
+    stats_wilson(k, n, 0.95, &out->lo, &out->hi);
+    out->stability = out->hi < 0.5   ? CS_STABLE
+                     : out->lo > 0.5 ? CS_METASTABLE
+                                     : CS_BISTABLE;
+    out->bistable = out->stability == CS_BISTABLE;
+}
+
+void compare_tipping_of(const compare_result *r, uint32_t pt, int pol,
+                        compare_tipping *out)
+{
+    uint32_t k, n;
+    compare_failures(r, pt, pol, CM_RECOVERY_S, &k, &n);
+    compare_tipping_counts(k, n, out);
+}
+
+const char *compare_stability_name(compare_stability s)
+{
+    static const char *const names[] = {"not judged", "stable", "bistable",
+                                        "metastable"};
+    return names[s];
+}
+
 /* A phase's span at a point, as text in seconds ("15", "37.5"); false
  * when the phase is not present.  The span is the same for every run of
  * the point (faults are in the scenario), so the first policy's first

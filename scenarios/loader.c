@@ -33,10 +33,12 @@
 #define MAX_SECTIONS 80
 #define LINE_MAX_LEN 1000
 #define MAX_FILE_BYTES (4u << 20)
+/* A key's bytes with its NUL: what a setting (setting.h) holds. */
+#define KEY_SIZE 96
 
 typedef struct entry {
     char section[96];
-    char key[96];
+    char key[KEY_SIZE];
     char value[LINE_MAX_LEN];
     char origin[1100]; /* "file:line" or "--set s.k=v" */
     bool used;
@@ -193,6 +195,35 @@ static int hand_over_long(loader *ld, const char *text, char *str, int num)
     return 0;
 }
 
+/* "expected a key of at most 95 characters, got '...' (N characters)"
+ * into buf, or nothing when key (len bytes) fits. */
+static bool key_too_long(const char *key, size_t len, char *buf, size_t n)
+{
+    if (len < KEY_SIZE)
+        return false;
+    snprintf(buf, n, "expected a key of at most %d characters, got "
+             "'%.40s...' (%zu characters)", KEY_SIZE - 1, key, len);
+    return true;
+}
+
+/* A key is kept whole or refused: cut, it would name a key not in the
+ * file, pass the duplicate check beside another equal in its first 95
+ * bytes, and could end in a space that a written file loses.  Checked
+ * here, before inih, so a key too long for this build's line buffer is
+ * refused in the same words.  text is the line, its comment cut. */
+static int check_key_length(loader *ld, const char *text)
+{
+    size_t len = strcspn(text, "=:");
+    while (len > 0 && isspace((unsigned char)text[len - 1]))
+        len--;
+    char msg[200];
+    if (!key_too_long(text, len, msg, sizeof msg))
+        return 0;
+    if (ld->section[0])
+        return loader_fail(ld, "[%s] %s", ld->section, msg), -1;
+    return loader_fail(ld, "%s", msg), -1;
+}
+
 /* One line by hand rather than with fgets: fgets cannot tell a NUL byte
  * from the end of the string, so a binary file (or /dev/zero) would read
  * as empty lines for ever.  0, or -1 at the end or on an error. */
@@ -273,6 +304,8 @@ static char *reader(char *str, int num, void *stream)
         loader_fail(ld, "expected 'key = value', a [section] or a comment");
         return NULL;
     }
+    if (check_key_length(ld, t) != 0)
+        return NULL;
     size_t n = strlen(t);
     if ((int)n + 2 <= num) {
         memcpy(str, t, n);
@@ -328,6 +361,11 @@ static int handler(void *user, const char *section, const char *name,
     if (value == NULL) /* INI_ALLOW_NO_VALUE: the reader refused such lines */
         return loader_fail(ld, "expected 'key = value', a [section] or a "
                            "comment");
+    /* The reader's name of the section, not inih's: inih keeps a
+     * section's name in MAX_SECTION bytes (50 by default) and would cut
+     * a [fault.NAME] of a 63-byte NAME without a word. */
+    (void)section;
+    section = ld->section;
     if (section[0] == '\0')
         return loader_fail(ld, "'%s' comes before any [section]", name);
     entry *old = find_entry(ld, section, name);
@@ -380,7 +418,7 @@ static int read_file(loader *ld)
 static int apply_set(loader *ld, const char *set)
 {
     const char *eq = strchr(set, '=');
-    char left[256];
+    char left[LINE_MAX_LEN];
     if (eq == NULL || (size_t)(eq - set) >= sizeof left)
         return err_set(ld->e, "--set %s: expected section.key=value", set);
     memcpy(left, set, (size_t)(eq - set));
@@ -390,6 +428,9 @@ static int apply_set(loader *ld, const char *set)
         return err_set(ld->e, "--set %s: expected section.key=value", set);
     *dot = '\0';
     char *section = trim(left), *key = trim(dot + 1);
+    char msg[200];
+    if (key_too_long(key, strlen(key), msg, sizeof msg))
+        return err_set(ld->e, "--set %s: %s", set, msg);
     if (!known_section(section))
         return err_set(ld->e, "--set %s: unknown section [%s]; known "
                        "sections: scenario, clients, server, policy, expect, "

@@ -133,10 +133,10 @@ static void launch(caller *c, uint32_t ri, request *r)
     c->m->cur->attempts++;
     if (c->ops->sent)
         c->ops->sent(c, r, t);
-    engine_push_lane(s, LANE_TIMEOUT, t->expires, EV_TIMEOUT, ai, t->gen);
+    engine_push(s, t->expires, EV_TIMEOUT, ai, t->gen);
     int64_t d = engine_sample(s, c->network, r->client, c->net_stream,
                               rng_attempt_counter(r->index, t->number, 0));
-    engine_push_lane(s, LANE_TO_SERVER, simtime_add(s->now, d),
+    engine_push(s, simtime_add(s->now, d),
                      EV_SERVER_ARRIVE, ai, t->gen);
 }
 

@@ -78,7 +78,7 @@ static void host_level(const sb_ctx *ctx, double fraction)
 
 /* Inline for the same reason as the stack's ctx_for: out of line it
  * returned its 56 bytes through memory at every failure. */
-__attribute__((always_inline)) static inline pstack_call
+SB_ALWAYS_INLINE static inline pstack_call
 call_for(sim *s, request *r, uint32_t client)
 {
     pstack_call c;
@@ -159,7 +159,7 @@ static const char *outcome_words(sb_outcome o)
 /* Tell the stack (on_request_end) and the trace that request r ends.
  * Out of line: finish, without them, needs no frame for their records
  * (3 M instructions in the storm). */
-__attribute__((noinline)) static void
+SB_NOINLINE static void
 announce_end(sim *s, request *r, sb_outcome outcome, const sb_attempt *a)
 {
     if (s->hears_end) {
@@ -176,7 +176,7 @@ announce_end(sim *s, request *r, sb_outcome outcome, const sb_attempt *a)
 /* Request ri (r) ends with `outcome`; a describes its last attempt (NULL
  * when nobody would read it: no layer has on_request_end, and the request
  * is not traced). */
-__attribute__((always_inline)) static inline void
+SB_ALWAYS_INLINE static inline void
 finish_inline(sim *s, uint32_t ri, request *r, sb_outcome outcome,
               sb_refusal why, const char *reason, const sb_attempt *a)
 {
@@ -198,8 +198,8 @@ finish_inline(sim *s, uint32_t ri, request *r, sb_outcome outcome,
     engine_request_release(s, ri, r);
 }
 
-/* finish_inline out of line, for every caller but the plain timeout path
- * (failed with plain) and a success nobody hears of (attempt_succeeded).
+/* finish_inline out of line, for every caller but the timeout path with
+ * no hedge, trace or on_decision (failed with no_hedge_trace_or_decision) and a success nobody hears of (attempt_succeeded).
  * There, inline, a request's end after its last timeout cost 10 M
  * instructions less in the storm at 10 000 clients (seven arguments, two
  * of them on the stack, and the timeout handler's frame around a call),
@@ -216,9 +216,9 @@ static inline void send_attempt(sim *s, uint32_t ri, request *r, bool hedge);
 /* What a request may have besides its op, by the run's settings: policy
  * state (zeroed), a deadline, a defect, a critical flag, an idempotency
  * key, a trace.  Out of line: a run whose requests have none of them
- * tests one flag (s->plain_requests) instead of six settings at every
+ * tests one flag (s->no_request_extras) instead of six settings at every
  * request (12 M instructions in the storm at 10 000 clients). */
-__attribute__((noinline)) static void
+SB_NOINLINE static void
 start_extras(sim *s, request *r, uint64_t key, uint32_t k)
 {
     const client_cfg *cc = &s->cfg->clients;
@@ -264,7 +264,7 @@ static void start_request(sim *s, uint32_t c, uint32_t k)
     r->op = u < cc->mix[0]                ? SB_OP_READ
             : u < cc->mix[0] + cc->mix[1] ? SB_OP_PUT
                                           : SB_OP_POST;
-    if (s->plain_requests)
+    if (s->no_request_extras)
         r->deadline = NO_DEADLINE;
     else
         start_extras(s, r, key, k);
@@ -283,7 +283,7 @@ static void start_request(sim *s, uint32_t c, uint32_t k)
  */
 /* The gap before request k of client c when arrivals are not an open
  * loop's. */
-__attribute__((noinline)) static int64_t
+SB_NOINLINE static int64_t
 arrival_gap_other(const sim *s, uint32_t c, uint32_t k)
 {
     const client_cfg *cc = &s->cfg->clients;
@@ -297,7 +297,7 @@ arrival_gap_other(const sim *s, uint32_t c, uint32_t k)
 /* Inline in the arrival handler, an open loop's gap: out of line, the
  * call cost 6 M instructions in the storm at 10 000 clients (its frame,
  * and the handler's registers saved around it). */
-__attribute__((always_inline)) static inline int64_t
+SB_ALWAYS_INLINE static inline int64_t
 arrival_gap(const sim *s, uint32_t c, uint32_t k)
 {
     const client_cfg *cc = &s->cfg->clients;
@@ -315,7 +315,7 @@ arrival_gap(const sim *s, uint32_t c, uint32_t k)
 
 /* Inline in the arrival handler: as a call it cost 3 M instructions in
  * the storm (its frame, and arguments the handler had in registers). */
-__attribute__((always_inline)) static inline void schedule_arrival(sim *s,
+SB_ALWAYS_INLINE static inline void schedule_arrival(sim *s,
                                                                    uint32_t c)
 {
     int64_t gap = arrival_gap(s, c, s->next_request[c]);
@@ -488,7 +488,7 @@ static void launch(sim *s, uint32_t ri, request *r, bool hedge);
 
 /* The send of an attempt the stack is asked about (a layer has
  * before_send, or the request is traced). */
-__attribute__((noinline)) static void send_asked(sim *s, uint32_t ri,
+SB_NOINLINE static void send_asked(sim *s, uint32_t ri,
                                                  request *r, bool hedge)
 {
     if (allowed(s, ri, r, hedge))
@@ -500,7 +500,7 @@ __attribute__((noinline)) static void send_asked(sim *s, uint32_t ri,
  * frame for the stack's answer at every attempt; the stack's path is out
  * of line.  With the pools' inline test: 2 134 M -> 2 091 M instructions
  * in the storm at 10 000 clients. */
-__attribute__((always_inline)) static inline void
+SB_ALWAYS_INLINE static inline void
 send_attempt(sim *s, uint32_t ri, request *r, bool hedge)
 {
     if (s->asks_before_send || (r->flags & RQ_TRACED))
@@ -514,7 +514,7 @@ send_attempt(sim *s, uint32_t ri, request *r, bool hedge)
  * send, launch, to_server, the queue), each saving and restoring
  * registers -- 43 M of the storm's 2.29 G instructions at 10 000
  * clients. */
-__attribute__((always_inline)) static inline void
+SB_ALWAYS_INLINE static inline void
 launch(sim *s, uint32_t ri, request *r, bool hedge)
 {
     uint32_t ai;
@@ -530,7 +530,7 @@ launch(sim *s, uint32_t ri, request *r, bool hedge)
     r->outstanding++;
     r->refs++;
     s->m.cur->attempts++;
-    engine_push_lane(s, LANE_TIMEOUT, t->expires, EV_TIMEOUT, ai, t->gen);
+    engine_push(s, t->expires, EV_TIMEOUT, ai, t->gen);
     if (take_connection(s, r->process, ai)) {
         set_mode(s, r->client, CLIENT_WAITING);
         to_server(s, ai, r, t);
@@ -540,7 +540,7 @@ launch(sim *s, uint32_t ri, request *r, bool hedge)
     }
 }
 
-__attribute__((always_inline)) static inline void
+SB_ALWAYS_INLINE static inline void
 to_server(sim *s, uint32_t ai, request *r, attempt *t)
 {
     int cut = s->n_cuts ? faults_cut_off(s, r->client) : -1;
@@ -554,8 +554,7 @@ to_server(sim *s, uint32_t ai, request *r, attempt *t)
         return;
     }
     t->stage = ST_TO_SERVER;
-    engine_push_lane(s, LANE_TO_SERVER,
-                     simtime_add(s->now, engine_net_delay(s, r, t, 0)),
+    engine_push(s, simtime_add(s->now, engine_net_delay(s, r, t, 0)),
                      EV_SERVER_ARRIVE, ai, t->gen);
 }
 
@@ -569,7 +568,7 @@ bool client_waits(const sim *s, const attempt *t)
 /* Act on what was decided after a failure of request ri (r): a is the
  * attempt the stack was shown, hedge the hedge's send (DRIVER_HEDGE);
  * inline_end: the request's end is inline (see finish). */
-__attribute__((always_inline)) static inline void
+SB_ALWAYS_INLINE static inline void
 act_after(sim *s, uint32_t ri, request *r, const driver_decided *nx,
           const sb_attempt *a, const driver_send *hedge, bool inline_end)
 {
@@ -604,21 +603,21 @@ act_after(sim *s, uint32_t ri, request *r, const driver_decided *nx,
     }
 }
 
-/* Attempt t of request r (index ri) failed with `kind`.  plain, a
- * constant at each call: r is not traced, has no hedge pending, and no
- * layer of the stack has on_decision -- the driver then leaves rule 0
- * and on_decision out (driver_failure_plain), there is no trace, and the
- * request's end is inline (finish_inline): 11 M instructions in the storm
- * at 10 000 clients, 6 M more with pstack_on_failure's copy of the call
- * for a stack of many layers, and 10 M for the inline end.  Inline in
- * attempt_failed (out of line: answers, and the timeouts that are not
- * plain) and in attempt_timed_out (plain), where kind is a constant, and
- * what a timeout does not carry (status, defect, Retry-After, pushback)
- * is not picked twice, in engine_result_of and in driver_fill. */
-__attribute__((always_inline)) static inline void
+/* Attempt t of request r (index ri) failed with `kind`.
+ * no_hedge_trace_or_decision, a constant at each call: r is not traced,
+ * has no hedge pending, and no layer of the stack has on_decision -- the
+ * driver then leaves rule 0 and on_decision out
+ * (driver_failure_no_hedge_no_decision), there is no trace, and the
+ * request's end is inline (finish_inline).  Inline in attempt_failed
+ * (out of line: answers, and the other timeouts) and in
+ * attempt_timed_out, where kind is a constant, and what a timeout does
+ * not carry (status, defect, Retry-After, pushback) is not picked twice,
+ * in engine_result_of and in driver_fill. */
+SB_ALWAYS_INLINE static inline void
 failed(sim *s, const attempt *t, uint32_t ri, request *r, sb_error_kind kind,
-       bool plain)
+       bool no_hedge_trace_or_decision)
 {
+    bool quick = no_hedge_trace_or_decision;
     driver_request d = view(s, r);
     driver_result res = engine_result_of(t, kind);
     pstack_call call = call_for(s, r, r->client);
@@ -626,15 +625,15 @@ failed(sim *s, const attempt *t, uint32_t ri, request *r, sb_error_kind kind,
     pstack_decision stack;
     driver_send hedge;
     driver_decided nx;
-    int rc = plain ? driver_failure_plain(s->ps, &call, &d, s->now, &res, &a,
-                                          &stack, &nx)
+    int rc = quick ? driver_failure_no_hedge_no_decision(
+                         s->ps, &call, &d, s->now, &res, &a, &stack, &nx)
                    : driver_failure(s->ps, &call, &d, s->now, &res, &a,
                                     &stack, &hedge, &nx);
     if (rc != 0) {
         engine_fail(s, pstack_error(s->ps));
         return;
     }
-    if (!plain && (r->flags & RQ_TRACED)) {
+    if (!quick && (r->flags & RQ_TRACED)) {
         sim_trace tr = trace_record(s, r, TRACE_RESULT, &a);
         bool undecided = nx.step == DRIVER_WAIT || nx.step == DRIVER_HEDGE;
         tr.decision = &stack;
@@ -642,7 +641,7 @@ failed(sim *s, const attempt *t, uint32_t ri, request *r, sb_error_kind kind,
         tr.limit = undecided ? NULL : nx.limit;
         trace(s, &tr);
     }
-    act_after(s, ri, r, &nx, &a, plain ? NULL : &hedge, plain);
+    act_after(s, ri, r, &nx, &a, quick ? NULL : &hedge, quick);
 }
 
 static void attempt_failed(sim *s, const attempt *t, uint32_t ri, request *r,
@@ -656,15 +655,7 @@ static void attempt_failed(sim *s, const attempt *t, uint32_t ri, request *r,
  * pointers cost the loop less to hand over (5 M instructions in the storm
  * at 10 000 clients).  GCC's attribute; clang has no such split, and
  * noinline is what is left of it there. */
-#if defined(__has_attribute)
-#if __has_attribute(noipa)
-#define NO_IPA __attribute__((noipa))
-#endif
-#endif
-#ifndef NO_IPA
-#define NO_IPA __attribute__((noinline))
-#endif
-NO_IPA static void
+SB_NOIPA static void
 attempt_timed_out(sim *s, const attempt *t, uint32_t ri, request *r)
 {
     if (!(r->flags & (RQ_TRACED | RQ_HEDGE_PENDING)) &&
@@ -675,7 +666,7 @@ attempt_timed_out(sim *s, const attempt *t, uint32_t ri, request *r)
 }
 
 /* A success a layer or a trace hears of (attempt_succeeded). */
-__attribute__((noinline)) static void
+SB_NOINLINE static void
 heard_success(sim *s, const attempt *t, uint32_t ri, request *r)
 {
     driver_request d = view(s, r);
@@ -836,7 +827,7 @@ int client_start_all(sim *s, sb_err *e)
         (hooks & (PSTACK_HOOK_ON_SUCCESS | PSTACK_HOOK_ON_REQUEST_END)) != 0;
     s->hears_end = (hooks & PSTACK_HOOK_ON_REQUEST_END) != 0;
     const client_cfg *cc = &s->cfg->clients;
-    s->plain_requests = s->request_state_size == 0 && !cc->deadline_ns &&
+    s->no_request_extras = s->request_state_size == 0 && !cc->deadline_ns &&
                         !(cc->defect_fraction > 0.0) &&
                         !(cc->critical_fraction > 0.0) &&
                         !cc->idempotency_keys && !s->trace_on;

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "compiler.h"
 #include "driver.h"
 #include "event_queue.h"
 #include "pool.h"
@@ -238,7 +239,7 @@ struct sim {
     bool asks_before_send; /* a layer has a before_send hook */
     bool hears_success;    /* ... on_success or on_request_end */
     bool hears_end;        /* ... on_request_end */
-    bool plain_requests;   /* a request starts with nothing but its op
+    bool no_request_extras; /* a request starts with nothing but its op
                               drawn (client.c start_request) */
     sb_host host;
 };
@@ -281,12 +282,6 @@ static inline void *process_state(const sim *s, uint32_t p)
                : NULL;
 }
 
-/* Events that are usually "now + a constant" -- attempt timeouts, a
- * constant network delay each way, retries with no delay -- are pushed
- * with a lane mark.  The queue once kept them in FIFO lanes; it needs no
- * such hint now (event_queue.h), and orders them like any other. */
-enum { LANE_TIMEOUT = 0, LANE_TO_SERVER, LANE_TO_CLIENT, LANE_NOW };
-
 /* A non-negative time in ns, rounded to the nearest (half up): the same
  * as llround for the values the engine converts (durations, delays), and
  * an add and a truncation instead of a call into libm.  Saturates at
@@ -311,8 +306,7 @@ static inline double engine_gap_mean_ns(const sim *s)
 
 /* Stop the run with msg (the first failure wins); returns -1. */
 int engine_fail(sim *s, const char *msg);
-/* Push an event to the queue; engine_push_lane marks one that is "now +
- * a constant" (evq_push_lane).  The common push (an append to a wheel
+/* Push an event to the queue.  The common push (an append to a wheel
  * slot with room, 98 % of them in the storm) is inline and calls
  * nothing (evq_push_quick); the rest, and running out of memory, go
  * through engine_push_slow.  The whole queue push inline grew the loop
@@ -332,13 +326,6 @@ static inline void engine_push(sim *s, int64_t t, unsigned type, uint32_t id,
  * same instant (see evq_push_reserved). */
 void engine_push_fault(sim *s, int64_t t, unsigned type, uint32_t fault,
                        uint32_t gen);
-static inline void engine_push_lane(sim *s, unsigned lane, int64_t t,
-                                    unsigned type, uint32_t id, uint32_t gen)
-{
-    (void)lane;
-    if (!evq_push_quick(&s->q, t, type, id, gen))
-        engine_push_slow(s, t, type, id, gen);
-}
 /* Push an event at now (a retry with no delay).  When nothing else is
  * due at now, it is the next event whatever the handler does after this,
  * and it waits beside the queue instead; else it goes to the queue (out

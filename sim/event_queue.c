@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler.h"
 /* ---- Keys ------------------------------------------------------------------
  *
  * The wheel works on unsigned 64-bit keys: a time with its sign bit
@@ -16,11 +17,6 @@
 #define D 4             /* the overflow heap's arity */
 #define RUN_SCAN 32     /* most run entries a push may shift */
 
-static inline uint64_t key_of(int64_t t)
-{
-    return evq_key(t); /* event_queue.h: the quick push needs it too */
-}
-
 /* The window is the slot at `level` that starts at lo: keys in
  * [lo, lo + 256^level - 1], just lo at level 0 -- one exact time.  lo is
  * a multiple of 256^level, so hi does not overflow. */
@@ -30,16 +26,15 @@ static void set_window(evq *q, uint64_t lo, unsigned level)
     q->hi = lo + ((UINT64_C(1) << (8 * level)) - 1);
 }
 
-int evq_init(evq *q, size_t initial_cap)
+int evq_init(evq *q)
 {
     memset(q, 0, sizeof *q);
     q->next_seq = EVQ_RESERVED_SEQS;
     q->rcap = 64;
     q->hcap = 64;
-    (void)initial_cap; /* blocks come as they are needed */
     q->run = malloc(q->rcap * sizeof *q->run);
     q->heap = malloc(q->hcap * sizeof *q->heap);
-    set_window(q, key_of(0), 0);
+    set_window(q, evq_key(0), 0);
     return q->run && q->heap ? 0 : -1;
 }
 
@@ -260,7 +255,7 @@ static void block_free(evq *q, evq_block *b)
 /* ev's key is after the window (or, while a slot is spread, at least lo). */
 static inline int wheel_put(evq *q, const evq_event *ev)
 {
-    uint64_t k = key_of(ev->time);
+    uint64_t k = evq_key(ev->time);
     unsigned l = evq_level(q, k);
     unsigned s = (unsigned)(k >> (8 * l)) & (EVQ_SLOTS - 1);
     evq_slot *sl = &q->slot[l][s];
@@ -363,7 +358,7 @@ static int refill(evq *q)
 
 static int put(evq *q, const evq_event *ev)
 {
-    if (key_of(ev->time) <= q->hi)
+    if (evq_key(ev->time) <= q->hi)
         return window_put(q, ev);
     return wheel_put(q, ev);
 }
@@ -385,17 +380,10 @@ int evq_push_reserved(evq *q, int64_t time, unsigned seq, unsigned type,
     return put(q, &ev);
 }
 
-int evq_push_lane(evq *q, unsigned lane, int64_t time, unsigned type,
-                  uint32_t id, uint32_t gen)
-{
-    (void)lane;
-    return evq_push(q, time, type, id, gen);
-}
-
 /* The window is empty: refill it.  Out of line, so that the common pop
  * (the next event of the sorted run) stays small enough to inline and
  * saves no registers it does not need.  false when nothing is left. */
-__attribute__((noinline)) static bool window_refill(evq *q)
+SB_NOINLINE static bool window_refill(evq *q)
 {
     int rc = q->failed ? -1 : refill(q);
     if (rc < 0)
@@ -405,7 +393,7 @@ __attribute__((noinline)) static bool window_refill(evq *q)
 
 /* Take from the run or the overflow heap, whichever is earlier; the
  * window holds events. */
-__attribute__((noinline)) static bool take_merged(evq *q, bool bounded,
+SB_NOINLINE static bool take_merged(evq *q, bool bounded,
                                                   int64_t limit, evq_event *out)
 {
     if (q->rhead < q->rlen && evq_before(&q->run[q->rhead], &q->heap[0])) {
@@ -478,7 +466,7 @@ int evq_retime(evq *q, int64_t (*fn)(const evq_event *ev, void *ctx), void *ctx)
     for (size_t i = 0; i < n; i++) {
         evq_event ev = h[i];
         ev.time = fn(&h[i], ctx);
-        if (key_of(ev.time) <= q->hi) {
+        if (evq_key(ev.time) <= q->hi) {
             h[q->hlen++] = ev;
         } else if (wheel_put(q, &ev) != 0) {
             q->failed = true; /* the events after this one are lost */
@@ -504,11 +492,11 @@ static bool heap_ordered(const evq *q)
 static bool window_valid(const evq *q)
 {
     for (size_t i = q->rhead; i < q->rlen; i++)
-        if (key_of(q->run[i].time) > q->hi ||
+        if (evq_key(q->run[i].time) > q->hi ||
             (i > q->rhead && evq_before(&q->run[i], &q->run[i - 1])))
             return false;
     for (size_t i = 0; i < q->hlen; i++)
-        if (key_of(q->heap[i].time) > q->hi)
+        if (evq_key(q->heap[i].time) > q->hi)
             return false;
     return heap_ordered(q);
 }
@@ -525,7 +513,7 @@ static bool slot_valid(const evq *q, unsigned l, unsigned s, size_t *n)
             (p->next == NULL && p != sl->tail))
             return false;
         for (uint32_t j = 0; j < p->n; j++) {
-            uint64_t k = key_of(p->e[j].time);
+            uint64_t k = evq_key(p->e[j].time);
             unsigned lk = evq_level(q, k);
             if (k <= q->hi || lk != l || ((k >> (8 * l)) & 255u) != s)
                 return false;

@@ -94,10 +94,6 @@ typedef struct evq_event {
     uint32_t gen; /* that thing's generation when the event was pushed */
 } evq_event;
 
-/* Callers may mark events that are "now + a constant" with a lane number
- * below this (evq_push_lane); the queue needs no such hint. */
-#define EVQ_LANES 4
-
 #define EVQ_LEVELS 8 /* 8-bit digits of a 64-bit key */
 #define EVQ_SLOTS 256
 #define EVQ_BLOCK 32 /* events per block of a slot's chain */
@@ -141,9 +137,9 @@ typedef struct evq {
     bool failed; /* memory ran out while moving events: see evq_failed */
 } evq;
 
-/* Caller-owned storage; evq_fini frees what the queue holds.
- * initial_cap is a hint (expected pending events).  -1 out of memory. */
-int evq_init(evq *q, size_t initial_cap);
+/* Caller-owned storage; evq_fini frees what the queue holds.  Blocks
+ * come as events need them.  -1 out of memory. */
+int evq_init(evq *q);
 void evq_fini(evq *q);
 
 /* Push an event of `type` (0..255) at any time.  Returns -1 only when out
@@ -159,12 +155,6 @@ int evq_push(evq *q, int64_t time, unsigned type, uint32_t id, uint32_t gen);
 #define EVQ_RESERVED_SEQS 256u
 int evq_push_reserved(evq *q, int64_t time, unsigned seq, unsigned type,
                       uint32_t id, uint32_t gen);
-
-/* The same as evq_push: `lane` (0 .. EVQ_LANES-1) marks an event that is
- * "now + a constant".  Kept for the engine's call sites; the queue used to
- * keep such events in FIFO lanes, and now needs no hint. */
-int evq_push_lane(evq *q, unsigned lane, int64_t time, unsigned type,
-                  uint32_t id, uint32_t gen);
 
 /* The wheel's key of a time: its sign bit flipped, which keeps the
  * order of every int64_t as an unsigned number (event_queue.c). */

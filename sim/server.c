@@ -53,17 +53,17 @@ struct server {
     unsigned stream;
     uint8_t tier;
     bool calls_down;
-    /* A service time is the plain draw: the model picks no distribution
-     * and notes no start, no slowdown runs and nothing degrades
-     * (note_features keeps it). */
-    bool plain_service;
+    /* A service time is the configured distribution's draw as it is:
+     * the model picks no distribution and notes no start, no slowdown
+     * runs and nothing degrades (note_features keeps it). */
+    bool service_is_draw;
     /* An outage, a rate limit or an error fault is running: arrivals
      * pass gate() (kept by note_gate; one test instead of three per
      * arrival). */
     bool gated;
-    /* A service's end needs no more than the plain answer: no call down,
-     * no model hook at the end (note_features). */
-    bool plain_end;
+    /* A service's end needs no hook: no call down, no model hook at the
+     * end (note_features). */
+    bool end_without_hooks;
     /* From the configuration, which does not change during a run: kept
      * here, beside the fields the hot paths read, so that no path loads
      * cfg for them. */
@@ -91,8 +91,8 @@ static bool server_sane(const server *sv)
  * slowdown changes (the configuration does not, during a run). */
 static void note_features(server *sv)
 {
-    sv->plain_end = !sv->calls_down && sv->model->end == NULL;
-    sv->plain_service = sv->model->service == NULL &&
+    sv->end_without_hooks = !sv->calls_down && sv->model->end == NULL;
+    sv->service_is_draw = sv->model->service == NULL &&
                         sv->model->start == NULL && sv->slowdown == 1.0 &&
                         !(sv->cfg->degradation > 0);
     sv->back_const = sv->cfg->network.kind == DIST_CONST
@@ -410,16 +410,17 @@ static double expected_service(const server *sv, const attempt *t)
            thrash(sv, sv->busy + 1);
 }
 
-/* The service time of a plain draw x (plain_service): x x 1.0 x 1.0,
+/* The service time of a draw x taken as it is (service_is_draw):
+ * x x 1.0 x 1.0,
  * rounded, is x whenever x is a double's exact integer and x + 0.5 is
  * exact too, below 2^52; the conversions cost about ten instructions per
  * service.  Anything else takes the general path's arithmetic. */
-static inline int64_t plain_service_ns(int64_t x)
+static inline int64_t draw_as_service_ns(int64_t x)
 {
     return (uint64_t)x < (UINT64_C(1) << 52) ? x : round_ns((double)x);
 }
 
-/* t's service time when it is not plain: drawn from the model's
+/* t's service time when it is not the draw as it is: drawn from the model's
  * distribution and scaled by the slowdown and the overload degradation it
  * starts under (busy already counts it); then the model notes the start. */
 static void set_service_time(server *sv, attempt *t, const request *r)
@@ -436,7 +437,7 @@ static void set_service_time(server *sv, attempt *t, const request *r)
 
 /* Room for one more attempt in service; -1 when out of memory (the run
  * is failed).  Out of line: it runs a dozen times a run. */
-__attribute__((noinline)) static int grow_in_service(server *sv)
+SB_NOINLINE static int grow_in_service(server *sv)
 {
     size_t cap = sv->svc_cap ? sv->svc_cap * 2 : 256;
     uint32_t *v = realloc(sv->in_service, cap * sizeof *v);
@@ -452,7 +453,7 @@ __attribute__((noinline)) static int grow_in_service(server *sv)
  * instructions at 10 000 clients.  queued: t comes from the queue, a
  * constant in each caller (admission serves only arrivals, dispatch only
  * queued attempts), so that neither loads t's stage to learn it. */
-__attribute__((always_inline)) static inline void
+SB_ALWAYS_INLINE static inline void
 start_service(server *sv, uint32_t ai, attempt *t, bool queued)
 {
     sim *s = sv->s;
@@ -462,8 +463,8 @@ start_service(server *sv, uint32_t ai, attempt *t, bool queued)
     t->slot = sv->busy;
     sv->in_service[sv->busy++] = ai;
     metrics_busy_step(sv->m, s->now, +1, sv->busy);
-    if (sv->plain_service)
-        t->service = plain_service_ns(engine_sample(
+    if (sv->service_is_draw)
+        t->service = draw_as_service_ns(engine_sample(
             s, &sv->cfg->service, r->client, RNG_SERVICE + sv->stream,
             rng_attempt_counter(r->index, t->number, 0)));
     else
@@ -631,7 +632,7 @@ static inline void send_reply(server *sv, uint32_t ai, attempt *t,
         drop(sv, ai);
     } else {
         t->stage = ST_TO_CLIENT;
-        engine_push_lane(sv->s, LANE_TO_CLIENT, at, EV_RESPONSE, ai, t->gen);
+        engine_push(sv->s, at, EV_RESPONSE, ai, t->gen);
     }
 }
 
@@ -639,7 +640,7 @@ static inline void send_reply(server *sv, uint32_t ai, attempt *t,
  * of line (LTO would inline the fault's coin here), so that the common
  * answer saves no registers around calls it does not make: 10 M
  * instructions at 10 000 clients. */
-__attribute__((noinline)) static void reply_drawn(server *sv, uint32_t ai,
+SB_NOINLINE static void reply_drawn(server *sv, uint32_t ai,
                                                   attempt *t,
                                                   const request *r)
 {
@@ -667,16 +668,18 @@ static inline void release_worker(server *sv, attempt *t)
     metrics_busy_step(sv->m, sv->s->now, -1, sv->busy);
 }
 
-/* The end of t's service.  plain (a constant in each caller): the
- * server calls no tier down and its model has no end hook (plain_end),
+/* The end of t's service.  without_hooks (a constant in each caller):
+ * the server calls no tier down and its model has no end hook
+ * (end_without_hooks),
  * so the service simply ends (SERVICE_DONE); the compiler then drops
  * the rest.  Inlined into the two callers below: the common end without
  * the hooks' branches and the registers they need. */
-__attribute__((always_inline)) static inline void
-end_service(server *sv, uint32_t ai, attempt *t, request *r, bool plain)
+SB_ALWAYS_INLINE static inline void
+end_service(server *sv, uint32_t ai, attempt *t, request *r,
+            bool without_hooks)
 {
     sim *s = sv->s;
-    if (!plain && sv->calls_down && !r->defect) {
+    if (!without_hooks && sv->calls_down && !r->defect) {
         /* A tier's worker stays held while it calls down (tier.h). */
         sv->m->cur->service_ns += t->service;
         t->stage = ST_CALLING;
@@ -685,7 +688,7 @@ end_service(server *sv, uint32_t ai, attempt *t, request *r, bool plain)
     }
     release_worker(sv, t);
     sv->m->cur->service_ns += t->service;
-    service_end end = !plain && sv->model->end ? sv->model->end(sv, ai, t, r)
+    service_end end = !without_hooks && sv->model->end ? sv->model->end(sv, ai, t, r)
                                                : SERVICE_DONE;
     if (end == SERVICE_ANSWERED) {
         reply(sv, ai, t, r);
@@ -698,7 +701,8 @@ end_service(server *sv, uint32_t ai, attempt *t, request *r, bool plain)
     assert(server_sane(sv));
 }
 
-/* The end of a service with a call down or an end hook (!plain_end). */
+/* The end of a service with a call down or an end hook
+ * (!end_without_hooks). */
 static void end_service_hooked(server *sv, uint32_t ai, attempt *t,
                                request *r)
 {
@@ -711,7 +715,7 @@ void server_on_service_done(server *sv, uint32_t ai, uint32_t gen)
     if (t->gen != gen || t->stage != ST_IN_SERVICE)
         return;
     request *r = req_at(sv->s, t->req);
-    if (sv->plain_end)
+    if (sv->end_without_hooks)
         end_service(sv, ai, t, r, true);
     else
         end_service_hooked(sv, ai, t, r);
@@ -765,7 +769,7 @@ void server_round_trip(server *sv, uint32_t ai)
     if (!client_waits(s, t) || simtime_add(s->now, back) >= t->expires)
         sv->m->cur->wasted_ns += t->service;
     t->stage = ST_TO_CLIENT;
-    engine_push_lane(s, LANE_TO_CLIENT, simtime_add(s->now, back), EV_TRIP, ai, t->gen);
+    engine_push(s, simtime_add(s->now, back), EV_TRIP, ai, t->gen);
 }
 
 /* The client's half of a round trip is mechanical -- it sends the second
@@ -795,8 +799,7 @@ void server_on_trip(server *sv, uint32_t ai, uint32_t gen)
         return;
     }
     t->stage = ST_TO_SERVER;
-    engine_push_lane(s, LANE_TO_SERVER,
-                     simtime_add(s->now, net_delay(sv, r, t, 3)),
+    engine_push(s, simtime_add(s->now, net_delay(sv, r, t, 3)),
                      EV_SERVER_ARRIVE, ai, t->gen);
 }
 

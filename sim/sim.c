@@ -27,7 +27,7 @@ int engine_fail(sim *s, const char *msg)
 
 /* Out of line: its callers' common path (evq_push_quick) then saves no
  * registers for the queue's slow paths (engine.h). */
-__attribute__((noinline)) void engine_push_slow(sim *s, int64_t t,
+SB_NOINLINE void engine_push_slow(sim *s, int64_t t,
                                                 unsigned type, uint32_t id,
                                                 uint32_t gen)
 {
@@ -46,10 +46,10 @@ void engine_push_fault(sim *s, int64_t t, unsigned type, uint32_t fault,
 
 /* Out of line, so that engine_push_now's common path saves no registers
  * for the queue's push. */
-__attribute__((noinline)) void engine_push_now_queued(sim *s, unsigned type,
+SB_NOINLINE void engine_push_now_queued(sim *s, unsigned type,
                                                       uint32_t id, uint32_t gen)
 {
-    engine_push_lane(s, LANE_NOW, s->now, type, id, gen);
+    engine_push(s, s->now, type, id, gen);
 }
 
 /* ---- Random draws ------------------------------------------------------- */
@@ -113,7 +113,7 @@ void engine_answer(sim *s, uint32_t ai, sb_error_kind kind, int32_t status,
     t->status = status;
     t->retry_after = retry_after;
     t->stage = ST_TO_CLIENT;
-    engine_push_lane(s, LANE_TO_CLIENT, simtime_add(s->now, delay), EV_RESPONSE, ai,
+    engine_push(s, simtime_add(s->now, delay), EV_RESPONSE, ai,
                      t->gen);
 }
 
@@ -135,7 +135,7 @@ static inline unsigned attempt_caller(const sim *s, uint32_t ai)
  * handlers the compiler inlines into it, it saved and restored six
  * registers on every event: 82 M of the storm's 2.49 G instructions at
  * 10 000 clients (bench_engine --only model). */
-__attribute__((always_inline)) static inline void dispatch(sim *s,
+SB_ALWAYS_INLINE static inline void dispatch(sim *s,
                                                            const evq_event *ev)
 {
     switch (evq_type(ev)) {
@@ -365,7 +365,7 @@ int sim_create(const sim_config *cfg, pstack *ps, sim **out, sb_err *e)
     s->request_state_size = pstack_request_state_size(ps);
     pool_init(&s->requests, REQUEST_HEAD + s->request_state_size);
     pool_init(&s->attempts, sizeof(attempt));
-    if (evq_init(&s->q, (size_t)s->n_clients + 1024) != 0 ||
+    if (evq_init(&s->q) != 0 ||
         metrics_init(&s->m, cfg->bucket_ns, cfg->duration_ns,
                      METRICS_MAX_BUCKETS) != 0) {
         err_set(e, "out of memory");

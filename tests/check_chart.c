@@ -4,9 +4,11 @@
  * legend layout and the client field's grouping; and that drawing lands
  * where the geometry says, read back from an image surface.
  */
+#include <cairo-svg.h>
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "chart.h"
@@ -540,6 +542,108 @@ static void draw_dense(cairo_t *cr)
     chart_panel_series(cr, &p, NULL, &d, &dashed);
 }
 
+
+/* A dense series (360 points on a 640 px plot: a 2 h pipeline's 20 s
+ * rows, or 6 minutes of 1 s buckets) is a line, not dots: every pixel
+ * column between its first and last point holds some of its ink.  The
+ * column mode used to paint only the columns a point fell in, so every
+ * other column stayed white (issue 18's repro: compare retry-storm
+ * --seeds 3 --set scenario.duration=360s). */
+static double dense_v(int i)
+{
+    return 50 + 30 * sin(i / 11.0);
+}
+
+START_TEST(dense_series_is_joined)
+{
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 800,
+                                                    240);
+    cairo_t *cr = cairo_create(s);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    chart_panel p;
+    chart_panel_init(&p, (chart_rect){0, 0, 700, 240}, "load", "/s", 0, 360,
+                     0, 100, 12);
+    static double t[360], v[360];
+    for (int i = 0; i < 360; i++) {
+        t[i] = i + 0.5;
+        v[i] = dense_v(i);
+    }
+    chart_data d = {t, v, 360, 0};
+    chart_panel_series(cr, &p, NULL, &d, &chart_palette[0]);
+    cairo_surface_flush(s);
+    int xa = (int)ceil(chart_scale_map(&p.x, t[0]));
+    int xb = (int)floor(chart_scale_map(&p.x, t[359]));
+    int empty = 0;
+    for (int x = xa; x <= xb; x++) {
+        bool ink = false;
+        for (int y = (int)p.plot.y; y < p.plot.y + p.plot.h && !ink; y++)
+            ink = is_orange(pixel(s, x, y));
+        empty += !ink;
+    }
+    ck_assert_int_gt(xb - xa, 600);
+    ck_assert_double_lt(p.plot.w, 360 * 2); /* dense: under 2 px a point */
+    ck_assert_msg(empty == 0, "%d of %d columns without the line", empty,
+                  xb - xa + 1);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+END_TEST
+
+static cairo_status_t svg_collect(void *closure, const unsigned char *data,
+                                  unsigned int len)
+{
+    char **buf = closure;
+    size_t have = *buf ? strlen(*buf) : 0;
+    char *b = realloc(*buf, have + len + 1);
+    if (b == NULL)
+        return CAIRO_STATUS_NO_MEMORY;
+    memcpy(b + have, data, len);
+    b[have + len] = '\0';
+    *buf = b;
+    return CAIRO_STATUS_SUCCESS;
+}
+
+/* On a vector surface (the PDF and the HTML's SVG), the same dense
+ * series is one stroked path of 359 segments -- a line a reader can zoom
+ * into -- not hundreds of one-point boxes. */
+START_TEST(dense_series_is_a_path_on_vector_surfaces)
+{
+    char *svg = NULL;
+    cairo_surface_t *s = cairo_svg_surface_create_for_stream(svg_collect,
+                                                             &svg, 700, 240);
+    cairo_t *cr = cairo_create(s);
+    chart_panel p;
+    chart_panel_init(&p, (chart_rect){0, 0, 700, 240}, "load", "/s", 0, 360,
+                     0, 100, 12);
+    static double t[360], v[360];
+    for (int i = 0; i < 360; i++) {
+        t[i] = i + 0.5;
+        v[i] = dense_v(i);
+    }
+    chart_data d = {t, v, 360, 0};
+    chart_panel_series(cr, &p, NULL, &d, &chart_palette[0]);
+    cairo_destroy(cr);
+    cairo_surface_finish(s);
+    cairo_surface_destroy(s);
+    ck_assert_ptr_nonnull(svg);
+    /* The stroke (style fill:none) is a path whose commands are one M
+     * and 359 L. */
+    const char *path = strstr(svg, "<path style=\"fill:none");
+    ck_assert_msg(path != NULL, "no stroked path: %.400s", svg);
+    const char *dstart = strstr(path, " d=\"");
+    ck_assert_ptr_nonnull(dstart);
+    int l = 0, m = 0;
+    for (const char *c = dstart + 4; *c && *c != '"'; c++) {
+        l += *c == 'L';
+        m += *c == 'M';
+    }
+    ck_assert_int_eq(m, 1);
+    ck_assert_int_eq(l, 359);
+    free(svg);
+}
+END_TEST
+
 START_TEST(direct_pixels_equal_cairo_fill)
 {
     cairo_surface_t *a = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 480,
@@ -602,6 +706,8 @@ Suite *chart_suite(void)
     tc = tcase_create("drawing");
     tcase_add_test(tc, series_lands_on_its_row);
     tcase_add_test(tc, direct_pixels_equal_cairo_fill);
+    tcase_add_test(tc, dense_series_is_joined);
+    tcase_add_test(tc, dense_series_is_a_path_on_vector_surfaces);
     tcase_add_test(tc, text_wraps);
     tcase_add_test(tc, legend_rows_height);
     suite_add_tcase(s, tc);

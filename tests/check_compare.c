@@ -938,6 +938,61 @@ START_TEST(recovery_counts_failures_first)
 }
 END_TEST
 
+/* Metastability as a probability.  Over 5 seeds, immediate tips in 2
+ * (Wilson 95 %: [0.1176, 0.7693], check_stats' hand calculation): the
+ * interval holds 1/2, so bistable.  exponential+token_bucket never tips:
+ * [0, 3.8415 / 8.8415 = 0.43448], below 1/2: stable.  exponential always
+ * does: [0.56552, 1], above: metastable.  From counts alone, 0 of 3 is
+ * [0, 3.8415 / 6.8415 = 0.5615]: three seeds cannot call a cell stable;
+ * 0 of 0 is not judged. */
+START_TEST(tipping_is_a_share_with_its_interval)
+{
+    fixture *f = hand_plan(3, 5);
+    const char *dir = fresh_dir("cmp-tipping");
+    make_dir(dir);
+    for (uint32_t s = 0; s < 5; s++) {
+        hand_run(f, dir, 0, s, 0.5, s == 1 || s == 3 ? NAN : 20.0 + s, 0);
+        hand_run(f, dir, 1, s, 0.9, 30.0 + s, 0);
+        hand_run(f, dir, 2, s, 0.5, NAN, 0);
+    }
+    compare_result *res = load(&f->plan, dir);
+    compare_tipping t;
+    compare_tipping_of(res, 0, 0, &t);
+    ck_assert_uint_eq(t.tipped, 2);
+    ck_assert_uint_eq(t.n, 5);
+    ck_assert_double_eq_tol(t.share, 0.4, 1e-15);
+    ck_assert_double_eq_tol(t.lo, 0.117621, 1e-5);
+    ck_assert_double_eq_tol(t.hi, 0.769278, 1e-5);
+    ck_assert_int_eq(t.stability, CS_BISTABLE);
+    ck_assert(t.bistable);
+    /* Recovery time is over the 3 seeds that recovered: (20 + 22 + 24)
+     * / 3 = 22 s. */
+    const compare_stat *st = compare_stat_at(res, 0, 0, CM_RECOVERY_S);
+    ck_assert_uint_eq(st->ci.n, 3);
+    ck_assert_double_eq_tol(st->ci.mean, 22.0, 1e-12);
+    compare_tipping_of(res, 0, 1, &t);
+    ck_assert_uint_eq(t.tipped, 0);
+    ck_assert_double_eq(t.lo, 0.0);
+    ck_assert_double_eq_tol(t.hi, 0.434482, 1e-5);
+    ck_assert_int_eq(t.stability, CS_STABLE);
+    ck_assert(!t.bistable);
+    compare_tipping_of(res, 0, 2, &t);
+    ck_assert_uint_eq(t.tipped, 5);
+    ck_assert_double_eq_tol(t.lo, 0.565518, 1e-5);
+    ck_assert_double_eq(t.hi, 1.0);
+    ck_assert_int_eq(t.stability, CS_METASTABLE);
+    compare_tipping_counts(0, 3, &t);
+    ck_assert_double_eq_tol(t.hi, 0.561491, 1e-5);
+    ck_assert_int_eq(t.stability, CS_BISTABLE);
+    compare_tipping_counts(0, 0, &t);
+    ck_assert_int_eq(t.stability, CS_UNJUDGED);
+    ck_assert(isnan(t.share) && isnan(t.lo) && isnan(t.hi));
+    ck_assert_str_eq(compare_stability_name(CS_BISTABLE), "bistable");
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
 /* Bands are type-7 quantiles across the seeds, row by row.  Five seeds
  * whose cells are 0, 10, 20, 30, 40 (+ the row number): h = 4q, so
  * the 10th percentile is 0 + 0.4 x 10 = 4, the median 20, the 90th
@@ -1267,6 +1322,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, phases_tile_the_run);
     tcase_add_test(tc, verdict_reads_like_a_person_wrote_it);
     tcase_add_test(tc, recovery_counts_failures_first);
+    tcase_add_test(tc, tipping_is_a_share_with_its_interval);
     tcase_add_test(tc, bands_are_quantiles_across_seeds);
     tcase_add_test(tc, saved_values_read_back_exactly);
     tcase_add_test(tc, pipeline_read_back_exactly);

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler.h"
 #include "testutil.h"
 
 #define N_SCENARIOS 1000
@@ -75,7 +76,7 @@ typedef struct buf {
 } buf;
 
 static void put(buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    SB_PRINTF(2, 3);
 static void put(buf *b, const char *fmt, ...)
 {
     va_list ap;

@@ -144,6 +144,21 @@ END_TEST
  * it was passed to `immediate`, which retried it at zero tokens.  A 404
  * without grpc-status reads as UNIMPLEMENTED (http-grpc-status-mapping.md)
  * and is not retried either; a 503 reads as UNAVAILABLE and is. */
+/* throttling = false is a gRPC channel with a retryPolicy and no
+ * retryThrottling: 100 failures in a row are all retried (a bucket of 10
+ * would stop at the 5th), hedges are never refused, and a status outside
+ * the list is still not retried. */
+START_TEST(without_throttling_only_the_status_check)
+{
+    const char *params[] = {"max_attempts=1000", "throttling=false"};
+    h = ph_create("immediate+token_bucket", params, 2);
+    for (int i = 0; i < 100; i++)
+        ck_assert_int_eq(fail503(), SB_RETRY);
+    ck_assert(hedge_allowed());
+    ck_assert_int_eq(ph_fail(h, 1, SB_ERR_GRPC, 3).action, SB_GIVE_UP);
+}
+END_TEST
+
 START_TEST(statuses_outside_the_list_are_not_retried)
 {
     const char *params[] = {"max_tokens=2"};
@@ -504,6 +519,7 @@ Suite *policy_token_bucket_suite(void)
     tcase_add_test(tc, parameters_max_tokens_and_token_ratio);
     tcase_add_test(tc, max_tokens_out_of_range);
     tcase_add_test(tc, statuses_outside_the_list_are_not_retried);
+    tcase_add_test(tc, without_throttling_only_the_status_check);
     tcase_add_test(tc, pushback_stop_and_delay);
     tcase_add_test(tc, retryable_status_codes_is_a_set);
     tcase_add_test(tc, decide_does_not_retry_invalid_argument);

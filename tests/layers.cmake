@@ -20,6 +20,8 @@ set(LAYERS include base policies sim scenarios viz reports cli)
 
 # Third-party headers and the folders that may include them.
 set(LIB_ini.h scenarios)
+set(LIB_jansson.h scenarios)
+set(LIB_yaml.h scenarios)
 set(LIB_SDL.h viz cli)
 set(LIB_SDL2/SDL.h viz cli)
 set(LIB_cairo.h viz reports)

@@ -9,6 +9,7 @@
  * project's messages here, at the edge.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,14 +79,35 @@ static void close_window(window *w)
     SDL_Quit();
 }
 
+#define NO_DISPLAY_HINT \
+    "run it under xvfb-run, or render frames with --frames DIR"
+
+/* Did SDL pick a driver that shows nothing?  Without a display SDL falls
+ * back on "offscreen" (or "dummy"), which succeeds: the window would run
+ * unseen, forever.  Only a user who named such a driver in
+ * SDL_VIDEODRIVER gets it. */
+static bool invisible_driver(void)
+{
+    const char *d = SDL_GetCurrentVideoDriver();
+    const char *asked = SDL_getenv("SDL_VIDEODRIVER");
+    if (d == NULL)
+        return true;
+    if (strcmp(d, "offscreen") != 0 && strcmp(d, "dummy") != 0)
+        return false;
+    return asked == NULL || strstr(asked, d) == NULL;
+}
+
 static int open_window(window *w, const gui_options *o, sb_err *e)
 {
     memset(w, 0, sizeof *w);
     if (SDL_Init(SDL_INIT_VIDEO) != 0)
-        return err_set(e, "cannot open a window: %s (no display? run it "
-                          "under xvfb-run, or render frames with --frames "
-                          "DIR)",
+        return err_set(e, "cannot open a window: %s (no display? "
+                          NO_DISPLAY_HINT ")",
                        SDL_GetError());
+    if (invisible_driver())
+        return err_set(e, "cannot open a window: no display (DISPLAY and "
+                          "WAYLAND_DISPLAY are not set, or name no display "
+                          "SDL can reach); " NO_DISPLAY_HINT);
     char title[160];
     snprintf(title, sizeof title, "stormbench: %s", o->app.cfg->name);
     w->win = SDL_CreateWindow(title, SDL_WINDOWPOS_CENTERED,

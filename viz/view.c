@@ -675,7 +675,10 @@ static int collect_marks(cairo_t *cr, const chart_panel *p,
     for (uint32_t i = 0; i < n && k < MARKS_MAX; i++) {
         double t0 = (double)f[i].start_ns / 1e9;
         double t1 = fmin(t0 + (double)f[i].duration_ns / 1e9, now);
-        if (t0 > now || t1 < p->x.lo || t0 > p->x.hi)
+        /* Not yet, out of view, or ended before it began (a change
+         * replaced at the instant it was made). */
+        if (t0 > now || t1 < p->x.lo || t0 > p->x.hi ||
+            f[i].duration_ns == 0)
             continue;
         m[k].change = i >= configured && is_change(&f[i]);
         if (m[k].change)
@@ -1328,7 +1331,7 @@ static void timeline(cairo_t *cr, const view_layout *l, const view_state *v)
     for (uint32_t i = 0; i < n; i++) {
         double s0 = (double)fl[i].start_ns / 1e9;
         double s1 = fmin(s0 + (double)fl[i].duration_ns / 1e9, now);
-        if (s0 > now)
+        if (s0 > now || fl[i].duration_ns == 0) /* ended before it began */
             continue;
         double x0 = r.x + r.w * fmin(s0 / dur, 1.0);
         double x1 = r.x + r.w * fmin(s1 / dur, 1.0);

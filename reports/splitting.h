@@ -1,0 +1,164 @@
+/*
+ * splitting.h -- the probability of a rare event by multilevel splitting,
+ * over any model that can copy a running trajectory and give the copy
+ * randomness of its own.
+ *
+ * The estimator is RESTART (Villen-Altamirano and Villen-Altamirano 1991,
+ * 1994; analysed by Garvels 2000, ch. 3): a trajectory that climbs an
+ * importance function I through level L[j] is split into R[j] copies,
+ * each carrying weight 1 / (R[1] ... R[j]); a copy made at level j is
+ * killed when it falls back below L[j], while the original goes on down
+ * and gets its weight back.  Every trajectory ends when the rare event
+ * happens (a hit: it adds its weight) or when the model says the run is
+ * over (the horizon).  The sum Y of the weights of one main trial and all
+ * its copies is an unbiased estimate of P(hit before the end), whatever
+ * the levels and copy counts: they change only Y's variance.  Main trials
+ * are independent, so the mean of Y over n trials has a Student-t
+ * interval, and n grows until the interval is as tight as asked.
+ *
+ * Levels come from a pilot (split_pilot), the adaptive scheme of Cerou and
+ * Guyader 2007 in fixed-effort form: run a stage of trajectories from the
+ * current level, put the next level where a share p0 of them reached, and
+ * copy R = 1 / (climbs through it per trajectory) at it ("balanced
+ * growth": about one copy climbs to the next level).  The pilot's trajectories are not used
+ * for the estimate, so the levels are fixed before the estimate starts
+ * and its unbiasedness holds.  A plan with no level is plain Monte Carlo:
+ * Y is 0 or 1, and the interval is Wilson's.
+ *
+ * Randomness: trial t starts from the model's start(t); the copy c made
+ * at the n-th climb of a path with key k through level j gets key
+ * split_child_key(k, j, n, c), so every copy is reproducible from the
+ * trial number and its path of (level, climb, copy) triples.  The
+ * original keeps its randomness.
+ *
+ * Threads: trials run in batches on `threads` threads; results are summed
+ * in trial order and the stopping rule is read between batches, so the
+ * estimate is the same bytes whatever the thread count.  The model's
+ * callbacks are called concurrently on distinct states and must be safe
+ * for that (ctx is shared, read-only or locked by the model).
+ */
+#ifndef SB_SPLITTING_H
+#define SB_SPLITTING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "err.h"
+
+#define SPLIT_MAX_LEVELS 64
+
+/* Why advance stopped. */
+typedef enum split_stop {
+    SPLIT_UP,   /* the importance reached `up` (checked first, before any
+                   event: a state already there returns at once) */
+    SPLIT_DOWN, /* the importance fell below `floor` (likewise) */
+    SPLIT_HIT,  /* the rare event happened; the trajectory is over */
+    SPLIT_END,  /* the run is over without it (the horizon) */
+    SPLIT_FAIL  /* the model failed; it said why in ctx's way */
+} split_stop;
+
+/* A model, borrowed for the call that takes it. */
+typedef struct split_model {
+    void *ctx;
+    /* Main trial `trial` from the model's start; NULL on failure. */
+    void *(*start)(void *ctx, uint64_t trial);
+    /* A copy of a running trajectory; NULL on failure. */
+    void *(*clone)(void *ctx, const void *state);
+    void (*destroy)(void *ctx, void *state);
+    /* Gives a copy its own randomness from now on. */
+    void (*rekey)(void *ctx, void *state, uint64_t key);
+    /* Runs until one of the stops above.  A hit wins over a level reached
+     * by the same event.  *peak: the highest importance seen during the
+     * call (start included); *work += what the call cost, in the model's
+     * unit (simulated seconds, for the engine). */
+    split_stop (*advance)(void *ctx, void *state, double up, double floor,
+                          double *peak, double *work);
+    /* Optional: called for every hit, before the trajectory is destroyed,
+     * with its main trial's number (from any thread). */
+    void (*on_hit)(void *ctx, uint64_t trial, const void *state);
+} split_model;
+
+/* Levels and copy counts.  level[0] < level[1] < ...; copies[i] >= 1 is R
+ * at level[i].  n_levels = 0: plain Monte Carlo. */
+typedef struct split_plan {
+    int n_levels;
+    double level[SPLIT_MAX_LEVELS];
+    uint32_t copies[SPLIT_MAX_LEVELS];
+    /* The pilot's figures, for the printout: the climbs through each
+     * level per trajectory of its stage, and the share of the last stage
+     * that hit. */
+    double crossed[SPLIT_MAX_LEVELS];
+    double hit_share;
+    uint32_t pilot_hits; /* hits in the last stage */
+    double pilot_work;
+} split_plan;
+
+typedef struct split_pilot_opts {
+    uint32_t per_stage;   /* trajectories per stage (200) */
+    double p0;            /* the share each level should keep (0.2) */
+    uint32_t max_copies;  /* R at most (1000) */
+    uint64_t first_trial; /* the pilot's trial numbers start here */
+    uint64_t key;         /* the pilot's copies' keys derive from this */
+} split_pilot_opts;
+
+typedef enum split_pilot_result {
+    SPLIT_PILOT_OK,     /* plan is filled; at least one stage hit */
+    SPLIT_PILOT_STUCK   /* no trajectory of the last stage went above its
+                           level or hit: the importance function does not
+                           lead to the event (plan holds the levels found) */
+} split_pilot_result;
+
+/* Finds levels: stage 0 runs per_stage main trials; while fewer than
+ * p0 x per_stage of a stage hit, the next level is the highest importance
+ * that at least that many reached, its entrance states are found again by
+ * replaying those trajectories up to it, and the next stage starts from
+ * them (killed below the level).  Returns -1 with e set on failure. */
+int split_pilot(const split_model *m, const split_pilot_opts *o,
+                split_plan *plan, split_pilot_result *res, sb_err *e);
+
+typedef struct split_opts {
+    double confidence;       /* 0.95 */
+    double target_rel_error; /* stop when half-width / estimate <= this */
+    uint64_t min_trials;     /* never stop before (100) */
+    uint32_t min_hit_trials; /* ... nor before this many trials hit (10) */
+    uint64_t max_trials;     /* stop here whatever the error */
+    double max_work;         /* or when the work exceeds this (0: none) */
+    uint64_t first_trial;    /* trial numbers start here */
+    uint32_t batch;          /* trials per batch (64) */
+    int threads;             /* >= 1 */
+    uint64_t max_paths;      /* copies alive in one trial at most (1e6):
+                                a plan whose copies explode is refused */
+} split_opts;
+
+typedef struct split_estimate {
+    double p;                /* the estimate */
+    double lo, hi;           /* its interval at opts.confidence */
+    double rel_error;        /* (hi - lo) / 2 / p; inf when p = 0 */
+    uint64_t trials;         /* main trials run */
+    uint64_t hit_trials;     /* of them, with at least one hit */
+    uint64_t hits;           /* hits over all copies */
+    uint64_t paths;          /* trajectories run: trials and copies */
+    double work;             /* in the model's unit */
+    double variance;         /* sample variance of one trial's Y */
+    /* Var(Y) x mean work per trial: the variance the estimator would
+     * have for one unit of work (lower is better; compare with plain
+     * Monte Carlo's p (1 - p) x its mean work per run). */
+    double work_variance;
+    /* The number of plain Monte Carlo runs whose estimate would have the
+     * same variance: p (1 - p) / Var(estimate). */
+    double effective_runs;
+    bool plain;              /* no levels: Wilson's interval */
+    bool reached_target;     /* the relative error is at most asked */
+} split_estimate;
+
+/* Runs main trials in batches until the interval is tight enough (or a
+ * limit).  Returns -1 with e set when the model fails or a trial's copies
+ * pass opts.max_paths. */
+int split_estimate_run(const split_model *m, const split_plan *plan,
+                       const split_opts *o, split_estimate *out, sb_err *e);
+
+/* The key of copy c made at the n-th climb through level j of a path
+ * whose key is k. */
+uint64_t split_child_key(uint64_t k, int j, uint64_t n, uint32_t c);
+
+#endif
