@@ -1801,6 +1801,21 @@ void app_draw(const app *a, cairo_t *cr, double w, double h)
     draw(a, cr, w, h, &m->hits);
 }
 
+int app_runs(const app *a)
+{
+    return a->n_runs;
+}
+
+const session *app_run(const app *a, int r)
+{
+    return r >= 0 && r < a->n_runs ? a->run[r] : NULL;
+}
+
+const view_hits *app_hits(const app *a)
+{
+    return &a->hits;
+}
+
 bool app_quit(const app *a)
 {
     return a->quit;

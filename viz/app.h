@@ -24,7 +24,9 @@
 
 #include "config.h"
 #include "err.h"
+#include "session.h"
 #include "setting.h"
+#include "view.h"
 
 /* Writes a scenario file (the CLI does it, with the scenario writer):
  * 0, or -1 with a message. */
@@ -92,6 +94,12 @@ void app_wheel(app *a, double x, double y, double clicks);
 
 /* Draw the view (w x h device units). */
 void app_draw(const app *a, cairo_t *cr, double w, double h);
+
+/* The runs (A, then B when A/B is on), and what the last frame drew
+ * where: for tests that drive the app as the window does. */
+int app_runs(const app *a);
+const session *app_run(const app *a, int r);
+const view_hits *app_hits(const app *a);
 
 /* Should the app quit?  Its exit status (0, or 2 after an error). */
 bool app_quit(const app *a);

@@ -256,18 +256,55 @@ static void text(cairo_t *cr, double x, double y, const char *s)
     cairo_show_text(cr, s);
 }
 
-/* Text at (x, y) recorded as a label of panel `owner` (-1: none). */
-static double label(cairo_t *cr, const view_state *v, int owner, double x,
-                    double y, const char *s)
+/* The text a panel has placed so far, so what comes later can keep
+ * clear of it: a panel's labels never overprint each other. */
+#define PLACED_MAX 96
+
+typedef struct placed {
+    chart_rect r[PLACED_MAX];
+    int n;
+    int owner; /* the panel, for the hits */
+} placed;
+
+/* The box text s takes at (x, y) (its baseline) in the current font. */
+static chart_rect text_box(cairo_t *cr, double x, double y, const char *s)
 {
     cairo_font_extents_t fe;
     cairo_font_extents(cr, &fe);
-    double w = chart_text_width(cr, s);
+    return (chart_rect){x, y - fe.ascent * 0.92, chart_text_width(cr, s),
+                        fe.ascent * 0.92 + fe.descent * 0.6};
+}
+
+static bool overlap(chart_rect a, chart_rect b)
+{
+    return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h &&
+           b.y < a.y + a.h;
+}
+
+static bool collides(const placed *pl, chart_rect r)
+{
+    for (int i = 0; pl && i < pl->n; i++)
+        if (overlap(pl->r[i], r))
+            return true;
+    return false;
+}
+
+/* Remember r as taken (and record it in the hits as a label). */
+static void place(const view_state *v, placed *pl, chart_rect r)
+{
+    if (pl && pl->n < PLACED_MAX)
+        pl->r[pl->n++] = r;
+    view_hits_add(v->hits, r, HIT_LABEL, pl ? pl->owner : -1, 0);
+}
+
+/* Text at (x, y), placed; returns its width. */
+static double label(cairo_t *cr, const view_state *v, placed *pl, double x,
+                    double y, const char *s)
+{
+    chart_rect r = text_box(cr, x, y, s);
     text(cr, x, y, s);
-    view_hits_add(v->hits, (chart_rect){x, y - fe.ascent, w, fe.ascent +
-                                        fe.descent * 0.5},
-                  HIT_LABEL, owner, 0);
-    return w;
+    place(v, pl, r);
+    return r.w;
 }
 
 static void ink(cairo_t *cr, double grey)
@@ -693,9 +730,11 @@ static int collect_marks(cairo_t *cr, const chart_panel *p,
     return k;
 }
 
-/* The names of one group (faults, or changes) on their lanes. */
+/* The names of one group (faults, or changes) on their lanes; a name
+ * that would cover text already placed (a legend's second row, say) is
+ * left out. */
 static void mark_group(cairo_t *cr, const chart_panel *p, const view_state *v,
-                       int panel, const mark *m, int n, bool change)
+                       placed *pl, const mark *m, int n, bool change)
 {
     double f = p->font_px, line = f * 0.75 * 1.35;
     double x[MARKS_MAX], w[MARKS_MAX], tw[MARKS_MAX];
@@ -704,8 +743,8 @@ static void mark_group(cairo_t *cr, const chart_panel *p, const view_state *v,
         if (m[i].change != change)
             continue;
         tw[c] = chart_text_width(cr, m[i].text);
-        x[c] = m[i].x0 + (change ? 0 : f * 0.2);
-        w[c] = change ? fmax(m[i].x1 - m[i].x0, tw[c] + f * 0.4) : tw[c];
+        x[c] = m[i].x0 + (change ? f * 0.3 : f * 0.2);
+        w[c] = change ? fmax(m[i].x1 - x[c], tw[c] + f * 0.2) : tw[c];
         idx[c++] = i;
     }
     int max_lanes = p->plot.h > line * 5 ? MARK_LANES : 1;
@@ -718,27 +757,26 @@ static void mark_group(cairo_t *cr, const chart_panel *p, const view_state *v,
                           : p->plot.y + f * 0.85 + lane[j] * line;
         if (change) { /* the strip, then its name in it */
             cairo_set_source_rgba(cr, 0.30, 0.35, 0.60, 0.22);
-            cairo_rectangle(cr, mk->x0, y - f * 0.75, fmax(mk->x1 - mk->x0,
-                                                           1.0),
-                            line - f * 0.1);
+            cairo_rectangle(cr, mk->x0, y - f * 0.75,
+                            fmax(mk->x1 - mk->x0, 1.0), line - f * 0.1);
             cairo_fill(cr);
         }
-        if (x[j] + tw[j] > p->plot.x + p->plot.w) /* no room for it */
-            continue;
+        chart_rect r = text_box(cr, x[j], y, mk->text);
+        if (r.x + r.w > p->plot.x + p->plot.w || collides(pl, r))
+            continue; /* no room for its name */
         cairo_set_source_rgba(cr, 1, 1, 1, 0.7);
-        cairo_rectangle(cr, x[j] + (change ? f * 0.2 : -f * 0.1),
-                        y - f * 0.65, tw[j] + f * 0.2, f * 0.85);
+        cairo_rectangle(cr, r.x - f * 0.1, r.y, r.w + f * 0.2, r.h);
         cairo_fill(cr);
         if (change)
             cairo_set_source_rgb(cr, 0.15, 0.2, 0.4);
         else
             cairo_set_source_rgb(cr, 0.55, 0.23, 0.0);
-        label(cr, v, panel, x[j] + (change ? f * 0.3 : 0), y, mk->text);
+        label(cr, v, pl, x[j], y, mk->text);
     }
 }
 
 static void marks(cairo_t *cr, const chart_panel *p, const view_state *v,
-                  int panel)
+                  placed *pl)
 {
     static mark m[MARKS_MAX];
     cairo_save(cr);
@@ -747,16 +785,44 @@ static void marks(cairo_t *cr, const chart_panel *p, const view_state *v,
     cairo_save(cr);
     cairo_rectangle(cr, p->plot.x, p->plot.y, p->plot.w, p->plot.h);
     cairo_clip(cr);
-    mark_group(cr, p, v, panel, m, n, false);
-    mark_group(cr, p, v, panel, m, n, true);
+    mark_group(cr, p, v, pl, m, n, false);
+    mark_group(cr, p, v, pl, m, n, true);
     cairo_restore(cr);
+    cairo_restore(cr);
+}
+
+/* A reference line (the client timeout, the baseline) across the plot,
+ * its name at the first free place of: the right end above the line,
+ * below it, the left end above, below; not drawn when all are taken. */
+static void reference(cairo_t *cr, const chart_panel *p, const view_state *v,
+                      placed *pl, double value, const char *name,
+                      const chart_style *st)
+{
+    double y = chart_scale_map(&p->y, value), f = p->font_px;
+    if (!(y >= p->plot.y && y <= p->plot.y + p->plot.h))
+        return;
+    chart_panel_hline(cr, p, value, NULL, st);
+    cairo_save(cr);
+    chart_font(cr, f * 0.8, false);
+    double w = chart_text_width(cr, name);
+    double xs[2] = {p->plot.x + p->plot.w - f * 0.3 - w, p->plot.x + f * 0.3};
+    double ys[2] = {y - f * 0.3, y + f * 0.95};
+    for (int k = 0; k < 4; k++) {
+        chart_rect r = text_box(cr, xs[k / 2], ys[k % 2], name);
+        if (r.y < p->plot.y || r.y + r.h > p->plot.y + p->plot.h ||
+            collides(pl, r))
+            continue;
+        cairo_set_source_rgba(cr, st->r, st->g, st->b, fmax(st->a, 0.8));
+        label(cr, v, pl, r.x, ys[k % 2], name);
+        break;
+    }
     cairo_restore(cr);
 }
 
 /* The right axis: tick labels outside the plot, the unit on the title
  * line above them. */
 static chart_scale right_axis(cairo_t *cr, const chart_panel *p,
-                              const view_state *v, int panel, double hi,
+                              const view_state *v, placed *pl, double hi,
                               const char *unit)
 {
     chart_scale y = {0.0, hi, p->plot.y + p->plot.h, p->plot.y, false};
@@ -776,74 +842,103 @@ static chart_scale right_axis(cairo_t *cr, const chart_panel *p,
         cairo_move_to(cr, x, py);
         cairo_line_to(cr, x + f * 0.3, py);
         cairo_stroke(cr);
-        label(cr, v, panel, x + f * 0.4, py + f * 0.3,
+        label(cr, v, pl, x + f * 0.4, py + f * 0.3,
               chart_format(v_, t.decimals, buf, sizeof buf));
     }
     chart_font(cr, f * 0.85, false);
     double w = chart_text_width(cr, unit);
-    label(cr, v, panel, p->outer.x + p->outer.w - w - f * 0.2,
+    label(cr, v, pl, p->outer.x + p->outer.w - w - f * 0.2,
           p->outer.y + f * 1.15, unit);
     cairo_restore(cr);
     return y;
 }
 
 /* The legend on the title line, after the title and before the right
- * axis's unit: an item per line, its swatch in each run's colour (A's
- * half, B's half), greyed when switched off; a click on it switches. */
-static void legend(cairo_t *cr, const chart_panel *p, const view_state *v,
-                   const panel_def *d, int panel, double right)
+ * axis's unit (rows that do not fit go into the top of the plot, on a
+ * backing): an item per line, its swatch in each run's colour (A's half,
+ * B's half), greyed and struck through when switched off; a click on it
+ * switches.  Laid out (and its room taken) before the plot is drawn,
+ * drawn over it after. */
+typedef struct legend_box {
+    chart_rect item[4];
+    double y[4], swatch, gap;
+    bool wrapped[4]; /* on a row inside the plot */
+} legend_box;
+
+static void legend_layout(cairo_t *cr, const chart_panel *p,
+                          const view_state *v, const panel_def *d,
+                          double right, placed *pl, legend_box *lb)
 {
     double f = p->font_px, fl = f * 0.8;
     char title[256];
     snprintf(title, sizeof title, "%s (%s)", d->title, d->unit);
     cairo_save(cr);
     chart_font(cr, f, true);
-    double x0 = p->outer.x + f * 0.3 + chart_text_width(cr, title) + f * 1.2;
+    chart_rect tb = text_box(cr, p->outer.x + f * 0.3, p->outer.y + f * 1.15,
+                             title);
+    place(v, pl, tb);
+    double x0 = tb.x + tb.w + f * 1.2;
     chart_font(cr, fl, false);
     double widths[4], xs[4], ys[4];
     for (int i = 0; i < d->n; i++)
         widths[i] = chart_text_width(cr, lines[d->lines[i].line].label);
-    double swatch = fl * 2.0, gap = fl, row = fl * 1.3;
-    chart_legend_layout(widths, d->n, swatch, gap, row, right - x0, xs, ys);
+    double row = fl * 1.3;
+    lb->swatch = fl * 2.0;
+    lb->gap = fl;
+    chart_legend_layout(widths, d->n, lb->swatch, lb->gap, row, right - x0,
+                        xs, ys);
+    for (int i = 0; i < d->n; i++) {
+        double x = x0 + xs[i];
+        lb->y[i] = p->outer.y + f * 0.25 + ys[i] + row * 0.5;
+        lb->wrapped[i] = ys[i] > 0;
+        lb->item[i] = (chart_rect){x - lb->gap * 0.3, lb->y[i] - row * 0.5,
+                                   lb->swatch + lb->gap * 0.8 + widths[i],
+                                   row};
+        place(v, pl, lb->item[i]);
+    }
+    cairo_restore(cr);
+}
+
+static void legend_draw(cairo_t *cr, const chart_panel *p,
+                        const view_state *v, const panel_def *d,
+                        const legend_box *lb)
+{
+    double f = p->font_px, fl = f * 0.8;
+    cairo_save(cr);
+    chart_font(cr, fl, false);
     for (int i = 0; i < d->n; i++) {
         const line_def *ld = &d->lines[i];
         bool off = v->hidden & (1u << ld->line);
-        double x = x0 + xs[i], y = p->outer.y + f * 0.25 + ys[i] + row * 0.5;
-        chart_rect box = {x - gap * 0.3, y - row * 0.5,
-                          swatch + gap * 0.8 + widths[i], row};
-        if (ys[i] > 0) { /* a wrapped row: on a backing inside the plot */
+        chart_rect b = lb->item[i];
+        double x = b.x + lb->gap * 0.3, y = lb->y[i];
+        if (lb->wrapped[i]) { /* on a backing over the plot */
             cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
-            cairo_rectangle(cr, box.x, box.y, box.w, box.h);
+            cairo_rectangle(cr, b.x, b.y, b.w, b.h);
             cairo_fill(cr);
         }
         for (int r = 0; r < v->n_runs; r++) {
             chart_style st = line_style(v, ld, i, r);
-            if (off)
-                st.a = 0.25;
-            double part = swatch / v->n_runs;
-            cairo_set_source_rgba(cr, st.r, st.g, st.b, st.a);
-            cairo_set_line_width(cr, st.width * f / 12.0);
-            if (st.dash) {
-                double w = st.width * f / 12.0;
-                double dd[] = {st.dash == 2 ? w : 5 * w,
-                               st.dash == 2 ? 2.5 * w : 3 * w};
-                cairo_set_dash(cr, dd, 2, 0);
-            }
+            double w = st.width * f / 12.0, part = lb->swatch / v->n_runs;
+            cairo_set_source_rgba(cr, st.r, st.g, st.b, off ? 0.25 : st.a);
+            cairo_set_line_width(cr, w);
+            double dd[] = {st.dash == 2 ? w : 5 * w,
+                           st.dash == 2 ? 2.5 * w : 3 * w};
+            cairo_set_dash(cr, dd, st.dash ? 2 : 0, 0);
             cairo_move_to(cr, x + part * r, y);
             cairo_line_to(cr, x + part * (r + 1), y);
             cairo_stroke(cr);
             cairo_set_dash(cr, NULL, 0, 0);
         }
         ink(cr, off ? 0.6 : 0.15);
-        double tx = x + swatch + gap * 0.5;
-        label(cr, v, panel, tx, y + fl * 0.35, lines[ld->line].label);
+        double tx = x + lb->swatch + lb->gap * 0.5;
+        text(cr, tx, y + fl * 0.35, lines[ld->line].label);
         if (off) { /* struck through */
             cairo_set_line_width(cr, 1.0);
             cairo_move_to(cr, tx, y);
-            cairo_line_to(cr, tx + widths[i], y);
+            cairo_line_to(cr, b.x + b.w, y);
             cairo_stroke(cr);
         }
-        view_hits_add(v->hits, box, HIT_LEGEND, ld->line, 0);
+        view_hits_add(v->hits, b, HIT_LEGEND, ld->line, 0);
     }
     cairo_restore(cr);
 }
@@ -877,14 +972,17 @@ static void series_lines(cairo_t *cr, const drawn_panel *dp,
     }
 }
 
-static void panel(cairo_t *cr, const view_layout *l, const view_state *v,
-                  int k, double t0, double t1, drawn_panel *dp)
+/* The panel's plot and axes for [t0, t1], its left axis fitted to the
+ * lines shown. */
+static void panel_frame(cairo_t *cr, const view_layout *l,
+                        const view_state *v, int k, double t0, double t1,
+                        drawn_panel *dp)
 {
     const panel_def *d = panel_of(v, k);
-    const session *a = v->runs[0];
     double f = l->font_px;
-    double floor_v = k == 2 ? 1.2 * session_current(a, CHANGE_TIMEOUT) / 1e6
-                            : 1.0;
+    double floor_v =
+        k == 2 ? 1.2 * session_current(v->runs[0], CHANGE_TIMEOUT) / 1e6
+               : 1.0;
     double top = chart_axis_top(panel_max(d, v, t0, t1, false), floor_v);
     chart_panel *p = &dp->p;
     *p = view_panel_plot(l, k, t0, t1);
@@ -897,46 +995,69 @@ static void panel(cairo_t *cr, const view_layout *l, const view_state *v,
     dp->right = p->y;
     chart_panel_frame(cr, p);
     view_hits_add(v->hits, p->plot, HIT_PANEL, k, 0);
-    marks(cr, p, v, k);
+}
+
+/* The reference lines: the client timeout (queue and latency), the
+ * goodput baseline. */
+static void references(cairo_t *cr, const chart_panel *p,
+                       const view_state *v, int k, placed *pl)
+{
+    const session *a = v->runs[0];
+    chart_style st = chart_ink;
+    st.dash = 1;
+    if (k == 2) {
+        st.width = 1.4;
+        st.a = 0.7;
+        reference(cr, p, v, pl, session_current(a, CHANGE_TIMEOUT) / 1e6,
+                  "client timeout", &st);
+    }
+    if (k == 1) {
+        sim_live live;
+        summary_live(session_sim(a), &live);
+        st.a = 0.5;
+        if (live.has_baseline)
+            reference(cr, p, v, pl, live.baseline_goodput_per_s, "baseline",
+                      &st);
+    }
+}
+
+static void panel(cairo_t *cr, const view_layout *l, const view_state *v,
+                  int k, double t0, double t1, drawn_panel *dp)
+{
+    double f = l->font_px;
+    panel_frame(cr, l, v, k, t0, t1, dp);
+    const panel_def *d = dp->d;
+    const chart_panel *p = &dp->p;
+    placed pl = {.n = 0, .owner = k};
     double legend_right = p->plot.x + p->plot.w;
+    if (d->right_unit) {
+        chart_font(cr, f * 0.85, false);
+        legend_right = p->outer.x + p->outer.w - f * 1.4 -
+                       chart_text_width(cr, d->right_unit);
+    }
+    legend_box lb;
+    legend_layout(cr, p, v, d, legend_right, &pl, &lb);
     if (d->right_unit) {
         /* Counts get an axis of their own; shares go to 100 %. */
         double hi = k == 2 || d == &pipeline_panel
                         ? chart_axis_top(panel_max(d, v, t0, t1, true), 10)
                         : 100.0;
-        dp->right = right_axis(cr, p, v, k, hi, d->right_unit);
-        chart_font(cr, f * 0.85, false);
-        legend_right = p->outer.x + p->outer.w - f * 1.4 -
-                       chart_text_width(cr, d->right_unit);
+        dp->right = right_axis(cr, p, v, &pl, hi, d->right_unit);
     }
-    if (k == 2) {
-        chart_style st = chart_ink;
-        st.dash = 1;
-        st.width = 1.4;
-        st.a = 0.7;
-        chart_panel_hline(cr, p, session_current(a, CHANGE_TIMEOUT) / 1e6,
-                          "client timeout", &st);
-    }
-    if (k == 1) {
-        sim_live live;
-        summary_live(session_sim(a), &live);
-        if (live.has_baseline) {
-            chart_style st = chart_ink;
-            st.dash = 1;
-            st.a = 0.5;
-            chart_panel_hline(cr, p, live.baseline_goodput_per_s,
-                              "baseline", &st);
-        }
-    }
+    marks(cr, p, v, &pl);
+    references(cr, p, v, k, &pl);
     series_lines(cr, dp, v, t0, t1);
-    legend(cr, p, v, d, k, legend_right);
+    legend_draw(cr, p, v, d, &lb);
     if (k == 4 && panel_max(d, v, 0, INFINITY, false) == 0.0 &&
         panel_max(d, v, 0, INFINITY, true) == 0.0) {
         cairo_save(cr);
         chart_font(cr, f * 0.85, false);
+        const char *note = "no breaker, budget or local refusal so far";
+        chart_rect r = text_box(cr, p->plot.x + f, p->plot.y + p->plot.h * 0.6,
+                                note);
         ink(cr, 0.45);
-        label(cr, v, k, p->plot.x + f, p->plot.y + p->plot.h * 0.6,
-              "no breaker, budget or local refusal so far");
+        if (!collides(&pl, r))
+            label(cr, v, &pl, r.x, p->plot.y + p->plot.h * 0.6, note);
         cairo_restore(cr);
     }
 }
@@ -1081,6 +1202,7 @@ static void tooltip(cairo_t *cr, const view_state *v, const drawn_panel *dp,
         bx = v->hx - bw - f;
     bx = fmax(bx, p->outer.x);
     by = fmin(fmax(by, p->outer.y), p->outer.y + p->outer.h - bh);
+    view_hits_add(v->hits, (chart_rect){bx, by, bw, bh}, HIT_LABEL, k, 1);
     cairo_set_source_rgba(cr, 1, 1, 1, 0.94);
     cairo_rectangle(cr, bx, by, bw, bh);
     cairo_fill_preserve(cr);
@@ -1146,6 +1268,36 @@ static const uint8_t *per_process(const sim *s, uint8_t *out)
     return out;
 }
 
+/* The legend of modes under the field from y, each with its share of
+ * the items; returns its rows, and draws it only when `draw` (so the
+ * field can make room for it first). */
+static int mode_legend(cairo_t *cr, chart_rect area, double y, double f,
+                       const uint32_t *count, uint32_t items, bool draw)
+{
+    chart_font(cr, f * 0.8, false);
+    double x = area.x;
+    int rows = 1;
+    for (int m = 0; m < CLIENT_MODE_COUNT; m++) {
+        char item[96];
+        snprintf(item, sizeof item, "%s %.0f %%", view_mode_names[m],
+                 items ? 100.0 * count[m] / items : 0.0);
+        double w = f * 0.8 + chart_text_width(cr, item) + f;
+        if (x > area.x && x + w > area.x + area.w) {
+            x = area.x;
+            y += f * 1.15;
+            rows++;
+        }
+        if (draw) {
+            fill_rect(cr, x, y - f * 0.65, f * 0.65, f * 0.65,
+                      &view_mode_colours[m]);
+            ink(cr, 0.15);
+            text(cr, x + f * 0.9, y, item);
+        }
+        x += w;
+    }
+    return rows;
+}
+
 static void field(cairo_t *cr, const view_layout *l, const view_state *v,
                   int r)
 {
@@ -1158,6 +1310,14 @@ static void field(cairo_t *cr, const view_layout *l, const view_state *v,
     uint32_t items = by_process ? sim_processes(s) : sim_clients(s);
     const uint8_t *states = by_process ? per_process(s, v->scratch[r])
                                        : sim_client_modes(s);
+    uint32_t count[CLIENT_MODE_COUNT];
+    view_state_counts(states, 0, items, CLIENT_MODE_COUNT, count);
+    cairo_save(cr);
+    /* The layout leaves two rows for the legend; more come off the
+     * field. */
+    int rows = mode_legend(cr, area, 0, f, count, items, false);
+    if (rows > 2)
+        area.h -= (rows - 2) * f * 1.15 + f * 0.4;
     chart_field fl;
     chart_field_layout(&fl, area, items, 3.0);
     if (fl.per_cell > 1) /* cells big enough to show their shares */
@@ -1171,7 +1331,6 @@ static void field(cairo_t *cr, const view_layout *l, const view_state *v,
                  ", %s to a cell: its colours are their shares",
                  grouped(fl.per_cell, num, sizeof num));
     }
-    cairo_save(cr);
     double x = area.x;
     if (v->n_runs > 1) {
         chip(cr, r, x, area.y - f * 0.5, f);
@@ -1187,27 +1346,8 @@ static void field(cairo_t *cr, const view_layout *l, const view_state *v,
     else
         chart_field_draw(cr, &fl, states, view_mode_colours,
                          CLIENT_MODE_COUNT);
-    /* The legend of modes under the field, with each one's share. */
-    uint32_t count[CLIENT_MODE_COUNT];
-    view_state_counts(states, 0, items, CLIENT_MODE_COUNT, count);
-    chart_font(cr, f * 0.8, false);
-    double y = area.y + fl.rows * fl.cell + f * 1.1;
-    x = area.x;
-    for (int m = 0; m < CLIENT_MODE_COUNT; m++) {
-        char item[96];
-        snprintf(item, sizeof item, "%s %.0f %%", view_mode_names[m],
-                 items ? 100.0 * count[m] / items : 0.0);
-        double w = f * 0.8 + chart_text_width(cr, item) + f;
-        if (x + w > area.x + area.w) {
-            x = area.x;
-            y += f * 1.15;
-        }
-        fill_rect(cr, x, y - f * 0.65, f * 0.65, f * 0.65,
-                  &view_mode_colours[m]);
-        ink(cr, 0.15);
-        text(cr, x + f * 0.9, y, item);
-        x += w;
-    }
+    mode_legend(cr, area, area.y + fl.rows * fl.cell + f * 1.1, f, count,
+                items, true);
     cairo_restore(cr);
 }
 

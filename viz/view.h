@@ -93,7 +93,8 @@ typedef enum view_hit_kind {
     HIT_CONTROL,  /* an on-screen control: a = its id, b its argument
                      (controls.h) */
     HIT_LABEL     /* text drawn (recorded when labels is set): for tests
-                     that check nothing overprints; a = panel or -1 */
+                     that check nothing overprints; a = panel or -1, b = 1
+                     for the tooltip's box */
 } view_hit_kind;
 
 typedef struct view_hit {
