@@ -444,7 +444,8 @@ END_TEST
 
 /* exponential+token_bucket's parameters: exponential's first (base 100ms,
  * multiplier 2, cap 20s, max_attempts 5, jitter full, ratio 0.5), then
- * the bucket's; keys name their layer in a stack of two. */
+ * the bucket's; a key names its layer only where another layer has a
+ * parameter of that name (none does here). */
 START_TEST(picker_steps_parameters)
 {
     policy_setup ps;
@@ -454,20 +455,19 @@ START_TEST(picker_steps_parameters)
                      0);
     char kv[200];
     ck_assert_int_eq(picker_step(ps.stack, 0, +1, kv, sizeof kv), 0);
-    ck_assert_str_eq(kv, "exponential.base=200ms");
+    ck_assert_str_eq(kv, "base=200ms");
     ck_assert_int_eq(picker_step(ps.stack, 0, -1, kv, sizeof kv), 0);
-    ck_assert_str_eq(kv, "exponential.base=50ms");
+    ck_assert_str_eq(kv, "base=50ms");
     ck_assert_int_eq(picker_step(ps.stack, 3, +1, kv, sizeof kv), 0);
-    ck_assert_str_eq(kv, "exponential.max_attempts=6");
+    ck_assert_str_eq(kv, "max_attempts=6");
     /* jitter: none|full|equal|...: one up from full is equal. */
     ck_assert_int_eq(picker_step(ps.stack, 4, +1, kv, sizeof kv), 0);
-    ck_assert_str_eq(kv, "exponential.jitter=equal");
+    ck_assert_str_eq(kv, "jitter=equal");
     ck_assert_int_eq(picker_step(ps.stack, 5, +1, kv, sizeof kv), 0);
-    ck_assert_str_eq(kv, "exponential.ratio=0.55");
+    ck_assert_str_eq(kv, "ratio=0.55");
     ck_assert_int_eq(picker_step(ps.stack, 999, +1, kv, sizeof kv), -1);
     policy_setup_free(&ps);
-    /* A stack of one: the bare key; max_attempts at its floor of 1 does
-     * not go down. */
+    /* max_attempts at its floor of 1 does not go down. */
     setting one;
     setting_parse("max_attempts=1", "test", &one, &e);
     ck_assert_int_eq(policy_setup_build("immediate", NULL, 0, &one, 1, &ps,

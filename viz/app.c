@@ -54,6 +54,7 @@ struct app {
     script_cmd *script;
     int n_script, next_cmd;
     bool scripting; /* running a script's command (at its exact time) */
+    bool refused;   /* the last action did nothing (refuse says why) */
     /* The view: its time window (a zoom pins its end), lines off. */
     double span_s, end_s;
     uint32_t hidden;
@@ -93,6 +94,21 @@ static void say(app *a, const char *fmt, ...)
     va_end(ap);
     printf("%s\n", a->message);
     fflush(stdout);
+}
+
+/* Say why an action did nothing (a click then shows no script line). */
+static void refuse(app *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void refuse(app *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->message, sizeof a->message, fmt, ap);
+    va_end(ap);
+    printf("%s\n", a->message);
+    fflush(stdout);
+    a->refused = true;
 }
 
 static void fail(app *a, const char *msg)
@@ -157,7 +173,7 @@ static void set_ab_with(app *a, bool on, const char *policy)
     if (vs == NULL) {
         int j = next_policy(a, a->policy_a, session_policy(a->run[0]));
         if (j < 0) {
-            say(a, "A/B: no other policy to compare with (give --vs)");
+            refuse(a, "A/B: no other policy to compare with (give --vs)");
             return;
         }
         vs = a->o.cycle[j];
@@ -221,7 +237,7 @@ static void inject(app *a, const fault_cfg *f)
     for (int r = 0; r < a->n_runs; r++) {
         int i = session_inject(a->run[r], f, &e);
         if (i < 0) {
-            say(a, "cannot inject: %s", e.msg);
+            refuse(a, "cannot inject: %s", e.msg);
             return;
         }
         if (r == 0)
@@ -282,7 +298,7 @@ static void end_last(app *a)
     hand(a);
     if (a->last_fault < 0 || !sim_fault_active(session_sim(a->run[0]),
                                                a->last_fault)) {
-        say(a, "no injected fault is running");
+        refuse(a, "no injected fault is running");
         return;
     }
     for (int r = 0; r < a->n_runs; r++)
@@ -297,7 +313,7 @@ static void change(app *a, change_kind k, double value)
     hand(a);
     for (int r = 0; r < a->n_runs; r++)
         if (session_change(a->run[r], k, value, &e) != 0) {
-            say(a, "cannot change: %s", e.msg);
+            refuse(a, "cannot change: %s", e.msg);
             return;
         }
     if (k == CHANGE_RATE)
@@ -317,7 +333,7 @@ static void nudge_workers(app *a, int delta)
 {
     double w = session_current(a->run[0], CHANGE_WORKERS);
     if (w >= (double)SIM_UNLIMITED) {
-        say(a, "the server has unlimited workers");
+        refuse(a, "the server has unlimited workers");
         return;
     }
     double step = w >= 20 ? ceil(w * 0.1) : 1;
@@ -375,7 +391,7 @@ static void save_run(app *a, int r, const char *path)
     sim_summary sum;
     sb_err e;
     if (session_as_scenario(a->run[r], &cfg, &sum, &e) != 0) {
-        say(a, "cannot save: %s", e.msg);
+        refuse(a, "cannot save: %s", e.msg);
         return;
     }
     setting expect[SESSION_MAX_EXPECT];
@@ -385,7 +401,7 @@ static void save_run(app *a, int r, const char *path)
     if (a->o.save(a->o.save_ctx, path, &cfg, session_policy(a->run[r]),
                   params, n_params, a->o.plugins, a->o.n_plugins, expect, n,
                   &e) != 0) {
-        say(a, "cannot save: %s", e.msg);
+        refuse(a, "cannot save: %s", e.msg);
         return;
     }
     char rec[128] = "", who[300] = "";
@@ -475,7 +491,7 @@ static void repolicy(app *a, int r, const char *spec)
     if (policy_setup_filter(spec, a->o.plugins, a->o.n_plugins, cur, n, kept,
                             &nk, dropped, &nd, &e) != 0 ||
         session_repolicy(a->run[r], spec, kept, nk, &e) != 0) {
-        say(a, "policy %s: %s", spec, e.msg);
+        refuse(a, "policy %s: %s", spec, e.msg);
         return;
     }
     if (r == 0)
@@ -488,29 +504,40 @@ static void repolicy(app *a, int r, const char *spec)
         'A' + r, spec, (double)app_now(a) / 1e9);
 }
 
+/* Do keys a and b name the same parameter?  "max_attempts" and
+ * "immediate.max_attempts" do (the first is written where only one layer
+ * has it). */
+static bool same_param(const char *a, const char *b)
+{
+    const char *da = strrchr(a, '.'), *db = strrchr(b, '.');
+    if (da && db)
+        return strcmp(a, b) == 0;
+    return strcmp(da ? da + 1 : a, db ? db + 1 : b) == 0;
+}
+
 /* Parameter key=value of run r's stack, from now on (replayed). */
 static void set_param(app *a, int r, const char *kv)
 {
     sb_err e;
     setting s, list[SESSION_MAX_PARAMS];
     if (setting_parse(kv, "param", &s, &e) != 0) {
-        say(a, "%s", e.msg);
+        refuse(a, "%s", e.msg);
         return;
     }
     const setting *cur;
     int n = session_params(a->run[r], &cur), k = 0;
     memcpy(list, cur, (size_t)n * sizeof *list);
-    while (k < n && strcmp(list[k].key, s.key) != 0)
+    while (k < n && !same_param(list[k].key, s.key))
         k++;
     if (k == SESSION_MAX_PARAMS) {
-        say(a, "at most %d parameters", SESSION_MAX_PARAMS);
+        refuse(a, "at most %d parameters", SESSION_MAX_PARAMS);
         return;
     }
     list[k] = s;
     hand(a);
     if (session_repolicy(a->run[r], session_policy(a->run[r]), list,
                          k == n ? n + 1 : n, &e) != 0) {
-        say(a, "%s", e.msg);
+        refuse(a, "%s", e.msg);
         return;
     }
     if (a->pick.run == r)
@@ -655,14 +682,14 @@ static void export_csv(app *a, const char *path)
     sb_err e;
     int rows;
     if (outfile_open(&o, path, &e) != 0) {
-        say(a, "cannot export: %s", e.msg);
+        refuse(a, "cannot export: %s", e.msg);
         return;
     }
     rows = series_write_csv(o.f, runs, a->n_runs, t0, t1);
     if (rows < 0 || outfile_commit(&o, &e) != 0) {
         if (rows < 0)
             outfile_abort(&o);
-        say(a, "cannot export %s: %s", path,
+        refuse(a, "cannot export %s: %s", path,
             rows < 0 ? "cannot write" : e.msg);
         return;
     }
@@ -681,7 +708,7 @@ static void export_svg(app *a, const char *path)
     outfile o;
     sb_err e;
     if (outfile_open(&o, path, &e) != 0) {
-        say(a, "cannot export: %s", e.msg);
+        refuse(a, "cannot export: %s", e.msg);
         return;
     }
     cairo_surface_t *s =
@@ -694,11 +721,11 @@ static void export_svg(app *a, const char *path)
     cairo_surface_destroy(s);
     if (st != CAIRO_STATUS_SUCCESS) {
         outfile_abort(&o);
-        say(a, "cannot export %s: %s", path, cairo_status_to_string(st));
+        refuse(a, "cannot export %s: %s", path, cairo_status_to_string(st));
         return;
     }
     if (outfile_commit(&o, &e) != 0) {
-        say(a, "cannot export %s: %s", path, e.msg);
+        refuse(a, "cannot export %s: %s", path, e.msg);
         return;
     }
     say(a, "exported %s (%.0fx%.0f, SVG)", path, a->w, a->h);
@@ -994,7 +1021,7 @@ static int run_view_cmd(app *a, const char *cmd, char **p, bool dry,
         if (r == 1 && a->n_runs < 2 && cmd[1] == 'o')
             set_ab_with(a, true, w);
         else if (r == 1 && a->n_runs < 2)
-            say(a, "param B: B is off (ab on first)");
+            refuse(a, "param B: B is off (ab on first)");
         else if (cmd[1] == 'o')
             repolicy(a, r < 0 ? 0 : r, w);
         else
@@ -1276,10 +1303,13 @@ static void act(app *a, const char *cmd)
     sb_err e;
     int64_t before = app_now(a);
     snprintf(buf, sizeof buf, "%s", cmd);
+    a->refused = false;
     if (run_cmd(a, buf, false, &e) != 0) {
         say(a, "%s: %s", cmd, e.msg);
         return;
     }
+    if (a->refused || a->status)
+        return;
     int64_t at = strncmp(cmd, "seek", 4) == 0 ? before : app_now(a);
     size_t n = strlen(a->message);
     snprintf(a->message + n, sizeof a->message - n,

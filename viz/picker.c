@@ -74,15 +74,23 @@ static bool param_at(const pstack *ps, int k, int *layer, int *param)
     return false;
 }
 
-/* "base" for a stack of one, "exponential.base" for more. */
+/* "base" when no other layer of the stack has a parameter of that name
+ * (as a user writes it), "exponential.base" when one does. */
 static void param_key(const pstack *ps, int layer, int param, char *buf,
                       size_t len)
 {
     const sb_policy *p = pstack_layer(ps, layer);
-    if (pstack_layers(ps) > 1)
-        snprintf(buf, len, "%s.%s", p->name, p->params[param].name);
+    const char *name = p->params[param].name;
+    bool shared = false;
+    for (int i = 0; i < pstack_layers(ps); i++) {
+        const sb_policy *q = pstack_layer(ps, i);
+        for (int j = 0; i != layer && q->params && q->params[j].name; j++)
+            shared |= strcmp(q->params[j].name, name) == 0;
+    }
+    if (shared)
+        snprintf(buf, len, "%s.%s", p->name, name);
     else
-        snprintf(buf, len, "%s", p->params[param].name);
+        snprintf(buf, len, "%s", name);
 }
 
 void picker_fill(controls_picker *p, const picker_catalogue *c,

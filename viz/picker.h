@@ -42,7 +42,8 @@ void picker_fill(controls_picker *p, const picker_catalogue *c,
 int picker_click(const picker_catalogue *c, const char *spec, int i,
                  char *out, size_t len);
 
-/* "exponential.base=200ms": parameter k of the stack (as picker_fill
+/* "base=200ms" (or "exponential.base=200ms" when another layer of the
+ * stack has a "base" too): parameter k of the stack (as picker_fill
  * counts them) one step up (dir +1) or down (-1) from its value: counts
  * by one below ten and by a tenth above, durations and other numbers
  * along 1-2-5 (0.1 s, 0.2 s, 0.5 s, 1 s), shares in [0, 1] by 0.05,

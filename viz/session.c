@@ -334,9 +334,15 @@ int session_set_policy(session *ss, const char *policy, const setting *params,
     return session_restart(ss, e);
 }
 
-int session_repolicy(session *ss, const char *policy, const setting *params,
-                     int n_params, sb_err *e)
+int session_repolicy(session *ss, const char *policy_in,
+                     const setting *params, int n_params, sb_err *e)
 {
+    /* The caller may hand us our own name (a new parameter, the same
+     * stack): copied before it is overwritten. */
+    char policy[sizeof ss->policy];
+    if (strlen(policy_in) >= sizeof policy)
+        return err_set(e, "policy name '%.40s...' is too long", policy_in);
+    snprintf(policy, sizeof policy, "%s", policy_in);
     char old[sizeof ss->policy];
     setting old_params[SESSION_MAX_PARAMS];
     int old_n = ss->n_params;
