@@ -250,11 +250,11 @@ START_TEST(legend_switches_lines)
 END_TEST
 
 /* At 30 s the panels follow the run over [0, 120] s.  A drag on a panel
- * from 5 s to 20 s zooms to [5, 20] (pinned: 20 s is past); a
- * double-click follows the run again; a wheel click up with the pointer
- * at 60 s shows 120 / 1.25 = 96 s around it, 60 s staying where it was
- * (half way): [12, 108], following the run since 108 s is still to
- * come. */
+ * from 5 s to 20 s zooms to [5, 20] (pinned: 20 s is past); a wheel
+ * click there shows 15 / 1.25 = 12 s around the pointer at 12.5 s (half
+ * way): [6.5, 18.5], whole seconds outward, [6, 19]; a double-click
+ * follows the run again, where a wheel click up shows 120 / 1.25 = 96 s
+ * up to now. */
 START_TEST(zoom_by_drag_double_click_and_wheel)
 {
     app *a = open_app("at 30s pause\n", 0);
@@ -271,11 +271,16 @@ START_TEST(zoom_by_drag_double_click_and_wheel)
     assert_said(a, "the panels show 5 to 20 s");
     assert_said(a, "at 30s zoom 5s 20s");
     frame(a);
+    chart_panel z = view_panel_plot(&l, 1, 5, 20);
+    app_wheel(a, chart_scale_map(&z.x, 12.5), y, 1);
+    assert_said(a, "at 30s zoom 6s 19s");
+    assert_said(a, "the panels show 6 to 19 s");
+    frame(a);
     app_double_click(a, x20, y);
     assert_said(a, "the panels follow the run");
     frame(a);
     app_wheel(a, chart_scale_map(&p.x, 60), y, 1);
-    assert_said(a, "at 30s zoom 12s 108s");
+    assert_said(a, "at 30s zoom live 96s");
     assert_said(a, "the panels follow the run, 96 s wide");
     app_destroy(a);
 }

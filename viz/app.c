@@ -70,6 +70,11 @@ struct app {
     bool kind_menu;
     controls_picker pick; /* pick.run < 0: closed */
     picker_catalogue cat; /* the policies it offers */
+    /* What the last frame drew, for drawing only what changed. */
+    view_cache *cache;
+    controls_state shown_controls;
+    view_hits controls_hits;
+    bool popup_shown; /* a menu, the picker or the help was drawn */
 };
 
 static const double speeds[] = {0.1, 0.2, 0.5, 1,   2,   5,   10,
@@ -737,7 +742,11 @@ static void export_svg(app *a, const char *path)
  * or later); zoom live: they follow it over the usual span. */
 static void zoom(app *a, double t0, double t1)
 {
-    double now = (double)app_now(a) / 1e9;
+    double f0, now;
+    double end = a->end_s;
+    a->end_s = -1; /* where the window ends when it follows */
+    time_window(a, &f0, &now);
+    a->end_s = end;
     double dur = (double)a->o.cfg->duration_ns / 1e9;
     double min = fmax(5.0 * (double)a->o.cfg->bucket_ns / 1e9, 5.0);
     a->span_s = fmin(fmax(t1 - t0, min), fmax(dur, min));
@@ -749,11 +758,16 @@ static void zoom(app *a, double t0, double t1)
             a->end_s);
 }
 
-static void zoom_live(app *a)
+/* The panels follow the run over span_s (<= 0: the usual span). */
+static void zoom_live(app *a, double span_s)
 {
-    a->span_s = a->o.span_s > 0 ? a->o.span_s : 120.0;
+    double dur = (double)a->o.cfg->duration_ns / 1e9;
+    double min = fmax(5.0 * (double)a->o.cfg->bucket_ns / 1e9, 5.0);
+    a->span_s = span_s > 0 ? fmin(fmax(span_s, min), fmax(dur, min))
+                : a->o.span_s > 0 ? a->o.span_s
+                                  : 120.0;
     a->end_s = -1;
-    say(a, "the panels follow the run");
+    say(a, "the panels follow the run, %.0f s wide", a->span_s);
 }
 
 /* hide/show LINE (a panel's line, view_line_key) or A or B (a run). */
@@ -876,7 +890,7 @@ void app_key_down(app *a, int key)
         a->by_process = !a->by_process;
         break;
     case 'f':
-        zoom_live(a);
+        zoom_live(a, 0);
         break;
     case 'x':
         export_csv(a, NULL);
@@ -1036,13 +1050,17 @@ static int run_view_cmd(app *a, const char *cmd, char **p, bool dry,
         w = next_word(p);
         int64_t t0, t1;
         if (w && strcmp(w, "live") == 0) {
+            w = next_word(p); /* its span, or the usual one */
+            if (w && units_duration(w, &t0, e) != 0)
+                return err_set(e, "zoom live [SPAN]");
             if (!dry)
-                zoom_live(a);
+                zoom_live(a, w ? (double)t0 / 1e9 : 0);
             return 0;
         }
         if (w == NULL || units_duration(w, &t0, e) != 0 ||
             parse_time(next_word(p), &t1, e) != 0 || t1 <= t0)
-            return err_set(e, "zoom T0 T1 (T0 before T1) or zoom live");
+            return err_set(e, "zoom T0 T1 (T0 before T1) or zoom live "
+                              "[SPAN]");
         if (!dry)
             zoom(a, (double)t0 / 1e9, (double)t1 / 1e9);
         return 0;
@@ -1311,10 +1329,16 @@ static void act(app *a, const char *cmd)
     if (a->refused || a->status)
         return;
     int64_t at = strncmp(cmd, "seek", 4) == 0 ? before : app_now(a);
+    /* An action by hand is at a readable instant (hand()); one that does
+     * not change the run (a zoom, a line hidden) is said to the
+     * millisecond, which is all a script needs of it. */
+    if (at % NS_PER_MS == 0)
+        units_fmt_duration(at, dur, sizeof dur);
+    else
+        snprintf(dur, sizeof dur, "%.3fs", (double)at / 1e9);
     size_t n = strlen(a->message);
     snprintf(a->message + n, sizeof a->message - n,
-             "      (as a script line: at %s %s)",
-             units_fmt_duration(at, dur, sizeof dur), cmd);
+             "      (as a script line: at %s %s)", dur, cmd);
 }
 
 /* The time under x in panel k's plot, within the panels' window. */
@@ -1576,8 +1600,9 @@ void app_double_click(app *a, double x, double y)
         act(a, "zoom live");
 }
 
-/* The wheel zooms the panels' time around the pointer: each click up
- * shows 1/1.25 as much time, each one down 1.25 times as much. */
+/* The wheel zooms the panels' time: each click up shows 1/1.25 as much
+ * time, each one down 1.25 times as much; around the pointer when they
+ * show a span of the past, up to now when they follow the run. */
 void app_wheel(app *a, double x, double y, double clicks)
 {
     ensure_hits(a);
@@ -1587,9 +1612,16 @@ void app_wheel(app *a, double x, double y, double clicks)
     double t0, t1, t = panel_time(a, h->a, x);
     time_window(a, &t0, &t1);
     double span = (t1 - t0) * pow(1.25, -clicks);
+    char cmd[LINE_MAX_LEN], s0[32], s1[32];
+    if (a->end_s < 0) { /* following: the wheel says how much it shows */
+        snprintf(cmd, sizeof cmd, "zoom live %s",
+                 units_fmt_duration((int64_t)llround(span) * NS_PER_S, s0,
+                                    sizeof s0));
+        act(a, cmd);
+        return;
+    }
     double u = (t - t0) / (t1 - t0);
     double n0 = fmax(t - u * span, 0.0), n1 = n0 + span;
-    char cmd[LINE_MAX_LEN], s0[32], s1[32];
     snprintf(cmd, sizeof cmd, "zoom %s %s",
              units_fmt_duration((int64_t)floor(n0) * NS_PER_S, s0, sizeof s0),
              units_fmt_duration((int64_t)ceil(n1) * NS_PER_S, s1, sizeof s1));
@@ -1619,6 +1651,8 @@ int app_create(const app_options *o, app **out, sb_err *e)
     a->slider_v = NAN;
     a->pick.run = -1;
     picker_catalogue_load(&a->cat, o->plugins, o->n_plugins);
+    if (view_cache_create(&a->cache, e) != 0)
+        goto fail;
     kinds_init(a);
     for (int i = 0; i < o->n_cycle; i++)
         if (strcmp(o->cycle[i], o->policy) == 0)
@@ -1652,6 +1686,7 @@ void app_destroy(app *a)
         free(a->scratch[r]);
     }
     free(a->script);
+    view_cache_destroy(a->cache);
     free(a);
 }
 
@@ -1777,10 +1812,8 @@ static void controls_of(const app *a, controls_state *c)
                                                             : NULL;
 }
 
-/* The view, the controls over it and the help over both; what was drawn
- * where goes to hits (when given). */
-static void draw(const app *a, cairo_t *cr, double w, double h,
-                 view_hits *hits)
+/* The view's state now. */
+static void state_of(const app *a, view_state *v_, view_hits *hits)
 {
     view_state v;
     memset(&v, 0, sizeof v);
@@ -1813,6 +1846,16 @@ static void draw(const app *a, cairo_t *cr, double w, double h,
                        : NULL;
     v.message = a->message[0] ? a->message : NULL;
     v.hits = hits;
+    *v_ = v;
+}
+
+/* The view, the controls over it and the help over both; what was drawn
+ * where goes to hits (when given). */
+static void draw(const app *a, cairo_t *cr, double w, double h,
+                 view_hits *hits)
+{
+    view_state v;
+    state_of(a, &v, hits);
     view_draw(cr, w, h, &v);
     view_layout l;
     view_layout_compute(w, h, view_font_px(w, h), a->n_runs, &l);
@@ -1829,6 +1872,48 @@ void app_draw(const app *a, cairo_t *cr, double w, double h)
     m->w = w;
     m->h = h;
     draw(a, cr, w, h, &m->hits);
+}
+
+int app_draw_changed(app *a, cairo_t *cr, double w, double h, bool fresh,
+                     chart_rect *changed)
+{
+    a->w = w;
+    a->h = h;
+    /* A menu, the picker or the help lies over several regions: while
+     * one is open, and the frame after it closed, all is drawn. */
+    bool popup = a->help || a->kind_menu || a->pick.run >= 0;
+    bool was = a->popup_shown;
+    a->popup_shown = popup;
+    if (fresh || popup || was || a->cache == NULL) {
+        draw(a, cr, w, h, &a->hits);
+        changed[0] = (chart_rect){0, 0, w, h};
+        memset(&a->shown_controls, 0, sizeof a->shown_controls);
+        return 1;
+    }
+    view_state v;
+    state_of(a, &v, &a->hits);
+    v.cache = a->cache;
+    int n = view_draw_changed(cr, w, h, &v, changed);
+    view_layout l;
+    view_layout_compute(w, h, view_font_px(w, h), a->n_runs, &l);
+    controls_state c;
+    controls_of(a, &c);
+    if (memcmp(&c, &a->shown_controls, sizeof c) != 0) {
+        view_hits_clear(&a->controls_hits);
+        cairo_save(cr);
+        cairo_rectangle(cr, l.controls.x, l.controls.y, l.controls.w,
+                        l.controls.h);
+        cairo_clip(cr);
+        controls_draw(cr, &l, &c, &a->controls_hits);
+        cairo_restore(cr);
+        a->shown_controls = c;
+        changed[n++] = l.controls;
+    }
+    for (int i = 0; i < a->controls_hits.n; i++) {
+        const view_hit *t = &a->controls_hits.hit[i];
+        view_hits_add(&a->hits, t->r, t->kind, t->a, t->b);
+    }
+    return n;
 }
 
 int app_runs(const app *a)

@@ -94,6 +94,11 @@ void app_wheel(app *a, double x, double y, double clicks);
 
 /* Draw the view (w x h device units). */
 void app_draw(const app *a, cairo_t *cr, double w, double h);
+/* Draw into the picture the last frame was drawn into (unless fresh:
+ * then all of it) only what changed since; the rectangles redrawn go to
+ * changed (VIEW_REGIONS + 1 at most), and their number is returned. */
+int app_draw_changed(app *a, cairo_t *cr, double w, double h, bool fresh,
+                     chart_rect *changed);
 
 /* The runs (A, then B when A/B is on), and what the last frame drew
  * where: for tests that drive the app as the window does. */

@@ -24,6 +24,7 @@ struct session {
     session_action log[SESSION_MAX_ACTIONS];
     int n_log;
     int change_fault[CHANGE_KINDS]; /* the running change's fault, or -1 */
+    uint64_t version; /* bumped by every start() */
     double change_value[CHANGE_KINDS];
 };
 
@@ -52,6 +53,10 @@ static int start(session *ss, sb_err *e)
     ss->sim = NULL;
     policy_setup_free(&ss->ps);
     ss->finished = false;
+    /* Unique across sessions too: a B switched off and on again is
+     * another run. */
+    static uint64_t versions;
+    ss->version = ++versions;
     series_clear(&ss->ser);
     for (int k = 0; k < CHANGE_KINDS; k++)
         ss->change_fault[k] = -1;
@@ -135,6 +140,11 @@ int64_t session_now(const session *ss)
 bool session_done(const session *ss)
 {
     return ss->finished;
+}
+
+uint64_t session_version(const session *ss)
+{
+    return ss->version;
 }
 
 const sim *session_sim(const session *ss)

@@ -71,6 +71,9 @@ void session_destroy(session *ss);
 int session_run_until(session *ss, int64_t t);
 int64_t session_now(const session *ss);
 bool session_done(const session *ss); /* at the end of its duration */
+/* A number that changes whenever the run is rebuilt (a restart, a seek,
+ * another policy): a front end's cached picture of it is stale then. */
+uint64_t session_version(const session *ss);
 
 const sim *session_sim(const session *ss);
 const series *session_series(const session *ss);

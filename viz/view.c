@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define RGB(r, g, b) (r) / 255.0, (g) / 255.0, (b) / 255.0
@@ -228,9 +229,10 @@ chart_panel view_panel_plot(const view_layout *l, int k, double t0,
 
 void view_window(const view_state *v, double *t0, double *t1)
 {
-    double now = (double)session_now(v->runs[0]) / 1e9;
     if (v->end_s < 0) {
-        chart_time_window(now, v->span_s, t0, t1);
+        const series *s = session_series(v->runs[0]);
+        double last = s->n ? series_at(s, s->n - 1, COL_T) : 0.0;
+        chart_time_window(last, v->span_s, t0, t1);
         return;
     }
     *t1 = v->end_s;
@@ -1607,6 +1609,35 @@ static void help(cairo_t *cr, double w, double h, double f)
 
 /* ---- The whole view ----------------------------------------------------------- */
 
+/* The panels and what is drawn over them (a zoom being dragged, the
+ * crosshair and the tooltip). */
+static void all_panels(cairo_t *cr, const view_layout *l,
+                       const view_state *v, double t0, double t1,
+                       drawn_panel *dp)
+{
+    for (int k = 0; k < VIEW_PANELS; k++)
+        panel(cr, l, v, k, t0, t1, &dp[k]);
+}
+
+static void overlays(cairo_t *cr, const view_state *v, const drawn_panel *dp)
+{
+    selection(cr, v, dp);
+    int k = hovered(v, dp);
+    if (k >= 0) {
+        double t = chart_scale_unmap(&dp[k].p.x, v->hx);
+        crosshair(cr, v, dp, t);
+        tooltip(cr, v, dp, k, t);
+    }
+}
+
+static void clients(cairo_t *cr, const view_layout *l, const view_state *v)
+{
+    for (int r = 0; r < v->n_runs; r++) {
+        field(cr, l, v, r);
+        server_block(cr, l, v, r);
+    }
+}
+
 void view_draw(cairo_t *cr, double w, double h, const view_state *v)
 {
     view_layout l;
@@ -1621,19 +1652,9 @@ void view_draw(cairo_t *cr, double w, double h, const view_state *v)
     view_window(v, &t0, &t1);
     header(cr, &l, v);
     drawn_panel dp[VIEW_PANELS];
-    for (int k = 0; k < VIEW_PANELS; k++)
-        panel(cr, &l, v, k, t0, t1, &dp[k]);
-    selection(cr, v, dp);
-    int k = hovered(v, dp);
-    if (k >= 0) {
-        double t = chart_scale_unmap(&dp[k].p.x, v->hx);
-        crosshair(cr, v, dp, t);
-        tooltip(cr, v, dp, k, t);
-    }
-    for (int r = 0; r < v->n_runs; r++) {
-        field(cr, &l, v, r);
-        server_block(cr, &l, v, r);
-    }
+    all_panels(cr, &l, v, t0, t1, dp);
+    overlays(cr, v, dp);
+    clients(cr, &l, v);
     timeline(cr, &l, v);
     status(cr, &l, v);
     if (v->help)
@@ -1644,4 +1665,258 @@ void view_draw(cairo_t *cr, double w, double h, const view_state *v)
 void view_help(cairo_t *cr, double w, double h)
 {
     help(cr, w, h, view_font_px(w, h));
+}
+
+/* ---- Drawing what changed --------------------------------------------------------
+ *
+ * Each region of the view is drawn from a few numbers (its key); a frame
+ * compares them with the ones it was last drawn from and redraws the
+ * regions whose key differs.  The panels are drawn into a picture of
+ * their own, so the crosshair and tooltip over them are redrawn by
+ * copying it back, not by drawing the panels again. */
+
+enum { R_HEADER, R_PANELS, R_CLIENTS, R_TIMELINE, R_STATUS };
+
+/* FNV-1a over bytes: the keys of what a region shows. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+#define MIX(h, x) fnv((h), &(x), sizeof(x))
+
+static uint64_t runs_key(uint64_t h, const view_state *v, bool time)
+{
+    h = MIX(h, v->n_runs);
+    for (int r = 0; r < v->n_runs; r++) {
+        uint64_t ver = session_version(v->runs[r]);
+        size_t rows = session_series(v->runs[r])->n;
+        int64_t now = session_now(v->runs[r]);
+        h = MIX(h, ver);
+        h = MIX(h, rows);
+        h = MIX(h, v->run_hidden[r]);
+        if (time)
+            h = MIX(h, now);
+    }
+    return h;
+}
+
+static uint64_t faults_key(uint64_t h, const session *ss)
+{
+    uint32_t n;
+    const fault_cfg *f = sim_faults(session_sim(ss), &n);
+    h = MIX(h, n);
+    for (uint32_t i = 0; i < n; i++) {
+        h = MIX(h, f[i].start_ns);
+        h = MIX(h, f[i].duration_ns);
+    }
+    return h;
+}
+
+static uint64_t text_key(uint64_t h, const char *s)
+{
+    return s ? fnv(h, s, strlen(s) + 1) : MIX(h, s);
+}
+
+/* What each region is drawn from. */
+static void region_keys(const view_state *v, double t0, double t1,
+                        uint64_t *key, uint64_t *overlay)
+{
+    const session *a = v->runs[0];
+    uint64_t base = 14695981039346656037ull;
+    /* Header: the runs' time, the speed, the events. */
+    uint64_t h = runs_key(base, v, true);
+    h = MIX(h, v->speed);
+    h = MIX(h, v->achieved);
+    h = MIX(h, v->events_per_s);
+    h = MIX(h, v->events);
+    h = MIX(h, v->paused);
+    key[R_HEADER] = h;
+    /* Panels: the rows, the window, the lines shown, the faults, the
+     * reference lines (not the time: they show closed buckets). */
+    h = runs_key(base, v, false);
+    h = MIX(h, t0);
+    h = MIX(h, t1);
+    h = MIX(h, v->hidden);
+    h = faults_key(h, a);
+    double timeout = session_current(a, CHANGE_TIMEOUT);
+    h = MIX(h, timeout);
+    sim_live live;
+    summary_live(session_sim(a), &live);
+    h = MIX(h, live.has_baseline);
+    h = MIX(h, live.baseline_goodput_per_s);
+    key[R_PANELS] = h;
+    h = MIX(base, v->hover);
+    h = MIX(h, v->hx);
+    h = MIX(h, v->hy);
+    h = MIX(h, v->select_t0);
+    h = MIX(h, v->select_t1);
+    *overlay = h;
+    /* Clients and servers: the runs' time. */
+    h = runs_key(base, v, true);
+    key[R_CLIENTS] = MIX(h, v->by_process);
+    /* Timeline: the time, the faults, the window, a drag. */
+    h = runs_key(base, v, true);
+    h = faults_key(h, a);
+    h = MIX(h, t0);
+    h = MIX(h, t1);
+    h = MIX(h, v->end_s);
+    key[R_TIMELINE] = MIX(h, v->drag_t);
+    /* Status: the message, the prompt or the hints. */
+    h = text_key(base, v->message);
+    h = text_key(h, v->prompt);
+    key[R_STATUS] = text_key(h, v->hints);
+}
+
+struct view_cache {
+    cairo_surface_t *panels; /* the panels as last drawn, no overlays */
+    double w, h;             /* the size it was all drawn at */
+    uint64_t key[VIEW_REGIONS], overlay;
+    drawn_panel dp[VIEW_PANELS];
+    view_hits hits[VIEW_REGIONS];
+};
+
+int view_cache_create(view_cache **out, sb_err *e)
+{
+    *out = calloc(1, sizeof **out);
+    return *out ? 0 : err_set(e, "out of memory");
+}
+
+void view_cache_destroy(view_cache *c)
+{
+    if (c == NULL)
+        return;
+    if (c->panels)
+        cairo_surface_destroy(c->panels);
+    free(c);
+}
+
+/* The rectangles of the regions. */
+static void region_rects(const view_layout *l, double w, chart_rect *r)
+{
+    double top = l->header.h;
+    double bottom = l->panels[VIEW_PANELS - 1].y +
+                    l->panels[VIEW_PANELS - 1].h;
+    double left = l->panels[0].w;
+    r[R_HEADER] = l->header;
+    r[R_PANELS] = (chart_rect){0, top, left, bottom - top};
+    r[R_CLIENTS] = (chart_rect){left, top, w - left, bottom - top};
+    r[R_TIMELINE] = (chart_rect){0, bottom, w, l->controls.y - bottom};
+    r[R_STATUS] = l->status;
+}
+
+/* The panels, drawn anew into the cache's picture. */
+static int redraw_panels(view_cache *c, const view_layout *l,
+                         const view_state *v, double w, double h, double t0,
+                         double t1)
+{
+    if (c->panels == NULL || c->w != w || c->h != h) {
+        if (c->panels)
+            cairo_surface_destroy(c->panels);
+        c->panels = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w,
+                                               (int)h);
+        if (cairo_surface_status(c->panels) != CAIRO_STATUS_SUCCESS)
+            return -1;
+    }
+    cairo_t *pc = cairo_create(c->panels);
+    cairo_set_source_rgb(pc, 1, 1, 1);
+    cairo_paint(pc);
+    all_panels(pc, l, v, t0, t1, c->dp);
+    cairo_destroy(pc);
+    cairo_surface_flush(c->panels);
+    return 0;
+}
+
+/* Draw region k of lv (whose hits are the region's own). */
+static void draw_region(cairo_t *cr, int k, chart_rect r, const view_layout *l,
+                        const view_state *lv)
+{
+    cairo_save(cr);
+    cairo_rectangle(cr, r.x, r.y, r.w, r.h);
+    cairo_clip(cr);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    if (k == R_HEADER)
+        header(cr, l, lv);
+    else if (k == R_CLIENTS)
+        clients(cr, l, lv);
+    else if (k == R_TIMELINE)
+        timeline(cr, l, lv);
+    else if (k == R_STATUS)
+        status(cr, l, lv);
+    cairo_restore(cr);
+}
+
+static int draw_all(cairo_t *cr, double w, double h, const view_state *v,
+                    chart_rect *changed)
+{
+    view_draw(cr, w, h, v);
+    changed[0] = (chart_rect){0, 0, w, h};
+    return 1;
+}
+
+int view_draw_changed(cairo_t *cr, double w, double h, const view_state *v,
+                      chart_rect *changed)
+{
+    view_cache *c = v->cache;
+    if (c == NULL || v->help)
+        return draw_all(cr, w, h, v, changed);
+    view_layout l;
+    view_layout_compute(w, h, view_font_px(w, h), v->n_runs, &l);
+    double t0, t1;
+    view_window(v, &t0, &t1);
+    uint64_t key[VIEW_REGIONS], overlay;
+    region_keys(v, t0, t1, key, &overlay);
+    bool all = v->fresh || c->w != w || c->h != h;
+    chart_rect r[VIEW_REGIONS];
+    region_rects(&l, w, r);
+    if (all) {
+        cairo_save(cr);
+        cairo_set_source_rgb(cr, 1, 1, 1);
+        cairo_paint(cr);
+        cairo_restore(cr);
+    }
+    int n = 0;
+    view_state lv = *v;
+    for (int k = 0; k < VIEW_REGIONS; k++) {
+        bool again = all || key[k] != c->key[k];
+        bool over = k == R_PANELS && (again || overlay != c->overlay);
+        if (!again && !over)
+            continue;
+        c->hits[k].labels = v->hits && v->hits->labels;
+        lv.hits = &c->hits[k];
+        if (again)
+            view_hits_clear(lv.hits);
+        if (k == R_PANELS) {
+            if (again && redraw_panels(c, &l, &lv, w, h, t0, t1) != 0)
+                return draw_all(cr, w, h, v, changed);
+            cairo_save(cr);
+            cairo_rectangle(cr, r[k].x, r[k].y, r[k].w, r[k].h);
+            cairo_clip(cr);
+            cairo_set_source_surface(cr, c->panels, 0, 0);
+            cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
+            cairo_paint(cr);
+            cairo_restore(cr);
+            overlays(cr, v, c->dp);
+        } else {
+            draw_region(cr, k, r[k], &l, &lv);
+        }
+        c->key[k] = key[k];
+        changed[n++] = r[k];
+    }
+    c->overlay = overlay;
+    c->w = w;
+    c->h = h;
+    if (v->hits) { /* the view's hits: every region's, in drawing order */
+        view_hits_clear(v->hits);
+        for (int k = 0; k < VIEW_REGIONS; k++)
+            for (int i = 0; i < c->hits[k].n; i++) {
+                const view_hit *t = &c->hits[k].hit[i];
+                view_hits_add(v->hits, t->r, t->kind, t->a, t->b);
+            }
+    }
+    return n;
 }

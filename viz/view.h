@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "chart.h"
+#include "err.h"
 #include "session.h"
 
 #define VIEW_PANELS 5
@@ -118,6 +119,21 @@ void view_hits_add(view_hits *h, chart_rect r, int kind, int a, int b);
  * drawn on top), or NULL. */
 const view_hit *view_hits_at(const view_hits *h, double x, double y);
 
+/* ---- What the last frame drew ------------------------------------------------
+ *
+ * A window redraws 60 times a second, but between two closed buckets the
+ * panels do not change: a view_cache (the caller's) keeps them, drawn
+ * once, and what each part of the view was drawn from, so a frame
+ * redraws only the parts whose content changed (the clients and the
+ * header while the run goes on; the panels when a bucket closes, or the
+ * crosshair over them when the pointer moves) and says which. */
+#define VIEW_REGIONS 5
+
+typedef struct view_cache view_cache;
+
+int view_cache_create(view_cache **out, sb_err *e);
+void view_cache_destroy(view_cache *c);
+
 /* ---- The state drawn --------------------------------------------------------- */
 
 typedef struct view_state {
@@ -148,6 +164,9 @@ typedef struct view_state {
     uint8_t *scratch[VIEW_MAX_RUNS]; /* per-process grouping, n_processes
                                         bytes each (the caller's) */
     view_hits *hits;                /* filled while drawing, or NULL */
+    view_cache *cache;              /* for view_draw_changed, or NULL */
+    bool fresh;                     /* the picture holds nothing of the
+                                       frame before: draw all of it */
 } view_state;
 
 /* The text size a w x h view uses (everything scales from it). */
@@ -159,10 +178,19 @@ void view_layout_compute(double w, double h, double font_px, int n_runs,
  * values' range does not move it): for hit-testing and tests. */
 chart_panel view_panel_plot(const view_layout *l, int k, double t0,
                             double t1);
-/* The time window the panels show: [*t0, *t1] s. */
+/* The time window the panels show: [*t0, *t1] s.  Following the run,
+ * it ends at the last closed bucket (where the lines end), so it moves a
+ * bucket at a time. */
 void view_window(const view_state *v, double *t0, double *t1);
 /* Draw the whole view (the help overlay too when v->help). */
 void view_draw(cairo_t *cr, double w, double h, const view_state *v);
+/* Draw the parts of the view that changed since the frame v->cache saw
+ * drawn into this same picture (all of it when v->fresh, v->help, or
+ * without a cache): their rectangles go to changed (VIEW_REGIONS at
+ * most); returns how many.  The hits are those of the whole view, as
+ * view_draw records them. */
+int view_draw_changed(cairo_t *cr, double w, double h, const view_state *v,
+                      chart_rect *changed);
 /* The help overlay alone, over what is drawn (the app draws it over
  * the controls). */
 void view_help(cairo_t *cr, double w, double h);
