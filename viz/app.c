@@ -1339,6 +1339,9 @@ static void act(app *a, const char *cmd)
     size_t n = strlen(a->message);
     snprintf(a->message + n, sizeof a->message - n,
              "      (as a script line: at %s %s)", dur, cmd);
+    /* On stdout too, where lines to paste into a script are wanted. */
+    printf("script: at %s %s\n", dur, cmd);
+    fflush(stdout);
 }
 
 /* The time under x in panel k's plot, within the panels' window. */

@@ -33,6 +33,7 @@ struct gui_window {
     cairo_t *cr;
     int pw, ph;           /* its size in pixels */
     double sx, sy;        /* pixels per window unit */
+    bool exposed;         /* the screen lost what it showed: show all */
     char what[64];
 };
 
@@ -248,7 +249,8 @@ void gui_window_show(gui_window *w, const chart_rect *changed, int n)
     for (int i = 0; i < n && n <= SHOW_RECTS; i++)
         if (pixels_of(w, changed[i], &r[k]))
             k++;
-    if (n > SHOW_RECTS || n == 0) { /* all of it */
+    if (n > SHOW_RECTS || n < 0 || w->exposed) { /* all of it */
+        w->exposed = false;
         r[0] = (SDL_Rect){0, 0, w->pw, w->ph};
         k = 1;
     }
@@ -342,8 +344,7 @@ static void mouse(app *a, const gui_window *w, const SDL_Event *ev)
         app_button(a, x, y, ev->type == SDL_MOUSEBUTTONDOWN);
 }
 
-static void handle(app *a, const gui_window *w, const SDL_Event *ev,
-                   bool *quit)
+static void handle(app *a, gui_window *w, const SDL_Event *ev, bool *quit)
 {
     switch (ev->type) {
     case SDL_QUIT:
@@ -368,6 +369,8 @@ static void handle(app *a, const gui_window *w, const SDL_Event *ev,
     case SDL_WINDOWEVENT:
         if (ev->window.event == SDL_WINDOWEVENT_LEAVE)
             app_pointer(a, 0, 0, false);
+        if (ev->window.event == SDL_WINDOWEVENT_EXPOSED)
+            w->exposed = true; /* uncovered: the picture holds it all */
         keep_minimum(w, &ev->window);
         break;
     default:
@@ -432,8 +435,7 @@ int gui_run_window(const gui_options *o, sb_err *e)
         const char *shot = app_shot_wanted(a);
         if (shot)
             take_shot(a, w, shot);
-        if (n > 0)
-            gui_window_show(w, changed, n);
+        gui_window_show(w, changed, n);
         draw_s = (double)(SDL_GetPerformanceCounter() - d0) / (double)freq;
         double used = (double)(SDL_GetPerformanceCounter() - now) /
                       (double)freq;

@@ -58,8 +58,9 @@ void gui_window_close(gui_window *w);
  * then draw all of it.  NULL with a message when it cannot be made. */
 cairo_t *gui_window_begin(gui_window *w, int *pw, int *ph, bool *fresh,
                           sb_err *e);
-/* Show the picture; only the n rectangles in `changed` changed (n 0:
- * all of it). */
+/* Show the picture: the n rectangles in `changed` changed (n < 0: all
+ * of it; 0: nothing, though all of it is shown again when the window was
+ * uncovered). */
 void gui_window_show(gui_window *w, const chart_rect *changed, int n);
 /* Pixels per window unit, across and down (HiDPI: 2). */
 void gui_window_scale(const gui_window *w, double *sx, double *sy);
