@@ -255,7 +255,7 @@ static int window_frames(bench *b, int n, gui_present how, bool old,
         b->v.fresh = fresh || old;
         int k = view_draw_changed(cr, pw, ph, &b->v, changed);
         double p2 = clock_s(CLOCK_THREAD_CPUTIME_ID);
-        gui_window_show(w, changed, old ? 0 : k);
+        gui_window_show(w, changed, old ? -1 : k);
         double p3 = clock_s(CLOCK_THREAD_CPUTIME_ID);
         part[0] += p1 - p0;
         part[1] += p2 - p1;

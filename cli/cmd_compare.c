@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,9 +27,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "chain.h"
 #include "cli.h"
 #include "compare.h"
 #include "compare_report.h"
+#include "junit.h"
 #include "outfile.h"
 #include "scenario.h"
 #include "units.h"
@@ -79,6 +82,11 @@ static const char compare_usage[] =
     "                            command again (after Ctrl-C, a crash)\n"
     "                            runs only what is missing\n"
     "  --no-report               skip report.pdf and report.html\n"
+    "  --junit FILE              the scenario's [expect] assertions as JUnit\n"
+    "                            XML: a test suite per policy (and sweep\n"
+    "                            point), a case per assertion, failed when\n"
+    "                            any seed's run fails it (which seeds is\n"
+    "                            said); the exit status does not change\n"
     "  -q, --quiet               no progress, no verdicts on stdout\n"
     "\n"
     "Many machines:\n"
@@ -93,14 +101,15 @@ static const char compare_usage[] =
     "Ctrl-C (what finished is saved: run the command again to resume).\n";
 
 static const char merge_usage[] =
-    "Usage: stormbench merge DIR... [-o OUT] [--no-report] [-q]\n"
+    "Usage: stormbench merge DIR... [-o OUT] [--no-report] [--junit FILE]\n"
+    "                        [-q]\n"
     "\n"
     "Build a comparison's outputs from runs saved in several directories:\n"
     "the runs of one `stormbench compare ... --emit-jobs FILE`, run on\n"
     "several machines and copied back.  The plan is rebuilt from the\n"
     "command saved in the first DIR that has one (DIR/command); every run\n"
     "must be in one of the DIRs.  Outputs go to OUT (default: the first\n"
-    "DIR).\n";
+    "DIR); --junit FILE as compare writes it.\n";
 
 #define MAX_RUN_ARGS 4096
 
@@ -118,7 +127,7 @@ typedef struct compare_args {
     int n_params;
     const char *sweeps[COMPARE_MAX_AXES];
     int n_sweeps;
-    const char *seeds, *seed, *jobs, *out, *emit;
+    const char *seeds, *seed, *jobs, *out, *emit, *junit;
     uint32_t runs[MAX_RUN_ARGS];
     uint32_t n_runs;
     bool quiet, no_report, force;
@@ -226,7 +235,8 @@ static int parse_compare_one(args *a, compare_args *o)
         const char **slot;
     } single[] = {{"--seeds", NULL, &o->seeds}, {"--seed", NULL, &o->seed},
                   {"--jobs", "-j", &o->jobs},   {"--out", "-o", &o->out},
-                  {"--emit-jobs", NULL, &o->emit}};
+                  {"--emit-jobs", NULL, &o->emit},
+                  {"--junit", NULL, &o->junit}};
     for (size_t i = 0; i < sizeof single / sizeof *single; i++) {
         const char *name = single[i].name;
         if (single[i].alias && strcmp(arg, single[i].alias) == 0)
@@ -456,9 +466,11 @@ static int load_point(plan_state *s, uint32_t k, sb_err *e)
         const compare_axis *ax = &p->axes[a];
         pt->index[a] = rest % ax->n;
         rest /= ax->n;
-        pt->value[a] = compare_axis_value(ax, pt->index[a]);
         char v[64];
         axis_text(ax, s->decimals[a], pt->index[a], v, sizeof v);
+        /* The value as typed, the one the scenario reads: 0.85, not
+         * from + 7 x step = 0.85000000000000009. */
+        pt->value[a] = strtod(v, NULL);
         if (ax->policy_param) {
             setting *st = &pt->policy_sets[pt->n_policy_sets++];
             snprintf(st->key, sizeof st->key, "%s", ax->key + 7);
@@ -702,7 +714,7 @@ static void plan_free(plan_state *s)
 static bool run_only_option(const char *arg, bool *takes_value)
 {
     static const char *const with[] = {"--run", "--emit-jobs", "-j",
-                                       "--jobs", "-o", "--out"};
+                                       "--jobs", "-o", "--out", "--junit"};
     static const char *const without[] = {"-q", "--quiet", "--no-report"};
     for (size_t i = 0; i < sizeof with / sizeof *with; i++) {
         size_t n = strlen(with[i]);
@@ -849,14 +861,51 @@ static int write_outputs(const compare_result *r, const char *const *dirs,
     return 0;
 }
 
+/* The scenario's [expect] as JUnit XML at path (junit.h).  A tier's
+ * [expect.NAME] needs the run's tiers, which a saved run does not keep:
+ * those are written as skipped, saying so, not left out. */
+static int write_junit(const plan_state *s, const compare_result *r,
+                       const char *path, sb_err *e)
+{
+    expect_set x;
+    if (expect_parse(s->sc->expect, s->sc->n_expect, &x, e) != 0)
+        return -1;
+    static char names[CHAIN_MAX_EXPECT][SIM_NAME_MAX + 32];
+    const char *skipped[CHAIN_MAX_EXPECT];
+    int n = 0;
+    const sim_config *c = &s->sc->cfg;
+    for (uint32_t i = 0; i < c->n_tiers; i++)
+        for (int k = 0; k < TIER_EXPECT_KINDS; k++)
+            if (c->tiers[i].has_expect[k] && n < CHAIN_MAX_EXPECT) {
+                snprintf(names[n], sizeof names[n], "%.*s.%s",
+                         SIM_NAME_MAX - 1, c->tiers[i].name,
+                         chain_expect_key(k));
+                skipped[n] = names[n];
+                n++;
+            }
+    outfile f;
+    if (outfile_open(&f, path, e) != 0)
+        return -1;
+    if (junit_compare(f.f, r, &x, skipped, n,
+                      "a tier's [expect.NAME] is judged by `stormbench run`, "
+                      "which keeps the tiers: compare saves the top's "
+                      "summary only") != 0) {
+        outfile_abort(&f);
+        return err_set(e, "%s: out of memory", path);
+    }
+    return outfile_commit(&f, e);
+}
+
 /* ---- Ctrl-C -------------------------------------------------------------------- */
 
-static volatile sig_atomic_t stop_flag;
+/* A lock-free atomic store is safe in a signal handler (C11 7.14.1.1)
+ * and visible to the worker threads that poll it. */
+static atomic_int stop_flag;
 
 static void on_sigint(int sig)
 {
     (void)sig;
-    stop_flag = 1;
+    atomic_store(&stop_flag, 1);
 }
 
 /* ---- compare -------------------------------------------------------------------- */
@@ -927,6 +976,8 @@ static int run_compare(plan_state *s, int argc, char **argv, sb_err *e)
     if (compare_load(p, dirs, 1, &res, e) != 0)
         return EXIT_INPUT;
     rc = write_outputs(res, dirs, 1, dir, !s->o.no_report, s->o.quiet, e);
+    if (rc == 0 && s->o.junit)
+        rc = write_junit(s, res, s->o.junit, e);
     compare_result_free(res);
     return rc == 0 ? EXIT_OK : EXIT_INPUT;
 }
@@ -1030,7 +1081,7 @@ static int read_command(const char *dir, char **buf, char ***argv_out,
 
 int cmd_merge(int argc, char **argv)
 {
-    const char *dirs[CLI_MAX_LIST], *out = NULL;
+    const char *dirs[CLI_MAX_LIST], *out = NULL, *junit = NULL;
     int n_dirs = 0;
     bool quiet = false, report = true;
     args a = {argc, argv, 1, "merge"};
@@ -1044,7 +1095,10 @@ int cmd_merge(int argc, char **argv)
             quiet = true;
         else if (strcmp(arg, "--no-report") == 0)
             report = false;
-        else if (strcmp(arg, "-o") == 0 || args_is(&a, "--out")) {
+        else if (args_is(&a, "--junit")) {
+            if ((junit = args_value(&a, "--junit")) == NULL)
+                return EXIT_INPUT;
+        } else if (strcmp(arg, "-o") == 0 || args_is(&a, "--out")) {
             out = args_value(&a, strcmp(arg, "-o") == 0 ? "-o" : "--out");
             if (out == NULL)
                 return EXIT_INPUT;
@@ -1061,7 +1115,7 @@ int cmd_merge(int argc, char **argv)
         return args_usage_error(&a, "no directory given");
     /* Directories as absolute paths: the plan is rebuilt where the
      * compare command ran. */
-    char abs[CLI_MAX_LIST][PATH_MAX], absout[PATH_MAX];
+    char abs[CLI_MAX_LIST][PATH_MAX], absout[PATH_MAX], absjunit[PATH_MAX];
     sb_err e = {{0}};
     for (int i = 0; i < n_dirs; i++) {
         if (realpath(dirs[i], abs[i]) == NULL) {
@@ -1082,6 +1136,17 @@ int cmd_merge(int argc, char **argv)
             return EXIT_INPUT;
         }
         out = absout;
+    }
+    if (junit && *junit != '/') {
+        char cwd[PATH_MAX];
+        if (getcwd(cwd, sizeof cwd) == NULL ||
+            snprintf(absjunit, sizeof absjunit, "%s/%s", cwd, junit) >=
+                (int)sizeof absjunit) {
+            fprintf(stderr, "stormbench merge: --junit %s: the path is too "
+                            "long\n", junit);
+            return EXIT_INPUT;
+        }
+        junit = absjunit;
     }
     char *buf = NULL, **cargv = NULL, cwd[PATH_MAX] = "";
     int cargc = 0, which = -1;
@@ -1115,7 +1180,8 @@ int cmd_merge(int argc, char **argv)
         goto done;
     }
     rc = write_outputs(res, dirs, n_dirs, out ? out : dirs[0], report,
-                       quiet, &e) == 0
+                       quiet, &e) == 0 &&
+                 (junit == NULL || write_junit(s, res, junit, &e) == 0)
              ? EXIT_OK
              : EXIT_INPUT;
     if (rc != EXIT_OK)

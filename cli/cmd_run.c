@@ -10,6 +10,7 @@
 #include "chain.h"
 #include "cli.h"
 #include "export.h"
+#include "junit.h"
 #include "outfile.h"
 #include "print.h"
 #include "scenario.h"
@@ -53,6 +54,9 @@ static const char run_usage[] =
     "  --trace FILE              JSON lines for sampled requests: every\n"
     "                            attempt, error class, decision and reason\n"
     "  --trace-sample N          trace 1 request in N (default 100)\n"
+    "  --junit FILE              each [expect] assertion as a JUnit XML\n"
+    "                            test case (Jenkins, GitLab, GitHub test\n"
+    "                            reports); the summary is its system-out\n"
     "  --no-timing               write null for wall_s and events_per_s, and\n"
     "                            leave the wall time out of the summary, so\n"
     "                            two runs print the same bytes\n"
@@ -72,7 +76,7 @@ static const char run_usage[] =
 typedef struct run_opts {
     const char *scenario;
     const char *policy;
-    const char *json, *csv, *trace;
+    const char *json, *csv, *trace, *junit;
     uint32_t trace_sample;
     bool quiet, timing, force, no_expect;
     const char *seed;
@@ -140,7 +144,7 @@ static int parse_one(args *a, run_opts *o)
         const char **slot;
     } single[] = {{"--policy", &o->policy}, {"--json", &o->json},
                   {"--csv", &o->csv},       {"--trace", &o->trace},
-                  {"--seed", &o->seed}};
+                  {"--seed", &o->seed},     {"--junit", &o->junit}};
     for (size_t i = 0; i < sizeof single / sizeof *single; i++) {
         if (args_is(a, single[i].name)) {
             slot = single[i].slot;
@@ -271,8 +275,12 @@ static int run_with_progress(run_state *r, double t0)
     double last = t0, after = 1.0;
     /* The tests show it at once. */
     const char *env = getenv("STORMBENCH_PROGRESS_AFTER");
-    if (env && *env)
-        after = atof(env);
+    if (env && *env) {
+        char *end_p;
+        double v = strtod(env, &end_p);
+        if (*end_p == '\0' && v >= 0)
+            after = v;
+    }
     bool shown = false;
     int rc = 0;
     for (int64_t t = 0; t < end && rc == 0;) {
@@ -319,8 +327,63 @@ static int simulate(run_state *r, sb_err *e)
     return 0;
 }
 
+/* The summary as printed, for the JUnit file's system-out (malloc'd;
+ * NULL when memory runs out, and the file has none). */
+static char *summary_text(const run_state *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (f == NULL)
+        return NULL;
+    print_summary(f, &r->sc.cfg, r->sc.path, r->ps.stack, &r->sum);
+    chain_print(f, r->sim);
+    print_expectations(f, r->res, r->n_res);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* One test suite: the run, with a case per assertion.  Its name says
+ * what ran (scenario, policy, seed) so two runs of one scenario in one
+ * CI job read apart. */
+static int write_junit(const run_state *r, sb_err *e)
+{
+    junit_case cases[EXPECT_KIND_COUNT + CHAIN_MAX_EXPECT];
+    static char detail[EXPECT_KIND_COUNT + CHAIN_MAX_EXPECT][512];
+    for (int i = 0; i < r->n_res; i++)
+        junit_case_of(&r->res[i], &cases[i], detail[i], sizeof detail[i]);
+    char seed[32], clients[32], name[512], cls[256];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)r->sc.cfg.seed);
+    snprintf(clients, sizeof clients, "%u", r->sc.cfg.clients.count);
+    const char *policy = pstack_name(r->ps.stack);
+    snprintf(name, sizeof name, "%s: %s, seed %s", r->sc.cfg.name, policy,
+             seed);
+    junit_classname(r->sc.cfg.name, policy, cls, sizeof cls);
+    junit_prop props[] = {{"scenario", r->sc.cfg.name},
+                          {"file", r->sc.path},
+                          {"policy", policy},
+                          {"seed", seed},
+                          {"clients", clients}};
+    char *out = summary_text(r);
+    junit_suite suite = {name, cls, props, (int)(sizeof props / sizeof *props),
+                         cases, r->n_res, r->o.timing ? r->wall_s : -1, out};
+    outfile f;
+    int rc = outfile_open(&f, r->o.junit, e);
+    if (rc == 0) {
+        junit_write(f.f, "stormbench run", &suite, 1);
+        rc = outfile_commit(&f, e);
+    }
+    free(out);
+    return rc;
+}
+
 static int write_outputs(run_state *r, sb_err *e)
 {
+    if (r->o.junit && write_junit(r, e) != 0)
+        return -1;
     if (r->o.trace && outfile_commit(&r->trace_out, e) != 0)
         return -1;
     if (r->o.csv) {
@@ -404,8 +467,10 @@ static int check_budget(const run_state *r, sb_err *e)
 int cmd_run(int argc, char **argv)
 {
     run_state *r = calloc(1, sizeof *r);
-    if (r == NULL)
+    if (r == NULL) {
+        fprintf(stderr, "stormbench run: out of memory\n");
         return EXIT_INPUT;
+    }
     int rc = parse_run(argc, argv, &r->o);
     if (rc != 0) {
         free(r);

@@ -17,11 +17,20 @@
 
 static const char validate_usage[] =
     "Usage: stormbench validate [--policy-plugin FILE.so]... [--no-plugins]\n"
-    "                           [--force] SCENARIO...\n"
+    "                           [--set SECTION.KEY=VALUE]... [--force]\n"
+    "                           SCENARIO...\n"
     "\n"
     "Check scenario files (or shipped scenarios, by name): every section,\n"
     "key and value, the policy and its parameters.  Prints 'ok' or the\n"
-    "first problem of each file, and any warnings.\n"
+    "first problem of each file, and any warnings.  --set overrides a key\n"
+    "of every file as `run --set` does, so a CI job can check the very\n"
+    "settings it is about to run.\n"
+    "\n"
+    "An [expect] assertion that no run can pass is warned about: recovery\n"
+    "(recovers_within, metastable) in a scenario without a fault, without\n"
+    "a baseline before it or without a recovery window after it; a phase's\n"
+    "key whose phase the faults leave out; completion_within without\n"
+    "arrival = once; a pipeline's key without a [pipeline].\n"
     "\n"
     "A file is also refused when running it would be absurdly costly: over\n"
     "1e10 events (about an hour of CPU) or 8 GB of memory, estimated from\n"
@@ -545,12 +554,36 @@ static void warn_pipeline_keys(const char *path, const scenario *sc,
                     path, expect_name((expect_kind)k));
 }
 
-static int validate_one(const char *path, const char *const *plugins,
-                        int n_plugins, bool force, bool no_plugins)
+/* The [expect] assertions that cannot pass (expect_cannot_pass). */
+static void warn_expect(const char *path, const scenario *sc,
+                        const expect_set *x)
 {
+    char lines[2048];
+    if (expect_cannot_pass(x, &sc->cfg, lines, sizeof lines) == 0)
+        return;
+    for (char *save = NULL, *l = strtok_r(lines, "\n", &save); l;
+         l = strtok_r(NULL, "\n", &save))
+        fprintf(stderr, "%s: warning: %s\n", path, l);
+}
+
+typedef struct validate_opts {
+    const char *const *plugins;
+    int n_plugins;
+    const char *const *sets;
+    int n_sets;
+    bool force, no_plugins;
+} validate_opts;
+
+static int validate_one(const char *path, const validate_opts *vo)
+{
+    const char *const *plugins = vo->plugins;
+    int n_plugins = vo->n_plugins;
+    bool force = vo->force, no_plugins = vo->no_plugins;
     scenario *sc = calloc(1, sizeof *sc);
-    if (sc == NULL)
+    if (sc == NULL) {
+        fprintf(stderr, "stormbench validate: %s: out of memory\n", path);
         return EXIT_INPUT;
+    }
     sb_err e;
     policy_setup ps;
     memset(&ps, 0, sizeof ps);
@@ -558,7 +591,7 @@ static int validate_one(const char *path, const char *const *plugins,
     expect_set expect;
     char file[1024];
     if (cli_find_scenario(path, file, sizeof file, &e) != 0 ||
-        scenario_load(file, NULL, 0, sc, &e) != 0 ||
+        scenario_load(file, vo->sets, vo->n_sets, sc, &e) != 0 ||
         expect_parse(sc->expect, sc->n_expect, &expect, &e) != 0) {
         fprintf(stderr, "%s\n", e.msg);
         goto done;
@@ -570,6 +603,7 @@ static int validate_one(const char *path, const char *const *plugins,
                path, sc->cfg.name, sc->policy, sc->plugins[0]);
         print_warnings(path, sc);
         warn_pipeline_keys(path, sc, &expect);
+        warn_expect(path, sc, &expect);
         rc = EXIT_OK;
         goto done;
     }
@@ -607,6 +641,7 @@ static int validate_one(const char *path, const char *const *plugins,
            print_policy(ps.stack, pol, sizeof pol));
     print_warnings(path, sc);
     warn_pipeline_keys(path, sc, &expect);
+    warn_expect(path, sc, &expect);
     char policy_warn[1024];
     if (cli_policy_warnings(sc, ps.stack, policy_warn, sizeof policy_warn))
         for (char *save = NULL, *l = strtok_r(policy_warn, "\n", &save); l;
@@ -629,8 +664,8 @@ int cmd_validate(int argc, char **argv)
 {
     args a = {argc, argv, 1, "validate"};
     const char *files[CLI_MAX_LIST * 4];
-    const char *plugins[CLI_MAX_LIST];
-    int nf = 0, np = 0;
+    const char *plugins[CLI_MAX_LIST], *sets[CLI_MAX_LIST];
+    int nf = 0, np = 0, ns = 0;
     bool force = false, no_plugins = false;
     for (; a.i < argc; a.i++) {
         const char *arg = argv[a.i];
@@ -646,7 +681,10 @@ int cmd_validate(int argc, char **argv)
             no_plugins = true;
             continue;
         }
-        if (args_is(&a, "--policy-plugin")) {
+        if (args_is(&a, "--set")) {
+            if (args_list_add(&a, sets, &ns, "--set") != 0)
+                return EXIT_INPUT;
+        } else if (args_is(&a, "--policy-plugin")) {
             const char *v = args_value(&a, "--policy-plugin");
             if (v == NULL)
                 return EXIT_INPUT;
@@ -664,9 +702,10 @@ int cmd_validate(int argc, char **argv)
     if (nf == 0)
         return args_usage_error(&a, "no scenario file given");
     int rc = EXIT_OK;
+    validate_opts vo = {plugins, no_plugins ? 0 : np, sets, ns, force,
+                        no_plugins};
     for (int i = 0; i < nf; i++)
-        if (validate_one(files[i], plugins, no_plugins ? 0 : np, force,
-                         no_plugins) != EXIT_OK)
+        if (validate_one(files[i], &vo) != EXIT_OK)
             rc = EXIT_INPUT;
     return rc;
 }

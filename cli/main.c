@@ -26,9 +26,15 @@ static const char usage[] =
     "                      stability maps: a report with confidence\n"
     "                      intervals (PDF, HTML, Markdown, CSV, JSON)\n"
     "  merge DIR...        a comparison's report from runs done elsewhere\n"
+    "  risk SCENARIO       the probability that a run tips into a storm\n"
+    "                      within a horizon, with its interval, per day\n"
+    "                      and per year\n"
     "  import FILE         a gRPC, Envoy, Istio, resilience4j, AWS or\n"
     "                      topology file as the policy stack that behaves\n"
     "                      the same (--policy-from FILE runs it directly)\n"
+    "  lint FILE...        static checks of a topology or imported config:\n"
+    "                      retry amplification, timeout inversions, ...\n"
+    "                      (text, and SARIF 2.1.0 for code scanning)\n"
     "\n"
     "Options:\n"
     "  -h, --help          this help; 'stormbench COMMAND --help' for one\n"
@@ -67,8 +73,12 @@ int main(int argc, char **argv)
     int rc = cli_expand_policy_from(cmd, &sub_argc, &sub_argv);
     if (rc != 0)
         return rc;
+    if (strcmp(cmd, "risk") == 0)
+        return cmd_risk(sub_argc, sub_argv);
     if (strcmp(cmd, "import") == 0)
         return cmd_import(sub_argc, sub_argv);
+    if (strcmp(cmd, "lint") == 0)
+        return cmd_lint(sub_argc, sub_argv);
     if (strcmp(cmd, "run") == 0)
         return cmd_run(sub_argc, sub_argv);
     if (strcmp(cmd, "validate") == 0)

@@ -93,8 +93,16 @@ static int expand_one(const char *cmd, const char *arg, grow *g, sb_err *e)
     if (strcmp(cmd, "decide") == 0 && ns > 0)
         fprintf(stderr, "stormbench decide: note: %s: the file's scenario "
                 "keys (%s ...) do not apply to one decision\n", arg, sets[0]);
+    /* A scenario's tiers are its own sections: --set cannot make them, so
+     * a topology's tiers are for pasting from `stormbench import`. */
+    bool topo = strcmp(r.format, "topology") == 0;
+    if (topo && strcmp(cmd, "decide") != 0)
+        fprintf(stderr, "stormbench %s: note: %s: the clients' policy and "
+                "[clients] keys apply; the tiers do not (paste them from "
+                "'stormbench import %s')\n", cmd, arg, arg);
     for (int i = 0; i < ns && strcmp(cmd, "decide") != 0; i++)
-        rc |= push(g, "--set") | push(g, sets[i]);
+        if (!topo || strncmp(sets[i], "clients.", 8) == 0)
+            rc |= push(g, "--set") | push(g, sets[i]);
     if (rc != 0)
         return err_set(e, "out of memory");
     return 0;

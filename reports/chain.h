@@ -26,6 +26,9 @@ int chain_csv(FILE *f, const sim *s);
 /* The most tier assertions a run has ([expect.NAME], config.h). */
 #define CHAIN_MAX_EXPECT (SIM_MAX_TIERS * TIER_EXPECT_KINDS)
 
+/* The key of tier assertion kind k (TIER_EXPECT_*): "amplification_max". */
+const char *chain_expect_key(int k);
+
 /* Evaluate every tier's [expect.NAME] on a finished run into out (room
  * for CHAIN_MAX_EXPECT); each result's name ("db.amplification_min") is
  * kept in names[i], which must live as long as out.  Returns how many

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "jobs.h"
+#include "phases.h"
+#include "simtime.h"
 #include "suggest.h"
 #include "units.h"
 
@@ -235,15 +237,30 @@ static void eval_metastable(const sim_summary *s, expect_result *r)
                       : ", as expected");
 }
 
+/* More digits until the two differ: both are rounded the same way, so
+ * what is printed keeps their order. */
+int expect_digits(double v, double limit, int least, bool fixed)
+{
+    char a[64], b[64];
+    for (int p = least; p < 17; p++) {
+        snprintf(a, sizeof a, fixed ? "%.*f" : "%.*g", p, v);
+        snprintf(b, sizeof b, fixed ? "%.*f" : "%.*g", p, limit);
+        if (v == limit || strcmp(a, b) != 0)
+            return p;
+    }
+    return 17;
+}
+
 static void eval_max(const char *what, double value, expect_result *r,
                      const char *fmt_unit)
 {
     r->has_value = true;
     r->value = value;
     r->ok = value <= r->limit;
-    snprintf(r->explain, sizeof r->explain, "%s %.4g%s %s limit %.4g%s",
-             what, value, fmt_unit, r->ok ? "within" : "exceeds", r->limit,
-             fmt_unit);
+    int p = expect_digits(value, r->limit, 4, false);
+    snprintf(r->explain, sizeof r->explain, "%s %.*g%s %s limit %.*g%s",
+             what, p, value, fmt_unit, r->ok ? "within" : "exceeds", p,
+             r->limit, fmt_unit);
 }
 
 /* A share of 0..1 against its limit, both in percent. */
@@ -252,8 +269,9 @@ static void eval_share(const char *what, double value, expect_result *r)
     r->has_value = true;
     r->value = value;
     r->ok = value <= r->limit;
-    snprintf(r->explain, sizeof r->explain, "%s %.2f%% %s limit %.2f%%",
-             what, 100.0 * value, r->ok ? "within" : "exceeds",
+    int p = expect_digits(100.0 * value, 100.0 * r->limit, 2, true);
+    snprintf(r->explain, sizeof r->explain, "%s %.*f%% %s limit %.*f%%",
+             what, p, 100.0 * value, r->ok ? "within" : "exceeds", p,
              100.0 * r->limit);
 }
 
@@ -277,9 +295,11 @@ static void eval_completion(const sim_summary *s, expect_result *r)
     r->has_value = true;
     r->value = s->completion_time_s;
     r->ok = s->completion_time_s <= r->limit;
+    int p = expect_digits(s->completion_time_s, r->limit, 4, false);
     snprintf(r->explain, sizeof r->explain,
-             "every request ended by %.3g s %s limit %.4g s",
-             s->completion_time_s, r->ok ? "within" : "past the", r->limit);
+             "every request ended by %.*g s %s limit %.*g s", p,
+             s->completion_time_s, r->ok ? "within" : "past the", p,
+             r->limit);
 }
 
 /* ---- Per phase ------------------------------------------------------------ */
@@ -340,11 +360,12 @@ static void eval_phase(const sim_summary *s, phase_kind k, bool at_least,
     r->ok = at_least ? v >= r->limit : v <= r->limit;
     double scale = pct ? 100.0 : 1.0;
     const char *u = pct ? " %" : unit;
-    snprintf(r->explain, sizeof r->explain, "%s: %s %.4g%s %s %.4g%s", head,
-             what, scale * v, u,
+    int d = expect_digits(scale * v, scale * r->limit, 4, false);
+    snprintf(r->explain, sizeof r->explain, "%s: %s %.*g%s %s %.*g%s", head,
+             what, d, scale * v, u,
              at_least ? (r->ok ? "meets the minimum" : "is below")
                       : (r->ok ? "is within the limit" : "exceeds the limit"),
-             scale * r->limit, u);
+             d, scale * r->limit, u);
 }
 
 /* Steady-state goodput as a share of the baseline. */
@@ -368,11 +389,12 @@ static void eval_steady_goodput(const sim_summary *s, expect_result *r)
     r->has_value = true;
     r->value = share;
     r->ok = share >= r->limit;
+    int d = expect_digits(100.0 * share, 100.0 * r->limit, 4, false);
     snprintf(r->explain, sizeof r->explain,
-             "%s: goodput %.4g/s is %.4g %% of the baseline %.4g/s, %s "
-             "%.4g %%", head, p->goodput_per_s, 100.0 * share,
+             "%s: goodput %.4g/s is %.*g %% of the baseline %.4g/s, %s "
+             "%.*g %%", head, p->goodput_per_s, d, 100.0 * share,
              s->baseline_goodput_per_s,
-             r->ok ? "meeting the minimum" : "below the minimum",
+             r->ok ? "meeting the minimum" : "below the minimum", d,
              100.0 * r->limit);
 }
 
@@ -449,13 +471,14 @@ static void eval_job_share(const sim_pipeline_summary *p, uint64_t n,
     r->has_value = true;
     r->value = share;
     r->ok = at_least ? share >= r->limit : share <= r->limit;
+    int d = expect_digits(100.0 * share, 100.0 * r->limit, 4, false);
     snprintf(r->explain, sizeof r->explain,
-             "%.4g %% of %llu jobs %s%s%s%s, %s %.4g %%", 100.0 * share,
+             "%.*g %% of %llu jobs %s%s%s%s, %s %.*g %%", d, 100.0 * share,
              (unsigned long long)p->jobs, verb, detail[0] ? " (" : "",
              detail, detail[0] ? ")" : "",
              at_least ? (r->ok ? "meets the minimum" : "below the minimum")
                       : (r->ok ? "within the limit" : "exceeds the limit"),
-             100.0 * r->limit);
+             d, 100.0 * r->limit);
 }
 
 /* A count against the limit: "3 critical alerts (...), within the limit
@@ -585,8 +608,12 @@ int expect_eval(const expect_set *set, const sim_summary *s,
             r->value = s->success_ratio;
             r->ok = s->success_ratio >= r->limit;
             snprintf(r->explain, sizeof r->explain,
-                     "success ratio %.2f%% %s minimum %.2f%%",
+                     "success ratio %.*f%% %s minimum %.*f%%",
+                     expect_digits(100.0 * s->success_ratio, 100.0 * r->limit, 2,
+                            true),
                      100.0 * s->success_ratio, r->ok ? "meets" : "is below",
+                     expect_digits(100.0 * s->success_ratio, 100.0 * r->limit, 2,
+                            true),
                      100.0 * r->limit);
             break;
         case EXPECT_DUPLICATES_MAX:
@@ -613,6 +640,126 @@ int expect_eval(const expect_set *set, const sim_summary *s,
             else
                 eval_phase_kind(s, r);
             break;
+        }
+    }
+    return n;
+}
+
+/* ---- What cannot pass, before the run ------------------------------------- */
+
+/* The phases cfg's fault schedule gives (sim/phases.h), and whether its
+ * recovery can be judged, by summary.c's rules: a baseline before the
+ * first fault, the last fault over before the end, and a whole recovery
+ * window after it. */
+typedef struct schedule {
+    bool has_fault, has_baseline, judged;
+    phases_plan plan;
+} schedule;
+
+static void schedule_of(const sim_config *c, schedule *o)
+{
+    phases_input in = {c->bucket_ns, c->duration_ns, c->warmup_ns,
+                       c->recovery_window_ns, -1, -1};
+    for (uint32_t i = 0; i < c->n_faults; i++) {
+        const fault_cfg *f = &c->faults[i];
+        int64_t end = simtime_add(f->start_ns, f->duration_ns);
+        if (in.first_fault < 0 || f->start_ns < in.first_fault)
+            in.first_fault = f->start_ns;
+        if (end > in.last_fault_end)
+            in.last_fault_end = end;
+    }
+    phases_plan_of(&in, &o->plan);
+    o->has_fault = c->n_faults > 0;
+    o->has_baseline =
+        o->plan.to[PHASE_BEFORE] > o->plan.from[PHASE_BEFORE];
+    int64_t b = c->bucket_ns;
+    int64_t n = (c->duration_ns + b - 1) / b;
+    int64_t w = (c->recovery_window_ns + b - 1) / b;
+    o->judged = o->has_fault && o->has_baseline &&
+                in.last_fault_end < c->duration_ns &&
+                (in.last_fault_end + b - 1) / b + (w < 1 ? 1 : w) <= n;
+}
+
+/* Why recovery cannot be judged in s, or NULL when it can. */
+static const char *no_recovery(const schedule *s)
+{
+    if (!s->has_fault)
+        return "the scenario has no fault, so there is no recovery to judge";
+    if (!s->has_baseline)
+        return "the first fault starts before warm-up and one bucket have "
+               "passed, so there is no baseline goodput to recover to";
+    if (!s->judged)
+        return "the run ends less than one recovery_window after the last "
+               "fault ends, so recovery cannot be judged";
+    return NULL;
+}
+
+/* Why phase k is not in s, or NULL when it is. */
+static const char *no_phase(const schedule *s, phase_kind k)
+{
+    if (s->plan.to[k] > s->plan.from[k])
+        return NULL;
+    if (!s->has_fault)
+        return "the scenario has no fault, so the run is one phase";
+    if (k == PHASE_DURING)
+        return "the faults start after the run ends";
+    if (k == PHASE_AFTER)
+        return "the last fault lasts until the end of the run";
+    return "the run ends less than one recovery_window after the last "
+           "fault ends, so there is no steady state after it";
+}
+
+static const char *why_not(const schedule *s, expect_kind k,
+                           const sim_config *c)
+{
+    switch (k) {
+    case EXPECT_RECOVERS_WITHIN:
+    case EXPECT_METASTABLE:
+        return no_recovery(s);
+    case EXPECT_DURING_FAULT_SUCCESS_MIN:
+        return no_phase(s, PHASE_DURING);
+    case EXPECT_RECOVERY_AMPLIFICATION_MAX:
+        return no_phase(s, PHASE_AFTER);
+    case EXPECT_STEADY_GOODPUT_MIN:
+        if (no_phase(s, PHASE_END))
+            return no_phase(s, PHASE_END);
+        return s->has_baseline ? NULL
+                               : "there is no baseline goodput before the "
+                                 "first fault to compare the steady state "
+                                 "with";
+    case EXPECT_STEADY_SUCCESS_MIN:
+    case EXPECT_STEADY_LATENCY_P99_MAX:
+        return no_phase(s, PHASE_END);
+    case EXPECT_COMPLETION_WITHIN:
+        return c->clients.arrival == ARRIVAL_ONCE
+                   ? NULL
+                   : "completion time is measured for [clients] arrival = "
+                     "once only";
+    default:
+        return NULL;
+    }
+}
+
+int expect_cannot_pass(const expect_set *set, const sim_config *cfg,
+                       char *out, size_t len)
+{
+    schedule s;
+    schedule_of(cfg, &s);
+    int n = 0;
+    size_t used = 0;
+    if (len)
+        out[0] = '\0';
+    for (int k = 0; k < EXPECT_KIND_COUNT; k++) {
+        const char *why = set->has[k] ? why_not(&s, (expect_kind)k, cfg)
+                                      : NULL;
+        if (why == NULL)
+            continue;
+        n++;
+        if (used < len) {
+            int w = snprintf(out + used, len - used,
+                             "[expect] %s: %s; it fails every run\n",
+                             expect_name((expect_kind)k), why);
+            used += w > 0 ? (size_t)w : 0;
         }
     }
     return n;

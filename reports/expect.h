@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 
+#include "config.h"
 #include "setting.h"
 #include "summary.h"
 
@@ -76,9 +77,27 @@ bool expect_needs_pipeline(expect_kind k);
  * '150%'". */
 int expect_parse(const setting *keys, int n, expect_set *set, sb_err *e);
 
+/* The precision to print a value and its limit with in a verdict:
+ * `least` digits (significant with %g, after the point with %f when
+ * fixed), more while the two would print the same although they differ,
+ * so that no verdict reads "amplification 1 exceeds limit 1" (1.00007
+ * against 1). */
+int expect_digits(double v, double limit, int least, bool fixed);
+
 /* Evaluate every assertion in set; returns how many were written to out
  * (out holds EXPECT_KIND_COUNT). */
 int expect_eval(const expect_set *set, const sim_summary *sum,
                 expect_result *out);
+
+/* The assertions of set that no run of cfg can pass, because what they
+ * judge cannot be in the run: recovery without a fault, or without a
+ * baseline before it, or without a recovery window after it; a phase the
+ * fault schedule leaves out (sim/phases.h); completion time without
+ * arrival = once.  expect_eval fails each with "cannot be judged"; this
+ * says so before anything runs.  One line per assertion in out ("[expect]
+ * recovers_within: the scenario has no fault, ..."); returns how many.
+ * A pipeline's keys are not judged here (expect_needs_pipeline). */
+int expect_cannot_pass(const expect_set *set, const sim_config *cfg,
+                       char *out, size_t len);
 
 #endif

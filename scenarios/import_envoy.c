@@ -48,14 +48,14 @@ void imp_retry_on(imp *m, const char *path, tree_node *n, const char *dflt)
     }
 }
 
-void imp_envoy_backoff(imp *m, const char *at, tree_node *n_retries,
+void imp_envoy_backoff(imp *m, const char *at, const char *count_path,
+                       tree_node *n_retries,
                        int64_t retries, tree_node *base, int64_t base_ns,
                        tree_node *max, int64_t max_ns)
 {
     char p[200], v[32];
     snprintf(v, sizeof v, "%lld", (long long)retries + 1);
-    snprintf(p, sizeof p, "%s.num_retries", at);
-    imp_param(m, p, n_retries, "exponential.max_attempts", v,
+    imp_param(m, count_path, n_retries, "exponential.max_attempts", v,
               "retries + the first attempt%s", n_retries ? "" : "; Envoy's "
               "default is 1 retry");
     imp_fmt_duration(base_ns, v, sizeof v);
@@ -112,9 +112,33 @@ void imp_envoy_outlier(imp *m, const char *at, tree_node *od, bool istio)
     snprintf(p, sizeof p, "%s.%s", at, k_max);
     if (x && imp_duration(m, p, x, style, &max_ns) != 0)
         return;
+    /* Envoy: unset, it is 300 s or base_ejection_time, the larger. */
+    if (x == NULL && ns > max_ns)
+        max_ns = ns;
     imp_fmt_duration(max_ns, v, sizeof v);
     imp_param(m, p, x, "circuit_breaker.max_cooldown", v, x ? NULL
-              : "the default");
+              : "the default: 300s, or the base ejection time if longer");
+    static const char *const envoy_k[] = {
+        "interval", "max_ejection_percent", "enforcing_consecutive_5xx",
+        "consecutive_gateway_failure", "enforcing_consecutive_gateway_failure",
+        "success_rate_minimum_hosts", "success_rate_request_volume",
+        "success_rate_stdev_factor", "enforcing_success_rate",
+        "failure_percentage_threshold", "split_external_local_origin_errors",
+        "consecutive_local_origin_failure", NULL};
+    static const char *const istio_k[] = {
+        "interval", "maxEjectionPercent", "minHealthPercent",
+        "consecutiveGatewayErrors", "splitExternalLocalOriginErrors",
+        "consecutiveLocalOriginFailures", NULL};
+    for (const char *const *k = istio ? istio_k : envoy_k; *k; k++) {
+        tree_node *o = tree_get(od, *k);
+        if (o) {
+            snprintf(p, sizeof p, "%s.%s", at, *k);
+            imp_skip(m, p, o, "a pool of hosts is not modelled: the breaker "
+                     "opens at the failure that reaches the threshold, not "
+                     "at a sweep every interval, and only consecutive "
+                     "5xx open it");
+        }
+    }
 }
 
 /* ---- finding routes and clusters ---------------------------------------- */
@@ -195,7 +219,8 @@ static void retry_policy(imp *m, tree_node *rp, const char *at)
     if ((b && imp_duration(m, p, b, "proto", &base) != 0) ||
         (x && imp_duration(m, p, x, "proto", &max) != 0))
         return;
-    imp_envoy_backoff(m, at, nr, retries, b, base, x, max);
+    snprintf(p, sizeof p, "%s.num_retries", at);
+    imp_envoy_backoff(m, at, p, nr, retries, b, base, x, max);
     snprintf(p, sizeof p, "%s.retry_on", at);
     imp_retry_on(m, p, tree_get(rp, "retry_on"), "");
     tree_node *codes = tree_get(rp, "retriable_status_codes");

@@ -86,7 +86,8 @@ void imp_retry_on(imp *m, const char *path, tree_node *n, const char *dflt);
  * retry_back_off (base_ns, max_ns; max_ns 0: 10 x base, Envoy's default),
  * with n_retries, base and max the nodes they came from (NULL:
  * defaulted). */
-void imp_envoy_backoff(imp *m, const char *at, tree_node *n_retries,
+void imp_envoy_backoff(imp *m, const char *at, const char *count_path,
+                       tree_node *n_retries,
                        int64_t retries, tree_node *base, int64_t base_ns,
                        tree_node *max, int64_t max_ns);
 /* A consecutive-failure ejection (outlier detection) as a breaker. */

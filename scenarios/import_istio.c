@@ -44,7 +44,9 @@ static void retries(imp *m, tree_node *http, const char *at)
     snprintf(p, sizeof p, "%s.retries.attempts", at);
     if (a && imp_int(m, p, a, 0, 999999, &n) != 0)
         return;
-    imp_envoy_backoff(m, p, a, n, NULL, 25 * NS_PER_MS, NULL, 0);
+    char rat[200];
+    snprintf(rat, sizeof rat, "%s.retries", at);
+    imp_envoy_backoff(m, rat, p, a, n, NULL, 25 * NS_PER_MS, NULL, 0);
     snprintf(p, sizeof p, "%s.retries.retryOn", at);
     imp_retry_on(m, p, tree_get(r, "retryOn"), ISTIO_RETRY_ON);
     tree_node *rrl = tree_get(r, "retryRemoteLocalities");

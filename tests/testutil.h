@@ -13,13 +13,19 @@
 #include "sim.h"
 #include "summary.h"
 
-/* A scenario run in process.  Free with tu_sim_free. */
+/* A scenario run in process.  Free with tu_sim_free.  Every such run
+ * checks the engine's invariants (sim_sane, engine.h) at every 16th
+ * closed bucket (sparser in long runs) and at its end; tu_sim_free fails
+ * the test if one did not hold. */
 typedef struct tu_sim {
     scenario sc;
     policy_setup ps;
     sim *sim;
     sim_summary sum;
     char error[ERR_MSG_MAX];
+    int buckets, checks;   /* buckets closed; sim_sane checks made */
+    int insane;            /* checks that failed */
+    int64_t first_insane;  /* the first such bucket's start */
 } tu_sim;
 
 /* Write ini_text to a temporary file, load it, build the policy (NULL:
@@ -74,6 +80,9 @@ double tu_json_number(const char *json, const char *path);
 /* The sum over a CSV's rows of the column named `column` (found in the
  * header line).  Fails the test when there is no such column. */
 double tu_csv_sum(const char *csv, const char *column);
+
+/* How many times needle occurs in hay (overlapping ones too). */
+int tu_count(const char *hay, const char *needle);
 
 /* Is the value after "key": the literal null / true? */
 bool tu_json_is_null(const char *json, const char *path);

@@ -1,0 +1,418 @@
+/*
+ * cmd_lint.c -- `stormbench lint FILE...`: static checks of retry
+ * configurations before any simulation, for people (text) and for code
+ * scanning (SARIF 2.1.0).
+ *
+ * Every file becomes a call graph: a topology as written; an imported
+ * configuration (gRPC, Envoy, Istio, resilience4j, AWS) as one hop from
+ * the clients to the service, with its attempts, timeout, deadline and
+ * whether a budget or breaker bounds its retries.  The rules walk every
+ * path from the clients down:
+ *   retry-amplification      attempts multiply along a path: (r1+1) x
+ *                            (r2+1) x ... reach the bottom per request
+ *   retries-at-several-layers more than one hop of a path retries
+ *   timeout-inversion        a caller's per-attempt timeout is shorter
+ *                            than its callee's worst case (its own calls'
+ *                            attempts x timeouts + backoff): the caller
+ *                            gives up and retries while the callee is
+ *                            still working -- the work is wasted
+ *   deadline-shorter-than-retries  the clients' deadline ends before
+ *                            their own attempts could
+ *   fan-in-without-budget    a service called by several retrying callers,
+ *                            none bounded by a budget or breaker
+ *   deadline-not-propagated  a service retries its calls with a deadline
+ *                            above it but does not pass it on
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "outfile.h"
+#include "units.h"
+#include "import.h"
+#include "topology.h"
+
+static const char lint_usage[] =
+    "Usage: stormbench lint FILE... [--sarif FILE] [--max-amplification N]\n"
+    "                       [--warnings-as-errors]\n"
+    "\n"
+    "Check retry configurations without running them: a topology YAML, or\n"
+    "any file 'stormbench import' reads (gRPC, Envoy, Istio,\n"
+    "resilience4j, AWS).  Rules: retry-amplification (attempts multiplied\n"
+    "along every call path, over N: default 10), retries-at-several-layers,\n"
+    "timeout-inversion (a caller's timeout shorter than its callee's worst\n"
+    "case with retries), deadline-shorter-than-retries,\n"
+    "fan-in-without-budget, deadline-not-propagated.\n"
+    "\n"
+    "  --sarif FILE          also write the findings as SARIF 2.1.0 for\n"
+    "                        code scanning ('-': standard output, and the\n"
+    "                        text goes to standard error)\n"
+    "  --warnings-as-errors  exit 1 on warnings too\n"
+    "\n"
+    "Exit status: 0 no errors, 1 an error-level finding (or a warning with\n"
+    "--warnings-as-errors), 2 a file that cannot be read.\n";
+
+typedef struct finding {
+    const char *rule;
+    const char *level; /* "error", "warning" */
+    char file[1024];
+    int line;
+    char msg[600];
+} finding;
+
+typedef struct lint {
+    finding *f;
+    int n, cap;
+    int max_amp;
+} lint;
+
+static void add(lint *l, const char *rule, const char *level,
+                const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+static void add(lint *l, const char *rule, const char *level,
+                const char *file, int line, const char *fmt, ...)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 16;
+        finding *f = realloc(l->f, (size_t)cap * sizeof *f);
+        if (f == NULL)
+            return;
+        l->f = f;
+        l->cap = cap;
+    }
+    finding *x = &l->f[l->n++];
+    x->rule = rule;
+    x->level = level;
+    snprintf(x->file, sizeof x->file, "%s", file);
+    x->line = line > 0 ? line : 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->msg, sizeof x->msg, fmt, ap);
+    va_end(ap);
+}
+
+/* The worst case of a call to service i: its own calls, one after the
+ * other, each with all its attempts timing out. */
+static int64_t service_worst(const topology *t, int i)
+{
+    const topo_service *s = &t->s[i];
+    int64_t w = 0;
+    for (int k = 0; k < s->n_calls; k++)
+        w += topology_call_worst_ns(&s->out);
+    return w;
+}
+
+static bool bounded(const topo_caller *c)
+{
+    return c->budget || c->breaker;
+}
+
+/* Depth-first over paths from the clients; path holds the callers
+ * (-1 for the clients) down to service `at`. */
+static void walk(lint *l, const topology *t, int at, int *path, int depth,
+                 double amp, int retrying)
+{
+    const topo_caller *in = path[depth - 1] < 0
+                                ? &t->clients
+                                : &t->s[path[depth - 1]].out;
+    amp *= in->retries + 1;
+    retrying += in->retries > 0;
+    const topo_service *s = &t->s[at];
+    int64_t worst = service_worst(t, at);
+    if (in->timeout_ns > 0 && worst > in->timeout_ns)
+        add(l, "timeout-inversion", "error", t->path, in->timeout_line,
+            "%s waits %.3g s per attempt for %s, which can take %.3g s "
+            "(its calls' %d attempts of %.3g s and their backoff): %s "
+            "times out and retries while %s still works, and the work is "
+            "wasted; give %s a timeout above %.3g s or cut %s's retries",
+            path[depth - 1] < 0 ? "clients" : t->s[path[depth - 1]].name,
+            (double)in->timeout_ns / 1e9, s->name, (double)worst / 1e9,
+            s->out.retries + 1, (double)s->out.timeout_ns / 1e9,
+            path[depth - 1] < 0 ? "the client" : t->s[path[depth - 1]].name,
+            s->name,
+            path[depth - 1] < 0 ? "the clients" : t->s[path[depth - 1]].name,
+            (double)worst / 1e9, s->name);
+    if (s->n_calls == 0) {
+        char chain[512] = "clients";
+        size_t used = strlen(chain);
+        for (int i = 1; i < depth; i++)
+            used += (size_t)snprintf(chain + used, sizeof chain - used,
+                                     " -> %s", t->s[path[i]].name);
+        snprintf(chain + used, sizeof chain - used, " -> %s", s->name);
+        if (amp > l->max_amp)
+            add(l, "retry-amplification", "warning", t->path, s->line,
+                "%s: each request can reach %s %.0f times (the attempts "
+                "of every hop multiplied), over %d", chain, s->name, amp,
+                l->max_amp);
+        if (retrying > 1)
+            add(l, "retries-at-several-layers", "warning", t->path, s->line,
+                "%s: %d hops retry; retry at one layer (usually the top, "
+                "or the one next to the failure) and let the others fail "
+                "fast", chain, retrying);
+        return;
+    }
+    path[depth] = at;
+    for (int k = 0; k < s->n_calls; k++)
+        walk(l, t, topology_find(t, s->calls[k]), path, depth + 1, amp,
+             retrying);
+}
+
+static void fan_in(lint *l, const topology *t)
+{
+    for (int i = 0; i < t->n; i++) {
+        int callers = 0, retrying = 0, unbounded = 0;
+        const topo_caller *c[TOPO_MAX_SERVICES + 1];
+        for (int k = 0; k < t->n_entry; k++)
+            if (strcmp(t->entry[k], t->s[i].name) == 0)
+                c[callers++] = &t->clients;
+        for (int j = 0; j < t->n; j++)
+            for (int k = 0; k < t->s[j].n_calls; k++)
+                if (strcmp(t->s[j].calls[k], t->s[i].name) == 0)
+                    c[callers++] = &t->s[j].out;
+        for (int k = 0; k < callers; k++) {
+            retrying += c[k]->retries > 0;
+            unbounded += c[k]->retries > 0 && !bounded(c[k]);
+        }
+        if (callers > 1 && retrying > 0 && unbounded == retrying)
+            add(l, "fan-in-without-budget", "warning", t->path, t->s[i].line,
+                "%s is called by %d callers, %d of them retrying, none with "
+                "a retry budget or breaker: in an outage of %s their "
+                "retries add up with nothing to stop them; give them "
+                "budget: true", t->s[i].name, callers, retrying,
+                t->s[i].name);
+    }
+}
+
+static void deadlines(lint *l, const topology *t)
+{
+    const topo_caller *c = &t->clients;
+    int64_t own = topology_call_worst_ns(c);
+    /* A timeout as long as the deadline is no per-attempt timeout (gRPC
+     * without perAttemptRecvTimeout): the attempts share the deadline. */
+    if (c->deadline_ns > 0 && c->timeout_ns < c->deadline_ns &&
+        own > c->deadline_ns)
+        add(l, "deadline-shorter-than-retries", "warning", t->path,
+            c->deadline_line, "the clients' deadline, %.3g s, ends before "
+            "their %d attempts of %.3g s could (%.3g s with backoff): the "
+            "last attempts never run", (double)c->deadline_ns / 1e9,
+            c->retries + 1, (double)c->timeout_ns / 1e9, (double)own / 1e9);
+    if (c->deadline_ns == 0)
+        return;
+    for (int i = 0; i < t->n; i++)
+        if (t->s[i].n_calls && t->s[i].out.retries > 0 &&
+            !t->s[i].out.propagate_deadline)
+            add(l, "deadline-not-propagated", "warning", t->path,
+                t->s[i].line, "%s retries its calls but does not propagate "
+                "the clients' %.3g s deadline: it keeps calling for "
+                "requests whose clients have given up; set "
+                "propagate_deadline: true", t->s[i].name,
+                (double)c->deadline_ns / 1e9);
+}
+
+static void check_topology(lint *l, const topology *t)
+{
+    int path[TOPO_MAX_SERVICES + 2];
+    path[0] = -1;
+    for (int k = 0; k < t->n_entry; k++)
+        walk(l, t, topology_find(t, t->entry[k]), path, 1, 1.0, 0);
+    fan_in(l, t);
+    deadlines(l, t);
+}
+
+/* An imported configuration as one hop: clients -> the service. */
+static void from_import(const import_result *r, topology *t)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->path, sizeof t->path, "%s", r->path);
+    t->n = 1;
+    snprintf(t->s[0].name, sizeof t->s[0].name, "the service");
+    t->s[0].line = 1;
+    t->n_entry = 1;
+    snprintf(t->entry[0], sizeof t->entry[0], "the service");
+    topo_caller *c = &t->clients;
+    snprintf(c->backoff, sizeof c->backoff, "exponential");
+    for (int i = 0; i < r->n_params; i++) {
+        const setting *s = &r->params[i];
+        const char *dot = strrchr(s->key, '.');
+        const char *k = dot ? dot + 1 : s->key;
+        const char *colon = strstr(s->origin, ":");
+        int line = colon ? atoi(colon + 1) : 0;
+        if (strcmp(k, "max_attempts") == 0) {
+            c->retries = atoi(s->value) - 1;
+            c->retries_line = line;
+        }
+    }
+    c->budget = strstr(r->policy, "budget") || strstr(r->policy, "quota") ||
+                strstr(r->policy, "token_bucket");
+    c->breaker = strstr(r->policy, "circuit_breaker") != NULL;
+    sb_err e;
+    for (int i = 0; i < r->n_sets; i++) {
+        const setting *s = &r->sets[i];
+        const char *colon = strstr(s->origin, ":");
+        int line = colon ? atoi(colon + 1) : 0;
+        int64_t ns;
+        if (units_duration(s->value, &ns, &e) != 0)
+            continue;
+        if (strcmp(s->key, "clients.timeout") == 0) {
+            c->timeout_ns = ns;
+            c->timeout_line = line;
+        } else if (strcmp(s->key, "clients.deadline") == 0) {
+            c->deadline_ns = ns;
+            c->deadline_line = line;
+        }
+    }
+}
+
+static const struct {
+    const char *id, *text;
+} rules[] = {
+    {"retry-amplification", "Attempts multiplied along a call path exceed "
+     "the limit"},
+    {"retries-at-several-layers", "More than one hop of a call path "
+     "retries"},
+    {"timeout-inversion", "A caller's timeout is shorter than its callee's "
+     "worst case with retries"},
+    {"deadline-shorter-than-retries", "The deadline ends before the "
+     "attempts could"},
+    {"fan-in-without-budget", "A service with several retrying callers and "
+     "no budget or breaker"},
+    {"deadline-not-propagated", "A retrying service does not pass its "
+     "caller's deadline on"},
+};
+
+/* A JSON string's characters (SARIF messages quote file names). */
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", (unsigned char)*s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* SARIF 2.1.0 (OASIS): one run, the rules, one result per finding. */
+static void write_sarif(FILE *f, const lint *l)
+{
+    fprintf(f, "{\n  \"$schema\": \"https://json.schemastore.org/"
+               "sarif-2.1.0.json\",\n  \"version\": \"2.1.0\",\n"
+               "  \"runs\": [{\n    \"tool\": {\"driver\": {\"name\": "
+               "\"stormbench\", \"version\": \"%s\", \"rules\": [",
+            SB_VERSION);
+    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
+        fprintf(f, "%s\n      {\"id\": \"%s\", \"shortDescription\": "
+                   "{\"text\": ", i ? "," : "", rules[i].id);
+        json_str(f, rules[i].text);
+        fprintf(f, "}}");
+    }
+    fprintf(f, "]}},\n    \"results\": [");
+    for (int i = 0; i < l->n; i++) {
+        const finding *x = &l->f[i];
+        fprintf(f, "%s\n      {\"ruleId\": \"%s\", \"level\": \"%s\", "
+                   "\"message\": {\"text\": ", i ? "," : "", x->rule,
+                x->level);
+        json_str(f, x->msg);
+        fprintf(f, "}, \"locations\": [{\"physicalLocation\": "
+                   "{\"artifactLocation\": {\"uri\": ");
+        json_str(f, x->file);
+        fprintf(f, "}, \"region\": {\"startLine\": %d}}}]}", x->line);
+    }
+    fprintf(f, "%s]\n  }]\n}\n", l->n ? "\n    " : "");
+}
+
+static int lint_file(lint *l, const char *path)
+{
+    sb_err e;
+    const char *fmt = import_detect(path, &e);
+    static topology t;
+    static import_result r;
+    if (fmt == NULL) {
+        fprintf(stderr, "stormbench lint: %s\n", e.msg);
+        return -1;
+    }
+    if (strcmp(fmt, "topology") == 0) {
+        if (topology_load(path, &t, &e) != 0) {
+            fprintf(stderr, "stormbench lint: %s\n", e.msg);
+            return -1;
+        }
+    } else {
+        if (import_load(path, fmt, NULL, &r, &e) != 0) {
+            fprintf(stderr, "stormbench lint: %s\n", e.msg);
+            return -1;
+        }
+        from_import(&r, &t);
+    }
+    check_topology(l, &t);
+    return 0;
+}
+
+int cmd_lint(int argc, char **argv)
+{
+    args a = {argc, argv, 1, "lint"};
+    const char *files[CLI_MAX_LIST], *sarif = NULL;
+    int n = 0;
+    bool strict = false;
+    lint l = {NULL, 0, 0, 10};
+    for (; a.i < argc; a.i++) {
+        const char *arg = argv[a.i];
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            fputs(lint_usage, stdout);
+            return EXIT_OK;
+        }
+        if (strcmp(arg, "--warnings-as-errors") == 0)
+            strict = true;
+        else if (args_is(&a, "--sarif")) {
+            if ((sarif = args_value(&a, "--sarif")) == NULL)
+                return EXIT_INPUT;
+        } else if (args_is(&a, "--max-amplification")) {
+            const char *v = args_value(&a, "--max-amplification");
+            char *end;
+            long m = v ? strtol(v, &end, 10) : 0;
+            if (v == NULL || *end || m < 1 || m > 1000000)
+                return args_usage_error(&a, "--max-amplification: expected "
+                                        "a whole number from 1 to 1000000");
+            l.max_amp = (int)m;
+        } else if (arg[0] == '-' && arg[1])
+            return args_usage_error(&a, "unknown option '%s'", arg);
+        else if (n < CLI_MAX_LIST)
+            files[n++] = arg;
+    }
+    if (n == 0)
+        return args_usage_error(&a, "no file given");
+    int rc = EXIT_OK;
+    for (int i = 0; i < n; i++)
+        if (lint_file(&l, files[i]) != 0)
+            rc = EXIT_INPUT;
+    FILE *text = sarif && strcmp(sarif, "-") == 0 ? stderr : stdout;
+    int errors = 0, warnings = 0;
+    for (int i = 0; i < l.n; i++) {
+        fprintf(text, "%s:%d: %s: [%s] %s\n", l.f[i].file, l.f[i].line,
+                l.f[i].level, l.f[i].rule, l.f[i].msg);
+        errors += strcmp(l.f[i].level, "error") == 0;
+        warnings += strcmp(l.f[i].level, "warning") == 0;
+    }
+    fprintf(text, "%d error%s, %d warning%s in %d file%s\n", errors,
+            errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s", n,
+            n == 1 ? "" : "s");
+    if (sarif && strcmp(sarif, "-") == 0)
+        write_sarif(stdout, &l);
+    else if (sarif) {
+        outfile out;
+        sb_err e;
+        if (outfile_open(&out, sarif, &e) != 0 ||
+            (write_sarif(out.f, &l), outfile_commit(&out, &e)) != 0) {
+            fprintf(stderr, "stormbench lint: %s\n", e.msg);
+            rc = EXIT_INPUT;
+        }
+    }
+    free(l.f);
+    if (rc == EXIT_OK && (errors || (strict && warnings)))
+        rc = EXIT_EXPECT;
+    return rc;
+}

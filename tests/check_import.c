@@ -1,0 +1,376 @@
+/*
+ * check_import.c -- `stormbench import` and --policy-from: each format's
+ * documentation example becomes the stack its documentation describes
+ * (every expected value below is read off the format's own docs, cited),
+ * every field is accounted for, malformed files are refused at their
+ * line, and an imported configuration runs and decides byte for byte as
+ * the built-in stack with the same parameters.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "import.h"
+#include "testutil.h"
+
+#define EX(f) TU_SOURCE("tests/import/" f)
+
+static import_result r;
+
+static const char *param(const char *key)
+{
+    for (int i = 0; i < r.n_params; i++)
+        if (strcmp(r.params[i].key, key) == 0)
+            return r.params[i].value;
+    return NULL;
+}
+
+static const char *set(const char *key)
+{
+    for (int i = 0; i < r.n_sets; i++)
+        if (strcmp(r.sets[i].key, key) == 0)
+            return r.sets[i].value;
+    return NULL;
+}
+
+static bool unmapped(const char *path)
+{
+    for (int i = 0; i < r.n_fields; i++)
+        if (r.fields[i].target[0] == '\0' && strstr(r.fields[i].path, path))
+            return true;
+    return false;
+}
+
+static void load(const char *path, const char *sel)
+{
+    sb_err e;
+    int rc = import_load(path, NULL, sel, &r, &e);
+    ck_assert_msg(rc == 0, "%s", e.msg);
+}
+
+/* gRFC A6's example retryPolicy: maxAttempts 4, initialBackoff 0.1s,
+ * maxBackoff 1s, backoffMultiplier 2, UNAVAILABLE; retryThrottling 10 and
+ * 0.1.  The timeout (10 s) bounds the whole call. */
+START_TEST(grpc_retry_policy)
+{
+    load(EX("grpc-retry.json"), NULL);
+    ck_assert_str_eq(r.format, "grpc");
+    ck_assert_str_eq(r.policy, "exponential+token_bucket");
+    ck_assert_str_eq(param("exponential.max_attempts"), "4");
+    ck_assert_str_eq(param("exponential.base"), "100ms");
+    ck_assert_str_eq(param("exponential.cap"), "1s");
+    ck_assert_str_eq(param("exponential.multiplier"), "2");
+    ck_assert_str_eq(param("exponential.jitter"), "full");
+    ck_assert_str_eq(param("token_bucket.retryable_status_codes"),
+                     "UNAVAILABLE");
+    ck_assert_str_eq(param("token_bucket.max_tokens"), "10");
+    ck_assert_str_eq(param("token_bucket.token_ratio"), "0.1");
+    ck_assert_str_eq(set("clients.deadline"), "10s");
+    ck_assert(unmapped("waitForReady"));
+    ck_assert_int_eq(r.n_unmapped, 1);
+}
+END_TEST
+
+/* The second methodConfig, selected by service: hedging, maxAttempts 3
+ * = the first copy and 2 hedges, 0.5 s apart; under retryThrottling the
+ * bucket is charged by the non-fatal codes (A6). */
+START_TEST(grpc_hedging_policy)
+{
+    load(EX("grpc-retry.json"), "grpc.examples.echo.Echo");
+    ck_assert_str_eq(r.policy, "none+hedge+token_bucket");
+    ck_assert_str_eq(param("hedge.max_hedged"), "2");
+    ck_assert_str_eq(param("hedge.delay"), "500ms");
+    ck_assert_str_eq(param("token_bucket.retryable_status_codes"),
+                     "UNAVAILABLE,INTERNAL,ABORTED");
+}
+END_TEST
+
+/* Envoy: num_retries 3 -> 4 attempts; the backoff of the file; the
+ * cluster's retry_budget 25 % and 5; outlier detection after 7 5xx for
+ * 10 s, growing linearly to 300 s (Envoy's default max_ejection_time). */
+START_TEST(envoy_route_and_cluster)
+{
+    load(EX("envoy-route.yaml"), NULL);
+    ck_assert_str_eq(r.policy,
+                     "exponential+concurrent_budget+circuit_breaker");
+    ck_assert_str_eq(param("exponential.max_attempts"), "4");
+    ck_assert_str_eq(param("exponential.base"), "50ms");
+    ck_assert_str_eq(param("exponential.cap"), "500ms");
+    ck_assert_str_eq(param("concurrent_budget.budget_percent"), "25");
+    ck_assert_str_eq(param("concurrent_budget.min_retry_concurrency"), "5");
+    ck_assert_str_eq(param("circuit_breaker.threshold"), "7");
+    ck_assert_str_eq(param("circuit_breaker.cooldown"), "10s");
+    ck_assert_str_eq(param("circuit_breaker.cooldown_growth"), "linear");
+    ck_assert_str_eq(param("circuit_breaker.max_cooldown"), "5m");
+    ck_assert_str_eq(set("clients.timeout"), "1s");
+    ck_assert_str_eq(set("clients.deadline"), "5s");
+    ck_assert(unmapped("retry_on"));
+    ck_assert(unmapped("max_requests"));
+    ck_assert(unmapped("outlier_detection.interval"));
+    /* The other route is named, and selectable. */
+    ck_assert_ptr_nonnull(strstr(r.others, "static"));
+    load(EX("envoy-route.yaml"), "static");
+    ck_assert_str_eq(r.policy, "none");
+}
+END_TEST
+
+/* Istio: attempts 3 are retries (4 attempts), perTryTimeout 2s, route
+ * timeout 10s; Envoy's 25 ms base and 250 ms cap (Istio sets none);
+ * maxRetries 10 concurrent; baseEjectionTime 15m above Envoy's 300 s
+ * default max makes the max 15m. */
+START_TEST(istio_virtual_service_and_rule)
+{
+    load(EX("istio.yaml"), NULL);
+    ck_assert_str_eq(r.format, "istio");
+    ck_assert_str_eq(r.policy,
+                     "exponential+concurrent_budget+circuit_breaker");
+    ck_assert_str_eq(param("exponential.max_attempts"), "4");
+    ck_assert_str_eq(param("exponential.base"), "25ms");
+    ck_assert_str_eq(param("exponential.cap"), "250ms");
+    ck_assert_str_eq(param("concurrent_budget.min_retry_concurrency"), "10");
+    ck_assert_str_eq(param("circuit_breaker.cooldown"), "15m");
+    ck_assert_str_eq(param("circuit_breaker.max_cooldown"), "15m");
+    ck_assert_str_eq(set("clients.timeout"), "2s");
+    ck_assert_str_eq(set("clients.deadline"), "10s");
+    ck_assert(unmapped("retryOn"));
+}
+END_TEST
+
+/* resilience4j: backendA's own maxAttempts 4 and waitDuration 500ms win
+ * over its baseConfig's; exponential x2 without jitter, no cap (a day);
+ * the breaker's COUNT_BASED window of 10, 50 % (0.5), 5 calls, 3 probes,
+ * 5 s open; the bulkhead's 10 calls; the time limiter's 2 s. */
+START_TEST(resilience4j_instance)
+{
+    load(EX("resilience4j.yaml"), NULL);
+    ck_assert_str_eq(r.selected, "instance backendA");
+    ck_assert_str_eq(r.policy, "exponential+circuit_breaker");
+    ck_assert_str_eq(param("exponential.max_attempts"), "4");
+    ck_assert_str_eq(param("exponential.base"), "500ms");
+    ck_assert_str_eq(param("exponential.jitter"), "none");
+    ck_assert_str_eq(param("circuit_breaker.window_size"), "10");
+    ck_assert_str_eq(param("circuit_breaker.failure_ratio"), "0.5");
+    ck_assert_str_eq(param("circuit_breaker.min_calls"), "5");
+    ck_assert_str_eq(param("circuit_breaker.probes"), "3");
+    ck_assert_str_eq(param("circuit_breaker.cooldown"), "5s");
+    ck_assert_str_eq(set("clients.connections"), "10");
+    ck_assert_str_eq(set("clients.timeout"), "2s");
+    ck_assert(unmapped("retryExceptions"));
+    ck_assert(unmapped("registerHealthIndicator"));
+    /* backendB: a fixed 10 s wait, 3 attempts (RetryConfig's). */
+    load(EX("resilience4j.yaml"), "backendB");
+    ck_assert_str_eq(r.policy, "fixed");
+    ck_assert_str_eq(param("fixed.delay"), "10s");
+    ck_assert_str_eq(param("fixed.max_attempts"), "3");
+}
+END_TEST
+
+/* AWS: standard mode with max_attempts 5 is aws_quota with the guide's
+ * 1 s base and 20 s cap; adaptive's rate limiter is named as not mapped;
+ * legacy (boto3) is 5 attempts of exponential backoff; region is not
+ * about retries. */
+START_TEST(aws_profiles)
+{
+    load(EX("aws-config"), NULL);
+    ck_assert_str_eq(r.policy, "aws_quota");
+    ck_assert_str_eq(param("aws_quota.max_attempts"), "5");
+    ck_assert_str_eq(param("aws_quota.base"), "1s");
+    ck_assert(unmapped("region"));
+    load(EX("aws-config"), "batch");
+    ck_assert_str_eq(param("aws_quota.max_attempts"), "3");
+    ck_assert(unmapped("retry_mode"));
+    load(EX("aws-config"), "old");
+    ck_assert_str_eq(r.policy, "exponential");
+    ck_assert_str_eq(param("exponential.max_attempts"), "5");
+}
+END_TEST
+
+/* A topology: the chain front -> api -> db becomes three tiers, each
+ * caller's retries + 1 its max_attempts. */
+START_TEST(topology_to_tiers)
+{
+    load(EX("topology.yaml"), NULL);
+    ck_assert_int_eq(r.n_tiers, 3);
+    ck_assert_str_eq(set("server.name"), "front");
+    ck_assert_str_eq(set("server.downstream"), "api");
+    ck_assert_str_eq(set("server.api.downstream"), "db");
+    ck_assert_str_eq(set("policy.front.max_attempts"), "4");
+    ck_assert_str_eq(set("policy.api.name"), "immediate");
+    ck_assert_str_eq(set("policy.api.timeout"), "500ms");
+    ck_assert_str_eq(param("max_attempts"), "3");
+}
+END_TEST
+
+/* An unknown field is listed, not dropped. */
+START_TEST(unknown_fields_are_named)
+{
+    const char *p = tu_write_temp("unknown.json",
+        "{\"methodConfig\": [{\"name\": [{}], \"retryPolicy\": "
+        "{\"maxAttempts\": 2, \"initialBackoff\": \"1s\", \"maxBackoff\": "
+        "\"2s\", \"backoffMultiplier\": 2, \"retryableStatusCodes\": "
+        "[14], \"maxAtempts\": 3}}], \"fancy\": {\"a\": 1}}\n");
+    load(p, NULL);
+    ck_assert(unmapped("retryPolicy.maxAtempts"));
+    ck_assert(unmapped("fancy.a"));
+    ck_assert_str_eq(param("token_bucket.retryable_status_codes"),
+                     "UNAVAILABLE");
+}
+END_TEST
+
+static void expect_error(const char *const *argl, const char *text)
+{
+    tu_output o;
+    ck_assert_int_eq(tu_stormbench(&o, argl), 2);
+    ck_assert_msg(strstr(o.err, text), "expected '%s' in: %s", text, o.err);
+    tu_output_free(&o);
+}
+
+/* Malformed files: the line and column jansson and libyaml report; a
+ * value out of gRFC A6's range names its field. */
+START_TEST(malformed_files_name_their_line)
+{
+    expect_error((const char *[]){"import", EX("broken.json"), NULL},
+                 "broken.json:3:39: ");
+    expect_error((const char *[]){"import", EX("broken.yaml"), NULL},
+                 "broken.yaml:5:6: ");
+    char p[1100], y[1100];
+    snprintf(p, sizeof p, "%s", tu_write_temp("one.json",
+        "{\"methodConfig\": [{\"retryPolicy\": {\"maxAttempts\": 1}}]}\n"));
+    expect_error((const char *[]){"run", "retry-storm", "--policy-from", p,
+                                  NULL},
+                 "methodConfig[0].retryPolicy.maxAttempts: expected a "
+                 "whole number from 2");
+    snprintf(y, sizeof y, "%s", tu_write_temp("bad.yaml",
+        "resilience4j.retry:\n  instances:\n    a:\n"
+        "      waitDuration: soon\n"));
+    expect_error((const char *[]){"import", y, NULL}, "bad.yaml:4: ");
+}
+END_TEST
+
+/* A short run whose server answers 30 % of attempts with 503 and has a
+ * 20 s outage: every layer of the imported stacks acts. */
+static const char *run_scenario(void)
+{
+    return tu_write_temp("import-run.ini",
+        "[scenario]\nname = import-run\nduration = 60s\nwarmup = 5s\n"
+        "[clients]\ncount = 50\nrate = 2/s\ntimeout = 1s\n"
+        "[server]\nworkers = 8\nservice = exp(20ms)\n"
+        "[policy]\nname = immediate\nmax_attempts = 5\n"
+        "[fault.err]\ntype = errors\nstatus = 503\nprobability = 0.3\n"
+        "start = 10s\nduration = 40s\n"
+        "[fault.down]\ntype = outage\nstart = 20s\nduration = 20s\n");
+}
+
+/* run --policy-from FILE and run --policy STACK --param ... --set ...,
+ * the import's own parameters and keys, give the same JSON, byte for
+ * byte; so do the two decides. */
+static void same_as_builtin(const char *file)
+{
+    char arg[1200];
+    snprintf(arg, sizeof arg, "%s", file);
+    char path[1024], sel[200];
+    import_split(arg, path, sizeof path, sel, sizeof sel);
+    load(path, sel);
+    char sc[1100];
+    snprintf(sc, sizeof sc, "%s", run_scenario());
+    char a_json[1100], b_json[1100];
+    snprintf(a_json, sizeof a_json, "%s", tu_temp_path("imp-a.json"));
+    snprintf(b_json, sizeof b_json, "%s", tu_temp_path("imp-b.json"));
+    const char *a[] = {"run", sc, "--no-timing", "-q", "--no-expect",
+                       "--json", a_json, "--policy-from", arg, NULL};
+    tu_output o;
+    ck_assert_int_eq(tu_stormbench(&o, a), 0);
+    tu_output_free(&o);
+    static char kv[200][400];
+    const char *b[420] = {"run", sc, "--no-timing", "-q", "--no-expect",
+                          "--json", b_json, "--policy", r.policy};
+    int n = 9, k = 0;
+    for (int i = 0; i < r.n_params; i++, k++) {
+        snprintf(kv[k], sizeof kv[k], "%s=%s", r.params[i].key,
+                 r.params[i].value);
+        b[n++] = "--param";
+        b[n++] = kv[k];
+    }
+    bool topo = strcmp(r.format, "topology") == 0;
+    for (int i = 0; i < r.n_sets; i++, k++) {
+        if (topo && strncmp(r.sets[i].key, "clients.", 8) != 0)
+            continue;
+        snprintf(kv[k], sizeof kv[k], "%s=%s", r.sets[i].key,
+                 r.sets[i].value);
+        b[n++] = "--set";
+        b[n++] = kv[k];
+    }
+    b[n] = NULL;
+    ck_assert_int_eq(tu_stormbench(&o, b), 0);
+    tu_output_free(&o);
+    char *ja = tu_read_file(a_json), *jb = tu_read_file(b_json);
+    ck_assert_ptr_nonnull(ja);
+    ck_assert_ptr_nonnull(jb);
+    ck_assert_msg(strcmp(ja, jb) == 0, "%s: runs differ", file);
+    /* And the stack acted: the faults make it retry, or its breaker
+     * refuse (an outage of 20 s opens any of these breakers). */
+    ck_assert(tu_json_number(ja, "attempts") > tu_json_number(ja, "offered") ||
+              tu_json_number(ja, "failures.refused") > 0);
+    free(ja);
+    free(jb);
+}
+
+START_TEST(runs_exactly_as_the_builtin)
+{
+    static const char *const files[] = {
+        EX("grpc-retry.json"), EX("grpc-retry.json#grpc.examples.echo.Echo"),
+        EX("envoy-route.yaml"), EX("istio.yaml"), EX("resilience4j.yaml"),
+        EX("resilience4j.yaml#backendB"), EX("aws-config"),
+        EX("aws-config#old"), EX("topology.yaml")};
+    same_as_builtin(files[_i]);
+}
+END_TEST
+
+START_TEST(decides_exactly_as_the_builtin)
+{
+    load(EX("envoy-route.yaml"), NULL);
+    const char *a[] = {"decide", "--policy-from", EX("envoy-route.yaml"),
+                       "--error", "http", "--status", "503", "--attempt",
+                       "2", NULL};
+    tu_output oa, ob;
+    ck_assert_int_eq(tu_stormbench(&oa, a), 0);
+    static char kv[64][400];
+    const char *b[200] = {"decide", "--policy", r.policy, "--error", "http",
+                          "--status", "503", "--attempt", "2"};
+    int n = 9;
+    for (int i = 0; i < r.n_params; i++) {
+        snprintf(kv[i], sizeof kv[i], "%s=%s", r.params[i].key,
+                 r.params[i].value);
+        b[n++] = "--param";
+        b[n++] = kv[i];
+    }
+    b[n] = NULL;
+    ck_assert_int_eq(tu_stormbench(&ob, b), 0);
+    ck_assert_str_eq(oa.out, ob.out);
+    ck_assert_ptr_nonnull(strstr(oa.out, "\"action\": \"retry\""));
+    tu_output_free(&oa);
+    tu_output_free(&ob);
+}
+END_TEST
+
+Suite *import_suite(void)
+{
+    Suite *s = suite_create("import");
+    TCase *tc = tcase_create("formats");
+    tcase_add_test(tc, grpc_retry_policy);
+    tcase_add_test(tc, grpc_hedging_policy);
+    tcase_add_test(tc, envoy_route_and_cluster);
+    tcase_add_test(tc, istio_virtual_service_and_rule);
+    tcase_add_test(tc, resilience4j_instance);
+    tcase_add_test(tc, aws_profiles);
+    tcase_add_test(tc, topology_to_tiers);
+    tcase_add_test(tc, unknown_fields_are_named);
+    tcase_add_test(tc, malformed_files_name_their_line);
+    suite_add_tcase(s, tc);
+    TCase *run = tcase_create("same");
+    tcase_set_timeout(run, 120);
+    tcase_add_loop_test(run, runs_exactly_as_the_builtin, 0, 9);
+    tcase_add_test(run, decides_exactly_as_the_builtin);
+    suite_add_tcase(s, run);
+    return s;
+}

@@ -1,0 +1,128 @@
+/*
+ * check_lint.c -- `stormbench lint` on tests/import/topology.yaml, whose
+ * figures are worked by hand in the comments, and its SARIF against the
+ * SARIF 2.1.0 schema's required properties.
+ */
+#include <check.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define TOPO TU_SOURCE("tests/import/topology.yaml")
+
+/* front: 4 attempts of 1 s + exponential 0.1 + 0.2 + 0.4 s = 4.7 s,
+ * against the clients' 2 s timeout; api: 4 x 0.5 s, immediate, = 2 s
+ * against front's 1 s: two inversions, errors (exit 1).  db is reached
+ * (2+1) x (3+1) x (3+1) = 48 times per request, over 10, with 3 hops
+ * retrying; the clients' 3 attempts of 2 s + 0.1 + 0.2 s = 6.3 s exceed
+ * their 5 s deadline, which front and api do not propagate. */
+START_TEST(classic_inversions)
+{
+    tu_output o;
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"lint", TOPO, NULL}),
+                     1);
+    const char *want[] = {
+        "topology.yaml:6: error: [timeout-inversion] clients waits 2 s per "
+        "attempt for front, which can take 4.7 s",
+        "topology.yaml:14: error: [timeout-inversion] front waits 1 s per "
+        "attempt for api, which can take 2 s",
+        "[retry-amplification] clients -> front -> api -> db: each request "
+        "can reach db 48 times",
+        "[retries-at-several-layers] clients -> front -> api -> db: 3 hops",
+        "[deadline-shorter-than-retries] the clients' deadline, 5 s, ends "
+        "before their 3 attempts of 2 s could (6.3 s with backoff)",
+        "[deadline-not-propagated] front", "[deadline-not-propagated] api",
+        "2 errors, 5 warnings in 1 file"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ck_assert_msg(strstr(o.out, want[i]), "missing '%s' in:\n%s",
+                      want[i], o.out);
+    tu_output_free(&o);
+}
+END_TEST
+
+/* A fixed topology: one layer retries, timeouts nest, a budget on the
+ * shared service: nothing to say, exit 0.  A service called by two
+ * retrying callers without a budget is flagged. */
+START_TEST(clean_and_fan_in)
+{
+    char p[1100];
+    snprintf(p, sizeof p, "%s", tu_write_temp("ok.yaml",
+        "clients:\n  calls: front\n  timeout: 10s\n  retries: 2\n"
+        "  budget: true\nservices:\n  front:\n    calls: db\n"
+        "    timeout: 1s\n  db:\n    workers: 4\n"));
+    tu_output o;
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"lint", p, NULL}),
+                     0);
+    ck_assert_ptr_nonnull(strstr(o.out, "0 errors, 0 warnings in 1 file"));
+    tu_output_free(&o);
+    snprintf(p, sizeof p, "%s", tu_write_temp("fan.yaml",
+        "clients:\n  calls: [a, b]\n  timeout: 10s\nservices:\n"
+        "  a:\n    calls: db\n    timeout: 1s\n    retries: 1\n"
+        "  b:\n    calls: db\n    timeout: 1s\n    retries: 2\n"
+        "  db:\n    workers: 4\n"));
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"lint", p,
+                                                        "--warnings-as-errors",
+                                                        NULL}), 1);
+    ck_assert_ptr_nonnull(strstr(o.out, "fan.yaml:14: warning: "
+                                        "[fan-in-without-budget] db is "
+                                        "called by 2 callers, 2 of them "
+                                        "retrying"));
+    tu_output_free(&o);
+}
+END_TEST
+
+/* SARIF 2.1.0's schema requires version "2.1.0" and runs; a run requires
+ * tool.driver.name; a result requires message.text (ruleId, level and
+ * physicalLocation.region.startLine >= 1 as the schema types them). */
+START_TEST(sarif_has_the_required_fields)
+{
+    char s[1100];
+    snprintf(s, sizeof s, "%s", tu_temp_path("lint.sarif"));
+    tu_output o;
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"lint", TOPO,
+                                                        "--sarif", s, NULL}),
+                     1);
+    tu_output_free(&o);
+    json_error_t je;
+    json_t *root = json_load_file(s, 0, &je);
+    ck_assert_msg(root != NULL, "%s:%d: %s", s, je.line, je.text);
+    ck_assert_str_eq(json_string_value(json_object_get(root, "version")),
+                     "2.1.0");
+    json_t *runs = json_object_get(root, "runs");
+    ck_assert(json_is_array(runs) && json_array_size(runs) == 1);
+    json_t *run = json_array_get(runs, 0);
+    json_t *driver = json_object_get(json_object_get(run, "tool"), "driver");
+    ck_assert_str_eq(json_string_value(json_object_get(driver, "name")),
+                     "stormbench");
+    json_t *results = json_object_get(run, "results");
+    ck_assert_int_eq(json_array_size(results), 7);
+    size_t i;
+    json_t *r;
+    json_array_foreach(results, i, r)
+    {
+        ck_assert(json_is_string(json_object_get(
+            json_object_get(r, "message"), "text")));
+        const char *lv = json_string_value(json_object_get(r, "level"));
+        ck_assert(strcmp(lv, "error") == 0 || strcmp(lv, "warning") == 0);
+        json_t *loc = json_array_get(json_object_get(r, "locations"), 0);
+        json_t *reg = json_object_get(
+            json_object_get(loc, "physicalLocation"), "region");
+        ck_assert(json_integer_value(json_object_get(reg, "startLine")) >=
+                  1);
+    }
+    json_decref(root);
+}
+END_TEST
+
+Suite *lint_suite(void)
+{
+    Suite *s = suite_create("lint");
+    TCase *tc = tcase_create("lint");
+    tcase_add_test(tc, classic_inversions);
+    tcase_add_test(tc, clean_and_fan_in);
+    tcase_add_test(tc, sarif_has_the_required_fields);
+    suite_add_tcase(s, tc);
+    return s;
+}
