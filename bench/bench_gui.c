@@ -315,21 +315,27 @@ static int window(bench *b, int n)
     return 0;
 }
 
+/* A positive whole number from an argument, or 0. */
+static int count_arg(const char *s)
+{
+    char *end;
+    long v = s ? strtol(s, &end, 10) : 0;
+    return s && *end == '\0' && v > 0 && v < 1000000 ? (int)v : 0;
+}
+
 int main(int argc, char **argv)
 {
     static bench b;
     int n = 11, frames = 0;
     b.minutes = 30;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--draws") == 0 && i + 1 < argc &&
-            atoi(argv[i + 1]) > 0) {
-            n = atoi(argv[++i]);
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(argv[i], "--draws") == 0 && count_arg(next)) {
+            n = count_arg(argv[++i]);
         } else if (strcmp(argv[i], "--window") == 0) {
-            frames = i + 1 < argc && atoi(argv[i + 1]) > 0 ? atoi(argv[++i])
-                                                           : 300;
-        } else if (strcmp(argv[i], "--minutes") == 0 && i + 1 < argc &&
-                   atoi(argv[i + 1]) > 0) {
-            b.minutes = atoi(argv[++i]);
+            frames = count_arg(next) ? count_arg(argv[++i]) : 300;
+        } else if (strcmp(argv[i], "--minutes") == 0 && count_arg(next)) {
+            b.minutes = count_arg(argv[++i]);
         } else {
             puts("Usage: bench_gui [--draws N] [--window [FRAMES]] "
                  "[--minutes M]\n\nA GUI frame at 1920x1080 (M minutes of "
