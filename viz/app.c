@@ -422,7 +422,7 @@ static void save_run(app *a, int r, const char *path)
         snprintf(rec + l, sizeof rec - l, " after %.0f s",
                  sum.recovery_time_s);
     }
-    if (r > 0)
+    if (r == 1)
         snprintf(who, sizeof who, " (B, %s)", session_policy(a->run[r]));
     say(a, "saved %s%s: %.0f s, amplification %.4f, success ratio %.4f, "
         "duplicates %llu, p99 %.1f ms%s",
