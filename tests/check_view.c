@@ -341,15 +341,18 @@ START_TEST(help_fits_its_box)
 END_TEST
 
 /* Four cells of 100 items, 10 px apart (9 px drawn, 1 px gap), inner
- * height 9: cell 0 all idle; cell 1 75 idle and 25 failed: 6.75 and 2.25
- * px, largest remainder to idle, so 7 idle over 2 failed (the weightier
- * state at the foot); cell 2 half waiting, half refused locally: 4.5
- * each, the tie to the first state, so 5 waiting over 4 refused. */
+ * height 9: cell 0 99 idle and 1 failed: 8.91 and 0.09 px, so 9 idle by
+ * the shares, but a state with a client gets a row: 8 idle over 1
+ * failed; cell 1 75 idle and 25 failed: 6.75 and 2.25 px, largest
+ * remainder to idle, so 7 idle over 2 failed (the weightier state at the
+ * foot); cell 2 half waiting, half refused locally: 4.5 each, the tie to
+ * the first state, so 5 waiting over 4 refused. */
 START_TEST(cells_show_shares)
 {
     uint8_t st[400];
     for (int i = 0; i < 400; i++)
-        st[i] = i < 100   ? CLIENT_IDLE
+        st[i] = i < 99    ? CLIENT_IDLE
+                : i < 100 ? CLIENT_GAVE_UP
                 : i < 175 ? CLIENT_IDLE
                 : i < 200 ? CLIENT_GAVE_UP
                 : i < 250 ? CLIENT_WAITING
@@ -384,7 +387,7 @@ START_TEST(cells_show_shares)
     uint32_t waiting = RGBOF(view_mode_colours[CLIENT_WAITING]);
     uint32_t refused = RGBOF(view_mode_colours[CLIENT_REFUSED]);
     for (int y = 0; y < 9; y++) {
-        ck_assert_uint_eq(AT(4, y), idle);
+        ck_assert_uint_eq(AT(4, y), y < 8 ? idle : failed);
         ck_assert_uint_eq(AT(14, y), y < 7 ? idle : failed);
         ck_assert_uint_eq(AT(24, y), y < 5 ? waiting : refused);
         ck_assert_uint_eq(AT(34, y),

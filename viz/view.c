@@ -1294,8 +1294,10 @@ static int mode_legend(cairo_t *cr, chart_rect area, double y, double f,
     int rows = 1;
     for (int m = 0; m < CLIENT_MODE_COUNT; m++) {
         char item[96];
-        snprintf(item, sizeof item, "%s %.0f %%", view_mode_names[m],
-                 items ? 100.0 * count[m] / items : 0.0);
+        double pct = items ? 100.0 * count[m] / items : 0.0;
+        /* 0.4 %, not 0 %, for 4 000 clients of a million. */
+        snprintf(item, sizeof item, "%s %.*f %%", view_mode_names[m],
+                 pct > 0 && pct < 9.95 ? 1 : 0, pct);
         double w = f * 0.8 + chart_text_width(cr, item) + f;
         if (x > area.x && x + w > area.x + area.w) {
             x = area.x;
