@@ -213,6 +213,7 @@ static void pick_row(cairo_t *cr, chart_rect r, double f, const char *text,
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_set_line_width(cr, 1.0);
     double s = f * 0.7, cx = r.x + s * 0.5, cy = r.y + r.h * 0.5;
+    cairo_new_path(cr); /* no line from where the text ended */
     if (square)
         cairo_rectangle(cr, cx - s * 0.5 + 0.5, cy - s * 0.5 + 0.5, s, s);
     else
@@ -263,11 +264,15 @@ static double picker_params(cairo_t *cr, const controls_picker *p, double x,
         chart_font(cr, f * 0.85, false);
         cairo_set_source_rgb(cr, 0.85, 0.85, 0.88);
         chart_text(cr, x, yy + row * 0.5 + f * 0.3, 0.0, c->name);
+        double name_w = chart_text_width(cr, c->name);
         chart_font(cr, f * 0.85, true);
         cairo_set_source_rgb(cr, 1, 1, 1);
         double bx = x + w - f * 3.6;
-        chart_text(cr, bx - f * 0.5, yy + row * 0.5 + f * 0.3, 1.0,
-                   c->value);
+        /* A long value (a set of status codes) is cut to its room. */
+        chart_line cut;
+        chart_wrap(cr, c->value, fmax(bx - f * 1.5 - x - name_w, f), &cut, 1);
+        chart_text_line(cr, bx - f * 0.5, yy + row * 0.5 + f * 0.3, 1.0,
+                        c->value, &cut);
         for (int k = 0; k < 2 && c->editable; k++) {
             chart_rect r = {bx + k * f * 1.7, yy + row * 0.08, f * 1.5,
                             row * 0.84};
