@@ -143,12 +143,12 @@ static inline double rng_unit_open0(uint64_t x)
     return ((double)(x >> 11) + 1.0) * 0x1.0p-53;
 }
 
-/* The counter of attempt `attempt`'s draw `slot` of request `req_index`:
- * 16 draws per attempt, 2^20 attempts per request. */
+/* The counter of attempt number `number`'s draw `slot` of request
+ * `req_index`: 16 draws per attempt, 2^20 attempts per request. */
 static inline uint64_t rng_attempt_counter(uint32_t req_index,
-                                           uint32_t attempt, uint32_t slot)
+                                           uint32_t number, uint32_t slot)
 {
-    return ((uint64_t)req_index << 24) | ((uint64_t)(attempt & 0xfffffu) << 4) |
+    return ((uint64_t)req_index << 24) | ((uint64_t)(number & 0xfffffu) << 4) |
            (slot & 15u);
 }
 

@@ -164,6 +164,7 @@ int cmd_policies(int argc, char **argv);
 int cmd_decide(int argc, char **argv);
 int cmd_gui(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_risk(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_lint(int argc, char **argv);

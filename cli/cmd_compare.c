@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -465,9 +466,11 @@ static int load_point(plan_state *s, uint32_t k, sb_err *e)
         const compare_axis *ax = &p->axes[a];
         pt->index[a] = rest % ax->n;
         rest /= ax->n;
-        pt->value[a] = compare_axis_value(ax, pt->index[a]);
         char v[64];
         axis_text(ax, s->decimals[a], pt->index[a], v, sizeof v);
+        /* The value as typed, the one the scenario reads: 0.85, not
+         * from + 7 x step = 0.85000000000000009. */
+        pt->value[a] = strtod(v, NULL);
         if (ax->policy_param) {
             setting *st = &pt->policy_sets[pt->n_policy_sets++];
             snprintf(st->key, sizeof st->key, "%s", ax->key + 7);
@@ -895,12 +898,14 @@ static int write_junit(const plan_state *s, const compare_result *r,
 
 /* ---- Ctrl-C -------------------------------------------------------------------- */
 
-static volatile sig_atomic_t stop_flag;
+/* A lock-free atomic store is safe in a signal handler (C11 7.14.1.1)
+ * and visible to the worker threads that poll it. */
+static atomic_int stop_flag;
 
 static void on_sigint(int sig)
 {
     (void)sig;
-    stop_flag = 1;
+    atomic_store(&stop_flag, 1);
 }
 
 /* ---- compare -------------------------------------------------------------------- */

@@ -275,8 +275,12 @@ static int run_with_progress(run_state *r, double t0)
     double last = t0, after = 1.0;
     /* The tests show it at once. */
     const char *env = getenv("STORMBENCH_PROGRESS_AFTER");
-    if (env && *env)
-        after = atof(env);
+    if (env && *env) {
+        char *end_p;
+        double v = strtod(env, &end_p);
+        if (*end_p == '\0' && v >= 0)
+            after = v;
+    }
     bool shown = false;
     int rc = 0;
     for (int64_t t = 0; t < end && rc == 0;) {
@@ -463,8 +467,10 @@ static int check_budget(const run_state *r, sb_err *e)
 int cmd_run(int argc, char **argv)
 {
     run_state *r = calloc(1, sizeof *r);
-    if (r == NULL)
+    if (r == NULL) {
+        fprintf(stderr, "stormbench run: out of memory\n");
         return EXIT_INPUT;
+    }
     int rc = parse_run(argc, argv, &r->o);
     if (rc != 0) {
         free(r);

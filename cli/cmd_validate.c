@@ -580,8 +580,10 @@ static int validate_one(const char *path, const validate_opts *vo)
     int n_plugins = vo->n_plugins;
     bool force = vo->force, no_plugins = vo->no_plugins;
     scenario *sc = calloc(1, sizeof *sc);
-    if (sc == NULL)
+    if (sc == NULL) {
+        fprintf(stderr, "stormbench validate: %s: out of memory\n", path);
         return EXIT_INPUT;
+    }
     sb_err e;
     policy_setup ps;
     memset(&ps, 0, sizeof ps);

@@ -26,6 +26,9 @@ static const char usage[] =
     "                      stability maps: a report with confidence\n"
     "                      intervals (PDF, HTML, Markdown, CSV, JSON)\n"
     "  merge DIR...        a comparison's report from runs done elsewhere\n"
+    "  risk SCENARIO       the probability that a run tips into a storm\n"
+    "                      within a horizon, with its interval, per day\n"
+    "                      and per year\n"
     "  import FILE         a gRPC, Envoy, Istio, resilience4j, AWS or\n"
     "                      topology file as the policy stack that behaves\n"
     "                      the same (--policy-from FILE runs it directly)\n"
@@ -71,6 +74,8 @@ int main(int argc, char **argv)
     int rc = cli_expand_policy_from(cmd, &sub_argc, &sub_argv);
     if (rc != 0)
         return rc;
+    if (strcmp(cmd, "risk") == 0)
+        return cmd_risk(sub_argc, sub_argv);
     if (strcmp(cmd, "import") == 0)
         return cmd_import(sub_argc, sub_argv);
     if (strcmp(cmd, "lint") == 0)

@@ -51,7 +51,7 @@
 #define DRIVER_MAX_ATTEMPTS 100000u
 
 /* A request's flags (driver_request.flags).  The engine keeps its
- * requests' flags in the same bits (sim/client.c checks), so that its view
+ * requests' flags in the same bits (sim/request.c checks), so that its view
  * of a request copies them in one byte, not three bools. */
 enum {
     DRIVER_KEYED = 1,          /* it carries an idempotency key */

@@ -186,19 +186,20 @@ static void judge(const sim_tier_summary *t, int k, double limit,
     r->has_value = true;
     r->value = amp ? t->amplification : t->utilization;
     r->ok = min ? r->value >= limit : r->value <= limit;
-    if (amp)
+    const char *verb =
+        r->ok ? (min ? "meets" : "within") : (min ? "below" : "over");
+    if (amp) {
+        int d = expect_digits(r->value, limit, 4, false);
         snprintf(r->explain, sizeof r->explain,
-                 "tier %.64s: %.4g attempts per request offered at the top "
-                 "%s limit %.4g",
-                 t->name, r->value,
-                 r->ok ? (min ? "meets" : "within") : (min ? "below" : "over"),
-                 limit);
-    else
+                 "tier %.64s: %.*g attempts per request offered at the top "
+                 "%s limit %.*g",
+                 t->name, d, r->value, verb, d, limit);
+    } else {
+        int d = expect_digits(100 * r->value, 100 * limit, 2, true);
         snprintf(r->explain, sizeof r->explain,
-                 "tier %.64s: utilization %.2f%% %s limit %.2f%%", t->name,
-                 100 * r->value,
-                 r->ok ? (min ? "meets" : "within") : (min ? "below" : "over"),
-                 100 * limit);
+                 "tier %.64s: utilization %.*f%% %s limit %.*f%%", t->name,
+                 d, 100 * r->value, verb, d, 100 * limit);
+    }
 }
 
 int chain_expect_eval(const sim *s, expect_result *out,

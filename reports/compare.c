@@ -322,11 +322,18 @@ static int load_runs(compare_result *res, const char *const *dirs,
 
 /* ---- Statistics ------------------------------------------------------------- */
 
-static void stat_of(const double *v, uint32_t n, compare_stat *st)
+/* The figure over the seeds, its interval cut to the unit's domain
+ * (compare.h above compare_stat says why). */
+static void stat_of(const double *v, uint32_t n, const char *unit,
+                    compare_stat *st)
 {
     stats_mean_ci(v, n, 0.95, &st->ci);
     st->median = stats_quantile(v, n, 0.5);
     st->missing = n - (uint32_t)st->ci.n;
+    if (isfinite(st->ci.lo))
+        st->ci.lo = fmax(st->ci.lo, 0.0);
+    if (isfinite(st->ci.hi) && strcmp(unit, "%") == 0)
+        st->ci.hi = fmin(st->ci.hi, 100.0);
 }
 
 static const compare_run *run_of(const compare_result *res, uint32_t pt,
@@ -346,14 +353,15 @@ static void compute_stats(compare_result *res, double *v)
             for (int m = 0; m < CM_COUNT; m++) {
                 for (uint32_t sd = 0; sd < p->n_seeds; sd++)
                     v[sd] = compare_metric_of(run_of(res, pt, pol, sd), m);
-                stat_of(v, p->n_seeds, &res->stat[at * CM_COUNT + m]);
+                stat_of(v, p->n_seeds, compare_metrics[m].unit,
+                        &res->stat[at * CM_COUNT + m]);
             }
             for (int k = 0; k < PHASE_COUNT; k++)
                 for (int f = 0; f < CP_COUNT; f++) {
                     for (uint32_t sd = 0; sd < p->n_seeds; sd++)
                         v[sd] = compare_phase_value(run_of(res, pt, pol, sd),
                                                     k, f);
-                    stat_of(v, p->n_seeds,
+                    stat_of(v, p->n_seeds, compare_phase_figures[f].unit,
                             &res->phase_stat[(at * PHASE_COUNT + k) *
                                                  CP_COUNT + f]);
                 }

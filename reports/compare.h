@@ -32,6 +32,7 @@
 #define SB_COMPARE_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -188,8 +189,10 @@ typedef struct compare_opts {
      * NULL: quiet. */
     FILE *progress;
     /* Set (by a SIGINT handler) to stop: runs in flight finish and are
-     * saved, no new ones start. */
-    volatile sig_atomic_t *stop;
+     * saved, no new ones start.  Atomic, not volatile sig_atomic_t: the
+     * worker threads read it, and volatile orders nothing between
+     * threads (ThreadSanitizer saw the race). */
+    atomic_int *stop;
     /* What a command that reruns one run alone starts with: `stormbench
      * run`, the scenario as given, the comparison's --set options and
      * --policy-plugin files.  Each run adds its policy, parameters, sweep
@@ -269,41 +272,92 @@ double compare_metric_of(const compare_run *r, compare_metric m);
 int compare_metric_failed(const compare_plan *p, const compare_run *r,
                           compare_metric m);
 
+/* A figure over the seeds.  Its interval respects the figure's domain:
+ * Student's t interval of the mean, cut at 0 (every figure here is a
+ * count, a time, a rate or a ratio) and at 100 for a share in %.  The
+ * true mean lies in the domain, so cutting the interval there leaves its
+ * coverage exactly as it was -- what a transform (log, logit) would not
+ * (it moves the interval to another mean, and breaks on the zeros a
+ * comparison is full of: 0 duplicates, 0 % wasted), nor a bootstrap
+ * (which covers too little with 5 seeds).  ci.half_width stays t's, so
+ * the cut interval is lo and hi, not mean -+ half_width.  Shares of
+ * seeds (how many tipped) are Wilson intervals: compare_tipping. */
 typedef struct compare_stat {
-    stats_ci ci;          /* 95 % */
+    stats_ci ci;          /* 95 %; lo and hi cut to the domain */
     double median;
     uint32_t missing;     /* runs without a value (recovery: not
                              recovered, or not judged) */
 } compare_stat;
 
-/* Which policy did best on a metric at a point, and whether it is
- * significant.  The rules:
- *   - best: the best mean over the seeds (higher or lower, as the metric
- *     says).  For recovery and completion time, first the fewest runs
- *     that failed (did not recover, did not complete) of those where the
- *     metric applies, then the best mean over the runs that have a value.
- *     Equal means go to the policy listed first.
- *   - Against every other policy, a paired test across the seeds: the
- *     paired t test over the seeds where both have a value; for recovery
- *     and completion, when the two failed in different numbers of runs,
- *     the exact sign test (McNemar's) over the seeds where exactly one of
- *     them failed.
- *   - The p values are Holm-adjusted over those n - 1 comparisons; the
- *     verdict is significant when every adjusted p is below 0.05.  p is
- *     the largest, and the text names that closest competitor.  A
- *     comparison that cannot be tested (fewer than 2 seeds with values
- *     under both) makes the verdict not significant.
+/* Which policies did best on a metric at a point, which differences are
+ * more than noise, and the sentence that says so.  The rules:
+ *   - The ranking: the better mean over the seeds (higher or lower, as
+ *     the metric says), a policy with no value last.  For recovery and
+ *     completion time, first the fewest runs that failed (did not
+ *     recover, did not complete) of those where the metric applies, then
+ *     the better mean over the runs that have a value.  Equal places go
+ *     to the policy listed first.
+ *   - Every pair of policies is tested, paired across the seeds:
+ *       recovery and completion, when the two failed in different
+ *         numbers of runs: the exact McNemar test (the sign test over the
+ *         seeds where exactly one of them failed) -- the counts decide
+ *         the ranking, so they are what is tested; else the paired t
+ *         test over the seeds where both have a value (the times of the
+ *         runs that recovered);
+ *       counts (duplicate writes, quarantined, critical alerts,
+ *         duplicate items) when sparse -- both policies' means under
+ *         COMPARE_SPARSE_COUNT per seed, such as duplicates that are 0
+ *         or 1 -- the exact sign test over the seeds where they differ:
+ *         a t test's p rests on a normal mean, which a handful of 0s and
+ *         1s is not;
+ *       everything else: the paired t test over the seeds where both
+ *         have a value.
+ *     A pair identical on every seed is not tested: p = 1.
+ *   - The p values are Holm-adjusted over all n (n - 1) / 2 pairs, and a
+ *     pair differs significantly when its adjusted p is below 0.05 (a
+ *     pair that cannot be tested -- fewer than 2 seeds with values under
+ *     both -- does not).
+ *   - The leaders: the best-ranked policy and every policy that does not
+ *     differ significantly from it (tied for best).  `significant`: the
+ *     best leads alone, significantly better than every other.
+ *   - Significance groups (a compact letter display, Piepho's insert and
+ *     absorb): two policies share a letter unless they differ
+ *     significantly; "a" is the group of the best.
  *   - best is -1 when no policy has a value, or when every policy has the
- *     same value on every seed (a tie: nothing to choose). */
+ *     same value on every seed (nothing to choose). */
+#define COMPARE_SPARSE_COUNT 5.0
+
+typedef enum compare_test {
+    CT_NONE = 0,        /* identical on every seed, or not testable */
+    CT_PAIRED_T = 1,    /* the paired t test */
+    CT_SIGN = 2,        /* the exact sign test (sparse counts) */
+    CT_MCNEMAR = 4      /* the exact McNemar test on failures */
+} compare_test;
+
 typedef struct compare_verdict {
     int best;             /* policy index; -1: no values, or a tie */
-    bool significant;
-    double p;             /* the largest adjusted p against the others;
-                             NaN when nothing was tested */
-    char text[768];       /* "exponential+token_bucket: lowest p99 latency
-                             (412 ms vs 2310 ms for immediate), significant
-                             (paired t, p < 0.001)" */
+    bool significant;     /* best leads alone */
+    double p;             /* the adjusted p `significant` turns on: with
+                             best alone, the largest against the others;
+                             with other leaders, the smallest against them
+                             (the nearest any came to separating); NaN
+                             when nothing was tested */
+    int runner_up;        /* second in the ranking; -1 */
+    int n_leaders;        /* tied for best, best included; 0 with best -1 */
+    uint32_t leaders;     /* bit i: policy i is a leader */
+    int order[COMPARE_MAX_POLICIES]; /* the ranking, best first */
+    unsigned tests;       /* compare_test bits of the pairs the text cites */
+    /* Significance groups per policy ("a", "ab", "b"); "" when every
+     * policy shares one group (no pair differs) or there is no ranking. */
+    char letters[COMPARE_MAX_POLICIES][8];
+    char text[1024];      /* "exponential+token_bucket: lowest p99 latency
+                             (412 ms vs 2310 ms for immediate, the next
+                             best), significant (paired t, p < 0.001)" */
 } compare_verdict;
+
+/* "paired t", "exact sign test", "paired t and exact McNemar test": the
+ * tests of a compare_test bit set, as the verdicts name them. */
+void compare_tests_text(unsigned tests, char *buf, size_t len);
 
 typedef struct compare_result {
     const compare_plan *plan;
@@ -424,6 +478,18 @@ typedef struct compare_numbers {
     char mean[32], lo[32], hi[32];
 } compare_numbers;
 void compare_stat_numbers(const compare_stat *s, compare_numbers *out);
+
+/* A results table's cell, as summary.md and the report print it: "99.2
+ * [98.9, 99.5]" (mean [95 % interval]); "3.00" (one seed: no interval);
+ * "-" (no value).  Recovery adds the seeds its mean is over when some
+ * did not recover ("22.0 [20.1, 23.9] over 3 seeds"); completion the runs
+ * that did not complete ("-; did not complete in 4 of 4"); any other
+ * figure the seeds without a value ("; no value in 2 of 5"). */
+void compare_cell_text(const compare_result *r, uint32_t pt, int pol,
+                       compare_metric m, char *buf, size_t len);
+/* "2 of 5, 40 % [12, 77]": k of n and the share with its Wilson 95 %
+ * interval, in %; "-" when nothing was judged. */
+void compare_tipping_text(const compare_tipping *t, char *buf, size_t len);
 
 /* "99.2 %", "1.23x", "412 ms", "250/s", "3.20": a printed number and a
  * unit of compare_metrics or compare_phase_figures. */

@@ -3,6 +3,7 @@
  * compare_charts.h).
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,19 +28,77 @@ int compare_bands_load(compare_bands *b, const compare_result *r,
     return 0;
 }
 
+/* Values that span two decades or more, all of them above 0 (where a
+ * log axis can show them): a latency's p99 from 80 ms to 3 s.  On a
+ * linear axis everything below a tenth of the top is a flat line. */
+static bool spans_decades(const report_series *s, int n)
+{
+    double lo = INFINITY, hi = 0;
+    for (int k = 0; k < n; k++)
+        for (size_t i = 0; i < s[k].n; i++) {
+            double v = s[k].y[i];
+            if (!isfinite(v))
+                continue;
+            if (v <= 0)
+                return false;
+            lo = fmin(lo, v);
+            hi = fmax(hi, v);
+        }
+    return hi >= 100 * lo;
+}
+
+/* Nothing to draw: every point of every series 0 or without a value. */
+static bool all_zero(const report_series *s, int n)
+{
+    for (int k = 0; k < n; k++)
+        for (size_t i = 0; i < s[k].n; i++)
+            if (isfinite(s[k].y[i]) ? s[k].y[i] != 0 : isinf(s[k].y[i]))
+                return false;
+    return true;
+}
+
+/* The note under a section for the charts it left out: "Not drawn: a
+ * (why); b (why)." */
+typedef struct skipped {
+    char text[600];
+    size_t used;
+} skipped;
+
+static void skip(skipped *k, const char *what, const char *why)
+{
+    if (k->used < sizeof k->text)
+        k->used += (size_t)snprintf(k->text + k->used,
+                                    sizeof k->text - k->used, "%s%s (%s)",
+                                    k->used ? "; " : "Not drawn: ", what,
+                                    why);
+}
+
+static void skip_note(report *d, const skipped *k)
+{
+    if (k->used == 0)
+        return;
+    char text[sizeof k->text + 2];
+    snprintf(text, sizeof text, "%s.", k->text);
+    report_text(d, text);
+}
+
 void compare_charts_time(report *d, const compare_result *r,
                          const compare_bands *b)
 {
     const compare_plan *p = r->plan;
     static const struct {
         compare_col col;
-        const char *title, *y;
+        const char *title, *y, *what;
     } charts[] = {
-        {CC_ATTEMPTS, "Load on the server: attempts sent", "attempts/s"},
-        {CC_GOODPUT, "Goodput: requests that succeeded", "successes/s"},
-        {CC_QUEUE, "Server queue", "queued attempts (mean)"},
-        {CC_P99_MS, "Latency of successful requests, p99", "p99 (ms)"},
-        {CC_DUPLICATES, "Duplicate writes, cumulative", "duplicates"},
+        {CC_ATTEMPTS, "Load on the server: attempts sent", "attempts/s",
+         "attempts"},
+        {CC_GOODPUT, "Goodput: requests that succeeded", "successes/s",
+         "goodput"},
+        {CC_QUEUE, "Server queue", "mean queue (attempts)", "server queue"},
+        {CC_P99_MS, "Latency of successful requests, p99", "p99 (ms)",
+         "p99 latency"},
+        {CC_DUPLICATES, "Duplicate writes, cumulative", "duplicates",
+         "duplicate writes"},
     };
     enum { N_CHARTS = sizeof charts / sizeof *charts };
     int np = p->n_policies;
@@ -59,12 +118,17 @@ void compare_charts_time(report *d, const compare_result *r,
                                  (double)(c->faults[f].start_ns +
                                           c->faults[f].duration_ns) / 1e9,
                                  c->faults[f].name};
-    report_heading(d, 1, "Over time");
-    char intro[300];
+    report_heading(d, 1, "Charts");
+    report_heading(d, 2, "Over time");
+    char intro[400];
     snprintf(intro, sizeof intro, "Each line is the median over the %u "
-             "seeds of a policy, the band around it the 10th to 90th "
-             "percentile; faults are shaded.", p->n_seeds);
+             "seeds of a policy%s; faults are shaded. A policy keeps its "
+             "colour in every chart.", p->n_seeds,
+             p->n_seeds > 2 ? ", the band around it the 10th to 90th "
+                              "percentile"
+                            : "");
     report_text(d, intro);
+    skipped sk = {"", 0};
     for (int ch = 0; ch < N_CHARTS; ch++) {
         report_series s[COMPARE_MAX_POLICIES];
         for (int i = 0; i < np; i++) {
@@ -79,24 +143,74 @@ void compare_charts_time(report *d, const compare_result *r,
             bool band = p->n_seeds > 2;
             s[i] = (report_series){p->policies[i].label, x, y,
                                    band ? yl : NULL, band ? yh : NULL,
-                                   rows, i % 8, 0, false};
+                                   rows, compare_charts_colour(i), i / 8,
+                                   false};
         }
-        report_lines lc = {charts[ch].title, "time (s)", charts[ch].y, s, np,
-                           spans, (int)c->n_faults, false, NAN, NAN};
+        if (all_zero(s, np)) {
+            skip(&sk, charts[ch].what, "zero throughout, for every policy");
+            continue;
+        }
+        bool log = spans_decades(s, np);
+        char y_label[64];
+        snprintf(y_label, sizeof y_label, "%s%s", charts[ch].y,
+                 log ? ", log scale" : "");
+        report_lines lc = {charts[ch].title, "time (s)", y_label, s, np,
+                           spans, (int)c->n_faults, false, NAN, NAN, log, 0,
+                           NULL};
         report_lines_add(d, &lc);
     }
+    skip_note(d, &sk);
     free(buf);
 }
 
 /* ---- Bars and distributions ----------------------------------------------------- */
 
+/* Palette order for policies: the colours that stand out most on white
+ * first (contrast 5.2, 3.9, 3.4, 3.1, 21 and 4.5 to 1: blue, vermillion,
+ * bluish green, reddish purple, black, grey), orange and sky blue (2.3)
+ * only for a seventh and eighth policy; past eight, colours repeat and
+ * the line is dashed. */
+int compare_charts_colour(int policy)
+{
+    static const int order[8] = {4, 5, 2, 6, 7, 3, 0, 1};
+    return order[(policy % 8 + 8) % 8];
+}
+
+/* For recovery and completion: the note of a bar whose runs did not all
+ * get there, and its value -- +infinity (the report's "never", a hatched
+ * bar to the top) when none did, else the mean of those that did, said
+ * so with their count.  NULL when every run got there. */
+static const char *failure_note(const compare_result *r, uint32_t pt, int i,
+                                compare_metric m, char *buf, size_t len,
+                                double *value)
+{
+    uint32_t failed = 0, applies = 0;
+    if (m != CM_RECOVERY_S && m != CM_COMPLETION_S)
+        return NULL;
+    compare_failures(r, pt, i, m, &failed, &applies);
+    if (failed == 0)
+        return NULL;
+    const char *what = m == CM_RECOVERY_S ? "recovered" : "completed";
+    compare_tipping t;
+    compare_tipping_counts(failed, applies, &t);
+    if (failed == applies) {
+        *value = INFINITY;
+        snprintf(buf, len, "never %s (%u of %u seeds; 95 %% CI of the "
+                 "share %.0f-100 %%)", what, failed, applies, t.lo * 100);
+    } else {
+        snprintf(buf, len, "mean of the %u that %s; %u of %u never did "
+                 "(95 %% CI %.0f-%.0f %%)", applies - failed, what, failed,
+                 applies, t.lo * 100, t.hi * 100);
+    }
+    return buf;
+}
+
 void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
 {
     const compare_plan *p = r->plan;
     int np = p->n_policies;
-    report_heading(d, 1, "Each metric, with its 95 % interval");
-    char skipped[512] = "";
-    size_t used = 0;
+    report_heading(d, 2, "Each metric, with its 95 % interval");
+    skipped sk = {"", 0};
     for (int m = 0; m < CM_COUNT; m++) {
         if (!compare_metric_shown(p, (compare_metric)m))
             continue;
@@ -112,22 +226,18 @@ void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
             compare_failures(r, pt, i, (compare_metric)m, &failed,
                              &applies);
             valued += isfinite(st->ci.mean);
-            missing += failed > 0; /* did not recover: something to draw */
+            missing += failed > 0; /* never got there: something to draw */
             flat = flat && st->ci.mean == s0->ci.mean &&
                    !(st->ci.half_width > 0);
         }
-        if ((valued == 0 && (m != CM_RECOVERY_S || missing == 0)) ||
-            (valued == np && flat)) {
-            if (used < sizeof skipped)
-                used += (size_t)snprintf(
-                    skipped + used, sizeof skipped - used, "%s%s (%s)",
-                    used ? "; " : "", compare_metrics[m].name,
-                    valued ? "the same value for every policy and seed"
-                           : "no run has a value");
+        if ((valued == 0 && missing == 0) || (valued == np && flat)) {
+            skip(&sk, compare_metrics[m].name,
+                 valued ? "the same value for every policy and seed"
+                        : "no run has a value");
             continue;
         }
         const char *labels[COMPARE_MAX_POLICIES], *notes[COMPARE_MAX_POLICIES];
-        char note[COMPARE_MAX_POLICIES][64];
+        char note[COMPARE_MAX_POLICIES][128];
         double v[COMPARE_MAX_POLICIES], lo[COMPARE_MAX_POLICIES],
             hi[COMPARE_MAX_POLICIES];
         int colour[COMPARE_MAX_POLICIES];
@@ -138,16 +248,9 @@ void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
             v[i] = st->ci.mean;
             lo[i] = isfinite(st->ci.lo) ? st->ci.lo : st->ci.mean;
             hi[i] = isfinite(st->ci.hi) ? st->ci.hi : st->ci.mean;
-            colour[i] = i % 8;
-            notes[i] = NULL;
-            uint32_t failed = 0, applies = 0;
-            if (m == CM_RECOVERY_S)
-                compare_failures(r, pt, i, CM_RECOVERY_S, &failed, &applies);
-            if (failed) {
-                snprintf(note[i], sizeof note[i], "%u of %u did not recover",
-                         failed, applies);
-                notes[i] = note[i];
-            }
+            colour[i] = compare_charts_colour(i);
+            notes[i] = failure_note(r, pt, i, (compare_metric)m, note[i],
+                                    sizeof note[i], &v[i]);
         }
         char title[96], y[64];
         snprintf(title, sizeof title, "%s", compare_metrics[m].name);
@@ -156,13 +259,33 @@ void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
                  *compare_metrics[m].unit ? " (" : "",
                  compare_metrics[m].unit,
                  *compare_metrics[m].unit ? ")" : "");
-        report_bars b = {title, y, np, labels, v, lo, hi, colour, notes};
+        report_bars b = {title, y, np, labels, v, lo, hi, colour, notes,
+                         strcmp(compare_metrics[m].unit, "%") == 0 ? 100 : 0};
         report_bars_add(d, &b);
     }
-    if (skipped[0]) {
-        char text[600];
-        snprintf(text, sizeof text, "Not drawn: %s.", skipped);
-        report_text(d, text);
+    skip_note(d, &sk);
+}
+
+/* The curve of a policy: for each quantile level q of its successes'
+ * latency, the median over the seeds of that latency (x), at the share
+ * of every request that ended q x the median success ratio (y, in %).  A
+ * failed request has no latency -- it was never answered, a censored
+ * observation -- so the curve levels off at the success ratio; of
+ * successes alone the curves of very different policies coincide. */
+static void latency_curve(const compare_result *r, uint32_t pt, int i,
+                          double *col, double *x, double *y)
+{
+    const compare_plan *p = r->plan;
+    int np = p->n_policies;
+    size_t first = ((size_t)pt * (size_t)np + (size_t)i) * p->n_seeds;
+    for (uint32_t k = 0; k < p->n_seeds; k++)
+        col[k] = compare_metric_of(&r->runs[first + k], CM_SUCCESS_RATIO);
+    double ok = stats_quantile(col, p->n_seeds, 0.5) / 100.0;
+    for (int q = 0; q < COMPARE_CDF_POINTS; q++) {
+        for (uint32_t k = 0; k < p->n_seeds; k++)
+            col[k] = r->runs[first + k].latency_ms[q];
+        x[q] = stats_quantile(col, p->n_seeds, 0.5);
+        y[q] = compare_cdf_q[q] * ok * 100.0;
     }
 }
 
@@ -171,39 +294,60 @@ void compare_charts_latency(report *d, const compare_result *r, uint32_t pt)
     const compare_plan *p = r->plan;
     int np = p->n_policies;
     double x[COMPARE_MAX_POLICIES][COMPARE_CDF_POINTS];
-    double y[COMPARE_CDF_POINTS];
+    double y[COMPARE_MAX_POLICIES][COMPARE_CDF_POINTS];
     double *col = malloc(p->n_seeds * sizeof *col);
     if (col == NULL)
         return;
     report_series s[COMPARE_MAX_POLICIES];
-    for (int q = 0; q < COMPARE_CDF_POINTS; q++)
-        y[q] = compare_cdf_q[q];
     for (int i = 0; i < np; i++) {
-        for (int q = 0; q < COMPARE_CDF_POINTS; q++) {
-            for (uint32_t k = 0; k < p->n_seeds; k++) {
-                size_t run = ((size_t)pt * (size_t)np + (size_t)i) *
-                                 p->n_seeds + k;
-                col[k] = r->runs[run].latency_ms[q];
-            }
-            x[i][q] = stats_quantile(col, p->n_seeds, 0.5);
-        }
-        s[i] = (report_series){p->policies[i].label, x[i], y, NULL, NULL,
-                               COMPARE_CDF_POINTS, i % 8, 0, false};
+        latency_curve(r, pt, i, col, x[i], y[i]);
+        s[i] = (report_series){p->policies[i].label, x[i], y[i], NULL, NULL,
+                               COMPARE_CDF_POINTS, compare_charts_colour(i),
+                               i / 8, false};
     }
     free(col);
-    report_heading(d, 2, "Latency of successful requests");
-    report_text(d, "The share of successful requests answered within each "
-                   "latency, end to end (retries included): for each "
-                   "quantile, the median over the seeds.");
+    report_heading(d, 2, "Latency of every request");
+    char text[600];
+    snprintf(text, sizeof text, "Of every request that ended, the share "
+             "answered successfully within each latency, end to end "
+             "(retries and their delays included): the median over the %u "
+             "seeds. A failed request was never answered, so a curve levels "
+             "off at its policy's success ratio; the gap above it is the "
+             "requests that failed.", p->n_seeds);
+    report_text(d, text);
     /* The curve is x = latency at quantile y: a report_lines with a log x
      * axis. */
-    report_lines lc = {"Latency distribution (successes)", "latency (ms)",
-                       "share answered within", s, np, NULL, 0, true, 0,
-                       1};
+    report_lines lc = {"Latency distribution: successes, failures never "
+                       "answered",
+                       "latency (ms)", "requests answered within (%)",
+                       s, np, NULL, 0, true, 0, 100, false, 0, NULL};
     report_lines_add(d, &lc);
 }
 
 /* ---- Sweeps ---------------------------------------------------------------------- */
+
+/* A sweep point's value of a metric for its chart: the mean, with its
+ * interval cut to the metric's domain (not below 0, a share not above
+ * 100); for recovery and completion, +infinity (the chart's "never"
+ * mark) where no seed got there. */
+static void sweep_value(const compare_result *r, uint32_t k, int i,
+                        compare_metric m, double *y, double *lo, double *hi)
+{
+    const compare_stat *st = compare_stat_at(r, k, i, m);
+    *y = st->ci.mean;
+    *lo = isfinite(st->ci.lo) ? fmax(st->ci.lo, 0.0) : st->ci.mean;
+    *hi = isfinite(st->ci.hi) ? st->ci.hi : st->ci.mean;
+    if (strcmp(compare_metrics[m].unit, "%") == 0)
+        *hi = fmin(*hi, 100.0);
+    if (m == CM_RECOVERY_S || m == CM_COMPLETION_S) {
+        uint32_t failed = 0, applies = 0;
+        compare_failures(r, k, i, m, &failed, &applies);
+        if (failed > 0 && failed == applies) {
+            *y = INFINITY;
+            *lo = *hi = NAN;
+        }
+    }
+}
 
 void compare_charts_sweep(report *d, const compare_result *r)
 {
@@ -225,7 +369,12 @@ void compare_charts_sweep(report *d, const compare_result *r)
     snprintf(head, sizeof head, "Against %s", xl);
     report_heading(d, 1, head);
     report_text(d, "Each line is a policy's mean over the seeds at each "
-                   "value; the band is its 95 % confidence interval.");
+                   "value; the band is its 95 % confidence interval, cut "
+                   "to what the quantity can be (not below 0, a share not "
+                   "above 100 %). Recovery and completion are the means of "
+                   "the seeds that got there; a triangle on the top edge "
+                   "marks a value where no seed did.");
+    skipped sk = {"", 0};
     for (int m = 0; m < CM_COUNT; m++) {
         if (!compare_metric_shown(p, (compare_metric)m))
             continue;
@@ -233,42 +382,38 @@ void compare_charts_sweep(report *d, const compare_result *r)
         for (int i = 0; i < np; i++) {
             double *y = buf + n * (1 + 3 * (size_t)i), *lo = y + n,
                    *hi = lo + n;
-            for (uint32_t k = 0; k < n; k++) {
-                const compare_stat *st = compare_stat_at(r, k, i,
-                                                         (compare_metric)m);
-                y[k] = st->ci.mean;
-                lo[k] = isfinite(st->ci.lo) ? st->ci.lo : st->ci.mean;
-                hi[k] = isfinite(st->ci.hi) ? st->ci.hi : st->ci.mean;
-            }
+            for (uint32_t k = 0; k < n; k++)
+                sweep_value(r, k, i, (compare_metric)m, &y[k], &lo[k],
+                            &hi[k]);
             s[i] = (report_series){p->policies[i].label, x, y, lo, hi, n,
-                                   i % 8, 0, true};
+                                   compare_charts_colour(i), i / 8, true};
         }
-        char title[96], y[64];
+        bool none = true;
+        for (int i = 0; i < np && none; i++)
+            for (uint32_t k = 0; k < n && none; k++)
+                none = isnan(s[i].y[k]);
+        if (none) {
+            skip(&sk, compare_metrics[m].name, "no run has a value");
+            continue;
+        }
+        bool log = spans_decades(s, np);
+        char title[96], y[80];
         snprintf(title, sizeof title, "%s", compare_metrics[m].name);
         title[0] = (char)(title[0] - 'a' + 'A');
-        snprintf(y, sizeof y, "%s%s%s%s", compare_metrics[m].name,
+        snprintf(y, sizeof y, "%s%s%s%s%s", compare_metrics[m].name,
                  *compare_metrics[m].unit ? " (" : "",
                  compare_metrics[m].unit,
-                 *compare_metrics[m].unit ? ")" : "");
-        report_lines lc = {title, xl, y, s, np, NULL, 0, false, NAN, NAN};
+                 *compare_metrics[m].unit ? ")" : "",
+                 log ? ", log scale" : "");
+        bool share = strcmp(compare_metrics[m].unit, "%") == 0;
+        report_lines lc = {title, xl, y, s, np, NULL, 0, false, NAN, NAN,
+                           log, share ? 100 : 0,
+                           m == CM_RECOVERY_S ? "no seed recovered"
+                                              : "no seed completed"};
         report_lines_add(d, &lc);
     }
+    skip_note(d, &sk);
     free(buf);
-}
-
-/* A cell of a stability map is marked when most of its seeds never
- * recovered (metastable: the faults ended and goodput did not come back
- * within the run). */
-static bool cell_metastable(const compare_result *r, uint32_t pt, int policy)
-{
-    const compare_plan *p = r->plan;
-    uint32_t stuck = 0;
-    for (uint32_t k = 0; k < p->n_seeds; k++) {
-        size_t run = ((size_t)pt * (size_t)p->n_policies + (size_t)policy) *
-                         p->n_seeds + k;
-        stuck += r->runs[run].sum.metastable;
-    }
-    return 2 * stuck > p->n_seeds;
 }
 
 static void axis_label(const compare_axis *ax, char *buf, size_t len)
@@ -279,54 +424,104 @@ static void axis_label(const compare_axis *ax, char *buf, size_t len)
              *ax->unit ? " (" : "", ax->unit, *ax->unit ? ")" : "");
 }
 
-/* The map's marked cells in words, row by row (the map drawn from the same
- * marks): "policy.max_attempts 3: did not recover from offered load 0.70
- * up" when the marked cells of a row are those from one value up, else
- * the values listed; "recovered everywhere" when none is. */
+/* Appends to text (of len, used so far in *used) and keeps *used at most
+ * len. */
+static void say(char *text, size_t len, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void say(char *text, size_t len, size_t *used, const char *fmt, ...)
+{
+    if (*used >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(text + *used, len - *used, fmt, ap);
+    va_end(ap);
+    *used = n < 0 ? len : fmin(len, *used + (size_t)n);
+}
+
+/* The values of the marked cells of a row ("at offered load 0.7,
+ * 0.75"), or "from offered load 0.7 up" when they are the row's last
+ * ones. */
+static void row_cells(char *text, size_t len, size_t *used,
+                      const report_map *m, const bool *mark,
+                      const char *xname, const char *unit)
+{
+    int first = -1, count = 0;
+    for (int i = 0; i < m->nx; i++)
+        if (mark[i]) {
+            count++;
+            first = first < 0 ? i : first;
+        }
+    if (count > 1 && count == m->nx - first) {
+        say(text, len, used, "from %s %g%s up", xname, m->x[first], unit);
+        return;
+    }
+    bool first_one = true;
+    for (int i = 0; i < m->nx; i++)
+        if (mark[i]) {
+            say(text, len, used, "%s%s%s%g%s", first_one ? "at " : ", ",
+                first_one ? xname : "", first_one ? " " : "", m->x[i], unit);
+            first_one = false;
+        }
+}
+
+/* Row j of the map in words: where most seeds tip (the boundary's
+ * side), and which of the cells are bistable, unless every cell of the
+ * map is (then one sentence after the rows says so). */
+static void row_in_words(char *text, size_t len, size_t *used,
+                         const report_map *m, int j, const char *xname,
+                         const char *unit, bool all_bistable)
+{
+    bool tips[512], bi[512], any_tip = false, any_bi = false, any_k = false;
+    int nx = m->nx < 512 ? m->nx : 512;
+    for (int i = 0; i < nx; i++) {
+        size_t c = (size_t)j * (size_t)m->nx + (size_t)i;
+        tips[i] = 2 * m->tipped[c] > m->judged[c];
+        bi[i] = report_map_cell(m, i, j) == REPORT_CELL_BISTABLE;
+        any_tip |= tips[i];
+        any_bi |= bi[i];
+        any_k |= m->tipped[c] > 0;
+    }
+    if (any_tip) {
+        say(text, len, used, "most seeds tip ");
+        row_cells(text, len, used, m, tips, xname, unit);
+    } else {
+        say(text, len, used, any_k ? "fewer than half the seeds tip "
+                                     "anywhere"
+                                   : "no seed tipped");
+    }
+    if (any_bi && !all_bistable) {
+        say(text, len, used, " (bistable ");
+        row_cells(text, len, used, m, bi, xname, unit);
+        say(text, len, used, ")");
+    }
+}
+
+/* The map in words, row by row, from the same counts the map draws. */
 static void map_in_words(report *d, const compare_axis *ax,
-                         const compare_axis *ay, const double *x,
-                         const double *y, const uint8_t *marked)
+                         const compare_axis *ay, const report_map *m,
+                         uint32_t seeds)
 {
     char text[4096];
-    size_t used = (size_t)snprintf(text, sizeof text, "Where it did not "
-                                   "recover, by %s: ", ay->key);
-    uint32_t nx = ax->n;
+    size_t used = 0;
     const char *xname = strcmp(ax->key, "load") == 0 ? "offered load"
                                                       : ax->key;
-    char xname_sp[128];
-    snprintf(xname_sp, sizeof xname_sp, "%s ", xname);
-    for (uint32_t j = 0; j < ay->n && used < sizeof text; j++) {
-        const uint8_t *row = marked + (size_t)j * nx;
-        uint32_t first = nx, count = 0;
-        for (uint32_t i = 0; i < nx; i++)
-            if (row[i]) {
-                count++;
-                if (first == nx)
-                    first = i;
-            }
-        used += (size_t)snprintf(text + used, sizeof text - used,
-                                 "%s%s %g%s: ", j ? "; " : "", ay->key,
-                                 y[j], ay->unit);
-        if (used >= sizeof text)
-            break;
-        if (count == 0)
-            used += (size_t)snprintf(text + used, sizeof text - used,
-                                     "recovered everywhere");
-        else if (count == nx - first)
-            used += (size_t)snprintf(text + used, sizeof text - used,
-                                     "from %s %g%s up", xname, x[first],
-                                     ax->unit);
-        else
-            for (uint32_t i = 0, k = 0; i < nx && used < sizeof text; i++)
-                if (row[i]) {
-                    used += (size_t)snprintf(text + used, sizeof text - used,
-                                             "%s%s%g%s", k ? ", " : "at ",
-                                             k ? "" : xname_sp, x[i], ax->unit);
-                    k++;
-                }
+    bool all_bi = true;
+    for (int j = 0; j < m->ny; j++)
+        for (int i = 0; i < m->nx; i++)
+            all_bi &= report_map_cell(m, i, j) == REPORT_CELL_BISTABLE;
+    say(text, sizeof text, &used, "Where it tips, by %s: ", ay->key);
+    for (int j = 0; j < m->ny; j++) {
+        say(text, sizeof text, &used, "%s%g%s: ", j ? "; " : "", m->y[j],
+            ay->unit);
+        row_in_words(text, sizeof text, &used, m, j, xname, ax->unit,
+                     all_bi);
     }
-    if (used < sizeof text)
-        snprintf(text + used, sizeof text - used, ".");
+    say(text, sizeof text, &used, ".");
+    if (all_bi)
+        say(text, sizeof text, &used, " With %u seeds a cell, every cell "
+            "is bistable: no share's 95 %% interval excludes one half, so "
+            "run more seeds before calling any cell stable.", seeds);
     report_text(d, text);
 }
 
@@ -336,54 +531,45 @@ void compare_charts_maps(report *d, const compare_result *r)
     const compare_axis *ax = &p->axes[0], *ay = &p->axes[1];
     size_t cells = (size_t)ax->n * ay->n;
     double *x = calloc(ax->n + ay->n + cells, sizeof *x);
-    uint8_t *marked = calloc(cells, 1);
-    if (x == NULL || marked == NULL) {
+    uint32_t *counts = calloc(2 * cells, sizeof *counts);
+    if (x == NULL || counts == NULL) {
         free(x);
-        free(marked);
+        free(counts);
         return;
     }
     double *y = x + ax->n, *v = y + ay->n;
+    uint32_t *tipped = counts, *judged = counts + cells;
     for (uint32_t i = 0; i < ax->n; i++)
         x[i] = compare_axis_value(ax, i);
     for (uint32_t j = 0; j < ay->n; j++)
         y[j] = compare_axis_value(ay, j);
-    double vmax = 0;
-    for (uint32_t k = 0; k < p->n_points; k++)
-        for (int i = 0; i < p->n_policies; i++) {
-            double m = compare_stat_at(r, k, i, CM_RECOVERY_S)->ci.mean;
-            if (isfinite(m) && m > vmax)
-                vmax = m;
-        }
-    char xl[160], yl[160];
+    char xl[160], yl[160], intro[900];
     axis_label(ax, xl, sizeof xl);
     axis_label(ay, yl, sizeof yl);
     report_heading(d, 1, "Stability maps");
-    report_text(d, "For each policy, every combination of the two swept "
-                   "values: the cell's colour is the mean recovery time "
-                   "after the last fault over the seeds that recovered; a "
-                   "hatched cell did not recover in most seeds (a "
-                   "metastable failure: the faults ended and goodput never "
-                   "came back). The thick line is the boundary between "
-                   "the two: where the policy tips into a storm.");
+    snprintf(intro, sizeof intro, "For each policy, every pair of swept "
+             "values, %u seeds each. Colour: the share of the seeds that "
+             "tipped into a storm and never recovered after the last fault "
+             "(metastable); in a cell, how many of how many, and the mean "
+             "recovery of the others (never: none recovered). Hatched: "
+             "bistable, the share's 95 %% interval (Wilson) includes one "
+             "half. Thick line: where most seeds tip.", p->n_seeds);
+    report_text(d, intro);
     for (int i = 0; i < p->n_policies; i++) {
         for (uint32_t k = 0; k < p->n_points; k++) {
             const compare_point *pt = &p->points[k];
             size_t cell = (size_t)pt->index[1] * ax->n + pt->index[0];
-            marked[cell] = cell_metastable(r, k, i);
+            compare_tipping t; /* the counts every table and verdict use */
+            compare_tipping_of(r, k, i, &t);
+            tipped[cell] = t.tipped;
+            judged[cell] = t.n;
             v[cell] = compare_stat_at(r, k, i, CM_RECOVERY_S)->ci.mean;
         }
-        char title[220];
-        snprintf(title, sizeof title, "%s", p->policies[i].label);
-        report_map m = {title,       xl,
-                        yl,          "recovery time (s)",
-                        (int)ax->n,  (int)ay->n,
-                        x,           y,
-                        v,           marked,
-                        "did not recover", 0, vmax > 0 ? vmax : 1};
+        report_map m = {p->policies[i].label, xl, yl, (int)ax->n, (int)ay->n,
+                        x, y, tipped, judged, v, "s"};
         report_map_add(d, &m);
-        map_in_words(d, ax, ay, x, y, marked);
+        map_in_words(d, ax, ay, &m, p->n_seeds);
     }
     free(x);
-    free(marked);
+    free(counts);
 }
-

@@ -29,6 +29,10 @@ typedef struct compare_bands {
 int compare_bands_load(compare_bands *b, const compare_result *r,
                        const char *const *dirs, int n_dirs, sb_err *e);
 
+/* The chart colour (a chart_palette index) of policy i in every chart of
+ * the report: one policy, one colour. */
+int compare_charts_colour(int policy);
+
 /* "Over time": load, goodput, queue, p99 and duplicates, median and band
  * per policy, faults shaded. */
 void compare_charts_time(report *d, const compare_result *r,

@@ -286,7 +286,7 @@ done:
 static bool stopping(const pool *pl)
 {
     return atomic_load(&pl->failed) ||
-           (pl->opts->stop && *pl->opts->stop);
+           (pl->opts->stop && atomic_load(pl->opts->stop));
 }
 
 static void *worker_main(void *arg)

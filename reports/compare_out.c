@@ -128,6 +128,18 @@ static void csv_pipeline(FILE *f, const compare_run *run)
     }
 }
 
+/* A summary field that has no value in this run, though the summary
+ * holds a number there: the latency of successes when none succeeded,
+ * of attempts when none ended (a p99 of 0.000 ms would read as fast). */
+static bool no_value(const sim_summary *s, const runfile_field *sf)
+{
+    if (strncmp(sf->name, "latency_", 8) == 0)
+        return s->successes == 0;
+    if (strncmp(sf->name, "attempt_", 8) == 0)
+        return s->attempts_ended == 0;
+    return false;
+}
+
 static void csv_row(FILE *f, const compare_plan *p, uint32_t n,
                     const compare_run *run)
 {
@@ -146,7 +158,8 @@ static void csv_row(FILE *f, const compare_plan *p, uint32_t n,
         if (is_metric_key(sf->name))
             continue;
         runfile_field_text(&run->sum, sf, t, sizeof t);
-        fprintf(f, ",%s", strcmp(t, "nan") == 0 ? "" : t);
+        fprintf(f, ",%s", strcmp(t, "nan") == 0 || no_value(&run->sum, sf)
+                              ? "" : t);
     }
     for (int k = 0; k < PHASE_COUNT; k++) {
         const compare_phase *ph = &run->sum.phase[k];
@@ -232,13 +245,6 @@ static bool phase_span(const compare_result *r, uint32_t pt, int k,
     return true;
 }
 
-static void p_value_text(double p, char *buf, size_t len)
-{
-    if (isnan(p))
-        buf[0] = '\0';
-    else
-        snprintf(buf, len, "%.2g", p);
-}
 
 /* ---- summary.md ------------------------------------------------------------ */
 
@@ -253,8 +259,9 @@ static void md_cell(FILE *f, const char *s)
     }
 }
 
-/* "99.2 [98.9, 99.5]", "3.00" (one value), "-" (none). */
-static void md_stat(FILE *f, const compare_stat *st)
+/* "99.2 [98.9, 99.5]", "3.00" (one value), "-" (none); with " (3
+ * seeds)" when the figure comes from fewer seeds than the comparison's. */
+static void md_stat(FILE *f, const compare_stat *st, uint32_t n_seeds)
 {
     compare_numbers n;
     compare_stat_numbers(st, &n);
@@ -264,23 +271,48 @@ static void md_stat(FILE *f, const compare_stat *st)
         fputs(n.mean, f);
     else
         fprintf(f, "%s [%s, %s]", n.mean, n.lo, n.hi);
+    if (st->ci.n > 0 && st->ci.n < n_seeds)
+        fprintf(f, " (%zu seed%s)", st->ci.n, st->ci.n == 1 ? "" : "s");
 }
 
+/* The cell, then the policy's significance group as a code span. */
 static void md_metric_cell(FILE *f, const compare_result *r, uint32_t pt,
                            int pol, compare_metric m)
 {
-    const compare_stat *st = compare_stat_at(r, pt, pol, m);
-    md_stat(f, st);
-    uint32_t failed, applies;
-    compare_failures(r, pt, pol, m, &failed, &applies);
-    if (failed)
-        fprintf(f, "; %s in %u of %u", m == CM_RECOVERY_S
-                                           ? "did not recover"
-                                           : "did not complete",
-                failed, applies);
-    else if (st->missing && st->ci.n)
-        fprintf(f, "; no value in %u of %u", st->missing,
-                r->plan->n_seeds);
+    char cell[200];
+    compare_cell_text(r, pt, pol, m, cell, sizeof cell);
+    md_cell(f, cell);
+    const char *g = compare_verdict_of(r, pt, m)->letters[pol];
+    if (g[0])
+        fprintf(f, " `%s`", g);
+}
+
+/* Is recovery judged in any run at point pt? */
+static bool recovery_judged(const compare_result *r, uint32_t pt)
+{
+    for (int pol = 0; pol < r->plan->n_policies; pol++) {
+        compare_tipping t;
+        compare_tipping_of(r, pt, pol, &t);
+        if (t.n > 0)
+            return true;
+    }
+    return false;
+}
+
+/* The row under recovery time: the share of seeds that did not recover,
+ * its Wilson interval and the call. */
+static void md_tipping_row(FILE *f, const compare_result *r, uint32_t pt)
+{
+    fputs("| did not recover (seeds) |", f);
+    for (int pol = 0; pol < r->plan->n_policies; pol++) {
+        compare_tipping t;
+        char text[96];
+        compare_tipping_of(r, pt, pol, &t);
+        compare_tipping_text(&t, text, sizeof text);
+        fprintf(f, " %s%s%s |", text, t.n ? "; " : "",
+                t.n ? compare_stability_name(t.stability) : "");
+    }
+    fputc('\n', f);
 }
 
 /* The header of a table whose first columns are `first` ("metric", or
@@ -326,6 +358,8 @@ static void md_results(FILE *f, const compare_result *r, uint32_t pt)
             fputs(" |", f);
         }
         fputc('\n', f);
+        if (m == CM_RECOVERY_S && recovery_judged(r, pt))
+            md_tipping_row(f, r, pt);
     }
     fputs("\nVerdicts:\n\n", f);
     for (int m = 0; m < CM_COUNT; m++) {
@@ -354,7 +388,8 @@ static void md_phases(FILE *f, const compare_result *r, uint32_t pt)
             fputs(" |", f);
             for (int pol = 0; pol < p->n_policies; pol++) {
                 fputc(' ', f);
-                md_stat(f, compare_phase_stat_at(r, pt, pol, k, c));
+                md_stat(f, compare_phase_stat_at(r, pt, pol, k, c),
+                        p->n_seeds);
                 fputs(" |", f);
             }
             fputc('\n', f);
@@ -380,9 +415,13 @@ static void md_intro(FILE *f, const compare_plan *p)
                 p->axes[a].unit, p->axes[a].n);
     fprintf(f, "- runs: %u\n\n", compare_n_runs(p));
     fputs("Each cell: the mean over the seeds [its 95 % confidence "
-          "interval, Student t]; - where no run has a value.  A verdict's "
-          "test is paired across the seeds, Holm-adjusted over the "
-          "policies compared.\n", f);
+          "interval, Student t, cut at 0 and at 100 %]; - where no run "
+          "has a value; (3 seeds) where only some seeds have one.  Recovery "
+          "time is over the seeds that recovered; the share that did not "
+          "is a Wilson 95 % interval, bistable when it holds 1/2 (stable "
+          "below, metastable above).  Policies that share a `letter` do "
+          "not differ significantly: every pair is tested, paired across "
+          "the seeds, Holm-adjusted over the pairs.\n", f);
 }
 
 static void md_all(FILE *f, const compare_result *r)
@@ -413,16 +452,48 @@ int compare_write_md(const compare_result *r, const char *path, sb_err *e)
 
 /* ---- summary.json ------------------------------------------------------------ */
 
+/* A number at full precision (the digits that read back as the same
+ * double), null when it has none: for programs, which round as they
+ * please; the tables round to three digits. */
+static void json_exact(jw *w, const char *key, double v)
+{
+    char t[40];
+    if (!isfinite(v)) {
+        jw_null(w, key);
+        return;
+    }
+    runfile_double_text(v, t, sizeof t);
+    jw_number_text(w, key, t);
+}
+
 /* The statistic's fields into the object open at w. */
 static void json_stat(jw *w, const compare_stat *st)
 {
-    compare_numbers n;
-    compare_stat_numbers(st, &n);
-    jw_number_text(w, "mean", n.mean);
-    jw_number_text(w, "lo", n.lo);
-    jw_number_text(w, "hi", n.hi);
+    json_exact(w, "mean", st->ci.mean);
+    json_exact(w, "lo", st->ci.lo);
+    json_exact(w, "hi", st->ci.hi);
+    json_exact(w, "sd", st->ci.sd);
+    json_exact(w, "median", st->median);
     jw_int(w, "n", (int64_t)st->ci.n);
     jw_int(w, "missing", st->missing);
+}
+
+/* The share of seeds that did not recover, with its Wilson interval. */
+static void json_tipping(jw *w, const compare_result *r, uint32_t pt,
+                         int pol)
+{
+    compare_tipping t;
+    compare_tipping_of(r, pt, pol, &t);
+    if (t.n == 0)
+        return;
+    jw_object(w, "did_not_recover");
+    jw_int(w, "seeds", t.tipped);
+    jw_int(w, "of", t.n);
+    json_exact(w, "share", t.share);
+    json_exact(w, "lo", t.lo);
+    json_exact(w, "hi", t.hi);
+    jw_string(w, "stability", compare_stability_name(t.stability));
+    jw_end(w);
 }
 
 static void json_plan(jw *w, const compare_plan *p)
@@ -456,9 +527,9 @@ static void json_plan(jw *w, const compare_plan *p)
         jw_object(w, NULL);
         jw_string(w, "key", p->axes[a].key);
         jw_string(w, "unit", p->axes[a].unit);
-        jw_double(w, "from", p->axes[a].from);
-        jw_double(w, "to", p->axes[a].to);
-        jw_double(w, "step", p->axes[a].step);
+        json_exact(w, "from", p->axes[a].from);
+        json_exact(w, "to", p->axes[a].to);
+        json_exact(w, "step", p->axes[a].step);
         jw_int(w, "values", p->axes[a].n);
         jw_end(w);
     }
@@ -519,6 +590,7 @@ static void json_results(jw *w, const compare_result *r, uint32_t pt)
                 jw_int(w, "failed", failed);
             jw_end(w);
         }
+        json_tipping(w, r, pt, pol);
         json_phases(w, r, pt, pol);
         jw_end(w);
     }
@@ -532,13 +604,28 @@ static void json_verdicts(jw *w, const compare_result *r, uint32_t pt)
         if (!compare_metric_shown(r->plan, m))
             continue;
         const compare_verdict *v = compare_verdict_of(r, pt, m);
-        char p[32];
-        p_value_text(v->p, p, sizeof p);
+        const compare_plan *p = r->plan;
         jw_object(w, compare_metrics[m].key);
-        jw_string(w, "best",
-                  v->best >= 0 ? r->plan->policies[v->best].label : NULL);
+        jw_string(w, "best", v->best >= 0 ? p->policies[v->best].label
+                                          : NULL);
+        jw_string(w, "runner_up", v->runner_up >= 0
+                                      ? p->policies[v->runner_up].label
+                                      : NULL);
         jw_bool(w, "significant", v->significant);
-        jw_number_text(w, "p", p);
+        json_exact(w, "p", v->p);
+        char tests[80];
+        compare_tests_text(v->tests, tests, sizeof tests);
+        jw_string(w, "tests", tests[0] ? tests : NULL);
+        jw_array(w, "leaders");
+        for (int i = 0; i < p->n_policies && v->best >= 0; i++)
+            if (v->leaders & (1u << v->order[i]))
+                jw_string(w, NULL, p->policies[v->order[i]].label);
+        jw_end(w);
+        jw_object(w, "groups");
+        for (int i = 0; i < p->n_policies; i++)
+            if (v->letters[i][0])
+                jw_string(w, p->policies[i].label, v->letters[i]);
+        jw_end(w);
         jw_string(w, "text", v->text);
         jw_end(w);
     }
@@ -558,7 +645,7 @@ static void json_all(FILE *f, const compare_result *r)
         jw_object(&w, NULL);
         jw_object(&w, "values");
         for (int a = 0; a < p->n_axes; a++)
-            jw_double(&w, p->axes[a].key, p->points[pt].value[a]);
+            json_exact(&w, p->axes[a].key, p->points[pt].value[a]);
         jw_end(&w);
         json_results(&w, r, pt);
         json_verdicts(&w, r, pt);

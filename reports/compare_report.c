@@ -28,49 +28,31 @@
 
 /* ---- Words and numbers ------------------------------------------------------ */
 
-/* v with about three significant digits and its unit. */
-static const char *fmt_unit(double v, const char *unit, char *buf,
-                            size_t len)
+/* "[96.5, 96.6]" wraps before its bracket, not inside it: the space
+ * after a comma inside brackets becomes a no-break space. */
+static void keep_brackets(char *buf, size_t len)
 {
-    if (!isfinite(v)) {
-        snprintf(buf, len, "n/a");
-        return buf;
+    bool inside = false;
+    for (char *c = buf; *c; c++) {
+        inside = *c == '[' ? true : *c == ']' ? false : inside;
+        if (inside && c[0] == ',' && c[1] == ' ' && strlen(buf) + 2 < len) {
+            memmove(c + 3, c + 2, strlen(c + 2) + 1);
+            memcpy(c + 1, "\xc2\xa0", 2);
+        }
     }
-    double a = fabs(v);
-    int dec = a == 0 ? 0 : a < 1 ? 3 : a < 10 ? 2 : a < 100 ? 1 : 0;
-    const char *sep = *unit && strcmp(unit, "x") != 0 ? " " : "";
-    if (strcmp(unit, "x") == 0)
-        snprintf(buf, len, "%.*f x", a < 10 ? 2 : 1, v);
-    else
-        snprintf(buf, len, "%.*f%s%s", dec, v, sep, unit);
-    return buf;
 }
 
-/* "99.2 % +- 0.4", or the count of missing values for recovery. */
+/* A results cell as summary.md has it, and the policy's significance
+ * group after it ("12.0 [10.4, 13.6] a"). */
 static void cell_text(const compare_result *r, uint32_t point, int policy,
                       compare_metric m, char *buf, size_t len)
 {
-    const compare_stat *st = compare_stat_at(r, point, policy, m);
-    const char *unit = compare_metrics[m].unit;
-    char a[48], b[48];
-    uint32_t failed = 0, applies = 0;
-    if (m == CM_RECOVERY_S)
-        compare_failures(r, point, policy, m, &failed, &applies);
-    if (failed > 0 && failed == applies) {
-        snprintf(buf, len, "did not recover (%u of %u)", failed, applies);
-        return;
-    }
-    fmt_unit(st->ci.mean, unit, a, sizeof a);
-    if (isfinite(st->ci.half_width) && st->ci.n > 1)
-        snprintf(buf, len, "%s \xc2\xb1 %s", a,
-                 fmt_unit(st->ci.half_width, "", b, sizeof b));
-    else
-        snprintf(buf, len, "%s", a);
-    if (failed > 0) {
-        size_t used = strlen(buf);
-        snprintf(buf + used, len - used, "; %u of %u did not recover",
-                 failed, applies);
-    }
+    compare_cell_text(r, point, policy, m, buf, len);
+    keep_brackets(buf, len);
+    const char *g = compare_verdict_of(r, point, m)->letters[policy];
+    size_t used = strlen(buf);
+    if (g[0] && used < len)
+        snprintf(buf + used, len - used, "\xc2\xa0\xc2\xa0%s", g);
 }
 
 /* The run date: SOURCE_DATE_EPOCH when set (reproducible documents),
@@ -236,70 +218,159 @@ static void title_page(report *d, const compare_plan *p)
 
 /* ---- Results at one point ----------------------------------------------------- */
 
+/* Is recovery judged in any run at point pt? */
+static bool recovery_judged(const compare_result *r, uint32_t pt)
+{
+    for (int pol = 0; pol < r->plan->n_policies; pol++) {
+        compare_tipping t;
+        compare_tipping_of(r, pt, pol, &t);
+        if (t.n > 0)
+            return true;
+    }
+    return false;
+}
+
+/* Column c's metric, or -1 for the share that did not recover (the
+ * column after recovery time). */
+typedef struct column {
+    int metric;
+    char head[64];
+} column;
+
+static int columns_of(const compare_result *r, uint32_t pt,
+                      const compare_metric *ms, int n, column *cols)
+{
+    int k = 0;
+    for (int c = 0; c < n; c++) {
+        const compare_metric_info *mi = &compare_metrics[ms[c]];
+        cols[k].metric = ms[c];
+        snprintf(cols[k].head, sizeof cols[k].head, "%s%s%s%s", mi->name,
+                 *mi->unit ? " (" : "", mi->unit, *mi->unit ? ")" : "");
+        k++;
+        if (ms[c] == CM_RECOVERY_S && recovery_judged(r, pt)) {
+            cols[k].metric = -1;
+            snprintf(cols[k].head, sizeof cols[k].head,
+                     "did not recover (seeds, %%)");
+            k++;
+        }
+    }
+    return k;
+}
+
+static void tipping_cell(const compare_result *r, uint32_t pt, int pol,
+                         char *buf, size_t len, uint8_t *em)
+{
+    compare_tipping t;
+    compare_tipping_of(r, pt, pol, &t);
+    compare_tipping_text(&t, buf, len);
+    keep_brackets(buf, len);
+    size_t used = strlen(buf);
+    if (t.n && used < len)
+        snprintf(buf + used, len - used, ", %s",
+                 compare_stability_name(t.stability));
+    if (t.n == 0)
+        *em = REPORT_MUTED;
+}
+
 /* One table of metrics ms[0..n) (a pipeline's jobs get a table of their
  * own: the run's nine and its five in one would not fit the page). */
 static void metrics_table(report *d, const compare_result *r, uint32_t pt,
                           const compare_metric *ms, int n)
 {
     const compare_plan *p = r->plan;
+    column cols[CM_COUNT + 1];
+    int nc = columns_of(r, pt, ms, n, cols);
     table_buf t;
-    if (table_init(&t, n + 1, p->n_policies) != 0)
+    if (table_init(&t, nc + 1, p->n_policies) != 0)
         return;
-    const char *head[CM_COUNT + 1];
-    char heads[CM_COUNT + 1][64];
-    snprintf(heads[0], sizeof heads[0], "policy");
-    head[0] = heads[0];
-    for (int c = 0; c < n; c++) {
-        compare_metric m = ms[c];
-        snprintf(heads[c + 1], sizeof heads[0], "%s%s%s%s",
-                 compare_metrics[m].name, *compare_metrics[m].unit ? " (" :
-                 "", compare_metrics[m].unit,
-                 *compare_metrics[m].unit ? ")" : "");
-        head[c + 1] = heads[c + 1];
-    }
+    const char *head[CM_COUNT + 2];
+    head[0] = "policy";
+    for (int c = 0; c < nc; c++)
+        head[c + 1] = cols[c].head;
     for (int i = 0; i < p->n_policies; i++) {
         snprintf(table_cell(&t, i, 0), 160, "%s", p->policies[i].label);
-        for (int c = 0; c < n; c++) {
-            compare_metric m = ms[c];
-            cell_text(r, pt, i, m, table_cell(&t, i, c + 1), 160);
-            const compare_verdict *v =
-                &r->verdict[(size_t)pt * CM_COUNT + (size_t)m];
-            const compare_stat *st = compare_stat_at(r, pt, i, m);
+        for (int c = 0; c < nc; c++) {
             uint8_t *em = &t.emph[(size_t)i * (size_t)t.cols + (size_t)c + 1];
+            char *cell = table_cell(&t, i, c + 1);
+            if (cols[c].metric < 0) {
+                tipping_cell(r, pt, i, cell, 160, em);
+                continue;
+            }
+            compare_metric m = (compare_metric)cols[c].metric;
+            cell_text(r, pt, i, m, cell, 160);
+            const compare_verdict *v = compare_verdict_of(r, pt, m);
+            const compare_stat *st = compare_stat_at(r, pt, i, m);
             if (st->ci.n == 0)
                 *em = REPORT_MUTED;
-            else if (v->best == i && v->significant && p->n_policies > 1)
+            else if ((v->leaders & (1u << i)) &&
+                     v->n_leaders < p->n_policies)
                 *em = REPORT_BEST;
         }
     }
-    char caption[400];
-    snprintf(caption, sizeof caption, "Mean \xc2\xb1 half-width of the 95 %% "
-             "confidence interval over %u seeds. Bold: the best value of "
-             "its column, when the difference from every other policy is "
-             "significant (paired tests across seeds, Holm-adjusted, "
-             "p < 0.05).", p->n_seeds);
-    report_table tb = {caption, n + 1, p->n_policies, head, t.cells,
+    char caption[700];
+    snprintf(caption, sizeof caption, "Mean [95 %% confidence interval] over "
+             "%u seeds (Student's t, cut at 0 and at 100 %%); recovery time "
+             "over the seeds that recovered. Did not recover: the seeds, "
+             "and their share with its Wilson 95 %% interval; bistable when "
+             "the interval holds 1/2. Letters: policies that share one do "
+             "not differ significantly (every pair tested, paired across "
+             "the seeds, Holm-adjusted, p < 0.05). Bold: the best and any "
+             "policy not significantly worse than it, when some policy is.",
+             p->n_seeds);
+    report_table tb = {caption, nc + 1, p->n_policies, head, t.cells,
                        t.emph, NULL};
     report_table_add(d, &tb);
     table_free(&t);
 }
 
+/* Does any run at pt have a value of m, or fail it? */
+static bool metric_has_values(const compare_result *r, uint32_t pt,
+                              compare_metric m)
+{
+    for (int pol = 0; pol < r->plan->n_policies; pol++) {
+        uint32_t failed, applies;
+        compare_failures(r, pt, pol, m, &failed, &applies);
+        if (compare_stat_at(r, pt, pol, m)->ci.n > 0 || failed > 0)
+            return true;
+    }
+    return false;
+}
+
+/* The results tables: the run's metrics, then a pipeline's jobs; a
+ * metric no run has a value of is left out of them and named under
+ * them (its verdict says why). */
 static void results_table(report *d, const compare_result *r, uint32_t pt)
 {
     compare_metric run[CM_COUNT], jobs[CM_COUNT];
     int n_run = 0, n_jobs = 0;
+    char left[400] = "";
+    size_t used = 0;
     for (int m = 0; m < CM_COUNT; m++) {
         if (!compare_metric_shown(r->plan, (compare_metric)m))
             continue;
+        if (!metric_has_values(r, pt, (compare_metric)m)) {
+            if (used < sizeof left)
+                used += (size_t)snprintf(left + used, sizeof left - used,
+                                         "%s%s", used ? ", " : "",
+                                         compare_metrics[m].name);
+            continue;
+        }
         if (m < CM_JOBS_COMPLETED)
             run[n_run++] = (compare_metric)m;
         else
             jobs[n_jobs++] = (compare_metric)m;
     }
-    metrics_table(d, r, pt, run, n_run);
+    if (n_run)
+        metrics_table(d, r, pt, run, n_run);
     if (n_jobs) {
         report_text(d, "The pipeline's jobs:");
         metrics_table(d, r, pt, jobs, n_jobs);
+    }
+    if (left[0]) {
+        char text[500];
+        snprintf(text, sizeof text, "Not in the table, for no run has a "
+                 "value: %s (the verdicts say why).", left);
+        report_text(d, text);
     }
 }
 
@@ -327,45 +398,53 @@ static void phase_tables(report *d, const compare_result *r, uint32_t pt)
     static const char *const head[CP_COUNT + 1] = {
         "policy", "offered (/s)", "goodput (/s)", "success (%)",
         "amplification (x)", "p99 (ms)", "duplicates"};
-    static const char *const units[CP_COUNT] = {"/s", "/s", "%", "x", "ms",
-                                                ""};
     report_heading(d, 2, "By phase");
+    const compare_run *first = &r->runs[(size_t)pt * (size_t)p->n_policies *
+                                        p->n_seeds];
     for (int ph = 0; ph < PHASE_COUNT; ph++) {
         /* A phase the runs do not have (no fault) is left out. */
-        const compare_run *first = &r->runs[(size_t)pt * (size_t)p->n_policies *
-                                            p->n_seeds];
         if (!first->sum.phase[ph].present)
             continue;
         table_buf t;
         if (table_init(&t, CP_COUNT + 1, p->n_policies) != 0)
             return;
+        bool fewer = false;
         for (int i = 0; i < p->n_policies; i++) {
             snprintf(table_cell(&t, i, 0), 160, "%s", p->policies[i].label);
             for (int f = 0; f < CP_COUNT; f++) {
                 const compare_stat *st =
-                    &r->phase_stat[(((size_t)pt * (size_t)p->n_policies +
-                                     (size_t)i) * PHASE_COUNT + (size_t)ph) *
-                                       CP_COUNT + (size_t)f];
-                char a[48], b[48];
+                    compare_phase_stat_at(r, pt, i, (compare_phase_kind)ph,
+                                          f);
+                char *cell = table_cell(&t, i, f + 1);
+                compare_numbers n;
+                compare_stat_numbers(st, &n);
                 if (st->ci.n == 0) {
-                    snprintf(table_cell(&t, i, f + 1), 160, "n/a");
+                    snprintf(cell, 160, "n/a");
                     t.emph[(size_t)i * (size_t)t.cols + (size_t)f + 1] =
                         REPORT_MUTED;
-                } else if (st->ci.n > 1 && isfinite(st->ci.half_width)) {
-                    snprintf(table_cell(&t, i, f + 1), 160, "%s \xc2\xb1 %s",
-                             fmt_unit(st->ci.mean, "", a, sizeof a),
-                             fmt_unit(st->ci.half_width, "", b, sizeof b));
+                } else if (n.lo[0]) {
+                    snprintf(cell, 160, "%s [%s, %s]", n.mean, n.lo, n.hi);
+                    keep_brackets(cell, 160);
                 } else {
-                    snprintf(table_cell(&t, i, f + 1), 160, "%s",
-                             fmt_unit(st->ci.mean, "", a, sizeof a));
+                    snprintf(cell, 160, "%s", n.mean);
                 }
-                (void)units;
+                if (st->ci.n > 0 && st->ci.n < p->n_seeds) {
+                    size_t used = strlen(cell);
+                    snprintf(cell + used, 160 - used, " (%zu seeds)",
+                             st->ci.n);
+                    fewer = true;
+                }
             }
         }
-        char caption[200];
-        snprintf(caption, sizeof caption, "%s: %.0f s to %.0f s.",
-                 phase_names[ph], first->sum.phase[ph].from_s,
-                 first->sum.phase[ph].to_s);
+        char caption[400];
+        snprintf(caption, sizeof caption, "%s: %.0f s to %.0f s. Mean [95 %% "
+                 "interval] over %u seeds%s.", phase_names[ph],
+                 first->sum.phase[ph].from_s, first->sum.phase[ph].to_s,
+                 p->n_seeds,
+                 fewer ? "; (k seeds): from the k seeds with a value only "
+                         "(no request succeeded in the phase in the others: "
+                         "no p99)"
+                       : "");
         caption[0] = (char)(caption[0] - 'a' + 'A');
         report_table tb = {caption, CP_COUNT + 1, p->n_policies, head,
                            t.cells, t.emph, NULL};

@@ -1,16 +1,28 @@
 /*
- * compare_verdict.c -- which policy did best on each metric, whether
- * that is more than noise, and the sentence that says so; and how the
- * tables print their numbers, which the sentences share.
+ * compare_verdict.c -- which policies did best on each metric, which
+ * differences are more than noise, and the sentence that says so; and
+ * how the tables print their numbers, which the sentences share.
  *
- * The rules are in compare.h above compare_verdict.  The paired t test
- * is the one the verdict rests on, not the Wilcoxon test: with the few
- * seeds a comparison usually has (5 to 20) the t test has more power,
- * and the differences of paired runs are far closer to normal than the
- * runs themselves.  The Wilcoxon p is there (stats_paired) for a reader
- * who wants it.
+ * The rules are in compare.h above compare_verdict.  Every pair is
+ * tested, not only the best against each other policy: a verdict that
+ * duelled the best with the others named the one with the largest p (a
+ * twin, identical on every seed, gave "not significant (p = 1)" while the
+ * rest were far behind), and only all the pairs give the significance
+ * groups and the ties a reader needs.  Holm's adjustment over all of them
+ * costs power against the family of n - 1 duels; with the 5 to 20 seeds
+ * a comparison has, a real difference between paired runs still gives p
+ * far below 0.05 / 10.
+ *
+ * The paired t test is the one most pairs rest on, not the Wilcoxon test:
+ * with few seeds the t test has more power, and the differences of paired
+ * runs are far closer to normal than the runs themselves.  Not so for a
+ * handful of 0s and 1s (sparse counts: the exact sign test), nor for the
+ * runs that failed to recover or complete (their counts: the exact
+ * McNemar test).  The Wilcoxon p is there (stats_paired) for a reader who
+ * wants it.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +65,46 @@ void compare_stat_numbers(const compare_stat *s, compare_numbers *out)
     number(out->hi, sizeof out->hi, s->ci.hi, d);
 }
 
+static void stat_text(const compare_stat *st, char *buf, size_t len)
+{
+    compare_numbers n;
+    compare_stat_numbers(st, &n);
+    if (n.mean[0] == '\0')
+        snprintf(buf, len, "-");
+    else if (n.lo[0] == '\0')
+        snprintf(buf, len, "%s", n.mean);
+    else
+        snprintf(buf, len, "%s [%s, %s]", n.mean, n.lo, n.hi);
+}
+
+void compare_cell_text(const compare_result *r, uint32_t pt, int pol,
+                       compare_metric m, char *buf, size_t len)
+{
+    const compare_stat *st = compare_stat_at(r, pt, pol, m);
+    stat_text(st, buf, len);
+    size_t used = strlen(buf);
+    uint32_t failed, applies;
+    compare_failures(r, pt, pol, m, &failed, &applies);
+    if (m == CM_RECOVERY_S && failed > 0 && st->ci.n > 0)
+        snprintf(buf + used, len - used, " over %zu seed%s", st->ci.n,
+                 st->ci.n == 1 ? "" : "s");
+    else if (m == CM_COMPLETION_S && failed > 0)
+        snprintf(buf + used, len - used, "; did not complete in %u of %u",
+                 failed, applies);
+    else if (m != CM_RECOVERY_S && st->missing && st->ci.n)
+        snprintf(buf + used, len - used, "; no value in %u of %u",
+                 st->missing, r->plan->n_seeds);
+}
+
+void compare_tipping_text(const compare_tipping *t, char *buf, size_t len)
+{
+    if (t->n == 0)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%u of %u, %.0f %% [%.0f, %.0f]", t->tipped,
+                 t->n, 100.0 * t->share, 100.0 * t->lo, 100.0 * t->hi);
+}
+
 void compare_with_unit(const char *num, const char *unit, char *buf,
                        size_t len)
 {
@@ -62,6 +114,35 @@ void compare_with_unit(const char *num, const char *unit, char *buf,
 }
 
 /* ---- Verdicts ------------------------------------------------------------ */
+
+/* A growing sentence: appends past the end are dropped, never overrun. */
+typedef struct words {
+    char *buf;
+    size_t len, used;
+} words;
+
+static void say(words *w, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void say(words *w, const char *fmt, ...)
+{
+    if (w->used >= w->len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(w->buf + w->used, w->len - w->used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        w->used += (size_t)n;
+}
+
+/* One comparison of two policies across the seeds. */
+typedef struct pair {
+    double p;      /* raw, then Holm-adjusted; NaN: not testable */
+    unsigned test; /* compare_test */
+    bool same;     /* identical on every seed: not tested */
+    bool sig;      /* adjusted p below SIGNIFICANCE */
+} pair;
 
 /* One point and metric, every policy's runs side by side. */
 typedef struct contest {
@@ -75,6 +156,8 @@ typedef struct contest {
     int8_t *failed;      /* [policy][seed]: compare_metric_failed */
     uint32_t *fails;     /* [policy] runs failed */
     uint32_t *applies;   /* [policy] runs the metric applies to */
+    pair *pairs;         /* [a * n_pol + b], the same both ways */
+    int order[COMPARE_MAX_POLICIES]; /* the ranking, best first */
 } contest;
 
 static const compare_run *run_at(const contest *c, int pol, uint32_t sd)
@@ -89,6 +172,11 @@ static double mean_of(const contest *c, int pol)
     return compare_stat_at(c->res, c->point, pol, c->m)->ci.mean;
 }
 
+static pair *pair_of(const contest *c, int a, int b)
+{
+    return &c->pairs[(size_t)a * (size_t)c->n_pol + (size_t)b];
+}
+
 static bool contest_fill(contest *c)
 {
     size_t cells = (size_t)c->n_pol * c->n_seeds;
@@ -96,7 +184,8 @@ static bool contest_fill(contest *c)
     c->failed = malloc(cells * sizeof *c->failed);
     c->fails = calloc((size_t)c->n_pol, sizeof *c->fails);
     c->applies = calloc((size_t)c->n_pol, sizeof *c->applies);
-    if (!c->v || !c->failed || !c->fails || !c->applies)
+    c->pairs = calloc((size_t)c->n_pol * (size_t)c->n_pol, sizeof *c->pairs);
+    if (!c->v || !c->failed || !c->fails || !c->applies || !c->pairs)
         return false;
     for (int pol = 0; pol < c->n_pol; pol++)
         for (uint32_t sd = 0; sd < c->n_seeds; sd++) {
@@ -117,6 +206,7 @@ static void contest_free(contest *c)
     free(c->failed);
     free(c->fails);
     free(c->applies);
+    free(c->pairs);
 }
 
 /* Is a better than b?  Fewer failures first (when they count), then the
@@ -133,47 +223,213 @@ static bool better(const contest *c, int a, int b)
     return compare_metrics[c->m].better > 0 ? x > y : x < y;
 }
 
-/* One comparison of the best policy against another. */
-typedef struct duel {
-    double p;          /* raw, then Holm-adjusted */
-    bool sign_test;    /* by failures, not values */
-    bool same;         /* identical on every seed */
-} duel;
-
-static void duel_run(const contest *c, int best, int o, duel *d)
+/* The ranking, best first; equal places keep the order of the listing
+ * (an insertion sort, stable by construction). */
+static void rank(contest *c)
 {
-    const double *a = c->v + (size_t)best * c->n_seeds;
-    const double *b = c->v + (size_t)o * c->n_seeds;
-    const int8_t *fa = c->failed + (size_t)best * c->n_seeds;
-    const int8_t *fb = c->failed + (size_t)o * c->n_seeds;
+    for (int i = 0; i < c->n_pol; i++) {
+        int j = i;
+        while (j > 0 && better(c, i, c->order[j - 1])) {
+            c->order[j] = c->order[j - 1];
+            j--;
+        }
+        c->order[j] = i;
+    }
+}
+
+static bool is_count(compare_metric m)
+{
+    return m == CM_DUPLICATES || m == CM_QUARANTINED ||
+           m == CM_ALERTS_CRITICAL || m == CM_ITEMS_DUPLICATED;
+}
+
+/* Counts too small for a mean to be near normal: both means under
+ * COMPARE_SPARSE_COUNT (a count of 0 or 1 per seed, a few alerts). */
+static bool sparse(const contest *c, int a, int b)
+{
+    double x = mean_of(c, a), y = mean_of(c, b);
+    return is_count(c->m) && isfinite(x) && isfinite(y) &&
+           x < COMPARE_SPARSE_COUNT && y < COMPARE_SPARSE_COUNT;
+}
+
+/* The exact sign test over the seeds where a and b both have a value
+ * and differ. */
+static double sign_test_values(const double *a, const double *b, uint32_t n)
+{
+    size_t above = 0, below = 0;
+    for (uint32_t s = 0; s < n; s++)
+        if (isfinite(a[s]) && isfinite(b[s])) {
+            above += a[s] > b[s];
+            below += a[s] < b[s];
+        }
+    return stats_sign_test(above, below);
+}
+
+static void pair_test(const contest *c, int i, int j, pair *d)
+{
+    const double *a = c->v + (size_t)i * c->n_seeds;
+    const double *b = c->v + (size_t)j * c->n_seeds;
+    const int8_t *fa = c->failed + (size_t)i * c->n_seeds;
+    const int8_t *fb = c->failed + (size_t)j * c->n_seeds;
     memset(d, 0, sizeof *d);
-    if (c->by_failures && c->fails[best] != c->fails[o]) {
+    d->same = true;
+    for (uint32_t s = 0; s < c->n_seeds && d->same; s++)
+        d->same = fa[s] == fb[s] &&
+                  (a[s] == b[s] || (isnan(a[s]) && isnan(b[s])));
+    if (d->same) {
+        d->p = NAN; /* not a hypothesis: left out of Holm's family */
+        return;
+    }
+    if (c->by_failures && c->fails[i] != c->fails[j]) {
         size_t only_b = 0, only_a = 0;
         for (uint32_t s = 0; s < c->n_seeds; s++)
             if (fa[s] >= 0 && fb[s] >= 0) {
                 only_b += fa[s] == 0 && fb[s] == 1;
                 only_a += fa[s] == 1 && fb[s] == 0;
             }
-        d->sign_test = true;
+        d->test = CT_MCNEMAR;
         d->p = stats_sign_test(only_b, only_a);
-        return;
+    } else if (sparse(c, i, j)) {
+        d->test = CT_SIGN;
+        d->p = sign_test_values(a, b, c->n_seeds);
+    } else {
+        stats_paired t;
+        stats_paired_test(a, b, c->n_seeds, 0.95, &t);
+        d->test = CT_PAIRED_T;
+        d->p = t.p_t;
     }
-    stats_paired t;
-    stats_paired_test(a, b, c->n_seeds, 0.95, &t);
-    d->p = t.p_t;
-    d->same = true;
-    for (uint32_t s = 0; s < c->n_seeds && d->same; s++)
-        d->same = fa[s] == fb[s] &&
-                  (a[s] == b[s] || (isnan(a[s]) && isnan(b[s])));
 }
 
-/* "99.2 %", or "none" when the policy has no value. */
+/* Test every pair, then Holm over those tested. */
+static bool test_pairs(contest *c)
+{
+    int n = c->n_pol;
+    double *p = malloc((size_t)n * (size_t)n * sizeof *p);
+    if (p == NULL)
+        return false;
+    size_t k = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            pair_test(c, i, j, pair_of(c, i, j));
+            p[k++] = pair_of(c, i, j)->p;
+        }
+    stats_holm(p, k);
+    k = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            pair *d = pair_of(c, i, j);
+            d->p = d->same ? 1.0 : p[k];
+            k++;
+            d->sig = !isnan(d->p) && d->p < SIGNIFICANCE;
+            *pair_of(c, j, i) = *d;
+        }
+    free(p);
+    return true;
+}
+
+/* ---- Significance groups ---------------------------------------------------- */
+
+#define MAX_GROUPS 64
+
+/* Drop every group that another one holds (Piepho's absorb step). */
+static int absorb(uint32_t *g, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        bool held = false;
+        for (int j = 0; j < n && !held; j++)
+            held = j != i && (g[i] & g[j]) == g[i] &&
+                   (g[i] != g[j] || j < i);
+        if (!held)
+            g[k++] = g[i];
+    }
+    return k;
+}
+
+/* The best ranking place among a group's members. */
+static int group_place(const contest *c, uint32_t g)
+{
+    for (int r = 0; r < c->n_pol; r++)
+        if (g & (1u << c->order[r]))
+            return r;
+    return c->n_pol;
+}
+
+/* Piepho (2004): start with one group of every policy; for each pair
+ * that differs, split every group holding both into one without either
+ * member, then absorb.  The groups that are left are the maximal sets of
+ * policies no two of which differ; letters go by the best place in each. */
+static void letters(const contest *c, compare_verdict *out)
+{
+    uint32_t g[MAX_GROUPS * 2];
+    int n = 1;
+    g[0] = (c->n_pol >= 32 ? ~0u : (1u << c->n_pol) - 1u);
+    bool any = false;
+    for (int i = 0; i < c->n_pol; i++)
+        for (int j = i + 1; j < c->n_pol; j++) {
+            if (!pair_of(c, i, j)->sig)
+                continue;
+            any = true;
+            uint32_t both = (1u << i) | (1u << j);
+            int m = n;
+            for (int k = 0; k < m; k++)
+                if ((g[k] & both) == both) {
+                    g[n++] = g[k] & ~(1u << i);
+                    g[k] &= ~(1u << j);
+                }
+            n = absorb(g, n);
+            if (n > MAX_GROUPS)
+                return; /* no letters: too many to read anyway */
+        }
+    if (!any || n > 26)
+        return;
+    /* Order the groups by their best place (selection: n is small). */
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            if (group_place(c, g[b]) < group_place(c, g[a])) {
+                uint32_t t = g[a];
+                g[a] = g[b];
+                g[b] = t;
+            }
+    for (int pol = 0; pol < c->n_pol; pol++) {
+        size_t k = 0;
+        for (int a = 0; a < n && k + 1 < sizeof out->letters[0]; a++)
+            if (g[a] & (1u << pol))
+                out->letters[pol][k++] = (char)('a' + a);
+        out->letters[pol][k] = '\0';
+    }
+}
+
+/* ---- The sentence ------------------------------------------------------------ */
+
+void compare_tests_text(unsigned tests, char *buf, size_t len)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } names[] = {{CT_PAIRED_T, "paired t"},
+                 {CT_SIGN, "exact sign test"},
+                 {CT_MCNEMAR, "exact McNemar test"}};
+    words w = {buf, len, 0};
+    buf[0] = '\0';
+    int n = 0, total = 0;
+    for (size_t i = 0; i < 3; i++)
+        total += (tests & names[i].bit) != 0;
+    for (size_t i = 0; i < 3; i++)
+        if (tests & names[i].bit) {
+            say(&w, "%s%s", n == 0 ? "" : n == total - 1 ? " and " : ", ",
+                names[i].name);
+            n++;
+        }
+}
+
+/* "99.2 %", or "no value" when the policy has none. */
 static void mean_text(const contest *c, int pol, char *buf, size_t len)
 {
     compare_numbers n;
     compare_stat_numbers(compare_stat_at(c->res, c->point, pol, c->m), &n);
     if (n.mean[0] == '\0')
-        snprintf(buf, len, "none");
+        snprintf(buf, len, "no value");
     else
         compare_with_unit(n.mean, compare_metrics[c->m].unit, buf, len);
 }
@@ -183,36 +439,32 @@ static const char *failure_verb(compare_metric m)
     return m == CM_RECOVERY_S ? "did not recover" : "did not complete";
 }
 
-/* "highest success ratio (99.2 % vs 71.4 % for immediate)" */
-static void claim(const contest *c, int best, int o, const duel *d,
-                  char *buf, size_t len)
+/* A policy's figure in a sentence.  By counts (the failures decide):
+ * "1 of 5 seeds".  Else its mean, and for recovery and completion what
+ * the mean is over: "22.0 s over the 3 seeds that recovered", "never
+ * recovered". */
+static void value_text(const contest *c, int pol, bool counts, char *buf,
+                       size_t len)
 {
-    static const char *const phrase[CM_COUNT] = {
-        "highest success ratio", "lowest amplification",
-        "lowest peak amplification", "fastest recovery",
-        "lowest p99 latency", "fewest duplicate writes",
-        "fewest quarantined requests", "least wasted work",
-        "shortest completion time", "most jobs completed",
-        "fewest jobs failed", "fewest critical alerts",
-        "fewest duplicate items", "least blocked time per job"};
-    const char *label = c->res->plan->policies[o].label;
-    if (d->sign_test) {
-        snprintf(buf, len, "fewest runs that %s (%u of %u seeds vs %u of "
-                 "%u for %s)", failure_verb(c->m), c->fails[best],
-                 c->applies[best], c->fails[o], c->applies[o], label);
+    if (counts) {
+        snprintf(buf, len, "%u of %u seeds", c->fails[pol],
+                 c->applies[pol]);
         return;
     }
-    char a[64], b[64];
-    mean_text(c, best, a, sizeof a);
-    mean_text(c, o, b, sizeof b);
-    size_t used = (size_t)snprintf(buf, len, "%s (%s vs %s for %s",
-                                   phrase[c->m], a, b, label);
-    if (c->by_failures && c->fails[best] > 0 && used < len)
-        used += (size_t)snprintf(buf + used, len - used, "; each %s in %u "
-                                 "of %u seeds", failure_verb(c->m),
-                                 c->fails[best], c->applies[best]);
-    if (used < len)
-        snprintf(buf + used, len - used, ")");
+    if (c->by_failures && c->fails[pol] > 0 &&
+        c->fails[pol] == c->applies[pol]) {
+        snprintf(buf, len, "%s", c->m == CM_RECOVERY_S ? "never recovered"
+                                                       : "never completed");
+        return;
+    }
+    char m[64];
+    mean_text(c, pol, m, sizeof m);
+    if (c->by_failures && c->fails[pol] > 0)
+        snprintf(buf, len, "%s over the %u seeds that %s", m,
+                 c->applies[pol] - c->fails[pol],
+                 c->m == CM_RECOVERY_S ? "recovered" : "completed");
+    else
+        snprintf(buf, len, "%s", m);
 }
 
 static void p_text(double p, char *buf, size_t len)
@@ -223,27 +475,247 @@ static void p_text(double p, char *buf, size_t len)
         snprintf(buf, len, "p = %.2g", p);
 }
 
-/* The sentence after the claim: significant or not, and why. */
-static void judgement(const contest *c, const duel *d, int n_tested,
-                      bool untested, double p, char *buf, size_t len)
+static const char *const phrase[CM_COUNT] = {
+    "highest success ratio", "lowest amplification",
+    "lowest peak amplification", "fastest recovery",
+    "lowest p99 latency", "fewest duplicate writes",
+    "fewest quarantined requests", "least wasted work",
+    "shortest completion time", "most jobs completed",
+    "fewest jobs failed", "fewest critical alerts",
+    "fewest duplicate items", "least blocked time per job"};
+
+/* The claim's words when the failures decide ("fewest seeds that did not
+ * recover"), else the metric's. */
+static const char *claim_phrase(const contest *c, bool counts)
 {
-    char pt[32];
-    p_text(p, pt, sizeof pt);
-    const char *test = d->sign_test ? "sign test" : "paired t";
-    if (untested)
-        snprintf(buf, len, "cannot be tested: fewer than 2 seeds with a "
-                 "value under both");
-    else if (p < SIGNIFICANCE && n_tested == 2)
-        snprintf(buf, len, "significant against both others (%s, %s "
-                 "after Holm's adjustment)", test, pt);
-    else if (p < SIGNIFICANCE && n_tested > 2)
-        snprintf(buf, len, "significant against all %d others (%s, %s "
-                 "after Holm's adjustment)", n_tested, test, pt);
-    else if (p < SIGNIFICANCE)
-        snprintf(buf, len, "significant (%s, %s)", test, pt);
+    if (!counts)
+        return phrase[c->m];
+    return c->m == CM_RECOVERY_S ? "fewest seeds that did not recover"
+                                 : "fewest seeds that did not complete";
+}
+
+/* "A", "A and B", "A, B and C" of the policies in list[0..n). */
+static void say_names(words *w, const contest *c, const int *list, int n,
+                      bool with_values, bool counts)
+{
+    for (int i = 0; i < n; i++) {
+        say(w, "%s%s", i == 0 ? "" : i == n - 1 ? " and " : ", ",
+            c->res->plan->policies[list[i]].label);
+        if (with_values) {
+            char v[128];
+            value_text(c, list[i], counts, v, sizeof v);
+            say(w, " (%s)", v);
+        }
+    }
+}
+
+/* The tests of, and the largest adjusted p over, the pairs (a, b) for a
+ * in as[0..na), b in bs[0..nb) that were tested. */
+static double pairs_p(const contest *c, const int *as, int na, const int *bs,
+                      int nb, bool largest, unsigned *tests)
+{
+    double p = NAN;
+    for (int i = 0; i < na; i++)
+        for (int j = 0; j < nb; j++) {
+            const pair *d = pair_of(c, as[i], bs[j]);
+            if (d->same || isnan(d->p))
+                continue;
+            *tests |= d->test;
+            if (isnan(p) || (largest ? d->p > p : d->p < p))
+                p = d->p;
+        }
+    return p;
+}
+
+/* "(paired t, p < 0.001 after Holm's adjustment)"; at_least: the
+ * smallest of several p ("p \u2265 0.31"). */
+static void say_test(words *w, const contest *c, unsigned tests, double p,
+                     bool at_least)
+{
+    char t[80], pt[32];
+    compare_tests_text(tests, t, sizeof t);
+    if (at_least && !(p < 0.001))
+        snprintf(pt, sizeof pt, "p \xe2\x89\xa5 %.2g", p);
     else
-        snprintf(buf, len, "not significant (%s): the difference is within "
-                 "the noise of %u seeds", pt, c->n_seeds);
+        p_text(p, pt, sizeof pt);
+    if (isnan(p))
+        say(w, " (not testable: fewer than 2 seeds with a value under "
+               "both)");
+    else
+        say(w, " (%s, %s%s)", t, pt,
+            c->n_pol > 2 ? " after Holm's adjustment" : "");
+}
+
+/* The leader alone, significantly better than every other. */
+static void say_alone(words *w, const contest *c, compare_verdict *out)
+{
+    int best = c->order[0], next = c->order[1];
+    const pair *d = pair_of(c, best, next);
+    bool counts = d->test == CT_MCNEMAR;
+    char a[128], b[128];
+    value_text(c, best, counts, a, sizeof a);
+    value_text(c, next, counts, b, sizeof b);
+    say(w, "%s: %s (%s vs %s for %s, the next best), significant",
+        c->res->plan->policies[best].label, claim_phrase(c, counts), a, b,
+        c->res->plan->policies[next].label);
+    if (c->n_pol == 3)
+        say(w, " against both others");
+    else if (c->n_pol > 3)
+        say(w, " against all %d others", c->n_pol - 1);
+    unsigned tests = 0;
+    out->p = pairs_p(c, &best, 1, c->order + 1, c->n_pol - 1, true, &tests);
+    out->tests = tests;
+    say_test(w, c, tests, out->p, false);
+}
+
+/* Several leaders: tied (identical on every seed), or the best and
+ * those not significantly worse than it. */
+static void say_leaders(words *w, const contest *c, const int *lead, int nl,
+                        compare_verdict *out)
+{
+    bool identical = true;
+    for (int i = 0; i < nl; i++)
+        for (int j = i + 1; j < nl; j++)
+            identical = identical && pair_of(c, lead[i], lead[j])->same;
+    if (identical) {
+        char v[128];
+        value_text(c, lead[0], false, v, sizeof v);
+        say_names(w, c, lead, nl, false, false);
+        say(w, " tie for the %s (%s, identical on every seed)",
+            phrase[c->m], v);
+        out->p = NAN;
+        return;
+    }
+    bool counts = false;
+    for (int i = 1; i < nl; i++)
+        counts = counts || pair_of(c, lead[0], lead[i])->test == CT_MCNEMAR;
+    char v[128];
+    value_text(c, lead[0], counts, v, sizeof v);
+    say(w, "%s has the %s (%s), but ", c->res->plan->policies[lead[0]].label,
+        claim_phrase(c, counts), v);
+    for (int i = 1; i < nl; i++) {
+        value_text(c, lead[i], counts, v, sizeof v);
+        say(w, "%s%s (%s%s)", i == 1 ? "" : i == nl - 1 ? " and " : ", ",
+            c->res->plan->policies[lead[i]].label, v,
+            pair_of(c, lead[0], lead[i])->same ? ", identical on every seed"
+                                               : "");
+    }
+    say(w, " %s not significantly worse", nl == 2 ? "is" : "are");
+    unsigned tests = 0;
+    out->p = pairs_p(c, lead, 1, lead + 1, nl - 1, false, &tests);
+    out->tests |= tests;
+    if (!isnan(out->p))
+        say_test(w, c, tests, out->p, nl > 2);
+}
+
+/* "three", "four" ... "ten", then digits. */
+static const char *count_word(int n)
+{
+    static const char *const w[] = {"none", "one", "two", "three", "four",
+                                    "five", "six", "seven", "eight", "nine",
+                                    "ten"};
+    static char digits[16];
+    if (n >= 0 && n <= 10)
+        return w[n];
+    snprintf(digits, sizeof digits, "%d", n);
+    return digits;
+}
+
+/* What the leaders beat: "; both significantly better than plan (24.9)
+ * and none (350) (paired t, p < 0.001 after Holm's adjustment)", and any
+ * policy only some of them beat. */
+static void say_beaten(words *w, const contest *c, const int *lead, int nl,
+                       const int *rest, int nr, compare_verdict *out)
+{
+    int all[COMPARE_MAX_POLICIES], some[COMPARE_MAX_POLICIES];
+    int na = 0, ns = 0;
+    for (int i = 0; i < nr; i++) {
+        bool by_all = true;
+        for (int j = 0; j < nl; j++)
+            by_all = by_all && pair_of(c, lead[j], rest[i])->sig;
+        if (by_all)
+            all[na++] = rest[i];
+        else
+            some[ns++] = rest[i];
+    }
+    bool counts = false;
+    for (int i = 0; i < nr; i++)
+        counts = counts || pair_of(c, lead[0], rest[i])->test == CT_MCNEMAR;
+    if (na > 0) {
+        if (nl == 2)
+            say(w, "; both significantly better than ");
+        else
+            say(w, "; all %s significantly better than ", count_word(nl));
+        /* By counts, the figures come once, in say_failures. */
+        say_names(w, c, all, na, !counts, false);
+        unsigned tests = 0;
+        double p = pairs_p(c, lead, nl, all, na, true, &tests);
+        out->tests |= tests;
+        say_test(w, c, tests, p, false);
+    }
+    for (int i = 0; i < ns; i++) {
+        int beats[COMPARE_MAX_POLICIES], nb = 0;
+        for (int j = 0; j < nl; j++)
+            if (pair_of(c, lead[j], some[i])->sig)
+                beats[nb++] = lead[j];
+        char v[128];
+        value_text(c, some[i], false, v, sizeof v);
+        if (counts)
+            say(w, "; %s is significantly worse than ",
+                c->res->plan->policies[some[i]].label);
+        else
+            say(w, "; %s (%s) is significantly worse than ",
+                c->res->plan->policies[some[i]].label, v);
+        say_names(w, c, beats, nb, false, false);
+        say(w, " only");
+        unsigned tests = 0;
+        double p = pairs_p(c, beats, nb, some + i, 1, true, &tests);
+        out->tests |= tests;
+        say_test(w, c, tests, p, false);
+    }
+}
+
+/* For recovery and completion, every policy's share of seeds that
+ * failed, with its Wilson 95 % interval: "; did not recover: none on 0
+ * of 20 seeds (95 % CI 0-16 %), immediate and exponential on 20 of 20
+ * (95 % CI 84-100 %)".  Policies with the same count are named
+ * together, in ranking order. */
+static void say_failures(words *w, const contest *c)
+{
+    if (!c->by_failures)
+        return;
+    /* Completion is not a probability the reader came for: said only
+     * when some run did not complete.  Recovery always is. */
+    bool any = false;
+    for (int pol = 0; pol < c->n_pol; pol++)
+        any = any || c->fails[pol] > 0;
+    if (c->m == CM_COMPLETION_S && !any)
+        return;
+    bool done[COMPARE_MAX_POLICIES] = {false};
+    bool first = true;
+    for (int r = 0; r < c->n_pol; r++) {
+        int pol = c->order[r];
+        if (done[pol] || c->applies[pol] == 0)
+            continue;
+        int same[COMPARE_MAX_POLICIES], n = 0;
+        for (int q = r; q < c->n_pol; q++) {
+            int o = c->order[q];
+            if (!done[o] && c->fails[o] == c->fails[pol] &&
+                c->applies[o] == c->applies[pol]) {
+                same[n++] = o;
+                done[o] = true;
+            }
+        }
+        compare_tipping t;
+        compare_tipping_counts(c->fails[pol], c->applies[pol], &t);
+        say(w, "%s", first ? "; " : ", ");
+        if (first)
+            say(w, "%s: ", failure_verb(c->m));
+        say_names(w, c, same, n, false, false);
+        say(w, " on %u of %u seeds (95 %% CI %.0f\xe2\x80\x93%.0f %%)",
+            t.tipped, t.n, 100.0 * t.lo, 100.0 * t.hi);
+        first = false;
+    }
 }
 
 /* Every policy the same on every seed: there is nothing to choose. */
@@ -254,7 +726,8 @@ static void tie(const contest *c, compare_verdict *out)
     const compare_stat *st = compare_stat_at(c->res, c->point, 0, c->m);
     snprintf(out->text, sizeof out->text, "no difference: every policy "
              "gives the same value on every seed (%s%s)",
-             st->ci.sd > 0.0 ? "mean " : "", v);
+             st->ci.sd > 0.0 ? "mean " : "",
+             strcmp(v, "no value") == 0 ? "none" : v);
 }
 
 static void no_values(const contest *c, compare_verdict *out)
@@ -279,66 +752,59 @@ static void no_values(const contest *c, compare_verdict *out)
 
 static void decide(contest *c, compare_verdict *out)
 {
-    int best = 0;
-    for (int pol = 1; pol < c->n_pol; pol++)
-        if (better(c, pol, best))
-            best = pol;
-    duel *d = calloc((size_t)c->n_pol, sizeof *d);
-    double *p = malloc((size_t)c->n_pol * sizeof *p);
-    if (d == NULL || p == NULL) {
+    rank(c);
+    if (!test_pairs(c)) {
         snprintf(out->text, sizeof out->text, "out of memory");
-        free(d);
-        free(p);
         return;
     }
-    bool all_same = true, untested = false;
-    int n = 0;
-    for (int o = 0; o < c->n_pol; o++) {
-        if (o == best)
-            continue;
-        duel_run(c, best, o, &d[o]);
-        all_same = all_same && d[o].same;
-        untested = untested || isnan(d[o].p);
-        p[n++] = d[o].p;
-    }
+    bool all_same = true;
+    for (int i = 1; i < c->n_pol; i++)
+        all_same = all_same && pair_of(c, 0, i)->same;
     if (all_same) {
         tie(c, out);
-        free(d);
-        free(p);
         return;
     }
-    stats_holm(p, (size_t)n);
-    int closest = -1, k = 0;
-    out->p = NAN;
-    for (int o = 0; o < c->n_pol; o++) {
-        if (o == best)
-            continue;
-        double q = p[k++];
-        if (closest < 0 || (isnan(q) && !isnan(out->p)) || q > out->p) {
-            closest = o;
-            out->p = q;
-        }
+    int best = c->order[0];
+    int lead[COMPARE_MAX_POLICIES], rest[COMPARE_MAX_POLICIES];
+    int nl = 0, nr = 0;
+    for (int r = 0; r < c->n_pol; r++) {
+        int pol = c->order[r];
+        if (pol == best || !pair_of(c, best, pol)->sig)
+            lead[nl++] = pol;
+        else
+            rest[nr++] = pol;
     }
+    memcpy(out->order, c->order, sizeof out->order);
     out->best = best;
-    out->significant = !untested && out->p < SIGNIFICANCE;
-    char what[256], verdict[200];
-    claim(c, best, closest, &d[closest], what, sizeof what);
-    judgement(c, &d[closest], n, untested, out->p, verdict, sizeof verdict);
-    snprintf(out->text, sizeof out->text, "%s: %s, %s",
-             c->res->plan->policies[best].label, what, verdict);
-    free(d);
-    free(p);
+    out->runner_up = c->order[1];
+    out->n_leaders = nl;
+    for (int i = 0; i < nl; i++)
+        out->leaders |= 1u << lead[i];
+    out->significant = nl == 1;
+    letters(c, out);
+    words w = {out->text, sizeof out->text, 0};
+    if (nl == 1) {
+        say_alone(&w, c, out);
+    } else {
+        say_leaders(&w, c, lead, nl, out);
+        if (nr > 0)
+            say_beaten(&w, c, lead, nl, rest, nr, out);
+        else
+            say(&w, ": the differences are within the noise of %u seeds",
+                c->n_seeds);
+    }
+    say_failures(&w, c);
 }
 
 void compare_verdict_at(const compare_result *r, uint32_t point,
                         compare_metric m, compare_verdict *out)
 {
     memset(out, 0, sizeof *out);
-    out->best = -1;
+    out->best = out->runner_up = -1;
     out->p = NAN;
     contest c = {r, point, m, r->plan->n_policies, r->plan->n_seeds,
                  m == CM_RECOVERY_S || m == CM_COMPLETION_S,
-                 NULL, NULL, NULL, NULL};
+                 NULL, NULL, NULL, NULL, NULL, {0}};
     if (!contest_fill(&c)) {
         snprintf(out->text, sizeof out->text, "out of memory");
         contest_free(&c);
@@ -352,6 +818,8 @@ void compare_verdict_at(const compare_result *r, uint32_t point,
         no_values(&c, out);
     else if (c.n_pol == 1) {
         out->best = 0;
+        out->n_leaders = 1;
+        out->leaders = 1;
         snprintf(out->text, sizeof out->text, "%s: the only policy; nothing "
                  "to compare it with", r->plan->policies[0].label);
     } else

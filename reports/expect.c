@@ -237,15 +237,30 @@ static void eval_metastable(const sim_summary *s, expect_result *r)
                       : ", as expected");
 }
 
+/* More digits until the two differ: both are rounded the same way, so
+ * what is printed keeps their order. */
+int expect_digits(double v, double limit, int least, bool fixed)
+{
+    char a[64], b[64];
+    for (int p = least; p < 17; p++) {
+        snprintf(a, sizeof a, fixed ? "%.*f" : "%.*g", p, v);
+        snprintf(b, sizeof b, fixed ? "%.*f" : "%.*g", p, limit);
+        if (v == limit || strcmp(a, b) != 0)
+            return p;
+    }
+    return 17;
+}
+
 static void eval_max(const char *what, double value, expect_result *r,
                      const char *fmt_unit)
 {
     r->has_value = true;
     r->value = value;
     r->ok = value <= r->limit;
-    snprintf(r->explain, sizeof r->explain, "%s %.4g%s %s limit %.4g%s",
-             what, value, fmt_unit, r->ok ? "within" : "exceeds", r->limit,
-             fmt_unit);
+    int p = expect_digits(value, r->limit, 4, false);
+    snprintf(r->explain, sizeof r->explain, "%s %.*g%s %s limit %.*g%s",
+             what, p, value, fmt_unit, r->ok ? "within" : "exceeds", p,
+             r->limit, fmt_unit);
 }
 
 /* A share of 0..1 against its limit, both in percent. */
@@ -254,8 +269,9 @@ static void eval_share(const char *what, double value, expect_result *r)
     r->has_value = true;
     r->value = value;
     r->ok = value <= r->limit;
-    snprintf(r->explain, sizeof r->explain, "%s %.2f%% %s limit %.2f%%",
-             what, 100.0 * value, r->ok ? "within" : "exceeds",
+    int p = expect_digits(100.0 * value, 100.0 * r->limit, 2, true);
+    snprintf(r->explain, sizeof r->explain, "%s %.*f%% %s limit %.*f%%",
+             what, p, 100.0 * value, r->ok ? "within" : "exceeds", p,
              100.0 * r->limit);
 }
 
@@ -279,9 +295,11 @@ static void eval_completion(const sim_summary *s, expect_result *r)
     r->has_value = true;
     r->value = s->completion_time_s;
     r->ok = s->completion_time_s <= r->limit;
+    int p = expect_digits(s->completion_time_s, r->limit, 4, false);
     snprintf(r->explain, sizeof r->explain,
-             "every request ended by %.3g s %s limit %.4g s",
-             s->completion_time_s, r->ok ? "within" : "past the", r->limit);
+             "every request ended by %.*g s %s limit %.*g s", p,
+             s->completion_time_s, r->ok ? "within" : "past the", p,
+             r->limit);
 }
 
 /* ---- Per phase ------------------------------------------------------------ */
@@ -342,11 +360,12 @@ static void eval_phase(const sim_summary *s, phase_kind k, bool at_least,
     r->ok = at_least ? v >= r->limit : v <= r->limit;
     double scale = pct ? 100.0 : 1.0;
     const char *u = pct ? " %" : unit;
-    snprintf(r->explain, sizeof r->explain, "%s: %s %.4g%s %s %.4g%s", head,
-             what, scale * v, u,
+    int d = expect_digits(scale * v, scale * r->limit, 4, false);
+    snprintf(r->explain, sizeof r->explain, "%s: %s %.*g%s %s %.*g%s", head,
+             what, d, scale * v, u,
              at_least ? (r->ok ? "meets the minimum" : "is below")
                       : (r->ok ? "is within the limit" : "exceeds the limit"),
-             scale * r->limit, u);
+             d, scale * r->limit, u);
 }
 
 /* Steady-state goodput as a share of the baseline. */
@@ -370,11 +389,12 @@ static void eval_steady_goodput(const sim_summary *s, expect_result *r)
     r->has_value = true;
     r->value = share;
     r->ok = share >= r->limit;
+    int d = expect_digits(100.0 * share, 100.0 * r->limit, 4, false);
     snprintf(r->explain, sizeof r->explain,
-             "%s: goodput %.4g/s is %.4g %% of the baseline %.4g/s, %s "
-             "%.4g %%", head, p->goodput_per_s, 100.0 * share,
+             "%s: goodput %.4g/s is %.*g %% of the baseline %.4g/s, %s "
+             "%.*g %%", head, p->goodput_per_s, d, 100.0 * share,
              s->baseline_goodput_per_s,
-             r->ok ? "meeting the minimum" : "below the minimum",
+             r->ok ? "meeting the minimum" : "below the minimum", d,
              100.0 * r->limit);
 }
 
@@ -451,13 +471,14 @@ static void eval_job_share(const sim_pipeline_summary *p, uint64_t n,
     r->has_value = true;
     r->value = share;
     r->ok = at_least ? share >= r->limit : share <= r->limit;
+    int d = expect_digits(100.0 * share, 100.0 * r->limit, 4, false);
     snprintf(r->explain, sizeof r->explain,
-             "%.4g %% of %llu jobs %s%s%s%s, %s %.4g %%", 100.0 * share,
+             "%.*g %% of %llu jobs %s%s%s%s, %s %.*g %%", d, 100.0 * share,
              (unsigned long long)p->jobs, verb, detail[0] ? " (" : "",
              detail, detail[0] ? ")" : "",
              at_least ? (r->ok ? "meets the minimum" : "below the minimum")
                       : (r->ok ? "within the limit" : "exceeds the limit"),
-             100.0 * r->limit);
+             d, 100.0 * r->limit);
 }
 
 /* A count against the limit: "3 critical alerts (...), within the limit
@@ -587,8 +608,12 @@ int expect_eval(const expect_set *set, const sim_summary *s,
             r->value = s->success_ratio;
             r->ok = s->success_ratio >= r->limit;
             snprintf(r->explain, sizeof r->explain,
-                     "success ratio %.2f%% %s minimum %.2f%%",
+                     "success ratio %.*f%% %s minimum %.*f%%",
+                     expect_digits(100.0 * s->success_ratio, 100.0 * r->limit, 2,
+                            true),
                      100.0 * s->success_ratio, r->ok ? "meets" : "is below",
+                     expect_digits(100.0 * s->success_ratio, 100.0 * r->limit, 2,
+                            true),
                      100.0 * r->limit);
             break;
         case EXPECT_DUPLICATES_MAX:

@@ -77,6 +77,13 @@ bool expect_needs_pipeline(expect_kind k);
  * '150%'". */
 int expect_parse(const setting *keys, int n, expect_set *set, sb_err *e);
 
+/* The precision to print a value and its limit with in a verdict:
+ * `least` digits (significant with %g, after the point with %f when
+ * fixed), more while the two would print the same although they differ,
+ * so that no verdict reads "amplification 1 exceeds limit 1" (1.00007
+ * against 1). */
+int expect_digits(double v, double limit, int least, bool fixed);
+
 /* Evaluate every assertion in set; returns how many were written to out
  * (out holds EXPECT_KIND_COUNT). */
 int expect_eval(const expect_set *set, const sim_summary *sum,

@@ -226,7 +226,7 @@ static bool enough(const acc *a, const split_plan *plan, const split_opts *o,
     acc_result(a, plan, o->confidence, est);
     est->reached_target = a->hit_trials > 0 &&
                           est->rel_error <= o->target_rel_error;
-    if (a->n >= o->max_trials)
+    if (o->max_trials && a->n >= o->max_trials)
         return true;
     if (o->max_work > 0 && a->work >= o->max_work)
         return true;

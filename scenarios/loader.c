@@ -27,14 +27,17 @@
 
 #include "classifier.h"
 #include "suggest.h"
+#include "syntax.h"
 #include "units.h"
 
 #define MAX_ENTRIES 512
 #define MAX_SECTIONS 80
-#define LINE_MAX_LEN 1000
+#define LINE_MAX_LEN SCENARIO_LINE_MAX
 #define MAX_FILE_BYTES (4u << 20)
 /* A key's bytes with its NUL: what a setting (setting.h) holds. */
-#define KEY_SIZE 96
+#define KEY_SIZE (SCENARIO_KEY_MAX + 1)
+_Static_assert(KEY_SIZE == sizeof ((setting *)0)->key,
+               "a key the loader takes fits a setting");
 
 typedef struct entry {
     char section[96];
@@ -76,18 +79,6 @@ static char *trim(char *s)
     return s;
 }
 
-/* A name after "fault.", "server." or "policy.": letters, digits, _ and
- * -, shorter than SIM_NAME_MAX. */
-static bool good_name(const char *name)
-{
-    if (name[0] == '\0')
-        return false;
-    for (const char *p = name; *p; p++)
-        if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-')
-            return false;
-    return strlen(name) < SIM_NAME_MAX;
-}
-
 static bool known_section(const char *name)
 {
     static const char *const fixed[] = {"scenario", "clients", "server",
@@ -96,14 +87,14 @@ static bool known_section(const char *name)
         if (strcmp(name, fixed[i]) == 0)
             return true;
     if (strncmp(name, "fault.", 6) == 0)
-        return good_name(name + 6);
+        return syntax_name_ok(name + 6);
     /* Tiers of a service chain (tiers.c's part of the loader, below). */
     if (strncmp(name, "server.", 7) == 0 || strncmp(name, "policy.", 7) == 0 ||
         strncmp(name, "expect.", 7) == 0)
-        return good_name(name + 7);
+        return syntax_name_ok(name + 7);
     /* Steps of a pipeline (the pipeline part of the loader, below). */
     if (strncmp(name, "step.", 5) == 0)
-        return good_name(name + 5);
+        return syntax_name_ok(name + 5);
     return false;
 }
 
@@ -159,20 +150,6 @@ static void section_header(loader *ld, char *text)
     snprintf(ld->sections[ld->n_sections].name, 96, "%s", name);
     ld->sections[ld->n_sections++].line = ld->line;
     snprintf(ld->section, sizeof ld->section, "%s", name);
-}
-
-/* Where the text of a `key = value` line stops: at an inline comment (a
- * ';' after whitespace, as inih's default INI_INLINE_COMMENT_PREFIXES
- * has it), or at its end. */
-static char *cut_comment(char *s)
-{
-    bool was_space = false;
-    for (; *s; s++) {
-        if (was_space && *s == ';')
-            break;
-        was_space = isspace((unsigned char)*s);
-    }
-    return s;
 }
 
 /* A line too long for this inih's line buffer (a build's INI_MAX_LINE,
@@ -299,7 +276,7 @@ static char *reader(char *str, int num, void *stream)
         snprintf(str, (size_t)num, "[%s]\n", ld->section);
         return str;
     }
-    *cut_comment(t) = '\0';
+    t[syntax_comment(t) - t] = '\0';
     if (t[strcspn(t, "=:")] == '\0') {
         loader_fail(ld, "expected 'key = value', a [section] or a comment");
         return NULL;
@@ -368,7 +345,10 @@ static int handler(void *user, const char *section, const char *name,
     section = ld->section;
     if (section[0] == '\0')
         return loader_fail(ld, "'%s' comes before any [section]", name);
-    entry *old = find_entry(ld, section, name);
+    /* [policy] takes one plugin line per plug-in (the GUI saves the
+     * scenario's and its own --policy-plugin). */
+    bool list = strcmp(section, "policy") == 0 && strcmp(name, "plugin") == 0;
+    entry *old = list ? NULL : find_entry(ld, section, name);
     if (old) {
         char first[1200];
         snprintf(first, sizeof first, "%s", old->origin);
@@ -428,9 +408,24 @@ static int apply_set(loader *ld, const char *set)
         return err_set(ld->e, "--set %s: expected section.key=value", set);
     *dot = '\0';
     char *section = trim(left), *key = trim(dot + 1);
-    char msg[200];
+    char msg[200], value[LINE_MAX_LEN];
     if (key_too_long(key, strlen(key), msg, sizeof msg))
         return err_set(ld->e, "--set %s: %s", set, msg);
+    if (snprintf(value, sizeof value, "%s", eq + 1) >= (int)sizeof value)
+        return err_set(ld->e, "--set %s: the value is longer than a line "
+                       "of a scenario file (%d characters)", set,
+                       LINE_MAX_LEN);
+    /* What a line could not say is refused: the run could not be saved
+     * as the scenario it ran (writer.h writes lines, and refuses). */
+    const char *why = syntax_key_problem(key);
+    if (why)
+        return err_set(ld->e, "--set %s: expected a key a scenario file can "
+                       "hold, got '%s': it %s", set, key, why);
+    char *v = trim(value);
+    if ((why = syntax_value_problem(v)) != NULL)
+        return err_set(ld->e, "--set %s: expected a value a scenario file "
+                       "can hold, got '%.120s%s': it %s", set, v,
+                       strlen(v) > 120 ? "..." : "", why);
     if (!known_section(section))
         return err_set(ld->e, "--set %s: unknown section [%s]; known "
                        "sections: scenario, clients, server, policy, expect, "
@@ -440,9 +435,7 @@ static int apply_set(loader *ld, const char *set)
     entry *en = find_entry(ld, section, key);
     if (en == NULL && (en = add_entry(ld, section, key)) == NULL)
         return err_set(ld->e, "--set %s: too many keys", set);
-    char value[LINE_MAX_LEN];
-    snprintf(value, sizeof value, "%s", eq + 1);
-    snprintf(en->value, sizeof en->value, "%s", trim(value));
+    snprintf(en->value, sizeof en->value, "%s", v);
     snprintf(en->origin, sizeof en->origin, "--set %s", set);
     return 0;
 }
@@ -1093,12 +1086,11 @@ static int follow_chain(loader *ld)
     while (link) {
         char name[SIM_NAME_MAX] = {0}, section[96]; /* zeroed: copied whole */
         char chain[SIM_MAX_TIERS * (SIM_NAME_MAX + 4)];
-        if (!good_name(link->value) ||
+        if (!syntax_name_ok(link->value) ||
             snprintf(name, sizeof name, "%s", link->value) >=
                 (int)sizeof name)
             return bad_value(ld->e, link, "the name of a [server.NAME] "
-                             "section (letters, digits, _ and -, at most "
-                             "63)");
+                             "section (" SYNTAX_NAME_RULE ")");
         chain_words(c, n, chain, sizeof chain);
         for (uint32_t i = 0; i < n; i++) {
             if (strcmp(c->tiers[i].name, name) == 0) {
@@ -1221,13 +1213,11 @@ static int load_tiers(loader *ld)
 {
     sim_config *c = &ld->sc->cfg;
     const entry *nm = find_entry(ld, "server", "name");
-    if (nm && !good_name(nm->value))
-        return bad_value(ld->e, nm, "a tier name (letters, digits, _ and -, "
-                         "at most 63)");
-    if (snprintf(c->tiers[0].name, sizeof c->tiers[0].name, "%s",
-                 top_tier_name(ld)) >= (int)sizeof c->tiers[0].name)
-        return bad_value(ld->e, nm, "a tier name (letters, digits, _ and -, "
-                         "at most 63)");
+    /* A valid name fits: names_valid bounds its length. */
+    if (nm && !syntax_name_ok(nm->value))
+        return bad_value(ld->e, nm, "a tier name (" SYNTAX_NAME_RULE ")");
+    snprintf(c->tiers[0].name, sizeof c->tiers[0].name, "%s",
+             top_tier_name(ld));
     if (follow_chain(ld) != 0)
         return -1;
     if (check_unused_tiers(ld) != 0)
@@ -1705,11 +1695,10 @@ static int parse_steps(loader *ld, const entry *en, pipeline_cfg *p)
         if (comma)
             *comma = '\0';
         char *name = trim(tok), section[96];
-        if (!good_name(name))
+        if (!syntax_name_ok(name))
             return bad_value(ld->e, en, "a comma-separated list of step "
-                             "names (letters, digits, _ and -, at most 63 "
-                             "each), each the name of a [step.NAME] "
-                             "section");
+                             "names (" SYNTAX_NAME_RULE " each), each the name "
+                             "of a [step.NAME] section");
         for (uint32_t i = 0; i < p->n_steps; i++)
             if (strcmp(p->steps[i].name, name) == 0) {
                 char want[SIM_NAME_MAX + 80];

@@ -19,6 +19,12 @@
 
 #define SCENARIO_MAX_PLUGINS 4
 #define SCENARIO_MAX_EXPECT 32
+/* The longest line of a scenario file and the longest key, in bytes: the
+ * loader refuses longer ones, and the writer (writer.h) writes none.  A
+ * line holds any value the loader keeps (a plug-in's path, with the
+ * scenario's folder, the longest: 1023) after any key. */
+#define SCENARIO_LINE_MAX 2000
+#define SCENARIO_KEY_MAX 95
 
 typedef struct scenario {
     char path[1024];

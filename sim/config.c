@@ -1,11 +1,12 @@
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void config_defaults(sim_config *c)
 {
     memset(c, 0, sizeof *c);
-    strcpy(c->name, "unnamed");
+    snprintf(c->name, sizeof c->name, "unnamed");
     c->seed = 1;
     c->duration_ns = 120 * NS_PER_S;
     c->warmup_ns = 10 * NS_PER_S;

@@ -1,41 +1,20 @@
 /*
- * faults.c -- the running faults and what they do: the server's effective
- * workers, rate limit, outage, latency, slowdown, error and lost-ack
- * coins, partitions and the arrival multiplier.
+ * faults.c -- the running faults and what they do (faults.h): the
+ * servers' effective workers, rate limit, outage, latency, slowdown,
+ * error and lost-ack coins, partitions, the arrival multiplier and the
+ * clients' timeout, the pipeline's crashed runners.
  */
+#include "faults.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "server.h"
+#include "client.h"
+#include "engine.h"
 #include "pipeline.h"
+#include "server.h"
 #include "tier.h"
-
-static int64_t stretch(const evq_event *ev, void *ctx)
-{
-    const double *k = ctx; /* k[0] = now, k[1] = old/new multiplier */
-    /* An arrival at the end of time never comes, at any rate: rescaling
-     * it would bring it back into the run. */
-    if (evq_type(ev) != EV_ARRIVAL || ev->time >= SIMTIME_END)
-        return ev->time;
-    double now = k[0];
-    return round_ns(now + ((double)ev->time - now) * k[1]);
-}
-
-/* Pending arrivals were drawn at the old rate; by the memoryless property
- * (and for think times, by rescaling) the remaining time to each scales by
- * old/new.  One O(n) pass, no random draws, so the arrival sequence stays
- * the same under every policy. */
-static void set_spike(sim *s, double spike)
-{
-    if (spike == s->spike)
-        return;
-    double k[2] = {(double)s->now, s->spike / spike};
-    s->spike = spike;
-    s->gap_mean_ns = engine_gap_mean_ns(s);
-    if (evq_retime(&s->q, stretch, k) != 0)
-        engine_fail(s, "out of memory for the event queue");
-}
 
 /* What the running faults that strike tier `tier` make of its server.
  * The order matters to a run's bytes: a crash answers with the new
@@ -49,9 +28,10 @@ static void apply_server(sim *s, unsigned tier, server *sv)
     uint32_t workers = sc->workers;
     bool capacity_set = false;
     double rate = sc->rate_limit_per_s, burst = sc->rate_limit_burst;
-    for (uint32_t i = 0; i < s->n_faults; i++) {
-        const fault_cfg *f = &s->faults[i];
-        if (!s->active[i] || f->tier != tier)
+    const faults *fl = &s->fl;
+    for (uint32_t i = 0; i < fl->n; i++) {
+        const fault_cfg *f = &fl->fault[i];
+        if (!fl->active[i] || f->tier != tier)
             continue;
         switch (f->type) {
         case FAULT_CAPACITY:
@@ -99,14 +79,15 @@ static void apply_server(sim *s, unsigned tier, server *sv)
  * they target (0, the top, without a chain). */
 void faults_apply(sim *s)
 {
+    faults *fl = &s->fl;
     double spike = 1.0;
     int64_t timeout = s->cfg->clients.timeout_ns, timeout_from = -1;
     bool crashed = false;
-    s->n_errors = s->n_lost = s->n_cuts = 0;
-    for (uint32_t i = 0; i < s->n_faults; i++) {
-        if (!s->active[i])
+    fl->n_errors = fl->n_lost = fl->n_cuts = 0;
+    for (uint32_t i = 0; i < fl->n; i++) {
+        if (!fl->active[i])
             continue;
-        const fault_cfg *f = &s->faults[i];
+        const fault_cfg *f = &fl->fault[i];
         switch (f->type) {
         case FAULT_CLIENT_TIMEOUT:
             /* The last one started (a later fault, a later change by
@@ -120,13 +101,13 @@ void faults_apply(sim *s)
             spike *= f->multiplier;
             break;
         case FAULT_ERRORS:
-            s->errors[s->n_errors++] = (uint8_t)i;
+            fl->errors[fl->n_errors++] = (uint8_t)i;
             break;
         case FAULT_LOST_ACK:
-            s->lost[s->n_lost++] = (uint8_t)i;
+            fl->lost[fl->n_lost++] = (uint8_t)i;
             break;
         case FAULT_PARTITION:
-            s->cuts[s->n_cuts++] = (uint8_t)i;
+            fl->cuts[fl->n_cuts++] = (uint8_t)i;
             break;
         case FAULT_CRASH:
             crashed = true;
@@ -135,8 +116,7 @@ void faults_apply(sim *s)
             break;
         }
     }
-    set_spike(s, spike);
-    s->timeout_ns = timeout;
+    clients_set_load(s, spike, timeout);
     unsigned n = s->tiers ? sim_tiers(s) : 1;
     for (unsigned i = 0; i < n; i++)
         apply_server(s, i, tiers_server(s, i));
@@ -148,7 +128,7 @@ void faults_apply(sim *s)
 static double fault_draw(const sim *s, unsigned fi, uint32_t client,
                          uint64_t ctr)
 {
-    uint64_t key = rng_key(s->seed ^ s->fault_key[fi], client, RNG_FAULT);
+    uint64_t key = rng_key(s->seed ^ s->fl.key[fi], client, RNG_FAULT);
     return rng_unit(rng_at(key, ctr));
 }
 
@@ -156,26 +136,28 @@ static double fault_draw(const sim *s, unsigned fi, uint32_t client,
  * first, 2 for the second (draw 1 is the lost-ack coin). */
 const fault_cfg *faults_error(const sim *s, const request *r, const attempt *t)
 {
+    const faults *fl = &s->fl;
     unsigned slot = t->trip ? 2u : 0u;
-    for (unsigned i = 0; i < s->n_errors; i++) {
-        unsigned fi = s->errors[i];
-        if (s->faults[fi].tier != r->tier)
+    for (unsigned i = 0; i < fl->n_errors; i++) {
+        unsigned fi = fl->errors[i];
+        if (fl->fault[fi].tier != r->tier)
             continue;
         uint64_t ctr = rng_attempt_counter(r->index, t->number, slot);
-        if (fault_draw(s, fi, r->client, ctr) < s->faults[fi].probability)
-            return &s->faults[fi];
+        if (fault_draw(s, fi, r->client, ctr) < fl->fault[fi].probability)
+            return &fl->fault[fi];
     }
     return NULL;
 }
 
 bool faults_ack_lost(const sim *s, const request *r, const attempt *t)
 {
-    for (unsigned i = 0; i < s->n_lost; i++) {
-        unsigned fi = s->lost[i];
-        if (s->faults[fi].tier != r->tier)
+    const faults *fl = &s->fl;
+    for (unsigned i = 0; i < fl->n_lost; i++) {
+        unsigned fi = fl->lost[i];
+        if (fl->fault[fi].tier != r->tier)
             continue;
         uint64_t ctr = rng_attempt_counter(r->index, t->number, 1);
-        if (fault_draw(s, fi, r->client, ctr) < s->faults[fi].probability)
+        if (fault_draw(s, fi, r->client, ctr) < fl->fault[fi].probability)
             return true;
     }
     return false;
@@ -185,77 +167,114 @@ bool faults_ack_lost(const sim *s, const request *r, const attempt *t)
  * clients are cut off under every policy. */
 int faults_cut_off(const sim *s, uint32_t c)
 {
-    for (unsigned i = 0; i < s->n_cuts; i++) {
-        const fault_cfg *f = &s->faults[s->cuts[i]];
-        if (engine_unit_draw(s, c, RNG_PARTITION, s->fault_key[s->cuts[i]]) < f->fraction)
+    const faults *fl = &s->fl;
+    for (unsigned i = 0; i < fl->n_cuts; i++) {
+        const fault_cfg *f = &fl->fault[fl->cuts[i]];
+        if (engine_unit_draw(s, c, RNG_PARTITION, fl->key[fl->cuts[i]]) <
+            f->fraction)
             return (int)f->mode;
     }
     return -1;
 }
 
+/* A fault's events carry the generation they were pushed in: its start
+ * event generation 0, its end event the one its start made.  Ending a
+ * fault (by hand, or before it began) moves the generation on, so the
+ * stale event is skipped when it surfaces, as timeouts are. */
 void faults_on(sim *s, uint32_t i, bool on, uint32_t gen)
 {
+    faults *fl = &s->fl;
     if (on) {
-        if (s->active[i])
+        if (fl->active[i] || gen != fl->gen[i])
             return;
-        s->active[i] = true;
-        s->fault_gen[i]++;
-        const fault_cfg *f = &s->faults[i];
-        engine_push_fault(s, simtime_add(s->now, f->duration_ns), EV_FAULT_OFF,
-                          i, s->fault_gen[i]);
+        fl->active[i] = true;
+        fl->gen[i]++;
+        const fault_cfg *f = &fl->fault[i];
+        engine_push_fault(s, simtime_add(s->now, f->duration_ns),
+                          EV_FAULT_OFF, i, fl->gen[i]);
     } else {
-        if (!s->active[i] || gen != s->fault_gen[i])
+        if (!fl->active[i] || gen != fl->gen[i])
             return;
-        s->active[i] = false;
+        fl->active[i] = false;
     }
     faults_apply(s);
 }
 
+void faults_start(sim *s)
+{
+    faults *fl = &s->fl;
+    const sim_config *c = s->cfg;
+    for (uint32_t i = 0; i < c->n_faults; i++) {
+        fl->fault[i] = c->faults[i];
+        fl->key[i] = rng_named(c->faults[i].name);
+        engine_push_fault(s, c->faults[i].start_ns, EV_FAULT_ON, i, 0);
+    }
+    fl->n = c->n_faults;
+}
+
 int sim_inject(sim *s, const fault_cfg *f, sb_err *e)
 {
-    if (s->n_faults == MAX_ALL_FAULTS)
+    faults *fl = &s->fl;
+    if (fl->n == MAX_ALL_FAULTS)
         return err_set(e, "at most %d faults per run", MAX_ALL_FAULTS);
     if (f->name[0] == '\0')
         return err_set(e, "an injected fault needs a name");
     if (f->tier != 0 && f->tier >= sim_tiers(s))
         return err_set(e, "fault '%s' targets tier %u, and the run has %u",
                        f->name, (unsigned)f->tier, sim_tiers(s));
-    for (uint32_t k = 0; k < s->n_faults; k++)
-        if (strcmp(s->faults[k].name, f->name) == 0)
+    for (uint32_t k = 0; k < fl->n; k++)
+        if (strcmp(fl->fault[k].name, f->name) == 0)
             return err_set(e, "there is already a fault named '%s'",
                            f->name);
-    uint32_t i = s->n_faults++;
-    s->faults[i] = *f;
-    s->fault_key[i] = rng_named(f->name);
-    if (s->faults[i].start_ns < s->now)
-        s->faults[i].start_ns = s->now;
-    engine_push_fault(s, s->faults[i].start_ns, EV_FAULT_ON, i, 0);
+    uint32_t i = fl->n++;
+    fl->fault[i] = *f;
+    fl->key[i] = rng_named(f->name);
+    if (fl->fault[i].start_ns < s->now)
+        fl->fault[i].start_ns = s->now;
+    engine_push_fault(s, fl->fault[i].start_ns, EV_FAULT_ON, i, 0);
     engine_plan_phases(s, false);
     return (int)i;
 }
 
-void sim_end_fault(sim *s, int index)
+/* A fault injected now starts with its event, after this call returns:
+ * a second change at the same instant (a key pressed twice between two
+ * frames) ends the first before it began.  It must then never begin --
+ * left to start, it ran its whole duration beside the change that
+ * replaced it.  Its duration becomes 0: it did not happen, and counts
+ * for no phase. */
+bool sim_end_fault(sim *s, int index)
 {
-    if (index < 0 || (uint32_t)index >= s->n_faults || !s->active[index])
-        return;
-    /* Record the real end so the summary measures recovery from it. */
-    s->faults[index].duration_ns = s->now - s->faults[index].start_ns;
-    s->active[index] = false;
-    s->fault_gen[index]++;
+    faults *fl = &s->fl;
+    if (index < 0 || (uint32_t)index >= fl->n)
+        return false;
+    fault_cfg *f = &fl->fault[index];
+    if (fl->active[index]) {
+        /* The real end, so the summary measures recovery from it. */
+        f->duration_ns = s->now - f->start_ns;
+        fl->active[index] = false;
+    } else if (fl->gen[index] == 0) {
+        f->duration_ns = 0; /* it never began */
+    } else {
+        return false; /* over already */
+    }
+    fl->gen[index]++;
     engine_plan_phases(s, false);
     faults_apply(s);
+    return true;
 }
 
 bool sim_fault_active(const sim *s, int index)
 {
-    return index >= 0 && (uint32_t)index < s->n_faults && s->active[index];
+    return index >= 0 && (uint32_t)index < s->fl.n && s->fl.active[index];
 }
 
 int64_t sim_last_fault_end(const sim *s)
 {
     int64_t end = -1;
-    for (uint32_t i = 0; i < s->n_faults; i++) {
-        const fault_cfg *f = &s->faults[i];
+    for (uint32_t i = 0; i < s->fl.n; i++) {
+        const fault_cfg *f = &s->fl.fault[i];
+        if (f->duration_ns == 0) /* ended before it began */
+            continue;
         int64_t e = simtime_add(f->start_ns, f->duration_ns);
         if (e > end)
             end = e;
@@ -266,8 +285,41 @@ int64_t sim_last_fault_end(const sim *s)
 int64_t sim_first_fault_start(const sim *s)
 {
     int64_t start = -1;
-    for (uint32_t i = 0; i < s->n_faults; i++)
-        if (start < 0 || s->faults[i].start_ns < start)
-            start = s->faults[i].start_ns;
+    for (uint32_t i = 0; i < s->fl.n; i++)
+        if (s->fl.fault[i].duration_ns > 0 &&
+            (start < 0 || s->fl.fault[i].start_ns < start))
+            start = s->fl.fault[i].start_ns;
     return start;
+}
+
+const fault_cfg *sim_faults(const sim *s, uint32_t *n)
+{
+    *n = s->fl.n;
+    return s->fl.fault;
+}
+
+/* A running list of fault type `type` must be exactly the running
+ * faults of that type, in index order. */
+static bool list_sane(const faults *fl, const uint8_t *list, uint8_t n,
+                      fault_type type)
+{
+    uint8_t k = 0;
+    for (uint32_t i = 0; i < fl->n; i++)
+        if (fl->active[i] && fl->fault[i].type == type)
+            if (k >= n || list[k++] != i)
+                return false;
+    return k == n;
+}
+
+bool faults_sane(const sim *s)
+{
+    const faults *fl = &s->fl;
+    if (fl->n > MAX_ALL_FAULTS || fl->n < s->cfg->n_faults)
+        return false;
+    for (uint32_t i = 0; i < fl->n; i++)
+        if (fl->key[i] != rng_named(fl->fault[i].name))
+            return false;
+    return list_sane(fl, fl->errors, fl->n_errors, FAULT_ERRORS) &&
+           list_sane(fl, fl->lost, fl->n_lost, FAULT_LOST_ACK) &&
+           list_sane(fl, fl->cuts, fl->n_cuts, FAULT_PARTITION);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "caller.h"
+#include "client.h"
 #include "server.h"
 
 enum job_state {
@@ -62,7 +63,7 @@ typedef struct job {
 
 typedef struct step_rt {
     const step_cfg *cfg;
-    caller caller;
+    uint8_t caller; /* its requester (request.h) */
     char name[SIM_NAME_MAX + 16];
     sim_step_summary sum;
 } step_rt;
@@ -85,6 +86,7 @@ struct pipeline {
     uint32_t *live, n_live, live_cap;
     uint32_t *deferred, n_deferred, deferred_cap;
     bool down;
+    bool finished; /* pipeline_finish has counted the waiting jobs' time */
 };
 
 static int push_index(uint32_t **v, uint32_t *n, uint32_t *cap, uint32_t x)
@@ -318,12 +320,12 @@ static void call_step(struct pipeline *p, uint32_t ji, job *j, unsigned step,
     sim *s = p->s;
     step_rt *st = &p->steps[step];
     uint32_t ri;
-    request *r = caller_new_call(&st->caller, j->client, ji, &ri);
+    request *r = caller_new_call(s, st->caller, j->client, ji, &ri);
     if (r == NULL)
         return;
     j->calls++;
     j->call = ri;
-    s->mode[j->client] = CLIENT_WAITING;
+    clients_show(&s->cl, j->client, CLIENT_WAITING);
     r->index = call_index(j, step, undo);
     r->op = st->cfg->idempotent ? SB_OP_PUT : SB_OP_POST;
     j->step = (uint8_t)step;
@@ -335,7 +337,7 @@ static void call_step(struct pipeline *p, uint32_t ji, job *j, unsigned step,
         if (j->done & bit(step))
             st->sum.redone++; /* an earlier run did it: no checkpoint */
     }
-    caller_start(&st->caller, ri, r);
+    request_start(s, ri, r);
 }
 
 /* The job ends for good: count it, and let a closed-loop runner start
@@ -371,7 +373,6 @@ static void end_job(struct pipeline *p, uint32_t ji, job *j, enum job_end how)
         j->deadline > s->now)
         p->failed_ns += (double)(j->deadline - s->now);
     uint32_t client = j->client;
-    s->mode[client] = how == END_COMPLETED ? CLIENT_IDLE : CLIENT_GAVE_UP;
     uint32_t last = p->live[--p->n_live];
     p->live[j->live_pos] = last;
     job_at(p, last)->live_pos = j->live_pos;
@@ -379,9 +380,8 @@ static void end_job(struct pipeline *p, uint32_t ji, job *j, enum job_end how)
     j->ended = 1;
     if (j->calls == 0)
         pool_free(&p->jobs, ji);
-    s->last_finish = s->now;
-    if (s->cfg->clients.arrival == ARRIVAL_CLOSED)
-        client_schedule_arrival(s, client);
+    client_work_ended(s, client,
+                      how == END_COMPLETED ? CLIENT_IDLE : CLIENT_GAVE_UP);
 }
 
 /* Is a write an undo should take away still there: a step with an undo
@@ -407,7 +407,7 @@ static void run_failed(struct pipeline *p, uint32_t ji, job *j)
     if (j->run < p->cfg->reruns) {
         j->state = JOB_WAITING;
         j->failed_at = s->now;
-        s->mode[j->client] = CLIENT_GAVE_UP;
+        clients_show(&s->cl, j->client, CLIENT_GAVE_UP);
         p->waiting++;
         p->waiting_since += (double)s->now;
         engine_push(s, simtime_add(s->now, p->cfg->rerun_delay_ns), EV_JOB,
@@ -502,12 +502,9 @@ static void start_run(struct pipeline *p, uint32_t ji, job *j)
     run_from(p, ji, j);
 }
 
-void pipeline_on_arrival(sim *s, uint32_t c)
+void pipeline_start_job(sim *s, uint32_t c, uint32_t k)
 {
     struct pipeline *p = s->pipe;
-    uint32_t k = s->next_request[c]++;
-    if (s->cfg->clients.arrival == ARRIVAL_OPEN)
-        client_schedule_arrival(s, c);
     uint32_t ji;
     if (pool_alloc(&p->jobs, &ji) != 0) {
         engine_fail(s, "out of memory for jobs");
@@ -530,7 +527,6 @@ void pipeline_on_arrival(sim *s, uint32_t c)
         return;
     }
     p->sum.jobs++;
-    s->offered_total++;
     if (p->down) {
         j->state = JOB_WAITING; /* until the runners are back */
         if (push_index(&p->deferred, &p->n_deferred, &p->deferred_cap,
@@ -592,8 +588,7 @@ void pipeline_runners_down(sim *s, bool down)
         if (j->state != JOB_RUNNING && j->state != JOB_UNDOING)
             continue;
         j->state = JOB_CRASHING;
-        caller_abandon(&p->steps[step_of_call(req_at(s, j->call))].caller,
-                       j->call);
+        request_abandon(s, j->call);
         /* Nothing is undone: the writes it made stay, and run_failed
          * finds them (writes_left). */
         run_failed(p, ji, j);
@@ -615,9 +610,11 @@ static void count_call_time(struct pipeline *p, const job *j)
     p->blocked_ns += (double)blocked;
 }
 
-static void call_ended(caller *c, uint32_t ri, request *r, sb_outcome o)
+static void call_ended(requester *rq, uint32_t ri, request *r, sb_outcome o,
+                       const char *reason)
 {
-    sim *s = c->s;
+    (void)reason;
+    sim *s = rq->s;
     struct pipeline *p = s->pipe;
     uint32_t ji = (uint32_t)caller_link(s, ri);
     job *j = job_at(p, ji);
@@ -671,15 +668,15 @@ static void call_ended(caller *c, uint32_t ri, request *r, sb_outcome o)
 /* An attempt is counted when it is sent, as the metrics count it: a call
  * still out when the run ends has sent attempts too (counting them when
  * the call ended left those out of the step's figure). */
-static void call_sent(caller *c, const request *r, const attempt *t)
+static void call_sent(requester *rq, const request *r, const attempt *t)
 {
-    sim *s = c->s;
+    sim *s = rq->s;
     struct pipeline *p = s->pipe;
     if (!is_undo(r))
         p->steps[step_of_call(r)].sum.attempts++;
     if (t->number < 2)
         return;
-    s->mode[r->client] = CLIENT_WAITING;
+    clients_show(&s->cl, r->client, CLIENT_WAITING);
     p->sum.retries++;
     if (t->number - 1 < p->cfg->warn_retry)
         s->m.cur->alerts_log++;
@@ -687,9 +684,10 @@ static void call_sent(caller *c, const request *r, const attempt *t)
         s->m.cur->alerts_warning++;
 }
 
-static void call_attempt_ended(caller *c, const request *r, const attempt *t)
+static void call_attempt_ended(requester *rq, const request *r,
+                               const attempt *t)
 {
-    sim *s = c->s;
+    sim *s = rq->s;
     struct pipeline *p = s->pipe;
     if (t->number < 2)
         return;
@@ -700,28 +698,28 @@ static void call_attempt_ended(caller *c, const request *r, const attempt *t)
 }
 
 /* A retry is due after delay_ns: the job is blocked meanwhile. */
-static void call_retry_in(caller *c, uint32_t ri, const request *r,
+static void call_retry_in(requester *rq, uint32_t ri, const request *r,
                           int64_t delay_ns)
 {
-    struct pipeline *p = c->s->pipe;
-    job *j = job_of(p, ri);
+    sim *s = rq->s;
+    job *j = job_of(s->pipe, ri);
     j->call_blocked += delay_ns;
-    j->retry_at = simtime_add(c->s->now, delay_ns);
-    c->s->mode[r->client] = CLIENT_BACKING_OFF;
+    j->retry_at = simtime_add(s->now, delay_ns);
+    clients_show(&s->cl, r->client, CLIENT_BACKING_OFF);
 }
 
 /* Call ri's record is gone: its job no longer needs to outlive it. */
-static void call_released(caller *c, uint32_t ri)
+static void call_released(requester *rq, uint32_t ri)
 {
-    struct pipeline *p = c->s->pipe;
-    uint32_t ji = (uint32_t)caller_link(c->s, ri);
+    struct pipeline *p = rq->s->pipe;
+    uint32_t ji = (uint32_t)caller_link(rq->s, ri);
     job *j = job_at(p, ji);
     assert(j->calls > 0);
     if (--j->calls == 0 && j->ended)
         pool_free(&p->jobs, ji);
 }
 
-static const caller_ops step_calls = {
+static const requester_ops step_calls = {
     .ended = call_ended,
     .wanted = NULL,
     .sent = call_sent,
@@ -732,7 +730,7 @@ static const caller_ops step_calls = {
 
 /* ---- Life cycle ---------------------------------------------------------- */
 
-int pipeline_create(sim *s, size_t *request_size, sb_err *e)
+int pipeline_create(sim *s, sb_err *e)
 {
     const sim_config *c = s->cfg;
     const pipeline_cfg *pc = &c->pipeline;
@@ -753,24 +751,28 @@ int pipeline_create(sim *s, size_t *request_size, sb_err *e)
     for (unsigned i = 0; i < p->n; i++) {
         step_rt *st = &p->steps[i];
         const step_cfg *sc = &pc->steps[i];
-        caller *k = &st->caller;
         st->cfg = sc;
         st->sum.name = sc->name;
         snprintf(st->name, sizeof st->name, "step '%s'", sc->name);
-        k->owner = p;
-        k->ops = &step_calls;
-        k->m = &s->m;
-        k->net_stream = RNG_NET;
-        k->network = &c->server.network;
-        k->timeout_ns = sc->timeout_ns;
+        caller_spec spec = {
+            .name = st->name,
+            .ops = &step_calls,
+            .owner = i,
+            .counts_in = 0,
+            .net_stream = RNG_NET,
+            .network = &c->server.network,
+            .timeout_ns = sc->timeout_ns,
+        };
+        const requester *runners = &s->rqs.rq[0];
         int rc = sc->policy[0]
-                     ? caller_init_own(k, s, st->name, sc->policy,
-                                       sc->policy_origin, sc->settings,
-                                       (int)sc->n_settings, s->n_clients,
-                                       s->n_processes,
-                                       RNG_POLICY + ((i + 1u) << RNG_TIER_SHIFT),
-                                       request_size, e)
-                     : caller_init_shared(k, s, st->name, e);
+                     ? caller_add_own(s, &spec, sc->policy, sc->policy_origin,
+                                      sc->settings, (int)sc->n_settings,
+                                      runners->n_clients,
+                                      runners->n_processes,
+                                      RNG_POLICY +
+                                          ((i + 1u) << RNG_TIER_SHIFT),
+                                      &st->caller, e)
+                     : caller_add_shared(s, &spec, &st->caller, e);
         if (rc != 0)
             return -1;
     }
@@ -783,14 +785,29 @@ void pipeline_destroy(sim *s)
     struct pipeline *p = s->pipe;
     if (p == NULL)
         return;
-    for (unsigned i = 0; i < p->n; i++)
-        if (p->steps[i].caller.s)
-            caller_fini(&p->steps[i].caller);
     pool_fini(&p->jobs);
     free(p->live);
     free(p->deferred);
     free(p);
     s->pipe = NULL;
+}
+
+bool pipeline_sane(const sim *s)
+{
+    const struct pipeline *p = s->pipe;
+    if (p->n < 1 || p->n > SIM_MAX_STEPS || (!p->down && p->n_deferred))
+        return false;
+    uint64_t waiting = 0;
+    for (uint32_t i = 0; i < p->n_live; i++) {
+        const job *j = job_at(p, p->live[i]);
+        if (j->live_pos != i || j->ended || j->step > p->n)
+            return false;
+        waiting += j->state == JOB_WAITING && j->started;
+    }
+    for (unsigned k = 0; k < p->n; k++)
+        if (s->rqs.rq[p->steps[k].caller].owner != k)
+            return false;
+    return waiting == p->waiting || (p->finished && p->waiting == 0);
 }
 
 /* Jobs still out when the run ends: unfinished; a job waiting for its
@@ -811,6 +828,7 @@ void pipeline_finish(sim *s)
     p->failed_ns += (double)p->waiting * (double)s->now - p->waiting_since;
     p->waiting = 0;
     p->waiting_since = 0;
+    p->finished = true;
 }
 
 bool sim_pipeline_summary_of(const sim *s, sim_pipeline_summary *out)

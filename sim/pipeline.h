@@ -105,18 +105,18 @@
 #include "engine.h"
 
 /* Build the pipeline of s->cfg (pipeline.n_steps >= 1): every step's
- * stack and states, the job pool; installs the step answers on the top
- * server.  *request_size is raised to fit the steps' per-request policy
- * state.  Free with pipeline_destroy. */
-int pipeline_create(sim *s, size_t *request_size, sb_err *e);
+ * caller, stack and states, the job pool; installs the step answers on
+ * the top server.  Call after the clients exist.  Free with
+ * pipeline_destroy. */
+int pipeline_create(sim *s, sb_err *e);
 void pipeline_destroy(sim *s);
 
-/* Client c's arrival: start a job (client.c calls this instead of
- * starting a request when the run has a pipeline). */
-void pipeline_on_arrival(sim *s, uint32_t c);
+/* Client c's arrival k (its job number): start a job (client.c calls
+ * this instead of starting a request when the run has a pipeline). */
+void pipeline_start_job(sim *s, uint32_t c, uint32_t k);
 
-/* A job's rerun is due (EV_JOB).  (The steps' calls' own events go to
- * caller.c: caller_on_send, _response, _timeout.) */
+/* A job's rerun is due (EV_JOB).  (The steps' calls' own events are the
+ * request lifecycle's: request.h.) */
 void pipeline_on_job(sim *s, uint32_t ji, uint32_t gen);
 
 /* Crash faults (type crash) are running, or not (faults.c calls this
@@ -125,6 +125,14 @@ void pipeline_on_job(sim *s, uint32_t ji, uint32_t gen);
  * undone -- and jobs that arrive or are due to rerun while they are down
  * wait for them to come back. */
 void pipeline_runners_down(sim *s, bool down);
+
+/* Invariants (pipeline_sane): `live` lists the jobs not yet ended, each
+ * at its live_pos, at a step of the pipeline (or past the last, a run
+ * that failed waiting for its rerun); jobs wait in `deferred`
+ * only while the runners are down; `waiting` counts the started jobs
+ * waiting for a rerun (until pipeline_finish has counted their time);
+ * every step's caller is the step's (owner). */
+bool pipeline_sane(const sim *s);
 
 /* A bucket closes at t: judge the dead-letter queue's growth. */
 void pipeline_bucket_closed(sim *s);

@@ -26,7 +26,10 @@
  *   while down (down >= 0) nothing is queued or in service;
  *   while up, an attempt waits in the queue only when every worker is
  *   busy (q_len > 0 implies busy >= workers), so the queue needs
- *   dispatching only when a worker frees up or workers are added. */
+ *   dispatching only when a worker frees up or workers are added;
+ *   the cached flags are what note_features and note_gate make of the
+ *   fields they read (cache_sane): each setter that changes such a field
+ *   calls the one that recomputes them. */
 struct server {
     sim *s;                        /* borrowed: records, events, draws */
     const server_cfg *cfg;         /* borrowed */
@@ -75,17 +78,31 @@ struct server {
     int64_t back_const;
 };
 
-#ifndef NDEBUG
-/* The invariants above that cost O(1) to check; in assert() only. */
-static bool server_sane(const server *sv)
+static void note_features(server *sv);
+static void note_gate(server *sv);
+
+/* The cached flags are what note_features and note_gate would set now:
+ * neither was left stale by a change that should have recomputed it. */
+static bool cache_sane(const server *sv)
 {
-    if (sv->busy > sv->svc_cap || sv->q_len > sv->q_cap)
+    server now = *sv;
+    note_features(&now);
+    note_gate(&now);
+    return now.service_is_draw == sv->service_is_draw &&
+           now.end_without_hooks == sv->end_without_hooks &&
+           now.back_const == sv->back_const && now.gated == sv->gated;
+}
+
+/* The invariants above, which cost O(1) to check: asserted after every
+ * change in debug builds, and by sim_sane in the tests. */
+bool server_sane(const server *sv)
+{
+    if (sv->busy > sv->svc_cap || sv->q_len > sv->q_cap || !cache_sane(sv))
         return false;
     if (sv->down >= 0)
         return sv->busy == 0 && sv->q_len == 0;
     return sv->q_len == 0 || sv->busy >= sv->workers;
 }
-#endif
 
 /* What start_service may skip: recomputed whenever the model or the
  * slowdown changes (the configuration does not, during a run). */
@@ -102,7 +119,7 @@ static void note_features(server *sv)
 
 static void note_gate(server *sv)
 {
-    sv->gated = sv->down >= 0 || sv->limit_rate > 0 || sv->s->n_errors > 0;
+    sv->gated = sv->down >= 0 || sv->limit_rate > 0 || faults_any_errors(&sv->s->fl);
 }
 
 /* ---- The plain queue model: every request is independent work --------- */
@@ -214,12 +231,12 @@ bool server_abandoned(const server *sv, uint32_t sample,
     uint32_t a = 0;
     uint64_t q = 0;
     for (uint32_t i = 0; i < sv->busy; i++)
-        a += !client_waits(sv->s, att_at(sv->s, sv->in_service[i]));
+        a += !request_waits(sv->s, att_at(sv->s, sv->in_service[i]));
     size_t n = sv->q_len, looked = 0;
     size_t step = sample == 0 || n <= sample ? 1 : (n + sample - 1) / sample;
     size_t at = sv->q_head;
     for (size_t i = 0; i < n; i += step, looked++) {
-        q += !client_waits(sv->s, att_at(sv->s, sv->queue[at]));
+        q += !request_waits(sv->s, att_at(sv->s, sv->queue[at]));
         at += step;
         while (at >= sv->q_cap)
             at -= sv->q_cap;
@@ -550,7 +567,7 @@ static bool gate(server *sv, uint32_t ai, attempt *t)
         return true;
     }
     const fault_cfg *f =
-        s->n_errors ? faults_error(s, req_at(s, t->req), t) : NULL;
+        faults_any_errors(&s->fl) ? faults_error(s, req_at(s, t->req), t) : NULL;
     if (f) {
         t->answer_by = ANSWER_INJECTED;
         t->pushback = f->pushback;
@@ -645,14 +662,14 @@ SB_NOINLINE static void reply_drawn(server *sv, uint32_t ai,
                                                   const request *r)
 {
     sim *s = sv->s;
-    bool lost = s->n_lost && faults_ack_lost(s, r, t);
+    bool lost = faults_any_lost(&s->fl) && faults_ack_lost(s, r, t);
     send_reply(sv, ai, t, r, lost,
                simtime_add(s->now, answer_delay(sv, r, t)));
 }
 
 static void reply(server *sv, uint32_t ai, attempt *t, const request *r)
 {
-    if (sv->s->n_lost || sv->back_const < 0)
+    if (faults_any_lost(&sv->s->fl) || sv->back_const < 0)
         reply_drawn(sv, ai, t, r);
     else
         send_reply(sv, ai, t, r, false,
@@ -766,7 +783,7 @@ void server_round_trip(server *sv, uint32_t ai)
     attempt *t = att_at(s, ai);
     int64_t back = simtime_add(net_delay(sv, req_at(s, t->req), t, 2),
                                sv->latency);
-    if (!client_waits(s, t) || simtime_add(s->now, back) >= t->expires)
+    if (!request_waits(s, t) || simtime_add(s->now, back) >= t->expires)
         sv->m->cur->wasted_ns += t->service;
     t->stage = ST_TO_CLIENT;
     engine_push(s, simtime_add(s->now, back), EV_TRIP, ai, t->gen);
@@ -774,7 +791,7 @@ void server_round_trip(server *sv, uint32_t ai)
 
 /* The client's half of a round trip is mechanical -- it sends the second
  * trip at once, and its policy is not asked -- so it is modelled here
- * rather than in client.c.  The second trip leaves from the client, so a
+ * rather than in the request lifecycle (request.c).  The second trip leaves from the client, so a
  * partition that started in between cuts it off. */
 void server_on_trip(server *sv, uint32_t ai, uint32_t gen)
 {
@@ -782,14 +799,14 @@ void server_on_trip(server *sv, uint32_t ai, uint32_t gen)
     attempt *t = att_at(s, ai);
     if (t->gen != gen || t->stage != ST_TO_CLIENT)
         return;
-    if (!client_waits(s, t)) {
-        t->waiting = 0; /* as client_on_response does with a late answer */
+    if (!request_waits(s, t)) {
+        t->waiting = 0; /* as an answer nobody waits for does (request.c) */
         drop(sv, ai);
         return;
     }
     const request *r = req_at(s, t->req);
     t->trip++;
-    int cut = s->n_cuts ? faults_cut_off(s, r->client) : -1;
+    int cut = faults_any_cuts(&s->fl) ? faults_cut_off(s, r->client) : -1;
     if (cut == CUT_REFUSE) {
         engine_answer(s, ai, SB_ERR_REFUSED, 0, -1, 0);
         return;

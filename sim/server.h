@@ -106,7 +106,7 @@ void server_set_latency(server *sv, int64_t ns);
 void server_crash(server *sv, int mode);
 /* The server is up again (a no-op when it is up). */
 void server_restart(server *sv);
-/* The sim's running error faults (s->n_errors) changed: faults_apply
+/* The sim's running error faults (faults.h) changed: faults_apply
  * calls this for every server after counting them. */
 void server_note_faults(server *sv);
 
@@ -151,6 +151,8 @@ uint32_t server_queue_len(const server *sv); /* attempts queued */
 uint32_t server_workers(const server *sv);   /* workers now */
 size_t server_bytes(const server *sv);       /* memory it holds */
 bool server_is_down(const server *sv);       /* an outage is running */
+/* Do its invariants (server.c) hold?  O(1). */
+bool server_sane(const server *sv);
 /* Attempts in service and queued whose client no longer waits for them.
  * A queue longer than `sample` (0: no limit) is sampled at that many
  * evenly spaced places and scaled; returns true when it was.  For front

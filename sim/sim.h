@@ -90,8 +90,10 @@ int sim_run_until(sim *s, int64_t t);
  * differ from every other fault's: the name keys its random draws (so the
  * same fault, saved in a scenario, fails the same attempts). */
 int sim_inject(sim *s, const fault_cfg *f, sb_err *e);
-/* End a running fault now (a no-op if it is not running). */
-void sim_end_fault(sim *s, int index);
+/* End fault i now: a running fault stops (its duration becomes what it
+ * ran); one that has not begun never will (its duration becomes 0, and
+ * it counts for no phase).  False, and nothing done, when it is over. */
+bool sim_end_fault(sim *s, int index);
 /* Is fault i running now? */
 bool sim_fault_active(const sim *s, int index);
 
@@ -247,7 +249,8 @@ typedef struct sim_stats {
 void sim_get_stats(const sim *s, sim_stats *out);
 
 /* The time of the end of the last configured or injected fault, or -1 when
- * there is none; and the start of the first, or -1. */
+ * there is none; and the start of the first, or -1.  A fault ended before
+ * it began (duration 0) does not count. */
 int64_t sim_last_fault_end(const sim *s);
 int64_t sim_first_fault_start(const sim *s);
 

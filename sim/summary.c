@@ -264,8 +264,15 @@ void summary_compute(const sim *s, sim_summary *o)
     recovery(s, m, n, o);
     latency(m, o);
     server(s, m, o);
-    if (c->clients.arrival == ARRIVAL_ONCE && o->in_flight == 0 &&
-        o->offered == c->clients.count) {
+    /* Complete when every request ended -- or, with a pipeline, every
+     * job: there the requests are the steps' calls, as many as the jobs'
+     * runs make, never the clients' count. */
+    bool all_ended = o->has_pipeline
+                         ? o->pipeline.unfinished == 0 &&
+                               o->pipeline.jobs == c->clients.count
+                         : o->in_flight == 0 &&
+                               o->offered == c->clients.count;
+    if (c->clients.arrival == ARRIVAL_ONCE && all_ended) {
         o->has_completion = true;
         o->completion_time_s = (double)sim_last_finish(s) / 1e9;
     }

@@ -38,7 +38,8 @@ typedef struct tier {
     metrics *m;         /* &s->m at the top, else &own */
     uint32_t next_call; /* numbers the calls made to this tier */
     bool calls;
-    caller caller;
+    uint8_t caller;     /* its requester (request.h), when calls */
+    uint32_t workers;   /* its caller's clients: one per worker */
     char caller_name[SIM_NAME_MAX + 16];
 } tier;
 
@@ -65,23 +66,25 @@ static bool holder_waits(const sim *s, uint32_t ri)
 /* A retry is due.  A call whose held attempt was lost (an outage of the
  * calling tier answered or dropped it) sends no more: the worker that
  * made it is gone. */
-static bool call_wanted(const caller *c, uint32_t ri)
+static bool call_wanted(const requester *rq, uint32_t ri)
 {
-    return holder_waits(c->s, ri);
+    return holder_waits(rq->s, ri);
 }
 
 /* The call ended: the held attempt, if it is still held, is answered. */
-static void call_ended(caller *c, uint32_t ri, request *r, sb_outcome o)
+static void call_ended(requester *rq, uint32_t ri, request *r, sb_outcome o,
+                       const char *reason)
 {
     (void)r;
-    sim *s = c->s;
-    const tier *tr = c->owner;
+    (void)reason;
+    sim *s = rq->s;
+    const tier *tr = &s->tiers->t[rq->owner];
     if (holder_waits(s, ri))
         server_call_done(tr->srv, held_of(s, ri),
                          o == SB_OUTCOME_SUCCESS);
 }
 
-static const caller_ops tier_calls = {
+static const requester_ops tier_calls = {
     .ended = call_ended,
     .wanted = call_wanted,
 };
@@ -93,8 +96,7 @@ void tier_call_down(sim *s, unsigned caller_index, uint32_t ai)
     const attempt *h = att_at(s, ai);
     const request *hr = req_at(s, h->req);
     uint32_t ri;
-    request *r = caller_new_call(&tr->caller,
-                                 h->slot % tr->caller.n_clients,
+    request *r = caller_new_call(s, tr->caller, h->slot % tr->workers,
                                  link_of(ai, h->gen), &ri);
     if (r == NULL)
         return;
@@ -103,13 +105,13 @@ void tier_call_down(sim *s, unsigned caller_index, uint32_t ai)
     r->deadline = tr->cfg->propagate_deadline ? h->expires : NO_DEADLINE;
     r->op = hr->op;
     r->flags = hr->flags & (RQ_KEYED | RQ_CRITICAL);
-    caller_start(&tr->caller, ri, r);
+    request_start(s, ri, r);
 }
 
 /* ---- Life cycle ---------------------------------------------------------- */
 
 /* The tier client of a tier with a downstream: its stack and states. */
-static int start_caller(tier *tr, size_t *request_size, sb_err *e)
+static int start_caller(tier *tr, sb_err *e)
 {
     const tier_cfg *tc = tr->cfg;
     if (tr->server_cfg->workers == SIM_UNLIMITED)
@@ -117,24 +119,26 @@ static int start_caller(tier *tr, size_t *request_size, sb_err *e)
                        "number of workers (they make its calls)",
                        tc->name, tc[1].name);
     tier *down = tr + 1;
-    caller *c = &tr->caller;
     snprintf(tr->caller_name, sizeof tr->caller_name, "tier '%s'", tc->name);
-    c->owner = tr;
-    c->ops = &tier_calls;
-    c->m = down->m;
-    c->net_stream = RNG_NET + stream_of(down->index);
-    c->network = &down->server_cfg->network;
-    c->timeout_ns = tc->timeout_ns;
+    caller_spec spec = {
+        .name = tr->caller_name,
+        .ops = &tier_calls,
+        .owner = tr->index,
+        .counts_in = (uint8_t)down->index,
+        .net_stream = RNG_NET + stream_of(down->index),
+        .network = &down->server_cfg->network,
+        .timeout_ns = tc->timeout_ns,
+    };
     tr->calls = true;
-    return caller_init_own(c, tr->s, tr->caller_name, tc->policy,
-                           tc->policy_origin, tc->settings,
-                           (int)tc->n_settings, tr->server_cfg->workers,
-                           tc->processes,
-                           RNG_POLICY + stream_of(tr->index + 1),
-                           request_size, e);
+    tr->workers = tr->server_cfg->workers;
+    return caller_add_own(tr->s, &spec, tc->policy, tc->policy_origin,
+                          tc->settings, (int)tc->n_settings, tr->workers,
+                          tc->processes,
+                          RNG_POLICY + stream_of(tr->index + 1), &tr->caller,
+                          e);
 }
 
-int tiers_create(sim *s, size_t *request_size, sb_err *e)
+int tiers_create(sim *s, sb_err *e)
 {
     const sim_config *c = s->cfg;
     assert(c->n_tiers >= 2 && c->n_tiers <= SIM_MAX_TIERS);
@@ -165,7 +169,7 @@ int tiers_create(sim *s, size_t *request_size, sb_err *e)
     }
     /* Each caller needs the tier below it built. */
     for (unsigned i = 0; i + 1 < ts->n; i++)
-        if (start_caller(&ts->t[i], request_size, e) != 0)
+        if (start_caller(&ts->t[i], e) != 0)
             return -1;
     return 0;
 }
@@ -177,8 +181,6 @@ void tiers_destroy(sim *s)
         return;
     for (unsigned i = 0; i < ts->n; i++) {
         tier *tr = &ts->t[i];
-        if (tr->calls)
-            caller_fini(&tr->caller);
         if (i > 0) {
             server_destroy(tr->srv);
             metrics_fini(&tr->own);
@@ -193,6 +195,11 @@ server *tiers_server(const sim *s, unsigned i)
     return i == 0 ? s->srv : s->tiers->t[i].srv;
 }
 
+metrics *tiers_metrics(sim *s, unsigned i)
+{
+    return i == 0 ? &s->m : s->tiers->t[i].m;
+}
+
 int tiers_roll(sim *s, int64_t t)
 {
     for (unsigned i = 1; i < s->tiers->n; i++)
@@ -205,6 +212,27 @@ void tiers_finish(sim *s, int64_t t)
 {
     for (unsigned i = 1; i < s->tiers->n; i++)
         metrics_finish(&s->tiers->t[i].own, t, 0, NULL, NULL);
+}
+
+bool tiers_sane(const sim *s)
+{
+    const struct tier_set *ts = s->tiers;
+    if (ts->n < 2 || ts->n > SIM_MAX_TIERS)
+        return false;
+    for (unsigned i = 0; i < ts->n; i++) {
+        const tier *tr = &ts->t[i];
+        if (tr->index != i || (i == 0) != (tr->srv == s->srv) ||
+            tr->m != (i == 0 ? &s->m : &tr->own) || !server_sane(tr->srv) ||
+            tr->calls != (i + 1 < ts->n))
+            return false;
+        if (tr->calls) {
+            const requester *rq = &s->rqs.rq[tr->caller];
+            if (rq->owner != i || rq->counts_in != i + 1 ||
+                rq->n_clients != tr->workers)
+                return false;
+        }
+    }
+    return true;
 }
 
 /* ---- sim.h ---------------------------------------------------------------- */

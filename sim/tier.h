@@ -23,8 +23,8 @@
  * one chain: index 0 the top, i + 1 the downstream of i (the loader
  * refuses cycles and tiers the top does not reach).  Requests name their
  * tier: request.tier is the tier its attempts go to (0: a client's
- * request, handled by client.c; i > 0: a call of tier i - 1, handled
- * here), and an attempt's tier is its request's.
+ * request; i > 0: a call of tier i - 1, made through that tier's caller
+ * -- caller.h), and an attempt's tier is its request's.
  *
  * Tier clients and processes.  A tier's calls are made by its workers:
  * the tier has one tier client per configured worker (the call made by
@@ -72,19 +72,27 @@
 
 /* Build the chain of s->cfg (n_tiers >= 2): every tier's policy stack
  * (built-in policies only) and its states, the servers below the top,
- * their metrics.  Call after the top server exists.  *request_size is
- * raised to fit the largest per-request policy state of the stacks.
- * Free with tiers_destroy. */
-int tiers_create(sim *s, size_t *request_size, sb_err *e);
+ * their metrics.  Call after the top server and the clients exist.  Free
+ * with tiers_destroy. */
+int tiers_create(sim *s, sb_err *e);
 void tiers_destroy(sim *s);
 
 /* The server of tier i (0: s->srv). */
 server *tiers_server(const sim *s, unsigned i);
+/* The metrics tier i counts into (0: the run's). */
+metrics *tiers_metrics(sim *s, unsigned i);
 
 /* Roll every tier's metrics to t, as the sim's own are rolled. */
 int tiers_roll(sim *s, int64_t t);
 /* Close every tier's metrics at t (sim_finish). */
 void tiers_finish(sim *s, int64_t t);
+
+/* Invariants (tiers_sane): tier i is at index i, the top's server and
+ * metrics are the run's, every other tier has its own; every tier but the
+ * bottom calls down through a caller it owns (requester.owner), whose
+ * calls count into the tier below's metrics, with one client per worker;
+ * every tier's server is sane. */
+bool tiers_sane(const sim *s);
 
 /* Attempt ai, served by tier `caller` (stage ST_CALLING, its worker
  * held), needs its call down: start it.  The call ends in
@@ -92,7 +100,7 @@ void tiers_finish(sim *s, int64_t t);
  * meanwhile. */
 void tier_call_down(sim *s, unsigned caller, uint32_t ai);
 
-/* A tier's calls are a caller's (caller.h): their events go to
- * caller_on_send, _response and _timeout. */
+/* A tier's calls are a caller's (caller.h): their events are the request
+ * lifecycle's (request.h). */
 
 #endif

@@ -298,7 +298,7 @@ END_TEST
 START_TEST(axes_panel)
 {
     chart_panel p;
-    chart_axes ax = {"latency (ms)", "share", true};
+    chart_axes ax = {"latency (ms)", "share", true, false};
     chart_panel_init_axes(&p, (chart_rect){0, 0, 400, 200}, "CDF", &ax, 1,
                           1000, 0, 1, 10);
     ck_assert_double_eq_tol(p.plot.x, 55, 1e-9);
@@ -644,6 +644,36 @@ START_TEST(dense_series_is_a_path_on_vector_surfaces)
 }
 END_TEST
 
+
+/* WCAG 2's relative luminance of an sRGB colour and the contrast ratio
+ * against white, (1.05) / (L + 0.05). */
+static double lin(double c)
+{
+    return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+}
+
+static double contrast_on_white(const chart_style *c)
+{
+    double l = 0.2126 * lin(c->r) + 0.7152 * lin(c->g) + 0.0722 * lin(c->b);
+    return 1.05 / (l + 0.05);
+}
+
+/* Every palette colour is readable as a line on white: at least 2:1
+ * (Okabe-Ito's yellow, 240/228/66, was 1.32:1 -- a line nobody sees on
+ * paper).  The two lightest kept, orange and sky blue, are 2.25 and
+ * 2.31:1 by the formula; the others at least 3:1. */
+START_TEST(palette_readable_on_white)
+{
+    int under3 = 0;
+    for (int i = 0; i < CHART_PALETTE_SIZE; i++) {
+        double c = contrast_on_white(&chart_palette[i]);
+        ck_assert_msg(c >= 2.0, "palette %d: %.2f:1", i, c);
+        under3 += c < 3.0;
+    }
+    ck_assert_int_eq(under3, 2);
+}
+END_TEST
+
 START_TEST(direct_pixels_equal_cairo_fill)
 {
     cairo_surface_t *a = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 480,
@@ -702,6 +732,7 @@ Suite *chart_suite(void)
     tcase_add_test(tc, cell_grid);
     tcase_add_test(tc, viridis_scale);
     tcase_add_test(tc, hatch_geometry);
+    tcase_add_test(tc, palette_readable_on_white);
     suite_add_tcase(s, tc);
     tc = tcase_create("drawing");
     tcase_add_test(tc, series_lands_on_its_row);

@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,8 +344,8 @@ END_TEST
 typedef struct watcher {
     const char *dir;
     unsigned after;
-    volatile sig_atomic_t stop;
-    volatile int quit;
+    atomic_int stop;
+    atomic_int quit;
 } watcher;
 
 static unsigned saved_runs(const char *dir)
@@ -368,9 +369,9 @@ static unsigned saved_runs(const char *dir)
 static void *watch_runs(void *arg)
 {
     watcher *w = arg;
-    while (!w->quit && !w->stop) {
+    while (!atomic_load(&w->quit) && !atomic_load(&w->stop)) {
         if (saved_runs(w->dir) >= w->after)
-            w->stop = 1;
+            atomic_store(&w->stop, 1);
         nanosleep(&(struct timespec){0, 200000}, NULL);
     }
     return NULL;
@@ -398,7 +399,7 @@ START_TEST(interrupt_then_resume)
     compare_opts o = {dir, 1, NULL, 0, NULL, &w.stop, {NULL, NULL, 0, NULL, 0}};
     sb_err e;
     int rc = compare_execute(&f->plan, &o, &e);
-    w.quit = 1;
+    atomic_store(&w.quit, 1);
     pthread_join(th, NULL);
     ck_assert_int_eq(rc, 1);
     unsigned kept = saved_runs(dir);
@@ -702,9 +703,11 @@ static void md_cell(const char *md, const char *head, int c, char *buf,
     snprintf(buf, len, "%.*s", (int)l, p);
 }
 
-/* summary.md prints the numbers summary.json has, digit for digit: for
- * every policy and metric the Markdown cell starts with "mean [lo, hi]"
- * made of the JSON's own literals. */
+/* summary.md prints the numbers summary.json has, rounded: summary.json
+ * keeps every digit (the double itself, for programs), summary.md three
+ * significant digits of the mean, and its interval to the same decimal
+ * place -- so for every policy and metric the Markdown cell starts with
+ * "mean [lo, hi]" as printf rounds the JSON's numbers. */
 START_TEST(markdown_has_the_json_numbers)
 {
     fixture *f = storm_plan();
@@ -732,12 +735,20 @@ START_TEST(markdown_has_the_json_numbers)
             else
                 snprintf(head, sizeof head, "%s", compare_metrics[m].name);
             md_cell(md, head, pol + 1, cell, sizeof cell);
+            double mv = strtod(mean, NULL), lv = strtod(lo, NULL),
+                   hv = strtod(hi, NULL);
+            /* Three significant digits of the mean (of the interval's
+             * half-width when the mean is 0), 0 to 6 decimals. */
+            double scale = mv != 0 ? mv : hv - mv;
+            int d = scale == 0 ? 0 : 2 - (int)floor(log10(fabs(scale)));
+            d = d < 0 ? 0 : d > 6 ? 6 : d;
             if (strcmp(mean, "null") == 0)
                 snprintf(want, sizeof want, "-");
             else if (strcmp(lo, "null") == 0) /* one value: no interval */
-                snprintf(want, sizeof want, "%s", mean);
+                snprintf(want, sizeof want, "%.*f", d, mv);
             else
-                snprintf(want, sizeof want, "%s [%s, %s]", mean, lo, hi);
+                snprintf(want, sizeof want, "%.*f [%.*f, %.*f]", d, mv, d,
+                         lv, d, hv);
             ck_assert_msg(strncmp(cell, want, strlen(want)) == 0,
                           "%s, %s: Markdown '%s', JSON '%s'", head,
                           entries[pol], cell, want);
@@ -794,11 +805,9 @@ END_TEST
 
 /* A plan of `n_pol` policies and `seeds` seeds at one open-loop point,
  * for runs saved by hand. */
-static fixture *hand_plan(int n_pol, uint32_t seeds)
+static fixture *hand_plan_of(const char *const *labels, int n_pol,
+                             uint32_t seeds)
 {
-    static const char *const labels[] = {"immediate",
-                                         "exponential+token_bucket",
-                                         "exponential"};
     fixture *f = calloc(1, sizeof *f);
     compare_plan *p = &f->plan;
     snprintf(p->name, sizeof p->name, "hand");
@@ -818,11 +827,28 @@ static fixture *hand_plan(int n_pol, uint32_t seeds)
     return f;
 }
 
-/* Save run (policy, seed) with a success ratio, a recovery time (NaN: it
- * did not recover) and a series whose every cell is `cell`. */
-static void hand_run(const fixture *f, const char *dir, int pol, uint32_t sd,
-                     double success, double recovery, float cell)
+static fixture *hand_plan(int n_pol, uint32_t seeds)
 {
+    static const char *const labels[] = {"immediate",
+                                         "exponential+token_bucket",
+                                         "exponential"};
+    return hand_plan_of(labels, n_pol, seeds);
+}
+
+/* What a run saved by hand has: a success ratio, a recovery time (NaN:
+ * it did not recover), duplicate writes, and a series whose every cell
+ * is `cell`. */
+typedef struct hand {
+    double success, recovery;
+    uint64_t duplicates;
+    float cell;
+} hand;
+
+static void hand_save(const fixture *f, const char *dir, int pol,
+                      uint32_t sd, const hand *h)
+{
+    double success = h->success, recovery = h->recovery;
+    float cell = h->cell;
     compare_run r;
     memset(&r, 0, sizeof r);
     r.policy = (uint32_t)pol;
@@ -837,6 +863,7 @@ static void hand_run(const fixture *f, const char *dir, int pol, uint32_t sd,
     r.sum.recovered = !isnan(recovery);
     r.sum.recovery_time_s = isnan(recovery) ? 0 : recovery;
     r.sum.metastable = isnan(recovery);
+    r.sum.duplicates = h->duplicates;
     for (int i = 0; i < COMPARE_CDF_POINTS; i++)
         r.latency_ms[i] = NAN;
     compare_series *s = calloc(1, sizeof *s);
@@ -854,6 +881,13 @@ static void hand_run(const fixture *f, const char *dir, int pol, uint32_t sd,
                                 &e) == 0, "%s", e.msg);
     runfile_buf_free(&buf);
     free(s);
+}
+
+static void hand_run(const fixture *f, const char *dir, int pol, uint32_t sd,
+                     double success, double recovery, float cell)
+{
+    hand h = {success, recovery, 0, cell};
+    hand_save(f, dir, pol, sd, &h);
 }
 
 static void make_dir(const char *dir)
@@ -885,8 +919,9 @@ START_TEST(verdict_reads_like_a_person_wrote_it)
     ck_assert_int_eq(v->best, 1);
     ck_assert(v->significant);
     ck_assert_str_eq(v->text, "exponential+token_bucket: highest success "
-                              "ratio (99.2 % vs 71.4 % for immediate), "
-                              "significant (paired t, p < 0.001)");
+                              "ratio (99.2 % vs 71.4 % for immediate, the "
+                              "next best), significant (paired t, p < "
+                              "0.001)");
     /* Same amplification on every seed: a tie, nobody best. */
     v = compare_verdict_of(res, 0, CM_AMPLIFICATION);
     ck_assert_int_eq(v->best, -1);
@@ -899,12 +934,15 @@ START_TEST(verdict_reads_like_a_person_wrote_it)
 END_TEST
 
 /* Recovery counts non-recoveries first.  Over 5 seeds, immediate never
- * recovers and exponential+token_bucket always does: fewer failures wins,
- * by the exact sign test, whose smallest two-sided p with 5 pairs is
- * 2 / 2^5 = 0.0625 -- not significant, however clear it looks, and the
- * verdict says so.  With 3 policies, exponential recovers in 4 of 5
- * seeds: token_bucket still wins (0 failures), and its closest
- * competitor is exponential (sign test on 1 discordant seed: p = 1). */
+ * recovers, exponential+token_bucket always does, exponential in 4 of 5
+ * seeds.  Fewer failures rank first: token_bucket, exponential,
+ * immediate.  Each pair differs in its count, so each is an exact
+ * McNemar test over the seeds where one of the two failed: token_bucket
+ * - immediate 5 such seeds, 2 / 2^5 = 0.0625 (the smallest p 5 pairs can
+ * give); exponential - immediate 4, 2 / 2^4 = 0.125; token_bucket -
+ * exponential 1, p = 1.  Holm: 0.1875, 0.25, 1.  However clear it
+ * looks, five seeds cannot tell them apart, and the verdict says so,
+ * with each share and its Wilson interval (1 of 5: [0.036, 0.624]). */
 START_TEST(recovery_counts_failures_first)
 {
     fixture *f = hand_plan(3, 5);
@@ -918,14 +956,21 @@ START_TEST(recovery_counts_failures_first)
     compare_result *res = load(&f->plan, dir);
     const compare_verdict *v = compare_verdict_of(res, 0, CM_RECOVERY_S);
     ck_assert_int_eq(v->best, 1);
+    ck_assert_int_eq(v->order[1], 2);
+    ck_assert_int_eq(v->order[2], 0);
     ck_assert(!v->significant);
-    /* Holm: raw p 0.0625 (vs immediate) and 1 (vs exponential), adjusted
-     * 0.125 and 1. */
-    ck_assert_double_eq(v->p, 1.0);
-    ck_assert_str_eq(v->text, "exponential+token_bucket: fewest runs that "
-                              "did not recover (0 of 5 seeds vs 1 of 5 for "
-                              "exponential), not significant (p = 1): the "
-                              "difference is within the noise of 5 seeds");
+    ck_assert_double_eq_tol(v->p, 0.1875, 1e-12);
+    ck_assert_str_eq(v->text,
+                     "exponential+token_bucket has the fewest seeds that "
+                     "did not recover (0 of 5 seeds), but exponential (1 of "
+                     "5 seeds) and immediate (5 of 5 seeds) are not "
+                     "significantly worse (exact McNemar test, p "
+                     "\xe2\x89\xa5 0.19 after Holm's adjustment): the "
+                     "differences are within the noise of 5 seeds; did not "
+                     "recover: exponential+token_bucket on 0 of 5 seeds (95 "
+                     "% CI 0\xe2\x80\x93" "43 %), exponential on 1 of 5 "
+                     "seeds (95 % CI 4\xe2\x80\x93" "62 %), immediate on "
+                     "5 of 5 seeds (95 % CI 57\xe2\x80\x93" "100 %)");
     const compare_stat *st = compare_stat_at(res, 0, 0, CM_RECOVERY_S);
     ck_assert_uint_eq(st->missing, 5);
     ck_assert_uint_eq(st->ci.n, 0);
@@ -933,6 +978,230 @@ START_TEST(recovery_counts_failures_first)
     ck_assert_uint_eq(st->missing, 1);
     /* (5 + 6 + 8 + 9) / 4 = 7 s over the seeds that recovered. */
     ck_assert_double_eq(st->ci.mean, 7.0);
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
+/* ---- Verdicts that say the truth (issue 18) -------------------------------- */
+
+/* Ties are grouped and said, never a duel of the best with its twin.
+ * Success ratios (%) over 5 seeds: plan 80 82 81 83 80 (mean 81.2),
+ * exponential 95 96 94 97 95 (95.4) and immediate the same on every
+ * seed, none 50 52 49 51 50 (50.4).  exponential - plan: 15 14 13 14 15,
+ * mean 14.2, sd 0.837, t = 14.2 / (0.837 / sqrt 5) = 37.9 on 4 degrees
+ * of freedom, p = 3e-6; the other differences are as steady, so every
+ * tested pair's p is far below 0.001 / 5 and stays below 0.001 after
+ * Holm over the 5 tested pairs (the twins are not a test: identical on
+ * every seed).  nightly-pipeline's critical alerts had this shape and
+ * were called "not significant (p = 1)". */
+START_TEST(ties_are_grouped_and_said)
+{
+    static const char *const labels[] = {"plan", "exponential", "immediate",
+                                         "none"};
+    static const double v[4][5] = {{.80, .82, .81, .83, .80},
+                                   {.95, .96, .94, .97, .95},
+                                   {.95, .96, .94, .97, .95},
+                                   {.50, .52, .49, .51, .50}};
+    fixture *f = hand_plan_of(labels, 4, 5);
+    const char *dir = fresh_dir("cmp-ties");
+    make_dir(dir);
+    for (int pol = 0; pol < 4; pol++)
+        for (uint32_t s = 0; s < 5; s++)
+            hand_run(f, dir, pol, s, v[pol][s], 10.0, 0);
+    compare_result *res = load(&f->plan, dir);
+    const compare_verdict *v0 = compare_verdict_of(res, 0, CM_SUCCESS_RATIO);
+    ck_assert_str_eq(v0->text, "exponential and immediate tie for the "
+                               "highest success ratio (95.4 %, identical on "
+                               "every seed); both significantly better than "
+                               "plan (81.2 %) and none (50.4 %) (paired t, "
+                               "p < 0.001 after Holm's adjustment)");
+    ck_assert_int_eq(v0->best, 1);
+    ck_assert(!v0->significant);
+    ck_assert_int_eq(v0->n_leaders, 2);
+    ck_assert_uint_eq(v0->leaders, (1u << 1) | (1u << 2));
+    /* Significance groups: the twins a, plan b, none c. */
+    ck_assert_str_eq(v0->letters[1], "a");
+    ck_assert_str_eq(v0->letters[2], "a");
+    ck_assert_str_eq(v0->letters[0], "b");
+    ck_assert_str_eq(v0->letters[3], "c");
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
+/* The policy after "vs" is the second best by the metric, not the one
+ * with the largest p.  Success ratios (%): exponential 90 91 92 90 91
+ * (90.8), immediate 5 points below on every seed (85.8: the difference
+ * has sd 0, p_t = 0), exponential+token_bucket 50 49 54 49 52 (50.8:
+ * differences 40 42 38 41 39, t = 40 / (1.58 / sqrt 5) = 56.6, p = 6e-7,
+ * the largest p of the two, and 3 x 6e-7 < 0.001 after Holm).  The old
+ * verdict named the largest p's policy: "vs 50.8 % for
+ * exponential+token_bucket". */
+START_TEST(runner_up_is_the_second_best)
+{
+    static const char *const labels[] = {"exponential", "immediate",
+                                         "exponential+token_bucket"};
+    static const double v[3][5] = {{.90, .91, .92, .90, .91},
+                                   {.85, .86, .87, .85, .86},
+                                   {.50, .49, .54, .49, .52}};
+    fixture *f = hand_plan_of(labels, 3, 5);
+    const char *dir = fresh_dir("cmp-runner-up");
+    make_dir(dir);
+    for (int pol = 0; pol < 3; pol++)
+        for (uint32_t s = 0; s < 5; s++)
+            hand_run(f, dir, pol, s, v[pol][s], 10.0, 0);
+    compare_result *res = load(&f->plan, dir);
+    const compare_verdict *v0 = compare_verdict_of(res, 0, CM_SUCCESS_RATIO);
+    ck_assert_str_eq(v0->text, "exponential: highest success ratio (90.8 % "
+                               "vs 85.8 % for immediate, the next best), "
+                               "significant against both others (paired t, "
+                               "p < 0.001 after Holm's adjustment)");
+    ck_assert(v0->significant);
+    ck_assert_int_eq(v0->runner_up, 1);
+    ck_assert_str_eq(v0->letters[0], "a");
+    ck_assert_str_eq(v0->letters[1], "b");
+    ck_assert_str_eq(v0->letters[2], "c");
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
+/* Recovery: the counts of seeds that did not recover first (exact
+ * McNemar), then the times of those that did (paired), and the sentence
+ * cites what decides.  tier-amplification's shape over 10 seeds:
+ * immediate recovers in 1 0 0 0 0 0 0 0 0 9 s (mean 1.00), exponential
+ * in 1 1 0 1 0 0 0 0 0 9 (1.20), circuit_breaker never.  immediate -
+ * exponential: 0 -1 0 -1 0 0 0 0 0 0, mean -0.2, sd 0.4216, t = -1.5 on
+ * 9 degrees of freedom, p = 0.168; each against circuit_breaker: 10
+ * discordant seeds, p = 2 / 2^10 = 0.00195.  Holm over the three: 3 x
+ * 0.00195 = 0.0059, then 0.168.  The old verdict: "immediate: fastest
+ * recovery (1.00 s vs 1.20 s for exponential), not significant (p =
+ * 0.17)", silent on the breaker that never recovered.  Wilson: 0 of 10
+ * is [0, 0.2775], 10 of 10 [0.7225, 1]. */
+START_TEST(recovery_counts_then_times)
+{
+    static const char *const labels[] = {"immediate", "exponential",
+                                         "circuit_breaker"};
+    static const double im[10] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 9};
+    static const double ex[10] = {1, 1, 0, 1, 0, 0, 0, 0, 0, 9};
+    fixture *f = hand_plan_of(labels, 3, 10);
+    const char *dir = fresh_dir("cmp-recovery-ties");
+    make_dir(dir);
+    for (uint32_t s = 0; s < 10; s++) {
+        hand_run(f, dir, 0, s, 0.8, im[s], 0);
+        hand_run(f, dir, 1, s, 0.8, ex[s], 0);
+        hand_run(f, dir, 2, s, 0.8, NAN, 0);
+    }
+    compare_result *res = load(&f->plan, dir);
+    const compare_verdict *v = compare_verdict_of(res, 0, CM_RECOVERY_S);
+    ck_assert_str_eq(v->text,
+                     "immediate has the fastest recovery (1.00 s), but "
+                     "exponential (1.20 s) is not significantly worse "
+                     "(paired t, p = 0.17 after Holm's adjustment); both "
+                     "significantly better than circuit_breaker (exact "
+                     "McNemar test, p = 0.0059 after Holm's adjustment); "
+                     "did not recover: immediate and exponential on 0 of "
+                     "10 seeds (95 % CI 0\xe2\x80\x93" "28 %), "
+                     "circuit_breaker on 10 of 10 seeds (95 % CI "
+                     "72\xe2\x80\x93" "100 %)");
+    ck_assert_int_eq(v->best, 0);
+    ck_assert_int_eq(v->n_leaders, 2);
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
+/* Sparse counts get an exact test.  Duplicates over 20 seeds: none 0 on
+ * every seed, exponential+circuit_breaker 1 on 4 seeds (mean 0.200).  A
+ * paired t test calls that significant: d = -1 on 4 of 20, sd 0.4104, t
+ * = 0.2 / (0.4104 / sqrt 20) = 2.18 on 19 degrees of freedom, p = 0.042;
+ * but a mean of four 1s among sixteen 0s is far from normal.  The exact
+ * sign test over the 4 seeds that differ: 2 x (1/2)^4 = 0.125, printed
+ * to two digits as 0.12 (retry-storm's duplicates had this shape). */
+START_TEST(sparse_counts_use_an_exact_test)
+{
+    static const char *const labels[] = {"none",
+                                         "exponential+circuit_breaker"};
+    fixture *f = hand_plan_of(labels, 2, 20);
+    const char *dir = fresh_dir("cmp-sparse");
+    make_dir(dir);
+    for (uint32_t s = 0; s < 20; s++) {
+        hand h = {0.9, 10.0, 0, 0};
+        hand_save(f, dir, 0, s, &h);
+        h.duplicates = s == 3 || s == 8 || s == 12 || s == 17;
+        hand_save(f, dir, 1, s, &h);
+    }
+    compare_result *res = load(&f->plan, dir);
+    const compare_verdict *v = compare_verdict_of(res, 0, CM_DUPLICATES);
+    ck_assert_str_eq(v->text, "none has the fewest duplicate writes (0), "
+                              "but exponential+circuit_breaker (0.200) is "
+                              "not significantly worse (exact sign test, p "
+                              "= 0.12): the differences are within the "
+                              "noise of 20 seeds");
+    ck_assert(!v->significant);
+    ck_assert_double_eq_tol(v->p, 0.125, 1e-12);
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
+/* Intervals respect their domain.  Success ratios 99.9, 100, 99.0 %:
+ * mean 99.633, sd 0.5508, t(0.975, 2) = 4.3027, half-width 4.3027 x
+ * 0.5508 / sqrt 3 = 1.368: t's interval [98.27, 101.00] passes 100 %,
+ * and is cut there.  Recovery times 0, 0, 3 s: mean 1, sd 1.732,
+ * half-width 4.3027: [-3.30, 5.30], cut at 0.  The mean and t's
+ * half-width are kept. */
+START_TEST(intervals_stay_in_their_domain)
+{
+    fixture *f = hand_plan(1, 3);
+    const char *dir = fresh_dir("cmp-domain");
+    make_dir(dir);
+    static const double ok[3] = {0.999, 1.0, 0.990}, rec[3] = {0, 0, 3};
+    for (uint32_t s = 0; s < 3; s++)
+        hand_run(f, dir, 0, s, ok[s], rec[s], 0);
+    compare_result *res = load(&f->plan, dir);
+    const compare_stat *st = compare_stat_at(res, 0, 0, CM_SUCCESS_RATIO);
+    ck_assert_double_eq_tol(st->ci.mean, 99.633333, 1e-5);
+    ck_assert_double_eq_tol(st->ci.half_width, 1.368, 1e-3);
+    ck_assert_double_eq_tol(st->ci.lo, 98.265, 1e-3);
+    ck_assert_double_eq(st->ci.hi, 100.0);
+    st = compare_stat_at(res, 0, 0, CM_RECOVERY_S);
+    ck_assert_double_eq_tol(st->ci.mean, 1.0, 1e-12);
+    ck_assert_double_eq(st->ci.lo, 0.0);
+    ck_assert_double_eq_tol(st->ci.hi, 5.3027, 1e-4);
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
+/* A run where nothing succeeded has no latency: runs.csv leaves its p99
+ * (and the other latency columns) empty, not 0 -- a p99 of 0.000 ms
+ * reads as the fastest of all.  Its attempts' latency stays, when some
+ * ended. */
+START_TEST(no_success_no_latency_in_csv)
+{
+    fixture *f = hand_plan(1, 1);
+    const char *dir = fresh_dir("cmp-nolatency");
+    make_dir(dir);
+    hand_run(f, dir, 0, 0, 0.0, NAN, 0);
+    compare_result *res = load(&f->plan, dir);
+    ck_assert_uint_eq(res->runs[0].sum.successes, 0);
+    write_tables(res, dir);
+    char *csv = read_in(dir, "runs.csv");
+    const char *row = strchr(csv, '\n') + 1;
+    static const char *const empty[] = {"p99_ms", "latency_mean_ms",
+                                        "latency_p50_ms", "latency_p99_ms",
+                                        "latency_p999_ms", "attempt_p99_ms"};
+    for (size_t i = 0; i < sizeof empty / sizeof *empty; i++) {
+        int col = csv_column(csv, empty[i]);
+        ck_assert_int_ge(col, 0);
+        ck_assert_msg(isnan(csv_field(row, col)), "%s is not empty",
+                      empty[i]);
+    }
+    /* Counts stay, zero or not. */
+    ck_assert_double_eq(csv_field(row, csv_column(csv, "successes")), 0);
+    free(csv);
     compare_result_free(res);
     free(f);
 }
@@ -1241,7 +1510,7 @@ START_TEST(pipeline_metrics_compared)
     ck_assert_ptr_nonnull(strstr(compare_verdict_of(res, 0, CM_JOBS_COMPLETED)
                                      ->text,
                                  "most jobs completed (92.0 % vs 62.0 % for "
-                                 "immediate)"));
+                                 "immediate, the next best)"));
     write_tables(res, dir);
     char *csv = read_in(dir, "runs.csv"), *md = read_in(dir, "summary.md"),
          *json = read_in(dir, "summary.json");
@@ -1323,6 +1592,12 @@ Suite *compare_suite(void)
     tcase_add_test(tc, verdict_reads_like_a_person_wrote_it);
     tcase_add_test(tc, recovery_counts_failures_first);
     tcase_add_test(tc, tipping_is_a_share_with_its_interval);
+    tcase_add_test(tc, ties_are_grouped_and_said);
+    tcase_add_test(tc, intervals_stay_in_their_domain);
+    tcase_add_test(tc, no_success_no_latency_in_csv);
+    tcase_add_test(tc, runner_up_is_the_second_best);
+    tcase_add_test(tc, recovery_counts_then_times);
+    tcase_add_test(tc, sparse_counts_use_an_exact_test);
     tcase_add_test(tc, bands_are_quantiles_across_seeds);
     tcase_add_test(tc, saved_values_read_back_exactly);
     tcase_add_test(tc, pipeline_read_back_exactly);

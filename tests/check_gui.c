@@ -361,6 +361,49 @@ START_TEST(no_display_is_an_error)
 }
 END_TEST
 
+/* The window saves the run it ran: --param over the scenario's own
+ * parameter (the later value, once: both used to be written, and the
+ * file did not load, "duplicate key"), and a --policy-plugin beside the
+ * scenario's plug-in (two plugin lines, which the loader used to refuse
+ * the same way).  The saved file runs headless with them. */
+START_TEST(saved_scenario_keeps_param_and_plugins)
+{
+    char ini[2048], dir[1024], script[1024], saved_ini[1024];
+    snprintf(dir, sizeof dir, "%s", tu_temp_path("frames-save"));
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    snprintf(saved_ini, sizeof saved_ini, "%s/saved.ini", dir);
+    snprintf(ini, sizeof ini,
+             "[scenario]\nname = t\nduration = 60s\nwarmup = 5s\n"
+             "[clients]\ncount = 20\nrate = 2/s\n[server]\nworkers = 4\n"
+             "[policy]\nname = immediate\nmax_attempts = 5\n"
+             "plugin = %s/tests/plugins/libsbt_ok.so\n", SB_BUILD_DIR);
+    char path[1024], text[1200];
+    snprintf(path, sizeof path, "%s", tu_write_temp("gui-save.ini", ini));
+    snprintf(text, sizeof text, "at 30s save %s\nat 30s quit\n", saved_ini);
+    snprintf(script, sizeof script, "%s",
+             tu_write_temp("gui-save.script", text));
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){
+                          "gui", path, "--param", "max_attempts=3",
+                          "--policy-plugin",
+                          SB_BUILD_DIR "/policies/examples/"
+                                       "libcapped_backoff.so",
+                          "--frames", dir, "--speed", "max", "--fps", "1",
+                          "--script", script, NULL});
+    ck_assert_msg(o.status == 0, "exit %d: %s%s", o.status, o.out, o.err);
+    ck_assert_msg(strstr(o.out, "saved ") != NULL, "%s%s", o.out, o.err);
+    tu_output_free(&o);
+    tu_stormbench(&o, (const char *[]){"run", saved_ini, NULL});
+    ck_assert_msg(o.status == 0, "exit %d: %s%s", o.status, o.out, o.err);
+    ck_assert_msg(strstr(o.out, "policy    immediate (max_attempts=3)\n"),
+                  "%s", o.out);
+    tu_output_free(&o);
+    char *text_saved = tu_read_file(saved_ini);
+    ck_assert_ptr_nonnull(strstr(text_saved, "libsbt_ok.so\nplugin = "));
+    free(text_saved);
+}
+END_TEST
+
 Suite *gui_suite(void)
 {
     Suite *s = suite_create("gui");
@@ -377,6 +420,7 @@ Suite *gui_suite(void)
     tcase_set_timeout(fr, 300);
     tcase_add_test(fr, frames_are_deterministic);
     tcase_add_test(fr, pipeline_panel_shows_alerts);
+    tcase_add_test(fr, saved_scenario_keeps_param_and_plugins);
     suite_add_tcase(s, fr);
     TCase *nd = tcase_create("no display");
     tcase_add_test(nd, no_display_is_an_error);

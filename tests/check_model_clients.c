@@ -81,7 +81,8 @@ START_TEST(processes_default_and_mapping)
                        NULL, NULL, 0);
     static const uint32_t want[10] = {0, 0, 0, 1, 1, 2, 2, 2, 3, 3};
     for (uint32_t c = 0; c < 10; c++)
-        ck_assert_uint_eq(process_of(t->sim, c), want[c]);
+        ck_assert_uint_eq(
+            requester_process_of(&t->sim->rqs.rq[0], c), want[c]);
     tu_sim_free(t);
 }
 END_TEST
@@ -164,10 +165,10 @@ static const char breaker_ini[] =
     "[policy]\nname = exponential+circuit_breaker\n"
     "[fault.outage]\ntype = outage\nstart = 20s\nduration = 5s\n";
 
-static tu_sim *breaker_prepare(const char *clients)
+static tu_sim *breaker_prepare(const char *clients_section)
 {
     char ini[1024];
-    snprintf(ini, sizeof ini, breaker_ini, clients);
+    snprintf(ini, sizeof ini, breaker_ini, clients_section);
     return tu_sim_prepare(ini, NULL, NULL, 0);
 }
 

@@ -369,6 +369,39 @@ static const verdict_case verdicts[] = {
      "96 ms"},
 };
 
+/* A verdict prints as many digits as it takes to tell the value from the
+ * limit: an amplification of 1.00007 against a limit of 1 printed as "1
+ * exceeds limit 1" (4 significant digits), and a success ratio of
+ * 99.996 % against 100 % as "100.00% is below minimum 100.00%" (2
+ * decimals).  One digit more tells them apart: 1.0001 (1.00007 to 5
+ * digits) and 99.996; 250.0001 ms needs 7.  Equal numbers keep the
+ * usual digits. */
+START_TEST(verdicts_print_the_digits_that_differ)
+{
+    sim_summary s;
+    memset(&s, 0, sizeof s);
+    s.offered = 100000;
+    s.amplification = 1.00007;
+    s.success_ratio = 0.99996;
+    s.latency_p99_ms = 250.0001;
+    expect_result r = judge(&s, "amplification_max", "1");
+    ck_assert(!r.ok);
+    ck_assert_str_eq(r.explain, "amplification 1.0001 exceeds limit 1");
+    r = judge(&s, "success_min", "1");
+    ck_assert(!r.ok);
+    ck_assert_str_eq(r.explain,
+                     "success ratio 99.996% is below minimum 100.000%");
+    r = judge(&s, "latency_p99_max", "250ms");
+    ck_assert(!r.ok);
+    ck_assert_str_eq(r.explain, "p99 latency 250.0001 ms exceeds limit "
+                                "250 ms");
+    s.amplification = 1.5;
+    r = judge(&s, "amplification_max", "1.5");
+    ck_assert(r.ok);
+    ck_assert_str_eq(r.explain, "amplification 1.5 within limit 1.5");
+}
+END_TEST
+
 START_TEST(phase_keys_pass_and_fail)
 {
     tu_sim *t = run_hand("", "");
@@ -634,6 +667,7 @@ Suite *phases_suite(void)
     tcase_add_loop_test(tc, phase_keys_pass_and_fail, 0,
                         (int)(sizeof verdicts / sizeof *verdicts));
     tcase_add_test(tc, steady_success_min_fails_when_nothing_succeeds);
+    tcase_add_test(tc, verdicts_print_the_digits_that_differ);
     tcase_add_test(tc, phase_keys_through_the_binary);
     tcase_add_test(tc, missing_phases_cannot_be_judged);
     tcase_add_loop_test(tc, malformed_phase_keys_are_refused, 0,

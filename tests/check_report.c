@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "chart.h"
+#include "report_chart.h"
 #include "testutil.h"
 
 /* ---- The document
@@ -103,7 +105,7 @@ static void add_time_series(report *r)
                          {200, 215, "latency +200 ms"}};
     report_lines c = {
         "Goodput", "time (s)", "goodput (requests/s)", s, 3, sp, 2, false,
-        NAN,       NAN};
+        NAN,       NAN,        false,                  0, NULL};
     report_lines_add(r, &c);
 }
 
@@ -129,7 +131,10 @@ static void add_cdf(report *r)
                       0,
                       true,
                       0,
-                      1};
+                      1,
+                      false,
+                      0,
+                      NULL};
     report_lines_add(r, &c);
 }
 
@@ -137,66 +142,66 @@ static void add_bars(report *r)
 {
     static const char *labels[4] = {"exponential", "exponential+token_bucket",
                                     "immediate", "no retries"};
-    static const double v[4] = {12.5, 8.25, NAN, 3.0};
+    static const double v[4] = {12.5, 8.25, INFINITY, 3.0};
     static const double lo[4] = {10.1, 7.0, NAN, 2.5};
     static const double hi[4] = {15.2, 9.9, NAN, 3.6};
     static const int colour[4] = {0, 1, 2, 4};
     static const char *notes[4] = {"2 of 5 seeds did not recover", NULL,
                                    "did not recover in 5 of 5 seeds", NULL};
     report_bars c = {"Recovery time", "recovery (s)", 4, labels, v, lo, hi,
-                     colour,          notes};
+                     colour,          notes,          0};
     report_bars_add(r, &c);
 }
 
-/* A staircase of metastable cells in the upper right: cell (i, j) is
- * marked when i + j >= 9 on an 8 x 6 grid, with one cell (0, 5) empty. */
+/* A staircase of metastable cells in the upper right: on an 8 x 6 grid
+ * of 5 seeds a cell, every seed tipped in cell (i, j) when i + j >= 9,
+ * 2 of 5 on the diagonal i + j = 8 (bistable), none below; cell (0, 5)
+ * has no value.  The second map: 1 of 3 tipped in (3, 2), 0 of 3
+ * elsewhere (every cell bistable: 3 seeds cannot call a cell stable). */
 #define MX 8
 #define MY 6
 static void add_maps(report *r)
 {
     static double x[MX], y[MY], v[MX * MY], v2[MX * MY];
-    static uint8_t m[MX * MY], m2[MX * MY];
+    static uint32_t k[MX * MY], n[MX * MY], k2[MX * MY], n2[MX * MY];
     for (int i = 0; i < MX; i++)
         x[i] = 0.5 + 0.1 * i;
     for (int j = 0; j < MY; j++)
         y[j] = 5 + 10 * j;
     for (int j = 0; j < MY; j++)
         for (int i = 0; i < MX; i++) {
-            int k = j * MX + i;
-            m[k] = i + j >= 9;
-            v[k] = m[k] ? 300 : 2 + 6.0 * (i + j) * (i + j) / 8.0;
-            m2[k] = i == 3 && j == 2;
-            v2[k] = (i + j) % 7 == 6 && !m2[k] ? NAN : 1.5 * i + j;
+            int c = j * MX + i;
+            n[c] = 5;
+            k[c] = i + j >= 9 ? 5 : i + j == 8 ? 2 : 0;
+            v[c] = k[c] == 5 ? NAN : 2 + 6.0 * (i + j) * (i + j) / 8.0;
+            n2[c] = 3;
+            k2[c] = i == 3 && j == 2;
+            v2[c] = 1.5 * i + j;
         }
-    v[5 * MX + 0] = NAN;
+    n[5 * MX + 0] = 0;
     report_map a = {"Stability map: exponential",
                     "offered load (share of capacity)",
                     "outage (s)",
-                    "recovery time (s)",
                     MX,
                     MY,
                     x,
                     y,
+                    k,
+                    n,
                     v,
-                    m,
-                    "did not recover",
-                    0,
-                    60};
+                    "s"};
     report_map_add(r, &a);
     report_map b = {"Stability map: immediate",
-                    "offered load (share of "
-                    "capacity)",
+                    "offered load (share of capacity)",
                     "outage (s)",
-                    "recovery time (s)",
                     MX,
                     MY,
                     x,
                     y,
+                    k2,
+                    n2,
                     v2,
-                    m2,
-                    "did not recover",
-                    0,
-                    20};
+                    "s"};
     report_map_add(r, &b);
 }
 
@@ -222,22 +227,27 @@ static void add_sweep(report *r)
                       0,
                       false,
                       NAN,
-                      NAN};
+                      NAN,
+                      false,
+                      0,
+                      NULL};
     report_lines_add(r, &c);
 }
 
 /* The layout rules (report.h) give 5 pages.  Text runs from y = 36 to
  * 549.28 pt; a level-1 heading takes 30 pt, a line of text 14, a table
- * row 17.3, the bar chart and a map 214.5 (0.22 x 757.89 = 167 of plot
- * and 47.5 of labels), a line chart with one legend row 229.7; gaps are
- * 8 pt above a table, 10 above a chart, 12 above a level-2 heading.
+ * row 17.3, the bar chart 146.5 (0.13 x 757.89 = 98.5 of plot and 47.5
+ * of labels), a map 161.2 (0.15: 113.7 of plot), a line chart with one
+ * legend row 214.7 (0.2: 152 of plot, 47.5 of labels, 15.2 of legend);
+ * gaps are 8 pt above a table, 10 above a chart, 12 above a level-2
+ * heading.
  * 1. "Results" and a line of text end at 80; 8 down, the header ends at
  *    105.3, and rows 0 to 24 fit ((549.28 - 105.3) / 17.3 = 25.7).
  * 2. The header again, rows 25 to 29 and the caption end at 155.3;
- *    "Recovery time" and the bar chart end at 401.8.
+ *    "Recovery time" and the bar chart end at 333.8.
  * 3. "Time series" opens a page (to 66), then both line charts: 66 +
- *    229.7 + 10 + 229.7 = 535.4, which fits.
- * 4. "Stability maps" opens a page: 66 + 214.5 + 10 + 214.5 = 505.
+ *    214.7 + 10 + 214.7 = 505.4, which fits.
+ * 4. "Stability maps" opens a page: 66 + 161.2 + 10 + 161.2 = 398.4.
  * 5. The page break; "Sweep", a line of text and the sweep chart. */
 #define DOC_PAGES 5
 #define DOC_CHARTS 6
@@ -321,7 +331,8 @@ START_TEST(pdf_text)
     on_page(3, (const char *[]){"Time series", "Goodput", "Latency CDF",
                                 "stormbench test report", NULL});
     on_page(4, (const char *[]){"Stability maps", "Stability map: exponential",
-                                "Stability map: immediate", NULL});
+                                "Stability map: immediate", "2/5", "5/5",
+                                "never", "1/3", "bistable", NULL});
     on_page(5, (const char *[]){"Sweep", "Recovery time against offered load",
                                 "page 5", NULL});
     char *t1 = page_text(1);
@@ -344,11 +355,16 @@ static bool starts(const char *s, const char *prefix)
 }
 
 /* Nothing is fetched: no src=, no href= but to "#...", no url( but
- * url(#...), no script, and "http" only in the namespace declarations. */
-static void no_external_reference(const char *h)
+ * url(#...), "http" only in the namespace declarations, and the scripts
+ * are the one inline program and the line charts' JSON data (a <script>
+ * with a src would fetch). */
+static void no_external_reference(const char *h, int line_charts)
 {
     ck_assert_msg(strstr(h, "src=") == NULL, "src=");
-    ck_assert_msg(strstr(h, "<script") == NULL, "<script");
+    ck_assert_int_eq(count(h, "<script>"), 1);
+    ck_assert_int_eq(count(h, "<script type=\"application/json\""),
+                     line_charts);
+    ck_assert_int_eq(count(h, "<script"), 1 + line_charts);
     for (const char *p = strstr(h, "href="); p; p = strstr(p + 1, "href="))
         ck_assert_msg(starts(p, "href=\"#"), "external: %.60s", p);
     for (const char *p = strstr(h, "url("); p; p = strstr(p + 1, "url("))
@@ -389,11 +405,11 @@ START_TEST(html_self_contained)
 {
     char *h = tu_read_file(doc_html);
     ck_assert_ptr_nonnull(h);
-    ck_assert_int_eq(count(h, "<svg"), DOC_CHARTS);
-    ck_assert_int_eq(count(h, "</svg>"), DOC_CHARTS);
+    ck_assert_int_eq(count(h, "<figure"), DOC_CHARTS);
+    ck_assert_int_eq(count(h, "<svg"), count(h, "</svg>"));
     ck_assert_ptr_null(strstr(h, "<?xml"));
     ck_assert(starts(h, "<!DOCTYPE html>"));
-    no_external_reference(h);
+    no_external_reference(h, 3);
     ids_unique(h);
     /* Headings and the table as HTML, its cells escaped. */
     ck_assert_ptr_nonnull(strstr(h, "<h1>Results</h1>"));
@@ -461,10 +477,17 @@ END_TEST
 /* ---- The stability map's boundary -------------------------------------------
  */
 
+/* A grid whose marked cells (m[k] = 1) tipped on their one seed and
+ * whose others did not. */
+static uint32_t grid_k[64], grid_n[64];
 static report_map grid(int nx, int ny, const double *v, const uint8_t *m)
 {
-    return (report_map){"",   "x", "y", "v",  nx, ny, NULL,
-                        NULL, v,   m,   NULL, 0,  1};
+    for (int c = 0; c < nx * ny; c++) {
+        grid_k[c] = m ? m[c] : 0;
+        grid_n[c] = 1;
+    }
+    return (report_map){"", "x", "y", nx, ny, NULL, NULL, grid_k, grid_n,
+                        v, "s"};
 }
 
 static void expect_edges(const report_map *m, const report_edge *want, int n)
@@ -522,9 +545,9 @@ START_TEST(boundary_isolated)
     expect_edges(&h, want2, 2);
     /* Nothing marked, or everything: no boundary. */
     uint8_t all[4] = {1, 1, 1, 1};
-    h.marked = all;
+    h = grid(2, 2, w, all);
     ck_assert_int_eq(report_map_boundary(&h, NULL, 0), 0);
-    h.marked = NULL;
+    h = grid(2, 2, w, NULL);
     ck_assert_int_eq(report_map_boundary(&h, NULL, 0), 0);
 }
 END_TEST
@@ -540,9 +563,210 @@ START_TEST(boundary_nan)
     report_map g = grid(3, 1, v, m);
     ck_assert_int_eq(report_map_boundary(&g, NULL, 0), 0);
     uint8_t m2[3] = {0, 1, 0};
-    g.marked = m2;
+    g = grid(3, 1, v, m2);
     report_edge want[] = {{0, 0, true}, {1, 0, true}};
     expect_edges(&g, want, 2);
+}
+END_TEST
+
+
+/* ---- What a map's cell says ----------------------------------------------- */
+
+/* The Wilson 95 % interval of k of n, worked by hand (z = 1.96, z^2 =
+ * 3.8416): centre (k/n + z^2/2n) / (1 + z^2/n), half-width z sqrt(k/n
+ * (1 - k/n)/n + z^2/4n^2) / (1 + z^2/n).
+ *   0 of 5: 0.21725 -+ 0.21725 = [0, 0.4345]: below 1/2, stable;
+ *   2 of 5: [0.1176, 0.7693]: holds 1/2, bistable;
+ *   5 of 5: [0.5655, 1]: above, metastable;
+ *   0 of 3: [0, 0.5615]: holds 1/2 -- three seeds cannot call a cell
+ *           stable, so it is bistable, not healthy;
+ *   1 of 10: 0.2110 -+ 0.1931 = [0.0179, 0.4042]: stable;
+ *   0 of 0: no value. */
+START_TEST(cell_states)
+{
+    static const uint32_t k[6] = {0, 2, 5, 0, 1, 0};
+    static const uint32_t n[6] = {5, 5, 5, 3, 10, 0};
+    static const report_cell want[6] = {
+        REPORT_CELL_STABLE,   REPORT_CELL_BISTABLE, REPORT_CELL_METASTABLE,
+        REPORT_CELL_BISTABLE, REPORT_CELL_STABLE,   REPORT_CELL_EMPTY};
+    double v[6] = {1, 2, NAN, 3, 4, NAN};
+    report_map m = {"", "x", "y", 6, 1, NULL, NULL, k, n, v, "s"};
+    for (int i = 0; i < 6; i++)
+        ck_assert_msg(report_map_cell(&m, i, 0) == want[i], "%u of %u: %d",
+                      k[i], n[i], report_map_cell(&m, i, 0));
+    /* The boundary is where most seeds tip: between 2 of 5 (no) and 5 of
+     * 5 (yes), and between 5 of 5 and 0 of 3: edges (1, 0) and (2, 0). */
+    report_edge e[4];
+    ck_assert_int_eq(report_map_boundary(&m, e, 4), 2);
+    ck_assert_int_eq(e[0].i, 1);
+    ck_assert_int_eq(e[1].i, 2);
+}
+END_TEST
+
+static uint32_t px_at(cairo_surface_t *s, int x, int y)
+{
+    const unsigned char *d = cairo_image_surface_get_data(s);
+    int stride = cairo_image_surface_get_stride(s);
+    return *(const uint32_t *)(const void *)(d + y * stride + x * 4) &
+           0xffffff;
+}
+
+static double luma(uint32_t p)
+{
+    return 0.2126 * ((p >> 16) & 255) + 0.7152 * ((p >> 8) & 255) +
+           0.0722 * (p & 255);
+}
+
+/* Issue 18: a cell where 2 of 5 seeds tipped into a storm was painted
+ * as "0 s recovery" in the scale's best colour, like a cell where none
+ * did.  Drawn, 0 of 5, 2 of 5 and 5 of 5 in a row: the lower left
+ * quarter of each cell (clear of its figures) is sampled.  The 2 of 5
+ * cell is darker than the 0 of 5 one on average and is hatched (it holds
+ * pixels far darker than its own fill); 5 of 5 is darker still and not
+ * hatched. */
+START_TEST(two_of_five_is_not_healthy)
+{
+    static const uint32_t k[3] = {0, 2, 5}, n[3] = {5, 5, 5};
+    double v[3] = {0.0, 0.0, NAN};
+    report_map m = {"", "x", "y", 3, 1, (double[]){1, 2, 3},
+                    (double[]){1}, k, n, v, "s"};
+    int w = 760, h = 240;
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    cairo_t *cr = cairo_create(s);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    report_chart c = {REPORT_CHART_MAP, NULL, NULL, &m};
+    report_chart_draw(cr, &c, w, report_chart_height(cr, &c, w));
+    cairo_surface_flush(s);
+    /* The cells where map_draw puts them: a panel beside the key (a
+     * fifth of the width), cut in three. */
+    double H = report_chart_height(cr, &c, w);
+    chart_axes ax = {"x", "y", false, false};
+    chart_panel p;
+    chart_panel_init_axes(&p, (chart_rect){0, 0, w - fmax(w * 0.2, 12 *
+                                                          REPORT_CHART_FONT),
+                                           H},
+                          "", &ax, 0, 3, 0, 1, REPORT_CHART_FONT);
+    double mean[3], darkest[3];
+    for (int i = 0; i < 3; i++) {
+        chart_rect r = chart_cell_rect(p.plot, 3, 1, i, 0);
+        double sum = 0, dark = 255;
+        int cnt = 0;
+        for (int yy = (int)(r.y + r.h * 0.7); yy < (int)(r.y + r.h * 0.95);
+             yy++)
+            for (int xx = (int)(r.x + r.w * 0.05); xx < (int)(r.x + r.w * 0.3);
+                 xx++) {
+                double l = luma(px_at(s, xx, yy));
+                sum += l;
+                dark = fmin(dark, l);
+                cnt++;
+            }
+        mean[i] = sum / cnt;
+        darkest[i] = dark;
+    }
+    ck_assert_msg(mean[1] < mean[0] - 20, "2 of 5 (%.0f) as light as 0 of 5 "
+                  "(%.0f)", mean[1], mean[0]);
+    ck_assert_msg(mean[2] < mean[1], "5 of 5 (%.0f), 2 of 5 (%.0f)", mean[2],
+                  mean[1]);
+    ck_assert_msg(darkest[1] < mean[1] - 40, "2 of 5 not hatched: %.0f %.0f",
+                  darkest[1], mean[1]);
+    ck_assert_msg(darkest[0] > mean[0] - 10, "0 of 5 hatched: %.0f %.0f",
+                  darkest[0], mean[0]);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+END_TEST
+
+
+/* Pixels of colour c (within 40 of each channel) in [x0, x1) x [y0, y1). */
+static int count_colour(cairo_surface_t *s, int x0, int x1, int y0, int y1,
+                        const chart_style *c)
+{
+    int n = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++) {
+            uint32_t p = px_at(s, x, y);
+            n += abs((int)((p >> 16) & 255) - (int)lround(c->r * 255)) < 40 &&
+                 abs((int)((p >> 8) & 255) - (int)lround(c->g * 255)) < 40 &&
+                 abs((int)(p & 255) - (int)lround(c->b * 255)) < 40;
+        }
+    return n;
+}
+
+static cairo_surface_t *draw_chart(const report_chart *c, int w,
+                                   chart_panel *p)
+{
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w,
+                                                    400);
+    cairo_t *cr = cairo_create(s);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    double h = report_chart_height(cr, c, w);
+    ck_assert_double_lt(h, 400);
+    report_chart_draw(cr, c, w, h);
+    cairo_destroy(cr);
+    cairo_surface_flush(s);
+    /* The plot area as report_chart.c lays a chart out: the panel of
+     * chart_panel_init_axes, the legend's rows or the bars' labels
+     * under it.  Only its x extent and its top are used below, which do
+     * not depend on what is under it. */
+    chart_axes ax = {"x", "y", false, false};
+    chart_panel_init_axes(p, (chart_rect){0, 0, w, h}, "t", &ax, 0, 1, 0, 1,
+                          REPORT_CHART_FONT);
+    return s;
+}
+
+/* Issue 18: a policy that never recovered had no bar at all, so its slot
+ * looked like the best policy's (a recovery of 0).  Now its bar is
+ * hatched in its colour up to the axis top: its slot's upper half holds
+ * its colour, the slot of a bar of 0 holds none. */
+START_TEST(never_is_a_bar)
+{
+    static const char *labels[3] = {"a", "never", "zero"};
+    static const double v[3] = {10, INFINITY, 0};
+    static const int colour[3] = {4, 5, 2};
+    report_bars b = {"Recovery time", "recovery (s)", 3, labels, v, NULL,
+                     NULL, colour, NULL, 0};
+    report_chart c = {REPORT_CHART_BARS, NULL, &b, NULL};
+    chart_panel p;
+    cairo_surface_t *s = draw_chart(&c, 600, &p);
+    double slot = p.plot.w / 3;
+    int y0 = (int)(p.plot.y + 5), y1 = (int)(p.plot.y + 60);
+    int never = count_colour(s, (int)(p.plot.x + slot * 1.3),
+                             (int)(p.plot.x + slot * 1.7), y0, y1,
+                             &chart_palette[5]);
+    int zero = count_colour(s, (int)(p.plot.x + slot * 2.3),
+                            (int)(p.plot.x + slot * 2.7), y0, y1,
+                            &chart_palette[2]);
+    ck_assert_msg(never > 200, "the never bar: %d pixels of its colour",
+                  never);
+    ck_assert_int_eq(zero, 0);
+    cairo_surface_destroy(s);
+}
+END_TEST
+
+/* A sweep line's value of +infinity ("no seed recovered") is a mark on
+ * the plot's top edge in the series' colour, not a gap in the line. */
+START_TEST(never_is_a_mark_on_lines)
+{
+    static double x[5] = {1, 2, 3, 4, 5};
+    static double y[5] = {2, 3, 5, INFINITY, INFINITY};
+    report_series s = {"immediate", x, y, NULL, NULL, 5, 5, 0, true};
+    report_lines l = {"Recovery", "load", "recovery (s)", &s, 1, NULL, 0,
+                      false, NAN, NAN, false, 0, "no seed recovered"};
+    report_chart c = {REPORT_CHART_LINES, &l, NULL, NULL};
+    chart_panel p;
+    cairo_surface_t *s4 = draw_chart(&c, 600, &p);
+    /* The panel's own x axis maps 1..5; find x = 4 and 2 as
+     * report_chart lays the line chart out (a tight x range). */
+    chart_scale xs = {1, 5, p.plot.x, p.plot.x + p.plot.w, false};
+    int x4 = (int)chart_scale_map(&xs, 4), x2 = (int)chart_scale_map(&xs, 2);
+    int top0 = (int)p.plot.y, top1 = (int)(p.plot.y + 12);
+    ck_assert_int_gt(count_colour(s4, x4 - 5, x4 + 5, top0, top1,
+                                  &chart_palette[5]), 10);
+    ck_assert_int_eq(count_colour(s4, x2 - 5, x2 + 5, top0, top1,
+                                  &chart_palette[5]), 0);
+    cairo_surface_destroy(s4);
 }
 END_TEST
 
@@ -651,7 +875,7 @@ START_TEST(one_output)
     small_document(r);
     ck_assert_int_eq(report_close(r, &e), 0);
     char *h = tu_read_file(path);
-    ck_assert_int_eq(count(h, "<svg"), 1);
+    ck_assert_int_eq(count(h, "<figure"), 1);
     free(h);
     snprintf(path, sizeof path, "%s/only.pdf", dir);
     ck_assert_int_eq(report_open(&r, path, NULL, "t", &e), 0);
@@ -687,6 +911,8 @@ Suite *report_suite(void)
     tcase_set_timeout(doc, 120);
     ADD_CASE(s, "boundary", boundary_staircase, boundary_isolated,
              boundary_nan);
+    ADD_CASE(s, "cells", cell_states, two_of_five_is_not_healthy,
+             never_is_a_bar, never_is_a_mark_on_lines);
     ADD_CASE(s, "whole_or_nothing", unwritable_output, error_at_close,
              one_output);
     return s;

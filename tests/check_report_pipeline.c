@@ -148,7 +148,8 @@ START_TEST(pipeline_report_has_the_jobs)
     /* (45 + 46 + 47) / 3 / 50 = 92 %, (30 + 31 + 32) / 3 / 50 = 62 %. */
     ck_assert_ptr_nonnull(strstr(html, "jobs completed: exponential: most "
                                        "jobs completed (92.0 % vs 62.0 % "
-                                       "for immediate)"));
+                                       "for immediate, the next "
+                                       "best)"));
     ck_assert_ptr_nonnull(strstr(html, "fewest critical alerts"));
     free(text);
     free(html);

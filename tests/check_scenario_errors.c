@@ -293,6 +293,17 @@ static const bad_case cases[] = {
      "--set policy.max_attempts_" X90 "=3: expected a key of at most 95 "
      "characters, got 'max_attempts_xxxxxxxxxxxxxxxxxxxxxxxxxxx...' (103 "
      "characters)"},
+    /* --set says what a line of the file could say, no more: in a file
+     * "description = a ; b" means "a", so a run given it could not be
+     * saved as the scenario it ran (the writer refuses it). */
+    {"set-value-with-a-comment", BASE,
+     {"--set", "scenario.description=storm ; with jitter", NULL},
+     "--set scenario.description=storm ; with jitter: expected a value a "
+     "scenario file can hold, got 'storm ; with jitter': it holds ';' after "
+     "a blank, which starts a comment"},
+    {"set-key-with-a-colon", BASE, {"--set", "policy.a:b=1", NULL},
+     "--set policy.a:b=1: expected a key a scenario file can hold, got "
+     "'a:b': it holds '=' or ':', which end a key"},
     /* 95 is taken, and named whole. */
     {"key-of-95-is-named-whole",
      "[scenario]\nname = t\nduration = 60s\n" KEY95 " = 1\n", {NULL},

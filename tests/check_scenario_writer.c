@@ -9,11 +9,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "scenario.h"
 #include "scenario_same.h"
 #include "testutil.h"
 #include "writer.h"
+
+/* Write cfg and x to a file and load it into *b.  0, or -1 with the
+ * writer's or the loader's message in e. */
+static int write_and_load(const sim_config *cfg, const writer_extra *x,
+                          scenario *b, sb_err *e)
+{
+    char out[1024];
+    snprintf(out, sizeof out, "%s", tu_temp_path("written.ini"));
+    FILE *f = fopen(out, "w");
+    ck_assert_ptr_nonnull(f);
+    int rc = scenario_write(f, cfg, x, e);
+    ck_assert_int_eq(fclose(f), 0);
+    if (rc != 0)
+        return -1;
+    if (scenario_load(out, NULL, 0, b, e) != 0)
+        return err_prefix(e, "written back, it does not load");
+    return 0;
+}
 
 /* Load path, write it, load the result: the two must run the same run
  * (scenario_same.h: equal byte for byte but for where things were
@@ -30,13 +49,8 @@ static const scenario *round_trip(const char *path)
     writer_extra x = {"written back\nby the test", a.policy, a.settings,
                       a.n_settings, plugins, a.n_plugins, a.expect,
                       a.n_expect};
-    const char *out = tu_temp_path("written.ini");
-    FILE *f = fopen(out, "w");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(scenario_write(f, &a.cfg, &x, &e), 0);
-    fclose(f);
-    if (scenario_load(out, NULL, 0, &b, &e) != 0)
-        ck_abort_msg("%s written back does not load: %s", path, e.msg);
+    if (write_and_load(&a.cfg, &x, &b, &e) != 0)
+        ck_abort_msg("%s: %s", path, e.msg);
     /* Compared on copies: the caller reads b's origins. */
     static scenario ca, cb;
     memcpy(&ca, &a, sizeof a);
@@ -188,6 +202,34 @@ START_TEST(a_value_starting_with_a_semicolon_round_trips)
 }
 END_TEST
 
+/* Issue 23: the writer printed the policy names by hand, not through
+ * text_kv, so "name =;immediate" was written "name = ;immediate", which
+ * reads back as an empty name and a comment: [policy] name, a tier's
+ * [policy.NAME] name and a step's policy.  The loader takes such a name
+ * (the stack refuses it when the run is built, by its line). */
+START_TEST(policy_names_starting_with_a_semicolon_round_trip)
+{
+    static const char *const inis[] = {
+        "[scenario]\nname = t\nduration = 60s\n"
+        "[server]\nworkers = 4\ndownstream = db\n[server.db]\n"
+        "[policy]\nname =;immediate\n"
+        "[policy.top]\nname =;exponential\n",
+        "[scenario]\nname = t\nduration = 60s\n"
+        "[pipeline]\nsteps = a\n[step.a]\npolicy =;plan\n"};
+    static const char *const want[][2] = {{";immediate", ";exponential"},
+                                          {"none", ";plan"}};
+    for (int i = 0; i < 2; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s", tu_write_temp("semi.ini", inis[i]));
+        const scenario *b = round_trip(path);
+        ck_assert_str_eq(b->policy, want[i][0]);
+        ck_assert_str_eq(i == 0 ? b->cfg.tiers[0].policy
+                                : b->cfg.pipeline.steps[0].policy,
+                         want[i][1]);
+    }
+}
+END_TEST
+
 /* A pipeline with every key of [pipeline] and [step.NAME]: a step with a
  * stack of its own and two of its parameters (kept in order), numbers
  * without a short exact form, a -0, a batch, an undo. */
@@ -305,6 +347,272 @@ START_TEST(names_as_long_as_allowed_are_kept_whole)
 }
 END_TEST
 
+/* ---- What the GUI hands the writer ------------------------------------
+ *
+ * The window saves its run with the scenario's policy, parameters and
+ * plug-ins plus its own --param and --policy-plugin (cli/cmd_gui.c), not
+ * only what a file loaded.  The saved file must run that run, or not be
+ * written. */
+
+static scenario gui_base;
+
+static const scenario *load_gui_base(void)
+{
+    static const char ini[] =
+        "[scenario]\nname = t\nduration = 60s\n"
+        "[clients]\ncount = 10\nrate = 1/s\n[server]\nworkers = 4\n"
+        "[policy]\nname = exponential\nmax_attempts = 5\n"
+        "[fault.f]\ntype = outage\nstart = 20s\nduration = 5s\n";
+    sb_err e;
+    if (scenario_load(tu_write_temp("gui-base.ini", ini), NULL, 0, &gui_base,
+                      &e) != 0)
+        ck_abort_msg("%s", e.msg);
+    return &gui_base;
+}
+
+/* --param max_attempts=3 over the file's max_attempts = 5: the stack
+ * takes the later, and the loader refuses a key twice.  Both used to be
+ * written, and the saved file did not load ("duplicate key"). */
+START_TEST(a_parameter_given_twice_is_saved_once)
+{
+    const scenario *a = load_gui_base();
+    setting params[2] = {a->settings[0], {"max_attempts", "3", "--param"}};
+    writer_extra x = {NULL, "exponential", params, 2, NULL, 0, NULL, 0};
+    static scenario b;
+    sb_err e;
+    ck_assert_msg(write_and_load(&a->cfg, &x, &b, &e) == 0, "%s", e.msg);
+    ck_assert_int_eq(b.n_settings, 1);
+    ck_assert_str_eq(b.settings[0].key, "max_attempts");
+    ck_assert_str_eq(b.settings[0].value, "3");
+}
+END_TEST
+
+/* A plug-in the window got as --policy-plugin rel/libmine.so is
+ * relative to where the program runs; written as is, the saved file
+ * would load rel/libmine.so from its own folder.  It is written
+ * absolute.  (The loader does not open plug-ins: the path is all.) */
+START_TEST(a_relative_plugin_is_saved_absolute)
+{
+    const scenario *a = load_gui_base();
+    const char *plugins[] = {"rel/libmine.so"};
+    writer_extra x = {NULL, "exponential", a->settings, a->n_settings,
+                      plugins, 1, NULL, 0};
+    static scenario b;
+    sb_err e;
+    ck_assert_msg(write_and_load(&a->cfg, &x, &b, &e) == 0, "%s", e.msg);
+    char cwd[1024], want[1100];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    snprintf(want, sizeof want, "%s/rel/libmine.so", cwd);
+    ck_assert_int_eq(b.n_plugins, 1);
+    ck_assert_str_eq(b.plugins[0], want);
+}
+END_TEST
+
+/* The scenario's plug-in and one from --policy-plugin: two `plugin`
+ * lines, which the loader refused as a duplicate key; [policy] takes
+ * one line per plug-in now, up to SCENARIO_MAX_PLUGINS. */
+START_TEST(two_plugins_are_saved_and_load_back)
+{
+    const scenario *a = load_gui_base();
+    const char *plugins[] = {"/opt/a/liba.so", "/opt/b/libb.so"};
+    writer_extra x = {NULL, "a+b", NULL, 0, plugins, 2, NULL, 0};
+    static scenario b;
+    sb_err e;
+    ck_assert_msg(write_and_load(&a->cfg, &x, &b, &e) == 0, "%s", e.msg);
+    ck_assert_int_eq(b.n_plugins, 2);
+    ck_assert_str_eq(b.plugins[0], "/opt/a/liba.so");
+    ck_assert_str_eq(b.plugins[1], "/opt/b/libb.so");
+}
+END_TEST
+
+/* What the loader would read as something else is not written: the
+ * writer fails with the section, the key and why, and the GUI keeps no
+ * file (cli/cmd_gui.c aborts its outfile).  Each used to be written and
+ * to load as another scenario, or not at all. */
+START_TEST(what_would_load_otherwise_is_not_written)
+{
+    static const struct {
+        const char *key, *value; /* a [policy] parameter, or NULL */
+        const char *description, *policy, *fault;
+        const char *message;
+    } cases[] = {
+        {"base", "20ms ;x", NULL, NULL, NULL,
+         "[policy] base: the value '20ms ;x' holds ';' after a blank, which "
+         "starts a comment"},
+        {"a:b", "1", NULL, NULL, NULL,
+         "[policy] the key 'a:b' holds '=' or ':', which end a key"},
+        {";k", "1", NULL, NULL, NULL,
+         "[policy] the key ';k' starts as a comment or a section header "
+         "does"},
+        {"base", "", NULL, NULL, NULL, NULL}, /* empty: it loads */
+        {NULL, NULL, "two\nlines", NULL, NULL,
+         "[scenario] description: the value 'two\nlines' holds a line "
+         "break"},
+        {NULL, NULL, NULL, "exponential ", NULL,
+         "[policy] name: the value 'exponential ' starts or ends with a "
+         "blank, which the loader drops"},
+        {NULL, NULL, NULL, NULL, "my fault",
+         "[fault.NAME] expected a name (letters, digits, _ and -, at most "
+         "63), got 'my fault'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        static scenario a, b;
+        memcpy(&a, load_gui_base(), sizeof a);
+        setting p = {"", "", "--param"};
+        if (cases[i].key) {
+            snprintf(p.key, sizeof p.key, "%s", cases[i].key);
+            snprintf(p.value, sizeof p.value, "%s", cases[i].value);
+        }
+        if (cases[i].description)
+            snprintf(a.cfg.description, sizeof a.cfg.description, "%s",
+                     cases[i].description);
+        if (cases[i].fault)
+            snprintf(a.cfg.faults[0].name, sizeof a.cfg.faults[0].name, "%s",
+                     cases[i].fault);
+        writer_extra x = {NULL,
+                          cases[i].policy ? cases[i].policy : "exponential",
+                          &p, cases[i].key != NULL, NULL, 0, NULL, 0};
+        sb_err e;
+        int rc = write_and_load(&a.cfg, &x, &b, &e);
+        if (cases[i].message == NULL) {
+            ck_assert_msg(rc == 0, "case %zu: %s", i, e.msg);
+            continue;
+        }
+        ck_assert_msg(rc == -1, "case %zu was written", i);
+        char want[512];
+        snprintf(want, sizeof want, "cannot write the scenario: %s",
+                 cases[i].message);
+        ck_assert_str_eq(e.msg, want);
+    }
+}
+END_TEST
+
+/* An [expect] key twice: not written (the loader would refuse the
+ * file), whatever reports/expect.c would make of two. */
+START_TEST(an_expectation_given_twice_is_not_written)
+{
+    const scenario *a = load_gui_base();
+    setting x2[2] = {{"success_min", "0.9", ""}, {"success_min", "0.8", ""}};
+    writer_extra x = {NULL, "exponential", NULL, 0, NULL, 0, x2, 2};
+    static scenario b;
+    sb_err e;
+    ck_assert_int_eq(write_and_load(&a->cfg, &x, &b, &e), -1);
+    ck_assert_str_eq(e.msg, "cannot write the scenario: [expect] "
+                            "success_min: the key is given twice, which "
+                            "the loader refuses");
+}
+END_TEST
+
+/* ---- Every free-text value at its extreme (issue 23) -------------------
+ *
+ * Each free-text value starts with ';' (which after a blank starts a
+ * comment), holds blanks, and is as long as the loader keeps: 63 bytes
+ * for the scenario's name, 511 for its description, 255 for a policy's
+ * name and a parameter's or an expectation's value, 1023 for a plug-in's
+ * path with the scenario's folder; a key is 95 bytes.  In the file each
+ * is followed by a blank, which every reader drops (a value cannot end
+ * with one: the writer refuses it, above).  The names of tiers, faults
+ * and steps are names (names.h), never free text: they are 63 bytes. */
+
+/* n bytes: ';', then letters with a blank every tenth byte (never one
+ * before a ';', nor at the end). */
+static const char *semi(char *buf, size_t n, int tag)
+{
+    buf[0] = ';';
+    for (size_t i = 1; i < n; i++)
+        buf[i] = i % 10 == 5 ? ' ' : (char)('a' + (i + (size_t)tag) % 26);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* A key of 95 bytes. */
+#define K95 "k" X94
+#define X47 "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstu"
+#define X94 X47 X47
+
+/* "key =VALUE \n" onto buf at *used. */
+static void line(char *buf, size_t len, size_t *used, const char *key,
+                 const char *value)
+{
+    *used += (size_t)snprintf(buf + *used, len - *used, "%s =%s \n", key,
+                              value);
+    ck_assert_uint_lt(*used, len);
+}
+
+START_TEST(every_free_text_value_at_its_extreme_round_trips)
+{
+    static char ini[16384], name[64], desc[512], pol[3][256], val[4][256],
+        plug[1024];
+    static char path[1024], dir[1024], want_plugin[1024];
+    snprintf(path, sizeof path, "%s", tu_temp_path("extreme.ini"));
+    snprintf(dir, sizeof dir, "%s", path);
+    strrchr(dir, '/')[1] = '\0';
+    size_t n = 0, len = sizeof ini;
+    n += (size_t)snprintf(ini, len, "[scenario]\n");
+    line(ini, len, &n, "name", semi(name, 63, 0));
+    line(ini, len, &n, "description", semi(desc, 511, 1));
+    n += (size_t)snprintf(ini + n, len - n,
+                          "duration = 60s\n[clients]\ncount = 10\n"
+                          "rate = 1/s\n[server]\nworkers = 4\n"
+                          "name = " NAME63("t") "\ndownstream = "
+                          NAME63("u") "\n[policy]\n");
+    line(ini, len, &n, "name", semi(pol[0], 255, 2));
+    /* With the folder, the path is 1023 bytes. */
+    line(ini, len, &n, "plugin", semi(plug, 1023 - strlen(dir), 3));
+    line(ini, len, &n, K95, semi(val[0], 255, 4));
+    n += (size_t)snprintf(ini + n, len - n, "[policy." NAME63("t") "]\n");
+    line(ini, len, &n, "name", semi(pol[1], 255, 5));
+    line(ini, len, &n, K95, semi(val[1], 255, 6));
+    n += (size_t)snprintf(ini + n, len - n,
+                          "[server." NAME63("u") "]\nworkers = 2\n"
+                          "[fault." NAME63("f") "]\ntype = outage\n"
+                          "start = 20s\nduration = 5s\ntarget = "
+                          NAME63("u") "\n[expect]\n");
+    line(ini, len, &n, K95, semi(val[2], 255, 7));
+    n += (size_t)snprintf(ini + n, len - n,
+                          "[expect." NAME63("u") "]\nutilization_max = "
+                          "0.9\n");
+    ck_assert_uint_lt(n, len);
+    tu_write_temp("extreme.ini", ini);
+    const scenario *b = round_trip(path);
+    /* Kept whole, each at its longest: the round trip alone would also
+     * pass if both loads cut a value the same way. */
+    snprintf(want_plugin, sizeof want_plugin, "%s%s", dir, plug);
+    ck_assert_uint_eq(strlen(want_plugin), 1023);
+    ck_assert_str_eq(b->cfg.name, name);
+    ck_assert_str_eq(b->cfg.description, desc);
+    ck_assert_str_eq(b->policy, pol[0]);
+    ck_assert_int_eq(b->n_plugins, 1);
+    ck_assert_str_eq(b->plugins[0], want_plugin);
+    ck_assert_str_eq(b->settings[0].key, K95);
+    ck_assert_str_eq(b->settings[0].value, val[0]);
+    ck_assert_str_eq(b->cfg.tiers[0].policy, pol[1]);
+    ck_assert_str_eq(b->cfg.tiers[0].settings[0].key, K95);
+    ck_assert_str_eq(b->cfg.tiers[0].settings[0].value, val[1]);
+    ck_assert_str_eq(b->cfg.faults[0].name, NAME63("f"));
+    ck_assert_str_eq(b->expect[0].key, K95);
+    ck_assert_str_eq(b->expect[0].value, val[2]);
+
+    /* The pipeline's sections, in a scenario of their own (a pipeline
+     * does not run with a chain). */
+    n = (size_t)snprintf(ini, len, "[scenario]\nname = p\n"
+                         "duration = 60s\n[pipeline]\nsteps = "
+                         NAME63("a") ", " NAME63("b") "\n"
+                         "[step." NAME63("a") "]\n");
+    line(ini, len, &n, "policy", semi(pol[2], 255, 8));
+    line(ini, len, &n, K95, semi(val[3], 255, 9));
+    n += (size_t)snprintf(ini + n, len - n, "[step." NAME63("b") "]\n");
+    ck_assert_uint_lt(n, len);
+    snprintf(path, sizeof path, "%s", tu_write_temp("extreme-pipe.ini", ini));
+    b = round_trip(path);
+    const step_cfg *st = &b->cfg.pipeline.steps[0];
+    ck_assert_str_eq(st->name, NAME63("a"));
+    ck_assert_str_eq(st->policy, pol[2]);
+    ck_assert_str_eq(st->settings[0].key, K95);
+    ck_assert_str_eq(st->settings[0].value, val[3]);
+}
+END_TEST
+
 Suite *scenario_writer_suite(void)
 {
     Suite *s = suite_create("scenario_writer");
@@ -317,6 +625,13 @@ Suite *scenario_writer_suite(void)
     tcase_add_test(tc, pipeline_round_trips);
     tcase_add_test(tc, pipeline_defaults_round_trip);
     tcase_add_test(tc, names_as_long_as_allowed_are_kept_whole);
+    tcase_add_test(tc, policy_names_starting_with_a_semicolon_round_trip);
+    tcase_add_test(tc, every_free_text_value_at_its_extreme_round_trips);
+    tcase_add_test(tc, a_parameter_given_twice_is_saved_once);
+    tcase_add_test(tc, a_relative_plugin_is_saved_absolute);
+    tcase_add_test(tc, two_plugins_are_saved_and_load_back);
+    tcase_add_test(tc, what_would_load_otherwise_is_not_written);
+    tcase_add_test(tc, an_expectation_given_twice_is_not_written);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -73,10 +73,10 @@ START_TEST(seek_replays_exactly)
     ck_assert_int_eq(session_seek(a, 80 * NS_PER_S, &e), 0);
     const session_action *log;
     ck_assert_int_eq(session_actions(a, &log), 1);
-    /* At 80 s the buckets up to [78, 79) have closed; [79, 80) closes
-     * when time passes 80 s. */
-    ck_assert_uint_eq(session_series(a)->n, 79);
-    assert_same_rows(&copy, session_series(a), 79);
+    /* At 80 s every event before 80 s has run: the buckets up to
+     * [79, 80) are complete, 80 of them. */
+    ck_assert_uint_eq(session_series(a)->n, 80);
+    assert_same_rows(&copy, session_series(a), 80);
     /* Replay the rest by hand: the same rows to the end. */
     ck_assert_int_eq(session_run_until(a, 100 * NS_PER_S), 0);
     ck_assert_int_eq(session_change(a, CHANGE_RATE, 1.2, &e), 0);
@@ -119,7 +119,7 @@ START_TEST(saved_scenario_reproduces)
     const metrics *m = sim_metrics(h);
     for (size_t i = 0; i < m->n_buckets; i++)
         series_add(&s, &m->buckets[i]);
-    assert_same_rows(session_series(a), &s, 149); /* the closed ones */
+    assert_same_rows(session_series(a), &s, 150); /* all of them */
     ck_assert_uint_eq(s.n, 150);
     /* The expectations hold on the saved run's summary. */
     setting x[SESSION_MAX_EXPECT];
@@ -235,11 +235,81 @@ START_TEST(saved_scenario_keeps_fault_draws)
     const metrics *m = sim_metrics(h);
     for (size_t i = 0; i < m->n_buckets; i++)
         series_add(&s, &m->buckets[i]);
-    assert_same_rows(w, &s, 149);
+    assert_same_rows(w, &s, 150);
     series_fini(&s);
     sim_destroy(h);
     policy_setup_free(&ps);
     session_destroy(a);
+}
+END_TEST
+
+/* Four presses of the right arrow at one instant (a paused window, or a
+ * script's four 'at 30s key right' lines) ask for 17, 18, 19 and 20
+ * workers: each change must end where the next begins, so the server
+ * runs 20, and the saved scenario says 20 from 30 s -- then 21 from 40 s
+ * after one more change, the 20 ending there.  (Each change used to
+ * leave the one before it running: a capacity fault takes the fewest
+ * workers of those running, so the server ran 17.) */
+START_TEST(changes_at_one_instant_replace_each_other)
+{
+    session *a = open_storm();
+    sb_err e;
+    ck_assert_int_eq(session_run_until(a, 30 * NS_PER_S), 0);
+    for (int w = 17; w <= 20; w++)
+        ck_assert_int_eq(session_change(a, CHANGE_WORKERS, w, &e), 0);
+    ck_assert_double_eq(session_current(a, CHANGE_WORKERS), 20);
+    ck_assert_int_eq(session_run_until(a, 40 * NS_PER_S), 0);
+    sim_server_now sv;
+    sim_server_state(session_sim(a), &sv);
+    ck_assert_uint_eq(sv.workers, 20);
+    ck_assert_int_eq(session_change(a, CHANGE_WORKERS, 21, &e), 0);
+    ck_assert_int_eq(session_run_until(a, 50 * NS_PER_S), 0);
+    sim_server_state(session_sim(a), &sv);
+    ck_assert_uint_eq(sv.workers, 21);
+    sim_config cfg;
+    sim_summary sum;
+    ck_assert_int_eq(session_as_scenario(a, &cfg, &sum, &e), 0);
+    ck_assert_uint_eq(cfg.n_faults, 2);
+    ck_assert_int_eq(cfg.faults[0].type, FAULT_CAPACITY);
+    ck_assert_uint_eq(cfg.faults[0].workers, 20);
+    ck_assert_int_eq(cfg.faults[0].start_ns, 30 * NS_PER_S);
+    ck_assert_int_eq(cfg.faults[0].duration_ns, 10 * NS_PER_S);
+    ck_assert_uint_eq(cfg.faults[1].workers, 21);
+    ck_assert_int_eq(cfg.faults[1].start_ns, 40 * NS_PER_S);
+    /* Replayed (going back in time), the same: 20 workers at 35 s. */
+    ck_assert_int_eq(session_seek(a, 35 * NS_PER_S, &e), 0);
+    sim_server_state(session_sim(a), &sv);
+    ck_assert_uint_eq(sv.workers, 20);
+    ck_assert_double_eq(session_current(a, CHANGE_WORKERS), 20);
+    session_destroy(a);
+}
+END_TEST
+
+/* Choosing another policy keeps what the user did: the outage, the new
+ * rate and the new workers of explore() are replayed under it to where
+ * the run was (150 s), so the storm just made is compared under both.
+ * The independent check is a session that ran the new policy from the
+ * start with the same actions: the same rows, to the byte. */
+START_TEST(new_policy_keeps_the_log)
+{
+    session *a = open_storm();
+    explore(a);
+    sb_err e;
+    ck_assert_int_eq(session_set_policy(a, "exponential", NULL, 0, &e), 0);
+    ck_assert_str_eq(session_policy(a), "exponential");
+    ck_assert_int_eq(session_now(a), 150 * NS_PER_S);
+    const session_action *log;
+    ck_assert_int_eq(session_actions(a, &log), 3);
+    ck_assert_double_eq(session_current(a, CHANGE_RATE), 1.2);
+    ck_assert_double_eq(session_current(a, CHANGE_WORKERS), 12);
+    session *b = open_storm();
+    ck_assert_int_eq(session_set_policy(b, "exponential", NULL, 0, &e), 0);
+    explore(b);
+    ck_assert_uint_eq(session_series(a)->n, session_series(b)->n);
+    assert_same_rows(session_series(a), session_series(b),
+                     session_series(b)->n);
+    session_destroy(a);
+    session_destroy(b);
 }
 END_TEST
 
@@ -252,6 +322,8 @@ Suite *session_suite(void)
     tcase_add_test(tc, saved_scenario_reproduces);
     tcase_add_test(tc, saved_pipeline_expectations);
     tcase_add_test(tc, saved_scenario_keeps_fault_draws);
+    tcase_add_test(tc, changes_at_one_instant_replace_each_other);
+    tcase_add_test(tc, new_policy_keeps_the_log);
     suite_add_tcase(s, tc);
     return s;
 }

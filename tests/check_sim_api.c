@@ -37,6 +37,31 @@ START_TEST(stepping_equals_one_shot)
 }
 END_TEST
 
+/* Stopped on a bucket's end (1 s steps of 1 s buckets, as the GUI's
+ * slices are), the engine closes the bucket there instead of at the next
+ * event: the same buckets, to the byte, and each closed a step sooner. */
+START_TEST(stepping_on_bucket_ends_equals_one_shot)
+{
+    tu_sim *one = tu_sim_run(steady_ini, NULL, NULL, 0);
+    tu_sim *steps = tu_sim_prepare(steady_ini, NULL, NULL, 0);
+    int64_t end = steps->sc.cfg.duration_ns;
+    for (int64_t t = NS_PER_S; t < end; t += NS_PER_S) {
+        ck_assert_int_eq(sim_run_until(steps->sim, t), 0);
+        /* [t - 1 s, t) has closed; the row after it is open. */
+        ck_assert_uint_eq(sim_metrics(steps->sim)->n_buckets,
+                          (size_t)(t / NS_PER_S) + 1);
+    }
+    ck_assert_int_eq(sim_run_until(steps->sim, end), 0);
+    sim_finish(steps->sim);
+    const metrics *a = sim_metrics(one->sim), *b = sim_metrics(steps->sim);
+    ck_assert_uint_eq(a->n_buckets, b->n_buckets);
+    ck_assert_int_eq(
+        memcmp(a->buckets, b->buckets, a->n_buckets * sizeof *a->buckets), 0);
+    tu_sim_free(one);
+    tu_sim_free(steps);
+}
+END_TEST
+
 /* An outage injected at t = 20 s (refuse) for 10 s, then a black hole
  * injected at 40 s and ended by hand at 45 s: answers are refused only
  * while the first runs, and the summary measures recovery from 45 s. */
@@ -84,6 +109,48 @@ START_TEST(injected_faults_act_and_end)
     ck_assert_uint_gt(m->buckets[50].successes, 150);
     summary_compute(t->sim, &t->sum);
     ck_assert_double_eq(t->sum.last_fault_end_s, 45.0);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* Two changes at one instant, as the GUI makes them when a key is
+ * pressed twice between frames: a capacity fault injected at 20 s and
+ * ended at once, before its start event ran, then another injected at
+ * the same instant.  The first must never begin (it lasted no time: its
+ * duration is 0, and it counts for neither the first fault's start nor
+ * the last one's end); the second alone sets the workers.  Capacity
+ * faults take the fewest workers of those running, so the test goes up
+ * (3, then 30): had the first begun anyway, the server would have 3. */
+START_TEST(fault_ended_before_it_began_never_begins)
+{
+    tu_sim *t = tu_sim_prepare(steady_ini, "none", NULL, 0);
+    sb_err e;
+    ck_assert_int_eq(sim_run_until(t->sim, 20 * NS_PER_S), 0);
+    fault_cfg f;
+    memset(&f, 0, sizeof f);
+    f.type = FAULT_CAPACITY;
+    f.duration_ns = 40 * NS_PER_S;
+    snprintf(f.name, sizeof f.name, "few");
+    f.workers = 3;
+    int i = sim_inject(t->sim, &f, &e);
+    ck_assert_int_ge(i, 0);
+    ck_assert(!sim_fault_active(t->sim, i)); /* its start is an event */
+    sim_end_fault(t->sim, i);
+    snprintf(f.name, sizeof f.name, "many");
+    f.workers = 30;
+    int j = sim_inject(t->sim, &f, &e);
+    ck_assert_int_ge(j, 0);
+    ck_assert_int_eq(sim_run_until(t->sim, 30 * NS_PER_S), 0);
+    ck_assert(!sim_fault_active(t->sim, i));
+    ck_assert(sim_fault_active(t->sim, j));
+    sim_server_now sv;
+    sim_server_state(t->sim, &sv);
+    ck_assert_uint_eq(sv.workers, 30);
+    uint32_t n;
+    const fault_cfg *all = sim_faults(t->sim, &n);
+    ck_assert_int_eq(all[i].duration_ns, 0);
+    ck_assert_int_eq(sim_first_fault_start(t->sim), 20 * NS_PER_S);
+    ck_assert_int_eq(sim_last_fault_end(t->sim), 60 * NS_PER_S);
     tu_sim_free(t);
 }
 END_TEST
@@ -179,7 +246,9 @@ Suite *sim_api_suite(void)
     TCase *tc = tcase_create("api");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, stepping_equals_one_shot);
+    tcase_add_test(tc, stepping_on_bucket_ends_equals_one_shot);
     tcase_add_test(tc, injected_faults_act_and_end);
+    tcase_add_test(tc, fault_ended_before_it_began_never_begins);
     tcase_add_test(tc, abandoned_work_counted_and_sampled);
     tcase_add_test(tc, observers_see_every_bucket);
     suite_add_tcase(s, tc);

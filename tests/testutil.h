@@ -13,13 +13,19 @@
 #include "sim.h"
 #include "summary.h"
 
-/* A scenario run in process.  Free with tu_sim_free. */
+/* A scenario run in process.  Free with tu_sim_free.  Every such run
+ * checks the engine's invariants (sim_sane, engine.h) at every 16th
+ * closed bucket (sparser in long runs) and at its end; tu_sim_free fails
+ * the test if one did not hold. */
 typedef struct tu_sim {
     scenario sc;
     policy_setup ps;
     sim *sim;
     sim_summary sum;
     char error[ERR_MSG_MAX];
+    int buckets, checks;   /* buckets closed; sim_sane checks made */
+    int insane;            /* checks that failed */
+    int64_t first_insane;  /* the first such bucket's start */
 } tu_sim;
 
 /* Write ini_text to a temporary file, load it, build the policy (NULL:

@@ -38,7 +38,9 @@ struct app {
     bool menu; /* the inject menu is open */
     int policy_a;   /* index into the cycle of A's policy, or -1 */
     int last_fault; /* the last fault injected by hand, or -1 */
-    double achieved, events_per_s;
+    double achieved, events_per_s; /* achieved < 0: not measured yet */
+    double rate_since;   /* wall time the rate's window began; < 0 none */
+    int64_t rate_sim_ns; /* simulated time advanced in it */
     int64_t slice_ns; /* the simulation slice, adapted to the budget */
     bool dragging;
     double drag_t;
@@ -160,6 +162,9 @@ static void restart(app *a)
         (unsigned long long)a->o.cfg->seed);
 }
 
+/* A's new policy is replayed to now with everything injected and changed
+ * (B, at the same instant, goes on as it was), so the two are compared
+ * on the storm the user made. */
 static void set_policy(app *a, const char *spec)
 {
     sb_err e;
@@ -167,11 +172,11 @@ static void set_policy(app *a, const char *spec)
         say(a, "policy %s: %s", spec, e.msg);
         return;
     }
-    for (int r = 1; r < a->n_runs; r++)
-        if (session_restart(a->run[r], &e) != 0)
-            fail(a, e.msg);
-    a->last_fault = -1;
-    say(a, "policy A: %s (restarted at t = 0 on the same seed)", spec);
+    const session_action *log;
+    int n = session_actions(a->run[0], &log);
+    say(a, "policy A: %s, replayed to t = %.1f s on the same seed%s", spec,
+        (double)app_now(a) / 1e9,
+        n ? " with what you injected and changed" : "");
 }
 
 static void seek(app *a, double t_s)
@@ -253,12 +258,11 @@ static bool preset(app *a, int k, fault_cfg *f)
 
 static void end_last(app *a)
 {
-    if (a->last_fault < 0 || !sim_fault_active(session_sim(a->run[0]),
-                                               a->last_fault)) {
+    if (a->last_fault < 0 || !session_end_fault(a->run[0], a->last_fault)) {
         say(a, "no injected fault is running");
         return;
     }
-    for (int r = 0; r < a->n_runs; r++)
+    for (int r = 1; r < a->n_runs; r++)
         session_end_fault(a->run[r], a->last_fault);
     say(a, "ended it at t = %.1f s", (double)app_now(a) / 1e9);
     a->last_fault = -1;
@@ -806,6 +810,8 @@ int app_create(const app_options *o, app **out, sb_err *e)
     a->speed = o->speed;
     a->inject_s = 10.0;
     a->drag_t = -1;
+    a->achieved = -1;
+    a->rate_since = -1;
     a->last_fault = -1;
     a->policy_a = -1;
     a->w = 1600;
@@ -851,6 +857,17 @@ int64_t app_now(const app *a)
     return session_now(a->run[0]);
 }
 
+double app_real_speed(const app *a)
+{
+    return a->achieved;
+}
+
+bool app_idle(const app *a)
+{
+    return (a->paused || session_done(a->run[0]) || a->status != 0) &&
+           !a->shot_pending;
+}
+
 static uint64_t events(const app *a)
 {
     uint64_t n = 0;
@@ -889,6 +906,38 @@ static int step_to(app *a, int64_t to, double budget_s)
     return 0;
 }
 
+/* The speed the header shows: simulated time over the wall time it
+ * really took, both over at least half a second.  The wall time a frame
+ * hands app_advance is capped (a slow frame must not jump the run), so
+ * the run's advance over it claimed the asked speed on a machine that
+ * could not give it.  Frames (recording) have no wall time: their rate
+ * is the one asked, over their virtual seconds. */
+static void measure_rate(app *a, double wall_s, int64_t advanced_ns)
+{
+    if (a->o.recording) {
+        if (wall_s > 0)
+            a->achieved = (double)advanced_ns / 1e9 / wall_s;
+        return;
+    }
+    double now = wall_now();
+    if (a->paused || session_done(a->run[0]) || a->status != 0) {
+        a->rate_since = -1;
+        a->achieved = -1;
+        return;
+    }
+    if (a->rate_since < 0) { /* (re)started: the window opens now */
+        a->rate_since = now;
+        a->rate_sim_ns = 0;
+        return;
+    }
+    a->rate_sim_ns += advanced_ns;
+    if (now - a->rate_since >= 0.5) {
+        a->achieved = (double)a->rate_sim_ns / 1e9 / (now - a->rate_since);
+        a->rate_since = now;
+        a->rate_sim_ns = 0;
+    }
+}
+
 int app_advance(app *a, double wall_s, double budget_s)
 {
     run_due(a);
@@ -908,10 +957,9 @@ int app_advance(app *a, double wall_s, double budget_s)
             return -1;
     }
     double spent = wall_now() - t0;
-    if (wall_s > 0) {
-        a->achieved = (double)(app_now(a) - before) / 1e9 / wall_s;
+    if (wall_s > 0)
         a->events_per_s = spent > 0 ? (double)(events(a) - ev) / spent : 0;
-    }
+    measure_rate(a, wall_s, app_now(a) - before);
     run_due(a);
     return a->status ? -1 : 0;
 }

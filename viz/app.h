@@ -81,6 +81,14 @@ void app_destroy(app *a);
 int app_advance(app *a, double wall_s, double budget_s);
 /* Simulated time of run A, ns. */
 int64_t app_now(const app *a);
+/* Simulated seconds per wall second, over the last half second or more
+ * of running, as the header shows it; < 0 while not running or not
+ * measured yet. */
+double app_real_speed(const app *a);
+/* Nothing moves: paused, at the end of the run or stopped by an error,
+ * and no screenshot waits to be taken.  The picture changes only with
+ * input then, so a window may wait for it instead of drawing frames. */
+bool app_idle(const app *a);
 
 /* Input. */
 void app_key_down(app *a, int key);

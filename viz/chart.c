@@ -213,7 +213,7 @@ const chart_style chart_palette[CHART_PALETTE_SIZE] = {
     {RGB(230, 159, 0), 1.0, 2.0, 0},   /* orange */
     {RGB(86, 180, 233), 1.0, 2.0, 0},  /* sky blue */
     {RGB(0, 158, 115), 1.0, 2.0, 0},   /* bluish green */
-    {RGB(240, 228, 66), 1.0, 2.0, 0},  /* yellow */
+    {RGB(119, 119, 119), 1.0, 2.0, 0}, /* grey, not the yellow */
     {RGB(0, 114, 178), 1.0, 2.0, 0},   /* blue */
     {RGB(213, 94, 0), 1.0, 2.0, 0},    /* vermillion */
     {RGB(204, 121, 167), 1.0, 2.0, 0}, /* reddish purple */
@@ -464,6 +464,7 @@ void chart_panel_init_axes(chart_panel *p, chart_rect outer,
                  f * (1.6 + (ax->x_label ? 1.5 : 0)), f * 1.6, x_lo, x_hi,
                  y_lo, y_hi);
     p->x.log = ax->x_log;
+    p->y.log = ax->y_log;
 }
 bool chart_panel_hit(const chart_panel *p, double px, double py)
 {
@@ -504,16 +505,31 @@ static int x_ticks(const chart_panel *p, double *v)
     return n;
 }
 
+/* The y axis's ticks: the linear ones of p->yt, or a log axis's. */
+static int y_ticks(const chart_panel *p, double *v)
+{
+    if (p->y.log) {
+        int max = (int)(p->plot.h / (p->font_px * 2.2));
+        return chart_log_ticks(p->y.lo, p->y.hi, max, v, X_TICKS_MAX);
+    }
+    int n = p->yt.count < X_TICKS_MAX ? p->yt.count : X_TICKS_MAX;
+    for (int i = 0; i < n; i++)
+        v[i] = p->yt.first + i * p->yt.step;
+    return n;
+}
+
 static void frame_grid(cairo_t *cr, const chart_panel *p, const double *xv,
                        int nx)
 {
+    double yv[X_TICKS_MAX];
+    int ny = y_ticks(p, yv);
     double f = p->font_px;
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_rectangle(cr, p->plot.x, p->plot.y, p->plot.w, p->plot.h);
     cairo_fill(cr);
     set_style(cr, &chart_grid, f);
-    for (int i = 0; i < p->yt.count; i++) {
-        double y = round(chart_scale_map(&p->y, p->yt.first + i * p->yt.step));
+    for (int i = 0; i < ny; i++) {
+        double y = round(chart_scale_map(&p->y, yv[i]));
         cairo_move_to(cr, p->plot.x, y + 0.5);
         cairo_line_to(cr, p->plot.x + p->plot.w, y + 0.5);
     }
@@ -543,11 +559,14 @@ static void frame_tick_labels(cairo_t *cr, const chart_panel *p,
     double f = p->font_px;
     chart_font(cr, f * 0.85, false);
     cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
-    for (int i = 0; i < p->yt.count; i++) {
-        double v = p->yt.first + i * p->yt.step;
-        double y = chart_scale_map(&p->y, v);
+    double yv[X_TICKS_MAX];
+    int ny = y_ticks(p, yv);
+    for (int i = 0; i < ny; i++) {
+        double y = chart_scale_map(&p->y, yv[i]);
         chart_text(cr, p->plot.x - f * 0.35, y + f * 0.3, 1.0,
-                   chart_format(v, p->yt.decimals, buf, sizeof buf));
+                   chart_format(yv[i], p->y.log ? log_decimals(yv[i])
+                                               : p->yt.decimals,
+                                buf, sizeof buf));
     }
     for (int i = 0; i < nx; i++) {
         double x = chart_scale_map(&p->x, xv[i]);

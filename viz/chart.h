@@ -95,8 +95,10 @@ typedef struct chart_style {
     int dash;     /* 0 solid, 1 dashed, 2 dotted */
 } chart_style;
 
-/* The Okabe-Ito palette: orange, sky blue, bluish green, yellow, blue,
- * vermillion, reddish purple, black. */
+/* The Okabe-Ito palette: orange, sky blue, bluish green, grey, blue,
+ * vermillion, reddish purple, black -- with a grey where Okabe and Ito
+ * have yellow, which as a line on white is all but invisible (contrast
+ * 1.3:1; the grey's is 4.5:1). */
 #define CHART_PALETTE_SIZE 8
 extern const chart_style chart_palette[CHART_PALETTE_SIZE];
 /* Fault shading and grid/ink colours. */
@@ -130,6 +132,8 @@ void chart_panel_init(chart_panel *p, chart_rect outer, const char *title,
 typedef struct chart_axes {
     const char *x_label, *y_label; /* borrowed, as the panel's title */
     bool x_log;                    /* then 0 < x_lo < x_hi */
+    bool y_log;                    /* then 0 < y_lo < y_hi; its ticks from
+                                      chart_log_ticks too */
 } chart_axes;
 
 /* Lay a panel out as chart_panel_init does, with room for the axis

@@ -223,18 +223,36 @@ int gui_run_window(const gui_options *o, sb_err *e)
     Uint64 freq = SDL_GetPerformanceFrequency();
     Uint64 last = SDL_GetPerformanceCounter();
     double draw_s = 0.004;
-    bool quit = false;
+    bool quit = false, input = true;
     int rc = 0;
     while (!quit && !app_quit(a)) {
         SDL_Event ev;
-        while (SDL_PollEvent(&ev))
+        /* Nothing moves and the picture is drawn: wait for input (up to
+         * a second) instead of drawing the same frame 60 times a second,
+         * which took most of a core while paused. */
+        if (app_idle(a) && !input) {
+            if (SDL_WaitEventTimeout(&ev, 1000)) {
+                handle(a, &w, &ev, &quit);
+                input = true;
+            }
+            last = SDL_GetPerformanceCounter(); /* no time passed for it */
+        }
+        while (SDL_PollEvent(&ev)) {
             handle(a, &w, &ev, &quit);
+            input = true;
+        }
         Uint64 now = SDL_GetPerformanceCounter();
         double dt = (double)(now - last) / (double)freq;
         last = now;
         /* Simulation gets what the frame has left once drawing is paid. */
         double budget = fmax(0.004, frame - draw_s - 0.002);
+        bool moving = !app_idle(a);
         app_advance(a, fmin(dt, 0.25), budget);
+        /* Drawn when it moved (the frame that reaches the end or the
+         * pause too) or when input came (a key, the pointer, an expose). */
+        if (!moving && !input && app_idle(a))
+            continue;
+        input = false;
         if (fit(&w, e) != 0) {
             rc = 2;
             break;

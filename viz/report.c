@@ -20,16 +20,19 @@
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <cairo.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "chart.h"
 #include "outfile.h"
 #include "report_chart.h"
+#include "report_js.h"
 
 /* ---- Page geometry, in points ------------------------------------------- */
 
@@ -600,8 +603,27 @@ static const char html_style[] =
     "tbody tr:nth-child(even){background:#f2f2f2}\n"
     ".r{text-align:right;font-variant-numeric:tabular-nums}\n"
     ".best{font-weight:bold}\n.muted{color:#8c8c8c}\n"
-    "figure{margin:1.2em 0}\n"
-    "figure svg{display:block;width:100%;height:auto}\n";
+    "figure{margin:1.2em 0;position:relative}\n"
+    "figure svg{display:block;width:100%;height:auto}\n"
+    ".sbc-plot{position:relative}\n"
+    ".sbc-plot svg+svg{position:absolute;left:0;top:0;height:100%}\n"
+    ".sbc-ui{cursor:crosshair}\n"
+    ".sbc-legend{display:flex;flex-wrap:wrap;gap:.1em 1em;"
+    "margin:.2em 0 0 4.5em;font-size:.8em}\n"
+    ".sbc-legend button{font:inherit;color:inherit;background:none;"
+    "border:0;padding:.1em .2em;cursor:pointer}\n"
+    ".sbc-legend button[aria-pressed=false]{opacity:.4;"
+    "text-decoration:line-through}\n"
+    ".sbc-legend svg{display:inline;width:2.2em;height:.8em;"
+    "vertical-align:middle;margin-right:.35em}\n"
+    ".sbc-reset{font:inherit;font-size:.8em;margin-left:4.5em}\n"
+    ".sbc-tip{position:absolute;z-index:2;pointer-events:none;"
+    "background:rgba(255,255,255,.96);border:1px solid #999;"
+    "padding:.3em .55em;font-size:.8em;white-space:nowrap;"
+    "box-shadow:0 1px 4px rgba(0,0,0,.2)}\n"
+    ".sbc-sw{display:inline-block;width:.8em;height:.8em;"
+    "margin-right:.4em;vertical-align:-.05em}\n"
+    ".sbc-hint{color:#767676;font-size:.75em;margin:.2em 0 0 5.6em}\n";
 
 static void html_begin(report *r)
 {
@@ -673,17 +695,17 @@ static cairo_status_t membuf_write(void *closure, const unsigned char *data,
     return CAIRO_STATUS_SUCCESS;
 }
 
-/* Copy the <svg> element into the page with every id, and every
- * reference to one, prefixed by the chart's number: cairo numbers its
- * glyphs, clips and gradients from 1 in each SVG, and ids are global to
- * an HTML page, so two inline charts would otherwise draw each other's
- * glyphs.  The XML prolog before <svg is dropped. */
-static void html_svg(report *r, const char *svg)
+/* Copy an <svg> element, from just after its "<svg", into the page with
+ * every id, and every reference to one, prefixed by the chart's number
+ * and the layer's: cairo numbers its glyphs, clips and gradients from 1
+ * in each SVG, and ids are global to an HTML page, so two inline charts
+ * (or two layers of one) would otherwise draw each other's glyphs. */
+static void html_svg(report *r, const char *svg, int layer)
 {
     static const char *const refs[] = {" id=\"", "href=\"#", "url(#"};
-    char prefix[24];
-    snprintf(prefix, sizeof prefix, "c%d-", r->n_charts);
-    const char *s = strstr(svg, "<svg");
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "c%d-%d-", r->n_charts, layer + 2);
+    const char *s = svg;
     const char *from = s;
     for (; s && *s; s++)
         for (int k = 0; k < 3; k++) {
@@ -700,33 +722,151 @@ static void html_svg(report *r, const char *svg)
         html(r, from);
 }
 
-/* Draw the chart on cairo's SVG surface, into memory, and inline it. */
-static void html_chart(report *r, const report_chart *c)
+/* Layer `layer` of a chart drawn on cairo's SVG surface, into memory
+ * (b->data, free it); false after an error, which is kept. */
+static bool svg_draw(report *r, const report_chart *c, double h, int layer,
+                     membuf *b)
 {
-    double h = report_chart_height(r->mcr, c, TEXT_W);
-    membuf b = {NULL, 0, 0, false};
+    *b = (membuf){NULL, 0, 0, false};
     cairo_surface_t *s =
-        cairo_svg_surface_create_for_stream(membuf_write, &b, TEXT_W, h);
+        cairo_svg_surface_create_for_stream(membuf_write, b, TEXT_W, h);
     cairo_t *cr = cairo_create(s);
-    report_chart_draw(cr, c, TEXT_W, h);
+    report_chart_draw_layer(cr, c, TEXT_W, h, layer);
     cairo_status_t st = cairo_status(cr);
     cairo_destroy(cr);
     cairo_surface_finish(s);
     if (st == CAIRO_STATUS_SUCCESS)
         st = cairo_surface_status(s);
     cairo_surface_destroy(s);
-    if (st != CAIRO_STATUS_SUCCESS || b.oom || b.data == NULL) {
+    if (st != CAIRO_STATUS_SUCCESS || b->oom || b->data == NULL) {
         fail(r, "%s: drawing a chart: %s", r->html_file.path,
-             b.oom ? "out of memory" : cairo_status_to_string(st));
-    } else {
-        r->n_charts++;
-        html(r, "<figure aria-label=\"");
-        html_text(r, report_chart_title(c), false);
-        html(r, "\">\n");
-        html_svg(r, b.data);
-        html(r, "\n</figure>\n");
+             b->oom ? "out of memory" : cairo_status_to_string(st));
+        return false;
+    }
+    return true;
+}
+
+/* Inline layer `layer` as an <svg> with the given attributes added to
+ * its tag (its ids prefixed as html_svg does, with the layer too). */
+static void svg_layer(report *r, const report_chart *c, double h, int layer,
+                      const char *attrs)
+{
+    membuf b;
+    if (svg_draw(r, c, h, layer, &b)) {
+        const char *svg = strstr(b.data, "<svg");
+        if (svg) {
+            html(r, "<svg ");
+            html(r, attrs);
+            html_svg(r, svg + 4, layer);
+        }
     }
     free(b.data);
+}
+
+/* The overlay the script draws on: the chart's size, its plot clipped
+ * (a zoomed chart's drawing stays inside). */
+static void svg_ui_open(report *r, double h, const chart_rect *plot)
+{
+    fprintf(r->html_file.f,
+            "<svg class=\"sbc-ui\" xmlns=\"http://www.w3.org/2000/svg\" "
+            "viewBox=\"0 0 %.2f %.2f\"><defs><clipPath id=\"sbc-%d-clip\">"
+            "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"/>"
+            "</clipPath></defs>",
+            TEXT_W, h, r->n_charts, plot ? plot->x : 0, plot ? plot->y : 0,
+            plot ? plot->w : 0, plot ? plot->h : 0);
+}
+
+/* A legend entry's swatch: its line, dashed as drawn. */
+static void legend_swatch(report *r, const char *colour, int dash)
+{
+    fprintf(r->html_file.f,
+            "<svg viewBox=\"0 0 22 8\" aria-hidden=\"true\"><line x1=\"1\" "
+            "y1=\"4\" x2=\"21\" y2=\"4\" stroke=\"%s\" stroke-width=\"2.5\"%s/>"
+            "</svg>",
+            colour,
+            dash == 1   ? " stroke-dasharray=\"5 3\""
+            : dash == 2 ? " stroke-dasharray=\"1.5 3\""
+                        : "");
+}
+
+/* A line chart: its frame and each series as stacked SVG layers, the
+ * overlay, an HTML legend of buttons, the tooltip and its data. */
+static void html_lines(report *r, const report_chart *c)
+{
+    const report_lines *l = c->lines;
+    double h = report_chart_layers_height(r->mcr, c, TEXT_W);
+    char attrs[96];
+    fprintf(r->html_file.f, "<div class=\"sbc-plot\">\n");
+    svg_layer(r, c, h, REPORT_LAYER_FRAME, "class=\"sbc-frame\"");
+    for (int k = 0; k < l->n_series && !r->failed; k++) {
+        snprintf(attrs, sizeof attrs, "class=\"sbc-s\" data-s=\"%d\"", k);
+        svg_layer(r, c, h, k, attrs);
+    }
+    chart_rect plot = report_lines_plot(l, TEXT_W, h);
+    svg_ui_open(r, h, &plot);
+    html(r, "</svg>\n</div>\n<div class=\"sbc-legend\">");
+    for (int k = 0; k < l->n_series; k++) {
+        char colour[8], label[400];
+        report_lines_colour(l, k, colour);
+        fprintf(r->html_file.f, "<button type=\"button\" data-s=\"%d\" "
+                "aria-pressed=\"true\" title=\"show or hide\">", k);
+        legend_swatch(r, colour, l->series[k].dash);
+        html_text(r, report_lines_label(l, k, label, sizeof label), false);
+        html(r, "</button>");
+    }
+    char never[400];
+    if (report_lines_never_label(l, never, sizeof never)) {
+        html(r, "<span>");
+        html_text(r, never, false);
+        html(r, "</span>");
+    }
+    html(r, "</div>\n<button type=\"button\" class=\"sbc-reset\" hidden>"
+            "reset zoom</button>\n<p class=\"sbc-hint\">Hover for values; "
+            "click a legend entry to hide its line; drag across the chart to "
+            "zoom, double-click to zoom out.</p>\n"
+            "<div class=\"sbc-tip\" hidden></div>\n"
+            "<script type=\"application/json\" class=\"sbc-data\">");
+    report_lines_json(r->html_file.f, r->mcr, l, TEXT_W, h);
+    html(r, "</script>\n");
+}
+
+/* A bar chart or a map: the picture, and over it a region per bar or
+ * cell that the script tells about on hover. */
+static void html_regions(report *r, const report_chart *c)
+{
+    double h = report_chart_height(r->mcr, c, TEXT_W);
+    html(r, "<div class=\"sbc-plot\">\n");
+    svg_layer(r, c, h, REPORT_LAYER_ALL, "class=\"sbc-frame\"");
+    svg_ui_open(r, h, NULL);
+    enum { MAX_REGIONS = 4096 };
+    report_region *reg = malloc(MAX_REGIONS * sizeof *reg);
+    int n = reg ? report_chart_regions(r->mcr, c, TEXT_W, h, reg,
+                                       MAX_REGIONS)
+                : 0;
+    for (int k = 0; k < n; k++) {
+        fprintf(r->html_file.f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+                "height=\"%.2f\" fill=\"transparent\" data-tip=\"",
+                reg[k].r.x, reg[k].r.y, reg[k].r.w, reg[k].r.h);
+        html_text(r, reg[k].text, false);
+        html(r, "\"/>");
+    }
+    free(reg);
+    html(r, "</svg>\n</div>\n<div class=\"sbc-tip\" hidden></div>\n");
+}
+
+/* A chart as a <figure class="sbc"> the script makes interactive. */
+static void html_chart(report *r, const report_chart *c)
+{
+    r->n_charts++;
+    fprintf(r->html_file.f, "<figure class=\"sbc\" id=\"sbc-%d\" "
+            "aria-label=\"", r->n_charts);
+    html_text(r, report_chart_title(c), false);
+    html(r, "\">\n");
+    if (c->kind == REPORT_CHART_LINES)
+        html_lines(r, c);
+    else
+        html_regions(r, c);
+    html(r, "</figure>\n");
 }
 
 /* ---- The document -------------------------------------------------------- */
@@ -736,6 +876,26 @@ static cairo_status_t file_write(void *closure, const unsigned char *data,
 {
     return fwrite(data, 1, len, closure) == len ? CAIRO_STATUS_SUCCESS
                                                 : CAIRO_STATUS_WRITE_ERROR;
+}
+
+/* The document's date under SOURCE_DATE_EPOCH (reproducible-builds.org:
+ * whole seconds since 1970, UTC), as cairo's metadata takes it; false
+ * when it is not set or not a number, and cairo stamps the time now. */
+static bool source_date(char *buf, size_t len)
+{
+    const char *env = getenv("SOURCE_DATE_EPOCH");
+    if (env == NULL || *env == '\0')
+        return false;
+    char *end;
+    errno = 0;
+    long long v = strtoll(env, &end, 10);
+    if (*end != '\0' || errno || v < 0)
+        return false;
+    time_t t = (time_t)v;
+    struct tm tm;
+    if (gmtime_r(&t, &tm) == NULL)
+        return false;
+    return strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) > 0;
 }
 
 static int pdf_open(report *r, const char *path, sb_err *e)
@@ -748,6 +908,13 @@ static int pdf_open(report *r, const char *path, sb_err *e)
     cairo_pdf_surface_set_metadata(r->pdf, CAIRO_PDF_METADATA_TITLE, r->title);
     cairo_pdf_surface_set_metadata(r->pdf, CAIRO_PDF_METADATA_CREATOR,
                                    "stormbench " SB_VERSION);
+    char date[32];
+    if (source_date(date, sizeof date)) {
+        cairo_pdf_surface_set_metadata(r->pdf, CAIRO_PDF_METADATA_CREATE_DATE,
+                                       date);
+        cairo_pdf_surface_set_metadata(r->pdf, CAIRO_PDF_METADATA_MOD_DATE,
+                                       date);
+    }
     r->cr = cairo_create(r->pdf);
     if (cairo_status(r->cr) != CAIRO_STATUS_SUCCESS)
         return err_set(e, "%s: %s", path,
@@ -935,8 +1102,11 @@ int report_close(report *r, sb_err *e)
         return 0;
     if (pdf_live(r))
         pdf_end(r);
-    if (html_live(r))
-        html(r, "</body>\n</html>\n");
+    if (html_live(r)) {
+        html(r, "<script>\n");
+        html(r, report_js);
+        html(r, "</script>\n</body>\n</html>\n");
+    }
     if (!r->failed)
         commit(r);
     int status = 0;

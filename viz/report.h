@@ -1,13 +1,20 @@
 /*
  * report.h -- a document of headings, paragraphs, tables and charts,
  * written at once as a PDF (A4 landscape pages, drawn with cairo) and as
- * one self-contained HTML file (tables as HTML tables, each chart as an
- * inline <svg> drawn by cairo's SVG surface; no script, no stylesheet or
- * font or image fetched from anywhere: it reads the same offline).
+ * one self-contained HTML file (tables as HTML tables, each chart as
+ * inline SVG drawn by cairo's SVG surface, made interactive by one
+ * inline script, viz/report.js: hover for values with their units, a
+ * legend entry hides its series, a drag zooms a line chart on an x range;
+ * no stylesheet, script, font or image fetched from anywhere: it reads
+ * the same offline, and without the script every chart is still whole).
+ * The script's test hook: with #sb-test in the URL it hovers every
+ * chart, clicks each line chart's first legend entry, zooms on the
+ * middle half of its x range and writes what it saw as JSON into
+ * <pre id="sb-test"> (tests/check_report_html.c reads it).
  *
- * The comparison report is built from this by the CLI (cli/compare_
- * report.c), which maps reports/compare.h's results onto it; nothing
- * here knows about policies or seeds.  Charts use chart.h's geometry,
+ * The comparison report is built from this by reports/compare_report.c
+ * and compare_charts.c, which map reports/compare.h's results onto it;
+ * nothing here knows about policies or seeds.  Charts use chart.h's geometry,
  * palette and text, so a report looks like the GUI.
  *
  * Both files are written to temporary names beside their targets and
@@ -39,11 +46,13 @@
  *   lines; what still does not fit is cut with an ellipsis).  A
  *   no-break space (U+00A0) keeps words together: "0.91 [0.90,\u00a0
  *   0.92]" wraps before the bracket, not inside it;
- * - a chart is the text's width wide and 0.22 of it plus its labels high
- *   (214.5 pt; a line chart's legend under it adds 15.2 pt a row): two
- *   charts fit on a page under a level-1 heading.
+ * - a chart is the text's width wide; a line chart 0.2 of it plus its
+ *   labels high (199.5 pt; its legend under it adds 15.2 pt a row), a
+ *   bar chart 0.13 (146.5 pt), a map 0.15 (161.2 pt): two line charts,
+ *   three bar charts or two maps fit on a page.
  * The HTML has the same blocks in the same order, charts as the same
- * drawings at the same size (scaled down to a narrower window).
+ * drawings at the same size (scaled down to a narrower window); a line
+ * chart's legend is HTML buttons there.
  */
 #ifndef SB_REPORT_H
 #define SB_REPORT_H
@@ -125,7 +134,19 @@ typedef struct report_lines {
     double y_min, y_max;          /* NaN: 0 (or the data's minimum when it
                                      is negative) to a nice top above the
                                      data, bands included */
+    bool y_log;                   /* a log y axis, for values that span
+                                     decades: from a 1-2-5 number below
+                                     the smallest positive value */
+    double y_cap;                 /* the automatic top stops there (a
+                                     share's 100 %); 0: no cap */
+    const char *never;            /* a y of +infinity is a mark on the
+                                     plot's top edge, the legend's last
+                                     item says what ("never recovered");
+                                     NULL: "never" */
 } report_lines;
+/* A series that draws the same line as one before it (the same points,
+ * within a millionth of the axis) would hide under it: its legend entry
+ * says "(same as NAME)". */
 void report_lines_add(report *r, const report_lines *c);
 
 /* One bar per item with an interval whisker and an optional note above
@@ -135,39 +156,64 @@ typedef struct report_bars {
     int n;
     const char *const *labels;    /* under each bar */
     const double *value, *lo, *hi; /* lo/hi NULL: no whiskers; NaN value:
-                                     no bar, the note only */
+                                     no bar, the note only; +infinity:
+                                     never reached (a run that did not
+                                     recover), drawn as a hatched bar to
+                                     the axis top with its note inside:
+                                     worse than any value, never mistaken
+                                     for a short bar or none */
     const int *colour;
     const char *const *notes;     /* n, entries may be NULL; or NULL */
+    double y_cap;                 /* the axis stops there (a share's 100);
+                                     0: no cap */
 } report_bars;
 /* colour may be NULL: bar i takes palette colour i.  Labels wrap to two
  * lines under their bar, notes to three above its whisker; the value
- * axis grows to leave the notes room. */
+ * axis grows to leave the notes room.  A whisker is cut to the axis
+ * (0 and y_cap): an interval does not leave its quantity's domain. */
 void report_bars_add(report *r, const report_bars *c);
 
-/* A stability map: a grid of cells coloured by value on a sequential
- * colour-blind-safe scale (with its key), cells that are `marked`
- * (metastable) drawn hatched and in the scale's end colour, and the
- * boundary between marked and unmarked cells drawn as a thick line along
- * the cell edges that separate them. */
+/* A stability map.  Metastability is a probability, not a majority
+ * vote: each cell is coloured by the share of its seeds that tipped into
+ * a storm and never recovered (a sequential, colour-blind-safe scale
+ * from light, none, to dark, all, with its key), and says in figures
+ * "k/n" and the mean recovery time of the seeds that did recover
+ * ("never" when none did: distinct from a fast recovery).  A cell whose
+ * share's Wilson 95 % interval includes 1/2 is neither clearly stable
+ * nor clearly metastable: it is hatched, "bistable".  The boundary is
+ * drawn where the share crosses 1/2 (between a cell with k/n > 1/2 and
+ * one without), as a thick line along the cell edges; the hatched cells
+ * beside it are its uncertainty. */
 typedef struct report_map {
     const char *title;
-    const char *x_label, *y_label, *value_label;
+    const char *x_label, *y_label;
     int nx, ny;
     const double *x, *y;          /* the cells' axis values, nx and ny */
-    const double *value;          /* value[j * nx + i] at (x[i], y[j]); NaN:
-                                     no value (drawn empty unless marked) */
-    const uint8_t *marked;        /* nx x ny, or NULL */
-    const char *marked_label;     /* in the key: "did not recover" */
-    double v_min, v_max;          /* the colour scale (not v_min < v_max:
-                                     the values' range) */
+    /* Per cell, [j * nx + i] at (x[i], y[j]): of judged[k] seeds (0: no
+     * value, drawn empty), tipped[k] never recovered; value[k] is the
+     * mean recovery time of the others (NaN when none recovered). */
+    const uint32_t *tipped, *judged;
+    const double *value;
+    const char *value_unit;       /* of value: "s" */
 } report_map;
 void report_map_add(report *r, const report_map *c);
 
+/* What a cell of a map says, from its counts: no value (judged 0);
+ * stable, bistable or metastable as the share's Wilson 95 % interval
+ * lies below 1/2, includes it, or lies above it. */
+typedef enum report_cell {
+    REPORT_CELL_EMPTY,
+    REPORT_CELL_STABLE,
+    REPORT_CELL_BISTABLE,
+    REPORT_CELL_METASTABLE
+} report_cell;
+report_cell report_map_cell(const report_map *m, int i, int j);
+
 /* The boundary report_map_add draws, as cell edges: the edge between
  * cell (i, j) and (i + 1, j) when `vertical`, else between (i, j) and
- * (i, j + 1), for every such pair of which exactly one is marked (a
- * cell is marked with or without a value; the grid's outer edge is no
- * boundary).  In order: rows from j = 0 up, cells from i = 0 right, a
+ * (i, j + 1), for every such pair of which exactly one tipped in more
+ * than half its seeds (an empty cell did not; the grid's outer edge is
+ * no boundary).  In order: rows from j = 0 up, cells from i = 0 right, a
  * cell's vertical edge before its horizontal one.  Writes at most max
  * edges to out (NULL when max is 0) and returns how many there are. */
 typedef struct report_edge {

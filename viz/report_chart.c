@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "chart.h"
+#include "stats.h"
 
 #define F REPORT_CHART_FONT
 #define LEGEND_ITEMS 16
@@ -115,7 +116,9 @@ static void widen(double v, double *lo, double *hi)
 }
 
 /* The y axis: what the caller set, else 0 (or a nice number below a
- * negative minimum) to a nice top above the data and its bands. */
+ * negative minimum) to a nice top above the data and its bands, no
+ * higher than the cap; a log axis from a 1-2-5 number below the
+ * smallest positive value to one above the largest. */
 static void lines_y_range(const report_lines *c, double *lo, double *hi)
 {
     double a = INFINITY, b = -INFINITY;
@@ -124,18 +127,33 @@ static void lines_y_range(const report_lines *c, double *lo, double *hi)
         for (size_t i = 0; i < s->n; i++) {
             if (!x_usable(c, s->x[i]))
                 continue;
-            widen(s->y[i], &a, &b);
-            if (s->lo)
-                widen(s->lo[i], &a, &b);
-            if (s->hi)
-                widen(s->hi[i], &a, &b);
+            const double v[3] = {s->y[i], s->lo ? s->lo[i] : NAN,
+                                 s->hi ? s->hi[i] : NAN};
+            for (int m = 0; m < 3; m++)
+                if (!c->y_log || v[m] > 0)
+                    widen(v[m], &a, &b);
         }
     }
+    if (c->y_log) {
+        *lo = isfinite(c->y_min) && c->y_min > 0 ? c->y_min : a;
+        *hi = isfinite(c->y_max) ? c->y_max : b;
+        chart_log_range(lo, hi);
+        return;
+    }
     *lo = isfinite(c->y_min) ? c->y_min : a < 0 ? -chart_axis_top(-a, 0) : 0.0;
+    /* A top that the data reach exactly (250 on an axis to 250) would
+     * put a line under the plot's frame, where it cannot be seen: the
+     * next nice top up then. */
+    double top = b > 0 ? chart_axis_top(b, 0) : 0;
+    if (b > 0 && top - b < (top - *lo) * 0.02)
+        top = chart_axis_top(b + (top - *lo) * 0.05, 0);
     *hi = isfinite(c->y_max) ? c->y_max
-          : b > 0            ? chart_axis_top(b, 0)
+          : b > 0            ? top
           : *lo < 0          ? 0.0
                              : 1.0;
+    if (!isfinite(c->y_max) && c->y_cap > 0 && *hi > c->y_cap &&
+        c->y_cap > *lo)
+        *hi = c->y_cap;
     if (!(*hi > *lo))
         *hi = *lo + 1.0;
 }
@@ -147,18 +165,78 @@ static chart_style series_style(const report_series *s)
     return st;
 }
 
-/* The legend's items: one per labelled series; styles[] holds theirs. */
-static int lines_legend(const report_lines *c, chart_legend_item *items,
-                        chart_style *styles)
+/* Does series b draw the same line as series a: the same points, each
+ * y within a millionth of the axis (NaN where the other is NaN)? */
+static bool same_line(const report_series *a, const report_series *b,
+                      double span)
 {
+    if (a->n != b->n || a->n == 0)
+        return false;
+    for (size_t i = 0; i < a->n; i++) {
+        if (a->x[i] != b->x[i] && !(isnan(a->x[i]) && isnan(b->x[i])))
+            return false;
+        double ya = a->y[i], yb = b->y[i];
+        if (isnan(ya) != isnan(yb) ||
+            (!isnan(ya) && ya != yb && !(fabs(ya - yb) <= span * 1e-6)))
+            return false;
+    }
+    return true;
+}
+
+/* Legend labels: room for "NAME (same as OTHER)". */
+#define LABEL_MAX 400
+typedef struct legend_buf {
+    chart_legend_item items[LEGEND_ITEMS];
+    chart_style styles[LEGEND_ITEMS];
+    char labels[LEGEND_ITEMS][LABEL_MAX];
+} legend_buf;
+
+static bool any_never(const report_lines *c)
+{
+    for (int k = 0; k < c->n_series; k++)
+        for (size_t i = 0; i < c->series[k].n; i++)
+            if (isinf(c->series[k].y[i]) && c->series[k].y[i] > 0 &&
+                x_usable(c, c->series[k].x[i]))
+                return true;
+    return false;
+}
+
+static const chart_style never_style = {0.16, 0.16, 0.16, 1.0, 1.0, 0};
+
+const char *report_lines_never_label(const report_lines *c, char *buf,
+                                     size_t len);
+
+/* The legend's items: one per labelled series, "(same as ...)" after a
+ * series hidden under an earlier one, and a last item for the marks of
+ * "never" when there are any. */
+static int lines_legend(const report_lines *c, legend_buf *L)
+{
+    double ylo, yhi;
+    lines_y_range(c, &ylo, &yhi);
     int n = 0;
     for (int k = 0; k < c->n_series && n < LEGEND_ITEMS; k++) {
         const report_series *s = &c->series[k];
         if (s->label == NULL)
             continue;
-        styles[n] = series_style(s);
-        items[n] = (chart_legend_item){
-            s->label, &styles[n], s->lo != NULL && s->hi != NULL, s->points};
+        snprintf(L->labels[n], LABEL_MAX, "%s", s->label);
+        for (int j = 0; j < k; j++)
+            if (c->series[j].label && same_line(&c->series[j], s, yhi - ylo)) {
+                snprintf(L->labels[n], LABEL_MAX, "%s (same as %s)",
+                         s->label, c->series[j].label);
+                break;
+            }
+        L->styles[n] = series_style(s);
+        L->items[n] = (chart_legend_item){L->labels[n], &L->styles[n],
+                                          s->lo != NULL && s->hi != NULL,
+                                          s->points};
+        n++;
+    }
+    if (any_never(c) && n < LEGEND_ITEMS) {
+        report_lines_never_label(c, L->labels[n], LABEL_MAX);
+        L->styles[n] = never_style;
+        L->styles[n].a = 0.0; /* no line in the swatch: the mark says it */
+        L->items[n] = (chart_legend_item){L->labels[n], &L->styles[n], false,
+                                          false};
         n++;
     }
     return n;
@@ -173,13 +251,12 @@ static double legend_x(void)
 static double lines_legend_height(cairo_t *cr, const report_lines *c,
                                   double width)
 {
-    chart_legend_item items[LEGEND_ITEMS];
-    chart_style styles[LEGEND_ITEMS];
-    int n = lines_legend(c, items, styles);
+    legend_buf L;
+    int n = lines_legend(c, &L);
     if (n == 0)
         return 0.0;
     return F * 0.4 + chart_legend_rows(cr, 0, 0, width - legend_x() - F, F,
-                                       items, n, false);
+                                       L.items, n, false);
 }
 
 /* Shade the spans; a label is cut to the room before the next span. */
@@ -207,15 +284,51 @@ static void lines_spans(cairo_t *cr, const chart_panel *p,
     cairo_restore(cr);
 }
 
-static void lines_data(cairo_t *cr, const chart_panel *p, const report_lines *c)
+/* A mark on the plot's top edge at each x where a series' y is
+ * +infinity: a triangle pointing up, in the series' colour, outlined. */
+static void lines_never(cairo_t *cr, const chart_panel *p,
+                        const report_lines *c, int only)
+{
+    double r = F * 0.45, top = p->plot.y + r * 0.9;
+    cairo_save(cr);
+    for (int k = 0; k < c->n_series; k++) {
+        if (only >= 0 && k != only)
+            continue;
+        const report_series *s = &c->series[k];
+        const chart_style *st = colour_of(s->colour);
+        for (size_t i = 0; i < s->n; i++) {
+            double x = chart_scale_map(&p->x, s->x[i]);
+            if (!(isinf(s->y[i]) && s->y[i] > 0) || !isfinite(x))
+                continue;
+            cairo_move_to(cr, x, top - r * 0.9);
+            cairo_line_to(cr, x + r, top + r * 0.8);
+            cairo_line_to(cr, x - r, top + r * 0.8);
+            cairo_close_path(cr);
+            cairo_set_source_rgba(cr, st->r, st->g, st->b, 1.0);
+            cairo_fill_preserve(cr);
+            cairo_set_source_rgb(cr, never_style.r, never_style.g,
+                                 never_style.b);
+            cairo_set_line_width(cr, F / 14.0);
+            cairo_stroke(cr);
+        }
+    }
+    cairo_restore(cr);
+}
+
+/* Every series (only < 0) or series `only` alone: bands first, so no
+ * band covers a line. */
+static void lines_data(cairo_t *cr, const chart_panel *p, const report_lines *c,
+                       int only)
 {
     for (int k = 0; k < c->n_series; k++) {
         const report_series *s = &c->series[k];
-        if (s->lo && s->hi)
+        if (s->lo && s->hi && (only < 0 || k == only))
             chart_panel_band(cr, p, s->x, s->lo, s->hi, s->n,
                              colour_of(s->colour));
     }
     for (int k = 0; k < c->n_series; k++) {
+        if (only >= 0 && k != only)
+            continue;
         const report_series *s = &c->series[k];
         chart_style st = series_style(s);
         chart_data d = {s->x, s->y, s->n, 0};
@@ -223,6 +336,7 @@ static void lines_data(cairo_t *cr, const chart_panel *p, const report_lines *c)
         if (s->points)
             chart_panel_points(cr, p, &d, &st);
     }
+    lines_never(cr, p, c, only);
 }
 
 static double lines_height(cairo_t *cr, const report_lines *c, double width)
@@ -230,25 +344,186 @@ static double lines_height(cairo_t *cr, const report_lines *c, double width)
     return panel_height(width) + lines_legend_height(cr, c, width);
 }
 
-static void lines_draw(cairo_t *cr, const report_lines *c, double width,
-                       double height)
+/* The panel of a line chart `height` high (its legend, when it has one
+ * under it, included). */
+static void lines_panel(const report_lines *c, double width, double height,
+                        double legend_h, chart_panel *p)
 {
     double xl, xh, yl, yh;
     lines_x_range(c, &xl, &xh);
     lines_y_range(c, &yl, &yh);
-    double lh = lines_legend_height(cr, c, width);
-    chart_axes ax = {c->x_label, c->y_label, c->x_log};
+    chart_axes ax = {c->x_label, c->y_label, c->x_log, c->y_log};
+    chart_panel_init_axes(p, (chart_rect){0, 0, width, height - legend_h},
+                          c->title, &ax, xl, xh, yl, yh, F);
+}
+
+static void lines_draw(cairo_t *cr, const report_lines *c, double width,
+                       double height, int layer)
+{
+    bool legend = layer == REPORT_LAYER_ALL;
+    double lh = legend ? lines_legend_height(cr, c, width) : 0.0;
     chart_panel p;
-    chart_panel_init_axes(&p, (chart_rect){0, 0, width, height - lh}, c->title,
-                          &ax, xl, xh, yl, yh, F);
-    chart_panel_frame(cr, &p);
-    lines_spans(cr, &p, c);
-    lines_data(cr, &p, c);
-    chart_legend_item items[LEGEND_ITEMS];
-    chart_style styles[LEGEND_ITEMS];
-    int n = lines_legend(c, items, styles);
+    lines_panel(c, width, height, lh, &p);
+    if (layer < 0) {
+        chart_panel_frame(cr, &p);
+        lines_spans(cr, &p, c);
+    }
+    if (layer != REPORT_LAYER_FRAME)
+        lines_data(cr, &p, c, layer);
+    if (!legend)
+        return;
+    legend_buf L;
+    int n = lines_legend(c, &L);
     chart_legend_rows(cr, legend_x(), height - lh + F * 0.4,
-                      width - legend_x() - F, F, items, n, true);
+                      width - legend_x() - F, F, L.items, n, true);
+}
+
+chart_rect report_lines_plot(const report_lines *c, double width,
+                             double height)
+{
+    chart_panel p;
+    lines_panel(c, width, height, 0.0, &p);
+    return p.plot;
+}
+
+void report_lines_colour(const report_lines *c, int k, char out[8])
+{
+    const chart_style *st = colour_of(c->series[k].colour);
+    snprintf(out, 8, "#%02x%02x%02x", (int)lround(st->r * 255) & 255,
+             (int)lround(st->g * 255) & 255, (int)lround(st->b * 255) & 255);
+}
+
+const char *report_lines_label(const report_lines *c, int k, char *buf,
+                               size_t len)
+{
+    legend_buf L;
+    int n = lines_legend(c, &L), item = 0;
+    for (int j = 0; j < k && j < c->n_series; j++)
+        item += c->series[j].label != NULL;
+    snprintf(buf, len, "%s",
+             c->series[k].label && item < n ? L.labels[item] : "");
+    return buf;
+}
+
+const char *report_lines_never_label(const report_lines *c, char *buf,
+                                     size_t len)
+{
+    if (!any_never(c))
+        return NULL;
+    snprintf(buf, len, "\xe2\x96\xb2 on the top edge: %s",
+             c->never ? c->never : "never");
+    return buf;
+}
+
+/* ---- A line chart's data, for the HTML's script ---------------------------- */
+
+static void json_num(FILE *f, double v)
+{
+    if (isnan(v))
+        fputs("null", f);
+    else if (isinf(v))
+        fputs(v > 0 ? "\"inf\"" : "null", f);
+    else
+        fprintf(f, "%.6g", v);
+}
+
+static void json_nums(FILE *f, const double *v, size_t n)
+{
+    fputc('[', f);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fputc(',', f);
+        json_num(f, v ? v[i] : NAN);
+    }
+    fputc(']', f);
+}
+
+/* A JSON string, escaped; inside a <script> element, so '<' is written
+ * as \u003c and no "</script" can end it early. */
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20 || ch == '<' || ch == '>' || ch == '&')
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+/* The unit of an axis label: what is in its last parentheses ("time
+ * (s)": "s"), else the label itself ("attempts/s"). */
+static void label_unit(const char *label, char *buf, size_t len)
+{
+    const char *open = label ? strrchr(label, '(') : NULL;
+    const char *close = open ? strchr(open, ')') : NULL;
+    if (open && close)
+        snprintf(buf, len, "%.*s", (int)(close - open - 1), open + 1);
+    else
+        snprintf(buf, len, "%s", label ? label : "");
+}
+
+static void json_colour(FILE *f, const chart_style *st)
+{
+    fprintf(f, "\"#%02x%02x%02x\"", (int)lround(st->r * 255),
+            (int)lround(st->g * 255), (int)lround(st->b * 255));
+}
+
+void report_lines_json(FILE *f, cairo_t *cr, const report_lines *c,
+                       double width, double height)
+{
+    (void)cr;
+    chart_panel p;
+    lines_panel(c, width, height, 0.0, &p);
+    char unit[128];
+    fprintf(f, "{\"w\":%.6g,\"h\":%.6g,\"font\":%.6g,\"plot\":[%.6g,%.6g,"
+            "%.6g,%.6g],\"x\":[%.9g,%.9g],\"y\":[%.9g,%.9g],\"xlog\":%s,"
+            "\"ylog\":%s,\"xunit\":",
+            width, height, F, p.plot.x, p.plot.y, p.plot.w, p.plot.h, p.x.lo,
+            p.x.hi, p.y.lo, p.y.hi, c->x_log ? "true" : "false",
+            c->y_log ? "true" : "false");
+    label_unit(c->x_label, unit, sizeof unit);
+    json_str(f, unit);
+    fputs(",\"yunit\":", f);
+    label_unit(c->y_label, unit, sizeof unit);
+    json_str(f, unit);
+    fputs(",\"never\":", f);
+    json_str(f, c->never ? c->never : "never");
+    fputs(",\"spans\":[", f);
+    for (int k = 0; k < c->n_spans; k++) {
+        fprintf(f, "%s[", k ? "," : "");
+        json_num(f, c->spans[k].from);
+        fputc(',', f);
+        json_num(f, c->spans[k].to);
+        fputc(',', f);
+        json_str(f, c->spans[k].label);
+        fputc(']', f);
+    }
+    fputs("],\"series\":[", f);
+    for (int k = 0; k < c->n_series; k++) {
+        const report_series *s = &c->series[k];
+        fprintf(f, "%s{\"label\":", k ? "," : "");
+        json_str(f, s->label);
+        fputs(",\"colour\":", f);
+        json_colour(f, colour_of(s->colour));
+        fprintf(f, ",\"dash\":%d,\"points\":%s,\"x\":", s->dash,
+                s->points ? "true" : "false");
+        json_nums(f, s->x, s->n);
+        fputs(",\"y\":", f);
+        json_nums(f, s->y, s->n);
+        if (s->lo && s->hi) {
+            fputs(",\"lo\":", f);
+            json_nums(f, s->lo, s->n);
+            fputs(",\"hi\":", f);
+            json_nums(f, s->hi, s->n);
+        }
+        fputc('}', f);
+    }
+    fputs("]}", f);
 }
 
 /* ---- Bar charts ---------------------------------------------------------- */
@@ -259,10 +534,17 @@ static void lines_draw(cairo_t *cr, const report_lines *c, double width,
 #define LABEL_FONT (F * 0.85)
 #define LABEL_LINE (LABEL_FONT * 1.15)
 
+static bool bar_never(const report_bars *c, int i)
+{
+    return isinf(c->value[i]) && c->value[i] > 0;
+}
+
 /* The top of bar i's whisker (or bar), where its note sits; 0 without
  * either. */
 static double bar_top(const report_bars *c, int i)
 {
+    if (bar_never(c, i))
+        return 0.0; /* its note goes inside it */
     double t = isfinite(c->value[i]) ? c->value[i] : 0.0;
     if (c->hi && isfinite(c->hi[i]))
         t = fmax(t, c->hi[i]);
@@ -275,8 +557,8 @@ static double bars_low(const report_bars *c)
     for (int i = 0; i < c->n; i++) {
         if (isfinite(c->value[i]))
             lo = fmin(lo, c->value[i]);
-        if (c->lo && isfinite(c->lo[i]))
-            lo = fmin(lo, c->lo[i]);
+        if (c->lo && isfinite(c->lo[i]) && isfinite(c->value[i]))
+            lo = fmin(lo, fmax(c->lo[i], 0.0 * (c->value[i] >= 0)));
     }
     return lo < 0 ? -chart_axis_top(-lo, 0) : 0.0;
 }
@@ -304,7 +586,8 @@ static double bars_top(cairo_t *cr, const report_bars *c, const chart_panel *p,
         double share = fmax(0.2, 1.0 - room / p->plot.h);
         need = fmax(need, (bar_top(c, i) - lo) / share);
     }
-    return lo + chart_axis_top(need, 0);
+    double top = lo + chart_axis_top(need, 0);
+    return c->y_cap > 0 && top > c->y_cap ? c->y_cap : top;
 }
 
 static void bars_notes_labels(cairo_t *cr, const chart_panel *p,
@@ -318,9 +601,20 @@ static void bars_notes_labels(cairo_t *cr, const chart_panel *p,
         int n = note_lines(cr, c, i, slot); /* sets the note font */
         double y = chart_scale_map(&p->y, bar_top(c, i)) - F * 0.35 -
                    (n - 1) * NOTE_LINE;
+        if (bar_never(c, i))
+            y = p->plot.y + F * 1.2;
+        if (n > 0 && bar_never(c, i)) { /* on a backing, over the hatch */
+            cairo_set_source_rgba(cr, 1, 1, 1, 0.9);
+            cairo_rectangle(cr, x - slot * 0.3, y - NOTE_FONT,
+                            slot * 0.6, n * NOTE_LINE + NOTE_FONT * 0.3);
+            cairo_fill(cr);
+            cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
+        }
         if (n > 0)
             text_block(cr, c->notes[i], x, y, slot * 0.94, NOTE_LINE, 0.5,
                        NOTE_LINES, true);
+        else if (c->value[i] == 0) /* a bar of 0 is no bar: say it */
+            chart_text(cr, x, y, 0.5, "0");
         chart_font(cr, LABEL_FONT, false);
         if (c->labels && c->labels[i])
             text_block(cr, c->labels[i], x,
@@ -330,43 +624,120 @@ static void bars_notes_labels(cairo_t *cr, const chart_panel *p,
     cairo_restore(cr);
 }
 
-static void bars_draw(cairo_t *cr, const report_bars *c, double width,
-                      double height)
+/* A bar that never reached a value: hatched in its colour from 0 to the
+ * axis top, outlined dashed, so it reads as "off the scale", not as a
+ * short bar or a missing one. */
+static void bar_never_draw(cairo_t *cr, const chart_panel *p, int n, int i,
+                           const chart_style *st)
+{
+    chart_rect b = chart_bar_rect(p, n, i, 0.6, p->y.hi);
+    cairo_save(cr);
+    cairo_set_source_rgba(cr, st->r, st->g, st->b, 0.18);
+    cairo_rectangle(cr, b.x, b.y, b.w, b.h);
+    cairo_fill(cr);
+    chart_style h = *st;
+    h.a = 0.9;
+    h.width = F * 0.12;
+    chart_hatch(cr, b, F * 0.6, &h);
+    cairo_set_source_rgba(cr, chart_ink.r, chart_ink.g, chart_ink.b, 0.7);
+    cairo_set_line_width(cr, F / 14.0);
+    double dash[] = {F * 0.4, F * 0.25};
+    cairo_set_dash(cr, dash, 2, 0);
+    cairo_rectangle(cr, b.x, b.y, b.w, b.h);
+    cairo_stroke(cr);
+    cairo_restore(cr);
+}
+
+static void bars_panel(cairo_t *cr, const report_bars *c, double width,
+                       double height, chart_panel *p)
 {
     /* The labels take the x label's line as their second. */
     chart_rect outer = {0, 0, width, height - F * 1.5};
-    chart_axes ax = {NULL, c->y_label, false};
-    chart_panel p;
+    chart_axes ax = {NULL, c->y_label, false, false};
     double lo = bars_low(c);
-    chart_panel_init_axes(&p, outer, c->title, &ax, 0, 1, lo, lo + 1, F);
-    double top = c->n > 0 ? bars_top(cr, c, &p, lo) : lo + 1;
-    chart_panel_init_axes(&p, outer, c->title, &ax, 0, 1, lo, top, F);
-    p.xt.count = 0;
+    chart_panel_init_axes(p, outer, c->title, &ax, 0, 1, lo, lo + 1, F);
+    double top = c->n > 0 ? bars_top(cr, c, p, lo) : lo + 1;
+    chart_panel_init_axes(p, outer, c->title, &ax, 0, 1, lo, top, F);
+    p->xt.count = 0;
+}
+
+static void bars_draw(cairo_t *cr, const report_bars *c, double width,
+                      double height)
+{
+    chart_panel p;
+    bars_panel(cr, c, width, height, &p);
     chart_panel_frame(cr, &p);
     if (c->n <= 0)
         return;
-    for (int i = 0; i < c->n; i++)
-        chart_panel_bar(cr, &p, c->n, i, c->value[i], c->lo ? c->lo[i] : NAN,
-                        c->hi ? c->hi[i] : NAN,
-                        colour_of(c->colour ? c->colour[i] : i));
+    for (int i = 0; i < c->n; i++) {
+        const chart_style *st = colour_of(c->colour ? c->colour[i] : i);
+        if (bar_never(c, i)) {
+            bar_never_draw(cr, &p, c->n, i, st);
+            continue;
+        }
+        /* The whisker within the axis: [0, cap] for what cannot be
+         * negative or above the cap. */
+        double wl = c->lo ? c->lo[i] : NAN, wh = c->hi ? c->hi[i] : NAN;
+        if (isfinite(wl) && c->value[i] >= 0)
+            wl = fmax(wl, 0.0);
+        if (isfinite(wh) && c->y_cap > 0)
+            wh = fmin(wh, c->y_cap);
+        chart_panel_bar(cr, &p, c->n, i, c->value[i], wl, wh, st);
+    }
     bars_notes_labels(cr, &p, c);
 }
 
 /* ---- Stability maps ------------------------------------------------------ */
 
-static bool cell_marked(const report_map *m, int i, int j)
+static size_t cell_at(const report_map *m, int i, int j)
 {
-    size_t k = (size_t)j * m->nx + i;
-    return m->marked && m->marked[k];
+    return (size_t)j * (size_t)m->nx + (size_t)i;
+}
+
+static uint32_t cell_judged(const report_map *m, int i, int j)
+{
+    return m->judged ? m->judged[cell_at(m, i, j)] : 0;
+}
+
+static uint32_t cell_tipped(const report_map *m, int i, int j)
+{
+    return m->tipped ? m->tipped[cell_at(m, i, j)] : 0;
+}
+
+/* The share of a cell's seeds that tipped; NaN without any. */
+static double cell_share(const report_map *m, int i, int j)
+{
+    uint32_t n = cell_judged(m, i, j);
+    return n ? (double)cell_tipped(m, i, j) / n : NAN;
+}
+
+/* The Wilson interval, not the normal one: with 5 seeds and 0 tipped
+ * the normal interval is the single point 0, which would call a cell
+ * clearly stable on evidence that cannot say so. */
+report_cell report_map_cell(const report_map *m, int i, int j)
+{
+    uint32_t n = cell_judged(m, i, j);
+    if (n == 0)
+        return REPORT_CELL_EMPTY;
+    double lo, hi;
+    stats_wilson(cell_tipped(m, i, j), n, 0.95, &lo, &hi);
+    return hi < 0.5   ? REPORT_CELL_STABLE
+           : lo > 0.5 ? REPORT_CELL_METASTABLE
+                      : REPORT_CELL_BISTABLE;
+}
+
+/* Did most of the cell's seeds tip?  The boundary's side. */
+static bool cell_tips(const report_map *m, int i, int j)
+{
+    return 2 * cell_tipped(m, i, j) > cell_judged(m, i, j);
 }
 
 /* Is the edge right of (vertical) or above cell (i, j) on the boundary? */
 static bool boundary_at(const report_map *m, int i, int j, bool vertical)
 {
     if (vertical)
-        return i + 1 < m->nx &&
-               cell_marked(m, i, j) != cell_marked(m, i + 1, j);
-    return j + 1 < m->ny && cell_marked(m, i, j) != cell_marked(m, i, j + 1);
+        return i + 1 < m->nx && cell_tips(m, i, j) != cell_tips(m, i + 1, j);
+    return j + 1 < m->ny && cell_tips(m, i, j) != cell_tips(m, i, j + 1);
 }
 
 /* Row by row from the bottom, cell by cell from the left, its right
@@ -386,17 +757,12 @@ int report_map_boundary(const report_map *m, report_edge *out, int max)
     return n;
 }
 
-static void map_scale(const report_map *m, double *lo, double *hi)
+/* The share's colour: viridis turned round, so that no storm is light
+ * and a storm on every seed is dark (lightness falls evenly: it reads
+ * in grey and under the common colour blindnesses). */
+static chart_style share_colour(double share)
 {
-    *lo = m->v_min;
-    *hi = m->v_max;
-    if (isfinite(*lo) && isfinite(*hi) && *hi > *lo)
-        return;
-    double a = INFINITY, b = -INFINITY;
-    for (int k = 0; k < m->nx * m->ny; k++)
-        widen(m->value[k], &a, &b);
-    *lo = isfinite(a) ? a : 0.0;
-    *hi = b > *lo ? b : *lo + 1.0;
+    return chart_viridis(1.0 - share);
 }
 
 /* The key's width on the right of the map. */
@@ -425,15 +791,17 @@ static bool is_dark(const chart_style *c)
     return 0.2126 * c->r + 0.7152 * c->g + 0.0722 * c->b < 0.45;
 }
 
-static const chart_style hatch_ink = {0.16, 0.16, 0.16, 0.55, 0.7, 0};
+static const chart_style hatch_dark = {0.16, 0.16, 0.16, 0.75, 0.8, 0};
+static const chart_style hatch_light = {1, 1, 1, 0.8, 0.8, 0};
 
-/* A cell as the map and its key show it: empty (white, outlined), marked
- * (the scale's end colour, hatched) or coloured by t in [0, 1]. */
-static void cell_paint(cairo_t *cr, chart_rect r, int state, double t)
+/* A cell as the map and its key show it: empty (white, outlined), or
+ * filled in the colour of its share, hatched when bistable (in ink that
+ * shows on that colour). */
+static void cell_paint(cairo_t *cr, chart_rect r, report_cell state,
+                       double share)
 {
-    chart_style c = state == 2 ? chart_viridis(1) : chart_viridis(t);
     cairo_rectangle(cr, r.x, r.y, r.w, r.h);
-    if (state == 0) {
+    if (state == REPORT_CELL_EMPTY) {
         cairo_set_source_rgb(cr, 1, 1, 1);
         cairo_fill_preserve(cr);
         cairo_set_source_rgb(cr, 0.75, 0.75, 0.75);
@@ -441,10 +809,11 @@ static void cell_paint(cairo_t *cr, chart_rect r, int state, double t)
         cairo_stroke(cr);
         return;
     }
+    chart_style c = share_colour(share);
     cairo_set_source_rgb(cr, c.r, c.g, c.b);
     cairo_fill(cr);
-    if (state == 2)
-        chart_hatch(cr, r, F * 0.55, &hatch_ink);
+    if (state == REPORT_CELL_BISTABLE)
+        chart_hatch(cr, r, F * 0.55, is_dark(&c) ? &hatch_light : &hatch_dark);
 }
 
 /* The cell inset by half the white gap between cells (which also keeps
@@ -457,35 +826,69 @@ static chart_rect cell_inner(const chart_panel *p, const report_map *m, int i,
     return (chart_rect){r.x + g, r.y + g, r.w - 2 * g, r.h - 2 * g};
 }
 
-/* The value in the cell when it fits, in white on dark colours. */
-static void cell_value(cairo_t *cr, chart_rect r, double v, double t)
+/* A line of text centred in r at height y when it fits its width, on a
+ * white backing when the cell is hatched (hatching through text is
+ * unreadable); returns whether it was drawn. */
+static bool cell_line(cairo_t *cr, chart_rect r, double y, const char *text,
+                      const chart_style *bg, bool backing)
 {
-    char buf[32];
-    chart_format(v, fabs(v) < 10 && v != floor(v) ? 1 : 0, buf, sizeof buf);
-    if (chart_text_width(cr, buf) > r.w - F * 0.4 || r.h < F * 1.05)
-        return;
-    chart_style c = chart_viridis(t);
-    if (is_dark(&c))
+    double w = chart_text_width(cr, text);
+    if (w > r.w - F * 0.8)
+        return false;
+    if (backing) {
+        cairo_set_source_rgb(cr, bg->r, bg->g, bg->b);
+        cairo_rectangle(cr, r.x + (r.w - w) / 2 - F * 0.35, y - F * 0.62,
+                        w + F * 0.7, F * 0.82);
+        cairo_fill(cr);
+    }
+    if (is_dark(bg))
         cairo_set_source_rgb(cr, 1, 1, 1);
     else
         cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
-    chart_text(cr, r.x + r.w / 2, r.y + r.h / 2 + F * 0.27, 0.5, buf);
+    chart_text(cr, r.x + r.w / 2, y, 0.5, text);
+    return true;
 }
 
-static void map_cells(cairo_t *cr, const chart_panel *p, const report_map *m,
-                      double lo, double hi)
+/* The cell's figures: "2/5" (seeds that never recovered, of those
+ * judged) and the mean recovery of the others ("12 s"), or "never" when
+ * none recovered; the second line only when the cell is tall enough. */
+static void cell_figures(cairo_t *cr, chart_rect r, const report_map *m,
+                         int i, int j)
+{
+    report_cell state = report_map_cell(m, i, j);
+    if (state == REPORT_CELL_EMPTY)
+        return;
+    chart_style bg = share_colour(cell_share(m, i, j));
+    char a[32], b[48], num[32];
+    snprintf(a, sizeof a, "%u/%u", cell_tipped(m, i, j), cell_judged(m, i, j));
+    double v = m->value ? m->value[cell_at(m, i, j)] : NAN;
+    if (cell_tipped(m, i, j) == cell_judged(m, i, j))
+        snprintf(b, sizeof b, "never");
+    else
+        snprintf(b, sizeof b, "%s%s%s",
+                 chart_format(v, fabs(v) < 10 && v != floor(v) ? 1 : 0, num,
+                              sizeof num),
+                 m->value_unit ? " " : "", m->value_unit ? m->value_unit : "");
+    bool hatched = state == REPORT_CELL_BISTABLE;
+    bool two = r.h >= F * 1.75;
+    double mid = r.y + r.h / 2;
+    if (two) {
+        cell_line(cr, r, mid - F * 0.1, a, &bg, hatched);
+        cell_line(cr, r, mid + F * 0.72, b, &bg, hatched);
+    } else if (r.h >= F * 0.9) {
+        cell_line(cr, r, mid + F * 0.27, a, &bg, hatched);
+    }
+}
+
+static void map_cells(cairo_t *cr, const chart_panel *p, const report_map *m)
 {
     cairo_save(cr);
-    chart_font(cr, F * 0.75, false);
+    chart_font(cr, F * 0.7, false);
     for (int j = 0; j < m->ny; j++)
         for (int i = 0; i < m->nx; i++) {
-            double v = m->value[(size_t)j * m->nx + i];
-            int state = cell_marked(m, i, j) ? 2 : isnan(v) ? 0 : 1;
-            double t = (v - lo) / (hi - lo);
             chart_rect r = cell_inner(p, m, i, j);
-            cell_paint(cr, r, state, t);
-            if (state == 1)
-                cell_value(cr, r, v, t);
+            cell_paint(cr, r, report_map_cell(m, i, j), cell_share(m, i, j));
+            cell_figures(cr, r, m, i, j);
         }
     cairo_restore(cr);
 }
@@ -543,83 +946,90 @@ static void map_ticks(cairo_t *cr, const chart_panel *p, const report_map *m)
     cairo_restore(cr);
 }
 
-/* The colour bar, lo at the bottom, with its ticks on the right. */
-static void key_bar(cairo_t *cr, chart_rect b, double lo, double hi)
+/* The colour bar of the share, 0 at the bottom, with its ticks in % on
+ * the right and a mark at 50 %, where the boundary is drawn. */
+static void key_bar(cairo_t *cr, chart_rect b)
 {
     cairo_pattern_t *g = cairo_pattern_create_linear(0, b.y + b.h, 0, b.y);
     for (int k = 0; k <= 10; k++) {
-        chart_style c = chart_viridis(k / 10.0);
+        chart_style c = share_colour(k / 10.0);
         cairo_pattern_add_color_stop_rgb(g, k / 10.0, c.r, c.g, c.b);
     }
     cairo_rectangle(cr, b.x, b.y, b.w, b.h);
     cairo_set_source(cr, g);
     cairo_fill(cr);
     cairo_pattern_destroy(g);
-    chart_ticks t;
-    chart_ticks_for(lo, hi, (int)fmax(2, b.h / (F * 2.2)), &t);
-    chart_scale s = {lo, hi, b.y + b.h, b.y, false};
+    chart_scale s = {0, 100, b.y + b.h, b.y, false};
     char buf[32];
     cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
     cairo_set_line_width(cr, 0.6);
-    for (int i = 0; i < t.count; i++) {
-        double v = t.first + i * t.step, y = chart_scale_map(&s, v);
+    for (int v = 0; v <= 100; v += 25) {
+        double y = chart_scale_map(&s, v);
         cairo_move_to(cr, b.x + b.w, y);
-        cairo_line_to(cr, b.x + b.w + F * 0.3, y);
+        cairo_line_to(cr, b.x + b.w + F * (v == 50 ? 0.6 : 0.3), y);
         cairo_stroke(cr);
-        chart_text(cr, b.x + b.w + F * 0.7, y + F * 0.27, 0.0,
-                   chart_format(v, t.decimals, buf, sizeof buf));
+        snprintf(buf, sizeof buf, "%d %%", v);
+        chart_text(cr, b.x + b.w + F * 0.8, y + F * 0.27, 0.0, buf);
     }
+    double y = chart_scale_map(&s, 50);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, F * 0.25);
+    cairo_move_to(cr, b.x - F * 0.2, y);
+    cairo_line_to(cr, b.x + b.w, y);
+    cairo_stroke(cr);
 }
 
 /* A swatch and its label, wrapped; returns the height used. */
 static double key_swatch(cairo_t *cr, double x, double y, double width,
-                         int state, const char *label)
+                         report_cell state, double share, const char *label)
 {
     double s = F * 1.3;
-    cell_paint(cr, (chart_rect){x, y, s, s}, state, 0);
+    cell_paint(cr, (chart_rect){x, y, s, s}, state, share);
     cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
-    int n = text_block(cr, label, x + s + F * 0.5, y + s * 0.5 + F * 0.27,
+    int n = text_block(cr, label, x + s + F * 0.5, y + F * 0.75,
                        width - s - F * 0.5, F * 0.95, 0.0, 3, true);
-    return fmax(s, n * F * 0.95) + F * 0.5;
+    return fmax(s, n * F * 0.95) + F * 0.4;
 }
 
-static bool map_any(const report_map *m, bool marked)
+static bool map_any(const report_map *m, report_cell state)
 {
     for (int j = 0; j < m->ny; j++)
         for (int i = 0; i < m->nx; i++)
-            if (marked ? cell_marked(m, i, j)
-                       : isnan(m->value[(size_t)j * m->nx + i]))
+            if (report_map_cell(m, i, j) == state)
                 return true;
     return false;
 }
 
 static void map_key(cairo_t *cr, const chart_panel *p, const report_map *m,
-                    double width, double lo, double hi)
+                    double width)
 {
     double kw = key_width(width) - F * 1.5, x = width - kw;
     double y = p->plot.y + F * 0.8;
     cairo_save(cr);
-    chart_font(cr, F * 0.85, false);
+    chart_font(cr, F * 0.8, false);
     cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
-    if (m->value_label)
-        y += text_block(cr, m->value_label, x, y, kw, F * 1.0, 0.0, 3, true) *
-             F * 1.0;
-    double bh = fmax(F * 4, p->plot.y + p->plot.h * 0.62 - y);
-    key_bar(cr, (chart_rect){x, y, F * 1.1, bh}, lo, hi);
-    y += bh + F * 1.0;
-    if (m->marked_label && map_any(m, true))
-        y += key_swatch(cr, x, y, kw, 2, m->marked_label);
-    if (map_any(m, false))
-        key_swatch(cr, x, y, kw, 0, "no value");
+    y += text_block(cr, "seeds that never recovered (colour; in a cell: "
+                        "how many of how many)",
+                    x, y, kw, F * 0.95, 0.0, 3, true) * F * 0.95;
+    double bh = F * 4.0;
+    key_bar(cr, (chart_rect){x, y + F * 0.3, F * 1.1, bh});
+    y += bh + F * 1.9;
+    y += text_block(cr, "under it: mean recovery of the others (never: "
+                        "none did). Thick line: most seeds tip.",
+                    x, y, kw, F * 0.95, 0.0, 4, true) * F * 0.95 + F * 0.2;
+    if (map_any(m, REPORT_CELL_BISTABLE))
+        y += key_swatch(cr, x, y, kw, REPORT_CELL_BISTABLE, 0.4,
+                        "bistable: the share's 95 % interval (Wilson) "
+                        "includes 1/2");
+    if (map_any(m, REPORT_CELL_EMPTY))
+        key_swatch(cr, x, y, kw, REPORT_CELL_EMPTY, NAN, "no value");
     cairo_restore(cr);
 }
 
 static void map_draw(cairo_t *cr, const report_map *m, double width,
                      double height)
 {
-    double lo, hi;
-    map_scale(m, &lo, &hi);
-    chart_axes ax = {m->x_label, m->y_label, false};
+    chart_axes ax = {m->x_label, m->y_label, false, false};
     chart_panel p;
     chart_panel_init_axes(&p,
                           (chart_rect){0, 0, width - key_width(width), height},
@@ -628,10 +1038,10 @@ static void map_draw(cairo_t *cr, const report_map *m, double width,
     chart_panel_frame(cr, &p);
     if (m->nx <= 0 || m->ny <= 0)
         return;
-    map_cells(cr, &p, m, lo, hi);
+    map_cells(cr, &p, m);
     map_boundary(cr, &p, m);
     map_ticks(cr, &p, m);
-    map_key(cr, &p, m, width, lo, hi);
+    map_key(cr, &p, m, width);
 }
 
 /* ---- Any chart ----------------------------------------------------------- */
@@ -644,11 +1054,127 @@ const char *report_chart_title(const report_chart *c)
     return t ? t : "";
 }
 
+/* ---- Hover regions ------------------------------------------------------- */
+
+/* "12.5 s [10.1, 15.2]" */
+static void value_text(double v, double lo, double hi, const char *unit,
+                       char *buf, size_t len)
+{
+    char a[32];
+    int d = fabs(v) >= 100 ? 0 : fabs(v) >= 10 ? 1 : fabs(v) >= 1 ? 2 : 3;
+    snprintf(a, sizeof a, "%.*f", d, v);
+    if (isfinite(lo) && isfinite(hi))
+        snprintf(buf, len, "%s %s [%.*f, %.*f]", a, unit, d, lo, d, hi);
+    else
+        snprintf(buf, len, "%s %s", a, unit);
+}
+
+static int bars_regions(cairo_t *cr, const report_bars *c, double width,
+                        double height, report_region *out, int max)
+{
+    chart_panel p;
+    bars_panel(cr, c, width, height, &p);
+    char unit[64], v[128];
+    label_unit(c->y_label, unit, sizeof unit);
+    double slot = p.plot.w / (c->n > 0 ? c->n : 1);
+    int n = 0;
+    for (int i = 0; i < c->n && n < max; i++, n++) {
+        out[n].r = (chart_rect){p.plot.x + slot * i, p.plot.y, slot, p.plot.h};
+        const char *label = c->labels && c->labels[i] ? c->labels[i] : "";
+        const char *note = c->notes && c->notes[i] ? c->notes[i] : NULL;
+        if (bar_never(c, i))
+            snprintf(v, sizeof v, "never");
+        else if (isnan(c->value[i]))
+            snprintf(v, sizeof v, "no value");
+        else
+            value_text(c->value[i], c->lo ? c->lo[i] : NAN,
+                       c->hi ? c->hi[i] : NAN, unit, v, sizeof v);
+        snprintf(out[n].text, sizeof out[n].text, "%s: %s%s%s", label, v,
+                 note ? "; " : "", note ? note : "");
+    }
+    return n;
+}
+
+static int map_regions(const report_map *m, double width, double height,
+                       report_region *out, int max)
+{
+    chart_axes ax = {m->x_label, m->y_label, false, false};
+    chart_panel p;
+    chart_panel_init_axes(&p,
+                          (chart_rect){0, 0, width - key_width(width), height},
+                          m->title, &ax, 0, m->nx, 0, m->ny, F);
+    int n = 0;
+    for (int j = 0; j < m->ny; j++)
+        for (int i = 0; i < m->nx && n < max; i++, n++) {
+            out[n].r = chart_cell_rect(p.plot, m->nx, m->ny, i, j);
+            char where[200];
+            snprintf(where, sizeof where, "%s %g, %s %g",
+                     m->x_label ? m->x_label : "x", m->x ? m->x[i] : i,
+                     m->y_label ? m->y_label : "y", m->y ? m->y[j] : j);
+            uint32_t k = cell_tipped(m, i, j), nn = cell_judged(m, i, j);
+            if (nn == 0) {
+                snprintf(out[n].text, sizeof out[n].text, "%s: no value",
+                         where);
+                continue;
+            }
+            double lo, hi, v = m->value ? m->value[cell_at(m, i, j)] : NAN;
+            stats_wilson(k, nn, 0.95, &lo, &hi);
+            char rec[96] = "";
+            if (k < nn && isfinite(v))
+                snprintf(rec, sizeof rec, "; mean recovery of the %u others "
+                         "%.3g %s", nn - k, v,
+                         m->value_unit ? m->value_unit : "");
+            static const char *const names[] = {"", "stable", "bistable",
+                                                "metastable"};
+            snprintf(out[n].text, sizeof out[n].text, "%s: %u of %u seeds "
+                     "never recovered (%.0f %%, 95 %% CI %.0f-%.0f %%): "
+                     "%s%s",
+                     where, k, nn, 100.0 * k / nn, lo * 100, hi * 100,
+                     names[report_map_cell(m, i, j)], rec);
+        }
+    return n;
+}
+
+int report_chart_regions(cairo_t *cr, const report_chart *c, double width,
+                         double height, report_region *out, int max)
+{
+    if (c->kind == REPORT_CHART_BARS)
+        return bars_regions(cr, c->bars, width, height, out, max);
+    if (c->kind == REPORT_CHART_MAP)
+        return map_regions(c->map, width, height, out, max);
+    return 0;
+}
+
+double report_chart_layers_height(cairo_t *cr, const report_chart *c,
+                                  double width)
+{
+    if (c->kind == REPORT_CHART_LINES)
+        return panel_height(width);
+    return report_chart_height(cr, c, width);
+}
+
+void report_chart_draw_layer(cairo_t *cr, const report_chart *c, double width,
+                             double height, int layer)
+{
+    cairo_save(cr);
+    if (c->kind == REPORT_CHART_LINES)
+        lines_draw(cr, c->lines, width, height, layer);
+    else if (layer < 0)
+        report_chart_draw(cr, c, width, height);
+    cairo_restore(cr);
+}
+
+/* Bars and maps are lower than line charts: a handful of bars, or a map
+ * with its words under it, read as well at 0.13 and 0.17 of the width,
+ * and three bar charts, or two maps with their words, then fill a page
+ * where two left a third of it white (0.15: the map's key, 145 pt, just
+ * fits beside its 114 pt plot and the labels under it). */
 double report_chart_height(cairo_t *cr, const report_chart *c, double width)
 {
     if (c->kind == REPORT_CHART_LINES)
         return lines_height(cr, c->lines, width);
-    return panel_height(width);
+    double plot = round(width * (c->kind == REPORT_CHART_BARS ? 0.13 : 0.15));
+    return plot + F * 5.0;
 }
 
 void report_chart_draw(cairo_t *cr, const report_chart *c, double width,
@@ -656,7 +1182,7 @@ void report_chart_draw(cairo_t *cr, const report_chart *c, double width,
 {
     cairo_save(cr);
     if (c->kind == REPORT_CHART_LINES)
-        lines_draw(cr, c->lines, width, height);
+        lines_draw(cr, c->lines, width, height, REPORT_LAYER_ALL);
     else if (c->kind == REPORT_CHART_BARS)
         bars_draw(cr, c->bars, width, height);
     else

@@ -15,7 +15,9 @@
 #define SB_REPORT_CHART_H
 
 #include <cairo.h>
+#include <stdio.h>
 
+#include "chart.h"
 #include "report.h"
 
 /* The size of chart text in points: tick labels are 0.85 of it. */
@@ -42,5 +44,56 @@ double report_chart_height(cairo_t *cr, const report_chart *c, double width);
 /* Draw it in [0, width] x [0, height]. */
 void report_chart_draw(cairo_t *cr, const report_chart *c, double width,
                        double height);
+
+/* ---- The HTML's interactive charts --------------------------------------
+ * A line chart is written to the HTML as stacked SVG layers of one size:
+ * the frame (axes, grid, title, spans), then one layer per series, so a
+ * script can hide a series (a legend entry clicked) and cover the data
+ * with its own drawing of a zoomed range.  The legend is HTML there. */
+
+#define REPORT_LAYER_ALL (-1)   /* everything, legend included (the PDF) */
+#define REPORT_LAYER_FRAME (-2) /* the frame alone */
+
+/* The height of a chart's layers at `width`: a line chart's without its
+ * legend; any other chart's whole height. */
+double report_chart_layers_height(cairo_t *cr, const report_chart *c,
+                                  double width);
+/* Draw layer `layer` of it: REPORT_LAYER_ALL, REPORT_LAYER_FRAME or
+ * series k (k >= 0: its band, line, points and never marks).  A chart
+ * other than a line chart has only REPORT_LAYER_ALL and FRAME, both the
+ * whole picture. */
+void report_chart_draw_layer(cairo_t *cr, const report_chart *c, double width,
+                             double height, int layer);
+/* A line chart's data and geometry at `width` x `height` (its layers'
+ * size) as one JSON object for the script: "plot" [x, y, w, h], "x" and
+ * "y" [lo, hi] (the axes), "xlog", "ylog", "xunit", "yunit" (from the
+ * axis labels), "never", "spans" [[from, to, label]], "series" [{label,
+ * colour "#rrggbb", dash, points, x, y, lo, hi}]; NaN is null, +infinity
+ * "inf".  Text is escaped for a <script> element. */
+void report_lines_json(FILE *f, cairo_t *cr, const report_lines *c,
+                       double width, double height);
+
+/* The plot area of a line chart's layers at width x height; its
+ * series k's colour as "#rrggbb"; its legend label (with "(same as
+ * ...)"); the legend's words for the never marks, or NULL when it has
+ * none. */
+chart_rect report_lines_plot(const report_lines *c, double width,
+                             double height);
+void report_lines_colour(const report_lines *c, int k, char out[8]);
+const char *report_lines_label(const report_lines *c, int k, char *buf,
+                               size_t len);
+const char *report_lines_never_label(const report_lines *c, char *buf,
+                                     size_t len);
+
+/* A region of a bar chart (a bar's slot) or a map (a cell) and what a
+ * pointer over it is told: "exponential: 12.5 s [10.1, 15.2]; ...". */
+typedef struct report_region {
+    chart_rect r;
+    char text[400];
+} report_region;
+/* Writes at most max regions of a bar chart or map drawn at width x
+ * height and returns how many it wrote (0 for a line chart). */
+int report_chart_regions(cairo_t *cr, const report_chart *c, double width,
+                         double height, report_region *out, int max);
 
 #endif

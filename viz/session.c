@@ -229,21 +229,26 @@ int session_inject(session *ss, const fault_cfg *f, sb_err *e)
     return a.index;
 }
 
-void session_end_fault(session *ss, int index)
+/* A fault injected now has not begun yet (its start is the engine's next
+ * event): ending it at once, as a second change at the same instant
+ * does, makes sure it never begins.  So the check is the engine's, not
+ * "is it running". */
+bool session_end_fault(session *ss, int index)
 {
-    if (ss->finished || !sim_fault_active(ss->sim, index) ||
-        ss->n_log == SESSION_MAX_ACTIONS)
-        return;
+    if (ss->finished || ss->n_log == SESSION_MAX_ACTIONS)
+        return false;
+    if (!sim_end_fault(ss->sim, index))
+        return false;
     session_action a;
     memset(&a, 0, sizeof a);
     a.t_ns = sim_now(ss->sim);
     a.end = true;
     a.index = index;
-    sim_end_fault(ss->sim, index);
     record(ss, &a, NULL);
     for (int k = 0; k < CHANGE_KINDS; k++)
         if (ss->change_fault[k] == index)
             ss->change_fault[k] = -1;
+    return true;
 }
 
 double session_current(const session *ss, change_kind kind)
@@ -331,7 +336,8 @@ int session_set_policy(session *ss, const char *policy, const setting *params,
         return -1;
     }
     policy_setup_free(&probe);
-    return session_restart(ss, e);
+    /* What the user did stays: the new policy meets the same storm. */
+    return session_seek(ss, sim_now(ss->sim), e);
 }
 
 /* The kind of live change a fault is, or -1. */
@@ -361,6 +367,18 @@ static double value_of(const fault_cfg *f)
     }
 }
 
+/* Fault i is running now, or was injected at this instant and begins
+ * with the engine's next event; not one that ended, nor one ended before
+ * it began (duration 0). */
+static bool in_force(const session *ss, int i)
+{
+    uint32_t n;
+    const fault_cfg *f = &sim_faults(ss->sim, &n)[i];
+    int64_t now = sim_now(ss->sim);
+    return f->duration_ns > 0 && f->start_ns <= now &&
+           simtime_add(f->start_ns, f->duration_ns) > now;
+}
+
 int session_seek(session *ss, int64_t t, sb_err *e)
 {
     int keep = 0;
@@ -376,19 +394,19 @@ int session_seek(session *ss, int64_t t, sb_err *e)
         if (apply(ss, a, e) != 0)
             return -1;
     }
+    if (session_run_until(ss, t) != 0)
+        return err_set(e, "%s", sim_error(ss->sim));
     /* The live changes in force: the latest fault of each kind made by a
-     * change, while it runs.  (Injected load spikes and capacity drops
+     * change, while it lasts.  (Injected load spikes and capacity drops
      * count too: they are what the rate and the workers are now.) */
     for (int i = 0; i < keep; i++) {
         const session_action *a = &ss->log[i];
         int k = a->end ? -1 : kind_of(&a->fault);
-        if (k < 0 || !sim_fault_active(ss->sim, a->index))
+        if (k < 0 || !in_force(ss, a->index))
             continue;
         ss->change_fault[k] = a->index;
         ss->change_value[k] = value_of(&a->fault);
     }
-    if (session_run_until(ss, t) != 0)
-        return err_set(e, "%s", sim_error(ss->sim));
     return 0;
 }
 
@@ -421,7 +439,8 @@ int session_as_scenario(const session *ss, sim_config *cfg, sim_summary *sum,
     const fault_cfg *all = sim_faults(ss->sim, &n);
     cfg->n_faults = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (all[i].start_ns >= cut)
+        /* Nor did one ended before it began (duration 0). */
+        if (all[i].start_ns >= cut || all[i].duration_ns == 0)
             continue;
         if (cfg->n_faults == SIM_MAX_FAULTS)
             return err_set(e, "a scenario holds at most %d faults",

@@ -82,8 +82,9 @@ const char *session_policy_text(const session *ss, char *buf, size_t len);
 /* Inject f now (its start is set to now).  Returns the fault's index, or
  * -1 with a message. */
 int session_inject(session *ss, const fault_cfg *f, sb_err *e);
-/* End a running fault now. */
-void session_end_fault(session *ss, int index);
+/* End a fault now: a running one stops, one injected at this instant
+ * (not begun yet) never begins.  False when there was nothing to end. */
+bool session_end_fault(session *ss, int index);
 /* A live change of `kind` to `value`, from now on. */
 int session_change(session *ss, change_kind kind, double value, sb_err *e);
 /* The change of `kind` in force now, or the config's value. */
@@ -91,7 +92,9 @@ double session_current(const session *ss, change_kind kind);
 
 /* Start over at t = 0 with the same seed: the log is cleared. */
 int session_restart(session *ss, sb_err *e);
-/* The same, with another policy stack. */
+/* Another policy stack, on the same run: rebuilt and replayed, with the
+ * whole log, to where it was (as session_seek to now), so the new policy
+ * meets the storm the user made.  On error the old policy stays. */
 int session_set_policy(session *ss, const char *policy, const setting *params,
                        int n_params, sb_err *e);
 /* Go to time t: rebuild the run and replay the log's actions up to t

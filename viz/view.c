@@ -171,6 +171,27 @@ static void speed_text(double x, char *buf, size_t len)
         snprintf(buf, len, "%.3g", x);
 }
 
+/* The speed chosen, and the real rate when it falls short of it: "20 x
+ * real time", "412 x real time (asked 1000 x)", "3400 x real time (as
+ * fast as it goes)".  Paused, ended or not measured yet: the speed
+ * chosen. */
+static void header_speed(const view_state *v, char *buf, size_t len)
+{
+    char got[32], asked[32];
+    speed_text(v->achieved, got, sizeof got);
+    speed_text(v->speed, asked, sizeof asked);
+    if (v->achieved < 0 && v->speed <= 0)
+        snprintf(buf, len, "as fast as it goes");
+    else if (v->achieved < 0)
+        snprintf(buf, len, "%s x real time", asked);
+    else if (v->speed <= 0)
+        snprintf(buf, len, "%s x real time (as fast as it goes)", got);
+    else if (v->achieved < 0.95 * v->speed)
+        snprintf(buf, len, "%s x real time (asked %s x)", got, asked);
+    else
+        snprintf(buf, len, "%s x real time", asked);
+}
+
 static void header(cairo_t *cr, const view_layout *l, const view_state *v)
 {
     double f = l->font_px;
@@ -182,15 +203,7 @@ static void header(cairo_t *cr, const view_layout *l, const view_state *v)
     const sim_config *c = session_config(a);
     double now = (double)session_now(a) / 1e9;
     char line[512], speed[96];
-    char got[32], asked[32];
-    speed_text(v->achieved, got, sizeof got);
-    speed_text(v->speed, asked, sizeof asked);
-    if (v->speed > 0)
-        snprintf(speed, sizeof speed, "%s x real time (asked %s x)", got,
-                 asked);
-    else
-        snprintf(speed, sizeof speed, "%s x real time (as fast as it "
-                 "goes)", got);
+    header_speed(v, speed, sizeof speed);
     char events[64];
     if (v->events_per_s >= 0)
         snprintf(events, sizeof events, "%.2f M events/s",
@@ -326,7 +339,8 @@ static void faults(cairo_t *cr, const chart_panel *p, const session *ss)
     double now = (double)session_now(ss) / 1e9;
     for (uint32_t i = 0; i < n; i++) {
         double t0 = (double)f[i].start_ns / 1e9;
-        if (t0 > now)
+        /* Not yet, or ended before it began (replaced at once). */
+        if (t0 > now || f[i].duration_ns == 0)
             continue;
         double t1 = fmin(t0 + (double)f[i].duration_ns / 1e9, now);
         bool change = i >= configured && is_change(&f[i]);
@@ -657,6 +671,8 @@ static void timeline(cairo_t *cr, const view_layout *l, const view_state *v)
     const fault_cfg *fl = sim_faults(session_sim(a), &n);
     uint32_t configured = session_config(a)->n_faults;
     for (uint32_t i = 0; i < n; i++) {
+        if (fl[i].duration_ns == 0) /* ended before it began */
+            continue;
         double t0 = (double)fl[i].start_ns / 1e9;
         double t1 = t0 + (double)fl[i].duration_ns / 1e9;
         double x0 = r.x + r.w * fmin(t0 / dur, 1.0);
@@ -734,7 +750,7 @@ static const char *const help_lines[] = {
     "right / left   one worker more / fewer",
     "t / T          client timeout -100 ms / +100 ms",
     "v              A/B: run a second policy on the same random numbers",
-    "p              next policy (restarts at t = 0 on the same seed)",
+    "p              next policy for A (replayed to now, same storm)",
     "g              the field by client or by process",
     "r              restart",
     "w              save as a scenario (with [expect]) to run in CI",

@@ -46,7 +46,8 @@ typedef struct view_state {
     int n_runs;
     double speed;                   /* asked for, x real time; 0: as fast
                                        as possible */
-    double achieved;                /* measured, x real time */
+    double achieved;                /* measured, x real time; < 0: not
+                                       running or not measured yet */
     double events_per_s;            /* measured, engine events per wall s;
                                        < 0: not measured (frames) */
     double events;                  /* engine events so far, every run */

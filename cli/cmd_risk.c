@@ -1,0 +1,541 @@
+/*
+ * cmd_risk.c -- `stormbench risk SCENARIO`: the probability that a run
+ * tips into a storm within a horizon (reports/risk.h), printed in words a
+ * team can read, and written to -o DIR as risk.json, risk.md and the first
+ * storm found as a scenario that `run` and the GUI replay.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "json.h"
+#include "outfile.h"
+#include "print.h"
+#include "risk.h"
+#include "scenario.h"
+#include "units.h"
+#include "writer.h"
+
+static const char risk_usage[] =
+    "Usage: stormbench risk SCENARIO [OPTIONS]\n"
+    "\n"
+    "Estimate the probability that a run of SCENARIO tips into a storm\n"
+    "within a horizon: after the trigger is gone (no fault running),\n"
+    "goodput does not come back within 10 % of its baseline for a\n"
+    "recovery window, for --storm-window in a row -- what `run` calls\n"
+    "metastable.  Each run is the scenario for the horizon with its own\n"
+    "seed (the scenario's seed + the run's number); the estimate comes\n"
+    "with a confidence interval and, as a rate, the chance of a storm in\n"
+    "a day and in a year.\n"
+    "\n"
+    "Policy and scenario (as for run):\n"
+    "  --policy NAME[+NAME...]   --param [LAYER.]KEY=VALUE\n"
+    "  --policy-plugin FILE.so   --set SECTION.KEY=VALUE   --seed N\n"
+    "\n"
+    "Estimate:\n"
+    "  --horizon DURATION        each run's length (default 1h)\n"
+    "  --storm-window DURATION   no recovery this long after the trigger\n"
+    "                            is gone is a storm (default 5m)\n"
+    "  --target-rel-error X      stop when the interval's half-width is\n"
+    "                            at most X of the estimate (default 0.2)\n"
+    "  --confidence X            of the interval (default 0.95)\n"
+    "  --max-runs N              stop after N runs whatever the error\n"
+    "                            (default 2000)\n"
+    "  --budget DURATION         stop after this much simulated time, all\n"
+    "                            runs together (default: none)\n"
+    "  --method auto|plain|splitting\n"
+    "                            plain Monte Carlo, or multilevel\n"
+    "                            splitting for rare storms (default auto)\n"
+    "  -j N                      runs at once (default 1); the result does\n"
+    "                            not depend on it\n"
+    "\n"
+    "Outputs:\n"
+    "  -o DIR                    risk.json, risk.md and first-storm.ini\n"
+    "                            (the first run that tipped, as a scenario\n"
+    "                            `run` and `gui` replay)\n"
+    "  -q, --quiet               print only errors\n"
+    "\n"
+    "Exit status: 0 the estimate was made, 2 bad input or a run that\n"
+    "could not finish.\n";
+
+typedef struct risk_cli {
+    const char *scenario, *policy, *seed, *out;
+    const char *sets[CLI_MAX_LIST];
+    int n_sets;
+    const char *plugins[CLI_MAX_LIST];
+    int n_plugins;
+    setting params[PSTACK_MAX_SETTINGS];
+    int n_params;
+    int64_t horizon_ns, window_ns;
+    risk_opts ro;
+    bool quiet;
+} risk_cli;
+
+/* ---- Options ------------------------------------------------------------ */
+
+static int opt_duration(args *a, const char *name, int64_t *ns)
+{
+    const char *v = args_value(a, name);
+    sb_err e;
+    if (v == NULL)
+        return EXIT_INPUT;
+    if (units_duration(v, ns, &e) != 0 || *ns <= 0)
+        return args_usage_error(a, "%s: expected a positive duration such "
+                                "as 1h or 300s, got '%s'", name, v);
+    return 0;
+}
+
+static int opt_real(args *a, const char *name, double lo, double hi,
+                    double *x)
+{
+    const char *v = args_value(a, name);
+    sb_err e;
+    if (v == NULL)
+        return EXIT_INPUT;
+    if (units_real(v, x, &e) != 0 || !(*x > lo) || !(*x < hi))
+        return args_usage_error(a, "%s: expected a number between %g and "
+                                "%g, got '%s'", name, lo, hi, v);
+    return 0;
+}
+
+static int opt_count(args *a, const char *name, int64_t lo, int64_t hi,
+                     int64_t *n)
+{
+    const char *v = args_value(a, name);
+    sb_err e;
+    if (v == NULL)
+        return EXIT_INPUT;
+    if (units_int(v, n, &e) != 0 || *n < lo || *n > hi)
+        return args_usage_error(a, "%s: expected a whole number from %lld "
+                                "to %lld, got '%s'", name, (long long)lo,
+                                (long long)hi, v);
+    return 0;
+}
+
+static int opt_method(args *a, risk_opts *o)
+{
+    const char *v = args_value(a, "--method");
+    if (v == NULL)
+        return EXIT_INPUT;
+    static const char *const names[] = {"auto", "plain", "splitting"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(v, names[i]) == 0) {
+            o->method = (risk_method)i;
+            return 0;
+        }
+    return args_usage_error(a, "--method: expected auto, plain or "
+                            "splitting, got '%s'", v);
+}
+
+/* The options with a value of their own type. */
+static int parse_typed(args *a, risk_cli *o)
+{
+    int64_t n;
+    int rc;
+    if (args_is(a, "--horizon"))
+        return opt_duration(a, "--horizon", &o->horizon_ns);
+    if (args_is(a, "--storm-window"))
+        return opt_duration(a, "--storm-window", &o->window_ns);
+    if (args_is(a, "--budget")) {
+        int64_t ns;
+        rc = opt_duration(a, "--budget", &ns);
+        o->ro.max_sim_s = (double)ns / 1e9;
+        return rc;
+    }
+    if (args_is(a, "--target-rel-error"))
+        return opt_real(a, "--target-rel-error", 0, 1, &o->ro.target_rel_error);
+    if (args_is(a, "--confidence"))
+        return opt_real(a, "--confidence", 0, 1, &o->ro.confidence);
+    if (args_is(a, "--max-runs")) {
+        rc = opt_count(a, "--max-runs", 1, 1000000000, &n);
+        o->ro.max_runs = (uint64_t)n;
+        return rc;
+    }
+    if (args_is(a, "-j")) {
+        rc = opt_count(a, "-j", 1, 64, &n);
+        o->ro.threads = (int)n;
+        return rc;
+    }
+    if (args_is(a, "--method"))
+        return opt_method(a, &o->ro);
+    return 1;
+}
+
+static int parse_one(args *a, risk_cli *o)
+{
+    const char *arg = a->argv[a->i];
+    if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+        fputs(risk_usage, stdout);
+        return -1;
+    }
+    if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
+        o->quiet = true;
+        return 0;
+    }
+    if (args_is(a, "--set"))
+        return args_list_add(a, o->sets, &o->n_sets, "--set");
+    if (args_is(a, "--policy-plugin"))
+        return args_list_add(a, o->plugins, &o->n_plugins, "--policy-plugin");
+    if (args_is(a, "--param"))
+        return args_param(a, o->params, &o->n_params);
+    int rc = parse_typed(a, o);
+    if (rc != 1)
+        return rc;
+    const struct {
+        const char *name;
+        const char **slot;
+    } single[] = {{"--policy", &o->policy}, {"--seed", &o->seed},
+                  {"-o", &o->out}};
+    for (size_t i = 0; i < sizeof single / sizeof *single; i++)
+        if (args_is(a, single[i].name)) {
+            const char *v = args_value(a, single[i].name);
+            if (v && *v == '\0')
+                return args_usage_error(a, "%s: expected a value, got ''",
+                                        single[i].name);
+            *single[i].slot = v;
+            return v ? 0 : EXIT_INPUT;
+        }
+    return args_scenario(a, arg, &o->scenario);
+}
+
+static int parse_risk(int argc, char **argv, risk_cli *o)
+{
+    memset(o, 0, sizeof *o);
+    o->horizon_ns = (int64_t)3600 * 1000000000;
+    o->window_ns = (int64_t)300 * 1000000000;
+    o->ro = (risk_opts){RISK_AUTO, 0.95, 0.2, 2000, 0, 1};
+    args a = {argc, argv, 1, "risk"};
+    for (; a.i < argc; a.i++) {
+        int rc = parse_one(&a, o);
+        if (rc != 0)
+            return rc;
+    }
+    if (o->scenario == NULL)
+        return args_usage_error(&a, "no scenario file given");
+    return o->seed ? args_check_seed(&a, o->seed, NULL) : 0;
+}
+
+/* ---- The scenario and the policy ------------------------------------------ */
+
+typedef struct risk_job {
+    risk_cli o;
+    scenario sc;
+    const char *spec;
+    const char *plugins[SCENARIO_MAX_PLUGINS + CLI_MAX_LIST];
+    int n_plugins;
+    setting settings[2 * PSTACK_MAX_SETTINGS];
+    int n_settings;
+    char note[1024];
+    char policy_text[1024]; /* "immediate (max_attempts=5)" */
+    risk_result res;
+} risk_job;
+
+static int load(risk_job *j, sb_err *e)
+{
+    const char *sets[CLI_MAX_LIST + 1];
+    int n = j->o.n_sets;
+    memcpy(sets, j->o.sets, (size_t)n * sizeof *sets);
+    char seed[96];
+    if (j->o.seed) {
+        snprintf(seed, sizeof seed, "scenario.seed=%s", j->o.seed);
+        sets[n++] = seed;
+    }
+    char path[1024];
+    if (cli_find_scenario(j->o.scenario, path, sizeof path, e) != 0 ||
+        scenario_load(path, sets, n, &j->sc, e) != 0)
+        return -1;
+    j->spec = j->o.policy ? j->o.policy : j->sc.policy;
+    for (int i = 0; i < j->sc.n_plugins; i++)
+        j->plugins[j->n_plugins++] = j->sc.plugins[i];
+    for (int i = 0; i < j->o.n_plugins; i++)
+        j->plugins[j->n_plugins++] = j->o.plugins[i];
+    if (cli_scenario_params(&j->sc, j->spec, j->plugins, j->n_plugins,
+                            j->settings, &j->n_settings, j->note,
+                            sizeof j->note, e) != 0)
+        return -1;
+    for (int i = 0; i < j->o.n_params; i++)
+        j->settings[j->n_settings++] = j->o.params[i];
+    /* The stack builds (a bad parameter is said once, here, rather than
+     * by every run). */
+    policy_setup ps;
+    if (policy_setup_build_at(j->spec, j->o.policy ? "--policy"
+                                                   : j->sc.policy_origin,
+                              j->plugins, j->n_plugins, j->settings,
+                              j->n_settings, &ps, e) != 0)
+        return -1;
+    print_policy(ps.stack, j->policy_text, sizeof j->policy_text);
+    policy_setup_free(&ps);
+    return 0;
+}
+
+/* ---- Words ----------------------------------------------------------------- */
+
+/* A span of seconds as a person says it: "45 s", "12 min", "3.5 h",
+ * "4.2 days", "3.1 years". */
+static const char *span(double s, char *buf, size_t len)
+{
+    static const struct {
+        double unit;
+        const char *name;
+    } units[] = {{365.25 * 86400, "years"}, {86400, "days"},
+                 {3600, "h"},               {60, "min"}};
+    if (!isfinite(s)) {
+        snprintf(buf, len, "never");
+        return buf;
+    }
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (s >= units[i].unit) {
+            double v = s / units[i].unit;
+            bool whole = v >= 10 || fabs(v - round(v)) < 0.05;
+            snprintf(buf, len, "%.*f %s", whole ? 0 : 1, v, units[i].name);
+            return buf;
+        }
+    snprintf(buf, len, "%.0f s", s);
+    return buf;
+}
+
+/* A probability with enough digits to read: "0.42", "3.1e-05". */
+static const char *prob(double p, char *buf, size_t len)
+{
+    if (p == 0 || p >= 0.01)
+        snprintf(buf, len, "%.3g", p);
+    else
+        snprintf(buf, len, "%.2e", p);
+    return buf;
+}
+
+static void print_result(FILE *f, const risk_job *j)
+{
+    const risk_result *r = &j->res;
+    const split_estimate *est = &r->est;
+    char a[64], b[64], c[64], h[64], w[64];
+    span((double)j->o.horizon_ns / 1e9, h, sizeof h);
+    span((double)j->o.window_ns / 1e9, w, sizeof w);
+    fprintf(f, "scenario  %s (%s)\npolicy    %s\n", j->sc.cfg.name,
+            j->sc.path, j->policy_text);
+    fprintf(f, "storm     after the trigger is gone, goodput not back "
+               "within 10%% of baseline for %s in a row\n", w);
+    fprintf(f, "horizon   %s per run (%s exposed after the warm-up)\n\n", h,
+            span(r->exposure_s, a, sizeof a));
+    fprintf(f, "P(storm within %s) = %s   (%.0f%% interval %s to %s)\n", h,
+            prob(est->p, a, sizeof a), 100 * j->o.ro.confidence,
+            prob(est->lo, b, sizeof b), prob(est->hi, c, sizeof c));
+    if (r->note[0])
+        fprintf(f, "  note             %s\n", r->note);
+    if (est->plain)
+        fprintf(f, "  estimator        plain Monte Carlo, Wilson interval: "
+                   "%" PRIu64 " of %" PRIu64 " runs tipped\n",
+                est->hit_trials, est->trials);
+    else
+        fprintf(f, "  estimator        RESTART splitting, %d levels, "
+                   "Student-t interval over %" PRIu64 " runs (%" PRIu64
+                   " paths); as precise as %.0f plain runs\n",
+                r->plan.n_levels, est->trials, est->paths,
+                est->effective_runs);
+    fprintf(f, "  simulated time   %s in all\n",
+            span(est->work, a, sizeof a));
+    if (est->hit_trials == 0)
+        fprintf(f, "  no run tipped    the probability is below %s (the "
+                   "interval's upper end); more runs (--max-runs, "
+                   "--budget) or --method splitting narrow it\n",
+                prob(est->hi, a, sizeof a));
+    else if (!est->reached_target)
+        fprintf(f, "  precision        +-%.0f%% of the estimate, wider than "
+                   "the %.0f%% asked: raise --max-runs or --budget\n",
+                100 * est->rel_error, 100 * j->o.ro.target_rel_error);
+    if (isfinite(r->rate_per_s)) {
+        fprintf(f, "  expected time to the first storm  about %s "
+                   "(%s to %s)\n",
+                span(1 / r->rate_per_s, a, sizeof a),
+                span(1 / r->rate_hi_per_s, b, sizeof b),
+                span(isfinite(r->rate_lo_per_s) ? 1 / r->rate_lo_per_s
+                                                : INFINITY,
+                     c, sizeof c));
+        fprintf(f, "  P(storm in a day)   %s    P(storm in a year)  %s\n",
+                prob(risk_within(r->rate_per_s, 86400), a, sizeof a),
+                prob(risk_within(r->rate_per_s, 365.25 * 86400), b,
+                     sizeof b));
+        fprintf(f, "  (storms taken as a Poisson process at the rate the "
+                   "estimate implies: -ln(1 - p) / %s)\n",
+                span(r->exposure_s, a, sizeof a));
+    } else if (est->hit_trials == 0 && isfinite(r->rate_hi_per_s)) {
+        fprintf(f, "  expected time to the first storm  more than %s\n",
+                span(1 / r->rate_hi_per_s, a, sizeof a));
+    } else if (est->hit_trials == est->trials) {
+        fprintf(f, "  every run tipped: storms come sooner than the "
+                   "horizon; a shorter --horizon tells how soon\n");
+    }
+    if (r->found)
+        fprintf(f, "first storm  run %" PRIu64 " (seed %" PRIu64 ") judged "
+                   "a storm at %.0f s\n",
+                r->first_trial, r->first_seed,
+                (double)r->first_storm_ns / 1e9);
+}
+
+/* ---- Files ---------------------------------------------------------------- */
+
+/* A double in the fewest digits that read back to the same bits (0.95,
+ * not 0.94999999999999996). */
+static void jw_exact(jw *w, const char *key, double v)
+{
+    char buf[40] = "";
+    for (int digits = 15; isfinite(v) && digits <= 17; digits++) {
+        snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    jw_number_text(w, key, buf);
+}
+
+static void json_result(FILE *f, const risk_job *j)
+{
+    const risk_result *r = &j->res;
+    const split_estimate *est = &r->est;
+    jw w;
+    jw_init(&w, f, true);
+    jw_object(&w, NULL);
+    jw_string(&w, "scenario", j->sc.cfg.name);
+    jw_string(&w, "path", j->sc.path);
+    jw_string(&w, "policy", j->spec);
+    jw_uint(&w, "seed", j->sc.cfg.seed);
+    jw_exact(&w, "horizon_s", (double)j->o.horizon_ns / 1e9);
+    jw_exact(&w, "storm_window_s", (double)j->o.window_ns / 1e9);
+    jw_exact(&w, "exposure_s", r->exposure_s);
+    jw_string(&w, "estimator", est->plain ? "plain Monte Carlo" : "RESTART");
+    jw_exact(&w, "confidence", j->o.ro.confidence);
+    jw_exact(&w, "probability", est->p);
+    jw_exact(&w, "lo", est->lo);
+    jw_exact(&w, "hi", est->hi);
+    jw_exact(&w, "relative_error", est->rel_error);
+    jw_bool(&w, "reached_target", est->reached_target);
+    jw_uint(&w, "runs", est->trials);
+    jw_uint(&w, "runs_tipped", est->hit_trials);
+    jw_uint(&w, "paths", est->paths);
+    jw_exact(&w, "effective_runs", est->effective_runs);
+    jw_exact(&w, "simulated_s", est->work);
+    jw_exact(&w, "storms_per_day", r->rate_per_s * 86400);
+    jw_exact(&w, "storms_per_day_lo", r->rate_lo_per_s * 86400);
+    jw_exact(&w, "storms_per_day_hi", r->rate_hi_per_s * 86400);
+    if (!est->plain) {
+        jw_array(&w, "levels");
+        for (int i = 0; i < r->plan.n_levels; i++) {
+            jw_object(&w, NULL);
+            jw_exact(&w, "importance", r->plan.level[i]);
+            jw_uint(&w, "copies", r->plan.copies[i]);
+            jw_end(&w);
+        }
+        jw_end(&w);
+    }
+    if (r->found) {
+        jw_object(&w, "first_storm");
+        jw_uint(&w, "run", r->first_trial);
+        jw_uint(&w, "seed", r->first_seed);
+        jw_exact(&w, "judged_at_s", (double)r->first_storm_ns / 1e9);
+        jw_end(&w);
+    } else {
+        jw_null(&w, "first_storm");
+    }
+    jw_end(&w);
+    fputc('\n', f);
+}
+
+/* The first storm as a scenario: the same config with the run's seed,
+ * long enough to show the storm judged, and [expect] metastable = true
+ * when a fault triggered it (run judges recovery only after a fault). */
+static int write_first_storm(const risk_job *j, const char *path, sb_err *e)
+{
+    const risk_result *r = &j->res;
+    sim_config cfg = j->sc.cfg;
+    cfg.seed = r->first_seed;
+    cfg.duration_ns = r->first_storm_ns;
+    char comment[1024], h[64];
+    units_fmt_duration(j->o.horizon_ns, h, sizeof h);
+    snprintf(comment, sizeof comment,
+             "The first storm `stormbench risk` found in %s: run %" PRIu64
+             " of a %s horizon\n(seed %" PRIu64 "), judged a storm at "
+             "%.0f s: after the trigger was gone,\ngoodput did not come back "
+             "within 10%% of baseline for the storm window.\nReplay: "
+             "stormbench run THIS-FILE   or   stormbench gui THIS-FILE",
+             j->sc.path, r->first_trial, h, r->first_seed,
+             (double)r->first_storm_ns / 1e9);
+    setting expect[1] = {{"", "", ""}};
+    int n_expect = 0;
+    if (cfg.n_faults > 0) {
+        snprintf(expect[0].key, sizeof expect[0].key, "metastable");
+        snprintf(expect[0].value, sizeof expect[0].value, "true");
+        n_expect = 1;
+    }
+    writer_extra x = {comment,      j->spec,   j->settings, j->n_settings,
+                      j->plugins,   j->n_plugins, expect,   n_expect};
+    outfile out;
+    if (outfile_open(&out, path, e) != 0)
+        return -1;
+    if (scenario_write(out.f, &cfg, &x, e) != 0) {
+        outfile_abort(&out);
+        return -1;
+    }
+    return outfile_commit(&out, e);
+}
+
+static int write_files(const risk_job *j, sb_err *e)
+{
+    char path[1200];
+    outfile out;
+    snprintf(path, sizeof path, "%s/risk.json", j->o.out);
+    if (outfile_open(&out, path, e) != 0)
+        return -1;
+    json_result(out.f, j);
+    if (outfile_commit(&out, e) != 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/risk.md", j->o.out);
+    if (outfile_open(&out, path, e) != 0)
+        return -1;
+    fputs("# Risk of a storm\n\n```\n", out.f);
+    print_result(out.f, j);
+    fputs("```\n", out.f);
+    if (outfile_commit(&out, e) != 0)
+        return -1;
+    if (!j->res.found)
+        return 0;
+    snprintf(path, sizeof path, "%s/first-storm.ini", j->o.out);
+    return write_first_storm(j, path, e);
+}
+
+/* ---- The command ---------------------------------------------------------- */
+
+int cmd_risk(int argc, char **argv)
+{
+    risk_job *j = calloc(1, sizeof *j);
+    if (j == NULL) {
+        fprintf(stderr, "stormbench risk: out of memory\n");
+        return EXIT_INPUT;
+    }
+    int rc = parse_risk(argc, argv, &j->o);
+    if (rc != 0) {
+        free(j);
+        return rc < 0 ? EXIT_OK : rc;
+    }
+    sb_err e;
+    rc = EXIT_INPUT;
+    if (load(j, &e) != 0)
+        goto fail;
+    if (j->note[0] && !j->o.quiet)
+        fprintf(stderr, "stormbench risk: note: %s\n", j->note);
+    risk_setup su = {&j->sc.cfg,  j->spec,       j->settings,
+                     j->n_settings, j->plugins,  j->n_plugins,
+                     j->o.horizon_ns, j->o.window_ns};
+    if (risk_estimate(&su, &j->o.ro, &j->res, &e) != 0)
+        goto fail;
+    if (!j->o.quiet)
+        print_result(stdout, j);
+    if (j->o.out && write_files(j, &e) != 0)
+        goto fail;
+    free(j);
+    return EXIT_OK;
+fail:
+    fprintf(stderr, "stormbench risk: %s\n", e.msg);
+    free(j);
+    return rc;
+}

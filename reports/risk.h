@@ -1,0 +1,91 @@
+/*
+ * risk.h -- the probability that a run tips into a storm within a
+ * horizon: `stormbench risk`.
+ *
+ * What "entered a storm" means (README "Risk"), the one definition every
+ * part uses: after the trigger is gone -- no fault running, or, in a
+ * scenario without faults, after the warm-up -- goodput has not come back
+ * within 10 % of the baseline for a recovery window (the scenario's
+ * recovery_window, the same test `run` uses to say "recovered") for
+ * storm_window in a row.  It is `run`'s "metastable: did not recover",
+ * judged after storm_window instead of at the end of the run.  The
+ * baseline is `run`'s: goodput from the warm-up to the first fault (or,
+ * without faults, over the storm window after the warm-up).
+ *
+ * Each trial is one run of the scenario for the horizon, with seed
+ * (scenario seed + trial number); it is checked at every bucket.  The
+ * probability is estimated by reports/splitting.h: plain Monte Carlo with
+ * Wilson's interval when storms are common enough for the budget, else
+ * RESTART on an importance function (the server's attempts in the system)
+ * when the engine can copy a running simulation.
+ *
+ * Threads: trials run on opts.threads; the result does not depend on
+ * their number.
+ */
+#ifndef SB_RISK_H
+#define SB_RISK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "err.h"
+#include "setting.h"
+#include "splitting.h"
+
+/* What to run: the scenario and the policy, borrowed for the call. */
+typedef struct risk_setup {
+    const sim_config *cfg;      /* its duration is replaced by horizon */
+    const char *policy;         /* "exponential+token_bucket" */
+    const setting *params;
+    int n_params;
+    const char *const *plugins;
+    int n_plugins;
+    int64_t horizon_ns;         /* each trial runs this long */
+    int64_t storm_window_ns;    /* no recovery for this long: a storm */
+} risk_setup;
+
+typedef enum risk_method {
+    RISK_AUTO,      /* plain Monte Carlo when the pilot sees enough
+                       storms, else splitting */
+    RISK_PLAIN,
+    RISK_SPLITTING
+} risk_method;
+
+typedef struct risk_opts {
+    risk_method method;
+    double confidence;       /* 0.95 */
+    double target_rel_error; /* 0.2 */
+    uint64_t max_runs;       /* main trials at most */
+    double max_sim_s;        /* simulated seconds at most (0: no limit) */
+    int threads;
+} risk_opts;
+
+typedef struct risk_result {
+    split_estimate est;
+    split_plan plan;          /* n_levels 0 for plain Monte Carlo */
+    bool splitting;           /* the estimator used */
+    /* Why plain Monte Carlo was used when the pilot asked for splitting,
+     * or "" */
+    char note[256];
+    /* The first storm found: the lowest trial that tipped, the seed that
+     * replays it and when it was judged a storm. */
+    bool found;
+    uint64_t first_trial, first_seed;
+    int64_t first_storm_ns;
+    /* Storms as a Poisson process over the exposed time (horizon minus
+     * warm-up): rate = -ln(1 - p) / exposure; NaN when p is 0 or 1. */
+    double rate_per_s, rate_lo_per_s, rate_hi_per_s;
+    double exposure_s;
+} risk_result;
+
+/* Estimates P(storm within the horizon).  -1 with e set on bad input or
+ * a failed run. */
+int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
+                  sb_err *e);
+
+/* P(at least one storm in `span_s` seconds) at a rate: 1 - exp(-rate x
+ * span). */
+double risk_within(double rate_per_s, double span_s);
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * check_app.c -- the GUI's behaviour without its window (viz/app.h), in
+ * process: a script drives the app as the window would, at full speed,
+ * and what it saves is caught by the save callback (the CLI's writes a
+ * file; here the config and the policy are kept to be looked at).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "app.h"
+#include "testutil.h"
+
+/* What the app asked to save, the last time. */
+typedef struct saved {
+    int calls;
+    sim_config cfg;
+    char policy[256];
+} saved;
+
+static int catch_save(void *ctx, const char *path, const sim_config *cfg,
+                      const char *policy, const setting *params, int n_params,
+                      const char *const *plugins, int n_plugins,
+                      const setting *expect, int n_expect, sb_err *e)
+{
+    (void)path, (void)params, (void)n_params, (void)plugins;
+    (void)n_plugins, (void)expect, (void)n_expect, (void)e;
+    saved *s = ctx;
+    s->calls++;
+    s->cfg = *cfg;
+    snprintf(s->policy, sizeof s->policy, "%s", policy);
+    return 0;
+}
+
+static scenario storm;
+
+/* retry-storm, without its own outage: what the script does is all. */
+static void load_storm(void)
+{
+    sb_err e;
+    if (scenario_load(TU_SOURCE("scenarios/retry-storm.ini"), NULL, 0, &storm,
+                      &e) != 0)
+        ck_abort_msg("%s", e.msg);
+    storm.cfg.n_faults = 0;
+}
+
+/* Create the app on retry-storm with script_text and run it, as fast as
+ * it goes, until it quits or the run ends.  Returns the app (the caller
+ * destroys it), or NULL with the error in *e when it would not start. */
+static app *run_script(const char *script_text, saved *sv, sb_err *e)
+{
+    static const char *const cycle[] = {"immediate", "exponential"};
+    char path[1024];
+    snprintf(path, sizeof path, "%s",
+             tu_write_temp("app.script", script_text));
+    load_storm();
+    app_options o;
+    memset(&o, 0, sizeof o);
+    o.cfg = &storm.cfg;
+    o.policy = storm.policy;
+    o.params = storm.settings;
+    o.n_params = storm.n_settings;
+    o.cycle = cycle;
+    o.n_cycle = 2;
+    o.speed = 0;
+    o.script = path;
+    o.save = catch_save;
+    o.save_ctx = sv;
+    o.recording = true;
+    app *a;
+    if (app_create(&o, &a, e) != 0)
+        return NULL;
+    for (int i = 0; i < 10000 && !app_quit(a); i++) {
+        if (app_advance(a, 1.0, INFINITY) != 0)
+            break;
+        if (app_now(a) >= storm.cfg.duration_ns)
+            break;
+    }
+    return a;
+}
+
+/* `p` and the script's `policy` give A another policy on the same run:
+ * the outage injected at 40 s stays, the run stays at 60 s, and the
+ * scenario saved there has the outage and the new policy.  (They used to
+ * restart A at t = 0 with nothing injected, so saving at once failed:
+ * the run was not past its warm-up.) */
+START_TEST(new_policy_keeps_what_was_injected)
+{
+    saved sv = {0};
+    sb_err e;
+    app *a = run_script("at 40s inject outage blackhole 10s\n"
+                        "at 60s policy exponential\n"
+                        "at 60s save x.ini\n"
+                        "at 60s quit\n",
+                        &sv, &e);
+    ck_assert_msg(a != NULL, "%s", e.msg);
+    ck_assert_int_eq(app_status(a), 0);
+    ck_assert_int_eq(app_now(a), 60 * NS_PER_S);
+    ck_assert_int_eq(sv.calls, 1);
+    ck_assert_str_eq(sv.policy, "exponential");
+    ck_assert_uint_eq(sv.cfg.n_faults, 1);
+    ck_assert_int_eq(sv.cfg.faults[0].type, FAULT_OUTAGE);
+    ck_assert_int_eq(sv.cfg.faults[0].start_ns, 40 * NS_PER_S);
+    ck_assert_int_eq(sv.cfg.faults[0].duration_ns, 10 * NS_PER_S);
+    app_destroy(a);
+}
+END_TEST
+
+/* The header's speed is the rate the user gets.  A window whose frames
+ * take 0.4 s of wall time (a slow machine, a heavy run) hands the app at
+ * most 0.25 s per frame, the cap that keeps one slow frame from jumping
+ * the run ahead; at 100 x the run then moves 25 s per 0.4 s of wall
+ * time: 62.5 x real time at most, whatever was asked.  The figure said
+ * 100 x (25 s over the 0.25 s it was handed).  Sleeping can only make
+ * the frames longer on a busy machine, so the bound is safe. */
+START_TEST(speed_shown_is_the_real_rate)
+{
+    app_options o;
+    sb_err e;
+    load_storm();
+    memset(&o, 0, sizeof o);
+    o.cfg = &storm.cfg;
+    o.policy = "none";
+    o.speed = 100;
+    app *a;
+    ck_assert_msg(app_create(&o, &a, &e) == 0, "%s", e.msg);
+    ck_assert_double_lt(app_real_speed(a), 0); /* not measured yet */
+    struct timespec frame = {0, 400 * 1000 * 1000};
+    for (int i = 0; i < 4; i++) {
+        nanosleep(&frame, NULL);
+        ck_assert_int_eq(app_advance(a, 0.25, INFINITY), 0);
+    }
+    /* 4 frames of 25 s each: the run did move at the cap. */
+    ck_assert_int_eq(app_now(a), 100 * NS_PER_S);
+    ck_assert_double_gt(app_real_speed(a), 0);
+    ck_assert_double_le(app_real_speed(a), 62.5);
+    app_destroy(a);
+}
+END_TEST
+
+Suite *app_suite(void)
+{
+    Suite *s = suite_create("app");
+    TCase *tc = tcase_create("script");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, new_policy_keeps_what_was_injected);
+    tcase_add_test(tc, speed_shown_is_the_real_rate);
+    suite_add_tcase(s, tc);
+    return s;
+}
