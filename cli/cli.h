@@ -5,6 +5,7 @@
 #ifndef SB_CLI_H
 #define SB_CLI_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -121,6 +122,10 @@ int cli_scenario_params(const struct scenario *sc, const char *spec,
  * scenario ("retry-storm") in ./scenarios or the installed library.
  * 0 with the path in out, or -1 with a message listing the shipped ones. */
 int cli_find_scenario(const char *arg, char *out, size_t len, sb_err *e);
+/* The directories a shipped scenario is looked up in, those that exist,
+ * in the order cli_find_scenario tries them (find.c says which); returns
+ * how many (at most max). */
+int cli_scenario_dirs(char dirs[][PATH_MAX], int max);
 
 /* ---- guard.c: a plug-in that crashes or hangs in a hook ------------------ */
 
@@ -168,5 +173,6 @@ int cmd_risk(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
+int cmd_scenarios(int argc, char **argv);
 
 #endif

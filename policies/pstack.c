@@ -1,5 +1,7 @@
 #include "pstack.h"
 
+#include <assert.h>
+
 #include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
@@ -319,12 +321,32 @@ size_t pstack_client_state_size(const pstack *ps) { return ps->csize; }
 size_t pstack_request_state_size(const pstack *ps) { return ps->rsize; }
 const char *pstack_error(const pstack *ps) { return ps->error; }
 
+/* The reports a host may have no use for (a probe, `decide`) are no-ops,
+ * never NULL: policy.h promises a plug-in every function sb_host's size
+ * covers, and a plug-in written from it calls them unchecked. */
+static void no_breaker(const sb_ctx *ctx, int32_t open)
+{
+    (void)ctx;
+    (void)open;
+}
+
+static void no_level(const sb_ctx *ctx, double fraction)
+{
+    (void)ctx;
+    (void)fraction;
+}
+
 static const sb_host *host_for(pstack *ps, const sb_host *src)
 {
     if (ps->host_src != src) {
+        assert(src->uniform != NULL);
         ps->host = *src;
         ps->host.struct_size = sizeof ps->host;
         ps->host.classify = ps->classify;
+        if (ps->host.breaker == NULL)
+            ps->host.breaker = no_breaker;
+        if (ps->host.level == NULL)
+            ps->host.level = no_level;
         ps->host_src = src;
     }
     return &ps->host;

@@ -210,6 +210,9 @@ static sim_trace trace_record(const sim *s, const request *r, trace_kind kind,
     t.client = r->client;
     t.request = r->index;
     t.attempt = a;
+    const requester *rq = &s->rqs.rq[r->caller];
+    t.stack = rq->stack;
+    t.caller = r->caller ? rq->name : NULL;
     return t;
 }
 

@@ -57,6 +57,10 @@ typedef struct sim_trace {
                                    overrode the stack (driver.h), or NULL */
     const char *reason;         /* refusals */
     sb_outcome outcome;         /* TRACE_END */
+    const pstack *stack;        /* the stack that decided: the layers
+                                   decision names are its */
+    const char *caller;         /* NULL for the clients' requests; a
+                                   pipeline step's calls: "step 'load'" */
 } sim_trace;
 
 typedef struct sim_observer {
