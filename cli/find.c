@@ -166,7 +166,7 @@ static int by_name(const void *a, const void *b)
 int cmd_scenarios(int argc, char **argv)
 {
     bool names_only = false;
-    args a = {argc, argv, 1, "scenarios"};
+    args a = {argc, argv, 1, "scenarios", scenarios_usage};
     for (; a.i < argc; a.i++) {
         if (strcmp(argv[a.i], "-h") == 0 || strcmp(argv[a.i], "--help") == 0) {
             fputs(scenarios_usage, stdout);

@@ -102,7 +102,7 @@ static int check_times(load *ld)
                  "run (it ends at %.0f s, the run at %.0f s): recovery cannot "
                  "be judged", (double)last / 1e9,
                  (double)c->duration_ns / 1e9);
-        warn(ld->sc, msg);
+        load_warn(ld->sc, msg);
     } else if (last >= 0 &&
                simtime_add(last, c->recovery_window_ns) > c->duration_ns) {
         snprintf(msg, sizeof msg, "the run ends less than one "
