@@ -114,8 +114,10 @@ static const key_row table[] = {
     BARE(KS_FAULT, "type", key_later, .faults = ALL_FAULTS),
     FAULT("start", key_duration, start_ns, .faults = ALL_FAULTS,
           .required = ALL_FAULTS),
-    FAULT("duration", key_duration_pos, duration_ns, .faults = ALL_FAULTS,
+    FAULT("duration", key_fault_duration, duration_ns, .faults = ALL_FAULTS,
           .required = ALL_FAULTS),
+    /* Weather: the fault recurs, a drawn gap after each start. */
+    FAULT("every", key_fault_every, every, .faults = ALL_FAULTS),
     FAULT("workers", key_count, workers, .min = 0, .max = 1e7,
           .faults = T(CAPACITY), .required = T(CAPACITY)),
     FAULT("multiplier", key_real, multiplier, .min = 0.001, .max = 1000,

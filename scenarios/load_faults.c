@@ -3,6 +3,7 @@
  */
 #include "load_faults.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,6 +44,49 @@ int key_fault_status(load *ld, const key_row *k, entry *en,
                               "errors fault answers with an error");
     f->kind = SB_ERR_HTTP;
     f->status = (int32_t)v;
+    return 0;
+}
+
+/* duration = 5s, or a distribution (duration = exp(5s)): each
+ * occurrence's length drawn (fault_cfg.length), duration_ns then its mean
+ * until the first is drawn. */
+int key_fault_duration(load *ld, const key_row *k, entry *en,
+                       const keys_target *t)
+{
+    (void)k;
+    fault_cfg *f = t->base;
+    dist d;
+    sb_err inner;
+    if (units_dist(en->value, &d, &inner) != 0)
+        return load_bad(ld->e, en, inner.msg);
+    int64_t mean = (int64_t)llround(units_dist_mean(&d));
+    if (mean <= 0)
+        return load_bad_value(ld->e, en, d.kind == DIST_CONST
+                                             ? "a positive duration"
+                                             : "a distribution of positive "
+                                               "durations such as exp(5s)");
+    memset(&f->length, 0, sizeof f->length);
+    if (d.kind != DIST_CONST)
+        f->length = d;
+    f->duration_ns = mean;
+    return 0;
+}
+
+/* every = exp(2h): the fault recurs, a gap drawn from this after each
+ * occurrence's start (fault_cfg.every). */
+int key_fault_every(load *ld, const key_row *k, entry *en,
+                    const keys_target *t)
+{
+    (void)k;
+    fault_cfg *f = t->base;
+    sb_err inner;
+    if (units_dist(en->value, &f->every, &inner) != 0)
+        return load_bad(ld->e, en, inner.msg);
+    if (!(units_dist_mean(&f->every) >= 1e6))
+        return load_bad_value(ld->e, en, "a gap of at least 1ms between "
+                              "occurrences, such as exp(2h) or 30m");
+    if (f->every.mean_ns <= 0)
+        f->every.mean_ns = 1; /* recurring: mean_ns > 0 says so */
     return 0;
 }
 

@@ -20,6 +20,7 @@ int load_check_crashes(load *ld);
 
 /* Rows of the key table read here: an errors fault's status (an HTTP
  * status, a gRPC code name or "reset") and its gRPC pushback. */
-key_parse key_fault_status, key_fault_pushback;
+key_parse key_fault_status, key_fault_pushback, key_fault_duration,
+    key_fault_every;
 
 #endif

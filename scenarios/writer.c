@@ -328,7 +328,12 @@ static void fault_section(writer *w, const sim_config *c, const fault_cfg *ft)
     if (ft->tier > 0 && ft->tier < c->n_tiers)
         put(w, "target", c->tiers[ft->tier].name);
     put(w, "start", dur(ft->start_ns, a, sizeof a));
-    put(w, "duration", dur(ft->duration_ns, a, sizeof a));
+    if (ft->length.mean_ns > 0)
+        put(w, "duration", dist_text(&ft->length, a, sizeof a));
+    else
+        put(w, "duration", dur(ft->duration_ns, a, sizeof a));
+    if (ft->every.mean_ns > 0)
+        put(w, "every", dist_text(&ft->every, a, sizeof a));
     fault_keys(w, ft);
 }
 

@@ -8,7 +8,10 @@
  */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
+#include "scenario.h"
 #include "sim.h"
 #include "testutil.h"
 #include "units.h"
@@ -147,6 +150,72 @@ START_TEST(ended_by_hand_recurs_no_more)
 }
 END_TEST
 
+/* The same weather written in the file: every = const(100s) and
+ * duration = 5s read into the fields the tests above set by hand, and
+ * the run strikes the same 15 seconds. */
+START_TEST(weather_in_the_file)
+{
+    static char ini[sizeof weather_fmt + 64];
+    snprintf(ini, sizeof ini, "%severy = const(100s)\n",
+             weather_ini("400s", "5s"));
+    tu_sim *t = tu_sim_run(ini, NULL, NULL, 0);
+    ck_assert_int_eq(t->sc.cfg.faults[0].every.kind, DIST_CONST);
+    ck_assert_int_eq(t->sc.cfg.faults[0].every.mean_ns, 100 * NS_PER_S);
+    ck_assert_int_eq(t->sc.cfg.faults[0].length.mean_ns, 0);
+    const metrics *m = sim_metrics(t->sim);
+    int hit = 0;
+    for (size_t i = 0; i < m->n_buckets; i++)
+        hit += m->buckets[i].errors > 0;
+    ck_assert_int_eq(hit, 15);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* duration = uniform(1s, 3s) reads as a drawn length whose mean, 2 s,
+ * stands in duration until the first occurrence draws its own. */
+START_TEST(drawn_duration_in_the_file)
+{
+    static char ini[sizeof weather_fmt + 64];
+    snprintf(ini, sizeof ini, "%severy = exp(10s)\n",
+             weather_ini("60s", "uniform(1s, 3s)"));
+    tu_sim *t = tu_sim_prepare(ini, NULL, NULL, 0);
+    const fault_cfg *f = &t->sc.cfg.faults[0];
+    ck_assert_int_eq(f->length.kind, DIST_UNIFORM);
+    ck_assert_int_eq(f->length.lo_ns, 1 * NS_PER_S);
+    ck_assert_int_eq(f->length.hi_ns, 3 * NS_PER_S);
+    ck_assert_int_eq(f->duration_ns, 2 * NS_PER_S);
+    ck_assert_int_eq(f->every.kind, DIST_EXP);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* What a file may not say, each with the file, line, section, key and
+ * what was expected. */
+START_TEST(bad_weather_is_refused)
+{
+    static const struct {
+        const char *every, *says;
+    } bad[] = {
+        {"0s", "every: expected a gap of at least 1ms between occurrences"},
+        {"sometimes", "every"},
+        {"exp(-1s)", "every"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        static char ini[sizeof weather_fmt + 64];
+        snprintf(ini, sizeof ini, "%severy = %s\n",
+                 weather_ini("60s", "1s"), bad[i].every);
+        const char *path = tu_write_temp("bad-weather.ini", ini);
+        static scenario sc;
+        sb_err e;
+        ck_assert_int_ne(scenario_load(path, NULL, 0, &sc, &e), 0);
+        ck_assert_msg(strstr(e.msg, "bad-weather.ini:") &&
+                          strstr(e.msg, "[fault.blip]") &&
+                          strstr(e.msg, bad[i].says),
+                      "every = %s: %s", bad[i].every, e.msg);
+    }
+}
+END_TEST
+
 Suite *model_weather_suite(void)
 {
     Suite *s = suite_create("model_weather");
@@ -156,6 +225,9 @@ Suite *model_weather_suite(void)
     tcase_add_test(tc, exp_gap_count);
     tcase_add_test(tc, drawn_lengths);
     tcase_add_test(tc, ended_by_hand_recurs_no_more);
+    tcase_add_test(tc, weather_in_the_file);
+    tcase_add_test(tc, drawn_duration_in_the_file);
+    tcase_add_test(tc, bad_weather_is_refused);
     suite_add_tcase(s, tc);
     return s;
 }
