@@ -37,8 +37,7 @@ static inline size_t hist_bin(unsigned bits, int64_t v)
  * histogram's exact bins (the octave's sub-bins nest: the coarse sub-bin
  * is the fine one's top bits; the last bins map to the last bin).  The
  * engine puts every latency in both a bucket's and the run's histogram:
- * one hist_bin and a shift instead of two saved 25 M of 2.19 G
- * instructions in the storm at 10 000 clients. */
+ * one hist_bin and a shift, instead of two hist_bins. */
 static inline size_t hist_bin_coarser(unsigned bits, unsigned more,
                                       size_t fine, int64_t v)
 {

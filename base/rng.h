@@ -32,6 +32,8 @@ enum {
     RNG_STEP = 8,      /* a pipeline step attempt's transient coin */
     RNG_ITEM = 9,      /* a pipeline batch's item defect coins */
     RNG_FAULT = 16,    /* error / lost-ack coin flips, keyed by fault */
+    RNG_FAULT_TIMES = 17, /* a recurring fault's occurrences: the gap
+                             before each and its length */
     RNG_PAIR = 0x8000, /* | stream: the second uniform of a pair */
     RNG_TIER_SHIFT = 8 /* + (tier << this): tier i of a service chain's
                           own RNG_SERVICE, RNG_NET and RNG_POLICY (tier
@@ -71,6 +73,10 @@ enum {
  *   RNG_FAULT       rng_attempt_counter(k, a, 0/1/2) error coin / lost-ack
  *   (seed ^ f)                                       coin / second trip's
  *                                                    error coin
+ *   RNG_FAULT_TIMES 2k / 2k + 1, client = the low    fault f's occurrence k
+ *                   32 bits of f                     (from 0): the gap
+ *                                                    before it / its length
+ *                                                    (sim/faults.c)
  *   s | RNG_PAIR    the counter of the pair's first  the second uniform of
  *                   uniform in stream s              a two-uniform variate
  *                                                    (lognormal's

@@ -84,6 +84,11 @@ int units_duration(const char *s, int64_t *ns, sb_err *e)
     if (read_number(s, &x, &p) != 0)
         return err_set(e, "%s, got '%s'", want, s);
     p = skip_space(p);
+    /* Zero of any unit is the same time: "timeout = 0" needs none. */
+    if (*p == '\0' && x == 0.0) {
+        *ns = 0;
+        return 0;
+    }
     if (*p == '\0')
         return err_set(e, "%s, got '%s' (no unit)", want, s);
     for (size_t i = 0; i < sizeof duration_units / sizeof *duration_units;

@@ -1,7 +1,9 @@
+#include <ctype.h>
 #include <stdarg.h>
 #include <string.h>
 
 #include "cli.h"
+#include "suggest.h"
 #include "units.h"
 
 bool args_is(const args *a, const char *name)
@@ -72,10 +74,74 @@ int args_check_seed(const args *a, const char *v, uint64_t *seed)
     return 0;
 }
 
+/* The options a command's help lists: each "--word" (and "-x") that
+ * starts a word of its usage text, at most max, into names (pointers
+ * into store). */
+static int usage_options(const char *usage, char store[][32], int max)
+{
+    int n = 0;
+    for (const char *p = usage; *p && n < max; p++) {
+        bool starts = p == usage || *(p - 1) == ' ' || *(p - 1) == '[' ||
+                      *(p - 1) == '\n' || *(p - 1) == '(';
+        if (!starts || p[0] != '-' || !(isalpha((unsigned char)p[1]) ||
+                                        p[1] == '-'))
+            continue;
+        size_t len = strspn(p, "-abcdefghijklmnopqrstuvwxyz0123456789");
+        if (len < 2 || len >= sizeof store[0])
+            continue;
+        memcpy(store[n], p, len);
+        store[n][len] = '\0';
+        n++;
+        p += len - 1;
+    }
+    return n;
+}
+
+/* The options nearest to word ("--sped": --seed and --speed, one edit
+ * each), as "'--seed' or '--speed'" in buf; empty when none is within
+ * two edits, or word is too short to guess from (-x is no near miss of
+ * -q). */
+static void nearest_options(const char *word, char store[][32], int n,
+                            char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (strlen(word + strspn(word, "-")) < 3)
+        return;
+    int best = 3;
+    for (int i = 0; i < n; i++) {
+        int d = suggest_distance(word, store[i]);
+        if (d > 0 && d < best)
+            best = d;
+    }
+    size_t used = 0;
+    for (int i = 0; i < n && best < 3 && used < len; i++) {
+        bool seen = false;
+        for (int j = 0; j < i; j++)
+            seen |= strcmp(store[i], store[j]) == 0;
+        if (seen || suggest_distance(word, store[i]) != best)
+            continue;
+        int w = snprintf(buf + used, len - used, "%s'%s'",
+                         used ? " or " : "", store[i]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
+
+int args_unknown_option(const args *a, const char *arg)
+{
+    char store[64][32], word[64], near[160];
+    int n = a->usage ? usage_options(a->usage, store, 64) : 0;
+    snprintf(word, sizeof word, "%.*s", (int)strcspn(arg, "="), arg);
+    nearest_options(word, store, n, near, sizeof near);
+    if (near[0])
+        return args_usage_error(a, "unknown option '%s' (did you mean %s?)",
+                                arg, near);
+    return args_usage_error(a, "unknown option '%s'", arg);
+}
+
 int args_scenario(const args *a, const char *arg, const char **scenario)
 {
     if (arg[0] == '-' && arg[1] != '\0')
-        return args_usage_error(a, "unknown option '%s'", arg);
+        return args_unknown_option(a, arg);
     if (*scenario)
         return args_usage_error(a, "one scenario at a time (got '%s' and "
                                 "'%s')", *scenario, arg);

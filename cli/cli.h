@@ -5,6 +5,7 @@
 #ifndef SB_CLI_H
 #define SB_CLI_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -29,7 +30,9 @@ typedef struct args {
     int argc;
     char **argv;
     int i;
-    const char *cmd; /* for messages: "run" */
+    const char *cmd;   /* for messages: "run" */
+    const char *usage; /* its --help text, whose options an unknown one
+                          is matched against; may be NULL */
 } args;
 
 /* Is argv[i] the option `name` (with or without "=value")? */
@@ -54,6 +57,9 @@ int args_param(args *a, setting *params, int *n);
  * takes, into *scenario.  A usage error for an unknown option or a
  * second scenario. */
 int args_scenario(const args *a, const char *arg, const char **scenario);
+/* "unknown option '--polcy' (did you mean '--policy'?)": the usage error
+ * for arg, with the option of a->usage it is within two edits of. */
+int args_unknown_option(const args *a, const char *arg);
 
 /* ---- cmd_validate.c: a policy stack's worst case, without a simulation - */
 
@@ -116,6 +122,10 @@ int cli_scenario_params(const struct scenario *sc, const char *spec,
  * scenario ("retry-storm") in ./scenarios or the installed library.
  * 0 with the path in out, or -1 with a message listing the shipped ones. */
 int cli_find_scenario(const char *arg, char *out, size_t len, sb_err *e);
+/* The directories a shipped scenario is looked up in, those that exist,
+ * in the order cli_find_scenario tries them (find.c says which); returns
+ * how many (at most max). */
+int cli_scenario_dirs(char dirs[][PATH_MAX], int max);
 
 /* ---- guard.c: a plug-in that crashes or hangs in a hook ------------------ */
 
@@ -163,5 +173,6 @@ int cmd_risk(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
+int cmd_scenarios(int argc, char **argv);
 
 #endif

@@ -69,7 +69,8 @@ static const char compare_usage[] =
     "                            Twice: a stability map per policy\n"
     "  -j, --jobs N              threads (default: the number of cores)\n"
     "  --force                   run even when one run's estimated cost is\n"
-    "                            over the limits (see `stormbench run`)\n"
+    "                            over the limits (see `stormbench run`), or\n"
+    "                            when -o DIR holds another comparison\n"
     "  --hook-timeout DURATION   stop (exit status 3) when a plug-in\n"
     "                            policy's hook has not returned within\n"
     "                            DURATION of wall time; a plug-in that\n"
@@ -251,7 +252,7 @@ static int parse_compare_one(args *a, compare_args *o)
 
 static int parse_compare(int argc, char **argv, compare_args *o)
 {
-    args a = {argc, argv, 1, "compare"};
+    args a = {argc, argv, 1, "compare", compare_usage};
     for (; a.i < argc; a.i++) {
         int rc = parse_compare_one(&a, o);
         if (rc != 0)
@@ -823,7 +824,9 @@ static void print_verdicts(const compare_result *r)
     printf(" (%u runs)\n", compare_n_runs(p));
     if (p->n_points > 1 || p->n_policies < 2)
         return;
-    printf("\n");
+    compare_bottom b;
+    compare_bottom_line(r, 0, &b);
+    printf("\n%s\n\n", b.text);
     for (int m = 0; m < CM_COUNT; m++)
         if (compare_metric_shown(p, (compare_metric)m))
             printf("  %-18s %s\n", compare_metrics[m].name,
@@ -918,6 +921,8 @@ static int run_compare(plan_state *s, int argc, char **argv, sb_err *e)
         snprintf(dir, sizeof dir, "%s", s->o.out);
     else
         snprintf(dir, sizeof dir, "out/compare-%s", p->name);
+    if (compare_claim_dir(p, dir, s->o.force, e) != 0)
+        return EXIT_INPUT;
     /* Every job of a spread comparison would write the same file: the
      * first one does. */
     char cmdpath[PATH_MAX + 16];
@@ -936,7 +941,7 @@ static int run_compare(plan_state *s, int argc, char **argv, sb_err *e)
     }
     uint32_t jobs = 0;
     if (s->o.jobs) {
-        args a = {argc, argv, 0, "compare"};
+        args a = {argc, argv, 0, "compare", compare_usage};
         if (parse_uint(&a, "--jobs", s->o.jobs, 1, 1024, &jobs) != 0)
             return EXIT_INPUT;
     }
@@ -1084,7 +1089,7 @@ int cmd_merge(int argc, char **argv)
     const char *dirs[CLI_MAX_LIST], *out = NULL, *junit = NULL;
     int n_dirs = 0;
     bool quiet = false, report = true;
-    args a = {argc, argv, 1, "merge"};
+    args a = {argc, argv, 1, "merge", merge_usage};
     for (; a.i < argc; a.i++) {
         const char *arg = argv[a.i];
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
@@ -1103,7 +1108,7 @@ int cmd_merge(int argc, char **argv)
             if (out == NULL)
                 return EXIT_INPUT;
         } else if (arg[0] == '-' && arg[1] != '\0') {
-            return args_usage_error(&a, "unknown option '%s'", arg);
+            return args_unknown_option(&a, arg);
         } else if (n_dirs == CLI_MAX_LIST) {
             return args_usage_error(&a, "at most %d directories",
                                     CLI_MAX_LIST);

@@ -150,7 +150,7 @@ static int parse_one(args *a, decide_opts *o)
         }
     }
     if (arg[0] == '-')
-        return args_usage_error(a, "unknown option '%s'", arg);
+        return args_unknown_option(a, arg);
     return args_usage_error(a, "unexpected argument '%s'", arg);
 }
 
@@ -298,7 +298,7 @@ static int parse_decide(int argc, char **argv, decide_opts *o, sb_attempt *at,
                         uint64_t *seed)
 {
     memset(o, 0, sizeof *o);
-    args a = {argc, argv, 1, "decide"};
+    args a = {argc, argv, 1, "decide", decide_usage};
     for (; a.i < argc; a.i++) {
         int rc = parse_one(&a, o);
         if (rc != 0)

@@ -280,7 +280,7 @@ int cmd_gui(int argc, char **argv)
 {
     static gui_args g;
     memset(&g, 0, sizeof g);
-    args a = {argc, argv, 1, "gui"};
+    args a = {argc, argv, 1, "gui", gui_usage};
     for (; a.i < argc; a.i++) {
         int rc = parse_one(&a, &g);
         if (rc != 0)

@@ -45,7 +45,7 @@ static const char import_usage[] =
 
 int cmd_import(int argc, char **argv)
 {
-    args a = {argc, argv, 1, "import"};
+    args a = {argc, argv, 1, "import", import_usage};
     const char *file = NULL, *sel = NULL, *format = NULL;
     bool check = false;
     for (; a.i < argc; a.i++) {

@@ -354,7 +354,7 @@ static int lint_file(lint *l, const char *path)
 
 int cmd_lint(int argc, char **argv)
 {
-    args a = {argc, argv, 1, "lint"};
+    args a = {argc, argv, 1, "lint", lint_usage};
     const char *files[CLI_MAX_LIST], *sarif = NULL;
     int n = 0;
     bool strict = false;
@@ -379,7 +379,7 @@ int cmd_lint(int argc, char **argv)
                                         "a whole number from 1 to 1000000");
             l.max_amp = (int)m;
         } else if (arg[0] == '-' && arg[1])
-            return args_usage_error(&a, "unknown option '%s'", arg);
+            return args_unknown_option(&a, arg);
         else if (n < CLI_MAX_LIST)
             files[n++] = arg;
     }

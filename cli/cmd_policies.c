@@ -67,7 +67,7 @@ static void show(const sb_policy *p, const char *origin)
 
 int cmd_policies(int argc, char **argv)
 {
-    args a = {argc, argv, 1, "policies"};
+    args a = {argc, argv, 1, "policies", policies_usage};
     const char *paths[8];
     int np = 0;
     const char *only = NULL;
@@ -85,7 +85,7 @@ int cmd_policies(int argc, char **argv)
                 return args_usage_error(&a, "at most 8 plug-ins");
             paths[np++] = v;
         } else if (arg[0] == '-') {
-            return args_usage_error(&a, "unknown option '%s'", arg);
+            return args_unknown_option(&a, arg);
         } else if (only) {
             /* The first name used to be dropped without a word. */
             return args_usage_error(&a, "one policy name at a time (got "
@@ -118,7 +118,8 @@ int cmd_policies(int argc, char **argv)
             shown++;
         }
     if (only && shown == 0) {
-        fprintf(stderr, "stormbench policies: unknown policy '%s'\n", only);
+        policy_unknown(only, loaded, nl, &e);
+        fprintf(stderr, "stormbench policies: %s\n", e.msg);
         rc = EXIT_INPUT;
     }
 done:

@@ -206,7 +206,7 @@ static int parse_risk(int argc, char **argv, risk_cli *o)
     o->horizon_ns = (int64_t)3600 * 1000000000;
     o->window_ns = (int64_t)300 * 1000000000;
     o->ro = (risk_opts){RISK_AUTO, 0.95, 0.2, 2000, 0, 1};
-    args a = {argc, argv, 1, "risk"};
+    args a = {argc, argv, 1, "risk", risk_usage};
     for (; a.i < argc; a.i++) {
         int rc = parse_one(&a, o);
         if (rc != 0)

@@ -165,7 +165,7 @@ static int parse_run(int argc, char **argv, run_opts *o)
     memset(o, 0, sizeof *o);
     o->timing = true;
     o->trace_sample = 100;
-    args a = {argc, argv, 1, "run"};
+    args a = {argc, argv, 1, "run", run_usage};
     for (; a.i < argc; a.i++) {
         int rc = parse_one(&a, o);
         if (rc != 0)

@@ -636,9 +636,9 @@ static int validate_one(const char *path, const validate_opts *vo)
         print_policy_error(path, e.msg);
         goto done;
     }
-    char pol[512];
-    printf("%s: ok (%s; policy %s)\n", path, sc->cfg.name,
-           print_policy(ps.stack, pol, sizeof pol));
+    char head[1200];
+    snprintf(head, sizeof head, "%s: ok (%s; policy ", path, sc->cfg.name);
+    print_policy_block(stdout, head, ")", 2, ps.stack);
     print_warnings(path, sc);
     warn_pipeline_keys(path, sc, &expect);
     warn_expect(path, sc, &expect);
@@ -662,7 +662,7 @@ done:
 
 int cmd_validate(int argc, char **argv)
 {
-    args a = {argc, argv, 1, "validate"};
+    args a = {argc, argv, 1, "validate", validate_usage};
     const char *files[CLI_MAX_LIST * 4];
     const char *plugins[CLI_MAX_LIST], *sets[CLI_MAX_LIST];
     int nf = 0, np = 0, ns = 0;
@@ -692,7 +692,7 @@ int cmd_validate(int argc, char **argv)
                 return args_usage_error(&a, "too many plug-ins");
             plugins[np++] = v;
         } else if (arg[0] == '-' && arg[1] != '\0') {
-            return args_usage_error(&a, "unknown option '%s'", arg);
+            return args_unknown_option(&a, arg);
         } else if (nf < CLI_MAX_LIST * 4) {
             files[nf++] = arg;
         } else {

@@ -15,8 +15,8 @@ static const char usage[] =
     "gets overloaded and faulted.\n"
     "\n"
     "Commands:\n"
-    "  run SCENARIO        run a scenario headless: summary, JSON, CSV, and\n"
-    "                      exit 1 when its [expect] section is violated\n"
+    "  run SCENARIO        run a scenario headless: summary, JSON, CSV, JUnit,\n"
+    "                      and exit 1 when its [expect] section is violated\n"
     "  validate FILE...    check scenario files without running them\n"
     "  policies            list every policy with its parameters\n"
     "  decide              show what a policy decides for one failure\n"
@@ -35,6 +35,7 @@ static const char usage[] =
     "  lint FILE...        static checks of a topology or imported config:\n"
     "                      retry amplification, timeout inversions, ...\n"
     "                      (text, and SARIF 2.1.0 for code scanning)\n"
+    "  scenarios           list the shipped scenarios, taken by name\n"
     "\n"
     "Options:\n"
     "  -h, --help          this help; 'stormbench COMMAND --help' for one\n"
@@ -93,6 +94,8 @@ int main(int argc, char **argv)
         return cmd_compare(sub_argc, sub_argv);
     if (strcmp(cmd, "merge") == 0)
         return cmd_merge(sub_argc, sub_argv);
+    if (strcmp(cmd, "scenarios") == 0)
+        return cmd_scenarios(sub_argc, sub_argv);
     fprintf(stderr, "stormbench: unknown command '%s'\n"
                     "Try 'stormbench --help'.\n", cmd);
     return EXIT_INPUT;

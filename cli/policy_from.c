@@ -115,7 +115,7 @@ int cli_expand_policy_from(const char *cmd, int *argc, char ***argv)
     for (size_t i = 0; i < 4; i++)
         ok |= strcmp(cmd, takes[i]) == 0;
     grow g = {NULL, 0};
-    args a = {*argc, *argv, 0, cmd};
+    args a = {*argc, *argv, 0, cmd, NULL};
     int found = 0;
     sb_err e;
     for (; a.i < *argc; a.i++) {

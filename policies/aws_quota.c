@@ -154,8 +154,10 @@ static bool retryable(const sb_ctx *ctx, const sb_attempt *a)
     case SB_ERR_HTTP:
         return http_retryable(a->status);
     case SB_ERR_GRPC:
+        /* RESOURCE_EXHAUSTED is a throttling error: the SDKs retry it. */
         ctx->host->classify(a, &cls, &conf);
-        return cls == SB_CLASS_TRANSIENT;
+        return cls == SB_CLASS_TRANSIENT ||
+               cls == SB_CLASS_RESOURCE_EXHAUSTION;
     default:
         return false;
     }

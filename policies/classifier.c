@@ -14,6 +14,9 @@ static void classify_http(int status, sb_defect defect, sb_error_class *cls,
     case 504:
         *cls = SB_CLASS_TRANSIENT;
         return;
+    case 507: /* Insufficient Storage (RFC 4918): says so by name */
+        *cls = SB_CLASS_RESOURCE_EXHAUSTION;
+        return;
     default:
         break;
     }
@@ -30,8 +33,10 @@ static void classify_grpc(int code, sb_error_class *cls, sb_confidence *conf)
 {
     *conf = SB_CONFIDENCE_HIGH;
     switch (code) {
-    case SB_GRPC_UNAVAILABLE:
     case SB_GRPC_RESOURCE_EXHAUSTED:
+        *cls = SB_CLASS_RESOURCE_EXHAUSTION;
+        return;
+    case SB_GRPC_UNAVAILABLE:
     case SB_GRPC_DEADLINE_EXCEEDED:
     case SB_GRPC_ABORTED:
         *cls = SB_CLASS_TRANSIENT;

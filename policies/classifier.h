@@ -2,13 +2,17 @@
  * classifier.h -- what kind of error is this, and how sure are we?
  *
  *   HTTP 408, 429, 502, 503, 504         transient   high
+ *   HTTP 507 (Insufficient Storage)      resource_exhaustion high
  *   HTTP 4xx with a data-defect code     data_defect high
  *   other HTTP 4xx                       permanent   high
  *   HTTP 500                             unknown     low
  *   other HTTP 5xx                       unknown     low
+ * (resource exhaustion is retryable where transient is, for every
+ * built-in that asks: classified, circuit_breaker, aws_quota)
  *   timeout, connection refused / reset  transient   high
- *   gRPC UNAVAILABLE, RESOURCE_EXHAUSTED,
- *        DEADLINE_EXCEEDED, ABORTED      transient   high
+ *   gRPC UNAVAILABLE, DEADLINE_EXCEEDED,
+ *        ABORTED                         transient   high
+ *   gRPC RESOURCE_EXHAUSTED              resource_exhaustion high
  *   gRPC INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS,
  *        PERMISSION_DENIED, UNAUTHENTICATED  permanent high
  *   other gRPC codes                     unknown     low

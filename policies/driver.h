@@ -163,10 +163,10 @@ static inline int64_t driver_ns(double seconds)
  *
  * driver_on_failure is inline in its callers, with what it needs: the
  * attempt is built from the caller's own values (the driver_result it
- * passes is never stored), the host's limits read from its registers.
- * Out of line, behind one more call, a failure cost ~19 instructions more
- * in the storm at 10 000 clients (2 151 M -> 2 133 M in all).  Rule 0 (a
- * pending hedge) stays out of line: only hedging stacks go there.
+ * passes is never stored), the host's limits read from its registers;
+ * out of line, behind one more call, every failure paid for the call and
+ * the copies.  Rule 0 (a pending hedge) stays out of line: only hedging
+ * stacks go there.
  */
 
 static inline double driver_s(int64_t ns)
@@ -188,8 +188,7 @@ static inline int64_t driver_effective_timeout(const driver_request *r,
 /* Every field of the sb_attempt, written once (it has no padding, so no
  * memset is needed first: a policy sees exactly these bytes), with the
  * outcome of `res` when it is not NULL.  Built in one pass instead of a
- * whole "before the send" attempt that the outcome then overwrote (8
- * instructions a failure in the storm at 10 000 clients). */
+ * whole "before the send" attempt that the outcome then overwrote. */
 SB_ALWAYS_INLINE static inline void
 driver_fill(sb_attempt *a, const driver_request *r, int64_t now,
             uint32_t number, bool hedge, int64_t timeout_from,
@@ -300,8 +299,7 @@ int driver_hedge_now(pstack *ps, const pstack_call *call,
  * path calls this: what was decided (*v) is never passed on by address,
  * so it stays in registers and what nobody reads is never stored -- as
  * one driver_next, whose address the stack's hook is given, every field
- * was written to memory at every failure (12 M instructions in the storm
- * at 10 000 clients). */
+ * was written to memory at every failure. */
 SB_ALWAYS_INLINE static inline int
 driver_failure(pstack *ps, const pstack_call *call, const driver_request *r,
                int64_t now, const driver_result *res, sb_attempt *a,
@@ -314,8 +312,7 @@ driver_failure(pstack *ps, const pstack_call *call, const driver_request *r,
     /* The calls out of line are given copies of the caller's request,
      * call and decision, made only on their (rare) paths: were their
      * addresses passed on, they would be kept in memory, stored and
-     * loaded again, at every failure (3 M instructions in the storm at
-     * 10 000 clients). */
+     * loaded again, at every failure. */
     int hedged = 0;
     if (r->flags & DRIVER_HEDGE_PENDING) {
         pstack_call c = *call;
@@ -342,8 +339,7 @@ driver_failure(pstack *ps, const pstack_call *call, const driver_request *r,
 /* driver_failure where rule 0 and on_decision cannot apply: no hedge is
  * pending and no layer of the stack has on_decision.  Nothing of the
  * request's copy or of the call is then needed once the stack has
- * answered, so the caller's need not be kept across its hook (11 M
- * instructions in the storm at 10 000 clients). */
+ * answered, so the caller's need not be kept across its hook. */
 SB_ALWAYS_INLINE static inline int
 driver_failure_no_hedge_no_decision(pstack *ps, const pstack_call *call,
                      const driver_request *r, int64_t now,

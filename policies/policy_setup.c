@@ -11,16 +11,21 @@
 #include "classifier.h"
 #include "suggest.h"
 
-static void known_names(const policy_setup *p, char *buf, size_t len)
+int policy_unknown(const char *name, plugin *const *plugins, int n_plugins,
+                   sb_err *e)
 {
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < registry_count() && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s",
-                                 i ? ", " : "", registry_get(i)->name);
-    for (int i = 0; i < p->n_plugins && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, ", %s",
-                                 plugin_policy(p->plugins[i])->name);
+    const char *list[64];
+    int n = 0;
+    for (int i = 0; i < registry_count() && n < 64; i++)
+        list[n++] = registry_get(i)->name;
+    for (int i = 0; i < n_plugins && n < 64; i++)
+        list[n++] = plugin_policy(plugins[i])->name;
+    char names[ERR_MSG_MAX];
+    suggest_list(list, n, names, sizeof names);
+    const char *best = suggest_closest(name, list, n);
+    return err_set(e, "unknown policy '%s'%s%s%s; known policies: %s", name,
+                   best ? " (did you mean '" : "", best ? best : "",
+                   best ? "'?)" : "", names);
 }
 
 static int find_layer(const policy_setup *p, const char *name,
@@ -37,20 +42,10 @@ static int find_layer(const policy_setup *p, const char *name,
     out->origin = NULL;
     if (out->policy)
         return 0;
-    char names[1024];
-    known_names(p, names, sizeof names);
-    /* The closest known name, for "did you mean". */
-    const char *list[64];
-    int n = 0;
-    for (int i = 0; i < registry_count() && n < 64; i++)
-        list[n++] = registry_get(i)->name;
-    for (int i = 0; i < p->n_plugins && n < 64; i++)
-        list[n++] = plugin_policy(p->plugins[i])->name;
-    const char *best = suggest_closest(name, list, n);
-    return err_set(e, "%s: unknown policy '%s'%s%s%s; known policies: %s "
-                   "(see 'stormbench policies')", origin, name,
-                   best ? " (did you mean '" : "", best ? best : "",
-                   best ? "'?)" : "", names);
+    sb_err why;
+    policy_unknown(name, p->plugins, p->n_plugins, &why);
+    return err_set(e, "%s: %s (see 'stormbench policies')", origin,
+                   why.msg);
 }
 
 int policy_setup_build_at(const char *spec, const char *spec_origin,

@@ -36,6 +36,12 @@ int policy_setup_build(const char *spec, const char *const *plugin_paths,
                        int n_settings, policy_setup *out, sb_err *e);
 void policy_setup_free(policy_setup *p);
 
+/* "unknown policy 'expo' (did you mean 'exponential'?); known policies:
+ * none, immediate, ...": the built-ins and the plug-ins' policies, and
+ * the one within two edits of name.  Returns -1. */
+int policy_unknown(const char *name, plugin *const *plugins, int n_plugins,
+                   sb_err *e);
+
 /* Settings written for another stack, carried over to `spec`: those that
  * name a parameter of one of its layers are kept, the rest dropped (both
  * in their order).  kept and dropped hold n each.  -1 when spec itself

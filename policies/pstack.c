@@ -1,5 +1,7 @@
 #include "pstack.h"
 
+#include <assert.h>
+
 #include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
@@ -319,19 +321,39 @@ size_t pstack_client_state_size(const pstack *ps) { return ps->csize; }
 size_t pstack_request_state_size(const pstack *ps) { return ps->rsize; }
 const char *pstack_error(const pstack *ps) { return ps->error; }
 
+/* The reports a host may have no use for (a probe, `decide`) are no-ops,
+ * never NULL: policy.h promises a plug-in every function sb_host's size
+ * covers, and a plug-in written from it calls them unchecked. */
+static void no_breaker(const sb_ctx *ctx, int32_t open)
+{
+    (void)ctx;
+    (void)open;
+}
+
+static void no_level(const sb_ctx *ctx, double fraction)
+{
+    (void)ctx;
+    (void)fraction;
+}
+
 static const sb_host *host_for(pstack *ps, const sb_host *src)
 {
     if (ps->host_src != src) {
+        assert(src->uniform != NULL);
         ps->host = *src;
         ps->host.struct_size = sizeof ps->host;
         ps->host.classify = ps->classify;
+        if (ps->host.breaker == NULL)
+            ps->host.breaker = no_breaker;
+        if (ps->host.level == NULL)
+            ps->host.level = no_level;
         ps->host_src = src;
     }
     return &ps->host;
 }
 
-/* Inline: it runs for every layer at every hook, and out of line,
- * returning its 64 bytes through memory, it cost 29 instructions a call. */
+/* Inline: it runs for every layer at every hook, and out of line it
+ * returned its 64 bytes through memory. */
 SB_ALWAYS_INLINE static inline sb_ctx
 ctx_with(pstack *ps, const layer *l, const pstack_call *call,
          void *process_state, void *client_state, void *request_state)
@@ -565,8 +587,8 @@ static void no_retry(pstack_decision *out)
  * to combine, no copy).  The same values to the last bit: a retry's
  * delay is the layer's when above 0, else +0.0 (as the loop's running
  * maximum, which starts at 0.0, leaves it).  Most stacks have one layer
- * (every backoff policy alone); the loop cost 35 more instructions a
- * failure in the storm at 10 000 clients (2 186 M -> 2 151 M in all). */
+ * (every backoff policy alone), and the loop's bookkeeping was a large
+ * part of a failure's cost for them. */
 SB_ALWAYS_INLINE static inline int
 on_failure_one(pstack *ps, const pstack_call *call, const sb_attempt *a,
                pstack_decision *out)
@@ -644,8 +666,7 @@ on_failure_all(pstack *ps, const pstack_call *call, const sb_attempt *a,
  * LTO; pstack.h's declaration keeps this an external definition for a
  * build without): a one-layer stack's hook is then called straight from
  * the engine's failure path, with no call, frame and copies of its own
- * around it -- 21 instructions a failure in the storm at 10 000 clients
- * (2 133 M -> 2 111 M in all). */
+ * around it. */
 SB_ALWAYS_INLINE inline int
 pstack_on_failure(pstack *ps, const pstack_call *call, const sb_attempt *a,
                   pstack_decision *out)
@@ -653,8 +674,7 @@ pstack_on_failure(pstack *ps, const pstack_call *call, const sb_attempt *a,
     if (ps->n == 1)
         return on_failure_one(ps, call, a, out);
     /* A copy, made on this path only: given the caller's address, the
-     * caller kept its call in memory, stored at every failure (6 M
-     * instructions in the storm at 10 000 clients). */
+     * caller kept its call in memory, stored at every failure. */
     pstack_call c = *call;
     return on_failure_all(ps, &c, a, out);
 }

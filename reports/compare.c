@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "jobs.h"
+#include "outfile.h"
 #include "runfile.h"
 
 const double compare_cdf_q[COMPARE_CDF_POINTS] = {
@@ -85,13 +86,11 @@ static uint64_t hash_num(uint64_t h, double v)
     return hash_str(h, t);
 }
 
-/* The seeds are left out: a run is saved under its seed, so asking for
- * more seeds later reuses the runs already made. */
-void compare_plan_fingerprint(compare_plan *plan, const void *extra,
-                              size_t extra_len)
+/* The plan's own hash, from h on: the scenario and sets (extra), the
+ * policies, the sweeps, the plug-ins. */
+static uint64_t hash_plan(uint64_t h, const compare_plan *plan,
+                          const void *extra, size_t extra_len)
 {
-    uint64_t h = hash_str(RUNFILE_FNV, "stormbench " SB_VERSION);
-    h = hash_num(h, RUNFILE_VERSION);
     h = runfile_hash(h, extra, extra_len);
     for (int i = 0; i < plan->n_policies; i++) {
         const compare_policy *cp = &plan->policies[i];
@@ -107,8 +106,63 @@ void compare_plan_fingerprint(compare_plan *plan, const void *extra,
     }
     for (int i = 0; i < plan->n_plugins; i++)
         h = hash_str(h, plan->plugins[i]);
+    return h;
+}
+
+/* The seeds are left out: a run is saved under its seed, so asking for
+ * more seeds later reuses the runs already made. */
+void compare_plan_fingerprint(compare_plan *plan, const void *extra,
+                              size_t extra_len)
+{
+    uint64_t h = hash_str(RUNFILE_FNV, "stormbench " SB_VERSION);
+    h = hash_num(h, RUNFILE_VERSION);
+    h = hash_plan(h, plan, extra, extra_len);
     snprintf(plan->fingerprint, sizeof plan->fingerprint, "%016llx",
              (unsigned long long)h);
+    h = hash_plan(RUNFILE_FNV, plan, extra, extra_len);
+    snprintf(plan->identity, sizeof plan->identity, "%016llx",
+             (unsigned long long)h);
+}
+
+#define CLAIM_MAGIC "stormbench-comparison 1"
+
+/* DIR/comparison: the magic, the identity, and for people the scenario
+ * and the policies. */
+int compare_claim_dir(const compare_plan *p, const char *dir, bool force,
+                      sb_err *e)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/comparison", dir);
+    FILE *f = fopen(path, "r");
+    if (f != NULL) {
+        char magic[64] = "", id[64] = "", name[512] = "";
+        bool ok = fgets(magic, sizeof magic, f) && fgets(id, sizeof id, f);
+        if (ok && fgets(name, sizeof name, f))
+            name[strcspn(name, "\n")] = '\0';
+        fclose(f);
+        bool same = ok && strncmp(magic, CLAIM_MAGIC, strlen(CLAIM_MAGIC)) ==
+                              0 &&
+                    strncmp(id, "identity ", 9) == 0 &&
+                    strncmp(id + 9, p->identity, 16) == 0;
+        if (same)
+            return 0; /* written already: emitted jobs share it */
+        if (!force)
+            return err_set(e, "%s holds another comparison (%s): choose "
+                           "another -o DIR, or add --force to replace its "
+                           "results", dir, name[0] ? name : "unreadable");
+    }
+    outfile o;
+    if (outfile_open(&o, path, e) != 0)
+        return -1;
+    fprintf(o.f, "%s\nidentity %s\n%s, %d %s:", CLAIM_MAGIC, p->identity,
+            p->name, p->n_policies, p->n_policies == 1 ? "policy" :
+                                                          "policies");
+    for (int i = 0; i < p->n_policies; i++)
+        fprintf(o.f, "%s %s", i ? "," : "", p->policies[i].label);
+    for (int a = 0; a < p->n_axes; a++)
+        fprintf(o.f, "%s %s", a ? "," : "; sweeping", p->axes[a].key);
+    fputc('\n', o.f);
+    return outfile_commit(&o, e);
 }
 
 /* ---- Metrics --------------------------------------------------------------- */

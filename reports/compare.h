@@ -113,6 +113,9 @@ typedef struct compare_plan {
      * a run is saved under its own seed, so --seeds 20 after --seeds 10
      * runs only the ten new ones. */
     char fingerprint[17];
+    /* The same without the program's version: which comparison this is,
+     * whatever stormbench ran it (compare_claim_dir). */
+    char identity[17];
     compare_policy policies[COMPARE_MAX_POLICIES];
     int n_policies;
     uint64_t seed0;          /* seeds seed0, seed0 + 1, ... */
@@ -130,6 +133,17 @@ typedef struct compare_plan {
  * bytes and the --set list, as the caller read them). */
 void compare_plan_fingerprint(compare_plan *plan, const void *extra,
                               size_t extra_len);
+
+/* Make dir the home of this comparison: a directory that holds another
+ * one (its DIR/comparison names another identity: other policies,
+ * sweeps, scenario or --set) is refused with an error that says so and
+ * how to go on, unless `force`; the same comparison (a resumed or grown
+ * one, more seeds included) is welcome.  DIR/comparison then names this
+ * one (written when it did not, so emitted jobs sharing the directory
+ * only read it).  A directory without that file (new, or written before
+ * it existed) is taken as it is. */
+int compare_claim_dir(const compare_plan *p, const char *dir, bool force,
+                      sb_err *e);
 
 /* Runs are numbered r = (point x n_policies + policy) x n_seeds + seed. */
 uint32_t compare_n_runs(const compare_plan *p);
@@ -358,6 +372,32 @@ typedef struct compare_verdict {
 /* "paired t", "exact sign test", "paired t and exact McNemar test": the
  * tests of a compare_test bit set, as the verdicts name them. */
 void compare_tests_text(unsigned tests, char *buf, size_t len);
+
+/* ---- The bottom line ---------------------------------------------------------- */
+
+/* What page 1 opens with, at one point: the policy to take, the three
+ * figures that justify it, what it costs, and the caveats.  The rule: the
+ * policy that leads (is best, or not significantly worse than the best)
+ * on the most metrics that separate the policies (some policy is
+ * significantly worse than the best); equal counts go to the one that
+ * leads on the metric that matters more (success, recovery, latency,
+ * duplicates before amplification and waste: compare_bottom.c's order).
+ * The figures: the first three metrics it leads on, in that order, each
+ * against the best policy of the rest.  Costs: the metrics where it is
+ * significantly worse than the best.  Caveats: metrics where it ties,
+ * policies whose tipping is bistable, metrics where no policy is
+ * significantly better than another, metrics identical everywhere. */
+typedef struct compare_bottom {
+    int recommended;         /* -1: nothing separates the policies, or
+                                only one */
+    compare_metric figures[3];
+    int n_figures;
+    char text[2048];
+} compare_bottom;
+
+struct compare_result;
+void compare_bottom_line(const struct compare_result *r, uint32_t pt,
+                         compare_bottom *out);
 
 typedef struct compare_result {
     const compare_plan *plan;

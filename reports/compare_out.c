@@ -428,6 +428,12 @@ static void md_all(FILE *f, const compare_result *r)
 {
     const compare_plan *p = r->plan;
     md_intro(f, p);
+    if (p->n_points == 1) {
+        compare_bottom b;
+        compare_bottom_line(r, 0, &b);
+        fputs("\n## Bottom line\n\n", f);
+        fprintf(f, "%s\n", b.text);
+    }
     for (uint32_t pt = 0; pt < p->n_points; pt++) {
         if (p->n_axes == 0) {
             fputs("\n## Results\n\n", f);
@@ -649,6 +655,18 @@ static void json_all(FILE *f, const compare_result *r)
         jw_end(&w);
         json_results(&w, r, pt);
         json_verdicts(&w, r, pt);
+        compare_bottom b;
+        compare_bottom_line(r, pt, &b);
+        jw_object(&w, "bottom_line");
+        jw_string(&w, "recommended", b.recommended >= 0
+                                         ? p->policies[b.recommended].label
+                                         : NULL);
+        jw_array(&w, "figures");
+        for (int i = 0; i < b.n_figures; i++)
+            jw_string(&w, NULL, compare_metrics[b.figures[i]].key);
+        jw_end(&w);
+        jw_string(&w, "text", b.text);
+        jw_end(&w);
         jw_end(&w);
     }
     jw_end(&w);

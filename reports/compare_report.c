@@ -186,14 +186,21 @@ static void policies_table(report *d, const compare_plan *p)
     table_free(&t);
 }
 
-static void title_page(report *d, const compare_plan *p)
+static void title_page(report *d, const compare_result *r)
 {
+    const compare_plan *p = r->plan;
     char line[1400], date[32];
     snprintf(line, sizeof line, "%s: %d %s compared", p->name,
              p->n_policies, p->n_policies == 1 ? "policy" : "policies");
     report_heading(d, 1, line);
     if (p->description[0])
         report_text(d, p->description);
+    if (p->n_points == 1) {
+        compare_bottom b;
+        compare_bottom_line(r, 0, &b);
+        report_heading(d, 2, "Bottom line");
+        report_text(d, b.text);
+    }
     report_date(date, sizeof date);
     snprintf(line, sizeof line, "Scenario file %s. stormbench %s, %s. "
              "Every figure is a mean over the seeds with its 95 %% "
@@ -473,7 +480,7 @@ int compare_report_write(const compare_result *r, const char *const *dirs,
         free(b.lo);
         return -1;
     }
-    title_page(d, p);
+    title_page(d, r);
     if (p->n_axes == 0) {
         report_heading(d, 1, "Results");
         results_table(d, r, 0);

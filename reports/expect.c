@@ -169,9 +169,23 @@ int expect_parse(const setting *keys, int n, expect_set *set, sb_err *e)
     return 0;
 }
 
+const char *expect_too_soon(const sim_summary *s, char *buf, size_t len)
+{
+    if (s->last_fault_end_s > s->duration_s)
+        snprintf(buf, len, "the last fault runs past the end of the run (it "
+                 "ends at %.0f s, the run at %.0f s)", s->last_fault_end_s,
+                 s->duration_s);
+    else
+        snprintf(buf, len, "the run ends %.0f s after the last fault ended, "
+                 "too soon to see a full recovery window",
+                 s->duration_s - s->last_fault_end_s);
+    return buf;
+}
+
 /* Why recovery could not be judged, or how it went. */
 static void eval_recovery(const sim_summary *s, expect_result *r)
 {
+    char why[200];
     if (!s->has_fault) {
         r->ok = false;
         snprintf(r->explain, sizeof r->explain,
@@ -183,10 +197,8 @@ static void eval_recovery(const sim_summary *s, expect_result *r)
                  "before warm-up ends)");
     } else if (!s->recovery_judged) {
         r->ok = false;
-        snprintf(r->explain, sizeof r->explain,
-                 "cannot be judged: the run ends %.0f s after the last fault "
-                 "ended, too soon to see a full recovery window",
-                 s->duration_s - s->last_fault_end_s);
+        snprintf(r->explain, sizeof r->explain, "cannot be judged: %s",
+                 expect_too_soon(s, why, sizeof why));
     } else if (!s->recovered) {
         r->ok = false;
         snprintf(r->explain, sizeof r->explain,
@@ -208,13 +220,13 @@ static void eval_metastable(const sim_summary *s, expect_result *r)
 {
     bool want = r->limit != 0;
     if (!s->recovery_judged) {
+        char why[200];
         r->ok = false;
         snprintf(r->explain, sizeof r->explain,
                  "cannot be judged: %s",
-                 !s->has_fault       ? "the scenario has no fault"
-                 : !s->has_baseline  ? "no baseline before the first fault"
-                                     : "the run ends too soon after the "
-                                       "last fault");
+                 !s->has_fault      ? "the scenario has no fault"
+                 : !s->has_baseline ? "no baseline before the first fault"
+                                    : expect_too_soon(s, why, sizeof why));
         return;
     }
     r->has_value = true;

@@ -84,6 +84,11 @@ int expect_parse(const setting *keys, int n, expect_set *set, sb_err *e);
  * against 1). */
 int expect_digits(double v, double limit, int least, bool fixed);
 
+/* Why a run with a fault and a baseline could not judge recovery: the
+ * last fault outlasts the run, or the run ends less than a recovery
+ * window after it.  Written into buf; returns buf. */
+const char *expect_too_soon(const sim_summary *s, char *buf, size_t len);
+
 /* Evaluate every assertion in set; returns how many were written to out
  * (out holds EXPECT_KIND_COUNT). */
 int expect_eval(const expect_set *set, const sim_summary *sum,

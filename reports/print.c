@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "jobs.h"
@@ -26,6 +27,51 @@ const char *print_policy(const pstack *ps, char *buf, size_t len)
     return buf;
 }
 
+/* Layer i's parameters, "base=100ms, multiplier=2, ...", written one at a
+ * time so each line stays within 80 columns: the first after `lead`
+ * (already printed, `col` columns), the next ones indented by `indent`. */
+static void print_layer(FILE *f, const pstack *ps, int i, size_t col,
+                        int indent)
+{
+    const sb_policy *p = pstack_layer(ps, i);
+    for (int j = 0; p->params && p->params[j].name; j++) {
+        char kv[160];
+        bool last = p->params[j + 1].name == NULL;
+        int n = snprintf(kv, sizeof kv, "%s=%s%s", p->params[j].name,
+                         pstack_param_text(ps, i, j), last ? "" : ",");
+        size_t w = n > 0 ? (size_t)n : 0;
+        if (j > 0 && col + 1 + w > 80) {
+            fprintf(f, "\n%*s", indent, "");
+            col = (size_t)indent;
+        } else if (j > 0) {
+            fputc(' ', f);
+            col++;
+        }
+        fputs(kv, f);
+        col += w;
+    }
+    fputc('\n', f);
+}
+
+void print_policy_block(FILE *f, const char *head, const char *tail,
+                        int indent, const pstack *ps)
+{
+    char pol[2048];
+    print_policy(ps, pol, sizeof pol);
+    if (strlen(head) + strlen(pol) + strlen(tail) <= 80) {
+        fprintf(f, "%s%s%s\n", head, pol, tail);
+        return;
+    }
+    fprintf(f, "%s%s%s\n", head, pstack_name(ps), tail);
+    for (int i = 0; i < pstack_layers(ps); i++) {
+        const sb_policy *p = pstack_layer(ps, i);
+        if (p->params == NULL || p->params[0].name == NULL)
+            continue;
+        int col = fprintf(f, "%*s%s: ", indent, "", p->name);
+        print_layer(f, ps, i, col > 0 ? (size_t)col : 0, indent + 2);
+    }
+}
+
 static double pct(uint64_t part, uint64_t whole)
 {
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
@@ -33,14 +79,14 @@ static double pct(uint64_t part, uint64_t whole)
 
 static void recovery_line(FILE *f, const sim_summary *s)
 {
+    char why[200];
     fprintf(f, "  %-22s", "recovery");
     if (!s->has_fault)
         fprintf(f, "no fault in this scenario\n");
     else if (!s->has_baseline)
         fprintf(f, "not judged: no baseline before the first fault\n");
     else if (!s->recovery_judged)
-        fprintf(f, "not judged: the run ends %.0f s after the last fault\n",
-                s->duration_s - s->last_fault_end_s);
+        fprintf(f, "not judged: %s\n", expect_too_soon(s, why, sizeof why));
     else if (s->recovered)
         fprintf(f, "recovered %.0f s after the last fault ended (t=%.0f s)\n",
                 s->recovery_time_s, s->last_fault_end_s);
@@ -91,9 +137,8 @@ static void phase_table(FILE *f, const sim_summary *s)
 void print_summary(FILE *f, const sim_config *c, const char *path,
                    const pstack *ps, const sim_summary *s)
 {
-    char pol[1024];
     fprintf(f, "scenario  %s (%s)\n", c->name, path);
-    fprintf(f, "policy    %s\n", print_policy(ps, pol, sizeof pol));
+    print_policy_block(f, "policy    ", "", 10, ps);
     if (s->processes != c->clients.count)
         fprintf(f, "run       %u clients in %u processes, %.0f s simulated, "
                    "seed %" PRIu64 "\n\n",

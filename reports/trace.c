@@ -37,11 +37,12 @@ static void decision_fields(jw *w, const trace_writer *tw, const sim_trace *t)
     if (d->d.action == SB_RETRY)
         jw_fixed(w, "delay_s", d->d.delay_s, 6);
     jw_string(w, "reason", d->d.reason);
+    const pstack *stack = t->stack ? t->stack : tw->stack;
     jw_string(w, "layer", d->layer >= 0
-                              ? pstack_layer(tw->stack, d->layer)->name
+                              ? pstack_layer(stack, d->layer)->name
                               : NULL);
     if (d->delay_layer >= 0 && d->delay_layer != d->layer) {
-        jw_string(w, "delay_layer", pstack_layer(tw->stack, d->delay_layer)->name);
+        jw_string(w, "delay_layer", pstack_layer(stack, d->delay_layer)->name);
         jw_string(w, "delay_reason", d->delay_reason);
     }
     if (t->decision_ignored)
@@ -60,6 +61,8 @@ void trace_write(void *ctx, const sim_trace *t)
     jw_fixed(&w, "t_s", (double)t->time_ns / 1e9, 6);
     jw_int(&w, "client", t->client);
     jw_int(&w, "request", t->request);
+    if (t->caller)
+        jw_string(&w, "caller", t->caller);
     static const char *const kinds[] = {"send", "result", "end"};
     jw_string(&w, "event", kinds[t->kind]);
     jw_int(&w, "attempt", a->attempt);

@@ -22,6 +22,16 @@ bool syntax_name_ok(const char *name)
     return strlen(name) < SIM_NAME_MAX;
 }
 
+char *syntax_trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
 const char *syntax_comment(const char *s)
 {
     bool was_space = false;

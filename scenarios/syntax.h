@@ -25,6 +25,10 @@
 /* Is name a name (non-empty, by the rule above)? */
 bool syntax_name_ok(const char *name);
 
+/* s without its blanks around, as a line's key and value are read: cut
+ * in place, the start returned. */
+char *syntax_trim(char *s);
+
 /* Where the text of a line stops: at its inline comment (a ';' after a
  * blank), or at its end. */
 const char *syntax_comment(const char *s);

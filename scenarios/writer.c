@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "keys.h"
 #include "scenario.h"
 #include "syntax.h"
 #include "units.h"
@@ -81,9 +82,7 @@ static void put(writer *w, const char *key, const char *value)
         fail(w, "%s: the value '%.*s%s' %s", key, QUOTE(value), why);
         return;
     }
-    /* [policy] plugin is the one key the loader takes once per line. */
-    bool list = strcmp(w->section, "policy") == 0 &&
-                strcmp(key, "plugin") == 0;
+    bool list = keys_is_list(w->section, key); /* a line per item */
     for (int i = 0; i < w->n_keys && !list; i++) {
         if (strcmp(w->keys[i], key) == 0) {
             fail(w, "%s: the key is given twice, which the loader refuses",

@@ -152,6 +152,15 @@ typedef struct fault_cfg {
     double fraction;        /* partition: share of clients cut off */
     double rate_per_s;      /* rate_limit */
     uint32_t burst;         /* rate_limit */
+    /* Weather instead of one event: with every.mean_ns > 0 the fault
+     * recurs, occurrence k starting a gap drawn from `every` after the
+     * start of occurrence k - 1 (the first: after start_ns), and never
+     * before the one before it has ended.  length.mean_ns > 0: each
+     * occurrence lasts a draw from `length` (duration_ns then holds the
+     * current or last occurrence's); else duration_ns each.  Draws are
+     * keyed by the fault's name (sim/faults.c), so policies share them. */
+    dist every;
+    dist length;
     uint8_t tier;           /* the tier it strikes (sim_config.tiers):
                                0, the top tier ([server]), unless a chain
                                says otherwise; client-side faults

@@ -33,38 +33,20 @@
  * has moved on.  Searching for it to remove it would cost O(n), and most
  * timeouts never fire.
  *
- * Why this design.  Measured by replaying the engine's own pushes and pops
- * (recorded from `stormbench run bench/storm-10k.ini`: 1.06 M pushes,
- * 1.01 M pops, about 60 000 pending; and from the same storm with 1 M
- * clients: 1 M more pending) through each candidate, checking that all
- * pop the same sequence.  Ir: instructions (callgrind; the replay loop
- * itself is about 45 M of each); ms: CPU time, best of 5, interleaved, on
- * the shared 2-core machine; MB: evq_bytes at the end.
- *
- *   candidate (24-byte entries unless said)    storm 10k        storm 1M
- *                                              Ir    ms   MB    Ir    ms  MB
- *   4-ary heap + 4 FIFO lanes (before)        310M   76  2.0   436M  190  27
- *     the same, 16-byte entries (a)           303M   70  1.3   413M  161  18
- *   binary radix heap, FIFO buckets (b)       447M   64  9.1   580M  103  73
- *   radix-256 wheel of exact 1-ns slots (b)   303M   54   14   441M   87  75
- *   wheel of 65-us slots + 4-ary heap window  303M   53  2.1   389M   76  26
- *   wheel, adaptive slots + heap window       305M   55  2.1   391M   75  26
- *   wheel of 16-us slots + heap + FIFO lanes  293M   41  2.2   381M   65  27
- *   wheel, adaptive slots + sorted window     208M   40  2.1   289M   63  26
- *     the same + the 4 FIFO lanes             275M   41  0.6   357M   64  25
- *     the same, 16-byte entries (a)           195M   37  1.4   273M   59  18
- *
- * This queue is "wheel, adaptive slots + sorted window": two fifths fewer
- * instructions than the heap with lanes (not counting the replay loop)
- * and 2 to 3 times less CPU time -- its pushes are appends and its pops
- * read a short sorted array, where a heap's compares are unpredictable
- * branches over memory it jumps around in -- in the same memory.  For the whole engine, `stormbench run bench/storm-10k.ini` went
- * from 516 M instructions to 442 M with byte-identical outputs.  Rejected:
+ * Why this design.  Each candidate was measured by replaying the engine's
+ * own pushes and pops (recorded from the storm at 10 000 and at 1 000 000
+ * clients) through it, checking that all pop the same sequence; the
+ * table of instructions, CPU time and memory is in bench/README.md ("The
+ * event queue's candidates").  This queue is "wheel, adaptive slots +
+ * sorted window": its pushes are appends and its pops read a short
+ * sorted array, where a heap's compares are unpredictable branches over
+ * memory it jumps around in; of all the candidates it took the fewest
+ * instructions and the least CPU time, in the heap's memory.  Rejected:
  *  (a) 16-byte entries: time, id and gen fill them, and (time, seq) order
  *      needs seq -- dropping it, or cutting id or gen to make room,
- *      changes behaviour; they would save a third of the memory and at
- *      most 8 % of the time (measured with a 24-bit seq, which is exact
- *      only for this replay's 1 M events).  One 64-bit key of time and seq
+ *      changes behaviour; they would save a third of the memory and
+ *      little time (measured with a 24-bit seq, which is exact only for a
+ *      replay of a million events).  One 64-bit key of time and seq
  *      packed cannot work either: a simulated year takes 55 bits of ns,
  *      leaving 9 bits of seq.
  *  (b) radix heaps whose buckets are FIFO keep ties in push order by
@@ -72,10 +54,10 @@
  *      restore push order; they need every push to be no earlier than the
  *      last pop, and an array per bucket held 4-7 times the memory (as
  *      measured, seq kept).  The binary one moves an event 14 times on
- *      average (660 M instructions for the engine run).
+ *      average.
  *  Lanes: with the wheel, events that are "now + a constant" are cheap
- *  anyway; merging the lanes' heads on every pop cost a third more
- *  instructions for no time measurably saved.
+ *  anyway; merging the lanes' heads on every pop cost more instructions
+ *  for no time measurably saved.
  *  A calendar or ladder queue adapts its bucket width to the event
  *  density with heuristics; the wheel's levels adapt by themselves (a
  *  slot of more than EVQ_LOAD events is spread one level down).

@@ -177,25 +177,93 @@ int faults_cut_off(const sim *s, uint32_t c)
     return -1;
 }
 
+/* ---- Weather: recurring faults and drawn lengths ------------------------- */
+
+static bool recurring(const fault_cfg *f)
+{
+    return f->every.mean_ns > 0;
+}
+
+/* Occurrence k's gap before it (slot 0) or its length (slot 1), drawn
+ * from the fault's own stream: keyed by its name, so that adding or
+ * moving another fault changes nothing, and by the run's seed, so that a
+ * branch re-keyed at t (sim_rekey) draws its own weather after t. */
+static int64_t occurrence_draw(const sim *s, uint32_t i, const dist *d,
+                               uint32_t k, unsigned slot)
+{
+    return engine_sample(s, d, (uint32_t)s->fl.key[i], RNG_FAULT_TIMES,
+                         2 * (uint64_t)k + slot);
+}
+
+/* Occurrence k's length: drawn, or the configured duration. */
+static int64_t occurrence_length(const sim *s, uint32_t i, uint32_t k,
+                                 int64_t fixed)
+{
+    const fault_cfg *f = &s->fl.fault[i];
+    if (f->length.mean_ns <= 0)
+        return fixed;
+    int64_t len = occurrence_draw(s, i, &f->length, k, 1);
+    return len > 0 ? len : 1; /* a fault of no length never begins */
+}
+
+/* The first occurrence of fault i, set up when it is taken: a recurring
+ * fault's comes a drawn gap after its start. */
+static void occurrence_first(sim *s, uint32_t i)
+{
+    faults *fl = &s->fl;
+    fault_cfg *f = &fl->fault[i];
+    fl->fixed_len[i] = f->duration_ns;
+    if (recurring(f))
+        f->start_ns = simtime_add(f->start_ns,
+                                  occurrence_draw(s, i, &f->every, 0, 0));
+    f->duration_ns = occurrence_length(s, i, 0, f->duration_ns);
+    fl->first_start[i] = f->start_ns;
+    fl->occurrence[i] = 0;
+}
+
+/* Occurrence k of a recurring fault has just ended: the next begins a
+ * drawn gap after its start, and not before now. */
+static void occurrence_next(sim *s, uint32_t i)
+{
+    faults *fl = &s->fl;
+    const fault_cfg *f = &fl->fault[i];
+    uint32_t k = fl->occurrence[i] + 1;
+    int64_t at = simtime_add(f->start_ns, occurrence_draw(s, i, &f->every,
+                                                          k, 0));
+    fl->next_start[i] = at > s->now ? at : s->now;
+    fl->next_len[i] = occurrence_length(s, i, k, fl->fixed_len[i]);
+    engine_push_fault(s, fl->next_start[i], EV_FAULT_ON, i, fl->gen[i]);
+}
+
 /* A fault's events carry the generation they were pushed in: its start
- * event generation 0, its end event the one its start made.  Ending a
- * fault (by hand, or before it began) moves the generation on, so the
- * stale event is skipped when it surfaces, as timeouts are. */
+ * event generation 0, its end event the one its start made (a recurring
+ * fault's next start, the one its end holds).  Ending a fault (by hand,
+ * or before it began) moves the generation on, so the stale event is
+ * skipped when it surfaces, as timeouts are -- and a recurring fault
+ * ended by hand recurs no more. */
 void faults_on(sim *s, uint32_t i, bool on, uint32_t gen)
 {
     faults *fl = &s->fl;
+    fault_cfg *f = &fl->fault[i];
     if (on) {
         if (fl->active[i] || gen != fl->gen[i])
             return;
+        if (fl->gen[i] > 0 && recurring(f)) {
+            fl->occurrence[i]++;
+            f->start_ns = fl->next_start[i];
+            f->duration_ns = fl->next_len[i];
+            engine_plan_phases(s, false);
+        }
         fl->active[i] = true;
         fl->gen[i]++;
-        const fault_cfg *f = &fl->fault[i];
         engine_push_fault(s, simtime_add(s->now, f->duration_ns),
                           EV_FAULT_OFF, i, fl->gen[i]);
     } else {
         if (!fl->active[i] || gen != fl->gen[i])
             return;
         fl->active[i] = false;
+        if (recurring(f))
+            occurrence_next(s, i);
     }
     faults_apply(s);
 }
@@ -207,7 +275,8 @@ void faults_start(sim *s)
     for (uint32_t i = 0; i < c->n_faults; i++) {
         fl->fault[i] = c->faults[i];
         fl->key[i] = rng_named(c->faults[i].name);
-        engine_push_fault(s, c->faults[i].start_ns, EV_FAULT_ON, i, 0);
+        occurrence_first(s, i);
+        engine_push_fault(s, fl->fault[i].start_ns, EV_FAULT_ON, i, 0);
     }
     fl->n = c->n_faults;
 }
@@ -231,6 +300,7 @@ int sim_inject(sim *s, const fault_cfg *f, sb_err *e)
     fl->key[i] = rng_named(f->name);
     if (fl->fault[i].start_ns < s->now)
         fl->fault[i].start_ns = s->now;
+    occurrence_first(s, i);
     engine_push_fault(s, fl->fault[i].start_ns, EV_FAULT_ON, i, 0);
     engine_plan_phases(s, false);
     return (int)i;
@@ -254,9 +324,9 @@ bool sim_end_fault(sim *s, int index)
         fl->active[index] = false;
     } else if (fl->gen[index] == 0) {
         f->duration_ns = 0; /* it never began */
-    } else {
+    } else if (!recurring(f)) {
         return false; /* over already */
-    }
+    } /* else between two occurrences: the next is called off */
     fl->gen[index]++;
     engine_plan_phases(s, false);
     faults_apply(s);
@@ -266,6 +336,15 @@ bool sim_end_fault(sim *s, int index)
 bool sim_fault_active(const sim *s, int index)
 {
     return index >= 0 && (uint32_t)index < s->fl.n && s->fl.active[index];
+}
+
+uint32_t sim_fault_occurrences(const sim *s, int index)
+{
+    if (index < 0 || (uint32_t)index >= s->fl.n || s->fl.gen[index] == 0 ||
+        s->fl.fault[index].duration_ns == 0) /* ended before it began */
+        return 0;
+    /* occurrence counts from 0 and moves on as each later one begins */
+    return s->fl.occurrence[index] + 1;
 }
 
 int64_t sim_last_fault_end(const sim *s)
@@ -282,13 +361,15 @@ int64_t sim_last_fault_end(const sim *s)
     return end;
 }
 
+/* The first start of each fault: a recurring fault's first occurrence
+ * (fault[i] describes its latest). */
 int64_t sim_first_fault_start(const sim *s)
 {
     int64_t start = -1;
     for (uint32_t i = 0; i < s->fl.n; i++)
         if (s->fl.fault[i].duration_ns > 0 &&
-            (start < 0 || s->fl.fault[i].start_ns < start))
-            start = s->fl.fault[i].start_ns;
+            (start < 0 || s->fl.first_start[i] < start))
+            start = s->fl.first_start[i];
     return start;
 }
 

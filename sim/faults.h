@@ -39,6 +39,14 @@ typedef struct faults {
                                      stale EV_FAULT_OFF is skipped */
     uint64_t key[MAX_ALL_FAULTS]; /* rng_named(name): its coins */
     uint32_t n;
+    /* Recurring faults (fault_cfg.every) and drawn lengths: the
+     * occurrence now or last begun (fault[i].start_ns and duration_ns
+     * describe it), the start of the first, and the next one's start and
+     * length once the current has ended. */
+    uint32_t occurrence[MAX_ALL_FAULTS];
+    int64_t first_start[MAX_ALL_FAULTS];
+    int64_t next_start[MAX_ALL_FAULTS], next_len[MAX_ALL_FAULTS];
+    int64_t fixed_len[MAX_ALL_FAULTS]; /* the configured duration */
     uint8_t errors[MAX_ALL_FAULTS], n_errors;
     uint8_t lost[MAX_ALL_FAULTS], n_lost;
     uint8_t cuts[MAX_ALL_FAULTS], n_cuts;

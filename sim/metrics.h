@@ -158,9 +158,7 @@ typedef struct metrics {
     int64_t cur_start, cur_end;
     /* The live bucket, where the engine counts, by either name.  cur is
      * an array of one, so m->cur->x is an offset from m: as a pointer
-     * (always &live) every count loaded it first: 5.6 M of 2.19 G
-     * instructions in the storm at 10 000 clients (bench_engine --only
-     * model). */
+     * (always &live) every count loaded it first. */
     union {
         metrics_bucket live;
         metrics_bucket cur[1];
@@ -209,8 +207,7 @@ int metrics_roll(metrics *m, int64_t t, metrics_closed_fn closed, void *ctx);
  * (m->exact) a change at t only adds -delta x t to an accumulator (the
  * integral is value x t + accumulator, by parts), and the bucket's close
  * converts: the same bits as the doubles, with no conversion, multiply or
- * test of the span per change (20 M of 1.80 G instructions in the storm
- * at 10 000 clients).  Past the bound (a queue past 9 million at 1 s
+ * test of the span per change.  Past the bound (a queue past 9 million at 1 s
  * buckets, more than 2 501 workers at 1 h buckets, unlimited workers) the
  * bucket goes on in doubles, from the exact sum so far
  * (metrics_gauge_inexact); check_metrics pins the bits both ways. */
@@ -291,8 +288,7 @@ static inline void metrics_latency(metrics *m, int64_t ns)
  * Most attempts that end time out, after exactly the timeout: the last
  * value's bins are kept, and a repeat skips both bin computations and
  * the live histogram's [lo, hi] (its bin was touched when the value was
- * first counted in this bucket; open_live forgets the value).  Saved 12 M
- * of 1.86 G instructions in the storm at 10 000 clients. */
+ * first counted in this bucket; open_live forgets the value). */
 static inline void metrics_attempt_latency(metrics *m, int64_t ns)
 {
     size_t fine, bin; /* locals: a count's store could alias m->att_* */

@@ -87,6 +87,7 @@ struct pipeline {
     uint32_t *deferred, n_deferred, deferred_cap;
     bool down;
     bool finished; /* pipeline_finish has counted the waiting jobs' time */
+    uint64_t traced; /* calls started, for --trace's sampling */
 };
 
 static int push_index(uint32_t **v, uint32_t *n, uint32_t *cap, uint32_t x)
@@ -328,6 +329,10 @@ static void call_step(struct pipeline *p, uint32_t ji, job *j, unsigned step,
     clients_show(&s->cl, j->client, CLIENT_WAITING);
     r->index = call_index(j, step, undo);
     r->op = st->cfg->idempotent ? SB_OP_PUT : SB_OP_POST;
+    /* --trace samples 1 call in trace_sample, as the clients' requests
+     * (a pipeline's runners send nothing else). */
+    if (s->cfg->trace_sample > 0 && p->traced++ % s->cfg->trace_sample == 0)
+        r->flags |= RQ_TRACED;
     j->step = (uint8_t)step;
     j->call_start = s->now;
     j->call_blocked = 0;

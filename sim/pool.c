@@ -21,9 +21,8 @@ void pool_fini(pool *p)
 /* A chunk is not zeroed here but record by record as each is first handed
  * out (pool_alloc_new, pool_take): the records a run never reaches stay
  * untouched, and a record is zeroed just before its first use, while it
- * is about to be written anyway.  (calloc zeroed 4096 records at once: 48
- * M of the storm's instructions at 10 000 clients, as callgrind counts a
- * rep stosb, byte by byte.)  new_end stays below UINT32_MAX: the last
+ * is about to be written anyway (calloc zeroed 4096 records at once,
+ * most of them never used).  new_end stays below UINT32_MAX: the last
  * chunk would end at 2^32. */
 int pool_add_chunk(pool *p)
 {

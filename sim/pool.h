@@ -47,8 +47,7 @@ size_t pool_bytes(const pool *p);
 /* Records handed out and not freed: every record below next_new is
  * either live or on the free list (one that pool_free could not list
  * leaked, and counts as live).  Derived, not kept: a counter cost an add
- * on every take and free (2.7 M instructions in the storm at 10 000
- * clients, bench_engine --only model). */
+ * on every take and free. */
 static inline uint32_t pool_live(const pool *p)
 {
     return p->next_new - (uint32_t)p->n_free;
@@ -80,8 +79,8 @@ static inline int pool_alloc(pool *p, uint32_t *idx)
  * else as it was left.  Bytes past `size` are unspecified the first
  * time.  NULL when out of memory.  With a constant size the memset is a
  * few stores.  A new record is taken inline, not through pool_alloc_new:
- * the storm at 10 000 clients takes 680 000 of them (its high-water
- * mark), and that call and its second memset cost 30 M instructions. */
+ * a large run takes hundreds of thousands of them (its high-water mark),
+ * and that call would zero each twice. */
 static inline void *pool_take(pool *p, uint32_t *idx, size_t size,
                               size_t gen_off)
 {

@@ -210,6 +210,9 @@ static sim_trace trace_record(const sim *s, const request *r, trace_kind kind,
     t.client = r->client;
     t.request = r->index;
     t.attempt = a;
+    const requester *rq = &s->rqs.rq[r->caller];
+    t.stack = rq->stack;
+    t.caller = r->caller ? rq->name : NULL;
     return t;
 }
 
@@ -711,8 +714,9 @@ SB_NOINLINE static void heard_success(sim *s, requester *rq, bool top,
 }
 
 /* The policy's view of a success is built only when a layer or a trace
- * will read it: with none (immediate, fixed, exponential ...) it cost a
- * fifth of a success's instructions.  Inline, that test and the end. */
+ * will read it: with none (immediate, fixed, exponential ...) building it
+ * was a large share of a success's work.  Inline, that test and the
+ * end. */
 SB_ALWAYS_INLINE static inline void
 attempt_succeeded(sim *s, requester *rq, const requester_ops *ops, bool top,
                   const attempt *t, uint32_t ri, request *r)

@@ -269,8 +269,8 @@ static int64_t net_delay(const server *sv, const request *r, const attempt *t,
 }
 
 /* The delay of the answer to t of r (draw 1): the network's back and any
- * latency fault.  A constant network's is kept (back_const): the draw's
- * counter and the sum cost about ten instructions per answer. */
+ * latency fault.  A constant network's is kept (back_const): no draw's
+ * counter and no sum at every answer. */
 static inline int64_t answer_delay(const server *sv, const request *r,
                                    const attempt *t)
 {
@@ -428,10 +428,9 @@ static double expected_service(const server *sv, const attempt *t)
 }
 
 /* The service time of a draw x taken as it is (service_is_draw):
- * x x 1.0 x 1.0,
- * rounded, is x whenever x is a double's exact integer and x + 0.5 is
- * exact too, below 2^52; the conversions cost about ten instructions per
- * service.  Anything else takes the general path's arithmetic. */
+ * x x 1.0 x 1.0, rounded, is x whenever x is a double's exact integer and
+ * x + 0.5 is exact too, below 2^52, so the conversions are skipped at
+ * every service.  Anything else takes the general path's arithmetic. */
 static inline int64_t draw_as_service_ns(int64_t x)
 {
     return (uint64_t)x < (UINT64_C(1) << 52) ? x : round_ns((double)x);
@@ -466,8 +465,8 @@ SB_NOINLINE static int grow_in_service(server *sv)
 }
 
 /* Start serving ai (t is its record).  Inlined into its two callers
- * (admission and dispatch), whose records and registers it shares: 10 M
- * instructions at 10 000 clients.  queued: t comes from the queue, a
+ * (admission and dispatch), whose records and registers it shares.
+ * queued: t comes from the queue, a
  * constant in each caller (admission serves only arrivals, dispatch only
  * queued attempts), so that neither loads t's stage to learn it. */
 SB_ALWAYS_INLINE static inline void
@@ -655,8 +654,7 @@ static inline void send_reply(server *sv, uint32_t ai, attempt *t,
 
 /* ... while a lost_ack fault runs or the network draws its delays.  Out
  * of line (LTO would inline the fault's coin here), so that the common
- * answer saves no registers around calls it does not make: 10 M
- * instructions at 10 000 clients. */
+ * answer saves no registers around calls it does not make. */
 SB_NOINLINE static void reply_drawn(server *sv, uint32_t ai,
                                                   attempt *t,
                                                   const request *r)

@@ -57,6 +57,10 @@ typedef struct sim_trace {
                                    overrode the stack (driver.h), or NULL */
     const char *reason;         /* refusals */
     sb_outcome outcome;         /* TRACE_END */
+    const pstack *stack;        /* the stack that decided: the layers
+                                   decision names are its */
+    const char *caller;         /* NULL for the clients' requests; a
+                                   pipeline step's calls: "step 'load'" */
 } sim_trace;
 
 typedef struct sim_observer {
@@ -96,6 +100,9 @@ int sim_inject(sim *s, const fault_cfg *f, sb_err *e);
 bool sim_end_fault(sim *s, int index);
 /* Is fault i running now? */
 bool sim_fault_active(const sim *s, int index);
+/* How many times fault `index` has begun: 0 or 1 for a fault that happens
+ * once, the occurrences so far for a recurring one (fault_cfg.every). */
+uint32_t sim_fault_occurrences(const sim *s, int index);
 
 int64_t sim_now(const sim *s);
 /* When the last logical request ended (success or failure), ns. */

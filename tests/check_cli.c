@@ -4,6 +4,7 @@
  * output files.  Runs the real binary on the shipped scenarios.
  */
 #include <check.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -461,6 +462,37 @@ START_TEST(violated_expectation_exits_one)
 }
 END_TEST
 
+/* A fault that outlasts the run (retry-storm's outage moved to 280 s for
+ * 100 s, in a run of 300 s; a scenario saved from the window, where a
+ * live change runs to the end of the original run, is the same):
+ * recovery is not judged, and the messages say why without a negative
+ * time ("the run ends -80 s after the last fault"). */
+START_TEST(fault_past_the_end_is_said_so)
+{
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){
+                          "run", STORM, "--set", "fault.outage.start=280s",
+                          "--set", "fault.outage.duration=100s", "--set",
+                          "expect.recovers_within=30s", "--set",
+                          "expect.metastable=false", NULL});
+    ck_assert_int_eq(o.status, 1);
+    const char *why = "the last fault runs past the end of the run (it "
+                      "ends at 380 s, the run at 300 s)";
+    char want[512];
+    snprintf(want, sizeof want, "  recovery              not judged: %s\n",
+             why);
+    ck_assert_msg(strstr(o.out, want) != NULL, "%s", o.out);
+    snprintf(want, sizeof want,
+             "FAIL  recovers_within: cannot be judged: %s\n", why);
+    ck_assert_msg(strstr(o.out, want) != NULL, "%s", o.out);
+    ck_assert_msg(strstr(o.err, "warning") && strstr(o.err, why), "%s",
+                  o.err);
+    for (const char *m = strstr(o.out, " -"); m; m = strstr(m + 1, " -"))
+        ck_assert_msg(!isdigit((unsigned char)m[2]), "%s", o.out);
+    tu_output_free(&o);
+}
+END_TEST
+
 /* --json - puts the JSON alone on stdout; the table moves to stderr. */
 START_TEST(json_to_stdout)
 {
@@ -574,6 +606,77 @@ START_TEST(shipped_scenarios_validate)
 }
 END_TEST
 
+/* `policies NAME` with a name it does not know says which it knows, and
+ * the one meant when the name is a near miss, as --policy does. */
+START_TEST(policies_unknown_name_suggests)
+{
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"policies", "exponentail", NULL});
+    ck_assert_int_eq(o.status, 2);
+    const char *head = "stormbench policies: unknown policy 'exponentail' "
+                       "(did you mean 'exponential'?); known policies: "
+                       "none, immediate, fixed, exponential, ";
+    ck_assert_msg(strncmp(o.err, head, strlen(head)) == 0, "%s", o.err);
+    tu_output_free(&o);
+    tu_stormbench(&o, (const char *[]){"policies", "nonesuch", NULL});
+    ck_assert_int_eq(o.status, 2);
+    head = "stormbench policies: unknown policy 'nonesuch'; known "
+           "policies: none, immediate, fixed, exponential, ";
+    ck_assert_msg(strncmp(o.err, head, strlen(head)) == 0, "%s", o.err);
+    ck_assert_msg(strstr(o.err, "circuit_breaker") != NULL, "%s", o.err);
+    tu_output_free(&o);
+}
+END_TEST
+
+/* A stack of many parameters is printed a layer to a line, wrapped at 80
+ * columns, every parameter still there: exponential+circuit_breaker's
+ * policy line was 700 characters.  validate's 'ok' line likewise.  A
+ * short one stays on one line ("policy    immediate (max_attempts=5)"). */
+START_TEST(policy_line_is_wrapped)
+{
+    char ini[1024];
+    snprintf(ini, sizeof ini, "%s",
+             tu_write_temp("breaker.ini",
+                           "[scenario]\nname = b\nduration = 60s\n"
+                           "[clients]\ncount = 10\nrate = 1/s\n"
+                           "[policy]\nname = exponential+circuit_breaker\n"));
+    tu_output o;
+    for (int k = 0; k < 2; k++) {
+        if (k)
+            tu_stormbench(&o, (const char *[]){"validate", ini, NULL});
+        else
+            tu_stormbench(&o, (const char *[]){
+                                  "run", STORM, "--policy",
+                                  "exponential+circuit_breaker", NULL});
+        /* (run: 1 when the storm's [expect] no longer holds) */
+        ck_assert_msg(o.status == 0 || (k == 0 && o.status == 1), "%s",
+                      o.err);
+        /* The policy's lines: up to "run " (run), or after the line that
+         * names the file, whatever its path's length (validate). */
+        const char *end = strstr(o.out, "\nrun ");
+        const char *l = k ? strchr(o.out, '\n') + 1 : o.out;
+        ck_assert_msg(k == 0 || strstr(o.out, "ok (b; policy "
+                                              "exponential+circuit_breaker)\n"),
+                      "%s", o.out);
+        while (*l && (!end || l < end)) {
+            size_t n = strcspn(l, "\n");
+            ck_assert_msg(n <= 80, "%zu columns: %.*s", n, (int)n, l);
+            l += n + (l[n] != '\0');
+        }
+        const char *want[] = {"exponential: base=100ms, ",
+                              "circuit_breaker: mode=consecutive, ",
+                              "cooldown_growth=exponential\n"};
+        for (size_t i = 0; i < 3; i++)
+            ck_assert_msg(strstr(o.out, want[i]) != NULL, "%s", o.out);
+        tu_output_free(&o);
+    }
+    tu_stormbench(&o, (const char *[]){"run", STORM, NULL});
+    ck_assert_ptr_nonnull(
+        strstr(o.out, "\npolicy    immediate (max_attempts=5)\n"));
+    tu_output_free(&o);
+}
+END_TEST
+
 START_TEST(help_version_and_policies)
 {
     tu_output o;
@@ -619,10 +722,13 @@ Suite *cli_suite(void)
     tcase_add_test(tc, classified_lists_its_presets);
     tcase_add_test(tc, progress_only_on_a_terminal);
     tcase_add_test(tc, violated_expectation_exits_one);
+    tcase_add_test(tc, fault_past_the_end_is_said_so);
     tcase_add_test(tc, json_to_stdout);
     tcase_add_test(tc, outputs_are_whole_or_untouched);
     tcase_add_test(tc, shipped_scenarios_validate);
     tcase_add_test(tc, help_version_and_policies);
+    tcase_add_test(tc, policy_line_is_wrapped);
+    tcase_add_test(tc, policies_unknown_name_suggests);
     tcase_add_test(tc, stopped_clock_exits_two);
     suite_add_tcase(s, tc);
     return s;

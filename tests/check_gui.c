@@ -138,9 +138,7 @@ static view_layout layout(void)
 static chart_panel plot_of(int k, double t0, double t1)
 {
     view_layout l = layout();
-    chart_panel p;
-    chart_panel_init(&p, l.panels[k], "", "", t0, t1, 0, 1, l.font_px);
-    return p;
+    return view_panel_plot(&l, k, t0, t1);
 }
 
 START_TEST(screenshot_is_the_window)
@@ -150,21 +148,25 @@ START_TEST(screenshot_is_the_window)
 }
 END_TEST
 
-/* Each panel draws its series in their colours inside its plot area: at
- * 100 s into the storm, load has offered (blue) and attempts
- * (vermillion); goodput its green; queue wait its purple; duplicates
- * vermillion; the policy panel B's open breakers (black) and refusals
- * (orange). */
+/* Each panel draws its series in their colours inside its plot area,
+ * A's in its cool family and B's in its warm one (view_family: slot i is
+ * a panel's i-th line): at 100 s into the storm, load has A's attempts
+ * (slot 1), B's offered (slot 0, drawn over A's: an open loop offers the
+ * same to both) and B's attempts; goodput B's (A's is 0,
+ * on the axis); queue wait A's; duplicates A's (B's are 0); the policy panel
+ * B's open breakers (slot 0) and refusals (slot 1). */
 START_TEST(panels_show_their_series)
 {
     static const struct {
-        int panel, colour;
-    } want[] = {{0, 4}, {0, 5}, {1, 2}, {2, 6}, {3, 5}, {4, 7}, {4, 0}};
+        int panel, run, slot;
+    } want[] = {{0, 0, 1}, {0, 1, 0}, {0, 1, 1}, {1, 1, 0}, {2, 0, 0},
+                {3, 0, 0}, {4, 1, 0}, {4, 1, 1}};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         chart_panel p = plot_of(want[i].panel, 0, 120);
-        long n = count(p.plot, &chart_palette[want[i].colour], 30);
-        ck_assert_msg(n > 20, "panel %d has %ld pixels of colour %d",
-                      want[i].panel, n, want[i].colour);
+        const chart_style *c = &view_family[want[i].run][want[i].slot];
+        long n = count(p.plot, c, 30);
+        ck_assert_msg(n > 20, "panel %d has %ld pixels of run %c's colour %d",
+                      want[i].panel, n, 'A' + want[i].run, want[i].slot);
     }
 }
 END_TEST

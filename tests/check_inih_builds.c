@@ -10,7 +10,7 @@
  * upstream inih, and would have read files differently with one (an
  * upstream default build has a 200-byte line buffer and takes an
  * indented line for the continuation of the value above).  Now it sets
- * none (scenarios/loader.c, reader()).
+ * none (scenarios/ini_file.c, reader()).
  *
  * This suite plays the upstream builds on the library at hand: Debian's
  * variables put the library in the state an upstream build with those

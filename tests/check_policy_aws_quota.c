@@ -58,6 +58,11 @@ START_TEST(retryable_errors)
         ck_assert_int_eq(first_fails(SB_ERR_HTTP, no[i]), SB_GIVE_UP);
     ck_assert_int_eq(first_fails(SB_ERR_GRPC, SB_GRPC_UNAVAILABLE), SB_RETRY);
     ck_assert_int_eq(first_fails(SB_ERR_GRPC, SB_GRPC_NOT_FOUND), SB_GIVE_UP);
+    /* RESOURCE_EXHAUSTED is the classifier's resource exhaustion, not
+     * transient; the SDKs retry it (a throttling error), and so does
+     * this. */
+    ck_assert_int_eq(first_fails(SB_ERR_GRPC, SB_GRPC_RESOURCE_EXHAUSTED),
+                     SB_RETRY);
 }
 END_TEST
 

@@ -16,13 +16,18 @@ typedef struct row {
 #define P SB_CLASS_PERMANENT
 #define D SB_CLASS_DATA_DEFECT
 #define U SB_CLASS_UNKNOWN
+#define R SB_CLASS_RESOURCE_EXHAUSTION
 #define HI SB_CONFIDENCE_HIGH
 #define LO SB_CONFIDENCE_LOW
 
 /* The issue's table: HTTP 408/429/502/503/504 transient (high); other 4xx
  * permanent (high), data defects apart; 500 unknown (low), and the rest
- * of 5xx with it; timeouts and connection errors transient; the four
- * transient and five permanent gRPC codes; other gRPC codes unknown. */
+ * of 5xx with it; timeouts and connection errors transient; the three
+ * transient and five permanent gRPC codes; other gRPC codes unknown.
+ * The ABI's resource-exhaustion class (policy.h) for what says so by
+ * name: gRPC RESOURCE_EXHAUSTED ("some resource has been exhausted",
+ * grpc's statuscodes.md) and HTTP 507 Insufficient Storage (RFC 4918
+ * 11.5: the server cannot store what it needs to complete the request). */
 static const row rows[] = {
     {SB_ERR_HTTP, 408, 0, T, HI},
     {SB_ERR_HTTP, 429, 0, T, HI},
@@ -48,7 +53,8 @@ static const row rows[] = {
     {SB_ERR_REFUSED, 0, 0, T, HI},
     {SB_ERR_RESET, 0, 0, T, HI},
     {SB_ERR_GRPC, SB_GRPC_UNAVAILABLE, 0, T, HI},
-    {SB_ERR_GRPC, SB_GRPC_RESOURCE_EXHAUSTED, 0, T, HI},
+    {SB_ERR_GRPC, SB_GRPC_RESOURCE_EXHAUSTED, 0, R, HI},
+    {SB_ERR_HTTP, 507, 0, R, HI},
     {SB_ERR_GRPC, SB_GRPC_DEADLINE_EXCEEDED, 0, T, HI},
     {SB_ERR_GRPC, SB_GRPC_ABORTED, 0, T, HI},
     {SB_ERR_GRPC, SB_GRPC_INVALID_ARGUMENT, 0, P, HI},

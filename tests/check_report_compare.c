@@ -485,6 +485,47 @@ START_TEST(pdf_dates_follow_source_date_epoch)
 }
 END_TEST
 
+/* -o DIR holding another comparison is refused in one line, unless
+ * --force; the same comparison again, with more seeds, resumes. */
+START_TEST(another_comparison_in_the_directory_is_refused)
+{
+    char dir[1024];
+    fresh_dir("cmp-claim", dir, sizeof dir);
+    const char *scen = SB_SOURCE_DIR "/scenarios/tier-amplification.ini";
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"compare", scen, "--seeds", "2", "-o",
+                                       dir, "-q", "--no-report", NULL});
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    tu_stormbench(&o, (const char *[]){"compare", scen, "--policies",
+                                       "none,immediate", "--seeds", "2",
+                                       "-o", dir, "-q", "--no-report", NULL});
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_msg(strstr(o.err, "holds another comparison") &&
+                      strstr(o.err, "--force"), "%s", o.err);
+    ck_assert_msg(strchr(o.err, '\n') == o.err + strlen(o.err) - 1,
+                  "not one line: %s", o.err);
+    tu_output_free(&o);
+    /* Nothing of the first was touched: its runs.csv has 2 rows. */
+    char *rows = file_in(dir, "runs.csv");
+    int lines = 0;
+    for (const char *c = rows; *c; c++)
+        lines += *c == '\n';
+    ck_assert_int_eq(lines, 3);
+    free(rows);
+    tu_stormbench(&o, (const char *[]){"compare", scen, "--seeds", "3", "-o",
+                                       dir, "-q", "--no-report", NULL});
+    ck_assert_msg(o.status == 0, "the same comparison resumed: %s", o.err);
+    tu_output_free(&o);
+    tu_stormbench(&o, (const char *[]){"compare", scen, "--policies",
+                                       "none,immediate", "--seeds", "2",
+                                       "-o", dir, "-q", "--no-report",
+                                       "--force", NULL});
+    ck_assert_msg(o.status == 0, "--force: %s", o.err);
+    tu_output_free(&o);
+}
+END_TEST
+
 /* The HTML stands alone: every chart inline SVG inside its <figure>
  * (one picture of each: its frame layer), links only to fragments of
  * the page itself, no src=, no stylesheet or script fetched; the only
@@ -778,6 +819,7 @@ Suite *report_compare_suite(void)
     tcase_add_test(tc, no_fault_no_recovery_verdict);
     tcase_add_test(tc, pipeline_runs_complete_when_their_jobs_do);
     tcase_add_test(tc, pdf_dates_follow_source_date_epoch);
+    tcase_add_test(tc, another_comparison_in_the_directory_is_refused);
     tcase_add_test(tc, html_stands_alone);
     tcase_add_test(tc, stability_map_tips_where_k_rho_passes_one);
     tcase_add_test(tc, resumed_runs_only_what_is_missing);

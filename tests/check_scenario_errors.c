@@ -293,6 +293,16 @@ static const bad_case cases[] = {
      "--set policy.max_attempts_" X90 "=3: expected a key of at most 95 "
      "characters, got 'max_attempts_xxxxxxxxxxxxxxxxxxxxxxxxxxx...' (103 "
      "characters)"},
+    /* A section of a chain that the chain does not use is refused even
+     * when it holds no key (such empty ones were ignored, while an
+     * unlisted empty [step.NAME] was refused: one check now). */
+    {"empty-tier-not-in-chain", BASE "[server.orphan]\n", {NULL},
+     "%s:11: [server.orphan] is not part of the service chain: no tier "
+     "reached from [server] has downstream = orphan"},
+    {"empty-policy-of-bottom-tier",
+     BASE "[server.db]\n[policy.db]\n", {"--set", "server.downstream=db"},
+     "%s:12: [policy.db]: tier 'db' has no downstream, so it makes no "
+     "calls for a policy to drive"},
     /* --set says what a line of the file could say, no more: in a file
      * "description = a ; b" means "a", so a run given it could not be
      * saved as the scenario it ran (the writer refuses it). */

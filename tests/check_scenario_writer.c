@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "scenario.h"
+#include "keys.h"
 #include "scenario_same.h"
 #include "testutil.h"
 #include "writer.h"
@@ -86,58 +87,60 @@ END_TEST
 
 /* Every key in a context where the loader takes it, every fault type,
  * numbers that have no short exact decimal form. */
+static const char every_key_ini[] =
+    "[scenario]\nname = all-keys\ndescription = every key once\n"
+    "duration = 123456789123ns\nseed = 987654321\nwarmup = 1.5s\n"
+    "bucket = 250ms\nrecovery_window = 7s\n"
+    "[clients]\ncount = 333\nprocesses = 7\nconnections = 9\n"
+    "call_time = 37us\narrival = closed\n"
+    "think = lognormal(80ms, 0.123456789012345)\n"
+    "read = 0.1\nput = 0.2\npost = 0.7\ntimeout = 900ms\n"
+    "deadline = 4s\nidempotency_keys = true\n"
+    "defect_fraction = 0.0333333333333333\ncritical_fraction = 0.01\n"
+    "[server]\nmodel = hot_record\nocc = two_round_trips\n"
+    "read_service = exp(3ms)\ndrop_late = true\n"
+    "workers = 17\nqueue_limit = 40\n"
+    "overflow = reject\nqueue_order = lifo\nretry_after = 3s\n"
+    "service = normal(10ms, 3ms)\ndegradation = 0.05\n"
+    "degradation_knee = 12\nnetwork_delay = uniform(1ms, 3ms)\n"
+    "rate_limit = 123.456/s\nrate_limit_burst = 4\ndrop_expired = true\n"
+    "idempotency = false\ndedupe_answer = conflict\n"
+    "[policy]\nname = exponential+token_bucket\nbase = 20ms\n"
+    "token_bucket.max_tokens = 20\n"
+    "[fault.cap]\ntype = capacity\nstart = 5s\nduration = 1s\n"
+    "workers = 3\n"
+    "[fault.spike]\ntype = load_spike\nstart = 6s\nduration = 1s\n"
+    "multiplier = 2.718281828459045\n"
+    "[fault.out]\ntype = outage\nstart = 7s\nduration = 1s\n"
+    "mode = blackhole\n"
+    "[fault.slow]\ntype = latency\nstart = 8s\nduration = 1s\n"
+    "delay = 150ms\n"
+    "[fault.thrash]\ntype = slowdown\nstart = 9s\nduration = 1s\n"
+    "multiplier = 3\n"
+    "[fault.err]\ntype = errors\nstart = 10s\nduration = 1s\n"
+    "status = UNAVAILABLE\nretry_after = 2s\nprobability = 0.3\n"
+    "pushback = 250ms\n"
+    "[fault.err2]\ntype = errors\nstart = 10s\nduration = 1s\n"
+    "status = 503\nprobability = 0.1\n"
+    "[fault.stop]\ntype = errors\nstart = 10s\nduration = 1s\n"
+    "status = RESOURCE_EXHAUSTED\nprobability = 0.2\npushback = stop\n"
+    "[fault.rst]\ntype = errors\nstart = 10s\nduration = 1s\n"
+    "status = reset\nprobability = 0.05\n"
+    "[fault.lost]\ntype = lost_ack\nstart = 11s\nduration = 1s\n"
+    "probability = 0.4\n"
+    "[fault.part]\ntype = partition\nstart = 12s\nduration = 1s\n"
+    "fraction = 0.25\nmode = refuse\n"
+    "[fault.limit]\ntype = rate_limit\nstart = 13s\nduration = 1s\n"
+    "rate = 50/s\nburst = 5\n"
+    "[fault.impatient]\ntype = client_timeout\nstart = 14s\n"
+    "duration = 1s\ntimeout = 120ms\n"
+    "[expect]\nsuccess_min = 0.9\nrecovers_within = 30s\n";
+
 START_TEST(every_key_round_trips)
 {
-    static const char ini[] =
-        "[scenario]\nname = all-keys\ndescription = every key once\n"
-        "duration = 123456789123ns\nseed = 987654321\nwarmup = 1.5s\n"
-        "bucket = 250ms\nrecovery_window = 7s\n"
-        "[clients]\ncount = 333\nprocesses = 7\nconnections = 9\n"
-        "call_time = 37us\narrival = closed\n"
-        "think = lognormal(80ms, 0.123456789012345)\n"
-        "read = 0.1\nput = 0.2\npost = 0.7\ntimeout = 900ms\n"
-        "deadline = 4s\nidempotency_keys = true\n"
-        "defect_fraction = 0.0333333333333333\ncritical_fraction = 0.01\n"
-        "[server]\nmodel = hot_record\nocc = two_round_trips\n"
-        "read_service = exp(3ms)\ndrop_late = true\n"
-        "workers = 17\nqueue_limit = 40\n"
-        "overflow = reject\nqueue_order = lifo\nretry_after = 3s\n"
-        "service = normal(10ms, 3ms)\ndegradation = 0.05\n"
-        "degradation_knee = 12\nnetwork_delay = uniform(1ms, 3ms)\n"
-        "rate_limit = 123.456/s\nrate_limit_burst = 4\ndrop_expired = true\n"
-        "idempotency = false\ndedupe_answer = conflict\n"
-        "[policy]\nname = exponential+token_bucket\nbase = 20ms\n"
-        "token_bucket.max_tokens = 20\n"
-        "[fault.cap]\ntype = capacity\nstart = 5s\nduration = 1s\n"
-        "workers = 3\n"
-        "[fault.spike]\ntype = load_spike\nstart = 6s\nduration = 1s\n"
-        "multiplier = 2.718281828459045\n"
-        "[fault.out]\ntype = outage\nstart = 7s\nduration = 1s\n"
-        "mode = blackhole\n"
-        "[fault.slow]\ntype = latency\nstart = 8s\nduration = 1s\n"
-        "delay = 150ms\n"
-        "[fault.thrash]\ntype = slowdown\nstart = 9s\nduration = 1s\n"
-        "multiplier = 3\n"
-        "[fault.err]\ntype = errors\nstart = 10s\nduration = 1s\n"
-        "status = UNAVAILABLE\nretry_after = 2s\nprobability = 0.3\n"
-        "pushback = 250ms\n"
-        "[fault.err2]\ntype = errors\nstart = 10s\nduration = 1s\n"
-        "status = 503\nprobability = 0.1\n"
-        "[fault.stop]\ntype = errors\nstart = 10s\nduration = 1s\n"
-        "status = RESOURCE_EXHAUSTED\nprobability = 0.2\npushback = stop\n"
-        "[fault.rst]\ntype = errors\nstart = 10s\nduration = 1s\n"
-        "status = reset\nprobability = 0.05\n"
-        "[fault.lost]\ntype = lost_ack\nstart = 11s\nduration = 1s\n"
-        "probability = 0.4\n"
-        "[fault.part]\ntype = partition\nstart = 12s\nduration = 1s\n"
-        "fraction = 0.25\nmode = refuse\n"
-        "[fault.limit]\ntype = rate_limit\nstart = 13s\nduration = 1s\n"
-        "rate = 50/s\nburst = 5\n"
-        "[fault.impatient]\ntype = client_timeout\nstart = 14s\n"
-        "duration = 1s\ntimeout = 120ms\n"
-        "[expect]\nsuccess_min = 0.9\nrecovers_within = 30s\n";
     char path[1024];
-    snprintf(path, sizeof path, "%s", tu_write_temp("all-keys.ini", ini));
+    snprintf(path, sizeof path, "%s",
+             tu_write_temp("all-keys.ini", every_key_ini));
     round_trip(path);
 }
 END_TEST
@@ -233,27 +236,29 @@ END_TEST
 /* A pipeline with every key of [pipeline] and [step.NAME]: a step with a
  * stack of its own and two of its parameters (kept in order), numbers
  * without a short exact form, a -0, a batch, an undo. */
+static const char pipeline_ini[] =
+    "[scenario]\nname = pipe\nduration = 60s\n"
+    "[clients]\ncount = 10\nrate = 1/s\n"
+    "[server]\nworkers = 4\n"
+    "[policy]\nname = exponential\n"
+    "[pipeline]\nsteps = extract, transform, load\n"
+    "on_failure = compensate\ncheckpoints = true\nreruns = 7\n"
+    "rerun_delay = 1.5s\nsla = 123456789ns\nwarn_retry = 2\n"
+    "dead_letter_growth = 5\n"
+    "[step.extract]\npolicy = exponential+token_bucket\n"
+    "timeout = 250ms\nservice = lognormal(20ms, 0.123456789012345)\n"
+    "transient = 0.0333333333333333\npermanent = 0.01\ndefect = -0\n"
+    "idempotent = true\nbase = 20ms\ntoken_bucket.max_tokens = 20\n"
+    "undo = exp(3ms)\n"
+    "[step.transform]\nitems = 1000\nitem_defect = 0.00123456789\n"
+    "independent = true\n"
+    "[step.load]\n";
+
 START_TEST(pipeline_round_trips)
 {
-    const char *ini =
-        "[scenario]\nname = pipe\nduration = 60s\n"
-        "[clients]\ncount = 10\nrate = 1/s\n"
-        "[server]\nworkers = 4\n"
-        "[policy]\nname = exponential\n"
-        "[pipeline]\nsteps = extract, transform, load\n"
-        "on_failure = compensate\ncheckpoints = true\nreruns = 7\n"
-        "rerun_delay = 1.5s\nsla = 123456789ns\nwarn_retry = 2\n"
-        "dead_letter_growth = 5\n"
-        "[step.extract]\npolicy = exponential+token_bucket\n"
-        "timeout = 250ms\nservice = lognormal(20ms, 0.123456789012345)\n"
-        "transient = 0.0333333333333333\npermanent = 0.01\ndefect = -0\n"
-        "idempotent = true\nbase = 20ms\ntoken_bucket.max_tokens = 20\n"
-        "undo = exp(3ms)\n"
-        "[step.transform]\nitems = 1000\nitem_defect = 0.00123456789\n"
-        "independent = true\n"
-        "[step.load]\n";
     char path[1024];
-    snprintf(path, sizeof path, "%s", tu_write_temp("pipe-all.ini", ini));
+    snprintf(path, sizeof path, "%s",
+             tu_write_temp("pipe-all.ini", pipeline_ini));
     const scenario *b = round_trip(path);
     /* The round trip compares whole configs; these say the file was read
      * at all (a pipeline dropped by both would compare equal too). */
@@ -344,6 +349,88 @@ START_TEST(names_as_long_as_allowed_are_kept_whole)
     ck_assert_str_eq(b->cfg.pipeline.steps[0].name, NAME63("a"));
     ck_assert_double_eq(b->cfg.pipeline.steps[0].transient, 0.25);
     ck_assert_double_eq(b->cfg.pipeline.steps[1].transient, 0.5);
+}
+END_TEST
+
+/* ---- The writer writes every key of the table -------------------------
+ *
+ * A key added to the table (scenarios/keys.c) and not to the writer would
+ * be lost by every saved scenario: the files the writer makes of these
+ * scenarios -- every key above, the two other arrival modes, a chain,
+ * the pipeline -- hold every key of every section, each in a section of
+ * its kind.  (Refused keys, such as a step's plugin, excepted.) */
+
+/* A chain with everything a chain has: names, a downstream, a tier
+ * policy with processes, a deadline and a parameter, each of the four
+ * [expect.NAME] keys, a fault with a target, a plug-in. */
+static const char chain_ini[] =
+    "[scenario]\nname = chain\nduration = 60s\n"
+    "[clients]\ncount = 10\nrate = 1/s\n"
+    "[server]\nworkers = 8\nname = front\ndownstream = db\n"
+    "[server.db]\nworkers = 2\n"
+    "[policy]\nname = exponential\nplugin = /opt/lib/libmine.so\n"
+    "[policy.front]\nname = exponential\ntimeout = 2s\nprocesses = 2\n"
+    "propagate_deadline = true\nmax_attempts = 3\n"
+    "[expect.db]\namplification_min = 1\namplification_max = 3\n"
+    "utilization_min = 0\nutilization_max = 90%\n"
+    "[fault.down]\ntype = outage\nstart = 20s\nduration = 5s\n"
+    "target = db\n";
+
+/* Is "[kind...]" then "key =" somewhere in text, in a section of kind? */
+static bool written(const char *text, key_section kind, const char *key)
+{
+    key_section at = KS_NONE;
+    size_t klen = strlen(key);
+    for (const char *line = text; *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        if (line[0] == '[' && len > 2) {
+            char name[128];
+            snprintf(name, sizeof name, "%.*s", (int)(len - 2), line + 1);
+            at = keys_section_of(name);
+        } else if (at == kind && len > klen + 1 &&
+                   strncmp(line, key, klen) == 0 &&
+                   strncmp(line + klen, " =", 2) == 0) {
+            return true;
+        }
+        line += len + (nl != NULL);
+    }
+    return false;
+}
+
+START_TEST(the_writer_writes_every_key_of_the_table)
+{
+    static const char *const inis[] = {
+        every_key_ini,
+        "[scenario]\nname = o\nduration = 60s\n[clients]\nrate = 2/s\n",
+        "[scenario]\nname = o\nduration = 60s\n[clients]\narrival = once\n"
+        "start_window = 10s\n",
+        chain_ini, pipeline_ini};
+    size_t total = 0;
+    char *all = NULL;
+    for (size_t i = 0; i < sizeof inis / sizeof *inis; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s", tu_write_temp("keys.ini", inis[i]));
+        round_trip(path);
+        char *text = tu_read_file(tu_temp_path("written.ini"));
+        ck_assert_ptr_nonnull(text);
+        all = realloc(all, total + strlen(text) + 1);
+        memcpy(all + total, text, strlen(text) + 1);
+        total += strlen(text);
+        free(text);
+    }
+    int rows = 0;
+    for (key_section s = KS_SCENARIO; s <= KS_STEP; s++) {
+        size_t n;
+        const key_row *k = keys_of(s, &n);
+        for (size_t i = 0; i < n; i++, rows++)
+            ck_assert_msg(k[i].parse == key_refused ||
+                              written(all, s, k[i].name),
+                          "no saved scenario holds %s (section %d): does "
+                          "scenarios/writer.c write it?", k[i].name, (int)s);
+    }
+    ck_assert_int_ge(rows, 90); /* 92 rows when this was written */
+    free(all);
 }
 END_TEST
 
@@ -627,6 +714,7 @@ Suite *scenario_writer_suite(void)
     tcase_add_test(tc, names_as_long_as_allowed_are_kept_whole);
     tcase_add_test(tc, policy_names_starting_with_a_semicolon_round_trip);
     tcase_add_test(tc, every_free_text_value_at_its_extreme_round_trips);
+    tcase_add_test(tc, the_writer_writes_every_key_of_the_table);
     tcase_add_test(tc, a_parameter_given_twice_is_saved_once);
     tcase_add_test(tc, a_relative_plugin_is_saved_absolute);
     tcase_add_test(tc, two_plugins_are_saved_and_load_back);

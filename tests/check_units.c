@@ -47,6 +47,25 @@ START_TEST(durations)
 }
 END_TEST
 
+/* A bare 0 is a duration: zero of any unit is the same time, so
+ * "timeout = 0" and "delay = 0" mean what they say (it was refused for
+ * want of a unit).  Any other number still needs one. */
+START_TEST(bare_zero_is_a_duration)
+{
+    int64_t ns = 5;
+    sb_err e;
+    static const char *const zeros[] = {"0", "0 ", "0.0", "0e3", "-0"};
+    for (size_t i = 0; i < sizeof zeros / sizeof *zeros; i++) {
+        ns = 5;
+        ck_assert_msg(units_duration(zeros[i], &ns, &e) == 0, "'%s': %s",
+                      zeros[i], e.msg);
+        ck_assert_int_eq(ns, 0);
+    }
+    ck_assert_int_ne(units_duration("0.001", &ns, &e), 0);
+    ck_assert_ptr_nonnull(strstr(e.msg, "(no unit)"));
+}
+END_TEST
+
 START_TEST(bad_durations)
 {
     int64_t ns;
@@ -258,6 +277,7 @@ Suite *units_suite(void)
     TCase *tc = tcase_create("parse");
     tcase_add_test(tc, durations);
     tcase_add_test(tc, bad_durations);
+    tcase_add_test(tc, bare_zero_is_a_duration);
     tcase_add_test(tc, rates_and_probabilities);
     tcase_add_test(tc, shares_and_percentages);
     tcase_add_test(tc, whole_numbers_to_uint64_max);

@@ -52,6 +52,10 @@ static const char *after_ok(char *buf, size_t len)
     for (const char *l = nl + 1; *l && used < len;) {
         const char *end = strchr(l, '\n');
         size_t n = end ? (size_t)(end - l + 1) : strlen(l);
+        if (strncmp(l, "  ", 2) == 0) { /* the ok line's policy, wrapped */
+            l += n;
+            continue;
+        }
         if (strncmp(l, path, plen) == 0 && strncmp(l + plen, ": ", 2) == 0)
             l += plen + 2, n -= plen + 2;
         used += (size_t)snprintf(buf + used, len - used, "%.*s", (int)n, l);

@@ -98,6 +98,12 @@ tu_sim *tu_sim_run_edited(const char *ini, const char *policy,
     return t;
 }
 
+tu_sim *tu_sim_prepare_edited(const char *ini, const char *policy,
+                              void (*edit)(sim_config *, void *), void *ctx)
+{
+    return prepare_edited(ini, policy, NULL, 0, NULL, NULL, edit, ctx);
+}
+
 static tu_sim *prepare_edited(const char *ini, const char *policy,
                               const char *const *params, int n_params,
                               void (*trace)(void *, const sim_trace *),

@@ -46,6 +46,9 @@ tu_sim *tu_sim_prepare(const char *ini_text, const char *policy,
  * yet, or says at length). */
 tu_sim *tu_sim_run_edited(const char *ini_text, const char *policy,
                           void (*edit)(sim_config *, void *), void *ctx);
+/* The same, stopped before running (as tu_sim_prepare). */
+tu_sim *tu_sim_prepare_edited(const char *ini_text, const char *policy,
+                              void (*edit)(sim_config *, void *), void *ctx);
 void tu_sim_free(tu_sim *t);
 
 /* A fresh path under the build tree for a test file named `name`. */

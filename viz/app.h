@@ -24,7 +24,9 @@
 
 #include "config.h"
 #include "err.h"
+#include "session.h"
 #include "setting.h"
+#include "view.h"
 
 /* Writes a scenario file (the CLI does it, with the scenario writer):
  * 0, or -1 with a message. */
@@ -94,9 +96,23 @@ bool app_idle(const app *a);
 void app_key_down(app *a, int key);
 void app_pointer(app *a, double x, double y, bool inside);
 void app_button(app *a, double x, double y, bool down);
+void app_double_click(app *a, double x, double y);
+/* The wheel turned by `clicks` (up positive) at (x, y). */
+void app_wheel(app *a, double x, double y, double clicks);
 
 /* Draw the view (w x h device units). */
 void app_draw(const app *a, cairo_t *cr, double w, double h);
+/* Draw into the picture the last frame was drawn into (unless fresh:
+ * then all of it) only what changed since; the rectangles redrawn go to
+ * changed (VIEW_REGIONS + 1 at most), and their number is returned. */
+int app_draw_changed(app *a, cairo_t *cr, double w, double h, bool fresh,
+                     chart_rect *changed);
+
+/* The runs (A, then B when A/B is on), and what the last frame drew
+ * where: for tests that drive the app as the window does. */
+int app_runs(const app *a);
+const session *app_run(const app *a, int r);
+const view_hits *app_hits(const app *a);
 
 /* Should the app quit?  Its exit status (0, or 2 after an error). */
 bool app_quit(const app *a);

@@ -1393,3 +1393,83 @@ void chart_field_draw(cairo_t *cr, const chart_field *f, const uint8_t *states,
     boxes_end(&bx);
     cairo_restore(cr);
 }
+
+/* Heights of the bands of one cell: count[s] of total items in h pixels,
+ * by largest remainder, so they add up to h exactly; then a state with
+ * any item at all gets a pixel row, taken from the tallest band: at a
+ * million clients 3 failed among 550 idle are 0.04 of a pixel, and a
+ * field of idle grey would hide them (the legend gives the shares). */
+static void band_heights(const uint32_t *count, int n, uint32_t total, int h,
+                         int *out)
+{
+    double rem[32];
+    int used = 0;
+    for (int s = 0; s < n; s++) {
+        double exact = total ? (double)count[s] * h / total : 0;
+        out[s] = (int)floor(exact);
+        rem[s] = exact - out[s];
+        used += out[s];
+    }
+    for (; used < h && total; used++) {
+        int best = 0;
+        for (int s = 1; s < n; s++)
+            if (rem[s] > rem[best])
+                best = s;
+        out[best]++;
+        rem[best] = -1;
+    }
+    for (int s = 0; s < n; s++) {
+        if (count[s] == 0 || out[s] > 0)
+            continue;
+        int tall = 0;
+        for (int k = 1; k < n; k++)
+            if (out[k] > out[tall])
+                tall = k;
+        if (out[tall] > 1) {
+            out[tall]--;
+            out[s] = 1;
+        }
+    }
+}
+
+void chart_field_draw_shares(cairo_t *cr, const chart_field *f,
+                             const uint8_t *states, const chart_style *colours,
+                             int n_states)
+{
+    if (f->cells == 0 || n_states < 1)
+        return;
+    if (n_states > 32)
+        n_states = 32;
+    cairo_save(cr);
+    cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+    double gap = f->cell >= 4 ? 1.0 : 0.0;
+    boxes bx;
+    boxes_begin(&bx, cr);
+    for (uint32_t i = 0; i < f->cells; i++) {
+        uint32_t count[32] = {0};
+        uint64_t from = (uint64_t)i * f->per_cell, to = from + f->per_cell;
+        if (to > f->items)
+            to = f->items;
+        for (uint64_t k = from; k < to; k++)
+            count[states[k] < n_states ? states[k] : 0]++;
+        double x0 = round(f->area.x + (i % f->cols) * f->cell);
+        double y0 = round(f->area.y + (i / f->cols) * f->cell);
+        double x1 = round(f->area.x + (i % f->cols + 1) * f->cell) - gap;
+        double y1 = round(f->area.y + (i / f->cols + 1) * f->cell) - gap;
+        int heights[32];
+        band_heights(count, n_states, (uint32_t)(to - from),
+                     (int)(y1 - y0), heights);
+        double y = y1; /* the weightiest state at the foot */
+        for (int s = n_states - 1; s >= 0; s--) {
+            if (heights[s] == 0)
+                continue;
+            boxes_colour(&bx, &colours[s]);
+            boxes_add(&bx, x0, y - heights[s], x1 - x0, heights[s]);
+            if (!bx.direct)
+                boxes_fill(&bx);
+            y -= heights[s];
+        }
+    }
+    boxes_end(&bx);
+    cairo_restore(cr);
+}

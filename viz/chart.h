@@ -265,6 +265,16 @@ uint8_t chart_field_cell_state(const chart_field *f, const uint8_t *states,
 /* Draw every cell in the colour of its state. */
 void chart_field_draw(cairo_t *cr, const chart_field *f, const uint8_t *states,
                       const chart_style *colours, int n_states);
+/* Draw every cell as the shares of its items' states: a band of each
+ * state's colour as tall as its share of the cell (rounded by largest
+ * remainder, so the bands fill the cell; a state with any item at all
+ * gets a pixel row at least), the highest state at the foot.  Where a
+ * cell holds hundreds of clients, the mode alone would paint the field in
+ * the commonest state (idle) and hide a third that are waiting; the
+ * bands show them. */
+void chart_field_draw_shares(cairo_t *cr, const chart_field *f,
+                             const uint8_t *states, const chart_style *colours,
+                             int n_states);
 
 /* ---- Text ------------------------------------------------------------------------ */
 

@@ -194,3 +194,61 @@ long series_find(const series *s, double t)
     double end = series_at(s, from, COL_T);
     return end - s->width_s <= t ? (long)from : -1;
 }
+
+/* The columns' names in a CSV, with their units. */
+static const char *const csv_names[COL_COUNT] = {
+    [COL_T] = "t_end_s",
+    [COL_OFFERED] = "offered_per_s",
+    [COL_ATTEMPTS] = "attempts_per_s",
+    [COL_CAPACITY] = "capacity_per_s",
+    [COL_GOODPUT] = "goodput_per_s",
+    [COL_SUCCESS] = "success_pct",
+    [COL_QUEUE] = "queue_mean",
+    [COL_QUEUE_WAIT_MS] = "queue_wait_ms",
+    [COL_P50_MS] = "latency_p50_ms",
+    [COL_P99_MS] = "latency_p99_ms",
+    [COL_DUPLICATES] = "duplicates_so_far",
+    [COL_QUARANTINED] = "quarantined_so_far",
+    [COL_BREAKERS] = "open_breakers",
+    [COL_REFUSED] = "refused_locally_per_s",
+    [COL_LEVEL] = "retry_allowance_pct",
+    [COL_BUSY] = "busy_workers_mean",
+    [COL_WORKERS] = "workers",
+    [COL_WASTED] = "wasted_work_pct",
+    [COL_DEAD_LETTERS] = "dead_letters_so_far",
+    [COL_ALERTS_WARNING] = "alerts_warning_so_far",
+    [COL_ALERTS_CRITICAL] = "alerts_critical_so_far",
+};
+
+int series_write_csv(FILE *f, const series *const *runs, int n_runs,
+                     double t0, double t1)
+{
+    fprintf(f, "t_start_s,t_end_s");
+    for (int r = 0; r < n_runs; r++)
+        for (int c = COL_T + 1; c < COL_COUNT; c++)
+            fprintf(f, ",%s%s", n_runs > 1 ? (r ? "B_" : "A_") : "",
+                    csv_names[c]);
+    fputc('\n', f);
+    const series *a = runs[0];
+    size_t from, to;
+    series_range(a, t0, t1, &from, &to);
+    for (size_t i = from; i < to; i++) {
+        double end = series_at(a, i, COL_T);
+        /* Ten digits: more than any value here means, and no 0.1400000001
+         * in a spreadsheet. */
+        fprintf(f, "%.10g,%.10g", end - a->width_s, end);
+        for (int r = 0; r < n_runs; r++) {
+            long row = r == 0 ? (long)i : series_find(runs[r], end - 1e-9);
+            for (int c = COL_T + 1; c < COL_COUNT; c++) {
+                double v = row < 0 ? NAN : series_at(runs[r], (size_t)row,
+                                                     (series_col)c);
+                if (isfinite(v))
+                    fprintf(f, ",%.10g", v);
+                else
+                    fputc(',', f);
+            }
+        }
+        fputc('\n', f);
+    }
+    return ferror(f) ? -1 : (int)(to - from);
+}

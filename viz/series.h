@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "metrics.h"
 
@@ -91,5 +92,13 @@ double series_max(const series *s, series_col c, size_t from, size_t to);
 
 /* The row whose span holds time t (seconds), or -1. */
 long series_find(const series *s, double t);
+
+/* The rows of run 0 whose end lies in [t0, t1], as CSV: a header, then
+ * a line per row: its start and end (s), then every column of each run
+ * at that time ("A_" and "B_" before the names when there are two runs;
+ * an empty cell where a value is not known).  Returns the rows written,
+ * or -1 when the file could not be written. */
+int series_write_csv(FILE *f, const series *const *runs, int n_runs,
+                     double t0, double t1);
 
 #endif

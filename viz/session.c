@@ -24,6 +24,7 @@ struct session {
     session_action log[SESSION_MAX_ACTIONS];
     int n_log;
     int change_fault[CHANGE_KINDS]; /* the running change's fault, or -1 */
+    uint64_t version; /* bumped by every start() */
     double change_value[CHANGE_KINDS];
 };
 
@@ -52,6 +53,10 @@ static int start(session *ss, sb_err *e)
     ss->sim = NULL;
     policy_setup_free(&ss->ps);
     ss->finished = false;
+    /* Unique across sessions too: a B switched off and on again is
+     * another run. */
+    static uint64_t versions;
+    ss->version = ++versions;
     series_clear(&ss->ser);
     for (int k = 0; k < CHANGE_KINDS; k++)
         ss->change_fault[k] = -1;
@@ -135,6 +140,11 @@ int64_t session_now(const session *ss)
 bool session_done(const session *ss)
 {
     return ss->finished;
+}
+
+uint64_t session_version(const session *ss)
+{
+    return ss->version;
 }
 
 const sim *session_sim(const session *ss)
@@ -317,9 +327,15 @@ int session_restart(session *ss, sb_err *e)
     return start(ss, e);
 }
 
-int session_set_policy(session *ss, const char *policy, const setting *params,
-                       int n_params, sb_err *e)
+int session_set_policy(session *ss, const char *policy_in,
+                       const setting *params, int n_params, sb_err *e)
 {
+    /* The caller may hand us our own name (a new parameter, the same
+     * stack): copied before it is overwritten. */
+    char policy[sizeof ss->policy];
+    if (strlen(policy_in) >= sizeof policy)
+        return err_set(e, "policy name '%.40s...' is too long", policy_in);
+    snprintf(policy, sizeof policy, "%s", policy_in);
     char old[sizeof ss->policy];
     setting old_params[SESSION_MAX_PARAMS];
     int old_n = ss->n_params;
@@ -338,6 +354,17 @@ int session_set_policy(session *ss, const char *policy, const setting *params,
     policy_setup_free(&probe);
     /* What the user did stays: the new policy meets the same storm. */
     return session_seek(ss, sim_now(ss->sim), e);
+}
+
+const pstack *session_stack(const session *ss)
+{
+    return ss->ps.stack;
+}
+
+int session_params(const session *ss, const setting **out)
+{
+    *out = ss->params;
+    return ss->n_params;
 }
 
 /* The kind of live change a fault is, or -1. */

@@ -71,6 +71,9 @@ void session_destroy(session *ss);
 int session_run_until(session *ss, int64_t t);
 int64_t session_now(const session *ss);
 bool session_done(const session *ss); /* at the end of its duration */
+/* A number that changes whenever the run is rebuilt (a restart, a seek,
+ * another policy): a front end's cached picture of it is stale then. */
+uint64_t session_version(const session *ss);
 
 const sim *session_sim(const session *ss);
 const series *session_series(const session *ss);
@@ -97,6 +100,11 @@ int session_restart(session *ss, sb_err *e);
  * meets the storm the user made.  On error the old policy stays. */
 int session_set_policy(session *ss, const char *policy, const setting *params,
                        int n_params, sb_err *e);
+/* The stack running, and the parameters it was built with (as
+ * written). */
+const pstack *session_stack(const session *ss);
+int session_params(const session *ss, const setting **out);
+
 /* Go to time t: rebuild the run and replay the log's actions up to t
  * (those at t included; later ones are dropped), at full speed. */
 int session_seek(session *ss, int64_t t, sb_err *e);

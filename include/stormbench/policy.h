@@ -259,6 +259,12 @@ typedef struct sb_ctx {
     void *host_data;      /* the host's; pass ctx to host functions */
 } sb_ctx;
 
+/* The host's functions.  Every function this struct's struct_size
+ * covers is set, never NULL, in every hook of every host (the
+ * simulation, a pipeline step's or a tier's calls, `run`'s and
+ * `validate`'s worst-case probe, `decide`): a plug-in calls them without
+ * checking.  Where a host has no use for a report (breaker, level in a
+ * probe or in `decide`) the function does nothing. */
 typedef struct sb_host {
     uint32_t struct_size;
     uint32_t reserved;
@@ -273,8 +279,8 @@ typedef struct sb_host {
                      sb_confidence *conf);
     /* Report how much of its retry allowance (tokens, budget, quota) the
      * process has left, as a fraction of full in [0, 1]; the host shows
-     * the mean over processes.  Optional: a policy without one says
-     * nothing. */
+     * the mean over processes.  A policy without an allowance need not
+     * call it (the host always provides it). */
     void (*level)(const sb_ctx *ctx, double fraction);
 } sb_host;
 
@@ -348,7 +354,21 @@ typedef struct sb_policy {
     void (*client_init)(const sb_ctx *ctx);
     /* Before every attempt (first, retry or hedge).  May be NULL: allow.
      * Must not spend anything (tokens, budget): a later layer may still
-     * refuse the send.  Spend in on_decision. */
+     * refuse the send.  Spend in on_decision.
+     *
+     * Which hook sees a send that really happened: not this one -- the
+     * send it is asked about may still be refused by a later layer of
+     * the stack, and then never happens (a refused first try or retry
+     * ends the request; a refused hedge is not sent).  No hook is called
+     * at the moment an attempt goes out.  Every attempt that was sent,
+     * and whose answer or timeout its client waited for, is reported
+     * exactly once, by on_success or on_failure, with a->attempt its
+     * number among the attempts really sent (refused sends take no
+     * number) and a->sent whether it reached the wire; an attempt the
+     * client stopped waiting for because another copy of the request
+     * (a hedge) answered first is reported by neither.  on_decision
+     * with SB_RETRY announces a retry the host will ask before_send
+     * about after the delay: it too may still be refused then. */
     void (*before_send)(const sb_ctx *ctx, const sb_attempt *a,
                         sb_verdict *out);
     /* An attempt succeeded.  May be NULL. */

@@ -2,7 +2,7 @@
  * ini.h -- the interface of upstream inih (github.com/benhoyt/inih), as
  * every build of it offers it: the parse functions, and the options as
  * compile-time macros only.  Written for stormbench's tests, not copied:
- * the loader (scenarios/loader.c) is compiled against it as well as
+ * the loader (scenarios/ini_file.c) is compiled against it as well as
  * against the system's inih (tests/CMakeLists.txt, inih_upstream_api),
  * so that it cannot come to depend on what only one build has -- such as
  * the ini_max_line, ini_allow_multiline ... variables of Debian's

@@ -8,7 +8,8 @@
 #   2. the README's one-line build: cc $(pkg-config --cflags stormbench)
 #      -shared -fPIC capped_backoff.c -o libcapped_backoff.so, with
 #      pkg-config seeing only the new prefix
-#   3. the CMake snippet in policies/examples/out-of-tree/, copied next to
+#   3. the CMake snippet, as installed in PREFIX/share/doc/stormbench/
+#      examples/out-of-tree/ (with the example itself), copied next to
 #      the source as a user would, configured against the prefix
 #   4. the installed stormbench lists both plug-ins.
 foreach(v BUILD_DIR SOURCE_DIR WORK_DIR CC PKG_CONFIG)
@@ -18,7 +19,8 @@ foreach(v BUILD_DIR SOURCE_DIR WORK_DIR CC PKG_CONFIG)
 endforeach()
 
 set(prefix ${WORK_DIR}/prefix)
-set(example ${SOURCE_DIR}/policies/examples)
+# The example as installed: what a user of an installed stormbench has.
+set(example ${prefix}/share/doc/stormbench/examples)
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 

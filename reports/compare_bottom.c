@@ -1,0 +1,300 @@
+/*
+ * compare_bottom.c -- a comparison's bottom line: the policy to take,
+ * the three figures that justify it, what it costs, and what the reader
+ * should not over-read (compare.h, compare_bottom_line).
+ *
+ * The recommendation is a count, not a weighting: the policy that is
+ * best, or not significantly worse than the best, on the most metrics
+ * that separate the policies at all.  A weighting (recovery counts
+ * double, amplification half) would be a judgement the reader cannot
+ * see; a count of the verdicts they can read below it is one they can
+ * check.  Equal counts go to the policy that leads on the metric that
+ * matters more, in the order of `importance` -- whether requests
+ * succeed and the system comes back before how much it costs.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compare.h"
+
+/* The metrics, most important first: the order of the figures and of
+ * the tie-break. */
+static const compare_metric importance[CM_COUNT] = {
+    CM_SUCCESS_RATIO,    CM_JOBS_COMPLETED, CM_RECOVERY_S,
+    CM_JOBS_FAILED,      CM_COMPLETION_S,   CM_P99_MS,
+    CM_DUPLICATES,       CM_ITEMS_DUPLICATED, CM_ALERTS_CRITICAL,
+    CM_AMPLIFICATION,    CM_PEAK_AMP,       CM_WASTED_SHARE,
+    CM_QUARANTINED,      CM_JOB_BLOCKED_S};
+
+typedef struct text {
+    char *buf;
+    size_t len, used;
+} text;
+
+static void put(text *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void put(text *t, const char *fmt, ...)
+{
+    if (t->used >= t->len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->buf + t->used, t->len - t->used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        t->used += (size_t)n;
+}
+
+/* Does the verdict of m separate the policies: a ranking, and some
+ * policy significantly worse than the best? */
+static bool separates(const compare_verdict *v, int n_pol)
+{
+    return v->best >= 0 && v->n_leaders < n_pol;
+}
+
+static bool leads(const compare_verdict *v, int pol)
+{
+    return v->best >= 0 && (v->leaders & (1u << pol)) != 0;
+}
+
+/* A policy's figure: "96.5 %"; recovery with its seeds ("0 s on all 10
+ * seeds", "22.0 s over the 3 of 5 seeds that recovered", "never
+ * recovered (10 of 10 seeds)"). */
+static void figure(const compare_result *r, uint32_t pt, int pol,
+                   compare_metric m, char *buf, size_t len)
+{
+    compare_numbers n;
+    char v[64];
+    compare_stat_numbers(compare_stat_at(r, pt, pol, m), &n);
+    if (n.mean[0])
+        compare_with_unit(n.mean, compare_metrics[m].unit, v, sizeof v);
+    else
+        snprintf(v, sizeof v, "no value");
+    if (m != CM_RECOVERY_S) {
+        snprintf(buf, len, "%s", v);
+        return;
+    }
+    compare_tipping t;
+    compare_tipping_of(r, pt, pol, &t);
+    if (t.n > 0 && t.tipped == t.n)
+        snprintf(buf, len, "never recovered (%u of %u seeds)", t.tipped,
+                 t.n);
+    else if (t.tipped > 0)
+        snprintf(buf, len, "%s over the %u of %u seeds that recovered", v,
+                 t.n - t.tipped, t.n);
+    else
+        snprintf(buf, len, "%s on all %u seeds", v, t.n);
+}
+
+/* The policy with the most metrics led; equal counts by importance. */
+static int recommend(const compare_result *r, uint32_t pt, int *n_sep,
+                     int *n_led)
+{
+    const compare_plan *p = r->plan;
+    int count[COMPARE_MAX_POLICIES] = {0};
+    *n_sep = 0;
+    for (int m = 0; m < CM_COUNT; m++) {
+        const compare_verdict *v = compare_verdict_of(r, pt, m);
+        if (!compare_metric_shown(p, m) || !separates(v, p->n_policies))
+            continue;
+        (*n_sep)++;
+        for (int pol = 0; pol < p->n_policies; pol++)
+            count[pol] += leads(v, pol);
+    }
+    if (*n_sep == 0)
+        return -1;
+    int best = 0;
+    for (int pol = 1; pol < p->n_policies; pol++) {
+        if (count[pol] != count[best]) {
+            if (count[pol] > count[best])
+                best = pol;
+            continue;
+        }
+        for (int i = 0; i < CM_COUNT; i++) {
+            const compare_verdict *v = compare_verdict_of(r, pt,
+                                                          importance[i]);
+            if (!compare_metric_shown(p, importance[i]) ||
+                !separates(v, p->n_policies) ||
+                leads(v, pol) == leads(v, best))
+                continue;
+            if (leads(v, pol))
+                best = pol;
+            break;
+        }
+    }
+    *n_led = count[best];
+    return best;
+}
+
+/* "success ratio 96.5 % against 86.5 % for X, the best of the rest",
+ * naming the other leaders it ties with. */
+static void say_figure(text *t, const compare_result *r, uint32_t pt,
+                       int pol, compare_metric m)
+{
+    const compare_plan *p = r->plan;
+    const compare_verdict *v = compare_verdict_of(r, pt, m);
+    char a[160], b[160];
+    figure(r, pt, pol, m, a, sizeof a);
+    put(t, "%s %s", compare_metrics[m].name, a);
+    int tied = 0, n_tied = v->n_leaders - 1;
+    for (int i = 0; i < p->n_policies; i++) {
+        int o = v->order[i];
+        if (o == pol || !leads(v, o))
+            continue;
+        figure(r, pt, o, m, b, sizeof b);
+        put(t, "%s%s (%s)",
+            tied == 0 ? ", tied with " : tied == n_tied - 1 ? " and " : ", ",
+            p->policies[o].label, b);
+        tied++;
+    }
+    for (int i = 0; i < p->n_policies; i++) {
+        int o = v->order[i];
+        if (leads(v, o))
+            continue;
+        figure(r, pt, o, m, b, sizeof b);
+        put(t, ", against %s for %s, the best of the rest", b,
+            p->policies[o].label);
+        break;
+    }
+}
+
+/* Metrics the recommended policy is significantly worse on: what it
+ * costs, and who does better. */
+static void say_costs(text *t, const compare_result *r, uint32_t pt,
+                      int pol)
+{
+    const compare_plan *p = r->plan;
+    int n = 0;
+    for (int i = 0; i < CM_COUNT; i++) {
+        compare_metric m = importance[i];
+        const compare_verdict *v = compare_verdict_of(r, pt, m);
+        if (!compare_metric_shown(p, m) || !separates(v, p->n_policies) ||
+            leads(v, pol))
+            continue;
+        char a[160], b[160];
+        figure(r, pt, v->best, m, a, sizeof a);
+        figure(r, pt, pol, m, b, sizeof b);
+        put(t, "%s%s is better with %s (%s against %s)",
+            n++ ? "; " : " It costs: ", compare_metrics[m].name,
+            p->policies[v->best].label, a, b);
+    }
+    if (n)
+        put(t, ".");
+}
+
+/* Ties of the recommended policy, bistable policies, and the metrics
+ * where no policy stands out. */
+static void say_caveats(text *t, const compare_result *r, uint32_t pt,
+                        int pol)
+{
+    const compare_plan *p = r->plan;
+    char ties[400] = "", flat[400] = "", noise[400] = "", bist[600] = "";
+    text tt = {ties, sizeof ties, 0}, tf = {flat, sizeof flat, 0},
+         tn = {noise, sizeof noise, 0}, tb = {bist, sizeof bist, 0};
+    for (int i = 0; i < CM_COUNT; i++) {
+        compare_metric m = importance[i];
+        const compare_verdict *v = compare_verdict_of(r, pt, m);
+        if (!compare_metric_shown(p, m))
+            continue;
+        if (pol >= 0 && separates(v, p->n_policies) && leads(v, pol) &&
+            v->n_leaders > 1) {
+            put(&tt, "%s%s (with", tt.used ? "; " : "",
+                compare_metrics[m].name);
+            int k = 0;
+            for (int j = 0; j < p->n_policies; j++)
+                if (v->order[j] != pol && leads(v, v->order[j]))
+                    put(&tt, "%s %s", k++ ? "," : "",
+                        p->policies[v->order[j]].label);
+            put(&tt, ")");
+        }
+        else if (v->best < 0 && strncmp(v->text, "no difference", 13) == 0)
+            put(&tf, "%s%s", tf.used ? ", " : "", compare_metrics[m].name);
+        else if (v->best >= 0 && v->n_leaders == p->n_policies &&
+                 p->n_policies > 1)
+            put(&tn, "%s%s", tn.used ? ", " : "", compare_metrics[m].name);
+    }
+    for (int i = 0; i < p->n_policies; i++) {
+        compare_tipping tp;
+        compare_tipping_of(r, pt, i, &tp);
+        if (tp.bistable)
+            put(&tb, "%s%s (%u of %u seeds did not recover, 95 %% CI "
+                "%.0f\xe2\x80\x93%.0f %%)", tb.used ? ", " : "",
+                p->policies[i].label, tp.tipped, tp.n, 100.0 * tp.lo,
+                100.0 * tp.hi);
+    }
+    if (!ties[0] && !noise[0] && !bist[0] && !flat[0])
+        return;
+    put(t, " Caveats:");
+    if (ties[0])
+        put(t, " it ties with another policy on %s;", ties);
+    if (bist[0])
+        put(t, " bistable, neither clearly stable nor clearly metastable "
+               "over these seeds: %s;", bist);
+    if (noise[0])
+        put(t, " no policy is significantly better than another on %s "
+               "(more seeds may tell);", noise);
+    if (flat[0])
+        put(t, " every policy gives the same value on every seed on %s;",
+            flat);
+    t->buf[t->used - 1] = '.';
+}
+
+void compare_bottom_line(const compare_result *r, uint32_t pt,
+                         compare_bottom *out)
+{
+    const compare_plan *p = r->plan;
+    memset(out, 0, sizeof *out);
+    out->recommended = -1;
+    text t = {out->text, sizeof out->text, 0};
+    if (p->n_policies < 2) {
+        put(&t, "One policy, nothing to choose between: the tables give "
+                "its figures.");
+        return;
+    }
+    int n_sep = 0, n_led = 0;
+    int pol = recommend(r, pt, &n_sep, &n_led);
+    out->recommended = pol;
+    if (pol < 0) {
+        put(&t, "No policy is significantly better than another on any "
+                "metric over these %u seeds: nothing to recommend yet (more "
+                "seeds may tell).", p->n_seeds);
+        say_caveats(&t, r, pt, -1);
+        return;
+    }
+    int alone = 0;
+    for (int m = 0; m < CM_COUNT; m++) {
+        const compare_verdict *v = compare_verdict_of(r, pt, m);
+        alone += compare_metric_shown(p, m) &&
+                 separates(v, p->n_policies) && v->n_leaders == 1 &&
+                 v->best == pol;
+    }
+    put(&t, "Recommended: %s. It is the best, or not significantly worse "
+            "than the best, on ", p->policies[pol].label);
+    if (n_led == n_sep && n_sep == 1)
+        put(&t, "the one metric that separates the policies");
+    else if (n_led == n_sep)
+        put(&t, "all %d metrics that separate the policies", n_sep);
+    else
+        put(&t, "%d of the %d metrics that separate the policies", n_led,
+            n_sep);
+    if (alone)
+        put(&t, " (alone on %d)", alone);
+    put(&t, ":");
+    int shown = 0;
+    for (int i = 0; i < CM_COUNT && shown < 3; i++) {
+        compare_metric m = importance[i];
+        const compare_verdict *v = compare_verdict_of(r, pt, m);
+        if (!compare_metric_shown(p, m) || !separates(v, p->n_policies) ||
+            !leads(v, pol))
+            continue;
+        out->figures[out->n_figures++] = m;
+        put(&t, "%s", shown++ ? "; " : " ");
+        say_figure(&t, r, pt, pol, m);
+    }
+    put(&t, ".");
+    say_costs(&t, r, pt, pol);
+    say_caveats(&t, r, pt, pol);
+}

@@ -1,0 +1,507 @@
+/*
+ * check_view.c -- the GUI's picture (viz/view.h) and the policy picker's
+ * content (viz/picker.h), without a window: labels on lanes, faults named
+ * as a person names them, values in their units, the field's shares; and,
+ * drawn on an image, that no two labels of a panel overprint (crowded
+ * with faults and changes, A/B, at the smallest size), that the tooltip
+ * stays inside its panel, that the help fits its box, and that a cell of
+ * many clients shows each state's share.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "picker.h"
+#include "policy_setup.h"
+#include "scenario.h"
+#include "testutil.h"
+#include "view.h"
+
+/* Five labels, two lanes, 2 apart: by x, [0, 30) takes lane 0; [10, 40)
+ * starts before 30 + 2, so lane 1; [20, 50) fits neither (32, 42): none;
+ * [100, 110) lane 0 again; [105, 115) is before 110 + 2, so lane 1. */
+START_TEST(lanes_by_hand)
+{
+    double x[] = {20, 0, 100, 10, 105}, w[] = {30, 30, 10, 30, 10};
+    int lane[5];
+    view_lanes(x, w, 5, 2, 2.0, lane);
+    ck_assert_int_eq(lane[1], 0);
+    ck_assert_int_eq(lane[3], 1);
+    ck_assert_int_eq(lane[0], -1);
+    ck_assert_int_eq(lane[2], 0);
+    ck_assert_int_eq(lane[4], 1);
+}
+END_TEST
+
+/* Whatever the labels, two on one lane keep the gap between them. */
+START_TEST(lanes_never_overlap)
+{
+    srand(7);
+    for (int round = 0; round < 200; round++) {
+        double x[40], w[40];
+        int lane[40], n = 1 + rand() % 40;
+        for (int i = 0; i < n; i++) {
+            x[i] = rand() % 1000;
+            w[i] = 5 + rand() % 120;
+        }
+        view_lanes(x, w, n, 3, 4.0, lane);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                if (i != j && lane[i] >= 0 && lane[i] == lane[j] &&
+                    x[i] <= x[j])
+                    ck_assert_msg(x[j] >= x[i] + w[i] + 4.0,
+                                  "lane %d: [%g, %g) and [%g, %g)", lane[i],
+                                  x[i], x[i] + w[i], x[j], x[j] + w[j]);
+    }
+}
+END_TEST
+
+START_TEST(faults_named_as_a_person_would)
+{
+    char buf[128];
+    fault_cfg f;
+    memset(&f, 0, sizeof f);
+    f.type = FAULT_OUTAGE;
+    f.mode = CUT_BLACKHOLE;
+    ck_assert_str_eq(view_fault_text(&f, 107, buf, sizeof buf),
+                     "outage at 107 s");
+    f.mode = CUT_REFUSE;
+    ck_assert_str_eq(view_fault_text(&f, -1, buf, sizeof buf),
+                     "outage (refused)");
+    f.type = FAULT_LATENCY;
+    f.delay_ns = 500 * NS_PER_MS;
+    ck_assert_str_eq(view_fault_text(&f, 40, buf, sizeof buf),
+                     "latency +500 ms at 40 s");
+    f.type = FAULT_ERRORS;
+    f.status = 503;
+    f.probability = 0.5;
+    ck_assert_str_eq(view_fault_text(&f, -1, buf, sizeof buf),
+                     "503s on 50 %");
+    f.type = FAULT_CAPACITY;
+    f.workers = 8;
+    ck_assert_str_eq(view_fault_text(&f, -1, buf, sizeof buf), "8 workers");
+    f.type = FAULT_LOAD_SPIKE;
+    f.multiplier = 2;
+    ck_assert_str_eq(view_fault_text(&f, 60, buf, sizeof buf),
+                     "load x2 at 60 s");
+    f.type = FAULT_CLIENT_TIMEOUT;
+    f.delay_ns = 1500 * NS_PER_MS;
+    ck_assert_str_eq(view_fault_text(&f, -1, buf, sizeof buf),
+                     "timeout 1.5 s");
+}
+END_TEST
+
+/* Each value in its line's unit; counts whole with their thousands
+ * apart, small measured values with a decimal. */
+START_TEST(values_carry_units)
+{
+    char buf[64];
+    ck_assert_str_eq(view_value_text(LINE_DUPLICATES, 48213, buf, sizeof buf),
+                     "48 213");
+    ck_assert_str_eq(view_value_text(LINE_BREAKERS, 1234567, buf, sizeof buf),
+                     "1 234 567");
+    ck_assert_str_eq(view_value_text(LINE_GOODPUT, 152.4, buf, sizeof buf),
+                     "152 /s");
+    ck_assert_str_eq(view_value_text(LINE_REFUSED, 0.4, buf, sizeof buf),
+                     "0.4 /s");
+    ck_assert_str_eq(view_value_text(LINE_P99, 4.5, buf, sizeof buf),
+                     "4.5 ms");
+    ck_assert_str_eq(view_value_text(LINE_P99, 12345.6, buf, sizeof buf),
+                     "12 346 ms");
+    ck_assert_str_eq(view_value_text(LINE_SUCCESS, 98.46, buf, sizeof buf),
+                     "98.5 %");
+    ck_assert_str_eq(view_value_text(LINE_QUEUE, NAN, buf, sizeof buf), "-");
+    ck_assert_int_eq(view_line_find("queue_wait"), LINE_QUEUE_WAIT);
+    ck_assert_int_eq(view_line_find("nonesuch"), -1);
+}
+END_TEST
+
+START_TEST(state_counts)
+{
+    uint8_t s[] = {0, 1, 1, 5, 5, 5, 9};
+    uint32_t c[6];
+    view_state_counts(s, 1, 7, 6, c);
+    /* Items 1..6: two 1s, three 5s, and a 9 out of range counted as 0. */
+    ck_assert_uint_eq(c[0], 1);
+    ck_assert_uint_eq(c[1], 2);
+    ck_assert_uint_eq(c[5], 3);
+    ck_assert_uint_eq(c[2] + c[3] + c[4], 0);
+}
+END_TEST
+
+/* ---- Drawn ------------------------------------------------------------------ */
+
+static scenario sc;
+
+static session *storm(const char *policy)
+{
+    sb_err e;
+    if (scenario_load(TU_SOURCE("scenarios/retry-storm.ini"), NULL, 0, &sc,
+                      &e) != 0)
+        ck_abort_msg("%s", e.msg);
+    sc.cfg.duration_ns = 120 * NS_PER_S;
+    session_opts o = {&sc.cfg, policy, NULL, 0, NULL, 0};
+    session *ss;
+    if (session_create(&o, &ss, &e) != 0)
+        ck_abort_msg("%s", e.msg);
+    return ss;
+}
+
+/* A crowd: faults every two seconds from 30 s, each of another kind and
+ * several at once, and live changes between them, in both runs. */
+static void crowd(session *ss)
+{
+    sb_err e;
+    fault_cfg f;
+    for (int i = 0; i < 10; i++) {
+        ck_assert_int_eq(session_run_until(ss, (30 + 2 * i) * NS_PER_S), 0);
+        memset(&f, 0, sizeof f);
+        f.type = i % 2 ? FAULT_LATENCY : FAULT_ERRORS;
+        f.delay_ns = 300 * NS_PER_MS;
+        f.status = 503;
+        f.probability = 0.3;
+        f.kind = SB_ERR_HTTP;
+        f.duration_ns = 5 * NS_PER_S;
+        ck_assert_int_ge(session_inject(ss, &f, &e), 0);
+        ck_assert_int_eq(session_change(ss, i % 3 == 0   ? CHANGE_RATE
+                                            : i % 3 == 1 ? CHANGE_WORKERS
+                                                         : CHANGE_TIMEOUT,
+                                        i % 3 == 0   ? 1.0 + 0.1 * i
+                                        : i % 3 == 1 ? 10.0 + i
+                                                     : (1.0 + i) * 1e8,
+                                        &e),
+                         0);
+    }
+    ck_assert_int_eq(session_run_until(ss, 60 * NS_PER_S), 0);
+}
+
+static bool overlap(chart_rect a, chart_rect b)
+{
+    /* Half a pixel of slack: boxes that only touch do not overprint. */
+    return a.x + 0.5 < b.x + b.w && b.x + 0.5 < a.x + a.w &&
+           a.y + 0.5 < b.y + b.h && b.y + 0.5 < a.y + a.h;
+}
+
+static bool within(chart_rect in, chart_rect out)
+{
+    return in.x >= out.x - 0.5 && in.y >= out.y - 0.5 &&
+           in.x + in.w <= out.x + out.w + 0.5 &&
+           in.y + in.h <= out.y + out.h + 0.5;
+}
+
+/* Draw a and b at w x h with the pointer at (hx, hy), every label
+ * recorded. */
+static void draw_ab(session *a, session *b, int w, int h, double hx,
+                    double hy, view_hits *hits)
+{
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    cairo_t *cr = cairo_create(s);
+    view_state v;
+    memset(&v, 0, sizeof v);
+    v.scenario = "crowd";
+    v.runs[0] = a;
+    v.runs[1] = b;
+    v.n_runs = 2;
+    v.span_s = 40;
+    v.end_s = -1;
+    v.select_t0 = v.select_t1 = v.drag_t = -1;
+    v.hover = true;
+    v.hx = hx;
+    v.hy = hy;
+    hits->labels = true;
+    v.hits = hits;
+    view_draw(cr, w, h, &v);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+
+/* At the smallest size and at 1920x1080, crowded: within each panel no
+ * two labels (title, legend items, right-axis ticks and unit, fault and
+ * change names, reference lines' names) overlap, and each is inside its
+ * panel. */
+START_TEST(labels_never_overprint)
+{
+    session *a = storm("immediate"), *b = storm("exponential+token_bucket");
+    crowd(a);
+    crowd(b);
+    static const int sizes[][2] = {{960, 600}, {1280, 800}, {1920, 1080}};
+    static view_hits hits;
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+        draw_ab(a, b, sizes[z][0], sizes[z][1], -100, -100, &hits);
+        view_layout l;
+        view_layout_compute(sizes[z][0], sizes[z][1],
+                            view_font_px(sizes[z][0], sizes[z][1]), 2, &l);
+        int labels = 0;
+        for (int i = 0; i < hits.n; i++) {
+            const view_hit *p = &hits.hit[i];
+            if (p->kind != HIT_LABEL || p->a < 0)
+                continue;
+            labels++;
+            ck_assert_msg(within(p->r, l.panels[p->a]),
+                          "%dx%d: a label of panel %d outside it",
+                          sizes[z][0], sizes[z][1], p->a);
+            for (int j = i + 1; j < hits.n; j++) {
+                const view_hit *q = &hits.hit[j];
+                if (q->kind == HIT_LABEL && q->a == p->a)
+                    ck_assert_msg(!overlap(p->r, q->r),
+                                  "%dx%d, panel %d: labels %d and %d "
+                                  "overprint ([%.0f %.0f %.0f %.0f] and "
+                                  "[%.0f %.0f %.0f %.0f])",
+                                  sizes[z][0], sizes[z][1], p->a, i, j,
+                                  p->r.x, p->r.y, p->r.w, p->r.h, q->r.x,
+                                  q->r.y, q->r.w, q->r.h);
+            }
+        }
+        /* The title, three legend items and five x ticks at least. */
+        ck_assert_int_gt(labels, 5 * 5);
+    }
+    session_destroy(a);
+    session_destroy(b);
+}
+END_TEST
+
+/* With the pointer near a corner of each panel's plot, the tooltip's box
+ * is inside the panel. */
+START_TEST(tooltip_stays_inside)
+{
+    session *a = storm("immediate"), *b = storm("exponential+token_bucket");
+    crowd(a);
+    crowd(b);
+    static view_hits hits;
+    view_layout l;
+    view_layout_compute(960, 600, view_font_px(960, 600), 2, &l);
+    for (int k = 0; k < VIEW_PANELS; k++)
+        for (int corner = 0; corner < 4; corner++) {
+            chart_panel p = view_panel_plot(&l, k, 20, 60);
+            /* Not the last pixels on the right: the bucket there has not
+             * closed, and an open bucket has no tooltip. */
+            double x = corner % 2 ? p.plot.x + p.plot.w * 0.96
+                                  : p.plot.x + 2;
+            double y = corner / 2 ? p.plot.y + p.plot.h - 2 : p.plot.y + 2;
+            draw_ab(a, b, 960, 600, x, y, &hits);
+            int found = 0;
+            for (int i = 0; i < hits.n; i++)
+                if (hits.hit[i].kind == HIT_LABEL && hits.hit[i].b == 1) {
+                    found++;
+                    ck_assert_msg(within(hits.hit[i].r, l.panels[k]),
+                                  "panel %d, corner %d: the tooltip leaves "
+                                  "the panel",
+                                  k, corner);
+                }
+            ck_assert_int_eq(found, 1);
+        }
+    session_destroy(a);
+    session_destroy(b);
+}
+END_TEST
+
+/* On black, the help's text (bright) lies inside its box (dark grey):
+ * no line runs past its edge, at the smallest size and a large one. */
+START_TEST(help_fits_its_box)
+{
+    static const int sizes[][2] = {{960, 600}, {1920, 1080}};
+    for (size_t z = 0; z < 2; z++) {
+        int w = sizes[z][0], h = sizes[z][1];
+        cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24,
+                                                        w, h);
+        cairo_t *cr = cairo_create(s);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        cairo_paint(cr);
+        view_help(cr, w, h);
+        cairo_surface_flush(s);
+        const unsigned char *d = cairo_image_surface_get_data(s);
+        int stride = cairo_image_surface_get_stride(s);
+        int bx0 = w, by0 = h, bx1 = -1, by1 = -1, text = 0, out = 0;
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                int g = d[y * stride + x * 4 + 1];
+                if (g > 10 && g < 40) { /* the box: 0.1 at 92 % */
+                    bx0 = x < bx0 ? x : bx0;
+                    by0 = y < by0 ? y : by0;
+                    bx1 = x > bx1 ? x : bx1;
+                    by1 = y > by1 ? y : by1;
+                }
+            }
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                if (d[y * stride + x * 4 + 1] > 128) {
+                    text++;
+                    out += x < bx0 || x > bx1 || y < by0 || y > by1;
+                }
+        ck_assert_int_gt(text, 1000);
+        ck_assert_msg(out == 0, "%dx%d: %d of %d text pixels outside the "
+                      "box", w, h, out, text);
+        ck_assert_int_le(bx1 - bx0, w);
+        cairo_destroy(cr);
+        cairo_surface_destroy(s);
+    }
+}
+END_TEST
+
+/* Four cells of 100 items, 10 px apart (9 px drawn, 1 px gap), inner
+ * height 9: cell 0 99 idle and 1 failed: 8.91 and 0.09 px, so 9 idle by
+ * the shares, but a state with a client gets a row: 8 idle over 1
+ * failed; cell 1 75 idle and 25 failed: 6.75 and 2.25 px, largest
+ * remainder to idle, so 7 idle over 2 failed (the weightier state at the
+ * foot); cell 2 half waiting, half refused locally: 4.5 each, the tie to
+ * the first state, so 5 waiting over 4 refused. */
+START_TEST(cells_show_shares)
+{
+    uint8_t st[400];
+    for (int i = 0; i < 400; i++)
+        st[i] = i < 99    ? CLIENT_IDLE
+                : i < 100 ? CLIENT_GAVE_UP
+                : i < 175 ? CLIENT_IDLE
+                : i < 200 ? CLIENT_GAVE_UP
+                : i < 250 ? CLIENT_WAITING
+                : i < 300 ? CLIENT_REFUSED
+                          : CLIENT_BACKING_OFF;
+    chart_field f;
+    memset(&f, 0, sizeof f);
+    f.area = (chart_rect){0, 0, 40, 10};
+    f.items = 400;
+    f.per_cell = 100;
+    f.cells = 4;
+    f.cols = 4;
+    f.rows = 1;
+    f.cell = 10;
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 40,
+                                                    10);
+    cairo_t *cr = cairo_create(s);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    chart_field_draw_shares(cr, &f, st, view_mode_colours,
+                            CLIENT_MODE_COUNT);
+    cairo_surface_flush(s);
+    const unsigned char *d = cairo_image_surface_get_data(s);
+    int stride = cairo_image_surface_get_stride(s);
+#define AT(x, y) (*(const uint32_t *)(const void *)(d + (y) * stride + \
+                                                    (x) * 4) & 0xffffffu)
+#define RGBOF(c) (((uint32_t)lround((c).r * 255) << 16) | \
+                  ((uint32_t)lround((c).g * 255) << 8) |  \
+                  (uint32_t)lround((c).b * 255))
+    uint32_t idle = RGBOF(view_mode_colours[CLIENT_IDLE]);
+    uint32_t failed = RGBOF(view_mode_colours[CLIENT_GAVE_UP]);
+    uint32_t waiting = RGBOF(view_mode_colours[CLIENT_WAITING]);
+    uint32_t refused = RGBOF(view_mode_colours[CLIENT_REFUSED]);
+    for (int y = 0; y < 9; y++) {
+        ck_assert_uint_eq(AT(4, y), y < 8 ? idle : failed);
+        ck_assert_uint_eq(AT(14, y), y < 7 ? idle : failed);
+        ck_assert_uint_eq(AT(24, y), y < 5 ? waiting : refused);
+        ck_assert_uint_eq(AT(34, y),
+                          RGBOF(view_mode_colours[CLIENT_BACKING_OFF]));
+    }
+    ck_assert_uint_eq(AT(4, 9), 0xffffffu); /* the gap */
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+END_TEST
+
+/* ---- The picker ------------------------------------------------------------ */
+
+static int index_of(const picker_catalogue *c, const char *name)
+{
+    for (int i = 0; i < c->n; i++)
+        if (strcmp(c->name[i], name) == 0)
+            return i;
+    ck_abort_msg("%s is not offered", name);
+    return -1;
+}
+
+START_TEST(picker_clicks_make_stacks)
+{
+    picker_catalogue c;
+    ck_assert_int_gt(picker_catalogue_load(&c, NULL, 0), 10);
+    ck_assert(!c.layer[index_of(&c, "exponential")]);
+    ck_assert(c.layer[index_of(&c, "token_bucket")]);
+    char out[256];
+    const char *spec = "exponential+token_bucket";
+    ck_assert_int_eq(picker_click(&c, spec, index_of(&c, "circuit_breaker"),
+                                  out, sizeof out), 0);
+    ck_assert_str_eq(out, "exponential+token_bucket+circuit_breaker");
+    ck_assert_int_eq(picker_click(&c, spec, index_of(&c, "token_bucket"),
+                                  out, sizeof out), 0);
+    ck_assert_str_eq(out, "exponential");
+    ck_assert_int_eq(picker_click(&c, spec, index_of(&c, "immediate"), out,
+                                  sizeof out), 0);
+    ck_assert_str_eq(out, "immediate+token_bucket");
+    /* The retry policy it already has: nothing to do. */
+    ck_assert_int_eq(picker_click(&c, spec, index_of(&c, "exponential"), out,
+                                  sizeof out), -1);
+}
+END_TEST
+
+/* 1-2-5 steps: 0.1 -> 0.2 -> 0.5 -> 1 and back; 0 up is the floor. */
+START_TEST(picker_ladder_steps)
+{
+    ck_assert_double_eq_tol(picker_ladder(0.1, +1, 0.01), 0.2, 1e-12);
+    ck_assert_double_eq_tol(picker_ladder(0.2, +1, 0.01), 0.5, 1e-12);
+    ck_assert_double_eq_tol(picker_ladder(0.5, +1, 0.01), 1.0, 1e-12);
+    ck_assert_double_eq_tol(picker_ladder(1.0, -1, 0.01), 0.5, 1e-12);
+    ck_assert_double_eq_tol(picker_ladder(0.3, -1, 0.01), 0.2, 1e-12);
+    ck_assert_double_eq_tol(picker_ladder(0, +1, 0.01), 0.01, 1e-12);
+}
+END_TEST
+
+/* exponential+token_bucket's parameters: exponential's first (base 100ms,
+ * multiplier 2, cap 20s, max_attempts 5, jitter full, ratio 0.5), then
+ * the bucket's; a key names its layer only where another layer has a
+ * parameter of that name (none does here). */
+START_TEST(picker_steps_parameters)
+{
+    policy_setup ps;
+    sb_err e;
+    ck_assert_int_eq(policy_setup_build("exponential+token_bucket", NULL, 0,
+                                        NULL, 0, &ps, &e),
+                     0);
+    char kv[200];
+    ck_assert_int_eq(picker_step(ps.stack, 0, +1, kv, sizeof kv), 0);
+    ck_assert_str_eq(kv, "base=200ms");
+    ck_assert_int_eq(picker_step(ps.stack, 0, -1, kv, sizeof kv), 0);
+    ck_assert_str_eq(kv, "base=50ms");
+    ck_assert_int_eq(picker_step(ps.stack, 3, +1, kv, sizeof kv), 0);
+    ck_assert_str_eq(kv, "max_attempts=6");
+    /* jitter: none|full|equal|...: one up from full is equal. */
+    ck_assert_int_eq(picker_step(ps.stack, 4, +1, kv, sizeof kv), 0);
+    ck_assert_str_eq(kv, "jitter=equal");
+    ck_assert_int_eq(picker_step(ps.stack, 5, +1, kv, sizeof kv), 0);
+    ck_assert_str_eq(kv, "ratio=0.55");
+    ck_assert_int_eq(picker_step(ps.stack, 999, +1, kv, sizeof kv), -1);
+    policy_setup_free(&ps);
+    /* max_attempts at its floor of 1 does not go down. */
+    setting one;
+    setting_parse("max_attempts=1", "test", &one, &e);
+    ck_assert_int_eq(policy_setup_build("immediate", NULL, 0, &one, 1, &ps,
+                                        &e),
+                     0);
+    ck_assert_int_eq(picker_step(ps.stack, 0, +1, kv, sizeof kv), 0);
+    ck_assert_str_eq(kv, "max_attempts=2");
+    ck_assert_int_eq(picker_step(ps.stack, 0, -1, kv, sizeof kv), -1);
+    policy_setup_free(&ps);
+}
+END_TEST
+
+Suite *view_suite(void)
+{
+    Suite *s = suite_create("view");
+    TCase *tc = tcase_create("pieces");
+    tcase_add_test(tc, lanes_by_hand);
+    tcase_add_test(tc, lanes_never_overlap);
+    tcase_add_test(tc, faults_named_as_a_person_would);
+    tcase_add_test(tc, values_carry_units);
+    tcase_add_test(tc, state_counts);
+    tcase_add_test(tc, cells_show_shares);
+    tcase_add_test(tc, picker_clicks_make_stacks);
+    tcase_add_test(tc, picker_ladder_steps);
+    tcase_add_test(tc, picker_steps_parameters);
+    suite_add_tcase(s, tc);
+    TCase *dr = tcase_create("drawn");
+    tcase_set_timeout(dr, 120);
+    tcase_add_test(dr, labels_never_overprint);
+    tcase_add_test(dr, tooltip_stays_inside);
+    tcase_add_test(dr, help_fits_its_box);
+    suite_add_tcase(s, dr);
+    return s;
+}
