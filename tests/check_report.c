@@ -770,6 +770,90 @@ START_TEST(never_is_a_mark_on_lines)
 }
 END_TEST
 
+
+/* Text of a one-chart PDF made by add(r). */
+static char *one_chart_text(const char *name, void (*add)(report *))
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/%s.pdf", tu_temp_path(name), name);
+    char d[1100];
+    snprintf(d, sizeof d, "%s", path);
+    *strrchr(d, '/') = '\0';
+    mkdir(d, 0777);
+    report *r;
+    sb_err e;
+    ck_assert_int_eq(report_open(&r, path, NULL, name, &e), 0);
+    add(r);
+    ck_assert_int_eq(report_close(r, &e), 0);
+    return tu_tool_output(SB_PDFTOTEXT, (const char *[]){path, "-", NULL});
+}
+
+static void add_twins(report *r)
+{
+    static double x[3] = {1, 2, 3}, a[3] = {5, 7, 6}, b[3] = {5, 7, 6},
+                  c[3] = {5, 7, 6.5};
+    report_series s[3] = {{"alpha", x, a, NULL, NULL, 3, 4, 0, false},
+                          {"beta", x, b, NULL, NULL, 3, 5, 0, false},
+                          {"gamma", x, c, NULL, NULL, 3, 2, 0, false}};
+    report_lines l = {"Twins", "x", "y", s, 3, NULL, 0, false, NAN, NAN,
+                      false, 0, NULL};
+    report_lines_add(r, &l);
+}
+
+/* Issue 18: a line hidden under an identical one said nothing.  beta
+ * draws alpha's line exactly: its legend says so; gamma differs at one
+ * point and does not. */
+START_TEST(same_as_in_legend)
+{
+    char *t = one_chart_text("twins", add_twins);
+    ck_assert_msg(strstr(t, "beta (same as alpha)"), "%s", t);
+    ck_assert_msg(strstr(t, "gamma (same as") == NULL, "%s", t);
+    free(t);
+}
+END_TEST
+
+/* Issue 18: ratio axes stop at 100 %.  A t interval of 99 +- 2.5 reaches
+ * 101.5, and the note above the bar wants room: the axis went to 120,
+ * and a bar of 99 % stood at 82 % of the plot's height.  With the cap
+ * the axis ends at 100: the bar's top is within 2 % of the plot's. */
+START_TEST(share_axis_stops_at_100)
+{
+    static const char *labels[2] = {"a", "b"};
+    static const double v[2] = {99.0, 60}, lo[2] = {96.5, 50},
+                        hi[2] = {101.5, 70};
+    static const char *notes[2] = {"a note above the bar", NULL};
+    static const int colour[2] = {4, 5};
+    report_bars b = {"Success ratio", "success ratio (%)", 2, labels, v, lo,
+                     hi, colour, notes, 100};
+    report_chart c = {REPORT_CHART_BARS, NULL, &b, NULL};
+    int w = 600;
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w,
+                                                    300);
+    cairo_t *cr = cairo_create(s);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    double h = report_chart_height(cr, &c, w);
+    report_chart_draw(cr, &c, w, h);
+    cairo_destroy(cr);
+    cairo_surface_flush(s);
+    /* The plot as bars_draw lays it out: no x label, the labels' second
+     * line in its place. */
+    chart_axes ax = {NULL, "success ratio (%)", false, false};
+    chart_panel p;
+    chart_panel_init_axes(&p, (chart_rect){0, 0, w, h - 1.5 *
+                                                      REPORT_CHART_FONT},
+                          "Success ratio", &ax, 0, 1, 0, 1, REPORT_CHART_FONT);
+    int x = (int)(p.plot.x + p.plot.w * 0.25) - 20, top = -1;
+    for (int y = (int)p.plot.y; y < p.plot.y + p.plot.h && top < 0; y++)
+        if (count_colour(s, x, x + 1, y, y + 1, &chart_palette[4]))
+            top = y;
+    ck_assert_int_ge(top, 0);
+    double share = (p.plot.y + p.plot.h - top) / p.plot.h;
+    ck_assert_msg(share > 0.97, "a bar of 99 %% at %.2f of the plot", share);
+    cairo_surface_destroy(s);
+}
+END_TEST
+
 /* ---- Whole or nothing
  * ------------------------------------------------------------ */
 
@@ -912,7 +996,8 @@ Suite *report_suite(void)
     ADD_CASE(s, "boundary", boundary_staircase, boundary_isolated,
              boundary_nan);
     ADD_CASE(s, "cells", cell_states, two_of_five_is_not_healthy,
-             never_is_a_bar, never_is_a_mark_on_lines);
+             never_is_a_bar, never_is_a_mark_on_lines, same_as_in_legend,
+             share_axis_stops_at_100);
     ADD_CASE(s, "whole_or_nothing", unwritable_output, error_at_close,
              one_output);
     return s;
