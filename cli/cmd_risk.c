@@ -450,7 +450,7 @@ static int write_first_storm(const risk_job *j, const char *path, sb_err *e)
     sim_config cfg = j->sc.cfg;
     cfg.seed = r->first_seed;
     cfg.duration_ns = r->first_storm_ns;
-    char comment[1024], h[64];
+    char comment[sizeof j->sc.path + 400], h[64];
     units_fmt_duration(j->o.horizon_ns, h, sizeof h);
     snprintf(comment, sizeof comment,
              "The first storm `stormbench risk` found in %s: run %" PRIu64
@@ -479,18 +479,28 @@ static int write_first_storm(const risk_job *j, const char *path, sb_err *e)
     return outfile_commit(&out, e);
 }
 
+/* DIR/name into path; -1 with a message when it does not fit. */
+static int out_path(char *path, size_t len, const char *dir,
+                    const char *name, sb_err *e)
+{
+    int w = snprintf(path, len, "%s/%s", dir, name);
+    if (w < 0 || (size_t)w >= len)
+        return err_set(e, "-o %s: the path is too long", dir);
+    return 0;
+}
+
 static int write_files(const risk_job *j, sb_err *e)
 {
     char path[1200];
     outfile out;
-    snprintf(path, sizeof path, "%s/risk.json", j->o.out);
-    if (outfile_open(&out, path, e) != 0)
+    if (out_path(path, sizeof path, j->o.out, "risk.json", e) != 0 ||
+        outfile_open(&out, path, e) != 0)
         return -1;
     json_result(out.f, j);
     if (outfile_commit(&out, e) != 0)
         return -1;
-    snprintf(path, sizeof path, "%s/risk.md", j->o.out);
-    if (outfile_open(&out, path, e) != 0)
+    if (out_path(path, sizeof path, j->o.out, "risk.md", e) != 0 ||
+        outfile_open(&out, path, e) != 0)
         return -1;
     fputs("# Risk of a storm\n\n```\n", out.f);
     print_result(out.f, j);
@@ -499,7 +509,8 @@ static int write_files(const risk_job *j, sb_err *e)
         return -1;
     if (!j->res.found)
         return 0;
-    snprintf(path, sizeof path, "%s/first-storm.ini", j->o.out);
+    if (out_path(path, sizeof path, j->o.out, "first-storm.ini", e) != 0)
+        return -1;
     return write_first_storm(j, path, e);
 }
 

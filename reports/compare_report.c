@@ -389,7 +389,7 @@ static void verdicts(report *d, const compare_result *r, uint32_t pt)
     for (int m = 0; m < CM_COUNT; m++) {
         if (!compare_metric_shown(r->plan, (compare_metric)m))
             continue;
-        char line[900];
+        char line[sizeof r->verdict[0].text + 64];
         snprintf(line, sizeof line, "%s: %s", compare_metrics[m].name,
                  r->verdict[(size_t)pt * CM_COUNT + (size_t)m].text);
         report_text(d, line);

@@ -200,7 +200,8 @@ void junit_classname(const char *scenario, const char *policy, char *out,
 typedef struct seed_tally {
     uint32_t failed;
     unsigned long long first_seed;
-    char message[512];  /* "failed on 2 of 10 seeds (3, 7): ..." */
+    char message[560];  /* "failed on 2 of 10 seeds (3, 7): ...": room for
+                           seeds and first whole */
     char seeds[160];    /* the failing seeds, the first few */
     char first[320];    /* the first failure's sentence */
     char detail[6144];  /* a line per seed, as many as fit */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler.h"
 #include "import_fmt.h"
 #include "suggest.h"
 #include "units.h"
@@ -51,9 +52,9 @@ static void add_setting(setting *s, const char *key, const char *value,
                  m->file, path);
 }
 
-static void record(imp *m, const char *path, tree_node *n,
-                   const char *key, const char *value, bool param,
-                   const char *fmt, va_list ap)
+SB_PRINTF(7, 0) static void record(imp *m, const char *path, tree_node *n,
+                                   const char *key, const char *value,
+                                   bool param, const char *fmt, va_list ap)
 {
     import_result *r = m->r;
     setting *list = param ? r->params : r->sets;
@@ -500,8 +501,15 @@ int import_load(const char *path, const char *format, const char *selector,
 int import_set_args(const import_result *r, char out[][320], int max)
 {
     int n = 0;
-    for (int i = 0; i < r->n_sets && n < max; i++)
-        snprintf(out[n++], 320, "%s=%s", r->sets[i].key, r->sets[i].value);
+    for (int i = 0; i < r->n_sets && n < max; i++) {
+        /* a key (96) and a value (256) fit in 320 but for the longest of
+         * both, which no format maps: cut, it would set another key */
+        int w = snprintf(out[n], 320, "%s=%s", r->sets[i].key,
+                         r->sets[i].value);
+        if (w < 0 || w >= 320)
+            continue;
+        n++;
+    }
     return n;
 }
 

@@ -297,7 +297,7 @@ int import_grpc(imp *m, tree *t, const char *sel)
                         ? "no methodConfig names '%s'; the file has: %s"
                         : "no methodConfig in the file%s%s", sel,
                         m->r->others);
-    char at[64], d[300];
+    char at[64], d[sizeof m->r->selected - 8];
     snprintf(at, sizeof at, "methodConfig[%zu]", idx);
     describe_names(mc, d, sizeof d);
     snprintf(m->r->selected, sizeof m->r->selected, "method %s", d);

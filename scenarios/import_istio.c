@@ -162,7 +162,7 @@ int import_istio(imp *m, tree *t, const char *sel)
         for (size_t i = 0; list && i < list->n; i++) {
             char nm[128];
             http_name(list->items[i], i, nm, sizeof nm);
-            char idx[16];
+            char idx[24];
             snprintf(idx, sizeof idx, "#%zu", i);
             if (http == NULL && (sel[0] == '\0' || strcmp(sel, nm) == 0 ||
                                  strcmp(sel, idx) == 0)) {

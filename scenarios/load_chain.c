@@ -177,16 +177,18 @@ static int bad_link(load *ld, const entry *link, load_name_problem why,
         return load_bad_value(ld->e, link, "the name of a [server.NAME] "
                               "section (" SYNTAX_NAME_RULE ")");
     case LOAD_NAME_TWICE:
-        snprintf(msg, sizeof msg, "'%s' makes a cycle: %s -> %s; a chain "
-                 "ends at a tier without a downstream", name, chain, name);
+        /* name passed the name check: at most SIM_NAME_MAX - 1 long */
+        snprintf(msg, sizeof msg, "'%.*s' makes a cycle: %s -> %.*s; a "
+                 "chain ends at a tier without a downstream", SIM_NAME_MAX,
+                 name, chain, SIM_NAME_MAX, name);
         return load_bad(ld->e, link, msg);
     case LOAD_NAME_NO_SECTION:
         snprintf(msg, sizeof msg, "the name of a tier, but there is no "
-                 "[server.%s] section", name);
+                 "[server.%.*s] section", SIM_NAME_MAX, name);
         return load_bad_value(ld->e, link, msg);
     default:
-        snprintf(msg, sizeof msg, "a chain has at most %d tiers: %s -> %s",
-                 SIM_MAX_TIERS, chain, name);
+        snprintf(msg, sizeof msg, "a chain has at most %d tiers: %s -> %.*s",
+                 SIM_MAX_TIERS, chain, SIM_NAME_MAX, name);
         return load_bad(ld->e, link, msg);
     }
 }
@@ -205,12 +207,14 @@ static int follow_chain(load *ld)
         if (why != LOAD_NAME_OK)
             return bad_link(ld, link, why, n);
         char section[LOAD_SECTION_MAX];
-        snprintf(section, sizeof section, "server.%s", link->value);
+        snprintf(section, sizeof section, "server.%.*s", SIM_NAME_MAX,
+                 link->value);
         tier_cfg *t = &c->tiers[n];
         /* A name fits (syntax.h bounds it); zeroed, the field is copied
          * whole. */
         memset(t->name, 0, sizeof t->name);
-        snprintf(t->name, sizeof t->name, "%s", link->value);
+        snprintf(t->name, sizeof t->name, "%.*s", SIM_NAME_MAX - 1,
+                 link->value);
         names[n++] = t->name;
         if (load_tier_server(ld, section, t) != 0)
             return -1;

@@ -1414,8 +1414,9 @@ static void picker_control(app *a, int id, int arg)
         act(a, cmd);
     } else if (picker_click(&a->cat, session_policy(a->run[r]), arg, spec,
                             sizeof spec) == 0) {
-        snprintf(cmd, sizeof cmd, "policy %c %s", 'A' + r, spec);
-        act(a, cmd);
+        int w = snprintf(cmd, sizeof cmd, "policy %c %s", 'A' + r, spec);
+        if (w > 0 && (size_t)w < sizeof cmd)
+            act(a, cmd);
     }
 }
 
