@@ -658,7 +658,7 @@ static const malformed cases[] = {
      {"run", "@F", "--set", "fault.a.strat=20s", NULL},
      "stormbench run: --set fault.a.strat=20s: [fault.a] unknown key "
      "'strat' (did you mean 'start'?); known keys: type, start, duration, "
-     "mode, target\n"},
+     "every, mode, target\n"},
     {"policy-param-wrong-type",
      "[scenario]\nname = t\nduration = 60s\n[clients]\ncount = 10\nrate = "
      "1/s\n[server]\nworkers = 2\n[policy]\nname = exponential\nbase = "
