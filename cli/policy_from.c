@@ -108,19 +108,23 @@ static int expand_one(const char *cmd, const char *arg, grow *g, sb_err *e)
     return 0;
 }
 
-int cli_expand_policy_from(const char *cmd, int *argc, char ***argv)
+static void grow_free(grow *g)
 {
-    static const char *const takes[] = {"run", "compare", "gui", "decide"};
-    bool ok = false;
-    for (size_t i = 0; i < 4; i++)
-        ok |= strcmp(cmd, takes[i]) == 0;
-    grow g = {NULL, 0};
-    args a = {*argc, *argv, 0, cmd, NULL};
-    int found = 0;
+    for (int i = 0; i < g->n; i++)
+        free(g->v[i]);
+    free(g->v);
+}
+
+/* The arguments with each --policy-from expanded; on an error, nothing
+ * is kept (the caller exits). */
+static int expand_all(const char *cmd, bool ok, int argc, char **argv,
+                      grow *g, int *found)
+{
+    args a = {argc, argv, 0, cmd, NULL};
     sb_err e;
-    for (; a.i < *argc; a.i++) {
+    for (; a.i < argc; a.i++) {
         if (!args_is(&a, "--policy-from")) {
-            if (push(&g, (*argv)[a.i]) != 0)
+            if (push(g, argv[a.i]) != 0)
                 return EXIT_INPUT;
             continue;
         }
@@ -130,21 +134,35 @@ int cli_expand_policy_from(const char *cmd, int *argc, char ***argv)
         const char *v = args_value(&a, "--policy-from");
         if (v == NULL)
             return EXIT_INPUT;
-        if (found++ && strcmp(cmd, "compare") != 0)
+        if ((*found)++ && strcmp(cmd, "compare") != 0)
             return args_usage_error(&a, "one --policy-from at a time");
-        if (expand_one(cmd, v, &g, &e) != 0) {
+        if (expand_one(cmd, v, g, &e) != 0) {
             fprintf(stderr, "stormbench %s: --policy-from %s: %s\n", cmd, v,
                     e.msg);
             return EXIT_INPUT;
         }
     }
+    return 0;
+}
+
+int cli_expand_policy_from(const char *cmd, int *argc, char ***argv)
+{
+    static const char *const takes[] = {"run", "compare", "gui", "decide"};
+    bool ok = false;
+    for (size_t i = 0; i < 4; i++)
+        ok |= strcmp(cmd, takes[i]) == 0;
+    grow g = {NULL, 0};
+    int found = 0;
+    int rc = expand_all(cmd, ok, *argc, *argv, &g, &found);
+    if (rc != 0) {
+        grow_free(&g);
+        return rc;
+    }
     if (found) {
         *argc = g.n;
         *argv = g.v; /* lives until the program ends */
     } else {
-        for (int i = 0; i < g.n; i++)
-            free(g.v[i]);
-        free(g.v);
+        grow_free(&g);
     }
     return 0;
 }
