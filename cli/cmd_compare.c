@@ -31,6 +31,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "compare_report.h"
+#include "compare_risk.h"
 #include "junit.h"
 #include "outfile.h"
 #include "scenario.h"
@@ -90,6 +91,19 @@ static const char compare_usage[] =
     "                            said); the exit status does not change\n"
     "  -q, --quiet               no progress, no verdicts on stdout\n"
     "\n"
+    "The probability of a storm (as `stormbench risk`), per policy:\n"
+    "  --risk                    estimate each policy's P(storm within the\n"
+    "                            horizon) at every point, on the same seeds\n"
+    "                            for every policy; it joins the tables, the\n"
+    "                            verdicts, summary.json and the report (a\n"
+    "                            map of it per policy on a two-key sweep)\n"
+    "  --horizon DURATION        each risk run's length (default 1h)\n"
+    "  --storm-window DURATION   no recovery this long after the trigger is\n"
+    "                            gone is a storm (default 5m)\n"
+    "  --risk-runs N             runs per estimate at most (default 400);\n"
+    "                            an estimate stops earlier once its\n"
+    "                            interval is within 20 % of it\n"
+    "\n"
     "Many machines:\n"
     "  --emit-jobs FILE          write one command per run to FILE (for GNU\n"
     "                            parallel or a job array) instead of\n"
@@ -131,7 +145,8 @@ typedef struct compare_args {
     const char *seeds, *seed, *jobs, *out, *emit, *junit;
     uint32_t runs[MAX_RUN_ARGS];
     uint32_t n_runs;
-    bool quiet, no_report, force;
+    bool quiet, no_report, force, risk;
+    int64_t horizon_ns, storm_window_ns, risk_runs; /* 0: the default */
     int64_t hook_timeout_ns; /* 0: none */
     const char *hook_timeout;
 } compare_args;
@@ -170,6 +185,18 @@ static int parse_uint(args *a, const char *flag, const char *v, uint32_t lo,
     return 0;
 }
 
+static int risk_duration(args *a, const char *name, int64_t *ns)
+{
+    const char *v = args_value(a, name);
+    sb_err e;
+    if (v == NULL)
+        return EXIT_INPUT;
+    if (units_duration(v, ns, &e) != 0 || *ns <= 0)
+        return args_usage_error(a, "%s: expected a positive duration such "
+                                "as 1h or 300s, got '%s'", name, v);
+    return 0;
+}
+
 static int parse_compare_one(args *a, compare_args *o)
 {
     const char *arg = a->argv[a->i];
@@ -183,7 +210,8 @@ static int parse_compare_one(args *a, compare_args *o)
     } flags[] = {{"-q", offsetof(compare_args, quiet)},
                  {"--quiet", offsetof(compare_args, quiet)},
                  {"--no-report", offsetof(compare_args, no_report)},
-                 {"--force", offsetof(compare_args, force)}};
+                 {"--force", offsetof(compare_args, force)},
+                 {"--risk", offsetof(compare_args, risk)}};
     for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
         if (strcmp(arg, flags[i].name) == 0) {
             *(bool *)(void *)((char *)o + flags[i].off) = true;
@@ -205,6 +233,22 @@ static int parse_compare_one(args *a, compare_args *o)
     }
     if (args_is(a, "--hook-timeout"))
         return args_hook_timeout(a, &o->hook_timeout_ns, &o->hook_timeout);
+    if (args_is(a, "--horizon"))
+        return risk_duration(a, "--horizon", &o->horizon_ns);
+    if (args_is(a, "--storm-window"))
+        return risk_duration(a, "--storm-window", &o->storm_window_ns);
+    if (args_is(a, "--risk-runs")) {
+        const char *v = args_value(a, "--risk-runs");
+        sb_err e;
+        if (v == NULL)
+            return EXIT_INPUT;
+        if (units_int(v, &o->risk_runs, &e) != 0 || o->risk_runs < 1 ||
+            o->risk_runs > 100000000)
+            return args_usage_error(a, "--risk-runs: expected a whole "
+                                    "number from 1 to 100000000, got '%s'",
+                                    v);
+        return 0;
+    }
     if (args_is(a, "--set"))
         return args_list_add(a, o->sets, &o->n_sets, "--set");
     if (args_is(a, "--policy-plugin"))
@@ -260,6 +304,12 @@ static int parse_compare(int argc, char **argv, compare_args *o)
     }
     if (o->scenario == NULL)
         return args_usage_error(&a, "no scenario given");
+    if (!o->risk && (o->horizon_ns || o->storm_window_ns || o->risk_runs))
+        return args_usage_error(&a, "--horizon, --storm-window and "
+                                "--risk-runs are for --risk");
+    if (o->risk && (o->emit || o->n_runs))
+        return args_usage_error(&a, "--risk runs in one process: not with "
+                                "--emit-jobs or --run");
     return 0;
 }
 
@@ -831,6 +881,11 @@ static void print_verdicts(const compare_result *r)
         if (compare_metric_shown(p, (compare_metric)m))
             printf("  %-18s %s\n", compare_metrics[m].name,
                    r->verdict[m].text);
+    if (r->risk) {
+        char text[1300];
+        compare_risk_verdict(r, 0, NULL, text, sizeof text);
+        printf("  %-18s %s\n", "risk of a storm", text);
+    }
 }
 
 static int write_outputs(const compare_result *r, const char *const *dirs,
@@ -913,6 +968,23 @@ static void on_sigint(int sig)
 
 /* ---- compare -------------------------------------------------------------------- */
 
+/* compare --risk: every policy's P(storm) at every point, after the
+ * comparison's runs (reports/compare_risk.h). */
+static int estimate_risk(const plan_state *s, uint32_t jobs,
+                         compare_risk **out, sb_err *e)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    compare_risk_opts o = {
+        s->o.horizon_ns ? s->o.horizon_ns : (int64_t)3600 * 1000000000,
+        s->o.storm_window_ns ? s->o.storm_window_ns
+                             : (int64_t)300 * 1000000000,
+        {RISK_AUTO, 0.95, 0.2,
+         s->o.risk_runs ? (uint64_t)s->o.risk_runs : 400, 0,
+         jobs ? (int)jobs : cpus > 0 ? (int)cpus : 1}};
+    return compare_risk_run(&s->plan, &o, s->o.quiet ? NULL : stderr, out,
+                            e);
+}
+
 static int run_compare(plan_state *s, int argc, char **argv, sb_err *e)
 {
     compare_plan *p = &s->plan;
@@ -980,7 +1052,14 @@ static int run_compare(plan_state *s, int argc, char **argv, sb_err *e)
     compare_result *res;
     if (compare_load(p, dirs, 1, &res, e) != 0)
         return EXIT_INPUT;
+    compare_risk *risk = NULL;
+    if (s->o.risk && estimate_risk(s, jobs, &risk, e) != 0) {
+        compare_result_free(res);
+        return EXIT_INPUT;
+    }
+    res->risk = risk;
     rc = write_outputs(res, dirs, 1, dir, !s->o.no_report, s->o.quiet, e);
+    compare_risk_free(risk);
     if (rc == 0 && s->o.junit)
         rc = write_junit(s, res, s->o.junit, e);
     compare_result_free(res);
