@@ -27,7 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "args.h"
 #include "ref_model.h"
 #include "scenario.h"
 #include "sim.h"

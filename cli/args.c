@@ -1,8 +1,11 @@
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "args.h"
 #include "suggest.h"
 #include "units.h"
 
@@ -58,6 +61,20 @@ int args_param(args *a, setting *params, int *n)
     sb_err e;
     if (setting_parse(v, "--param", &params[(*n)++], &e) != 0)
         return args_usage_error(a, "%s", e.msg);
+    return 0;
+}
+
+int args_u32(const args *a, const char *flag, const char *v, uint32_t lo,
+             uint32_t hi, uint32_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (*v == '\0' || *v == '-' || *end != '\0' || errno || x < lo ||
+        x > hi)
+        return args_usage_error(a, "%s: expected a whole number from %u to "
+                                "%u, got '%s'", flag, lo, hi, v);
+    *out = (uint32_t)x;
     return 0;
 }
 
@@ -147,4 +164,75 @@ int args_scenario(const args *a, const char *arg, const char **scenario)
                                 "'%s')", *scenario, arg);
     *scenario = arg;
     return 0;
+}
+
+int args_hook_timeout(args *a, int64_t *ns, const char **text)
+{
+    const char *v = args_value(a, "--hook-timeout");
+    if (v == NULL)
+        return EXIT_INPUT;
+    sb_err e;
+    int64_t t = 0;
+    if (units_duration(v, &t, &e) != 0 || t <= 0)
+        return args_usage_error(a, "--hook-timeout: expected a positive "
+                                "duration of wall time such as 200ms or "
+                                "5s, got '%s'", v);
+    *ns = t;
+    *text = v;
+    return 0;
+}
+
+/* Does row o name the option at a->i?  *name is the spelling used. */
+static bool option_named(const args *a, const arg_opt *o, const char **name)
+{
+    const char *arg = a->argv[a->i];
+    bool flag = o->kind == ARG_HELP || o->kind == ARG_SET ||
+                o->kind == ARG_CLEAR;
+    *name = o->name;
+    if (o->alias && strcmp(arg, o->alias) == 0) {
+        *name = o->alias;
+        return true;
+    }
+    return flag ? strcmp(arg, o->name) == 0 : args_is(a, o->name);
+}
+
+/* Read the option row o names, spelt `name`. */
+static int option_read(args *a, const arg_opt *o, const char *name)
+{
+    const char *v;
+    switch (o->kind) {
+    case ARG_HELP:
+        fputs(a->usage, stdout);
+        return -1;
+    case ARG_SET:
+    case ARG_CLEAR:
+        *(bool *)o->slot = o->kind == ARG_SET;
+        return 0;
+    case ARG_VALUE:
+    case ARG_TEXT:
+        v = args_value(a, name);
+        /* "--json=" would run the whole simulation and then fail to
+         * write a file named "". */
+        if (v && *v == '\0' && o->kind == ARG_TEXT)
+            return args_usage_error(a, "%s: expected a value, got ''",
+                                    name);
+        *(const char **)o->slot = v;
+        return v ? 0 : EXIT_INPUT;
+    case ARG_LIST:
+        return args_list_add(a, (const char **)o->slot, o->n, name);
+    case ARG_PARAM:
+        return args_param(a, (setting *)o->slot, o->n);
+    case ARG_WALLTIME:
+        return args_hook_timeout(a, (int64_t *)o->slot, o->text);
+    }
+    return 1;
+}
+
+int args_option(args *a, const arg_opt *t, size_t n)
+{
+    const char *name;
+    for (size_t i = 0; i < n; i++)
+        if (option_named(a, &t[i], &name))
+            return option_read(a, &t[i], name);
+    return 1;
 }

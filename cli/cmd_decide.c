@@ -13,11 +13,13 @@
  * attempt that fails.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "classifier.h"
-#include "cli.h"
+#include "commands.h"
 #include "driver.h"
 #include "json.h"
 #include "rng.h"
@@ -113,42 +115,27 @@ static const kind_def kinds[] = {
 /* One option at a->i: 0, -1 after --help, or EXIT_INPUT. */
 static int parse_one(args *a, decide_opts *o)
 {
+    const arg_opt opts[] = {
+        {"--help", "-h", ARG_HELP, NULL, NULL, NULL},
+        {"--keyed", NULL, ARG_SET, &o->keyed, NULL, NULL},
+        {"--critical", NULL, ARG_SET, &o->critical, NULL, NULL},
+        {"--policy-plugin", NULL, ARG_LIST, o->plugins, &o->n_plugins, NULL},
+        {"--param", NULL, ARG_PARAM, o->params, &o->n_params, NULL},
+        {"--policy", NULL, ARG_VALUE, &o->policy, NULL, NULL},
+        {"--error", NULL, ARG_VALUE, &o->error, NULL, NULL},
+        {"--status", NULL, ARG_VALUE, &o->status, NULL, NULL},
+        {"--attempt", NULL, ARG_VALUE, &o->attempt, NULL, NULL},
+        {"--op", NULL, ARG_VALUE, &o->op, NULL, NULL},
+        {"--elapsed", NULL, ARG_VALUE, &o->elapsed, NULL, NULL},
+        {"--deadline", NULL, ARG_VALUE, &o->deadline, NULL, NULL},
+        {"--retry-after", NULL, ARG_VALUE, &o->retry_after, NULL, NULL},
+        {"--timeout", NULL, ARG_VALUE, &o->timeout, NULL, NULL},
+        {"--seed", NULL, ARG_VALUE, &o->seed, NULL, NULL},
+    };
     const char *arg = a->argv[a->i];
-    if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-        fputs(decide_usage, stdout);
-        return -1;
-    }
-    if (strcmp(arg, "--keyed") == 0) {
-        o->keyed = true;
-        return 0;
-    }
-    if (strcmp(arg, "--critical") == 0) {
-        o->critical = true;
-        return 0;
-    }
-    if (args_is(a, "--policy-plugin"))
-        return args_list_add(a, o->plugins, &o->n_plugins, "--policy-plugin");
-    if (args_is(a, "--param"))
-        return args_param(a, o->params, &o->n_params);
-    const struct {
-        const char *name;
-        const char **slot;
-    } single[] = {{"--policy", &o->policy},
-                  {"--error", &o->error},
-                  {"--status", &o->status},
-                  {"--attempt", &o->attempt},
-                  {"--op", &o->op},
-                  {"--elapsed", &o->elapsed},
-                  {"--deadline", &o->deadline},
-                  {"--retry-after", &o->retry_after},
-                  {"--timeout", &o->timeout},
-                  {"--seed", &o->seed}};
-    for (size_t i = 0; i < sizeof single / sizeof *single; i++) {
-        if (args_is(a, single[i].name)) {
-            *single[i].slot = args_value(a, single[i].name);
-            return *single[i].slot ? 0 : EXIT_INPUT;
-        }
-    }
+    int rc = args_option(a, opts, sizeof opts / sizeof *opts);
+    if (rc != 1)
+        return rc;
     if (arg[0] == '-')
         return args_unknown_option(a, arg);
     return args_usage_error(a, "unexpected argument '%s'", arg);

@@ -2,11 +2,16 @@
  * cmd_gui.c -- `stormbench gui`: watch a retry storm form, poke it,
  * compare two policies, save what you found as a scenario.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "args.h"
+#include "commands.h"
+#include "find.h"
+#include "guard.h"
 #include "outfile.h"
+#include "params.h"
 #include "scenario.h"
 #include "units.h"
 #include "writer.h"
@@ -73,34 +78,29 @@ typedef struct gui_args {
 
 static int parse_one(args *a, gui_args *g)
 {
-    const char *arg = a->argv[a->i];
-    if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-        fputs(gui_usage, stdout);
-        return -1;
-    }
-    if (args_is(a, "--set"))
-        return args_list_add(a, g->sets, &g->n_sets, "--set");
-    if (args_is(a, "--policy-plugin"))
-        return args_list_add(a, g->plugins, &g->n_plugins, "--policy-plugin");
-    if (args_is(a, "--param"))
-        return args_param(a, g->params, &g->n_params);
-    if (args_is(a, "--hook-timeout"))
-        return args_hook_timeout(a, &g->hook_timeout_ns, &g->hook_timeout);
-    const struct {
-        const char *name;
-        const char **slot;
-    } single[] = {{"--policy", &g->policy}, {"--vs", &g->vs},
-                  {"--seed", &g->seed},     {"--speed", &g->speed},
-                  {"--span", &g->span},     {"--size", &g->size},
-                  {"--script", &g->script}, {"--frames", &g->frames},
-                  {"--fps", &g->fps},       {"--until", &g->until},
-                  {"-o", &g->out}};
-    for (size_t i = 0; i < sizeof single / sizeof *single; i++)
-        if (args_is(a, single[i].name)) {
-            *single[i].slot = args_value(a, single[i].name);
-            return *single[i].slot ? 0 : EXIT_INPUT;
-        }
-    return args_scenario(a, arg, &g->scenario);
+    const arg_opt opts[] = {
+        {"--help", "-h", ARG_HELP, NULL, NULL, NULL},
+        {"--set", NULL, ARG_LIST, g->sets, &g->n_sets, NULL},
+        {"--policy-plugin", NULL, ARG_LIST, g->plugins, &g->n_plugins, NULL},
+        {"--param", NULL, ARG_PARAM, g->params, &g->n_params, NULL},
+        {"--hook-timeout", NULL, ARG_WALLTIME, &g->hook_timeout_ns, NULL,
+         &g->hook_timeout},
+        {"--policy", NULL, ARG_VALUE, &g->policy, NULL, NULL},
+        {"--vs", NULL, ARG_VALUE, &g->vs, NULL, NULL},
+        {"--seed", NULL, ARG_VALUE, &g->seed, NULL, NULL},
+        {"--speed", NULL, ARG_VALUE, &g->speed, NULL, NULL},
+        {"--span", NULL, ARG_VALUE, &g->span, NULL, NULL},
+        {"--size", NULL, ARG_VALUE, &g->size, NULL, NULL},
+        {"--script", NULL, ARG_VALUE, &g->script, NULL, NULL},
+        {"--frames", NULL, ARG_VALUE, &g->frames, NULL, NULL},
+        {"--fps", NULL, ARG_VALUE, &g->fps, NULL, NULL},
+        {"--until", NULL, ARG_VALUE, &g->until, NULL, NULL},
+        {"-o", NULL, ARG_VALUE, &g->out, NULL, NULL},
+    };
+    int rc = args_option(a, opts, sizeof opts / sizeof *opts);
+    if (rc != 1)
+        return rc;
+    return args_scenario(a, a->argv[a->i], &g->scenario);
 }
 
 #ifdef SB_HAVE_VIZ

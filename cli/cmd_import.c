@@ -2,10 +2,13 @@
  * cmd_import.c -- `stormbench import FILE`: a team's retry configuration
  * as the policy stack that behaves the same, every field accounted for.
  */
+#include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "args.h"
+#include "commands.h"
 #include "import.h"
+#include "policy_from.h"
 
 static const char import_usage[] =
     "Usage: stormbench import FILE[#NAME] [--route NAME | --method NAME |\n"

@@ -24,14 +24,16 @@
  *                            above it but does not pass it on
  */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "outfile.h"
-#include "units.h"
+#include "args.h"
+#include "commands.h"
 #include "import.h"
+#include "outfile.h"
 #include "topology.h"
+#include "units.h"
 
 static const char lint_usage[] =
     "Usage: stormbench lint FILE... [--sarif FILE] [--max-amplification N]\n"

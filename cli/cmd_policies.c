@@ -2,10 +2,12 @@
  * cmd_policies.c -- `stormbench policies`: every policy, its parameters,
  * their types, defaults and one-line docs.
  */
+#include <stdio.h>
 #include <string.h>
 
+#include "args.h"
 #include "builtin.h"
-#include "cli.h"
+#include "commands.h"
 
 static const char policies_usage[] =
     "Usage: stormbench policies [--policy-plugin FILE.so]... [NAME]\n"

@@ -6,12 +6,16 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "args.h"
+#include "commands.h"
+#include "find.h"
 #include "json.h"
 #include "outfile.h"
+#include "params.h"
 #include "print.h"
 #include "risk.h"
 #include "scenario.h"
@@ -165,39 +169,23 @@ static int parse_typed(args *a, risk_cli *o)
 
 static int parse_one(args *a, risk_cli *o)
 {
-    const char *arg = a->argv[a->i];
-    if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-        fputs(risk_usage, stdout);
-        return -1;
-    }
-    if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
-        o->quiet = true;
-        return 0;
-    }
-    if (args_is(a, "--set"))
-        return args_list_add(a, o->sets, &o->n_sets, "--set");
-    if (args_is(a, "--policy-plugin"))
-        return args_list_add(a, o->plugins, &o->n_plugins, "--policy-plugin");
-    if (args_is(a, "--param"))
-        return args_param(a, o->params, &o->n_params);
+    const arg_opt opts[] = {
+        {"--help", "-h", ARG_HELP, NULL, NULL, NULL},
+        {"--quiet", "-q", ARG_SET, &o->quiet, NULL, NULL},
+        {"--set", NULL, ARG_LIST, o->sets, &o->n_sets, NULL},
+        {"--policy-plugin", NULL, ARG_LIST, o->plugins, &o->n_plugins, NULL},
+        {"--param", NULL, ARG_PARAM, o->params, &o->n_params, NULL},
+        {"--policy", NULL, ARG_TEXT, &o->policy, NULL, NULL},
+        {"--seed", NULL, ARG_TEXT, &o->seed, NULL, NULL},
+        {"-o", NULL, ARG_TEXT, &o->out, NULL, NULL},
+    };
     int rc = parse_typed(a, o);
     if (rc != 1)
         return rc;
-    const struct {
-        const char *name;
-        const char **slot;
-    } single[] = {{"--policy", &o->policy}, {"--seed", &o->seed},
-                  {"-o", &o->out}};
-    for (size_t i = 0; i < sizeof single / sizeof *single; i++)
-        if (args_is(a, single[i].name)) {
-            const char *v = args_value(a, single[i].name);
-            if (v && *v == '\0')
-                return args_usage_error(a, "%s: expected a value, got ''",
-                                        single[i].name);
-            *single[i].slot = v;
-            return v ? 0 : EXIT_INPUT;
-        }
-    return args_scenario(a, arg, &o->scenario);
+    rc = args_option(a, opts, sizeof opts / sizeof *opts);
+    if (rc != 1)
+        return rc;
+    return args_scenario(a, a->argv[a->i], &o->scenario);
 }
 
 static int parse_risk(int argc, char **argv, risk_cli *o)

@@ -2,17 +2,24 @@
  * cmd_run.c -- `stormbench run SCENARIO`: the headless run CI uses.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "chain.h"
-#include "cli.h"
+#include "commands.h"
 #include "export.h"
+#include "find.h"
+#include "guard.h"
 #include "junit.h"
 #include "outfile.h"
+#include "params.h"
+#include "policy_check.h"
 #include "print.h"
+#include "run_cost.h"
 #include "scenario.h"
 #include "sim.h"
 #include "summary.h"
@@ -104,60 +111,33 @@ static int parse_sample(args *a, run_opts *o)
     return 0;
 }
 
-/* One option at a->i; returns 0, EXIT_OK for --help, or EXIT_INPUT. */
+/* One option at a->i: 0, -1 after --help, or EXIT_INPUT. */
 static int parse_one(args *a, run_opts *o)
 {
-    const char *arg = a->argv[a->i];
-    const char **slot = NULL;
-    if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-        fputs(run_usage, stdout);
-        return -1;
-    }
-    if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
-        o->quiet = true;
-        return 0;
-    }
-    if (strcmp(arg, "--no-timing") == 0) {
-        o->timing = false;
-        return 0;
-    }
-    if (strcmp(arg, "--force") == 0) {
-        o->force = true;
-        return 0;
-    }
-    if (strcmp(arg, "--no-expect") == 0) {
-        o->no_expect = true;
-        return 0;
-    }
-    if (args_is(a, "--set"))
-        return args_list_add(a, o->sets, &o->n_sets, "--set");
-    if (args_is(a, "--policy-plugin"))
-        return args_list_add(a, o->plugins, &o->n_plugins, "--policy-plugin");
-    if (args_is(a, "--param"))
-        return args_param(a, o->params, &o->n_params);
+    const arg_opt opts[] = {
+        {"--help", "-h", ARG_HELP, NULL, NULL, NULL},
+        {"--quiet", "-q", ARG_SET, &o->quiet, NULL, NULL},
+        {"--no-timing", NULL, ARG_CLEAR, &o->timing, NULL, NULL},
+        {"--force", NULL, ARG_SET, &o->force, NULL, NULL},
+        {"--no-expect", NULL, ARG_SET, &o->no_expect, NULL, NULL},
+        {"--set", NULL, ARG_LIST, o->sets, &o->n_sets, NULL},
+        {"--policy-plugin", NULL, ARG_LIST, o->plugins, &o->n_plugins, NULL},
+        {"--param", NULL, ARG_PARAM, o->params, &o->n_params, NULL},
+        {"--hook-timeout", NULL, ARG_WALLTIME, &o->hook_timeout_ns, NULL,
+         &o->hook_timeout},
+        {"--policy", NULL, ARG_TEXT, &o->policy, NULL, NULL},
+        {"--json", NULL, ARG_TEXT, &o->json, NULL, NULL},
+        {"--csv", NULL, ARG_TEXT, &o->csv, NULL, NULL},
+        {"--trace", NULL, ARG_TEXT, &o->trace, NULL, NULL},
+        {"--seed", NULL, ARG_TEXT, &o->seed, NULL, NULL},
+        {"--junit", NULL, ARG_TEXT, &o->junit, NULL, NULL},
+    };
     if (args_is(a, "--trace-sample"))
         return parse_sample(a, o);
-    if (args_is(a, "--hook-timeout"))
-        return args_hook_timeout(a, &o->hook_timeout_ns, &o->hook_timeout);
-    const struct {
-        const char *name;
-        const char **slot;
-    } single[] = {{"--policy", &o->policy}, {"--json", &o->json},
-                  {"--csv", &o->csv},       {"--trace", &o->trace},
-                  {"--seed", &o->seed},     {"--junit", &o->junit}};
-    for (size_t i = 0; i < sizeof single / sizeof *single; i++) {
-        if (args_is(a, single[i].name)) {
-            slot = single[i].slot;
-            *slot = args_value(a, single[i].name);
-            /* "--json=" would run the whole simulation and then fail to
-             * write a file named "". */
-            if (*slot && **slot == '\0')
-                return args_usage_error(a, "%s: expected a value, got ''",
-                                        single[i].name);
-            return *slot ? 0 : EXIT_INPUT;
-        }
-    }
-    return args_scenario(a, arg, &o->scenario);
+    int rc = args_option(a, opts, sizeof opts / sizeof *opts);
+    if (rc != 1)
+        return rc;
+    return args_scenario(a, a->argv[a->i], &o->scenario);
 }
 
 static int parse_run(int argc, char **argv, run_opts *o)
@@ -455,7 +435,7 @@ static void warnings(const run_state *r)
 static int check_budget(const run_state *r, sb_err *e)
 {
     budget_cost b;
-    int rc = cli_budget(r->sc.path, &r->sc.cfg, r->ps.stack, r->o.force,
+    int rc = run_cost_gate(r->sc.path, &r->sc.cfg, r->ps.stack, r->o.force,
                         true, &b, e);
     if (rc > 0 && !r->o.quiet)
         fprintf(stderr, "stormbench run: warning: %s: %s; running anyway "
@@ -489,7 +469,7 @@ int cmd_run(int argc, char **argv)
     warnings(r);
     char policy_warn[1024];
     if (!r->o.quiet &&
-        cli_policy_warnings(&r->sc, r->ps.stack, policy_warn,
+        policy_warnings(&r->sc, r->ps.stack, policy_warn,
                             sizeof policy_warn))
         for (char *save = NULL, *l = strtok_r(policy_warn, "\n", &save); l;
              l = strtok_r(NULL, "\n", &save))

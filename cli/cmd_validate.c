@@ -4,15 +4,18 @@
  * worst-case retry delays do not fit the scenario's deadline.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "budget.h"
-#include "cli.h"
-#include "driver.h"
+#include "commands.h"
 #include "expect.h"
-#include "hookguard.h"
+#include "find.h"
+#include "policy_check.h"
 #include "print.h"
+#include "run_cost.h"
 #include "scenario.h"
 
 static const char validate_usage[] =
@@ -65,17 +68,10 @@ static const char validate_usage[] =
 
 /* ---- The worst-case retry delay ---------------------------------------------
  *
- * The stack is probed as the engine would drive it for one request of a
- * fresh client whose every attempt times out: before_send, then on_failure
- * with a timeout, then the delay, until the stack stops asking for retries
- * (or refuses a send) or PROBE_MAX_ATTEMPTS is reached -- a policy with
- * max_attempts = 1000000 would otherwise be probed for a long time, and
- * 100 attempts already show it does not fit any deadline.
- *
- * Worst case means every draw of uniform() is the largest double below 1:
- * every jitter formula in backoff.h then gives its largest delay, and a
- * probabilistic refusal (refuse when U < p) never fires.  A plug-in could
- * use its draws the other way round; for it this is only a probe.
+ * The stack is probed (policy_check.h) for at most PROBE_MAX_ATTEMPTS
+ * attempts: a policy with max_attempts = 1000000 would otherwise be probed
+ * for a long time, and 100 attempts already show it does not fit any
+ * deadline.
  *
  * What is compared with deadline/2 is the sum of the delays alone, not the
  * delays plus the attempts' timeouts: the rule budgets half the deadline
@@ -83,143 +79,10 @@ static const char validate_usage[] =
  * timeouts on the waiting side would charge the attempts twice.  The total
  * with timeouts is still printed, because it is what a request costs when
  * the policy runs its course.
- *
- * The request goes through the request driver (policies/driver.h), the
- * code the engine uses: the attempts see the time they would see, their
- * timeouts are cut short by the deadline, and a retry that would start
- * after the deadline ends the probe, where it would end a real request.
  */
 #define PROBE_MAX_ATTEMPTS 100
 
 typedef policy_probe probe;
-
-static double probe_uniform(const sb_ctx *ctx)
-{
-    (void)ctx;
-    return nextafter(1.0, 0.0);
-}
-
-static void probe_breaker(const sb_ctx *ctx, int32_t open)
-{
-    (void)ctx;
-    (void)open;
-}
-
-/* One attempt of request r, sent at p->total_s and timed out.  Returns 1
- * when the request retries (its delay added to p), 0 when it stops, -1
- * when a layer broke its contract (message in pstack_error). */
-static int probe_step(pstack *ps, const pstack_call *call, driver_request *r,
-                      probe *p)
-{
-    int64_t now = driver_ns(fmin(p->total_s, PSTACK_MAX_DELAY_S));
-    driver_send ds;
-    if (driver_before_send(ps, call, r, now, false, &ds) != 0)
-        return -1;
-    if (!ds.send)
-        return 0;
-    r->attempts++;
-    p->attempts = r->attempts;
-    p->total_s += ds.attempt.timeout_s;
-    driver_result res = {r->attempts, false, true, SB_ERR_TIMEOUT, 0,
-                         SB_DEFECT_NONE, now, -1, SB_PUSHBACK_NONE};
-    driver_next nx;
-    now = driver_ns(fmin(p->total_s, PSTACK_MAX_DELAY_S));
-    if (driver_on_failure(ps, call, r, now, &res, &nx) != 0)
-        return -1;
-    if (nx.step != DRIVER_RETRY)
-        return 0;
-    p->retries++;
-    p->delay_s += nx.final.delay_s;
-    p->total_s += nx.final.delay_s;
-    return 1;
-}
-
-/* Probe one kind of request (p->op, p->critical set by the caller) as
- * the engine drives it, through the same request driver, for at most
- * `limit` attempts. */
-/* The policy state one client costs: its own, and its share of its
- * process's (all of it when each client is its own process). */
-static size_t policy_state_per_client(const pstack *ps, const client_cfg *cc)
-{
-    uint64_t procs = cc->processes ? cc->processes : cc->count;
-    uint64_t share = ((uint64_t)pstack_process_state_size(ps) * procs +
-                      cc->count - 1) / cc->count;
-    return pstack_client_state_size(ps) + (size_t)share;
-}
-
-static int probe_request(pstack *ps, const client_cfg *cc, uint32_t limit,
-                         probe *p, sb_err *e)
-{
-    size_t ps_size = pstack_process_state_size(ps);
-    size_t cs = pstack_client_state_size(ps);
-    size_t rs = pstack_request_state_size(ps);
-    void *process = calloc(1, ps_size ? ps_size : 1);
-    void *client = calloc(1, cs ? cs : 1);
-    void *request = calloc(1, rs ? rs : 1);
-    sb_host host = {sizeof host, 0, probe_uniform, probe_breaker, NULL, NULL};
-    pstack_call call = {0, 0, process, client, request, &host, NULL};
-    int rc = -1;
-    if (process == NULL || client == NULL || request == NULL) {
-        err_set(e, "out of memory");
-        goto done;
-    }
-    /* A plug-in that crashes here is named with this, not with the
-     * probe's made-up times (cli/guard.c). */
-    hookguard_set_context("while its worst case was probed, before the "
-                          "simulation");
-    pstack_process_init(ps, &call);
-    pstack_client_init(ps, &call);
-    driver_request r = {0, cc->deadline_ns ? cc->deadline_ns
-                                           : DRIVER_NO_DEADLINE,
-                        cc->timeout_ns, 0, 0, p->op,
-                        (p->op == SB_OP_POST && cc->idempotency_keys
-                             ? DRIVER_KEYED
-                             : 0) |
-                            (p->critical ? DRIVER_CRITICAL : 0)};
-    int step = 1;
-    for (uint32_t n = 1; step == 1 && n <= limit; n++)
-        step = probe_step(ps, &call, &r, p);
-    if (step < 0) {
-        err_set(e, "%s", pstack_error(ps));
-        goto done;
-    }
-    p->still_going = step == 1;
-    rc = 0;
-done:
-    hookguard_set_context(NULL);
-    free(process);
-    free(client);
-    free(request);
-    return rc;
-}
-
-/* The worst case over the kinds of request the scenario sends: each
- * operation in its mix, critical or not when it has critical requests. */
-int policy_probe_worst(pstack *ps, const client_cfg *cc, uint32_t limit,
-                       policy_probe *by_delay, policy_probe *by_attempts,
-                       sb_err *e)
-{
-    memset(by_delay, 0, sizeof *by_delay);
-    memset(by_attempts, 0, sizeof *by_attempts);
-    bool found = false;
-    for (int op = SB_OP_READ; op <= SB_OP_POST; op++) {
-        int kinds = cc->critical_fraction > 0 ? 2 : 1; /* critical or not */
-        for (int crit = 0; crit < kinds; crit++) {
-            if (cc->mix[op] <= 0)
-                continue;
-            probe p = {(sb_op)op, crit != 0, 0, 0, 0.0, 0.0, false};
-            int rc = probe_request(ps, cc, limit, &p, e);
-            if (!found || p.attempts > by_attempts->attempts)
-                *by_attempts = p; /* so far, even when it failed */
-            if (rc != 0)
-                return -1;
-            if (!found || p.delay_s > by_delay->delay_s)
-                *by_delay = p;
-            found = true;
-        }
-    }
-    return 0;
-}
 
 static void warn_delay(const char *path, const scenario *sc,
                        const pstack *ps, const probe *p)
@@ -257,72 +120,6 @@ static int delay_budget(const scenario *sc, pstack *ps, probe *worst,
         return -1;
     *over = worst->delay_s > (double)cc->deadline_ns / 1e9 / 2.0;
     return 0;
-}
-
-/* ---- The load budget ---------------------------------------------------
- *
- * The worst-case attempts per request come from the same probe, run up to
- * the engine's own cap on attempts (so a policy that retries forever is
- * costed at the cap, not at the probe's 100).  A stack that gives up after
- * a few attempts is probed in microseconds; one that retries up to the
- * cap, in milliseconds (100 000 attempts of each kind of request).
- */
-/* A service chain's attempts for each attempt that reaches the top
- * tier: 1 (the top's own) + a_0 (1 + a_1 (1 + ...)), a_i the worst-case
- * attempts of tier i's calls, probed as the clients' are.  Each attempt
- * at any tier costs the engine about what a client's attempt costs.  1
- * without a chain. */
-static int chain_factor(const sim_config *cfg, bool lenient, double *factor,
-                        sb_err *e)
-{
-    *factor = 1.0;
-    for (uint32_t i = cfg->n_tiers; i-- > 1;) {
-        const tier_cfg *t = &cfg->tiers[i - 1];
-        policy_setup ps;
-        if (policy_setup_build_at(t->policy, t->policy_origin, NULL, 0,
-                                  t->settings, (int)t->n_settings, &ps,
-                                  e) != 0)
-            return -1;
-        client_cfg cc = cfg->clients;
-        cc.timeout_ns = t->timeout_ns;
-        cc.deadline_ns = 0;
-        policy_probe by_delay, most;
-        int rc = policy_probe_worst(ps.stack, &cc, budget_attempts_cap(),
-                                    &by_delay, &most, e);
-        policy_setup_free(&ps);
-        if (rc != 0 && !lenient)
-            return -1;
-        double a = most.still_going ? (double)budget_attempts_cap()
-                                    : (double)most.attempts;
-        *factor = 1.0 + a * *factor;
-    }
-    return 0;
-}
-
-int cli_budget(const char *path, const sim_config *cfg, pstack *ps,
-               bool force, bool lenient, budget_cost *out, sb_err *e)
-{
-    probe by_delay, most;
-    if (policy_probe_worst(ps, &cfg->clients, budget_attempts_cap(),
-                           &by_delay, &most, e) != 0 &&
-        !lenient)
-        return -1;
-    double attempts = most.still_going ? (double)budget_attempts_cap()
-                                       : (double)most.attempts;
-    double chain;
-    if (chain_factor(cfg, lenient, &chain, e) != 0)
-        return -1;
-    attempts *= chain;
-    budget_estimate(cfg, policy_state_per_client(ps, &cfg->clients),
-                    pstack_request_state_size(ps), attempts, out);
-    if (budget_check(cfg, out, e) == 0)
-        return 0;
-    if (force)
-        return 1;
-    err_prefix(e, "%s", path);
-    size_t len = strlen(e->msg);
-    snprintf(e->msg + len, sizeof e->msg - len, ", or pass --force");
-    return -1;
 }
 
 /* ---- A pipeline's SLA ------------------------------------------------------
@@ -465,49 +262,6 @@ static void print_pipeline(const char *path, const scenario *sc,
 
 /* ---- One file ----------------------------------------------------------- */
 
-/* Settings that are accepted but almost surely a mistake. */
-int cli_policy_warnings(const scenario *sc, const pstack *ps, char *out,
-                        size_t len)
-{
-    size_t used = 0;
-    int n = 0;
-    out[0] = '\0';
-    int layers = pstack_layers(ps), only_layers = 1;
-    for (int i = 0; i < layers; i++)
-        if (!(pstack_layer(ps, i)->flags & SB_POLICY_LAYER))
-            only_layers = 0;
-    if (only_layers) {
-        used += (size_t)snprintf(out + used, len - used,
-                                 "%s[policy] %s: every layer of it only "
-                                 "limits or shapes the retries of a policy "
-                                 "stacked under it, so alone it never "
-                                 "retries; stack it on one that does, such "
-                                 "as exponential+%s",
-                                 n++ ? "\n" : "", pstack_name(ps),
-                                 pstack_name(ps));
-    }
-    /* A hedge waits `delay` for an answer before sending its copy; an
-     * attempt that times out first is retried, not hedged. */
-    for (int i = 0; i < layers && used < len; i++) {
-        const sb_policy *p = pstack_layer(ps, i);
-        if (strcmp(p->name, "hedge") != 0)
-            continue;
-        for (int j = 0; p->params && p->params[j].name; j++) {
-            if (strcmp(p->params[j].name, "delay") != 0)
-                continue;
-            double delay = pstack_param_value(ps, i, j).d;
-            double timeout = (double)sc->cfg.clients.timeout_ns / 1e9;
-            if (delay > 0 && delay >= timeout)
-                used += (size_t)snprintf(
-                    out + used, len - used,
-                    "%s[policy] hedge.delay %gs is not shorter than the "
-                    "[clients] timeout %gs: every attempt times out before "
-                    "its hedge would be sent, so no hedge ever is",
-                    n++ ? "\n" : "", delay, timeout);
-        }
-    }
-    return n;
-}
 
 static void print_warnings(const char *path, const scenario *sc)
 {
@@ -631,7 +385,7 @@ static int validate_one(const char *path, const validate_opts *vo)
     }
     budget_cost cost;
     int heavy =
-        cli_budget(path, &sc->cfg, ps.stack, force, false, &cost, &e);
+        run_cost_gate(path, &sc->cfg, ps.stack, force, false, &cost, &e);
     if (heavy < 0) {
         print_policy_error(path, e.msg);
         goto done;
@@ -643,7 +397,7 @@ static int validate_one(const char *path, const validate_opts *vo)
     warn_pipeline_keys(path, sc, &expect);
     warn_expect(path, sc, &expect);
     char policy_warn[1024];
-    if (cli_policy_warnings(sc, ps.stack, policy_warn, sizeof policy_warn))
+    if (policy_warnings(sc, ps.stack, policy_warn, sizeof policy_warn))
         for (char *save = NULL, *l = strtok_r(policy_warn, "\n", &save); l;
              l = strtok_r(NULL, "\n", &save))
             fprintf(stderr, "%s: warning: %s\n", path, l);
@@ -667,37 +421,25 @@ int cmd_validate(int argc, char **argv)
     const char *plugins[CLI_MAX_LIST], *sets[CLI_MAX_LIST];
     int nf = 0, np = 0, ns = 0;
     bool force = false, no_plugins = false;
+    const arg_opt opts[] = {
+        {"--help", "-h", ARG_HELP, NULL, NULL, NULL},
+        {"--force", NULL, ARG_SET, &force, NULL, NULL},
+        {"--no-plugins", NULL, ARG_SET, &no_plugins, NULL, NULL},
+        {"--set", NULL, ARG_LIST, sets, &ns, NULL},
+        {"--policy-plugin", NULL, ARG_LIST, plugins, &np, NULL},
+    };
     for (; a.i < argc; a.i++) {
         const char *arg = argv[a.i];
-        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            fputs(validate_usage, stdout);
-            return EXIT_OK;
-        }
-        if (strcmp(arg, "--force") == 0) {
-            force = true;
+        int rc = args_option(&a, opts, sizeof opts / sizeof *opts);
+        if (rc == 0)
             continue;
-        }
-        if (strcmp(arg, "--no-plugins") == 0) {
-            no_plugins = true;
-            continue;
-        }
-        if (args_is(&a, "--set")) {
-            if (args_list_add(&a, sets, &ns, "--set") != 0)
-                return EXIT_INPUT;
-        } else if (args_is(&a, "--policy-plugin")) {
-            const char *v = args_value(&a, "--policy-plugin");
-            if (v == NULL)
-                return EXIT_INPUT;
-            if (np == CLI_MAX_LIST)
-                return args_usage_error(&a, "too many plug-ins");
-            plugins[np++] = v;
-        } else if (arg[0] == '-' && arg[1] != '\0') {
+        if (rc != 1)
+            return rc == -1 ? EXIT_OK : rc;
+        if (arg[0] == '-' && arg[1] != '\0')
             return args_unknown_option(&a, arg);
-        } else if (nf < CLI_MAX_LIST * 4) {
-            files[nf++] = arg;
-        } else {
+        if (nf == CLI_MAX_LIST * 4)
             return args_usage_error(&a, "too many files");
-        }
+        files[nf++] = arg;
     }
     if (nf == 0)
         return args_usage_error(&a, "no scenario file given");

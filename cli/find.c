@@ -29,7 +29,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "args.h"
+#include "commands.h"
+#include "find.h"
 #include "scenario.h"
 #include "suggest.h"
 

@@ -34,7 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "args.h"
+#include "guard.h"
 #include "hookguard.h"
 #include "units.h"
 
@@ -345,21 +346,5 @@ int cli_guard_watch(int64_t timeout_ns, const char *text, sb_err *e)
         return err_set(e, "--hook-timeout: cannot start the watchdog "
                        "thread: %s", strerror(rc));
     pthread_detach(th);
-    return 0;
-}
-
-int args_hook_timeout(args *a, int64_t *ns, const char **text)
-{
-    const char *v = args_value(a, "--hook-timeout");
-    if (v == NULL)
-        return EXIT_INPUT;
-    sb_err e;
-    int64_t t = 0;
-    if (units_duration(v, &t, &e) != 0 || t <= 0)
-        return args_usage_error(a, "--hook-timeout: expected a positive "
-                                "duration of wall time such as 200ms or "
-                                "5s, got '%s'", v);
-    *ns = t;
-    *text = v;
     return 0;
 }

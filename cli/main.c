@@ -4,7 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "args.h"
+#include "commands.h"
+#include "guard.h"
+#include "policy_from.h"
 #include "stormbench/policy.h"
 
 static const char usage[] =

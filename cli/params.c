@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "params.h"
 #include "scenario.h"
 
 static bool from_set(const setting *s)

@@ -13,11 +13,13 @@
  * messages apply unchanged.  The stack is built once here first, so a
  * value it refuses is named at its line in the imported file.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "args.h"
 #include "import.h"
+#include "policy_from.h"
 
 int cli_policy_from(const char *arg, const char *sel, const char *format,
                     import_result *r, policy_setup *ps, sb_err *e)

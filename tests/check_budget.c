@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "event_queue.h"
+#include "budget.h"
 #include "testutil.h"
 
 static char path[1024];

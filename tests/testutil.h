@@ -7,8 +7,9 @@
 #define SB_TESTUTIL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
-#include "cli.h"
+#include "args.h"
 #include "scenario.h"
 #include "sim.h"
 #include "summary.h"

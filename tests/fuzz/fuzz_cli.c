@@ -17,7 +17,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "args.h"
+#include "commands.h"
 #include "policy_setup.h"
 #include "setting.h"
 #include "units.h"

@@ -1,0 +1,141 @@
+/*
+ * cmd_merge.c -- `stormbench merge DIR...`: a comparison's outputs from
+ * runs saved in several directories (the jobs of one `compare
+ * --emit-jobs`, run on several machines), its plan rebuilt from the
+ * command compare saved (compare_setup.h).
+ */
+/* realpath */
+#define _XOPEN_SOURCE 700
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "commands.h"
+#include "compare.h"
+#include "compare_setup.h"
+
+static const char merge_usage[] =
+    "Usage: stormbench merge DIR... [-o OUT] [--no-report] [--junit FILE]\n"
+    "                        [-q]\n"
+    "\n"
+    "Build a comparison's outputs from runs saved in several directories:\n"
+    "the runs of one `stormbench compare ... --emit-jobs FILE`, run on\n"
+    "several machines and copied back.  The plan is rebuilt from the\n"
+    "command saved in the first DIR that has one (DIR/command); every run\n"
+    "must be in one of the DIRs.  Outputs go to OUT (default: the first\n"
+    "DIR); --junit FILE as compare writes it.\n";
+
+int cmd_merge(int argc, char **argv)
+{
+    const char *dirs[CLI_MAX_LIST], *out = NULL, *junit = NULL;
+    int n_dirs = 0;
+    bool quiet = false, report = true;
+    args a = {argc, argv, 1, "merge", merge_usage};
+    const arg_opt opts[] = {
+        {"--help", "-h", ARG_HELP, NULL, NULL, NULL},
+        {"--quiet", "-q", ARG_SET, &quiet, NULL, NULL},
+        {"--no-report", NULL, ARG_CLEAR, &report, NULL, NULL},
+        {"--junit", NULL, ARG_VALUE, &junit, NULL, NULL},
+        {"--out", "-o", ARG_VALUE, &out, NULL, NULL},
+    };
+    for (; a.i < argc; a.i++) {
+        const char *arg = argv[a.i];
+        int rc = args_option(&a, opts, sizeof opts / sizeof *opts);
+        if (rc == 0)
+            continue;
+        if (rc != 1)
+            return rc == -1 ? EXIT_OK : rc;
+        if (arg[0] == '-' && arg[1] != '\0')
+            return args_unknown_option(&a, arg);
+        if (n_dirs == CLI_MAX_LIST)
+            return args_usage_error(&a, "at most %d directories",
+                                    CLI_MAX_LIST);
+        dirs[n_dirs++] = arg;
+    }
+    if (n_dirs == 0)
+        return args_usage_error(&a, "no directory given");
+    /* Directories as absolute paths: the plan is rebuilt where the
+     * compare command ran. */
+    char abs[CLI_MAX_LIST][PATH_MAX], absout[PATH_MAX], absjunit[PATH_MAX];
+    sb_err e = {{0}};
+    for (int i = 0; i < n_dirs; i++) {
+        if (realpath(dirs[i], abs[i]) == NULL) {
+            fprintf(stderr, "stormbench merge: %s: %s\n", dirs[i],
+                    strerror(errno));
+            return EXIT_INPUT;
+        }
+        dirs[i] = abs[i];
+    }
+    if (out && *out != '/') {
+        char cwd[PATH_MAX];
+        if (getcwd(cwd, sizeof cwd) == NULL)
+            return EXIT_INPUT;
+        if (snprintf(absout, sizeof absout, "%s/%s", cwd, out) >=
+            (int)sizeof absout) {
+            fprintf(stderr, "stormbench merge: -o %s: the path is too "
+                            "long\n", out);
+            return EXIT_INPUT;
+        }
+        out = absout;
+    }
+    if (junit && *junit != '/') {
+        char cwd[PATH_MAX];
+        if (getcwd(cwd, sizeof cwd) == NULL ||
+            snprintf(absjunit, sizeof absjunit, "%s/%s", cwd, junit) >=
+                (int)sizeof absjunit) {
+            fprintf(stderr, "stormbench merge: --junit %s: the path is too "
+                            "long\n", junit);
+            return EXIT_INPUT;
+        }
+        junit = absjunit;
+    }
+    char *buf = NULL, **cargv = NULL, cwd[PATH_MAX] = "";
+    int cargc = 0, which = -1;
+    for (int i = 0; i < n_dirs && which < 0; i++)
+        if (compare_setup_read_saved(dirs[i], &buf, &cargv, &cargc, cwd,
+                                     sizeof cwd, &e) == 0)
+            which = i;
+    if (which < 0) {
+        fprintf(stderr, "stormbench merge: no saved command in any "
+                        "directory given (%s)\n", e.msg);
+        return EXIT_INPUT;
+    }
+    if (chdir(cwd) != 0) {
+        fprintf(stderr, "stormbench merge: the comparison ran in %s, which "
+                        "cannot be entered here: %s\n", cwd, strerror(errno));
+        free(cargv);
+        free(buf);
+        return EXIT_INPUT;
+    }
+    compare_setup *s = compare_setup_create();
+    int rc = EXIT_INPUT;
+    if (s == NULL)
+        goto done;
+    if (compare_setup_parse(cargc, cargv, &s->o) != 0)
+        goto done;
+    s->o.quiet = true; /* the warnings were given when it ran */
+    compare_result *res;
+    if (compare_setup_build(s, &e) != 0 ||
+        compare_load(&s->plan, dirs, n_dirs, &res, &e) != 0) {
+        fprintf(stderr, "stormbench merge: %s\n", e.msg);
+        goto done;
+    }
+    bool written =
+        compare_setup_write(res, dirs, n_dirs, out ? out : dirs[0], report,
+                            quiet, &e) == 0 &&
+        (junit == NULL || compare_setup_junit(s, res, junit, &e) == 0);
+    rc = written ? EXIT_OK : EXIT_INPUT;
+    if (rc != EXIT_OK)
+        fprintf(stderr, "stormbench merge: %s\n", e.msg);
+    compare_result_free(res);
+done:
+    compare_setup_destroy(s);
+    free(cargv);
+    free(buf);
+    return rc;
+}
