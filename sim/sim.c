@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "measured.h"
 #include "pipeline.h"
 #include "server.h"
 #include "tier.h"
@@ -68,6 +69,9 @@ static double sample_shaped(const sim *s, const dist *d, uint32_t client,
         return rng_truncated_normal(x, (double)d->mean_ns, (double)d->sd_ns);
     case DIST_UNIFORM:
         return (double)d->lo_ns + rng_unit(x) * (double)(d->hi_ns - d->lo_ns);
+    case DIST_EMPIRICAL:
+    case DIST_HISTOGRAM:
+        return (double)measured_at(d->table, rng_unit(x));
     default:
         return (double)d->mean_ns;
     }
