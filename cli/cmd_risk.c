@@ -333,7 +333,11 @@ static void print_result(FILE *f, const risk_job *j)
         fprintf(f, "  precision        +-%.0f%% of the estimate, wider than "
                    "the %.0f%% asked: raise --max-runs or --budget\n",
                 100 * est->rel_error, 100 * j->o.ro.target_rel_error);
-    if (isfinite(r->rate_per_s)) {
+    if (r->one_shot) {
+        fprintf(f, "  one trigger      the scenario's faults strike once "
+                   "(none recurs with `every`): P(storm) is per run of "
+                   "that trigger, not a rate per day\n");
+    } else if (isfinite(r->rate_per_s)) {
         fprintf(f, "  expected time to the first storm  about %s "
                    "(%s to %s)\n",
                 span(1 / r->rate_per_s, a, sizeof a),

@@ -254,10 +254,26 @@ void compare_risk_verdict(const compare_result *r, uint32_t pt, int *best,
         char lo[32], hi[32];
         compare_risk_pct(top->est.lo, lo, sizeof lo);
         compare_risk_pct(top->est.hi, hi, sizeof hi);
+        /* The next best, with every policy whose estimate is the same
+         * (the same blips tip them alike): named together, not one of
+         * them picked by the order given. */
+        char names[COMPARE_MAX_POLICIES * 170] = "";
+        size_t nu = 0;
+        int same = 0;
+        for (int i = 1; i < n; i++) {
+            const risk_result *c2 = compare_risk_at(k, pt, order[i]);
+            if (c2->est.p != next->est.p || c2->est.hi != next->est.hi)
+                break;
+            same++;
+        }
+        for (int i = 1; i <= same; i++)
+            say(names, sizeof names, &nu, "%s%s",
+                i == 1 ? "" : i == same ? " and " : ", ",
+                p->policies[order[i]].label);
         say(buf, len, &used, "%s: least likely to tip into a storm %s, %s "
-            "%% [%s, %s] vs %s %% for %s (the next best), significant (%s, "
-            "%s)", p->policies[order[0]].label, h, a, lo, hi, b,
-            p->policies[order[1]].label, test, pt_text);
+            "%% [%s, %s] vs %s %% for %s (the next best%s), significant "
+            "(%s, %s)", p->policies[order[0]].label, h, a, lo, hi, b, names,
+            same > 1 ? ", tied" : "", test, pt_text);
         return;
     }
     for (int i = 0; i < leaders; i++) {

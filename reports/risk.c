@@ -324,8 +324,18 @@ int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
     r->first_seed = su->cfg->seed + m.first_trial;
     r->first_storm_ns = m.first_at;
     r->exposure_s = (double)(su->horizon_ns - su->cfg->warmup_ns) / 1e9;
-    r->rate_per_s = rate_of(r->est.p, r->exposure_s);
-    r->rate_lo_per_s = rate_of(r->est.lo, r->exposure_s);
-    r->rate_hi_per_s = rate_of(r->est.hi, r->exposure_s);
+    /* A storm rate needs triggers that keep coming: noise (no fault) or
+     * weather (a recurring fault).  Faults that strike once make P(storm)
+     * a probability per run of that trigger, not per hour. */
+    bool recurs = su->cfg->n_faults == 0;
+    for (uint32_t i = 0; i < su->cfg->n_faults; i++)
+        recurs |= su->cfg->faults[i].every.mean_ns > 0;
+    r->one_shot = !recurs;
+    r->rate_per_s = r->rate_lo_per_s = r->rate_hi_per_s = NAN;
+    if (recurs) {
+        r->rate_per_s = rate_of(r->est.p, r->exposure_s);
+        r->rate_lo_per_s = rate_of(r->est.lo, r->exposure_s);
+        r->rate_hi_per_s = rate_of(r->est.hi, r->exposure_s);
+    }
     return 0;
 }

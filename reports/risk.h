@@ -74,7 +74,10 @@ typedef struct risk_result {
     uint64_t first_trial, first_seed;
     int64_t first_storm_ns;
     /* Storms as a Poisson process over the exposed time (horizon minus
-     * warm-up): rate = -ln(1 - p) / exposure; NaN when p is 0 or 1. */
+     * warm-up): rate = -ln(1 - p) / exposure; NaN when p is 0 or 1, and
+     * when one_shot: the scenario's faults strike once (none has
+     * `every`), so p is per run of that trigger and has no rate. */
+    bool one_shot;
     double rate_per_s, rate_lo_per_s, rate_hi_per_s;
     double exposure_s;
 } risk_result;

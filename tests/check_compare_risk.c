@@ -77,6 +77,16 @@ START_TEST(the_least_likely_leads_against_the_next_best)
                            "significant (Fisher's exact test, "
                            "Holm-adjusted, p < 0.001)");
     free(f);
+    /* Two policies with the same estimate behind it: both are the next
+     * best, named together. */
+    f = fake_of(3, names, (const int[]){46, 0, 46},
+                (const int[]){400, 400, 400});
+    verdict(f, &best, text, sizeof text);
+    ck_assert_int_eq(best, 1);
+    ck_assert_msg(strstr(text, "vs 11.5 % for immediate and exponential "
+                               "(the next best, tied), significant"),
+                  "%s", text);
+    free(f);
 }
 END_TEST
 
