@@ -7,6 +7,7 @@
 #include "stats.h"
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,4 +290,24 @@ void stats_holm(double *p, size_t m)
         p[s[j].i] = running;
     }
     free(s);
+}
+
+double stats_fisher_exact(size_t k1, size_t n1, size_t k2, size_t n2)
+{
+    /* Row 1 holds n1 trials, column 1 the k = k1 + k2 hits: the count of
+     * hits in row 1 is hypergeometric (k from n1 "good" and n2 "bad"). */
+    size_t k = k1 + k2;
+    if (n1 == 0 || n2 == 0 || k == 0 || k == n1 + n2)
+        return 1;
+    size_t lo = k > n2 ? k - n2 : 0, hi = k < n1 ? k : n1;
+    double seen = gsl_ran_hypergeometric_pdf((unsigned)k1, (unsigned)n1,
+                                             (unsigned)n2, (unsigned)k);
+    double p = 0;
+    for (size_t x = lo; x <= hi; x++) {
+        double px = gsl_ran_hypergeometric_pdf((unsigned)x, (unsigned)n1,
+                                               (unsigned)n2, (unsigned)k);
+        if (px <= seen * (1 + 1e-7))
+            p += px;
+    }
+    return p < 1 ? p : 1;
 }

@@ -76,6 +76,13 @@ double stats_t_quantile(double p, double df);
  * when n = 0. */
 void stats_wilson(size_t k, size_t n, double level, double *lo, double *hi);
 
+/* Two-sided p of Fisher's exact test on two proportions: k1 of n1
+ * against k2 of n2 (the 2 x 2 table k1, n1 - k1 / k2, n2 - k2 with its
+ * margins fixed).  The sum of the hypergeometric probabilities of every
+ * table no more likely than the one seen (R's fisher.test; a relative
+ * tolerance of 1e-7 counts ties as R does).  1 when a margin is 0. */
+double stats_fisher_exact(size_t k1, size_t n1, size_t k2, size_t n2);
+
 /* Holm's step-down adjustment of m p-values, in place (each becomes the
  * smallest family-wise level at which it would be rejected; NaN stays
  * NaN and does not count in m). */

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "measured.h"
+
 /* Reads a plain decimal number (digits, one optional '.', optional
  * exponent) from the start of s.  strtod alone would also accept "inf",
  * "nan" and hex floats, which no user means in a scenario file. */
@@ -328,12 +330,56 @@ static int parse_uniform(const char *s, char *a, dist *d, sb_err *e)
     return 0;
 }
 
+/* empirical(FILE[, COLUMN[, UNIT]]) and histogram(FILE[, NAME[, UNIT]]):
+ * a table read from FILE, dir in front of a relative one. */
+static int parse_measured(const char *s, const char *name, char *a,
+                          const char *dir, dist *d, sb_err *e)
+{
+    char *arg[3] = {a, NULL, NULL};
+    int n = 1;
+    for (char *c = strchr(a, ','); c && n < 4; c = strchr(c + 1, ',')) {
+        *c = '\0';
+        if (n < 3)
+            arg[n] = c + 1;
+        n++;
+    }
+    if (n > 3 || trim(arg[0])[0] == '\0')
+        return err_set(e, "in '%s': %s takes a file and up to two more "
+                       "arguments, such as %s", s, name,
+                       name[0] == 'e' ? "empirical(latencies.csv, "
+                                        "duration_ms, ms)"
+                                      : "histogram(metrics.txt, "
+                                        "http_request_duration_seconds)");
+    char path[1400];
+    const char *file = trim(arg[0]);
+    if (snprintf(path, sizeof path, "%s%s", file[0] == '/' ? "" : dir,
+                 file) >= (int)sizeof path)
+        return err_set(e, "in '%s': the path is too long", s);
+    const char *x = arg[1] ? trim(arg[1]) : NULL;
+    const char *y = arg[2] ? trim(arg[2]) : NULL;
+    const struct measured *t;
+    int rc = name[0] == 'e' ? measured_values(path, x, y, &t, e)
+                            : measured_histogram(path, x, y, &t, e);
+    if (rc != 0)
+        return -1;
+    d->kind = name[0] == 'e' ? DIST_EMPIRICAL : DIST_HISTOGRAM;
+    d->table = t;
+    d->mean_ns = (int64_t)llround(measured_mean(t));
+    return 0;
+}
+
 int units_dist(const char *s, dist *d, sb_err *e)
+{
+    return units_dist_in(s, "", d, e);
+}
+
+int units_dist_in(const char *s, const char *dir, dist *d, sb_err *e)
 {
     const char *want = "expected a distribution: const(D), exp(D), "
                        "lognormal(MEDIAN, SIGMA), normal(MEAN, SD), "
-                       "uniform(A, B) or a duration D";
-    char name[32], args[128];
+                       "uniform(A, B), empirical(FILE), histogram(FILE) "
+                       "or a duration D";
+    char name[32], args[1400];
     sb_err inner;
     memset(d, 0, sizeof *d);
     if (strchr(s, '(') == NULL) {
@@ -357,6 +403,8 @@ int units_dist(const char *s, dist *d, sb_err *e)
         return parse_normal(s, a, d, e);
     if (strcmp(name, "uniform") == 0)
         return parse_uniform(s, a, d, e);
+    if (strcmp(name, "empirical") == 0 || strcmp(name, "histogram") == 0)
+        return parse_measured(s, name, a, dir, d, e);
     return err_set(e, "%s, got '%s' (unknown distribution '%s')", want, s,
                    name);
 }
@@ -377,6 +425,9 @@ double units_dist_mean(const dist *d)
     }
     case DIST_UNIFORM:
         return ((double)d->lo_ns + (double)d->hi_ns) / 2.0;
+    case DIST_EMPIRICAL:
+    case DIST_HISTOGRAM:
+        return measured_mean(d->table);
     default:
         return (double)d->mean_ns;
     }
@@ -425,6 +476,10 @@ const char *units_fmt_dist(const dist *d, char *buf, int len)
         snprintf(buf, (size_t)len, "uniform(%s, %s)",
                  units_fmt_duration(d->lo_ns, x, sizeof x),
                  units_fmt_duration(d->hi_ns, y, sizeof y));
+        break;
+    case DIST_EMPIRICAL:
+    case DIST_HISTOGRAM:
+        snprintf(buf, (size_t)len, "%s", measured_shown(d->table));
         break;
     }
     return buf;

@@ -30,7 +30,9 @@ typedef enum dist_kind {
     DIST_NORMAL = 3,    /* normal(mean_ns, sd_ns) truncated at zero: the
                            conditional distribution given x > 0, so its
                            mean is above mean_ns when sd_ns is not small */
-    DIST_UNIFORM = 4    /* uniform on [lo_ns, hi_ns] */
+    DIST_UNIFORM = 4,   /* uniform on [lo_ns, hi_ns] */
+    DIST_EMPIRICAL = 5, /* latencies from a file, replayed (`table`) */
+    DIST_HISTOGRAM = 6  /* a Prometheus histogram's buckets (`table`) */
 } dist_kind;
 
 typedef struct dist {
@@ -43,6 +45,9 @@ typedef struct dist {
     int64_t sd_ns;   /* normal: the standard deviation before truncation */
     int64_t lo_ns;   /* uniform: A, the low end */
     int64_t hi_ns;   /* uniform: B, the high end */
+    /* empirical, histogram: the file's table (measured.h), borrowed for
+     * the process's life; mean_ns its mean, rounded */
+    const struct measured *table;
 } dist;
 
 /* "250ms", "1.5s", "2m", "1h", "500us", "10ns"; non-negative and at most
@@ -68,8 +73,12 @@ int units_u64(const char *s, uint64_t *v, sb_err *e);
 int units_bool(const char *s, bool *b, sb_err *e);
 /* "const(100ms)", "exp(100ms)", "lognormal(80ms, 0.5)",
  * "normal(100ms, 20ms)", "uniform(50ms, 150ms)", or a bare duration
- * (constant). */
+ * (constant); "empirical(FILE[, COLUMN[, UNIT]])" and
+ * "histogram(FILE[, NAME[, UNIT]])" read FILE (measured.h), relative to
+ * the current folder. */
 int units_dist(const char *s, dist *d, sb_err *e);
+/* The same, a relative FILE taken as relative to dir ("" or "x/y/"). */
+int units_dist_in(const char *s, const char *dir, dist *d, sb_err *e);
 
 /* The distribution's mean, ns: the lognormal's median x e^(sigma^2/2);
  * the truncated normal's mu + sd x phi(a) / (1 - Phi(a)), a = -mu/sd

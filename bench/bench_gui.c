@@ -27,6 +27,7 @@
  * CPU time (clock_gettime), not wall time, where the machine is shared.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,15 +68,23 @@ typedef struct bench {
     view_state v;
     view_cache *cache;
     int minutes;
+    long clients; /* 0: the file's 10 000 */
 } bench;
 
-/* Both runs with `minutes` of buckets behind them. */
+/* Both runs with `minutes` of buckets behind them.  Another number of
+ * clients shares the file's load (10 000 x 2/s = 20 000 requests/s): the
+ * server, the storm and the panels stay the same, and only what grows
+ * with the clients (their state, the field) changes. */
 static int prepare(bench *b, sb_err *e)
 {
-    char dur[64];
+    char dur[64], count[64], rate[64];
     snprintf(dur, sizeof dur, "scenario.duration=%dm", b->minutes + 2);
+    long n = b->clients > 0 ? b->clients : 10000;
+    snprintf(count, sizeof count, "clients.count=%ld", n);
+    snprintf(rate, sizeof rate, "clients.rate=%.9g/s", 20000.0 / (double)n);
     if (scenario_load(SB_SOURCE_DIR "/bench/storm-10k.ini",
-                      (const char *[]){dur}, 1, &b->sc, e) != 0)
+                      (const char *[]){dur, count, rate}, 3, &b->sc,
+                      e) != 0)
         return -1;
     session_opts a = {&b->sc.cfg, "immediate", NULL, 0, NULL, 0};
     session_opts o = {&b->sc.cfg, "exponential+token_bucket", NULL, 0, NULL,
@@ -123,7 +132,12 @@ static double draw_once(bench *b, cairo_t *cr, cairo_surface_t *s, int w,
     return cpu_s() - t0;
 }
 
-static void draw_alone(bench *b, int n)
+typedef struct drawn {
+    double all_ms, kept_ms, sim_ms; /* medians, CPU */
+    double min_ms, max_ms;          /* of all_ms */
+} drawn;
+
+static void draw_figures(bench *b, int n, drawn *out)
 {
     int w = 1920, h = 1080;
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
@@ -144,26 +158,35 @@ static void draw_alone(bench *b, int n)
     double c0 = cpu_s();
     for (int i = 0; i < 60; i++)
         step(b);
-    double sim_ms = (cpu_s() - c0) / 60 * 1e3;
-    double draw = median(t, n), kept = median(k, n), frame = 1.0 / 60.0;
-    printf("stormbench GUI frame: %dx%d, panels over %d s of 1 s buckets, "
-           "%u clients per run, A/B on\n\n",
-           w, h, b->minutes * 60, sim_clients(session_sim(b->run[0])));
-    printf("  draw a frame, all anew   %7.2f ms CPU (median of %d; min %.2f, "
-           "max %.2f)\n",
-           draw * 1e3, n, t[0] * 1e3, t[n - 1] * 1e3);
-    printf("  ... panels kept          %7.2f ms CPU (between two buckets)\n",
-           kept * 1e3);
-    printf("  simulate 1/60 s, A and B %7.2f ms CPU at real time\n",
-           sim_ms);
-    printf("  left for simulation      %7.1f %% of a 60 frames/s frame "
-           "(%.2f ms of %.2f, panels kept)\n",
-           100.0 * (frame - kept) / frame, (frame - kept) * 1e3,
-           frame * 1e3);
+    out->sim_ms = (cpu_s() - c0) / 60 * 1e3;
+    out->all_ms = median(t, n) * 1e3;
+    out->kept_ms = median(k, n) * 1e3;
+    out->min_ms = t[0] * 1e3;
+    out->max_ms = t[n - 1] * 1e3;
     cairo_destroy(cr);
     cairo_surface_destroy(s);
     free(t);
     free(k);
+}
+
+static void draw_alone(bench *b, int n)
+{
+    drawn d;
+    draw_figures(b, n, &d);
+    double frame = 1e3 / 60.0;
+    printf("stormbench GUI frame: 1920x1080, panels over %d s of 1 s "
+           "buckets, %u clients per run, A/B on\n\n",
+           b->minutes * 60, sim_clients(session_sim(b->run[0])));
+    printf("  draw a frame, all anew   %7.2f ms CPU (median of %d; min %.2f, "
+           "max %.2f)\n",
+           d.all_ms, n, d.min_ms, d.max_ms);
+    printf("  ... panels kept          %7.2f ms CPU (between two buckets)\n",
+           d.kept_ms);
+    printf("  simulate 1/60 s, A and B %7.2f ms CPU at real time\n",
+           d.sim_ms);
+    printf("  left for simulation      %7.1f %% of a 60 frames/s frame "
+           "(%.2f ms of %.2f, panels kept)\n",
+           100.0 * (frame - d.kept_ms) / frame, frame - d.kept_ms, frame);
 }
 
 /* ---- The window ----------------------------------------------------------------- */
@@ -315,18 +338,73 @@ static int window(bench *b, int n)
     return 0;
 }
 
-/* A positive whole number from an argument, or 0. */
-static int count_arg(const char *s)
+/* A positive whole number below max from an argument, or 0. */
+static long whole_arg(const char *s, long max)
 {
     char *end;
+    errno = 0;
     long v = s ? strtol(s, &end, 10) : 0;
-    return s && *end == '\0' && v > 0 && v < 1000000 ? (int)v : 0;
+    return s && end != s && *end == '\0' && errno == 0 && v > 0 && v < max
+               ? v
+               : 0;
+}
+
+static int count_arg(const char *s)
+{
+    return (int)whole_arg(s, 1000000);
+}
+
+static int setup(bench *b)
+{
+    sb_err e;
+    if (prepare(b, &e) != 0 || view_cache_create(&b->cache, &e) != 0) {
+        fprintf(stderr, "bench_gui: %s\n", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static void teardown(bench *b)
+{
+    view_cache_destroy(b->cache);
+    session_destroy(b->run[0]);
+    session_destroy(b->run[1]);
+}
+
+/* The frame at 1k, 10k, 100k and 1M clients per run, the same load
+ * (prepare): what a frame costs as the field grows, and the frames per
+ * second the CPU allows (one core: a frame's drawing with the panels
+ * kept, and 1/60 s of both runs simulated). */
+static int sweep(bench *b, int n)
+{
+    static const long counts[] = {1000, 10000, 100000, 1000000};
+    printf("stormbench GUI frame by clients: 1920x1080, panels over %d s of "
+           "1 s buckets, A/B on,\n20 000 requests/s offered to each run "
+           "whatever the clients (a retry storm), CPU ms, medians of %d\n\n",
+           b->minutes * 60, n);
+    printf("  %9s %12s %12s %14s %16s\n", "clients", "all anew",
+           "panels kept", "simulate 1/60", "frames/s on CPU");
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+        b->clients = counts[i];
+        if (setup(b) != 0)
+            return 1;
+        drawn d;
+        draw_figures(b, n, &d);
+        printf("  %9ld %9.2f ms %9.2f ms %11.2f ms %16.0f\n", counts[i],
+               d.all_ms, d.kept_ms, d.sim_ms, 1e3 / (d.kept_ms + d.sim_ms));
+        fflush(stdout);
+        teardown(b);
+    }
+    printf("\n  frames/s on CPU: 1 / (panels kept + simulate), one core; "
+           "60 is the goal.\n");
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
     static bench b;
     int n = 11, frames = 0;
+    bool by_clients = false;
     b.minutes = 30;
     for (int i = 1; i < argc; i++) {
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -336,32 +414,36 @@ int main(int argc, char **argv)
             frames = count_arg(next) ? count_arg(argv[++i]) : 300;
         } else if (strcmp(argv[i], "--minutes") == 0 && count_arg(next)) {
             b.minutes = count_arg(argv[++i]);
+        } else if (strcmp(argv[i], "--clients") == 0 &&
+                   whole_arg(next, 100000001)) {
+            b.clients = whole_arg(argv[++i], 100000001);
+        } else if (strcmp(argv[i], "--sweep") == 0) {
+            by_clients = true;
         } else {
             puts("Usage: bench_gui [--draws N] [--window [FRAMES]] "
-                 "[--minutes M]\n\nA GUI frame at 1920x1080 (M minutes of "
-                 "buckets, default 30; 10 000 clients; A/B): its CPU time "
-                 "drawn into an image (the median of N, default 11), or "
-                 "FRAMES frames (default 300) in the real window, shown as "
-                 "the window shows them and as it did before (run it under "
-                 "xvfb-run).");
+                 "[--minutes M] [--clients C] [--sweep]\n\nA GUI frame at "
+                 "1920x1080 (M minutes of buckets, default 30; C clients "
+                 "per run, default 10 000, sharing 20 000 requests/s; A/B): "
+                 "its CPU time drawn into an image (the median of N, "
+                 "default 11), or FRAMES frames (default 300) in the real "
+                 "window, shown as the window shows them and as it did "
+                 "before (run it under xvfb-run).  --sweep: the image's "
+                 "figures at 1k, 10k, 100k and 1M clients.");
             return strcmp(argv[i], "-h") == 0 ||
                            strcmp(argv[i], "--help") == 0
                        ? 0
                        : 1;
         }
     }
-    sb_err e;
-    if (prepare(&b, &e) != 0 || view_cache_create(&b.cache, &e) != 0) {
-        fprintf(stderr, "bench_gui: %s\n", e.msg);
+    if (by_clients)
+        return sweep(&b, n);
+    if (setup(&b) != 0)
         return 1;
-    }
     int rc = 0;
     if (frames > 0)
         rc = window(&b, frames);
     else
         draw_alone(&b, n);
-    view_cache_destroy(b.cache);
-    session_destroy(b.run[0]);
-    session_destroy(b.run[1]);
+    teardown(&b);
     return rc;
 }

@@ -22,6 +22,7 @@
 #include "args.h"
 #include "commands.h"
 #include "compare.h"
+#include "compare_risk.h"
 #include "compare_setup.h"
 #include "guard.h"
 #include "outfile.h"
@@ -94,6 +95,23 @@ static void on_sigint(int sig)
 
 /* ---- compare -------------------------------------------------------------------- */
 
+/* compare --risk: every policy's P(storm) at every point, after the
+ * comparison's runs (reports/compare_risk.h). */
+static int estimate_risk(const compare_setup *s, uint32_t jobs,
+                         compare_risk **out, sb_err *e)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    compare_risk_opts o = {
+        s->o.horizon_ns ? s->o.horizon_ns : (int64_t)3600 * 1000000000,
+        s->o.storm_window_ns ? s->o.storm_window_ns
+                             : (int64_t)300 * 1000000000,
+        {RISK_AUTO, 0.95, 0.2,
+         s->o.risk_runs ? (uint64_t)s->o.risk_runs : 400, 0,
+         jobs ? (int)jobs : cpus > 0 ? (int)cpus : 1}};
+    return compare_risk_run(&s->plan, &o, s->o.quiet ? NULL : stderr, out,
+                            e);
+}
+
 static int run_compare(compare_setup *s, int argc, char **argv, sb_err *e)
 {
     compare_plan *p = &s->plan;
@@ -161,7 +179,14 @@ static int run_compare(compare_setup *s, int argc, char **argv, sb_err *e)
     compare_result *res;
     if (compare_load(p, dirs, 1, &res, e) != 0)
         return EXIT_INPUT;
+    compare_risk *risk = NULL;
+    if (s->o.risk && estimate_risk(s, jobs, &risk, e) != 0) {
+        compare_result_free(res);
+        return EXIT_INPUT;
+    }
+    res->risk = risk;
     rc = compare_setup_write(res, dirs, 1, dir, !s->o.no_report, s->o.quiet, e);
+    compare_risk_free(risk);
     if (rc == 0 && s->o.junit)
         rc = compare_setup_junit(s, res, s->o.junit, e);
     compare_result_free(res);

@@ -23,6 +23,8 @@
  *   deadline-not-propagated  a service retries its calls with a deadline
  *                            above it but does not pass it on
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,6 +226,19 @@ static void check_topology(lint *l, const topology *t)
 }
 
 /* An imported configuration as one hop: clients -> the service. */
+/* The whole number s starts with, or 0 (an origin's line, "file:12",
+ * read after its colon; a max_attempts import wrote): strtol with its end
+ * checked, since atoi cannot tell "x" from "0". */
+static int leading_int(const char *s)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || errno == ERANGE || v < INT_MIN || v > INT_MAX)
+        return 0;
+    return (int)v;
+}
+
 static void from_import(const import_result *r, topology *t)
 {
     memset(t, 0, sizeof *t);
@@ -240,9 +255,9 @@ static void from_import(const import_result *r, topology *t)
         const char *dot = strrchr(s->key, '.');
         const char *k = dot ? dot + 1 : s->key;
         const char *colon = strstr(s->origin, ":");
-        int line = colon ? atoi(colon + 1) : 0;
+        int line = colon ? leading_int(colon + 1) : 0;
         if (strcmp(k, "max_attempts") == 0) {
-            c->retries = atoi(s->value) - 1;
+            c->retries = leading_int(s->value) - 1;
             c->retries_line = line;
         }
     }
@@ -253,7 +268,7 @@ static void from_import(const import_result *r, topology *t)
     for (int i = 0; i < r->n_sets; i++) {
         const setting *s = &r->sets[i];
         const char *colon = strstr(s->origin, ":");
-        int line = colon ? atoi(colon + 1) : 0;
+        int line = colon ? leading_int(colon + 1) : 0;
         int64_t ns;
         if (units_duration(s->value, &ns, &e) != 0)
             continue;

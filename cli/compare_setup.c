@@ -25,6 +25,7 @@
 #include "args.h"
 #include "chain.h"
 #include "compare_report.h"
+#include "compare_risk.h"
 #include "compare_setup.h"
 #include "find.h"
 #include "junit.h"
@@ -88,6 +89,19 @@ const char compare_usage[] =
     "                            said); the exit status does not change\n"
     "  -q, --quiet               no progress, no verdicts on stdout\n"
     "\n"
+    "The probability of a storm (as `stormbench risk`), per policy:\n"
+    "  --risk                    estimate each policy's P(storm within the\n"
+    "                            horizon) at every point, on the same seeds\n"
+    "                            for every policy; it joins the tables, the\n"
+    "                            verdicts, summary.json and the report (a\n"
+    "                            map of it per policy on a two-key sweep)\n"
+    "  --horizon DURATION        each risk run's length (default 1h)\n"
+    "  --storm-window DURATION   no recovery this long after the trigger is\n"
+    "                            gone is a storm (default 5m)\n"
+    "  --risk-runs N             runs per estimate at most (default 400);\n"
+    "                            an estimate stops earlier once its\n"
+    "                            interval is within 20 % of it\n"
+    "\n"
     "Many machines:\n"
     "  --emit-jobs FILE          write one command per run to FILE (for GNU\n"
     "                            parallel or a job array) instead of\n"
@@ -119,6 +133,18 @@ static int add_entries(args *a, compare_args *o, const char *list)
     return 0;
 }
 
+static int risk_duration(args *a, const char *name, int64_t *ns)
+{
+    const char *v = args_value(a, name);
+    sb_err e;
+    if (v == NULL)
+        return EXIT_INPUT;
+    if (units_duration(v, ns, &e) != 0 || *ns <= 0)
+        return args_usage_error(a, "%s: expected a positive duration such "
+                                "as 1h or 300s, got '%s'", name, v);
+    return 0;
+}
+
 static int parse_compare_one(args *a, compare_args *o)
 {
     const arg_opt opts[] = {
@@ -126,6 +152,7 @@ static int parse_compare_one(args *a, compare_args *o)
         {"--quiet", "-q", ARG_SET, &o->quiet, NULL, NULL},
         {"--no-report", NULL, ARG_SET, &o->no_report, NULL, NULL},
         {"--force", NULL, ARG_SET, &o->force, NULL, NULL},
+        {"--risk", NULL, ARG_SET, &o->risk, NULL, NULL},
         {"--hook-timeout", NULL, ARG_WALLTIME, &o->hook_timeout_ns, NULL,
          &o->hook_timeout},
         {"--set", NULL, ARG_LIST, o->sets, &o->n_sets, NULL},
@@ -150,6 +177,22 @@ static int parse_compare_one(args *a, compare_args *o)
             return args_usage_error(a, "at most %d policies",
                                     COMPARE_MAX_POLICIES);
         o->entries[o->n_entries++] = v;
+        return 0;
+    }
+    if (args_is(a, "--horizon"))
+        return risk_duration(a, "--horizon", &o->horizon_ns);
+    if (args_is(a, "--storm-window"))
+        return risk_duration(a, "--storm-window", &o->storm_window_ns);
+    if (args_is(a, "--risk-runs")) {
+        const char *v = args_value(a, "--risk-runs");
+        sb_err e;
+        if (v == NULL)
+            return EXIT_INPUT;
+        if (units_int(v, &o->risk_runs, &e) != 0 || o->risk_runs < 1 ||
+            o->risk_runs > 100000000)
+            return args_usage_error(a, "--risk-runs: expected a whole "
+                                    "number from 1 to 100000000, got '%s'",
+                                    v);
         return 0;
     }
     if (args_is(a, "--sweep")) {
@@ -188,6 +231,12 @@ int compare_setup_parse(int argc, char **argv, compare_args *o)
     }
     if (o->scenario == NULL)
         return args_usage_error(&a, "no scenario given");
+    if (!o->risk && (o->horizon_ns || o->storm_window_ns || o->risk_runs))
+        return args_usage_error(&a, "--horizon, --storm-window and "
+                                "--risk-runs are for --risk");
+    if (o->risk && (o->emit || o->n_runs))
+        return args_usage_error(&a, "--risk runs in one process: not with "
+                                "--emit-jobs or --run");
     return 0;
 }
 
@@ -775,6 +824,11 @@ static void print_verdicts(const compare_result *r)
         if (compare_metric_shown(p, (compare_metric)m))
             printf("  %-18s %s\n", compare_metrics[m].name,
                    r->verdict[m].text);
+    if (r->risk) {
+        char text[1300];
+        compare_risk_verdict(r, 0, NULL, text, sizeof text);
+        printf("  %-18s %s\n", "risk of a storm", text);
+    }
 }
 
 int compare_setup_write(const compare_result *r, const char *const *dirs,

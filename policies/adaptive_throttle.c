@@ -127,7 +127,7 @@ const sb_policy policy_adaptive_throttle = {
     .abi_major = SB_POLICY_ABI_MAJOR,
     .abi_minor = SB_POLICY_ABI_MINOR,
     .struct_size = sizeof(sb_policy),
-    .flags = SB_POLICY_LAYER,
+    .flags = SB_POLICY_LAYER | SB_POLICY_SHARED_READONLY,
     .name = "adaptive_throttle",
     .doc = "SRE-book client-side throttling: refuse with probability "
            "(requests - K x accepts) / (requests + 1).",

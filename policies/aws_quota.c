@@ -226,6 +226,7 @@ const sb_policy policy_aws_quota = {
     .abi_major = SB_POLICY_ABI_MAJOR,
     .abi_minor = SB_POLICY_ABI_MINOR,
     .struct_size = sizeof(sb_policy),
+    .flags = SB_POLICY_SHARED_READONLY,
     .name = "aws_quota",
     .doc = "AWS SDK standard retry mode: 3 attempts, full-jitter backoff and "
            "a 500-token retry quota per process.",

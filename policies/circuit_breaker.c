@@ -454,7 +454,7 @@ const sb_policy policy_circuit_breaker = {
     .abi_major = SB_POLICY_ABI_MAJOR,
     .abi_minor = SB_POLICY_ABI_MINOR,
     .struct_size = sizeof(sb_policy),
-    .flags = SB_POLICY_LAYER,
+    .flags = SB_POLICY_LAYER | SB_POLICY_SHARED_READONLY,
     .name = "circuit_breaker",
     .doc = "Circuit breaker per process: consecutive failures or a failure "
            "ratio over a window; half-open probes.",

@@ -277,6 +277,7 @@ const sb_policy policy_classified = {
     .abi_major = SB_POLICY_ABI_MAJOR,
     .abi_minor = SB_POLICY_ABI_MINOR,
     .struct_size = sizeof(sb_policy),
+    .flags = SB_POLICY_SHARED_READONLY,
     .name = "classified",
     .doc = "Classify the error, then retry by operation and preset "
            "(payment, analytics, external_api, internal).",

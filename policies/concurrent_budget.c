@@ -169,7 +169,7 @@ const sb_policy policy_concurrent_budget = {
     .abi_major = SB_POLICY_ABI_MAJOR,
     .abi_minor = SB_POLICY_ABI_MINOR,
     .struct_size = sizeof(sb_policy),
-    .flags = SB_POLICY_LAYER,
+    .flags = SB_POLICY_LAYER | SB_POLICY_SHARED_READONLY,
     .name = "concurrent_budget",
     .doc = "Envoy retry budget: active retries <= max(budget_percent% of "
            "upstream requests in flight or pending, min_retry_concurrency).",

@@ -54,7 +54,7 @@ const sb_policy policy_deadline = {
     .abi_major = SB_POLICY_ABI_MAJOR,
     .abi_minor = SB_POLICY_ABI_MINOR,
     .struct_size = sizeof(sb_policy),
-    .flags = SB_POLICY_LAYER,
+    .flags = SB_POLICY_LAYER | SB_POLICY_SHARED_READONLY,
     .name = "deadline",
     .doc = "Refuse a retry that could not finish before the request's "
            "deadline.",

@@ -77,6 +77,7 @@ const sb_policy policy_exponential = {
     .abi_major = SB_POLICY_ABI_MAJOR,
     .abi_minor = SB_POLICY_ABI_MINOR,
     .struct_size = sizeof(sb_policy),
+    .flags = SB_POLICY_SHARED_READONLY,
     .name = "exponential",
     .doc = "Capped exponential backoff with jitter (AWS, Polly and "
            "resilience4j formulas).",

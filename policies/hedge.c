@@ -120,7 +120,7 @@ const sb_policy policy_hedge = {
     .abi_major = SB_POLICY_ABI_MAJOR,
     .abi_minor = SB_POLICY_ABI_MINOR,
     .struct_size = sizeof(sb_policy),
-    .flags = SB_POLICY_LAYER,
+    .flags = SB_POLICY_LAYER | SB_POLICY_SHARED_READONLY,
     .name = "hedge",
     .doc = "Hedged requests (gRPC, Polly): after delay without an answer, "
            "or at once after a non-fatal failure, send another copy.",

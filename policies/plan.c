@@ -153,6 +153,7 @@ const sb_policy policy_plan = {
     .abi_major = SB_POLICY_ABI_MAJOR,
     .abi_minor = SB_POLICY_ABI_MINOR,
     .struct_size = sizeof(sb_policy),
+    .flags = SB_POLICY_SHARED_READONLY,
     .name = "plan",
     .doc = "A pipeline task's plan: quarantine data defects, retry "
            "timeouts/resets/429 after min(6s x 2^(n-1), 48s), 4 attempts.",

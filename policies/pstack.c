@@ -288,6 +288,114 @@ void pstack_destroy(pstack *ps)
     free(ps);
 }
 
+/* ---- Copies (pstack.h) ------------------------------------------------- */
+
+typedef int32_t (*clone_fn)(const void *shared, void **copy, char *err,
+                            size_t errlen);
+
+/* Layer l's clone hook, when its table is long enough to have one (ABI
+ * 2.2; a 2.0 or 2.1 table ends before it). */
+static clone_fn clone_hook(const layer *l)
+{
+    if (l->p->struct_size < offsetof(sb_policy, clone) + sizeof l->p->clone)
+        return NULL;
+    return l->p->clone;
+}
+
+static bool layer_readonly(const layer *l)
+{
+    return l->shared == NULL || (l->p->flags & SB_POLICY_SHARED_READONLY);
+}
+
+static int refuse_copy(const layer *l, sb_err *e)
+{
+    char who[320];
+    return err_set(e, "%s keeps shared state that may change while it "
+                   "runs and has no clone hook, so a running simulation "
+                   "that uses it cannot be copied (the risk estimate's "
+                   "splitting branches runs that way).  Give its sb_policy "
+                   "a clone hook (policy ABI 2.2), or the flag "
+                   "SB_POLICY_SHARED_READONLY if no hook ever writes its "
+                   "shared state; or estimate with plain Monte Carlo "
+                   "(--method mc)",
+                   schema_describe(l->p, l->origin, who, sizeof who));
+}
+
+int pstack_check_clonable(const pstack *ps, sb_err *e)
+{
+    for (int i = 0; i < ps->n; i++) {
+        const layer *l = &ps->layers[i];
+        if (!layer_readonly(l) && clone_hook(l) == NULL)
+            return refuse_copy(l, e);
+    }
+    return 0;
+}
+
+bool pstack_shareable(const pstack *ps)
+{
+    for (int i = 0; i < ps->n; i++)
+        if (!layer_readonly(&ps->layers[i]))
+            return false;
+    return true;
+}
+
+/* Layer l of a copy: its shared state from src's (pstack.h). */
+static int copy_shared(layer *l, const layer *src, sb_err *e)
+{
+    char msg[ERR_MSG_MAX] = "";
+    int32_t rc = 0;
+    l->shared = NULL;
+    if (src->shared == NULL)
+        return 0;
+    clone_fn hook = clone_hook(src);
+    if (hook) {
+        enter(l, "clone", HOOKGUARD_BEFORE_RUN);
+        rc = hook(src->shared, &l->shared, msg, sizeof msg);
+        leave(l);
+    } else if (src->p->flags & SB_POLICY_SHARED_READONLY) {
+        enter(l, "create", HOOKGUARD_BEFORE_RUN);
+        rc = l->p->create(l->values, &l->shared, msg, sizeof msg);
+        leave(l);
+    } else {
+        return refuse_copy(src, e);
+    }
+    if (rc != 0) {
+        char who[320];
+        l->shared = NULL;
+        return err_set(e, "%s: copying its shared state: %s",
+                       schema_describe(l->p, l->origin, who, sizeof who),
+                       msg[0] ? msg : "clone() failed");
+    }
+    return 0;
+}
+
+int pstack_clone(const pstack *src, pstack **out, sb_err *e)
+{
+    *out = NULL;
+    if (pstack_check_clonable(src, e) != 0)
+        return -1;
+    pstack *ps = malloc(sizeof *ps);
+    if (ps == NULL)
+        return err_set(e, "out of memory");
+    *ps = *src;
+    ps->host_src = NULL;
+    ps->error[0] = '\0';
+    for (int i = 0; i < ps->n; i++)
+        ps->layers[i].shared = NULL;
+    for (int i = 0; i < ps->n; i++)
+        if (copy_shared(&ps->layers[i], &src->layers[i], e) != 0) {
+            pstack_destroy(ps);
+            return -1;
+        }
+    *out = ps;
+    return 0;
+}
+
+void *pstack_layer_shared(const pstack *ps, int i)
+{
+    return ps->layers[i].shared;
+}
+
 const char *pstack_name(const pstack *ps) { return ps->name; }
 
 bool pstack_has_param(const pstack *ps, const setting *s)

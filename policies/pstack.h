@@ -128,6 +128,32 @@ void pstack_on_decision(pstack *ps, const pstack_call *call,
 void pstack_on_request_end(pstack *ps, const pstack_call *call,
                            const sb_attempt *a, sb_outcome outcome);
 
+/* ---- Copies of a running stack (the risk estimate's branches) ----------
+ *
+ * A copy of a running simulation needs a stack whose layers' shared state
+ * is where the original's is now.  A layer gets it (a) from its clone hook
+ * (policy.h, ABI 2.2), (b) when it declares SB_POLICY_SHARED_READONLY, by
+ * create() again from the same parameter values -- the state a hook never
+ * writes is what create() made -- or (c) without asking, when it has no
+ * shared state (create() left it NULL).  A layer that is none of these
+ * cannot be copied. */
+
+/* 0 when every layer can be copied, else -1 with a message in e naming the
+ * first that cannot and what would make it so. */
+int pstack_check_clonable(const pstack *ps, sb_err *e);
+/* May one stack serve a simulation and its copies at once (in one
+ * thread)?  True when no layer's shared state changes while it runs:
+ * every layer is read-only or keeps none. */
+bool pstack_shareable(const pstack *ps);
+/* A new stack with src's layers and parameters and a copy of each layer's
+ * shared state as it is now (see above); free with pstack_destroy.  -1
+ * with a message in e when a layer cannot be copied or its hook fails. */
+int pstack_clone(const pstack *src, pstack **out, sb_err *e);
+
+/* Layer i's shared state (what its create() or clone hook made), for
+ * tests that look into a plug-in's state. */
+void *pstack_layer_shared(const pstack *ps, int i);
+
 /* The message of the last contract violation. */
 const char *pstack_error(const pstack *ps);
 

@@ -126,7 +126,7 @@ const sb_policy policy_retry_budget = {
     .abi_major = SB_POLICY_ABI_MAJOR,
     .abi_minor = SB_POLICY_ABI_MINOR,
     .struct_size = sizeof(sb_policy),
-    .flags = SB_POLICY_LAYER,
+    .flags = SB_POLICY_LAYER | SB_POLICY_SHARED_READONLY,
     .name = "retry_budget",
     .doc = "Finagle/Linkerd retry budget: retries <= percent of the last "
            "ttl's requests + min_per_s x ttl.",

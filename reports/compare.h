@@ -409,6 +409,8 @@ typedef struct compare_result {
     compare_stat *phase_stat;
     /* [point][metric] */
     compare_verdict *verdict;
+    /* compare --risk's estimates (compare_risk.h), or NULL; borrowed. */
+    const struct compare_risk *risk;
 } compare_result;
 
 /* The runs of a policy at a point that failed a metric (recovery,

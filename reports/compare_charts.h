@@ -45,5 +45,9 @@ void compare_charts_latency(report *d, const compare_result *r, uint32_t pt);
 void compare_charts_sweep(report *d, const compare_result *r);
 /* A two-key sweep: a stability map per policy, with the map in words. */
 void compare_charts_maps(report *d, const compare_result *r);
+/* compare --risk (r->risk set): P(storm) per policy as a table and bars
+ * with its interval, and the verdict; on a two-key sweep a map per
+ * policy coloured by P(storm) (compare_risk_report.c). */
+void compare_charts_risk(report *d, const compare_result *r);
 
 #endif

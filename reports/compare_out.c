@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "compare_risk.h"
 #include "json.h"
 #include "outfile.h"
 #include "runfile.h"
@@ -447,6 +448,8 @@ static void md_all(FILE *f, const compare_result *r)
             fputs("\n\n", f);
         }
         md_results(f, r, pt);
+        if (r->risk)
+            compare_risk_md(f, r, pt);
         md_phases(f, r, pt);
     }
 }
@@ -655,6 +658,8 @@ static void json_all(FILE *f, const compare_result *r)
         jw_end(&w);
         json_results(&w, r, pt);
         json_verdicts(&w, r, pt);
+        if (r->risk)
+            compare_risk_json(&w, r, pt);
         compare_bottom b;
         compare_bottom_line(r, pt, &b);
         jw_object(&w, "bottom_line");

@@ -494,6 +494,8 @@ int compare_report_write(const compare_result *r, const char *const *dirs,
     } else {
         compare_charts_maps(d, r);
     }
+    if (r->risk)
+        compare_charts_risk(d, r);
     free(b.lo);
     return report_close(d, e);
 }

@@ -68,13 +68,22 @@ void imp_envoy_backoff(imp *m, const char *at, const char *count_path,
     snprintf(p, sizeof p, "%s.retry_back_off.max_interval", at);
     imp_param(m, p, max, "exponential.cap", v, max ? NULL
               : "Envoy's default: 10 x base_interval");
+    /* Envoy's source, not its docs: the router's jittered backoff
+     * (source/common/common/backoff_strategy.cc, envoyproxy/envoy
+     * @4280ef7) returns random() % next_interval_, next_interval_
+     * starting at the base and doubling while it is under max/2, then
+     * max_interval -- so retry n waits U[0, min(max, base x 2^(n-1))):
+     * exponential's full jitter with multiplier 2 (in whole ms, and
+     * max itself where base x 2^(n-1) falls 1 ms short of it by max/2's
+     * rounding).  The router docs' (2^N - 1) x base is the multiplier of
+     * the strategy that file had before (@18a4509). */
     imp_param(m, "(Envoy backoff)", NULL, "exponential.jitter", "full",
-              "Envoy's fully jittered backoff");
+              "Envoy's jittered backoff (backoff_strategy.cc): retry n waits "
+              "random(0, min(max_interval, base x 2^(n-1)))");
     imp_param(m, "(Envoy backoff)", NULL, "exponential.multiplier", "2",
-              "difference: Envoy's n-th retry waits random(0, (2^n - 1) x "
-              "base), so 1, 3, 7 x base; exponential's random(0, 2^(n-1) x "
-              "base), 1, 2, 4 x base: from the second retry Envoy waits up "
-              "to 1.5 to 2 times longer");
+              "the interval doubles per retry (Envoy's source; its docs' "
+              "(2^n - 1) x base is an older strategy's); Envoy draws "
+              "whole milliseconds");
 }
 
 /* Envoy: "consecutive_5xx ... defaults to 5", base_ejection_time 30 s,

@@ -496,10 +496,17 @@ int key_bool(load *ld, const key_row *k, entry *en, const keys_target *t)
     return 0;
 }
 
+/* A file a distribution names (empirical(FILE), histogram(FILE)) is
+ * relative to the scenario file, as a plug-in's path is (load_path). */
 int key_dist(load *ld, const key_row *k, entry *en, const keys_target *t)
 {
     sb_err inner;
-    if (units_dist(en->value, field(k, t), &inner) != 0)
+    char dir[1100] = "";
+    const char *slash = strrchr(ld->path, '/');
+    if (slash && !load_from_set(en))
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - ld->path + 1),
+                 ld->path);
+    if (units_dist_in(en->value, dir, field(k, t), &inner) != 0)
         return load_bad(ld->e, en, inner.msg);
     return 0;
 }

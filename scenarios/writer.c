@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "keys.h"
+#include "measured.h"
 #include "scenario.h"
 #include "syntax.h"
 #include "units.h"
@@ -156,10 +157,18 @@ static const char *dur_none(int64_t ns, char *buf, size_t len)
     return dur(ns, buf, len);
 }
 
+/* Room for any distribution's text: a file's table is written with its
+ * absolute path (measured.h). */
+#define DIST_TEXT_MAX 1500
+
 /* A distribution as units_dist reads it; the lognormal's shape exact. */
 static const char *dist_text(const dist *d, char *buf, size_t len)
 {
     char a[48], b[48];
+    if (d->kind == DIST_EMPIRICAL || d->kind == DIST_HISTOGRAM) {
+        snprintf(buf, len, "%s", measured_spec(d->table));
+        return buf;
+    }
     if (d->kind != DIST_LOGNORMAL)
         return units_fmt_dist(d, buf, (int)len);
     snprintf(buf, len, "lognormal(%s, %s)", dur(d->mean_ns, a, sizeof a),
@@ -205,7 +214,7 @@ static void clients_section(writer *w, const client_cfg *k)
 {
     static const char *const arrivals[] = {"open", "closed", "once"};
     static const char *const ops[] = {"read", "put", "post"};
-    char a[160];
+    char a[DIST_TEXT_MAX];
     section(w, "clients", NULL);
     put(w, "count", count(k->count, a, sizeof a));
     if (k->processes)
@@ -236,7 +245,7 @@ static void server_keys(writer *w, const server_cfg *s)
     static const char *const overflow[] = {"reject", "drop"};
     static const char *const order[] = {"fifo", "lifo"};
     static const char *const dedupe[] = {"replay", "conflict"};
-    char a[160];
+    char a[DIST_TEXT_MAX];
     put(w, "model", models[s->model]);
     if (s->model == MODEL_HOT_RECORD) {
         put(w, "occ", s->occ == OCC_TWO_ROUND_TRIPS ? "two_round_trips"
@@ -322,7 +331,7 @@ static void fault_keys(writer *w, const fault_cfg *ft)
 
 static void fault_section(writer *w, const sim_config *c, const fault_cfg *ft)
 {
-    char a[64];
+    char a[DIST_TEXT_MAX];
     section(w, "fault", ft->name);
     put(w, "type", fault_type_name(ft->type));
     if (ft->tier > 0 && ft->tier < c->n_tiers)
@@ -470,7 +479,7 @@ static void tier_expect(writer *w, const sim_config *c)
  * the same; its own stack's parameters follow its policy, as written. */
 static void step_section(writer *w, const step_cfg *st)
 {
-    char a[160];
+    char a[DIST_TEXT_MAX];
     section(w, "step", st->name);
     if (st->policy[0])
         put(w, "policy", st->policy);

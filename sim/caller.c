@@ -112,6 +112,20 @@ void call_links_fini(call_links *l)
     memset(l, 0, sizeof *l);
 }
 
+int call_links_clone(call_links *l, const call_links *src)
+{
+    l->cap = 0;
+    l->link = NULL;
+    if (src->cap == 0)
+        return 0;
+    l->link = malloc(src->cap * sizeof *l->link);
+    if (l->link == NULL)
+        return -1;
+    memcpy(l->link, src->link, src->cap * sizeof *l->link);
+    l->cap = src->cap;
+    return 0;
+}
+
 bool call_links_sane(const sim *s)
 {
     const pool *p = &s->rqs.requests;

@@ -80,6 +80,9 @@ request *caller_new_call(sim *s, uint8_t id, uint32_t client, uint64_t link,
 uint64_t caller_link(const sim *s, uint32_t ri);
 
 void call_links_fini(call_links *l);
+/* Make l a copy of src; -1 out of memory (l is then good for
+ * call_links_fini only). */
+int call_links_clone(call_links *l, const call_links *src);
 bool call_links_sane(const sim *s);
 
 #endif

@@ -283,6 +283,26 @@ void clients_fini(clients *cl)
     memset(cl, 0, sizeof *cl);
 }
 
+int clients_clone(clients *cl, const clients *src, uint32_t n_processes)
+{
+    *cl = *src;
+    cl->next_request = malloc(src->n * sizeof *cl->next_request);
+    cl->mode = malloc(src->n * sizeof *cl->mode);
+    cl->levels = NULL;
+    if (cl->next_request == NULL || cl->mode == NULL)
+        return -1;
+    memcpy(cl->next_request, src->next_request,
+           src->n * sizeof *cl->next_request);
+    memcpy(cl->mode, src->mode, src->n * sizeof *cl->mode);
+    if (src->levels) {
+        cl->levels = malloc(n_processes * sizeof *cl->levels);
+        if (cl->levels == NULL)
+            return -1;
+        memcpy(cl->levels, src->levels, n_processes * sizeof *cl->levels);
+    }
+    return 0;
+}
+
 bool clients_sane(const sim *s)
 {
     const clients *cl = &s->cl;

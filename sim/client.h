@@ -78,6 +78,9 @@ typedef struct clients {
  * policy state and first arrivals.  Free with clients_fini. */
 int clients_start(sim *s, sb_err *e);
 void clients_fini(clients *cl);
+/* Make cl a copy of src (its arrays copied); -1 out of memory (cl is then
+ * good for clients_fini only). */
+int clients_clone(clients *cl, const clients *src, uint32_t n_processes);
 
 /* Client c's work arrives (EV_ARRIVAL): a request, or a job. */
 void client_on_arrival(sim *s, uint32_t c);

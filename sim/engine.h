@@ -77,10 +77,17 @@
  *     into it: server.cfg, requester.network, tier.cfg, the pipeline's
  *     step configs) and the static tables (requester_ops,
  *     server_model_ops).
+ * sim_clone (sim.c) does the above, each owner copying its own
+ * (evq_clone, pool_clone, metrics_clone, requests_clone, clients_clone,
+ * call_links_clone, server_clone, tiers_clone, pipeline_clone); a layer's
+ * shared state is copied by pstack_clone (a clone hook, or create()
+ * again for a read-only one) or the stack is shared when no layer's
+ * changes (pstack_shareable).
  * Random draws are functions of (seed, client, stream, counter): a
  * clone re-keys every stream from the branch point by changing `seed`
  * alone (fault coins use seed ^ the fault's key); the counters (a
  * client's next request, its policy draws, a tier's next call) carry on.
+ * root_seed keeps the draws that must not change at a branch point.
  *
  * Every handler runs inside sim_run_until with s->now set to its event's
  * time, and may push events no earlier than now.
@@ -137,7 +144,12 @@ enum event_type {
 struct sim {
     const sim_config *cfg; /* borrowed, immutable */
     pstack *ps;            /* borrowed: the clients' stack */
-    uint64_t seed;         /* every random stream's key */
+    uint64_t seed;         /* every random stream's key: the scenario's
+                              seed, until a branch re-keys it
+                              (sim_rekey) */
+    uint64_t root_seed;    /* the scenario's seed, whatever the branch:
+                              the draws sim.h says stay (partitions,
+                              pipeline jobs' fates) */
     evq q;
     int64_t now;
     /* Both flags in one word: the loop tests them with one compare per
@@ -290,6 +302,10 @@ static inline int64_t engine_sample(const sim *s, const dist *d,
 }
 double engine_unit_draw(const sim *s, uint32_t client, unsigned stream,
                         uint64_t counter);
+/* The same from the scenario's seed, whatever the branch (sim.h,
+ * sim_rekey). */
+double engine_root_unit_draw(const sim *s, uint32_t client, unsigned stream,
+                             uint64_t counter);
 /* Cut the run into phases by the fault schedule as it is now (at
  * creation, and when a fault is injected or ended by hand). */
 void engine_plan_phases(sim *s, bool first);

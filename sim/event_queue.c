@@ -252,6 +252,51 @@ static void block_free(evq *q, evq_block *b)
     q->free_blocks = b;
 }
 
+/* A copy of a slot's chain, block for block (each block's count kept, so
+ * the copy is full but for its tail, as the original). */
+static int copy_chain(evq *q, evq_slot *dst, const evq_slot *src)
+{
+    for (const evq_block *b = src->head; b; b = b->next) {
+        evq_block *nb = block_new(q);
+        if (nb == NULL)
+            return -1;
+        nb->n = b->n;
+        memcpy(nb->e, b->e, b->n * sizeof *nb->e);
+        if (dst->tail)
+            dst->tail->next = nb;
+        else
+            dst->head = nb;
+        dst->tail = nb;
+    }
+    return 0;
+}
+
+/* Order within a slot and the blocks' places do not matter (a slot is
+ * sorted by (time, seq) when it is loaded), but seq does: it is copied
+ * with every event, and next_seq with the scalars. */
+int evq_clone(evq *q, const evq *src)
+{
+    *q = *src;
+    q->run = q->heap = NULL;
+    q->free_blocks = NULL;
+    q->arenas = NULL;
+    q->n_arenas = q->cap_arenas = 0;
+    memset(q->slot, 0, sizeof q->slot);
+    q->run = malloc(q->rcap * sizeof *q->run);
+    q->heap = malloc(q->hcap * sizeof *q->heap);
+    if (q->run == NULL || q->heap == NULL)
+        return -1;
+    memcpy(q->run + q->rhead, src->run + src->rhead,
+           (src->rlen - src->rhead) * sizeof *q->run);
+    memcpy(q->heap, src->heap, src->hlen * sizeof *q->heap);
+    for (unsigned l = 0; l < EVQ_LEVELS; l++)
+        for (unsigned i = 0; i < EVQ_SLOTS; i++)
+            if (src->slot[l][i].head &&
+                copy_chain(q, &q->slot[l][i], &src->slot[l][i]) != 0)
+                return -1;
+    return 0;
+}
+
 /* ev's key is after the window (or, while a slot is spread, at least lo). */
 static inline int wheel_put(evq *q, const evq_event *ev)
 {

@@ -124,6 +124,13 @@ typedef struct evq {
 int evq_init(evq *q);
 void evq_fini(evq *q);
 
+/* Make q a copy of src (q's old contents are not freed): the same
+ * pending events with the same seq numbers, so both pop the same
+ * sequence and later pushes get the same seqs.  Only the blocks that hold
+ * events are copied, into fresh memory.  -1 out of memory (q is then good
+ * for evq_fini only). */
+int evq_clone(evq *q, const evq *src);
+
 /* Push an event of `type` (0..255) at any time.  Returns -1 only when out
  * of memory (the queue is then unchanged). */
 int evq_push(evq *q, int64_t time, unsigned type, uint32_t id, uint32_t gen);

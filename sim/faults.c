@@ -164,13 +164,16 @@ bool faults_ack_lost(const sim *s, const request *r, const attempt *t)
 }
 
 /* Membership is a pure function of (seed, client, fault), so the same
- * clients are cut off under every policy. */
+ * clients are cut off under every policy -- and in every branch of a run
+ * (the scenario's seed: sim_rekey), so a partition running at a branch
+ * point goes on cutting the clients it cut. */
 int faults_cut_off(const sim *s, uint32_t c)
 {
     const faults *fl = &s->fl;
     for (unsigned i = 0; i < fl->n_cuts; i++) {
         const fault_cfg *f = &fl->fault[fl->cuts[i]];
-        if (engine_unit_draw(s, c, RNG_PARTITION, fl->key[fl->cuts[i]]) <
+        if (engine_root_unit_draw(s, c, RNG_PARTITION,
+                                  fl->key[fl->cuts[i]]) <
             f->fraction)
             return (int)f->mode;
     }

@@ -298,6 +298,18 @@ void metrics_fini(metrics *m)
     m->buckets = NULL;
 }
 
+/* Every row up to cap is copied: grow() zeroes the rows it adds, and the
+ * rows past n_buckets are opened by writing only some of their fields. */
+int metrics_clone(metrics *m, const metrics *src)
+{
+    *m = *src;
+    m->buckets = malloc(src->cap * sizeof *m->buckets);
+    if (m->buckets == NULL)
+        return -1;
+    memcpy(m->buckets, src->buckets, src->cap * sizeof *m->buckets);
+    return 0;
+}
+
 int metrics_roll(metrics *m, int64_t t, metrics_closed_fn closed, void *ctx)
 {
     while (t >= m->cur_end) {

@@ -249,6 +249,10 @@ typedef struct metrics {
 int metrics_init(metrics *m, int64_t bucket_ns, int64_t duration_ns,
                  size_t max_rows);
 void metrics_fini(metrics *m);
+/* Make m a copy of src (m's old contents are not freed): its kept rows
+ * and everything it counts.  -1 out of memory (m is then good for
+ * metrics_fini only). */
+int metrics_clone(metrics *m, const metrics *src);
 
 /* The kept rows a run of duration_ns in buckets of bucket_ns will have,
  * at most max_rows, and in *merge (may be NULL) the buckets per row. */

@@ -148,7 +148,9 @@ static bool job_coin(const sim *s, const job *j, unsigned step, unsigned k,
     if (p <= 0)
         return false;
     uint64_t n = ((uint64_t)j->number << 8) + ((uint64_t)step << 1) + k;
-    return engine_unit_draw(s, j->client, RNG_JOB, n) < p;
+    /* The scenario's seed, not the branch's: a job keeps its fate when a
+     * run is branched (sim_rekey). */
+    return engine_root_unit_draw(s, j->client, RNG_JOB, n) < p;
 }
 
 /* The defective items of batch step `step` of job j: a coin per item,
@@ -795,6 +797,37 @@ void pipeline_destroy(sim *s)
     free(p->deferred);
     free(p);
     s->pipe = NULL;
+}
+
+static int dup_indices(uint32_t **dst, const uint32_t *src, uint32_t cap)
+{
+    *dst = NULL;
+    if (cap == 0)
+        return 0;
+    if ((*dst = malloc((size_t)cap * sizeof **dst)) == NULL)
+        return -1;
+    memcpy(*dst, src, (size_t)cap * sizeof **dst);
+    return 0;
+}
+
+int pipeline_clone(sim *s, const sim *src)
+{
+    const struct pipeline *from = src->pipe;
+    struct pipeline *p = malloc(sizeof *p);
+    if (p == NULL)
+        return -1;
+    *p = *from;
+    p->s = s;
+    p->live = p->deferred = NULL;
+    pool_init(&p->jobs, sizeof(job));
+    s->pipe = p;
+    for (unsigned i = 0; i < p->n; i++)
+        s->rqs.rq[p->steps[i].caller].name = p->steps[i].name;
+    if (pool_clone(&p->jobs, &from->jobs) != 0 ||
+        dup_indices(&p->live, from->live, from->live_cap) != 0 ||
+        dup_indices(&p->deferred, from->deferred, from->deferred_cap) != 0)
+        return -1;
+    return 0;
 }
 
 bool pipeline_sane(const sim *s)

@@ -110,6 +110,11 @@
  * pipeline_destroy. */
 int pipeline_create(sim *s, sb_err *e);
 void pipeline_destroy(sim *s);
+/* Make s's pipeline a copy of src's, for the copy s of sim src whose
+ * requesters are already copied: its jobs, lists and totals, the steps'
+ * callers' names rebound.  -1 out of memory (pipeline_destroy then frees
+ * what was made). */
+int pipeline_clone(sim *s, const sim *src);
 
 /* Client c's arrival k (its job number): start a job (client.c calls
  * this instead of starting a request when the run has a pipeline). */

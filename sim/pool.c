@@ -18,6 +18,35 @@ void pool_fini(pool *p)
     memset(p, 0, sizeof *p);
 }
 
+/* Records past next_new were never handed out: their bytes are
+ * unspecified (pool_take zeroes them first), so they are not copied. */
+int pool_clone(pool *p, const pool *src)
+{
+    *p = *src;
+    p->chunks = NULL;
+    p->free_list = NULL;
+    p->n_chunks = 0;
+    p->chunks = malloc((src->cap_chunks ? src->cap_chunks : 1) *
+                       sizeof *p->chunks);
+    p->free_list = malloc((src->cap_free ? src->cap_free : 1) *
+                          sizeof *p->free_list);
+    if (p->chunks == NULL || p->free_list == NULL)
+        return -1;
+    memcpy(p->free_list, src->free_list, src->n_free * sizeof *p->free_list);
+    for (size_t i = 0; i < src->n_chunks; i++) {
+        p->chunks[i] = malloc((size_t)POOL_CHUNK * p->stride);
+        if (p->chunks[i] == NULL)
+            return -1;
+        p->n_chunks++;
+        size_t first = i << POOL_SHIFT;
+        size_t used = src->next_new > first ? src->next_new - first : 0;
+        if (used > POOL_CHUNK)
+            used = POOL_CHUNK;
+        memcpy(p->chunks[i], src->chunks[i], used * p->stride);
+    }
+    return 0;
+}
+
 /* A chunk is not zeroed here but record by record as each is first handed
  * out (pool_alloc_new, pool_take): the records a run never reaches stay
  * untouched, and a record is zeroed just before its first use, while it

@@ -42,6 +42,11 @@ typedef struct pool {
 
 void pool_init(pool *p, size_t stride);
 void pool_fini(pool *p);
+/* Make p a copy of src (p's old contents are not freed): the records
+ * handed out so far, byte for byte, and the free list, so both hand out
+ * the same indices from now on.  -1 out of memory (p is then good for
+ * pool_fini only). */
+int pool_clone(pool *p, const pool *src);
 size_t pool_bytes(const pool *p);
 
 /* Records handed out and not freed: every record below next_new is

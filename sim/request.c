@@ -954,6 +954,90 @@ void requests_fini(request_table *q)
     pool_fini(&q->attempts);
 }
 
+/* A copy of n bytes of src into *dst, or NULL for none; -1 out of
+ * memory. */
+static int dup_block(void *dst_, const void *src, size_t n)
+{
+    void **dst = dst_;
+    *dst = NULL;
+    if (src == NULL || n == 0)
+        return 0;
+    if ((*dst = malloc(n)) == NULL)
+        return -1;
+    memcpy(*dst, src, n);
+    return 0;
+}
+
+static int clone_pools(requester *rq, const requester *src)
+{
+    if (src->pools == NULL)
+        return 0;
+    rq->pools = calloc(rq->n_processes, sizeof *rq->pools);
+    if (rq->pools == NULL)
+        return -1;
+    for (uint32_t p = 0; p < rq->n_processes; p++) {
+        rq->pools[p] = src->pools[p];
+        if (dup_block(&rq->pools[p].waiting, src->pools[p].waiting,
+                      src->pools[p].cap * sizeof(uint32_t)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* rq (a copy of src by value) gets heap blocks of its own and its stack;
+ * a caller's own stack is built only from built-in policies (caller.h),
+ * so it holds no plug-in to load again. */
+static int clone_requester(requester *rq, const requester *src, sim *s,
+                           pstack *ps, sb_err *e)
+{
+    rq->s = s;
+    rq->client_state = rq->process_state = NULL;
+    rq->draws = NULL;
+    rq->pools = NULL;
+    memset(&rq->ps, 0, sizeof rq->ps);
+    if (src->owns_stack) {
+        assert(src->ps.n_plugins == 0);
+        if (pstack_clone(src->ps.stack, &rq->ps.stack, e) != 0)
+            return -1;
+        rq->stack = rq->ps.stack;
+    } else {
+        rq->stack = ps;
+    }
+    if (!src->shares_clients_state &&
+        (dup_block(&rq->draws, src->draws,
+                   (size_t)src->n_clients * sizeof *src->draws) != 0 ||
+         dup_block(&rq->client_state, src->client_state,
+                   (size_t)src->n_clients * src->client_stride) != 0 ||
+         dup_block(&rq->process_state, src->process_state,
+                   (size_t)src->n_processes * src->process_stride) != 0 ||
+         clone_pools(rq, src) != 0))
+        return err_set(e, "out of memory for a copy of %s", src->name);
+    return 0;
+}
+
+int requests_clone(sim *s, const sim *src, pstack *ps, sb_err *e)
+{
+    request_table *q = &s->rqs;
+    const request_table *from = &src->rqs;
+    const pstack *old = from->rq[0].stack;
+    if (pstack_process_state_size(ps) != pstack_process_state_size(old) ||
+        pstack_client_state_size(ps) != pstack_client_state_size(old) ||
+        pstack_request_state_size(ps) != pstack_request_state_size(old))
+        return err_set(e, "a copy of a run needs a policy stack laid out as "
+                       "the run's ('%s' is not '%s')", pstack_name(ps),
+                       pstack_name(old));
+    if (pool_clone(&q->requests, &from->requests) != 0 ||
+        pool_clone(&q->attempts, &from->attempts) != 0)
+        return err_set(e, "out of memory for a copy of the run's records");
+    for (uint32_t i = 0; i < from->n_requesters; i++) {
+        q->rq[i] = from->rq[i];
+        q->n_requesters = i + 1;
+        if (clone_requester(&q->rq[i], &from->rq[i], s, ps, e) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 requester *requester_add(sim *s, const char *name, const requester_ops *ops,
                          sb_err *e)
 {

@@ -273,6 +273,15 @@ void requests_init(request_table *q, size_t request_state);
  * (no record may exist yet). */
 void requests_fit_state(request_table *q, size_t request_state);
 void requests_fini(request_table *q);
+/* Make s->rqs a copy of src->rqs for the copy s of a sim: both record
+ * pools, and every requester with its policy state, connection pools
+ * and draw counters; the clients (and the callers that share their
+ * state) run `ps` (borrowed; its layers' state sizes must be src's), a
+ * caller with its own stack a copy of it (pstack_clone).  A requester's
+ * name is left borrowed from src: its owner (tiers_clone,
+ * pipeline_clone) rebinds it.  s->rqs must be zeroed before; -1 with a
+ * message in e (s->rqs is then good for requests_fini only). */
+int requests_clone(sim *s, const sim *src, pstack *ps, sb_err *e);
 
 /* Enroll the next requester: its id is its index (the clients' must be
  * first, id 0).  NULL with a message in e when the table is full. */

@@ -183,6 +183,42 @@ void server_destroy(server *sv)
     free(sv);
 }
 
+/* The ring is copied whole, slots past its live part included: q_head
+ * and the indices stay as they are.  Those slots were written, or never
+ * read. */
+int server_clone(const server *src, sim *s, metrics *m, server **out)
+{
+    *out = NULL;
+    server *sv = malloc(sizeof *sv);
+    if (sv == NULL)
+        return -1;
+    *sv = *src;
+    sv->s = s;
+    sv->m = m;
+    sv->queue = NULL;
+    sv->in_service = NULL;
+    sv->model_state = NULL;
+    if ((src->q_cap && (sv->queue = malloc(src->q_cap * sizeof *sv->queue))
+                           == NULL) ||
+        (src->svc_cap &&
+         (sv->in_service = malloc(src->svc_cap * sizeof *sv->in_service)) ==
+             NULL) ||
+        (src->model_state &&
+         (sv->model_state = malloc(src->model->state_size)) == NULL)) {
+        server_destroy(sv);
+        return -1;
+    }
+    if (src->q_cap)
+        memcpy(sv->queue, src->queue, src->q_cap * sizeof *sv->queue);
+    if (src->busy)
+        memcpy(sv->in_service, src->in_service,
+               src->busy * sizeof *sv->in_service);
+    if (src->model_state)
+        memcpy(sv->model_state, src->model_state, src->model->state_size);
+    *out = sv;
+    return 0;
+}
+
 const server_cfg *server_config(const server *sv)
 {
     return sv->cfg;

@@ -83,6 +83,10 @@ extern const server_model_ops server_hot_record_2rt_ops; /* two trips */
 int server_create(sim *s, const server_cfg *cfg, metrics *m, server **out,
                   sb_err *e);
 void server_destroy(server *sv);
+/* A copy of src for the copy s of its sim, reporting into m (a clone of
+ * src's metrics): its queue, attempts in service, model state and fault
+ * settings as they are now.  Free with server_destroy. */
+int server_clone(const server *src, sim *s, metrics *m, server **out);
 
 /* Serve with another model from now on (a pipeline's steps, pipeline.h):
  * one that keeps no state of its own (state_size 0).  Borrowed. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "measured.h"
 #include "pipeline.h"
 #include "server.h"
 #include "tier.h"
@@ -68,6 +69,9 @@ static double sample_shaped(const sim *s, const dist *d, uint32_t client,
         return rng_truncated_normal(x, (double)d->mean_ns, (double)d->sd_ns);
     case DIST_UNIFORM:
         return (double)d->lo_ns + rng_unit(x) * (double)(d->hi_ns - d->lo_ns);
+    case DIST_EMPIRICAL:
+    case DIST_HISTOGRAM:
+        return (double)measured_at(d->table, rng_unit(x));
     default:
         return (double)d->mean_ns;
     }
@@ -94,6 +98,12 @@ double engine_unit_draw(const sim *s, uint32_t client, unsigned stream,
                         uint64_t counter)
 {
     return rng_unit(rng_at(rng_key(s->seed, client, stream), counter));
+}
+
+double engine_root_unit_draw(const sim *s, uint32_t client, unsigned stream,
+                             uint64_t counter)
+{
+    return rng_unit(rng_at(rng_key(s->root_seed, client, stream), counter));
 }
 
 /* ---- Records ------------------------------------------------------------ */
@@ -336,6 +346,7 @@ int sim_create(const sim_config *cfg, pstack *ps, sim **out, sb_err *e)
     s->cfg = cfg;
     s->ps = ps;
     s->seed = cfg->seed;
+    s->root_seed = cfg->seed;
     requests_init(&s->rqs, pstack_request_state_size(ps));
     if (evq_init(&s->q) != 0 ||
         metrics_init(&s->m, cfg->bucket_ns, cfg->duration_ns,
@@ -376,6 +387,79 @@ void sim_destroy(sim *s)
     tiers_destroy(s);
     server_destroy(s->srv);
     free(s);
+}
+
+/* ---- Branching (sim.h) --------------------------------------------------- */
+
+/* s is a copy of src by value: every pointer it holds to memory src owns
+ * is cleared before anything can fail, so that sim_destroy frees only
+ * what the copy made. */
+static void unshare(sim *s)
+{
+    memset(&s->q, 0, sizeof s->q);
+    s->m.buckets = NULL;
+    memset(&s->rqs, 0, sizeof s->rqs);
+    memset(&s->cl, 0, sizeof s->cl);
+    memset(&s->links, 0, sizeof s->links);
+    s->obs.n = 0;
+    s->srv = NULL;
+    s->tiers = NULL;
+    s->pipe = NULL;
+}
+
+int sim_clone(const sim *src, pstack *ps, sim **out, sb_err *e)
+{
+    *out = NULL;
+    if (ps == NULL)
+        ps = src->ps;
+    if (ps == src->ps && !pstack_shareable(ps)) {
+        if (pstack_check_clonable(ps, e) != 0)
+            return -1;
+        return err_set(e, "policy '%s' keeps shared state that changes "
+                       "while it runs: a copy of the run needs a copy of "
+                       "the stack (pstack_clone), not the run's own",
+                       pstack_name(ps));
+    }
+    sim *s = malloc(sizeof *s);
+    if (s == NULL)
+        return err_set(e, "out of memory");
+    *s = *src;
+    unshare(s);
+    s->ps = ps;
+    if (evq_clone(&s->q, &src->q) != 0 ||
+        metrics_clone(&s->m, &src->m) != 0 ||
+        clients_clone(&s->cl, &src->cl, src->rqs.rq[0].n_processes) != 0 ||
+        call_links_clone(&s->links, &src->links) != 0 ||
+        server_clone(src->srv, s, &s->m, &s->srv) != 0) {
+        err_set(e, "out of memory for a copy of the run");
+        goto fail;
+    }
+    if (requests_clone(s, src, ps, e) != 0)
+        goto fail;
+    if ((src->tiers && tiers_clone(s, src) != 0) ||
+        (src->pipe && pipeline_clone(s, src) != 0)) {
+        err_set(e, "out of memory for a copy of the run");
+        goto fail;
+    }
+    assert(sim_sane(s));
+    *out = s;
+    return 0;
+fail:
+    sim_destroy(s);
+    return -1;
+}
+
+/* The new key mixes the old one with `key` through two rounds of
+ * SplitMix64's finaliser: keys that differ in one bit give unrelated
+ * streams, and a path of re-keyings gives what its steps give in order. */
+void sim_rekey(sim *s, uint64_t key)
+{
+    s->seed = rng_mix(s->seed ^ rng_mix(key + RNG_GOLDEN));
+}
+
+uint64_t sim_stream_key(const sim *s)
+{
+    return s->seed;
 }
 
 int sim_observe(sim *s, const sim_observer *o)

@@ -80,6 +80,43 @@ typedef struct sim_observer {
 int sim_create(const sim_config *cfg, pstack *ps, sim **out, sb_err *e);
 void sim_destroy(sim *s);
 
+/* ---- Branching: copies of a running sim (the risk estimate) -------------
+ *
+ * sim_clone copies every piece of src's state as it is now -- the event
+ * queue, the records, the clients and callers with their policy state,
+ * the server(s), tiers, pipeline, faults, metrics, the random streams'
+ * key -- into a new sim that goes on independently: run to the same time,
+ * src and the copy give the same bytes.  The copy has no observers (they
+ * belong to src's front end) and shares src's configuration, which must
+ * outlive it.  Its clients run `ps` (borrowed, must outlive the copy):
+ *   - src's own stack, when pstack_shareable says no layer's shared state
+ *     changes while it runs (every built-in policy): one stack then
+ *     serves a run and its copies, in one thread at a time;
+ *   - else a copy of it made now (pstack_clone), as every layer's clone
+ *     hook or SB_POLICY_SHARED_READONLY allows.  A stack with a plug-in
+ *     that has neither is refused with a message naming it.
+ * NULL means src's.  A tier's or a pipeline step's own stack (built-in
+ * policies only) is copied with the sim.  -1 with a message in e.
+ *
+ * sim_rekey gives a copy random streams of its own from now on: every
+ * draw not yet made (service times, network delays, arrivals, fault
+ * coins, the weather's gaps and lengths, the policies' jitter) comes from
+ * a key derived from the current one and `key`, so two copies re-keyed
+ * with different keys diverge, and a run is reproducible from its seed
+ * and its branch path -- the (time, key) of each re-keying: create it,
+ * and for each step run_until(time) then rekey(key).  What was drawn
+ * before the branch point stays (a queued attempt's service is drawn when
+ * it starts, so it is drawn anew).  Two draws stay keyed by the scenario's
+ * seed whatever the path: which clients a partition cuts off, so that a
+ * partition running at the branch point cuts the same clients, and a
+ * pipeline job's permanent and defect coins -- the same job keeps its
+ * fate.  A run that never branches draws exactly what it always did. */
+int sim_clone(const sim *src, pstack *ps, sim **out, sb_err *e);
+void sim_rekey(sim *s, uint64_t key);
+/* The key every random stream is drawn from now: the scenario's seed
+ * until the first sim_rekey. */
+uint64_t sim_stream_key(const sim *s);
+
 /* Add an observer (at most 8); o is copied. */
 int sim_observe(sim *s, const sim_observer *o);
 

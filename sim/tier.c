@@ -190,6 +190,32 @@ void tiers_destroy(sim *s)
     s->tiers = NULL;
 }
 
+int tiers_clone(sim *s, const sim *src)
+{
+    struct tier_set *ts = malloc(sizeof *ts);
+    if (ts == NULL)
+        return -1;
+    *ts = *src->tiers;
+    for (unsigned i = 0; i < ts->n; i++) {
+        ts->t[i].s = s;
+        ts->t[i].srv = i == 0 ? s->srv : NULL;
+        ts->t[i].own.buckets = NULL;
+        ts->t[i].m = i == 0 ? &s->m : &ts->t[i].own;
+    }
+    s->tiers = ts;
+    for (unsigned i = 1; i < ts->n; i++) {
+        const tier *from = &src->tiers->t[i];
+        tier *tr = &ts->t[i];
+        if (metrics_clone(&tr->own, &from->own) != 0 ||
+            server_clone(from->srv, s, &tr->own, &tr->srv) != 0)
+            return -1;
+    }
+    for (unsigned i = 0; i < ts->n; i++)
+        if (ts->t[i].calls)
+            s->rqs.rq[ts->t[i].caller].name = ts->t[i].caller_name;
+    return 0;
+}
+
 server *tiers_server(const sim *s, unsigned i)
 {
     return i == 0 ? s->srv : s->tiers->t[i].srv;

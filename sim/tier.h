@@ -76,6 +76,11 @@
  * with tiers_destroy. */
 int tiers_create(sim *s, sb_err *e);
 void tiers_destroy(sim *s);
+/* Make s's tiers a copy of src's, for the copy s of sim src whose top
+ * server, metrics and requesters are already copied: the servers and
+ * metrics below the top, and the callers' names rebound.  -1 out of
+ * memory (tiers_destroy then frees what was made). */
+int tiers_clone(sim *s, const sim *src);
 
 /* The server of tier i (0: s->srv). */
 server *tiers_server(const sim *s, unsigned i);

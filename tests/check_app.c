@@ -16,6 +16,7 @@
 /* What the app asked to save, the last time. */
 typedef struct saved {
     int calls;
+    bool fail; /* refuse every save, as a full disk would */
     sim_config cfg;
     char policy[256];
 } saved;
@@ -26,9 +27,11 @@ static int catch_save(void *ctx, const char *path, const sim_config *cfg,
                       const setting *expect, int n_expect, sb_err *e)
 {
     (void)path, (void)params, (void)n_params, (void)plugins;
-    (void)n_plugins, (void)expect, (void)n_expect, (void)e;
+    (void)n_plugins, (void)expect, (void)n_expect;
     saved *s = ctx;
     s->calls++;
+    if (s->fail)
+        return err_set(e, "%s: No space left on device", path);
     s->cfg = *cfg;
     snprintf(s->policy, sizeof s->policy, "%s", policy);
     return 0;
@@ -140,6 +143,113 @@ START_TEST(speed_shown_is_the_real_rate)
 }
 END_TEST
 
+/* The script's error for script_text, read before the window opens:
+ * NULL when it was accepted. */
+static const char *script_error(const char *script_text)
+{
+    static sb_err e;
+    saved sv = {0};
+    char text[512];
+    /* Only the reading is wanted: the first line quits at once. */
+    snprintf(text, sizeof text, "at 0s quit\n%s", script_text);
+    app *a = run_script(text, &sv, &e);
+    if (a == NULL)
+        return e.msg;
+    app_destroy(a);
+    return NULL;
+}
+
+/* A word the command does not take is refused, naming the line and what
+ * was expected: 'inject outage 5 refuse' took 'refuse' for neither the
+ * mode (words[1] was '5') nor the duration, and ran a 10 s black hole. */
+START_TEST(inject_refuses_words_it_does_not_take)
+{
+    const char *m = script_error("at 10s inject outage 5 refuse\n");
+    ck_assert_msg(m != NULL, "'inject outage 5 refuse' was accepted");
+    ck_assert_msg(strstr(m, "app.script:2:") != NULL, "%s", m);
+    ck_assert_msg(strstr(m, "'5'") != NULL, "%s", m);
+    ck_assert_msg(strstr(m, "inject outage [refuse|blackhole] [DURATION]") !=
+                      NULL, "%s", m);
+    /* One word too many after a whole command, and a bad status. */
+    m = script_error("at 10s inject latency 200ms 10s 5s\n");
+    ck_assert_msg(m != NULL && strstr(m, "'5s'") != NULL, "%s",
+                  m ? m : "accepted");
+    m = script_error("at 10s inject errors 5O3 0.5 10s\n");
+    ck_assert_msg(m != NULL && strstr(m, "'5O3'") != NULL, "%s",
+                  m ? m : "accepted");
+    m = script_error("at 10s inject capacity 2.5 10s\n");
+    ck_assert_msg(m != NULL && strstr(m, "'2.5'") != NULL, "%s",
+                  m ? m : "accepted");
+    /* What it does take still reads. */
+    ck_assert_ptr_null(script_error("at 10s inject outage refuse 5s\n"
+                                    "at 20s inject outage\n"
+                                    "at 30s inject latency 200ms\n"
+                                    "at 40s inject errors 503 0.5 10s\n"));
+}
+END_TEST
+
+/* 'timeout 0ms' is refused when the script is read: the scenario saved
+ * after it held 'timeout = 0ms', which run refuses ([clients] timeout
+ * takes a positive duration).  Workers are whole. */
+START_TEST(changes_are_checked_as_files_check_them)
+{
+    const char *m = script_error("at 10s timeout 0ms\n");
+    ck_assert_msg(m != NULL && strstr(m, "app.script:2:") != NULL &&
+                      strstr(m, "positive") != NULL,
+                  "%s", m ? m : "accepted");
+    m = script_error("at 10s workers 2.5\n");
+    ck_assert_msg(m != NULL && strstr(m, "'2.5'") != NULL, "%s",
+                  m ? m : "accepted");
+}
+END_TEST
+
+/* A share reads as a fraction or a percentage, as [expect]'s shares do:
+ * 50% is 0.5, and 150% is refused. */
+START_TEST(percentages_read_as_shares)
+{
+    saved sv = {0};
+    sb_err e;
+    app *a = run_script("at 40s inject errors 503 50% 10s\n"
+                        "at 40s inject lost_ack 30% 10s\n"
+                        "at 60s save x.ini\n"
+                        "at 60s quit\n",
+                        &sv, &e);
+    ck_assert_msg(a != NULL, "%s", e.msg);
+    ck_assert_int_eq(sv.calls, 1);
+    ck_assert_uint_eq(sv.cfg.n_faults, 2);
+    ck_assert_int_eq(sv.cfg.faults[0].type, FAULT_ERRORS);
+    ck_assert_int_eq(sv.cfg.faults[0].status, 503);
+    ck_assert_double_eq(sv.cfg.faults[0].probability, 0.5);
+    ck_assert_double_eq_tol(sv.cfg.faults[1].probability, 0.3, 1e-12);
+    app_destroy(a);
+    const char *m = script_error("at 10s inject errors 503 150% 10s\n");
+    ck_assert_msg(m != NULL && strstr(m, "'150%'") != NULL, "%s",
+                  m ? m : "accepted");
+}
+END_TEST
+
+/* A save that fails ends the run with status 2 (the CLI's exit code),
+ * naming the script's line: it used to say so and exit 0, so a CI job
+ * went on without its file. */
+START_TEST(failed_save_is_an_error)
+{
+    saved sv = {0};
+    sv.fail = true;
+    sb_err e;
+    app *a = run_script("at 40s inject outage blackhole 10s\n"
+                        "at 60s save /full/x.ini\n"
+                        "at 60s quit\n",
+                        &sv, &e);
+    ck_assert_msg(a != NULL, "%s", e.msg);
+    ck_assert_int_eq(sv.calls, 1);
+    ck_assert_int_eq(app_status(a), 2);
+    ck_assert_msg(strstr(app_message(a), "app.script:2:") != NULL &&
+                      strstr(app_message(a), "No space left") != NULL,
+                  "%s", app_message(a));
+    app_destroy(a);
+}
+END_TEST
+
 Suite *app_suite(void)
 {
     Suite *s = suite_create("app");
@@ -147,6 +257,10 @@ Suite *app_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, new_policy_keeps_what_was_injected);
     tcase_add_test(tc, speed_shown_is_the_real_rate);
+    tcase_add_test(tc, inject_refuses_words_it_does_not_take);
+    tcase_add_test(tc, changes_are_checked_as_files_check_them);
+    tcase_add_test(tc, percentages_read_as_shares);
+    tcase_add_test(tc, failed_save_is_an_error);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -682,7 +682,7 @@ START_TEST(help_version_and_policies)
     tu_output o;
     tu_stormbench(&o, (const char *[]){"--version", NULL});
     ck_assert_int_eq(o.status, 0);
-    ck_assert_str_eq(o.out, "stormbench " SB_VERSION " (policy ABI 2.1)\n");
+    ck_assert_str_eq(o.out, "stormbench " SB_VERSION " (policy ABI 2.2)\n");
     tu_output_free(&o);
     tu_stormbench(&o, (const char *[]){"--help", NULL});
     ck_assert_int_eq(o.status, 0);

@@ -296,7 +296,7 @@ START_TEST(broken_plugin_is_an_error)
            "timeout", "--attempt", "1", NULL);
     ck_assert_int_eq(o.status, EXIT_INPUT);
     ck_assert_ptr_nonnull(strstr(o.err, "built for policy ABI 1.0, but this "
-                                        "stormbench speaks policy ABI 2.1"));
+                                        "stormbench speaks policy ABI 2.2"));
 }
 END_TEST
 

@@ -24,14 +24,15 @@
 #define W 1280
 #define H 800
 
-static cairo_surface_t *shot;
+static cairo_surface_t *shot, *storm_shot;
 static char out[4096], saved[1024];
 
 /* Run the window once for every test of the suite. */
 static void run_window(void)
 {
-    char script[1024], png[1024];
+    char script[1024], png[1024], png2[1024];
     snprintf(png, sizeof png, "%s", tu_temp_path("gui-shot.png"));
+    snprintf(png2, sizeof png2, "%s", tu_temp_path("gui-storm.png"));
     snprintf(saved, sizeof saved, "%s", tu_temp_path("gui-found.ini"));
     char text[2048];
     snprintf(text, sizeof text,
@@ -42,8 +43,11 @@ static void run_window(void)
              "at 45s ab on exponential+circuit_breaker\n"
              "at 100s screenshot %s\n"
              "at 100s save %s\n"
-             "at 100s quit\n",
-             png, saved);
+             "at 101s hide B\n"
+             "at 101s zoom 55s 95s\n"
+             "at 102s screenshot %s\n"
+             "at 102s quit\n",
+             png, saved, png2);
     snprintf(script, sizeof script, "%s",
              tu_write_temp("gui.script", text));
     char size[32];
@@ -80,6 +84,8 @@ static void run_window(void)
     tu_output_free(&o);
     shot = cairo_image_surface_create_from_png(png);
     ck_assert_int_eq(cairo_surface_status(shot), CAIRO_STATUS_SUCCESS);
+    storm_shot = cairo_image_surface_create_from_png(png2);
+    ck_assert_int_eq(cairo_surface_status(storm_shot), CAIRO_STATUS_SUCCESS);
 }
 
 static void setup(void)
@@ -258,6 +264,77 @@ static bool same_bytes(const char *a, const char *b)
     return same;
 }
 
+/* The second screenshot: A alone (B hidden), zoomed on [55, 95] s, well
+ * into the storm the outage at [40, 50) s left behind: A's goodput is 0
+ * across the whole view. */
+
+/* Pixels of img in r that pass is(pixel). */
+static long count_if(cairo_surface_t *img, chart_rect r, bool (*is)(uint32_t))
+{
+    long n = 0;
+    for (int y = (int)r.y; y < (int)(r.y + r.h); y++)
+        for (int x = (int)r.x; x < (int)(r.x + r.w); x++)
+            n += is(px_of(img, x, y));
+    return n;
+}
+
+/* The baseline's dashed grey: chart_ink (40, 40, 40) at alpha 0.5, a
+ * 1-pixel line that falls across two rows, the darker of them between
+ * 40 + 0.5 x 215 = 147 (on a row) and 255 - 0.5 x 0.5 x 215 = 201 (half
+ * on each); the grid's lines, alpha 0.12, are 229 and do not pass. */
+static bool baseline_grey(uint32_t p)
+{
+    int r = (p >> 16) & 255, g = (p >> 8) & 255, b = p & 255;
+    return r == g && g == b && r >= 145 && r <= 205;
+}
+
+/* The fault names' brown, RGB(140, 59, 0), antialiased over white: red
+ * well above green, green above blue. */
+static bool brownish(uint32_t p)
+{
+    int r = (p >> 16) & 255, g = (p >> 8) & 255, b = p & 255;
+    return r - b > 60 && r > g + 20 && g > b;
+}
+
+/* The goodput axis keeps the baseline on it: some row of the goodput
+ * plot (its foot left out, where the 0 lines are) is at least 30 % the
+ * baseline's dashed grey (a dash pattern is half on).  The axis used to
+ * fit 0-1 to the zeros and the baseline (about 137/s) fell off it: no
+ * such row (1 pixel at best). */
+START_TEST(baseline_stays_when_goodput_is_zero)
+{
+    chart_panel p = plot_of(1, 55, 95);
+    long best = 0;
+    for (int y = (int)p.plot.y; y < (int)(p.plot.y + p.plot.h) - 4; y++) {
+        chart_rect row = {p.plot.x, y, p.plot.w, 1};
+        long n = count_if(storm_shot, row, baseline_grey);
+        best = n > best ? n : best;
+    }
+    ck_assert_msg(best >= 0.3 * p.plot.w,
+                  "no baseline: at best %ld of %.0f pixels of a row", best,
+                  p.plot.w);
+}
+END_TEST
+
+/* The outage that set the storm off ended at 50 s, before the view, and
+ * is still named at the left of every panel's top ("<- outage at 40 s,
+ * ended at 50 s", in the fault names' brown).  It used to vanish with
+ * its shading: no brown there in any panel (0 pixels in the load
+ * panel). */
+START_TEST(cause_is_named_out_of_view)
+{
+    view_layout l = layout();
+    for (int k = 0; k < VIEW_PANELS; k++) {
+        chart_panel p = plot_of(k, 55, 95);
+        chart_rect top = {p.plot.x, p.plot.y, p.plot.w / 3,
+                          l.font_px * 1.3};
+        long n = count_if(storm_shot, top, brownish);
+        ck_assert_msg(n > 60, "panel %d: %ld pixels of the fault's name", k,
+                      n);
+    }
+}
+END_TEST
+
 /* --frames renders the same app with no window: frame k shows the run
  * after k / fps seconds of wall time at the app's speed, so at speed 10,
  * 1 frame/s, until 30 s there are frames 0..3 (t = 0, 10, 20, 30 s).
@@ -417,6 +494,8 @@ Suite *gui_suite(void)
     tcase_add_test(tc, fault_is_shaded_after_the_injection);
     tcase_add_test(tc, client_fields_show_states);
     tcase_add_test(tc, saved_scenario_reproduces_headless);
+    tcase_add_test(tc, baseline_stays_when_goodput_is_zero);
+    tcase_add_test(tc, cause_is_named_out_of_view);
     suite_add_tcase(s, tc);
     TCase *fr = tcase_create("frames");
     tcase_set_timeout(fr, 300);

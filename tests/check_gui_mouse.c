@@ -149,6 +149,8 @@ static void session_by_mouse(const char *shot)
     say("xdotool mousemove --window \"$W\" %.0f %.0f click 4\nsleep 0.2\n",
         p.x + p.w / 2, p.y + p.h / 2);
     click(HIT_CONTROL, CTL_EXPORT, EXPORT_CSV);
+    click(HIT_CONTROL, CTL_EXPORT, EXPORT_PNG);
+    click(HIT_CONTROL, CTL_EXPORT, EXPORT_SVG);
     click(HIT_CONTROL, CTL_EXPORT, EXPORT_SCENARIO);
     /* The screen as the X server has it, the pointer off the panels. */
     chart_rect t = where(HIT_TIMELINE, 0, 0);
@@ -179,6 +181,60 @@ static long count(cairo_surface_t *img, chart_rect r, const chart_style *c)
                  abs((int)(p & 255) - (int)lround(c->b * 255)) <= 6;
         }
     return n;
+}
+
+/* x as cairo's SVG writes a percentage: six decimals at most, trailing
+ * zeros (and a bare point) dropped: 10, 33.72549. */
+static void svg_number(double x, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.6f", x);
+    size_t n = strlen(buf);
+    while (n > 0 && buf[n - 1] == '0')
+        buf[--n] = '\0';
+    if (n > 0 && buf[n - 1] == '.')
+        buf[--n] = '\0';
+}
+
+/* cairo's SVG writes a fill colour as rgb(R%,G%,B%). */
+static bool svg_has_fill(const char *svg, const chart_style *c)
+{
+    char want[128], r[32], g[32], b[32];
+    svg_number(c->r * 100, r, sizeof r);
+    svg_number(c->g * 100, g, sizeof g);
+    svg_number(c->b * 100, b, sizeof b);
+    snprintf(want, sizeof want, "rgb(%s%%,%s%%,%s%%)", r, g, b);
+    return strstr(svg, want) != NULL;
+}
+
+/* The view exported by its PNG and SVG buttons: the PNG is the window's
+ * picture at its size in pixels, B's field in it as on the screen; the
+ * SVG is the same view in vector form at the window's size, with A's
+ * and B's lines and fields in their colours. */
+static void assert_view_exported(const char *dir, const view_layout *l)
+{
+    char png[1200], svg[1200];
+    snprintf(png, sizeof png, "%s/retry-storm-t30.png", dir);
+    snprintf(svg, sizeof svg, "%s/retry-storm-t30.svg", dir);
+    cairo_surface_t *img = cairo_image_surface_create_from_png(png);
+    ck_assert_msg(cairo_surface_status(img) == CAIRO_STATUS_SUCCESS,
+                  "%s: %s", png,
+                  cairo_status_to_string(cairo_surface_status(img)));
+    ck_assert_int_eq(cairo_image_surface_get_width(img), W);
+    ck_assert_int_eq(cairo_image_surface_get_height(img), H);
+    long idle = count(img, l->field[1], &view_mode_colours[CLIENT_IDLE]);
+    ck_assert_msg(idle > 500, "B's field in the PNG: %ld idle pixels", idle);
+    cairo_surface_destroy(img);
+    char *text = tu_read_file(svg);
+    ck_assert_msg(text != NULL, "%s was not written", svg);
+    char size[96];
+    snprintf(size, sizeof size, "width=\"%dpt\" height=\"%dpt\"", W, H);
+    assert_has(text, "<svg");
+    assert_has(text, size);
+    ck_assert_msg(svg_has_fill(text, &view_mode_colours[CLIENT_IDLE]),
+                  "no idle cell in the SVG");
+    ck_assert_msg(svg_has_fill(text, &view_mode_colours[CLIENT_WAITING]),
+                  "no waiting cell in the SVG");
+    free(text);
 }
 
 START_TEST(window_driven_with_the_mouse)
@@ -239,6 +295,7 @@ START_TEST(window_driven_with_the_mouse)
         "at 30s policy B exponential",
         "at 30s policy B exponential+token_bucket",
         "at 30s zoom live 96s",         "at 30s export csv",
+        "at 30s export png",            "at 30s export svg",
         "at 30s export scenario",       "at 30s resume"};
     for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
         assert_has(log, lines[i]);
@@ -273,6 +330,7 @@ START_TEST(window_driven_with_the_mouse)
     ck_assert_int_eq(count(img, p.plot, &view_family[1][1]), 0);
     ck_assert_int_gt(count(img, p.plot, &view_family[1][0]), 20);
     cairo_surface_destroy(img);
+    assert_view_exported(dir, &l);
     app_destroy(twin);
     cairo_destroy(cr);
     cairo_surface_destroy(surf);

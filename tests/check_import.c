@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backoff.h"
 #include "import.h"
+#include "units.h"
 #include "testutil.h"
 
 #define EX(f) TU_SOURCE("tests/import/" f)
@@ -111,6 +113,57 @@ START_TEST(envoy_route_and_cluster)
     ck_assert_ptr_nonnull(strstr(r.others, "static"));
     load(EX("envoy-route.yaml"), "static");
     ck_assert_str_eq(r.policy, "none");
+}
+END_TEST
+
+/* Envoy's jittered backoff as its source draws it (envoyproxy/envoy
+ * @4280ef7, source/common/common/backoff_strategy.cc): next_interval_
+ * starts at base_interval and, after each draw, doubles while it is under
+ * max_interval / 2 (integer ms), else becomes max_interval; the draw is
+ * random() % interval.  The imported exponential's full jitter draws
+ * U(0, min(cap, base x multiplier^(n-1))): the two ranges agree for
+ * every retry, for the docs' example (50 ms / 500 ms) and for Envoy's
+ * defaults (25 ms, 10 x base: router docs, "retry_back_off"). */
+static uint64_t envoy_interval_ms(uint64_t base, uint64_t max, uint32_t n)
+{
+    uint64_t next = base, interval = base;
+    for (uint32_t i = 1; i <= n; i++) {
+        interval = next;
+        next = next < max / 2 ? next * 2 : max;
+    }
+    return interval;
+}
+
+static double param_s(const char *key)
+{
+    int64_t ns = 0;
+    sb_err e;
+    ck_assert_int_eq(units_duration(param(key), &ns, &e), 0);
+    return (double)ns / 1e9;
+}
+
+START_TEST(envoy_backoff_as_its_source)
+{
+    static const struct {
+        const char *file;
+        uint64_t base_ms, max_ms;
+    } cases[] = {{EX("envoy-route.yaml"), 50, 500},
+                 {EX("envoy-defaults.yaml"), 25, 250}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        load(cases[c].file, NULL);
+        ck_assert_str_eq(param("exponential.jitter"), "full");
+        backoff b = {.base = param_s("exponential.base"),
+                     .multiplier = strtod(param("exponential.multiplier"),
+                                          NULL),
+                     .cap = param_s("exponential.cap"),
+                     .jitter = JITTER_FULL};
+        for (uint32_t n = 1; n <= 12; n++) {
+            double envoy = (double)envoy_interval_ms(cases[c].base_ms,
+                                                     cases[c].max_ms, n);
+            ck_assert_double_eq_tol(backoff_unjittered(&b, n) * 1e3, envoy,
+                                    1e-9);
+        }
+    }
 }
 END_TEST
 
@@ -360,6 +413,7 @@ Suite *import_suite(void)
     tcase_add_test(tc, grpc_retry_policy);
     tcase_add_test(tc, grpc_hedging_policy);
     tcase_add_test(tc, envoy_route_and_cluster);
+    tcase_add_test(tc, envoy_backoff_as_its_source);
     tcase_add_test(tc, istio_virtual_service_and_rule);
     tcase_add_test(tc, resilience4j_instance);
     tcase_add_test(tc, aws_profiles);

@@ -336,7 +336,7 @@ static const malformed cases[] = {
      {"policies", "--policy-plugin", PLUGIN_DIR "libsbt_abi.so", NULL},
      "stormbench policies: " PLUGIN_DIR
      "libsbt_abi.so: policy plug-in built for policy ABI 1.0, but this "
-     "stormbench speaks policy ABI 2.1: rebuild it against this version's "
+     "stormbench speaks policy ABI 2.2: rebuild it against this version's "
      "stormbench/policy.h\n"},
     {"plugin-no-entry-validate",
      BASE,

@@ -56,8 +56,8 @@ static void set_weather(sim_config *c, void *ctx)
  * and none before 150 s although start = 50 s. */
 START_TEST(const_gap_schedule)
 {
-    weather w = {{DIST_CONST, 100 * NS_PER_S, 0, 0, 0, 0},
-                 {DIST_CONST, 0, 0, 0, 0, 0}};
+    weather w = {{.kind = DIST_CONST, .mean_ns = 100 * NS_PER_S},
+                 {.kind = DIST_CONST, .mean_ns = 0}};
     tu_sim *t = tu_sim_run_edited(weather_ini("400s", "5s"), NULL,
                                   set_weather, &w);
     const metrics *m = sim_metrics(t->sim);
@@ -87,8 +87,8 @@ END_TEST
  * sqrt(1990 x 0.985) = 44); 3 sd either side is 1858 to 2122. */
 START_TEST(exp_gap_count)
 {
-    weather w = {{DIST_EXP, 10 * NS_PER_S, 0, 0, 0, 0},
-                 {DIST_CONST, 0, 0, 0, 0, 0}};
+    weather w = {{.kind = DIST_EXP, .mean_ns = 10 * NS_PER_S},
+                 {.kind = DIST_CONST, .mean_ns = 0}};
     tu_sim *t = tu_sim_run_edited(weather_ini("20000s", "1s"), NULL,
                                   set_weather, &w);
     uint32_t n = sim_fault_occurrences(t->sim, 0);
@@ -110,9 +110,9 @@ END_TEST
  * 55 900 to 64 100 holds 4 sd. */
 START_TEST(drawn_lengths)
 {
-    weather w = {{DIST_CONST, 10 * NS_PER_S, 0, 0, 0, 0},
-                 {DIST_UNIFORM, 2 * NS_PER_S, 0, 0, 1 * NS_PER_S,
-                  3 * NS_PER_S}};
+    weather w = {{.kind = DIST_CONST, .mean_ns = 10 * NS_PER_S},
+                 {.kind = DIST_UNIFORM, .mean_ns = 2 * NS_PER_S,
+                  .lo_ns = 1 * NS_PER_S, .hi_ns = 3 * NS_PER_S}};
     tu_sim *t = tu_sim_run_edited(weather_ini("3060s", "1s"), NULL,
                                   set_weather, &w);
     const metrics *m = sim_metrics(t->sim);
@@ -136,8 +136,8 @@ END_TEST
  * 250 s would be next), and at 400 s it still has. */
 START_TEST(ended_by_hand_recurs_no_more)
 {
-    weather w = {{DIST_CONST, 100 * NS_PER_S, 0, 0, 0, 0},
-                 {DIST_CONST, 0, 0, 0, 0, 0}};
+    weather w = {{.kind = DIST_CONST, .mean_ns = 100 * NS_PER_S},
+                 {.kind = DIST_CONST, .mean_ns = 0}};
     tu_sim *t = tu_sim_prepare_edited(weather_ini("400s", "5s"), NULL,
                                       set_weather, &w);
     ck_assert_int_eq(sim_run_until(t->sim, 200 * NS_PER_S), 0);

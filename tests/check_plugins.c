@@ -89,7 +89,7 @@ START_TEST(wrong_abi_major_is_refused)
     refused_everywhere(SBT("abi"),
                        SBT("abi") ": policy plug-in built for policy ABI "
                                   "1.0, but this stormbench speaks policy "
-                                  "ABI 2.1: rebuild it against this "
+                                  "ABI 2.2: rebuild it against this "
                                   "version's stormbench/policy.h");
 }
 END_TEST

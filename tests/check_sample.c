@@ -125,11 +125,48 @@ static dist_case make_case(const char *name, dist d)
         c.var = w * w / 12;
         break;
     }
+    case DIST_EMPIRICAL:
+    case DIST_HISTOGRAM:
+        break; /* from the file: setup_cases works them out */
     }
     return c;
 }
 
-static dist_case cases[9];
+/* A file's table as a dist, its moments given. */
+static dist_case file_case(const char *spec, double mean, double var)
+{
+    dist d;
+    sb_err e;
+    int rc = units_dist(spec, &d, &e);
+    ck_assert_msg(rc == 0, "%s", e.msg);
+    dist_case c = make_case(spec, d);
+    c.mean = mean;
+    c.var = var;
+    return c;
+}
+
+/* Prometheus' documentation histogram (tests/data/prometheus-histogram.txt)
+ * drawn uniformly within each bucket (a, b] holding n: the bucket adds
+ * n (a + b) / 2 to the sum and n (a^2 + ab + b^2) / 3 to the sum of
+ * squares; the 10332 requests above 1 s are drawn at 1 s. */
+static dist_case prometheus_case(const char *spec)
+{
+    static const double le[] = {0, 0.05, 0.1, 0.2, 0.5, 1};
+    static const double cum[] = {0, 24054, 33444, 100392, 129389, 133988};
+    const double total = 144320;
+    double s1 = 0, s2 = 0;
+    for (int i = 1; i < 6; i++) {
+        double a = le[i - 1], b = le[i], n = cum[i] - cum[i - 1];
+        s1 += n * (a + b) / 2;
+        s2 += n * (a * a + a * b + b * b) / 3;
+    }
+    s1 += (total - cum[5]) * 1.0;
+    s2 += (total - cum[5]) * 1.0;
+    double mean = s1 / total;
+    return file_case(spec, mean * 1e9, (s2 / total - mean * mean) * 1e18);
+}
+
+static dist_case cases[11];
 
 static void setup_cases(void)
 {
@@ -168,6 +205,12 @@ static void setup_cases(void)
                                                       .mean_ns = 500000,
                                                       .lo_ns = 0,
                                                       .hi_ns = 1 * ms});
+    /* latencies.txt: 10, 20, 20, 50, 100 ms, each drawn 1 in 5: mean
+     * 40 ms, variance (30^2 + 2 x 20^2 + 10^2 + 60^2) / 5 = 1080 ms^2. */
+    cases[n++] = file_case("empirical(" TU_SOURCE("tests/data/latencies.txt")
+                           ")", 40e6, 1080e12);
+    cases[n++] = prometheus_case(
+        "histogram(" TU_SOURCE("tests/data/prometheus-histogram.txt") ")");
 }
 
 /* The sample mean has standard error sqrt(var / n), the sample variance

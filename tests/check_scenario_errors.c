@@ -80,8 +80,9 @@ static const bad_case cases[] = {
      "[scenario]\nname = t\nduration = 60s\n[server]\nservice = gamma(1s)\n",
      {NULL},
      "%s:5: [server] service: expected a distribution: const(D), exp(D), "
-     "lognormal(MEDIAN, SIGMA), normal(MEAN, SD), uniform(A, B) or a "
-     "duration D, got 'gamma(1s)' (unknown distribution 'gamma')"},
+     "lognormal(MEDIAN, SIGMA), normal(MEAN, SD), uniform(A, B), "
+     "empirical(FILE), histogram(FILE) or a duration D, got 'gamma(1s)' "
+     "(unknown distribution 'gamma')"},
     {"mix-not-one",
      "[scenario]\nname = t\nduration = 60s\n[clients]\nread = 0.5\n"
      "post = 0.2\n", {NULL},

@@ -147,8 +147,9 @@ static const bad_case cases[] = {
      "@F:15: [step.b] timeout: expected a positive duration, got '0s'"},
     {"step-service-bad", PIPE "service = gamma(1s)\n", {NULL},
      "@F:15: [step.b] service: expected a distribution: const(D), exp(D), "
-     "lognormal(MEDIAN, SIGMA), normal(MEAN, SD), uniform(A, B) or a "
-     "duration D, got 'gamma(1s)' (unknown distribution 'gamma')"},
+     "lognormal(MEDIAN, SIGMA), normal(MEAN, SD), uniform(A, B), "
+     "empirical(FILE), histogram(FILE) or a duration D, got 'gamma(1s)' "
+     "(unknown distribution 'gamma')"},
     {"step-transient-above-one", PIPE "transient = 1.5\n", {NULL},
      "@F:15: [step.b] transient: expected a probability between 0 and 1, "
      "got '1.5'"},

@@ -190,6 +190,30 @@ START_TEST(wilson_by_hand)
 }
 END_TEST
 
+/* Fisher's exact test by hand.  Fisher's lady tasting tea: 3 of 4 cups
+ * against 1 of 4; with margins fixed the count in row 1 is
+ * hypergeometric, P(x) = C(4,x) C(4,4-x) / C(8,4) = (1, 16, 36, 16, 1)
+ * / 70, and the tables no likelier than x = 3 sum to 34/70 = 0.4857
+ * (R: fisher.test(matrix(c(3,1,1,3), 2)) gives 0.4857).  0 of 10
+ * against 5 of 10: P(x) = C(10,x) C(10,5-x) / C(20,5) = (252, 2100,
+ * 5400, 5400, 2100, 252) / 15504; x = 0 and x = 5 are the likeliest
+ * no more than the one seen: 504 / 15504 = 0.03251. */
+START_TEST(fisher_exact_by_hand)
+{
+    ck_assert_double_eq_tol(stats_fisher_exact(3, 4, 1, 4), 34.0 / 70,
+                            1e-12);
+    ck_assert_double_eq_tol(stats_fisher_exact(1, 4, 3, 4), 34.0 / 70,
+                            1e-12);
+    ck_assert_double_eq_tol(stats_fisher_exact(0, 10, 5, 10),
+                            504.0 / 15504, 1e-12);
+    /* Nothing to tell apart: no hit at all, or no trials on one side. */
+    ck_assert_double_eq(stats_fisher_exact(0, 400, 0, 400), 1);
+    ck_assert_double_eq(stats_fisher_exact(0, 0, 3, 10), 1);
+    /* Equal shares are the likeliest table: p = 1. */
+    ck_assert_double_eq_tol(stats_fisher_exact(5, 10, 5, 10), 1, 1e-12);
+}
+END_TEST
+
 START_TEST(holm_by_hand)
 {
     double p[4] = {0.01, 0.04, 0.03, 0.005};
@@ -224,6 +248,7 @@ Suite *stats_suite(void)
     tcase_add_test(tc, sign_test_is_binomial);
     tcase_add_test(tc, wilson_by_hand);
     tcase_add_test(tc, holm_by_hand);
+    tcase_add_test(tc, fisher_exact_by_hand);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -199,7 +199,7 @@ START_TEST(policy_errors_name_the_line)
     ck_assert_int_eq(o.status, EXIT_INPUT);
     snprintf(want, sizeof want, "%s: " SBT("abi") ": policy plug-in built "
              "for policy ABI 1.0, but this stormbench speaks policy ABI "
-             "2.1: rebuild it against this version's stormbench/policy.h\n",
+             "2.2: rebuild it against this version's stormbench/policy.h\n",
              path);
     ck_assert_str_eq(o.err, want);
 }

@@ -57,6 +57,8 @@ struct app {
     int n_script, next_cmd;
     bool scripting; /* running a script's command (at its exact time) */
     bool refused;   /* the last action did nothing (refuse says why) */
+    bool write_failed; /* a file asked for was not written */
+    int shot_line;     /* the script's line that asked for the shot, or 0 */
     /* The view: its time window (a zoom pins its end), lines off. */
     double span_s, end_s;
     uint32_t hidden;
@@ -116,6 +118,24 @@ static void refuse(app *a, const char *fmt, ...)
     printf("%s\n", a->message);
     fflush(stdout);
     a->refused = true;
+}
+
+/* A file was not written: said like any refusal, and under a script an
+ * error (run_due names the line; the CLI exits 2), since a CI job must
+ * not go on without the file it asked for. */
+static void cannot_write(app *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void cannot_write(app *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->message, sizeof a->message, fmt, ap);
+    va_end(ap);
+    printf("%s\n", a->message);
+    fflush(stdout);
+    a->refused = true;
+    a->write_failed = true;
 }
 
 static void fail(app *a, const char *msg)
@@ -386,6 +406,9 @@ static void default_path(const app *a, const char *ext, char *buf,
 
 static void screenshot(app *a, const char *path)
 {
+    a->shot_line = 0;
+    if (a->scripting && a->next_cmd > 0)
+        a->shot_line = a->script[a->next_cmd - 1].line;
     if (path)
         snprintf(a->shot, sizeof a->shot, "%s", path);
     else
@@ -400,7 +423,7 @@ static void save_run(app *a, int r, const char *path)
     sim_summary sum;
     sb_err e;
     if (session_as_scenario(a->run[r], &cfg, &sum, &e) != 0) {
-        refuse(a, "cannot save: %s", e.msg);
+        cannot_write(a, "cannot save: %s", e.msg);
         return;
     }
     setting expect[SESSION_MAX_EXPECT];
@@ -410,7 +433,7 @@ static void save_run(app *a, int r, const char *path)
     if (a->o.save(a->o.save_ctx, path, &cfg, session_policy(a->run[r]),
                   params, n_params, a->o.plugins, a->o.n_plugins, expect, n,
                   &e) != 0) {
-        refuse(a, "cannot save: %s", e.msg);
+        cannot_write(a, "cannot save: %s", e.msg);
         return;
     }
     char rec[128] = "", who[300] = "";
@@ -650,6 +673,8 @@ static void inject_command(const app *a, char *buf, size_t len)
     units_fmt_duration((int64_t)llround(a->inject_s * 1e9), dur, sizeof dur);
     if (k->size == SZ_DELAY)
         units_fmt_duration((int64_t)llround(v * 1e9), size, sizeof size);
+    else if (k->size == SZ_WORKERS) /* whole: %.3g wrote 1234 as 1.23e+03 */
+        snprintf(size, sizeof size, "%.0f", v);
     else if (k->size != SZ_NONE)
         snprintf(size, sizeof size, "%.3g", v);
     snprintf(buf, len, "inject %s%s%s %s", k->word, size[0] ? " " : "", size,
@@ -691,14 +716,14 @@ static void export_csv(app *a, const char *path)
     sb_err e;
     int rows;
     if (outfile_open(&o, path, &e) != 0) {
-        refuse(a, "cannot export: %s", e.msg);
+        cannot_write(a, "cannot export: %s", e.msg);
         return;
     }
     rows = series_write_csv(o.f, runs, a->n_runs, t0, t1);
     if (rows < 0 || outfile_commit(&o, &e) != 0) {
         if (rows < 0)
             outfile_abort(&o);
-        refuse(a, "cannot export %s: %s", path,
+        cannot_write(a, "cannot export %s: %s", path,
             rows < 0 ? "cannot write" : e.msg);
         return;
     }
@@ -717,7 +742,7 @@ static void export_svg(app *a, const char *path)
     outfile o;
     sb_err e;
     if (outfile_open(&o, path, &e) != 0) {
-        refuse(a, "cannot export: %s", e.msg);
+        cannot_write(a, "cannot export: %s", e.msg);
         return;
     }
     cairo_surface_t *s =
@@ -730,11 +755,11 @@ static void export_svg(app *a, const char *path)
     cairo_surface_destroy(s);
     if (st != CAIRO_STATUS_SUCCESS) {
         outfile_abort(&o);
-        refuse(a, "cannot export %s: %s", path, cairo_status_to_string(st));
+        cannot_write(a, "cannot export %s: %s", path, cairo_status_to_string(st));
         return;
     }
     if (outfile_commit(&o, &e) != 0) {
-        refuse(a, "cannot export %s: %s", path, e.msg);
+        cannot_write(a, "cannot export %s: %s", path, e.msg);
         return;
     }
     say(a, "exported %s (%.0fx%.0f, SVG)", path, a->w, a->h);
@@ -942,66 +967,131 @@ static int parse_time(const char *w, int64_t *ns, sb_err *e)
     return w ? units_duration(w, ns, e) : err_set(e, "expected a time");
 }
 
-/* Turn a script's inject command into a fault; the duration is its last
- * word when that is a duration, else the current injection length. */
-static int script_fault(app *a, char *p, fault_cfg *f, sb_err *e)
+/* What each kind of fault takes in a script after its name, before the
+ * optional duration: a sentence for the errors. */
+static const char *fault_usage(fault_type t)
 {
-    char *words[8];
-    int n = 0;
-    for (char *w; n < 8 && (w = next_word(&p)) != NULL;)
-        words[n++] = w;
-    if (n == 0)
-        return err_set(e, "inject what? (outage, latency, errors, capacity, "
-                          "load_spike, lost_ack, slowdown)");
-    memset(f, 0, sizeof *f);
-    f->duration_ns = (int64_t)llround(a->inject_s * 1e9);
-    sb_err inner;
-    int64_t d;
-    if (n > 1 && units_duration(words[n - 1], &d, &inner) == 0 &&
-        !(n == 2 && strcmp(words[0], "latency") == 0)) {
-        f->duration_ns = d;
-        n--;
+    switch (t) {
+    case FAULT_OUTAGE:
+        return "inject outage [refuse|blackhole] [DURATION]";
+    case FAULT_LATENCY:
+        return "inject latency DELAY [DURATION]";
+    case FAULT_ERRORS:
+        return "inject errors STATUS PROBABILITY [DURATION]";
+    case FAULT_CAPACITY:
+        return "inject capacity WORKERS [DURATION]";
+    case FAULT_LOAD_SPIKE:
+        return "inject load_spike MULTIPLIER [DURATION]";
+    case FAULT_SLOWDOWN:
+        return "inject slowdown MULTIPLIER [DURATION]";
+    case FAULT_LOST_ACK:
+        return "inject lost_ack PROBABILITY [DURATION]";
+    case FAULT_PARTITION:
+        return "inject partition FRACTION [DURATION]";
+    default:
+        return NULL;
     }
-    if (fault_type_parse(words[0], &f->type) != 0)
-        return err_set(e, "unknown fault type '%s'", words[0]);
-    double x;
+}
+
+/* A share from 0 to 1 written as a fraction or a percentage ("0.5",
+ * "50%"), as [expect]'s shares are. */
+static bool script_share(const char *w, double *x)
+{
+    sb_err inner;
+    return w && units_share(w, x, &inner) == 0 && *x >= 0.0 && *x <= 1.0;
+}
+
+/* The words a fault kind takes (words[0] is the kind), with the limits
+ * the scenario loader puts on the same keys; the index of the first word
+ * left over, or -1 with the word found wanting in *bad. */
+static int fault_args(fault_cfg *f, char **words, int n, int *bad)
+{
+    int64_t v;
+    sb_err inner;
+    *bad = 1;
     switch (f->type) {
     case FAULT_OUTAGE:
-        f->mode = n > 1 && strcmp(words[1], "refuse") == 0 ? CUT_REFUSE
-                                                            : CUT_BLACKHOLE;
-        return 0;
+        f->mode = CUT_BLACKHOLE;
+        if (n > 1 && strcmp(words[1], "refuse") == 0)
+            f->mode = CUT_REFUSE;
+        return n > 1 && (f->mode == CUT_REFUSE ||
+                         strcmp(words[1], "blackhole") == 0)
+                   ? 2
+                   : 1;
     case FAULT_LATENCY:
-        return n > 1 ? units_duration(words[1], &f->delay_ns, e)
-                     : err_set(e, "inject latency DELAY [DURATION]");
+        return n > 1 && units_duration(words[1], &f->delay_ns, &inner) == 0 &&
+                       f->delay_ns > 0
+                   ? 2
+                   : -1;
     case FAULT_ERRORS:
-        if (n < 3 || units_real(words[2], &f->probability, e) != 0)
-            return err_set(e, "inject errors STATUS PROBABILITY [DURATION]");
         f->kind = SB_ERR_HTTP;
-        f->status = atoi(words[1]);
-        return 0;
+        if (n < 2 || units_int(words[1], &v, &inner) != 0 || v < 400 ||
+            v > 599)
+            return -1;
+        f->status = (int32_t)v;
+        *bad = 2;
+        return n > 2 && script_share(words[2], &f->probability) ? 3 : -1;
     case FAULT_CAPACITY:
-        if (n < 2 || units_real(words[1], &x, e) != 0 || x < 0)
-            return err_set(e, "inject capacity WORKERS [DURATION]");
-        f->workers = (uint32_t)x;
-        return 0;
+        if (n < 2 || units_int(words[1], &v, &inner) != 0 || v < 0 ||
+            v > 10000000)
+            return -1;
+        f->workers = (uint32_t)v;
+        return 2;
     case FAULT_LOAD_SPIKE:
     case FAULT_SLOWDOWN:
-        if (n < 2 || units_real(words[1], &f->multiplier, e) != 0)
-            return err_set(e, "inject %s MULTIPLIER [DURATION]", words[0]);
-        return 0;
+        return n > 1 && units_real(words[1], &f->multiplier, &inner) == 0 &&
+                       f->multiplier >= 0.001 && f->multiplier <= 1000
+                   ? 2
+                   : -1;
     case FAULT_LOST_ACK:
-        if (n < 2 || units_real(words[1], &f->probability, e) != 0)
-            return err_set(e, "inject lost_ack PROBABILITY [DURATION]");
-        return 0;
-    case FAULT_PARTITION:
-        if (n < 2 || units_real(words[1], &f->fraction, e) != 0 ||
-            f->fraction <= 0 || f->fraction > 1)
-            return err_set(e, "inject partition FRACTION [DURATION]");
+        return n > 1 && script_share(words[1], &f->probability) ? 2 : -1;
+    default: /* FAULT_PARTITION */
         f->mode = CUT_BLACKHOLE;
-        return 0;
-    default:
-        return err_set(e, "'%s' cannot be injected from a script", words[0]);
+        return n > 1 && script_share(words[1], &f->fraction) &&
+                       f->fraction > 0
+                   ? 2
+                   : -1;
     }
+}
+
+/* Turn a script's inject command into a fault: its kind, the words the
+ * kind takes, then an optional duration (else the current injection
+ * length).  Any other word is refused, naming it: a word dropped would
+ * run another fault than the one written. */
+static int script_fault(app *a, char *p, fault_cfg *f, sb_err *e)
+{
+    char *words[5];
+    int n = 0;
+    for (char *w; (w = next_word(&p)) != NULL; n++)
+        if (n < 5)
+            words[n] = w;
+    if (n == 0)
+        return err_set(e, "inject what? (outage, latency, errors, capacity, "
+                          "load_spike, slowdown, lost_ack, partition)");
+    memset(f, 0, sizeof *f);
+    f->duration_ns = (int64_t)llround(a->inject_s * 1e9);
+    const char *usage = fault_type_parse(words[0], &f->type) == 0
+                            ? fault_usage(f->type)
+                            : NULL;
+    if (usage == NULL)
+        return err_set(e, "unknown fault type '%s' (outage, latency, "
+                          "errors, capacity, load_spike, slowdown, "
+                          "lost_ack, partition)", words[0]);
+    if (n > 5)
+        return err_set(e, "%s: too many words", usage);
+    int bad, i = fault_args(f, words, n, &bad);
+    if (i < 0)
+        return bad < n ? err_set(e, "%s: unexpected '%s'", usage, words[bad])
+                       : err_set(e, "%s: too few words", usage);
+    sb_err inner;
+    if (i < n && (units_duration(words[i], &f->duration_ns, &inner) != 0 ||
+                  f->duration_ns <= 0))
+        return err_set(e, "%s: unexpected '%s' (a DURATION is positive, "
+                          "such as 10s)", usage, words[i]);
+    if (i + 1 < n)
+        return err_set(e, "%s: unexpected '%s' after the duration", usage,
+                       words[i + 1]);
+    return 0;
 }
 
 static int key_name(const char *w)
@@ -1149,15 +1239,33 @@ static int run_cmd(app *a, char *text, bool dry, sb_err *e)
     } else if (strcmp(cmd, "end") == 0) {
         if (!dry)
             end_last(a);
-    } else if (strcmp(cmd, "rate") == 0 || strcmp(cmd, "workers") == 0) {
+    } else if (strcmp(cmd, "rate") == 0) {
         arg = next_word(&p);
-        if (arg == NULL || units_real(arg, &x, e) != 0 || x <= 0)
-            return err_set(e, "%s VALUE (a positive number)", cmd);
+        if (arg == NULL || units_real(arg, &x, e) != 0 || x < 0.001 ||
+            x > 1000)
+            return err_set(e, "rate X (times the scenario's rate, from "
+                              "0.001 to 1000)%s%s%s", arg ? ", got '" : "",
+                           arg ? arg : "", arg ? "'" : "");
         if (!dry)
-            change(a, cmd[0] == 'r' ? CHANGE_RATE : CHANGE_WORKERS, x);
+            change(a, CHANGE_RATE, x);
+    } else if (strcmp(cmd, "workers") == 0) {
+        int64_t v;
+        arg = next_word(&p);
+        if (arg == NULL || units_int(arg, &v, e) != 0 || v < 1 ||
+            v > 10000000)
+            return err_set(e, "workers N (a whole number from 1 to "
+                              "10000000)%s%s%s", arg ? ", got '" : "",
+                           arg ? arg : "", arg ? "'" : "");
+        if (!dry)
+            change(a, CHANGE_WORKERS, (double)v);
     } else if (strcmp(cmd, "timeout") == 0) {
-        if (parse_time(next_word(&p), &ns, e) != 0)
-            return -1;
+        /* Positive, as [clients] timeout is: a saved 'timeout = 0ms'
+         * would not load. */
+        arg = next_word(&p);
+        if (arg == NULL || units_duration(arg, &ns, e) != 0 || ns <= 0)
+            return err_set(e, "timeout T (a positive duration such as "
+                              "800ms)%s%s%s", arg ? ", got '" : "",
+                           arg ? arg : "", arg ? "'" : "");
         if (!dry)
             change(a, CHANGE_TIMEOUT, (double)ns);
     } else if (strcmp(cmd, "ab") == 0) {
@@ -1283,8 +1391,13 @@ static void run_due(app *a)
         script_cmd *c = &a->script[a->next_cmd++];
         sb_err e;
         a->scripting = true;
+        a->write_failed = false;
         int rc = run_cmd(a, c->text, false, &e);
         a->scripting = false;
+        if (rc == 0 && a->write_failed) {
+            rc = -1;
+            snprintf(e.msg, sizeof e.msg, "%s", a->message);
+        }
         if (rc != 0) {
             char msg[ERR_MSG_MAX + 64];
             snprintf(msg, sizeof msg, "%s:%d: %s", a->o.script, c->line,
@@ -2006,10 +2119,16 @@ const char *app_shot_wanted(const app *a)
 void app_shot_done(app *a, int rc, const char *error)
 {
     a->shot_pending = false;
-    if (rc == 0)
+    if (rc == 0) {
         say(a, "screenshot %s", a->shot);
-    else
+    } else if (a->shot_line > 0) {
+        char msg[ERR_MSG_MAX + 1100];
+        snprintf(msg, sizeof msg, "%s:%d: screenshot %s failed: %s",
+                 a->o.script, a->shot_line, a->shot, error ? error : "?");
+        fail(a, msg);
+    } else {
         say(a, "screenshot %s failed: %s", a->shot, error ? error : "?");
+    }
 }
 
 static cairo_status_t write_stream(void *closure, const unsigned char *data,

@@ -875,7 +875,7 @@ static void cell_figures(cairo_t *cr, chart_rect r, const report_map *m,
                               sizeof num),
                  m->value_unit ? " " : "", m->value_unit ? m->value_unit : "");
     bool hatched = state == REPORT_CELL_BISTABLE;
-    bool two = r.h >= F * 1.75;
+    bool two = m->value && r.h >= F * 1.75; /* no value: counts alone */
     double mid = r.y + r.h / 2;
     if (two) {
         cell_line(cr, r, mid - F * 0.1, a, &bg, hatched);

@@ -723,16 +723,23 @@ static int collect_marks(cairo_t *cr, const chart_panel *p,
     const fault_cfg *f = sim_faults(session_sim(ss), &n);
     uint32_t configured = session_config(ss)->n_faults;
     double now = (double)session_now(ss) / 1e9;
-    int k = 0;
+    int k = 0, cause = -1;
+    double cause_end = -INFINITY;
     for (uint32_t i = 0; i < n && k < MARKS_MAX; i++) {
         double t0 = (double)f[i].start_ns / 1e9;
         double t1 = fmin(t0 + (double)f[i].duration_ns / 1e9, now);
+        bool change = i >= configured && is_change(&f[i]);
+        if (!change && f[i].duration_ns > 0 && t0 <= now && t1 < p->x.lo &&
+            t1 >= cause_end) {
+            cause = (int)i; /* the last fault that ended before the view */
+            cause_end = t1;
+        }
         /* Not yet, out of view, or ended before it began (a change
          * replaced at the instant it was made). */
         if (t0 > now || t1 < p->x.lo || t0 > p->x.hi ||
             f[i].duration_ns == 0)
             continue;
-        m[k].change = i >= configured && is_change(&f[i]);
+        m[k].change = change;
         if (m[k].change)
             chart_panel_marker(cr, p, t0, NULL);
         else
@@ -740,6 +747,19 @@ static int collect_marks(cairo_t *cr, const chart_panel *p,
         view_fault_text(&f[i], t0, m[k].text, sizeof m[k].text);
         m[k].x0 = fmax(chart_scale_map(&p->x, t0), p->plot.x);
         m[k].x1 = fmin(chart_scale_map(&p->x, t1), p->plot.x + p->plot.w);
+        k++;
+    }
+    /* The fault that ended before the view is still named, at its left
+     * edge: a storm it left behind would otherwise go on with nothing on
+     * screen to say what set it off. */
+    if (cause >= 0 && k < MARKS_MAX) {
+        char what[96];
+        view_fault_text(&f[cause], (double)f[cause].start_ns / 1e9, what,
+                        sizeof what);
+        snprintf(m[k].text, sizeof m[k].text,
+                 "\xe2\x86\x90 %.60s, ended at %.0f s", what, cause_end);
+        m[k].change = false;
+        m[k].x0 = m[k].x1 = p->plot.x;
         k++;
     }
     return k;
@@ -998,6 +1018,15 @@ static void panel_frame(cairo_t *cr, const view_layout *l,
     double floor_v =
         k == 2 ? 1.2 * session_current(v->runs[0], CHANGE_TIMEOUT) / 1e6
                : 1.0;
+    if (k == 1) {
+        /* The baseline stays on the axis, with room above it: goodput 0
+         * across the view (a storm) fitted the axis to 0-1 and took the
+         * baseline, the one thing that says how far it fell, off it. */
+        sim_live live;
+        summary_live(session_sim(v->runs[0]), &live);
+        if (live.has_baseline)
+            floor_v = fmax(floor_v, 1.1 * live.baseline_goodput_per_s);
+    }
     double top = chart_axis_top(panel_max(d, v, t0, t1, false), floor_v);
     chart_panel *p = &dp->p;
     *p = view_panel_plot(l, k, t0, t1);

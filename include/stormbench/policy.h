@@ -61,7 +61,7 @@ extern "C" {
 #endif
 
 #define SB_POLICY_ABI_MAJOR 2
-#define SB_POLICY_ABI_MINOR 1
+#define SB_POLICY_ABI_MINOR 2
 
 #if defined(__GNUC__)
 #define SB_EXPORT __attribute__((visibility("default")))
@@ -320,8 +320,14 @@ typedef union sb_value {
 /* ---- The policy --------------------------------------------------------- */
 
 enum {
-    SB_POLICY_LAYER = 1u /* a layer meant to be stacked on a backoff policy
-                            (it never asks for a retry by itself) */
+    SB_POLICY_LAYER = 1u, /* a layer meant to be stacked on a backoff policy
+                             (it never asks for a retry by itself) */
+    /* (2.2) Its shared state never changes after create() returns: every
+     * hook reads it and none writes it.  A copy of a running simulation
+     * (the risk estimate's splitting, `stormbench risk`) then gets its
+     * own shared state by calling create() again with the same values,
+     * and needs no clone hook.  Every built-in policy sets it. */
+    SB_POLICY_SHARED_READONLY = 2u
 };
 
 typedef struct sb_policy {
@@ -388,6 +394,20 @@ typedef struct sb_policy {
      * NULL. */
     void (*on_request_end)(const sb_ctx *ctx, const sb_attempt *a,
                            sb_outcome outcome);
+    /* (2.2) Copy the shared state of a running simulation into a new one
+     * that destroy() frees: the copy goes on from where `shared` is,
+     * independently of it.  Called when the host copies a running
+     * simulation (a branch point of the risk estimate); the process,
+     * client and request blocks are copied by the host byte for byte, so
+     * they must not point into the shared state.  Return 0, or nonzero
+     * after writing a message into err.  May be NULL (or absent from a
+     * 2.0/2.1 table): then a policy whose shared state changes while it
+     * runs cannot be copied, and the host refuses to branch a run that
+     * uses it (plain Monte Carlo still works); a policy without shared
+     * state (create() left it NULL) or with SB_POLICY_SHARED_READONLY
+     * needs none. */
+    int32_t (*clone)(const void *shared, void **copy, char *err,
+                     size_t errlen);
 } sb_policy;
 
 /* The host refuses any sb_policy shorter than this. */
@@ -470,7 +490,8 @@ SB_ABI_ASSERT(offsetof(sb_policy, before_send) == 104,
               "sb_policy.before_send");
 SB_ABI_ASSERT(offsetof(sb_policy, on_request_end) == 136,
               "sb_policy.on_request_end");
-SB_ABI_ASSERT(sizeof(sb_policy) == 144, "sb_policy is 144 bytes in 2.0");
+SB_ABI_ASSERT(offsetof(sb_policy, clone) == 144, "sb_policy.clone (2.2)");
+SB_ABI_ASSERT(sizeof(sb_policy) == 152, "sb_policy is 152 bytes in 2.2");
 #endif
 
 #ifdef __cplusplus

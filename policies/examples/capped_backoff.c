@@ -318,7 +318,12 @@ static const sb_policy capped_backoff = {
     .abi_major = SB_POLICY_ABI_MAJOR,
     .abi_minor = SB_POLICY_ABI_MINOR,
     .struct_size = sizeof(sb_policy),
-    .flags = 0, /* SB_POLICY_LAYER for a layer that never retries itself */
+    /* SB_POLICY_LAYER for a layer that never retries itself;
+     * SB_POLICY_SHARED_READONLY because no hook writes what create()
+     * made, so `stormbench risk` may branch a running simulation by
+     * calling create() again (a policy whose shared state changes needs
+     * a .clone hook instead). */
+    .flags = SB_POLICY_SHARED_READONLY,
     .name = "capped_backoff", /* [a-z0-9_]+, not a built-in's name */
     .doc = "Capped exponential backoff with equal jitter; honours "
            "Retry-After, stops on 4xx (example plug-in).",
@@ -337,6 +342,7 @@ static const sb_policy capped_backoff = {
     .on_failure = capped_on_failure,
     .on_decision = capped_on_decision,
     .on_request_end = NULL,
+    .clone = NULL, /* not needed: the shared state is read-only */
 };
 
 /* The one symbol the host looks up (SB_PLUGIN_ENTRY_NAME).  Build with

@@ -93,7 +93,7 @@ static const sb_policy policy = {
     "sbt_host_calls", "calls every host function from every hook",
     "per process: a count of its calls", params, 0, 0, psize, 0, 0,
     process_init, client_init, before_send, on_success, on_failure,
-    on_decision, on_request_end};
+    on_decision, on_request_end, 0};
 
 SB_EXPORT const sb_policy *sb_policy_plugin(void);
 SB_EXPORT const sb_policy *sb_policy_plugin(void) { return &policy; }

@@ -1,0 +1,375 @@
+/*
+ * compare_risk.c -- the probability of a storm per policy for compare
+ * (compare_risk.h).
+ */
+#include "compare_risk.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "stats.h"
+
+/* ---- Estimates ------------------------------------------------------------ */
+
+/* The setup of policy pol at point pt: the point's configuration with the
+ * comparison's first seed, the policy's parameters then the sweep's. */
+static int estimate_one(const compare_plan *p, uint32_t pt, int pol,
+                        const compare_risk_opts *o, risk_result *out,
+                        sb_err *e)
+{
+    const compare_point *point = &p->points[pt];
+    const compare_policy *cp = &p->policies[pol];
+    static _Thread_local sim_config cfg;
+    cfg = point->cfg;
+    cfg.seed = p->seed0;
+    setting params[COMPARE_MAX_PARAMS + COMPARE_MAX_AXES];
+    int n = 0;
+    for (int i = 0; i < cp->n_params; i++)
+        params[n++] = cp->params[i];
+    for (int i = 0; i < point->n_policy_sets; i++)
+        params[n++] = point->policy_sets[i];
+    const char *plugins[COMPARE_MAX_PLUGINS];
+    for (int i = 0; i < p->n_plugins; i++)
+        plugins[i] = p->plugins[i];
+    risk_setup su = {&cfg,      cp->stack, params,
+                     n,         plugins,   p->n_plugins,
+                     o->horizon_ns, o->storm_window_ns};
+    return risk_estimate(&su, &o->ro, out, e);
+}
+
+int compare_risk_run(const compare_plan *p, const compare_risk_opts *o,
+                     FILE *progress, compare_risk **out, sb_err *e)
+{
+    compare_risk *r = calloc(1, sizeof *r);
+    size_t cells = (size_t)p->n_points * (size_t)p->n_policies;
+    if (r == NULL || (r->cell = calloc(cells, sizeof *r->cell)) == NULL) {
+        free(r);
+        return err_set(e, "out of memory");
+    }
+    r->o = *o;
+    r->n_points = p->n_points;
+    r->n_policies = p->n_policies;
+    for (uint32_t pt = 0; pt < p->n_points; pt++)
+        for (int pol = 0; pol < p->n_policies; pol++) {
+            risk_result *c = &r->cell[(size_t)pt * (size_t)p->n_policies +
+                                      (size_t)pol];
+            if (estimate_one(p, pt, pol, o, c, e) != 0) {
+                char name[160];
+                snprintf(name, sizeof name, "%s", e->msg);
+                compare_risk_free(r);
+                return err_set(e, "--risk: policy '%s': %s",
+                               p->policies[pol].label, name);
+            }
+            if (progress) {
+                char text[160];
+                compare_risk_cell(c, text, sizeof text);
+                fprintf(progress, "risk %zu/%zu: %s",
+                        (size_t)pt * (size_t)p->n_policies + (size_t)pol + 1,
+                        cells, p->policies[pol].label);
+                for (int a = 0; a < p->n_axes; a++)
+                    fprintf(progress, "%s %s = %g", a ? "," : " at",
+                            p->axes[a].key, p->points[pt].value[a]);
+                fprintf(progress, ": %s\n", text);
+            }
+        }
+    *out = r;
+    return 0;
+}
+
+void compare_risk_free(compare_risk *r)
+{
+    if (r == NULL)
+        return;
+    free(r->cell);
+    free(r);
+}
+
+/* ---- Words ---------------------------------------------------------------- */
+
+void compare_risk_pct(double p, char *buf, size_t len)
+{
+    double v = 100 * p;
+    if (!isfinite(v))
+        snprintf(buf, len, "-");
+    else if (v == 0)
+        snprintf(buf, len, "0");
+    else if (v >= 99.95)
+        snprintf(buf, len, "100");
+    else if (v >= 10)
+        snprintf(buf, len, "%.1f", v);
+    else if (v >= 0.01)
+        snprintf(buf, len, "%#.3g", v); /* 9.00, 0.951: three digits */
+    else
+        snprintf(buf, len, "%.2e", v);
+}
+
+void compare_risk_cell(const risk_result *c, char *buf, size_t len)
+{
+    char p[32], lo[32], hi[32];
+    compare_risk_pct(c->est.p, p, sizeof p);
+    compare_risk_pct(c->est.lo, lo, sizeof lo);
+    compare_risk_pct(c->est.hi, hi, sizeof hi);
+    if (c->est.plain)
+        snprintf(buf, len, "%s %% [%s, %s]; %llu of %llu runs", p, lo, hi,
+                 (unsigned long long)c->est.hit_trials,
+                 (unsigned long long)c->est.trials);
+    else
+        snprintf(buf, len, "%s %% [%s, %s]; splitting, as precise as %.0f "
+                 "runs", p, lo, hi, c->est.effective_runs);
+}
+
+void compare_risk_horizon(const compare_risk *r, char *buf, size_t len)
+{
+    double s = (double)r->o.horizon_ns / 1e9;
+    if (s >= 86400 && fmod(s, 86400) == 0)
+        snprintf(buf, len, "within %g day%s", s / 86400,
+                 s == 86400 ? "" : "s");
+    else if (s >= 3600 && fmod(s, 3600) == 0)
+        snprintf(buf, len, "within %g h", s / 3600);
+    else if (s >= 60 && fmod(s, 60) == 0)
+        snprintf(buf, len, "within %g min", s / 60);
+    else
+        snprintf(buf, len, "within %g s", s);
+}
+
+static void say(char *buf, size_t len, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void say(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+    if (*used >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *used, len - *used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *used += (size_t)n;
+}
+
+static void p_text(double p, char *buf, size_t len)
+{
+    if (!isfinite(p))
+        snprintf(buf, len, "intervals apart");
+    else if (p < 0.001)
+        snprintf(buf, len, "p < 0.001");
+    else
+        snprintf(buf, len, "p = %.3f", p);
+}
+
+/* The p of best against other: Fisher's exact test on plain estimates;
+ * a splitting estimate has no counts, so there: 0 when the intervals do
+ * not overlap (NaN marks it), 1 when they do. */
+static double versus(const risk_result *a, const risk_result *b)
+{
+    if (a->est.plain && b->est.plain)
+        return stats_fisher_exact(a->est.hit_trials, a->est.trials,
+                                  b->est.hit_trials, b->est.trials);
+    return a->est.hi < b->est.lo || b->est.hi < a->est.lo ? NAN : 1;
+}
+
+static int by_risk(const risk_result *a, int ia, const risk_result *b,
+                   int ib)
+{
+    if (a->est.p != b->est.p)
+        return a->est.p < b->est.p ? -1 : 1;
+    if (a->est.hi != b->est.hi)
+        return a->est.hi < b->est.hi ? -1 : 1;
+    return ia - ib;
+}
+
+void compare_risk_verdict(const compare_result *r, uint32_t pt, int *best,
+                          char *buf, size_t len)
+{
+    const compare_plan *p = r->plan;
+    const compare_risk *k = r->risk;
+    int n = p->n_policies, order[COMPARE_MAX_POLICIES];
+    size_t used = 0;
+    char h[64], a[32], b[32], c[32];
+    compare_risk_horizon(k, h, sizeof h);
+    if (best)
+        *best = -1;
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        int j = i;
+        while (j > 0 && by_risk(compare_risk_at(k, pt, order[j - 1]),
+                                order[j - 1], compare_risk_at(k, pt, i),
+                                i) > 0) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = i;
+    }
+    const risk_result *top = compare_risk_at(k, pt, order[0]);
+    const risk_result *last = compare_risk_at(k, pt, order[n - 1]);
+    if (last->est.p == 0) {
+        compare_risk_pct(last->est.hi, a, sizeof a);
+        say(buf, len, &used, "no run of any policy tipped into a storm %s: "
+            "each P(storm) is below %s %% (the widest 95 %% interval's "
+            "top); more runs (--risk-runs) narrow it", h, a);
+        return;
+    }
+    if (n == 1) {
+        char cell[160];
+        compare_risk_cell(top, cell, sizeof cell);
+        say(buf, len, &used, "P(storm %s) = %s", h, cell);
+        return;
+    }
+    /* The best against each other policy, Holm-adjusted. */
+    double pv[COMPARE_MAX_POLICIES];
+    bool apart[COMPARE_MAX_POLICIES];
+    for (int i = 1; i < n; i++) {
+        pv[i - 1] = versus(top, compare_risk_at(k, pt, order[i]));
+        apart[i] = isnan(pv[i - 1]);
+        if (apart[i])
+            pv[i - 1] = 0;
+    }
+    stats_holm(pv, (size_t)(n - 1));
+    int leaders = 1;
+    while (leaders < n && pv[leaders - 1] >= 0.05)
+        leaders++;
+    const risk_result *next = compare_risk_at(k, pt, order[1]);
+    compare_risk_pct(top->est.p, a, sizeof a);
+    compare_risk_pct(next->est.p, b, sizeof b);
+    char pt_text[32];
+    p_text(apart[1] ? NAN : pv[0], pt_text, sizeof pt_text);
+    const char *test = !(top->est.plain && next->est.plain)
+                           ? "95 % intervals"
+                       : n > 2 ? "Fisher's exact test, Holm-adjusted"
+                               : "Fisher's exact test";
+    if (leaders == n) {
+        say(buf, len, &used, "nothing separates the policies: %s is least "
+            "likely to tip into a storm %s (%s %%) against %s %% for %s, "
+            "not significant (%s, %s); more runs (--risk-runs) would tell "
+            "them apart", p->policies[order[0]].label, h, a, b,
+            p->policies[order[1]].label, test, pt_text);
+        return;
+    }
+    if (best)
+        *best = leaders == 1 ? order[0] : -1;
+    if (leaders == 1) {
+        char lo[32], hi[32];
+        compare_risk_pct(top->est.lo, lo, sizeof lo);
+        compare_risk_pct(top->est.hi, hi, sizeof hi);
+        say(buf, len, &used, "%s: least likely to tip into a storm %s, %s "
+            "%% [%s, %s] vs %s %% for %s (the next best), significant (%s, "
+            "%s)", p->policies[order[0]].label, h, a, lo, hi, b,
+            p->policies[order[1]].label, test, pt_text);
+        return;
+    }
+    for (int i = 0; i < leaders; i++) {
+        compare_risk_pct(compare_risk_at(k, pt, order[i])->est.p, c,
+                         sizeof c);
+        say(buf, len, &used, "%s%s (%s %%)",
+            i == 0 ? "" : i == leaders - 1 ? " and " : ", ",
+            p->policies[order[i]].label, c);
+    }
+    const risk_result *out = compare_risk_at(k, pt, order[leaders]);
+    compare_risk_pct(out->est.p, c, sizeof c);
+    p_text(apart[leaders] ? NAN : pv[leaders - 1], pt_text, sizeof pt_text);
+    say(buf, len, &used, " tie for the least risk of a storm %s; %s%s "
+        "tips significantly more often than %s (%s %%, %s, %s)", h,
+        p->policies[order[leaders]].label,
+        leaders + 1 < n ? " and the rest" : "", p->policies[order[0]].label,
+        c, test, pt_text);
+}
+
+/* ---- summary.md and summary.json ------------------------------------------- */
+
+/* Storms a day at the rate the estimate implies, as a table prints it. */
+static void per_day(double rate_per_s, char *buf, size_t len)
+{
+    double d = rate_per_s * 86400;
+    if (!isfinite(d))
+        snprintf(buf, len, "-");
+    else if (d == 0 || d >= 0.1)
+        snprintf(buf, len, "%.2g", d);
+    else
+        snprintf(buf, len, "%.2e", d);
+}
+
+void compare_risk_md(FILE *f, const compare_result *r, uint32_t pt)
+{
+    const compare_risk *k = r->risk;
+    char h[64], w[64], text[1200];
+    compare_risk_horizon(k, h, sizeof h);
+    snprintf(w, sizeof w, "%g s", (double)k->o.storm_window_ns / 1e9);
+    fprintf(f, "\n### Risk of a storm %s\n\n", h);
+    fprintf(f, "Each run: the scenario for the horizon under its faults' "
+               "weather, seeds from %llu on; a storm: after the trigger is "
+               "gone, goodput not back within 10 %% of baseline for %s in "
+               "a row (`stormbench risk`).\n\n",
+            (unsigned long long)r->plan->seed0, w);
+    fputs("| policy | P(storm) (%) | 95 % interval (%) | runs tipped | "
+          "storms a day | estimator |\n|---|--:|--:|--:|--:|---|\n", f);
+    for (int pol = 0; pol < r->plan->n_policies; pol++) {
+        const risk_result *c = compare_risk_at(k, pt, pol);
+        char p[32], lo[32], hi[32], day[32];
+        compare_risk_pct(c->est.p, p, sizeof p);
+        compare_risk_pct(c->est.lo, lo, sizeof lo);
+        compare_risk_pct(c->est.hi, hi, sizeof hi);
+        per_day(c->rate_per_s, day, sizeof day);
+        fprintf(f, "| `%s` | %s | [%s, %s] | ", r->plan->policies[pol].label,
+                p, lo, hi);
+        if (c->est.plain)
+            fprintf(f, "%llu of %llu", (unsigned long long)c->est.hit_trials,
+                    (unsigned long long)c->est.trials);
+        else
+            fputs("-", f);
+        fprintf(f, " | %s | %s |\n", day,
+                c->est.plain ? "plain Monte Carlo (Wilson)"
+                             : "RESTART splitting (Student t)");
+    }
+    compare_risk_verdict(r, pt, NULL, text, sizeof text);
+    fprintf(f, "\n- **risk of a storm**: %s\n", text);
+}
+
+static void exact(jw *w, const char *key, double v)
+{
+    char buf[40] = "";
+    for (int digits = 15; isfinite(v) && digits <= 17; digits++) {
+        snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    if (buf[0])
+        jw_number_text(w, key, buf);
+    else
+        jw_null(w, key);
+}
+
+void compare_risk_json(struct jw *w, const compare_result *r, uint32_t pt)
+{
+    const compare_risk *k = r->risk;
+    const compare_plan *p = r->plan;
+    jw_object(w, "risk");
+    exact(w, "horizon_s", (double)k->o.horizon_ns / 1e9);
+    exact(w, "storm_window_s", (double)k->o.storm_window_ns / 1e9);
+    exact(w, "confidence", k->o.ro.confidence);
+    jw_object(w, "policies");
+    for (int pol = 0; pol < p->n_policies; pol++) {
+        const risk_result *c = compare_risk_at(k, pt, pol);
+        jw_object(w, p->policies[pol].label);
+        jw_string(w, "estimator", c->est.plain ? "plain Monte Carlo"
+                                                : "RESTART");
+        exact(w, "probability", c->est.p);
+        exact(w, "lo", c->est.lo);
+        exact(w, "hi", c->est.hi);
+        jw_uint(w, "runs", c->est.trials);
+        jw_uint(w, "runs_tipped", c->est.hit_trials);
+        exact(w, "effective_runs", c->est.effective_runs);
+        exact(w, "simulated_s", c->est.work);
+        exact(w, "storms_per_day", c->rate_per_s * 86400);
+        jw_end(w);
+    }
+    jw_end(w);
+    int best;
+    char text[1200];
+    compare_risk_verdict(r, pt, &best, text, sizeof text);
+    jw_string(w, "best", best >= 0 ? p->policies[best].label : NULL);
+    jw_string(w, "verdict", text);
+    jw_end(w);
+}
