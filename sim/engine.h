@@ -274,6 +274,19 @@ static inline void engine_push_now(sim *s, unsigned type, uint32_t id,
     s->next = (evq_event){s->now, type & 0xffu, id, gen};
     s->has_next = true;
 }
+/* Push an event d after now.  A leg of a network without delay (d == 0:
+ * the default network, and a tier's) takes engine_push_now's way beside
+ * the queue when nothing else is due at now -- the same order and the
+ * same count of events, without a trip through the queue.  Inline: it
+ * runs at every network leg. */
+static inline void engine_push_after(sim *s, int64_t d, unsigned type,
+                                     uint32_t id, uint32_t gen)
+{
+    if (d == 0)
+        engine_push_now(s, type, id, gen);
+    else
+        engine_push(s, simtime_add(s->now, d), type, id, gen);
+}
 /* Draws from a distribution, and a uniform.  A constant takes no draw,
  * inline (every network leg of most scenarios); the rest draw out of
  * line. */

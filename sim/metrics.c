@@ -104,6 +104,26 @@ static int open_row(metrics *m)
     return 0;
 }
 
+/* How a kept row of merged buckets combines each field (metrics.h), and
+ * the run's total: its counts in total.sum, its peaks beside it (a
+ * level at the end is not added up). */
+#define ROW_SUM(r, b, f) ((r)->f += (b)->f)
+#define ROW_MAX(r, b, f) ((r)->f = (b)->f > (r)->f ? (b)->f : (r)->f)
+#define ROW_LAST(r, b, f) ((r)->f = (b)->f)
+#define TOTAL_SUM(m, b, f) ((m)->total.sum.f += (b)->f)
+#define TOTAL_MAX(m, b, f)                                                     \
+    ((m)->total.f = (b)->f > (m)->total.f ? (b)->f : (m)->total.f)
+#define TOTAL_LAST(m, b, f) ((void)0)
+
+/* The table names every field but the row's place and its bins. */
+#define FIELD_SIZE(f, reduce, in_summary) +sizeof(((metrics_bucket *)0)->f)
+_Static_assert(0 METRICS_BUCKET_FIELDS(FIELD_SIZE) +
+                       2 * sizeof(int64_t) + 4 * sizeof(uint16_t) ==
+                   sizeof(metrics_bucket),
+               "a field of metrics_bucket is missing in "
+               "METRICS_BUCKET_FIELDS (metrics.h)");
+#undef FIELD_SIZE
+
 /* Add bucket b (and its histograms) to the open row.  With merge = 1 the
  * row is the bucket, copied as is. */
 static void fold(metrics *m, const metrics_bucket *b)
@@ -114,52 +134,9 @@ static void fold(metrics *m, const metrics_bucket *b)
         *r = *b;
         return;
     }
-    r->offered += b->offered;
-    r->attempts += b->attempts;
-    r->successes += b->successes;
-    r->failures += b->failures;
-    r->gave_up += b->gave_up;
-    r->deadline += b->deadline;
-    r->refused += b->refused;
-    r->refused_budget += b->refused_budget;
-    r->refused_breaker += b->refused_breaker;
-    r->refused_other += b->refused_other;
-    r->refusals += b->refusals;
-    r->quarantined += b->quarantined;
-    r->timeouts += b->timeouts;
-    r->rejections += b->rejections;
-    r->errors += b->errors;
-    r->other_errors += b->other_errors;
-    r->overflowed += b->overflowed;
-    r->duplicates += b->duplicates;
-    r->repeats += b->repeats;
-    r->expired += b->expired;
-    r->late += b->late;
-    r->lost_acks += b->lost_acks;
-    r->conflicts += b->conflicts;
-    r->attempts_ended += b->attempts_ended;
-    r->job_runs += b->job_runs;
-    r->jobs_completed += b->jobs_completed;
-    r->job_runs_failed += b->job_runs_failed;
-    r->items_committed += b->items_committed;
-    r->items_duplicated += b->items_duplicated;
-    r->items_quarantined += b->items_quarantined;
-    r->alerts_log += b->alerts_log;
-    r->alerts_warning += b->alerts_warning;
-    r->alerts_critical += b->alerts_critical;
-    r->busy_ns += b->busy_ns;
-    r->queue_ns += b->queue_ns;
-    r->service_ns += b->service_ns;
-    r->wasted_ns += b->wasted_ns;
-    r->latency_sum_ns += b->latency_sum_ns;
-    r->queue_wait_ns += b->queue_wait_ns;
-    r->served += b->served;
-    r->attempt_latency_sum_ns += b->attempt_latency_sum_ns;
-    if (b->max_queue > r->max_queue)
-        r->max_queue = b->max_queue;
-    r->open_breakers = b->open_breakers; /* at the end of the row */
-    r->policy_level = b->policy_level;
-    r->capacity = b->capacity;
+#define X(f, reduce, in_summary) ROW_##reduce(r, b, f);
+    METRICS_BUCKET_FIELDS(X)
+#undef X
     hist_add(&m->row_hist, &m->live_hist);
 }
 
@@ -354,49 +331,9 @@ static void sum_rows(metrics *m)
     memset(s, 0, sizeof *s);
     for (size_t i = 0; i < m->n_buckets; i++) {
         const metrics_bucket *b = &m->buckets[i];
-        s->offered += b->offered;
-        s->attempts += b->attempts;
-        s->successes += b->successes;
-        s->failures += b->failures;
-        s->gave_up += b->gave_up;
-        s->deadline += b->deadline;
-        s->refused += b->refused;
-        s->refused_budget += b->refused_budget;
-        s->refused_breaker += b->refused_breaker;
-        s->refused_other += b->refused_other;
-        s->refusals += b->refusals;
-        s->quarantined += b->quarantined;
-        s->timeouts += b->timeouts;
-        s->rejections += b->rejections;
-        s->errors += b->errors;
-        s->other_errors += b->other_errors;
-        s->overflowed += b->overflowed;
-        s->duplicates += b->duplicates;
-        s->repeats += b->repeats;
-        s->expired += b->expired;
-        s->late += b->late;
-        s->lost_acks += b->lost_acks;
-        s->conflicts += b->conflicts;
-        s->attempts_ended += b->attempts_ended;
-        s->job_runs += b->job_runs;
-        s->jobs_completed += b->jobs_completed;
-        s->job_runs_failed += b->job_runs_failed;
-        s->items_committed += b->items_committed;
-        s->items_duplicated += b->items_duplicated;
-        s->items_quarantined += b->items_quarantined;
-        s->alerts_log += b->alerts_log;
-        s->alerts_warning += b->alerts_warning;
-        s->alerts_critical += b->alerts_critical;
-        s->busy_ns += b->busy_ns;
-        s->queue_ns += b->queue_ns;
-        s->service_ns += b->service_ns;
-        s->wasted_ns += b->wasted_ns;
-        s->latency_sum_ns += b->latency_sum_ns;
-        s->attempt_latency_sum_ns += b->attempt_latency_sum_ns;
-        s->queue_wait_ns += b->queue_wait_ns;
-        s->served += b->served;
-        if (b->max_queue > m->total.max_queue)
-            m->total.max_queue = b->max_queue;
+#define X(f, reduce, in_summary) TOTAL_##reduce(m, b, f);
+        METRICS_BUCKET_FIELDS(X)
+#undef X
     }
 }
 

@@ -124,6 +124,67 @@ typedef struct metrics_bucket {
     uint16_t attempt_p50_bin, attempt_p99_bin;
 } metrics_bucket;
 
+/* ---- The bucket's fields, once --------------------------------------------
+ *
+ * Every field of metrics_bucket but its place (start_ns, width_ns) and
+ * its quantile bins, with
+ *   - how a kept row of merged buckets and the run's total combine it:
+ *     SUM (counts, and the time integrals of gauges), MAX (a peak) or
+ *     LAST (a level at the end of the span, not added up);
+ *   - whether the summary (summary.h) carries it under the same name,
+ *     the run's total copied: Y or N.
+ * X(field, reduction, in_summary), in the struct's order.  metrics.c
+ * folds rows and totals by it, summary.c copies by it, and a
+ * _Static_assert in metrics.c fails when a field of the struct is
+ * missing here.  A new counter is a field above and a line here; what
+ * shows it (export, print, compare, expect) is README's "Add a metric". */
+#define METRICS_BUCKET_FIELDS(X)                                               \
+    X(offered, SUM, Y)                                                         \
+    X(attempts, SUM, Y)                                                        \
+    X(successes, SUM, Y)                                                       \
+    X(failures, SUM, Y)                                                        \
+    X(gave_up, SUM, Y)                                                         \
+    X(deadline, SUM, Y)                                                        \
+    X(refused, SUM, Y)                                                         \
+    X(quarantined, SUM, Y)                                                     \
+    X(refused_budget, SUM, Y)                                                  \
+    X(refused_breaker, SUM, Y)                                                 \
+    X(refused_other, SUM, Y)                                                   \
+    X(refusals, SUM, Y)                                                        \
+    X(timeouts, SUM, Y)                                                        \
+    X(rejections, SUM, Y)                                                      \
+    X(errors, SUM, Y)                                                          \
+    X(other_errors, SUM, Y)                                                    \
+    X(overflowed, SUM, Y)                                                      \
+    X(duplicates, SUM, Y)                                                      \
+    X(repeats, SUM, Y)                                                         \
+    X(expired, SUM, Y)                                                         \
+    X(late, SUM, Y)                                                            \
+    X(lost_acks, SUM, Y)                                                       \
+    X(conflicts, SUM, Y)                                                       \
+    X(attempts_ended, SUM, N)                                                  \
+    X(job_runs, SUM, N)                                                        \
+    X(jobs_completed, SUM, N)                                                  \
+    X(job_runs_failed, SUM, N)                                                 \
+    X(items_committed, SUM, N)                                                 \
+    X(items_duplicated, SUM, N)                                                \
+    X(items_quarantined, SUM, N)                                               \
+    X(alerts_log, SUM, N)                                                      \
+    X(alerts_warning, SUM, N)                                                  \
+    X(alerts_critical, SUM, N)                                                 \
+    X(busy_ns, SUM, N)                                                         \
+    X(queue_ns, SUM, N)                                                        \
+    X(service_ns, SUM, N)                                                      \
+    X(wasted_ns, SUM, N)                                                       \
+    X(open_breakers, LAST, N)                                                  \
+    X(policy_level, LAST, N)                                                   \
+    X(latency_sum_ns, SUM, N)                                                  \
+    X(queue_wait_ns, SUM, N)                                                   \
+    X(served, SUM, N)                                                          \
+    X(attempt_latency_sum_ns, SUM, N)                                          \
+    X(max_queue, MAX, N)                                                       \
+    X(capacity, LAST, N)
+
 /* The histograms of one bucket or open row.  Every nonzero count lies in
  * bins [lo, hi] (lo > hi when empty), so clearing, folding and reading
  * one costs what its samples span, not 668 bins. */

@@ -443,7 +443,7 @@ to_server(sim *s, const requester *rq, bool top, uint32_t ai, request *r,
     t->stage = ST_TO_SERVER;
     int64_t d = engine_sample(s, rq->network, r->client, rq->net_stream,
                               rng_attempt_counter(r->index, t->number, 0));
-    engine_push(s, simtime_add(s->now, d), EV_SERVER_ARRIVE, ai, t->gen);
+    engine_push_after(s, d, EV_SERVER_ARRIVE, ai, t->gen);
 }
 
 /* A connection is free again: hand it to the oldest attempt still

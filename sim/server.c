@@ -684,7 +684,7 @@ static inline void send_reply(server *sv, uint32_t ai, attempt *t,
         drop(sv, ai);
     } else {
         t->stage = ST_TO_CLIENT;
-        engine_push(sv->s, at, EV_RESPONSE, ai, t->gen);
+        engine_push_after(sv->s, at - sv->s->now, EV_RESPONSE, ai, t->gen);
     }
 }
 

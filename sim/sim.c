@@ -116,8 +116,7 @@ void engine_answer(sim *s, uint32_t ai, sb_error_kind kind, int32_t status,
     t->status = status;
     t->retry_after = retry_after;
     t->stage = ST_TO_CLIENT;
-    engine_push(s, simtime_add(s->now, delay), EV_RESPONSE, ai,
-                     t->gen);
+    engine_push_after(s, delay, EV_RESPONSE, ai, t->gen);
 }
 
 /* ---- Dispatch ----------------------------------------------------------- */

@@ -156,32 +156,18 @@ static void peak(const metrics *m, size_t n, sim_summary *o)
     }
 }
 
+/* The run's counts the summary carries under their own names (Y in
+ * metrics.h's table). */
+#define COPY_Y(f) o->f = t->f;
+#define COPY_N(f)
 static void counts(const metrics_bucket *t, sim_summary *o)
 {
-    o->offered = t->offered;
-    o->attempts = t->attempts;
-    o->successes = t->successes;
-    o->failures = t->failures;
-    o->gave_up = t->gave_up;
-    o->deadline = t->deadline;
-    o->refused = t->refused;
-    o->refused_budget = t->refused_budget;
-    o->refused_breaker = t->refused_breaker;
-    o->refused_other = t->refused_other;
-    o->refusals = t->refusals;
-    o->quarantined = t->quarantined;
-    o->timeouts = t->timeouts;
-    o->rejections = t->rejections;
-    o->errors = t->errors;
-    o->other_errors = t->other_errors;
-    o->overflowed = t->overflowed;
-    o->duplicates = t->duplicates;
-    o->repeats = t->repeats;
-    o->expired = t->expired;
-    o->late = t->late;
-    o->lost_acks = t->lost_acks;
-    o->conflicts = t->conflicts;
+#define X(f, reduce, in_summary) COPY_##in_summary(f)
+    METRICS_BUCKET_FIELDS(X)
+#undef X
 }
+#undef COPY_Y
+#undef COPY_N
 
 /* Mean and quantiles of n samples: their sum and a TOTAL_HIST_BITS
  * histogram of them. */

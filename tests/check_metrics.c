@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runfile.h"
 #include "testutil.h"
 
 /* ---- The module alone ---------------------------------------------------- */
@@ -516,6 +517,40 @@ START_TEST(attempt_latency_in_the_outputs)
 }
 END_TEST
 
+/* Every count the metric table (metrics.h) gives the summary is saved in
+ * a comparison's run files under its name, as the 64-bit count it is:
+ * a counter added to the table with Y but not to runfile.c would be
+ * lost by a resumed or merged comparison (its runs read back from
+ * disk), so compare would test zeros. */
+#define NAME_Y(f) #f,
+#define NAME_N(f)
+#define SUMMARY_NAME(f, reduce, in_summary) NAME_##in_summary(f)
+static const char *const summary_counts[] = {
+    METRICS_BUCKET_FIELDS(SUMMARY_NAME)};
+#define SUMMARY_OFFSET_Y(f) offsetof(sim_summary, f),
+#define SUMMARY_OFFSET_N(f)
+#define SUMMARY_OFFSET(f, reduce, in_summary) SUMMARY_OFFSET_##in_summary(f)
+static const size_t summary_offsets[] = {
+    METRICS_BUCKET_FIELDS(SUMMARY_OFFSET)};
+
+START_TEST(the_tables_counts_reach_the_run_files)
+{
+    size_t n = sizeof summary_counts / sizeof *summary_counts;
+    ck_assert_uint_ge(n, 23); /* offered ... conflicts */
+    for (size_t i = 0; i < n; i++) {
+        const runfile_field *f = NULL;
+        for (size_t j = 0; j < runfile_n_summary_fields; j++)
+            if (strcmp(runfile_summary_fields[j].name, summary_counts[i]) ==
+                0)
+                f = &runfile_summary_fields[j];
+        ck_assert_msg(f != NULL, "%s: not in runfile_summary_fields",
+                      summary_counts[i]);
+        ck_assert_uint_eq(f->offset, summary_offsets[i]);
+        ck_assert_int_eq(f->type, RF_U64);
+    }
+}
+END_TEST
+
 Suite *metrics_suite(void)
 {
     Suite *s = suite_create("metrics");
@@ -531,6 +566,7 @@ Suite *metrics_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, attempt_latency_by_hand);
     tcase_add_test(tc, attempt_latency_in_the_outputs);
+    tcase_add_test(tc, the_tables_counts_reach_the_run_files);
     suite_add_tcase(s, tc);
     return s;
 }
