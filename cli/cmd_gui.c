@@ -144,7 +144,7 @@ static int save_scenario(void *ctx, const char *path, const sim_config *cfg,
              "observed.  Run it with: stormbench run %s",
              from, path);
     writer_extra x = {comment, policy, params, n_params, plugins, n_plugins,
-                      expect, n_expect};
+                      expect, n_expect, NULL};
     outfile o;
     if (outfile_open(&o, path, e) != 0)
         return -1;

@@ -460,7 +460,8 @@ static int write_first_storm(const risk_job *j, const char *path, sb_err *e)
         n_expect = 1;
     }
     writer_extra x = {comment,      j->spec,   j->settings, j->n_settings,
-                      j->plugins,   j->n_plugins, expect,   n_expect};
+                      j->plugins,   j->n_plugins, expect,   n_expect,
+                      NULL};
     outfile out;
     if (outfile_open(&out, path, e) != 0)
         return -1;

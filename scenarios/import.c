@@ -418,6 +418,25 @@ static int first_char(const char *path, sb_err *e)
     return c == EOF ? 0 : c;
 }
 
+/* A stormbench scenario ([scenario] among its sections) begins with '['
+ * as an AWS config does; taken for one, its sections would be listed as
+ * unknown profiles and nothing said. */
+static bool is_scenario(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    bool found = false;
+    while (f && !found && fgets(line, sizeof line, f)) {
+        char *s = line;
+        while (isspace((unsigned char)*s))
+            s++;
+        found = strncmp(s, "[scenario]", 10) == 0;
+    }
+    if (f)
+        fclose(f);
+    return found;
+}
+
 const char *import_detect(const char *path, sb_err *e)
 {
     int c = first_char(path, e);
@@ -425,6 +444,12 @@ const char *import_detect(const char *path, sb_err *e)
         return NULL;
     if (c == 0) {
         err_set(e, "%s: the file is empty", path);
+        return NULL;
+    }
+    if (c == '[' && is_scenario(path)) {
+        err_set(e, "%s: a stormbench scenario, not a configuration to "
+                "import (its [policy] is already stormbench's; 'stormbench "
+                "validate %s' checks it)", path, path);
         return NULL;
     }
     if (c == '[')

@@ -375,3 +375,15 @@ int ini_file_set(load *ld, const char *set)
     return 0;
 }
 
+int ini_file_put_default(load *ld, const char *section, const char *key,
+                         const char *value, const char *origin)
+{
+    if (load_find(ld, section, key) != NULL)
+        return 0;
+    entry *en = add_entry(ld, section, key);
+    if (en == NULL)
+        return err_set(ld->e, "%s: too many keys", origin);
+    snprintf(en->value, sizeof en->value, "%s", value);
+    snprintf(en->origin, sizeof en->origin, "%s", origin);
+    return 0;
+}

@@ -25,5 +25,10 @@ int ini_file_read(load *ld);
  * it replaces the file's entry, or adds one.  0, or -1 with the message
  * in ld->e ("--set section.key=value: ..."). */
 int ini_file_set(load *ld, const char *set);
+/* [section] key = value with the given origin, unless the file or a --set
+ * already has the key (what the user wrote wins).  Returns 0, or -1 with
+ * a message in ld->e when the scenario has too many keys. */
+int ini_file_put_default(load *ld, const char *section, const char *key,
+                         const char *value, const char *origin);
 
 #endif

@@ -154,6 +154,8 @@ static const key_row table[] = {
     POLICY("name", key_policy_name, policy, .max = SIZE(scenario, policy),
            .def = "none"),
     POLICY("plugin", key_plugin, plugins, .list = true),
+    POLICY("from", key_policy_from, policy_from,
+           .max = SIZE(scenario, policy_from)),
 
     /* Every other key of [policy.NAME] is a parameter of its stack. */
     TIER_POLICY("name", key_tier_policy_name, policy,

@@ -4,7 +4,11 @@
 #include "load_policy.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "import.h"
+#include "ini_file.h"
 
 int key_policy_name(load *ld, const key_row *k, entry *en, const keys_target *t)
 {
@@ -30,6 +34,92 @@ int key_plugin(load *ld, const key_row *k, entry *en, const keys_target *t)
         return -1;
     sc->n_plugins++;
     return 0;
+}
+
+/* Read by load_policy_from before every section: here it is only a
+ * known key. */
+int key_policy_from(load *ld, const key_row *k, entry *en,
+                    const keys_target *t)
+{
+    (void)ld;
+    (void)k;
+    (void)en;
+    (void)t;
+    return 0;
+}
+
+/* The imported stack, its parameters and scenario keys as keys of the
+ * scenario that it did not write itself.  A topology's tiers are
+ * sections of their own, which keys cannot make: its clients' keys
+ * apply, and a warning says the tiers do not (as --policy-from). */
+static int put_imported(load *ld, const import_result *r, const char *origin)
+{
+    bool topo = strcmp(r->format, "topology") == 0;
+    int rc = ini_file_put_default(ld, "policy", "name", r->policy, origin);
+    for (int i = 0; rc == 0 && i < r->n_params; i++)
+        rc = ini_file_put_default(ld, "policy", r->params[i].key,
+                                  r->params[i].value, r->params[i].origin);
+    for (int i = 0; rc == 0 && i < r->n_sets; i++) {
+        char section[LOAD_SECTION_MAX];
+        const char *key = r->sets[i].key, *dot = strrchr(key, '.');
+        if (dot == NULL || (topo && strncmp(key, "clients.", 8) != 0))
+            continue;
+        snprintf(section, sizeof section, "%.*s", (int)(dot - key), key);
+        char where[2400];
+        snprintf(where, sizeof where, "%.2200s (%s)", origin, key);
+        rc = ini_file_put_default(ld, section, dot + 1, r->sets[i].value,
+                                  where);
+    }
+    if (rc == 0 && topo) {
+        char msg[1400];
+        snprintf(msg, sizeof msg, "%s: the topology's clients' policy and "
+                 "[clients] keys apply; its tiers do not (paste them from "
+                 "'stormbench import %s')", origin, r->path);
+        load_warn(ld->sc, msg);
+    }
+    return rc;
+}
+
+int load_policy_from(load *ld)
+{
+    entry *from = load_find(ld, "policy", "from");
+    if (from == NULL)
+        return 0;
+    entry *name = load_find(ld, "policy", "name");
+    if (name && load_from_set(name))
+        return 0; /* --set chose another stack */
+    if (name)
+        return load_bad(ld->e, name, "names the stack, and so does [policy] "
+                        "from: keep one (a parameter written beside from "
+                        "overrides the imported one)");
+    char file[1100], sel[200], path[1100];
+    import_split(from->value, file, sizeof file, sel, sizeof sel);
+    entry rel = *from;
+    snprintf(rel.value, sizeof rel.value, "%s", file);
+    if (file[0] == '\0')
+        return load_bad_value(ld->e, from, "FILE or FILE#SELECTOR, an "
+                              "imported configuration");
+    if (load_path(ld, &rel, path, sizeof path) != 0)
+        return -1;
+    import_result *r = malloc(sizeof *r);
+    if (r == NULL)
+        return err_set(ld->e, "out of memory");
+    sb_err inner;
+    int rc = 0;
+    if (import_load(path, NULL, sel, r, &inner) != 0)
+        rc = load_bad(ld->e, from, inner.msg);
+    char origin[sizeof from->origin + sizeof path + 20];
+    if (rc == 0) {
+        snprintf(origin, sizeof origin, "%s: [policy] from %s", from->origin,
+                 path);
+        snprintf(ld->sc->policy_from, sizeof ld->sc->policy_from, "%s%s%s",
+                 path, sel[0] ? "#" : "", sel);
+        snprintf(ld->sc->file_policy, sizeof ld->sc->file_policy, "%s",
+                 r->policy);
+        rc = put_imported(ld, r, origin);
+    }
+    free(r);
+    return rc;
 }
 
 /* Every other key of [policy]: a parameter of the stack. */

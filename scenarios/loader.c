@@ -222,6 +222,10 @@ int scenario_load(const char *path, const char *const *sets, int n_sets,
     for (int i = 0; i < n_sets; i++)
         if (ini_file_set(&ld, sets[i]) != 0)
             goto done;
+    /* An imported configuration's keys, under what the file and --set
+     * wrote, before any section reads them. */
+    if (load_policy_from(&ld) != 0)
+        goto done;
     /* Section by section, in the order their messages take precedence. */
     if (load_basic(&ld) != 0 || load_chain(&ld) != 0 ||
         load_faults(&ld) != 0 || load_policy(&ld) != 0 ||

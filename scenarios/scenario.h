@@ -37,6 +37,10 @@ typedef struct scenario {
      * name, even when --set policy.name chose another (whose parameters
      * then come only from --set). */
     char file_policy[256];
+    /* [policy] from = FILE#SELECTOR: the imported configuration the stack,
+     * its parameters and the file's scenario keys came from (the path as
+     * opened, relative to the current folder); "" without one. */
+    char policy_from[1300];
     char plugins[SCENARIO_MAX_PLUGINS][1024];
     int n_plugins;
     setting settings[PSTACK_MAX_SETTINGS];

@@ -383,28 +383,40 @@ static void params(writer *w, const setting *s, int n)
  * the directory the program runs in.  Written absolute, so that the file
  * loads the same library wherever it is saved (the loader would take a
  * relative path as relative to the written file's folder). */
-static void plugin(writer *w, const char *path)
+static void absolute(writer *w, const char *key, const char *path)
 {
-    char abs[1024], cwd[1024];
+    char abs[1400], cwd[1024];
     if (path[0] == '/') {
-        put(w, "plugin", path);
+        put(w, key, path);
         return;
     }
     if (getcwd(cwd, sizeof cwd) == NULL)
-        fail(w, "plugin: '%.*s%s' is relative to the current folder, which "
-             "is unknown: %s", QUOTE(path), strerror(errno));
+        fail(w, "%s: '%.*s%s' is relative to the current folder, which "
+             "is unknown: %s", key, QUOTE(path), strerror(errno));
     else if (snprintf(abs, sizeof abs, "%s/%s", cwd, path) >=
              (int)sizeof abs)
-        fail(w, "plugin: '%.*s%s' is longer than 1023 characters once made "
-             "absolute", QUOTE(path));
+        fail(w, "%s: '%.*s%s' is longer than %zu characters once made "
+             "absolute", key, QUOTE(path), sizeof abs - 1);
     else
-        put(w, "plugin", abs);
+        put(w, key, abs);
+}
+
+static void plugin(writer *w, const char *path)
+{
+    absolute(w, "plugin", path);
 }
 
 static void policy_section(writer *w, const writer_extra *x)
 {
     section(w, "policy", NULL);
-    put(w, "name", x->policy ? x->policy : "none");
+    /* An imported stack is written as its import, so the saved file
+     * still follows its configuration; the parameters written beside it
+     * are the imported values (or the user's), and keep the run the same
+     * even if the configuration changes later. */
+    if (x->policy_from && x->policy_from[0])
+        absolute(w, "from", x->policy_from);
+    else
+        put(w, "name", x->policy ? x->policy : "none");
     if (x->n_plugins > SCENARIO_MAX_PLUGINS)
         fail(w, "plugin: %d plug-ins, and a scenario names at most %d",
              x->n_plugins, SCENARIO_MAX_PLUGINS);

@@ -30,6 +30,10 @@ typedef struct writer_extra {
     int n_plugins;
     const setting *expect;     /* [expect] keys, as written */
     int n_expect;
+    const char *policy_from;   /* [policy] from = FILE#SELECTOR (the
+                                  scenario's policy_from), written instead
+                                  of name, FILE made absolute; NULL or ""
+                                  to write the stack by name */
 } writer_extra;
 
 /* Write cfg and x as a scenario file.  Returns 0, or -1 with a message

@@ -36,7 +36,7 @@ static int save(void *ctx, const char *path, const sim_config *cfg,
 {
     (void)ctx;
     writer_extra x = {NULL,      policy,    params, n_params,
-                      plugins,   n_plugins, expect, n_expect};
+                      plugins,   n_plugins, expect, n_expect, NULL};
     outfile o;
     if (outfile_open(&o, path, e) != 0)
         return -1;

@@ -12,8 +12,10 @@
 
 #include "backoff.h"
 #include "import.h"
+#include "scenario.h"
 #include "units.h"
 #include "testutil.h"
+#include "writer.h"
 
 #define EX(f) TU_SOURCE("tests/import/" f)
 
@@ -286,6 +288,17 @@ START_TEST(malformed_files_name_their_line)
                  "broken.json:3:39: ");
     expect_error((const char *[]){"import", EX("broken.yaml"), NULL},
                  "broken.yaml:5:6: ");
+    /* A scenario starts with '[' as an AWS config does: it was imported
+     * as one (its sections unknown profiles), and lint said "0 errors". */
+    expect_error((const char *[]){"import",
+                                  TU_SOURCE("scenarios/retry-storm.ini"),
+                                  NULL},
+                 "retry-storm.ini: a stormbench scenario, not a "
+                 "configuration to import");
+    expect_error((const char *[]){"lint",
+                                  TU_SOURCE("scenarios/retry-storm.ini"),
+                                  NULL},
+                 "retry-storm.ini: a stormbench scenario");
     char p[1100], y[1100];
     snprintf(p, sizeof p, "%s", tu_write_temp("one.json",
         "{\"methodConfig\": [{\"retryPolicy\": {\"maxAttempts\": 1}}]}\n"));
@@ -406,6 +419,124 @@ START_TEST(decides_exactly_as_the_builtin)
 }
 END_TEST
 
+/* A scenario beside a copy of the Envoy example; [policy] from names it
+ * relative to the scenario.  Returns the scenario's path. */
+static const char *from_scenario(const char *name, const char *policy)
+{
+    char *yaml = tu_read_file(EX("envoy-route.yaml"));
+    ck_assert_ptr_nonnull(yaml);
+    const char *y = tu_write_temp("from-envoy.yaml", yaml);
+    free(yaml);
+    const char *base = strrchr(y, '/') + 1;
+    static char text[2048], path[1024];
+    snprintf(text, sizeof text,
+             "[scenario]\nname = from\nduration = 300s\nseed = 2\n"
+             "[clients]\ncount = 50\nrate = 2/s\n"
+             "[server]\nworkers = 4\nservice = exp(20ms)\n"
+             "[fault.outage]\ntype = outage\nstart = 100s\nduration = 20s\n"
+             "[policy]\nfrom = %s#api\n%s", base, policy);
+    snprintf(path, sizeof path, "%s", tu_write_temp(name, text));
+    return path;
+}
+
+static char *run_json(const char *ini, const char *extra, const char *name)
+{
+    char json[1024];
+    snprintf(json, sizeof json, "%s", tu_temp_path(name));
+    const char *a[] = {"run", ini, "--no-expect", "--no-timing", "--json",
+                       json, extra ? "--policy-from" : NULL, extra, NULL};
+    tu_output o;
+    int rc = tu_stormbench(&o, a);
+    ck_assert_msg(rc == 0, "%s: exit %d: %s", ini, rc, o.err);
+    tu_output_free(&o);
+    char *j = tu_read_file(json);
+    ck_assert_ptr_nonnull(j);
+    return j;
+}
+
+/* A run's JSON after the line that names its scenario file. */
+static const char *after_file(const char *json)
+{
+    const char *f = strstr(json, "\"file\"");
+    ck_assert_ptr_nonnull(f);
+    return strchr(f, '\n');
+}
+
+/* [policy] from = FILE#route runs byte for byte as --policy-from does
+ * (the stack, every parameter and the route's timeouts: Envoy's
+ * per_try_timeout 1 s and timeout 5 s); the writer writes it back as
+ * from, absolute, and the saved file runs the same. */
+START_TEST(scenario_policy_from)
+{
+    char ini[1024], saved[1024];
+    snprintf(ini, sizeof ini, "%s", from_scenario("from.ini", ""));
+    char *a = run_json(ini, NULL, "from-a.json");
+    char *b = run_json(ini, EX("envoy-route.yaml#api"), "from-b.json");
+    ck_assert_msg(strcmp(a, b) == 0, "from and --policy-from runs differ");
+    scenario sc, back;
+    sb_err e;
+    ck_assert_msg(scenario_load(ini, NULL, 0, &sc, &e) == 0, "%s", e.msg);
+    ck_assert_str_eq(sc.policy,
+                     "exponential+concurrent_budget+circuit_breaker");
+    ck_assert_int_eq(sc.cfg.clients.timeout_ns, NS_PER_S);
+    ck_assert_int_eq(sc.cfg.clients.deadline_ns, 5 * NS_PER_S);
+    snprintf(saved, sizeof saved, "%s", tu_temp_path("from-saved.ini"));
+    FILE *f = fopen(saved, "w");
+    ck_assert_ptr_nonnull(f);
+    writer_extra x = {NULL, sc.policy, sc.settings, sc.n_settings, NULL, 0,
+                      sc.expect, sc.n_expect, sc.policy_from};
+    ck_assert_int_eq(scenario_write(f, &sc.cfg, &x, &e), 0);
+    fclose(f);
+    char *text = tu_read_file(saved);
+    ck_assert_ptr_nonnull(strstr(text, "from = /"));
+    ck_assert_ptr_null(strstr(text, "\nname = exponential"));
+    free(text);
+    ck_assert_msg(scenario_load(saved, NULL, 0, &back, &e) == 0, "%s", e.msg);
+    ck_assert_str_eq(back.policy, sc.policy);
+    char *c = run_json(saved, NULL, "from-c.json");
+    /* The same run but for the file's name. */
+    ck_assert_msg(strcmp(after_file(a), after_file(c)) == 0,
+                  "the saved scenario runs differently");
+    free(a);
+    free(b);
+    free(c);
+}
+END_TEST
+
+/* A parameter beside from overrides the imported one; a name beside it
+ * is refused; a broken file is named at its line under the scenario's. */
+START_TEST(scenario_policy_from_errors)
+{
+    scenario sc;
+    sb_err e;
+    const char *ini = from_scenario("from-over.ini",
+                                    "exponential.max_attempts = 2\n");
+    ck_assert_msg(scenario_load(ini, NULL, 0, &sc, &e) == 0, "%s", e.msg);
+    int found = 0;
+    for (int i = 0; i < sc.n_settings; i++)
+        if (strcmp(sc.settings[i].key, "exponential.max_attempts") == 0) {
+            ck_assert_str_eq(sc.settings[i].value, "2");
+            found++;
+        }
+    ck_assert_int_eq(found, 1);
+    ini = from_scenario("from-name.ini", "name = immediate\n");
+    ck_assert_int_ne(scenario_load(ini, NULL, 0, &sc, &e), 0);
+    ck_assert_ptr_nonnull(strstr(e.msg, "from-name.ini:17: [policy] name: "
+                                        "names the stack, and so does "
+                                        "[policy] from"));
+    const char *sets[] = {"policy.from=" EX("broken.yaml")};
+    ck_assert_int_ne(scenario_load(ini, sets, 1, &sc, &e), 0);
+    ini = from_scenario("from-broken.ini", "");
+    ck_assert_int_ne(scenario_load(ini, sets, 1, &sc, &e), 0);
+    ck_assert_ptr_nonnull(strstr(e.msg, "[policy] from: "));
+    ck_assert_ptr_nonnull(strstr(e.msg, "broken.yaml:5:"));
+    const char *a[] = {"run", ini, "--set", sets[0], NULL};
+    tu_output o;
+    ck_assert_int_eq(tu_stormbench(&o, a), 2);
+    tu_output_free(&o);
+}
+END_TEST
+
 Suite *import_suite(void)
 {
     Suite *s = suite_create("import");
@@ -425,6 +556,8 @@ Suite *import_suite(void)
     tcase_set_timeout(run, 120);
     tcase_add_loop_test(run, runs_exactly_as_the_builtin, 0, 9);
     tcase_add_test(run, decides_exactly_as_the_builtin);
+    tcase_add_test(run, scenario_policy_from);
+    tcase_add_test(run, scenario_policy_from_errors);
     suite_add_tcase(s, run);
     return s;
 }

@@ -49,7 +49,7 @@ static const scenario *round_trip(const char *path)
         plugins[i] = a.plugins[i];
     writer_extra x = {"written back\nby the test", a.policy, a.settings,
                       a.n_settings, plugins, a.n_plugins, a.expect,
-                      a.n_expect};
+                      a.n_expect, a.policy_from};
     if (write_and_load(&a.cfg, &x, &b, &e) != 0)
         ck_abort_msg("%s: %s", path, e.msg);
     /* Compared on copies: the caller reads b's origins. */
@@ -406,7 +406,9 @@ START_TEST(the_writer_writes_every_key_of_the_table)
         "[scenario]\nname = o\nduration = 60s\n[clients]\nrate = 2/s\n",
         "[scenario]\nname = o\nduration = 60s\n[clients]\narrival = once\n"
         "start_window = 10s\n",
-        chain_ini, pipeline_ini};
+        chain_ini, pipeline_ini,
+        "[scenario]\nname = o\nduration = 60s\n[policy]\nfrom = "
+        TU_SOURCE("tests/import/envoy-route.yaml") "#api\n"};
     size_t total = 0;
     char *all = NULL;
     for (size_t i = 0; i < sizeof inis / sizeof *inis; i++) {
@@ -465,7 +467,7 @@ START_TEST(a_parameter_given_twice_is_saved_once)
 {
     const scenario *a = load_gui_base();
     setting params[2] = {a->settings[0], {"max_attempts", "3", "--param"}};
-    writer_extra x = {NULL, "exponential", params, 2, NULL, 0, NULL, 0};
+    writer_extra x = {NULL, "exponential", params, 2, NULL, 0, NULL, 0, NULL};
     static scenario b;
     sb_err e;
     ck_assert_msg(write_and_load(&a->cfg, &x, &b, &e) == 0, "%s", e.msg);
@@ -484,7 +486,7 @@ START_TEST(a_relative_plugin_is_saved_absolute)
     const scenario *a = load_gui_base();
     const char *plugins[] = {"rel/libmine.so"};
     writer_extra x = {NULL, "exponential", a->settings, a->n_settings,
-                      plugins, 1, NULL, 0};
+                      plugins, 1, NULL, 0, NULL};
     static scenario b;
     sb_err e;
     ck_assert_msg(write_and_load(&a->cfg, &x, &b, &e) == 0, "%s", e.msg);
@@ -503,7 +505,7 @@ START_TEST(two_plugins_are_saved_and_load_back)
 {
     const scenario *a = load_gui_base();
     const char *plugins[] = {"/opt/a/liba.so", "/opt/b/libb.so"};
-    writer_extra x = {NULL, "a+b", NULL, 0, plugins, 2, NULL, 0};
+    writer_extra x = {NULL, "a+b", NULL, 0, plugins, 2, NULL, 0, NULL};
     static scenario b;
     sb_err e;
     ck_assert_msg(write_and_load(&a->cfg, &x, &b, &e) == 0, "%s", e.msg);
@@ -559,7 +561,8 @@ START_TEST(what_would_load_otherwise_is_not_written)
                      cases[i].fault);
         writer_extra x = {NULL,
                           cases[i].policy ? cases[i].policy : "exponential",
-                          &p, cases[i].key != NULL, NULL, 0, NULL, 0};
+                          &p, cases[i].key != NULL, NULL, 0, NULL, 0,
+                          NULL};
         sb_err e;
         int rc = write_and_load(&a.cfg, &x, &b, &e);
         if (cases[i].message == NULL) {
@@ -581,7 +584,7 @@ START_TEST(an_expectation_given_twice_is_not_written)
 {
     const scenario *a = load_gui_base();
     setting x2[2] = {{"success_min", "0.9", ""}, {"success_min", "0.8", ""}};
-    writer_extra x = {NULL, "exponential", NULL, 0, NULL, 0, x2, 2};
+    writer_extra x = {NULL, "exponential", NULL, 0, NULL, 0, x2, 2, NULL};
     static scenario b;
     sb_err e;
     ck_assert_int_eq(write_and_load(&a->cfg, &x, &b, &e), -1);

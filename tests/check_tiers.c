@@ -544,7 +544,7 @@ START_TEST(a_written_chain_loads_back_the_same)
     FILE *f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
     writer_extra x = {NULL, a.policy, a.settings, a.n_settings, NULL, 0,
-                      NULL, 0};
+                      NULL, 0, NULL};
     ck_assert_int_eq(scenario_write(f, &a.cfg, &x, &e), 0);
     fclose(f);
     ck_assert_msg(scenario_load(path, NULL, 0, &b, &e) == 0, "%s", e.msg);
@@ -599,7 +599,7 @@ START_TEST(a_named_single_server_round_trips)
     FILE *f = fopen(out, "w");
     ck_assert_ptr_nonnull(f);
     writer_extra x = {NULL, a.policy, a.settings, a.n_settings, NULL, 0,
-                      NULL, 0};
+                      NULL, 0, NULL};
     ck_assert_int_eq(scenario_write(f, &a.cfg, &x, &e), 0);
     fclose(f);
     ck_assert_msg(scenario_load(out, NULL, 0, &b, &e) == 0, "%s", e.msg);
