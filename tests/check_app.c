@@ -250,6 +250,51 @@ START_TEST(failed_save_is_an_error)
 }
 END_TEST
 
+/* 'g' (the field by process) in a scenario without [clients] processes,
+ * where each client is its own process, says why it changes nothing: it
+ * used to do nothing without a word. */
+START_TEST(by_process_says_why_not)
+{
+    saved sv = {0};
+    sb_err e;
+    app *a = run_script("at 5s key g\nat 5s quit\n", &sv, &e);
+    ck_assert_msg(a != NULL, "%s", e.msg);
+    ck_assert_msg(strstr(app_message(a), "its own process") != NULL, "%s",
+                  app_message(a));
+    ck_assert_int_eq(app_status(a), 0);
+    app_destroy(a);
+}
+END_TEST
+
+/* Frames (recording) at 30 a second and 1 x: the header's speed stays
+ * 1 x through the frame a script's command cuts short.  150 frames of
+ * llround(1e9 / 30) = 33 333 333 ns reach 4.99999995 s; the next stops
+ * at the command's 5 s after 50 ns, and its speed read 50 ns / (1/30 s)
+ * = 1.5e-06 x. */
+START_TEST(speed_not_measured_on_a_cut_frame)
+{
+    app_options o;
+    sb_err e;
+    load_storm();
+    memset(&o, 0, sizeof o);
+    o.cfg = &storm.cfg;
+    o.policy = "none";
+    o.speed = 1;
+    o.recording = true;
+    char path[1024];
+    snprintf(path, sizeof path, "%s",
+             tu_write_temp("cut.script", "at 5s hover 10 10\n"));
+    o.script = path;
+    app *a;
+    ck_assert_msg(app_create(&o, &a, &e) == 0, "%s", e.msg);
+    while (app_now(a) < 5 * NS_PER_S)
+        ck_assert_int_eq(app_advance(a, 1.0 / 30, INFINITY), 0);
+    ck_assert_int_eq(app_now(a), 5 * NS_PER_S);
+    ck_assert_double_eq_tol(app_real_speed(a), 1.0, 1e-6);
+    app_destroy(a);
+}
+END_TEST
+
 Suite *app_suite(void)
 {
     Suite *s = suite_create("app");
@@ -261,6 +306,8 @@ Suite *app_suite(void)
     tcase_add_test(tc, changes_are_checked_as_files_check_them);
     tcase_add_test(tc, percentages_read_as_shares);
     tcase_add_test(tc, failed_save_is_an_error);
+    tcase_add_test(tc, by_process_says_why_not);
+    tcase_add_test(tc, speed_not_measured_on_a_cut_frame);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -337,12 +337,73 @@ START_TEST(window_driven_with_the_mouse)
 }
 END_TEST
 
+/* The window asked to shrink to 500x300 (as a window manager's resize
+ * would) stays at its minimum, 960x600 (GUI_MIN_WIDTH x GUI_MIN_HEIGHT:
+ * below that its labels overlap), and draws the whole view at that size:
+ * its screenshot, taken with 's' after the resize, is 960x600, and A's
+ * field, where the layout for 960x600 puts it, holds its cells. */
+START_TEST(window_keeps_its_minimum_size)
+{
+    char dir[1024], script[1200], driver[1200], shot[1200];
+    snprintf(dir, sizeof dir, "%s", tu_temp_path("minsize"));
+    mkdir(dir, 0755);
+    char text[1400];
+    snprintf(text, sizeof text,
+             "at 20s pause\nat 20s export csv %s/ready.csv\n", dir);
+    snprintf(script, sizeof script, "%s",
+             tu_write_temp("minsize.script", text));
+    char *body = malloc(8192);
+    snprintf(body, 8192,
+             "#!/bin/sh\n"
+             "\"%s\" gui \"%s\" --script \"%s\" --speed max --size "
+             "1280x800 -o \"%s\" > \"%s/log\" 2>&1 &\n"
+             "pid=$!\n"
+             "n=0\n"
+             "while [ ! -f \"%s/ready.csv\" ]; do\n"
+             "  n=$((n + 1)); [ $n -gt 600 ] && exit 3; sleep 0.05\n"
+             "done\n"
+             "W=$(xdotool search --sync --name 'stormbench: retry-storm' |"
+             " head -1)\n"
+             "xdotool windowsize \"$W\" 500 300\nsleep 0.5\n"
+             "xdotool getwindowgeometry \"$W\"\n"
+             "xdotool key --window \"$W\" s\nsleep 0.5\n"
+             "xdotool key --window \"$W\" q\n"
+             "wait $pid\n",
+             SB_BINARY, TU_SOURCE("scenarios/retry-storm.ini"), script, dir,
+             dir, dir);
+    snprintf(driver, sizeof driver, "%s",
+             tu_write_temp("minsize-driver.sh", body));
+    free(body);
+    chmod(driver, 0755);
+    tu_output o;
+    tu_run(&o, (const char *[]){SB_XVFB_RUN, "-a", "-s",
+                                "-screen 0 1600x1000x24", driver, NULL});
+    ck_assert_msg(o.status == 0, "driver exited %d: %s%s", o.status, o.out,
+                  o.err);
+    assert_has(o.out, "Geometry: 960x600");
+    tu_output_free(&o);
+    snprintf(shot, sizeof shot, "%s/retry-storm-t20.png", dir);
+    cairo_surface_t *img = cairo_image_surface_create_from_png(shot);
+    ck_assert_msg(cairo_surface_status(img) == CAIRO_STATUS_SUCCESS,
+                  "%s: %s", shot,
+                  cairo_status_to_string(cairo_surface_status(img)));
+    ck_assert_int_eq(cairo_image_surface_get_width(img), 960);
+    ck_assert_int_eq(cairo_image_surface_get_height(img), 600);
+    view_layout l;
+    view_layout_compute(960, 600, view_font_px(960, 600), 1, &l);
+    long idle = count(img, l.field[0], &view_mode_colours[CLIENT_IDLE]);
+    ck_assert_msg(idle > 500, "A's field at 960x600: %ld idle pixels", idle);
+    cairo_surface_destroy(img);
+}
+END_TEST
+
 Suite *gui_mouse_suite(void)
 {
     Suite *s = suite_create("gui_mouse");
     TCase *tc = tcase_create("xdotool");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, window_driven_with_the_mouse);
+    tcase_add_test(tc, window_keeps_its_minimum_size);
     suite_add_tcase(s, tc);
     return s;
 }
