@@ -76,6 +76,14 @@ double stats_t_quantile(double p, double df);
  * when n = 0. */
 void stats_wilson(size_t k, size_t n, double level, double *lo, double *hi);
 
+/* Which side of the share `at` k of n lies on, as its Wilson interval at
+ * `level` says: -1 when the interval lies wholly below `at`, +1 wholly
+ * above, 0 when it holds `at` (or n = 0).  The one rule behind
+ * "stable / bistable / metastable" (at = 1/2: does a policy tip into a
+ * storm more often than not?) in the comparison's tables and verdicts
+ * and the report's maps alike. */
+int stats_wilson_side(size_t k, size_t n, double level, double at);
+
 /* Holm's step-down adjustment of m p-values, in place (each becomes the
  * smallest family-wise level at which it would be rejected; NaN stays
  * NaN and does not count in m). */

@@ -74,7 +74,16 @@ typedef struct table_buf {
     uint8_t *emph;
 } table_buf;
 
-static int table_init(table_buf *t, int cols, int rows)
+static void table_free(table_buf *t)
+{
+    free(t->text);
+    free(t->cells);
+    free(t->emph);
+}
+
+/* On failure nothing is left allocated and d is failed (report_fail):
+ * the report is not written without the table. */
+static int table_init(report *d, table_buf *t, int cols, int rows)
 {
     t->cols = cols;
     t->rows = rows;
@@ -82,8 +91,11 @@ static int table_init(table_buf *t, int cols, int rows)
     t->text = calloc(n ? n : 1, sizeof *t->text);
     t->cells = calloc(n ? n : 1, sizeof *t->cells);
     t->emph = calloc(n ? n : 1, 1);
-    if (t->text == NULL || t->cells == NULL || t->emph == NULL)
+    if (t->text == NULL || t->cells == NULL || t->emph == NULL) {
+        table_free(t);
+        report_fail(d, "out of memory");
         return -1;
+    }
     for (size_t i = 0; i < n; i++)
         t->cells[i] = t->text[i];
     return 0;
@@ -94,12 +106,7 @@ static char *table_cell(table_buf *t, int row, int col)
     return t->text[(size_t)row * (size_t)t->cols + (size_t)col];
 }
 
-static void table_free(table_buf *t)
-{
-    free(t->text);
-    free(t->cells);
-    free(t->emph);
-}
+static void sweep_tips(report *d, const compare_result *r);
 
 /* ---- The title page ----------------------------------------------------------- */
 
@@ -107,7 +114,7 @@ static void scenario_table(report *d, const compare_plan *p)
 {
     const sim_config *c = &p->points[0].cfg;
     table_buf t;
-    if (table_init(&t, 2, 6 + (int)c->n_faults) != 0)
+    if (table_init(d, &t, 2, 6 + (int)c->n_faults) != 0)
         return;
     char a[64], b[64], w[64];
     int row = 0;
@@ -164,7 +171,7 @@ static void scenario_table(report *d, const compare_plan *p)
 static void policies_table(report *d, const compare_plan *p)
 {
     table_buf t;
-    if (table_init(&t, 2, p->n_policies) != 0)
+    if (table_init(d, &t, 2, p->n_policies) != 0)
         return;
     for (int i = 0; i < p->n_policies; i++) {
         const compare_policy *cp = &p->policies[i];
@@ -221,6 +228,8 @@ static void title_page(report *d, const compare_result *r)
                  ax->n, ax->policy_param ? ", given to every policy" : "");
         report_text(d, line);
     }
+    if (p->n_axes == 1)
+        sweep_tips(d, r);
 }
 
 /* ---- Results at one point ----------------------------------------------------- */
@@ -288,7 +297,7 @@ static void metrics_table(report *d, const compare_result *r, uint32_t pt,
     column cols[CM_COUNT + 1];
     int nc = columns_of(r, pt, ms, n, cols);
     table_buf t;
-    if (table_init(&t, nc + 1, p->n_policies) != 0)
+    if (table_init(d, &t, nc + 1, p->n_policies) != 0)
         return;
     const char *head[CM_COUNT + 2];
     head[0] = "policy";
@@ -381,11 +390,15 @@ static void results_table(report *d, const compare_result *r, uint32_t pt)
     }
 }
 
-static void verdicts(report *d, const compare_result *r, uint32_t pt)
+static void verdicts(report *d, const compare_result *r, uint32_t pt,
+                     bool heading)
 {
     if (r->plan->n_policies < 2)
         return;
-    report_heading(d, 2, "Verdicts");
+    if (heading)
+        report_heading(d, 2, "Verdicts");
+    else
+        report_text(d, "Verdicts:");
     for (int m = 0; m < CM_COUNT; m++) {
         if (!compare_metric_shown(r->plan, (compare_metric)m))
             continue;
@@ -413,7 +426,7 @@ static void phase_tables(report *d, const compare_result *r, uint32_t pt)
         if (!first->sum.phase[ph].present)
             continue;
         table_buf t;
-        if (table_init(&t, CP_COUNT + 1, p->n_policies) != 0)
+        if (table_init(d, &t, CP_COUNT + 1, p->n_policies) != 0)
             return;
         bool fewer = false;
         for (int i = 0; i < p->n_policies; i++) {
@@ -460,6 +473,54 @@ static void phase_tables(report *d, const compare_result *r, uint32_t pt)
     }
 }
 
+/* ---- A one-key sweep ------------------------------------------------------------ */
+
+/* Where each policy tips along the sweep, in words, on the title page:
+ * what a reader of a sweep came for. */
+static void sweep_tips(report *d, const compare_result *r)
+{
+    const compare_plan *p = r->plan;
+    report_heading(d, 2, "Where each policy tips");
+    char line[2048];
+    uint32_t n_min = UINT32_MAX;
+    for (int i = 0; i < p->n_policies; i++) {
+        compare_tips_text(r, i, line, sizeof line);
+        report_text(d, line);
+        for (uint32_t k = 0; k < p->n_points; k++) {
+            compare_tipping t;
+            compare_tipping_of(r, k, i, &t);
+            if (t.n > 0 && t.n < n_min)
+                n_min = t.n;
+        }
+    }
+    /* 0 of n lies clearly below 1/2 only when its Wilson top, 3.84 /
+     * (n + 3.84), does: from n = 4. */
+    if (n_min < 4) {
+        snprintf(line, sizeof line, "With %u seeds a value, no share is "
+                 "clearly below or above one half (0 of %u has a 95 %% "
+                 "interval up to %.0f %%): every value is bistable until "
+                 "more seeds are run (4 or more).", n_min, n_min,
+                 100.0 * 3.8415 / (n_min + 3.8415));
+        report_text(d, line);
+    }
+}
+
+/* The results table and the verdicts at each swept value. */
+static void sweep_values(report *d, const compare_result *r)
+{
+    const compare_plan *p = r->plan;
+    const compare_axis *ax = &p->axes[0];
+    report_heading(d, 1, "At each value");
+    for (uint32_t k = 0; k < p->n_points; k++) {
+        char head[200];
+        snprintf(head, sizeof head, "%s = %.10g%s", ax->key,
+                 p->points[k].value[0], ax->unit);
+        report_heading(d, 2, head);
+        results_table(d, r, k);
+        verdicts(d, r, k, false);
+    }
+}
+
 /* ---- The document ------------------------------------------------------------------ */
 
 int compare_report_write(const compare_result *r, const char *const *dirs,
@@ -484,13 +545,14 @@ int compare_report_write(const compare_result *r, const char *const *dirs,
     if (p->n_axes == 0) {
         report_heading(d, 1, "Results");
         results_table(d, r, 0);
-        verdicts(d, r, 0);
+        verdicts(d, r, 0, true);
         phase_tables(d, r, 0);
         compare_charts_time(d, r, &b);
         compare_charts_bars(d, r, 0);
         compare_charts_latency(d, r, 0);
     } else if (p->n_axes == 1) {
         compare_charts_sweep(d, r);
+        sweep_values(d, r);
     } else {
         compare_charts_maps(d, r);
     }
