@@ -23,6 +23,8 @@
 #include "compare.h"
 #include "compare_charts.h"
 #include "compare_report.h"
+#include "policy_setup.h"
+#include "pstack.h"
 #include "report.h"
 #include "units.h"
 
@@ -67,9 +69,13 @@ static void report_date(char *buf, size_t len)
 }
 
 /* A table of strings built cell by cell. */
+/* A cell's room: a policy's every parameter (a breaker stack's run to
+ * some 700 characters) fits. */
+#define TABLE_CELL 1024
+
 typedef struct table_buf {
     int cols, rows;
-    char (*text)[160];
+    char (*text)[TABLE_CELL];
     const char **cells;
     uint8_t *emph;
 } table_buf;
@@ -168,27 +174,118 @@ static void scenario_table(report *d, const compare_plan *p)
     table_free(&t);
 }
 
+/* Policy i's stack as it runs (the scenario's [policy] settings, the
+ * entry's and --param applied); -1 when it does not build here (a
+ * plug-in gone since). */
+static int policy_stack(const compare_plan *p, int i, policy_setup *ps)
+{
+    const compare_policy *cp = &p->policies[i];
+    const char *plugins[COMPARE_MAX_PLUGINS];
+    for (int k = 0; k < p->n_plugins; k++)
+        plugins[k] = p->plugins[k];
+    sb_err e;
+    return policy_setup_build(cp->stack, plugins, p->n_plugins, cp->params,
+                              cp->n_params, ps, &e);
+}
+
+/* Does a setting in list[0..n) name parameter k of layer l? */
+static bool names_param(const pstack *st, const setting *list, int n, int l,
+                        int k)
+{
+    for (int j = 0; j < n; j++) {
+        int li, pi;
+        if (pstack_param_index(st, &list[j], &li, &pi) == 0 && li == l &&
+            pi == k)
+            return true;
+    }
+    return false;
+}
+
+/* Every parameter layer l of a stack runs with, each once, as the
+ * stack resolved them: "max_attempts=5, base=100ms (default), ...", a
+ * swept one as its range.  Defaults are marked, for a default explains
+ * a figure as often as a setting does (the breaker's 60 s cooldown, its
+ * 56 s recovery). */
+static void layer_text(const compare_plan *p, int i, const pstack *st, int l,
+                       char *buf, size_t len)
+{
+    const compare_policy *cp = &p->policies[i];
+    const compare_point *pt0 = &p->points[0];
+    const sb_policy *layer = pstack_layer(st, l);
+    size_t used = 0;
+    snprintf(buf, len, "no parameters");
+    for (int k = 0; layer->params && layer->params[k].name && used < len;
+         k++) {
+        const char *sep = k ? ", " : "";
+        const char *name = layer->params[k].name;
+        int swept = -1;
+        for (int a = 0, s = 0; a < p->n_axes; a++)
+            if (p->axes[a].policy_param) {
+                if (s < pt0->n_policy_sets &&
+                    names_param(st, &pt0->policy_sets[s], 1, l, k))
+                    swept = a;
+                s++;
+            }
+        if (swept >= 0) {
+            const compare_axis *ax = &p->axes[swept];
+            used += (size_t)snprintf(buf + used, len - used,
+                                     "%s%s swept %g%s to %g%s", sep, name,
+                                     ax->from, ax->unit, ax->to, ax->unit);
+        } else {
+            bool set = names_param(st, cp->params, cp->n_params, l, k);
+            used += (size_t)snprintf(buf + used, len - used, "%s%s=%s%s",
+                                     sep, name, pstack_param_text(st, l, k),
+                                     set ? "" : " (default)");
+        }
+    }
+}
+
 static void policies_table(report *d, const compare_plan *p)
 {
+    int rows = 0;
+    for (int i = 0; i < p->n_policies; i++) {
+        policy_setup ps;
+        if (policy_stack(p, i, &ps) != 0) {
+            rows++;
+            continue;
+        }
+        rows += pstack_layers(ps.stack);
+        policy_setup_free(&ps);
+    }
     table_buf t;
-    if (table_init(d, &t, 2, p->n_policies) != 0)
+    if (table_init(d, &t, 3, rows) != 0)
         return;
+    int row = 0;
     for (int i = 0; i < p->n_policies; i++) {
         const compare_policy *cp = &p->policies[i];
-        snprintf(table_cell(&t, i, 0), 160, "%s", cp->label);
-        char *c = table_cell(&t, i, 1);
-        size_t used = 0;
-        used += (size_t)snprintf(c, 160, "%s", cp->n_params ? "" :
-                                 "defaults");
-        for (int j = 0; j < cp->n_params && used < 160; j++)
-            used += (size_t)snprintf(c + used, 160 - used, "%s%s=%s",
-                                     j ? ", " : "", cp->params[j].key,
-                                     cp->params[j].value);
+        snprintf(table_cell(&t, row, 0), TABLE_CELL, "%s", cp->label);
+        policy_setup ps;
+        if (policy_stack(p, i, &ps) != 0) {
+            /* What was set, as given. */
+            char *c = table_cell(&t, row, 2);
+            size_t used = 0;
+            snprintf(table_cell(&t, row, 1), TABLE_CELL, "%s", cp->stack);
+            for (int j = 0; j < cp->n_params && used < TABLE_CELL; j++)
+                used += (size_t)snprintf(c + used, TABLE_CELL - used,
+                                         "%s%s=%s", j ? ", " : "",
+                                         cp->params[j].key,
+                                         cp->params[j].value);
+            row++;
+            continue;
+        }
+        for (int l = 0; l < pstack_layers(ps.stack); l++, row++) {
+            snprintf(table_cell(&t, row, 1), TABLE_CELL, "%s",
+                     pstack_layer(ps.stack, l)->name);
+            layer_text(p, i, ps.stack, l, table_cell(&t, row, 2),
+                       TABLE_CELL);
+        }
+        policy_setup_free(&ps);
     }
-    static const char *const head[] = {"policy", "parameters set"};
-    report_table tb = {"Parameters not listed take the policy's defaults "
-                       "(stormbench policies NAME lists them).",
-                       2, p->n_policies, head, t.cells, NULL, "ll"};
+    static const char *const head[] = {"policy", "layer", "parameters"};
+    report_table tb = {"Every parameter each policy runs with; (default): "
+                       "not set by the scenario, the entry or --param "
+                       "(stormbench policies NAME says what each does).",
+                       3, rows, head, t.cells, NULL, "lll"};
     report_table_add(d, &tb);
     table_free(&t);
 }
