@@ -255,6 +255,15 @@ void stats_wilson(size_t k, size_t n, double level, double *lo, double *hi)
     *hi = k == n ? 1.0 : fmin(1.0, centre + half);
 }
 
+int stats_wilson_side(size_t k, size_t n, double level, double at)
+{
+    double lo, hi;
+    stats_wilson(k, n, level, &lo, &hi);
+    if (n == 0)
+        return 0;
+    return hi < at ? -1 : lo > at ? 1 : 0;
+}
+
 /* ---- Holm ----------------------------------------------------------------- */
 
 typedef struct indexed {

@@ -83,6 +83,14 @@ void stats_wilson(size_t k, size_t n, double level, double *lo, double *hi);
  * tolerance of 1e-7 counts ties as R does).  1 when a margin is 0. */
 double stats_fisher_exact(size_t k1, size_t n1, size_t k2, size_t n2);
 
+/* Which side of the share `at` k of n lies on, as its Wilson interval at
+ * `level` says: -1 when the interval lies wholly below `at`, +1 wholly
+ * above, 0 when it holds `at` (or n = 0).  The one rule behind
+ * "stable / bistable / metastable" (at = 1/2: does a policy tip into a
+ * storm more often than not?) in the comparison's tables and verdicts
+ * and the report's maps alike. */
+int stats_wilson_side(size_t k, size_t n, double level, double at);
+
 /* Holm's step-down adjustment of m p-values, in place (each becomes the
  * smallest family-wise level at which it would be rejected; NaN stays
  * NaN and does not count in m). */

@@ -126,8 +126,10 @@ static int expand_all(const char *cmd, bool ok, int argc, char **argv,
     sb_err e;
     for (; a.i < argc; a.i++) {
         if (!args_is(&a, "--policy-from")) {
-            if (push(g, argv[a.i]) != 0)
+            if (push(g, argv[a.i]) != 0) {
+                fprintf(stderr, "stormbench %s: out of memory\n", cmd);
                 return EXIT_INPUT;
+            }
             continue;
         }
         if (!ok)

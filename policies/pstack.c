@@ -404,6 +404,13 @@ bool pstack_has_param(const pstack *ps, const setting *s)
     int li = 0, pi = 0;
     return resolve_key(ps, s, &li, &pi, &ignored) == 0;
 }
+int pstack_param_index(const pstack *ps, const setting *s, int *li,
+                       int *pi)
+{
+    sb_err ignored;
+    *li = *pi = 0;
+    return resolve_key(ps, s, li, pi, &ignored) == 0 ? 0 : -1;
+}
 int pstack_layers(const pstack *ps) { return ps->n; }
 const sb_policy *pstack_layer(const pstack *ps, int i)
 {

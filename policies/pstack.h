@@ -55,6 +55,10 @@ const char *pstack_name(const pstack *ps);
 /* Does setting s name a parameter of exactly one layer of ps (as
  * pstack_create would resolve it)? */
 bool pstack_has_param(const pstack *ps, const setting *s);
+/* Which parameter setting s names (layer *li, its parameter *pi), as
+ * pstack_create resolves it; -1 when it names none or more than one. */
+int pstack_param_index(const pstack *ps, const setting *s, int *li,
+                       int *pi);
 int pstack_layers(const pstack *ps);
 const sb_policy *pstack_layer(const pstack *ps, int i);
 /* The effective value of layer i's parameter j, as text ("100ms"). */

@@ -468,8 +468,12 @@ int compare_load(const compare_plan *p, const char *const *dirs, int n_dirs,
     free(v);
     for (uint32_t pt = 0; pt < p->n_points; pt++)
         for (int m = 0; m < CM_COUNT; m++)
-            compare_verdict_at(res, pt, m,
-                               &res->verdict[(size_t)pt * CM_COUNT + m]);
+            if (compare_verdict_at(res, pt, m,
+                                   &res->verdict[(size_t)pt * CM_COUNT + m],
+                                   e) != 0) {
+                compare_result_free(res);
+                return -1;
+            }
     *out = res;
     return 0;
 }

@@ -399,6 +399,16 @@ struct compare_result;
 void compare_bottom_line(const struct compare_result *r, uint32_t pt,
                          compare_bottom *out);
 
+/* A one-key sweep: where policy pol tips, in words -- the seeds that
+ * never recovered at each value (equal counts over a run of values said
+ * once) with the Wilson 95 % interval and the call, then where most
+ * seeds tip (the share above 1/2, the maps' boundary): "immediate, seeds
+ * that never recovered: 0 of 3 from 0.5 to 0.9 (95 % CI 0-56 %,
+ * bistable); 1 of 3 at 0.95 (...); 3 of 3 at 1 (...). Most seeds tip at
+ * 1." */
+void compare_tips_text(const struct compare_result *r, int pol, char *buf,
+                       size_t len);
+
 typedef struct compare_result {
     const compare_plan *plan;
     compare_run *runs;            /* compare_n_runs(plan), by run number */
@@ -508,9 +518,10 @@ void compare_run_name(const compare_plan *p, uint32_t r, char *buf,
                       size_t len);
 
 /* Work out the verdict of metric m at a point from r's runs (compare_load
- * does it for every point and metric). */
-void compare_verdict_at(const compare_result *r, uint32_t point,
-                        compare_metric m, compare_verdict *out);
+ * does it for every point and metric).  -1 and e set when out of
+ * memory. */
+int compare_verdict_at(const compare_result *r, uint32_t point,
+                       compare_metric m, compare_verdict *out, sb_err *e);
 
 /* A statistic as the tables print it: mean, lo and hi with the decimals
  * that give the mean three significant digits (0 to 6 decimals), ""

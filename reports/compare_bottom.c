@@ -298,3 +298,101 @@ void compare_bottom_line(const compare_result *r, uint32_t pt,
     say_costs(&t, r, pt, pol);
     say_caveats(&t, r, pt, pol);
 }
+
+/* ---- Where each policy tips, along a sweep ------------------------------------ */
+
+/* The values of points [from, to] of the one axis: "at 0.95", "from 0.5
+ * to 0.9". */
+static void put_values(text *t, const compare_plan *p, uint32_t from,
+                       uint32_t to)
+{
+    const compare_axis *ax = &p->axes[0];
+    if (from == to)
+        put(t, "at %.10g%s", p->points[from].value[0], ax->unit);
+    else
+        put(t, "from %.10g%s to %.10g%s", p->points[from].value[0],
+            ax->unit, p->points[to].value[0], ax->unit);
+}
+
+/* Seeds that tipped, value by value, runs of equal counts together:
+ * "0 of 3 from 0.5 to 0.9 (95 % CI 0-56 %, bistable), 1 of 3 at 0.95
+ * (...)".  Returns whether recovery was judged at any value. */
+static bool put_counts(text *t, const compare_result *r, int pol)
+{
+    const compare_plan *p = r->plan;
+    bool any = false;
+    uint32_t k = 0;
+    while (k < p->n_points) {
+        compare_tipping a, b;
+        compare_tipping_of(r, k, pol, &a);
+        uint32_t end = k;
+        while (end + 1 < p->n_points) {
+            compare_tipping_of(r, end + 1, pol, &b);
+            if (b.tipped != a.tipped || b.n != a.n)
+                break;
+            end++;
+        }
+        put(t, "%s", k ? "; " : "");
+        if (a.n == 0) {
+            put(t, "not judged ");
+        } else {
+            put(t, "%u of %u ", a.tipped, a.n);
+            any = true;
+        }
+        put_values(t, p, k, end);
+        if (a.n)
+            put(t, " (95 %% CI %.0f\xe2\x80\x93%.0f %%, %s)", 100.0 * a.lo,
+                100.0 * a.hi, compare_stability_name(a.stability));
+        k = end + 1;
+    }
+    return any;
+}
+
+void compare_tips_text(const compare_result *r, int pol, char *buf,
+                       size_t len)
+{
+    const compare_plan *p = r->plan;
+    text t = {buf, len, 0};
+    buf[0] = '\0';
+    put(&t, "%s, seeds that never recovered: ", p->policies[pol].label);
+    if (!put_counts(&t, r, pol)) {
+        t.used = 0;
+        put(&t, "%s: recovery was not judged at any value (no fault, no "
+                "baseline before it, or no room after it)",
+            p->policies[pol].label);
+        return;
+    }
+    /* Where most seeds tip: the side of the maps' boundary. */
+    uint32_t first = p->n_points, count = 0;
+    bool suffix = true;
+    for (uint32_t k = 0; k < p->n_points; k++) {
+        compare_tipping a;
+        compare_tipping_of(r, k, pol, &a);
+        bool most = a.n > 0 && 2 * a.tipped > a.n;
+        if (most) {
+            first = first < p->n_points ? first : k;
+            count++;
+        } else if (first < p->n_points) {
+            suffix = false;
+        }
+    }
+    if (count == 0) {
+        put(&t, ". Most seeds tip at no value.");
+    } else if (suffix && count > 1) {
+        put(&t, ". Most seeds tip from %.10g%s up.",
+            p->points[first].value[0], p->axes[0].unit);
+    } else {
+        put(&t, ". Most seeds tip at ");
+        bool one = true;
+        for (uint32_t k = 0; k < p->n_points; k++) {
+            compare_tipping a;
+            compare_tipping_of(r, k, pol, &a);
+            if (a.n > 0 && 2 * a.tipped > a.n) {
+                put(&t, "%s%.10g%s", one ? "" : ", ", p->points[k].value[0],
+                    p->axes[0].unit);
+                one = false;
+            }
+        }
+        put(&t, ".");
+    }
+}

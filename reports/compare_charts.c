@@ -106,8 +106,10 @@ void compare_charts_time(report *d, const compare_result *r,
     /* x, then per policy its line, band low and band high */
     double *buf = calloc((size_t)rows * (1 + 3 * (size_t)np) + 1,
                          sizeof *buf);
-    if (buf == NULL)
+    if (buf == NULL) {
+        report_fail(d, "out of memory");
         return;
+    }
     double *x = buf;
     for (uint32_t k = 0; k < rows; k++)
         x[k] = ((double)k + 0.5) * b->mid[0].row_s;
@@ -144,7 +146,7 @@ void compare_charts_time(report *d, const compare_result *r,
             s[i] = (report_series){p->policies[i].label, x, y,
                                    band ? yl : NULL, band ? yh : NULL,
                                    rows, compare_charts_colour(i), i / 8,
-                                   false};
+                                   false, NULL};
         }
         if (all_zero(s, np)) {
             skip(&sk, charts[ch].what, "zero throughout, for every policy");
@@ -156,7 +158,7 @@ void compare_charts_time(report *d, const compare_result *r,
                  log ? ", log scale" : "");
         report_lines lc = {charts[ch].title, "time (s)", y_label, s, np,
                            spans, (int)c->n_faults, false, NAN, NAN, log, 0,
-                           NULL};
+                           NULL, NULL};
         report_lines_add(d, &lc);
     }
     skip_note(d, &sk);
@@ -296,14 +298,16 @@ void compare_charts_latency(report *d, const compare_result *r, uint32_t pt)
     double x[COMPARE_MAX_POLICIES][COMPARE_CDF_POINTS];
     double y[COMPARE_MAX_POLICIES][COMPARE_CDF_POINTS];
     double *col = malloc(p->n_seeds * sizeof *col);
-    if (col == NULL)
+    if (col == NULL) {
+        report_fail(d, "out of memory");
         return;
+    }
     report_series s[COMPARE_MAX_POLICIES];
     for (int i = 0; i < np; i++) {
         latency_curve(r, pt, i, col, x[i], y[i]);
         s[i] = (report_series){p->policies[i].label, x[i], y[i], NULL, NULL,
                                COMPARE_CDF_POINTS, compare_charts_colour(i),
-                               i / 8, false};
+                               i / 8, false, NULL};
     }
     free(col);
     report_heading(d, 2, "Latency of every request");
@@ -320,7 +324,7 @@ void compare_charts_latency(report *d, const compare_result *r, uint32_t pt)
     report_lines lc = {"Latency distribution: successes, failures never "
                        "answered",
                        "latency (ms)", "requests answered within (%)",
-                       s, np, NULL, 0, true, 0, 100, false, 0, NULL};
+                       s, np, NULL, 0, true, 0, 100, false, 0, NULL, NULL};
     report_lines_add(d, &lc);
 }
 
@@ -349,15 +353,39 @@ static void sweep_value(const compare_result *r, uint32_t k, int i,
     }
 }
 
+/* The note of a sweep point where only some seeds recovered or
+ * completed ("1 of 3 seeds never recovered"): its mean is over the
+ * others, and the chart rings it.  NULL elsewhere. */
+static const char *sweep_note(const compare_result *r, uint32_t k, int i,
+                              compare_metric m, char *buf, size_t len)
+{
+    if (m != CM_RECOVERY_S && m != CM_COMPLETION_S)
+        return NULL;
+    uint32_t failed = 0, applies = 0;
+    compare_failures(r, k, i, m, &failed, &applies);
+    if (failed == 0 || failed == applies)
+        return NULL;
+    snprintf(buf, len, "%u of %u seeds never %s", failed, applies,
+             m == CM_RECOVERY_S ? "recovered" : "completed");
+    return buf;
+}
+
+#define NOTE_LEN 48
+
 void compare_charts_sweep(report *d, const compare_result *r)
 {
     const compare_plan *p = r->plan;
     const compare_axis *ax = &p->axes[0];
     int np = p->n_policies;
     uint32_t n = ax->n;
+    size_t cells = (size_t)n * (size_t)np;
     double *buf = calloc((size_t)n * (1 + 3 * (size_t)np), sizeof *buf);
-    if (buf == NULL)
-        return;
+    char (*note)[NOTE_LEN] = calloc(cells, sizeof *note);
+    const char **notes = calloc(cells, sizeof *notes);
+    if (buf == NULL || note == NULL || notes == NULL) {
+        report_fail(d, "out of memory");
+        goto done;
+    }
     double *x = buf;
     for (uint32_t k = 0; k < n; k++)
         x[k] = compare_axis_value(ax, k);
@@ -372,21 +400,29 @@ void compare_charts_sweep(report *d, const compare_result *r)
                    "value; the band is its 95 % confidence interval, cut "
                    "to what the quantity can be (not below 0, a share not "
                    "above 100 %). Recovery and completion are the means of "
-                   "the seeds that got there; a triangle on the top edge "
-                   "marks a value where no seed did.");
+                   "the seeds that got there: a ring marks a value where "
+                   "only some did, a triangle on the top edge one where no "
+                   "seed did.");
     skipped sk = {"", 0};
     for (int m = 0; m < CM_COUNT; m++) {
         if (!compare_metric_shown(p, (compare_metric)m))
             continue;
         report_series s[COMPARE_MAX_POLICIES];
+        bool any_note = false;
         for (int i = 0; i < np; i++) {
             double *y = buf + n * (1 + 3 * (size_t)i), *lo = y + n,
                    *hi = lo + n;
-            for (uint32_t k = 0; k < n; k++)
+            const char **nt = notes + (size_t)i * n;
+            for (uint32_t k = 0; k < n; k++) {
                 sweep_value(r, k, i, (compare_metric)m, &y[k], &lo[k],
                             &hi[k]);
+                nt[k] = sweep_note(r, k, i, (compare_metric)m,
+                                   note[(size_t)i * n + k], NOTE_LEN);
+                any_note = any_note || nt[k] != NULL;
+            }
             s[i] = (report_series){p->policies[i].label, x, y, lo, hi, n,
-                                   compare_charts_colour(i), i / 8, true};
+                                   compare_charts_colour(i), i / 8, true,
+                                   nt};
         }
         bool none = true;
         for (int i = 0; i < np && none; i++)
@@ -406,14 +442,22 @@ void compare_charts_sweep(report *d, const compare_result *r)
                  *compare_metrics[m].unit ? ")" : "",
                  log ? ", log scale" : "");
         bool share = strcmp(compare_metrics[m].unit, "%") == 0;
+        bool rec = m == CM_RECOVERY_S;
         report_lines lc = {title, xl, y, s, np, NULL, 0, false, NAN, NAN,
                            log, share ? 100 : 0,
-                           m == CM_RECOVERY_S ? "no seed recovered"
-                                              : "no seed completed"};
+                           rec ? "no seed recovered" : "no seed completed",
+                           !any_note ? NULL
+                           : rec     ? "some seeds never recovered; the "
+                                       "mean is over the others"
+                                     : "some seeds never completed; the "
+                                       "mean is over the others"};
         report_lines_add(d, &lc);
     }
     skip_note(d, &sk);
+done:
     free(buf);
+    free(note);
+    free(notes);
 }
 
 static void axis_label(const compare_axis *ax, char *buf, size_t len)
@@ -535,6 +579,7 @@ void compare_charts_maps(report *d, const compare_result *r)
     if (x == NULL || counts == NULL) {
         free(x);
         free(counts);
+        report_fail(d, "out of memory");
         return;
     }
     double *y = x + ax->n, *v = y + ay->n;

@@ -5,8 +5,9 @@
  * the document (title page, tables, verdicts) and calls these in order.
  *
  * Each page function adds headings, text and charts to an open document
- * (viz/report.h); a chart that cannot be drawn (out of memory) is left
- * out and the document goes on.  Nothing here computes a statistic; the
+ * (viz/report.h); a chart that cannot be drawn (out of memory) fails
+ * the document (report_fail): report_close then writes nothing, rather
+ * than a report with a chart silently missing.  Nothing here computes a statistic; the
  * figures come from reports/compare.h.
  */
 #ifndef SB_COMPARE_CHARTS_H

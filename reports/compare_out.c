@@ -210,9 +210,10 @@ void compare_tipping_counts(uint32_t k, uint32_t n, compare_tipping *out)
         return;
     out->share = (double)k / (double)n;
     stats_wilson(k, n, 0.95, &out->lo, &out->hi);
-    out->stability = out->hi < 0.5   ? CS_STABLE
-                     : out->lo > 0.5 ? CS_METASTABLE
-                                     : CS_BISTABLE;
+    int side = stats_wilson_side(k, n, 0.95, 0.5);
+    out->stability = side < 0   ? CS_STABLE
+                     : side > 0 ? CS_METASTABLE
+                                : CS_BISTABLE;
     out->bistable = out->stability == CS_BISTABLE;
 }
 
@@ -434,6 +435,14 @@ static void md_all(FILE *f, const compare_result *r)
         compare_bottom_line(r, 0, &b);
         fputs("\n## Bottom line\n\n", f);
         fprintf(f, "%s\n", b.text);
+    }
+    if (p->n_axes == 1) {
+        fputs("\n## Where each policy tips\n\n", f);
+        for (int i = 0; i < p->n_policies; i++) {
+            char line[2048];
+            compare_tips_text(r, i, line, sizeof line);
+            fprintf(f, "- %s\n", line);
+        }
     }
     for (uint32_t pt = 0; pt < p->n_points; pt++) {
         if (p->n_axes == 0) {

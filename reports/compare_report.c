@@ -23,6 +23,8 @@
 #include "compare.h"
 #include "compare_charts.h"
 #include "compare_report.h"
+#include "policy_setup.h"
+#include "pstack.h"
 #include "report.h"
 #include "units.h"
 
@@ -67,14 +69,27 @@ static void report_date(char *buf, size_t len)
 }
 
 /* A table of strings built cell by cell. */
+/* A cell's room: a policy's every parameter (a breaker stack's run to
+ * some 700 characters) fits. */
+#define TABLE_CELL 1024
+
 typedef struct table_buf {
     int cols, rows;
-    char (*text)[160];
+    char (*text)[TABLE_CELL];
     const char **cells;
     uint8_t *emph;
 } table_buf;
 
-static int table_init(table_buf *t, int cols, int rows)
+static void table_free(table_buf *t)
+{
+    free(t->text);
+    free(t->cells);
+    free(t->emph);
+}
+
+/* On failure nothing is left allocated and d is failed (report_fail):
+ * the report is not written without the table. */
+static int table_init(report *d, table_buf *t, int cols, int rows)
 {
     t->cols = cols;
     t->rows = rows;
@@ -82,8 +97,11 @@ static int table_init(table_buf *t, int cols, int rows)
     t->text = calloc(n ? n : 1, sizeof *t->text);
     t->cells = calloc(n ? n : 1, sizeof *t->cells);
     t->emph = calloc(n ? n : 1, 1);
-    if (t->text == NULL || t->cells == NULL || t->emph == NULL)
+    if (t->text == NULL || t->cells == NULL || t->emph == NULL) {
+        table_free(t);
+        report_fail(d, "out of memory");
         return -1;
+    }
     for (size_t i = 0; i < n; i++)
         t->cells[i] = t->text[i];
     return 0;
@@ -94,12 +112,7 @@ static char *table_cell(table_buf *t, int row, int col)
     return t->text[(size_t)row * (size_t)t->cols + (size_t)col];
 }
 
-static void table_free(table_buf *t)
-{
-    free(t->text);
-    free(t->cells);
-    free(t->emph);
-}
+static void sweep_tips(report *d, const compare_result *r);
 
 /* ---- The title page ----------------------------------------------------------- */
 
@@ -107,7 +120,7 @@ static void scenario_table(report *d, const compare_plan *p)
 {
     const sim_config *c = &p->points[0].cfg;
     table_buf t;
-    if (table_init(&t, 2, 6 + (int)c->n_faults) != 0)
+    if (table_init(d, &t, 2, 6 + (int)c->n_faults) != 0)
         return;
     char a[64], b[64], w[64];
     int row = 0;
@@ -161,27 +174,118 @@ static void scenario_table(report *d, const compare_plan *p)
     table_free(&t);
 }
 
+/* Policy i's stack as it runs (the scenario's [policy] settings, the
+ * entry's and --param applied); -1 when it does not build here (a
+ * plug-in gone since). */
+static int policy_stack(const compare_plan *p, int i, policy_setup *ps)
+{
+    const compare_policy *cp = &p->policies[i];
+    const char *plugins[COMPARE_MAX_PLUGINS];
+    for (int k = 0; k < p->n_plugins; k++)
+        plugins[k] = p->plugins[k];
+    sb_err e;
+    return policy_setup_build(cp->stack, plugins, p->n_plugins, cp->params,
+                              cp->n_params, ps, &e);
+}
+
+/* Does a setting in list[0..n) name parameter k of layer l? */
+static bool names_param(const pstack *st, const setting *list, int n, int l,
+                        int k)
+{
+    for (int j = 0; j < n; j++) {
+        int li, pi;
+        if (pstack_param_index(st, &list[j], &li, &pi) == 0 && li == l &&
+            pi == k)
+            return true;
+    }
+    return false;
+}
+
+/* Every parameter layer l of a stack runs with, each once, as the
+ * stack resolved them: "max_attempts=5, base=100ms (default), ...", a
+ * swept one as its range.  Defaults are marked, for a default explains
+ * a figure as often as a setting does (the breaker's 60 s cooldown, its
+ * 56 s recovery). */
+static void layer_text(const compare_plan *p, int i, const pstack *st, int l,
+                       char *buf, size_t len)
+{
+    const compare_policy *cp = &p->policies[i];
+    const compare_point *pt0 = &p->points[0];
+    const sb_policy *layer = pstack_layer(st, l);
+    size_t used = 0;
+    snprintf(buf, len, "no parameters");
+    for (int k = 0; layer->params && layer->params[k].name && used < len;
+         k++) {
+        const char *sep = k ? ", " : "";
+        const char *name = layer->params[k].name;
+        int swept = -1;
+        for (int a = 0, s = 0; a < p->n_axes; a++)
+            if (p->axes[a].policy_param) {
+                if (s < pt0->n_policy_sets &&
+                    names_param(st, &pt0->policy_sets[s], 1, l, k))
+                    swept = a;
+                s++;
+            }
+        if (swept >= 0) {
+            const compare_axis *ax = &p->axes[swept];
+            used += (size_t)snprintf(buf + used, len - used,
+                                     "%s%s swept %g%s to %g%s", sep, name,
+                                     ax->from, ax->unit, ax->to, ax->unit);
+        } else {
+            bool set = names_param(st, cp->params, cp->n_params, l, k);
+            used += (size_t)snprintf(buf + used, len - used, "%s%s=%s%s",
+                                     sep, name, pstack_param_text(st, l, k),
+                                     set ? "" : " (default)");
+        }
+    }
+}
+
 static void policies_table(report *d, const compare_plan *p)
 {
+    int rows = 0;
+    for (int i = 0; i < p->n_policies; i++) {
+        policy_setup ps;
+        if (policy_stack(p, i, &ps) != 0) {
+            rows++;
+            continue;
+        }
+        rows += pstack_layers(ps.stack);
+        policy_setup_free(&ps);
+    }
     table_buf t;
-    if (table_init(&t, 2, p->n_policies) != 0)
+    if (table_init(d, &t, 3, rows) != 0)
         return;
+    int row = 0;
     for (int i = 0; i < p->n_policies; i++) {
         const compare_policy *cp = &p->policies[i];
-        snprintf(table_cell(&t, i, 0), 160, "%s", cp->label);
-        char *c = table_cell(&t, i, 1);
-        size_t used = 0;
-        used += (size_t)snprintf(c, 160, "%s", cp->n_params ? "" :
-                                 "defaults");
-        for (int j = 0; j < cp->n_params && used < 160; j++)
-            used += (size_t)snprintf(c + used, 160 - used, "%s%s=%s",
-                                     j ? ", " : "", cp->params[j].key,
-                                     cp->params[j].value);
+        snprintf(table_cell(&t, row, 0), TABLE_CELL, "%s", cp->label);
+        policy_setup ps;
+        if (policy_stack(p, i, &ps) != 0) {
+            /* What was set, as given. */
+            char *c = table_cell(&t, row, 2);
+            size_t used = 0;
+            snprintf(table_cell(&t, row, 1), TABLE_CELL, "%s", cp->stack);
+            for (int j = 0; j < cp->n_params && used < TABLE_CELL; j++)
+                used += (size_t)snprintf(c + used, TABLE_CELL - used,
+                                         "%s%s=%s", j ? ", " : "",
+                                         cp->params[j].key,
+                                         cp->params[j].value);
+            row++;
+            continue;
+        }
+        for (int l = 0; l < pstack_layers(ps.stack); l++, row++) {
+            snprintf(table_cell(&t, row, 1), TABLE_CELL, "%s",
+                     pstack_layer(ps.stack, l)->name);
+            layer_text(p, i, ps.stack, l, table_cell(&t, row, 2),
+                       TABLE_CELL);
+        }
+        policy_setup_free(&ps);
     }
-    static const char *const head[] = {"policy", "parameters set"};
-    report_table tb = {"Parameters not listed take the policy's defaults "
-                       "(stormbench policies NAME lists them).",
-                       2, p->n_policies, head, t.cells, NULL, "ll"};
+    static const char *const head[] = {"policy", "layer", "parameters"};
+    report_table tb = {"Every parameter each policy runs with; (default): "
+                       "not set by the scenario, the entry or --param "
+                       "(stormbench policies NAME says what each does).",
+                       3, rows, head, t.cells, NULL, "lll"};
     report_table_add(d, &tb);
     table_free(&t);
 }
@@ -221,6 +325,8 @@ static void title_page(report *d, const compare_result *r)
                  ax->n, ax->policy_param ? ", given to every policy" : "");
         report_text(d, line);
     }
+    if (p->n_axes == 1)
+        sweep_tips(d, r);
 }
 
 /* ---- Results at one point ----------------------------------------------------- */
@@ -288,7 +394,7 @@ static void metrics_table(report *d, const compare_result *r, uint32_t pt,
     column cols[CM_COUNT + 1];
     int nc = columns_of(r, pt, ms, n, cols);
     table_buf t;
-    if (table_init(&t, nc + 1, p->n_policies) != 0)
+    if (table_init(d, &t, nc + 1, p->n_policies) != 0)
         return;
     const char *head[CM_COUNT + 2];
     head[0] = "policy";
@@ -381,11 +487,15 @@ static void results_table(report *d, const compare_result *r, uint32_t pt)
     }
 }
 
-static void verdicts(report *d, const compare_result *r, uint32_t pt)
+static void verdicts(report *d, const compare_result *r, uint32_t pt,
+                     bool heading)
 {
     if (r->plan->n_policies < 2)
         return;
-    report_heading(d, 2, "Verdicts");
+    if (heading)
+        report_heading(d, 2, "Verdicts");
+    else
+        report_text(d, "Verdicts:");
     for (int m = 0; m < CM_COUNT; m++) {
         if (!compare_metric_shown(r->plan, (compare_metric)m))
             continue;
@@ -413,7 +523,7 @@ static void phase_tables(report *d, const compare_result *r, uint32_t pt)
         if (!first->sum.phase[ph].present)
             continue;
         table_buf t;
-        if (table_init(&t, CP_COUNT + 1, p->n_policies) != 0)
+        if (table_init(d, &t, CP_COUNT + 1, p->n_policies) != 0)
             return;
         bool fewer = false;
         for (int i = 0; i < p->n_policies; i++) {
@@ -460,6 +570,54 @@ static void phase_tables(report *d, const compare_result *r, uint32_t pt)
     }
 }
 
+/* ---- A one-key sweep ------------------------------------------------------------ */
+
+/* Where each policy tips along the sweep, in words, on the title page:
+ * what a reader of a sweep came for. */
+static void sweep_tips(report *d, const compare_result *r)
+{
+    const compare_plan *p = r->plan;
+    report_heading(d, 2, "Where each policy tips");
+    char line[2048];
+    uint32_t n_min = UINT32_MAX;
+    for (int i = 0; i < p->n_policies; i++) {
+        compare_tips_text(r, i, line, sizeof line);
+        report_text(d, line);
+        for (uint32_t k = 0; k < p->n_points; k++) {
+            compare_tipping t;
+            compare_tipping_of(r, k, i, &t);
+            if (t.n > 0 && t.n < n_min)
+                n_min = t.n;
+        }
+    }
+    /* 0 of n lies clearly below 1/2 only when its Wilson top, 3.84 /
+     * (n + 3.84), does: from n = 4. */
+    if (n_min < 4) {
+        snprintf(line, sizeof line, "With %u seeds a value, no share is "
+                 "clearly below or above one half (0 of %u has a 95 %% "
+                 "interval up to %.0f %%): every value is bistable until "
+                 "more seeds are run (4 or more).", n_min, n_min,
+                 100.0 * 3.8415 / (n_min + 3.8415));
+        report_text(d, line);
+    }
+}
+
+/* The results table and the verdicts at each swept value. */
+static void sweep_values(report *d, const compare_result *r)
+{
+    const compare_plan *p = r->plan;
+    const compare_axis *ax = &p->axes[0];
+    report_heading(d, 1, "At each value");
+    for (uint32_t k = 0; k < p->n_points; k++) {
+        char head[200];
+        snprintf(head, sizeof head, "%s = %.10g%s", ax->key,
+                 p->points[k].value[0], ax->unit);
+        report_heading(d, 2, head);
+        results_table(d, r, k);
+        verdicts(d, r, k, false);
+    }
+}
+
 /* ---- The document ------------------------------------------------------------------ */
 
 int compare_report_write(const compare_result *r, const char *const *dirs,
@@ -484,13 +642,14 @@ int compare_report_write(const compare_result *r, const char *const *dirs,
     if (p->n_axes == 0) {
         report_heading(d, 1, "Results");
         results_table(d, r, 0);
-        verdicts(d, r, 0);
+        verdicts(d, r, 0, true);
         phase_tables(d, r, 0);
         compare_charts_time(d, r, &b);
         compare_charts_bars(d, r, 0);
         compare_charts_latency(d, r, 0);
     } else if (p->n_axes == 1) {
         compare_charts_sweep(d, r);
+        sweep_values(d, r);
     } else {
         compare_charts_maps(d, r);
     }

@@ -750,19 +750,17 @@ static void no_values(const contest *c, compare_verdict *out)
              why[c->m] ? why[c->m] : "no run has one");
 }
 
-static void decide(contest *c, compare_verdict *out)
+static int decide(contest *c, compare_verdict *out)
 {
     rank(c);
-    if (!test_pairs(c)) {
-        snprintf(out->text, sizeof out->text, "out of memory");
-        return;
-    }
+    if (!test_pairs(c))
+        return -1;
     bool all_same = true;
     for (int i = 1; i < c->n_pol; i++)
         all_same = all_same && pair_of(c, 0, i)->same;
     if (all_same) {
         tie(c, out);
-        return;
+        return 0;
     }
     int best = c->order[0];
     int lead[COMPARE_MAX_POLICIES], rest[COMPARE_MAX_POLICIES];
@@ -794,10 +792,13 @@ static void decide(contest *c, compare_verdict *out)
                 c->n_seeds);
     }
     say_failures(&w, c);
+    return 0;
 }
 
-void compare_verdict_at(const compare_result *r, uint32_t point,
-                        compare_metric m, compare_verdict *out)
+/* Out of memory is an error, never a verdict: a verdict that read "out
+ * of memory" went into the tables as if it were one. */
+int compare_verdict_at(const compare_result *r, uint32_t point,
+                       compare_metric m, compare_verdict *out, sb_err *e)
 {
     memset(out, 0, sizeof *out);
     out->best = out->runner_up = -1;
@@ -805,10 +806,10 @@ void compare_verdict_at(const compare_result *r, uint32_t point,
     contest c = {r, point, m, r->plan->n_policies, r->plan->n_seeds,
                  m == CM_RECOVERY_S || m == CM_COMPLETION_S,
                  NULL, NULL, NULL, NULL, NULL, {0}};
+    int rc = 0;
     if (!contest_fill(&c)) {
-        snprintf(out->text, sizeof out->text, "out of memory");
         contest_free(&c);
-        return;
+        return err_set(e, "out of memory");
     }
     bool any = false;
     for (int pol = 0; pol < c.n_pol; pol++)
@@ -822,7 +823,8 @@ void compare_verdict_at(const compare_result *r, uint32_t point,
         out->leaders = 1;
         snprintf(out->text, sizeof out->text, "%s: the only policy; nothing "
                  "to compare it with", r->plan->policies[0].label);
-    } else
-        decide(&c, out);
+    } else if (decide(&c, out) != 0)
+        rc = err_set(e, "out of memory");
     contest_free(&c);
+    return rc;
 }

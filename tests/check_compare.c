@@ -1319,6 +1319,71 @@ START_TEST(tipping_is_a_share_with_its_interval)
 }
 END_TEST
 
+/* Where each policy tips along a one-key sweep, in words.  A sweep of
+ * load over 0.8, 0.9, 1, 1.1 with 5 seeds, built in memory: "calm"
+ * never tips; "storm" tips in 0, 0, 2 and 5 of 5 seeds.  The counts
+ * are runs of equal values said once, with Wilson's interval (0 of 5:
+ * [0, 3.84 / 8.84 = 43 %], stable; 2 of 5: [12, 77 %], bistable; 5 of
+ * 5: [57, 100 %], metastable); most seeds tip where k > n / 2: at 1.1
+ * only.  A policy tipping in most seeds at 1 and 1.1 "tips from 1 up". */
+START_TEST(sweep_says_where_each_policy_tips)
+{
+    static const uint32_t storm[4] = {0, 0, 2, 5}, late[4] = {0, 1, 3, 4};
+    compare_plan *p = calloc(1, sizeof *p);
+    compare_point pts[4];
+    memset(pts, 0, sizeof pts);
+    snprintf(p->name, sizeof p->name, "hand");
+    snprintf(p->policies[0].label, sizeof p->policies[0].label, "calm");
+    snprintf(p->policies[1].label, sizeof p->policies[1].label, "storm");
+    snprintf(p->policies[2].label, sizeof p->policies[2].label, "late");
+    p->n_policies = 3;
+    p->n_seeds = 5;
+    p->n_axes = 1;
+    snprintf(p->axes[0].key, sizeof p->axes[0].key, "load");
+    p->axes[0].n = 4;
+    for (uint32_t k = 0; k < 4; k++) {
+        pts[k].index[0] = k;
+        pts[k].value[0] = 0.8 + 0.1 * k;
+    }
+    p->points = pts;
+    p->n_points = 4;
+    compare_run *runs = calloc(compare_n_runs(p), sizeof *runs);
+    for (uint32_t r = 0; r < compare_n_runs(p); r++) {
+        uint32_t pt, pol, sd;
+        compare_run_at(p, r, &pt, &pol, &sd);
+        runs[r].point = pt;
+        runs[r].policy = pol;
+        runs[r].sum.recovery_judged = true;
+        uint32_t tips = pol == 0 ? 0 : pol == 1 ? storm[pt] : late[pt];
+        runs[r].sum.recovered = sd >= tips;
+    }
+    compare_result res = {p, runs, NULL, NULL, NULL};
+    char text[2048];
+    compare_tips_text(&res, 0, text, sizeof text);
+    ck_assert_str_eq(text, "calm, seeds that never recovered: 0 of 5 from "
+                           "0.8 to 1.1 (95 % CI 0\xe2\x80\x93" "43 %, "
+                           "stable). Most seeds tip at no value.");
+    compare_tips_text(&res, 1, text, sizeof text);
+    ck_assert_str_eq(text, "storm, seeds that never recovered: 0 of 5 from "
+                           "0.8 to 0.9 (95 % CI 0\xe2\x80\x93" "43 %, "
+                           "stable); 2 of 5 at 1 (95 % CI 12\xe2\x80\x93"
+                           "77 %, bistable); 5 of 5 at 1.1 (95 % CI "
+                           "57\xe2\x80\x93" "100 %, metastable). Most "
+                           "seeds tip at 1.1.");
+    compare_tips_text(&res, 2, text, sizeof text);
+    ck_assert_ptr_nonnull(strstr(text, "Most seeds tip from 1 up."));
+    /* Not judged anywhere: said, not counted as 0 of 0. */
+    for (uint32_t r = 0; r < compare_n_runs(p); r++)
+        runs[r].sum.recovery_judged = false;
+    compare_tips_text(&res, 0, text, sizeof text);
+    ck_assert_str_eq(text, "calm: recovery was not judged at any value (no "
+                           "fault, no baseline before it, or no room after "
+                           "it)");
+    free(runs);
+    free(p);
+}
+END_TEST
+
 /* Bands are type-7 quantiles across the seeds, row by row.  Five seeds
  * whose cells are 0, 10, 20, 30, 40 (+ the row number): h = 4q, so
  * the 10th percentile is 0 + 0.4 x 10 = 4, the median 20, the 90th
@@ -1649,6 +1714,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, verdict_reads_like_a_person_wrote_it);
     tcase_add_test(tc, recovery_counts_failures_first);
     tcase_add_test(tc, tipping_is_a_share_with_its_interval);
+    tcase_add_test(tc, sweep_says_where_each_policy_tips);
     tcase_add_test(tc, ties_are_grouped_and_said);
     tcase_add_test(tc, intervals_stay_in_their_domain);
     tcase_add_test(tc, no_success_no_latency_in_csv);

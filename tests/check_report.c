@@ -98,14 +98,14 @@ static void add_time_series(report *r)
     }
     y[2][150] = NAN;
     report_series s[3] = {
-        {"exponential", t, y[0], lo[0], hi[0], NT, 0, 0, false},
-        {"exponential+token_bucket", t, y[1], lo[1], hi[1], NT, 1, 1, false},
-        {"immediate", t, y[2], lo[2], hi[2], NT, 2, 2, false}};
+        {"exponential", t, y[0], lo[0], hi[0], NT, 0, 0, false, NULL},
+        {"exponential+token_bucket", t, y[1], lo[1], hi[1], NT, 1, 1, false, NULL},
+        {"immediate", t, y[2], lo[2], hi[2], NT, 2, 2, false, NULL}};
     report_span sp[2] = {{60, 70, "outage 10 s"},
                          {200, 215, "latency +200 ms"}};
     report_lines c = {
         "Goodput", "time (s)", "goodput (requests/s)", s, 3, sp, 2, false,
-        NAN,       NAN,        false,                  0, NULL};
+        NAN,       NAN,        false,                  0, NULL, NULL};
     report_lines_add(r, &c);
 }
 
@@ -119,9 +119,9 @@ static void add_cdf(report *r)
             y[k][i] = 1 / (1 + pow(x[i] / (20.0 + 40 * k), -2.0));
     }
     report_series s[3] = {
-        {"exponential", x, y[0], NULL, NULL, 200, 0, 0, 0},
-        {"exponential+token_bucket", x, y[1], NULL, NULL, 200, 1, 1, 0},
-        {"immediate", x, y[2], NULL, NULL, 200, 2, 2, 0}};
+        {"exponential", x, y[0], NULL, NULL, 200, 0, 0, 0, NULL},
+        {"exponential+token_bucket", x, y[1], NULL, NULL, 200, 1, 1, 0, NULL},
+        {"immediate", x, y[2], NULL, NULL, 200, 2, 2, 0, NULL}};
     report_lines c = {"Latency CDF",
                       "latency (ms)",
                       "share of requests",
@@ -134,7 +134,7 @@ static void add_cdf(report *r)
                       1,
                       false,
                       0,
-                      NULL};
+                      NULL, NULL};
     report_lines_add(r, &c);
 }
 
@@ -216,8 +216,8 @@ static void add_sweep(report *r)
             hi[k][i] = y[k][i] * 1.25;
         }
     }
-    report_series s[2] = {{"exponential", x, y[0], lo[0], hi[0], 7, 0, 0, true},
-                          {"immediate", x, y[1], lo[1], hi[1], 7, 2, 1, true}};
+    report_series s[2] = {{"exponential", x, y[0], lo[0], hi[0], 7, 0, 0, true, NULL},
+                          {"immediate", x, y[1], lo[1], hi[1], 7, 2, 1, true, NULL}};
     report_lines c = {"Recovery time against offered load",
                       "offered load (share of capacity)",
                       "recovery (s)",
@@ -230,7 +230,7 @@ static void add_sweep(report *r)
                       NAN,
                       false,
                       0,
-                      NULL};
+                      NULL, NULL};
     report_lines_add(r, &c);
 }
 
@@ -751,9 +751,9 @@ START_TEST(never_is_a_mark_on_lines)
 {
     static double x[5] = {1, 2, 3, 4, 5};
     static double y[5] = {2, 3, 5, INFINITY, INFINITY};
-    report_series s = {"immediate", x, y, NULL, NULL, 5, 5, 0, true};
+    report_series s = {"immediate", x, y, NULL, NULL, 5, 5, 0, true, NULL};
     report_lines l = {"Recovery", "load", "recovery (s)", &s, 1, NULL, 0,
-                      false, NAN, NAN, false, 0, "no seed recovered"};
+                      false, NAN, NAN, false, 0, "no seed recovered", NULL};
     report_chart c = {REPORT_CHART_LINES, &l, NULL, NULL};
     chart_panel p;
     cairo_surface_t *s4 = draw_chart(&c, 600, &p);
@@ -770,6 +770,63 @@ START_TEST(never_is_a_mark_on_lines)
 }
 END_TEST
 
+
+/* A sweep point that stands for only some of the seeds (1 of 3 never
+ * recovered; the mean is over the other 2) is ringed in ink, so it does
+ * not read as the whole; a point without a note is not.  The ring, F / 2
+ * around the point, puts dark pixels where the line and its dot (the
+ * series' colour) do not reach; the legend says what a ring means. */
+static double ring_y[5] = {2, 3, 5, 4, 3};
+static const char *const ring_notes[5] = {NULL, NULL,
+                                          "1 of 3 seeds never recovered",
+                                          NULL, NULL};
+static void ring_chart(report_lines *l, report_series *s)
+{
+    static double x[5] = {1, 2, 3, 4, 5};
+    *s = (report_series){"immediate", x, ring_y, NULL, NULL, 5, 5, 0, true,
+                         ring_notes};
+    *l = (report_lines){"Recovery", "load", "recovery (s)", s, 1, NULL, 0,
+                        false, 0, 6, false, 0, NULL,
+                        "some seeds never recovered"};
+}
+
+static void add_ring(report *r)
+{
+    report_lines l;
+    report_series s;
+    ring_chart(&l, &s);
+    report_lines_add(r, &l);
+}
+
+static char *one_chart_text(const char *name, void (*add)(report *));
+
+START_TEST(partial_is_a_ring)
+{
+    report_lines l;
+    report_series s;
+    ring_chart(&l, &s);
+    report_chart c = {REPORT_CHART_LINES, &l, NULL, NULL};
+    chart_panel p;
+    cairo_surface_t *img = draw_chart(&c, 600, &p);
+    chart_scale xs = {1, 5, p.plot.x, p.plot.x + p.plot.w, false};
+    static const chart_style ink = {0.16, 0.16, 0.16, 1, 1, 0};
+    /* Ink in a column around each point, over the plot's upper 60 %
+     * (the points at 3 and 5 of 0..6 are there; the legend and the tick
+     * labels under the plot are not): the ring's arcs at point 3; at
+     * point 2 only the line and its dot, in the series' colour. */
+    int r = (int)(REPORT_CHART_FONT * 0.5) + 2;
+    int y0 = (int)p.plot.y + 2, y1 = (int)(p.plot.y + 0.6 * p.plot.h);
+    int x3 = (int)chart_scale_map(&xs, 3), x2 = (int)chart_scale_map(&xs, 2);
+    int ink3 = count_colour(img, x3 - r, x3 + r + 1, y0, y1, &ink);
+    int ink2 = count_colour(img, x2 - r, x2 + r + 1, y0, y1, &ink);
+    ck_assert_msg(ink3 > 3, "the ring: %d ink pixels", ink3);
+    ck_assert_int_eq(ink2, 0);
+    cairo_surface_destroy(img);
+    char *t = one_chart_text("ring", add_ring);
+    ck_assert_msg(strstr(t, "ringed: some seeds never recovered"), "%s", t);
+    free(t);
+}
+END_TEST
 
 /* Text of a one-chart PDF made by add(r). */
 static char *one_chart_text(const char *name, void (*add)(report *))
@@ -792,11 +849,11 @@ static void add_twins(report *r)
 {
     static double x[3] = {1, 2, 3}, a[3] = {5, 7, 6}, b[3] = {5, 7, 6},
                   c[3] = {5, 7, 6.5};
-    report_series s[3] = {{"alpha", x, a, NULL, NULL, 3, 4, 0, false},
-                          {"beta", x, b, NULL, NULL, 3, 5, 0, false},
-                          {"gamma", x, c, NULL, NULL, 3, 2, 0, false}};
+    report_series s[3] = {{"alpha", x, a, NULL, NULL, 3, 4, 0, false, NULL},
+                          {"beta", x, b, NULL, NULL, 3, 5, 0, false, NULL},
+                          {"gamma", x, c, NULL, NULL, 3, 2, 0, false, NULL}};
     report_lines l = {"Twins", "x", "y", s, 3, NULL, 0, false, NAN, NAN,
-                      false, 0, NULL};
+                      false, 0, NULL, NULL};
     report_lines_add(r, &l);
 }
 
@@ -946,6 +1003,30 @@ START_TEST(error_at_close)
 }
 END_TEST
 
+/* A caller's failure (out of memory for a chart's cells) fails the
+ * document: report_close returns it and neither file appears -- a
+ * report with a chart silently missing would pass for a whole one. */
+START_TEST(caller_failure)
+{
+    char dir[1024], pdf[1100], html[1100];
+    snprintf(dir, sizeof dir, "%s", tu_temp_path("caller-failure"));
+    mkdir(dir, 0777);
+    snprintf(pdf, sizeof pdf, "%s/report.pdf", dir);
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    report *r;
+    sb_err e = {{0}};
+    ck_assert_int_eq(report_open(&r, pdf, html, "t", &e), 0);
+    small_document(r);
+    report_fail(r, "out of memory");
+    report_fail(r, "a later error");
+    small_document(r);
+    ck_assert_int_ne(report_close(r, &e), 0);
+    ck_assert_str_eq(e.msg, "out of memory");
+    char names[4096];
+    ck_assert_int_eq(dir_entries(dir, names, sizeof names), 0);
+}
+END_TEST
+
 /* Either output alone; NULL for the other makes nothing of it. */
 START_TEST(one_output)
 {
@@ -997,8 +1078,8 @@ Suite *report_suite(void)
              boundary_nan);
     ADD_CASE(s, "cells", cell_states, two_of_five_is_not_healthy,
              never_is_a_bar, never_is_a_mark_on_lines, same_as_in_legend,
-             share_axis_stops_at_100);
+             share_axis_stops_at_100, partial_is_a_ring);
     ADD_CASE(s, "whole_or_nothing", unwritable_output, error_at_close,
-             one_output);
+             one_output, caller_failure);
     return s;
 }

@@ -374,6 +374,14 @@ START_TEST(pdf_carries_the_results)
     }
     ck_assert_ptr_nonnull(strstr(text, "Verdicts"));
     ck_assert_ptr_nonnull(strstr(text, "By phase"));
+    /* The title page lists every parameter, defaults marked: the entry
+     * set exponential's jitter and immediate's max_attempts (not
+     * defaults); exponential's base stays at its default of 100 ms. */
+    ck_assert_msg(strstr(text, "base=100ms (default)"), "%s", text);
+    ck_assert_ptr_nonnull(strstr(text, "jitter=full"));
+    ck_assert_ptr_null(strstr(text, "jitter=full (default)"));
+    ck_assert_ptr_nonnull(strstr(text, "max_attempts=3"));
+    ck_assert_ptr_null(strstr(text, "max_attempts=3 (default)"));
     free(text);
     free(json);
     free(info);

@@ -57,10 +57,10 @@ static void build(void)
         a[i] = 250;
         b[i] = 40;
     }
-    report_series s[2] = {{"alpha", t, a, NULL, NULL, 101, 4, 0, false},
-                          {"beta", t, b, NULL, NULL, 101, 5, 0, false}};
+    report_series s[2] = {{"alpha", t, a, NULL, NULL, 101, 4, 0, false, NULL},
+                          {"beta", t, b, NULL, NULL, 101, 5, 0, false, NULL}};
     report_lines l = {"Load", "time (s)", "load (req/s)", s, 2, NULL, 0,
-                      false, NAN, NAN, false, 0, NULL};
+                      false, NAN, NAN, false, 0, NULL, NULL};
     report_heading(r, 1, "Charts");
     report_lines_add(r, &l);
     static const char *labels[2] = {"bar-a", "bar-b"};

@@ -211,6 +211,19 @@ START_TEST(fisher_exact_by_hand)
     ck_assert_double_eq(stats_fisher_exact(0, 0, 3, 10), 1);
     /* Equal shares are the likeliest table: p = 1. */
     ck_assert_double_eq_tol(stats_fisher_exact(5, 10, 5, 10), 1, 1e-12);
+/* The side of 1/2, from the intervals above: 0 of 10 lies below
+ * (hi 0.2775), 10 of 10 above (lo 0.7225), 2 of 5 holds it ([0.118,
+ * 0.769]); 0 of 3 holds it too, hi = 3.841 / 6.841 = 0.5615 (from n = 4,
+ * 3.841 / 7.841 = 0.4899, it lies below), and n = 0 says nothing. */
+START_TEST(wilson_side_of_half)
+{
+    ck_assert_int_eq(stats_wilson_side(0, 10, 0.95, 0.5), -1);
+    ck_assert_int_eq(stats_wilson_side(10, 10, 0.95, 0.5), 1);
+    ck_assert_int_eq(stats_wilson_side(2, 5, 0.95, 0.5), 0);
+    ck_assert_int_eq(stats_wilson_side(0, 3, 0.95, 0.5), 0);
+    ck_assert_int_eq(stats_wilson_side(0, 4, 0.95, 0.5), -1);
+    ck_assert_int_eq(stats_wilson_side(4, 4, 0.95, 0.5), 1);
+    ck_assert_int_eq(stats_wilson_side(0, 0, 0.95, 0.5), 0);
 }
 END_TEST
 
@@ -247,6 +260,7 @@ Suite *stats_suite(void)
     tcase_add_test(tc, paired_edges);
     tcase_add_test(tc, sign_test_is_binomial);
     tcase_add_test(tc, wilson_by_hand);
+    tcase_add_test(tc, wilson_side_of_half);
     tcase_add_test(tc, holm_by_hand);
     tcase_add_test(tc, fisher_exact_by_hand);
     suite_add_tcase(s, tc);

@@ -113,6 +113,11 @@ static void fail(report *r, const char *fmt, ...)
     va_end(ap);
 }
 
+void report_fail(report *r, const char *why)
+{
+    fail(r, "%s", why);
+}
+
 static bool pdf_live(const report *r)
 {
     return r->pdf_on && !r->failed;

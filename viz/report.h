@@ -115,6 +115,11 @@ typedef struct report_series {
     int colour;                   /* chart_palette index */
     int dash;                     /* 0 solid, 1 dashed, 2 dotted */
     bool points;                  /* mark each point (a sweep's values) */
+    const char *const *notes;     /* n strings or NULL; a non-NULL one
+                                     marks a point that stands for only
+                                     some of the seeds ("2 of 5 seeds
+                                     never recovered"): a ring around
+                                     it, the note in the HTML's hover */
 } report_series;
 
 /* A shaded x range with a label: a fault's window. */
@@ -143,6 +148,10 @@ typedef struct report_lines {
                                      plot's top edge, the legend's last
                                      item says what ("never recovered");
                                      NULL: "never" */
+    const char *partial;          /* the legend's words for the ringed
+                                     points of report_series.notes ("some
+                                     seeds never recovered"); NULL: "only
+                                     some seeds" */
 } report_lines;
 /* A series that draws the same line as one before it (the same points,
  * within a millionth of the axis) would hide under it: its legend entry
@@ -221,6 +230,13 @@ typedef struct report_edge {
     bool vertical;
 } report_edge;
 int report_map_boundary(const report_map *m, report_edge *out, int max);
+
+/* An error of the caller's while it built a block (out of memory for
+ * its cells): kept like the document's own (the first one wins), so
+ * nothing more is added and report_close fails, leaving neither target
+ * touched -- a report never goes out with a chart or table silently
+ * missing.  `why` is copied. */
+void report_fail(report *r, const char *why);
 
 /* Finish both files and rename them into place.  On an error neither
  * target is touched, the temporaries are removed, and e says why.  r is

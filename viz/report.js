@@ -185,6 +185,7 @@
           fmt(y) + ' ' + esc(d.yunit) : 'no value';
         rows += '<div><span class="sbc-sw" style="background:' + s.colour +
           '"></span>' + esc(s.label) + ': <b>' + v + '</b>' +
+          (s.notes && s.notes[best] ? ' (' + esc(s.notes[best]) + ')' : '') +
           (d.xlog ? ' at ' + fmt(s.x[best]) + ' ' + esc(d.xunit) : '') + '</div>';
       });
       if (at === null) { tip.hidden = true; return; }

@@ -204,6 +204,16 @@ static bool any_never(const report_lines *c)
 
 static const chart_style never_style = {0.16, 0.16, 0.16, 1.0, 1.0, 0};
 
+static bool any_partial(const report_lines *c)
+{
+    for (int k = 0; k < c->n_series; k++)
+        for (size_t i = 0; c->series[k].notes && i < c->series[k].n; i++)
+            if (c->series[k].notes[i] && isfinite(c->series[k].y[i]) &&
+                x_usable(c, c->series[k].x[i]))
+                return true;
+    return false;
+}
+
 const char *report_lines_never_label(const report_lines *c, char *buf,
                                      size_t len);
 
@@ -230,6 +240,15 @@ static int lines_legend(const report_lines *c, legend_buf *L)
         L->items[n] = (chart_legend_item){L->labels[n], &L->styles[n],
                                           s->lo != NULL && s->hi != NULL,
                                           s->points};
+        n++;
+    }
+    if (any_partial(c) && n < LEGEND_ITEMS) {
+        snprintf(L->labels[n], LABEL_MAX, "\xe2\x97\x8b ringed: %s",
+                 c->partial ? c->partial : "only some seeds");
+        L->styles[n] = never_style;
+        L->styles[n].a = 0.0;
+        L->items[n] = (chart_legend_item){L->labels[n], &L->styles[n], false,
+                                          false};
         n++;
     }
     if (any_never(c) && n < LEGEND_ITEMS) {
@@ -316,6 +335,32 @@ static void lines_never(cairo_t *cr, const chart_panel *p,
     cairo_restore(cr);
 }
 
+/* A ring around each point of a series that has a note: the point
+ * stands for only some of the seeds.  In ink, not the series' colour,
+ * so it reads on every line, and wider than chart_panel_points' dot. */
+static void lines_partial(cairo_t *cr, const chart_panel *p,
+                          const report_lines *c, int only)
+{
+    cairo_save(cr);
+    cairo_set_source_rgb(cr, never_style.r, never_style.g, never_style.b);
+    cairo_set_line_width(cr, F / 10.0);
+    for (int k = 0; k < c->n_series; k++) {
+        const report_series *s = &c->series[k];
+        if ((only >= 0 && k != only) || s->notes == NULL)
+            continue;
+        for (size_t i = 0; i < s->n; i++) {
+            double x = chart_scale_map(&p->x, s->x[i]);
+            double y = chart_scale_map(&p->y, s->y[i]);
+            if (s->notes[i] == NULL || !isfinite(x) || !isfinite(y))
+                continue;
+            cairo_new_sub_path(cr);
+            cairo_arc(cr, x, y, F * 0.5, 0, 6.28318530717958647692);
+            cairo_stroke(cr);
+        }
+    }
+    cairo_restore(cr);
+}
+
 /* Every series (only < 0) or series `only` alone: bands first, so no
  * band covers a line. */
 static void lines_data(cairo_t *cr, const chart_panel *p, const report_lines *c,
@@ -337,6 +382,7 @@ static void lines_data(cairo_t *cr, const chart_panel *p, const report_lines *c,
         if (s->points)
             chart_panel_points(cr, p, &d, &st);
     }
+    lines_partial(cr, p, c, only);
     lines_never(cr, p, c, only);
 }
 
@@ -525,6 +571,18 @@ void report_lines_json(FILE *f, cairo_t *cr, const report_lines *c,
             json_nums(f, s->lo, s->n);
             fputs(",\"hi\":", f);
             json_nums(f, s->hi, s->n);
+        }
+        if (s->notes) {
+            fputs(",\"notes\":[", f);
+            for (size_t i = 0; i < s->n; i++) {
+                if (i)
+                    fputc(',', f);
+                if (s->notes[i])
+                    json_str(f, s->notes[i]);
+                else
+                    fputs("null", f);
+            }
+            fputc(']', f);
         }
         fputc('}', f);
     }
@@ -724,10 +782,9 @@ report_cell report_map_cell(const report_map *m, int i, int j)
     uint32_t n = cell_judged(m, i, j);
     if (n == 0)
         return REPORT_CELL_EMPTY;
-    double lo, hi;
-    stats_wilson(cell_tipped(m, i, j), n, 0.95, &lo, &hi);
-    return hi < 0.5   ? REPORT_CELL_STABLE
-           : lo > 0.5 ? REPORT_CELL_METASTABLE
+    int side = stats_wilson_side(cell_tipped(m, i, j), n, 0.95, 0.5);
+    return side < 0   ? REPORT_CELL_STABLE
+           : side > 0 ? REPORT_CELL_METASTABLE
                       : REPORT_CELL_BISTABLE;
 }
 
