@@ -211,6 +211,9 @@ START_TEST(fisher_exact_by_hand)
     ck_assert_double_eq(stats_fisher_exact(0, 0, 3, 10), 1);
     /* Equal shares are the likeliest table: p = 1. */
     ck_assert_double_eq_tol(stats_fisher_exact(5, 10, 5, 10), 1, 1e-12);
+}
+END_TEST
+
 /* The side of 1/2, from the intervals above: 0 of 10 lies below
  * (hi 0.2775), 10 of 10 above (lo 0.7225), 2 of 5 holds it ([0.118,
  * 0.769]); 0 of 3 holds it too, hi = 3.841 / 6.841 = 0.5615 (from n = 4,
