@@ -560,8 +560,9 @@ static int branch_step(const char *tok, sim_branch_step *st, char *why,
 }
 
 /* A branch path (sim_config.branch): "none", or steps AT:KEY separated by
- * spaces, their times increasing -- what `stormbench risk` writes for
- * the storm it found by splitting. */
+ * spaces, their times never decreasing (a copy made where another was
+ * made is re-keyed twice at one instant) -- what `stormbench risk` writes
+ * for the storm it found by splitting. */
 int key_branch(load *ld, const key_row *k, entry *en, const keys_target *t)
 {
     sim_branch *b = field(k, t);
@@ -583,9 +584,10 @@ int key_branch(load *ld, const key_row *k, entry *en, const keys_target *t)
         sim_branch_step *st = &b->step[b->n];
         if (branch_step(tok, st, why, sizeof why) != 0)
             return load_bad(ld->e, en, why);
-        if (st->at_ns <= (b->n ? b->step[b->n - 1].at_ns : 0)) {
+        if (st->at_ns <= 0 ||
+            (b->n && st->at_ns < b->step[b->n - 1].at_ns)) {
             snprintf(why, sizeof why, "step '%s': the steps' times must be "
-                     "positive and increase", tok);
+                     "positive and never decrease", tok);
             return load_bad(ld->e, en, why);
         }
         b->n++;

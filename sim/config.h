@@ -284,7 +284,7 @@ typedef struct pipeline_cfg {
  * branch = AT:KEY ...; no step: a plain run. */
 #define SIM_MAX_BRANCH 64
 typedef struct sim_branch_step {
-    int64_t at_ns; /* strictly increasing, in (0, duration) */
+    int64_t at_ns; /* positive, never decreasing */
     uint64_t key;
 } sim_branch_step;
 

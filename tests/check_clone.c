@@ -321,7 +321,7 @@ START_TEST(branch_key_refused)
     static const char *const bad[][2] = {
         {"12s", "expected steps AT:KEY"},
         {"12s:xyz", "hexadecimal digits"},
-        {"20s:1 10s:2", "must be positive and increase"},
+        {"20s:1 10s:2", "must be positive and never decrease"},
         {"ten:1", "step 'ten:1'"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
