@@ -437,7 +437,7 @@ int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
     if (split && check_clonable(su, e) != 0) {
         if (o->method == RISK_SPLITTING)
             return -1;
-        snprintf(r->note, sizeof r->note, "plain Monte Carlo: %s", e->msg);
+        snprintf(r->note, sizeof r->note, "plain Monte Carlo: %.200s", e->msg);
         split = false;
     }
     if (split && choose_plan(&sm, o, r, e) != 0) {
