@@ -120,12 +120,26 @@ static void on_bucket(void *ctx, const sim *s, const metrics_bucket *b,
 
 /* ---- Trajectories ----------------------------------------------------- */
 
+/* A trial's configuration, shared by its trajectory and every copy of it
+ * (a copy's sim borrows its original's: sim_clone), freed with the last
+ * (refs, under the model's lock: copies of one trial may live on
+ * different threads). */
+typedef struct trial_cfg {
+    sim_config cfg;
+    int refs;
+} trial_cfg;
+
 typedef struct traj {
-    sim_config cfg; /* the sim borrows it, and ps */
-    policy_setup ps;
+    trial_cfg *tc;   /* the sim borrows tc->cfg, and its stack */
+    const sim_config *cfg; /* &tc->cfg */
+    policy_setup ps; /* a main trial's stack */
+    pstack *own;     /* a copy's: pstack_clone of its original's */
     sim *s;
     detector d;
     uint64_t trial;
+    sim_branch path; /* the re-keyings that made it; overflow: too many
+                        to save */
+    bool overflow;
 } traj;
 
 typedef struct model {
@@ -136,6 +150,7 @@ typedef struct model {
     bool found;
     uint64_t first_trial;
     int64_t first_at;
+    sim_branch first_path;
 } model;
 
 static void model_fail(model *m, const sb_err *e)
@@ -150,13 +165,21 @@ static void model_fail(model *m, const sb_err *e)
 
 static void traj_free(void *ctx, void *st)
 {
-    (void)ctx;
+    model *m = ctx;
     traj *t = st;
     if (t == NULL)
         return;
     sim_destroy(t->s);
     policy_setup_free(&t->ps);
+    pstack_destroy(t->own);
     free(t->d.ring);
+    if (t->tc) {
+        pthread_mutex_lock(&m->lock);
+        bool last = --t->tc->refs == 0;
+        pthread_mutex_unlock(&m->lock);
+        if (last)
+            free(t->tc);
+    }
     free(t);
 }
 
@@ -172,17 +195,25 @@ static void *traj_start(void *ctx, uint64_t trial)
         return NULL;
     }
     t->trial = trial;
-    t->cfg = *su->cfg;
-    t->cfg.seed = su->cfg->seed + trial;
-    t->cfg.duration_ns = su->horizon_ns;
-    if (detector_init(&t->d, &t->cfg, su->storm_window_ns) != 0) {
+    t->tc = malloc(sizeof *t->tc);
+    if (t->tc == NULL) {
+        err_set(&e, "out of memory");
+        goto fail;
+    }
+    t->tc->refs = 1;
+    t->tc->cfg = *su->cfg;
+    t->tc->cfg.seed = su->cfg->seed + trial;
+    t->tc->cfg.duration_ns = su->horizon_ns;
+    t->tc->cfg.branch.n = 0;
+    t->cfg = &t->tc->cfg;
+    if (detector_init(&t->d, t->cfg, su->storm_window_ns) != 0) {
         err_set(&e, "out of memory");
         goto fail;
     }
     if (policy_setup_build(su->policy, su->plugins, su->n_plugins,
                            su->params, su->n_params, &t->ps, &e) != 0)
         goto fail;
-    if (sim_create(&t->cfg, t->ps.stack, &t->s, &e) != 0)
+    if (sim_create(t->cfg, t->ps.stack, &t->s, &e) != 0)
         goto fail;
     sim_observer ob = {&t->d, on_bucket, NULL};
     if (sim_observe(t->s, &ob) != 0) {
@@ -211,7 +242,7 @@ static split_stop traj_advance(void *ctx, void *st, double up, double floor,
 {
     model *m = ctx;
     traj *t = st;
-    int64_t at = sim_now(t->s), end = t->cfg.duration_ns;
+    int64_t at = sim_now(t->s), end = t->cfg->duration_ns;
     double imp = importance(t);
     *peak = imp;
     for (;;) {
@@ -223,13 +254,13 @@ static split_stop traj_advance(void *ctx, void *st, double up, double floor,
             return SPLIT_DOWN;
         if (at >= end)
             return SPLIT_END;
-        int64_t next = (at / t->cfg.bucket_ns + 1) * t->cfg.bucket_ns;
+        int64_t next = (at / t->cfg->bucket_ns + 1) * t->cfg->bucket_ns;
         if (next > end)
             next = end;
         if (sim_run_until(t->s, next) != 0) {
             sb_err e;
             err_set(&e, "seed %llu: the run stopped at t=%.3f s: %s",
-                    (unsigned long long)t->cfg.seed, (double)at / 1e9,
+                    (unsigned long long)t->cfg->seed, (double)at / 1e9,
                     sim_error(t->s));
             model_fail(m, &e);
             return SPLIT_FAIL;
@@ -242,15 +273,77 @@ static split_stop traj_advance(void *ctx, void *st, double up, double floor,
     }
 }
 
+/* ---- Copies: splitting's branches ------------------------------------- */
+
+/* A copy of a running trajectory (splitting.h's clone): its sim with a
+ * stack of its own (pstack_clone: the hooks of one stack must not run on
+ * two threads), its detector's window, its branch path so far; the
+ * trial's configuration shared. */
+static void *traj_clone(void *ctx, const void *st)
+{
+    model *m = ctx;
+    const traj *src = st;
+    sb_err e;
+    traj *t = calloc(1, sizeof *t);
+    if (t == NULL) {
+        err_set(&e, "out of memory");
+        model_fail(m, &e);
+        return NULL;
+    }
+    pthread_mutex_lock(&m->lock);
+    src->tc->refs++;
+    pthread_mutex_unlock(&m->lock);
+    t->tc = src->tc;
+    t->cfg = src->cfg;
+    t->trial = src->trial;
+    t->path = src->path;
+    t->overflow = src->overflow;
+    t->d = src->d;
+    t->d.ring = malloc(src->d.w * sizeof *t->d.ring);
+    if (t->d.ring == NULL) {
+        err_set(&e, "out of memory");
+        goto fail;
+    }
+    memcpy(t->d.ring, src->d.ring, src->d.w * sizeof *t->d.ring);
+    if (pstack_clone(src->own ? src->own : src->ps.stack, &t->own, &e) != 0 ||
+        sim_clone(src->s, t->own, &t->s, &e) != 0)
+        goto fail;
+    sim_observer ob = {&t->d, on_bucket, NULL};
+    if (sim_observe(t->s, &ob) != 0) {
+        err_set(&e, "cannot watch the run");
+        goto fail;
+    }
+    return t;
+fail:
+    model_fail(m, &e);
+    traj_free(m, t);
+    return NULL;
+}
+
+/* A copy's own random streams from now on, and the step on its path
+ * (sim.h: a run with the trial's seed and this path replays it). */
+static void traj_rekey(void *ctx, void *st, uint64_t key)
+{
+    (void)ctx;
+    traj *t = st;
+    sim_rekey(t->s, key);
+    if (t->path.n == SIM_MAX_BRANCH) {
+        t->overflow = true;
+        return;
+    }
+    t->path.step[t->path.n++] = (sim_branch_step){sim_now(t->s), key};
+}
+
 static void traj_hit(void *ctx, uint64_t trial, const void *st)
 {
     model *m = ctx;
     const traj *t = st;
     pthread_mutex_lock(&m->lock);
-    if (!m->found || trial < m->first_trial) {
+    if ((!m->found || trial < m->first_trial) && !t->overflow) {
         m->found = true;
         m->first_trial = trial;
         m->first_at = t->d.storm_at;
+        m->first_path = t->path;
     }
     pthread_mutex_unlock(&m->lock);
 }
@@ -287,21 +380,72 @@ static int check_setup(const risk_setup *su, sb_err *e)
     return 0;
 }
 
+/* Can this setup's runs be copied?  0, or -1 with why in e: a stack with
+ * a plug-in whose shared state changes and has no clone hook. */
+static int check_clonable(const risk_setup *su, sb_err *e)
+{
+    policy_setup ps;
+    if (policy_setup_build(su->policy, su->plugins, su->n_plugins,
+                           su->params, su->n_params, &ps, e) != 0)
+        return -1;
+    int rc = pstack_check_clonable(ps.stack, e);
+    policy_setup_free(&ps);
+    return rc;
+}
+
+/* The pilot's trial numbers and keys, apart from the estimate's (trial
+ * numbers 0, 1, ...: seed + trial, as plain Monte Carlo's). */
+#define PILOT_FIRST_TRIAL (UINT64_C(1) << 40)
+#define PILOT_KEY UINT64_C(0x5eed0f9110c0ffee)
+
+/* The levels for splitting (split_pilot: adaptive, fixed effort), or
+ * none when the pilot's first stage already sees storms often enough for
+ * plain Monte Carlo (or never climbs towards one: then plain Monte Carlo
+ * with a note).  -1 with e set on a failed run. */
+static int choose_plan(const split_model *sm, const risk_opts *o,
+                       risk_result *r, sb_err *e)
+{
+    split_pilot_opts po = {100, 0.2, 1000, PILOT_FIRST_TRIAL, PILOT_KEY};
+    split_pilot_result pr;
+    if (split_pilot(sm, &po, &r->plan, &pr, e) != 0)
+        return -1;
+    if (pr == SPLIT_PILOT_STUCK) {
+        snprintf(r->note, sizeof r->note,
+                 "the pilot's runs never climbed to a storm (the server's "
+                 "attempts in the system did not lead to one): plain Monte "
+                 "Carlo instead");
+        r->plan.n_levels = 0;
+    } else if (o->method == RISK_AUTO && r->plan.n_levels == 0) {
+        snprintf(r->note, sizeof r->note,
+                 "the pilot saw storms in %.0f %% of its runs: plain Monte "
+                 "Carlo is enough", 100.0 * r->plan.hit_share);
+    }
+    return 0;
+}
+
 int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
                   sb_err *e)
 {
     memset(r, 0, sizeof *r);
     if (check_setup(su, e) != 0)
         return -1;
-    model m = {su, PTHREAD_MUTEX_INITIALIZER, false, {{0}}, false, 0, 0};
-    split_model sm = {&m,          traj_start,   NULL,    traj_free,
-                      NULL,        traj_advance, traj_hit};
-    /* The engine cannot copy a running simulation yet: splitting would
-     * need it, so every estimate is plain Monte Carlo for now. */
-    if (o->method == RISK_SPLITTING)
-        snprintf(r->note, sizeof r->note,
-                 "splitting needs a copy of a running simulation, which "
-                 "this engine cannot make yet: plain Monte Carlo instead");
+    model m = {su,    PTHREAD_MUTEX_INITIALIZER, false, {{0}}, false, 0, 0,
+               {0}};
+    split_model sm = {&m,         traj_start,   traj_clone, traj_free,
+                      traj_rekey, traj_advance, traj_hit};
+    bool split = o->method != RISK_PLAIN;
+    if (split && check_clonable(su, e) != 0) {
+        if (o->method == RISK_SPLITTING)
+            return -1;
+        snprintf(r->note, sizeof r->note, "plain Monte Carlo: %.200s", e->msg);
+        split = false;
+    }
+    if (split && choose_plan(&sm, o, r, e) != 0) {
+        if (m.failed)
+            *e = m.err;
+        return -1;
+    }
+    r->splitting = r->plan.n_levels > 0;
     split_opts so = {o->confidence,
                      o->target_rel_error,
                      100,
@@ -323,6 +467,7 @@ int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
     r->first_trial = m.first_trial;
     r->first_seed = su->cfg->seed + m.first_trial;
     r->first_storm_ns = m.first_at;
+    r->first_branch = m.first_path;
     r->exposure_s = (double)(su->horizon_ns - su->cfg->warmup_ns) / 1e9;
     /* A storm rate needs triggers that keep coming: noise (no fault) or
      * weather (a recurring fault).  Faults that strike once make P(storm)

@@ -73,6 +73,10 @@ typedef struct risk_result {
     bool found;
     uint64_t first_trial, first_seed;
     int64_t first_storm_ns;
+    /* ... and, when splitting found it, the branch path that reached it
+     * ([scenario] branch: a run with first_seed and this path replays
+     * it); n = 0 for a plain run. */
+    sim_branch first_branch;
     /* Storms as a Poisson process over the exposed time (horizon minus
      * warm-up): rate = -ln(1 - p) / exposure; NaN when p is 0 or 1, and
      * when one_shot: the scenario's faults strike once (none has

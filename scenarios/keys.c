@@ -4,7 +4,9 @@
  */
 #include "keys.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "load_chain.h"
@@ -53,6 +55,7 @@ static const key_row table[] = {
              .max = SIZE(sim_config, description)),
     SCENARIO("duration", key_duration_pos, duration_ns, .def = NULL),
     SCENARIO("seed", key_seed, seed, .def = "1"),
+    SCENARIO("branch", key_branch, branch, .def = "none"),
     SCENARIO("warmup", key_duration, warmup_ns, .def = "10s"),
     SCENARIO("bucket", key_duration_pos, bucket_ns, .def = "1s"),
     SCENARIO("recovery_window", key_duration_pos, recovery_window_ns,
@@ -532,6 +535,74 @@ int key_seed(load *ld, const key_row *k, entry *en, const keys_target *t)
     sb_err inner;
     if (units_u64(en->value, field(k, t), &inner) != 0)
         return load_bad(ld->e, en, inner.msg);
+    return 0;
+}
+
+/* One step of a branch path, "AT:KEY": a duration, a colon, a 64-bit
+ * key in hexadecimal. */
+static int branch_step(const char *tok, sim_branch_step *st, char *why,
+                       size_t len)
+{
+    const char *colon = strchr(tok, ':');
+    char at[64];
+    sb_err inner;
+    if (colon == NULL || (size_t)(colon - tok) >= sizeof at) {
+        snprintf(why, len, "expected steps AT:KEY (a time, a colon, a key "
+                 "in hexadecimal: 12s:9e3779b97f4a7c15), got '%s'", tok);
+        return -1;
+    }
+    memcpy(at, tok, (size_t)(colon - tok));
+    at[colon - tok] = '\0';
+    if (units_duration(at, &st->at_ns, &inner) != 0) {
+        snprintf(why, len, "step '%s': %s", tok, inner.msg);
+        return -1;
+    }
+    char *end = NULL;
+    errno = 0;
+    st->key = strtoull(colon + 1, &end, 16);
+    if (colon[1] == '\0' || *end != '\0' || errno != 0 || colon[1] == '-') {
+        snprintf(why, len, "step '%s': expected a key of 1 to 16 "
+                 "hexadecimal digits after the colon", tok);
+        return -1;
+    }
+    return 0;
+}
+
+/* A branch path (sim_config.branch): "none", or steps AT:KEY separated by
+ * spaces, their times never decreasing (a copy made where another was
+ * made is re-keyed twice at one instant) -- what `stormbench risk` writes
+ * for the storm it found by splitting. */
+int key_branch(load *ld, const key_row *k, entry *en, const keys_target *t)
+{
+    sim_branch *b = field(k, t);
+    memset(b, 0, sizeof *b);
+    if (strcmp(en->value, "none") == 0)
+        return 0;
+    char buf[4096], why[ERR_MSG_MAX / 2];
+    if (strlen(en->value) >= sizeof buf)
+        return load_bad(ld->e, en, "is too long for a branch path");
+    snprintf(buf, sizeof buf, "%s", en->value);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, " ,\t", &save); tok;
+         tok = strtok_r(NULL, " ,\t", &save)) {
+        if (b->n == SIM_MAX_BRANCH) {
+            snprintf(why, sizeof why, "has more than %d steps",
+                     SIM_MAX_BRANCH);
+            return load_bad(ld->e, en, why);
+        }
+        sim_branch_step *st = &b->step[b->n];
+        if (branch_step(tok, st, why, sizeof why) != 0)
+            return load_bad(ld->e, en, why);
+        if (st->at_ns <= 0 ||
+            (b->n && st->at_ns < b->step[b->n - 1].at_ns)) {
+            snprintf(why, sizeof why, "step '%s': the steps' times must be "
+                     "positive and never decrease", tok);
+            return load_bad(ld->e, en, why);
+        }
+        b->n++;
+    }
+    if (b->n == 0)
+        return load_bad_value(ld->e, en, "none, or steps AT:KEY");
     return 0;
 }
 

@@ -115,6 +115,6 @@ int keys_apply(load *ld, const keys_target *t);
 key_parse key_duration, key_duration_pos, key_duration_none,
     key_duration_off, key_rate_pos, key_rate_none, key_prob, key_share,
     key_real, key_count, key_count_unl, key_bool, key_dist, key_text,
-    key_seed, key_choice, key_later, key_refused;
+    key_seed, key_branch, key_choice, key_later, key_refused;
 
 #endif

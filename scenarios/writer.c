@@ -205,6 +205,16 @@ static void scenario_section(writer *w, const sim_config *c)
         put(w, "description", c->description);
     put(w, "duration", dur(c->duration_ns, a, sizeof a));
     put(w, "seed", count(c->seed, a, sizeof a));
+    if (c->branch.n > 0) {
+        char path[SIM_MAX_BRANCH * 64];
+        size_t used = 0;
+        for (uint32_t i = 0; i < c->branch.n && used < sizeof path; i++)
+            used += (size_t)snprintf(
+                path + used, sizeof path - used, "%s%s:%016llx",
+                i ? " " : "", dur(c->branch.step[i].at_ns, a, sizeof a),
+                (unsigned long long)c->branch.step[i].key);
+        put(w, "branch", path);
+    }
     put(w, "warmup", dur(c->warmup_ns, a, sizeof a));
     put(w, "bucket", dur(c->bucket_ns, a, sizeof a));
     put(w, "recovery_window", dur(c->recovery_window_ns, a, sizeof a));

@@ -278,10 +278,26 @@ typedef struct pipeline_cfg {
                                     grows before a critical alert */
 } pipeline_cfg;
 
+/* A branch path (sim.h, sim_rekey): the run re-keys its random streams
+ * with key at each step's time, in order -- how the risk estimate's
+ * splitting reached a trajectory, replayed by any front end.  [scenario]
+ * branch = AT:KEY ...; no step: a plain run. */
+#define SIM_MAX_BRANCH 64
+typedef struct sim_branch_step {
+    int64_t at_ns; /* positive, never decreasing */
+    uint64_t key;
+} sim_branch_step;
+
+typedef struct sim_branch {
+    uint32_t n;
+    sim_branch_step step[SIM_MAX_BRANCH];
+} sim_branch;
+
 typedef struct sim_config {
     char name[SIM_NAME_MAX];
     char description[512];
     uint64_t seed;
+    sim_branch branch;          /* re-keyings on the way; n = 0: none */
     int64_t duration_ns;
     int64_t warmup_ns;          /* excluded from the baseline */
     int64_t bucket_ns;          /* metrics resolution */

@@ -147,6 +147,7 @@ struct sim {
     uint64_t seed;         /* every random stream's key: the scenario's
                               seed, until a branch re-keys it
                               (sim_rekey) */
+    uint32_t branch_next;  /* the next step of cfg->branch to take */
     uint64_t root_seed;    /* the scenario's seed, whatever the branch:
                               the draws sim.h says stay (partitions,
                               pipeline jobs' fates) */

@@ -268,7 +268,24 @@ static int clock_stopped(sim *s)
     return engine_fail(s, msg);
 }
 
+static int run_until(sim *s, int64_t t);
+
+/* The configured branch path's steps due by t are taken on the way: run
+ * to the step's time, re-key there -- what the risk estimate did when it
+ * branched the trajectory (sim.h). */
 int sim_run_until(sim *s, int64_t t)
+{
+    const sim_branch *b = &s->cfg->branch;
+    while (s->branch_next < b->n && b->step[s->branch_next].at_ns <= t) {
+        const sim_branch_step *st = &b->step[s->branch_next++];
+        if (run_until(s, st->at_ns) != 0)
+            return -1;
+        sim_rekey(s, st->key);
+    }
+    return run_until(s, t);
+}
+
+static int run_until(sim *s, int64_t t)
 {
     if (s->failed)
         return -1;

@@ -27,6 +27,7 @@
 #include "export.h"
 #include "pstack.h"
 #include "registry.h"
+#include "scenario.h"
 #include "sim.h"
 #include "summary.h"
 #include "testutil.h"
@@ -290,6 +291,55 @@ START_TEST(rekeyed_branches_differ_and_replay)
 }
 END_TEST
 
+/* A scenario's branch path ([scenario] branch) is taken by a plain run:
+ * the same bytes as the replay by hand. */
+START_TEST(branch_key_replays)
+{
+    const variant *v = &variants[7];
+    char ini[sizeof weather_ini + 128];
+    const char *seed = strstr(weather_ini, "seed = 11\n");
+    ck_assert_ptr_nonnull(seed);
+    int head = (int)(seed - weather_ini) + 10;
+    snprintf(ini, sizeof ini, "%.*sbranch = 47.25s:1 80s:00ff00ff00ff00ff\n%s",
+             head, weather_ini, weather_ini + head);
+    variant w = *v;
+    w.ini = ini;
+    tu_sim *t = prepare(&w);
+    char *got = finish_bytes(t->sim);
+    step path[] = {{47250 * NS_PER_MS, 1}, {80 * NS_PER_S, 0x00ff00ff00ff00ffu}};
+    char *want = replay(v, path, 2);
+    same_bytes(got, want, "the scenario's branch path");
+    free(got);
+    free(want);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* A malformed path is refused naming the key and what was expected. */
+START_TEST(branch_key_refused)
+{
+    static const char *const bad[][2] = {
+        {"12s", "expected steps AT:KEY"},
+        {"12s:xyz", "hexadecimal digits"},
+        {"20s:1 10s:2", "must be positive and never decrease"},
+        {"ten:1", "step 'ten:1'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char ini[512];
+        snprintf(ini, sizeof ini, "[scenario]\nname = b\nduration = 30s\n"
+                 "branch = %s\n", bad[i][0]);
+        scenario sc;
+        sb_err e;
+        ck_assert_int_eq(
+            scenario_load(tu_write_temp("branch.ini", ini), NULL, 0, &sc, &e),
+            -1);
+        ck_assert_msg(strstr(e.msg, ":4: [scenario] branch") &&
+                          strstr(e.msg, bad[i][1]),
+                      "%s", e.msg);
+    }
+}
+END_TEST
+
 /* Re-keying with the key a run already has is not a no-op: the key is
  * mixed, so a branch never repeats its parent by accident. */
 START_TEST(rekey_mixes)
@@ -491,6 +541,8 @@ Suite *clone_suite(void)
     tcase_add_loop_test(tc, clone_continues_the_same, 0, n);
     tcase_add_loop_test(tc, rekeyed_branches_differ_and_replay, 0, n);
     tcase_add_test(tc, rekey_mixes);
+    tcase_add_test(tc, branch_key_replays);
+    tcase_add_test(tc, branch_key_refused);
     tcase_add_test(tc, builtins_are_read_only);
     tcase_add_test(tc, plugin_without_clone_is_refused);
     tcase_add_test(tc, plugin_clone_hook_copies_its_state);

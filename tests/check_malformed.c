@@ -374,7 +374,7 @@ static const malformed cases[] = {
      "[scenario]\nname = t\nduration = 60s\nlength = 60s\n",
      {"run", "@F", NULL},
      "stormbench run: @F:4: [scenario] unknown key 'length'; known keys: "
-     "name, description, duration, seed, warmup, bucket, recovery_window\n"},
+     "name, description, duration, seed, branch, warmup, bucket, recovery_window\n"},
     {"scenario-duration-bad-unit",
      "[scenario]\nname = t\nduration = 60 parsecs\n",
      {"run", "@F", NULL},

@@ -148,10 +148,68 @@ START_TEST(refusals_say_why)
             "at least the scenario's recovery_window (10 s)");
     refused((const char *[]){"risk", TU_SOURCE("scenarios/retry-storm.ini"),
                              "--method", "magic", NULL},
-            "--method: expected auto, plain or splitting, got 'magic'");
+            "--method: expected auto, mc or split, got 'magic'");
     refused((const char *[]){"risk", TU_SOURCE("scenarios/retry-storm.ini"),
                              "--target-rel-error", "2", NULL},
             "--target-rel-error: expected a number between 0 and 1");
+}
+END_TEST
+
+/* Splitting agrees with brute force.  A retry scenario whose storm is
+ * rare but not too rare to count: immediate retries (5 attempts) at a
+ * server of 160/s offered 140/s, tipped by a black-hole outage of
+ * exp(200 ms) at 30 s -- the tipping point is about 1 s
+ * (metastable-tipping.ini), so P(storm) = P(outage > ~1 s) is near
+ * e^-5 ~ 1e-2 (an exp(200ms) lasts over 1 s with probability e^-5 =
+ * 0.0067; the outage's backlog tips it somewhat sooner).  Plain Monte Carlo
+ * on 600 runs and RESTART on 300 main runs (levels from its pilot) must
+ * each put the other's estimate inside its 95 % interval.  The two use
+ * the same seeds for their main runs, so they are not independent: the
+ * check is that splitting's weights add up to the same probability. */
+static const char tip_ini[] =
+    "[scenario]\nname = tip\nduration = 90s\nseed = 1\nwarmup = 20s\n"
+    "recovery_window = 10s\n"
+    "[clients]\ncount = 100\nrate = 1.4/s\ntimeout = 1s\n"
+    "[server]\nworkers = 16\nservice = exp(100ms)\n"
+    "queue_limit = unlimited\nnetwork_delay = const(1ms)\n"
+    "[policy]\nname = immediate\nmax_attempts = 5\n"
+    "[fault.outage]\ntype = outage\nstart = 30s\n"
+    "duration = exp(200ms)\nmode = blackhole\n";
+
+static char *estimate(const char *ini, const char *method, const char *runs,
+                      const char *name)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", tu_temp_path(name));
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"risk", ini, "--horizon", "90s",
+                                       "--storm-window", "20s", "--method",
+                                       method, "--max-runs", runs, "-j", "2",
+                                       "-q", "-o", dir, NULL});
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    return risk_json(dir);
+}
+
+START_TEST(splitting_agrees_with_plain_monte_carlo)
+{
+    char ini[1024];
+    snprintf(ini, sizeof ini, "%s", tu_write_temp("tip.ini", tip_ini));
+    char *mc = estimate(ini, "mc", "600", "risk-mc");
+    char *sp = estimate(ini, "split", "300", "risk-split");
+    ck_assert_ptr_nonnull(strstr(sp, "\"RESTART\""));
+    ck_assert_ptr_nonnull(strstr(mc, "\"plain Monte Carlo\""));
+    double p1 = tu_json_number(mc, "probability"),
+           lo1 = tu_json_number(mc, "lo"), hi1 = tu_json_number(mc, "hi");
+    double p2 = tu_json_number(sp, "probability"),
+           lo2 = tu_json_number(sp, "lo"), hi2 = tu_json_number(sp, "hi");
+    ck_assert_msg(p1 > 0.002 && p1 < 0.05, "plain: %g", p1);
+    ck_assert_msg(p2 >= lo1 && p2 <= hi1, "splitting's %g outside plain "
+                  "Monte Carlo's [%g, %g]", p2, lo1, hi1);
+    ck_assert_msg(p1 >= lo2 && p1 <= hi2, "plain Monte Carlo's %g outside "
+                  "splitting's [%g, %g]", p1, lo2, hi2);
+    free(mc);
+    free(sp);
 }
 END_TEST
 
@@ -164,6 +222,7 @@ Suite *risk_suite(void)
     tcase_add_test(tc, no_storm_without_retries);
     tcase_add_test(tc, mixed_runs_same_bytes_and_replay);
     tcase_add_test(tc, refusals_say_why);
+    tcase_add_test(tc, splitting_agrees_with_plain_monte_carlo);
     suite_add_tcase(s, tc);
     return s;
 }

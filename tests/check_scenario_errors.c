@@ -319,7 +319,7 @@ static const bad_case cases[] = {
     {"key-of-95-is-named-whole",
      "[scenario]\nname = t\nduration = 60s\n" KEY95 " = 1\n", {NULL},
      "%s:4: [scenario] unknown key '" KEY95 "'; known keys: name, "
-     "description, duration, seed, warmup, bucket, recovery_window"},
+     "description, duration, seed, branch, warmup, bucket, recovery_window"},
     {"policy-flag-unknown", BASE, {"--policy", "nonesuch", NULL},
      "%.0s--policy: unknown policy 'nonesuch'; known policies: none, immediate, "
      "fixed, exponential%s (see 'stormbench policies')"},

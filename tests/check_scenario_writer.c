@@ -90,6 +90,7 @@ END_TEST
 static const char every_key_ini[] =
     "[scenario]\nname = all-keys\ndescription = every key once\n"
     "duration = 123456789123ns\nseed = 987654321\nwarmup = 1.5s\n"
+    "branch = 12.5s:9e3779b97f4a7c15 40000000001ns:1\n"
     "bucket = 250ms\nrecovery_window = 7s\n"
     "[clients]\ncount = 333\nprocesses = 7\nconnections = 9\n"
     "call_time = 37us\narrival = closed\n"
