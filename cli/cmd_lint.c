@@ -5,8 +5,9 @@
  *
  * Every file becomes a call graph: a topology as written; an imported
  * configuration (gRPC, Envoy, Istio, resilience4j, AWS) as one hop from
- * the clients to the service, with its attempts, timeout, deadline and
- * whether a budget or breaker bounds its retries.  The rules walk every
+ * the clients to the service; a scenario as its chain of tiers.  Each
+ * caller has its attempts, timeout, deadline and whether a budget or
+ * breaker bounds its retries.  The rules walk every
  * path from the clients down:
  *   retry-amplification      attempts multiply along a path: (r1+1) x
  *                            (r2+1) x ... reach the bottom per request
@@ -34,6 +35,7 @@
 #include "commands.h"
 #include "import.h"
 #include "outfile.h"
+#include "scenario.h"
 #include "topology.h"
 #include "units.h"
 
@@ -41,9 +43,9 @@ static const char lint_usage[] =
     "Usage: stormbench lint FILE... [--sarif FILE] [--max-amplification N]\n"
     "                       [--warnings-as-errors]\n"
     "\n"
-    "Check retry configurations without running them: a topology YAML, or\n"
-    "any file 'stormbench import' reads (gRPC, Envoy, Istio,\n"
-    "resilience4j, AWS).  Rules: retry-amplification (attempts multiplied\n"
+    "Check retry configurations without running them: a topology YAML, a\n"
+    "scenario's service chain, or any file 'stormbench import' reads\n"
+    "(gRPC, Envoy, Istio, resilience4j, AWS).  Rules: retry-amplification (attempts multiplied\n"
     "along every call path, over N: default 10), retries-at-several-layers,\n"
     "timeout-inversion (a caller's timeout shorter than its callee's worst\n"
     "case with retries), deadline-shorter-than-retries,\n"
@@ -282,6 +284,104 @@ static void from_import(const import_result *r, topology *t)
     }
 }
 
+
+/* The line of the section header hdr ("[server.api]") in path, or 0. */
+static int section_line(const char *path, const char *hdr)
+{
+    FILE *f = fopen(path, "r");
+    char buf[SCENARIO_LINE_MAX + 2];
+    int n = 0, found = 0;
+    size_t len = strlen(hdr);
+    while (f && !found && fgets(buf, sizeof buf, f)) {
+        n++;
+        const char *s = buf;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (strncmp(s, hdr, len) == 0)
+            found = n;
+    }
+    if (f)
+        fclose(f);
+    return found;
+}
+
+/* One caller of a scenario: its stack's name, parameters and timeout.
+ * Without max_attempts a retrying stack makes the built-ins' 5. */
+static void scenario_caller(topo_caller *c, const char *policy,
+                            const setting *set, int n_set,
+                            int64_t timeout_ns, int line)
+{
+    c->line = line;
+    c->timeout_ns = timeout_ns;
+    c->timeout_line = line;
+    c->retries = strcmp(policy, "none") == 0 || policy[0] == 0 ? 0 : 4;
+    c->retries_line = line;
+    for (int i = 0; i < n_set; i++)
+        if (strcmp(set[i].key, "max_attempts") == 0) {
+            c->retries = leading_int(set[i].value) - 1;
+            const char *colon = strstr(set[i].origin, ":");
+            int l = colon ? leading_int(colon + 1) : 0;
+            c->retries_line = l > 0 ? l : line;
+        }
+    if (c->retries < 0)
+        c->retries = 0;
+    snprintf(c->backoff, sizeof c->backoff, "%s",
+             strstr(policy, "immediate") ? "immediate"
+             : strstr(policy, "fixed")   ? "fixed"
+                                         : "exponential");
+    c->budget = strstr(policy, "budget") || strstr(policy, "quota") ||
+                strstr(policy, "token_bucket");
+    c->breaker = strstr(policy, "circuit_breaker") != NULL;
+}
+
+/* A scenario as a chain: the clients call [server], each tier its
+ * downstream through its [policy.NAME]. */
+static void from_scenario(const scenario *sc, topology *t)
+{
+    const sim_config *cfg = &sc->cfg;
+    memset(t, 0, sizeof *t);
+    snprintf(t->path, sizeof t->path, "%s", sc->path);
+    int pol = section_line(sc->path, "[policy]");
+    int cli = section_line(sc->path, "[clients]");
+    scenario_caller(&t->clients, sc->policy, sc->settings, sc->n_settings,
+                    cfg->clients.timeout_ns, pol ? pol : cli);
+    t->clients.timeout_line = cli;
+    t->clients.deadline_ns = cfg->clients.deadline_ns;
+    t->clients.deadline_line = cli;
+    int n = cfg->n_tiers ? (int)cfg->n_tiers : 1;
+    if (n > TOPO_MAX_SERVICES)
+        n = TOPO_MAX_SERVICES;
+    t->n = n;
+    for (int i = 0; i < n; i++) {
+        topo_service *s = &t->s[i];
+        char hdr[TOPO_NAME + 16];
+        if (cfg->n_tiers == 0 || i == 0) {
+            snprintf(s->name, sizeof s->name, "%s",
+                     cfg->n_tiers && cfg->tiers[0].name[0]
+                         ? cfg->tiers[0].name : "the server");
+            s->line = section_line(sc->path, "[server]");
+        } else {
+            snprintf(s->name, sizeof s->name, "%s", cfg->tiers[i].name);
+            snprintf(hdr, sizeof hdr, "[server.%s]", cfg->tiers[i].name);
+            s->line = section_line(sc->path, hdr);
+        }
+        if (i + 1 < n) {
+            const tier_cfg *tc = &cfg->tiers[i];
+            snprintf(hdr, sizeof hdr, "[policy.%s]", tc->name);
+            int pl = section_line(sc->path, hdr);
+            s->n_calls = 1;
+            snprintf(s->calls[0], sizeof s->calls[0], "%s",
+                     cfg->tiers[i + 1].name);
+            scenario_caller(&s->out, tc->policy, tc->settings,
+                            (int)tc->n_settings, tc->timeout_ns,
+                            pl ? pl : s->line);
+            s->out.propagate_deadline = tc->propagate_deadline;
+        }
+    }
+    t->n_entry = 1;
+    snprintf(t->entry[0], sizeof t->entry[0], "%s", t->s[0].name);
+}
+
 static const struct {
     const char *id, *text;
 } rules[] = {
@@ -349,6 +449,16 @@ static int lint_file(lint *l, const char *path)
     const char *fmt = import_detect(path, &e);
     static topology t;
     static import_result r;
+    static scenario sc;
+    if (fmt == NULL && section_line(path, "[scenario]") > 0) {
+        if (scenario_load(path, NULL, 0, &sc, &e) != 0) {
+            fprintf(stderr, "stormbench lint: %s\n", e.msg);
+            return -1;
+        }
+        from_scenario(&sc, &t);
+        check_topology(l, &t);
+        return 0;
+    }
     if (fmt == NULL) {
         fprintf(stderr, "stormbench lint: %s\n", e.msg);
         return -1;

@@ -116,6 +116,55 @@ START_TEST(sarif_has_the_required_fields)
 }
 END_TEST
 
+/* A scenario's chain, as tier-amplification.ini's comments work it out:
+ * the clients, front and api each make 4 attempts (immediate), so db is
+ * reached 4 x 4 x 4 = 64 times per request, with 3 hops retrying.  The
+ * worst cases, all attempts timing out: front's 4 calls of 5 s = 20 s
+ * against the clients' 10 s ([clients], line 44), api's 4 x 2 s = 8 s
+ * against front's 5 s ([policy.front], line 60): two inversions.  The
+ * findings point at db's [server.db] (line 76).  retry-storm.ini has one
+ * tier: no path of several retrying hops, 5 attempts under 10. */
+START_TEST(scenario_chain)
+{
+    tu_output o;
+    const char *tier = TU_SOURCE("scenarios/tier-amplification.ini");
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"lint", tier, NULL}),
+                     1);
+    const char *want[] = {
+        "tier-amplification.ini:44: error: [timeout-inversion] clients "
+        "waits 10 s per attempt for front, which can take 20 s",
+        "tier-amplification.ini:60: error: [timeout-inversion] front waits "
+        "5 s per attempt for api, which can take 8 s",
+        "tier-amplification.ini:76: warning: [retry-amplification] clients "
+        "-> front -> api -> db: each request can reach db 64 times",
+        "tier-amplification.ini:76: warning: [retries-at-several-layers] "
+        "clients -> front -> api -> db: 3 hops retry",
+        "2 errors, 2 warnings in 1 file"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ck_assert_msg(strstr(o.out, want[i]), "missing '%s' in:\n%s",
+                      want[i], o.out);
+    tu_output_free(&o);
+    ck_assert_int_eq(
+        tu_stormbench(&o, (const char *[]){
+                              "lint", TU_SOURCE("scenarios/retry-storm.ini"),
+                              NULL}),
+        0);
+    ck_assert_msg(strstr(o.out, "several-layers") == NULL &&
+                      strstr(o.out, "0 errors, 0 warnings in 1 file"),
+                  "%s", o.out);
+    tu_output_free(&o);
+    /* A scenario the loader refuses: its error, file and line, exit 2. */
+    char bad[1100];
+    snprintf(bad, sizeof bad, "%s", tu_write_temp("bad.ini",
+        "[scenario]\nname = x\n\n[clients]\nbogus = 1\n"));
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"lint", bad, NULL}),
+                     2);
+    ck_assert_msg(strstr(o.err, "bad.ini:5: [clients] unknown key 'bogus'"),
+                  "%s", o.err);
+    tu_output_free(&o);
+}
+END_TEST
+
 Suite *lint_suite(void)
 {
     Suite *s = suite_create("lint");
@@ -123,6 +172,7 @@ Suite *lint_suite(void)
     tcase_add_test(tc, classic_inversions);
     tcase_add_test(tc, clean_and_fan_in);
     tcase_add_test(tc, sarif_has_the_required_fields);
+    tcase_add_test(tc, scenario_chain);
     suite_add_tcase(s, tc);
     return s;
 }
