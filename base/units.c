@@ -151,14 +151,14 @@ int units_real(const char *s, double *x, sb_err *e)
 int units_probability(const char *s, double *prob, sb_err *e)
 {
     double x;
-    const char *p;
-    if (read_number(s, &x, &p) != 0 || *skip_space(p) != '\0')
-        return err_set(e, "expected a probability between 0 and 1, got '%s'",
-                       s);
-    if (x < 0.0 || x > 1.0)
-        return err_set(e, "expected a probability between 0 and 1, got '%s'",
-                       s);
-    *prob = x;
+    sb_err inner;
+    /* Written as a share or as a percentage, as [expect] and GUI scripts
+     * take them; "-0%" is -0.0 / 100, so + 0.0 once more (see
+     * read_number). */
+    if (units_share(s, &x, &inner) != 0 || !(x >= 0.0) || x > 1.0)
+        return err_set(e, "expected a probability between 0 and 1, or a "
+                       "percentage from 0%% to 100%%, got '%s'", s);
+    *prob = x + 0.0;
     return 0;
 }
 

@@ -56,7 +56,7 @@ typedef struct dist {
 int units_duration(const char *s, int64_t *ns, sb_err *e);
 /* "100/s", "6000/m", "2.5/min", "10/h" -> events per second; >= 0. */
 int units_rate(const char *s, double *per_s, sb_err *e);
-/* A real number in [0, 1]. */
+/* A real number in [0, 1], or a percentage from 0% to 100% ("50%"). */
 int units_probability(const char *s, double *p, sb_err *e);
 /* A finite real number. */
 int units_real(const char *s, double *x, sb_err *e);

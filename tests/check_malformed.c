@@ -433,7 +433,8 @@ static const malformed cases[] = {
      "2\n[policy]\nname = none\n",
      {"run", "@F", NULL},
      "stormbench run: @F:6: [clients] critical_fraction: expected a "
-     "probability between 0 and 1, got '2'\n"},
+     "probability between 0 and 1, or a percentage from 0% to 100%, got "
+     "'2'\n"},
     {"clients-think-bad-dist",
      "[scenario]\nname = t\nduration = 60s\n[clients]\ncount = 10\narrival "
      "= closed\nthink = exp(abc)\n[server]\nworkers = 2\n[policy]\nname = "
@@ -587,13 +588,13 @@ static const malformed cases[] = {
           "503\nprobability = 2\n",
      {"run", "@F", NULL},
      "stormbench run: @F:16: [fault.a] probability: expected a probability "
-     "between 0 and 1, got '2'\n"},
+     "between 0 and 1, or a percentage from 0% to 100%, got '2'\n"},
     {"fault-partition-fraction-negative",
      BASE "[fault.a]\ntype = partition\nstart = 10s\nduration = 5s\nfraction = "
           "-0.1\n",
      {"run", "@F", NULL},
      "stormbench run: @F:15: [fault.a] fraction: expected a probability "
-     "between 0 and 1, got '-0.1'\n"},
+     "between 0 and 1, or a percentage from 0% to 100%, got '-0.1'\n"},
     {"fault-latency-without-delay",
      BASE "[fault.a]\ntype = latency\nstart = 10s\nduration = 5s\n",
      {"run", "@F", NULL},
@@ -632,7 +633,7 @@ static const malformed cases[] = {
      "half\n",
      {"run", "@F", NULL},
      "stormbench run: @F:15: [fault.a] probability: expected a probability "
-     "between 0 and 1, got 'half'\n"},
+     "between 0 and 1, or a percentage from 0% to 100%, got 'half'\n"},
     {"fault-client-timeout-zero",
      BASE
      "[fault.a]\ntype = client_timeout\nstart = 10s\nduration = 5s\ntimeout "

@@ -57,7 +57,12 @@ static const bad_case cases[] = {
      "[scenario]\nname = t\nduration = 60s\n[clients]\n"
      "defect_fraction = 1.5\n", {NULL},
      "%s:5: [clients] defect_fraction: expected a probability between 0 and "
-     "1, got '1.5'"},
+     "1, or a percentage from 0%% to 100%%, got '1.5'"},
+    {"probability-percentage-above-range",
+     "[scenario]\nname = t\nduration = 60s\n[clients]\n"
+     "defect_fraction = 150%\n", {NULL},
+     "%s:5: [clients] defect_fraction: expected a probability between 0 and "
+     "1, or a percentage from 0%% to 100%%, got '150%%'"},
     /* The name is free text, but not none at all. */
     {"empty-scenario-name", "[scenario]\nname =\nduration = 60s\n", {NULL},
      "%s:2: [scenario] name: expected a name to show in outputs, such as "

@@ -152,20 +152,20 @@ static const bad_case cases[] = {
      "(unknown distribution 'gamma')"},
     {"step-transient-above-one", PIPE "transient = 1.5\n", {NULL},
      "@F:15: [step.b] transient: expected a probability between 0 and 1, "
-     "got '1.5'"},
+     "or a percentage from 0% to 100%, got '1.5'"},
     {"step-permanent-negative", PIPE "permanent = -0.1\n", {NULL},
      "@F:15: [step.b] permanent: expected a probability between 0 and 1, "
-     "got '-0.1'"},
+     "or a percentage from 0% to 100%, got '-0.1'"},
     {"step-defect-word", PIPE "defect = some\n", {NULL},
-     "@F:15: [step.b] defect: expected a probability between 0 and 1, got "
-     "'some'"},
+     "@F:15: [step.b] defect: expected a probability between 0 and 1, or a "
+     "percentage from 0% to 100%, got 'some'"},
     {"step-items-negative", PIPE "items = -1\n", {NULL},
      "@F:15: [step.b] items: expected a whole number from 0 to 1000000, "
      "got '-1'"},
     {"step-item-defect-above-one", PIPE "items = 5\nitem_defect = 2\n",
      {NULL},
      "@F:16: [step.b] item_defect: expected a probability between 0 and 1, "
-     "got '2'"},
+     "or a percentage from 0% to 100%, got '2'"},
     {"item-defect-without-items", PIPE "item_defect = 0.1\n", {NULL},
      "@F:15: [step.b] item_defect: expected 0 in a step that is not a "
      "batch (item_defect is the share of a batch's items with a defect; "

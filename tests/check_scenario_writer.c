@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +183,27 @@ START_TEST(negative_zero_round_trips)
     char path[1024];
     snprintf(path, sizeof path, "%s", tu_write_temp("minus-zero.ini", ini));
     round_trip(path);
+}
+END_TEST
+
+/* Probabilities written as percentages (issue 21) load as the same
+ * doubles as the shares, and the writer's shares load back as them; -0%
+ * is 0 as -0 is. */
+START_TEST(percent_probabilities_round_trip)
+{
+    const char *ini =
+        "[scenario]\nname = t\nduration = 60s\n"
+        "[clients]\ncount = 10\nrate = 1/s\ncritical_fraction = 12.5%\n"
+        "defect_fraction = -0%\n"
+        "[fault.f]\ntype = errors\nstart = 10s\nduration = 5s\n"
+        "status = 503\nprobability = 7%\n"
+        "[policy]\nname = none\n";
+    char path[1024];
+    snprintf(path, sizeof path, "%s", tu_write_temp("percent.ini", ini));
+    const scenario *b = round_trip(path);
+    ck_assert_double_eq(b->cfg.clients.critical_fraction, 0.125);
+    ck_assert_double_eq(b->cfg.clients.defect_fraction, 0.0);
+    ck_assert(!signbit(b->cfg.clients.defect_fraction));
 }
 END_TEST
 
@@ -713,6 +735,7 @@ Suite *scenario_writer_suite(void)
     tcase_add_test(tc, every_key_round_trips);
     tcase_add_test(tc, arrival_modes_round_trip);
     tcase_add_test(tc, negative_zero_round_trips);
+    tcase_add_test(tc, percent_probabilities_round_trip);
     tcase_add_test(tc, a_value_starting_with_a_semicolon_round_trips);
     tcase_add_test(tc, pipeline_round_trips);
     tcase_add_test(tc, pipeline_defaults_round_trip);

@@ -130,8 +130,18 @@ START_TEST(rates_and_probabilities)
     ck_assert_int_eq(units_probability("0.25", &x, &e), 0);
     ck_assert_double_eq(x, 0.25);
     ck_assert_int_ne(units_probability("1.5", &x, &e), 0);
-    ck_assert_str_eq(e.msg,
-                     "expected a probability between 0 and 1, got '1.5'");
+    ck_assert_str_eq(e.msg, "expected a probability between 0 and 1, or a "
+                     "percentage from 0% to 100%, got '1.5'");
+    /* As [expect] and GUI scripts read shares: 50% is 50 / 100. */
+    ck_assert_int_eq(units_probability("50%", &x, &e), 0);
+    ck_assert_double_eq(x, 0.5);
+    ck_assert_int_eq(units_probability("2.5 %", &x, &e), 0);
+    ck_assert_double_eq_tol(x, 0.025, 1e-15);
+    ck_assert_int_ne(units_probability("150%", &x, &e), 0);
+    ck_assert_str_eq(e.msg, "expected a probability between 0 and 1, or a "
+                     "percentage from 0% to 100%, got '150%'");
+    ck_assert_int_ne(units_probability("-1%", &x, &e), 0);
+    ck_assert_int_ne(units_probability("50%%", &x, &e), 0);
 }
 END_TEST
 

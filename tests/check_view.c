@@ -193,6 +193,8 @@ static bool within(chart_rect in, chart_rect out)
 
 /* Draw a and b at w x h with the pointer at (hx, hy), every label
  * recorded. */
+static bool hide_b; /* draw_ab switches B's lines off */
+
 static void draw_ab(session *a, session *b, int w, int h, double hx,
                     double hy, view_hits *hits)
 {
@@ -204,6 +206,7 @@ static void draw_ab(session *a, session *b, int w, int h, double hx,
     v.runs[0] = a;
     v.runs[1] = b;
     v.n_runs = 2;
+    v.run_hidden[1] = hide_b;
     v.span_s = 40;
     v.end_s = -1;
     v.select_t0 = v.select_t1 = v.drag_t = -1;
@@ -292,6 +295,45 @@ START_TEST(tooltip_stays_inside)
                 }
             ck_assert_int_eq(found, 1);
         }
+    session_destroy(a);
+    session_destroy(b);
+}
+END_TEST
+
+/* The tooltip's box, or a zero-sized one. */
+static chart_rect tip_box(const view_hits *hits)
+{
+    for (int i = 0; i < hits->n; i++)
+        if (hits->hit[i].kind == HIT_LABEL && hits->hit[i].b == 1)
+            return hits->hit[i].r;
+    return (chart_rect){0, 0, 0, 0};
+}
+
+/* Issue 21: with B's lines switched off the tooltip has no B column (it
+ * showed B's values): its box is narrower than with B shown, by at least
+ * a value's width (a column is a value plus 1.2 fonts of gap). */
+START_TEST(tooltip_hides_a_hidden_run)
+{
+    session *a = storm("immediate"), *b = storm("exponential+token_bucket");
+    crowd(a);
+    crowd(b);
+    static view_hits hits;
+    view_layout l;
+    view_layout_compute(960, 600, view_font_px(960, 600), 2, &l);
+    chart_panel p = view_panel_plot(&l, 0, 20, 60);
+    double x = p.plot.x + 2, y = p.plot.y + p.plot.h * 0.5; /* no fault yet */
+    hide_b = false;
+    draw_ab(a, b, 960, 600, x, y, &hits);
+    chart_rect both = tip_box(&hits);
+    hide_b = true;
+    draw_ab(a, b, 960, 600, x, y, &hits);
+    chart_rect only_a = tip_box(&hits);
+    hide_b = false;
+    ck_assert_double_gt(both.w, 0);
+    ck_assert_double_gt(only_a.w, 0);
+    ck_assert_msg(only_a.w < both.w - view_font_px(960, 600),
+                  "tooltip %.1f px wide with B hidden, %.1f with B shown",
+                  only_a.w, both.w);
     session_destroy(a);
     session_destroy(b);
 }
@@ -501,6 +543,7 @@ Suite *view_suite(void)
     tcase_set_timeout(dr, 120);
     tcase_add_test(dr, labels_never_overprint);
     tcase_add_test(dr, tooltip_stays_inside);
+    tcase_add_test(dr, tooltip_hides_a_hidden_run);
     tcase_add_test(dr, help_fits_its_box);
     suite_add_tcase(s, dr);
     return s;

@@ -1196,8 +1196,9 @@ static void in_force(const session *ss, double t, char *buf, size_t len)
 }
 
 /* The tooltip of the panel under the pointer: the bucket's span, then a
- * row per line shown, a column per run, each value in its unit; kept
- * inside the panel. */
+ * row per line shown, a column per run shown (a run whose lines are
+ * switched off has none: its values are hidden as its lines are), each
+ * value in its unit; kept inside the panel. */
 static void tooltip(cairo_t *cr, const view_state *v, const drawn_panel *dp,
                     int k, double t)
 {
@@ -1205,7 +1206,10 @@ static void tooltip(cairo_t *cr, const view_state *v, const drawn_panel *dp,
     const chart_panel *p = &dp[k].p;
     double f = p->font_px * 0.8, rowh = f * 1.3;
     char cells[TIP_ROWS][3][64], head[96];
-    int n = 0;
+    int n = 0, runs[VIEW_MAX_RUNS], nr = 0;
+    for (int r = 0; r < v->n_runs && nr < 2; r++)
+        if (!v->run_hidden[r])
+            runs[nr++] = r;
     const series *s0 = session_series(v->runs[0]);
     long row0 = series_find(s0, t);
     if (row0 < 0)
@@ -1218,11 +1222,11 @@ static void tooltip(cairo_t *cr, const view_state *v, const drawn_panel *dp,
             continue;
         snprintf(cells[n][0], sizeof cells[n][0], "%s",
                  lines[ld->line].label);
-        for (int r = 0; r < v->n_runs; r++) {
-            const series *s = session_series(v->runs[r]);
+        for (int c = 0; c < nr; c++) {
+            const series *s = session_series(v->runs[runs[c]]);
             long row = series_find(s, t);
             double x = row < 0 ? NAN : series_at(s, (size_t)row, ld->col);
-            view_value_text(ld->line, x, cells[n][1 + r], sizeof cells[0][0]);
+            view_value_text(ld->line, x, cells[n][1 + c], sizeof cells[0][0]);
         }
         n++;
     }
@@ -1232,7 +1236,7 @@ static void tooltip(cairo_t *cr, const view_state *v, const drawn_panel *dp,
     chart_font(cr, f, false);
     double cw[3] = {chart_text_width(cr, head), 0, 0};
     for (int i = 0; i < n; i++)
-        for (int c = 0; c < 1 + v->n_runs; c++)
+        for (int c = 0; c < 1 + nr; c++)
             cw[c] = fmax(cw[c], chart_text_width(cr, cells[i][c]) +
                                     (c ? f * 1.2 : 0));
     double bw = cw[0] + cw[1] + cw[2] + f, bh = (n + 1) * rowh + f * 0.5;
@@ -1256,19 +1260,19 @@ static void tooltip(cairo_t *cr, const view_state *v, const drawn_panel *dp,
     double y = by + f * 0.25 + rowh * 0.8;
     ink(cr, 0.1);
     text(cr, bx + f * 0.5, y, head);
-    for (int r = 0; r < v->n_runs && v->n_runs > 1; r++) {
-        colour(cr, &view_family[r][0]);
-        chart_text(cr, bx + f * 0.5 + cw[0] + cw[1] + (r ? cw[2] : 0), y,
-                   1.0, r ? "B" : "A");
+    for (int c = 0; c < nr && v->n_runs > 1; c++) {
+        colour(cr, &view_family[runs[c]][0]);
+        chart_text(cr, bx + f * 0.5 + cw[0] + cw[1] + (c ? cw[2] : 0), y,
+                   1.0, runs[c] ? "B" : "A");
     }
     for (int i = 0; i < n; i++) {
         y += rowh;
         ink(cr, 0.25);
         text(cr, bx + f * 0.5, y, cells[i][0]);
-        for (int r = 0; r < v->n_runs; r++) {
+        for (int c = 0; c < nr; c++) {
             ink(cr, 0.05);
-            chart_text(cr, bx + f * 0.5 + cw[0] + cw[1] + (r ? cw[2] : 0), y,
-                       1.0, cells[i][1 + r]);
+            chart_text(cr, bx + f * 0.5 + cw[0] + cw[1] + (c ? cw[2] : 0), y,
+                       1.0, cells[i][1 + c]);
         }
     }
     if (force[0]) {
