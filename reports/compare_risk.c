@@ -220,7 +220,7 @@ void compare_risk_verdict(const compare_result *r, uint32_t pt, int *best,
     }
     /* The best against each other policy, Holm-adjusted. */
     double pv[COMPARE_MAX_POLICIES];
-    bool apart[COMPARE_MAX_POLICIES];
+    bool apart[COMPARE_MAX_POLICIES] = {false};
     for (int i = 1; i < n; i++) {
         pv[i - 1] = versus(top, compare_risk_at(k, pt, order[i]));
         apart[i] = isnan(pv[i - 1]);
