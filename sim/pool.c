@@ -65,6 +65,14 @@ int pool_add_chunk(pool *p)
         p->chunks = c;
         p->cap_chunks = cap;
     }
+    /* The free list gets room for every record first, so pool_free never
+     * has to allocate: a record freed while memory is short would
+     * otherwise be neither live nor on the list, and the sanity checks
+     * (requests_sane) would read its stale fields as a live record's. */
+    size_t records = (p->n_chunks + 1) << POOL_SHIFT;
+    while (p->cap_free < records)
+        if (pool_grow_free_list(p) != 0)
+            return -1;
     char *chunk = malloc((size_t)POOL_CHUNK * p->stride);
     if (chunk == NULL)
         return -1;

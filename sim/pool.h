@@ -109,8 +109,10 @@ static inline void *pool_take(pool *p, uint32_t *idx, size_t size,
 
 static inline void pool_free(pool *p, uint32_t idx)
 {
+    /* pool_add_chunk made room for every record on the free list, so it
+     * never grows here (the check stays for a pool filled otherwise). */
     if (p->n_free == p->cap_free && pool_grow_free_list(p) != 0)
-        return; /* the record leaks until pool_fini; never wrong */
+        return; /* the record leaks until pool_fini */
     p->free_list[p->n_free++] = idx;
 }
 
