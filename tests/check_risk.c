@@ -222,6 +222,11 @@ Suite *risk_suite(void)
     tcase_add_test(tc, no_storm_without_retries);
     tcase_add_test(tc, mixed_runs_same_bytes_and_replay);
     tcase_add_test(tc, refusals_say_why);
+    suite_add_tcase(s, tc);
+    /* 900 runs of 90 s and the copies: ~50 s in a release build on a
+     * loaded machine, several minutes under the sanitizers. */
+    tc = tcase_create("agreement");
+    tcase_set_timeout(tc, 900);
     tcase_add_test(tc, splitting_agrees_with_plain_monte_carlo);
     suite_add_tcase(s, tc);
     return s;
