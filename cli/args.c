@@ -236,3 +236,15 @@ int args_option(args *a, const arg_opt *t, size_t n)
             return option_read(a, &t[i], name);
     return 1;
 }
+
+int args_positive_duration(args *a, const char *name, int64_t *ns)
+{
+    const char *v = args_value(a, name);
+    sb_err e;
+    if (v == NULL)
+        return EXIT_INPUT;
+    if (units_duration(v, ns, &e) != 0 || *ns <= 0)
+        return args_usage_error(a, "%s: expected a positive duration such "
+                                "as 1h or 300s, got '%s'", name, v);
+    return 0;
+}

@@ -63,6 +63,9 @@ int args_check_seed(const args *a, const char *v, uint64_t *seed);
 /* Parse --hook-timeout DURATION at a->i: 0 with the value in *ns and its
  * text in *text, or EXIT_INPUT after a usage message. */
 int args_hook_timeout(args *a, int64_t *ns, const char **text);
+/* The value of option `name` at a->i as a positive duration ("1h",
+ * "300s") in *ns: 0, or EXIT_INPUT after a usage message naming it. */
+int args_positive_duration(args *a, const char *name, int64_t *ns);
 /* The argument at a->i that is no option: the one SCENARIO a command
  * takes, into *scenario.  A usage error for an unknown option or a
  * second scenario. */

@@ -79,18 +79,6 @@ typedef struct risk_cli {
 
 /* ---- Options ------------------------------------------------------------ */
 
-static int opt_duration(args *a, const char *name, int64_t *ns)
-{
-    const char *v = args_value(a, name);
-    sb_err e;
-    if (v == NULL)
-        return EXIT_INPUT;
-    if (units_duration(v, ns, &e) != 0 || *ns <= 0)
-        return args_usage_error(a, "%s: expected a positive duration such "
-                                "as 1h or 300s, got '%s'", name, v);
-    return 0;
-}
-
 static int opt_real(args *a, const char *name, double lo, double hi,
                     double *x)
 {
@@ -142,12 +130,12 @@ static int parse_typed(args *a, risk_cli *o)
     int64_t n;
     int rc;
     if (args_is(a, "--horizon"))
-        return opt_duration(a, "--horizon", &o->horizon_ns);
+        return args_positive_duration(a, "--horizon", &o->horizon_ns);
     if (args_is(a, "--storm-window"))
-        return opt_duration(a, "--storm-window", &o->window_ns);
+        return args_positive_duration(a, "--storm-window", &o->window_ns);
     if (args_is(a, "--budget")) {
         int64_t ns;
-        rc = opt_duration(a, "--budget", &ns);
+        rc = args_positive_duration(a, "--budget", &ns);
         o->ro.max_sim_s = (double)ns / 1e9;
         return rc;
     }

@@ -133,18 +133,6 @@ static int add_entries(args *a, compare_args *o, const char *list)
     return 0;
 }
 
-static int risk_duration(args *a, const char *name, int64_t *ns)
-{
-    const char *v = args_value(a, name);
-    sb_err e;
-    if (v == NULL)
-        return EXIT_INPUT;
-    if (units_duration(v, ns, &e) != 0 || *ns <= 0)
-        return args_usage_error(a, "%s: expected a positive duration such "
-                                "as 1h or 300s, got '%s'", name, v);
-    return 0;
-}
-
 static int parse_compare_one(args *a, compare_args *o)
 {
     const arg_opt opts[] = {
@@ -180,9 +168,10 @@ static int parse_compare_one(args *a, compare_args *o)
         return 0;
     }
     if (args_is(a, "--horizon"))
-        return risk_duration(a, "--horizon", &o->horizon_ns);
+        return args_positive_duration(a, "--horizon", &o->horizon_ns);
     if (args_is(a, "--storm-window"))
-        return risk_duration(a, "--storm-window", &o->storm_window_ns);
+        return args_positive_duration(a, "--storm-window",
+                                      &o->storm_window_ns);
     if (args_is(a, "--risk-runs")) {
         const char *v = args_value(a, "--risk-runs");
         sb_err e;
