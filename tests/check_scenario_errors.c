@@ -98,6 +98,11 @@ static const bad_case cases[] = {
      "%s:4: duplicate key 'duration' (first set at %s:3)"},
     {"key-before-section", "x = 1\n" BASE, {NULL},
      "%s:1: 'x' comes before any [section]"},
+    /* The fuzzer's: a line "=wasted_max = 0.31" in [expect] loaded (its
+     * keys are checked when a run reads them) and could not be written. */
+    {"empty-key", "[scenario]\nname = t\nduration = 60s\n[expect]\n"
+                  "=wasted_max = 0.31\n", {NULL},
+     "%s:5: expected 'key = value': the key is empty"},
     {"fault-without-type",
      BASE "[fault.a]\nstart = 10s\nduration = 5s\n", {NULL},
      "%s:11: [fault.a] needs a 'type' (one of capacity, load_spike, outage, "
