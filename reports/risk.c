@@ -183,6 +183,16 @@ static void traj_free(void *ctx, void *st)
     free(t);
 }
 
+/* The storm detector watches a trajectory's buckets (a copy's too: the
+ * engine does not copy observers). */
+static int watch(traj *t, sb_err *e)
+{
+    sim_observer ob = {&t->d, on_bucket, NULL};
+    if (sim_observe(t->s, &ob) != 0)
+        return err_set(e, "cannot watch the run");
+    return 0;
+}
+
 static void *traj_start(void *ctx, uint64_t trial)
 {
     model *m = ctx;
@@ -215,11 +225,8 @@ static void *traj_start(void *ctx, uint64_t trial)
         goto fail;
     if (sim_create(t->cfg, t->ps.stack, &t->s, &e) != 0)
         goto fail;
-    sim_observer ob = {&t->d, on_bucket, NULL};
-    if (sim_observe(t->s, &ob) != 0) {
-        err_set(&e, "cannot watch the run");
+    if (watch(t, &e) != 0)
         goto fail;
-    }
     return t;
 fail:
     model_fail(m, &e);
@@ -308,11 +315,8 @@ static void *traj_clone(void *ctx, const void *st)
     if (pstack_clone(src->own ? src->own : src->ps.stack, &t->own, &e) != 0 ||
         sim_clone(src->s, t->own, &t->s, &e) != 0)
         goto fail;
-    sim_observer ob = {&t->d, on_bucket, NULL};
-    if (sim_observe(t->s, &ob) != 0) {
-        err_set(&e, "cannot watch the run");
+    if (watch(t, &e) != 0)
         goto fail;
-    }
     return t;
 fail:
     model_fail(m, &e);

@@ -105,6 +105,14 @@ static void say(app *a, const char *fmt, ...)
     fflush(stdout);
 }
 
+static void vrefuse(app *a, const char *fmt, va_list ap)
+{
+    vsnprintf(a->message, sizeof a->message, fmt, ap);
+    printf("%s\n", a->message);
+    fflush(stdout);
+    a->refused = true;
+}
+
 /* Say why an action did nothing (a click then shows no script line). */
 static void refuse(app *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -113,11 +121,8 @@ static void refuse(app *a, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(a->message, sizeof a->message, fmt, ap);
+    vrefuse(a, fmt, ap);
     va_end(ap);
-    printf("%s\n", a->message);
-    fflush(stdout);
-    a->refused = true;
 }
 
 /* A file was not written: said like any refusal, and under a script an
@@ -130,11 +135,8 @@ static void cannot_write(app *a, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(a->message, sizeof a->message, fmt, ap);
+    vrefuse(a, fmt, ap);
     va_end(ap);
-    printf("%s\n", a->message);
-    fflush(stdout);
-    a->refused = true;
     a->write_failed = true;
 }
 
