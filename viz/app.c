@@ -106,6 +106,9 @@ static void say(app *a, const char *fmt, ...)
 }
 
 static void vrefuse(app *a, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
+static void vrefuse(app *a, const char *fmt, va_list ap)
 {
     vsnprintf(a->message, sizeof a->message, fmt, ap);
     printf("%s\n", a->message);
