@@ -52,6 +52,13 @@ static const char risk_usage[] =
     "  --method auto|mc|split\n"
     "                            plain Monte Carlo, or multilevel\n"
     "                            splitting for rare storms (default auto)\n"
+    "  --importance queue|amplification|timeouts|combined\n"
+    "                            what splitting climbs towards a storm:\n"
+    "                            attempts at the server (queued and in\n"
+    "                            service; the default), attempts sent per\n"
+    "                            request, the share of attempts timing out\n"
+    "                            (both over the recovery window), or the\n"
+    "                            queue times the attempts per request\n"
     "  -j N                      runs at once (default 1); the result does\n"
     "                            not depend on it\n"
     "\n"
@@ -124,6 +131,18 @@ static int opt_method(args *a, risk_opts *o)
                             "got '%s'", v);
 }
 
+static int opt_importance(args *a, risk_opts *o)
+{
+    const char *v = args_value(a, "--importance");
+    if (v == NULL)
+        return EXIT_INPUT;
+    if (risk_importance_parse(v, &o->importance) != 0)
+        return args_usage_error(a, "--importance: expected queue, "
+                                "amplification, timeouts or combined, "
+                                "got '%s'", v);
+    return 0;
+}
+
 /* The options with a value of their own type. */
 static int parse_typed(args *a, risk_cli *o)
 {
@@ -155,6 +174,8 @@ static int parse_typed(args *a, risk_cli *o)
     }
     if (args_is(a, "--method"))
         return opt_method(a, &o->ro);
+    if (args_is(a, "--importance"))
+        return opt_importance(a, &o->ro);
     return 1;
 }
 
@@ -184,7 +205,7 @@ static int parse_risk(int argc, char **argv, risk_cli *o)
     memset(o, 0, sizeof *o);
     o->horizon_ns = (int64_t)3600 * 1000000000;
     o->window_ns = (int64_t)300 * 1000000000;
-    o->ro = (risk_opts){RISK_AUTO, 0.95, 0.2, 2000, 0, 1};
+    o->ro = (risk_opts){RISK_AUTO, 0.95, 0.2, 2000, 0, 1, RISK_IMP_QUEUE};
     args a = {argc, argv, 1, "risk", risk_usage};
     for (; a.i < argc; a.i++) {
         int rc = parse_one(&a, o);
@@ -313,6 +334,10 @@ static void print_result(FILE *f, const risk_job *j)
                    " paths); as precise as %.0f plain runs\n",
                 r->plan.n_levels, est->trials, est->paths,
                 est->effective_runs);
+    /* said only when asked for: a default run's printout keeps its bytes */
+    if (j->o.ro.importance != RISK_IMP_QUEUE)
+        fprintf(f, "  importance       %s (--importance)\n",
+                risk_importance_name(j->o.ro.importance));
     fprintf(f, "  simulated time   %s in all\n",
             span(est->work, a, sizeof a));
     if (est->hit_trials == 0)
@@ -401,6 +426,8 @@ static void json_result(FILE *f, const risk_job *j)
     jw_exact(&w, "storms_per_day", r->rate_per_s * 86400);
     jw_exact(&w, "storms_per_day_lo", r->rate_lo_per_s * 86400);
     jw_exact(&w, "storms_per_day_hi", r->rate_hi_per_s * 86400);
+    if (j->o.ro.importance != RISK_IMP_QUEUE)
+        jw_string(&w, "importance", risk_importance_name(j->o.ro.importance));
     if (!est->plain) {
         jw_array(&w, "levels");
         for (int i = 0; i < r->plan.n_levels; i++) {

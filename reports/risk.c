@@ -15,16 +15,41 @@
 
 /* ---- The storm detector ------------------------------------------------- */
 
+/* What the detector keeps of one bucket: goodput for the storm test, the
+ * rest for the importance functions over the same window. */
+typedef struct window_counts {
+    uint64_t successes, offered, attempts, timeouts, ended;
+} window_counts;
+
+static void counts_add(window_counts *a, const window_counts *b)
+{
+    a->successes += b->successes;
+    a->offered += b->offered;
+    a->attempts += b->attempts;
+    a->timeouts += b->timeouts;
+    a->ended += b->ended;
+}
+
+/* b was added to a before */
+static void counts_sub(window_counts *a, const window_counts *b)
+{
+    a->successes -= b->successes;
+    a->offered -= b->offered;
+    a->attempts -= b->attempts;
+    a->timeouts -= b->timeouts;
+    a->ended -= b->ended;
+}
+
 /* Fed every closed bucket of one trajectory.  The recovery test is
  * summary.c's: a window of recovery_window whose mean goodput is within
  * RECOVERY_BAND of the baseline.  Invariant: `filled` <= w, and `sum` is
- * the successes of the last `filled` buckets, held in ring[]. */
+ * the counts of the last `filled` buckets, held in ring[]. */
 typedef struct detector {
     int64_t warmup_ns, window_ns, bucket_ns;
     uint32_t w;          /* recovery window, in buckets */
     uint32_t filled, pos;
-    uint64_t sum;
-    uint64_t *ring;      /* w counts, owned */
+    window_counts sum;
+    window_counts *ring; /* w of them, owned */
     uint64_t base_successes;
     int64_t base_ns;
     bool base_known;
@@ -85,11 +110,12 @@ static void on_bucket(void *ctx, const sim *s, const metrics_bucket *b,
         return;
     int64_t end = b->start_ns + b->width_ns;
     if (d->filled == d->w)
-        d->sum -= d->ring[d->pos];
+        counts_sub(&d->sum, &d->ring[d->pos]);
     else
         d->filled++;
-    d->ring[d->pos] = b->successes;
-    d->sum += b->successes;
+    d->ring[d->pos] = (window_counts){b->successes, b->offered, b->attempts,
+                                      b->timeouts, b->attempts_ended};
+    counts_add(&d->sum, &d->ring[d->pos]);
     d->pos = (d->pos + 1) % d->w;
     if (!d->base_known)
         baseline_add(d, s, b);
@@ -107,7 +133,7 @@ static void on_bucket(void *ctx, const sim *s, const metrics_bucket *b,
     int64_t from = end - (int64_t)d->w * d->bucket_ns;
     if (d->filled == d->w && from >= quiet) {
         double width_s = (double)d->w * (double)d->bucket_ns / 1e9;
-        double g = (double)d->sum / width_s;
+        double g = (double)d->sum.successes / width_s;
         if (fabs(g - d->base) <= RECOVERY_BAND * d->base)
             d->last_good = end;
     }
@@ -144,6 +170,7 @@ typedef struct traj {
 
 typedef struct model {
     const risk_setup *su;
+    risk_importance imp;
     pthread_mutex_t lock;
     bool failed;
     sb_err err;
@@ -234,14 +261,30 @@ fail:
     return NULL;
 }
 
-/* The importance of a run's state: the attempts in the server (queued
- * and in service).  A retry storm is a queue that does not drain: the
- * deeper it is, the more of what it serves is already abandoned. */
-static double importance(const traj *t)
+/* The importance of a run's state (risk.h's kinds).  The default, the
+ * attempts in the server (queued and in service): a retry storm is a
+ * queue that does not drain, and the deeper it is the more of what it
+ * serves is already abandoned.  A queue cannot see a black hole's
+ * storm coming (the server idles while the attempts vanish), the
+ * attempts sent per request can: the retries of the outage arrive when
+ * their timeouts fire, and they are what the queue grows from.  The
+ * share timing out is the feedback itself: past about 1/8 (in
+ * metastable-tipping.ini's arithmetic) a storm feeds itself.  The
+ * combination, queue x amplification, grows with either: a deep queue
+ * fed by retries is further on its way than one of first tries. */
+static double importance(risk_importance k, const traj *t)
 {
+    const window_counts *w = &t->d.sum;
+    double amp = w->offered ? (double)w->attempts / (double)w->offered
+                            : (double)w->attempts;
+    if (k == RISK_IMP_AMPLIFICATION)
+        return amp;
+    if (k == RISK_IMP_TIMEOUTS)
+        return w->ended ? (double)w->timeouts / (double)w->ended : 0.0;
     sim_server_now now;
     sim_server_state(t->s, &now);
-    return (double)now.queued + (double)now.busy;
+    double q = (double)now.queued + (double)now.busy;
+    return k == RISK_IMP_COMBINED ? q * amp : q;
 }
 
 static split_stop traj_advance(void *ctx, void *st, double up, double floor,
@@ -250,7 +293,7 @@ static split_stop traj_advance(void *ctx, void *st, double up, double floor,
     model *m = ctx;
     traj *t = st;
     int64_t at = sim_now(t->s), end = t->cfg->duration_ns;
-    double imp = importance(t);
+    double imp = importance(m->imp, t);
     *peak = imp;
     for (;;) {
         if (t->d.storm)
@@ -274,7 +317,7 @@ static split_stop traj_advance(void *ctx, void *st, double up, double floor,
         }
         *work += (double)(next - at) / 1e9;
         at = next;
-        imp = importance(t);
+        imp = importance(m->imp, t);
         if (imp > *peak)
             *peak = imp;
     }
@@ -397,6 +440,29 @@ static int check_clonable(const risk_setup *su, sb_err *e)
     return rc;
 }
 
+static const char *const imp_names[] = {"queue", "amplification",
+                                        "timeouts", "combined"};
+/* ... in the note of a pilot that found no way up */
+static const char *const imp_words[] = {
+    "the server's attempts in the system", "the attempts sent per request",
+    "the share of attempts timing out",
+    "the server's attempts times the attempts per request"};
+
+const char *risk_importance_name(risk_importance k)
+{
+    return (unsigned)k < 4 ? imp_names[k] : "?";
+}
+
+int risk_importance_parse(const char *s, risk_importance *k)
+{
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, imp_names[i]) == 0) {
+            *k = (risk_importance)i;
+            return 0;
+        }
+    return -1;
+}
+
 /* The pilot's trial numbers and keys, apart from the estimate's (trial
  * numbers 0, 1, ...: seed + trial, as plain Monte Carlo's). */
 #define PILOT_FIRST_TRIAL (UINT64_C(1) << 40)
@@ -415,9 +481,9 @@ static int choose_plan(const split_model *sm, const risk_opts *o,
         return -1;
     if (pr == SPLIT_PILOT_STUCK) {
         snprintf(r->note, sizeof r->note,
-                 "the pilot's runs never climbed to a storm (the server's "
-                 "attempts in the system did not lead to one): plain Monte "
-                 "Carlo instead");
+                 "the pilot's runs never climbed to a storm (%s did not "
+                 "lead to one): plain Monte Carlo instead",
+                 imp_words[o->importance]);
         r->plan.n_levels = 0;
     } else if (o->method == RISK_AUTO && r->plan.n_levels == 0) {
         snprintf(r->note, sizeof r->note,
@@ -433,15 +499,16 @@ int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
     memset(r, 0, sizeof *r);
     if (check_setup(su, e) != 0)
         return -1;
-    model m = {su,    PTHREAD_MUTEX_INITIALIZER, false, {{0}}, false, 0, 0,
-               {0}};
+    model m = {su,    o->importance, PTHREAD_MUTEX_INITIALIZER,
+               false, {{0}},         false,
+               0,     0,             {0}};
     split_model sm = {&m,         traj_start,   traj_clone, traj_free,
                       traj_rekey, traj_advance, traj_hit};
     bool split = o->method != RISK_PLAIN;
     if (split && check_clonable(su, e) != 0) {
         if (o->method == RISK_SPLITTING)
             return -1;
-        snprintf(r->note, sizeof r->note, "plain Monte Carlo: %.200s", e->msg);
+        snprintf(r->note, sizeof r->note, "plain Monte Carlo: %s", e->msg);
         split = false;
     }
     if (split && choose_plan(&sm, o, r, e) != 0) {

@@ -16,8 +16,9 @@
  * (scenario seed + trial number); it is checked at every bucket.  The
  * probability is estimated by reports/splitting.h: plain Monte Carlo with
  * Wilson's interval when storms are common enough for the budget, else
- * RESTART on an importance function (the server's attempts in the system)
- * when the engine can copy a running simulation.
+ * RESTART on an importance function (risk_importance: by default the
+ * server's attempts in the system) when the engine can copy a running
+ * simulation.
  *
  * Threads: trials run on opts.threads; the result does not depend on
  * their number.
@@ -52,6 +53,27 @@ typedef enum risk_method {
     RISK_SPLITTING
 } risk_method;
 
+/* The importance function splitting climbs (README "Risk"): how far a
+ * run is on its way to a storm.  Read at every bucket's end; the
+ * amplification and the share timing out are over the last
+ * recovery_window of buckets (the window the storm test reads goodput
+ * over). */
+typedef enum risk_importance {
+    RISK_IMP_QUEUE,         /* attempts at the server, queued and in
+                               service (the default) */
+    RISK_IMP_AMPLIFICATION, /* attempts sent / requests started, over the
+                               window */
+    RISK_IMP_TIMEOUTS,      /* share of the attempts that ended by timing
+                               out, over the window */
+    RISK_IMP_COMBINED       /* the queue x the amplification */
+} risk_importance;
+
+/* "queue", "amplification", "timeouts", "combined". */
+const char *risk_importance_name(risk_importance k);
+
+/* The kind named s, or -1. */
+int risk_importance_parse(const char *s, risk_importance *k);
+
 typedef struct risk_opts {
     risk_method method;
     double confidence;       /* 0.95 */
@@ -59,6 +81,7 @@ typedef struct risk_opts {
     uint64_t max_runs;       /* main trials at most */
     double max_sim_s;        /* simulated seconds at most (0: no limit) */
     int threads;
+    risk_importance importance; /* splitting's; RISK_IMP_QUEUE by default */
 } risk_opts;
 
 typedef struct risk_result {
@@ -67,7 +90,7 @@ typedef struct risk_result {
     bool splitting;           /* the estimator used */
     /* Why plain Monte Carlo was used when the pilot asked for splitting,
      * or "" */
-    char note[256];
+    char note[ERR_MSG_MAX + 64]; /* whole: an sb_err's message fits */
     /* The first storm found: the lowest trial that tipped, the seed that
      * replays it and when it was judged a storm. */
     bool found;
