@@ -28,7 +28,11 @@ static const char merge_usage[] =
     "several machines and copied back.  The plan is rebuilt from the\n"
     "command saved in the first DIR that has one (DIR/command); every run\n"
     "must be in one of the DIRs.  Outputs go to OUT (default: the first\n"
-    "DIR); --junit FILE as compare writes it.\n";
+    "DIR); --junit FILE as compare writes it.\n"
+    "\n"
+    "The runs of `stormbench risk ... --method mc --emit-jobs FILE` merge\n"
+    "the same way: the estimate, risk.json, risk.md and first-storm.ini\n"
+    "as the one process would have made them.\n";
 
 int cmd_merge(int argc, char **argv)
 {
@@ -94,6 +98,10 @@ int cmd_merge(int argc, char **argv)
         }
         junit = absjunit;
     }
+    /* `risk --emit-jobs`'s runs: their own merge */
+    for (int i = 0; i < n_dirs; i++)
+        if (cmd_risk_saved(dirs[i]))
+            return cmd_risk_merge(dirs, n_dirs, out, quiet);
     char *buf = NULL, **cargv = NULL, cwd[PATH_MAX] = "";
     int cargc = 0, which = -1;
     for (int i = 0; i < n_dirs && which < 0; i++)

@@ -4,11 +4,18 @@
  * team can read, and written to -o DIR as risk.json, risk.md and the first
  * storm found as a scenario that `run` and the GUI replay.
  */
+/* realpath */
+#define _XOPEN_SOURCE 700
+
+#include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "commands.h"
@@ -68,6 +75,14 @@ static const char risk_usage[] =
     "                            `run` and `gui` replay)\n"
     "  -q, --quiet               print only errors\n"
     "\n"
+    "On several machines (plain Monte Carlo only, --method mc):\n"
+    "  --emit-jobs FILE          write one command per job of\n"
+    "                            --runs-per-job runs (default 100) to FILE,\n"
+    "                            --max-runs in all; run them anywhere, then\n"
+    "                            `stormbench merge DIR...` makes the same\n"
+    "                            estimate, to the byte, as one process\n"
+    "  --part I                  run job I only (what an emitted line does)\n"
+    "\n"
     "Exit status: 0 the estimate was made, 2 bad input or a run that\n"
     "could not finish.\n";
 
@@ -82,6 +97,10 @@ typedef struct risk_cli {
     int64_t horizon_ns, window_ns;
     risk_opts ro;
     bool quiet;
+    /* plain Monte Carlo spread over machines */
+    const char *emit;   /* --emit-jobs FILE */
+    int64_t per_job;    /* --runs-per-job */
+    int64_t part;       /* --part I: this job only; -1 for none */
 } risk_cli;
 
 /* ---- Options ------------------------------------------------------------ */
@@ -176,6 +195,10 @@ static int parse_typed(args *a, risk_cli *o)
         return opt_method(a, &o->ro);
     if (args_is(a, "--importance"))
         return opt_importance(a, &o->ro);
+    if (args_is(a, "--runs-per-job"))
+        return opt_count(a, "--runs-per-job", 1, 1000000000, &o->per_job);
+    if (args_is(a, "--part"))
+        return opt_count(a, "--part", 0, 1000000000, &o->part);
     return 1;
 }
 
@@ -190,6 +213,7 @@ static int parse_one(args *a, risk_cli *o)
         {"--policy", NULL, ARG_TEXT, &o->policy, NULL, NULL},
         {"--seed", NULL, ARG_TEXT, &o->seed, NULL, NULL},
         {"-o", NULL, ARG_TEXT, &o->out, NULL, NULL},
+        {"--emit-jobs", NULL, ARG_TEXT, &o->emit, NULL, NULL},
     };
     int rc = parse_typed(a, o);
     if (rc != 1)
@@ -206,6 +230,8 @@ static int parse_risk(int argc, char **argv, risk_cli *o)
     o->horizon_ns = (int64_t)3600 * 1000000000;
     o->window_ns = (int64_t)300 * 1000000000;
     o->ro = (risk_opts){RISK_AUTO, 0.95, 0.2, 2000, 0, 1, RISK_IMP_QUEUE};
+    o->per_job = 100;
+    o->part = -1;
     args a = {argc, argv, 1, "risk", risk_usage};
     for (; a.i < argc; a.i++) {
         int rc = parse_one(&a, o);
@@ -214,6 +240,15 @@ static int parse_risk(int argc, char **argv, risk_cli *o)
     }
     if (o->scenario == NULL)
         return args_usage_error(&a, "no scenario file given");
+    if ((o->emit || o->part >= 0) && o->ro.method != RISK_PLAIN)
+        return args_usage_error(&a, "%s: only plain Monte Carlo runs in "
+                                "jobs (add --method mc): splitting's runs "
+                                "share the levels its pilot found",
+                                o->emit ? "--emit-jobs" : "--part");
+    if ((o->emit || o->part >= 0) && o->out == NULL)
+        return args_usage_error(&a, "%s needs -o DIR (where the jobs' runs "
+                                "and the merged estimate go)",
+                                o->emit ? "--emit-jobs" : "--part");
     return o->seed ? args_check_seed(&a, o->seed, NULL) : 0;
 }
 
@@ -526,6 +561,333 @@ static int write_files(const risk_job *j, sb_err *e)
     return write_first_storm(j, path, e);
 }
 
+/* ---- Jobs on several machines (plain Monte Carlo) ------------------------ */
+
+#define RISK_COMMAND_MAGIC "stormbench-risk-command 1"
+#define RISK_PART_MAGIC "stormbench-risk-part 1"
+
+/* Options that say only how to run, left out of the saved command and of
+ * the emitted jobs (which add their own -q -j 1 -o DIR --part I). */
+static bool run_only(const char *arg, bool *takes_value)
+{
+    static const char *const with[] = {"--emit-jobs", "--part", "-j", "-o"};
+    *takes_value = true;
+    for (size_t i = 0; i < sizeof with / sizeof *with; i++)
+        if (strcmp(arg, with[i]) == 0)
+            return true;
+    *takes_value = false;
+    return strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0;
+}
+
+static void shell_quote(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+/* DIR/command: the directory the command ran in, then its arguments one
+ * a line, for merge. */
+static int save_command(const char *dir, const char *cwd, int argc,
+                        char **argv, sb_err *e)
+{
+    char path[1200];
+    outfile f;
+    if (out_path(path, sizeof path, dir, "command", e) != 0 ||
+        outfile_open(&f, path, e) != 0)
+        return -1;
+    fprintf(f.f, "%s\n%s\n", RISK_COMMAND_MAGIC, cwd);
+    for (int i = 1; i < argc; i++) {
+        bool value;
+        if (run_only(argv[i], &value)) {
+            i += value;
+            continue;
+        }
+        if (strchr(argv[i], '\n')) {
+            outfile_abort(&f);
+            return err_set(e, "an argument holds a line break: '%s'",
+                           argv[i]);
+        }
+        fprintf(f.f, "%s\n", argv[i]);
+    }
+    return outfile_commit(&f, e);
+}
+
+static uint64_t n_parts(const risk_cli *o)
+{
+    uint64_t k = (uint64_t)o->per_job;
+    return (o->ro.max_runs + k - 1) / k;
+}
+
+/* One line per job: cd to where the command ran, then this very binary
+ * with the same arguments and --part I. */
+static int emit_jobs(const risk_job *j, int argc, char **argv, sb_err *e)
+{
+    char self[PATH_MAX], cwd[PATH_MAX], dir[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        snprintf(self, sizeof self, "stormbench");
+    else
+        self[n] = '\0';
+    if (getcwd(cwd, sizeof cwd) == NULL || realpath(j->o.out, dir) == NULL)
+        return err_set(e, "%s: %s", j->o.out, strerror(errno));
+    if (save_command(dir, cwd, argc, argv, e) != 0)
+        return -1;
+    outfile f;
+    if (outfile_open(&f, j->o.emit, e) != 0)
+        return -1;
+    for (uint64_t p = 0; p < n_parts(&j->o); p++) {
+        fputs("cd ", f.f);
+        shell_quote(f.f, cwd);
+        fputs(" && ", f.f);
+        shell_quote(f.f, self);
+        fputs(" risk", f.f);
+        for (int i = 1; i < argc; i++) {
+            bool value;
+            if (run_only(argv[i], &value)) {
+                i += value;
+                continue;
+            }
+            fputc(' ', f.f);
+            shell_quote(f.f, argv[i]);
+        }
+        fputs(" -q -j 1 -o ", f.f);
+        shell_quote(f.f, dir);
+        fprintf(f.f, " --part %" PRIu64 "\n", p);
+    }
+    if (outfile_commit(&f, e) != 0)
+        return -1;
+    if (!j->o.quiet)
+        printf("%" PRIu64 " jobs of up to %" PRId64 " runs written to %s; "
+               "run each line (GNU parallel < %s), then: stormbench merge "
+               "%s\n", n_parts(&j->o), j->o.per_job, j->o.emit, j->o.emit,
+               dir);
+    return 0;
+}
+
+static risk_setup setup_of(const risk_job *j)
+{
+    return (risk_setup){&j->sc.cfg,      j->spec,      j->settings,
+                        j->n_settings,   j->plugins,   j->n_plugins,
+                        j->o.horizon_ns, j->o.window_ns};
+}
+
+/* --part I: its runs into DIR/risk-part-I.tsv, one a line: tipped (0 or
+ * 1), simulated seconds (%.17g: read back to the same bits), when it was
+ * judged a storm in ns (-1: not). */
+static int run_part(const risk_job *j, sb_err *e)
+{
+    uint64_t first = (uint64_t)j->o.part * (uint64_t)j->o.per_job;
+    if ((uint64_t)j->o.part >= n_parts(&j->o))
+        return err_set(e, "--part %" PRId64 ": there are %" PRIu64 " jobs "
+                          "(--max-runs / --runs-per-job)",
+                       j->o.part, n_parts(&j->o));
+    uint64_t n = j->o.ro.max_runs - first;
+    if (n > (uint64_t)j->o.per_job)
+        n = (uint64_t)j->o.per_job;
+    risk_trial *t = calloc(n, sizeof *t);
+    if (t == NULL)
+        return err_set(e, "out of memory");
+    risk_setup su = setup_of(j);
+    char name[64], path[1200];
+    snprintf(name, sizeof name, "risk-part-%" PRId64 ".tsv", j->o.part);
+    outfile f;
+    int rc = -1;
+    if (risk_plain_part(&su, &j->o.ro, first, n, t, e) != 0 ||
+        out_path(path, sizeof path, j->o.out, name, e) != 0 ||
+        outfile_open(&f, path, e) != 0)
+        goto done;
+    fprintf(f.f, "%s %" PRIu64 " %" PRIu64 "\n", RISK_PART_MAGIC, first, n);
+    for (uint64_t i = 0; i < n; i++)
+        fprintf(f.f, "%d %.17g %" PRId64 "\n", t[i].t.y > 0, t[i].t.work,
+                t[i].storm_ns);
+    rc = outfile_commit(&f, e);
+done:
+    free(t);
+    return rc;
+}
+
+/* Reads one part file into t[] (max_runs of them), marking have[]. */
+static int read_part(const char *path, risk_trial *t, bool *have,
+                     uint64_t max, sb_err *e)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return err_set(e, "%s: %s", path, strerror(errno));
+    uint64_t first, n;
+    int rc = 0;
+    if (fscanf(f, "stormbench-risk-part 1 %" SCNu64 " %" SCNu64, &first,
+               &n) != 2 || first > max || n > max - first)
+        rc = err_set(e, "%s: not a part of this estimate's %" PRIu64
+                        " runs", path, max);
+    for (uint64_t i = 0; rc == 0 && i < n; i++) {
+        int y;
+        risk_trial *r = &t[first + i];
+        if (fscanf(f, "%d %lf %" SCNd64, &y, &r->t.work, &r->storm_ns) != 3 ||
+            (y != 0 && y != 1))
+            rc = err_set(e, "%s: run %" PRIu64 ": expected 'TIPPED "
+                            "SECONDS STORM_NS'", path, first + i);
+        r->t.y = y;
+        r->t.hits = (uint64_t)y;
+        r->t.paths = 1;
+        have[first + i] = true;
+    }
+    fclose(f);
+    return rc;
+}
+
+/* Every DIR/risk-part-*.tsv into t[]; -1 naming the first run missing. */
+static int read_parts(const char *const *dirs, int n_dirs, risk_trial *t,
+                      uint64_t max, uint64_t per_job, sb_err *e)
+{
+    bool *have = calloc(max, sizeof *have);
+    if (have == NULL)
+        return err_set(e, "out of memory");
+    int rc = 0;
+    for (int d = 0; d < n_dirs && rc == 0; d++) {
+        DIR *dir = opendir(dirs[d]);
+        if (dir == NULL) {
+            rc = err_set(e, "%s: %s", dirs[d], strerror(errno));
+            break;
+        }
+        struct dirent *de;
+        while (rc == 0 && (de = readdir(dir)) != NULL) {
+            size_t len = strlen(de->d_name);
+            if (strncmp(de->d_name, "risk-part-", 10) != 0 || len < 5 ||
+                strcmp(de->d_name + len - 4, ".tsv") != 0)
+                continue;
+            char path[PATH_MAX + 300];
+            snprintf(path, sizeof path, "%s/%s", dirs[d], de->d_name);
+            rc = read_part(path, t, have, max, e);
+        }
+        closedir(dir);
+    }
+    for (uint64_t i = 0; rc == 0 && i < max; i++)
+        if (!have[i])
+            rc = err_set(e, "run %" PRIu64 " is in none of the directories "
+                            "given (its job, --part %" PRIu64 ", has not "
+                            "run or was not copied back)",
+                         i, i / per_job);
+    free(have);
+    return rc;
+}
+
+/* The saved command's arguments (argv[0] "risk"), and where it ran. */
+static int read_command(const char *dir, char **buf, char ***argv_out,
+                        int *argc_out, char *cwd, size_t cwd_len, sb_err *e)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/command", dir);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return err_set(e, "%s: %s", path, strerror(errno));
+    char *text = calloc(1, 65537);
+    size_t len = text ? fread(text, 1, 65536, f) : 0;
+    fclose(f);
+    if (text == NULL)
+        return err_set(e, "out of memory");
+    text[len] = '\0';
+    char **argv = calloc(len + 2, sizeof *argv);
+    int argc = 1, line = 0;
+    if (argv == NULL) {
+        free(text);
+        return err_set(e, "out of memory");
+    }
+    argv[0] = "risk";
+    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l;
+         l = strtok_r(NULL, "\n", &save), line++) {
+        if (line == 0 && strcmp(l, RISK_COMMAND_MAGIC) != 0)
+            break;
+        if (line == 1)
+            snprintf(cwd, cwd_len, "%s", l);
+        else if (line > 1)
+            argv[argc++] = l;
+    }
+    if (line < 2) {
+        free(argv);
+        free(text);
+        return err_set(e, "%s: not a command saved by stormbench risk",
+                       path);
+    }
+    *buf = text;
+    *argv_out = argv;
+    *argc_out = argc;
+    return 0;
+}
+
+bool cmd_risk_saved(const char *dir)
+{
+    char path[PATH_MAX + 16], line[64] = "";
+    snprintf(path, sizeof path, "%s/command", dir);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return false;
+    bool yes = fgets(line, sizeof line, f) != NULL &&
+               strncmp(line, RISK_COMMAND_MAGIC "\n",
+                       sizeof RISK_COMMAND_MAGIC) == 0;
+    fclose(f);
+    return yes;
+}
+
+int cmd_risk_merge(const char *const *dirs, int n_dirs, const char *out,
+                   bool quiet)
+{
+    char *buf = NULL, **argv = NULL, cwd[PATH_MAX];
+    int argc = 0, rc = EXIT_INPUT;
+    sb_err e;
+    risk_job *j = calloc(1, sizeof *j);
+    risk_trial *t = NULL;
+    int with = 0; /* the first directory with the saved command */
+    while (with < n_dirs - 1 && !cmd_risk_saved(dirs[with]))
+        with++;
+    if (j == NULL || read_command(dirs[with], &buf, &argv, &argc, cwd,
+                                  sizeof cwd, &e) != 0)
+        goto fail;
+    if (chdir(cwd) != 0) {
+        err_set(&e, "the estimate ran in %s, which cannot be entered here: "
+                    "%s", cwd, strerror(errno));
+        goto fail;
+    }
+    if (parse_risk(argc, argv, &j->o) != 0) {
+        err_set(&e, "%s/command: cannot be read back", dirs[with]);
+        goto fail;
+    }
+    j->o.out = out ? out : dirs[0];
+    j->o.quiet = quiet;
+    if (load(j, &e) != 0)
+        goto fail;
+    t = calloc(j->o.ro.max_runs, sizeof *t);
+    if (t == NULL) {
+        err_set(&e, "out of memory");
+        goto fail;
+    }
+    risk_setup su = setup_of(j);
+    if (read_parts(dirs, n_dirs, t, j->o.ro.max_runs,
+                   (uint64_t)j->o.per_job, &e) != 0 ||
+        risk_plain_merge(&su, &j->o.ro, t, j->o.ro.max_runs, &j->res,
+                         &e) != 0)
+        goto fail;
+    if (!quiet)
+        print_result(stdout, j);
+    if (write_files(j, &e) != 0)
+        goto fail;
+    rc = EXIT_OK;
+    goto done;
+fail:
+    fprintf(stderr, "stormbench merge: %s\n", e.msg);
+done:
+    free(t);
+    free(argv);
+    free(buf);
+    free(j);
+    return rc;
+}
+
 /* ---- The command ---------------------------------------------------------- */
 
 int cmd_risk(int argc, char **argv)
@@ -546,9 +908,14 @@ int cmd_risk(int argc, char **argv)
         goto fail;
     if (j->note[0] && !j->o.quiet)
         fprintf(stderr, "stormbench risk: note: %s\n", j->note);
-    risk_setup su = {&j->sc.cfg,  j->spec,       j->settings,
-                     j->n_settings, j->plugins,  j->n_plugins,
-                     j->o.horizon_ns, j->o.window_ns};
+    if (j->o.emit || j->o.part >= 0) {
+        if ((j->o.emit ? emit_jobs(j, argc, argv, &e)
+                       : run_part(j, &e)) != 0)
+            goto fail;
+        free(j);
+        return EXIT_OK;
+    }
+    risk_setup su = setup_of(j);
     if (risk_estimate(&su, &j->o.ro, &j->res, &e) != 0)
         goto fail;
     if (!j->o.quiet)

@@ -493,6 +493,46 @@ static int choose_plan(const split_model *sm, const risk_opts *o,
     return 0;
 }
 
+/* The options of the estimate's main runs. */
+static split_opts main_opts(const risk_opts *o)
+{
+    return (split_opts){o->confidence,
+                        o->target_rel_error,
+                        100,
+                        10,
+                        o->max_runs,
+                        o->max_sim_s,
+                        0,
+                        32, /* not from the threads: the stopping rule is
+                               read between batches */
+                        o->threads,
+                        1000000};
+}
+
+/* What follows from the estimate: the first storm, the rate. */
+static void finish(const risk_setup *su, const model *m, risk_result *r)
+{
+    r->found = m->found;
+    r->first_trial = m->first_trial;
+    r->first_seed = su->cfg->seed + m->first_trial;
+    r->first_storm_ns = m->first_at;
+    r->first_branch = m->first_path;
+    r->exposure_s = (double)(su->horizon_ns - su->cfg->warmup_ns) / 1e9;
+    /* A storm rate needs triggers that keep coming: noise (no fault) or
+     * weather (a recurring fault).  Faults that strike once make P(storm)
+     * a probability per run of that trigger, not per hour. */
+    bool recurs = su->cfg->n_faults == 0;
+    for (uint32_t i = 0; i < su->cfg->n_faults; i++)
+        recurs |= su->cfg->faults[i].every.mean_ns > 0;
+    r->one_shot = !recurs;
+    r->rate_per_s = r->rate_lo_per_s = r->rate_hi_per_s = NAN;
+    if (recurs) {
+        r->rate_per_s = rate_of(r->est.p, r->exposure_s);
+        r->rate_lo_per_s = rate_of(r->est.lo, r->exposure_s);
+        r->rate_hi_per_s = rate_of(r->est.hi, r->exposure_s);
+    }
+}
+
 int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
                   sb_err *e)
 {
@@ -517,41 +557,99 @@ int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
         return -1;
     }
     r->splitting = r->plan.n_levels > 0;
-    split_opts so = {o->confidence,
-                     o->target_rel_error,
-                     100,
-                     10,
-                     o->max_runs,
-                     o->max_sim_s,
-                     0,
-                     32, /* not from the threads: the stopping rule is
-                            read between batches */
-                     o->threads,
-                     1000000};
+    split_opts so = main_opts(o);
     int rc = split_estimate_run(&sm, &r->plan, &so, &r->est, e);
     if (rc != 0 || m.failed) {
         if (m.failed)
             *e = m.err;
         return -1;
     }
-    r->found = m.found;
-    r->first_trial = m.first_trial;
-    r->first_seed = su->cfg->seed + m.first_trial;
-    r->first_storm_ns = m.first_at;
-    r->first_branch = m.first_path;
-    r->exposure_s = (double)(su->horizon_ns - su->cfg->warmup_ns) / 1e9;
-    /* A storm rate needs triggers that keep coming: noise (no fault) or
-     * weather (a recurring fault).  Faults that strike once make P(storm)
-     * a probability per run of that trigger, not per hour. */
-    bool recurs = su->cfg->n_faults == 0;
-    for (uint32_t i = 0; i < su->cfg->n_faults; i++)
-        recurs |= su->cfg->faults[i].every.mean_ns > 0;
-    r->one_shot = !recurs;
-    r->rate_per_s = r->rate_lo_per_s = r->rate_hi_per_s = NAN;
-    if (recurs) {
-        r->rate_per_s = rate_of(r->est.p, r->exposure_s);
-        r->rate_lo_per_s = rate_of(r->est.lo, r->exposure_s);
-        r->rate_hi_per_s = rate_of(r->est.hi, r->exposure_s);
+    finish(su, &m, r);
+    return 0;
+}
+
+/* ---- Plain Monte Carlo in parts ------------------------------------------ */
+
+/* A part's model: risk_estimate's (first, so that the trajectories'
+ * callbacks read it through the same pointer) and when each run was
+ * judged a storm, -1 for none. */
+typedef struct part_model {
+    model m;
+    uint64_t first;
+    int64_t *at;
+} part_model;
+
+static void part_hit(void *ctx, uint64_t trial, const void *st)
+{
+    part_model *pm = ctx;
+    const traj *t = st;
+    pm->at[trial - pm->first] = t->d.storm_at;
+}
+
+int risk_plain_part(const risk_setup *su, const risk_opts *o, uint64_t first,
+                    uint64_t n, risk_trial *out, sb_err *e)
+{
+    if (check_setup(su, e) != 0)
+        return -1;
+    part_model pm = {{su,    o->importance, PTHREAD_MUTEX_INITIALIZER,
+                      false, {{0}},         false,
+                      0,     0,             {0}},
+                     first,
+                     calloc(n ? n : 1, sizeof(int64_t))};
+    split_trial *t = calloc(n ? n : 1, sizeof *t);
+    int rc = -1;
+    if (pm.at == NULL || t == NULL) {
+        err_set(e, "out of memory");
+        goto done;
     }
+    for (uint64_t i = 0; i < n; i++)
+        pm.at[i] = -1;
+    split_model sm = {&pm,        traj_start,   traj_clone, traj_free,
+                      traj_rekey, traj_advance, part_hit};
+    split_plan plain = {0};
+    split_opts so = main_opts(o);
+    rc = split_trials_run(&sm, &plain, &so, first, n, t, e);
+    if (rc == 0 && pm.m.failed) {
+        *e = pm.m.err;
+        rc = -1;
+    }
+    for (uint64_t i = 0; rc == 0 && i < n; i++)
+        out[i] = (risk_trial){t[i], pm.at[i]};
+done:
+    free(pm.at);
+    free(t);
+    return rc;
+}
+
+int risk_plain_merge(const risk_setup *su, const risk_opts *o,
+                     const risk_trial *t, uint64_t n, risk_result *r,
+                     sb_err *e)
+{
+    memset(r, 0, sizeof *r);
+    if (check_setup(su, e) != 0)
+        return -1;
+    split_trial *y = calloc(n ? n : 1, sizeof *y);
+    if (y == NULL)
+        return err_set(e, "out of memory");
+    for (uint64_t i = 0; i < n; i++)
+        y[i] = t[i].t;
+    split_opts so = main_opts(o);
+    uint64_t used;
+    int rc = split_estimate_replay(y, n, &r->plan, &so, &r->est, &used);
+    free(y);
+    if (rc != 0)
+        return err_set(e, "the stopping rule wants more than the %llu runs "
+                          "found", (unsigned long long)n);
+    model m = {su, o->importance, PTHREAD_MUTEX_INITIALIZER, false, {{0}},
+               false, 0, 0, {0}};
+    /* as risk_estimate: the lowest run that tipped of those its batches
+     * ran */
+    for (uint64_t i = 0; i < used && !m.found; i++)
+        if (t[i].storm_ns >= 0) {
+            m.found = true;
+            m.first_trial = i;
+            m.first_at = t[i].storm_ns;
+        }
+    finish(su, &m, r);
     return 0;
 }

@@ -114,6 +114,26 @@ typedef struct risk_result {
 int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
                   sb_err *e);
 
+/* Plain Monte Carlo in parts, for runs spread over machines (risk
+ * --emit-jobs, then merge): one run's outcome. */
+typedef struct risk_trial {
+    split_trial t;     /* y: 1 if it tipped; work: its simulated seconds */
+    int64_t storm_ns;  /* when it was judged a storm; -1: it was not */
+} risk_trial;
+
+/* Runs first .. first + n - 1 of plain Monte Carlo (o's method is not
+ * read) into out[0..n).  -1 with e set on bad input or a failed run. */
+int risk_plain_part(const risk_setup *su, const risk_opts *o, uint64_t first,
+                    uint64_t n, risk_trial *out, sb_err *e);
+
+/* The estimate risk_estimate makes with RISK_PLAIN when its runs come
+ * out as t[0..n) (runs 0, 1, ...): the same stopping rule read on the
+ * same batches, so the same result to the bit.  -1 with e set when the
+ * rule would have run more than n. */
+int risk_plain_merge(const risk_setup *su, const risk_opts *o,
+                     const risk_trial *t, uint64_t n, risk_result *r,
+                     sb_err *e);
+
 /* P(at least one storm in `span_s` seconds) at a rate: 1 - exp(-rate x
  * span). */
 double risk_within(double rate_per_s, double span_s);

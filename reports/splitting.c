@@ -247,33 +247,69 @@ static int trial_failed(const trial_sum *s, uint64_t trial,
                    (unsigned long long)trial);
 }
 
+static void trial_of(const trial_sum *s, split_trial *t)
+{
+    *t = (split_trial){s->y, s->work, s->hits, s->paths};
+}
+
+static void acc_add_trial(acc *a, const split_trial *t)
+{
+    trial_sum s = {t->y, t->work, t->hits, t->paths, 0};
+    acc_add(a, &s);
+}
+
+/* Runs one batch of n trials from `first` into sums; -1 with e set. */
+static int batch_once(const split_model *m, const split_plan *plan,
+                      const double *weight, const split_opts *o,
+                      uint64_t first, uint64_t n, trial_sum *sums,
+                      sb_err *e)
+{
+    batch b = {m, plan, weight, first, n,
+               o->max_paths ? o->max_paths : 1000000, sums,
+               PTHREAD_MUTEX_INITIALIZER, 0};
+    if (batch_run(&b, o->threads > 0 ? o->threads : 1, e) != 0)
+        return -1;
+    for (uint64_t i = 0; i < n; i++)
+        if (sums[i].status != 0)
+            return trial_failed(&sums[i], first + i, o, e);
+    return 0;
+}
+
+static void weights_of(const split_plan *plan, double *weight)
+{
+    weight[0] = 1.0;
+    for (int j = 1; j <= plan->n_levels; j++)
+        weight[j] = weight[j - 1] / (double)plan->copies[j - 1];
+}
+
+static uint32_t batch_size(const split_opts *o)
+{
+    return o->batch ? o->batch : 64;
+}
+
+/* The size of the batch after `done` trials. */
+static uint64_t next_batch(const split_opts *o, uint64_t done)
+{
+    uint64_t n = batch_size(o);
+    if (o->max_trials && done + n > o->max_trials)
+        n = o->max_trials - done;
+    return n;
+}
+
 int split_estimate_run(const split_model *m, const split_plan *plan,
                        const split_opts *o, split_estimate *out, sb_err *e)
 {
     double weight[SPLIT_MAX_LEVELS + 1];
-    weight[0] = 1.0;
-    for (int j = 1; j <= plan->n_levels; j++)
-        weight[j] = weight[j - 1] / (double)plan->copies[j - 1];
-    uint32_t bsize = o->batch ? o->batch : 64;
-    trial_sum *sums = calloc(bsize, sizeof *sums);
+    weights_of(plan, weight);
+    trial_sum *sums = calloc(batch_size(o), sizeof *sums);
     if (sums == NULL)
         return err_set(e, "out of memory");
     acc a = {0};
     int rc = 0;
     for (;;) {
-        uint64_t n = bsize;
-        if (o->max_trials && a.n + n > o->max_trials)
-            n = o->max_trials - a.n;
-        batch b = {m, plan, weight, o->first_trial + a.n, n,
-                   o->max_paths ? o->max_paths : 1000000, sums,
-                   PTHREAD_MUTEX_INITIALIZER, 0};
-        if (batch_run(&b, o->threads > 0 ? o->threads : 1, e) != 0) {
-            rc = -1;
-            break;
-        }
-        for (uint64_t i = 0; i < n && rc == 0; i++)
-            if (sums[i].status != 0)
-                rc = trial_failed(&sums[i], b.first + i, o, e);
+        uint64_t n = next_batch(o, a.n);
+        rc = batch_once(m, plan, weight, o, o->first_trial + a.n, n, sums,
+                        e);
         if (rc != 0)
             break;
         for (uint64_t i = 0; i < n; i++)
@@ -283,6 +319,47 @@ int split_estimate_run(const split_model *m, const split_plan *plan,
     }
     free(sums);
     return rc;
+}
+
+int split_trials_run(const split_model *m, const split_plan *plan,
+                     const split_opts *o, uint64_t first, uint64_t n,
+                     split_trial *out, sb_err *e)
+{
+    double weight[SPLIT_MAX_LEVELS + 1];
+    weights_of(plan, weight);
+    trial_sum *sums = calloc(batch_size(o), sizeof *sums);
+    if (sums == NULL)
+        return err_set(e, "out of memory");
+    int rc = 0;
+    for (uint64_t done = 0; done < n && rc == 0;) {
+        uint64_t k = n - done < batch_size(o) ? n - done : batch_size(o);
+        rc = batch_once(m, plan, weight, o, first + done, k, sums, e);
+        for (uint64_t i = 0; i < k && rc == 0; i++)
+            trial_of(&sums[i], &out[done + i]);
+        done += k;
+    }
+    free(sums);
+    return rc;
+}
+
+int split_estimate_replay(const split_trial *t, uint64_t n,
+                          const split_plan *plan, const split_opts *o,
+                          split_estimate *out, uint64_t *used)
+{
+    acc a = {0};
+    for (;;) {
+        uint64_t k = next_batch(o, a.n);
+        if (a.n + k > n) {
+            *used = a.n;
+            return -1;
+        }
+        for (uint64_t i = 0; i < k; i++)
+            acc_add_trial(&a, &t[a.n]);
+        if (enough(&a, plan, o, out)) {
+            *used = a.n;
+            return 0;
+        }
+    }
 }
 
 /* ---- The pilot --------------------------------------------------------------- */

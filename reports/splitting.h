@@ -157,6 +157,30 @@ typedef struct split_estimate {
 int split_estimate_run(const split_model *m, const split_plan *plan,
                        const split_opts *o, split_estimate *out, sb_err *e);
 
+/* What one main trial added up to (its copies included): for running
+ * trials in parts (an emitted job each) and making the estimate from all
+ * of them afterwards. */
+typedef struct split_trial {
+    double y;        /* the weights of its hits */
+    double work;
+    uint64_t hits, paths;
+} split_trial;
+
+/* Runs main trials first .. first + n - 1 into out[0..n).  -1 with e
+ * set as split_estimate_run. */
+int split_trials_run(const split_model *m, const split_plan *plan,
+                     const split_opts *o, uint64_t first, uint64_t n,
+                     split_trial *out, sb_err *e);
+
+/* The estimate split_estimate_run makes when its trials give t[0..n) in
+ * order (o->first_trial's first): the same batches, the same stopping
+ * rule, the same bytes.  *used: the trials it read (it stops where the
+ * run would have).  -1 when t runs out before the rule stops (more
+ * trials are needed). */
+int split_estimate_replay(const split_trial *t, uint64_t n,
+                          const split_plan *plan, const split_opts *o,
+                          split_estimate *out, uint64_t *used);
+
 /* The key of copy c made at the n-th climb through level j of a path
  * whose key is k. */
 uint64_t split_child_key(uint64_t k, int j, uint64_t n, uint32_t c);

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -213,15 +215,104 @@ START_TEST(splitting_agrees_with_plain_monte_carlo)
 }
 END_TEST
 
+/* Plain Monte Carlo spread over jobs merges to the very estimate one
+ * process makes: 300 runs of tip.ini in jobs of 70 (the last one short),
+ * each job run as its emitted line says, then `merge`; risk.json, risk.md
+ * and first-storm.ini must be the same bytes as `risk -o` wrote.  The
+ * in-process run stops by its rule (batches of 32) exactly where the
+ * merge replays it, so a merge that summed the runs in another order,
+ * lost a job's runs or read a run's simulated time back rounded would
+ * differ in the JSON's exact digits.  A job's runs missing: merge is
+ * refused, naming the first run missing and its job. */
+static void run_jobs(const char *jobs)
+{
+    char *text = tu_read_file(jobs);
+    ck_assert_ptr_nonnull(text);
+    int lines = 0;
+    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l;
+         l = strtok_r(NULL, "\n", &save), lines++)
+        ck_assert_int_eq(system(l), 0);
+    ck_assert_int_eq(lines, 5); /* ceil(300 / 70) */
+    free(text);
+}
+
+static void same_file(const char *d1, const char *d2, const char *name)
+{
+    char p1[1200], p2[1200];
+    snprintf(p1, sizeof p1, "%s/%s", d1, name);
+    snprintf(p2, sizeof p2, "%s/%s", d2, name);
+    char *a = tu_read_file(p1), *b = tu_read_file(p2);
+    ck_assert_msg(a && b, "%s missing", name);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+}
+
+START_TEST(jobs_merge_to_the_same_bytes)
+{
+    char ini[1024], one[1024], jobs[1024], dir[1024], out[1024];
+    snprintf(ini, sizeof ini, "%s", tu_write_temp("tipj.ini", tip_ini));
+    snprintf(one, sizeof one, "%s", tu_temp_path("risk-one"));
+    snprintf(jobs, sizeof jobs, "%s", tu_temp_path("risk-jobs.txt"));
+    snprintf(dir, sizeof dir, "%s", tu_temp_path("risk-jobs"));
+    snprintf(out, sizeof out, "%s", tu_temp_path("risk-merged"));
+    tu_output o;
+    const char *common[] = {"risk", ini, "--horizon", "90s",
+                            "--storm-window", "20s", "--method", "mc",
+                            "--max-runs", "300"};
+    tu_stormbench(&o, (const char *[]){common[0], common[1], common[2],
+                                       common[3], common[4], common[5],
+                                       common[6], common[7], common[8],
+                                       common[9], "-j", "2", "-q", "-o",
+                                       one, NULL});
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    mkdir(dir, 0777);
+    tu_stormbench(&o, (const char *[]){common[0], common[1], common[2],
+                                       common[3], common[4], common[5],
+                                       common[6], common[7], common[8],
+                                       common[9], "--runs-per-job", "70",
+                                       "--emit-jobs", jobs, "-q", "-o", dir,
+                                       NULL});
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    run_jobs(jobs);
+    tu_stormbench(&o, (const char *[]){"merge", dir, "-q", "-o", out, NULL});
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    same_file(one, out, "risk.json");
+    same_file(one, out, "risk.md");
+    same_file(one, out, "first-storm.ini");
+    /* job 2 lost: runs 140 to 209 */
+    char part[1200];
+    snprintf(part, sizeof part, "%s/risk-part-2.tsv", dir);
+    ck_assert_int_eq(unlink(part), 0);
+    tu_stormbench(&o, (const char *[]){"merge", dir, "-q", "-o", out, NULL});
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_msg(strstr(o.err, "run 140 ") && strstr(o.err, "--part 2"),
+                  "%s", o.err);
+    tu_output_free(&o);
+    /* splitting's runs share its pilot's levels: not in jobs */
+    tu_stormbench(&o, (const char *[]){"risk", ini, "--emit-jobs", jobs,
+                                       "-o", dir, NULL});
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_msg(strstr(o.err, "--method mc"), "%s", o.err);
+    tu_output_free(&o);
+}
+END_TEST
+
 Suite *risk_suite(void)
 {
     Suite *s = suite_create("risk");
     TCase *tc = tcase_create("risk");
-    tcase_set_timeout(tc, 120);
+    /* 91 s in a release build on a loaded machine with the jobs' 600
+     * runs of 90 s */
+    tcase_set_timeout(tc, 600);
     tcase_add_test(tc, storm_judged_a_window_after_the_trigger);
     tcase_add_test(tc, no_storm_without_retries);
     tcase_add_test(tc, mixed_runs_same_bytes_and_replay);
     tcase_add_test(tc, refusals_say_why);
+    tcase_add_test(tc, jobs_merge_to_the_same_bytes);
     suite_add_tcase(s, tc);
     /* 900 runs of 90 s and the copies: ~50 s in a release build on a
      * loaded machine, several minutes under the sanitizers. */
