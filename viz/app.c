@@ -419,6 +419,9 @@ static void screenshot(app *a, const char *path)
     else
         default_path(a, "png", a->shot, sizeof a->shot);
     a->shot_pending = true;
+    /* The footer says the shot in the frame it is taken from; stdout
+     * says it once it is written (app_shot_done). */
+    snprintf(a->message, sizeof a->message, "screenshot %.1000s", a->shot);
 }
 
 /* Save run r as a scenario at path and say what it holds. */
@@ -1456,6 +1459,10 @@ static void act(app *a, const char *cmd)
     int64_t before = app_now(a);
     snprintf(buf, sizeof buf, "%s", cmd);
     a->refused = false;
+    /* The note goes after what this action said, never after an earlier
+     * message (an export that says nothing until its frame is drawn got
+     * the previous action's message and note, then its own). */
+    a->message[0] = '\0';
     if (run_cmd(a, buf, false, &e) != 0) {
         say(a, "%s: %s", cmd, e.msg);
         return;
@@ -1472,7 +1479,7 @@ static void act(app *a, const char *cmd)
         snprintf(dur, sizeof dur, "%.3fs", (double)at / 1e9);
     size_t n = strlen(a->message);
     snprintf(a->message + n, sizeof a->message - n,
-             "      (as a script line: at %s %s)", dur, cmd);
+             "%s(as a script line: at %s %s)", n ? "      " : "", dur, cmd);
     /* On stdout too, where lines to paste into a script are wanted. */
     printf("script: at %s %s\n", dur, cmd);
     fflush(stdout);
@@ -2144,7 +2151,10 @@ void app_shot_done(app *a, int rc, const char *error)
 {
     a->shot_pending = false;
     if (rc == 0) {
-        say(a, "screenshot %s", a->shot);
+        /* The footer already says it (screenshot()), with its script
+         * line when the mouse asked for it. */
+        printf("screenshot %s\n", a->shot);
+        fflush(stdout);
     } else if (a->shot_line > 0) {
         char msg[ERR_MSG_MAX + 1100];
         snprintf(msg, sizeof msg, "%s:%d: screenshot %s failed: %s",
