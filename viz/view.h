@@ -95,7 +95,8 @@ typedef enum view_hit_kind {
                      (controls.h) */
     HIT_LABEL     /* text drawn (recorded when labels is set): for tests
                      that check nothing overprints; a = panel or -1, b = 1
-                     for the tooltip's box */
+                     for the tooltip's box, 2 for a reference line's name
+                     (the baseline, the client timeout) */
 } view_hit_kind;
 
 typedef struct view_hit {
