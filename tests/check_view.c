@@ -9,6 +9,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,43 @@ START_TEST(state_counts)
     ck_assert_uint_eq(c[1], 2);
     ck_assert_uint_eq(c[5], 3);
     ck_assert_uint_eq(c[2] + c[3] + c[4], 0);
+}
+END_TEST
+
+/* HiDPI (issue 21; Xvfb cannot scale, so by arithmetic): the scale is
+ * the drawable's pixels over the window's units, 3840/1920 = 2,
+ * 2880/1920 = 1.5, 1920/1920 = 1, and 1 before the window has a size.
+ * At each scale the layout of a 960x600 window (the minimum) drawn in
+ * its pixels is the 1x layout times the scale, box for box (within the
+ * pixel each edge is rounded to): text and
+ * the boxes the pointer is tested against (in pixels, as the pointer's
+ * positions are mapped by the same scale) grow together.  Before, the
+ * font came from the pixels alone: 17.5 px at 1920x1200, not 2 x 10. */
+START_TEST(hidpi_scale_is_drawable_over_window)
+{
+    ck_assert_double_eq(view_pixel_scale(3840, 1920), 2.0);
+    ck_assert_double_eq(view_pixel_scale(2880, 1920), 1.5);
+    ck_assert_double_eq(view_pixel_scale(1920, 1920), 1.0);
+    ck_assert_double_eq(view_pixel_scale(0, 0), 1.0);
+    static const double scales[] = {1.0, 1.5, 2.0};
+    view_layout one, at;
+    view_layout_compute(960, 600, view_font_px(960, 600), 2, &one);
+    for (int i = 0; i < 3; i++) {
+        double s = scales[i];
+        int pw = (int)(960 * s), ph = (int)(600 * s);
+        ck_assert_double_eq(view_pixel_scale(pw, 960), s);
+        double f = view_font_px_scaled(pw, ph, s);
+        ck_assert_double_eq_tol(f, s * 10.0, 1e-9); /* the 10 px floor */
+        view_layout_compute(pw, ph, f, 2, &at);
+        const chart_rect *a = &one.header, *b = &at.header;
+        int n = (int)(offsetof(view_layout, status) / sizeof(chart_rect)) + 1;
+        for (int k = 0; k < n; k++) {
+            ck_assert_double_eq_tol(b[k].x, s * a[k].x, 1.5);
+            ck_assert_double_eq_tol(b[k].y, s * a[k].y, 1.5);
+            ck_assert_double_eq_tol(b[k].w, s * a[k].w, 1.5);
+            ck_assert_double_eq_tol(b[k].h, s * a[k].h, 1.5);
+        }
+    }
 }
 END_TEST
 
@@ -623,6 +661,7 @@ Suite *view_suite(void)
     tcase_add_test(tc, faults_named_as_a_person_would);
     tcase_add_test(tc, values_carry_units);
     tcase_add_test(tc, state_counts);
+    tcase_add_test(tc, hidpi_scale_is_drawable_over_window);
     tcase_add_test(tc, cells_show_shares);
     tcase_add_test(tc, picker_clicks_make_stacks);
     tcase_add_test(tc, picker_ladder_steps);

@@ -179,6 +179,18 @@ double view_font_px(double w, double h)
     return fmax(10.0, fmin(w / 110.0, h / 60.0));
 }
 
+double view_pixel_scale(int pixels, int units)
+{
+    return pixels > 0 && units > 0 ? (double)pixels / units : 1.0;
+}
+
+double view_font_px_scaled(double w, double h, double scale)
+{
+    if (!(scale > 0))
+        scale = 1.0;
+    return scale * view_font_px(w / scale, h / scale);
+}
+
 /* Panels leave room on the right for a second axis's labels, all of
  * them, so every panel's time axis lines up with the others' (one
  * crosshair crosses them all at the same time). */
@@ -1796,7 +1808,7 @@ static void clients(cairo_t *cr, const view_layout *l, const view_state *v)
 void view_draw(cairo_t *cr, double w, double h, const view_state *v)
 {
     view_layout l;
-    double f = view_font_px(w, h);
+    double f = view_font_px_scaled(w, h, v->scale);
     view_layout_compute(w, h, f, v->n_runs, &l);
     if (v->hits)
         view_hits_clear(v->hits);
@@ -2020,7 +2032,8 @@ int view_draw_changed(cairo_t *cr, double w, double h, const view_state *v,
     if (c == NULL || v->help)
         return draw_all(cr, w, h, v, changed);
     view_layout l;
-    view_layout_compute(w, h, view_font_px(w, h), v->n_runs, &l);
+    view_layout_compute(w, h, view_font_px_scaled(w, h, v->scale), v->n_runs,
+                        &l);
     double t0, t1;
     view_window(v, &t0, &t1);
     uint64_t key[VIEW_REGIONS], overlay;
