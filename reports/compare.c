@@ -313,7 +313,7 @@ static int load_runs(compare_result *res, runstore *st,
     sb_err bad_why;
     char name[600];
     for (uint32_t r = 0; r < n; r++) {
-        sb_err why;
+        sb_err why = {""};
         int rc = runstore_read(st, r, &res->runs[r], NULL, &why);
         if (rc == 0) {
             name_steps(p, &res->runs[r]);

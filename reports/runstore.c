@@ -128,7 +128,7 @@ static int index_record(runstore *s, uint32_t f, char *text, size_t off,
     uint32_t pt, pol, r;
     uint64_t seed;
     bool whose = runfile_whose(text + off, next - off, &pt, &pol, &seed);
-    sb_err why;
+    sb_err why = {""};
     if (runfile_parse(text + off, next - off, s->files[f], line,
                       s->plan->fingerprint, s->tmp, NULL, &why) == 0) {
         if (run_number(s->plan, s->tmp->point, s->tmp->policy, s->tmp->seed,
