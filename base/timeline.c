@@ -81,13 +81,70 @@ static bool same(const origin *a, const origin *b)
 
 /* ---- Exact times --------------------------------------------------------- */
 
+static int exact_ns(const char *s, int64_t unit_ns, int64_t *ns);
+
+/* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar
+ * (Hinnant's days_from_civil). */
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* An ISO 8601 / RFC 3339 timestamp, as access logs write them:
+ * "2026-12-01T10:00:00.250Z", a space for the T, an offset "+01:00" or
+ * none (UTC).  ns from 1970; -1 for anything else. */
+static int iso_ns(const char *s, int64_t *ns)
+{
+    int y, mo, d, h, mi, sec, used = 0;
+    if (sscanf(s, "%4d-%2d-%2d%*1[T ]%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi,
+               &sec, &used) != 6 || used != 19 || y < 1970 || mo < 1 ||
+        mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+        return -1;
+    const char *p = s + used;
+    int64_t frac = 0;
+    if (*p == '.') {
+        char digits[16];
+        size_t n = strspn(p + 1, "0123456789");
+        if (n == 0)
+            return -1;
+        snprintf(digits, sizeof digits, "%.9s000000000", p + 1);
+        digits[9] = '\0';
+        frac = strtoll(digits, NULL, 10);
+        p += 1 + n;
+    }
+    int64_t offset = 0;
+    if (*p == '+' || *p == '-') {
+        int oh, om, n = 0;
+        if (sscanf(p + 1, "%2d:%2d%n", &oh, &om, &n) != 2 || n != 5 ||
+            p[6] != '\0')
+            return -1;
+        offset = (*p == '+' ? 1 : -1) * (oh * 3600 + om * 60);
+        p += 6;
+    } else if (*p == 'Z')
+        p++;
+    if (*p != '\0')
+        return -1;
+    int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 +
+                   sec - offset;
+    *ns = secs * 1000000000 + frac;
+    return secs >= 0 ? 0 : -1;
+}
+
 /* A time "DIGITS[.DIGITS][UNIT]" in ns, read digit by digit: an epoch
  * timestamp in seconds has 19 significant digits at ns resolution, more
  * than a double's 16, so strtod would move requests by up to 256 ns.
- * unit_ns: what a bare number means.  -1 for anything else, a negative
- * time, or one past SIMTIME_END. */
+ * unit_ns: what a bare number means.  An ISO 8601 timestamp is read as
+ * ns from 1970.  -1 for anything else, a negative time, or one past
+ * SIMTIME_END. */
 static int exact_ns(const char *s, int64_t unit_ns, int64_t *ns)
 {
+    if (iso_ns(s, ns) == 0)
+        return 0;
     const char *p = s;
     if (*p == '+')
         p++;
@@ -307,8 +364,9 @@ static int trace_line(void *ctx, char *line, int no, sb_err *e)
         return -1;
     if (exact_ns(f, c->unit_ns, &c->at[c->n]) != 0)
         return err_set(e, "%s:%d: expected a request's timestamp (a number "
-                       "of seconds from 0, such as 1764684000.125, or a "
-                       "time with a unit such as 1500ms), got '%.80s'",
+                       "of seconds such as 1764684000.125, a time with a "
+                       "unit such as 1500ms, or an ISO 8601 time such as "
+                       "2026-12-01T10:00:00.250Z), got '%.80s'",
                        c->path, no, f);
     if (c->who.no || c->who.name) {
         f = field(&c->who, line, buf, sizeof buf);

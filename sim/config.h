@@ -227,8 +227,11 @@ typedef struct tier_cfg {
  * With [pipeline], every client is a job runner: each arrival starts a
  * *job*, a run of steps in order, each step a call to the server ([server])
  * through a policy stack of its own ([step.NAME]).  Absent (n_steps 0),
- * the clients send plain requests, as before. */
-#define SIM_MAX_STEPS 8
+ * the clients send plain requests, as before.  At most 16 steps: a step
+ * call's stream index has four bits for the step (sim/pipeline.c
+ * call_index) and a job's step sets are 16-bit masks; more would move
+ * every pipeline run's draws. */
+#define SIM_MAX_STEPS 16
 #define SIM_STEP_SETTINGS 8
 #define SIM_MAX_RERUNS 7
 
