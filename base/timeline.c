@@ -108,13 +108,11 @@ static int iso_ns(const char *s, int64_t *ns)
     const char *p = s + used;
     int64_t frac = 0;
     if (*p == '.') {
-        char digits[16];
         size_t n = strspn(p + 1, "0123456789");
         if (n == 0)
             return -1;
-        snprintf(digits, sizeof digits, "%.9s000000000", p + 1);
-        digits[9] = '\0';
-        frac = strtoll(digits, NULL, 10);
+        for (size_t i = 0; i < 9; i++) /* ns: the first 9 digits */
+            frac = frac * 10 + (i < n ? p[1 + i] - '0' : 0);
         p += 1 + n;
     }
     int64_t offset = 0;
