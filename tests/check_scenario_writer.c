@@ -430,6 +430,11 @@ START_TEST(the_writer_writes_every_key_of_the_table)
         "[scenario]\nname = o\nduration = 60s\n[clients]\narrival = once\n"
         "start_window = 10s\n",
         chain_ini, pipeline_ini,
+        "[scenario]\nname = o\nduration = 60s\n[clients]\narrival = "
+        "trace(" TU_SOURCE("tests/data/access.csv") ", time)\n"
+        "trace_scale = 2.5\n",
+        "[scenario]\nname = o\nduration = 60s\n[clients]\nrate = "
+        "profile(" TU_SOURCE("tests/data/day-profile.csv") ", total)\n",
         "[scenario]\nname = o\nduration = 60s\n[policy]\nfrom = "
         TU_SOURCE("tests/import/envoy-route.yaml") "#api\n"};
     size_t total = 0;
