@@ -52,6 +52,41 @@ const compare_metric_info compare_phase_figures[CP_COUNT] = {
     {"duplicates", "duplicate writes", "", -1},
 };
 
+const compare_metric_info compare_tier_figures[TF_COUNT] = {
+    {"amplification", "attempts per request", "x", -1},
+    {"during_amplification", "attempts per request during the faults", "x",
+     -1},
+    {"peak_amplification", "peak attempts per request", "x", -1},
+    {"utilization_pct", "utilization", "%", 0},
+    {"max_queue", "max queue", "", -1},
+};
+
+double compare_tier_value(const compare_run *r, uint32_t t, int f)
+{
+    if (t >= r->n_tiers || r->sum.offered == 0)
+        return NAN;
+    const compare_tier *ti = &r->tier[t];
+    switch (f) {
+    case TF_AMPLIFICATION:
+        return ti->amplification;
+    case TF_DURING_AMP:
+        return ti->during_amplification;
+    case TF_PEAK_AMP:
+        return ti->peak_amplification;
+    case TF_UTILIZATION:
+        return 100.0 * ti->utilization;
+    case TF_MAX_QUEUE:
+        return (double)ti->max_queue;
+    default:
+        return NAN;
+    }
+}
+
+const char *compare_tier_name(const compare_plan *p, uint32_t t)
+{
+    return p->points[0].cfg.tiers[t].name;
+}
+
 
 /* ---- The plan ------------------------------------------------------------- */
 
@@ -320,6 +355,13 @@ static int load_run(const compare_plan *p, const char *const *dirs,
         sb_err why;
         int rc = runfile_read(buf, path, p->fingerprint, pt, pol, seed, out,
                               series, &why);
+        /* A run saved without its tiers (by a stormbench that did not
+         * keep them) cannot fill the tiers' tables: run it again. */
+        if (rc == 0 && out->n_tiers != p->points[pt].cfg.n_tiers) {
+            rc = err_set(&why, "%s: saved without the scenario's %u tiers "
+                         "(by an older stormbench)", path,
+                         p->points[pt].cfg.n_tiers);
+        }
         if (rc == 0) {
             out->seed_index = sd;
             name_steps(p, out);
@@ -419,6 +461,15 @@ static void compute_stats(compare_result *res, double *v)
                             &res->phase_stat[(at * PHASE_COUNT + k) *
                                                  CP_COUNT + f]);
                 }
+            for (uint32_t t = 0; t < res->n_tiers; t++)
+                for (int f = 0; f < TF_COUNT; f++) {
+                    for (uint32_t sd = 0; sd < p->n_seeds; sd++)
+                        v[sd] = compare_tier_value(run_of(res, pt, pol, sd),
+                                                   t, f);
+                    stat_of(v, p->n_seeds, compare_tier_figures[f].unit,
+                            &res->tier_stat[(at * res->n_tiers + t) *
+                                                TF_COUNT + f]);
+                }
         }
 }
 
@@ -436,9 +487,13 @@ static int alloc_result(const compare_plan *p, compare_result **out,
                                  sizeof *res->phase_stat);
         res->verdict = calloc((size_t)p->n_points * CM_COUNT,
                               sizeof *res->verdict);
+        res->n_tiers = p->points[0].cfg.n_tiers;
+        res->tier_stat = calloc(cells * (res->n_tiers ? res->n_tiers : 1) *
+                                    TF_COUNT,
+                                sizeof *res->tier_stat);
     }
     if (res == NULL || !res->runs || !res->stat || !res->phase_stat ||
-        !res->verdict) {
+        !res->verdict || !res->tier_stat) {
         compare_result_free(res);
         return err_set(e, "out of memory for %u runs", compare_n_runs(p));
     }
@@ -486,6 +541,7 @@ void compare_result_free(compare_result *r)
     free(r->stat);
     free(r->phase_stat);
     free(r->verdict);
+    free(r->tier_stat);
     free(r);
 }
 

@@ -1357,7 +1357,7 @@ START_TEST(sweep_says_where_each_policy_tips)
         uint32_t tips = pol == 0 ? 0 : pol == 1 ? storm[pt] : late[pt];
         runs[r].sum.recovered = sd >= tips;
     }
-    compare_result res = {p, runs, NULL, NULL, NULL, NULL};
+    compare_result res = {p, runs, NULL, NULL, NULL, NULL, 0, NULL};
     char text[2048];
     compare_tips_text(&res, 0, text, sizeof text);
     ck_assert_str_eq(text, "calm, seeds that never recovered: 0 of 5 from "
