@@ -519,6 +519,7 @@ int compare_load(const compare_plan *p, const char *const *dirs, int n_dirs,
         compare_result_free(res);
         return -1;
     }
+    (void)stats_out_of_memory(); /* a failure before this is not ours */
     compute_stats(res, v);
     free(v);
     for (uint32_t pt = 0; pt < p->n_points; pt++)
@@ -529,6 +530,11 @@ int compare_load(const compare_plan *p, const char *const *dirs, int n_dirs,
                 compare_result_free(res);
                 return -1;
             }
+    /* A median or a test that lost its memory is NaN, not a result. */
+    if (stats_out_of_memory()) {
+        compare_result_free(res);
+        return err_set(e, "out of memory computing the statistics");
+    }
     *out = res;
     return 0;
 }
@@ -587,9 +593,12 @@ int compare_series_bands(const compare_result *r, const char *const *dirs,
         if (rc == 0 && all[s].n_rows > rows)
             rows = all[s].n_rows;
     }
+    (void)stats_out_of_memory();
     for (uint32_t row = 0; row < rows && rc == 0; row++)
         for (int c = 0; c < CC_COUNT; c++)
             band_cell(all, n, row, c, v, lo, mid, hi);
+    if (rc == 0 && stats_out_of_memory())
+        rc = err_set(e, "out of memory computing the series' bands");
     if (rc == 0) {
         lo->n_rows = mid->n_rows = hi->n_rows = rows;
         lo->row_s = mid->row_s = hi->row_s = all[0].row_s;

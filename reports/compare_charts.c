@@ -350,6 +350,7 @@ void compare_charts_latency(report *d, const compare_result *r, uint32_t pt)
         return;
     }
     report_series s[COMPARE_MAX_POLICIES];
+    (void)stats_out_of_memory();
     for (int i = 0; i < np; i++) {
         latency_curve(r, pt, i, col, x[i], y[i]);
         s[i] = (report_series){p->policies[i].label, x[i], y[i], NULL, NULL,
@@ -357,6 +358,10 @@ void compare_charts_latency(report *d, const compare_result *r, uint32_t pt)
                                i / 8, false, NULL};
     }
     free(col);
+    if (stats_out_of_memory()) {
+        report_fail(d, "out of memory");
+        return;
+    }
     report_heading(d, 2, "Latency of every request");
     char text[600];
     snprintf(text, sizeof text, "Of every request that ended, the share "
