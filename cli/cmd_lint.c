@@ -479,6 +479,19 @@ static int lint_file(lint *l, const char *path)
     return 0;
 }
 
+/* --max-amplification N: a whole number from 1 to 1000000. */
+static int max_amplification(args *a, lint *l)
+{
+    const char *v = args_value(a, "--max-amplification");
+    char *end;
+    long m = v ? strtol(v, &end, 10) : 0;
+    if (v == NULL || *end || m < 1 || m > 1000000)
+        return args_usage_error(a, "--max-amplification: expected a whole "
+                                "number from 1 to 1000000");
+    l->max_amp = (int)m;
+    return 0;
+}
+
 int cmd_lint(int argc, char **argv)
 {
     args a = {argc, argv, 1, "lint", lint_usage};
@@ -486,28 +499,25 @@ int cmd_lint(int argc, char **argv)
     int n = 0;
     bool strict = false;
     lint l = {NULL, 0, 0, 10};
+    const arg_opt opts[] = {
+        {"--help", "-h", ARG_HELP, NULL, NULL, NULL},
+        {"--warnings-as-errors", NULL, ARG_SET, &strict, NULL, NULL},
+        {"--sarif", NULL, ARG_VALUE, &sarif, NULL, NULL},
+    };
     for (; a.i < argc; a.i++) {
         const char *arg = argv[a.i];
-        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            fputs(lint_usage, stdout);
-            return EXIT_OK;
-        }
-        if (strcmp(arg, "--warnings-as-errors") == 0)
-            strict = true;
-        else if (args_is(&a, "--sarif")) {
-            if ((sarif = args_value(&a, "--sarif")) == NULL)
-                return EXIT_INPUT;
-        } else if (args_is(&a, "--max-amplification")) {
-            const char *v = args_value(&a, "--max-amplification");
-            char *end;
-            long m = v ? strtol(v, &end, 10) : 0;
-            if (v == NULL || *end || m < 1 || m > 1000000)
-                return args_usage_error(&a, "--max-amplification: expected "
-                                        "a whole number from 1 to 1000000");
-            l.max_amp = (int)m;
-        } else if (arg[0] == '-' && arg[1])
+        int rc = args_is(&a, "--max-amplification")
+                     ? max_amplification(&a, &l)
+                     : args_option(&a, opts, sizeof opts / sizeof *opts);
+        if (rc < 0)
+            return EXIT_OK; /* --help */
+        if (rc == EXIT_INPUT)
+            return rc;
+        if (rc == 0)
+            continue;
+        if (arg[0] == '-' && arg[1])
             return args_unknown_option(&a, arg);
-        else if (n < CLI_MAX_LIST)
+        if (n < CLI_MAX_LIST)
             files[n++] = arg;
     }
     if (n == 0)

@@ -15,6 +15,7 @@
 #include "jobs.h"
 #include "outfile.h"
 #include "runfile.h"
+#include "runstore.h"
 
 const double compare_cdf_q[COMPARE_CDF_POINTS] = {
     0.01,  0.025, 0.05,  0.075, 0.1,   0.125, 0.15,  0.175, 0.2,
@@ -336,61 +337,33 @@ static void name_steps(const compare_plan *p, compare_run *r)
         pl->step[i].name = pc->steps[i].name;
 }
 
-/* Run r from the first directory that has it valid, into *out (and its
- * series into *series when not NULL).  0; 1 when no directory has a file
- * for it; -1 when one has a file that cannot be used and none has a good
- * one (the first such file's reason in e). */
-static int load_run(const compare_plan *p, const char *const *dirs,
-                    int n_dirs, uint32_t r, runfile_buf *buf,
-                    compare_run *out, compare_series *series, sb_err *e)
-{
-    uint32_t pt, pol, sd;
-    compare_run_at(p, r, &pt, &pol, &sd);
-    uint64_t seed = p->seed0 + sd;
-    int result = 1;
-    sb_err first;
-    for (int i = 0; i < n_dirs; i++) {
-        char path[1200];
-        runfile_path(path, sizeof path, dirs[i], pt, pol, seed);
-        sb_err why;
-        int rc = runfile_read(buf, path, p->fingerprint, pt, pol, seed, out,
-                              series, &why);
-        /* A run saved without its tiers (by a stormbench that did not
-         * keep them) cannot fill the tiers' tables: run it again. */
-        if (rc == 0 && out->n_tiers != p->points[pt].cfg.n_tiers) {
-            rc = err_set(&why, "%s: saved without the scenario's %u tiers "
-                         "(by an older stormbench)", path,
-                         p->points[pt].cfg.n_tiers);
-        }
-        if (rc == 0) {
-            out->seed_index = sd;
-            name_steps(p, out);
-            return 0;
-        }
-        if (rc < 0 && result == 1) {
-            first = why;
-            result = -1;
-        }
-    }
-    if (result < 0)
-        err_set(e, "%s", first.msg);
-    return result;
-}
-
-/* Every run of the plan into res->runs; what is missing or unusable is
- * one error naming the first of them and what to do. */
-static int load_runs(compare_result *res, const char *const *dirs,
-                     int n_dirs, sb_err *e)
+/* Every run of the plan into res->runs, from the saved records the
+ * store indexed; what is missing or unusable is one error naming the
+ * first of them and what to do. */
+static int load_runs(compare_result *res, runstore *st,
+                     const char *const *dirs, int n_dirs, sb_err *e)
 {
     const compare_plan *p = res->plan;
     uint32_t n = compare_n_runs(p), missing = 0, bad = 0, first_missing = 0;
-    runfile_buf buf = {0};
     sb_err bad_why;
     char name[600];
     for (uint32_t r = 0; r < n; r++) {
-        sb_err why;
-        int rc = load_run(p, dirs, n_dirs, r, &buf, &res->runs[r], NULL,
-                          &why);
+        sb_err why = {""};
+        int rc = runstore_read(st, r, &res->runs[r], NULL, &why);
+        /* A run saved without its tiers (by a stormbench that did not
+         * keep them) cannot fill the tiers' tables: run it again. */
+        uint32_t want = p->points[res->runs[r].point].cfg.n_tiers;
+        if (rc == 0 && res->runs[r].n_tiers != want)
+            rc = err_set(&why, "saved without the scenario's %u tiers (by "
+                         "an older stormbench)", want);
+        if (rc == 0) {
+            name_steps(p, &res->runs[r]);
+            continue;
+        }
+        if (rc > 0 && runstore_why(st, r)) {
+            rc = -1;
+            err_set(&why, "%s", runstore_why(st, r));
+        }
         if (rc > 0 && missing++ == 0)
             first_missing = r;
         if (rc < 0 && bad++ == 0) {
@@ -398,7 +371,6 @@ static int load_runs(compare_result *res, const char *const *dirs,
             err_set(&bad_why, "%s: %s", name, why.msg);
         }
     }
-    runfile_buf_free(&buf);
     if (bad)
         return err_set(e, "%s%s; run the same compare command again: it "
                        "runs what is missing or unusable again",
@@ -512,9 +484,12 @@ int compare_load(const compare_plan *p, const char *const *dirs, int n_dirs,
     if (alloc_result(p, &res, e) != 0)
         return -1;
     double *v = malloc((size_t)p->n_seeds * sizeof *v);
-    if (v == NULL || load_runs(res, dirs, n_dirs, e) != 0) {
-        if (v == NULL)
-            err_set(e, "out of memory");
+    if (v == NULL) {
+        compare_result_free(res);
+        return err_set(e, "out of memory");
+    }
+    if (runstore_open(p, dirs, n_dirs, &res->saved, e) != 0 ||
+        load_runs(res, res->saved, dirs, n_dirs, e) != 0) {
         free(v);
         compare_result_free(res);
         return -1;
@@ -548,6 +523,7 @@ void compare_result_free(compare_result *r)
     free(r->phase_stat);
     free(r->verdict);
     free(r->tier_stat);
+    runstore_close(r->saved);
     free(r);
 }
 
@@ -577,13 +553,17 @@ int compare_series_bands(const compare_result *r, const char *const *dirs,
     compare_series *all = malloc((size_t)n * sizeof *all);
     double *v = malloc((size_t)n * sizeof *v);
     compare_run *tmp = malloc(sizeof *tmp);
-    runfile_buf buf = {0};
+    runstore *st = r->saved, *own = NULL;
     int rc = all && v && tmp ? 0 : err_set(e, "out of memory");
+    if (rc == 0 && st == NULL) {
+        rc = runstore_open(p, dirs, n_dirs, &own, e);
+        st = own;
+    }
     uint32_t rows = 0;
     for (uint32_t s = 0; s < n && rc == 0; s++) {
         uint32_t run = ((point * (uint32_t)p->n_policies) +
                         (uint32_t)policy) * n + s;
-        int got = load_run(p, dirs, n_dirs, run, &buf, tmp, &all[s], e);
+        int got = runstore_read(st, run, tmp, &all[s], e);
         if (got > 0) {
             char name[600];
             compare_run_name(p, run, name, sizeof name);
@@ -603,7 +583,7 @@ int compare_series_bands(const compare_result *r, const char *const *dirs,
         lo->n_rows = mid->n_rows = hi->n_rows = rows;
         lo->row_s = mid->row_s = hi->row_s = all[0].row_s;
     }
-    runfile_buf_free(&buf);
+    runstore_close(own);
     free(all);
     free(v);
     free(tmp);

@@ -3,20 +3,22 @@
  * seeds for each (paired: common random numbers), at every point of up
  * to two sweeps.  Each run is reduced the moment it ends (its summary,
  * its phases, its latency quantiles, and a short series for the report's
- * time-series pages) and saved whole under DIR/runs/, so that
+ * time-series pages) and saved under DIR/runs/, a checksummed record
+ * appended to the file of the thread that ran it, so that
  *
  *   - an interrupted comparison resumes: only runs with no valid saved
- *     file are run again (a saved run is valid when its fingerprint --
+ *     record are run again (a saved run is valid when its fingerprint --
  *     of the scenario, the policies, the sweeps, the seed and the program
  *     version -- is the plan's);
  *   - runs spread over machines (--emit-jobs) are merged by loading the
- *     saved files of several directories;
+ *     saved records of several directories;
  *   - memory stays bounded: the result keeps each run's reduction (about
  *     1 kB), not its metrics.
  *
- * The saved file's format is reports/runfile.h's: versioned text, read
- * strictly, with a checksum -- a truncated, edited or stale file is never
- * used (execute runs it again; load names it).
+ * The saved record's format is reports/runfile.h's: versioned text, read
+ * strictly, with a checksum -- a truncated, edited or stale record is
+ * never used (execute runs it again; load names its file and line); which
+ * runs are saved where is reports/runstore.h's.
  *
  * Then statistics across seeds (base/stats.h) per point, policy and
  * metric, a verdict per metric, and the tabular outputs: runs.csv,
@@ -242,7 +244,7 @@ typedef struct compare_opts {
     } rerun;
 } compare_opts;
 
-/* Run every run of the plan that has no valid saved file (or only
+/* Run every run of the plan that has no valid saved record (or only
  * o->only), saving each, whole, as it ends.  Returns 0 when all were done,
  * 1 when stopped early (what finished is saved), -1 on an error (a run
  * that fails -- a broken plug-in, memory -- is an error that names the
@@ -448,6 +450,9 @@ typedef struct compare_result {
      * [point][policy][tier][TF_*]. */
     uint32_t n_tiers;
     compare_stat *tier_stat;
+    /* Where the runs were loaded from (reports/runstore.h): the series
+     * are read back from there.  Owned; NULL in a result built by hand. */
+    struct runstore *saved;
 } compare_result;
 
 /* A tier's figures over the seeds (compare_tier's, per request the
@@ -604,20 +609,21 @@ void compare_tipping_text(const compare_tipping *t, char *buf, size_t len);
 void compare_with_unit(const char *number, const char *unit, char *buf,
                        size_t len);
 
-/* Load every run of the plan from the saved files under dirs[i]/runs/
- * (one dir for a comparison, several for a merge: the first valid file of
- * a run is used) and compute the statistics and verdicts.  A run missing
+/* Load every run of the plan from the saved records under dirs[i]/runs/
+ * (one dir for a comparison, several for a merge: the first valid record
+ * of a run is used) and compute the statistics and verdicts.  A run missing
  * from all of them is an error naming the first such run, how many there
  * are, and what runs them (the same compare command, or its emitted job
  * --run K); a file that cannot be used (truncated, corrupt, saved by
- * another plan) with no valid one elsewhere is an error naming the file
- * and why. */
+ * another plan) with no valid one elsewhere is an error naming the file,
+ * the line and why. */
 int compare_load(const compare_plan *p, const char *const *dirs, int n_dirs,
                  compare_result **out, sb_err *e);
 void compare_result_free(compare_result *r);
 
 /* For the report's time-series pages: the series of every seed of one
- * point and policy, read back from their saved files, reduced row by row
+ * point and policy, read back from their saved records (where r was
+ * loaded from; from dirs when r was built by hand), reduced row by row
  * and column by column to the 10th percentile (lo), the median (mid) and
  * the 90th percentile (hi) across seeds (stats_quantile).  Holds one
  * point and policy's series at a time (n_seeds x 10 kB). */

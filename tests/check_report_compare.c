@@ -678,17 +678,7 @@ static void assert_same_outputs(const char *a, const char *b)
 
 static int count_runs(const char *dir)
 {
-    char path[1200];
-    snprintf(path, sizeof path, "%s/runs", dir);
-    DIR *d = opendir(path);
-    if (d == NULL)
-        return 0;
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;)
-        n += strstr(e->d_name, ".run") != NULL &&
-             strstr(e->d_name, ".tmp") == NULL;
-    closedir(d);
-    return n;
+    return (int)tu_saved_runs(dir);
 }
 
 /* A plan run in pieces: --run K runs only run K and writes no report;

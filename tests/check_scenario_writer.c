@@ -633,8 +633,10 @@ END_TEST
 static const char *semi(char *buf, size_t n, int tag)
 {
     buf[0] = ';';
-    for (size_t i = 1; i < n; i++)
-        buf[i] = i % 10 == 5 ? ' ' : (char)('a' + (i + (size_t)tag) % 26);
+    for (size_t i = 1; i < n; i++) {
+        bool blank = i % 10 == 5 && i + 1 < n;
+        buf[i] = blank ? ' ' : (char)('a' + (i + (size_t)tag) % 26);
+    }
     buf[n] = '\0';
     return buf;
 }
