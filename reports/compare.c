@@ -53,6 +53,41 @@ const compare_metric_info compare_phase_figures[CP_COUNT] = {
     {"duplicates", "duplicate writes", "", -1},
 };
 
+const compare_metric_info compare_tier_figures[TF_COUNT] = {
+    {"amplification", "attempts per request", "x", -1},
+    {"during_amplification", "attempts per request during the faults", "x",
+     -1},
+    {"peak_amplification", "peak attempts per request", "x", -1},
+    {"utilization_pct", "utilization", "%", 0},
+    {"max_queue", "max queue", "", -1},
+};
+
+double compare_tier_value(const compare_run *r, uint32_t t, int f)
+{
+    if (t >= r->n_tiers || r->sum.offered == 0)
+        return NAN;
+    const compare_tier *ti = &r->tier[t];
+    switch (f) {
+    case TF_AMPLIFICATION:
+        return ti->amplification;
+    case TF_DURING_AMP:
+        return ti->during_amplification;
+    case TF_PEAK_AMP:
+        return ti->peak_amplification;
+    case TF_UTILIZATION:
+        return 100.0 * ti->utilization;
+    case TF_MAX_QUEUE:
+        return (double)ti->max_queue;
+    default:
+        return NAN;
+    }
+}
+
+const char *compare_tier_name(const compare_plan *p, uint32_t t)
+{
+    return p->points[0].cfg.tiers[t].name;
+}
+
 
 /* ---- The plan ------------------------------------------------------------- */
 
@@ -315,6 +350,12 @@ static int load_runs(compare_result *res, runstore *st,
     for (uint32_t r = 0; r < n; r++) {
         sb_err why = {""};
         int rc = runstore_read(st, r, &res->runs[r], NULL, &why);
+        /* A run saved without its tiers (by a stormbench that did not
+         * keep them) cannot fill the tiers' tables: run it again. */
+        uint32_t want = p->points[res->runs[r].point].cfg.n_tiers;
+        if (rc == 0 && res->runs[r].n_tiers != want)
+            rc = err_set(&why, "saved without the scenario's %u tiers (by "
+                         "an older stormbench)", want);
         if (rc == 0) {
             name_steps(p, &res->runs[r]);
             continue;
@@ -392,6 +433,15 @@ static void compute_stats(compare_result *res, double *v)
                             &res->phase_stat[(at * PHASE_COUNT + k) *
                                                  CP_COUNT + f]);
                 }
+            for (uint32_t t = 0; t < res->n_tiers; t++)
+                for (int f = 0; f < TF_COUNT; f++) {
+                    for (uint32_t sd = 0; sd < p->n_seeds; sd++)
+                        v[sd] = compare_tier_value(run_of(res, pt, pol, sd),
+                                                   t, f);
+                    stat_of(v, p->n_seeds, compare_tier_figures[f].unit,
+                            &res->tier_stat[(at * res->n_tiers + t) *
+                                                TF_COUNT + f]);
+                }
         }
 }
 
@@ -409,9 +459,13 @@ static int alloc_result(const compare_plan *p, compare_result **out,
                                  sizeof *res->phase_stat);
         res->verdict = calloc((size_t)p->n_points * CM_COUNT,
                               sizeof *res->verdict);
+        res->n_tiers = p->points[0].cfg.n_tiers;
+        res->tier_stat = calloc(cells * (res->n_tiers ? res->n_tiers : 1) *
+                                    TF_COUNT,
+                                sizeof *res->tier_stat);
     }
     if (res == NULL || !res->runs || !res->stat || !res->phase_stat ||
-        !res->verdict) {
+        !res->verdict || !res->tier_stat) {
         compare_result_free(res);
         return err_set(e, "out of memory for %u runs", compare_n_runs(p));
     }
@@ -440,6 +494,7 @@ int compare_load(const compare_plan *p, const char *const *dirs, int n_dirs,
         compare_result_free(res);
         return -1;
     }
+    (void)stats_out_of_memory(); /* a failure before this is not ours */
     compute_stats(res, v);
     free(v);
     for (uint32_t pt = 0; pt < p->n_points; pt++)
@@ -450,6 +505,11 @@ int compare_load(const compare_plan *p, const char *const *dirs, int n_dirs,
                 compare_result_free(res);
                 return -1;
             }
+    /* A median or a test that lost its memory is NaN, not a result. */
+    if (stats_out_of_memory()) {
+        compare_result_free(res);
+        return err_set(e, "out of memory computing the statistics");
+    }
     *out = res;
     return 0;
 }
@@ -462,6 +522,7 @@ void compare_result_free(compare_result *r)
     free(r->stat);
     free(r->phase_stat);
     free(r->verdict);
+    free(r->tier_stat);
     runstore_close(r->saved);
     free(r);
 }
@@ -512,9 +573,12 @@ int compare_series_bands(const compare_result *r, const char *const *dirs,
         if (rc == 0 && all[s].n_rows > rows)
             rows = all[s].n_rows;
     }
+    (void)stats_out_of_memory();
     for (uint32_t row = 0; row < rows && rc == 0; row++)
         for (int c = 0; c < CC_COUNT; c++)
             band_cell(all, n, row, c, v, lo, mid, hi);
+    if (rc == 0 && stats_out_of_memory())
+        rc = err_set(e, "out of memory computing the series' bands");
     if (rc == 0) {
         lo->n_rows = mid->n_rows = hi->n_rows = rows;
         lo->row_s = mid->row_s = hi->row_s = all[0].row_s;

@@ -178,11 +178,32 @@ typedef enum compare_col {
  * ascending. */
 extern const double compare_cdf_q[COMPARE_CDF_POINTS];
 
+/* A service chain's tier in a run (sim/tier.h; sim_tier_summary has the
+ * definitions): what reached it, per request the clients offered.  Its
+ * name is the scenario's (cfg.tiers[i].name), which the plan has.  The
+ * tiers keep their own [policy.NAME] stacks whatever the comparison's
+ * policies are: those replace the clients' stack only. */
+typedef struct compare_tier {
+    uint64_t calls;            /* logical requests that reached it */
+    uint64_t attempts;         /* attempts sent to it */
+    double amplification;      /* attempts / the top's offered requests */
+    double peak_amplification; /* the largest of any bucket with offered
+                                  requests at the top: attempts / offered */
+    double during_amplification; /* over the buckets of the faults' phase
+                                    (sum.phase[PHASE_DURING]): attempts /
+                                    the top's offered; NaN without it */
+    double utilization;        /* mean busy workers / workers; 0 when
+                                  unlimited */
+    uint32_t max_queue;
+} compare_tier;
+
 typedef struct compare_run {
     uint32_t point, policy, seed_index;
     uint64_t seed;
     sim_summary sum;                      /* its phases in sum.phase */
     float latency_ms[COMPARE_CDF_POINTS]; /* at compare_cdf_q; NaN: none */
+    uint32_t n_tiers;                     /* 0 without a chain */
+    compare_tier tier[SIM_MAX_TIERS];     /* from the top down */
 } compare_run;
 
 /* A run's series, kept in its saved file and read back for the report's
@@ -423,10 +444,35 @@ typedef struct compare_result {
     compare_verdict *verdict;
     /* compare --risk's estimates (compare_risk.h), or NULL; borrowed. */
     const struct compare_risk *risk;
+    /* A service chain's tiers (the first point's; a sweep does not change
+     * the chain): n_tiers of them, 0 without one, and per point, policy
+     * and tier the compare_tier_figures over the seeds:
+     * [point][policy][tier][TF_*]. */
+    uint32_t n_tiers;
+    compare_stat *tier_stat;
     /* Where the runs were loaded from (reports/runstore.h): the series
      * are read back from there.  Owned; NULL in a result built by hand. */
     struct runstore *saved;
 } compare_result;
+
+/* A tier's figures over the seeds (compare_tier's, per request the
+ * clients offered): key, name, unit, which way is better. */
+enum {
+    TF_AMPLIFICATION,
+    TF_DURING_AMP,
+    TF_PEAK_AMP,
+    TF_UTILIZATION, /* in % */
+    TF_MAX_QUEUE,
+    TF_COUNT
+};
+extern const compare_metric_info compare_tier_figures[TF_COUNT];
+
+/* Tier t's figure f (TF_*) of a run, in compare_tier_figures' unit; NaN
+ * when the run has no such tier or nothing was offered. */
+double compare_tier_value(const compare_run *r, uint32_t t, int f);
+
+/* The name of tier t ("front", "api", "db"). */
+const char *compare_tier_name(const compare_plan *p, uint32_t t);
 
 /* The runs of a policy at a point that failed a metric (recovery,
  * completion: compare_metric_failed 1), and those it applies to (0 or
@@ -509,6 +555,15 @@ static inline const compare_stat *compare_phase_stat_at(
     return &r->phase_stat[(((size_t)point * (size_t)r->plan->n_policies +
                             (size_t)policy) * PHASE_COUNT + k) * CP_COUNT +
                           field];
+}
+
+static inline const compare_stat *compare_tier_stat_at(
+    const compare_result *r, uint32_t point, int policy, uint32_t tier,
+    int f)
+{
+    return &r->tier_stat[(((size_t)point * (size_t)r->plan->n_policies +
+                           (size_t)policy) * r->n_tiers + tier) * TF_COUNT +
+                         (size_t)f];
 }
 
 static inline const compare_verdict *compare_verdict_of(

@@ -99,6 +99,46 @@ static void latency_cdf(const metrics *m, compare_run *r)
         r->latency_ms[i] = n ? (float)(v[i] / 1e6) : NAN;
 }
 
+/* A service chain's tiers, from the run's own per-tier counters
+ * (sim_tier_summary_of); the peak over the buckets with offered requests
+ * at the top, as the summary's peak amplification is over the top's. */
+static void tiers_of(const sim *s, compare_run *r)
+{
+    const metrics *top = sim_metrics(s);
+    const sim_phase *during = &r->sum.phase[PHASE_DURING];
+    r->n_tiers = sim_tiers(s);
+    for (uint32_t i = 0; i < r->n_tiers && i < SIM_MAX_TIERS; i++) {
+        sim_tier_summary ts;
+        sim_tier_info ti;
+        sim_tier_summary_of(s, i, &ts);
+        sim_tier(s, i, &ti);
+        compare_tier *t = &r->tier[i];
+        t->calls = ts.calls;
+        t->attempts = ts.attempts;
+        t->amplification = ts.amplification;
+        t->utilization = ts.utilization;
+        t->max_queue = ts.max_queue;
+        t->peak_amplification = 0;
+        uint64_t offered = 0, attempts = 0;
+        for (size_t b = 0; b < top->n_buckets && b < ti.m->n_buckets; b++) {
+            const metrics_bucket *tb = &top->buckets[b];
+            if (tb->offered > 0)
+                t->peak_amplification =
+                    fmax(t->peak_amplification,
+                         (double)ti.m->buckets[b].attempts /
+                             (double)tb->offered);
+            double from = (double)tb->start_ns / 1e9;
+            if (during->present && from >= during->from_s &&
+                from < during->to_s) {
+                offered += tb->offered;
+                attempts += ti.m->buckets[b].attempts;
+            }
+        }
+        t->during_amplification =
+            offered ? (double)attempts / (double)offered : NAN;
+    }
+}
+
 /* ---- The pool ------------------------------------------------------------ */
 
 typedef struct pool {
@@ -270,6 +310,7 @@ static int run_one(worker *w, uint32_t r, sb_err *e)
     summary_compute(s, &run.sum);
     row_flush(&w->red);
     latency_cdf(sim_metrics(s), &run);
+    tiers_of(s, &run);
     sim_destroy(s);
     s = NULL;
     policy_setup_free(&ps);

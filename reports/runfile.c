@@ -136,6 +136,22 @@ static const runfile_field step_fields[] = {
 #undef SFIELD
 #define N_STEP_FIELDS (sizeof step_fields / sizeof *step_fields)
 
+/* A service chain's tier (compare_tier), after the series: one line per
+ * tier, only in a run that has a chain, so a run without one is saved
+ * byte for byte as before tiers were kept. */
+#define TFIELD(name, type) {#name, type, offsetof(compare_tier, name)}
+static const runfile_field tier_fields[] = {
+    TFIELD(calls, RF_U64),
+    TFIELD(attempts, RF_U64),
+    TFIELD(amplification, RF_DOUBLE),
+    TFIELD(during_amplification, RF_DOUBLE),
+    TFIELD(peak_amplification, RF_DOUBLE),
+    TFIELD(utilization, RF_DOUBLE),
+    TFIELD(max_queue, RF_U32),
+};
+#undef TFIELD
+#define N_TIER_FIELDS (sizeof tier_fields / sizeof *tier_fields)
+
 
 uint64_t runfile_hash(uint64_t h, const void *data, size_t len)
 {
@@ -445,6 +461,10 @@ static bool format_run(runfile_buf *b, const char *fingerprint,
     for (int i = 0; i < COMPARE_CDF_POINTS && ok; i++)
         ok = put(b, " ", 1) && put_float(b, r->latency_ms[i]);
     ok = ok && put(b, "\n", 1) && put_series(b, series);
+    for (uint32_t i = 0; i < r->n_tiers && i < SIM_MAX_TIERS && ok; i++)
+        ok = puts_(b, "tier") &&
+             put_fields(b, &r->tier[i], tier_fields, N_TIER_FIELDS) &&
+             put(b, "\n", 1);
     if (!ok)
         return false;
     char end[40];
@@ -892,6 +912,13 @@ int runfile_parse(char *text, size_t len, const char *path, int line,
         return bad(&rd, "expected latency_ms and its quantiles");
     if (read_series(&rd, series) != 0)
         return -1;
+    while (rd.p != rd.end && r->n_tiers < SIM_MAX_TIERS) {
+        if (!keyed(&rd, "tier", &rest))
+            return bad(&rd, "unexpected lines after the series");
+        if (read_fields(&rd, "tier", &rest, &r->tier[r->n_tiers++],
+                        tier_fields, N_TIER_FIELDS) != 0)
+            return -1;
+    }
     if (rd.p != rd.end)
         return bad(&rd, "unexpected lines after the series");
     return 0;

@@ -38,6 +38,9 @@
  *   V V V V V V V                     "= K" stands for K more rows equal
  *   = K                               to the one before (a short run in a
  *                                     long scenario is mostly idle rows)
+ *   tier NAME=VALUE ...               a service chain's tiers
+ *                                     (compare_tier), from the top: only
+ *                                     in a run that has a chain
  *   end 0123456789abcdef              FNV-1a 64 of every byte before
  *                                     this line
  *
@@ -46,6 +49,10 @@
  * older file is refused with a reason, never half used.  Doubles are
  * written with digits enough to read back the same double (floats the
  * same), so a loaded summary is bit for bit the one the run computed.
+ *
+ * The tier lines came later within version 4: a run without a chain is
+ * saved as before, and a chain's run saved without them is refused by
+ * compare_load (it has the tiers' count from the scenario) and run again.
  *
  * Version 4 added the pipeline and step lines (a loaded run's step names
  * are NULL until the caller names them from the scenario: compare.c does).

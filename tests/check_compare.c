@@ -1148,6 +1148,37 @@ START_TEST(runner_up_is_the_second_best)
 }
 END_TEST
 
+/* A significant difference is never printed as two equal numbers
+ * ("99.9 % vs 99.9 %, significant").  Over 20 seeds immediate succeeds
+ * on 99.9 % of its 1000 requests every time; exponential+token_bucket
+ * on 99.9 % in 14 seeds and 99.8 % in 6: mean 99.87 %, which prints as
+ * 99.9 % at three digits.  The differences are 0.1 six times and 0
+ * fourteen: mean 0.03, sd sqrt(0.3 x 0.7 x 20/19) x 0.1 = 0.0470, t =
+ * 0.03 / (0.0470 / sqrt 20) = 2.85 on 19 degrees of freedom, p = 0.010:
+ * significant.  Two decimals tell them apart: 99.90 % vs 99.87 %.
+ * Before, the verdict said "99.9 % vs 99.9 %". */
+START_TEST(significant_means_print_apart)
+{
+    fixture *f = hand_plan(2, 20);
+    const char *dir = fresh_dir("cmp-digits");
+    make_dir(dir);
+    for (uint32_t s = 0; s < 20; s++) {
+        hand_run(f, dir, 0, s, 0.999, 10.0, 0);
+        hand_run(f, dir, 1, s, s % 10 < 3 ? 0.998 : 0.999, 10.0, 0);
+    }
+    compare_result *res = load(&f->plan, dir);
+    const compare_verdict *v = compare_verdict_of(res, 0, CM_SUCCESS_RATIO);
+    ck_assert_int_eq(v->best, 0);
+    ck_assert(v->significant);
+    ck_assert_str_eq(v->text, "immediate: highest success ratio (99.90 % "
+                              "vs 99.87 % for exponential+token_bucket, the "
+                              "next best), significant (paired t, p = "
+                              "0.01)");
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
 /* Recovery: the counts of seeds that did not recover first (exact
  * McNemar), then the times of those that did (paired), and the sentence
  * cites what decides.  tier-amplification's shape over 10 seeds:
@@ -1438,7 +1469,7 @@ START_TEST(sweep_says_where_each_policy_tips)
         uint32_t tips = pol == 0 ? 0 : pol == 1 ? storm[pt] : late[pt];
         runs[r].sum.recovered = sd >= tips;
     }
-    compare_result res = {p, runs, NULL, NULL, NULL, NULL, NULL};
+    compare_result res = {p, runs, NULL, NULL, NULL, NULL, 0, NULL, NULL};
     char text[2048];
     compare_tips_text(&res, 0, text, sizeof text);
     ck_assert_str_eq(text, "calm, seeds that never recovered: 0 of 5 from "
@@ -1798,6 +1829,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, no_success_no_latency_in_csv);
     tcase_add_test(tc, bottom_line_names_the_policy_and_why);
     tcase_add_test(tc, runner_up_is_the_second_best);
+    tcase_add_test(tc, significant_means_print_apart);
     tcase_add_test(tc, recovery_counts_then_times);
     tcase_add_test(tc, sparse_counts_use_an_exact_test);
     tcase_add_test(tc, bands_are_quantiles_across_seeds);
