@@ -13,13 +13,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "textfile.h"
 #include "units.h"
 
 /* More values than this is a log that should be summarised first (80 MB
  * of table); more series or buckets, a file that is not one histogram. */
 #define MAX_VALUES 10000000u
 #define MAX_BUCKETS 4096u
-#define LINE_MAX_LEN 8192
 
 struct measured {
     measured *next;     /* the process's tables, newest first */
@@ -92,64 +92,7 @@ static int make_spec(measured *t, const char *fn, const char *path,
 
 /* ---- Reading lines ------------------------------------------------------- */
 
-typedef int (*line_fn)(void *ctx, char *line, int no, sb_err *e);
-
-static char *trim(char *s)
-{
-    while (isspace((unsigned char)*s))
-        s++;
-    size_t n = strlen(s);
-    while (n > 0 && isspace((unsigned char)s[n - 1]))
-        s[--n] = '\0';
-    return s;
-}
-
-/* Calls fn for every line that is not blank and not a '#' comment, with
- * the line trimmed.  Stops at fn's first error. */
-static int each_line(const char *path, bool comments, line_fn fn, void *ctx,
-                     sb_err *e)
-{
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return err_set(e, "%s: cannot open: %s", path, strerror(errno));
-    char *buf = malloc(LINE_MAX_LEN);
-    int rc = buf ? 0 : err_set(e, "%s: out of memory", path);
-    for (int no = 1; rc == 0 && fgets(buf, LINE_MAX_LEN, f); no++) {
-        size_t len = strlen(buf);
-        if (len == LINE_MAX_LEN - 1 && buf[len - 1] != '\n' && !feof(f)) {
-            rc = err_set(e, "%s:%d: the line is longer than %d bytes", path,
-                         no, LINE_MAX_LEN - 2);
-            break;
-        }
-        char *s = trim(buf);
-        if (s[0] == '\0' || (comments && s[0] == '#'))
-            continue;
-        rc = fn(ctx, s, no, e);
-    }
-    if (rc == 0 && ferror(f))
-        rc = err_set(e, "%s: cannot read: %s", path, strerror(errno));
-    fclose(f);
-    free(buf);
-    return rc;
-}
-
 /* ---- Units --------------------------------------------------------------- */
-
-static int unit_ns(const char *unit, double *ns, sb_err *e)
-{
-    static const struct {
-        const char *name;
-        double ns;
-    } u[] = {{"ns", 1.0}, {"us", 1e3}, {"ms", 1e6},
-             {"s", 1e9},  {"m", 60e9}, {"h", 3600e9}};
-    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
-        if (strcmp(unit, u[i].name) == 0) {
-            *ns = u[i].ns;
-            return 0;
-        }
-    return err_set(e, "expected a unit (ns, us, ms, s, m, h), got '%s'",
-                   unit);
-}
 
 /* A bare number in unit_ns, or a duration with its own unit. */
 static int value_ns(const char *s, double unit, int64_t *ns)
@@ -180,35 +123,13 @@ typedef struct values_ctx {
     size_t n, cap;
 } values_ctx;
 
-/* Field `col` (1-based) of a CSV line, its quotes dropped, or NULL. */
-static char *csv_field(char *line, long col)
-{
-    char *f = line;
-    for (long i = 1; i < col; i++) {
-        f = strchr(f, ',');
-        if (f == NULL)
-            return NULL;
-        f++;
-    }
-    char *end = strchr(f, ',');
-    if (end)
-        *end = '\0';
-    f = trim(f);
-    size_t len = strlen(f);
-    if (len >= 2 && f[0] == '"' && f[len - 1] == '"') {
-        f[len - 1] = '\0';
-        f++;
-    }
-    return f;
-}
-
 static int find_header(values_ctx *c, char *line, int no, sb_err *e)
 {
     c->header_seen = true;
     for (long col = 1;; col++) {
-        char copy[LINE_MAX_LEN];
+        char copy[TEXTFILE_LINE_MAX];
         snprintf(copy, sizeof copy, "%s", line);
-        char *f = csv_field(copy, col);
+        char *f = textfile_csv_field(copy, col);
         if (f == NULL)
             return err_set(e, "%s:%d: the header has no column '%s'",
                            c->path, no, c->name);
@@ -224,7 +145,7 @@ static int add_value(void *ctx, char *line, int no, sb_err *e)
     values_ctx *c = ctx;
     if (c->name && !c->header_seen)
         return find_header(c, line, no, e);
-    char *f = c->column ? csv_field(line, c->column) : line;
+    char *f = c->column ? textfile_csv_field(line, c->column) : line;
     if (f == NULL)
         return err_set(e, "%s:%d: the line has no column %ld", c->path, no,
                        c->column);
@@ -299,11 +220,11 @@ int measured_values(const char *path, const char *column, const char *unit,
         return 0;
     }
     if (rc == 0)
-        rc = unit_ns(unit && unit[0] ? unit : "s", &c.unit, e);
+        rc = textfile_unit_ns(unit && unit[0] ? unit : "s", &c.unit, e);
     if (rc == 0)
         rc = parse_column(&c, column, e);
     if (rc == 0)
-        rc = each_line(path, true, add_value, &c, e);
+        rc = textfile_each_line(path, true, add_value, &c, e);
     if (rc == 0 && c.name && !c.header_seen)
         rc = err_set(e, "%s: no header line naming column '%s'", path,
                      c.name);
@@ -521,7 +442,7 @@ static int hist_line(void *ctx, char *line, int no, sb_err *e)
         return err_set(e, "%s:%d: expected labels such as "
                        "{le=\"0.1\",code=\"200\"}, got '%.80s'", c->path, no,
                        line);
-    char *v = trim(s), *ts = v;
+    char *v = textfile_trim(s), *ts = v;
     while (*ts && !isspace((unsigned char)*ts))
         ts++;
     if (*ts)
@@ -668,7 +589,7 @@ static int read_histogram(measured *t, hist_ctx *c, const char *select,
     char name[600];
     double u;
     if (parse_select(c, select, name, sizeof name, e) != 0 ||
-        each_line(c->path, false, hist_line, c, e) != 0)
+        textfile_each_line(c->path, false, hist_line, c, e) != 0)
         return -1;
     if (c->n_series == 0)
         return no_match(c, select ? select : "", e);
@@ -676,7 +597,7 @@ static int read_histogram(measured *t, hist_ctx *c, const char *select,
         return err_set(e, "%s: the file has several histograms (%s, %s%s): "
                        "name one, histogram(FILE, NAME)", c->path,
                        c->names[0], c->names[1], c->n_names > 2 ? ", ..." : "");
-    if (unit_ns(unit && unit[0] ? unit : default_unit(c), &u, e) != 0)
+    if (textfile_unit_ns(unit && unit[0] ? unit : default_unit(c), &u, e) != 0)
         return -1;
     return fill_histogram(t, c, u, e);
 }

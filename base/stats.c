@@ -12,6 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Set when an allocation failed in this thread: the figure that needed
+ * it is NaN (or a p left unadjusted), which a caller must not print as a
+ * result (stats_out_of_memory). */
+static _Thread_local bool out_of_memory;
+
+bool stats_out_of_memory(void)
+{
+    bool was = out_of_memory;
+    out_of_memory = false;
+    return was;
+}
+
 /* Above this many non-zero differences the exact Wilcoxon distribution
  * is replaced by the normal approximation (R's limit is 50; 25 keeps the
  * exact counts of 2^n subsets well inside a double's 53 bits of integer
@@ -64,8 +76,10 @@ static double *sorted_finite(const double *x, size_t n, size_t *m)
 {
     *m = 0;
     double *v = malloc((n ? n : 1) * sizeof *v);
-    if (v == NULL)
+    if (v == NULL) {
+        out_of_memory = true;
         return NULL;
+    }
     for (size_t i = 0; i < n; i++)
         if (isfinite(x[i]))
             v[(*m)++] = x[i];
@@ -111,8 +125,10 @@ static double wilcoxon_exact_cdf(size_t n, double v)
 {
     size_t top = n * (n + 1) / 2;
     double *c = calloc(top + 1, sizeof *c);
-    if (c == NULL)
+    if (c == NULL) {
+        out_of_memory = true;
         return NAN;
+    }
     c[0] = 1.0;
     for (size_t k = 1; k <= n; k++)
         for (size_t s = top; s >= k; s--)
@@ -153,8 +169,10 @@ static double signed_rank_sum(ranked *r, size_t n, double *ties)
 static double wilcoxon_p(const double *d, size_t n)
 {
     ranked *r = malloc((n ? n : 1) * sizeof *r);
-    if (r == NULL)
+    if (r == NULL) {
+        out_of_memory = true;
         return NAN;
+    }
     size_t m = 0;
     bool zeros = false;
     for (size_t i = 0; i < n; i++) {
@@ -196,6 +214,7 @@ void stats_paired_test(const double *a, const double *b, size_t n,
     /* Zeroed: gcc cannot see that only d[0, m) is read. */
     double *d = calloc(n ? n : 1, sizeof *d);
     if (d == NULL) { /* no memory: nothing could be tested */
+        out_of_memory = true;
         static const double none[1];
         stats_mean_ci(none, 0, level, &out->diff);
         out->p_t = out->p_wilcoxon = NAN;
@@ -284,8 +303,10 @@ static int cmp_indexed(const void *a, const void *b)
 void stats_holm(double *p, size_t m)
 {
     indexed *s = malloc((m ? m : 1) * sizeof *s);
-    if (s == NULL)
+    if (s == NULL) {
+        out_of_memory = true;
         return;
+    }
     size_t k = 0;
     for (size_t i = 0; i < m; i++)
         if (!isnan(p[i]))

@@ -96,4 +96,10 @@ int stats_wilson_side(size_t k, size_t n, double level, double at);
  * NaN and does not count in m). */
 void stats_holm(double *p, size_t m);
 
+/* Did an allocation of a statistic fail in this thread since the last
+ * call?  Its figure is then NaN or, for stats_holm, unadjusted: a caller
+ * that prints results checks this and fails as out of memory instead of
+ * printing them.  Clears the flag. */
+bool stats_out_of_memory(void);
+
 #endif

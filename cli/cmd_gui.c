@@ -12,6 +12,7 @@
 #include "guard.h"
 #include "outfile.h"
 #include "params.h"
+#include "policy_from.h"
 #include "scenario.h"
 #include "units.h"
 #include "writer.h"
@@ -129,13 +130,22 @@ static int policy_cycle(const gui_args *g, const char *scenario_policy,
     return n;
 }
 
+/* What a saved scenario needs to know of where the run came from. */
+typedef struct gui_save {
+    const char *path;         /* the scenario opened */
+    const char *import;       /* FILE#NAME the run's policy came from, or
+                                 NULL */
+    const char *import_stack; /* ... and the stack it became */
+} gui_save;
+
 static int save_scenario(void *ctx, const char *path, const sim_config *cfg,
                          const char *policy, const setting *params,
                          int n_params, const char *const *plugins,
                          int n_plugins, const setting *expect, int n_expect,
                          sb_err *e)
 {
-    const char *from = ctx;
+    const gui_save *gs = ctx;
+    const char *from = gs->path;
     char comment[1400];
     snprintf(comment, sizeof comment,
              "Saved by stormbench gui from %s: the run as it was explored,\n"
@@ -143,8 +153,14 @@ static int save_scenario(void *ctx, const char *path, const sim_config *cfg,
              "scheduled as a fault, and [expect] filled from what was\n"
              "observed.  Run it with: stormbench run %s",
              from, path);
+    /* The policy saved is the one the import gave ([policy] from, or
+     * --policy-from): the file names the import again, not its expansion
+     * (another policy cycled to is saved by name). */
+    const char *import = gs->import && strcmp(policy, gs->import_stack) == 0
+                             ? gs->import
+                             : NULL;
     writer_extra x = {comment, policy, params, n_params, plugins, n_plugins,
-                      expect, n_expect, NULL};
+                      expect, n_expect, import};
     outfile o;
     if (outfile_open(&o, path, e) != 0)
         return -1;
@@ -266,7 +282,18 @@ static int run_gui(args *a, gui_args *g)
     o.app.n_plugins = np;
     o.app.save = save_scenario;
     o.app.recording = g->frames != NULL;
-    o.app.save_ctx = path;
+    /* Where the run's policy came from: --policy-from (expanded into
+     * --policy before this command saw it), or the scenario's [policy]
+     * from when no --policy replaced it. */
+    static gui_save save;
+    const char *stack = NULL;
+    const char *used = cli_policy_from_used(&stack);
+    save.path = path;
+    save.import = used ? used : g->policy == NULL && sc.policy_from[0]
+                                    ? sc.policy_from
+                                    : NULL;
+    save.import_stack = used ? stack : sc.policy;
+    o.app.save_ctx = &save;
     e.msg[0] = '\0';
     int rc = g->frames ? gui_run_frames(&o, &e) : gui_run_window(&o, &e);
     if (rc != 0 && e.msg[0])

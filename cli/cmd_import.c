@@ -51,33 +51,23 @@ int cmd_import(int argc, char **argv)
     args a = {argc, argv, 1, "import", import_usage};
     const char *file = NULL, *sel = NULL, *format = NULL;
     bool check = false;
+    /* --route, --method, --instance and --profile all pick the entry. */
+    const arg_opt opts[] = {
+        {"--help", "-h", ARG_HELP, NULL, NULL, NULL},
+        {"--check", NULL, ARG_SET, &check, NULL, NULL},
+        {"--route", NULL, ARG_VALUE, &sel, NULL, NULL},
+        {"--method", NULL, ARG_VALUE, &sel, NULL, NULL},
+        {"--instance", NULL, ARG_VALUE, &sel, NULL, NULL},
+        {"--profile", NULL, ARG_VALUE, &sel, NULL, NULL},
+        {"--format", NULL, ARG_VALUE, &format, NULL, NULL},
+    };
     for (; a.i < argc; a.i++) {
-        const char *arg = argv[a.i];
-        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            fputs(import_usage, stdout);
-            return EXIT_OK;
-        }
-        if (strcmp(arg, "--check") == 0) {
-            check = true;
-            continue;
-        }
-        static const char *const sels[] = {"--route", "--method",
-                                           "--instance", "--profile"};
-        bool done = false;
-        for (size_t i = 0; i < 4 && !done; i++)
-            if (args_is(&a, sels[i])) {
-                if ((sel = args_value(&a, sels[i])) == NULL)
-                    return EXIT_INPUT;
-                done = true;
-            }
-        if (done)
-            continue;
-        if (args_is(&a, "--format")) {
-            if ((format = args_value(&a, "--format")) == NULL)
-                return EXIT_INPUT;
-            continue;
-        }
-        if (args_scenario(&a, arg, &file) != 0)
+        int rc = args_option(&a, opts, sizeof opts / sizeof *opts);
+        if (rc < 0)
+            return EXIT_OK; /* --help */
+        if (rc == EXIT_INPUT)
+            return rc;
+        if (rc == 1 && args_scenario(&a, argv[a.i], &file) != 0)
             return EXIT_INPUT;
     }
     if (file == NULL)

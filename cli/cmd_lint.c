@@ -23,6 +23,14 @@
  *                            none bounded by a budget or breaker
  *   deadline-not-propagated  a service retries its calls with a deadline
  *                            above it but does not pass it on
+ *   pipeline-retries-over-half-sla  a scenario's [pipeline]: its steps'
+ *                            worst-case retry delays, every step
+ *                            exhausting its retries, over half the SLA
+ *                            (validate's rule, policy_check.h)
+ * A pipeline's steps are services between the clients (its job runners,
+ * retrying by reruns) and [server].  A finding names the line of the key
+ * it is about (a caller's timeout, the clients' deadline, the SLA), its
+ * section's when the key is a default.
  */
 #include <errno.h>
 #include <limits.h>
@@ -35,13 +43,15 @@
 #include "commands.h"
 #include "import.h"
 #include "outfile.h"
+#include "policy_check.h"
+#include "policy_setup.h"
 #include "scenario.h"
 #include "topology.h"
 #include "units.h"
 
 static const char lint_usage[] =
     "Usage: stormbench lint FILE... [--sarif FILE] [--max-amplification N]\n"
-    "                       [--warnings-as-errors]\n"
+    "                       [--set SECTION.KEY=VALUE]... [--warnings-as-errors]\n"
     "\n"
     "Check retry configurations without running them: a topology YAML, a\n"
     "scenario's service chain, or any file 'stormbench import' reads\n"
@@ -49,11 +59,17 @@ static const char lint_usage[] =
     "along every call path, over N: default 10), retries-at-several-layers,\n"
     "timeout-inversion (a caller's timeout shorter than its callee's worst\n"
     "case with retries), deadline-shorter-than-retries,\n"
-    "fan-in-without-budget, deadline-not-propagated.\n"
+    "fan-in-without-budget, deadline-not-propagated, and for a scenario's\n"
+    "[pipeline] (its steps are callers of the server)\n"
+    "pipeline-retries-over-half-sla: the steps' worst-case retry delays,\n"
+    "every step exhausting its retries, over half the SLA.  A finding\n"
+    "names the line of the key it is about.\n"
     "\n"
     "  --sarif FILE          also write the findings as SARIF 2.1.0 for\n"
     "                        code scanning ('-': standard output, and the\n"
     "                        text goes to standard error)\n"
+    "  --set SECTION.KEY=VALUE  override a scenario's key, as run does\n"
+    "                        (repeatable; scenarios only)\n"
     "  --warnings-as-errors  exit 1 on warnings too\n"
     "\n"
     "Exit status: 0 no errors, 1 an error-level finding (or a warning with\n"
@@ -127,17 +143,19 @@ static void walk(lint *l, const topology *t, int at, int *path, int depth,
     retrying += in->retries > 0;
     const topo_service *s = &t->s[at];
     int64_t worst = service_worst(t, at);
+    /* A caller that does not retry (policy none) gives up: its callee's
+     * work is wasted all the same, but nothing is sent again. */
     if (in->timeout_ns > 0 && worst > in->timeout_ns)
         add(l, "timeout-inversion", "error", t->path, in->timeout_line,
             "%s waits %.3g s per attempt for %s, which can take %.3g s "
             "(its calls' %d attempts of %.3g s and their backoff): %s "
-            "times out and retries while %s still works, and the work is "
+            "times out and %s while %s still works, and the work is "
             "wasted; give %s a timeout above %.3g s or cut %s's retries",
             path[depth - 1] < 0 ? "clients" : t->s[path[depth - 1]].name,
             (double)in->timeout_ns / 1e9, s->name, (double)worst / 1e9,
             s->out.retries + 1, (double)s->out.timeout_ns / 1e9,
             path[depth - 1] < 0 ? "the client" : t->s[path[depth - 1]].name,
-            s->name,
+            in->retries > 0 ? "retries" : "gives up", s->name,
             path[depth - 1] < 0 ? "the clients" : t->s[path[depth - 1]].name,
             (double)worst / 1e9, s->name);
     if (s->n_calls == 0) {
@@ -305,6 +323,38 @@ static int section_line(const char *path, const char *hdr)
     return found;
 }
 
+/* The line of `key = ...` in [section] of path; else the section's
+ * header line ("[section]"); else fallback.  A finding names the line
+ * that says what it is about, not the section around it. */
+static int key_line(const char *path, const char *section, const char *key,
+                    int fallback)
+{
+    FILE *f = fopen(path, "r");
+    char buf[SCENARIO_LINE_MAX + 2], hdr[TOPO_NAME + 16];
+    snprintf(hdr, sizeof hdr, "[%s]", section);
+    int n = 0, in = 0, found = 0;
+    size_t klen = strlen(key), hlen = strlen(hdr);
+    while (f && !found && fgets(buf, sizeof buf, f)) {
+        n++;
+        const char *s = buf;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (*s == '[') {
+            if (in && !found)
+                break;
+            in = strncmp(s, hdr, hlen) == 0 ? n : 0;
+        } else if (in && strncmp(s, key, klen) == 0 &&
+                   strchr(" \t=", s[klen]) && s[klen] != '\0')
+            found = n;
+    }
+    if (f)
+        fclose(f);
+    if (found)
+        return found;
+    return in ? in : (section_line(path, hdr) ? section_line(path, hdr)
+                                               : fallback);
+}
+
 /* One caller of a scenario: its stack's name, parameters and timeout.
  * Without max_attempts a retrying stack makes the built-ins' 5. */
 static void scenario_caller(topo_caller *c, const char *policy,
@@ -314,9 +364,12 @@ static void scenario_caller(topo_caller *c, const char *policy,
     c->line = line;
     c->timeout_ns = timeout_ns;
     c->timeout_line = line;
-    c->retries = strcmp(policy, "none") == 0 || policy[0] == 0 ? 0 : 4;
+    bool none = strcmp(policy, "none") == 0 || policy[0] == 0;
+    c->retries = none ? 0 : 4;
     c->retries_line = line;
-    for (int i = 0; i < n_set; i++)
+    /* A max_attempts left over from another stack (--set policy.name=none)
+     * does not make `none` retry. */
+    for (int i = 0; i < n_set && !none; i++)
         if (strcmp(set[i].key, "max_attempts") == 0) {
             c->retries = leading_int(set[i].value) - 1;
             const char *colon = strstr(set[i].origin, ":");
@@ -334,52 +387,105 @@ static void scenario_caller(topo_caller *c, const char *policy,
     c->breaker = strstr(policy, "circuit_breaker") != NULL;
 }
 
+/* A pipeline's steps as the services between the clients (the job
+ * runners) and [server]: each step calls the server through its own
+ * stack ([step.NAME] policy, or the run's) with its own timeout (or the
+ * clients'); a job run again (reruns) repeats every step, so the
+ * clients' retries are the reruns, and they time nothing out. */
+static void pipeline_steps(const scenario *sc, topology *t)
+{
+    const pipeline_cfg *p = &sc->cfg.pipeline;
+    topo_caller *cl = &t->clients;
+    cl->retries = (int)p->reruns;
+    cl->retries_line = key_line(sc->path, "pipeline", "reruns", cl->line);
+    cl->timeout_ns = 0;
+    cl->deadline_ns = 0;
+    cl->budget = cl->breaker = false;
+    t->n_entry = 0;
+    for (uint32_t i = 0; i < p->n_steps && t->n < TOPO_MAX_SERVICES &&
+                         t->n_entry < TOPO_MAX_CALLS;
+         i++) {
+        const step_cfg *st = &p->steps[i];
+        topo_service *s = &t->s[t->n++];
+        char sec[TOPO_NAME + 8];
+        snprintf(sec, sizeof sec, "step.%.*s", TOPO_NAME - 1, st->name);
+        snprintf(s->name, sizeof s->name, "step %.*s", TOPO_NAME - 6,
+                 st->name);
+        char hdr[TOPO_NAME + 16];
+        snprintf(hdr, sizeof hdr, "[%s]", sec);
+        s->line = section_line(sc->path, hdr);
+        s->n_calls = 1;
+        snprintf(s->calls[0], sizeof s->calls[0], "%s", t->s[0].name);
+        bool own = st->policy[0] != '\0';
+        int pol = own ? key_line(sc->path, sec, "policy", s->line)
+                      : key_line(sc->path, "policy", "name", s->line);
+        scenario_caller(&s->out, own ? st->policy : sc->policy,
+                        own ? st->settings : sc->settings,
+                        own ? (int)st->n_settings : sc->n_settings,
+                        st->timeout_ns ? st->timeout_ns
+                                       : sc->cfg.clients.timeout_ns,
+                        pol);
+        s->out.timeout_line =
+            st->timeout_ns ? key_line(sc->path, sec, "timeout", s->line)
+                           : key_line(sc->path, "clients", "timeout",
+                                      s->line);
+        snprintf(t->entry[t->n_entry++], sizeof t->entry[0], "%s", s->name);
+    }
+}
+
 /* A scenario as a chain: the clients call [server], each tier its
- * downstream through its [policy.NAME]. */
+ * downstream through its [policy.NAME]; with [pipeline], through its
+ * steps.  Each caller's finding names the line of the key it is about
+ * (timeout, max_attempts, deadline), or its section's when the key is
+ * a default. */
 static void from_scenario(const scenario *sc, topology *t)
 {
     const sim_config *cfg = &sc->cfg;
+    const char *path = sc->path;
     memset(t, 0, sizeof *t);
-    snprintf(t->path, sizeof t->path, "%s", sc->path);
-    int pol = section_line(sc->path, "[policy]");
-    int cli = section_line(sc->path, "[clients]");
+    snprintf(t->path, sizeof t->path, "%s", path);
+    int cli = section_line(path, "[clients]");
+    int pol = key_line(path, "policy", "name", cli);
     scenario_caller(&t->clients, sc->policy, sc->settings, sc->n_settings,
-                    cfg->clients.timeout_ns, pol ? pol : cli);
-    t->clients.timeout_line = cli;
+                    cfg->clients.timeout_ns, pol);
+    t->clients.line = cli;
+    t->clients.timeout_line = key_line(path, "clients", "timeout", cli);
     t->clients.deadline_ns = cfg->clients.deadline_ns;
-    t->clients.deadline_line = cli;
+    t->clients.deadline_line = key_line(path, "clients", "deadline", cli);
     int n = cfg->n_tiers ? (int)cfg->n_tiers : 1;
     if (n > TOPO_MAX_SERVICES)
         n = TOPO_MAX_SERVICES;
     t->n = n;
     for (int i = 0; i < n; i++) {
         topo_service *s = &t->s[i];
-        char hdr[TOPO_NAME + 16];
+        char sec[TOPO_NAME + 16];
         if (cfg->n_tiers == 0 || i == 0) {
             snprintf(s->name, sizeof s->name, "%s",
                      cfg->n_tiers && cfg->tiers[0].name[0]
                          ? cfg->tiers[0].name : "the server");
-            s->line = section_line(sc->path, "[server]");
+            s->line = section_line(path, "[server]");
         } else {
             snprintf(s->name, sizeof s->name, "%s", cfg->tiers[i].name);
-            snprintf(hdr, sizeof hdr, "[server.%s]", cfg->tiers[i].name);
-            s->line = section_line(sc->path, hdr);
+            snprintf(sec, sizeof sec, "[server.%s]", cfg->tiers[i].name);
+            s->line = section_line(path, sec);
         }
         if (i + 1 < n) {
             const tier_cfg *tc = &cfg->tiers[i];
-            snprintf(hdr, sizeof hdr, "[policy.%s]", tc->name);
-            int pl = section_line(sc->path, hdr);
+            snprintf(sec, sizeof sec, "policy.%s", tc->name);
+            int pl = key_line(path, sec, "name", s->line);
             s->n_calls = 1;
             snprintf(s->calls[0], sizeof s->calls[0], "%s",
                      cfg->tiers[i + 1].name);
             scenario_caller(&s->out, tc->policy, tc->settings,
-                            (int)tc->n_settings, tc->timeout_ns,
-                            pl ? pl : s->line);
+                            (int)tc->n_settings, tc->timeout_ns, pl);
+            s->out.timeout_line = key_line(path, sec, "timeout", pl);
             s->out.propagate_deadline = tc->propagate_deadline;
         }
     }
     t->n_entry = 1;
     snprintf(t->entry[0], sizeof t->entry[0], "%s", t->s[0].name);
+    if (cfg->pipeline.n_steps > 0)
+        pipeline_steps(sc, t);
 }
 
 static const struct {
@@ -397,6 +503,8 @@ static const struct {
      "no budget or breaker"},
     {"deadline-not-propagated", "A retrying service does not pass its "
      "caller's deadline on"},
+    {"pipeline-retries-over-half-sla", "A pipeline's worst-case retry "
+     "delays, every step exhausting its retries, exceed half its SLA"},
 };
 
 /* A JSON string's characters (SARIF messages quote file names). */
@@ -443,7 +551,52 @@ static void write_sarif(FILE *f, const lint *l)
     fprintf(f, "%s]\n  }]\n}\n", l->n ? "\n    " : "");
 }
 
-static int lint_file(lint *l, const char *path)
+/* The seeds' SLA rule (validate's, policy_check.h): a pipeline's steps'
+ * retry delays, added up with every step exhausting its retries, should
+ * stay under half the job's SLA, so the attempts themselves have time.
+ * The steps' stacks are built and probed, as validate does. */
+static int sla_rule(lint *l, const scenario *sc)
+{
+    const pipeline_cfg *p = &sc->cfg.pipeline;
+    if (p->n_steps == 0 || p->sla_ns <= 0)
+        return 0;
+    policy_setup ps;
+    pipeline_probe pp;
+    sb_err e;
+    memset(&ps, 0, sizeof ps);
+    const char *plugins[SCENARIO_MAX_PLUGINS];
+    for (int i = 0; i < sc->n_plugins; i++)
+        plugins[i] = sc->plugins[i];
+    if (policy_setup_build_at(sc->policy, sc->policy_origin, plugins,
+                              sc->n_plugins, sc->settings, sc->n_settings,
+                              &ps, &e) != 0 ||
+        policy_probe_pipeline(sc, ps.stack, &pp, &e) != 0) {
+        policy_setup_free(&ps);
+        fprintf(stderr, "stormbench lint: %s: %s\n", sc->path, e.msg);
+        return -1;
+    }
+    policy_setup_free(&ps);
+    if (!pp.over)
+        return 0;
+    double sla = (double)p->sla_ns / 1e9;
+    char worst[160] = "";
+    size_t used = 0;
+    for (uint32_t i = 0; i < p->n_steps && used < sizeof worst; i++)
+        used += (size_t)snprintf(worst + used, sizeof worst - used,
+                                 "%s%s %.4g s", i ? ", " : "",
+                                 p->steps[i].name, pp.steps[i].delay_s);
+    add(l, "pipeline-retries-over-half-sla", "warning", sc->path,
+        key_line(sc->path, "pipeline", "sla", 1),
+        "the steps' worst-case retry delays add up to %s%.4g s (%s), over "
+        "half the %.4g s SLA (%.4g s): if every step exhausts its "
+        "retries, a job spends more than half its SLA waiting between "
+        "attempts; keep the steps' retries x delay under SLA/2",
+        pp.at_least ? "at least " : "", pp.delay_s, worst, sla, sla / 2);
+    return 0;
+}
+
+static int lint_file(lint *l, const char *path, const char *const *sets,
+                     int n_sets)
 {
     sb_err e;
     const char *fmt = import_detect(path, &e);
@@ -451,16 +604,22 @@ static int lint_file(lint *l, const char *path)
     static import_result r;
     static scenario sc;
     if (fmt == NULL && section_line(path, "[scenario]") > 0) {
-        if (scenario_load(path, NULL, 0, &sc, &e) != 0) {
+        if (scenario_load(path, sets, n_sets, &sc, &e) != 0) {
             fprintf(stderr, "stormbench lint: %s\n", e.msg);
             return -1;
         }
         from_scenario(&sc, &t);
         check_topology(l, &t);
-        return 0;
+        return sla_rule(l, &sc);
     }
     if (fmt == NULL) {
         fprintf(stderr, "stormbench lint: %s\n", e.msg);
+        return -1;
+    }
+    if (n_sets > 0) {
+        fprintf(stderr, "stormbench lint: %s: --set applies to scenarios, "
+                "and this is a%s %s file\n", path,
+                strcmp(fmt, "topology") == 0 ? "" : "n imported", fmt);
         return -1;
     }
     if (strcmp(fmt, "topology") == 0) {
@@ -479,42 +638,54 @@ static int lint_file(lint *l, const char *path)
     return 0;
 }
 
+/* --max-amplification N: a whole number from 1 to 1000000. */
+static int max_amplification(args *a, lint *l)
+{
+    const char *v = args_value(a, "--max-amplification");
+    char *end;
+    long m = v ? strtol(v, &end, 10) : 0;
+    if (v == NULL || *end || m < 1 || m > 1000000)
+        return args_usage_error(a, "--max-amplification: expected a whole "
+                                "number from 1 to 1000000");
+    l->max_amp = (int)m;
+    return 0;
+}
+
 int cmd_lint(int argc, char **argv)
 {
     args a = {argc, argv, 1, "lint", lint_usage};
     const char *files[CLI_MAX_LIST], *sarif = NULL;
-    int n = 0;
+    const char *sets[CLI_MAX_LIST];
+    int n = 0, n_sets = 0;
     bool strict = false;
     lint l = {NULL, 0, 0, 10};
+    const arg_opt opts[] = {
+        {"--help", "-h", ARG_HELP, NULL, NULL, NULL},
+        {"--warnings-as-errors", NULL, ARG_SET, &strict, NULL, NULL},
+        {"--sarif", NULL, ARG_VALUE, &sarif, NULL, NULL},
+        {"--set", NULL, ARG_LIST, sets, &n_sets, NULL},
+    };
     for (; a.i < argc; a.i++) {
         const char *arg = argv[a.i];
-        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            fputs(lint_usage, stdout);
-            return EXIT_OK;
-        }
-        if (strcmp(arg, "--warnings-as-errors") == 0)
-            strict = true;
-        else if (args_is(&a, "--sarif")) {
-            if ((sarif = args_value(&a, "--sarif")) == NULL)
-                return EXIT_INPUT;
-        } else if (args_is(&a, "--max-amplification")) {
-            const char *v = args_value(&a, "--max-amplification");
-            char *end;
-            long m = v ? strtol(v, &end, 10) : 0;
-            if (v == NULL || *end || m < 1 || m > 1000000)
-                return args_usage_error(&a, "--max-amplification: expected "
-                                        "a whole number from 1 to 1000000");
-            l.max_amp = (int)m;
-        } else if (arg[0] == '-' && arg[1])
+        int rc = args_is(&a, "--max-amplification")
+                     ? max_amplification(&a, &l)
+                     : args_option(&a, opts, sizeof opts / sizeof *opts);
+        if (rc < 0)
+            return EXIT_OK; /* --help */
+        if (rc == EXIT_INPUT)
+            return rc;
+        if (rc == 0)
+            continue;
+        if (arg[0] == '-' && arg[1])
             return args_unknown_option(&a, arg);
-        else if (n < CLI_MAX_LIST)
+        if (n < CLI_MAX_LIST)
             files[n++] = arg;
     }
     if (n == 0)
         return args_usage_error(&a, "no file given");
     int rc = EXIT_OK;
     for (int i = 0; i < n; i++)
-        if (lint_file(&l, files[i]) != 0)
+        if (lint_file(&l, files[i], sets, n_sets) != 0)
             rc = EXIT_INPUT;
     FILE *text = sarif && strcmp(sarif, "-") == 0 ? stderr : stdout;
     int errors = 0, warnings = 0;

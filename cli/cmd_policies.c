@@ -70,31 +70,30 @@ static void show(const sb_policy *p, const char *origin)
 int cmd_policies(int argc, char **argv)
 {
     args a = {argc, argv, 1, "policies", policies_usage};
-    const char *paths[8];
+    const char *paths[CLI_MAX_LIST];
     int np = 0;
     const char *only = NULL;
+    const arg_opt opts[] = {
+        {"--help", "-h", ARG_HELP, NULL, NULL, NULL},
+        {"--policy-plugin", NULL, ARG_LIST, paths, &np, NULL},
+    };
     for (; a.i < argc; a.i++) {
         const char *arg = argv[a.i];
-        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            fputs(policies_usage, stdout);
-            return EXIT_OK;
-        }
-        if (args_is(&a, "--policy-plugin")) {
-            const char *v = args_value(&a, "--policy-plugin");
-            if (v == NULL)
-                return EXIT_INPUT;
-            if (np == 8)
-                return args_usage_error(&a, "at most 8 plug-ins");
-            paths[np++] = v;
-        } else if (arg[0] == '-') {
+        int rc = args_option(&a, opts, sizeof opts / sizeof *opts);
+        if (rc < 0)
+            return EXIT_OK; /* --help */
+        if (rc == EXIT_INPUT)
+            return rc;
+        if (np > 8)
+            return args_usage_error(&a, "at most 8 plug-ins");
+        if (rc == 0)
+            continue;
+        if (arg[0] == '-')
             return args_unknown_option(&a, arg);
-        } else if (only) {
-            /* The first name used to be dropped without a word. */
+        if (only) /* the first name used to be dropped without a word */
             return args_usage_error(&a, "one policy name at a time (got "
                                     "'%s' and '%s')", only, arg);
-        } else {
-            only = arg;
-        }
+        only = arg;
     }
     plugin *loaded[8];
     int nl = 0;

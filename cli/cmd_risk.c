@@ -513,9 +513,14 @@ static int write_first_storm(const risk_job *j, const char *path, sb_err *e)
         snprintf(expect[0].value, sizeof expect[0].value, "true");
         n_expect = 1;
     }
+    /* A stack the scenario imported ([policy] from) is saved as its
+     * import, unless --policy chose another. */
+    const char *from = j->o.policy == NULL && j->sc.policy_from[0]
+                           ? j->sc.policy_from
+                           : NULL;
     writer_extra x = {comment,      j->spec,   j->settings, j->n_settings,
                       j->plugins,   j->n_plugins, expect,   n_expect,
-                      NULL};
+                      from};
     outfile out;
     if (outfile_open(&out, path, e) != 0)
         return -1;

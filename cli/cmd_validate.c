@@ -80,7 +80,6 @@ static const char validate_usage[] =
  * with timeouts is still printed, because it is what a request costs when
  * the policy runs its course.
  */
-#define PROBE_MAX_ATTEMPTS 100
 
 typedef policy_probe probe;
 
@@ -122,86 +121,7 @@ static int delay_budget(const scenario *sc, pstack *ps, probe *worst,
     return 0;
 }
 
-/* ---- A pipeline's SLA ------------------------------------------------------
- *
- * The rule of the deadline check, for a job: the retry delays of its
- * steps, added up, should stay under half the job's SLA.  Each step is
- * probed as the clients' requests are above (every attempt times out,
- * draws at their maximum, through the request driver), with its own
- * stack or the run's and its own timeout or the clients', and as the
- * engine sends a step's calls (sim/pipeline.c): a post without an
- * idempotency key, not critical, and without a deadline of its own -- the
- * engine lets a step retry past the job's SLA and counts such retries
- * late, so the probe lets it too, up to its limit of attempts.  (Probing
- * with the SLA as the call's deadline would cut a step's last long delay
- * off the sum and call "fits" a pipeline whose jobs overrun.)  The worst
- * case adds the steps' figures: every step exhausts its retries.
- *
- * A step's own stack is built whether or not there is an SLA: that is
- * where its parameters are checked against the stack's schema, each
- * named by its line ([policy.NAME] parameters are checked the same way,
- * when a chain's stacks are built to cost the run).  Like a tier's, a
- * step's own stack is of built-in policies. */
-typedef struct pipe_probe {
-    policy_probe steps[SIM_MAX_STEPS];
-    char stack[SIM_MAX_STEPS][256]; /* the stack each step ran */
-    double delay_s;                 /* the steps' delays, added up */
-    bool at_least;                  /* a step still retried at the limit */
-    bool over;                      /* delay_s > sla / 2 */
-} pipe_probe;
-
-static int probe_step_stack(const scenario *sc, const step_cfg *st,
-                            pstack *ps, policy_probe *worst, sb_err *e)
-{
-    client_cfg cc = sc->cfg.clients;
-    if (st->timeout_ns > 0)
-        cc.timeout_ns = st->timeout_ns;
-    cc.deadline_ns = 0;
-    /* As the engine sends it (sim/pipeline.h): an idempotent step's call
-     * is a put, any other a post; no idempotency key, no deadline. */
-    cc.mix[SB_OP_READ] = 0.0;
-    cc.mix[SB_OP_PUT] = st->idempotent ? 1.0 : 0.0;
-    cc.mix[SB_OP_POST] = st->idempotent ? 0.0 : 1.0;
-    cc.idempotency_keys = false;
-    cc.critical_fraction = 0.0;
-    policy_probe most;
-    return policy_probe_worst(ps, &cc, PROBE_MAX_ATTEMPTS, worst, &most, e);
-}
-
-/* Build every step's own stack and, with an SLA, probe each step's.
- * -1 with the message in e when a stack does not build or a layer broke
- * its contract. */
-static int probe_pipeline(const scenario *sc, pstack *run, pipe_probe *pp,
-                          sb_err *e)
-{
-    const pipeline_cfg *p = &sc->cfg.pipeline;
-    memset(pp, 0, sizeof *pp);
-    for (uint32_t i = 0; i < p->n_steps; i++) {
-        const step_cfg *st = &p->steps[i];
-        policy_setup own;
-        memset(&own, 0, sizeof own);
-        pstack *ps = run;
-        if (st->policy[0]) {
-            if (policy_setup_build_at(st->policy, st->policy_origin, NULL, 0,
-                                      st->settings, (int)st->n_settings,
-                                      &own, e) != 0)
-                return -1;
-            ps = own.stack;
-        }
-        snprintf(pp->stack[i], sizeof pp->stack[i], "%s", pstack_name(ps));
-        int rc = 0;
-        if (p->sla_ns > 0) {
-            rc = probe_step_stack(sc, st, ps, &pp->steps[i], e);
-            pp->delay_s += pp->steps[i].delay_s;
-            pp->at_least = pp->at_least || pp->steps[i].still_going;
-        }
-        policy_setup_free(&own);
-        if (rc != 0)
-            return -1;
-    }
-    pp->over = p->sla_ns > 0 && pp->delay_s > (double)p->sla_ns / 1e9 / 2.0;
-    return 0;
-}
+/* ---- A pipeline's SLA (policy_probe_pipeline, policy_check.h) --------- */
 
 /* One unit for a pipeline's figures, from its SLA: "41 min over 5 steps,
  * over half the 60 min SLA (30 min)" reads at a glance. */
@@ -213,7 +133,7 @@ static const char *sla_unit(int64_t sla_ns, double *per_s)
 }
 
 static void print_pipeline(const char *path, const scenario *sc,
-                           const pipe_probe *pp)
+                           const pipeline_probe *pp)
 {
     static const char *const ops[] = {"read", "put", "post"};
     const pipeline_cfg *p = &sc->cfg.pipeline;
@@ -378,8 +298,8 @@ static int validate_one(const char *path, const validate_opts *vo)
         print_policy_error(path, e.msg);
         goto done;
     }
-    pipe_probe pipe;
-    if (probe_pipeline(sc, ps.stack, &pipe, &e) != 0) {
+    pipeline_probe pipe;
+    if (policy_probe_pipeline(sc, ps.stack, &pipe, &e) != 0) {
         print_policy_error(path, e.msg);
         goto done;
     }

@@ -26,6 +26,7 @@
 #include "driver.h"
 #include "hookguard.h"
 #include "policy_check.h"
+#include "policy_setup.h"
 #include "scenario.h"
 
 typedef policy_probe probe;
@@ -192,4 +193,77 @@ int policy_warnings(const scenario *sc, const pstack *ps, char *out,
         }
     }
     return n;
+}
+
+/* ---- A pipeline's SLA ------------------------------------------------------
+ *
+ * The rule of the deadline check, for a job: the retry delays of its
+ * steps, added up, should stay under half the job's SLA.  Each step is
+ * probed as the clients' requests are above (every attempt times out,
+ * draws at their maximum, through the request driver), with its own
+ * stack or the run's and its own timeout or the clients', and as the
+ * engine sends a step's calls (sim/pipeline.c): a post without an
+ * idempotency key, not critical, and without a deadline of its own -- the
+ * engine lets a step retry past the job's SLA and counts such retries
+ * late, so the probe lets it too, up to its limit of attempts.  (Probing
+ * with the SLA as the call's deadline would cut a step's last long delay
+ * off the sum and call "fits" a pipeline whose jobs overrun.)  The worst
+ * case adds the steps' figures: every step exhausts its retries.
+ *
+ * A step's own stack is built whether or not there is an SLA: that is
+ * where its parameters are checked against the stack's schema, each
+ * named by its line ([policy.NAME] parameters are checked the same way,
+ * when a chain's stacks are built to cost the run).  Like a tier's, a
+ * step's own stack is of built-in policies. */
+static int probe_step_stack(const scenario *sc, const step_cfg *st,
+                            pstack *ps, policy_probe *worst, sb_err *e)
+{
+    client_cfg cc = sc->cfg.clients;
+    if (st->timeout_ns > 0)
+        cc.timeout_ns = st->timeout_ns;
+    cc.deadline_ns = 0;
+    /* As the engine sends it (sim/pipeline.h): an idempotent step's call
+     * is a put, any other a post; no idempotency key, no deadline. */
+    cc.mix[SB_OP_READ] = 0.0;
+    cc.mix[SB_OP_PUT] = st->idempotent ? 1.0 : 0.0;
+    cc.mix[SB_OP_POST] = st->idempotent ? 0.0 : 1.0;
+    cc.idempotency_keys = false;
+    cc.critical_fraction = 0.0;
+    policy_probe most;
+    return policy_probe_worst(ps, &cc, PROBE_MAX_ATTEMPTS, worst, &most, e);
+}
+
+/* Build every step's own stack and, with an SLA, probe each step's.
+ * -1 with the message in e when a stack does not build or a layer broke
+ * its contract. */
+int policy_probe_pipeline(const scenario *sc, pstack *run,
+                          pipeline_probe *pp, sb_err *e)
+{
+    const pipeline_cfg *p = &sc->cfg.pipeline;
+    memset(pp, 0, sizeof *pp);
+    for (uint32_t i = 0; i < p->n_steps; i++) {
+        const step_cfg *st = &p->steps[i];
+        policy_setup own;
+        memset(&own, 0, sizeof own);
+        pstack *ps = run;
+        if (st->policy[0]) {
+            if (policy_setup_build_at(st->policy, st->policy_origin, NULL, 0,
+                                      st->settings, (int)st->n_settings,
+                                      &own, e) != 0)
+                return -1;
+            ps = own.stack;
+        }
+        snprintf(pp->stack[i], sizeof pp->stack[i], "%s", pstack_name(ps));
+        int rc = 0;
+        if (p->sla_ns > 0) {
+            rc = probe_step_stack(sc, st, ps, &pp->steps[i], e);
+            pp->delay_s += pp->steps[i].delay_s;
+            pp->at_least = pp->at_least || pp->steps[i].still_going;
+        }
+        policy_setup_free(&own);
+        if (rc != 0)
+            return -1;
+    }
+    pp->over = p->sla_ns > 0 && pp->delay_s > (double)p->sla_ns / 1e9 / 2.0;
+    return 0;
 }

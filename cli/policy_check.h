@@ -39,7 +39,31 @@ int policy_probe_worst(pstack *ps, const client_cfg *cc, uint32_t limit,
                        policy_probe *by_delay, policy_probe *by_attempts,
                        sb_err *e);
 
+/* The most attempts a probe drives one request through: a stack still
+ * retrying then is reported "at least". */
+#define PROBE_MAX_ATTEMPTS 100
+
 struct scenario;
+
+/* A pipeline's steps probed for its SLA rule: each step's stack (its own
+ * [step.NAME] policy, or the run's) driven as the engine sends a step's
+ * calls, every attempt timing out; the steps' retry delays added up
+ * (every step exhausts its retries) against half the SLA. */
+typedef struct pipeline_probe {
+    policy_probe steps[SIM_MAX_STEPS];
+    char stack[SIM_MAX_STEPS][256]; /* the stack each step ran */
+    double delay_s;                 /* the steps' delays, added up */
+    bool at_least;                  /* a step still retried at the limit */
+    bool over;                      /* delay_s > sla / 2 */
+
+} pipeline_probe;
+
+/* Build every step's own stack (run: the run's stack, borrowed) and,
+ * with a [pipeline] sla, probe each step's into *pp.  -1 with the message
+ * in e when a stack does not build or a layer broke its contract. */
+int policy_probe_pipeline(const struct scenario *sc, pstack *run,
+                          pipeline_probe *pp, sb_err *e);
+
 /* Warnings about a policy that is accepted but almost surely not what
  * was meant (a stack of layers alone, which never retries; a hedge delay
  * not shorter than the attempt timeout), one per line in out; returns how

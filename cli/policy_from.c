@@ -67,6 +67,17 @@ static int push(grow *g, const char *s)
     return 0;
 }
 
+/* The last --policy-from expanded (not compare's), and the stack it
+ * became: a scenario saved from the run names the file again. */
+static char used_arg[1300], used_stack[256];
+
+const char *cli_policy_from_used(const char **stack)
+{
+    if (stack)
+        *stack = used_stack;
+    return used_arg[0] ? used_arg : NULL;
+}
+
 /* The options one --policy-from becomes for cmd. */
 static int expand_one(const char *cmd, const char *arg, grow *g, sb_err *e)
 {
@@ -86,6 +97,8 @@ static int expand_one(const char *cmd, const char *arg, grow *g, sb_err *e)
                                      ":%s", params[i]);
         rc |= push(g, "--policy") | push(g, entry);
     } else {
+        snprintf(used_arg, sizeof used_arg, "%s", arg);
+        snprintf(used_stack, sizeof used_stack, "%s", r.policy);
         rc |= push(g, "--policy") | push(g, r.policy);
         for (int i = 0; i < n; i++)
             rc |= push(g, "--param") | push(g, params[i]);

@@ -20,5 +20,9 @@ int cli_policy_from(const char *arg, const char *sel, const char *format,
  * the --policy, --param and --set options it stands for.  0, or
  * EXIT_INPUT after a message. */
 int cli_expand_policy_from(const char *cmd, int *argc, char ***argv);
+/* The FILE#NAME of the --policy-from that cli_expand_policy_from
+ * expanded for run, gui or decide, and in *stack (when not NULL) the
+ * stack it became; NULL when there was none. */
+const char *cli_policy_from_used(const char **stack);
 
 #endif

@@ -15,6 +15,7 @@
 #include "jobs.h"
 #include "outfile.h"
 #include "runfile.h"
+#include "runstore.h"
 
 const double compare_cdf_q[COMPARE_CDF_POINTS] = {
     0.01,  0.025, 0.05,  0.075, 0.1,   0.125, 0.15,  0.175, 0.2,
@@ -51,6 +52,41 @@ const compare_metric_info compare_phase_figures[CP_COUNT] = {
     {"p99_ms", "p99 latency", "ms", -1},
     {"duplicates", "duplicate writes", "", -1},
 };
+
+const compare_metric_info compare_tier_figures[TF_COUNT] = {
+    {"amplification", "attempts per request", "x", -1},
+    {"during_amplification", "attempts per request during the faults", "x",
+     -1},
+    {"peak_amplification", "peak attempts per request", "x", -1},
+    {"utilization_pct", "utilization", "%", 0},
+    {"max_queue", "max queue", "", -1},
+};
+
+double compare_tier_value(const compare_run *r, uint32_t t, int f)
+{
+    if (t >= r->n_tiers || r->sum.offered == 0)
+        return NAN;
+    const compare_tier *ti = &r->tier[t];
+    switch (f) {
+    case TF_AMPLIFICATION:
+        return ti->amplification;
+    case TF_DURING_AMP:
+        return ti->during_amplification;
+    case TF_PEAK_AMP:
+        return ti->peak_amplification;
+    case TF_UTILIZATION:
+        return 100.0 * ti->utilization;
+    case TF_MAX_QUEUE:
+        return (double)ti->max_queue;
+    default:
+        return NAN;
+    }
+}
+
+const char *compare_tier_name(const compare_plan *p, uint32_t t)
+{
+    return p->points[0].cfg.tiers[t].name;
+}
 
 
 /* ---- The plan ------------------------------------------------------------- */
@@ -301,54 +337,33 @@ static void name_steps(const compare_plan *p, compare_run *r)
         pl->step[i].name = pc->steps[i].name;
 }
 
-/* Run r from the first directory that has it valid, into *out (and its
- * series into *series when not NULL).  0; 1 when no directory has a file
- * for it; -1 when one has a file that cannot be used and none has a good
- * one (the first such file's reason in e). */
-static int load_run(const compare_plan *p, const char *const *dirs,
-                    int n_dirs, uint32_t r, runfile_buf *buf,
-                    compare_run *out, compare_series *series, sb_err *e)
-{
-    uint32_t pt, pol, sd;
-    compare_run_at(p, r, &pt, &pol, &sd);
-    uint64_t seed = p->seed0 + sd;
-    int result = 1;
-    sb_err first;
-    for (int i = 0; i < n_dirs; i++) {
-        char path[1200];
-        runfile_path(path, sizeof path, dirs[i], pt, pol, seed);
-        sb_err why;
-        int rc = runfile_read(buf, path, p->fingerprint, pt, pol, seed, out,
-                              series, &why);
-        if (rc == 0) {
-            out->seed_index = sd;
-            name_steps(p, out);
-            return 0;
-        }
-        if (rc < 0 && result == 1) {
-            first = why;
-            result = -1;
-        }
-    }
-    if (result < 0)
-        err_set(e, "%s", first.msg);
-    return result;
-}
-
-/* Every run of the plan into res->runs; what is missing or unusable is
- * one error naming the first of them and what to do. */
-static int load_runs(compare_result *res, const char *const *dirs,
-                     int n_dirs, sb_err *e)
+/* Every run of the plan into res->runs, from the saved records the
+ * store indexed; what is missing or unusable is one error naming the
+ * first of them and what to do. */
+static int load_runs(compare_result *res, runstore *st,
+                     const char *const *dirs, int n_dirs, sb_err *e)
 {
     const compare_plan *p = res->plan;
     uint32_t n = compare_n_runs(p), missing = 0, bad = 0, first_missing = 0;
-    runfile_buf buf = {0};
     sb_err bad_why;
     char name[600];
     for (uint32_t r = 0; r < n; r++) {
-        sb_err why;
-        int rc = load_run(p, dirs, n_dirs, r, &buf, &res->runs[r], NULL,
-                          &why);
+        sb_err why = {""};
+        int rc = runstore_read(st, r, &res->runs[r], NULL, &why);
+        /* A run saved without its tiers (by a stormbench that did not
+         * keep them) cannot fill the tiers' tables: run it again. */
+        uint32_t want = p->points[res->runs[r].point].cfg.n_tiers;
+        if (rc == 0 && res->runs[r].n_tiers != want)
+            rc = err_set(&why, "saved without the scenario's %u tiers (by "
+                         "an older stormbench)", want);
+        if (rc == 0) {
+            name_steps(p, &res->runs[r]);
+            continue;
+        }
+        if (rc > 0 && runstore_why(st, r)) {
+            rc = -1;
+            err_set(&why, "%s", runstore_why(st, r));
+        }
         if (rc > 0 && missing++ == 0)
             first_missing = r;
         if (rc < 0 && bad++ == 0) {
@@ -356,7 +371,6 @@ static int load_runs(compare_result *res, const char *const *dirs,
             err_set(&bad_why, "%s: %s", name, why.msg);
         }
     }
-    runfile_buf_free(&buf);
     if (bad)
         return err_set(e, "%s%s; run the same compare command again: it "
                        "runs what is missing or unusable again",
@@ -419,6 +433,15 @@ static void compute_stats(compare_result *res, double *v)
                             &res->phase_stat[(at * PHASE_COUNT + k) *
                                                  CP_COUNT + f]);
                 }
+            for (uint32_t t = 0; t < res->n_tiers; t++)
+                for (int f = 0; f < TF_COUNT; f++) {
+                    for (uint32_t sd = 0; sd < p->n_seeds; sd++)
+                        v[sd] = compare_tier_value(run_of(res, pt, pol, sd),
+                                                   t, f);
+                    stat_of(v, p->n_seeds, compare_tier_figures[f].unit,
+                            &res->tier_stat[(at * res->n_tiers + t) *
+                                                TF_COUNT + f]);
+                }
         }
 }
 
@@ -436,9 +459,13 @@ static int alloc_result(const compare_plan *p, compare_result **out,
                                  sizeof *res->phase_stat);
         res->verdict = calloc((size_t)p->n_points * CM_COUNT,
                               sizeof *res->verdict);
+        res->n_tiers = p->points[0].cfg.n_tiers;
+        res->tier_stat = calloc(cells * (res->n_tiers ? res->n_tiers : 1) *
+                                    TF_COUNT,
+                                sizeof *res->tier_stat);
     }
     if (res == NULL || !res->runs || !res->stat || !res->phase_stat ||
-        !res->verdict) {
+        !res->verdict || !res->tier_stat) {
         compare_result_free(res);
         return err_set(e, "out of memory for %u runs", compare_n_runs(p));
     }
@@ -457,13 +484,17 @@ int compare_load(const compare_plan *p, const char *const *dirs, int n_dirs,
     if (alloc_result(p, &res, e) != 0)
         return -1;
     double *v = malloc((size_t)p->n_seeds * sizeof *v);
-    if (v == NULL || load_runs(res, dirs, n_dirs, e) != 0) {
-        if (v == NULL)
-            err_set(e, "out of memory");
+    if (v == NULL) {
+        compare_result_free(res);
+        return err_set(e, "out of memory");
+    }
+    if (runstore_open(p, dirs, n_dirs, &res->saved, e) != 0 ||
+        load_runs(res, res->saved, dirs, n_dirs, e) != 0) {
         free(v);
         compare_result_free(res);
         return -1;
     }
+    (void)stats_out_of_memory(); /* a failure before this is not ours */
     compute_stats(res, v);
     free(v);
     for (uint32_t pt = 0; pt < p->n_points; pt++)
@@ -474,6 +505,11 @@ int compare_load(const compare_plan *p, const char *const *dirs, int n_dirs,
                 compare_result_free(res);
                 return -1;
             }
+    /* A median or a test that lost its memory is NaN, not a result. */
+    if (stats_out_of_memory()) {
+        compare_result_free(res);
+        return err_set(e, "out of memory computing the statistics");
+    }
     *out = res;
     return 0;
 }
@@ -486,6 +522,8 @@ void compare_result_free(compare_result *r)
     free(r->stat);
     free(r->phase_stat);
     free(r->verdict);
+    free(r->tier_stat);
+    runstore_close(r->saved);
     free(r);
 }
 
@@ -515,13 +553,17 @@ int compare_series_bands(const compare_result *r, const char *const *dirs,
     compare_series *all = malloc((size_t)n * sizeof *all);
     double *v = malloc((size_t)n * sizeof *v);
     compare_run *tmp = malloc(sizeof *tmp);
-    runfile_buf buf = {0};
+    runstore *st = r->saved, *own = NULL;
     int rc = all && v && tmp ? 0 : err_set(e, "out of memory");
+    if (rc == 0 && st == NULL) {
+        rc = runstore_open(p, dirs, n_dirs, &own, e);
+        st = own;
+    }
     uint32_t rows = 0;
     for (uint32_t s = 0; s < n && rc == 0; s++) {
         uint32_t run = ((point * (uint32_t)p->n_policies) +
                         (uint32_t)policy) * n + s;
-        int got = load_run(p, dirs, n_dirs, run, &buf, tmp, &all[s], e);
+        int got = runstore_read(st, run, tmp, &all[s], e);
         if (got > 0) {
             char name[600];
             compare_run_name(p, run, name, sizeof name);
@@ -531,14 +573,17 @@ int compare_series_bands(const compare_result *r, const char *const *dirs,
         if (rc == 0 && all[s].n_rows > rows)
             rows = all[s].n_rows;
     }
+    (void)stats_out_of_memory();
     for (uint32_t row = 0; row < rows && rc == 0; row++)
         for (int c = 0; c < CC_COUNT; c++)
             band_cell(all, n, row, c, v, lo, mid, hi);
+    if (rc == 0 && stats_out_of_memory())
+        rc = err_set(e, "out of memory computing the series' bands");
     if (rc == 0) {
         lo->n_rows = mid->n_rows = hi->n_rows = rows;
         lo->row_s = mid->row_s = hi->row_s = all[0].row_s;
     }
-    runfile_buf_free(&buf);
+    runstore_close(own);
     free(all);
     free(v);
     free(tmp);

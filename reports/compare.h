@@ -3,20 +3,22 @@
  * seeds for each (paired: common random numbers), at every point of up
  * to two sweeps.  Each run is reduced the moment it ends (its summary,
  * its phases, its latency quantiles, and a short series for the report's
- * time-series pages) and saved whole under DIR/runs/, so that
+ * time-series pages) and saved under DIR/runs/, a checksummed record
+ * appended to the file of the thread that ran it, so that
  *
  *   - an interrupted comparison resumes: only runs with no valid saved
- *     file are run again (a saved run is valid when its fingerprint --
+ *     record are run again (a saved run is valid when its fingerprint --
  *     of the scenario, the policies, the sweeps, the seed and the program
  *     version -- is the plan's);
  *   - runs spread over machines (--emit-jobs) are merged by loading the
- *     saved files of several directories;
+ *     saved records of several directories;
  *   - memory stays bounded: the result keeps each run's reduction (about
  *     1 kB), not its metrics.
  *
- * The saved file's format is reports/runfile.h's: versioned text, read
- * strictly, with a checksum -- a truncated, edited or stale file is never
- * used (execute runs it again; load names it).
+ * The saved record's format is reports/runfile.h's: versioned text, read
+ * strictly, with a checksum -- a truncated, edited or stale record is
+ * never used (execute runs it again; load names its file and line); which
+ * runs are saved where is reports/runstore.h's.
  *
  * Then statistics across seeds (base/stats.h) per point, policy and
  * metric, a verdict per metric, and the tabular outputs: runs.csv,
@@ -176,11 +178,32 @@ typedef enum compare_col {
  * ascending. */
 extern const double compare_cdf_q[COMPARE_CDF_POINTS];
 
+/* A service chain's tier in a run (sim/tier.h; sim_tier_summary has the
+ * definitions): what reached it, per request the clients offered.  Its
+ * name is the scenario's (cfg.tiers[i].name), which the plan has.  The
+ * tiers keep their own [policy.NAME] stacks whatever the comparison's
+ * policies are: those replace the clients' stack only. */
+typedef struct compare_tier {
+    uint64_t calls;            /* logical requests that reached it */
+    uint64_t attempts;         /* attempts sent to it */
+    double amplification;      /* attempts / the top's offered requests */
+    double peak_amplification; /* the largest of any bucket with offered
+                                  requests at the top: attempts / offered */
+    double during_amplification; /* over the buckets of the faults' phase
+                                    (sum.phase[PHASE_DURING]): attempts /
+                                    the top's offered; NaN without it */
+    double utilization;        /* mean busy workers / workers; 0 when
+                                  unlimited */
+    uint32_t max_queue;
+} compare_tier;
+
 typedef struct compare_run {
     uint32_t point, policy, seed_index;
     uint64_t seed;
     sim_summary sum;                      /* its phases in sum.phase */
     float latency_ms[COMPARE_CDF_POINTS]; /* at compare_cdf_q; NaN: none */
+    uint32_t n_tiers;                     /* 0 without a chain */
+    compare_tier tier[SIM_MAX_TIERS];     /* from the top down */
 } compare_run;
 
 /* A run's series, kept in its saved file and read back for the report's
@@ -221,7 +244,7 @@ typedef struct compare_opts {
     } rerun;
 } compare_opts;
 
-/* Run every run of the plan that has no valid saved file (or only
+/* Run every run of the plan that has no valid saved record (or only
  * o->only), saving each, whole, as it ends.  Returns 0 when all were done,
  * 1 when stopped early (what finished is saved), -1 on an error (a run
  * that fails -- a broken plug-in, memory -- is an error that names the
@@ -421,7 +444,35 @@ typedef struct compare_result {
     compare_verdict *verdict;
     /* compare --risk's estimates (compare_risk.h), or NULL; borrowed. */
     const struct compare_risk *risk;
+    /* A service chain's tiers (the first point's; a sweep does not change
+     * the chain): n_tiers of them, 0 without one, and per point, policy
+     * and tier the compare_tier_figures over the seeds:
+     * [point][policy][tier][TF_*]. */
+    uint32_t n_tiers;
+    compare_stat *tier_stat;
+    /* Where the runs were loaded from (reports/runstore.h): the series
+     * are read back from there.  Owned; NULL in a result built by hand. */
+    struct runstore *saved;
 } compare_result;
+
+/* A tier's figures over the seeds (compare_tier's, per request the
+ * clients offered): key, name, unit, which way is better. */
+enum {
+    TF_AMPLIFICATION,
+    TF_DURING_AMP,
+    TF_PEAK_AMP,
+    TF_UTILIZATION, /* in % */
+    TF_MAX_QUEUE,
+    TF_COUNT
+};
+extern const compare_metric_info compare_tier_figures[TF_COUNT];
+
+/* Tier t's figure f (TF_*) of a run, in compare_tier_figures' unit; NaN
+ * when the run has no such tier or nothing was offered. */
+double compare_tier_value(const compare_run *r, uint32_t t, int f);
+
+/* The name of tier t ("front", "api", "db"). */
+const char *compare_tier_name(const compare_plan *p, uint32_t t);
 
 /* The runs of a policy at a point that failed a metric (recovery,
  * completion: compare_metric_failed 1), and those it applies to (0 or
@@ -506,6 +557,15 @@ static inline const compare_stat *compare_phase_stat_at(
                           field];
 }
 
+static inline const compare_stat *compare_tier_stat_at(
+    const compare_result *r, uint32_t point, int policy, uint32_t tier,
+    int f)
+{
+    return &r->tier_stat[(((size_t)point * (size_t)r->plan->n_policies +
+                           (size_t)policy) * r->n_tiers + tier) * TF_COUNT +
+                         (size_t)f];
+}
+
 static inline const compare_verdict *compare_verdict_of(
     const compare_result *r, uint32_t point, compare_metric m)
 {
@@ -549,20 +609,21 @@ void compare_tipping_text(const compare_tipping *t, char *buf, size_t len);
 void compare_with_unit(const char *number, const char *unit, char *buf,
                        size_t len);
 
-/* Load every run of the plan from the saved files under dirs[i]/runs/
- * (one dir for a comparison, several for a merge: the first valid file of
- * a run is used) and compute the statistics and verdicts.  A run missing
+/* Load every run of the plan from the saved records under dirs[i]/runs/
+ * (one dir for a comparison, several for a merge: the first valid record
+ * of a run is used) and compute the statistics and verdicts.  A run missing
  * from all of them is an error naming the first such run, how many there
  * are, and what runs them (the same compare command, or its emitted job
  * --run K); a file that cannot be used (truncated, corrupt, saved by
- * another plan) with no valid one elsewhere is an error naming the file
- * and why. */
+ * another plan) with no valid one elsewhere is an error naming the file,
+ * the line and why. */
 int compare_load(const compare_plan *p, const char *const *dirs, int n_dirs,
                  compare_result **out, sb_err *e);
 void compare_result_free(compare_result *r);
 
 /* For the report's time-series pages: the series of every seed of one
- * point and policy, read back from their saved files, reduced row by row
+ * point and policy, read back from their saved records (where r was
+ * loaded from; from dirs when r was built by hand), reduced row by row
  * and column by column to the 10th percentile (lo), the median (mid) and
  * the 90th percentile (hi) across seeds (stats_quantile).  Holds one
  * point and policy's series at a time (n_seeds x 10 kB). */

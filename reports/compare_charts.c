@@ -268,6 +268,53 @@ void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
     skip_note(d, &sk);
 }
 
+void compare_charts_tiers(report *d, const compare_result *r, uint32_t pt)
+{
+    const compare_plan *p = r->plan;
+    int np = p->n_policies;
+    if (r->n_tiers == 0)
+        return;
+    /* During the faults when every policy's first seed has the phase (the
+     * faults are the scenario's: all runs of a point share it). */
+    int f = TF_DURING_AMP;
+    for (int i = 0; i < np; i++)
+        if (!isfinite(compare_tier_stat_at(r, pt, i, 0, f)->ci.mean))
+            f = TF_AMPLIFICATION;
+    enum { MAX_BARS = SIM_MAX_TIERS * COMPARE_MAX_POLICIES };
+    const char *labels[MAX_BARS];
+    char label[MAX_BARS][SIM_NAME_MAX + 170];
+    double v[MAX_BARS], lo[MAX_BARS], hi[MAX_BARS];
+    int colour[MAX_BARS], n = 0;
+    for (uint32_t t = 0; t < r->n_tiers; t++)
+        for (int i = 0; i < np; i++, n++) {
+            const compare_stat *st = compare_tier_stat_at(r, pt, i, t, f);
+            snprintf(label[n], sizeof label[n], "%s: %s",
+                     compare_tier_name(p, t), p->policies[i].label);
+            labels[n] = label[n];
+            v[n] = st->ci.mean;
+            lo[n] = isfinite(st->ci.lo) ? st->ci.lo : st->ci.mean;
+            hi[n] = isfinite(st->ci.hi) ? st->ci.hi : st->ci.mean;
+            colour[n] = compare_charts_colour(i);
+        }
+    report_heading(d, 2, "Attempts at each tier");
+    char text[600];
+    snprintf(text, sizeof text, "Attempts that reached each tier per "
+             "request the clients offered, %s: the mean over the %u seeds "
+             "with its 95 %% interval. Each tier retries its calls to the "
+             "next with its own policy (the scenario's [policy.NAME]); the "
+             "policies compared replace the clients' policy only, whose "
+             "attempts are the %s bars.",
+             f == TF_DURING_AMP ? "during the faults" : "over the run",
+             p->n_seeds, compare_tier_name(p, 0));
+    report_text(d, text);
+    char title[96];
+    snprintf(title, sizeof title, "Attempts per request at each tier%s",
+             f == TF_DURING_AMP ? ", during the faults" : "");
+    report_bars b = {title, "attempts per request (x)", n, labels, v, lo,
+                     hi, colour, NULL, 0};
+    report_bars_add(d, &b);
+}
+
 /* The curve of a policy: for each quantile level q of its successes'
  * latency, the median over the seeds of that latency (x), at the share
  * of every request that ended q x the median success ratio (y, in %).  A
@@ -303,6 +350,7 @@ void compare_charts_latency(report *d, const compare_result *r, uint32_t pt)
         return;
     }
     report_series s[COMPARE_MAX_POLICIES];
+    (void)stats_out_of_memory();
     for (int i = 0; i < np; i++) {
         latency_curve(r, pt, i, col, x[i], y[i]);
         s[i] = (report_series){p->policies[i].label, x[i], y[i], NULL, NULL,
@@ -310,6 +358,10 @@ void compare_charts_latency(report *d, const compare_result *r, uint32_t pt)
                                i / 8, false, NULL};
     }
     free(col);
+    if (stats_out_of_memory()) {
+        report_fail(d, "out of memory");
+        return;
+    }
     report_heading(d, 2, "Latency of every request");
     char text[600];
     snprintf(text, sizeof text, "Of every request that ended, the share "

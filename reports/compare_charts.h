@@ -40,6 +40,10 @@ void compare_charts_time(report *d, const compare_result *r,
                          const compare_bands *b);
 /* Each metric as bars with its 95 % interval, at point pt. */
 void compare_charts_bars(report *d, const compare_result *r, uint32_t pt);
+/* A service chain (r->n_tiers > 0): attempts per request the clients
+ * offered at each tier, per policy, with 95 % intervals, at point pt --
+ * during the faults when the runs have that phase, else over the run. */
+void compare_charts_tiers(report *d, const compare_result *r, uint32_t pt);
 /* The latency distribution of successes, at point pt. */
 void compare_charts_latency(report *d, const compare_result *r, uint32_t pt);
 /* A one-key sweep: every metric against the swept value. */

@@ -26,6 +26,7 @@
 #include "outfile.h"
 #include "policy_setup.h"
 #include "runfile.h"
+#include "runstore.h"
 #include "sim.h"
 
 /* ---- One run, reduced as it goes ---------------------------------------- */
@@ -98,6 +99,46 @@ static void latency_cdf(const metrics *m, compare_run *r)
         r->latency_ms[i] = n ? (float)(v[i] / 1e6) : NAN;
 }
 
+/* A service chain's tiers, from the run's own per-tier counters
+ * (sim_tier_summary_of); the peak over the buckets with offered requests
+ * at the top, as the summary's peak amplification is over the top's. */
+static void tiers_of(const sim *s, compare_run *r)
+{
+    const metrics *top = sim_metrics(s);
+    const sim_phase *during = &r->sum.phase[PHASE_DURING];
+    r->n_tiers = sim_tiers(s);
+    for (uint32_t i = 0; i < r->n_tiers && i < SIM_MAX_TIERS; i++) {
+        sim_tier_summary ts;
+        sim_tier_info ti;
+        sim_tier_summary_of(s, i, &ts);
+        sim_tier(s, i, &ti);
+        compare_tier *t = &r->tier[i];
+        t->calls = ts.calls;
+        t->attempts = ts.attempts;
+        t->amplification = ts.amplification;
+        t->utilization = ts.utilization;
+        t->max_queue = ts.max_queue;
+        t->peak_amplification = 0;
+        uint64_t offered = 0, attempts = 0;
+        for (size_t b = 0; b < top->n_buckets && b < ti.m->n_buckets; b++) {
+            const metrics_bucket *tb = &top->buckets[b];
+            if (tb->offered > 0)
+                t->peak_amplification =
+                    fmax(t->peak_amplification,
+                         (double)ti.m->buckets[b].attempts /
+                             (double)tb->offered);
+            double from = (double)tb->start_ns / 1e9;
+            if (during->present && from >= during->from_s &&
+                from < during->to_s) {
+                offered += tb->offered;
+                attempts += ti.m->buckets[b].attempts;
+            }
+        }
+        t->during_amplification =
+            offered ? (double)attempts / (double)offered : NAN;
+    }
+}
+
 /* ---- The pool ------------------------------------------------------------ */
 
 typedef struct pool {
@@ -121,6 +162,7 @@ typedef struct worker {
     reducer red;
     compare_series series;
     runfile_buf buf;
+    runfile_log log;      /* the thread's file of records */
     char name[600];   /* hookguard_set_run's, for the run in progress */
     char rerun[8192];
 } worker;
@@ -268,14 +310,15 @@ static int run_one(worker *w, uint32_t r, sb_err *e)
     summary_compute(s, &run.sum);
     row_flush(&w->red);
     latency_cdf(sim_metrics(s), &run);
+    tiers_of(s, &run);
     sim_destroy(s);
     s = NULL;
     policy_setup_free(&ps);
     hookguard_set_run(NULL, NULL);
-    char path[1200];
-    runfile_path(path, sizeof path, w->pool->opts->dir, pt, pol, run.seed);
-    return runfile_write(&w->buf, path, p->fingerprint,
-                         p->policies[pol].label, &run, &w->series, e);
+    if (runfile_format(&w->buf, p->fingerprint, p->policies[pol].label,
+                       &run, &w->series, e) != 0)
+        return -1;
+    return runfile_log_append(&w->log, o->dir, &w->buf, e);
 done:
     sim_destroy(s);
     policy_setup_free(&ps);
@@ -407,48 +450,35 @@ static void watch(pool *pl, FILE *f)
 
 /* ---- Which runs to do ---------------------------------------------------- */
 
-/* Is run r saved, whole and of this plan?  A file that is not says why on
- * the progress stream, and is run again. */
-static bool saved(const compare_plan *p, const compare_opts *o, uint32_t r,
-                  runfile_buf *buf, compare_run *tmp)
-{
-    uint32_t pt, pol, sd;
-    compare_run_at(p, r, &pt, &pol, &sd);
-    char path[1200];
-    runfile_path(path, sizeof path, o->dir, pt, pol, p->seed0 + sd);
-    sb_err e;
-    int rc = runfile_read(buf, path, p->fingerprint, pt, pol, p->seed0 + sd,
-                          tmp, NULL, &e);
-    if (rc < 0 && o->progress)
-        fprintf(o->progress, "compare: %s; running it again\n", e.msg);
-    return rc == 0;
-}
-
+/* The runs without a whole saved record of this plan; one with a
+ * damaged or stale record says why on the progress stream, and is run
+ * again. */
 static int list_todo(const compare_plan *p, const compare_opts *o,
                      pool *pl, sb_err *e)
 {
     uint32_t total = o->only ? o->n_only : compare_n_runs(p);
     pl->todo = malloc((total ? total : 1) * sizeof *pl->todo);
-    compare_run *tmp = malloc(sizeof *tmp);
-    runfile_buf buf = {0};
-    if (pl->todo == NULL || tmp == NULL) {
-        free(tmp);
+    if (pl->todo == NULL)
         return err_set(e, "out of memory");
-    }
+    runstore *st;
+    if (runstore_open(p, &o->dir, 1, &st, e) != 0)
+        return -1;
     pl->n_todo = 0;
     for (uint32_t i = 0; i < total; i++) {
         uint32_t r = o->only ? o->only[i] : i;
         if (r >= compare_n_runs(p)) {
-            free(tmp);
-            runfile_buf_free(&buf);
+            runstore_close(st);
             return err_set(e, "run %u: the plan has runs 0 to %u", r,
                            compare_n_runs(p) - 1);
         }
-        if (!saved(p, o, r, &buf, tmp))
-            pl->todo[pl->n_todo++] = r;
+        if (runstore_has(st, r))
+            continue;
+        if (runstore_why(st, r) && o->progress)
+            fprintf(o->progress, "compare: %s; running it again\n",
+                    runstore_why(st, r));
+        pl->todo[pl->n_todo++] = r;
     }
-    free(tmp);
-    runfile_buf_free(&buf);
+    runstore_close(st);
     return 0;
 }
 
@@ -519,6 +549,12 @@ int compare_execute(const compare_plan *p, const compare_opts *o, sb_err *e)
         if (ws[i] == NULL)
             continue;
         pthread_join(ws[i]->thread, NULL);
+        sb_err ce;
+        if (runfile_log_close(&ws[i]->log, &ce) != 0 && rc == 0 &&
+            !atomic_load(&pl.failed)) {
+            atomic_store(&pl.failed, 1);
+            pl.err = ce;
+        }
         runfile_buf_free(&ws[i]->buf);
         free(ws[i]);
     }

@@ -108,7 +108,31 @@ static void csv_header(FILE *f, const compare_plan *p)
         for (size_t i = 0; i < runfile_n_pipeline_fields; i++)
             fprintf(f, ",pipeline_%s", runfile_pipeline_fields[i].name);
     }
+    for (uint32_t t = 0; t < p->points[0].cfg.n_tiers; t++) {
+        const char *name = compare_tier_name(p, t);
+        fprintf(f, ",%s.calls,%s.attempts", name, name);
+        for (int c = 0; c < TF_COUNT; c++)
+            fprintf(f, ",%s.%s", name, compare_tier_figures[c].key);
+    }
     fputc('\n', f);
+}
+
+/* A service chain's tiers (runs.csv's last columns, only in a comparison
+ * of a chain). */
+static void csv_tiers(FILE *f, const compare_plan *p, const compare_run *run)
+{
+    for (uint32_t t = 0; t < p->points[0].cfg.n_tiers; t++) {
+        if (t >= run->n_tiers) {
+            fputs(",,", f);
+            for (int c = 0; c < TF_COUNT; c++)
+                fputc(',', f);
+            continue;
+        }
+        fprintf(f, ",%llu,%llu", (unsigned long long)run->tier[t].calls,
+                (unsigned long long)run->tier[t].attempts);
+        for (int c = 0; c < TF_COUNT; c++)
+            csv_num(f, compare_tier_value(run, t, c));
+    }
 }
 
 /* A pipeline's figures (runs.csv's last columns, only in a comparison of
@@ -171,6 +195,7 @@ static void csv_row(FILE *f, const compare_plan *p, uint32_t n,
     }
     if (compare_metric_shown(p, CM_JOBS_COMPLETED))
         csv_pipeline(f, run);
+    csv_tiers(f, p, run);
     fputc('\n', f);
 }
 
@@ -399,6 +424,34 @@ static void md_phases(FILE *f, const compare_result *r, uint32_t pt)
     }
 }
 
+/* A service chain: what reached each tier, per request the clients
+ * offered, and whose policy the comparison changed. */
+static void md_tiers(FILE *f, const compare_result *r, uint32_t pt)
+{
+    const compare_plan *p = r->plan;
+    if (r->n_tiers == 0)
+        return;
+    fputs("\nService tiers (the figures per request the clients offered; "
+          "the policies compared replace the clients' policy only: every "
+          "tier below calls the next through its own [policy.NAME]):\n\n",
+          f);
+    md_head(f, p, "tier | figure", 2);
+    for (uint32_t t = 0; t < r->n_tiers; t++)
+        for (int c = 0; c < TF_COUNT; c++) {
+            fprintf(f, "| %s%s | ", compare_tier_name(p, t),
+                    t == 0 ? " (top)" : "");
+            md_unit_name(f, &compare_tier_figures[c]);
+            fputs(" |", f);
+            for (int pol = 0; pol < p->n_policies; pol++) {
+                fputc(' ', f);
+                md_stat(f, compare_tier_stat_at(r, pt, pol, t, c),
+                        p->n_seeds);
+                fputs(" |", f);
+            }
+            fputc('\n', f);
+        }
+}
+
 static void md_intro(FILE *f, const compare_plan *p)
 {
     fprintf(f, "# Comparison: %s\n\n", p->name);
@@ -457,6 +510,7 @@ static void md_all(FILE *f, const compare_result *r)
             fputs("\n\n", f);
         }
         md_results(f, r, pt);
+        md_tiers(f, r, pt);
         if (r->risk)
             compare_risk_md(f, r, pt);
         md_phases(f, r, pt);
@@ -540,6 +594,20 @@ static void json_plan(jw *w, const compare_plan *p)
         jw_end(w);
     }
     jw_end(w);
+    /* A chain's tiers and the stacks of their calls, which the policies
+     * compared do not replace. */
+    const sim_config *c = &p->points[0].cfg;
+    if (c->n_tiers > 0) {
+        jw_array(w, "tiers");
+        for (uint32_t t = 0; t < c->n_tiers; t++) {
+            jw_object(w, NULL);
+            jw_string(w, "name", c->tiers[t].name);
+            jw_string(w, "calls_with", t + 1 < c->n_tiers
+                                           ? c->tiers[t].policy : NULL);
+            jw_end(w);
+        }
+        jw_end(w);
+    }
     jw_array(w, "axes");
     for (int a = 0; a < p->n_axes; a++) {
         jw_object(w, NULL);
@@ -591,6 +659,25 @@ static void json_phases(jw *w, const compare_result *r, uint32_t pt, int pol)
     jw_end(w);
 }
 
+/* Per tier, its figures over the seeds (only in a comparison of a
+ * chain). */
+static void json_tiers(jw *w, const compare_result *r, uint32_t pt, int pol)
+{
+    if (r->n_tiers == 0)
+        return;
+    jw_object(w, "tiers");
+    for (uint32_t t = 0; t < r->n_tiers; t++) {
+        jw_object(w, compare_tier_name(r->plan, t));
+        for (int c = 0; c < TF_COUNT; c++) {
+            jw_object(w, compare_tier_figures[c].key);
+            json_stat(w, compare_tier_stat_at(r, pt, pol, t, c));
+            jw_end(w);
+        }
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
 static void json_results(jw *w, const compare_result *r, uint32_t pt)
 {
     const compare_plan *p = r->plan;
@@ -610,6 +697,7 @@ static void json_results(jw *w, const compare_result *r, uint32_t pt)
         }
         json_tipping(w, r, pt, pol);
         json_phases(w, r, pt, pol);
+        json_tiers(w, r, pt, pol);
         jw_end(w);
     }
     jw_end(w);

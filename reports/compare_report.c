@@ -15,6 +15,7 @@
  * policy.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,11 +117,119 @@ static void sweep_tips(report *d, const compare_result *r);
 
 /* ---- The title page ----------------------------------------------------------- */
 
+/* Append to buf (a table cell) as printf does; never past len. */
+static void cat(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void cat(char *buf, size_t len, const char *fmt, ...)
+{
+    size_t used = strlen(buf);
+    if (used + 1 >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, len - used, fmt, ap);
+    va_end(ap);
+}
+
+/* A server as the scenario set it: workers, service, queue, network,
+ * and every option that is on ("64 workers, service const(2ms) (mean
+ * 2ms), queue unlimited (FIFO), network const(1ms) each way"). */
+static void server_text(const server_cfg *sv, bool posts, char *buf,
+                        size_t len)
+{
+    char a[96], b[32];
+    buf[0] = '\0';
+    if (sv->workers == SIM_UNLIMITED)
+        cat(buf, len, "unlimited workers");
+    else
+        cat(buf, len, "%u worker%s", sv->workers,
+            sv->workers == 1 ? "" : "s");
+    units_fmt_dist(&sv->service, a, sizeof a);
+    units_fmt_duration((int64_t)units_dist_mean(&sv->service), b, sizeof b);
+    cat(buf, len, ", service %s", a);
+    if (sv->service.kind != DIST_CONST && sv->service.kind != DIST_EXP)
+        cat(buf, len, " (mean %s)", b);
+    if (sv->queue_limit == SIM_UNLIMITED)
+        cat(buf, len, ", queue unlimited");
+    else
+        cat(buf, len, ", queue of %u (when full: %s)", sv->queue_limit,
+            sv->overflow == OVERFLOW_DROP ? "dropped silently" : "503");
+    if (sv->overflow_retry_after_ns > 0)
+        cat(buf, len, ", 503s say Retry-After %s",
+            units_fmt_duration(sv->overflow_retry_after_ns, b, sizeof b));
+    cat(buf, len, " (%s)", sv->queue_order == QUEUE_LIFO
+                               ? "newest first" : "oldest first");
+    if (units_dist_mean(&sv->network) > 0)
+        cat(buf, len, ", network %s each way",
+            units_fmt_dist(&sv->network, a, sizeof a));
+    else
+        cat(buf, len, ", no network delay");
+    if (sv->degradation > 0)
+        cat(buf, len, ", service x (1 + %g per attempt in service past "
+            "%u)", sv->degradation, sv->degradation_knee);
+    if (sv->rate_limit_per_s > 0)
+        cat(buf, len, ", rate limit %g/s (burst %u: 429)",
+            sv->rate_limit_per_s, sv->rate_limit_burst);
+    if (sv->drop_expired)
+        cat(buf, len, ", skips attempts whose caller timed out");
+    if (sv->drop_late)
+        cat(buf, len, ", skips attempts that cannot finish in time");
+    if (sv->idempotency && posts)
+        cat(buf, len, ", dedupes posts with an idempotency key (%s)",
+            sv->dedupe_answer == DEDUPE_CONFLICT ? "answered 409"
+                                                 : "replayed");
+    if (sv->model == MODEL_HOT_RECORD) {
+        cat(buf, len, "; hot record: optimistic updates of one record (OCC)");
+        if (sv->occ == OCC_TWO_ROUND_TRIPS)
+            cat(buf, len, " in two round trips, the read served with %s",
+                units_fmt_dist(&sv->read_service, a, sizeof a));
+        else
+            cat(buf, len, " in one step (version read at service start, "
+                "checked at its end)");
+    }
+}
+
+/* The clients: how many, how they arrive, what they send. */
+static void clients_text(const client_cfg *cl, char *buf, size_t len)
+{
+    char a[96];
+    buf[0] = '\0';
+    cat(buf, len, "%u in %u processes, ", cl->count,
+        cl->processes ? cl->processes : cl->count);
+    if (cl->arrival == ARRIVAL_OPEN)
+        cat(buf, len, "open-loop arrivals, Poisson at %g/s each (%g/s in "
+            "all)", cl->rate_per_s, cl->rate_per_s * cl->count);
+    else if (cl->arrival == ARRIVAL_CLOSED)
+        cat(buf, len, "closed-loop arrivals, think time %s",
+            units_fmt_dist(&cl->think, a, sizeof a));
+    else if (cl->start_window_ns > 0)
+        cat(buf, len, "one-shot arrivals within %s",
+            units_fmt_duration(cl->start_window_ns, a, sizeof a));
+    else
+        cat(buf, len, "one request each, all at time 0");
+    cat(buf, len, "; reads %g %%, puts %g %%, posts %g %%",
+        100 * cl->mix[0], 100 * cl->mix[1], 100 * cl->mix[2]);
+    if (cl->deadline_ns > 0)
+        cat(buf, len, "; deadline %s",
+            units_fmt_duration(cl->deadline_ns, a, sizeof a));
+    if (cl->idempotency_keys)
+        cat(buf, len, "; posts carry idempotency keys");
+    if (cl->defect_fraction > 0)
+        cat(buf, len, "; %g %% with a data defect",
+            100 * cl->defect_fraction);
+    if (cl->connections != SIM_UNLIMITED && cl->connections > 0)
+        cat(buf, len, "; %u connections per process", cl->connections);
+}
+
+/* The whole model: run, clients, server (and a chain's tiers with the
+ * stacks of their calls), seeds, faults. */
 static void scenario_table(report *d, const compare_plan *p)
 {
     const sim_config *c = &p->points[0].cfg;
+    uint32_t below = c->n_tiers > 1 ? c->n_tiers - 1 : 0;
+    bool posts = c->clients.mix[2] > 0;
     table_buf t;
-    if (table_init(d, &t, 2, 6 + (int)c->n_faults) != 0)
+    if (table_init(d, &t, 2, 6 + (int)c->n_faults + 2 * (int)below) != 0)
         return;
     char a[64], b[64], w[64];
     int row = 0;
@@ -131,26 +240,33 @@ static void scenario_table(report *d, const compare_plan *p)
              units_fmt_duration(c->bucket_ns, b, sizeof b),
              units_fmt_duration(c->warmup_ns, w, sizeof w));
     snprintf(table_cell(&t, row, 0), 160, "clients");
-    snprintf(table_cell(&t, row++, 1), 160, "%u in %u processes, %s "
-             "arrivals",
-             c->clients.count,
-             c->clients.processes ? c->clients.processes : c->clients.count,
-             c->clients.arrival == ARRIVAL_OPEN     ? "open-loop"
-             : c->clients.arrival == ARRIVAL_CLOSED ? "closed-loop"
-                                                    : "one-shot");
-    snprintf(table_cell(&t, row, 0), 160, "attempt timeout");
-    snprintf(table_cell(&t, row++, 1), 160, "%s",
+    clients_text(&c->clients, table_cell(&t, row++, 1), TABLE_CELL);
+    snprintf(table_cell(&t, row, 0), 160, "timeout");
+    snprintf(table_cell(&t, row++, 1), 160, "%s per attempt",
              units_fmt_duration(c->clients.timeout_ns, a, sizeof a));
-    snprintf(table_cell(&t, row, 0), 160, "server");
-    if (c->server.workers == SIM_UNLIMITED)
-        snprintf(table_cell(&t, row++, 1), 160, "unlimited workers");
-    else
-        snprintf(table_cell(&t, row++, 1), 160, "%u workers, mean service "
-                 "%s",
-                 c->server.workers,
-                 units_fmt_duration(
-                     (int64_t)units_dist_mean(&c->server.service), a,
-                     sizeof a));
+    snprintf(table_cell(&t, row, 0), 160, "server%s%s",
+             c->n_tiers ? " " : "", c->n_tiers ? c->tiers[0].name : "");
+    server_text(&c->server, posts, table_cell(&t, row++, 1), TABLE_CELL);
+    for (uint32_t k = 0; k < below; k++) {
+        const tier_cfg *up = &c->tiers[k];
+        snprintf(table_cell(&t, row, 0), 160, "  calls to %s",
+                 c->tiers[k + 1].name);
+        snprintf(table_cell(&t, row++, 1), TABLE_CELL, "by %s with %s%s "
+                 "(its own [policy.%s]: the policies compared do not "
+                 "replace it), attempt timeout %s%s",
+                 up->name, up->policy[0] ? up->policy : "none",
+                 up->n_settings ? "" : ", defaults", up->name,
+                 units_fmt_duration(up->timeout_ns, a, sizeof a),
+                 up->propagate_deadline ? ", deadline propagated" : "");
+        char *cell = table_cell(&t, row - 1, 1);
+        for (uint32_t i = 0; i < up->n_settings; i++)
+            cat(cell, TABLE_CELL, "%s%s=%s", i ? ", " : "; ",
+                up->settings[i].key, up->settings[i].value);
+        snprintf(table_cell(&t, row, 0), 160, "server %s",
+                 c->tiers[k + 1].name);
+        server_text(&c->tiers[k + 1].server, posts, table_cell(&t, row++, 1),
+                    TABLE_CELL);
+    }
     snprintf(table_cell(&t, row, 0), 160, "seeds");
     snprintf(table_cell(&t, row++, 1), 160, "%u: %llu to %llu (every policy "
              "runs on each, with the same arrivals, service times and "
@@ -163,10 +279,12 @@ static void scenario_table(report *d, const compare_plan *p)
     for (uint32_t i = 0; i < c->n_faults; i++, row++) {
         const fault_cfg *f = &c->faults[i];
         snprintf(table_cell(&t, row, 0), 160, "  %s", f->name);
-        snprintf(table_cell(&t, row, 1), 160, "%s from %s for %s",
+        snprintf(table_cell(&t, row, 1), 160, "%s from %s for %s%s%s",
                  fault_type_name(f->type),
                  units_fmt_duration(f->start_ns, a, sizeof a),
-                 units_fmt_duration(f->duration_ns, b, sizeof b));
+                 units_fmt_duration(f->duration_ns, b, sizeof b),
+                 c->n_tiers ? " at " : "",
+                 c->n_tiers ? c->tiers[f->tier].name : "");
     }
     static const char *const head[] = {"scenario", ""};
     report_table tb = {NULL, 2, row, head, t.cells, NULL, "ll"};
@@ -570,6 +688,66 @@ static void phase_tables(report *d, const compare_result *r, uint32_t pt)
     }
 }
 
+/* A service chain: per tier, its figures per policy, and whose policy
+ * the comparison changed. */
+static void tiers_table(report *d, const compare_result *r, uint32_t pt)
+{
+    const compare_plan *p = r->plan;
+    if (r->n_tiers == 0)
+        return;
+    int rows = (int)r->n_tiers * TF_COUNT, cols = p->n_policies + 2;
+    table_buf t;
+    if (table_init(d, &t, cols, rows) != 0)
+        return;
+    const char *head[COMPARE_MAX_POLICIES + 2];
+    head[0] = "tier";
+    head[1] = "figure";
+    for (int i = 0; i < p->n_policies; i++)
+        head[i + 2] = p->policies[i].label;
+    int row = 0;
+    for (uint32_t k = 0; k < r->n_tiers; k++)
+        for (int f = 0; f < TF_COUNT; f++, row++) {
+            const compare_metric_info *fi = &compare_tier_figures[f];
+            snprintf(table_cell(&t, row, 0), 160, "%s",
+                     f ? "" : compare_tier_name(p, k));
+            snprintf(table_cell(&t, row, 1), 160, "%s%s%s%s", fi->name,
+                     fi->unit[0] ? " (" : "", fi->unit,
+                     fi->unit[0] ? ")" : "");
+            for (int i = 0; i < p->n_policies; i++) {
+                const compare_stat *st = compare_tier_stat_at(r, pt, i, k, f);
+                char *cell = table_cell(&t, row, i + 2);
+                compare_numbers n;
+                compare_stat_numbers(st, &n);
+                if (st->ci.n == 0) {
+                    snprintf(cell, 160, "n/a");
+                    t.emph[(size_t)row * (size_t)cols + (size_t)i + 2] =
+                        REPORT_MUTED;
+                } else if (n.lo[0]) {
+                    snprintf(cell, 160, "%s [%s, %s]", n.mean, n.lo, n.hi);
+                    keep_brackets(cell, 160);
+                } else {
+                    snprintf(cell, 160, "%s", n.mean);
+                }
+            }
+        }
+    char caption[700];
+    snprintf(caption, sizeof caption, "What reached each tier, from the top "
+             "down, per request the clients offered: mean [95 %% interval] "
+             "over %u seeds. A tier's calls to the next are retried by its "
+             "own policy ([policy.NAME] in the scenario): the policies "
+             "compared replace the clients' policy only. Peak: the largest "
+             "of any bucket (a bucket's attempts can come from requests "
+             "offered in the one before, so it can exceed the per-request "
+             "product).", p->n_seeds);
+    char align[COMPARE_MAX_POLICIES + 3];
+    memset(align, 'r', sizeof align);
+    align[0] = align[1] = 'l';
+    align[cols] = '\0';
+    report_table tb = {caption, cols, rows, head, t.cells, t.emph, align};
+    report_table_add(d, &tb);
+    table_free(&t);
+}
+
 /* ---- A one-key sweep ------------------------------------------------------------ */
 
 /* Where each policy tips along the sweep, in words, on the title page:
@@ -615,6 +793,7 @@ static void sweep_values(report *d, const compare_result *r)
         report_heading(d, 2, head);
         results_table(d, r, k);
         verdicts(d, r, k, false);
+        tiers_table(d, r, k);
     }
 }
 
@@ -643,9 +822,14 @@ int compare_report_write(const compare_result *r, const char *const *dirs,
         report_heading(d, 1, "Results");
         results_table(d, r, 0);
         verdicts(d, r, 0, true);
+        if (r->n_tiers) {
+            report_heading(d, 2, "Service tiers");
+            tiers_table(d, r, 0);
+        }
         phase_tables(d, r, 0);
         compare_charts_time(d, r, &b);
         compare_charts_bars(d, r, 0);
+        compare_charts_tiers(d, r, 0);
         compare_charts_latency(d, r, 0);
     } else if (p->n_axes == 1) {
         compare_charts_sweep(d, r);

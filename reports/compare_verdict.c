@@ -423,15 +423,25 @@ void compare_tests_text(unsigned tests, char *buf, size_t len)
         }
 }
 
-/* "99.2 %", or "no value" when the policy has none. */
-static void mean_text(const contest *c, int pol, char *buf, size_t len)
+/* "99.2 %", or "no value" when the policy has none; with `decimals`
+ * decimals when it is 0 or more, else the tables' three digits. */
+static void mean_text_at(const contest *c, int pol, int decimals, char *buf,
+                         size_t len)
 {
+    const compare_stat *st = compare_stat_at(c->res, c->point, pol, c->m);
     compare_numbers n;
-    compare_stat_numbers(compare_stat_at(c->res, c->point, pol, c->m), &n);
+    compare_stat_numbers(st, &n);
+    if (decimals >= 0)
+        number(n.mean, sizeof n.mean, st->ci.mean, decimals);
     if (n.mean[0] == '\0')
         snprintf(buf, len, "no value");
     else
         compare_with_unit(n.mean, compare_metrics[c->m].unit, buf, len);
+}
+
+static void mean_text(const contest *c, int pol, char *buf, size_t len)
+{
+    mean_text_at(c, pol, -1, buf, len);
 }
 
 static const char *failure_verb(compare_metric m)
@@ -443,8 +453,8 @@ static const char *failure_verb(compare_metric m)
  * "1 of 5 seeds".  Else its mean, and for recovery and completion what
  * the mean is over: "22.0 s over the 3 seeds that recovered", "never
  * recovered". */
-static void value_text(const contest *c, int pol, bool counts, char *buf,
-                       size_t len)
+static void value_text_at(const contest *c, int pol, bool counts,
+                          int decimals, char *buf, size_t len)
 {
     if (counts) {
         snprintf(buf, len, "%u of %u seeds", c->fails[pol],
@@ -458,13 +468,44 @@ static void value_text(const contest *c, int pol, bool counts, char *buf,
         return;
     }
     char m[64];
-    mean_text(c, pol, m, sizeof m);
+    mean_text_at(c, pol, decimals, m, sizeof m);
     if (c->by_failures && c->fails[pol] > 0)
         snprintf(buf, len, "%s over the %u seeds that %s", m,
                  c->applies[pol] - c->fails[pol],
                  c->m == CM_RECOVERY_S ? "recovered" : "completed");
     else
         snprintf(buf, len, "%s", m);
+}
+
+static void value_text(const contest *c, int pol, bool counts, char *buf,
+                       size_t len)
+{
+    value_text_at(c, pol, counts, -1, buf, len);
+}
+
+/* Two means that differ significantly but print the same at three
+ * digits ("1.00x vs 1.00x") read as a contradiction: print both with as
+ * many more decimals as it takes to tell them apart (up to four more).
+ * false when even that does not (a and b are left at three digits). */
+static bool distinct_values(const contest *c, int p1, int p2, char *a,
+                            char *b, size_t len)
+{
+    const compare_stat *st = compare_stat_at(c->res, c->point, p1, c->m);
+    double scale = st->ci.mean;
+    if (scale == 0.0 && isfinite(st->ci.half_width))
+        scale = st->ci.half_width;
+    int d0 = decimals_for(scale);
+    char x[128], y[128];
+    for (int d = d0 + 1; d <= d0 + 4; d++) {
+        value_text_at(c, p1, false, d, x, sizeof x);
+        value_text_at(c, p2, false, d, y, sizeof y);
+        if (strcmp(x, y) != 0) {
+            snprintf(a, len, "%s", x);
+            snprintf(b, len, "%s", y);
+            return true;
+        }
+    }
+    return false;
 }
 
 static void p_text(double p, char *buf, size_t len)
@@ -555,9 +596,12 @@ static void say_alone(words *w, const contest *c, compare_verdict *out)
     char a[128], b[128];
     value_text(c, best, counts, a, sizeof a);
     value_text(c, next, counts, b, sizeof b);
-    say(w, "%s: %s (%s vs %s for %s, the next best), significant",
+    bool below = !counts && strcmp(a, b) == 0 &&
+                 !distinct_values(c, best, next, a, b, sizeof a);
+    say(w, "%s: %s (%s vs %s for %s, the next best%s), significant",
         c->res->plan->policies[best].label, claim_phrase(c, counts), a, b,
-        c->res->plan->policies[next].label);
+        c->res->plan->policies[next].label,
+        below ? ": they differ below the digits shown" : "");
     if (c->n_pol == 3)
         say(w, " against both others");
     else if (c->n_pol > 3)

@@ -19,6 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
 #include "outfile.h"
 
 #define RUNFILE_MAGIC "stormbench-run"
@@ -131,6 +135,22 @@ static const runfile_field step_fields[] = {
 };
 #undef SFIELD
 #define N_STEP_FIELDS (sizeof step_fields / sizeof *step_fields)
+
+/* A service chain's tier (compare_tier), after the series: one line per
+ * tier, only in a run that has a chain, so a run without one is saved
+ * byte for byte as before tiers were kept. */
+#define TFIELD(name, type) {#name, type, offsetof(compare_tier, name)}
+static const runfile_field tier_fields[] = {
+    TFIELD(calls, RF_U64),
+    TFIELD(attempts, RF_U64),
+    TFIELD(amplification, RF_DOUBLE),
+    TFIELD(during_amplification, RF_DOUBLE),
+    TFIELD(peak_amplification, RF_DOUBLE),
+    TFIELD(utilization, RF_DOUBLE),
+    TFIELD(max_queue, RF_U32),
+};
+#undef TFIELD
+#define N_TIER_FIELDS (sizeof tier_fields / sizeof *tier_fields)
 
 
 uint64_t runfile_hash(uint64_t h, const void *data, size_t len)
@@ -251,11 +271,13 @@ void runfile_double_text(double v, char *buf, size_t len)
     }
 }
 
-/* Whole numbers, the common case (counts, and every figure of an idle
- * row), without printf. */
+/* Zero and whole numbers, the common case (counts, and every figure of
+ * an idle row), without printf. */
 static bool put_double(runfile_buf *b, double v)
 {
-    if (v != 0.0 && fabs(v) < 9007199254740992.0 && v == floor(v)) {
+    if (v == 0.0) /* as runfile_double_text, without snprintf */
+        return signbit(v) ? put(b, "-0", 2) : put(b, "0", 1);
+    if (fabs(v) < 9007199254740992.0 && v == floor(v)) {
         if (v < 0 && !put(b, "-", 1))
             return false;
         return put_u64(b, (uint64_t)fabs(v));
@@ -280,11 +302,17 @@ static bool put_float(runfile_buf *b, float v)
         snprintf(tmp, sizeof tmp, isnan(x) ? "nan" : "%.9g", x);
         return puts_(b, tmp);
     }
-    int decimals = 8 - (int)floor(log10(ax));
-    uint64_t scaled = (uint64_t)llround(ax * pow(10.0, decimals));
-    if (scaled >= 1000000000u) { /* log10 rounded down at a power of 10 */
+    /* 10^k, exact as doubles, for the decimals: ax in [1e-4, 1e8) needs
+     * 1 to 12 (log10 and pow cost more than the rest of put_float). */
+    static const double ten[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,
+                                 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13};
+    int decimals = 12;
+    while (decimals > 1 && ax * ten[decimals] >= 1e9)
         decimals--;
-        scaled = (uint64_t)llround(ax * pow(10.0, decimals));
+    uint64_t scaled = (uint64_t)llround(ax * ten[decimals]);
+    if (scaled >= 1000000000u) { /* rounded up to a tenth digit */
+        decimals--;
+        scaled = (uint64_t)llround(ax * ten[decimals]);
     }
     char digits[24], out[40];
     int n = u64_digits(scaled, digits);
@@ -420,7 +448,7 @@ static bool format_run(runfile_buf *b, const char *fingerprint,
                        const char *label, const compare_run *r,
                        const compare_series *series)
 {
-    b->len = 0;
+    size_t start = b->len;
     bool ok = puts_(b, RUNFILE_MAGIC " ") && put_u64(b, RUNFILE_VERSION) &&
               puts_(b, "\nfingerprint ") &&
               puts_(b, fingerprint) && puts_(b, "\nrun point=") &&
@@ -433,24 +461,101 @@ static bool format_run(runfile_buf *b, const char *fingerprint,
     for (int i = 0; i < COMPARE_CDF_POINTS && ok; i++)
         ok = put(b, " ", 1) && put_float(b, r->latency_ms[i]);
     ok = ok && put(b, "\n", 1) && put_series(b, series);
+    for (uint32_t i = 0; i < r->n_tiers && i < SIM_MAX_TIERS && ok; i++)
+        ok = puts_(b, "tier") &&
+             put_fields(b, &r->tier[i], tier_fields, N_TIER_FIELDS) &&
+             put(b, "\n", 1);
     if (!ok)
         return false;
     char end[40];
     snprintf(end, sizeof end, "end %016" PRIx64 "\n",
-             runfile_hash(RUNFILE_FNV, b->p, b->len));
+             runfile_hash(RUNFILE_FNV, b->p + start, b->len - start));
     return puts_(b, end);
+}
+
+int runfile_format(runfile_buf *b, const char *fingerprint,
+                   const char *label, const compare_run *r,
+                   const compare_series *series, sb_err *e)
+{
+    b->len = 0;
+    if (strchr(label, '\n'))
+        return err_set(e, "policy entry '%s': a line break in its name",
+                       label);
+    if (!format_run(b, fingerprint, label, r, series))
+        return err_set(e, "policy entry '%s': out of memory for its saved "
+                       "run", label);
+    return 0;
 }
 
 int runfile_write(runfile_buf *b, const char *path, const char *fingerprint,
                   const char *label, const compare_run *r,
                   const compare_series *series, sb_err *e)
 {
-    if (strchr(label, '\n'))
-        return err_set(e, "policy entry '%s': a line break in its name",
-                       label);
-    if (!format_run(b, fingerprint, label, r, series))
-        return err_set(e, "%s: out of memory", path);
+    if (runfile_format(b, fingerprint, label, r, series, e) != 0)
+        return -1;
     return outfile_write_whole(path, b->p, b->len, e);
+}
+
+/* ---- Appending: one file per thread -------------------------------------- */
+
+/* Files are named HOST-PID-K.runs, K from one counter of the process, and
+ * created exclusively: two threads, two processes or two machines writing
+ * into one directory (jobs on a shared file system) never share a file,
+ * and a file left by a crash is never appended to again, so a record cut
+ * short by the crash stays the last of its file. */
+static int log_open(runfile_log *l, const char *dir, sb_err *e)
+{
+    static atomic_uint counter;
+    char host[64];
+    if (gethostname(host, sizeof host) != 0)
+        snprintf(host, sizeof host, "host");
+    host[sizeof host - 1] = '\0';
+    for (char *c = host; *c; c++)
+        if (*c == '/' || *c == ' ')
+            *c = '_';
+    for (int tries = 0; tries < 1000; tries++) {
+        snprintf(l->path, sizeof l->path, "%s/runs/%s-%ld-%u.runs", dir, host,
+                 (long)getpid(), atomic_fetch_add(&counter, 1));
+        l->fd = open(l->path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND, 0644);
+        if (l->fd >= 0) {
+            l->open = true;
+            return 0;
+        }
+        if (errno != EEXIST)
+            break;
+    }
+    int err = errno;
+    l->fd = -1;
+    return err_set(e, "%s: cannot write: %s", l->path, strerror(err));
+}
+
+int runfile_log_append(runfile_log *l, const char *dir, const runfile_buf *b,
+                       sb_err *e)
+{
+    if (!l->open && log_open(l, dir, e) != 0)
+        return -1;
+    size_t done = 0;
+    while (done < b->len) {
+        ssize_t n = write(l->fd, b->p + done, b->len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return err_set(e, "%s: write failed: %s", l->path,
+                           n < 0 ? strerror(errno) : "no room");
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+int runfile_log_close(runfile_log *l, sb_err *e)
+{
+    if (!l->open)
+        return 0;
+    int rc = close(l->fd);
+    l->open = false;
+    if (rc != 0)
+        return err_set(e, "%s: write failed: %s", l->path, strerror(errno));
+    return 0;
 }
 
 /* ---- Reading -------------------------------------------------------------- */
@@ -460,7 +565,7 @@ typedef struct reader {
     const char *path;
     char *p;     /* the next line */
     char *end;   /* of the part before the "end" line */
-    int line;
+    int line;    /* of the file, of the line last read */
     sb_err *e;
 } reader;
 
@@ -572,8 +677,7 @@ static bool keyed(reader *rd, const char *key, char **rest)
     return true;
 }
 
-static int read_head(reader *rd, const char *fingerprint, uint32_t point,
-                     uint32_t policy, uint64_t seed, compare_run *r)
+static int read_head(reader *rd, const char *fingerprint, compare_run *r)
 {
     char *rest;
     uint64_t version;
@@ -583,19 +687,18 @@ static int read_head(reader *rd, const char *fingerprint, uint32_t point,
     if (!keyed(rd, "fingerprint", &rest))
         return bad(rd, "expected the fingerprint");
     if (strcmp(rest, fingerprint) != 0)
-        return err_set(rd->e, "%s: saved by another plan (fingerprint %s, "
-                       "this one %s: the scenario, a policy, a sweep or the "
-                       "program changed)", rd->path, rest, fingerprint);
+        return err_set(rd->e, "%s:%d: saved by another plan (fingerprint "
+                       "%s, this one %s: the scenario, a policy, a sweep or "
+                       "the program changed)", rd->path, rd->line, rest,
+                       fingerprint);
     uint64_t pt, pol, sd;
     if (!keyed(rd, "run", &rest) || !named_u64(&rest, "point", &pt) ||
         !named_u64(&rest, "policy", &pol) || !named_u64(&rest, "seed", &sd) ||
-        *rest)
+        *rest || pt > UINT32_MAX || pol > UINT32_MAX)
         return bad(rd, "expected 'run point=P policy=I seed=S'");
-    if (pt != point || pol != policy || sd != seed)
-        return bad(rd, "holds another run than its name says");
-    r->point = point;
-    r->policy = policy;
-    r->seed = seed;
+    r->point = (uint32_t)pt;
+    r->policy = (uint32_t)pol;
+    r->seed = sd;
     if (!keyed(rd, "label", &rest))
         return bad(rd, "expected the policy's label");
     return 0;
@@ -739,22 +842,27 @@ static int read_series(reader *rd, compare_series *s)
 static int check_sum(reader *rd, char *text, size_t len)
 {
     static const size_t tail = 4 + 16 + 1; /* "end " hex "\n" */
+    int line = rd->line + 1;
     if (len < tail || text[len - 1] != '\n')
-        return err_set(rd->e, "%s: truncated (no end line)", rd->path);
+        return err_set(rd->e, "%s:%d: truncated (no end line)", rd->path,
+                       line);
     char *endline = text + len - tail;
     if (endline != text && endline[-1] != '\n')
-        return err_set(rd->e, "%s: truncated (no end line)", rd->path);
+        return err_set(rd->e, "%s:%d: truncated (no end line)", rd->path,
+                       line);
     uint64_t want;
     char *stop;
     if (strncmp(endline, "end ", 4) != 0)
-        return err_set(rd->e, "%s: truncated (no end line)", rd->path);
+        return err_set(rd->e, "%s:%d: truncated (no end line)", rd->path,
+                       line);
     errno = 0;
     want = strtoull(endline + 4, &stop, 16);
     if (stop != text + len - 1 || errno)
-        return err_set(rd->e, "%s: truncated (no end line)", rd->path);
+        return err_set(rd->e, "%s:%d: truncated (no end line)", rd->path,
+                       line);
     if (runfile_hash(RUNFILE_FNV, text, (size_t)(endline - text)) != want)
-        return err_set(rd->e, "%s: corrupt (its checksum does not match)",
-                       rd->path);
+        return err_set(rd->e, "%s:%d: corrupt (its checksum does not match)",
+                       rd->path, line);
     rd->p = text;
     rd->end = endline;
     return 0;
@@ -786,17 +894,14 @@ static int slurp(runfile_buf *b, const char *path, sb_err *e)
     return 0;
 }
 
-int runfile_read(runfile_buf *b, const char *path, const char *fingerprint,
-                 uint32_t point, uint32_t policy, uint64_t seed,
-                 compare_run *r, compare_series *series, sb_err *e)
+int runfile_parse(char *text, size_t len, const char *path, int line,
+                  const char *fingerprint, compare_run *r,
+                  compare_series *series, sb_err *e)
 {
-    int rc = slurp(b, path, e);
-    if (rc != 0)
-        return rc;
-    reader rd = {path, NULL, NULL, 0, e};
+    reader rd = {path, NULL, NULL, line, e};
     memset(r, 0, sizeof *r);
-    if (check_sum(&rd, b->p, b->len) != 0 ||
-        read_head(&rd, fingerprint, point, policy, seed, r) != 0 ||
+    if (check_sum(&rd, text, len) != 0 ||
+        read_head(&rd, fingerprint, r) != 0 ||
         read_summary(&rd, &r->sum) != 0 ||
         read_phases(&rd, r->sum.phase) != 0 ||
         read_pipeline(&rd, &r->sum) != 0)
@@ -807,7 +912,65 @@ int runfile_read(runfile_buf *b, const char *path, const char *fingerprint,
         return bad(&rd, "expected latency_ms and its quantiles");
     if (read_series(&rd, series) != 0)
         return -1;
+    while (rd.p != rd.end && r->n_tiers < SIM_MAX_TIERS) {
+        if (!keyed(&rd, "tier", &rest))
+            return bad(&rd, "unexpected lines after the series");
+        if (read_fields(&rd, "tier", &rest, &r->tier[r->n_tiers++],
+                        tier_fields, N_TIER_FIELDS) != 0)
+            return -1;
+    }
     if (rd.p != rd.end)
         return bad(&rd, "unexpected lines after the series");
     return 0;
+}
+
+/* "run point=P policy=I seed=S" on the third line of a record that may be
+ * damaged, read without changing it: whose record it was. */
+bool runfile_whose(const char *text, size_t len, uint32_t *point,
+                   uint32_t *policy, uint64_t *seed)
+{
+    const char *p = text, *end = text + len;
+    for (int k = 0; k < 2; k++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (nl == NULL)
+            return false;
+        p = nl + 1;
+    }
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    char line[128];
+    size_t n = nl ? (size_t)(nl - p) : 0;
+    if (n == 0 || n >= sizeof line)
+        return false;
+    memcpy(line, p, n);
+    line[n] = '\0';
+    unsigned long long pt, pol, sd;
+    int used = 0;
+    if (sscanf(line, "run point=%llu policy=%llu seed=%llu%n", &pt, &pol,
+               &sd, &used) != 3 || line[used] != '\0' || pt > UINT32_MAX ||
+        pol > UINT32_MAX)
+        return false;
+    *point = (uint32_t)pt;
+    *policy = (uint32_t)pol;
+    *seed = sd;
+    return true;
+}
+
+int runfile_slurp(runfile_buf *b, const char *path, sb_err *e)
+{
+    return slurp(b, path, e);
+}
+
+size_t runfile_next_record(const char *text, size_t len, size_t from)
+{
+    static const char magic[] = "\n" RUNFILE_MAGIC " ";
+    size_t n = sizeof magic - 1;
+    for (size_t i = from; i + n <= len; i++) {
+        const char *at = memchr(text + i, '\n', len - i);
+        if (at == NULL)
+            break;
+        i = (size_t)(at - text);
+        if (i + n <= len && memcmp(at, magic, n) == 0)
+            return i + 1;
+    }
+    return len;
 }

@@ -1,9 +1,20 @@
 /*
- * runfile.h -- one run of a comparison, saved: a small versioned text
- * file under DIR/runs/, written whole (temporary file, then rename) the
- * moment the run ends, and read back strictly.
+ * runfile.h -- the runs of a comparison, saved: small versioned text
+ * records, appended the moment each run ends to a file of the thread that
+ * ran it under DIR/runs/ (HOST-PID-K.runs, one write per record), and
+ * read back strictly (reports/runstore.h finds them).
  *
- * The format (version 4), one record per line, fields separated by one
+ * Why a file per thread and not per run: creating, renaming and closing a
+ * file per run cost more than the reduction and the record together (a
+ * short run's engine work is a few hundred microseconds; bench/README.md
+ * has the figures).  A record is still whole or refused: it ends in its
+ * own checksum, and a file's records are only ever appended, so a crash
+ * can cut short only the last record of its file, which a reader then
+ * refuses by its checksum and the run is run again.  A file of one record
+ * (runfile_write, and the one file per run that older versions wrote) is
+ * read the same way.
+ *
+ * A record (version 4), one field group per line, fields separated by one
  * space, numbers as C's strtod reads them ("nan" where there is no
  * value):
  *
@@ -27,6 +38,9 @@
  *   V V V V V V V                     "= K" stands for K more rows equal
  *   = K                               to the one before (a short run in a
  *                                     long scenario is mostly idle rows)
+ *   tier NAME=VALUE ...               a service chain's tiers
+ *                                     (compare_tier), from the top: only
+ *                                     in a run that has a chain
  *   end 0123456789abcdef              FNV-1a 64 of every byte before
  *                                     this line
  *
@@ -35,6 +49,10 @@
  * older file is refused with a reason, never half used.  Doubles are
  * written with digits enough to read back the same double (floats the
  * same), so a loaded summary is bit for bit the one the run computed.
+ *
+ * The tier lines came later within version 4: a run without a chain is
+ * saved as before, and a chain's run saved without them is refused by
+ * compare_load (it has the tiers' count from the scenario) and run again.
  *
  * Version 4 added the pipeline and step lines (a loaded run's step names
  * are NULL until the caller names them from the scenario: compare.c does).
@@ -46,6 +64,7 @@
 #ifndef SB_RUNFILE_H
 #define SB_RUNFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -82,8 +101,8 @@ void runfile_field_text(const sim_summary *s, const runfile_field *f,
 void runfile_value_text(const void *base, const runfile_field *f,
                         char *buf, size_t len);
 
-/* Where run (point, policy, seed) is saved under dir: dir/runs/pointP-
- * policyI-seedS.run. */
+/* A file for run (point, policy, seed) alone under dir (for
+ * runfile_write): dir/runs/pointP-policyI-seedS.run. */
 void runfile_path(char *buf, size_t len, const char *dir, uint32_t point,
                   uint32_t policy, uint64_t seed);
 
@@ -94,21 +113,57 @@ typedef struct runfile_buf {
 } runfile_buf;
 void runfile_buf_free(runfile_buf *b);
 
-/* Format the run into b (cleared first) and write it to path whole:
- * a temporary file beside it, renamed over it.  No fsync: a run lost in
- * a crash is simply run again.  Returns 0, or -1 with a message. */
+/* The run's record into b (cleared first).  0, or -1 with a message. */
+int runfile_format(runfile_buf *b, const char *fingerprint,
+                   const char *label, const compare_run *r,
+                   const compare_series *series, sb_err *e);
+
+/* Format the run and write it to path whole, as a file of its own: a
+ * temporary file beside it, renamed over it.  Returns 0, or -1 with a
+ * message. */
 int runfile_write(runfile_buf *b, const char *path, const char *fingerprint,
                   const char *label, const compare_run *r,
                   const compare_series *series, sb_err *e);
 
-/* Read path and check it: the format, the checksum, and that it is run
- * (point, policy, seed) of the plan with this fingerprint.  Fills *r
- * (seed_index is left 0: the caller knows it) and, when series is not
- * NULL, *series.  Returns 0; 1 when the file does not exist; -1 with the
- * reason ("truncated", "saved by another plan") in e. */
-int runfile_read(runfile_buf *b, const char *path, const char *fingerprint,
-                 uint32_t point, uint32_t policy, uint64_t seed,
-                 compare_run *r, compare_series *series, sb_err *e);
+/* A thread's file of records.  Zeroed: not yet created. */
+typedef struct runfile_log {
+    int fd;
+    bool open;
+    char path[1200];
+} runfile_log;
+
+/* Append the record in b (runfile_format's) to l's file, creating it
+ * under dir/runs/ on the first call (the directory must exist).  No
+ * fsync: a run lost in a crash is simply run again.  0, or -1 with a
+ * message naming the file. */
+int runfile_log_append(runfile_log *l, const char *dir, const runfile_buf *b,
+                       sb_err *e);
+/* Close l's file (nothing when none was created).  0, or -1. */
+int runfile_log_close(runfile_log *l, sb_err *e);
+
+/* The whole file at path into b (NUL-terminated).  0; 1 when it does not
+ * exist; -1 with a message. */
+int runfile_slurp(runfile_buf *b, const char *path, sb_err *e);
+
+/* Where the record after the one at `from` starts in text: the offset of
+ * the next line that opens a record, or len. */
+size_t runfile_next_record(const char *text, size_t len, size_t from);
+
+/* Parse one record, text[0, len) (changed in place), which starts at line
+ * `line` + 1 of path: the checksum first, then every line in order, and
+ * that it belongs to the plan with this fingerprint.  Fills *r (point,
+ * policy and seed from the record; seed_index left 0) and, when series
+ * is not NULL, *series.  Returns 0, or -1 with the reason and path:line
+ * in e ("truncated", "its checksum does not match", "saved by another
+ * plan"). */
+int runfile_parse(char *text, size_t len, const char *path, int line,
+                  const char *fingerprint, compare_run *r,
+                  compare_series *series, sb_err *e);
+
+/* Whose record text[0, len) is, from its "run" line, even when the record
+ * is damaged: false when that line cannot be read. */
+bool runfile_whose(const char *text, size_t len, uint32_t *point,
+                   uint32_t *policy, uint64_t *seed);
 
 /* v as text that reads back as v: 15 significant digits when they do,
  * else 17; whole numbers below 2^53 as integers, "nan" for NaN.  buf: 32

@@ -14,6 +14,7 @@
 #include "load_pipeline.h"
 #include "load_policy.h"
 #include "syntax.h"
+#include "timeline.h"
 #include "units.h"
 
 /* ---- The table ----------------------------------------------------------
@@ -66,9 +67,11 @@ static const key_row table[] = {
     CLIENTS("connections", key_count_unl, connections, .min = 1, .max = 1e8,
             .def = "unlimited"),
     CLIENTS("call_time", key_duration, call_time_ns, .def = "100us"),
-    CLIENTS("arrival", key_choice, arrival, .words = "open|closed|once",
+    CLIENTS("arrival", key_arrival, arrival, .words = "open|closed|once",
             .def = "open"),
-    CLIENTS("rate", key_rate_pos, rate_per_s, .def = "1/s"),
+    CLIENTS("rate", key_rate_profile, rate_per_s, .def = "1/s"),
+    CLIENTS("trace_scale", key_real, trace_scale, .min = 0.001, .max = 100,
+            .def = "1"),
     CLIENTS("think", key_dist, think, .def = "exp(1s)"),
     CLIENTS("start_window", key_duration, start_window_ns, .def = "0s"),
     CLIENTS("read", key_prob, mix[0], .def = "1"),
@@ -501,18 +504,128 @@ int key_bool(load *ld, const key_row *k, entry *en, const keys_target *t)
     return 0;
 }
 
+/* The folder a file named by en's value is relative to: the scenario
+ * file's ("x/y/"), or "" for a value from --set (the current folder). */
+static void file_dir(const load *ld, const entry *en, char *dir, size_t len)
+{
+    const char *slash = strrchr(ld->path, '/');
+    dir[0] = '\0';
+    if (slash && !load_from_set(en))
+        snprintf(dir, len, "%.*s", (int)(slash - ld->path + 1), ld->path);
+}
+
 /* A file a distribution names (empirical(FILE), histogram(FILE)) is
  * relative to the scenario file, as a plug-in's path is (load_path). */
 int key_dist(load *ld, const key_row *k, entry *en, const keys_target *t)
 {
     sb_err inner;
-    char dir[1100] = "";
-    const char *slash = strrchr(ld->path, '/');
-    if (slash && !load_from_set(en))
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - ld->path + 1),
-                 ld->path);
+    char dir[1100];
+    file_dir(ld, en, dir, sizeof dir);
     if (units_dist_in(en->value, dir, field(k, t), &inner) != 0)
         return load_bad(ld->e, en, inner.msg);
+    return 0;
+}
+
+/* The arguments of "NAME(A, B, ...)" in en's value, trimmed, into arg
+ * (at most max; the rest NULL) and the first, a file, relative to
+ * file_dir into path.  0; 1 when the value is not a call of name; -1
+ * with a message for a call with no file or too many arguments. */
+static int file_call(load *ld, entry *en, const char *name, char *buf,
+                     size_t len, char **arg, int max, char *path,
+                     size_t plen, const char *example)
+{
+    size_t n = strlen(name), vlen = strlen(en->value);
+    const char *v = en->value;
+    if (strncmp(v, name, n) != 0)
+        return 1;
+    v += n;
+    while (*v == ' ')
+        v++;
+    if (*v != '(' || vlen < 2 || en->value[vlen - 1] != ')')
+        return 1;
+    snprintf(buf, len, "%.*s", (int)(en->value + vlen - 1 - (v + 1)), v + 1);
+    int got = 0;
+    for (char *p = buf, *c; p; p = c) {
+        c = strchr(p, ',');
+        if (c)
+            *c++ = '\0';
+        if (got == max) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "%s takes a file and at most %d more "
+                     "arguments, such as %s", name, max - 1, example);
+            return load_bad(ld->e, en, msg);
+        }
+        arg[got++] = syntax_trim(p);
+    }
+    for (int i = got; i < max; i++)
+        arg[i] = NULL;
+    if (arg[0][0] == '\0') {
+        char msg[300];
+        snprintf(msg, sizeof msg, "%s needs a file, such as %s", name,
+                 example);
+        return load_bad(ld->e, en, msg);
+    }
+    char dir[1100];
+    file_dir(ld, en, dir, sizeof dir);
+    if (snprintf(path, plen, "%s%s", arg[0][0] == '/' ? "" : dir, arg[0]) >=
+        (int)plen)
+        return load_bad(ld->e, en, "names a file whose path is too long");
+    return 0;
+}
+
+/* [clients] arrival: open, closed, once -- or trace(FILE[, COLUMN[,
+ * UNIT[, CALLER]]]), the requests of a trace replayed (timeline.h). */
+int key_arrival(load *ld, const key_row *k, entry *en, const keys_target *t)
+{
+    client_cfg *c = t->base;
+    char buf[1400], path[1400], *arg[4];
+    int rc = file_call(ld, en, "trace", buf, sizeof buf, arg, 4, path,
+                       sizeof path,
+                       "trace(access.csv, time, s, client_ip)");
+    c->trace = NULL;
+    if (rc == 1 && key_choice(ld, k, en, t) != 0)
+        return load_bad_value(ld->e, en, "one of open, closed, once, or "
+                              "trace(FILE) to replay a trace's requests");
+    if (rc == 1)
+        return 0;
+    if (rc != 0)
+        return -1;
+    sb_err inner;
+    if (trace_read(path, arg[1], arg[2], arg[3], &c->trace, &inner) != 0)
+        return load_bad(ld->e, en, inner.msg);
+    c->arrival = ARRIVAL_TRACE;
+    return 0;
+}
+
+/* [clients] rate: a rate, or profile(FILE[, total]), a rate that changes
+ * over the run (timeline.h). */
+int key_rate_profile(load *ld, const key_row *k, entry *en,
+                     const keys_target *t)
+{
+    client_cfg *c = t->base;
+    char buf[1400], path[1400], *arg[2];
+    int rc = file_call(ld, en, "profile", buf, sizeof buf, arg, 2, path,
+                       sizeof path, "profile(day.csv, total)");
+    c->profile = NULL;
+    if (rc == 1)
+        return key_rate_pos(ld, k, en, t);
+    if (rc != 0)
+        return -1;
+    bool total = arg[1] && strcmp(arg[1], "total") == 0;
+    if (arg[1] && !total && strcmp(arg[1], "per_client") != 0) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "profile's second argument: expected "
+                 "total (the file's rates are all the clients' together) "
+                 "or per_client (each client's), got '%.60s'", arg[1]);
+        return load_bad(ld->e, en, msg);
+    }
+    sb_err inner;
+    if (profile_read(path, total, &c->profile, &inner) != 0)
+        return load_bad(ld->e, en, inner.msg);
+    if (!(profile_peak(c->profile) > 0))
+        return load_bad(ld->e, en, "names a profile whose rates are all 0: "
+                        "no request would ever arrive");
+    c->rate_per_s = profile_peak(c->profile); /* per client: check_clients */
     return 0;
 }
 

@@ -116,5 +116,8 @@ key_parse key_duration, key_duration_pos, key_duration_none,
     key_duration_off, key_rate_pos, key_rate_none, key_prob, key_share,
     key_real, key_count, key_count_unl, key_bool, key_dist, key_text,
     key_seed, key_branch, key_choice, key_later, key_refused;
+/* [clients] arrival (a choice, or trace(FILE ...)) and rate (a rate, or
+ * profile(FILE[, total])): timeline.h. */
+key_parse key_arrival, key_rate_profile;
 
 #endif

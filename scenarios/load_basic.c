@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "keys.h"
+#include "timeline.h"
 
 /* [scenario] name is free text (a title, not a tier's identifier), but
  * an empty one leaves the summary, the JSON and the GUI's title naming
@@ -73,6 +74,14 @@ static int check_clients(load *ld)
     if (c->arrival != ARRIVAL_ONCE && window)
         return load_bad(ld->e, window, "only clients that send one request "
                         "each (arrival = once) have a start window");
+    const entry *scale = load_find(ld, "clients", "trace_scale");
+    if (c->arrival != ARRIVAL_TRACE && scale)
+        return load_bad(ld->e, scale, "only clients that replay a trace "
+                        "(arrival = trace(FILE)) have a trace_scale");
+    /* A profile's rate_per_s is its peak (key_rate_profile), per client:
+     * what the engine's time resolution is checked against. */
+    if (c->profile && profile_total(c->profile))
+        c->rate_per_s = profile_peak(c->profile) / c->count;
     return 0;
 }
 

@@ -25,6 +25,7 @@
 #include "load_faults.h"
 #include "load_pipeline.h"
 #include "load_policy.h"
+#include "timeline.h"
 #include "units.h"
 
 /* ---- Whole-scenario checks ---------------------------------------------- */
@@ -74,7 +75,14 @@ static int check_times(load *ld)
                      f->name);
             load_warn(ld->sc, msg);
         }
-        if (f->start_ns < c->warmup_ns + c->bucket_ns) {
+        /* Clients that send once (arrival = once: a herd, a batch)
+         * have no steady goodput to recover to, with a fault or
+         * without; their measure is completion_within, so a warning
+         * that recovery cannot be judged says nothing to act on (the
+         * summary still says "not judged").  thundering-herd.ini, whose
+         * herd meets a server down from t = 0, warned on every run. */
+        if (f->start_ns < c->warmup_ns + c->bucket_ns &&
+            c->clients.arrival != ARRIVAL_ONCE) {
             snprintf(msg, sizeof msg, "fault '%s' starts before warm-up and "
                      "one bucket have passed: there is no baseline, so "
                      "recovery cannot be judged", f->name);
@@ -197,6 +205,50 @@ static int check_rate(load *ld)
     return err_set(ld->e, "%s: [clients] rate: %s", ld->path, msg);
 }
 
+/* A trace is replayed as recorded: a load spike's multiplier is a
+ * Poisson rate's, which a trace has not (trace_scale scales it), so the
+ * pair is refused rather than ignored.  A trace longer than the run, or
+ * one that ends well before it, is worth a warning: requests not
+ * replayed, or a run whose load stops. */
+static int check_trace(load *ld)
+{
+    const sim_config *c = &ld->sc->cfg;
+    if (c->clients.arrival != ARRIVAL_TRACE)
+        return 0;
+    char msg[400], section[SIM_NAME_MAX + 8];
+    for (uint32_t i = 0; i < c->n_faults; i++) {
+        if (c->faults[i].type != FAULT_LOAD_SPIKE)
+            continue;
+        snprintf(section, sizeof section, "fault.%s", c->faults[i].name);
+        const entry *type = load_find(ld, section, "type");
+        const char *why = "a load spike multiplies a Poisson rate, and the "
+                          "clients replay a trace (arrival = trace(FILE)) "
+                          "as recorded; scale the trace with [clients] "
+                          "trace_scale, or record the spike in it";
+        if (type)
+            return load_bad(ld->e, type, why);
+        return err_set(ld->e, "%s: [%s] type: %s", ld->path, section, why);
+    }
+    const trace *t = c->clients.trace;
+    uint32_t n = trace_count(t), late = 0;
+    const int64_t *at = trace_times(t);
+    while (late < n && at[n - 1 - late] >= c->duration_ns)
+        late++;
+    if (late > 0) {
+        snprintf(msg, sizeof msg, "the trace's last request comes at %.3f "
+                 "s, after the run ends (%.0f s): %u of its %u requests "
+                 "are not replayed", (double)at[n - 1] / 1e9,
+                 (double)c->duration_ns / 1e9, late, n);
+        load_warn(ld->sc, msg);
+    } else if (at[n - 1] < c->duration_ns - c->recovery_window_ns) {
+        snprintf(msg, sizeof msg, "the trace's last request comes at %.3f "
+                 "s and the run lasts %.0f s: no work arrives after it",
+                 (double)at[n - 1] / 1e9, (double)c->duration_ns / 1e9);
+        load_warn(ld->sc, msg);
+    }
+    return 0;
+}
+
 int scenario_load(const char *path, const char *const *sets, int n_sets,
                   scenario *out, sb_err *e)
 {
@@ -231,7 +283,7 @@ int scenario_load(const char *path, const char *const *sets, int n_sets,
         load_faults(&ld) != 0 || load_policy(&ld) != 0 ||
         load_expect(&ld) != 0 || load_pipeline(&ld) != 0 ||
         load_check_crashes(&ld) != 0 || check_times(&ld) != 0 ||
-        check_rate(&ld) != 0)
+        check_rate(&ld) != 0 || check_trace(&ld) != 0)
         goto done;
     check_progress(&ld);
     rc = 0;

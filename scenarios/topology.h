@@ -34,7 +34,7 @@
 #include "err.h"
 
 #define TOPO_MAX_SERVICES 32
-#define TOPO_MAX_CALLS 8
+#define TOPO_MAX_CALLS 16
 #define TOPO_NAME 64
 
 /* How one caller calls whom it calls. */

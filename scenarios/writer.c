@@ -27,6 +27,7 @@
 #include "measured.h"
 #include "scenario.h"
 #include "syntax.h"
+#include "timeline.h"
 #include "units.h"
 
 /* Keys of one section, to refuse one written twice: the loader would
@@ -231,9 +232,15 @@ static void clients_section(writer *w, const client_cfg *k)
         put(w, "processes", count(k->processes, a, sizeof a));
     put(w, "connections", count_unl(k->connections, a, sizeof a));
     put(w, "call_time", dur(k->call_time_ns, a, sizeof a));
-    put(w, "arrival", arrivals[k->arrival]);
+    if (k->arrival == ARRIVAL_TRACE) {
+        put(w, "arrival", trace_spec(k->trace));
+        if (k->trace_scale != 1.0)
+            put(w, "trace_scale", real(k->trace_scale, a, sizeof a));
+    } else
+        put(w, "arrival", arrivals[k->arrival]);
     if (k->arrival == ARRIVAL_OPEN)
-        put(w, "rate", rate(k->rate_per_s, a, sizeof a));
+        put(w, "rate", k->profile ? profile_spec(k->profile)
+                                  : rate(k->rate_per_s, a, sizeof a));
     if (k->arrival == ARRIVAL_CLOSED)
         put(w, "think", dist_text(&k->think, a, sizeof a));
     if (k->arrival == ARRIVAL_ONCE)

@@ -13,6 +13,7 @@
 
 #include "engine.h"
 #include "pipeline.h"
+#include "timeline.h"
 
 /* ---- Requests: what they start with -------------------------------------- */
 
@@ -102,12 +103,46 @@ void client_work_ended(sim *s, uint32_t c, sim_client_mode shown)
 
 /* ---- Arrivals ------------------------------------------------------------ */
 
+/* The gap before request k of client c under a rate profile: the
+ * exponential draw is a mass of the cumulative rate Lambda (expected
+ * arrivals), and the arrival comes when Lambda has grown by it --
+ * inverting Lambda, the time change that makes a unit-rate Poisson
+ * process one of rate lambda(t) (Cinlar 1975, 4.7).  Thinning would also
+ * do, but it takes a varying number of draws per arrival, so request k's
+ * instant would not be the same draw under every spike.  A constant
+ * profile gives the open loop's gaps (Lambda is linear), rounded
+ * differently. */
+static int64_t profile_gap(const sim *s, uint32_t c, uint32_t k)
+{
+    const rate_profile *p = s->cfg->clients.profile;
+    uint64_t x = rng_at(rng_key(s->seed, c, RNG_ARRIVAL), k);
+    double m = profile_mass(p, s->now) +
+               rng_exponential(x, s->cl.mass_scale / s->cl.spike);
+    int64_t t = profile_time_at(p, m);
+    return t >= SIMTIME_END ? SIMTIME_END : t > s->now ? t - s->now : 0;
+}
+
+/* The gap before client c's request k of a trace: to its recorded
+ * instant; none after its last. */
+static int64_t trace_gap(const sim *s, uint32_t c, uint32_t k)
+{
+    const clients *cl = &s->cl;
+    uint32_t i = cl->trace_first[c] + k;
+    if (i >= cl->trace_first[c + 1])
+        return SIMTIME_END;
+    return cl->trace_at[i] > s->now ? cl->trace_at[i] - s->now : 0;
+}
+
 /* The gap before request k of client c when arrivals are not an open
- * loop's. */
+ * loop's at a constant rate. */
 SB_NOINLINE static int64_t arrival_gap_other(const sim *s, uint32_t c,
                                              uint32_t k)
 {
     const client_cfg *cc = &s->cfg->clients;
+    if (cc->arrival == ARRIVAL_OPEN)
+        return profile_gap(s, c, k);
+    if (cc->arrival == ARRIVAL_TRACE)
+        return trace_gap(s, c, k);
     if (cc->arrival == ARRIVAL_ONCE)
         return (int64_t)(rng_unit(
                              rng_at(rng_key(s->seed, c, RNG_ARRIVAL), 0)) *
@@ -123,7 +158,7 @@ SB_ALWAYS_INLINE static inline int64_t arrival_gap(const sim *s, uint32_t c,
                                                    uint32_t k)
 {
     const client_cfg *cc = &s->cfg->clients;
-    if (cc->arrival != ARRIVAL_OPEN)
+    if (cc->arrival != ARRIVAL_OPEN || cc->profile)
         return arrival_gap_other(s, c, k);
     double mean = s->cl.gap_mean_ns; /* engine_gap_mean_ns */
     /* A rate so low that the mean gap is not even a double (1e-300/s):
@@ -151,7 +186,8 @@ void client_schedule_arrival(sim *s, uint32_t c)
 void client_on_arrival(sim *s, uint32_t c)
 {
     uint32_t k = s->cl.next_request[c]++;
-    if (s->cfg->clients.arrival == ARRIVAL_OPEN)
+    arrival_mode mode = s->cfg->clients.arrival;
+    if (mode == ARRIVAL_OPEN || mode == ARRIVAL_TRACE)
         schedule_arrival(s, c);
     if (s->pipe) {
         s->cl.offered++;
@@ -174,10 +210,31 @@ static int64_t stretch(const evq_event *ev, void *ctx)
     return round_ns(now + ((double)ev->time - now) * k[1]);
 }
 
+/* What stretch_mass needs: the profile, the mass at now, old/new. */
+typedef struct mass_stretch {
+    const rate_profile *p;
+    int64_t now;
+    double at_now, ratio;
+} mass_stretch;
+
+/* Under a rate profile the time change is in mass, not in time: the mass
+ * left before a pending arrival scales by old/new. */
+static int64_t stretch_mass(const evq_event *ev, void *ctx)
+{
+    const mass_stretch *k = ctx;
+    if (evq_type(ev) != EV_ARRIVAL || ev->time >= SIMTIME_END)
+        return ev->time;
+    double left = profile_mass(k->p, ev->time) - k->at_now;
+    int64_t t = profile_time_at(k->p, k->at_now + left * k->ratio);
+    return t > k->now ? t : k->now;
+}
+
 /* Pending arrivals were drawn at the old rate; by the memoryless property
  * (and for think times, by rescaling) the remaining time to each scales by
- * old/new.  One O(n) pass, no random draws, so the arrival sequence stays
- * the same under every policy. */
+ * old/new -- under a rate profile, the remaining mass.  One O(n) pass, no
+ * random draws, so the arrival sequence stays the same under every
+ * policy.  A trace's instants are as recorded: a spike does not move
+ * them. */
 void clients_set_load(sim *s, double spike, int64_t timeout_ns)
 {
     clients *cl = &s->cl;
@@ -185,9 +242,14 @@ void clients_set_load(sim *s, double spike, int64_t timeout_ns)
     if (spike == cl->spike)
         return;
     double k[2] = {(double)s->now, cl->spike / spike};
+    const rate_profile *p = s->cfg->clients.profile;
+    mass_stretch m = {p, s->now, p ? profile_mass(p, s->now) : 0, k[1]};
     cl->spike = spike;
     cl->gap_mean_ns = engine_gap_mean_ns(s);
-    if (evq_retime(&s->q, stretch, k) != 0)
+    if (s->cfg->clients.arrival == ARRIVAL_TRACE)
+        return;
+    if (evq_retime(&s->q, p ? stretch_mass : stretch, p ? (void *)&m : k) !=
+        0)
         engine_fail(s, "out of memory for the event queue");
 }
 
@@ -240,6 +302,102 @@ uint32_t client_of_event(const sim *s, unsigned type, uint32_t id)
     }
 }
 
+/* ---- Dealing a trace ------------------------------------------------------ */
+
+/* One request to deal: when, to whom. */
+typedef struct dealt {
+    int64_t at;
+    uint32_t client;
+} dealt;
+
+/* How many copies of trace request i a scale f makes: floor(f), and one
+ * more with probability f - floor(f) (a coin from the trace's stream,
+ * counter i << 8). */
+static uint32_t copies_of(uint64_t key, uint32_t i, double f)
+{
+    double whole = floor(f);
+    uint32_t n = (uint32_t)whole;
+    if (f > whole && rng_unit(rng_at(key, (uint64_t)i << 8)) < f - whole)
+        n++;
+    return n;
+}
+
+/* Copy j of trace request i: copy 0 at its instant, sent by its caller
+ * (the caller's number, or i dealt in turn, modulo the clients); copy
+ * j >= 1 at a uniform point of the gap to the next request (counter
+ * (i << 8) + j), as caller + j x callers would -- a new caller, so that
+ * scaling a trace up adds senders, not bursts from one client. */
+static dealt copy_of(const trace *t, uint64_t key, uint32_t i, uint32_t j,
+                     uint32_t n_clients)
+{
+    const int64_t *at = trace_times(t);
+    const uint32_t *who = trace_callers(t);
+    uint64_t caller = who ? who[i] : i;
+    dealt d = {at[i], (uint32_t)((caller + (uint64_t)j *
+                                            trace_n_callers(t)) %
+                                 n_clients)};
+    if (j > 0 && i + 1 < trace_count(t)) {
+        double u = rng_unit(rng_at(key, ((uint64_t)i << 8) + j));
+        d.at += (int64_t)(u * (double)(at[i + 1] - at[i]));
+    }
+    return d;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Deals the trace's requests (scaled) to the clients: each client's
+ * instants, ascending, in one array indexed by trace_first.  Two passes
+ * over the trace (count, then place) with the same draws; the draws come
+ * from the root seed, so a clone's branch does not re-deal. */
+static int deal_trace(sim *s, sb_err *e)
+{
+    const client_cfg *cc = &s->cfg->clients;
+    clients *cl = &s->cl;
+    const trace *t = cc->trace;
+    uint64_t key = rng_key(s->root_seed, UINT32_MAX, RNG_ARRIVAL);
+    uint32_t n = trace_count(t);
+    cl->trace_first = calloc((size_t)cl->n + 1, sizeof *cl->trace_first);
+    if (cl->trace_first == NULL)
+        return err_set(e, "out of memory for the trace's arrivals");
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t m = copies_of(key, i, cc->trace_scale);
+        for (uint32_t j = 0; j < m; j++)
+            cl->trace_first[copy_of(t, key, i, j, cl->n).client + 1]++;
+        total += m;
+    }
+    if (total > UINT32_MAX)
+        return err_set(e, "the trace scaled by %g has more than %u requests",
+                       cc->trace_scale, UINT32_MAX);
+    for (uint32_t c = 0; c < cl->n; c++)
+        cl->trace_first[c + 1] += cl->trace_first[c];
+    cl->trace_at = malloc((total ? total : 1) * sizeof *cl->trace_at);
+    uint32_t *fill = malloc((size_t)cl->n * sizeof *fill);
+    if (cl->trace_at == NULL || fill == NULL) {
+        free(fill);
+        return err_set(e, "out of memory for the trace's %llu arrivals",
+                       (unsigned long long)total);
+    }
+    memcpy(fill, cl->trace_first, (size_t)cl->n * sizeof *fill);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t m = copies_of(key, i, cc->trace_scale);
+        for (uint32_t j = 0; j < m; j++) {
+            dealt d = copy_of(t, key, i, j, cl->n);
+            cl->trace_at[fill[d.client]++] = d.at;
+        }
+    }
+    free(fill);
+    for (uint32_t c = 0; c < cl->n; c++) /* copies are out of order */
+        qsort(cl->trace_at + cl->trace_first[c],
+              cl->trace_first[c + 1] - cl->trace_first[c],
+              sizeof *cl->trace_at, cmp_i64);
+    return 0;
+}
+
 /* ---- Life cycle ------------------------------------------------------------ */
 
 int clients_start(sim *s, sb_err *e)
@@ -251,6 +409,7 @@ int clients_start(sim *s, sb_err *e)
     cl->spike = 1.0;
     cl->gap_mean_ns = engine_gap_mean_ns(s);
     cl->timeout_ns = cc->timeout_ns;
+    cl->mass_scale = cc->profile && profile_total(cc->profile) ? n : 1.0;
     requester *rq = requester_add(s, "the clients", NULL, e);
     if (rq == NULL)
         return -1;
@@ -270,6 +429,8 @@ int clients_start(sim *s, sb_err *e)
         return err_set(e, "out of memory for %u clients", n);
     if (requester_start_state(rq, n, cc->processes, cc->connections, e) != 0)
         return -1;
+    if (cc->arrival == ARRIVAL_TRACE && deal_trace(s, e) != 0)
+        return -1;
     for (uint32_t c = 0; c < n; c++)
         client_schedule_arrival(s, c);
     return s->failed ? err_set(e, "%s", s->error) : 0;
@@ -280,6 +441,8 @@ void clients_fini(clients *cl)
     free(cl->next_request);
     free(cl->mode);
     free(cl->levels);
+    free(cl->trace_first);
+    free(cl->trace_at);
     memset(cl, 0, sizeof *cl);
 }
 
@@ -289,8 +452,20 @@ int clients_clone(clients *cl, const clients *src, uint32_t n_processes)
     cl->next_request = malloc(src->n * sizeof *cl->next_request);
     cl->mode = malloc(src->n * sizeof *cl->mode);
     cl->levels = NULL;
+    cl->trace_first = NULL;
+    cl->trace_at = NULL;
     if (cl->next_request == NULL || cl->mode == NULL)
         return -1;
+    if (src->trace_first) {
+        size_t firsts = ((size_t)src->n + 1) * sizeof *cl->trace_first;
+        size_t ats = src->trace_first[src->n] * sizeof *cl->trace_at;
+        cl->trace_first = malloc(firsts);
+        cl->trace_at = malloc(ats ? ats : 1);
+        if (cl->trace_first == NULL || cl->trace_at == NULL)
+            return -1;
+        memcpy(cl->trace_first, src->trace_first, firsts);
+        memcpy(cl->trace_at, src->trace_at, ats);
+    }
     memcpy(cl->next_request, src->next_request,
            src->n * sizeof *cl->next_request);
     memcpy(cl->mode, src->mode, src->n * sizeof *cl->mode);
@@ -310,6 +485,9 @@ bool clients_sane(const sim *s)
         return false;
     if (!(cl->spike > 0) || cl->gap_mean_ns != engine_gap_mean_ns(s) ||
         cl->timeout_ns <= 0)
+        return false;
+    if ((cl->trace_first != NULL) !=
+        (s->cfg->clients.arrival == ARRIVAL_TRACE))
         return false;
     for (uint32_t c = 0; c < cl->n; c++)
         if (cl->mode[c] > CLIENT_GAVE_UP)

@@ -16,6 +16,12 @@
  * (same stream) after request k-1 ended.  Once: one request per client, at
  * a uniform time in the start window.  Either way the arrival instants
  * depend on the policy only through request end times in closed loop.
+ * A rate profile (open loop, rate = profile(FILE)) makes the Poisson
+ * process nonhomogeneous: the gap's exponential draw is a mass of the
+ * cumulative rate, inverted to a time (client.c).  A trace (arrival =
+ * trace(FILE)) replays recorded instants, dealt to the clients when the
+ * run starts; a load spike leaves a trace's instants alone (the loader
+ * refuses the pair; the GUI's rate keys do nothing to a trace).
  *
  * The client's own time.  Every attempt costs its client at least
  * call_time (default 100 us): an answer that the network and server would
@@ -69,6 +75,15 @@ typedef struct clients {
      * zero, no deadline, no defect or critical coin, no idempotency key,
      * no trace (start_extras is skipped). */
     bool no_request_extras;
+    /* rate = profile(FILE): a gap is one unit of exponential mass times
+     * this (the clients' count when the profile's rates are the
+     * population's, else 1), divided by the spike (client.c). */
+    double mass_scale;
+    /* arrival = trace(FILE): client c's requests arrive at
+     * trace_at[trace_first[c] ...  trace_first[c + 1]), ascending
+     * (clients_start deals them); NULL otherwise. */
+    uint32_t *trace_first;
+    int64_t *trace_at;
     double *levels;         /* per process: the policy's level, or -1 */
     double level_sum;
     uint32_t level_count;

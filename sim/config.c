@@ -20,6 +20,7 @@ void config_defaults(sim_config *c)
     k->call_time_ns = 100 * NS_PER_US;
     k->arrival = ARRIVAL_OPEN;
     k->rate_per_s = 1.0;
+    k->trace_scale = 1.0;
     k->think = (dist){.kind = DIST_EXP, .mean_ns = NS_PER_S};
     k->mix[0] = 1.0;
     k->timeout_ns = NS_PER_S;

@@ -23,8 +23,10 @@
 typedef enum arrival_mode {
     ARRIVAL_OPEN = 0,   /* Poisson, per-client rate: work keeps coming */
     ARRIVAL_CLOSED = 1, /* one request at a time, think time between */
-    ARRIVAL_ONCE = 2    /* exactly one request per client, at a uniform
+    ARRIVAL_ONCE = 2,   /* exactly one request per client, at a uniform
                            instant in [0, start_window) */
+    ARRIVAL_TRACE = 3   /* the requests of a trace (timeline.h) replayed
+                           at their recorded instants */
 } arrival_mode;
 
 typedef struct client_cfg {
@@ -37,7 +39,17 @@ typedef struct client_cfg {
                                  answer or a local refusal is known no
                                  sooner than this after the call */
     arrival_mode arrival;
-    double rate_per_s;        /* open loop: each client's Poisson rate */
+    double rate_per_s;        /* open loop: each client's Poisson rate;
+                                 with a profile, its peak per client */
+    /* Open loop: rate = profile(FILE), a rate that changes over the run
+     * (timeline.h), borrowed for the process's life; NULL: rate_per_s
+     * throughout. */
+    const struct rate_profile *profile;
+    /* arrival = trace(FILE): the requests replayed, and how many times
+     * each is (1: as recorded; 0.5: half of them; 2.5: two or three
+     * copies, the copies spread over the gap to the next request). */
+    const struct trace *trace;
+    double trace_scale;
     dist think;               /* closed loop: time between requests */
     int64_t start_window_ns;  /* once: requests start in [0, this) */
     double mix[3];            /* fractions of read, put, post (sum 1) */
@@ -215,8 +227,11 @@ typedef struct tier_cfg {
  * With [pipeline], every client is a job runner: each arrival starts a
  * *job*, a run of steps in order, each step a call to the server ([server])
  * through a policy stack of its own ([step.NAME]).  Absent (n_steps 0),
- * the clients send plain requests, as before. */
-#define SIM_MAX_STEPS 8
+ * the clients send plain requests, as before.  At most 16 steps: a step
+ * call's stream index has four bits for the step (sim/pipeline.c
+ * call_index) and a job's step sets are 16-bit masks; more would move
+ * every pipeline run's draws. */
+#define SIM_MAX_STEPS 16
 #define SIM_STEP_SETTINGS 8
 #define SIM_MAX_RERUNS 7
 

@@ -115,6 +115,11 @@ static job *job_of(const struct pipeline *p, uint32_t ri)
     return job_at(p, (uint32_t)caller_link(p->s, ri));
 }
 
+/* A step's bit in a job's masks (done, this_run, ...): 16 bits hold
+ * SIM_MAX_STEPS. */
+_Static_assert(SIM_MAX_STEPS <= 16, "a job's step masks are 16 bits, and "
+               "call_index has 4 bits for the step");
+
 static uint16_t bit(unsigned step)
 {
     return (uint16_t)(1u << step);

@@ -22,6 +22,7 @@
 
 #include "compare.h"
 #include "policy_setup.h"
+#include "outfile.h"
 #include "runfile.h"
 #include "testutil.h"
 
@@ -176,12 +177,50 @@ static void assert_same_file(const char *a, const char *b, const char *name)
     free(y);
 }
 
-static void run_path(const compare_plan *p, const char *dir, uint32_t r,
-                     char *buf, size_t len)
+static int by_text(const void *a, const void *b)
 {
-    uint32_t pt, pol, sd;
-    compare_run_at(p, r, &pt, &pol, &sd);
-    runfile_path(buf, len, dir, pt, pol, p->seed0 + sd);
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every record saved under dir/runs/, sorted, as one text: the runs
+ * saved, whichever files and order they were saved in. */
+static char *records_of(const char *dir)
+{
+    char runs[1100], path[1400];
+    snprintf(runs, sizeof runs, "%s/runs", dir);
+    char *rec[64];
+    int n = 0;
+    size_t total = 1;
+    DIR *d = opendir(runs);
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *de; (de = readdir(d)) != NULL;) {
+        if (de->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "%s/%s", runs, de->d_name);
+        char *text = tu_read_file(path);
+        for (char *p = text; *p;) {
+            char *next = strstr(p + 1, "\nstormbench-run ");
+            size_t len = next ? (size_t)(next + 1 - p) : strlen(p);
+            ck_assert_int_lt(n, 64);
+            rec[n] = strndup(p, len);
+            total += len;
+            n++;
+            p += len;
+        }
+        free(text);
+    }
+    closedir(d);
+    qsort(rec, (size_t)n, sizeof *rec, by_text);
+    char *all = malloc(total);
+    size_t used = 0;
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(rec[i]);
+        memcpy(all + used, rec[i], len);
+        used += len;
+        free(rec[i]);
+    }
+    all[used] = '\0';
+    return all;
 }
 
 static const char *const tables[3] = {"runs.csv", "summary.md",
@@ -212,15 +251,11 @@ START_TEST(threads_do_not_change_results)
     const char *one = fresh_dir("cmp-j1"), *two = fresh_dir("cmp-j2");
     execute(&f->plan, one, 1);
     execute(&f->plan, two, 2);
-    for (uint32_t r = 0; r < compare_n_runs(&f->plan); r++) {
-        char a[1200], b[1200];
-        run_path(&f->plan, one, r, a, sizeof a);
-        run_path(&f->plan, two, r, b, sizeof b);
-        char *x = tu_read_file(a), *y = tu_read_file(b);
-        ck_assert_msg(x && y && strcmp(x, y) == 0, "run %u differs", r);
-        free(x);
-        free(y);
-    }
+    char *x = records_of(one), *y = records_of(two);
+    ck_assert_uint_eq(tu_saved_runs(one), compare_n_runs(&f->plan));
+    ck_assert_msg(strcmp(x, y) == 0, "the saved runs differ");
+    free(x);
+    free(y);
     assert_same_tables(&f->plan, one, two);
     free(f);
 }
@@ -350,18 +385,7 @@ typedef struct watcher {
 
 static unsigned saved_runs(const char *dir)
 {
-    char runs[1100];
-    snprintf(runs, sizeof runs, "%s/runs", dir);
-    DIR *d = opendir(runs);
-    unsigned n = 0;
-    if (d == NULL)
-        return 0;
-    for (struct dirent *de; (de = readdir(d)) != NULL;) {
-        size_t len = strlen(de->d_name);
-        n += len > 4 && strcmp(de->d_name + len - 4, ".run") == 0;
-    }
-    closedir(d);
-    return n;
+    return tu_saved_runs(dir);
 }
 
 /* Ctrl-C, as the CLI's handler gives it: the flag is set once `after`
@@ -377,15 +401,41 @@ static void *watch_runs(void *arg)
     return NULL;
 }
 
-static ino_t inode_of(const char *path)
+/* The record files under dir/runs/ and their text, to see that a later
+ * execute left them as they were. */
+typedef struct files {
+    int n;
+    char name[16][256];
+    char *text[16];
+} files;
+
+static void files_of(const char *dir, files *out)
 {
-    struct stat st;
-    return stat(path, &st) == 0 ? st.st_ino : 0;
+    char runs[1100], path[1400];
+    snprintf(runs, sizeof runs, "%s/runs", dir);
+    out->n = 0;
+    DIR *d = opendir(runs);
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *de; (de = readdir(d)) != NULL;) {
+        if (de->d_name[0] == '.')
+            continue;
+        ck_assert_int_lt(out->n, 16);
+        snprintf(out->name[out->n], sizeof out->name[0], "%s", de->d_name);
+        snprintf(path, sizeof path, "%s/%s", runs, de->d_name);
+        out->text[out->n++] = tu_read_file(path);
+    }
+    closedir(d);
+}
+
+static void files_free(files *f)
+{
+    for (int i = 0; i < f->n; i++)
+        free(f->text[i]);
 }
 
 /* Stopped after a few runs, a comparison keeps what finished; run again,
- * it runs only what is missing (the saved files are not rewritten: their
- * inodes stay, where a rename would make new ones), and its tables are
+ * it runs only what is missing (the files saved so far are left as they
+ * were, and every run has one record in all), and its tables are
  * byte-identical to those of a comparison never interrupted. */
 START_TEST(interrupt_then_resume)
 {
@@ -405,21 +455,20 @@ START_TEST(interrupt_then_resume)
     unsigned kept = saved_runs(dir);
     ck_assert_uint_ge(kept, 3);
     ck_assert_uint_lt(kept, n);
-    ino_t before[64];
-    for (uint32_t r = 0; r < n; r++) {
-        char path[1200];
-        run_path(&f->plan, dir, r, path, sizeof path);
-        before[r] = inode_of(path);
-    }
+    files before, after;
+    files_of(dir, &before);
+    ck_assert_int_eq(before.n, 1); /* one thread, one file */
     /* What was missing is now there; what was saved was not run again. */
     execute(&f->plan, dir, 2);
     ck_assert_uint_eq(saved_runs(dir), n);
-    for (uint32_t r = 0; r < n; r++) {
-        char path[1200];
-        run_path(&f->plan, dir, r, path, sizeof path);
-        if (before[r])
-            ck_assert_msg(inode_of(path) == before[r], "run %u ran again", r);
-    }
+    files_of(dir, &after);
+    ck_assert_int_ge(after.n, 2);
+    for (int i = 0; i < after.n; i++)
+        if (strcmp(after.name[i], before.name[0]) == 0)
+            ck_assert_msg(strcmp(after.text[i], before.text[0]) == 0,
+                          "%s was written again", before.name[0]);
+    files_free(&before);
+    files_free(&after);
     assert_same_tables(&f->plan, whole, dir);
     free(f);
 }
@@ -495,33 +544,56 @@ static void flip_digit(const char *path)
     free(text);
 }
 
-/* A truncated file, an edited one and one saved by another plan are each
- * refused by name when loading -- never used -- and run again by the next
- * execute, after which the tables are those of an undamaged comparison. */
+/* Run r of plan p alone, its record moved into dir/runs/name: a file
+ * holding that run only, to damage. */
+static void save_alone(const compare_plan *p, uint32_t r, const char *dir,
+                       const char *name, char *path, size_t len)
+{
+    const char *tmp = fresh_dir("cmp-alone");
+    compare_opts o = {tmp, 1, &r, 1, NULL, NULL, {NULL, NULL, 0, NULL, 0}};
+    sb_err e;
+    ck_assert_msg(compare_execute(p, &o, &e) == 0, "%s", e.msg);
+    files fs;
+    files_of(tmp, &fs);
+    ck_assert_int_eq(fs.n, 1);
+    char from[1400];
+    snprintf(from, sizeof from, "%s/runs/%s", tmp, fs.name[0]);
+    snprintf(path, len, "%s/runs/%s", dir, name);
+    sb_err me;
+    ck_assert_int_eq(outfile_make_parents(path, &me), 0);
+    ck_assert_int_eq(rename(from, path), 0);
+    files_free(&fs);
+}
+
+/* A truncated record, an edited one and one saved by another plan are
+ * each refused by file and line when loading -- never used -- and run
+ * again by the next execute, after which the tables are those of an
+ * undamaged comparison. */
 START_TEST(damaged_runs_are_refused_and_rerun)
 {
     fixture *f = storm_plan();
     const char *whole = fresh_dir("cmp-ok"), *dir = fresh_dir("cmp-bad");
     execute(&f->plan, whole, 2);
-    execute(&f->plan, dir, 2);
     char cut[1200], edited[1200], stale[1200];
-    run_path(&f->plan, dir, 2, cut, sizeof cut);
-    run_path(&f->plan, dir, 5, edited, sizeof edited);
-    run_path(&f->plan, dir, 9, stale, sizeof stale);
-    struct stat st;
-    ck_assert_int_eq(stat(cut, &st), 0);
-    truncate_file(cut, st.st_size / 2);
-    flip_digit(edited);
+    uint32_t all_but[16], n_but = 0;
+    for (uint32_t r = 0; r < compare_n_runs(&f->plan); r++)
+        if (r != 2 && r != 5 && r != 9)
+            all_but[n_but++] = r;
+    compare_opts ob = {dir, 2, all_but, n_but, NULL, NULL,
+                       {NULL, NULL, 0, NULL, 0}};
+    sb_err e;
+    ck_assert_int_eq(compare_execute(&f->plan, &ob, &e), 0);
+    save_alone(&f->plan, 2, dir, "cut.runs", cut, sizeof cut);
+    save_alone(&f->plan, 5, dir, "edited.runs", edited, sizeof edited);
     /* Another plan's run 9: the same scenario with another fingerprint. */
     compare_plan other = f->plan;
     snprintf(other.fingerprint, sizeof other.fingerprint,
              "0123456789abcdef");
-    uint32_t nine = 9;
-    compare_opts o9 = {dir, 1, &nine, 1, NULL, NULL, {NULL, NULL, 0, NULL, 0}};
-    sb_err e;
-    char *stale_text = tu_read_file(stale);
-    unlink(stale);
-    ck_assert_int_eq(compare_execute(&other, &o9, &e), 0);
+    save_alone(&other, 9, dir, "stale.runs", stale, sizeof stale);
+    struct stat st;
+    ck_assert_int_eq(stat(cut, &st), 0);
+    truncate_file(cut, st.st_size / 2);
+    flip_digit(edited);
 
     struct {
         const char *path, *why;
@@ -536,7 +608,7 @@ START_TEST(damaged_runs_are_refused_and_rerun)
                           strstr(e.msg, cases[i].why),
                       "case %d: %s", i, e.msg);
         /* execute runs the damaged run again, so that the next case's
-         * file is the first bad one. */
+         * record is the first bad one. */
         if (i < 2) {
             uint32_t again = i == 0 ? 2 : 5;
             compare_opts o = {dir, 1, &again, 1, NULL, NULL,
@@ -544,50 +616,59 @@ START_TEST(damaged_runs_are_refused_and_rerun)
             ck_assert_int_eq(compare_execute(&f->plan, &o, &e), 0);
         }
     }
-    /* execute itself reruns a damaged file: the stale one here. */
-    ino_t old = inode_of(stale);
+    /* execute itself reruns a damaged record, the stale one here, and
+     * leaves the damaged file alone: a newer whole record wins. */
+    unsigned before = saved_runs(dir);
     execute(&f->plan, dir, 2);
-    ck_assert(inode_of(stale) != old);
-    char *fresh = tu_read_file(stale);
-    ck_assert_str_eq(fresh, stale_text);
-    free(fresh);
-    free(stale_text);
+    ck_assert_uint_eq(saved_runs(dir), before + 1);
     assert_same_tables(&f->plan, whole, dir);
     free(f);
 }
 END_TEST
 
-/* Every prefix of a saved run is refused, and so is the whole file read
- * as another run's. */
+/* The one record of a file (runfile_write's). */
+static int read_back(runfile_buf *b, const char *path, const char *fp,
+                     compare_run *r, compare_series *s, sb_err *e)
+{
+    int rc = runfile_slurp(b, path, e);
+    if (rc != 0)
+        return -1;
+    return runfile_parse(b->p, b->len, path, 0, fp, r, s, e);
+}
+
+/* Every prefix of a saved run is refused; the whole record is the run
+ * its "run" line says, even read from a damaged copy. */
 START_TEST(every_truncation_is_refused)
 {
     fixture *f = storm_plan();
     const char *dir = fresh_dir("cmp-trunc");
-    uint32_t first = 0;
-    compare_opts o = {dir, 1, &first, 1, NULL, NULL, {NULL, NULL, 0, NULL, 0}};
-    sb_err e;
-    ck_assert_int_eq(compare_execute(&f->plan, &o, &e), 0);
     char path[1200];
-    run_path(&f->plan, dir, 0, path, sizeof path);
+    save_alone(&f->plan, 1, dir, "one.runs", path, sizeof path);
     char *text = tu_read_file(path);
     size_t len = strlen(text);
-    const char *cut = tu_temp_path("cut.run");
-    runfile_buf buf = {0};
+    char *copy = malloc(len + 1);
     compare_run *r = malloc(sizeof *r);
     compare_series *s = malloc(sizeof *s);
+    sb_err e;
+    uint32_t pt, pol;
+    uint64_t seed;
     for (size_t keep = 0; keep < len; keep += 1 + keep / 64) {
-        FILE *out = fopen(cut, "w");
-        fwrite(text, 1, keep, out);
-        fclose(out);
-        ck_assert_int_eq(runfile_read(&buf, cut, f->plan.fingerprint, 0, 0,
-                                      SEED0, r, s, &e), -1);
+        memcpy(copy, text, keep);
+        copy[keep] = '\0';
+        ck_assert_int_eq(runfile_parse(copy, keep, "cut", 0,
+                                       f->plan.fingerprint, r, s, &e), -1);
     }
-    ck_assert_int_eq(runfile_read(&buf, path, f->plan.fingerprint, 0, 0,
-                                  SEED0, r, s, &e), 0);
-    ck_assert_int_eq(runfile_read(&buf, path, f->plan.fingerprint, 0, 1,
-                                  SEED0, r, s, &e), -1);
-    ck_assert_msg(strstr(e.msg, "another run"), "%s", e.msg);
-    runfile_buf_free(&buf);
+    memcpy(copy, text, len + 1);
+    ck_assert_msg(runfile_whose(copy, len / 2, &pt, &pol, &seed), "%s", copy);
+    ck_assert_uint_eq(pt, 0);
+    ck_assert_uint_eq(pol, 0);
+    ck_assert_uint_eq(seed, SEED0 + 1);
+    ck_assert_msg(runfile_parse(copy, len, path, 0, f->plan.fingerprint, r,
+                                s, &e) == 0, "%s", e.msg);
+    ck_assert_uint_eq(r->point, 0);
+    ck_assert_uint_eq(r->policy, 0);
+    ck_assert_uint_eq(r->seed, SEED0 + 1);
+    free(copy);
     free(text);
     free(r);
     free(s);
@@ -1067,6 +1148,37 @@ START_TEST(runner_up_is_the_second_best)
 }
 END_TEST
 
+/* A significant difference is never printed as two equal numbers
+ * ("99.9 % vs 99.9 %, significant").  Over 20 seeds immediate succeeds
+ * on 99.9 % of its 1000 requests every time; exponential+token_bucket
+ * on 99.9 % in 14 seeds and 99.8 % in 6: mean 99.87 %, which prints as
+ * 99.9 % at three digits.  The differences are 0.1 six times and 0
+ * fourteen: mean 0.03, sd sqrt(0.3 x 0.7 x 20/19) x 0.1 = 0.0470, t =
+ * 0.03 / (0.0470 / sqrt 20) = 2.85 on 19 degrees of freedom, p = 0.010:
+ * significant.  Two decimals tell them apart: 99.90 % vs 99.87 %.
+ * Before, the verdict said "99.9 % vs 99.9 %". */
+START_TEST(significant_means_print_apart)
+{
+    fixture *f = hand_plan(2, 20);
+    const char *dir = fresh_dir("cmp-digits");
+    make_dir(dir);
+    for (uint32_t s = 0; s < 20; s++) {
+        hand_run(f, dir, 0, s, 0.999, 10.0, 0);
+        hand_run(f, dir, 1, s, s % 10 < 3 ? 0.998 : 0.999, 10.0, 0);
+    }
+    compare_result *res = load(&f->plan, dir);
+    const compare_verdict *v = compare_verdict_of(res, 0, CM_SUCCESS_RATIO);
+    ck_assert_int_eq(v->best, 0);
+    ck_assert(v->significant);
+    ck_assert_str_eq(v->text, "immediate: highest success ratio (99.90 % "
+                              "vs 99.87 % for exponential+token_bucket, the "
+                              "next best), significant (paired t, p = "
+                              "0.01)");
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
 /* Recovery: the counts of seeds that did not recover first (exact
  * McNemar), then the times of those that did (paired), and the sentence
  * cites what decides.  tier-amplification's shape over 10 seeds:
@@ -1357,7 +1469,7 @@ START_TEST(sweep_says_where_each_policy_tips)
         uint32_t tips = pol == 0 ? 0 : pol == 1 ? storm[pt] : late[pt];
         runs[r].sum.recovered = sd >= tips;
     }
-    compare_result res = {p, runs, NULL, NULL, NULL, NULL};
+    compare_result res = {p, runs, NULL, NULL, NULL, NULL, 0, NULL, NULL};
     char text[2048];
     compare_tips_text(&res, 0, text, sizeof text);
     ck_assert_str_eq(text, "calm, seeds that never recovered: 0 of 5 from "
@@ -1455,8 +1567,7 @@ START_TEST(saved_values_read_back_exactly)
     ck_assert_int_eq(runfile_write(&buf, path, f->plan.fingerprint, "x", &r,
                                    s, &e), 0);
     compare_run got;
-    ck_assert_msg(runfile_read(&buf, path, f->plan.fingerprint, 0, 0, 1,
-                               &got, back, &e) == 0, "%s", e.msg);
+    ck_assert_msg(read_back(&buf, path, f->plan.fingerprint, &got, back, &e) == 0, "%s", e.msg);
     /* The summary, its phases included. */
     ck_assert(memcmp(&got.sum, &r.sum, sizeof r.sum) == 0);
     ck_assert(memcmp(got.latency_ms, r.latency_ms, sizeof r.latency_ms) ==
@@ -1521,8 +1632,7 @@ START_TEST(pipeline_read_back_exactly)
     ck_assert_int_eq(runfile_write(&buf, path, f->plan.fingerprint, "x", &r,
                                    s, &e), 0);
     compare_run got;
-    ck_assert_msg(runfile_read(&buf, path, f->plan.fingerprint, 0, 0, 1,
-                               &got, NULL, &e) == 0, "%s", e.msg);
+    ck_assert_msg(read_back(&buf, path, f->plan.fingerprint, &got, NULL, &e) == 0, "%s", e.msg);
     ck_assert(memcmp(&got.sum, &r.sum, sizeof r.sum) == 0);
     text = tu_read_file(path);
     ck_assert_ptr_nonnull(strstr(text, "\npipeline strategy=compensate "
@@ -1540,8 +1650,7 @@ START_TEST(pipeline_read_back_exactly)
     ck_assert_ptr_nonnull(out);
     fputs(text, out);
     ck_assert_int_eq(fclose(out), 0);
-    ck_assert_int_eq(runfile_read(&buf, path, f->plan.fingerprint, 0, 0, 1,
-                                  &got, NULL, &e), -1);
+    ck_assert_int_eq(read_back(&buf, path, f->plan.fingerprint, &got, NULL, &e), -1);
     ck_assert_msg(strstr(e.msg, "expected a step of the pipeline") != NULL,
                   "%s", e.msg);
     free(text);
@@ -1720,6 +1829,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, no_success_no_latency_in_csv);
     tcase_add_test(tc, bottom_line_names_the_policy_and_why);
     tcase_add_test(tc, runner_up_is_the_second_best);
+    tcase_add_test(tc, significant_means_print_apart);
     tcase_add_test(tc, recovery_counts_then_times);
     tcase_add_test(tc, sparse_counts_use_an_exact_test);
     tcase_add_test(tc, bands_are_quantiles_across_seeds);

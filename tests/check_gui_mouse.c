@@ -206,6 +206,51 @@ static bool svg_has_fill(const char *svg, const chart_style *c)
     return strstr(svg, want) != NULL;
 }
 
+/* The rightmost column in r of img with a pixel darker than 100 of 255
+ * (the footer's message is drawn at 0.1 grey on 0.96), or -1. */
+static int ink_right(cairo_surface_t *img, chart_rect r)
+{
+    const unsigned char *d = cairo_image_surface_get_data(img);
+    int stride = cairo_image_surface_get_stride(img);
+    for (int x = (int)(r.x + r.w) - 1; x >= (int)r.x; x--)
+        for (int y = (int)r.y; y < (int)(r.y + r.h); y++) {
+            uint32_t p =
+                *(const uint32_t *)(const void *)(d + y * stride + x * 4);
+            if (((p >> 8) & 255) < 100)
+                return x;
+        }
+    return -1;
+}
+
+/* The PNG shows the window as it was when its button was pressed: its
+ * footer says the export with one script line, not the CSV export's
+ * message before it with its note and then the PNG's (both were there:
+ * the note was added to whatever the footer said).  The message's ink
+ * ends where that text, in the footer's font, ends: within a pixel of
+ * anti-aliasing, and a character or more short of it with a second
+ * note or the CSV's message. */
+static void assert_footer_one_note(cairo_surface_t *img, const char *png,
+                                   const view_layout *l)
+{
+    char want[1400];
+    snprintf(want, sizeof want,
+             "screenshot %s      (as a script line: at 30s export png)", png);
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 8, 8);
+    cairo_t *c = cairo_create(s);
+    double f = l->font_px;
+    chart_font(c, f * 0.9, true);
+    double end = f * 0.6 + chart_text_width(c, want);
+    cairo_destroy(c);
+    cairo_surface_destroy(s);
+    /* The message's line: from the status box's top to below its
+     * baseline (s.y + 1.1 f), above the hints' line (s.y + 2.45 f). */
+    chart_rect band = {0, l->status.y, l->status.w, f * 1.5};
+    int right = ink_right(img, band);
+    ck_assert_msg(fabs(right - end) <= 2.0,
+                  "the footer's message ends at x = %d, '%s' at %.1f", right,
+                  want, end);
+}
+
 /* The view exported by its PNG and SVG buttons: the PNG is the window's
  * picture at its size in pixels, B's field in it as on the screen; the
  * SVG is the same view in vector form at the window's size, with A's
@@ -223,6 +268,7 @@ static void assert_view_exported(const char *dir, const view_layout *l)
     ck_assert_int_eq(cairo_image_surface_get_height(img), H);
     long idle = count(img, l->field[1], &view_mode_colours[CLIENT_IDLE]);
     ck_assert_msg(idle > 500, "B's field in the PNG: %ld idle pixels", idle);
+    assert_footer_one_note(img, png, l);
     cairo_surface_destroy(img);
     char *text = tu_read_file(svg);
     ck_assert_msg(text != NULL, "%s was not written", svg);

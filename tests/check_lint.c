@@ -120,8 +120,9 @@ END_TEST
  * the clients, front and api each make 4 attempts (immediate), so db is
  * reached 4 x 4 x 4 = 64 times per request, with 3 hops retrying.  The
  * worst cases, all attempts timing out: front's 4 calls of 5 s = 20 s
- * against the clients' 10 s ([clients], line 44), api's 4 x 2 s = 8 s
- * against front's 5 s ([policy.front], line 60): two inversions.  The
+ * against the clients' 10 s ([clients] timeout, line 47: the key's line,
+ * not its section's, 44), api's 4 x 2 s = 8 s against front's 5 s
+ * ([policy.front] timeout, line 63): two inversions.  The
  * findings point at db's [server.db] (line 76).  retry-storm.ini has one
  * tier: no path of several retrying hops, 5 attempts under 10. */
 START_TEST(scenario_chain)
@@ -131,9 +132,9 @@ START_TEST(scenario_chain)
     ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"lint", tier, NULL}),
                      1);
     const char *want[] = {
-        "tier-amplification.ini:44: error: [timeout-inversion] clients "
+        "tier-amplification.ini:47: error: [timeout-inversion] clients "
         "waits 10 s per attempt for front, which can take 20 s",
-        "tier-amplification.ini:60: error: [timeout-inversion] front waits "
+        "tier-amplification.ini:63: error: [timeout-inversion] front waits "
         "5 s per attempt for api, which can take 8 s",
         "tier-amplification.ini:76: warning: [retry-amplification] clients "
         "-> front -> api -> db: each request can reach db 64 times",
@@ -165,6 +166,82 @@ START_TEST(scenario_chain)
 }
 END_TEST
 
+/* --set as run takes it: with the clients' policy none, the clients'
+ * inversion remains (front still takes 20 s against their 10 s) but they
+ * do not retry -- the message says they give up, not that they "time out
+ * and retry" -- and only front and api retry (2 hops; 1 x 4 x 4 = 16 at
+ * db).  A --set on a topology is refused, exit 2. */
+START_TEST(set_and_a_caller_that_does_not_retry)
+{
+    tu_output o;
+    const char *tier = TU_SOURCE("scenarios/tier-amplification.ini");
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"lint", tier,
+                                                         "--set",
+                                                         "policy.name=none",
+                                                         NULL}),
+                     1);
+    ck_assert_msg(strstr(o.out, "tier-amplification.ini:47: error: "
+                                "[timeout-inversion] clients waits 10 s") &&
+                      strstr(o.out, "the client times out and gives up "
+                                    "while front still works") &&
+                      strstr(o.out, "the client times out and retries") ==
+                          NULL &&
+                      strstr(o.out, "can reach db 16 times") &&
+                      strstr(o.out, "2 hops retry"),
+                  "%s", o.out);
+    tu_output_free(&o);
+    ck_assert_int_eq(
+        tu_stormbench(&o, (const char *[]){
+                              "lint", TU_SOURCE("tests/import/topology.yaml"),
+                              "--set", "clients.count=2", NULL}),
+        2);
+    ck_assert_msg(strstr(o.err, "--set applies to scenarios"), "%s", o.err);
+    tu_output_free(&o);
+}
+END_TEST
+
+/* A pipeline's steps in the call graph and the seeds' SLA rule.  Five
+ * steps each running `plan` with base 1min, cap 10min, 4 attempts (the
+ * README's example): retry delays 1 + 2 + 4 = 7 min a step, 35 min in
+ * all, over half a 60 min SLA (30 min): a warning at the sla key's line
+ * (line 13).  With sla = 2h (half: 60 min) it fits: no finding.  The
+ * steps are callers of the server: 5 retrying callers, no budget:
+ * fan-in-without-budget. */
+static const char pipe_ini[] =
+    "[scenario]\nname = p\nduration = 10m\n"
+    "[clients]\ncount = 1\narrival = once\n"
+    "[server]\nworkers = 4\n"
+    "[policy]\nname = plan\n"
+    "[pipeline]\nsteps = a, b, c, d, e\n"
+    "sla = %s\n"
+    "[step.a]\n[step.b]\n[step.c]\n[step.d]\n[step.e]\n";
+
+START_TEST(pipeline_sla_rule)
+{
+    tu_output o;
+    char ini[2048], path[1100];
+    snprintf(ini, sizeof ini, pipe_ini, "60m");
+    snprintf(path, sizeof path, "%s", tu_write_temp("pipe.ini", ini));
+    const char *plan[] = {"lint", path, "--set", "policy.base=1min",
+                          "--set", "policy.cap=10min", "--set",
+                          "policy.max_attempts=4", NULL};
+    ck_assert_int_eq(tu_stormbench(&o, plan), 0);
+    ck_assert_msg(strstr(o.out, "pipe.ini:13: warning: "
+                                "[pipeline-retries-over-half-sla] the "
+                                "steps' worst-case retry delays add up to "
+                                "2100 s") &&
+                      strstr(o.out, "[fan-in-without-budget] the server is "
+                                    "called by 5 callers"),
+                  "%s", o.out);
+    tu_output_free(&o);
+    snprintf(ini, sizeof ini, pipe_ini, "2h");
+    snprintf(path, sizeof path, "%s", tu_write_temp("pipe.ini", ini));
+    ck_assert_int_eq(tu_stormbench(&o, plan), 0);
+    ck_assert_msg(strstr(o.out, "over-half-sla") == NULL, "%s", o.out);
+    tu_output_free(&o);
+}
+END_TEST
+
 Suite *lint_suite(void)
 {
     Suite *s = suite_create("lint");
@@ -173,6 +250,8 @@ Suite *lint_suite(void)
     tcase_add_test(tc, clean_and_fan_in);
     tcase_add_test(tc, sarif_has_the_required_fields);
     tcase_add_test(tc, scenario_chain);
+    tcase_add_test(tc, set_and_a_caller_that_does_not_retry);
+    tcase_add_test(tc, pipeline_sla_rule);
     suite_add_tcase(s, tc);
     return s;
 }

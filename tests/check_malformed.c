@@ -405,8 +405,9 @@ static const malformed cases[] = {
      "= sometimes\nrate = 1/s\n[server]\nworkers = 2\n[policy]\nname = "
      "none\n",
      {"run", "@F", NULL},
-     "stormbench run: @F:6: [clients] arrival: expected one of "
-     "open|closed|once, got 'sometimes'\n"},
+     "stormbench run: @F:6: [clients] arrival: expected one of open, "
+     "closed, once, or trace(FILE) to replay a trace's requests, got "
+     "'sometimes'\n"},
     {"clients-timeout-negative",
      "[scenario]\nname = t\nduration = 60s\n[clients]\ncount = 10\ntimeout "
      "= -1s\nrate = 1/s\n[server]\nworkers = 2\n[policy]\nname = none\n",

@@ -127,6 +127,30 @@ START_TEST(three_good_steps_complete)
 }
 END_TEST
 
+/* More than the 8 steps a pipeline once had: SIM_MAX_STEPS (16) good
+ * steps of 1 s each run back to back -- the job completes at 16 s, each
+ * step called once (a 9th step would have been refused, and a step
+ * index past 8 would have read another step's stream bits). */
+START_TEST(sixteen_good_steps_complete)
+{
+    spec sp;
+    init_spec(&sp, SIM_MAX_STEPS);
+    ck_assert_int_eq(SIM_MAX_STEPS, 16);
+    tu_sim *t = run(NULL, "none", &sp);
+    const sim_pipeline_summary *p = pipe_of(t);
+    ck_assert_uint_eq(p->jobs, 1);
+    ck_assert_uint_eq(p->completed, 1);
+    ck_assert_double_eq_tol(p->working_s, 16.0, 1e-9);
+    for (unsigned i = 0; i < SIM_MAX_STEPS; i++) {
+        ck_assert_uint_eq(p->step[i].calls, 1);
+        ck_assert_uint_eq(p->step[i].succeeded, 1);
+    }
+    ck_assert_uint_eq(t->sum.offered, 16);
+    ck_assert_int_eq(sim_last_finish(t->sim), 16 * NS_S);
+    tu_sim_free(t);
+}
+END_TEST
+
 /* fail_fast, step 2 refused for good (permanent = 1: 403 on every
  * attempt), `fixed` delay 2 s, 3 attempts:
  *   s1  0 -> 1 ok
@@ -786,6 +810,7 @@ Suite *pipeline_suite(void)
     Suite *s = suite_create("pipeline");
     TCase *tc = tcase_create("jobs");
     tcase_add_test(tc, three_good_steps_complete);
+    tcase_add_test(tc, sixteen_good_steps_complete);
     tcase_add_test(tc, fail_fast_skips_later_steps);
     tcase_add_test(tc, continue_runs_independent_steps_only);
     tcase_add_test(tc, compensate_undoes_newest_first_and_reruns_clean);

@@ -678,17 +678,7 @@ static void assert_same_outputs(const char *a, const char *b)
 
 static int count_runs(const char *dir)
 {
-    char path[1200];
-    snprintf(path, sizeof path, "%s/runs", dir);
-    DIR *d = opendir(path);
-    if (d == NULL)
-        return 0;
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;)
-        n += strstr(e->d_name, ".run") != NULL &&
-             strstr(e->d_name, ".tmp") == NULL;
-    closedir(d);
-    return n;
+    return (int)tu_saved_runs(dir);
 }
 
 /* A plan run in pieces: --run K runs only run K and writes no report;
@@ -817,6 +807,127 @@ START_TEST(emitted_jobs_then_merge)
 }
 END_TEST
 
+/* ---- A service chain's tiers -------------------------------------------------- */
+
+/* From `stormbench run`'s per-bucket CSV of one seed, on its own path
+ * (chain.c's columns, not compare's reduction): db's attempts per request
+ * offered at the top over the run, over the outage's buckets (t_s 20 to
+ * 29: the scenario's db-down fault is 20 s + 10 s), and the largest
+ * bucket's. */
+static void tier_from_csv(const char *csv_text, double *whole, double *during,
+                          double *peak)
+{
+    char *text = strdup(csv_text), *save;
+    int c_t = -1, c_off = -1, c_att = -1, c_amp = -1, k = 0;
+    char *line = strtok_r(text, "\n", &save);
+    for (char *s = line, *f; (f = strsep(&s, ",")) != NULL; k++) {
+        c_t = strcmp(f, "t_s") == 0 ? k : c_t;
+        c_off = strcmp(f, "offered") == 0 ? k : c_off;
+        c_att = strcmp(f, "db.attempts") == 0 ? k : c_att;
+        c_amp = strcmp(f, "db.amplification") == 0 ? k : c_amp;
+    }
+    ck_assert(c_t >= 0 && c_off >= 0 && c_att >= 0 && c_amp >= 0 &&
+              c_amp < 256 && c_att < 256);
+    double off = 0, att = 0, off_d = 0, att_d = 0;
+    *peak = 0;
+    while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+        double v[256] = {0};
+        k = 0;
+        for (char *s = line, *f; (f = strsep(&s, ",")) != NULL && k < 256;)
+            v[k++] = strtod(f, NULL);
+        off += v[c_off];
+        att += v[c_att];
+        if (v[c_t] >= 20 && v[c_t] < 30) {
+            off_d += v[c_off];
+            att_d += v[c_att];
+        }
+        *peak = fmax(*peak, v[c_amp]);
+    }
+    free(text);
+    *whole = att / off;
+    *during = att_d / off_d;
+}
+
+/* tier-amplification's point: retries multiply down the chain, and
+ * compare shows it per tier (issue 18; before, no output of compare
+ * named a tier).  summary.json's db figures are the means over the
+ * seeds of what `stormbench run` counts for each seed, and the outage's
+ * figure is the scenario's hand arithmetic. */
+START_TEST(tiers_carry_the_amplification_down_the_chain)
+{
+    char dir[1024];
+    fresh_dir("cmp-tiers", dir, sizeof dir);
+    const char *argl[] = {"compare", "tier-amplification", "--policies",
+                          "immediate,none", "--seeds", "3", "-o", dir,
+                          "-q", NULL};
+    tu_output o;
+    tu_stormbench(&o, argl);
+    ck_assert_msg(o.status == 0, "compare: %s", o.err);
+    tu_output_free(&o);
+    char *json = file_in(dir, "summary.json");
+    double whole = 0, during = 0, peak = 0;
+    for (int seed = 1; seed <= 3; seed++) {
+        char seed_s[8], csv_path[1200];
+        snprintf(seed_s, sizeof seed_s, "%d", seed);
+        snprintf(csv_path, sizeof csv_path, "%s/run%d.csv", dir, seed);
+        const char *run[] = {"run", "tier-amplification", "--seed", seed_s,
+                             "--csv", csv_path, NULL};
+        tu_stormbench(&o, run);
+        tu_output_free(&o);
+        char *csv_text = tu_read_file(csv_path);
+        ck_assert_ptr_nonnull(csv_text);
+        double w, d, pk;
+        tier_from_csv(csv_text, &w, &d, &pk);
+        free(csv_text);
+        whole += w / 3;
+        during += d / 3;
+        peak += pk / 3;
+    }
+    const char *at = strstr(json, "\"immediate\": {");
+    ck_assert_ptr_nonnull(at);
+    at = strstr(at, "\"tiers\":");
+    ck_assert_ptr_nonnull(at);
+    at = strstr(at, "\"db\":");
+    ck_assert_ptr_nonnull(at);
+    /* The same counts, so the same doubles up to summing order; the CSV's
+     * per-bucket amplification has 4 decimals. */
+    ck_assert_double_eq_tol(tu_json_number(at, "amplification.mean"), whole,
+                            1e-9 * whole);
+    ck_assert_double_eq_tol(tu_json_number(at, "during_amplification.mean"),
+                            during, 1e-9 * during);
+    ck_assert_double_eq_tol(tu_json_number(at, "peak_amplification.mean"),
+                            peak, 1e-4);
+    /* The scenario's arithmetic: in the outage a request's 4 attempts at
+     * front become 4 x 4 = 16 at api and 4 x 4 x 4 = 64 at db.  Requests
+     * offered in the last 0.2 s of it (4 attempts of 50 ms at front) meet
+     * db up again and send fewer: at most 0.2 s / 10 s = 2 % less; a
+     * request offered in the 3 ms before it whose call reaches db in it
+     * adds 64 unoffered ones: at most 0.3 of ~1000 requests, 0.03 %
+     * more.  With no retries at the clients (none) the same holds of
+     * 4 x 4 = 16. */
+    ck_assert_double_ge(during, 64 * 0.98);
+    ck_assert_double_le(during, 64 * 1.0003);
+    const char *none = strstr(json, "\"none\": {");
+    ck_assert_ptr_nonnull(none);
+    none = strstr(strstr(none, "\"tiers\":"), "\"db\":");
+    double dn = tu_json_number(none, "during_amplification.mean");
+    ck_assert_double_ge(dn, 16 * 0.98);
+    ck_assert_double_le(dn, 16 * 1.0003);
+    /* And the tiers' own policies are said to stay: the plan names each
+     * tier's stack, summary.md says what --policies replaces. */
+    /* front and api call down with immediate; db, the bottom, calls
+     * nothing. */
+    ck_assert_int_eq(tu_count(json, "\"calls_with\": \"immediate\""), 2);
+    ck_assert_int_eq(tu_count(json, "\"calls_with\": null"), 1);
+    char *md = file_in(dir, "summary.md");
+    ck_assert_ptr_nonnull(strstr(md, "replace the clients' policy only"));
+    ck_assert_ptr_nonnull(strstr(md, "| db | attempts per request during "
+                                     "the faults (x) |"));
+    free(md);
+    free(json);
+}
+END_TEST
+
 Suite *report_compare_suite(void)
 {
     Suite *s = suite_create("report_compare");
@@ -835,6 +946,7 @@ Suite *report_compare_suite(void)
     tcase_add_test(tc, resumed_runs_only_what_is_missing);
     tcase_add_test(tc, interrupted_then_resumed);
     tcase_add_test(tc, emitted_jobs_then_merge);
+    tcase_add_test(tc, tiers_carry_the_amplification_down_the_chain);
     suite_add_tcase(s, tc);
     return s;
 }

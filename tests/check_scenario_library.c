@@ -195,7 +195,9 @@ END_TEST
 
 /* `stormbench validate NAME` finds every one by name (from a directory
  * holding scenarios/, as the source tree and an install's data dir do)
- * and finds nothing wrong with it, the load budget included. */
+ * and finds nothing wrong with it, the load budget included; nor
+ * anything to warn about: a shipped scenario that warns on every run
+ * (thundering-herd did, issue 21) teaches users to ignore warnings. */
 START_TEST(every_scenario_is_found_by_name)
 {
     char cwd[1024];
@@ -206,7 +208,34 @@ START_TEST(every_scenario_is_found_by_name)
     ck_assert_int_eq(chdir(cwd), 0);
     ck_assert_msg(o.status == 0, "%s: exit %d: %s%s", library[_i].name,
                   o.status, o.out, o.err);
+    ck_assert_msg(strstr(o.err, "warning") == NULL, "%s warns: %s",
+                  library[_i].name, o.err);
     tu_output_free(&o);
+}
+END_TEST
+
+/* The loader warns that a fault from t = 0 leaves no baseline to judge
+ * recovery by when clients keep sending (rate = 1/s): that run's
+ * recovery is lost.  Clients that send once have no steady goodput to
+ * recover to whenever the fault comes, so the same fault draws no
+ * warning there (thundering-herd.ini's case). */
+START_TEST(no_baseline_warns_only_with_steady_load)
+{
+    static const char head[] =
+        "[scenario]\nname = t\nduration = 30s\nwarmup = 0s\n"
+        "[server]\nworkers = 2\nservice = const(10ms)\n"
+        "[policy]\nname = none\n"
+        "[fault.down]\ntype = outage\nstart = 0s\nduration = 5s\n"
+        "[clients]\ncount = 10\n";
+    char text[512];
+    snprintf(text, sizeof text, "%srate = 1/s\n", head);
+    tu_sim *t = tu_sim_run(text, NULL, NULL, 0);
+    ck_assert_ptr_nonnull(strstr(t->sc.warnings, "there is no baseline"));
+    tu_sim_free(t);
+    snprintf(text, sizeof text, "%sarrival = once\nstart_window = 0s\n", head);
+    t = tu_sim_run(text, NULL, NULL, 0);
+    ck_assert_str_eq(t->sc.warnings, "");
+    tu_sim_free(t);
 }
 END_TEST
 
@@ -718,6 +747,7 @@ Suite *scenario_library_suite(void)
     tcase_add_test(tc, every_file_is_in_the_list);
     tcase_add_loop_test(tc, every_scenario_meets_its_expect, 0, N_LIBRARY);
     tcase_add_loop_test(tc, every_scenario_is_found_by_name, 0, N_LIBRARY);
+    tcase_add_test(tc, no_baseline_warns_only_with_steady_load);
     suite_add_tcase(s, tc);
     tc = tcase_create("contrasts");
     tcase_add_loop_test(tc, tipping_point_sweep, 0,

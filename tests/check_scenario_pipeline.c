@@ -78,13 +78,16 @@ static const bad_case cases[] = {
     {"steps-empty", BASE "[pipeline]\nsteps =\n", {NULL},
      "@F:12: [pipeline] steps: expected at least one step: the names of "
      "[step.NAME] sections, in the order they run, got ''"},
-    {"nine-steps",
-     BASE "[pipeline]\nsteps = s1, s2, s3, s4, s5, s6, s7, s8, s9\n"
+    {"seventeen-steps",
+     BASE "[pipeline]\nsteps = s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, "
+          "s11, s12, s13, s14, s15, s16, s17\n"
           "[step.s1]\n[step.s2]\n[step.s3]\n[step.s4]\n[step.s5]\n"
-          "[step.s6]\n[step.s7]\n[step.s8]\n[step.s9]\n",
+          "[step.s6]\n[step.s7]\n[step.s8]\n[step.s9]\n[step.s10]\n"
+          "[step.s11]\n[step.s12]\n[step.s13]\n[step.s14]\n[step.s15]\n"
+          "[step.s16]\n[step.s17]\n",
      {NULL},
-     "@F:12: [pipeline] steps: expected at most 8 steps, got 's1, s2, s3, "
-     "s4, s5, s6, s7, s8, s9'"},
+     "@F:12: [pipeline] steps: expected at most 16 steps, got 's1, s2, s3, "
+     "s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, s17'"},
     {"bad-step-section-name", BASE "[pipeline]\nsteps = a\n[step.a b]\n",
      {NULL},
      "@F:13: unknown section [step.a b]; known sections: [scenario], "

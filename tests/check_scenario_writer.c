@@ -430,6 +430,11 @@ START_TEST(the_writer_writes_every_key_of_the_table)
         "[scenario]\nname = o\nduration = 60s\n[clients]\narrival = once\n"
         "start_window = 10s\n",
         chain_ini, pipeline_ini,
+        "[scenario]\nname = o\nduration = 60s\n[clients]\narrival = "
+        "trace(" TU_SOURCE("tests/data/access.csv") ", time)\n"
+        "trace_scale = 2.5\n",
+        "[scenario]\nname = o\nduration = 60s\n[clients]\nrate = "
+        "profile(" TU_SOURCE("tests/data/day-profile.csv") ", total)\n",
         "[scenario]\nname = o\nduration = 60s\n[policy]\nfrom = "
         TU_SOURCE("tests/import/envoy-route.yaml") "#api\n"};
     size_t total = 0;
@@ -633,8 +638,10 @@ END_TEST
 static const char *semi(char *buf, size_t n, int tag)
 {
     buf[0] = ';';
-    for (size_t i = 1; i < n; i++)
-        buf[i] = i % 10 == 5 ? ' ' : (char)('a' + (i + (size_t)tag) % 26);
+    for (size_t i = 1; i < n; i++) {
+        bool blank = i % 10 == 5 && i + 1 < n;
+        buf[i] = blank ? ' ' : (char)('a' + (i + (size_t)tag) % 26);
+    }
     buf[n] = '\0';
     return buf;
 }

@@ -9,6 +9,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,43 @@ START_TEST(state_counts)
 }
 END_TEST
 
+/* HiDPI (issue 21; Xvfb cannot scale, so by arithmetic): the scale is
+ * the drawable's pixels over the window's units, 3840/1920 = 2,
+ * 2880/1920 = 1.5, 1920/1920 = 1, and 1 before the window has a size.
+ * At each scale the layout of a 960x600 window (the minimum) drawn in
+ * its pixels is the 1x layout times the scale, box for box (within the
+ * pixel each edge is rounded to): text and
+ * the boxes the pointer is tested against (in pixels, as the pointer's
+ * positions are mapped by the same scale) grow together.  Before, the
+ * font came from the pixels alone: 17.5 px at 1920x1200, not 2 x 10. */
+START_TEST(hidpi_scale_is_drawable_over_window)
+{
+    ck_assert_double_eq(view_pixel_scale(3840, 1920), 2.0);
+    ck_assert_double_eq(view_pixel_scale(2880, 1920), 1.5);
+    ck_assert_double_eq(view_pixel_scale(1920, 1920), 1.0);
+    ck_assert_double_eq(view_pixel_scale(0, 0), 1.0);
+    static const double scales[] = {1.0, 1.5, 2.0};
+    view_layout one, at;
+    view_layout_compute(960, 600, view_font_px(960, 600), 2, &one);
+    for (int i = 0; i < 3; i++) {
+        double s = scales[i];
+        int pw = (int)(960 * s), ph = (int)(600 * s);
+        ck_assert_double_eq(view_pixel_scale(pw, 960), s);
+        double f = view_font_px_scaled(pw, ph, s);
+        ck_assert_double_eq_tol(f, s * 10.0, 1e-9); /* the 10 px floor */
+        view_layout_compute(pw, ph, f, 2, &at);
+        const chart_rect *a = &one.header, *b = &at.header;
+        int n = (int)(offsetof(view_layout, status) / sizeof(chart_rect)) + 1;
+        for (int k = 0; k < n; k++) {
+            ck_assert_double_eq_tol(b[k].x, s * a[k].x, 1.5);
+            ck_assert_double_eq_tol(b[k].y, s * a[k].y, 1.5);
+            ck_assert_double_eq_tol(b[k].w, s * a[k].w, 1.5);
+            ck_assert_double_eq_tol(b[k].h, s * a[k].h, 1.5);
+        }
+    }
+}
+END_TEST
+
 /* ---- Drawn ------------------------------------------------------------------ */
 
 static scenario sc;
@@ -195,10 +233,20 @@ static bool within(chart_rect in, chart_rect out)
  * recorded. */
 static bool hide_b; /* draw_ab switches B's lines off */
 
+static void draw_ab_on(cairo_surface_t *s, session *a, session *b, int w, int h,
+                       double hx, double hy, view_hits *hits);
+
 static void draw_ab(session *a, session *b, int w, int h, double hx,
                     double hy, view_hits *hits)
 {
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    draw_ab_on(s, a, b, w, h, hx, hy, hits);
+    cairo_surface_destroy(s);
+}
+
+static void draw_ab_on(cairo_surface_t *s, session *a, session *b, int w, int h,
+                       double hx, double hy, view_hits *hits)
+{
     cairo_t *cr = cairo_create(s);
     view_state v;
     memset(&v, 0, sizeof v);
@@ -217,7 +265,6 @@ static void draw_ab(session *a, session *b, int w, int h, double hx,
     v.hits = hits;
     view_draw(cr, w, h, &v);
     cairo_destroy(cr);
-    cairo_surface_destroy(s);
 }
 
 /* At the smallest size and at 1920x1080, crowded: within each panel no
@@ -260,6 +307,86 @@ START_TEST(labels_never_overprint)
         /* The title, three legend items and five x ticks at least. */
         ck_assert_int_gt(labels, 5 * 5);
     }
+    session_destroy(a);
+    session_destroy(b);
+}
+END_TEST
+
+/* Pixels in r (less a pixel all round) of img with a colour: a channel
+ * 60 or more from another.  The panels' text, grid, reference lines and
+ * backings are grey; every run's line is coloured (view_family). */
+static long coloured(cairo_surface_t *img, chart_rect r)
+{
+    cairo_surface_flush(img);
+    const unsigned char *d = cairo_image_surface_get_data(img);
+    int stride = cairo_image_surface_get_stride(img);
+    long n = 0;
+    for (int y = (int)ceil(r.y + 1); y < (int)floor(r.y + r.h - 1); y++)
+        for (int x = (int)ceil(r.x + 1); x < (int)floor(r.x + r.w - 1); x++) {
+            uint32_t p =
+                *(const uint32_t *)(const void *)(d + y * stride + x * 4);
+            int c[3] = {(int)(p >> 16) & 255, (int)(p >> 8) & 255,
+                        (int)p & 255};
+            int hi = c[0] > c[1] ? c[0] : c[1], lo = c[0] < c[1] ? c[0] : c[1];
+            hi = hi > c[2] ? hi : c[2];
+            lo = lo < c[2] ? lo : c[2];
+            n += hi - lo >= 60;
+        }
+    return n;
+}
+
+/* Issue 21: a reference line's name ("baseline", "client timeout") is
+ * never under a run's line: it went to the right end of its line (or
+ * the left) whatever passed there, and B's success ratio, falling
+ * through the baseline's height in a storm, was drawn across it.  A
+ * storm (an outage of 10 s at 30 s, immediate against exponential with
+ * a token bucket) is drawn each second from 32 to 110 s, following the
+ * run, at 1280x800: in every frame, the box of each reference name
+ * (hits tagged 2) holds no coloured pixel.  Some frames must have
+ * moved the baseline's name off the right end, or the scan met no line
+ * there and tested nothing. */
+START_TEST(reference_names_clear_of_lines)
+{
+    session *a = storm("immediate"), *b = storm("exponential+token_bucket");
+    fault_cfg f;
+    memset(&f, 0, sizeof f);
+    f.type = FAULT_OUTAGE;
+    f.mode = CUT_BLACKHOLE;
+    f.duration_ns = 10 * NS_PER_S;
+    sb_err e;
+    for (int r = 0; r < 2; r++) {
+        session *ss = r ? b : a;
+        ck_assert_int_eq(session_run_until(ss, 30 * NS_PER_S), 0);
+        ck_assert_int_ge(session_inject(ss, &f, &e), 0);
+    }
+    const int w = 1280, h = 800;
+    view_layout l;
+    view_layout_compute(w, h, view_font_px(w, h), 2, &l);
+    cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    static view_hits hits;
+    int moved = 0, named = 0;
+    for (int t = 32; t <= 110; t++) {
+        ck_assert_int_eq(session_run_until(a, t * NS_PER_S), 0);
+        ck_assert_int_eq(session_run_until(b, t * NS_PER_S), 0);
+        draw_ab_on(img, a, b, w, h, -100, -100, &hits);
+        for (int i = 0; i < hits.n; i++) {
+            const view_hit *q = &hits.hit[i];
+            if (q->kind != HIT_LABEL || q->b != 2)
+                continue;
+            named++;
+            long n = coloured(img, q->r);
+            ck_assert_msg(n == 0,
+                          "t = %d s, panel %d: %ld coloured pixels under "
+                          "the name at [%.0f %.0f %.0f %.0f]",
+                          t, q->a, n, q->r.x, q->r.y, q->r.w, q->r.h);
+            chart_panel p = view_panel_plot(&l, q->a, 0, 1);
+            moved +=
+                q->a == 1 && q->r.x + q->r.w < p.plot.x + p.plot.w - l.font_px;
+        }
+    }
+    ck_assert_int_gt(named, 79);
+    ck_assert_int_gt(moved, 0);
+    cairo_surface_destroy(img);
     session_destroy(a);
     session_destroy(b);
 }
@@ -534,6 +661,7 @@ Suite *view_suite(void)
     tcase_add_test(tc, faults_named_as_a_person_would);
     tcase_add_test(tc, values_carry_units);
     tcase_add_test(tc, state_counts);
+    tcase_add_test(tc, hidpi_scale_is_drawable_over_window);
     tcase_add_test(tc, cells_show_shares);
     tcase_add_test(tc, picker_clicks_make_stacks);
     tcase_add_test(tc, picker_ladder_steps);
@@ -542,6 +670,7 @@ Suite *view_suite(void)
     TCase *dr = tcase_create("drawn");
     tcase_set_timeout(dr, 120);
     tcase_add_test(dr, labels_never_overprint);
+    tcase_add_test(dr, reference_names_clear_of_lines);
     tcase_add_test(dr, tooltip_stays_inside);
     tcase_add_test(dr, tooltip_hides_a_hidden_run);
     tcase_add_test(dr, help_fits_its_box);

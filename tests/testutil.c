@@ -1,6 +1,7 @@
 #include "testutil.h"
 
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -54,6 +55,33 @@ char *tu_read_file(const char *path)
     fclose(f);
     buf[len] = '\0';
     return buf;
+}
+
+unsigned tu_saved_runs(const char *dir)
+{
+    char runs[1100], path[1400];
+    snprintf(runs, sizeof runs, "%s/runs", dir);
+    DIR *d = opendir(runs);
+    unsigned n = 0;
+    if (d == NULL)
+        return 0;
+    for (struct dirent *de; (de = readdir(d)) != NULL;) {
+        size_t len = strlen(de->d_name);
+        if (de->d_name[0] == '.' ||
+            !((len > 4 && strcmp(de->d_name + len - 4, ".run") == 0) ||
+              (len > 5 && strcmp(de->d_name + len - 5, ".runs") == 0)))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", runs, de->d_name);
+        char *text = tu_read_file(path);
+        for (const char *p = text; p && *p; p = strchr(p, '\n')) {
+            if (*p == '\n')
+                p++;
+            n += strncmp(p, "stormbench-run ", 15) == 0;
+        }
+        free(text);
+    }
+    closedir(d);
+    return n;
 }
 
 /* The engine's invariants, which walk every record: at every 16th

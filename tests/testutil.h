@@ -59,6 +59,9 @@ const char *tu_temp_path(const char *name);
 const char *tu_write_temp(const char *name, const char *text);
 /* The whole file, NUL-terminated, malloc'd; NULL when it cannot be read. */
 char *tu_read_file(const char *path);
+/* The runs saved under dir/runs/ (reports/runfile.h): the records begun
+ * in its record files, whole or not. */
+unsigned tu_saved_runs(const char *dir);
 
 /* Run the stormbench binary with args (argv[0] is added).  Captures
  * stdout and stderr (malloc'd, free with tu_output_free); returns the exit

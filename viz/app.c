@@ -43,6 +43,7 @@ struct app {
     int policy_a;   /* index into the cycle of A's policy, or -1 */
     int last_fault; /* the last fault injected by hand, or -1 */
     double achieved, events_per_s; /* achieved < 0: not measured yet */
+    double scale;                  /* pixels per window unit (app_set_scale) */
     double rate_since;   /* wall time the rate's window began; < 0 none */
     int64_t rate_sim_ns; /* simulated time advanced in it */
     int64_t slice_ns; /* the simulation slice, adapted to the budget */
@@ -419,6 +420,9 @@ static void screenshot(app *a, const char *path)
     else
         default_path(a, "png", a->shot, sizeof a->shot);
     a->shot_pending = true;
+    /* The footer says the shot in the frame it is taken from; stdout
+     * says it once it is written (app_shot_done). */
+    snprintf(a->message, sizeof a->message, "screenshot %.1000s", a->shot);
 }
 
 /* Save run r as a scenario at path and say what it holds. */
@@ -1456,6 +1460,10 @@ static void act(app *a, const char *cmd)
     int64_t before = app_now(a);
     snprintf(buf, sizeof buf, "%s", cmd);
     a->refused = false;
+    /* The note goes after what this action said, never after an earlier
+     * message (an export that says nothing until its frame is drawn got
+     * the previous action's message and note, then its own). */
+    a->message[0] = '\0';
     if (run_cmd(a, buf, false, &e) != 0) {
         say(a, "%s: %s", cmd, e.msg);
         return;
@@ -1472,7 +1480,7 @@ static void act(app *a, const char *cmd)
         snprintf(dur, sizeof dur, "%.3fs", (double)at / 1e9);
     size_t n = strlen(a->message);
     snprintf(a->message + n, sizeof a->message - n,
-             "      (as a script line: at %s %s)", dur, cmd);
+             "%s(as a script line: at %s %s)", n ? "      " : "", dur, cmd);
     /* On stdout too, where lines to paste into a script are wanted. */
     printf("script: at %s %s\n", dur, cmd);
     fflush(stdout);
@@ -1482,8 +1490,8 @@ static void act(app *a, const char *cmd)
 static double panel_time(const app *a, int k, double x)
 {
     view_layout l;
-    view_layout_compute(a->w, a->h, view_font_px(a->w, a->h), a->n_runs,
-                        &l);
+    view_layout_compute(a->w, a->h, view_font_px_scaled(a->w, a->h, a->scale),
+                        a->n_runs, &l);
     double t0, t1;
     time_window(a, &t0, &t1);
     chart_panel p = view_panel_plot(&l, k, t0, t1);
@@ -1687,7 +1695,8 @@ static void release(app *a, double x)
         double lo = fmin(a->sel_t0, a->sel_t1), hi = fmax(a->sel_t0,
                                                           a->sel_t1);
         a->sel_t0 = a->sel_t1 = -1;
-        if (fabs(x - a->drag_x0) < view_font_px(a->w, a->h) * 0.5)
+        if (fabs(x - a->drag_x0) <
+            view_font_px_scaled(a->w, a->h, a->scale) * 0.5)
             return; /* a click, not a drag */
         snprintf(cmd, sizeof cmd, "zoom %s %s",
                  units_fmt_duration((int64_t)floor(lo) * NS_PER_S, t0,
@@ -1709,8 +1718,9 @@ void app_pointer(app *a, double x, double y, bool inside)
     a->hy = y;
     if (a->drag == DRAG_TIMELINE) {
         view_layout l;
-        view_layout_compute(a->w, a->h, view_font_px(a->w, a->h), a->n_runs,
-                            &l);
+        view_layout_compute(a->w, a->h,
+                            view_font_px_scaled(a->w, a->h, a->scale),
+                            a->n_runs, &l);
         a->drag_t = view_timeline_time(
             &l, (double)a->o.cfg->duration_ns / 1e9, x);
     } else if (a->drag == DRAG_SELECT) {
@@ -1784,6 +1794,7 @@ int app_create(const app_options *o, app **out, sb_err *e)
     a->policy_a = -1;
     a->w = 1600;
     a->h = 1000;
+    a->scale = 1.0;
     a->slice_ns = o->cfg->bucket_ns;
     a->span_s = o->span_s > 0 ? o->span_s : 120.0;
     a->end_s = -1;
@@ -2007,6 +2018,7 @@ static void state_of(const app *a, view_state *v_, view_hits *hits)
     view_state v;
     memset(&v, 0, sizeof v);
     v.scenario = a->o.cfg->name;
+    v.scale = a->scale;
     for (int r = 0; r < a->n_runs; r++) {
         v.runs[r] = a->run[r];
         v.scratch[r] = a->scratch[r];
@@ -2047,12 +2059,18 @@ static void draw(const app *a, cairo_t *cr, double w, double h,
     state_of(a, &v, hits);
     view_draw(cr, w, h, &v);
     view_layout l;
-    view_layout_compute(w, h, view_font_px(w, h), a->n_runs, &l);
+    view_layout_compute(w, h, view_font_px_scaled(w, h, a->scale), a->n_runs,
+                        &l);
     controls_state c;
     controls_of(a, &c);
     controls_draw(cr, &l, &c, hits);
     if (a->help)
         view_help(cr, w, h);
+}
+
+void app_set_scale(app *a, double s)
+{
+    a->scale = s > 0 ? s : 1.0;
 }
 
 void app_draw(const app *a, cairo_t *cr, double w, double h)
@@ -2084,7 +2102,8 @@ int app_draw_changed(app *a, cairo_t *cr, double w, double h, bool fresh,
     v.cache = a->cache;
     int n = view_draw_changed(cr, w, h, &v, changed);
     view_layout l;
-    view_layout_compute(w, h, view_font_px(w, h), a->n_runs, &l);
+    view_layout_compute(w, h, view_font_px_scaled(w, h, a->scale), a->n_runs,
+                        &l);
     controls_state c;
     controls_of(a, &c);
     if (memcmp(&c, &a->shown_controls, sizeof c) != 0) {
@@ -2144,7 +2163,10 @@ void app_shot_done(app *a, int rc, const char *error)
 {
     a->shot_pending = false;
     if (rc == 0) {
-        say(a, "screenshot %s", a->shot);
+        /* The footer already says it (screenshot()), with its script
+         * line when the mouse asked for it. */
+        printf("screenshot %s\n", a->shot);
+        fflush(stdout);
     } else if (a->shot_line > 0) {
         char msg[ERR_MSG_MAX + 1100];
         snprintf(msg, sizeof msg, "%s:%d: screenshot %s failed: %s",

@@ -101,6 +101,10 @@ void app_double_click(app *a, double x, double y);
 void app_wheel(app *a, double x, double y, double clicks);
 
 /* Draw the view (w x h device units). */
+/* Pixels per window unit of the picture drawn next (HiDPI: 2; the
+ * pointer's positions come in pixels too): text and layout are the 1x
+ * view's, times s. */
+void app_set_scale(app *a, double s);
 void app_draw(const app *a, cairo_t *cr, double w, double h);
 /* Draw into the picture the last frame was drawn into (unless fresh:
  * then all of it) only what changed since; the rectangles redrawn go to

@@ -17,6 +17,7 @@
 #include <SDL.h>
 
 #include "gui.h"
+#include "view.h"
 
 int gui_has_window(void)
 {
@@ -73,8 +74,8 @@ static int fit(gui_window *w, bool *fresh, sb_err *e)
     if (pixel_size(w, &pw, &ph, e) != 0)
         return -1;
     SDL_GetWindowSize(w->win, &ww, &wh);
-    w->sx = ww > 0 ? (double)pw / ww : 1.0;
-    w->sy = wh > 0 ? (double)ph / wh : 1.0;
+    w->sx = view_pixel_scale(pw, ww);
+    w->sy = view_pixel_scale(ph, wh);
     if (pw == w->pw && ph == w->ph && w->cr)
         return 0;
     drop_picture(w);
@@ -448,6 +449,11 @@ int gui_run_window(const gui_options *o, sb_err *e)
             rc = 2;
             break;
         }
+        /* Text and layout at the scale the pointer's positions are
+         * mapped by (mouse()): both pixels per window unit. */
+        double sx, sy;
+        gui_window_scale(w, &sx, &sy);
+        app_set_scale(a, sx);
         chart_rect changed[VIEW_REGIONS + 1];
         int n = app_draw_changed(a, cr, pw, ph, fresh, changed);
         const char *shot = app_shot_wanted(a);

@@ -179,6 +179,18 @@ double view_font_px(double w, double h)
     return fmax(10.0, fmin(w / 110.0, h / 60.0));
 }
 
+double view_pixel_scale(int pixels, int units)
+{
+    return pixels > 0 && units > 0 ? (double)pixels / units : 1.0;
+}
+
+double view_font_px_scaled(double w, double h, double scale)
+{
+    if (!(scale > 0))
+        scale = 1.0;
+    return scale * view_font_px(w / scale, h / scale);
+}
+
 /* Panels leave room on the right for a second axis's labels, all of
  * them, so every panel's time axis lines up with the others' (one
  * crosshair crosses them all at the same time). */
@@ -291,12 +303,18 @@ static bool collides(const placed *pl, chart_rect r)
     return false;
 }
 
-/* Remember r as taken (and record it in the hits as a label). */
-static void place(const view_state *v, placed *pl, chart_rect r)
+/* Remember r as taken (and record it in the hits as a label, tagged as
+ * view.h's HIT_LABEL says). */
+static void place_tagged(const view_state *v, placed *pl, chart_rect r, int tag)
 {
     if (pl && pl->n < PLACED_MAX)
         pl->r[pl->n++] = r;
-    view_hits_add(v->hits, r, HIT_LABEL, pl ? pl->owner : -1, 0);
+    view_hits_add(v->hits, r, HIT_LABEL, pl ? pl->owner : -1, tag);
+}
+
+static void place(const view_state *v, placed *pl, chart_rect r)
+{
+    place_tagged(v, pl, r, 0);
 }
 
 /* Text at (x, y), placed; returns its width. */
@@ -826,30 +844,128 @@ static void marks(cairo_t *cr, const chart_panel *p, const view_state *v,
     cairo_restore(cr);
 }
 
-/* A reference line (the client timeout, the baseline) across the plot,
- * its name at the first free place of: the right end above the line,
- * below it, the left end above, below; not drawn when all are taken. */
-static void reference(cairo_t *cr, const chart_panel *p, const view_state *v,
-                      placed *pl, double value, const char *name,
-                      const chart_style *st)
+/* What a panel looked like when drawn: for the crosshair, the tooltip
+ * and the reference names' places. */
+typedef struct drawn_panel {
+    chart_panel p;
+    chart_scale right;
+    const panel_def *d;
+} drawn_panel;
+
+/* Whether the segment (ax, ay)-(bx, by) passes through r. */
+static bool segment_hits(double ax, double ay, double bx, double by,
+                         chart_rect r)
 {
+    double x0 = r.x, x1 = r.x + r.w;
+    if (fmax(ax, bx) < x0 || fmin(ax, bx) > x1)
+        return false;
+    double ya = ay, yb = by;
+    if (bx != ax) { /* the part of it over [x0, x1] */
+        double s0 = (fmax(fmin(ax, bx), x0) - ax) / (bx - ax);
+        double s1 = (fmin(fmax(ax, bx), x1) - ax) / (bx - ax);
+        ya = ay + (by - ay) * s0;
+        yb = ay + (by - ay) * s1;
+    }
+    return fmax(ya, yb) >= r.y && fmin(ya, yb) <= r.y + r.h;
+}
+
+/* Whether a line the panel shows (any run's) passes through r, as
+ * series_lines will draw it: from point to point, broken at a gap. */
+static bool lines_cross(const drawn_panel *dp, const view_state *v,
+                        chart_rect r)
+{
+    const chart_panel *p = &dp->p;
+    double t0 = chart_scale_unmap(&p->x, r.x);
+    double t1 = chart_scale_unmap(&p->x, r.x + r.w);
+    for (int run = 0; run < v->n_runs; run++) {
+        const series *s = session_series(v->runs[run]);
+        size_t from, to;
+        series_range(s, t0 - s->width_s, t1 + s->width_s, &from, &to);
+        for (int i = 0; i < dp->d->n; i++) {
+            const line_def *ld = &dp->d->lines[i];
+            if (!shown(v, ld, run))
+                continue;
+            const chart_scale *y = ld->right ? &dp->right : &p->y;
+            const double *ts = series_col_ptr(s, COL_T);
+            const double *vs = series_col_ptr(s, ld->col);
+            double px = NAN, py = NAN;
+            for (size_t j = from; j < to; j++) {
+                double x = chart_scale_map(&p->x, ts[j * COL_COUNT]);
+                double yy = chart_scale_map(y, vs[j * COL_COUNT]);
+                if (isfinite(px) && isfinite(py) && isfinite(x) &&
+                    isfinite(yy) && segment_hits(px, py, x, yy, r))
+                    return true;
+                px = x;
+                py = yy;
+            }
+        }
+    }
+    return false;
+}
+
+/* A reference line (the client timeout, the baseline) across the plot,
+ * drawn before the runs' lines. */
+static void reference_line(const chart_panel *p, cairo_t *cr, double value,
+                           const chart_style *st)
+{
+    double y = chart_scale_map(&p->y, value);
+    if (y >= p->plot.y && y <= p->plot.y + p->plot.h)
+        chart_panel_hline(cr, p, value, NULL, st);
+}
+
+/* Its name, drawn after the runs' lines, at the first place free of the
+ * panel's text and of every line shown, of: above the line, then below
+ * it, at the right end, the left end, then stepping from the right end
+ * leftwards by the name's width.  It went to the first free of text
+ * alone, and a run's line falling through the baseline's height in a
+ * storm (B's success ratio) was drawn across it.  Where every place has
+ * a line through it, the first free of text gets a backing, so the name
+ * is read over the line; where all have text, it is not drawn. */
+static void reference_name(cairo_t *cr, const drawn_panel *dp,
+                           const view_state *v, placed *pl, double value,
+                           const char *name, const chart_style *st)
+{
+    const chart_panel *p = &dp->p;
     double y = chart_scale_map(&p->y, value), f = p->font_px;
     if (!(y >= p->plot.y && y <= p->plot.y + p->plot.h))
         return;
-    chart_panel_hline(cr, p, value, NULL, st);
     cairo_save(cr);
     chart_font(cr, f * 0.8, false);
-    double w = chart_text_width(cr, name);
-    double xs[2] = {p->plot.x + p->plot.w - f * 0.3 - w, p->plot.x + f * 0.3};
+    double w = chart_text_width(cr, name), pad = f * 0.3;
     double ys[2] = {y - f * 0.3, y + f * 0.95};
-    for (int k = 0; k < 4; k++) {
-        chart_rect r = text_box(cr, xs[k / 2], ys[k % 2], name);
+    int steps = (int)((p->plot.w - 2 * pad) / (w + f)) + 1;
+    bool found = false, backing = false;
+    chart_rect best = {0, 0, 0, 0};
+    double best_y = 0;
+    for (int k = 0; k < 2 * (steps + 1) && !found; k++) {
+        int at = k / 2; /* 0: right end, 1: left end, then leftwards */
+        double x = at == 1 ? p->plot.x + pad
+                           : p->plot.x + p->plot.w - pad - w -
+                                 (at > 1 ? (at - 1) * (w + f) : 0);
+        if (x < p->plot.x + pad)
+            continue;
+        chart_rect r = text_box(cr, x, ys[k % 2], name);
         if (r.y < p->plot.y || r.y + r.h > p->plot.y + p->plot.h ||
             collides(pl, r))
             continue;
+        /* Room for the lines' width and anti-aliasing. */
+        chart_rect g = {r.x - 2, r.y - 2, r.w + 4, r.h + 4};
+        found = !lines_cross(dp, v, g);
+        if (found || !backing) {
+            best = r;
+            best_y = ys[k % 2];
+            backing = true;
+        }
+    }
+    if (backing) {
+        if (!found) {
+            cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+            cairo_rectangle(cr, best.x - 1, best.y - 1, best.w + 2, best.h + 2);
+            cairo_fill(cr);
+        }
         cairo_set_source_rgba(cr, st->r, st->g, st->b, fmax(st->a, 0.8));
-        label(cr, v, pl, r.x, ys[k % 2], name);
-        break;
+        text(cr, best.x, best_y, name);
+        place_tagged(v, pl, best, 2);
     }
     cairo_restore(cr);
 }
@@ -978,13 +1094,6 @@ static void legend_draw(cairo_t *cr, const chart_panel *p,
     cairo_restore(cr);
 }
 
-/* What a panel looked like when drawn: for the crosshair and tooltip. */
-typedef struct drawn_panel {
-    chart_panel p;
-    chart_scale right;
-    const panel_def *d;
-} drawn_panel;
-
 static void series_lines(cairo_t *cr, const drawn_panel *dp,
                          const view_state *v, double t0, double t1)
 {
@@ -1042,27 +1151,36 @@ static void panel_frame(cairo_t *cr, const view_layout *l,
 }
 
 /* The reference lines: the client timeout (queue and latency), the
- * goodput baseline. */
-static void references(cairo_t *cr, const chart_panel *p,
-                       const view_state *v, int k, placed *pl)
+ * goodput baseline; their lines first (names = false), under the runs'
+ * lines, then their names over them. */
+static void references(cairo_t *cr, const drawn_panel *dp, const view_state *v,
+                       int k, placed *pl, bool names)
 {
     const session *a = v->runs[0];
     chart_style st = chart_ink;
     st.dash = 1;
+    double value;
+    const char *name;
     if (k == 2) {
         st.width = 1.4;
         st.a = 0.7;
-        reference(cr, p, v, pl, session_current(a, CHANGE_TIMEOUT) / 1e6,
-                  "client timeout", &st);
-    }
-    if (k == 1) {
+        value = session_current(a, CHANGE_TIMEOUT) / 1e6;
+        name = "client timeout";
+    } else if (k == 1) {
         sim_live live;
         summary_live(session_sim(a), &live);
         st.a = 0.5;
-        if (live.has_baseline)
-            reference(cr, p, v, pl, live.baseline_goodput_per_s, "baseline",
-                      &st);
+        if (!live.has_baseline)
+            return;
+        value = live.baseline_goodput_per_s;
+        name = "baseline";
+    } else {
+        return;
     }
+    if (names)
+        reference_name(cr, dp, v, pl, value, name, &st);
+    else
+        reference_line(&dp->p, cr, value, &st);
 }
 
 static void panel(cairo_t *cr, const view_layout *l, const view_state *v,
@@ -1089,8 +1207,9 @@ static void panel(cairo_t *cr, const view_layout *l, const view_state *v,
         dp->right = right_axis(cr, p, v, &pl, hi, d->right_unit);
     }
     marks(cr, p, v, &pl);
-    references(cr, p, v, k, &pl);
+    references(cr, dp, v, k, &pl, false);
     series_lines(cr, dp, v, t0, t1);
+    references(cr, dp, v, k, &pl, true);
     legend_draw(cr, p, v, d, &lb);
     if (k == 4 && panel_max(d, v, 0, INFINITY, false) == 0.0 &&
         panel_max(d, v, 0, INFINITY, true) == 0.0) {
@@ -1689,7 +1808,7 @@ static void clients(cairo_t *cr, const view_layout *l, const view_state *v)
 void view_draw(cairo_t *cr, double w, double h, const view_state *v)
 {
     view_layout l;
-    double f = view_font_px(w, h);
+    double f = view_font_px_scaled(w, h, v->scale);
     view_layout_compute(w, h, f, v->n_runs, &l);
     if (v->hits)
         view_hits_clear(v->hits);
@@ -1913,7 +2032,8 @@ int view_draw_changed(cairo_t *cr, double w, double h, const view_state *v,
     if (c == NULL || v->help)
         return draw_all(cr, w, h, v, changed);
     view_layout l;
-    view_layout_compute(w, h, view_font_px(w, h), v->n_runs, &l);
+    view_layout_compute(w, h, view_font_px_scaled(w, h, v->scale), v->n_runs,
+                        &l);
     double t0, t1;
     view_window(v, &t0, &t1);
     uint64_t key[VIEW_REGIONS], overlay;

@@ -95,7 +95,8 @@ typedef enum view_hit_kind {
                      (controls.h) */
     HIT_LABEL     /* text drawn (recorded when labels is set): for tests
                      that check nothing overprints; a = panel or -1, b = 1
-                     for the tooltip's box */
+                     for the tooltip's box, 2 for a reference line's name
+                     (the baseline, the client timeout) */
 } view_hit_kind;
 
 typedef struct view_hit {
@@ -162,6 +163,7 @@ typedef struct view_state {
     const char *hints;              /* the key hints, or NULL: the keys' */
     const char *prompt;             /* a menu line, or NULL */
     const char *message;            /* the last status message, or NULL */
+    double scale; /* pixels per window unit (HiDPI: 2); 0 means 1 */
     uint8_t *scratch[VIEW_MAX_RUNS]; /* per-process grouping, n_processes
                                         bytes each (the caller's) */
     view_hits *hits;                /* filled while drawing, or NULL */
@@ -172,6 +174,15 @@ typedef struct view_state {
 
 /* The text size a w x h view uses (everything scales from it). */
 double view_font_px(double w, double h);
+/* Pixels per window unit, from a window's size in pixels (its drawable)
+ * and in units: 2 on a 2x HiDPI display, 1.5 at 150 %, 1 unscaled or
+ * before the window has a size. */
+double view_pixel_scale(int pixels, int units);
+/* The font of a w x h pixel picture shown at `scale` pixels per unit:
+ * the font of its size in units, times scale, so the view at 2x is the
+ * 1x view drawn twice as large (view_font_px's 10 px floor is in units:
+ * in pixels, a 960x600 window at 2x got 17.5 px where 1x has 10). */
+double view_font_px_scaled(double w, double h, double scale);
 /* Lay out a w x h view for n_runs runs, text at font_px. */
 void view_layout_compute(double w, double h, double font_px, int n_runs,
                          view_layout *out);

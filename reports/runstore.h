@@ -1,0 +1,49 @@
+/*
+ * runstore.h -- which runs of a comparison are saved, and where: an index
+ * of every record (reports/runfile.h) in the files under DIR/runs/ of one
+ * or more directories.
+ *
+ * Opening reads every file whole once and parses every record in it
+ * (strictly: checksum, every line, the plan's fingerprint), so a run the
+ * store has is one a load can use.  For each run of the plan it keeps the
+ * first whole record of it -- directories in the order given, files by
+ * name, records in file order (two whole records of one run of one plan
+ * hold the same bytes: runs are deterministic) -- and, for a run with no
+ * whole record, why the first damaged or stale record of it was refused
+ * ("DIR/runs/x.runs:40: truncated (no end line)").  A record too damaged
+ * to say whose it is counts for no run: its run is simply missing.
+ *
+ * The files are not held open: runstore_read opens the record's file,
+ * reads the record and closes it.  One thread at a time.
+ */
+#ifndef SB_RUNSTORE_H
+#define SB_RUNSTORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "compare.h"
+#include "err.h"
+
+typedef struct runstore runstore;
+
+/* Index the saved runs of plan p (borrowed: it must outlive the store)
+ * under dirs[i]/runs/; a directory without runs/ has none.  0, or -1 with
+ * a message (out of memory, a file that cannot be read). */
+int runstore_open(const compare_plan *p, const char *const *dirs, int n_dirs,
+                  runstore **out, sb_err *e);
+void runstore_close(runstore *s);
+
+/* Has run r a whole record of this plan? */
+bool runstore_has(const runstore *s, uint32_t r);
+/* Why run r has none, when a record of it was found and refused; NULL
+ * when it has one or none was found.  Valid until runstore_close. */
+const char *runstore_why(const runstore *s, uint32_t r);
+
+/* Run r's record into *run (seed_index set) and, when series is not NULL,
+ * *series.  0; 1 when the store has no record of r; -1 with a message
+ * (its file changed since the store was opened). */
+int runstore_read(runstore *s, uint32_t r, compare_run *run,
+                  compare_series *series, sb_err *e);
+
+#endif
