@@ -25,60 +25,18 @@
 #include "compare_risk.h"
 #include "compare_setup.h"
 #include "guard.h"
-#include "outfile.h"
+#include "saved_command.h"
 
 /* ---- Emitted jobs ---------------------------------------------------- */
-
-/* s, quoted for a POSIX shell. */
-static void shell_quote(FILE *f, const char *s)
-{
-    fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '\'')
-            fputs("'\\''", f);
-        else
-            fputc(*s, f);
-    }
-    fputc('\'', f);
-}
 
 /* One line per run: cd to where the command was run, then this very
  * binary with the same arguments and --run K. */
 static int emit_jobs(const compare_setup *s, const char *dir, int argc,
                      char **argv, sb_err *e)
 {
-    char self[PATH_MAX], cwd[PATH_MAX], absdir[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        snprintf(self, sizeof self, "stormbench");
-    else
-        self[n] = '\0';
-    if (getcwd(cwd, sizeof cwd) == NULL || realpath(dir, absdir) == NULL)
-        return err_set(e, "%s: %s", dir, strerror(errno));
-    outfile f;
-    if (outfile_open(&f, s->o.emit, e) != 0)
-        return -1;
-    uint32_t runs = compare_n_runs(&s->plan);
-    for (uint32_t r = 0; r < runs; r++) {
-        fputs("cd ", f.f);
-        shell_quote(f.f, cwd);
-        fputs(" && ", f.f);
-        shell_quote(f.f, self);
-        fputs(" compare", f.f);
-        for (int i = 1; i < argc; i++) {
-            bool value;
-            if (compare_setup_run_only(argv[i], &value)) {
-                i += value;
-                continue;
-            }
-            fputc(' ', f.f);
-            shell_quote(f.f, argv[i]);
-        }
-        fprintf(f.f, " -q -j 1 -o ");
-        shell_quote(f.f, absdir);
-        fprintf(f.f, " --run %u\n", r);
-    }
-    return outfile_commit(&f, e);
+    return saved_command_emit_jobs(s->o.emit, "compare", argc, argv,
+                                   compare_setup_run_only, dir, "--run",
+                                   compare_n_runs(&s->plan), e);
 }
 
 /* ---- Ctrl-C -------------------------------------------------------------------- */

@@ -25,6 +25,7 @@
 #include "params.h"
 #include "print.h"
 #include "risk.h"
+#include "saved_command.h"
 #include "scenario.h"
 #include "units.h"
 #include "writer.h"
@@ -584,88 +585,23 @@ static bool run_only(const char *arg, bool *takes_value)
     return strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0;
 }
 
-static void shell_quote(FILE *f, const char *s)
-{
-    fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '\'')
-            fputs("'\\''", f);
-        else
-            fputc(*s, f);
-    }
-    fputc('\'', f);
-}
-
-/* DIR/command: the directory the command ran in, then its arguments one
- * a line, for merge. */
-static int save_command(const char *dir, const char *cwd, int argc,
-                        char **argv, sb_err *e)
-{
-    char path[1200];
-    outfile f;
-    if (out_path(path, sizeof path, dir, "command", e) != 0 ||
-        outfile_open(&f, path, e) != 0)
-        return -1;
-    fprintf(f.f, "%s\n%s\n", RISK_COMMAND_MAGIC, cwd);
-    for (int i = 1; i < argc; i++) {
-        bool value;
-        if (run_only(argv[i], &value)) {
-            i += value;
-            continue;
-        }
-        if (strchr(argv[i], '\n')) {
-            outfile_abort(&f);
-            return err_set(e, "an argument holds a line break: '%s'",
-                           argv[i]);
-        }
-        fprintf(f.f, "%s\n", argv[i]);
-    }
-    return outfile_commit(&f, e);
-}
-
 static uint64_t n_parts(const risk_cli *o)
 {
     uint64_t k = (uint64_t)o->per_job;
     return (o->ro.max_runs + k - 1) / k;
 }
 
-/* One line per job: cd to where the command ran, then this very binary
- * with the same arguments and --part I. */
+/* DIR/command for merge, and one line per job: cd to where the command
+ * ran, then this very binary with the same arguments and --part I. */
 static int emit_jobs(const risk_job *j, int argc, char **argv, sb_err *e)
 {
-    char self[PATH_MAX], cwd[PATH_MAX], dir[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        snprintf(self, sizeof self, "stormbench");
-    else
-        self[n] = '\0';
+    char cwd[PATH_MAX], dir[PATH_MAX];
     if (getcwd(cwd, sizeof cwd) == NULL || realpath(j->o.out, dir) == NULL)
         return err_set(e, "%s: %s", j->o.out, strerror(errno));
-    if (save_command(dir, cwd, argc, argv, e) != 0)
-        return -1;
-    outfile f;
-    if (outfile_open(&f, j->o.emit, e) != 0)
-        return -1;
-    for (uint64_t p = 0; p < n_parts(&j->o); p++) {
-        fputs("cd ", f.f);
-        shell_quote(f.f, cwd);
-        fputs(" && ", f.f);
-        shell_quote(f.f, self);
-        fputs(" risk", f.f);
-        for (int i = 1; i < argc; i++) {
-            bool value;
-            if (run_only(argv[i], &value)) {
-                i += value;
-                continue;
-            }
-            fputc(' ', f.f);
-            shell_quote(f.f, argv[i]);
-        }
-        fputs(" -q -j 1 -o ", f.f);
-        shell_quote(f.f, dir);
-        fprintf(f.f, " --part %" PRIu64 "\n", p);
-    }
-    if (outfile_commit(&f, e) != 0)
+    if (saved_command_write(dir, RISK_COMMAND_MAGIC, cwd, argc, argv,
+                            run_only, e) != 0 ||
+        saved_command_emit_jobs(j->o.emit, "risk", argc, argv, run_only, dir,
+                                "--part", n_parts(&j->o), e) != 0)
         return -1;
     if (!j->o.quiet)
         printf("%" PRIu64 " jobs of up to %" PRId64 " runs written to %s; "
@@ -782,61 +718,9 @@ static int read_parts(const char *const *dirs, int n_dirs, risk_trial *t,
     return rc;
 }
 
-/* The saved command's arguments (argv[0] "risk"), and where it ran. */
-static int read_command(const char *dir, char **buf, char ***argv_out,
-                        int *argc_out, char *cwd, size_t cwd_len, sb_err *e)
-{
-    char path[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/command", dir);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return err_set(e, "%s: %s", path, strerror(errno));
-    char *text = calloc(1, 65537);
-    size_t len = text ? fread(text, 1, 65536, f) : 0;
-    fclose(f);
-    if (text == NULL)
-        return err_set(e, "out of memory");
-    text[len] = '\0';
-    char **argv = calloc(len + 2, sizeof *argv);
-    int argc = 1, line = 0;
-    if (argv == NULL) {
-        free(text);
-        return err_set(e, "out of memory");
-    }
-    argv[0] = "risk";
-    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l;
-         l = strtok_r(NULL, "\n", &save), line++) {
-        if (line == 0 && strcmp(l, RISK_COMMAND_MAGIC) != 0)
-            break;
-        if (line == 1)
-            snprintf(cwd, cwd_len, "%s", l);
-        else if (line > 1)
-            argv[argc++] = l;
-    }
-    if (line < 2) {
-        free(argv);
-        free(text);
-        return err_set(e, "%s: not a command saved by stormbench risk",
-                       path);
-    }
-    *buf = text;
-    *argv_out = argv;
-    *argc_out = argc;
-    return 0;
-}
-
 bool cmd_risk_saved(const char *dir)
 {
-    char path[PATH_MAX + 16], line[64] = "";
-    snprintf(path, sizeof path, "%s/command", dir);
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return false;
-    bool yes = fgets(line, sizeof line, f) != NULL &&
-               strncmp(line, RISK_COMMAND_MAGIC "\n",
-                       sizeof RISK_COMMAND_MAGIC) == 0;
-    fclose(f);
-    return yes;
+    return saved_command_is(dir, RISK_COMMAND_MAGIC);
 }
 
 int cmd_risk_merge(const char *const *dirs, int n_dirs, const char *out,
@@ -850,8 +734,9 @@ int cmd_risk_merge(const char *const *dirs, int n_dirs, const char *out,
     int with = 0; /* the first directory with the saved command */
     while (with < n_dirs - 1 && !cmd_risk_saved(dirs[with]))
         with++;
-    if (j == NULL || read_command(dirs[with], &buf, &argv, &argc, cwd,
-                                  sizeof cwd, &e) != 0)
+    if (j == NULL || saved_command_read(dirs[with], RISK_COMMAND_MAGIC, "risk",
+                                        &buf, &argv, &argc, cwd, sizeof cwd,
+                                        &e) != 0)
         goto fail;
     if (chdir(cwd) != 0) {
         err_set(&e, "the estimate ran in %s, which cannot be entered here: "

@@ -32,6 +32,7 @@
 #include "outfile.h"
 #include "params.h"
 #include "run_cost.h"
+#include "saved_command.h"
 #include "scenario.h"
 #include "units.h"
 
@@ -706,92 +707,20 @@ bool compare_setup_run_only(const char *arg, bool *takes_value)
 
 int compare_setup_save(const char *dir, int argc, char **argv, sb_err *e)
 {
-    char path[PATH_MAX + 16], cwd[PATH_MAX];
-    snprintf(path, sizeof path, "%s/command", dir);
+    char cwd[PATH_MAX];
     if (getcwd(cwd, sizeof cwd) == NULL)
         return err_set(e, "cannot tell the current directory: %s",
                        strerror(errno));
-    outfile f;
-    if (outfile_open(&f, path, e) != 0)
-        return -1;
-    fprintf(f.f, "%s\n%s\n", COMMAND_MAGIC, cwd);
-    for (int i = 1; i < argc; i++) {
-        bool value;
-        if (compare_setup_run_only(argv[i], &value)) {
-            i += value;
-            continue;
-        }
-        if (strchr(argv[i], '\n')) {
-            outfile_abort(&f);
-            return err_set(e, "an argument holds a line break: '%s'",
-                           argv[i]);
-        }
-        fprintf(f.f, "%s\n", argv[i]);
-    }
-    return outfile_commit(&f, e);
+    return saved_command_write(dir, COMMAND_MAGIC, cwd, argc, argv,
+                               compare_setup_run_only, e);
 }
 
-/* ---- The saved command, read back ------------------------------------------------ */
-
-/* Rebuild the compare command saved in dir/command into argv (strings
- * owned by *buf), and chdir to where it was run. */
 int compare_setup_read_saved(const char *dir, char **buf, char ***argv_out,
                              int *argc_out, char *cwd, size_t cwd_len,
                              sb_err *e)
 {
-    char path[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/command", dir);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return err_set(e, "%s: %s", path, strerror(errno));
-    size_t cap = 4096, len = 0, got;
-    char *text = malloc(cap + 1);
-    while (text && (got = fread(text + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap) {
-            char *more = realloc(text, cap * 2 + 1);
-            if (more == NULL) {
-                free(text);
-                text = NULL;
-            } else {
-                text = more;
-                cap *= 2;
-            }
-        }
-    }
-    fclose(f);
-    if (text == NULL)
-        return err_set(e, "out of memory");
-    text[len] = '\0';
-    int n = 0;
-    for (size_t i = 0; i < len; i++)
-        n += text[i] == '\n';
-    char **argv = calloc((size_t)n + 2, sizeof *argv);
-    if (argv == NULL) {
-        free(text);
-        return err_set(e, "out of memory");
-    }
-    int line = 0, argc = 1;
-    argv[0] = "compare";
-    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l;
-         l = strtok_r(NULL, "\n", &save), line++) {
-        if (line == 0 && strcmp(l, COMMAND_MAGIC) != 0)
-            break;
-        if (line == 1)
-            snprintf(cwd, cwd_len, "%s", l);
-        else if (line > 1)
-            argv[argc++] = l;
-    }
-    if (line < 2) {
-        free(argv);
-        free(text);
-        return err_set(e, "%s: not a command saved by stormbench compare",
-                       path);
-    }
-    *buf = text;
-    *argv_out = argv;
-    *argc_out = argc;
-    return 0;
+    return saved_command_read(dir, COMMAND_MAGIC, "compare", buf, argv_out,
+                              argc_out, cwd, cwd_len, e);
 }
 
 /* ---- Outputs -------------------------------------------------------------------- */
