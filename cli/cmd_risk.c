@@ -596,6 +596,10 @@ static uint64_t n_parts(const risk_cli *o)
 static int emit_jobs(const risk_job *j, int argc, char **argv, sb_err *e)
 {
     char cwd[PATH_MAX], dir[PATH_MAX];
+    /* -o DIR need not exist yet, as for a run's own outputs. */
+    if (out_path(dir, sizeof dir, j->o.out, "command", e) != 0 ||
+        outfile_make_parents(dir, e) != 0)
+        return -1;
     if (getcwd(cwd, sizeof cwd) == NULL || realpath(j->o.out, dir) == NULL)
         return err_set(e, "%s: %s", j->o.out, strerror(errno));
     if (saved_command_write(dir, RISK_COMMAND_MAGIC, cwd, argc, argv,
