@@ -298,6 +298,14 @@ int sim_inject(sim *s, const fault_cfg *f, sb_err *e)
         if (strcmp(fl->fault[k].name, f->name) == 0)
             return err_set(e, "there is already a fault named '%s'",
                            f->name);
+    /* As the loader refuses it in a file (loader.c check_trace): a spike
+     * would change nothing, and its saved scenario would not load. */
+    if (f->type == FAULT_LOAD_SPIKE &&
+        s->cfg->clients.arrival == ARRIVAL_TRACE)
+        return err_set(e, "the clients replay a trace (arrival = "
+                          "trace(FILE)) as recorded, which a load spike "
+                          "cannot change; scale it with [clients] "
+                          "trace_scale");
     uint32_t i = fl->n++;
     fl->fault[i] = *f;
     fl->key[i] = rng_named(f->name);

@@ -320,6 +320,32 @@ START_TEST(scenario_refuses_what_a_trace_cannot_do)
 }
 END_TEST
 
+/* Nor can a spike be injected into a running trace (the GUI's rate keys
+ * and its inject menu do so): it would change nothing, and the scenario
+ * saved from that run would be refused by the check above.  An outage
+ * is taken as ever. */
+START_TEST(running_trace_refuses_an_injected_spike)
+{
+    const char *path = tu_write_temp("trace-i.txt", "0\n1\n2\n");
+    char ini[2048];
+    snprintf(ini, sizeof ini, trace_ini, 1, path, "");
+    tu_sim *t = tu_sim_prepare(ini, NULL, NULL, 0);
+    fault_cfg f;
+    memset(&f, 0, sizeof f);
+    snprintf(f.name, sizeof f.name, "spike_1");
+    f.type = FAULT_LOAD_SPIKE;
+    f.multiplier = 2;
+    f.duration_ns = 1000000000;
+    sb_err e;
+    ck_assert_int_eq(sim_inject(t->sim, &f, &e), -1);
+    ck_assert_msg(strstr(e.msg, "trace_scale"), "%s", e.msg);
+    snprintf(f.name, sizeof f.name, "outage_1");
+    f.type = FAULT_OUTAGE;
+    ck_assert_int_ge(sim_inject(t->sim, &f, &e), 0);
+    tu_sim_free(t);
+}
+END_TEST
+
 Suite *timeline_suite(void)
 {
     Suite *s = suite_create("timeline");
@@ -339,6 +365,7 @@ Suite *timeline_suite(void)
     tc = tcase_create("errors");
     tcase_add_test(tc, bad_files_name_file_line_and_what);
     tcase_add_test(tc, scenario_refuses_what_a_trace_cannot_do);
+    tcase_add_test(tc, running_trace_refuses_an_injected_spike);
     suite_add_tcase(s, tc);
     return s;
 }
