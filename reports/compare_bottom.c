@@ -46,6 +46,10 @@ static void put(text *t, const char *fmt, ...)
     va_end(ap);
     if (n > 0)
         t->used += (size_t)n;
+    /* Cut: used stays on the text (its last byte the terminator's
+     * neighbour), so buf[used - 1] is always inside the buffer. */
+    if (t->used >= t->len)
+        t->used = t->len - 1;
 }
 
 /* Does the verdict of m separate the policies: a ranking, and some
@@ -231,8 +235,10 @@ static void say_caveats(text *t, const compare_result *r, uint32_t pt,
     if (ties[0])
         put(t, " it ties with another policy on %s;", ties);
     if (bist[0])
-        put(t, " bistable, neither clearly stable nor clearly metastable "
-               "over these seeds: %s;", bist);
+        put(t, " not shown stable nor metastable over these seeds (the "
+               "95 %% interval of the share that did not recover holds "
+               "\xc2\xbd: some seeds tipped, or too few agreed to tell): "
+               "%s;", bist);
     if (noise[0])
         put(t, " no policy is significantly better than another on %s "
                "(more seeds may tell);", noise);
