@@ -1,4 +1,5 @@
 #include "units.h"
+#include "textfile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -254,15 +255,6 @@ static int split_call(const char *s, char *name, size_t nlen, char *args,
     return 0;
 }
 
-static char *trim(char *s)
-{
-    while (isspace((unsigned char)*s))
-        s++;
-    size_t n = strlen(s);
-    while (n > 0 && isspace((unsigned char)s[n - 1]))
-        s[--n] = '\0';
-    return s;
-}
 
 /* Splits "X, Y" (a trimmed, writable copy) into its two trimmed halves;
  * -1 without exactly one comma. */
@@ -272,8 +264,8 @@ static int split_pair(char *a, char **x, char **y)
     if (comma == NULL || strchr(comma + 1, ',') != NULL)
         return -1;
     *comma = '\0';
-    *x = trim(a);
-    *y = trim(comma + 1);
+    *x = textfile_trim(a);
+    *y = textfile_trim(comma + 1);
     return 0;
 }
 
@@ -343,7 +335,7 @@ static int parse_measured(const char *s, const char *name, char *a,
             arg[n] = c + 1;
         n++;
     }
-    if (n > 3 || trim(arg[0])[0] == '\0')
+    if (n > 3 || textfile_trim(arg[0])[0] == '\0')
         return err_set(e, "in '%s': %s takes a file and up to two more "
                        "arguments, such as %s", s, name,
                        name[0] == 'e' ? "empirical(latencies.csv, "
@@ -351,12 +343,12 @@ static int parse_measured(const char *s, const char *name, char *a,
                                       : "histogram(metrics.txt, "
                                         "http_request_duration_seconds)");
     char path[1400];
-    const char *file = trim(arg[0]);
+    const char *file = textfile_trim(arg[0]);
     if (snprintf(path, sizeof path, "%s%s", file[0] == '/' ? "" : dir,
                  file) >= (int)sizeof path)
         return err_set(e, "in '%s': the path is too long", s);
-    const char *x = arg[1] ? trim(arg[1]) : NULL;
-    const char *y = arg[2] ? trim(arg[2]) : NULL;
+    const char *x = arg[1] ? textfile_trim(arg[1]) : NULL;
+    const char *y = arg[2] ? textfile_trim(arg[2]) : NULL;
     const struct measured *t;
     int rc = name[0] == 'e' ? measured_values(path, x, y, &t, e)
                             : measured_histogram(path, x, y, &t, e);
@@ -390,7 +382,7 @@ int units_dist_in(const char *s, const char *dir, dist *d, sb_err *e)
     }
     if (split_call(s, name, sizeof name, args, sizeof args) != 0)
         return err_set(e, "%s, got '%s'", want, s);
-    char *a = trim(args);
+    char *a = textfile_trim(args);
     if (strcmp(name, "const") == 0 || strcmp(name, "exp") == 0) {
         if (units_duration(a, &d->mean_ns, &inner) != 0)
             return err_set(e, "in '%s': %s", s, inner.msg);

@@ -2,6 +2,7 @@
  * syntax.c -- the line rules of syntax.h.
  */
 #include "syntax.h"
+#include "textfile.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -24,12 +25,7 @@ bool syntax_name_ok(const char *name)
 
 char *syntax_trim(char *s)
 {
-    while (isspace((unsigned char)*s))
-        s++;
-    size_t n = strlen(s);
-    while (n > 0 && isspace((unsigned char)s[n - 1]))
-        s[--n] = '\0';
-    return s;
+    return textfile_trim(s);
 }
 
 const char *syntax_comment(const char *s)
