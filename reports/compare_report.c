@@ -293,17 +293,26 @@ static void scenario_table(report *d, const compare_plan *p)
 }
 
 /* Policy i's stack as it runs (the scenario's [policy] settings, the
- * entry's and --param applied); -1 when it does not build here (a
- * plug-in gone since). */
-static int policy_stack(const compare_plan *p, int i, policy_setup *ps)
+ * entry's and --param applied): 0 when built, 1 when it does not build
+ * here (a plug-in gone since), -1 when memory ran out (d is failed: a
+ * table that leaves a policy's parameters out would be a wrong report,
+ * not a shorter one). */
+static int policy_stack(report *d, const compare_plan *p, int i,
+                        policy_setup *ps)
 {
     const compare_policy *cp = &p->policies[i];
     const char *plugins[COMPARE_MAX_PLUGINS];
     for (int k = 0; k < p->n_plugins; k++)
         plugins[k] = p->plugins[k];
     sb_err e;
-    return policy_setup_build(cp->stack, plugins, p->n_plugins, cp->params,
-                              cp->n_params, ps, &e);
+    if (policy_setup_build(cp->stack, plugins, p->n_plugins, cp->params,
+                           cp->n_params, ps, &e) == 0)
+        return 0;
+    if (strstr(e.msg, "out of memory")) {
+        report_fail(d, "out of memory");
+        return -1;
+    }
+    return 1;
 }
 
 /* Does a setting in list[0..n) name parameter k of layer l? */
@@ -360,25 +369,28 @@ static void layer_text(const compare_plan *p, int i, const pstack *st, int l,
 
 static void policies_table(report *d, const compare_plan *p)
 {
-    int rows = 0;
-    for (int i = 0; i < p->n_policies; i++) {
-        policy_setup ps;
-        if (policy_stack(p, i, &ps) != 0) {
-            rows++;
-            continue;
+    /* Each stack built once, so the rows counted are the rows filled. */
+    policy_setup ps[COMPARE_MAX_POLICIES];
+    int built[COMPARE_MAX_POLICIES];
+    int rows = 0, n = p->n_policies;
+    for (int i = 0; i < n; i++) {
+        built[i] = policy_stack(d, p, i, &ps[i]);
+        if (built[i] < 0) {
+            while (i-- > 0)
+                if (built[i] == 0)
+                    policy_setup_free(&ps[i]);
+            return;
         }
-        rows += pstack_layers(ps.stack);
-        policy_setup_free(&ps);
+        rows += built[i] == 0 ? pstack_layers(ps[i].stack) : 1;
     }
     table_buf t;
     if (table_init(d, &t, 3, rows) != 0)
-        return;
+        goto done;
     int row = 0;
-    for (int i = 0; i < p->n_policies; i++) {
+    for (int i = 0; i < n; i++) {
         const compare_policy *cp = &p->policies[i];
         snprintf(table_cell(&t, row, 0), TABLE_CELL, "%s", cp->label);
-        policy_setup ps;
-        if (policy_stack(p, i, &ps) != 0) {
+        if (built[i] != 0) {
             /* What was set, as given. */
             char *c = table_cell(&t, row, 2);
             size_t used = 0;
@@ -391,13 +403,12 @@ static void policies_table(report *d, const compare_plan *p)
             row++;
             continue;
         }
-        for (int l = 0; l < pstack_layers(ps.stack); l++, row++) {
+        for (int l = 0; l < pstack_layers(ps[i].stack); l++, row++) {
             snprintf(table_cell(&t, row, 1), TABLE_CELL, "%s",
-                     pstack_layer(ps.stack, l)->name);
-            layer_text(p, i, ps.stack, l, table_cell(&t, row, 2),
+                     pstack_layer(ps[i].stack, l)->name);
+            layer_text(p, i, ps[i].stack, l, table_cell(&t, row, 2),
                        TABLE_CELL);
         }
-        policy_setup_free(&ps);
     }
     static const char *const head[] = {"policy", "layer", "parameters"};
     report_table tb = {"Every parameter each policy runs with; (default): "
@@ -406,6 +417,10 @@ static void policies_table(report *d, const compare_plan *p)
                        3, rows, head, t.cells, NULL, "lll"};
     report_table_add(d, &tb);
     table_free(&t);
+done:
+    for (int i = 0; i < n; i++)
+        if (built[i] == 0)
+            policy_setup_free(&ps[i]);
 }
 
 static void title_page(report *d, const compare_result *r)

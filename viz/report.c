@@ -845,9 +845,13 @@ static void html_regions(report *r, const report_chart *c)
     svg_ui_open(r, h, NULL);
     enum { MAX_REGIONS = 4096 };
     report_region *reg = malloc(MAX_REGIONS * sizeof *reg);
-    int n = reg ? report_chart_regions(r->mcr, c, TEXT_W, h, reg,
-                                       MAX_REGIONS)
-                : 0;
+    if (reg == NULL) {
+        /* Without its regions the chart would lose its hover values
+         * silently: a different file, not a smaller one. */
+        fail(r, "out of memory");
+        return;
+    }
+    int n = report_chart_regions(r->mcr, c, TEXT_W, h, reg, MAX_REGIONS);
     for (int k = 0; k < n; k++) {
         fprintf(r->html_file.f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
                 "height=\"%.2f\" fill=\"transparent\" data-tip=\"",
