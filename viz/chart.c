@@ -1504,52 +1504,33 @@ static void band_heights(const uint32_t *count, int n, uint32_t total, int h,
     }
 }
 
-/* The rank of pixel (x, y) in a 16 x 16 ordered-dither (Bayer) matrix:
- * the bits of x ^ y and y interleaved, lowest first into the highest
- * place.  The first k pixels by rank are spread evenly over the tile for
- * every k, so a state given k of a cell's pixels is a scatter of dots
- * across the cell, not a band. */
-static unsigned bayer_rank(unsigned x, unsigned y)
-{
-    unsigned v = 0;
-    for (int bit = 0; bit < 4; bit++)
-        v = v << 2 | (((x ^ y) >> bit) & 1u) << 1 | ((y >> bit) & 1u);
-    return v;
-}
-
-/* The pixels of a w x h cell in dither order (ties, which repeat when a
- * cell is wider than 16, by row then column). */
+/* The pixels of a w x h cell in the order states fill them: the foot
+ * row first, left to right, then the row above.  A state with a few
+ * pixels is a short run at the foot, one with many fills rows: a cell
+ * reads as a small stacked bar.  (An ordered dither, spreading each
+ * state's pixels over the cell, read as grey noise at nine clients a
+ * cell.) */
 #define DITHER_MAX 64
-typedef struct dither_order {
+typedef struct fill_order {
     int w, h;
     uint16_t at[DITHER_MAX * DITHER_MAX]; /* y * w + x */
-} dither_order;
+} fill_order;
 
-static void dither_order_make(dither_order *o, int w, int h)
+static void fill_order_make(fill_order *o, int w, int h)
 {
     o->w = w;
     o->h = h;
     int n = 0;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            unsigned r = bayer_rank((unsigned)x & 15u, (unsigned)y & 15u);
-            int j = n++;
-            for (; j > 0; j--) { /* insertion: stable, once per size */
-                int p = o->at[j - 1];
-                if (bayer_rank((unsigned)(p % w) & 15u,
-                               (unsigned)(p / w) & 15u) <= r)
-                    break;
-                o->at[j] = o->at[j - 1];
-            }
-            o->at[j] = (uint16_t)(y * w + x);
-        }
+    for (int y = h - 1; y >= 0; y--)
+        for (int x = 0; x < w; x++)
+            o->at[n++] = (uint16_t)(y * w + x);
 }
 
 /* One cell's pixels: each state's number of them (largest remainder, a
- * pixel at least for a state with any item), then the states in dither
- * order, the weightiest first (it gets the evenest spread). */
+ * pixel at least for a state with any item), then the states in fill
+ * order, the weightiest first (at the foot). */
 static void cell_pixels(const uint32_t *count, int n_states, uint32_t total,
-                        const dither_order *o, uint8_t *out)
+                        const fill_order *o, uint8_t *out)
 {
     int n = o->w * o->h, px[32];
     band_heights(count, n_states, total, n, px);
@@ -1580,7 +1561,7 @@ void chart_field_draw_shares(cairo_t *cr, const chart_field *f,
     bool direct = bx.direct;
     for (int s = 0; s < n_states; s++)
         direct = direct && colours[s].a >= 1.0;
-    dither_order order[4]; /* the cell sizes rounding gives */
+    fill_order order[4]; /* the cell sizes rounding gives */
     int n_order = 0;
     uint8_t map[DITHER_MAX * DITHER_MAX];
     for (uint32_t i = 0; i < f->cells; i++) {
@@ -1603,7 +1584,7 @@ void chart_field_draw_shares(cairo_t *cr, const chart_field *f,
             o++;
         if (o == n_order) {
             o = n_order < 4 ? n_order++ : 3;
-            dither_order_make(&order[o], w, h);
+            fill_order_make(&order[o], w, h);
         }
         cell_pixels(count, n_states, (uint32_t)(to - from), &order[o], map);
         /* Runs of one state along each row: as pixels, or (vector

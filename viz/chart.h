@@ -272,13 +272,13 @@ void chart_field_draw(cairo_t *cr, const chart_field *f, const uint8_t *states,
 /* Draw every cell as the shares of its items' states: each state gets
  * as many of the cell's pixels as its share (rounded by largest
  * remainder, so they fill the cell; a state with any item at all gets a
- * pixel at least), scattered over the cell by an ordered dither, so a
- * field of such cells reads as a mix, from afar as from close.  Where a
- * cell holds hundreds of clients, the mode alone would paint the field in
- * the commonest state (idle) and hide a third that are waiting.  (Bands,
- * one per state across each cell, lined up from cell to cell into
- * stripes: a state with 1 % of the clients took a row of seven, and the
- * field read as grey and black stripes.) */
+ * pixel at least), filled from the foot row up, left to right, the
+ * highest state first: a small stacked bar per cell.  Where a cell holds
+ * hundreds of clients, the mode alone would paint the field in the
+ * commonest state (idle) and hide a third that are waiting.  (Whole
+ * rows, one band per state, gave a state with 3 clients of 875 a row of
+ * seven, and those rows lined up from cell to cell into stripes across
+ * the field.) */
 void chart_field_draw_shares(cairo_t *cr, const chart_field *f,
                              const uint8_t *states, const chart_style *colours,
                              int n_states);
