@@ -724,6 +724,23 @@ START_TEST(marks_belong_to_their_own_fault)
 }
 END_TEST
 
+/* The field's legend: a state some clients are in never reads 0.  15
+ * waiting of 100 000 (0.015 %) read "0.0 %" beside a field that showed
+ * them; now "< 0.1 %".  0.05 % and up round as before: 50 of 100 000 is
+ * "0.1 %", 4 000 of a million "0.4 %", 12 of 100 "12 %", 0 "0 %". */
+START_TEST(shares_never_read_zero_for_some)
+{
+    char b[32];
+    ck_assert_str_eq(view_share_text(15, 100000, b, sizeof b), "< 0.1 %");
+    ck_assert_str_eq(view_share_text(1, 1000000, b, sizeof b), "< 0.1 %");
+    ck_assert_str_eq(view_share_text(50, 100000, b, sizeof b), "0.1 %");
+    ck_assert_str_eq(view_share_text(4000, 1000000, b, sizeof b), "0.4 %");
+    ck_assert_str_eq(view_share_text(12, 100, b, sizeof b), "12 %");
+    ck_assert_str_eq(view_share_text(0, 100, b, sizeof b), "0 %");
+    ck_assert_str_eq(view_share_text(100, 100, b, sizeof b), "100 %");
+}
+END_TEST
+
 /* ---- The controls ---------------------------------------------------------- */
 
 static void controls_at(int w, int h, const controls_state *c, view_hits *hits)
@@ -902,6 +919,7 @@ Suite *view_suite(void)
     tcase_add_test(tc, state_counts);
     tcase_add_test(tc, hidpi_scale_is_drawable_over_window);
     tcase_add_test(tc, cells_show_shares);
+    tcase_add_test(tc, shares_never_read_zero_for_some);
     tcase_add_test(tc, controls_keep_their_places);
     tcase_add_test(tc, million_clients_show_no_stripes);
     tcase_add_test(tc, picker_clicks_make_stacks);

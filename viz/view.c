@@ -1527,6 +1527,19 @@ static const uint8_t *per_process(const sim *s, uint8_t *out)
     return out;
 }
 
+/* 0.4 %, not 0 %, for 4 000 clients of a million; and "< 0.1 %", not
+ * "0.0 %", for 150 of them: the field shows their pixels, and a legend
+ * saying 0 denied them. */
+const char *view_share_text(uint32_t n, uint32_t of, char *buf, size_t len)
+{
+    double pct = of ? 100.0 * n / of : 0.0;
+    if (n > 0 && pct < 0.05)
+        snprintf(buf, len, "< 0.1 %%");
+    else
+        snprintf(buf, len, "%.*f %%", pct > 0 && pct < 9.95 ? 1 : 0, pct);
+    return buf;
+}
+
 /* The legend of modes under the field from y, each with its share of
  * the items; returns its rows, and draws it only when `draw` (so the
  * field can make room for it first). */
@@ -1537,11 +1550,9 @@ static int mode_legend(cairo_t *cr, chart_rect area, double y, double f,
     double x = area.x;
     int rows = 1;
     for (int m = 0; m < CLIENT_MODE_COUNT; m++) {
-        char item[96];
-        double pct = items ? 100.0 * count[m] / items : 0.0;
-        /* 0.4 %, not 0 %, for 4 000 clients of a million. */
-        snprintf(item, sizeof item, "%s %.*f %%", view_mode_names[m],
-                 pct > 0 && pct < 9.95 ? 1 : 0, pct);
+        char item[96], share[32];
+        snprintf(item, sizeof item, "%s %s", view_mode_names[m],
+                 view_share_text(count[m], items, share, sizeof share));
         double w = f * 0.8 + chart_text_width(cr, item) + f;
         if (x > area.x && x + w > area.x + area.w) {
             x = area.x;

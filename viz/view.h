@@ -230,6 +230,10 @@ bool view_on_timeline(const view_layout *l, double x, double y);
 const char *view_fault_text(const fault_cfg *f, double at_s, char *buf,
                             size_t len);
 
+/* n of `of` as the field's legend says it: "12 %", "0.4 %", "< 0.1 %"
+ * (some, fewer than 0.05 %), "0 %" (none). */
+const char *view_share_text(uint32_t n, uint32_t of, char *buf, size_t len);
+
 /* The header's first line: scenario, time, speed, then the engine's
  * events per wall second while the run goes, or the events so far when
  * paused or ended (there is no rate to measure then). */
