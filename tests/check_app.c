@@ -295,6 +295,39 @@ START_TEST(speed_not_measured_on_a_cut_frame)
 }
 END_TEST
 
+/* The header while the run goes shows the engine's events per wall
+ * second; paused (space, or the script's pause) it shows the events so
+ * far and PAUSED: there is no rate to measure.  It read "0.00 M
+ * events/s" paused, as if the engine had stalled.  The app as the
+ * window runs it (not recording), at 10 x, paused at 2 s. */
+START_TEST(paused_header_shows_no_rate)
+{
+    app_options o;
+    sb_err e;
+    load_storm();
+    memset(&o, 0, sizeof o);
+    o.cfg = &storm.cfg;
+    o.policy = "none";
+    o.speed = 10;
+    o.script = tu_write_temp("pause.script", "at 2s pause\n");
+    app *a;
+    ck_assert_msg(app_create(&o, &a, &e) == 0, "%s", e.msg);
+    char line[512];
+    while (app_now(a) < NS_PER_S)
+        ck_assert_int_eq(app_advance(a, 1.0 / 60, INFINITY), 0);
+    app_header_line(a, line, sizeof line);
+    ck_assert_msg(strstr(line, " M events/s") != NULL, "running: %s", line);
+    for (int i = 0; i < 200; i++)
+        ck_assert_int_eq(app_advance(a, 1.0 / 60, INFINITY), 0);
+    ck_assert_int_eq(app_now(a), 2 * NS_PER_S);
+    app_header_line(a, line, sizeof line);
+    ck_assert_msg(strstr(line, "PAUSED") != NULL, "paused: %s", line);
+    ck_assert_msg(strstr(line, "events/s") == NULL, "paused: %s", line);
+    ck_assert_msg(strstr(line, " M events") != NULL, "paused: %s", line);
+    app_destroy(a);
+}
+END_TEST
+
 Suite *app_suite(void)
 {
     Suite *s = suite_create("app");
@@ -308,6 +341,7 @@ Suite *app_suite(void)
     tcase_add_test(tc, failed_save_is_an_error);
     tcase_add_test(tc, by_process_says_why_not);
     tcase_add_test(tc, speed_not_measured_on_a_cut_frame);
+    tcase_add_test(tc, paused_header_shows_no_rate);
     suite_add_tcase(s, tc);
     return s;
 }

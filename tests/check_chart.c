@@ -154,6 +154,39 @@ START_TEST(field_grouping)
 END_TEST
 
 /* A cell shows its items' most common state; ties go to the higher one. */
+
+/* chart_count_states reads 8 states at a time and skips words of idle
+ * ones: it must give what counting one by one gives, at every alignment
+ * and length, with long idle runs, mixed words, states past n_states
+ * (counted as 0) and more than 255 mixed words in a row (the lane sums
+ * must not overflow). */
+START_TEST(state_counts_match_one_by_one)
+{
+    enum { N = 5000 };
+    static uint8_t st[N];
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < N; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        st[i] = i < 1200 ? (uint8_t)(x % 9) /* mixed, some past 6 */
+                : i < 3000 ? (x % 50 == 0 ? (uint8_t)(1 + x % 5) : 0)
+                           : (uint8_t)(x % 6);
+    }
+    for (uint32_t from = 0; from < 9; from++)
+        for (uint32_t to = from; to < N; to += 1 + to / 3) {
+            uint32_t got[6], want[6] = {0};
+            for (uint32_t i = from; i < to; i++)
+                want[st[i] < 6 ? st[i] : 0]++;
+            chart_count_states(st, from, to, 6, got);
+            for (int s = 0; s < 6; s++)
+                ck_assert_msg(got[s] == want[s],
+                              "[%u, %u) state %d: %u, one by one %u", from,
+                              to, s, got[s], want[s]);
+        }
+}
+END_TEST
+
 START_TEST(field_cell_state)
 {
     chart_field f;
@@ -724,6 +757,7 @@ Suite *chart_suite(void)
     tcase_add_test(tc, legend_wraps);
     tcase_add_test(tc, field_grouping);
     tcase_add_test(tc, field_cell_state);
+    tcase_add_test(tc, state_counts_match_one_by_one);
     tcase_add_test(tc, log_range);
     tcase_add_test(tc, log_ticks);
     tcase_add_test(tc, log_scale);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "controls.h"
 #include "picker.h"
 #include "policy_setup.h"
 #include "scenario.h"
@@ -286,7 +287,8 @@ START_TEST(labels_never_overprint)
         int labels = 0;
         for (int i = 0; i < hits.n; i++) {
             const view_hit *p = &hits.hit[i];
-            if (p->kind != HIT_LABEL || p->a < 0)
+            if (p->kind != HIT_LABEL || p->a < 0 ||
+                p->b == VIEW_LABEL_STRIP)
                 continue;
             labels++;
             ck_assert_msg(within(p->r, l.panels[p->a]),
@@ -294,7 +296,8 @@ START_TEST(labels_never_overprint)
                           sizes[z][0], sizes[z][1], p->a);
             for (int j = i + 1; j < hits.n; j++) {
                 const view_hit *q = &hits.hit[j];
-                if (q->kind == HIT_LABEL && q->a == p->a)
+                if (q->kind == HIT_LABEL && q->a == p->a &&
+                    q->b != VIEW_LABEL_STRIP)
                     ck_assert_msg(!overlap(p->r, q->r),
                                   "%dx%d, panel %d: labels %d and %d "
                                   "overprint ([%.0f %.0f %.0f %.0f] and "
@@ -509,13 +512,59 @@ START_TEST(help_fits_its_box)
 }
 END_TEST
 
-/* Four cells of 100 items, 10 px apart (9 px drawn, 1 px gap), inner
- * height 9: cell 0 99 idle and 1 failed: 8.91 and 0.09 px, so 9 idle by
- * the shares, but a state with a client gets a row: 8 idle over 1
- * failed; cell 1 75 idle and 25 failed: 6.75 and 2.25 px, largest
- * remainder to idle, so 7 idle over 2 failed (the weightier state at the
- * foot); cell 2 half waiting, half refused locally: 4.5 each, the tie to
- * the first state, so 5 waiting over 4 refused. */
+/* Pixels of colour c in the 9 x 9 drawn part of cell (cx, cy) of a
+ * field of 10 px cells; and whether any row of it is all c. */
+static int cell_count(cairo_surface_t *s, int cx, int cy, uint32_t c,
+                      bool *full_row)
+{
+    const unsigned char *d = cairo_image_surface_get_data(s);
+    int stride = cairo_image_surface_get_stride(s), n = 0;
+    *full_row = false;
+    for (int y = cy * 10; y < cy * 10 + 9; y++) {
+        int in_row = 0;
+        for (int x = cx * 10; x < cx * 10 + 9; x++)
+            in_row += (*(const uint32_t *)(const void *)(d + y * stride +
+                                                         x * 4) &
+                       0xffffffu) == c;
+        n += in_row;
+        *full_row = *full_row || in_row == 9;
+    }
+    return n;
+}
+
+static void draw_cells(cairo_surface_t *s, const uint8_t *st, uint32_t n,
+                       uint32_t per_cell, uint32_t cols)
+{
+    chart_field f;
+    memset(&f, 0, sizeof f);
+    f.items = n;
+    f.per_cell = per_cell;
+    f.cells = n / per_cell;
+    f.cols = cols;
+    f.rows = (f.cells + cols - 1) / cols;
+    f.cell = 10;
+    f.area = (chart_rect){0, 0, cols * 10.0, f.rows * 10.0};
+    cairo_t *cr = cairo_create(s);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    chart_field_draw_shares(cr, &f, st, view_mode_colours,
+                            CLIENT_MODE_COUNT);
+    cairo_destroy(cr);
+    cairo_surface_flush(s);
+}
+
+#define RGBOF(c) (((uint32_t)lround((c).r * 255) << 16) | \
+                  ((uint32_t)lround((c).g * 255) << 8) |  \
+                  (uint32_t)lround((c).b * 255))
+
+/* Four cells of 100 items, 10 px apart: 81 pixels drawn each (9 x 9, a
+ * 1 px gap), shared by largest remainder and filled from the foot row
+ * up, the highest state first.  Cell 0, 99 idle and 1 failed: 80.19 and
+ * 0.81 px, the pixel left to failed: 80 and 1, the failed one at the
+ * foot's left (as a band it was the whole foot row, 9).  Cell 1, 75 idle
+ * and 25 failed: 60.75 and 20.25, the pixel left to idle: 61 and 20.
+ * Cell 2, half waiting, half refused: 40.5 each, the tie to the lower
+ * state (waiting): 41 and 40.  Cell 3: all 81 backing off. */
 START_TEST(cells_show_shares)
 {
     uint8_t st[400];
@@ -527,44 +576,251 @@ START_TEST(cells_show_shares)
                 : i < 250 ? CLIENT_WAITING
                 : i < 300 ? CLIENT_REFUSED
                           : CLIENT_BACKING_OFF;
-    chart_field f;
-    memset(&f, 0, sizeof f);
-    f.area = (chart_rect){0, 0, 40, 10};
-    f.items = 400;
-    f.per_cell = 100;
-    f.cells = 4;
-    f.cols = 4;
-    f.rows = 1;
-    f.cell = 10;
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 40,
                                                     10);
-    cairo_t *cr = cairo_create(s);
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
-    chart_field_draw_shares(cr, &f, st, view_mode_colours,
-                            CLIENT_MODE_COUNT);
-    cairo_surface_flush(s);
-    const unsigned char *d = cairo_image_surface_get_data(s);
-    int stride = cairo_image_surface_get_stride(s);
-#define AT(x, y) (*(const uint32_t *)(const void *)(d + (y) * stride + \
-                                                    (x) * 4) & 0xffffffu)
-#define RGBOF(c) (((uint32_t)lround((c).r * 255) << 16) | \
-                  ((uint32_t)lround((c).g * 255) << 8) |  \
-                  (uint32_t)lround((c).b * 255))
+    draw_cells(s, st, 400, 100, 4);
     uint32_t idle = RGBOF(view_mode_colours[CLIENT_IDLE]);
     uint32_t failed = RGBOF(view_mode_colours[CLIENT_GAVE_UP]);
     uint32_t waiting = RGBOF(view_mode_colours[CLIENT_WAITING]);
     uint32_t refused = RGBOF(view_mode_colours[CLIENT_REFUSED]);
-    for (int y = 0; y < 9; y++) {
-        ck_assert_uint_eq(AT(4, y), y < 8 ? idle : failed);
-        ck_assert_uint_eq(AT(14, y), y < 7 ? idle : failed);
-        ck_assert_uint_eq(AT(24, y), y < 5 ? waiting : refused);
-        ck_assert_uint_eq(AT(34, y),
-                          RGBOF(view_mode_colours[CLIENT_BACKING_OFF]));
+    uint32_t backing = RGBOF(view_mode_colours[CLIENT_BACKING_OFF]);
+    bool row;
+    ck_assert_int_eq(cell_count(s, 0, 0, idle, &row), 80);
+    ck_assert_int_eq(cell_count(s, 0, 0, failed, &row), 1);
+    ck_assert_msg(!row, "cell 0: a whole row for 1 %% failed");
+    ck_assert_int_eq(cell_count(s, 1, 0, idle, &row), 61);
+    ck_assert_int_eq(cell_count(s, 1, 0, failed, &row), 20);
+    ck_assert_int_eq(cell_count(s, 2, 0, waiting, &row), 41);
+    ck_assert_int_eq(cell_count(s, 2, 0, refused, &row), 40);
+    ck_assert_int_eq(cell_count(s, 3, 0, backing, &row), 81);
+    const unsigned char *d = cairo_image_surface_get_data(s);
+    ck_assert_uint_eq(*(const uint32_t *)(const void *)(d + 9 *
+                          cairo_image_surface_get_stride(s) + 4 * 4) &
+                          0xffffffu,
+                      0xffffffu); /* the gap */
+    cairo_surface_destroy(s);
+}
+END_TEST
+
+/* A million clients' field as the window has it: 875 to a cell, 1.2 %
+ * failed (10 a cell) and 0.6 % waiting (5).  Failed are 0.93 of a cell's
+ * 81 pixels, so 1 by largest remainder; waiting 0.46, rounded away, but a
+ * state with a client keeps a pixel (taken from idle): 1.  So each cell
+ * shows 1 failed and 1 waiting pixel and 79 idle, and the field reads as
+ * idle with a sprinkle.  As bands, each cell had a whole row of each (9
+ * pixels, 11 % of the cell for 1.2 % of the clients), and the rows of
+ * neighbouring cells lined up into black and blue stripes across the
+ * field. */
+START_TEST(million_clients_show_no_stripes)
+{
+    enum { PER = 875, COLS = 8, CELLS = 32 };
+    static uint8_t st[PER * CELLS];
+    for (int c = 0; c < CELLS; c++)
+        for (int i = 0; i < PER; i++)
+            st[c * PER + i] = i < 10   ? CLIENT_GAVE_UP
+                              : i < 15 ? CLIENT_WAITING
+                                       : CLIENT_IDLE;
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24,
+                                                    COLS * 10, 40);
+    draw_cells(s, st, PER * CELLS, PER, COLS);
+    uint32_t failed = RGBOF(view_mode_colours[CLIENT_GAVE_UP]);
+    uint32_t waiting = RGBOF(view_mode_colours[CLIENT_WAITING]);
+    uint32_t idle = RGBOF(view_mode_colours[CLIENT_IDLE]);
+    for (int c = 0; c < CELLS; c++) {
+        bool row;
+        ck_assert_int_eq(cell_count(s, c % COLS, c / COLS, failed, &row), 1);
+        ck_assert_msg(!row, "cell %d: a row all failed", c);
+        ck_assert_int_eq(cell_count(s, c % COLS, c / COLS, waiting, &row),
+                         1);
+        ck_assert_msg(!row, "cell %d: a row all waiting", c);
+        ck_assert_int_eq(cell_count(s, c % COLS, c / COLS, idle, &row), 79);
     }
-    ck_assert_uint_eq(AT(4, 9), 0xffffffu); /* the gap */
+    cairo_surface_destroy(s);
+}
+END_TEST
+
+
+/* retry-storm's outage at 60-70 s, and by hand: 12 workers at 62 s,
+ * latency at 64 s, 20 workers at 66 s.  A change's mark is its strip
+ * at the foot, and its name belongs to it alone: no name lies over
+ * another change's strip (a name starts 0.3 of a font past its own
+ * strip's start).  Before, "12 workers at 62 s" ran on over the strip
+ * of the 20 workers set at 66 s; and a dashed line at 62 s crossed the
+ * outage's shading from top to foot, as if it were the outage's: the
+ * column at 62 s, between the faults' names and the strips, now holds
+ * no dark ink but where a line crosses it (the capacity line: a pixel
+ * or two; the dashed line was half the column). */
+START_TEST(marks_belong_to_their_own_fault)
+{
+    sb_err e;
+    session *a = storm("immediate");
+    fault_cfg lat;
+    memset(&lat, 0, sizeof lat);
+    lat.type = FAULT_LATENCY;
+    lat.delay_ns = NS_PER_S;
+    lat.duration_ns = 20 * NS_PER_S;
+    ck_assert_int_eq(session_run_until(a, 62 * NS_PER_S), 0);
+    ck_assert_int_eq(session_change(a, CHANGE_WORKERS, 12, &e), 0);
+    ck_assert_int_eq(session_run_until(a, 64 * NS_PER_S), 0);
+    ck_assert_int_ge(session_inject(a, &lat, &e), 0);
+    ck_assert_int_eq(session_run_until(a, 66 * NS_PER_S), 0);
+    ck_assert_int_eq(session_change(a, CHANGE_WORKERS, 20, &e), 0);
+    ck_assert_int_eq(session_run_until(a, 100 * NS_PER_S), 0);
+    int w = 1280, h = 800;
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    cairo_t *cr = cairo_create(s);
+    static view_hits hits;
+    memset(&hits, 0, sizeof hits);
+    hits.labels = true;
+    view_state v;
+    memset(&v, 0, sizeof v);
+    v.scenario = "marks";
+    v.runs[0] = a;
+    v.n_runs = 1;
+    v.span_s = 120;
+    v.end_s = -1;
+    v.select_t0 = v.select_t1 = v.drag_t = -1;
+    v.hits = &hits;
+    view_draw(cr, w, h, &v);
+    cairo_destroy(cr);
+    view_layout l;
+    view_layout_compute(w, h, view_font_px(w, h), 1, &l);
+    int names = 0;
+    for (int i = 0; i < hits.n; i++) {
+        const view_hit *n = &hits.hit[i];
+        if (n->kind != HIT_LABEL || n->b != VIEW_LABEL_CHANGE || n->a != 0)
+            continue;
+        names++;
+        for (int j = 0; j < hits.n; j++) {
+            const view_hit *st = &hits.hit[j];
+            if (st->kind != HIT_LABEL || st->b != VIEW_LABEL_STRIP ||
+                st->a != 0 || !overlap(n->r, st->r))
+                continue;
+            ck_assert_msg(st->r.x <= n->r.x && n->r.x - st->r.x < l.font_px,
+                          "a change's name at x %.0f lies over the strip "
+                          "of another, from %.0f to %.0f",
+                          n->r.x, st->r.x, st->r.x + st->r.w);
+        }
+    }
+    ck_assert_int_eq(names, 2); /* each change named */
+    chart_panel p = view_panel_plot(&l, 0, 0, 120);
+    int x = (int)lround(chart_scale_map(&p.x, 62.0));
+    cairo_surface_flush(s);
+    const unsigned char *d = cairo_image_surface_get_data(s);
+    int stride = cairo_image_surface_get_stride(s);
+    double line = l.font_px * 0.75 * 1.35;
+    int dark = 0, from = (int)(p.plot.y + 3 * line),
+        to = (int)(p.plot.y + p.plot.h - 3 * line);
+    for (int y = from; y < to; y++) {
+        uint32_t px = *(const uint32_t *)(const void *)(d + y * stride +
+                                                        x * 4);
+        int r = (px >> 16) & 255, g = (px >> 8) & 255, b = px & 255;
+        dark += r < 110 && g < 110 && b < 110;
+    }
+    ck_assert_msg(dark <= 4, "%d dark pixels of %d at 62 s", dark,
+                  to - from);
+    cairo_surface_destroy(s);
+    session_destroy(a);
+}
+END_TEST
+
+/* The field's legend: a state some clients are in never reads 0.  15
+ * waiting of 100 000 (0.015 %) read "0.0 %" beside a field that showed
+ * them; now "< 0.1 %".  0.05 % and up round as before: 50 of 100 000 is
+ * "0.1 %", 4 000 of a million "0.4 %", 12 of 100 "12 %", 0 "0 %". */
+START_TEST(shares_never_read_zero_for_some)
+{
+    char b[32];
+    ck_assert_str_eq(view_share_text(15, 100000, b, sizeof b), "< 0.1 %");
+    ck_assert_str_eq(view_share_text(1, 1000000, b, sizeof b), "< 0.1 %");
+    ck_assert_str_eq(view_share_text(50, 100000, b, sizeof b), "0.1 %");
+    ck_assert_str_eq(view_share_text(4000, 1000000, b, sizeof b), "0.4 %");
+    ck_assert_str_eq(view_share_text(12, 100, b, sizeof b), "12 %");
+    ck_assert_str_eq(view_share_text(0, 100, b, sizeof b), "0 %");
+    ck_assert_str_eq(view_share_text(100, 100, b, sizeof b), "100 %");
+}
+END_TEST
+
+/* ---- The controls ---------------------------------------------------------- */
+
+static void controls_at(int w, int h, const controls_state *c, view_hits *hits)
+{
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    cairo_t *cr = cairo_create(s);
+    view_layout l;
+    view_layout_compute(w, h, view_font_px(w, h), 2, &l);
+    memset(hits, 0, sizeof *hits);
+    controls_draw(cr, &l, c, hits);
     cairo_destroy(cr);
     cairo_surface_destroy(s);
+}
+
+/* Found by driving the window with xdotool: a control whose text changes
+ * moved every control after it.  Pausing turned "pause" into the
+ * narrower "run", so "step", the speed and everything right of them
+ * moved left by 13 px, and a click aimed at "+" hit nothing; choosing an
+ * injection with a size (latency) put its stepper in and pushed "for",
+ * "inject now" and the rest right.  Now every control keeps its place
+ * whatever the state (pause/run, speed 10 x / 1000 x / max, outage /
+ * latency / 128 fewer workers, A/B on/off), at 1280x800 and at the
+ * smallest window, 960x600, where they all still fit in their row. */
+START_TEST(controls_keep_their_places)
+{
+    static const char *const kinds[] = {"outage (black hole)",
+                                        "outage (refused)", "latency",
+                                        "errors (503)", "fewer workers",
+                                        "load spike", "slowdown", "lost acks",
+                                        "partition"};
+    static const int ids[] = {CTL_PLAY, CTL_STEP,   CTL_SPEED, CTL_KIND,
+                              CTL_LENGTH, CTL_INJECT, CTL_END, CTL_AB,
+                              CTL_FOLLOW, CTL_HELP};
+    static const int sizes[][2] = {{1280, 800}, {960, 600}};
+    static view_hits first, now;
+    for (int z = 0; z < 2; z++) {
+        view_layout l;
+        view_layout_compute(sizes[z][0], sizes[z][1],
+                            view_font_px(sizes[z][0], sizes[z][1]), 2, &l);
+        for (int k = 0; k < 24; k++) {
+            controls_state c;
+            memset(&c, 0, sizeof c);
+            c.n_kinds = 9;
+            for (int i = 0; i < 9; i++)
+                c.kind_names[i] = kinds[i];
+            c.paused = k % 2;
+            c.speed = (k / 2) % 3 == 0 ? 10 : (k / 2) % 3 == 1 ? 1000 : 0;
+            c.kind = (k / 6) % 2 ? 2 : (k / 12) ? 4 : 0;
+            snprintf(c.size_text, sizeof c.size_text, "%s",
+                     c.kind == 2 ? "500 ms" : c.kind == 4 ? "128 workers"
+                                                           : "");
+            c.inject_s = k % 3 ? 10 : 300;
+            c.ab = (k / 3) % 2;
+            c.following = true;
+            controls_at(sizes[z][0], sizes[z][1], &c, k ? &now : &first);
+            const view_hits *h = k ? &now : &first;
+            for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
+                for (int j = 0; j < h->n; j++) {
+                    const view_hit *t = &h->hit[j];
+                    if (t->kind != HIT_CONTROL || t->a != ids[i])
+                        continue;
+                    ck_assert_msg(within(t->r, l.controls),
+                                  "%dx%d: control %d outside the bar",
+                                  sizes[z][0], sizes[z][1], ids[i]);
+                    for (int q = 0; k && q < first.n; q++) {
+                        const view_hit *o = &first.hit[q];
+                        if (o->kind == HIT_CONTROL && o->a == t->a &&
+                            o->b == t->b)
+                            ck_assert_msg(fabs(o->r.x - t->r.x) < 0.01 &&
+                                              fabs(o->r.w - t->r.w) < 0.01,
+                                          "%dx%d, state %d: control %d "
+                                          "(%d) at x %.1f w %.1f, was "
+                                          "%.1f w %.1f",
+                                          sizes[z][0], sizes[z][1], k,
+                                          t->a, t->b, t->r.x, t->r.w,
+                                          o->r.x, o->r.w);
+                    }
+                }
+        }
+    }
 }
 END_TEST
 
@@ -663,6 +919,9 @@ Suite *view_suite(void)
     tcase_add_test(tc, state_counts);
     tcase_add_test(tc, hidpi_scale_is_drawable_over_window);
     tcase_add_test(tc, cells_show_shares);
+    tcase_add_test(tc, shares_never_read_zero_for_some);
+    tcase_add_test(tc, controls_keep_their_places);
+    tcase_add_test(tc, million_clients_show_no_stripes);
     tcase_add_test(tc, picker_clicks_make_stacks);
     tcase_add_test(tc, picker_ladder_steps);
     tcase_add_test(tc, picker_steps_parameters);
@@ -670,6 +929,7 @@ Suite *view_suite(void)
     TCase *dr = tcase_create("drawn");
     tcase_set_timeout(dr, 120);
     tcase_add_test(dr, labels_never_overprint);
+    tcase_add_test(dr, marks_belong_to_their_own_fault);
     tcase_add_test(dr, reference_names_clear_of_lines);
     tcase_add_test(dr, tooltip_stays_inside);
     tcase_add_test(dr, tooltip_hides_a_hidden_run);

@@ -1949,8 +1949,10 @@ int app_advance(app *a, double wall_s, double budget_s)
             return -1;
     }
     double spent = wall_now() - t0;
-    if (wall_s > 0)
+    if (wall_s > 0 && app_now(a) > before)
         a->events_per_s = spent > 0 ? (double)(events(a) - ev) / spent : 0;
+    else if (wall_s > 0) /* paused, ended: no rate to measure */
+        a->events_per_s = -1;
     /* A frame cut short by a script's command is no measure of the rate:
      * in frames it showed "1.5e-06 x real time" (50 ns of a frame's
      * 33 ms, the rest of the way to the command's instant). */
@@ -2137,6 +2139,13 @@ const session *app_run(const app *a, int r)
 const view_hits *app_hits(const app *a)
 {
     return &a->hits;
+}
+
+void app_header_line(const app *a, char *line, size_t len)
+{
+    view_state v;
+    state_of(a, &v, NULL);
+    view_header_line(&v, line, len);
 }
 
 bool app_quit(const app *a)

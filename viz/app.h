@@ -117,6 +117,8 @@ int app_draw_changed(app *a, cairo_t *cr, double w, double h, bool fresh,
 int app_runs(const app *a);
 const session *app_run(const app *a, int r);
 const view_hits *app_hits(const app *a);
+/* The header's first line as the next frame shows it. */
+void app_header_line(const app *a, char *line, size_t len);
 
 /* Should the app quit?  Its exit status (0, or 2 after an error). */
 bool app_quit(const app *a);

@@ -257,6 +257,10 @@ typedef struct chart_field {
 
 void chart_field_layout(chart_field *f, chart_rect area, uint32_t items,
                         double min_cell);
+/* count[s] = how many of states[from .. to) are s, for s < n_states
+ * (at most 32); a state past n_states counts as state 0. */
+void chart_count_states(const uint8_t *states, uint32_t from, uint32_t to,
+                        int n_states, uint32_t *count);
 /* The state a cell shows: the most common of its items' states; a tie
  * goes to the higher state number (states are numbered by how much they
  * matter: a breaker's refusal over an idle client). */
@@ -265,13 +269,16 @@ uint8_t chart_field_cell_state(const chart_field *f, const uint8_t *states,
 /* Draw every cell in the colour of its state. */
 void chart_field_draw(cairo_t *cr, const chart_field *f, const uint8_t *states,
                       const chart_style *colours, int n_states);
-/* Draw every cell as the shares of its items' states: a band of each
- * state's colour as tall as its share of the cell (rounded by largest
- * remainder, so the bands fill the cell; a state with any item at all
- * gets a pixel row at least), the highest state at the foot.  Where a
- * cell holds hundreds of clients, the mode alone would paint the field in
- * the commonest state (idle) and hide a third that are waiting; the
- * bands show them. */
+/* Draw every cell as the shares of its items' states: each state gets
+ * as many of the cell's pixels as its share (rounded by largest
+ * remainder, so they fill the cell; a state with any item at all gets a
+ * pixel at least), filled from the foot row up, left to right, the
+ * highest state first: a small stacked bar per cell.  Where a cell holds
+ * hundreds of clients, the mode alone would paint the field in the
+ * commonest state (idle) and hide a third that are waiting.  (Whole
+ * rows, one band per state, gave a state with 3 clients of 875 a row of
+ * seven, and those rows lined up from cell to cell into stripes across
+ * the field.) */
 void chart_field_draw_shares(cairo_t *cr, const chart_field *f,
                              const uint8_t *states, const chart_style *colours,
                              int n_states);

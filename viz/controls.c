@@ -39,11 +39,12 @@ static void ink(cairo_t *cr, look lk)
     cairo_set_source_rgb(cr, g, g, g);
 }
 
-/* A button with a text; returns its rectangle. */
-static chart_rect button(bar *b, const char *text, int id, int arg, look lk)
+/* A button with a text, at least min_w wide; returns its rectangle. */
+static chart_rect button_w(bar *b, const char *text, int id, int arg,
+                           look lk, double min_w)
 {
     chart_font(b->cr, b->f * 0.85, false);
-    double w = chart_text_width(b->cr, text) + b->f * 1.0;
+    double w = fmax(chart_text_width(b->cr, text) + b->f * 1.0, min_w);
     chart_rect r = {b->x, b->y, w, b->h};
     box(b->cr, r.x, r.y, r.w, r.h, lk);
     ink(b->cr, lk);
@@ -51,6 +52,26 @@ static chart_rect button(bar *b, const char *text, int id, int arg, look lk)
     view_hits_add(b->hits, r, HIT_CONTROL, id, arg);
     b->x += w + b->f * 0.25;
     return r;
+}
+
+static chart_rect button(bar *b, const char *text, int id, int arg, look lk)
+{
+    return button_w(b, text, id, arg, lk, 0.0);
+}
+
+/* The width a button needs for the widest of its texts: a control whose
+ * text changes (pause/run, A/B on/off, the injection's name) keeps its
+ * width, so the controls after it stay where they were.  They moved by
+ * the difference: a click on "step" just after "pause" landed beside
+ * it, and every control right of the injection's name moved with the
+ * name chosen. */
+static double widest(bar *b, const char *const *texts, int n, bool bold)
+{
+    chart_font(b->cr, b->f * 0.85, bold);
+    double w = 0;
+    for (int i = 0; i < n; i++)
+        w = fmax(w, chart_text_width(b->cr, texts[i]));
+    return w;
 }
 
 /* Plain text between controls. */
@@ -79,6 +100,16 @@ static void stepper(bar *b, const char *value, int id, double min_w)
     button(b, "+", id, +1, LOOK_NORMAL);
 }
 
+/* The width stepper() takes with a value of min_w or less, without
+ * drawing. */
+static double stepper_width(bar *b, double min_w)
+{
+    chart_font(b->cr, b->f * 0.85, false);
+    double minus = chart_text_width(b->cr, "\xe2\x88\x92") + b->f * 1.0;
+    double plus = chart_text_width(b->cr, "+") + b->f * 1.0;
+    return minus + min_w + plus + b->f * 0.25;
+}
+
 /* ---- Icons ------------------------------------------------------------------ */
 
 static void icon_play(cairo_t *cr, double cx, double cy, double s)
@@ -99,10 +130,11 @@ static void icon_pause(cairo_t *cr, double cx, double cy, double s)
 
 /* A square button with an icon and a word after it. */
 static void icon_button(bar *b, bool play, bool step, const char *word,
-                        int id, look lk)
+                        double word_w, int id, look lk)
 {
     chart_font(b->cr, b->f * 0.85, false);
-    double w = b->h + chart_text_width(b->cr, word) + b->f * 0.4;
+    double w = b->h + fmax(chart_text_width(b->cr, word), word_w) +
+               b->f * 0.4;
     box(b->cr, b->x, b->y, w, b->h, lk);
     ink(b->cr, lk);
     double cx = b->x + b->h * 0.5, cy = b->y + b->h * 0.5, s = b->h * 0.45;
@@ -356,17 +388,21 @@ static const char *speed_text(double s, char *buf, size_t len)
 static void row_one(bar *b, const controls_state *c, double *kind_x)
 {
     char buf[64];
-    icon_button(b, c->paused, false, c->paused ? "run" : "pause", CTL_PLAY,
+    static const char *const play[] = {"run", "pause"};
+    icon_button(b, c->paused, false, c->paused ? "run" : "pause",
+                widest(b, play, 2, false), CTL_PLAY,
                 c->ended ? LOOK_OFF : LOOK_NORMAL);
-    icon_button(b, true, true, "step", CTL_STEP,
+    icon_button(b, true, true, "step", 0.0, CTL_STEP,
                 c->paused && !c->ended ? LOOK_NORMAL : LOOK_OFF);
     b->x += b->f * 0.6;
     caption(b, "speed", 0.4);
     button(b, "\xe2\x88\x92", CTL_SPEED, -1, LOOK_NORMAL);
     b->x -= b->f * 0.25;
-    chart_font(b->cr, b->f * 0.85, true);
+    static const char *const speeds[] = {"max", "1000 x", "0.25 x"};
     speed_text(c->speed, buf, sizeof buf);
-    double w = fmax(chart_text_width(b->cr, buf) + b->f * 0.8, b->f * 3.6);
+    double w = widest(b, speeds, 3, true);
+    w = fmax(w, chart_text_width(b->cr, buf)) + b->f * 0.8;
+    w = fmax(w, b->f * 3.6);
     cairo_set_source_rgb(b->cr, 1, 1, 1);
     cairo_rectangle(b->cr, b->x, b->y, w, b->h);
     cairo_fill(b->cr);
@@ -379,20 +415,34 @@ static void row_one(bar *b, const controls_state *c, double *kind_x)
     b->x += b->f * 1.0;
     caption(b, "inject", 0.4);
     *kind_x = b->x;
+    double kind_w = 0;
+    for (int k = 0; k < c->n_kinds; k++) {
+        snprintf(buf, sizeof buf, "%s \xe2\x96\xb4", c->kind_names[k]);
+        const char *t = buf;
+        kind_w = fmax(kind_w, widest(b, &t, 1, false) + b->f * 1.0);
+    }
     snprintf(buf, sizeof buf, "%s \xe2\x96\xb4", c->kind_names[c->kind]);
-    button(b, buf, CTL_KIND, 0, c->kind_menu ? LOOK_ON : LOOK_NORMAL);
+    button_w(b, buf, CTL_KIND, 0, c->kind_menu ? LOOK_ON : LOOK_NORMAL,
+             kind_w);
+    /* The size's stepper, or its room when the injection has no size. */
+    static const char *const sizes[] = {"999 workers", "999 ms", "100 %",
+                                        "x0.25"};
+    double size_x = b->x, size_w = widest(b, sizes, 4, true) + b->f * 0.8;
     if (c->size_text[0])
-        stepper(b, c->size_text, CTL_SIZE, b->f * 3.6);
+        stepper(b, c->size_text, CTL_SIZE, size_w);
+    b->x = fmax(b->x, size_x + stepper_width(b, size_w));
     b->x += b->f * 0.3;
     caption(b, "for", 0.4);
     snprintf(buf, sizeof buf, "%.0f s", c->inject_s);
-    stepper(b, buf, CTL_LENGTH, b->f * 3.0);
+    stepper(b, buf, CTL_LENGTH, b->f * 3.6);
     b->x += b->f * 0.3;
     button(b, "inject now", CTL_INJECT, 0, c->ended ? LOOK_OFF : LOOK_NORMAL);
     button(b, "end it", CTL_END, 0, c->can_end ? LOOK_NORMAL : LOOK_OFF);
     b->x += b->f * 1.0;
-    button(b, c->ab ? "A/B on" : "A/B off", CTL_AB, 0,
-           c->ab ? LOOK_ON : LOOK_NORMAL);
+    static const char *const ab[] = {"A/B on", "A/B off"};
+    button_w(b, c->ab ? "A/B on" : "A/B off", CTL_AB, 0,
+             c->ab ? LOOK_ON : LOOK_NORMAL,
+             widest(b, ab, 2, false) + b->f * 1.0);
     button(b, "follow the run", CTL_FOLLOW, 0,
            c->following ? LOOK_OFF : LOOK_NORMAL);
     button(b, "help", CTL_HELP, 0, LOOK_NORMAL);

@@ -485,6 +485,28 @@ static void header_speed(const view_state *v, char *buf, size_t len)
         snprintf(buf, len, "%s x real time", asked);
 }
 
+/* The header's first line.  The engine's rate is shown only while it is
+ * measured (the run going); paused or ended, the events so far: a paused
+ * window read "0.00 M events/s", as if the engine had stalled. */
+void view_header_line(const view_state *v, char *line, size_t len)
+{
+    const session *a = v->runs[0];
+    const sim_config *c = session_config(a);
+    double now = (double)session_now(a) / 1e9;
+    char speed[96];
+    header_speed(v, speed, sizeof speed);
+    char events[64];
+    if (v->events_per_s >= 0 && !v->paused && !session_done(a))
+        snprintf(events, sizeof events, "%.2f M events/s",
+                 v->events_per_s / 1e6);
+    else
+        snprintf(events, sizeof events, "%.2f M events", v->events / 1e6);
+    snprintf(line, len, "%s     t = %.1f s of %.0f s     %s     %s%s%s",
+             v->scenario, now, (double)c->duration_ns / 1e9, speed, events,
+             v->paused ? "     PAUSED" : "",
+             session_done(a) ? "     END OF RUN" : "");
+}
+
 static void header(cairo_t *cr, const view_layout *l, const view_state *v)
 {
     double f = l->font_px;
@@ -492,22 +514,8 @@ static void header(cairo_t *cr, const view_layout *l, const view_state *v)
     cairo_set_source_rgb(cr, 0.96, 0.96, 0.97);
     cairo_rectangle(cr, 0, 0, l->header.w, l->header.h);
     cairo_fill(cr);
-    const session *a = v->runs[0];
-    const sim_config *c = session_config(a);
-    double now = (double)session_now(a) / 1e9;
-    char line[512], speed[96];
-    header_speed(v, speed, sizeof speed);
-    char events[64];
-    if (v->events_per_s >= 0)
-        snprintf(events, sizeof events, "%.2f M events/s",
-                 v->events_per_s / 1e6);
-    else
-        snprintf(events, sizeof events, "%.2f M events", v->events / 1e6);
-    snprintf(line, sizeof line, "%s     t = %.1f s of %.0f s     %s     "
-             "%s%s%s",
-             v->scenario, now, (double)c->duration_ns / 1e9, speed, events,
-             v->paused ? "     PAUSED" : "",
-             session_done(a) ? "     END OF RUN" : "");
+    char line[512];
+    view_header_line(v, line, sizeof line);
     chart_font(cr, f * 1.15, true);
     ink(cr, 0.1);
     text(cr, f * 0.6, f * 1.5, line);
@@ -724,14 +732,17 @@ void view_lanes(const double *x, const double *w, int n, int max_lanes,
  * timeout) is a strip along the foot from its start to the next change,
  * named in it.  Each group has lanes, so no two names overprint: a name
  * with no lane left is not drawn (the timeline and the tooltip still
- * have it). */
+ * have it).  A change is marked by its strip alone: a dashed line from
+ * top to foot at its instant crossed the faults' shading and names, and
+ * read as one of theirs (an outage's end, say). */
 #define MARKS_MAX 64
 #define MARK_LANES 2
 
 typedef struct mark {
     double x0, x1; /* the span on the plot */
     bool change;
-    char text[96];
+    char text[96];  /* "12 workers at 62 s" */
+    char brief[96]; /* "12 workers": where the whole name has no room */
 } mark;
 
 static int collect_marks(cairo_t *cr, const chart_panel *p,
@@ -758,11 +769,10 @@ static int collect_marks(cairo_t *cr, const chart_panel *p,
             f[i].duration_ns == 0)
             continue;
         m[k].change = change;
-        if (m[k].change)
-            chart_panel_marker(cr, p, t0, NULL);
-        else
+        if (!m[k].change) /* a change's mark is its strip, at the foot */
             chart_panel_window(cr, p, t0, t1, NULL);
         view_fault_text(&f[i], t0, m[k].text, sizeof m[k].text);
+        view_fault_text(&f[i], -1, m[k].brief, sizeof m[k].brief);
         m[k].x0 = fmax(chart_scale_map(&p->x, t0), p->plot.x);
         m[k].x1 = fmin(chart_scale_map(&p->x, t1), p->plot.x + p->plot.w);
         k++;
@@ -776,6 +786,7 @@ static int collect_marks(cairo_t *cr, const chart_panel *p,
                         sizeof what);
         snprintf(m[k].text, sizeof m[k].text,
                  "\xe2\x86\x90 %.60s, ended at %.0f s", what, cause_end);
+        snprintf(m[k].brief, sizeof m[k].brief, "%s", m[k].text);
         m[k].change = false;
         m[k].x0 = m[k].x1 = p->plot.x;
         k++;
@@ -783,48 +794,131 @@ static int collect_marks(cairo_t *cr, const chart_panel *p,
     return k;
 }
 
-/* The names of one group (faults, or changes) on their lanes; a name
+/* The names of the faults on their lanes along the plot's top; a name
  * that would cover text already placed (a legend's second row, say) is
  * left out. */
-static void mark_group(cairo_t *cr, const chart_panel *p, const view_state *v,
-                       placed *pl, const mark *m, int n, bool change)
+static void fault_names(cairo_t *cr, const chart_panel *p,
+                        const view_state *v, placed *pl, const mark *m, int n)
 {
     double f = p->font_px, line = f * 0.75 * 1.35;
-    double x[MARKS_MAX], w[MARKS_MAX], tw[MARKS_MAX];
+    double x[MARKS_MAX], w[MARKS_MAX];
     int idx[MARKS_MAX], lane[MARKS_MAX], c = 0;
     for (int i = 0; i < n; i++) {
-        if (m[i].change != change)
+        if (m[i].change)
             continue;
-        tw[c] = chart_text_width(cr, m[i].text);
-        x[c] = m[i].x0 + (change ? f * 0.3 : f * 0.2);
-        w[c] = change ? fmax(m[i].x1 - x[c], tw[c] + f * 0.2) : tw[c];
+        x[c] = m[i].x0 + f * 0.2;
+        w[c] = chart_text_width(cr, m[i].text);
         idx[c++] = i;
     }
     int max_lanes = p->plot.h > line * 5 ? MARK_LANES : 1;
     view_lanes(x, w, c, max_lanes, f * 0.4, lane);
     for (int j = 0; j < c; j++) {
-        const mark *mk = &m[idx[j]];
         if (lane[j] < 0)
             continue;
-        double y = change ? p->plot.y + p->plot.h - f * 0.3 - lane[j] * line
-                          : p->plot.y + f * 0.85 + lane[j] * line;
-        if (change) { /* the strip, then its name in it */
-            cairo_set_source_rgba(cr, 0.30, 0.35, 0.60, 0.22);
-            cairo_rectangle(cr, mk->x0, y - f * 0.75,
-                            fmax(mk->x1 - mk->x0, 1.0), line - f * 0.1);
-            cairo_fill(cr);
-        }
-        chart_rect r = text_box(cr, x[j], y, mk->text);
+        const char *s = m[idx[j]].text;
+        double y = p->plot.y + f * 0.85 + lane[j] * line;
+        chart_rect r = text_box(cr, x[j], y, s);
         if (r.x + r.w > p->plot.x + p->plot.w || collides(pl, r))
             continue; /* no room for its name */
         cairo_set_source_rgba(cr, 1, 1, 1, 0.7);
         cairo_rectangle(cr, r.x - f * 0.1, r.y, r.w + f * 0.2, r.h);
         cairo_fill(cr);
-        if (change)
-            cairo_set_source_rgb(cr, 0.15, 0.2, 0.4);
-        else
-            cairo_set_source_rgb(cr, 0.55, 0.23, 0.0);
-        label(cr, v, pl, x[j], y, mk->text);
+        cairo_set_source_rgb(cr, 0.55, 0.23, 0.0);
+        text(cr, x[j], y, s);
+        place_tagged(v, pl, r, VIEW_LABEL_FAULT);
+    }
+}
+
+/* Is [x0, x1) on lane k free of every strip but `own` and of the names
+ * placed there? */
+static bool lane_free(const double *sx0, const double *sx1, const int *slane,
+                      int n, int own, const chart_rect *named, int k,
+                      double x0, double x1, double line, double foot)
+{
+    for (int i = 0; i < n; i++)
+        if (i != own && slane[i] == k && x0 < sx1[i] && sx0[i] < x1)
+            return false;
+    chart_rect r = {x0, foot - (k + 1) * line, x1 - x0, line};
+    for (int i = 0; i < n; i++)
+        if (named[i].w > 0 && overlap(named[i], r))
+            return false;
+    return true;
+}
+
+/* The changes: each a strip on a lane along the foot (the first lane
+ * its span is free on), with a solid left edge at its instant; then each
+ * name where it belongs to its own strip alone: in the strip, or on
+ * another lane right over the strip's start, where no other strip or
+ * name lies under it (the whole name, else the name without its time;
+ * else none: the timeline and the tooltip have it).  A name running on
+ * past its strip's end over the next change's strip read as that
+ * change's ("12 workers at 62 s" over the strip of the 20 workers set at
+ * 66 s). */
+static void change_strips(cairo_t *cr, const chart_panel *p,
+                          const view_state *v, placed *pl, const mark *m,
+                          int n)
+{
+    double f = p->font_px, line = f * 0.75 * 1.35;
+    double foot = p->plot.y + p->plot.h;
+    double x0[MARKS_MAX], x1[MARKS_MAX];
+    int idx[MARKS_MAX], lane[MARKS_MAX], c = 0;
+    for (int i = 0; i < n; i++) {
+        if (!m[i].change)
+            continue;
+        x0[c] = m[i].x0;
+        x1[c] = fmax(m[i].x1, m[i].x0 + 1.0);
+        idx[c++] = i;
+    }
+    int max_lanes = p->plot.h > line * 5 ? MARK_LANES : 1;
+    double w[MARKS_MAX];
+    for (int j = 0; j < c; j++)
+        w[j] = x1[j] - x0[j];
+    view_lanes(x0, w, c, max_lanes, 0.0, lane);
+    for (int j = 0; j < c; j++) {
+        if (lane[j] < 0)
+            continue;
+        double top = foot - (lane[j] + 1) * line;
+        cairo_set_source_rgba(cr, 0.30, 0.35, 0.60, 0.22);
+        cairo_rectangle(cr, x0[j], top, x1[j] - x0[j], line - f * 0.1);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0.30, 0.35, 0.60);
+        cairo_rectangle(cr, round(x0[j]), top, 1.0, line - f * 0.1);
+        cairo_fill(cr);
+        view_hits_add(v->hits, (chart_rect){x0[j], top, x1[j] - x0[j],
+                                            line - f * 0.1},
+                      HIT_LABEL, pl ? pl->owner : -1, VIEW_LABEL_STRIP);
+    }
+    chart_rect named[MARKS_MAX];
+    memset(named, 0, sizeof named);
+    for (int j = 0; j < c; j++) {
+        if (lane[j] < 0)
+            continue;
+        const mark *mk = &m[idx[j]];
+        const char *texts[2] = {mk->text, mk->brief};
+        double x = x0[j] + f * 0.3;
+        bool done = false;
+        for (int t = 0; t < 2 && !done; t++) {
+            double tw = chart_text_width(cr, texts[t]);
+            for (int d = 0; d < max_lanes && !done; d++) {
+                int k = (lane[j] + d) % max_lanes;
+                if (!lane_free(x0, x1, lane, c, j, named, k, x0[j],
+                               x + tw + f * 0.2, line, foot))
+                    continue;
+                double y = foot - f * 0.3 - k * line;
+                chart_rect r = text_box(cr, x, y, texts[t]);
+                if (r.x + r.w > p->plot.x + p->plot.w || collides(pl, r))
+                    continue;
+                named[j] = (chart_rect){x0[j], foot - (k + 1) * line,
+                                        x + tw + f * 0.2 - x0[j], line};
+                cairo_set_source_rgba(cr, 1, 1, 1, 0.7);
+                cairo_rectangle(cr, r.x - f * 0.1, r.y, r.w + f * 0.2, r.h);
+                cairo_fill(cr);
+                cairo_set_source_rgb(cr, 0.15, 0.2, 0.4);
+                text(cr, x, y, texts[t]);
+                place_tagged(v, pl, r, VIEW_LABEL_CHANGE);
+                done = true;
+            }
+        }
     }
 }
 
@@ -838,8 +932,8 @@ static void marks(cairo_t *cr, const chart_panel *p, const view_state *v,
     cairo_save(cr);
     cairo_rectangle(cr, p->plot.x, p->plot.y, p->plot.w, p->plot.h);
     cairo_clip(cr);
-    mark_group(cr, p, v, pl, m, n, false);
-    mark_group(cr, p, v, pl, m, n, true);
+    fault_names(cr, p, v, pl, m, n);
+    change_strips(cr, p, v, pl, m, n);
     cairo_restore(cr);
     cairo_restore(cr);
 }
@@ -965,7 +1059,7 @@ static void reference_name(cairo_t *cr, const drawn_panel *dp,
         }
         cairo_set_source_rgba(cr, st->r, st->g, st->b, fmax(st->a, 0.8));
         text(cr, best.x, best_y, name);
-        place_tagged(v, pl, best, 2);
+        place_tagged(v, pl, best, VIEW_LABEL_REFERENCE);
     }
     cairo_restore(cr);
 }
@@ -1369,7 +1463,7 @@ static void tooltip(cairo_t *cr, const view_state *v, const drawn_panel *dp,
         bx = v->hx - bw - f;
     bx = fmax(bx, p->outer.x);
     by = fmin(fmax(by, p->outer.y), p->outer.y + p->outer.h - bh);
-    view_hits_add(v->hits, (chart_rect){bx, by, bw, bh}, HIT_LABEL, k, 1);
+    view_hits_add(v->hits, (chart_rect){bx, by, bw, bh}, HIT_LABEL, k, VIEW_LABEL_TOOLTIP);
     cairo_set_source_rgba(cr, 1, 1, 1, 0.94);
     cairo_rectangle(cr, bx, by, bw, bh);
     cairo_fill_preserve(cr);
@@ -1406,9 +1500,7 @@ static void tooltip(cairo_t *cr, const view_state *v, const drawn_panel *dp,
 void view_state_counts(const uint8_t *states, uint32_t from, uint32_t to,
                        int n_states, uint32_t *count)
 {
-    memset(count, 0, (size_t)n_states * sizeof *count);
-    for (uint32_t i = from; i < to; i++)
-        count[states[i] < n_states ? states[i] : 0]++;
+    chart_count_states(states, from, to, n_states, count);
 }
 
 /* One byte per process: the most common mode of its clients (ties to the
@@ -1435,6 +1527,19 @@ static const uint8_t *per_process(const sim *s, uint8_t *out)
     return out;
 }
 
+/* 0.4 %, not 0 %, for 4 000 clients of a million; and "< 0.1 %", not
+ * "0.0 %", for 150 of them: the field shows their pixels, and a legend
+ * saying 0 denied them. */
+const char *view_share_text(uint32_t n, uint32_t of, char *buf, size_t len)
+{
+    double pct = of ? 100.0 * n / of : 0.0;
+    if (n > 0 && pct < 0.05)
+        snprintf(buf, len, "< 0.1 %%");
+    else
+        snprintf(buf, len, "%.*f %%", pct > 0 && pct < 9.95 ? 1 : 0, pct);
+    return buf;
+}
+
 /* The legend of modes under the field from y, each with its share of
  * the items; returns its rows, and draws it only when `draw` (so the
  * field can make room for it first). */
@@ -1445,11 +1550,9 @@ static int mode_legend(cairo_t *cr, chart_rect area, double y, double f,
     double x = area.x;
     int rows = 1;
     for (int m = 0; m < CLIENT_MODE_COUNT; m++) {
-        char item[96];
-        double pct = items ? 100.0 * count[m] / items : 0.0;
-        /* 0.4 %, not 0 %, for 4 000 clients of a million. */
-        snprintf(item, sizeof item, "%s %.*f %%", view_mode_names[m],
-                 pct > 0 && pct < 9.95 ? 1 : 0, pct);
+        char item[96], share[32];
+        snprintf(item, sizeof item, "%s %s", view_mode_names[m],
+                 view_share_text(count[m], items, share, sizeof share));
         double w = f * 0.8 + chart_text_width(cr, item) + f;
         if (x > area.x && x + w > area.x + area.w) {
             x = area.x;

@@ -94,10 +94,20 @@ typedef enum view_hit_kind {
     HIT_CONTROL,  /* an on-screen control: a = its id, b its argument
                      (controls.h) */
     HIT_LABEL     /* text drawn (recorded when labels is set): for tests
-                     that check nothing overprints; a = panel or -1, b = 1
-                     for the tooltip's box, 2 for a reference line's name
-                     (the baseline, the client timeout) */
+                     that check nothing overprints; a = panel or -1, b a
+                     view_label_tag */
 } view_hit_kind;
+
+/* What a HIT_LABEL is. */
+enum view_label_tag {
+    VIEW_LABEL_TEXT = 0,   /* any other text */
+    VIEW_LABEL_TOOLTIP = 1,
+    VIEW_LABEL_REFERENCE = 2, /* a reference line's name: the baseline,
+                                 the client timeout */
+    VIEW_LABEL_FAULT = 3,  /* a fault's name along a panel's top */
+    VIEW_LABEL_CHANGE = 4, /* a live change's name */
+    VIEW_LABEL_STRIP = 5   /* a live change's strip (not text: its span) */
+};
 
 typedef struct view_hit {
     chart_rect r;
@@ -219,6 +229,15 @@ bool view_on_timeline(const view_layout *l, double x, double y);
  * then " at 107 s" when at_s >= 0. */
 const char *view_fault_text(const fault_cfg *f, double at_s, char *buf,
                             size_t len);
+
+/* n of `of` as the field's legend says it: "12 %", "0.4 %", "< 0.1 %"
+ * (some, fewer than 0.05 %), "0 %" (none). */
+const char *view_share_text(uint32_t n, uint32_t of, char *buf, size_t len);
+
+/* The header's first line: scenario, time, speed, then the engine's
+ * events per wall second while the run goes, or the events so far when
+ * paused or ended (there is no rate to measure then). */
+void view_header_line(const view_state *v, char *line, size_t len);
 
 /* Labels on lanes: label i spans [x[i], x[i] + w[i]); each gets the
  * first lane (0 ...) where it keeps `gap` from the labels already there,
