@@ -468,23 +468,29 @@ static void same_as_builtin(const char *file)
     free(jb);
 }
 
+static const char *const files[] = {
+    EX("grpc-retry.json"), EX("grpc-retry.json#grpc.examples.echo.Echo"),
+    EX("envoy-route.yaml"), EX("istio.yaml"), EX("resilience4j.yaml"),
+    EX("resilience4j.yaml#backendB"), EX("aws-config"),
+    EX("aws-config#old"), EX("topology.yaml")};
+
 START_TEST(runs_exactly_as_the_builtin)
 {
-    static const char *const files[] = {
-        EX("grpc-retry.json"), EX("grpc-retry.json#grpc.examples.echo.Echo"),
-        EX("envoy-route.yaml"), EX("istio.yaml"), EX("resilience4j.yaml"),
-        EX("resilience4j.yaml#backendB"), EX("aws-config"),
-        EX("aws-config#old"), EX("topology.yaml")};
     same_as_builtin(files[_i]);
 }
 END_TEST
 
+/* decide --policy-from FILE and decide --policy STACK --param ... give
+ * the same decision, byte for byte, for every format's documentation
+ * example (a 503 on attempt 2; it was tested for Envoy's alone, where
+ * the decision is a retry). */
 START_TEST(decides_exactly_as_the_builtin)
 {
-    load(EX("envoy-route.yaml"), NULL);
-    const char *a[] = {"decide", "--policy-from", EX("envoy-route.yaml"),
-                       "--error", "http", "--status", "503", "--attempt",
-                       "2", NULL};
+    char path[1024], sel[200];
+    import_split(files[_i], path, sizeof path, sel, sizeof sel);
+    load(path, sel);
+    const char *a[] = {"decide", "--policy-from", files[_i], "--error",
+                       "http", "--status", "503", "--attempt", "2", NULL};
     tu_output oa, ob;
     ck_assert_int_eq(tu_stormbench(&oa, a), 0);
     static char kv[64][400];
@@ -499,8 +505,11 @@ START_TEST(decides_exactly_as_the_builtin)
     }
     b[n] = NULL;
     ck_assert_int_eq(tu_stormbench(&ob, b), 0);
-    ck_assert_str_eq(oa.out, ob.out);
-    ck_assert_ptr_nonnull(strstr(oa.out, "\"action\": \"retry\""));
+    ck_assert_msg(strcmp(oa.out, ob.out) == 0, "%s:\n%s\nvs\n%s", files[_i],
+                  oa.out, ob.out);
+    ck_assert_ptr_nonnull(strstr(oa.out, "\"action\": "));
+    if (strcmp(files[_i], EX("envoy-route.yaml")) == 0)
+        ck_assert_ptr_nonnull(strstr(oa.out, "\"action\": \"retry\""));
     tu_output_free(&oa);
     tu_output_free(&ob);
 }
@@ -643,7 +652,7 @@ Suite *import_suite(void)
     TCase *run = tcase_create("same");
     tcase_set_timeout(run, 120);
     tcase_add_loop_test(run, runs_exactly_as_the_builtin, 0, 9);
-    tcase_add_test(run, decides_exactly_as_the_builtin);
+    tcase_add_loop_test(run, decides_exactly_as_the_builtin, 0, 9);
     tcase_add_test(run, scenario_policy_from);
     tcase_add_test(run, scenario_policy_from_errors);
     suite_add_tcase(s, run);
