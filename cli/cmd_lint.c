@@ -45,6 +45,7 @@
 #include "outfile.h"
 #include "policy_check.h"
 #include "policy_setup.h"
+#include "registry.h"
 #include "scenario.h"
 #include "topology.h"
 #include "units.h"
@@ -132,15 +133,19 @@ static bool bounded(const topo_caller *c)
 }
 
 /* Depth-first over paths from the clients; path holds the callers
- * (-1 for the clients) down to service `at`. */
+ * (-1 for the clients) down to service `at`; factors the attempts of
+ * each hop so far, "3 x 4". */
 static void walk(lint *l, const topology *t, int at, int *path, int depth,
-                 double amp, int retrying)
+                 double amp, int retrying, const char *factors)
 {
     const topo_caller *in = path[depth - 1] < 0
                                 ? &t->clients
                                 : &t->s[path[depth - 1]].out;
     amp *= in->retries + 1;
     retrying += in->retries > 0;
+    char fac[200];
+    snprintf(fac, sizeof fac, "%s%s%d", factors, factors[0] ? " x " : "",
+             in->retries + 1);
     const topo_service *s = &t->s[at];
     int64_t worst = service_worst(t, at);
     /* A caller that does not retry (policy none) gives up: its callee's
@@ -165,36 +170,52 @@ static void walk(lint *l, const topology *t, int at, int *path, int depth,
             used += (size_t)snprintf(chain + used, sizeof chain - used,
                                      " -> %s", t->s[path[i]].name);
         snprintf(chain + used, sizeof chain - used, " -> %s", s->name);
+        /* Paths through a pipeline's steps all end at the server: each
+         * is named at its step's section, which tells them apart. */
+        int line = s->line;
+        if (depth > 1 && path[depth - 1] >= 0 && t->s[path[depth - 1]].step)
+            line = t->s[path[depth - 1]].line;
         if (amp > l->max_amp)
-            add(l, "retry-amplification", "warning", t->path, s->line,
-                "%s: each request can reach %s %.0f times (the attempts "
-                "of every hop multiplied), over %d", chain, s->name, amp,
-                l->max_amp);
+            add(l, "retry-amplification", "warning", t->path, line,
+                "%s: each request can reach %s %.0f times (%s attempts)",
+                chain, s->name, amp, fac);
         if (retrying > 1)
-            add(l, "retries-at-several-layers", "warning", t->path, s->line,
-                "%s: %d hops retry; retry at one layer (usually the top, "
-                "or the one next to the failure) and let the others fail "
-                "fast", chain, retrying);
+            add(l, "retries-at-several-layers", "warning", t->path, line,
+                "%s: %d hops retry (%s attempts)", chain, retrying, fac);
         return;
     }
     path[depth] = at;
     for (int k = 0; k < s->n_calls; k++)
         walk(l, t, topology_find(t, s->calls[k]), path, depth + 1, amp,
-             retrying);
+             retrying, fac);
 }
 
+/* A service called by several retrying callers, none bounded.  A
+ * pipeline's steps are stages of one job, which is in one step at a
+ * time: together they are one caller (the job runners), whose retries
+ * the amplification rule already counts, not several whose retries add
+ * up. */
 static void fan_in(lint *l, const topology *t)
 {
     for (int i = 0; i < t->n; i++) {
         int callers = 0, retrying = 0, unbounded = 0;
         const topo_caller *c[TOPO_MAX_SERVICES + 1];
+        const topo_caller *steps = NULL;
         for (int k = 0; k < t->n_entry; k++)
             if (strcmp(t->entry[k], t->s[i].name) == 0)
                 c[callers++] = &t->clients;
         for (int j = 0; j < t->n; j++)
-            for (int k = 0; k < t->s[j].n_calls; k++)
-                if (strcmp(t->s[j].calls[k], t->s[i].name) == 0)
+            for (int k = 0; k < t->s[j].n_calls; k++) {
+                if (strcmp(t->s[j].calls[k], t->s[i].name) != 0)
+                    continue;
+                if (!t->s[j].step)
                     c[callers++] = &t->s[j].out;
+                else if (steps == NULL || (steps->retries == 0 &&
+                                           t->s[j].out.retries > 0))
+                    steps = &t->s[j].out;
+            }
+        if (steps)
+            c[callers++] = steps;
         for (int k = 0; k < callers; k++) {
             retrying += c[k]->retries > 0;
             unbounded += c[k]->retries > 0 && !bounded(c[k]);
@@ -203,9 +224,8 @@ static void fan_in(lint *l, const topology *t)
             add(l, "fan-in-without-budget", "warning", t->path, t->s[i].line,
                 "%s is called by %d callers, %d of them retrying, none with "
                 "a retry budget or breaker: in an outage of %s their "
-                "retries add up with nothing to stop them; give them "
-                "budget: true", t->s[i].name, callers, retrying,
-                t->s[i].name);
+                "retries add up with nothing to stop them", t->s[i].name,
+                callers, retrying, t->s[i].name);
     }
 }
 
@@ -230,8 +250,7 @@ static void deadlines(lint *l, const topology *t)
             add(l, "deadline-not-propagated", "warning", t->path,
                 t->s[i].line, "%s retries its calls but does not propagate "
                 "the clients' %.3g s deadline: it keeps calling for "
-                "requests whose clients have given up; set "
-                "propagate_deadline: true", t->s[i].name,
+                "requests whose clients have given up", t->s[i].name,
                 (double)c->deadline_ns / 1e9);
 }
 
@@ -240,7 +259,7 @@ static void check_topology(lint *l, const topology *t)
     int path[TOPO_MAX_SERVICES + 2];
     path[0] = -1;
     for (int k = 0; k < t->n_entry; k++)
-        walk(l, t, topology_find(t, t->entry[k]), path, 1, 1.0, 0);
+        walk(l, t, topology_find(t, t->entry[k]), path, 1, 1.0, 0, "");
     fan_in(l, t);
     deadlines(l, t);
 }
@@ -355,8 +374,35 @@ static int key_line(const char *path, const char *section, const char *key,
                                                : fallback);
 }
 
+/* The attempts a stack makes when the scenario does not say: the
+ * default max_attempts of its first layer that has one (plan's 4,
+ * immediate's 5, aws_quota's 3); 5 when none has (a plug-in). */
+static int default_attempts(const char *policy)
+{
+    char layer[128];
+    for (const char *p = policy; *p;) {
+        size_t n = strcspn(p, "+");
+        snprintf(layer, sizeof layer, "%.*s", (int)n, p);
+        const sb_policy *sp = registry_find(layer);
+        for (int k = 0; sp && sp->params && sp->params[k].name; k++)
+            if (strcmp(sp->params[k].name, "max_attempts") == 0 &&
+                leading_int(sp->params[k].default_value) > 0)
+                return leading_int(sp->params[k].default_value);
+        p += n + (p[n] == '+');
+    }
+    return 5;
+}
+
+/* A max_attempts setting: "max_attempts", or a layer's
+ * ("exponential.max_attempts", as [policy] from writes them). */
+static bool is_max_attempts(const char *key)
+{
+    const char *dot = strrchr(key, '.');
+    return strcmp(dot ? dot + 1 : key, "max_attempts") == 0;
+}
+
 /* One caller of a scenario: its stack's name, parameters and timeout.
- * Without max_attempts a retrying stack makes the built-ins' 5. */
+ * Without max_attempts a retrying stack makes its own default's. */
 static void scenario_caller(topo_caller *c, const char *policy,
                             const setting *set, int n_set,
                             int64_t timeout_ns, int line)
@@ -365,12 +411,12 @@ static void scenario_caller(topo_caller *c, const char *policy,
     c->timeout_ns = timeout_ns;
     c->timeout_line = line;
     bool none = strcmp(policy, "none") == 0 || policy[0] == 0;
-    c->retries = none ? 0 : 4;
+    c->retries = none ? 0 : default_attempts(policy) - 1;
     c->retries_line = line;
     /* A max_attempts left over from another stack (--set policy.name=none)
      * does not make `none` retry. */
     for (int i = 0; i < n_set && !none; i++)
-        if (strcmp(set[i].key, "max_attempts") == 0) {
+        if (is_max_attempts(set[i].key)) {
             c->retries = leading_int(set[i].value) - 1;
             const char *colon = strstr(set[i].origin, ":");
             int l = colon ? leading_int(colon + 1) : 0;
@@ -414,6 +460,7 @@ static void pipeline_steps(const scenario *sc, topology *t)
         char hdr[TOPO_NAME + 16];
         snprintf(hdr, sizeof hdr, "[%s]", sec);
         s->line = section_line(sc->path, hdr);
+        s->step = true;
         s->n_calls = 1;
         snprintf(s->calls[0], sizeof s->calls[0], "%s", t->s[0].name);
         bool own = st->policy[0] != '\0';
@@ -488,24 +535,42 @@ static void from_scenario(const scenario *sc, topology *t)
         pipeline_steps(sc, t);
 }
 
+/* Each rule: its id, what it finds, and what to do about any of its
+ * findings (said once under the rule's heading, and in each SARIF
+ * result, which stands alone). */
 static const struct {
-    const char *id, *text;
+    const char *id, *text, *advice;
 } rules[] = {
-    {"retry-amplification", "Attempts multiplied along a call path exceed "
-     "the limit"},
-    {"retries-at-several-layers", "More than one hop of a call path "
-     "retries"},
     {"timeout-inversion", "A caller's timeout is shorter than its callee's "
-     "worst case with retries"},
+     "worst case with retries", NULL},
+    {"retry-amplification", "Attempts multiplied along a call path exceed "
+     "the limit", "retry at one layer, cap max_attempts, or bound the "
+     "retries with a budget"},
+    {"retries-at-several-layers", "More than one hop of a call path "
+     "retries", "retry at one layer (usually the top, or the one next to "
+     "the failure) and let the others fail fast"},
     {"deadline-shorter-than-retries", "The deadline ends before the "
-     "attempts could"},
+     "attempts could", "lengthen the deadline, or make fewer or shorter "
+     "attempts"},
     {"fan-in-without-budget", "A service with several retrying callers and "
-     "no budget or breaker"},
+     "no budget or breaker", "bound the callers' retries with a budget or "
+     "breaker (a topology's budget: true)"},
     {"deadline-not-propagated", "A retrying service does not pass its "
-     "caller's deadline on"},
+     "caller's deadline on", "pass the deadline on (propagate_deadline)"},
     {"pipeline-retries-over-half-sla", "A pipeline's worst-case retry "
-     "delays, every step exhausting its retries, exceed half its SLA"},
+     "delays, every step exhausting its retries, exceed half its SLA",
+     "keep the steps' retries x delay under SLA/2"},
 };
+
+#define N_RULES (sizeof rules / sizeof *rules)
+
+static size_t rule_index(const char *id)
+{
+    for (size_t i = 0; i < N_RULES; i++)
+        if (strcmp(rules[i].id, id) == 0)
+            return i;
+    return 0;
+}
 
 /* A JSON string's characters (SARIF messages quote file names). */
 static void json_str(FILE *f, const char *s)
@@ -530,7 +595,7 @@ static void write_sarif(FILE *f, const lint *l)
                "  \"runs\": [{\n    \"tool\": {\"driver\": {\"name\": "
                "\"stormbench\", \"version\": \"%s\", \"rules\": [",
             SB_VERSION);
-    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
+    for (size_t i = 0; i < N_RULES; i++) {
         fprintf(f, "%s\n      {\"id\": \"%s\", \"shortDescription\": "
                    "{\"text\": ", i ? "," : "", rules[i].id);
         json_str(f, rules[i].text);
@@ -542,7 +607,11 @@ static void write_sarif(FILE *f, const lint *l)
         fprintf(f, "%s\n      {\"ruleId\": \"%s\", \"level\": \"%s\", "
                    "\"message\": {\"text\": ", i ? "," : "", x->rule,
                 x->level);
-        json_str(f, x->msg);
+        const char *advice = rules[rule_index(x->rule)].advice;
+        char text[sizeof x->msg + 200];
+        snprintf(text, sizeof text, "%s%s%s", x->msg, advice ? ": " : "",
+                 advice ? advice : "");
+        json_str(f, text);
         fprintf(f, "}, \"locations\": [{\"physicalLocation\": "
                    "{\"artifactLocation\": {\"uri\": ");
         json_str(f, x->file);
@@ -590,7 +659,7 @@ static int sla_rule(lint *l, const scenario *sc)
         "the steps' worst-case retry delays add up to %s%.4g s (%s), over "
         "half the %.4g s SLA (%.4g s): if every step exhausts its "
         "retries, a job spends more than half its SLA waiting between "
-        "attempts; keep the steps' retries x delay under SLA/2",
+        "attempts",
         pp.at_least ? "at least " : "", pp.delay_s, worst, sla, sla / 2);
     return 0;
 }
@@ -636,6 +705,40 @@ static int lint_file(lint *l, const char *path, const char *const *sets,
     }
     check_topology(l, &t);
     return 0;
+}
+
+/* The findings for people: one heading per rule (its findings' count
+ * and level, what it finds), each finding's FILE:LINE: and message under
+ * it, in the order found, and what to do once.  Eleven findings of two
+ * rules on one pipeline read as two short lists, not eleven long lines
+ * repeating the same advice. */
+static void print_grouped(FILE *f, const lint *l)
+{
+    for (size_t r = 0; r < N_RULES; r++) {
+        int count = 0;
+        const char *level = "warning";
+        for (int i = 0; i < l->n; i++)
+            if (rule_index(l->f[i].rule) == r) {
+                count++;
+                level = l->f[i].level;
+            }
+        if (count == 0)
+            continue;
+        char what[300];
+        snprintf(what, sizeof what, "%s", rules[r].text);
+        if (r == rule_index("retry-amplification"))
+            snprintf(what, sizeof what, "Attempts multiplied along a call "
+                     "path exceed %d", l->max_amp);
+        fprintf(f, "%s: %d %s%s -- %s\n", rules[r].id, count, level,
+                count == 1 ? "" : "s", what);
+        for (int i = 0; i < l->n; i++)
+            if (rule_index(l->f[i].rule) == r)
+                fprintf(f, "  %s:%d: %s\n", l->f[i].file, l->f[i].line,
+                        l->f[i].msg);
+        if (rules[r].advice)
+            fprintf(f, "  what to do: %s\n", rules[r].advice);
+        fputc('\n', f);
+    }
 }
 
 /* --max-amplification N: a whole number from 1 to 1000000. */
@@ -690,11 +793,10 @@ int cmd_lint(int argc, char **argv)
     FILE *text = sarif && strcmp(sarif, "-") == 0 ? stderr : stdout;
     int errors = 0, warnings = 0;
     for (int i = 0; i < l.n; i++) {
-        fprintf(text, "%s:%d: %s: [%s] %s\n", l.f[i].file, l.f[i].line,
-                l.f[i].level, l.f[i].rule, l.f[i].msg);
         errors += strcmp(l.f[i].level, "error") == 0;
         warnings += strcmp(l.f[i].level, "warning") == 0;
     }
+    print_grouped(text, &l);
     fprintf(text, "%d error%s, %d warning%s in %d file%s\n", errors,
             errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s", n,
             n == 1 ? "" : "s");

@@ -17,6 +17,7 @@
  * (concurrent_budget replays RetryBudgetImpl).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "import_fmt.h"
@@ -31,21 +32,170 @@
 #define ENVOY_ROUTE_TIMEOUT_NS (15 * NS_PER_S)
 #define ENVOY_MAX_RETRIES 3
 
-void imp_retry_on(imp *m, const char *path, tree_node *n, const char *dflt)
+/* What a stormbench client can see go wrong, as Envoy's retry_on
+ * conditions divide it. */
+enum {
+    E_TIMEOUT = 1 << 0,  /* per-try timeout */
+    E_REFUSED = 1 << 1,  /* connection refused: never processed */
+    E_RESET = 1 << 2,    /* reset after the request was sent */
+    E_GATEWAY = 1 << 3,  /* HTTP 502, 503, 504 */
+    E_5XX = 1 << 4,      /* the other 5xx */
+    E_409 = 1 << 5,
+    E_4XX = 1 << 6,      /* the other 4xx (429 among them) */
+    E_GRPC_CANCELLED = 1 << 7,
+    E_GRPC_DEADLINE = 1 << 8,
+    E_GRPC_EXHAUSTED = 1 << 9,
+    E_GRPC_INTERNAL = 1 << 10,
+    E_GRPC_UNAVAILABLE = 1 << 11,
+    E_GRPC_OTHER = 1 << 12,
+    E_ALL = (1 << 13) - 1
+};
+
+static const char *const error_names[] = {
+    "per-try timeouts", "refused connections", "resets",
+    "HTTP 502/503/504", "other HTTP 5xx", "HTTP 409", "other HTTP 4xx",
+    "gRPC CANCELLED", "gRPC DEADLINE_EXCEEDED", "gRPC RESOURCE_EXHAUSTED",
+    "gRPC INTERNAL", "gRPC UNAVAILABLE", "other gRPC codes"};
+
+/* Envoy's conditions (router filter docs, x-envoy-retry-on and
+ * x-envoy-retry-grpc-on) as the errors each covers.  5xx: "any 5xx
+ * response code, or does not respond at all (disconnect/reset/read
+ * timeout). (Includes connect-failure and refused-stream)";
+ * gateway-error: 502, 503 or 504, and like 5xx a reset or a per-try
+ * timeout (retry_state_impl.cc retries a reset under 5xx or
+ * gateway-error); reset: "does not respond at all (disconnect/reset/read
+ * timeout.)"; connect-failure: "a connection failure to the upstream
+ * server (connect timeout, etc.)"; refused-stream: "resets the stream
+ * with a REFUSED_STREAM error code ... safe to retry" -- a request never
+ * processed, as a refused connection; retriable-4xx: "the only response
+ * code in this category is 409"; the gRPC ones by their codes (1, 4, 8,
+ * 13, 14). */
+static const struct {
+    const char *name;
+    int covers;
+    const char *says;
+} conditions[] = {
+    {"5xx", E_TIMEOUT | E_REFUSED | E_RESET | E_GATEWAY | E_5XX,
+     "HTTP 5xx, resets, refused connections and per-try timeouts"},
+    {"gateway-error", E_TIMEOUT | E_REFUSED | E_RESET | E_GATEWAY,
+     "HTTP 502/503/504, resets, refused connections and per-try "
+     "timeouts"},
+    {"reset", E_TIMEOUT | E_REFUSED | E_RESET,
+     "resets, refused connections and per-try timeouts (no answer at "
+     "all)"},
+    {"connect-failure", E_REFUSED, "refused connections"},
+    {"refused-stream", E_REFUSED, "refused connections (never processed, "
+     "as REFUSED_STREAM)"},
+    {"retriable-4xx", E_409, "HTTP 409"},
+    {"cancelled", E_GRPC_CANCELLED, "gRPC CANCELLED (1)"},
+    {"deadline-exceeded", E_GRPC_DEADLINE, "gRPC DEADLINE_EXCEEDED (4)"},
+    {"resource-exhausted", E_GRPC_EXHAUSTED,
+     "gRPC RESOURCE_EXHAUSTED (8)"},
+    {"internal", E_GRPC_INTERNAL, "gRPC INTERNAL (13)"},
+    {"unavailable", E_GRPC_UNAVAILABLE, "gRPC UNAVAILABLE (14)"},
+};
+
+/* Documented conditions with nothing in the model to meet them. */
+static const struct {
+    const char *name, *why;
+} unmodelled[] = {
+    {"envoy-ratelimited", "retries answers carrying Envoy's own "
+     "x-envoy-ratelimited header; the modelled server sends none (its "
+     "rate limit answers 429)"},
+    {"retriable-headers", "retries answers carrying given headers; the "
+     "model has no response headers"},
+    {"http3-post-connect-failure", "retries HTTP/3 requests that failed "
+     "after connecting; the model has no HTTP/3"},
+};
+
+/* An HTTP status named in retryOn (Istio) or retriable_status_codes. */
+static int status_covers(long code)
+{
+    if (code >= 502 && code <= 504)
+        return E_GATEWAY;
+    if (code >= 500 && code <= 599)
+        return E_5XX;
+    if (code == 409)
+        return E_409;
+    return code >= 400 && code <= 499 ? E_4XX : 0;
+}
+
+/* One condition of the list: its field, mapped or not, by name; the
+ * errors it covers are added to *covered. */
+static void one_condition(imp *m, const char *path, tree_node *n,
+                          const char *c, bool codes, int *covered)
+{
+    char p[300], *end;
+    snprintf(p, sizeof p, "%s: %s", path, c);
+    for (size_t i = 0; i < sizeof conditions / sizeof *conditions; i++)
+        if (strcmp(c, conditions[i].name) == 0) {
+            *covered |= conditions[i].covers;
+            imp_note(m, p, n, "retries %s", conditions[i].says);
+            return;
+        }
+    for (size_t i = 0; i < sizeof unmodelled / sizeof *unmodelled; i++)
+        if (strcmp(c, unmodelled[i].name) == 0) {
+            imp_skip(m, p, n, "%s", unmodelled[i].why);
+            return;
+        }
+    if (strcmp(c, "retriable-status-codes") == 0) {
+        imp_note(m, p, n, "retries the statuses %s lists", codes
+                 ? "retriable_status_codes" : "the route does not: none");
+        return;
+    }
+    long code = strtol(c, &end, 10);
+    if (end != c && *end == '\0' && status_covers(code)) {
+        *covered |= status_covers(code);
+        imp_note(m, p, n, "retries HTTP %ld (Istio: a status in retryOn)",
+                 code);
+        return;
+    }
+    imp_skip(m, p, n, "not a retry condition Envoy documents (5xx, "
+             "gateway-error, reset, connect-failure, envoy-ratelimited, "
+             "retriable-4xx, refused-stream, retriable-status-codes, "
+             "retriable-headers, http3-post-connect-failure; gRPC: "
+             "cancelled, deadline-exceeded, internal, resource-exhausted, "
+             "unavailable)");
+}
+
+void imp_retry_on(imp *m, const char *path, tree_node *n, const char *dflt,
+                  tree_node *codes)
 {
     const char *on = n ? imp_value(n) : dflt;
-    char why[300];
-    snprintf(why, sizeof why, "retried on: %s.  The built-in retries every "
-             "failure it sees (timeouts, resets, refusals and every "
-             "status); a scenario whose server answers only 5xx, 429, "
-             "resets and timeouts differs from these conditions only in "
-             "what they leave out", on[0] ? on : "(nothing)");
-    if (n)
-        imp_skip(m, path, n, "%s", why);
-    else {
-        imp_skip(m, path, NULL, "%s (the default)", why);
-        m->r->fields[m->r->n_fields - 1].defaulted = true;
+    int covered = 0;
+    char list[600];
+    snprintf(list, sizeof list, "%s", on);
+    for (char *save = NULL, *c = strtok_r(list, ",", &save); c;
+         c = strtok_r(NULL, ",", &save)) {
+        while (*c == ' ' || *c == '\t')
+            c++;
+        size_t len = strlen(c);
+        while (len && (c[len - 1] == ' ' || c[len - 1] == '\t'))
+            c[--len] = '\0';
+        if (len)
+            one_condition(m, path, n, c, codes != NULL, &covered);
     }
+    for (size_t i = 0; codes && i < codes->n; i++) {
+        long code = strtol(imp_value(codes->items[i]), NULL, 10);
+        covered |= status_covers(code);
+    }
+    /* What the conditions leave out, the built-in retries all the same
+     * (it retries every failure it sees): named, as not mapped. */
+    char out[600] = "";
+    size_t used = 0;
+    for (int b = 0; (1 << b) & E_ALL; b++)
+        if (!(covered & (1 << b)) && used < sizeof out)
+            used += (size_t)snprintf(out + used, sizeof out - used, "%s%s",
+                                     used ? ", " : "", error_names[b]);
+    if (out[0])
+        imp_skip(m, path, n, "%s%s leaves out %s: the built-in retries "
+                 "them all the same, so a run whose server answers them "
+                 "retries more than Envoy would", on[0] ? on : "(nothing)",
+                 n ? "" : " (the default)", out);
+    else
+        imp_note(m, path, n, "covers every error the model produces");
+    if (!n && m->r->n_fields > 0)
+        m->r->fields[m->r->n_fields - 1].defaulted = true;
 }
 
 void imp_envoy_backoff(imp *m, const char *at, const char *count_path,
@@ -230,13 +380,14 @@ static void retry_policy(imp *m, tree_node *rp, const char *at)
         return;
     snprintf(p, sizeof p, "%s.num_retries", at);
     imp_envoy_backoff(m, at, p, nr, retries, b, base, x, max);
-    snprintf(p, sizeof p, "%s.retry_on", at);
-    imp_retry_on(m, p, tree_get(rp, "retry_on"), "");
     tree_node *codes = tree_get(rp, "retriable_status_codes");
+    snprintf(p, sizeof p, "%s.retry_on", at);
+    imp_retry_on(m, p, tree_get(rp, "retry_on"), "", codes);
     if (codes) {
         tree_use_all(codes);
         snprintf(p, sizeof p, "%s.retriable_status_codes", at);
-        imp_skip(m, p, codes, "the built-in retries every status");
+        imp_note(m, p, codes, "the statuses retry_on's "
+                 "retriable-status-codes retries");
     }
     tree_node *rl = tree_get(rp, "rate_limited_retry_back_off");
     if (rl) {

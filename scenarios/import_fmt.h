@@ -79,9 +79,12 @@ int import_r4j(imp *m, tree *t, const char *selector);
 int import_aws(imp *m, const char *path, const char *selector);
 int import_topology(imp *m, tree *t, const char *selector);
 
-/* Envoy's retry_on conditions (also Istio's retryOn), named as not
- * mapped with what the built-in retries instead. */
-void imp_retry_on(imp *m, const char *path, tree_node *n, const char *dflt);
+/* Envoy's retry_on conditions (also Istio's retryOn), each named: what
+ * errors of the model it retries, or why nothing in the model meets it;
+ * then what the list leaves out, which the built-in retries anyway, as
+ * not mapped.  codes: retriable_status_codes, or NULL. */
+void imp_retry_on(imp *m, const char *path, tree_node *n, const char *dflt,
+                  tree_node *codes);
 /* Envoy's (and Istio's) retries: num_retries and the backoff of
  * retry_back_off (base_ns, max_ns; max_ns 0: 10 x base, Envoy's default),
  * with n_retries, base and max the nodes they came from (NULL:

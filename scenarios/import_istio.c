@@ -22,8 +22,7 @@
 
 #define ISTIO_ATTEMPTS 2
 #define ISTIO_RETRY_ON                                                         \
-    "connect-failure,refused-stream,unavailable,cancelled,"                    \
-    "retriable-status-codes (503)"
+    "connect-failure,refused-stream,unavailable,cancelled,503"
 
 static tree_node *doc_of_kind(tree *t, const char *kind, size_t from)
 {
@@ -48,7 +47,7 @@ static void retries(imp *m, tree_node *http, const char *at)
     snprintf(rat, sizeof rat, "%s.retries", at);
     imp_envoy_backoff(m, rat, p, a, n, NULL, 25 * NS_PER_MS, NULL, 0);
     snprintf(p, sizeof p, "%s.retries.retryOn", at);
-    imp_retry_on(m, p, tree_get(r, "retryOn"), ISTIO_RETRY_ON);
+    imp_retry_on(m, p, tree_get(r, "retryOn"), ISTIO_RETRY_ON, NULL);
     tree_node *rrl = tree_get(r, "retryRemoteLocalities");
     if (rrl)
         imp_skip(m, "retries.retryRemoteLocalities", rrl, "localities are "

@@ -94,14 +94,30 @@ static int check_times(load *ld)
     /* Goodput over a window of n requests has Poisson noise of about
      * 1/sqrt(n); below n = 1000 that is over 3 % and the 10 % recovery
      * band is under 3 sigma, so recovery times start to jitter. */
-    double per_window = (double)c->clients.count * c->clients.rate_per_s *
-                        (double)c->recovery_window_ns / 1e9;
+    double per_s = (double)c->clients.count * c->clients.rate_per_s;
+    char where[160] = "";
+    if (c->clients.profile && last >= 0 && last < c->duration_ns) {
+        /* A profile's rate_per_s is its peak, which overstates n where
+         * the rate is lower.  The windows recovery is judged in lie
+         * between the last fault's end and the run's end: n is the
+         * profile's mean rate there (its mass over the span), not the
+         * peak -- nor the whole run's mean, which a busy hour before the
+         * fault would raise just as wrongly. */
+        const rate_profile *p = c->clients.profile;
+        double span_s = (double)(c->duration_ns - last) / 1e9;
+        double mean = (profile_mass(p, c->duration_ns) -
+                       profile_mass(p, last)) / span_s;
+        per_s = profile_total(p) ? mean : mean * (double)c->clients.count;
+        snprintf(where, sizeof where, " (the profile's mean rate after the "
+                 "last fault, %.4g/s in all)", per_s);
+    }
+    double per_window = per_s * (double)c->recovery_window_ns / 1e9;
     if (last >= 0 && c->clients.arrival == ARRIVAL_OPEN &&
         per_window < 1000) {
-        snprintf(msg, sizeof msg, "recovery_window holds about %.0f requests: "
-                 "goodput noise of about %.0f%% is close to the 10%% recovery "
-                 "band, so recovery times will jitter; lengthen "
-                 "recovery_window", per_window,
+        snprintf(msg, sizeof msg, "recovery_window holds about %.0f "
+                 "requests%s: goodput noise of about %.0f%% is close to "
+                 "the 10%% recovery band, so recovery times will jitter; "
+                 "lengthen recovery_window", per_window, where,
                  100.0 / sqrt(per_window > 1 ? per_window : 1));
         load_warn(ld->sc, msg);
     }

@@ -65,6 +65,9 @@ typedef struct topo_service {
     int n_calls;
     int calls_line;
     topo_caller out;        /* how it calls its callees */
+    bool step;              /* a scenario's pipeline step (lint): the
+                               steps are stages of one job runner, not
+                               callers of their own */
 } topo_service;
 
 typedef struct topology {

@@ -483,6 +483,154 @@ START_TEST(saved_scenario_keeps_param_and_plugins)
 }
 END_TEST
 
+/* ---- A scenario whose policy is imported --------------------------------
+ *
+ * The window's save (the w key) writes [policy] from = FILE#SELECTOR
+ * again, FILE absolute, whether the policy came from the scenario's own
+ * [policy] from or from --policy-from; the saved file runs exactly as the
+ * run the window showed: the same JSON as `run` of the original for the
+ * saved duration, but for the file's name and the saved [expect]. */
+
+/* The Envoy example beside a scenario; policy is its [policy] lines. */
+static const char *envoy_scenario(const char *name, const char *policy)
+{
+    char *yaml = tu_read_file(TU_SOURCE("tests/import/envoy-route.yaml"));
+    ck_assert_ptr_nonnull(yaml);
+    tu_write_temp("gui-envoy.yaml", yaml);
+    free(yaml);
+    static char text[2048], path[1024];
+    snprintf(text, sizeof text,
+             "[scenario]\nname = gfrom\nduration = 120s\nseed = 3\n"
+             "warmup = 5s\n[clients]\ncount = 50\nrate = 2/s\n"
+             "[server]\nworkers = 4\nservice = exp(20ms)\n"
+             "[fault.outage]\ntype = outage\nstart = 10s\nduration = 10s\n"
+             "[policy]\n%s", policy);
+    snprintf(path, sizeof path, "%s", tu_write_temp(name, text));
+    return path;
+}
+
+/* The window under Xvfb with script "at 30s key w", saving into dir;
+ * extra: one more option and its value, or NULLs.  The saved file's
+ * path (DIR/gfrom-t30.ini, the w key's default name) into kept. */
+static void window_saves(const char *ini, const char *dir, const char *opt,
+                         const char *val, char *kept, size_t len)
+{
+    char script[1024];
+    snprintf(script, sizeof script, "%s",
+             tu_write_temp("gui-from.script", "at 30s key w\nat 30s quit\n"));
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    const char *argv[] = {SB_XVFB_RUN, "-a", "-s", "-screen 0 1600x1000x24",
+                          SB_BINARY, "gui", ini, "--script", script,
+                          "--speed", "max", "--size", "1280x800", "-o", dir,
+                          opt, val, NULL};
+    const char *asan = getenv("ASAN_OPTIONS");
+    char *saved_asan = asan ? strdup(asan) : NULL;
+    char window_asan[1024];
+    snprintf(window_asan, sizeof window_asan, "%s%sdetect_leaks=0",
+             asan ? asan : "", asan && *asan ? ":" : "");
+    setenv("ASAN_OPTIONS", window_asan, 1);
+    tu_output o;
+    tu_run(&o, argv);
+    if (saved_asan) {
+        setenv("ASAN_OPTIONS", saved_asan, 1);
+        free(saved_asan);
+    } else {
+        unsetenv("ASAN_OPTIONS");
+    }
+    ck_assert_msg(o.status == 0, "the window exited %d: %s%s", o.status,
+                  o.out, o.err);
+    snprintf(kept, len, "%s/gfrom-t30.ini", dir);
+    char said[1200];
+    snprintf(said, sizeof said, "saved %s: 30 s", kept);
+    ck_assert_msg(strstr(o.out, said), "'%s' not in: %s", said, o.out);
+    tu_output_free(&o);
+}
+
+/* run's JSON of argl (a NULL-terminated list after "run", "--json",
+ * PATH), after the line that names the scenario file. */
+static char *run_json_after_file(const char *name, const char *const *argl)
+{
+    char json[1024];
+    snprintf(json, sizeof json, "%s", tu_temp_path(name));
+    const char *a[32] = {"run", "--json", json, "-q", "--no-timing",
+                         "--no-expect"};
+    int n = 6;
+    for (int i = 0; argl[i] && n < 31; i++)
+        a[n++] = argl[i];
+    a[n] = NULL;
+    tu_output o;
+    tu_stormbench(&o, a);
+    ck_assert_msg(o.status == 0, "exit %d: %s%s", o.status, o.out, o.err);
+    tu_output_free(&o);
+    char *j = tu_read_file(json);
+    ck_assert_ptr_nonnull(j);
+    char *f = strstr(j, "\"file\"");
+    ck_assert_ptr_nonnull(f);
+    char *rest = strdup(strchr(f, '\n'));
+    free(j);
+    return rest;
+}
+
+/* The saved file's [policy] names the import, not the stack. */
+static void names_the_import(const char *kept, const char *yaml)
+{
+    char *text = tu_read_file(kept);
+    ck_assert_ptr_nonnull(text);
+    const char *pol = strstr(text, "\n[policy]\n");
+    ck_assert_msg(pol != NULL, "%s", text);
+    char want[1200];
+    snprintf(want, sizeof want, "\n[policy]\nfrom = %s#api\n", yaml);
+    ck_assert_msg(strstr(text, want), "'%s' not in:\n%s", want, text);
+    const char *next = strstr(pol + 1, "\n[");
+    const char *name = strstr(pol, "\nname = ");
+    ck_assert_msg(name == NULL || (next && name > next),
+                  "the stack is named beside from:\n%s", text);
+    free(text);
+}
+
+START_TEST(saved_scenario_keeps_policy_from)
+{
+    char dir[1024], kept[1100], yaml[1024];
+    snprintf(yaml, sizeof yaml, "%s", tu_temp_path("gui-envoy.yaml"));
+    /* 1: the scenario's own [policy] from, relative to it. */
+    char from[1100];
+    snprintf(from, sizeof from, "from = %s#api\n", strrchr(yaml, '/') + 1);
+    const char *ini = envoy_scenario("gui-from.ini", from);
+    char orig[1024];
+    snprintf(orig, sizeof orig, "%s", ini);
+    snprintf(dir, sizeof dir, "%s", tu_temp_path("gui-from-1"));
+    window_saves(orig, dir, NULL, NULL, kept, sizeof kept);
+    names_the_import(kept, yaml);
+    char *a = run_json_after_file("gfrom-a.json", (const char *[]){
+                                      kept, NULL});
+    char *b = run_json_after_file("gfrom-b.json", (const char *[]){
+                                      orig, "--set", "scenario.duration=30s",
+                                      NULL});
+    ck_assert_msg(strcmp(a, b) == 0, "the saved scenario runs differently");
+    /* The stack acted: in the outage at 10-20 s it retried, or its
+     * breaker (7 consecutive 5xx) refused. */
+    ck_assert(tu_json_number(a, "attempts") > tu_json_number(a, "offered") ||
+              tu_json_number(a, "failures.refused") > 0);
+    free(a);
+    free(b);
+    /* 2: --policy-from on a scenario without it. */
+    ini = envoy_scenario("gui-plain.ini", "name = none\n");
+    snprintf(orig, sizeof orig, "%s", ini);
+    char arg[1100];
+    snprintf(arg, sizeof arg, "%s#api", yaml);
+    snprintf(dir, sizeof dir, "%s", tu_temp_path("gui-from-2"));
+    window_saves(orig, dir, "--policy-from", arg, kept, sizeof kept);
+    names_the_import(kept, yaml);
+    a = run_json_after_file("gfrom-c.json", (const char *[]){kept, NULL});
+    b = run_json_after_file("gfrom-d.json", (const char *[]){
+                                orig, "--policy-from", arg, "--set",
+                                "scenario.duration=30s", NULL});
+    ck_assert_msg(strcmp(a, b) == 0, "the saved scenario runs differently");
+    free(a);
+    free(b);
+}
+END_TEST
+
 Suite *gui_suite(void)
 {
     Suite *s = suite_create("gui");
@@ -497,6 +645,10 @@ Suite *gui_suite(void)
     tcase_add_test(tc, baseline_stays_when_goodput_is_zero);
     tcase_add_test(tc, cause_is_named_out_of_view);
     suite_add_tcase(s, tc);
+    TCase *fw = tcase_create("save from");
+    tcase_set_timeout(fw, 300);
+    tcase_add_test(fw, saved_scenario_keeps_policy_from);
+    suite_add_tcase(s, fw);
     TCase *fr = tcase_create("frames");
     tcase_set_timeout(fr, 300);
     tcase_add_test(fr, frames_are_deterministic);

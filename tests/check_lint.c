@@ -24,16 +24,21 @@ START_TEST(classic_inversions)
     ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"lint", TOPO, NULL}),
                      1);
     const char *want[] = {
-        "topology.yaml:6: error: [timeout-inversion] clients waits 2 s per "
-        "attempt for front, which can take 4.7 s",
-        "topology.yaml:14: error: [timeout-inversion] front waits 1 s per "
-        "attempt for api, which can take 2 s",
-        "[retry-amplification] clients -> front -> api -> db: each request "
-        "can reach db 48 times",
-        "[retries-at-several-layers] clients -> front -> api -> db: 3 hops",
-        "[deadline-shorter-than-retries] the clients' deadline, 5 s, ends "
-        "before their 3 attempts of 2 s could (6.3 s with backoff)",
-        "[deadline-not-propagated] front", "[deadline-not-propagated] api",
+        "timeout-inversion: 2 errors -- ",
+        "topology.yaml:6: clients waits 2 s per attempt for front, which "
+        "can take 4.7 s",
+        "topology.yaml:14: front waits 1 s per attempt for api, which can "
+        "take 2 s",
+        "retry-amplification: 1 warning -- ",
+        ": clients -> front -> api -> db: each request can reach db 48 "
+        "times (3 x 4 x 4 attempts)",
+        "retries-at-several-layers: 1 warning -- ",
+        ": clients -> front -> api -> db: 3 hops retry",
+        "deadline-shorter-than-retries: 1 warning -- ",
+        ": the clients' deadline, 5 s, ends before their 3 attempts of 2 s "
+        "could (6.3 s with backoff)",
+        "deadline-not-propagated: 2 warnings -- ",
+        ": front retries its calls", ": api retries its calls",
         "2 errors, 5 warnings in 1 file"};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         ck_assert_msg(strstr(o.out, want[i]), "missing '%s' in:\n%s",
@@ -65,10 +70,10 @@ START_TEST(clean_and_fan_in)
     ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"lint", p,
                                                         "--warnings-as-errors",
                                                         NULL}), 1);
-    ck_assert_ptr_nonnull(strstr(o.out, "fan.yaml:14: warning: "
-                                        "[fan-in-without-budget] db is "
-                                        "called by 2 callers, 2 of them "
-                                        "retrying"));
+    ck_assert_msg(strstr(o.out, "fan-in-without-budget: 1 warning -- ") &&
+                      strstr(o.out, "fan.yaml:14: db is called by 2 "
+                                    "callers, 2 of them retrying"),
+                  "%s", o.out);
     tu_output_free(&o);
 }
 END_TEST
@@ -132,14 +137,17 @@ START_TEST(scenario_chain)
     ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"lint", tier, NULL}),
                      1);
     const char *want[] = {
-        "tier-amplification.ini:47: error: [timeout-inversion] clients "
-        "waits 10 s per attempt for front, which can take 20 s",
-        "tier-amplification.ini:63: error: [timeout-inversion] front waits "
-        "5 s per attempt for api, which can take 8 s",
-        "tier-amplification.ini:76: warning: [retry-amplification] clients "
-        "-> front -> api -> db: each request can reach db 64 times",
-        "tier-amplification.ini:76: warning: [retries-at-several-layers] "
-        "clients -> front -> api -> db: 3 hops retry",
+        "timeout-inversion: 2 errors -- ",
+        "tier-amplification.ini:47: clients waits 10 s per attempt for "
+        "front, which can take 20 s",
+        "tier-amplification.ini:63: front waits 5 s per attempt for api, "
+        "which can take 8 s",
+        "retry-amplification: 1 warning -- ",
+        "tier-amplification.ini:76: clients -> front -> api -> db: each "
+        "request can reach db 64 times (4 x 4 x 4 attempts)",
+        "retries-at-several-layers: 1 warning -- ",
+        "tier-amplification.ini:76: clients -> front -> api -> db: 3 hops "
+        "retry",
         "2 errors, 2 warnings in 1 file"};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         ck_assert_msg(strstr(o.out, want[i]), "missing '%s' in:\n%s",
@@ -180,8 +188,8 @@ START_TEST(set_and_a_caller_that_does_not_retry)
                                                          "policy.name=none",
                                                          NULL}),
                      1);
-    ck_assert_msg(strstr(o.out, "tier-amplification.ini:47: error: "
-                                "[timeout-inversion] clients waits 10 s") &&
+    ck_assert_msg(strstr(o.out, "tier-amplification.ini:47: clients waits "
+                                "10 s") &&
                       strstr(o.out, "the client times out and gives up "
                                     "while front still works") &&
                       strstr(o.out, "the client times out and retries") ==
@@ -205,8 +213,8 @@ END_TEST
  * README's example): retry delays 1 + 2 + 4 = 7 min a step, 35 min in
  * all, over half a 60 min SLA (30 min): a warning at the sla key's line
  * (line 13).  With sla = 2h (half: 60 min) it fits: no finding.  The
- * steps are callers of the server: 5 retrying callers, no budget:
- * fan-in-without-budget. */
+ * steps are stages of one job, not five callers whose retries add up:
+ * no fan-in-without-budget (it said "called by 5 callers"). */
 static const char pipe_ini[] =
     "[scenario]\nname = p\nduration = 10m\n"
     "[clients]\ncount = 1\narrival = once\n"
@@ -226,12 +234,11 @@ START_TEST(pipeline_sla_rule)
                           "--set", "policy.cap=10min", "--set",
                           "policy.max_attempts=4", NULL};
     ck_assert_int_eq(tu_stormbench(&o, plan), 0);
-    ck_assert_msg(strstr(o.out, "pipe.ini:13: warning: "
-                                "[pipeline-retries-over-half-sla] the "
-                                "steps' worst-case retry delays add up to "
-                                "2100 s") &&
-                      strstr(o.out, "[fan-in-without-budget] the server is "
-                                    "called by 5 callers"),
+    ck_assert_msg(strstr(o.out, "pipeline-retries-over-half-sla: 1 "
+                                "warning -- ") &&
+                      strstr(o.out, "pipe.ini:13: the steps' worst-case "
+                                    "retry delays add up to 2100 s") &&
+                      strstr(o.out, "fan-in") == NULL,
                   "%s", o.out);
     tu_output_free(&o);
     snprintf(ini, sizeof ini, pipe_ini, "2h");
@@ -239,6 +246,62 @@ START_TEST(pipeline_sla_rule)
     ck_assert_int_eq(tu_stormbench(&o, plan), 0);
     ck_assert_msg(strstr(o.out, "over-half-sla") == NULL, "%s", o.out);
     tu_output_free(&o);
+}
+END_TEST
+
+/* nightly-pipeline.ini, read against its file: a job runs at most 3
+ * times (reruns = 2, line 71) and each step call makes at most 4
+ * attempts (plan's default max_attempts, the file's own "4 attempts in
+ * all"; lint assumed 5 and said 15), so each step's call can reach the
+ * server 3 x 4 = 12 times, over 10, and two hops retry (the scheduler's
+ * reruns and the step's plan): 5 paths, one per step, each named at its
+ * step's section (lines 75, 78, 81, 85, 88), under one heading per rule
+ * with its count and its advice once.  No fan-in: the five steps are one
+ * job's stages.  SARIF keeps one result per finding, each message whole
+ * with the rule's advice. */
+START_TEST(pipeline_findings_grouped)
+{
+    const char *ini = TU_SOURCE("scenarios/nightly-pipeline.ini");
+    char s[1100];
+    snprintf(s, sizeof s, "%s", tu_temp_path("nightly.sarif"));
+    tu_output o;
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"lint", ini,
+                                                        "--sarif", s, NULL}),
+                     0);
+    ck_assert_int_eq(tu_count(o.out, "retry-amplification: 5 warnings -- "),
+                     1);
+    ck_assert_int_eq(tu_count(o.out,
+                              "retries-at-several-layers: 5 warnings -- "),
+                     1);
+    ck_assert_int_eq(tu_count(o.out, "can reach the server 12 times "
+                                     "(3 x 4 attempts)"), 5);
+    ck_assert_int_eq(tu_count(o.out, "2 hops retry (3 x 4 attempts)"), 5);
+    ck_assert_int_eq(tu_count(o.out, "  what to do: "), 2);
+    static const int lines[] = {75, 78, 81, 85, 88};
+    static const char *const steps[] = {"extract", "clean", "enrich", "load",
+                                        "report"};
+    for (int i = 0; i < 5; i++) {
+        char want[200];
+        snprintf(want, sizeof want, "nightly-pipeline.ini:%d: clients -> "
+                 "step %s -> the server: ", lines[i], steps[i]);
+        ck_assert_msg(tu_count(o.out, want) == 2, "'%s' twice in:\n%s",
+                      want, o.out);
+    }
+    ck_assert_msg(strstr(o.out, "fan-in") == NULL, "%s", o.out);
+    ck_assert_msg(strstr(o.out, "0 errors, 10 warnings in 1 file"), "%s",
+                  o.out);
+    tu_output_free(&o);
+    json_error_t je;
+    json_t *root = json_load_file(s, 0, &je);
+    ck_assert_msg(root != NULL, "%s:%d: %s", s, je.line, je.text);
+    json_t *results = json_object_get(json_array_get(
+        json_object_get(root, "runs"), 0), "results");
+    ck_assert_int_eq(json_array_size(results), 10);
+    const char *m = json_string_value(json_object_get(
+        json_object_get(json_array_get(results, 1), "message"), "text"));
+    ck_assert_msg(strstr(m, "2 hops retry (3 x 4 attempts): retry at one "
+                            "layer"), "%s", m);
+    json_decref(root);
 }
 END_TEST
 
@@ -252,6 +315,7 @@ Suite *lint_suite(void)
     tcase_add_test(tc, scenario_chain);
     tcase_add_test(tc, set_and_a_caller_that_does_not_retry);
     tcase_add_test(tc, pipeline_sla_rule);
+    tcase_add_test(tc, pipeline_findings_grouped);
     suite_add_tcase(s, tc);
     return s;
 }

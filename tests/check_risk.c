@@ -128,6 +128,95 @@ START_TEST(mixed_runs_same_bytes_and_replay)
 }
 END_TEST
 
+/* run's JSON for argl (after "run"), from the line after the one that
+ * names the scenario file: the same run under another file name gives
+ * the same text. */
+static char *run_json_tail(const char *name, const char *const *argl)
+{
+    char json[1024];
+    snprintf(json, sizeof json, "%s", tu_temp_path(name));
+    const char *a[24] = {"run", "--json", json, "-q", "--no-timing",
+                         "--no-expect"};
+    int n = 6;
+    for (int i = 0; argl[i] && n < 23; i++)
+        a[n++] = argl[i];
+    a[n] = NULL;
+    tu_output o;
+    tu_stormbench(&o, a);
+    ck_assert_msg(o.status == 0, "exit %d: %s%s", o.status, o.out, o.err);
+    tu_output_free(&o);
+    char *j = tu_read_file(json);
+    ck_assert_ptr_nonnull(j);
+    const char *f = strstr(j, "\"file\"");
+    ck_assert_ptr_nonnull(f);
+    char *tail = strdup(strchr(f, '\n'));
+    free(j);
+    return tail;
+}
+
+/* A scenario whose stack is imported ([policy] from = the AWS example's
+ * legacy profile: exponential, 5 attempts, 1 s base, 20 s cap) in
+ * retry-storm's system: backoff alone does not stop the storm
+ * (retry-storm.ini's notes), so seed 1 tips, judged at 70 + 120 = 190 s
+ * as in the first test.  first-storm.ini names the import again -- from
+ * = FILE#old, FILE absolute, no stack name beside it -- and `run` on it
+ * replays the storm exactly: the same JSON as the original run with
+ * that seed cut at 190 s, and its [expect] metastable = true holds. */
+START_TEST(first_storm_keeps_policy_from)
+{
+    char ini[2048], dir[1024], path[1100], storm[1200];
+    snprintf(ini, sizeof ini,
+             "[scenario]\nname = storm-from\nduration = 300s\nseed = 1\n"
+             "warmup = 20s\nrecovery_window = 10s\n"
+             "[clients]\ncount = 1000\nrate = 0.14/s\ntimeout = 1s\n"
+             "[server]\nworkers = 16\nservice = exp(100ms)\n"
+             "network_delay = const(1ms)\n"
+             "[policy]\nfrom = %s#old\n"
+             "[fault.outage]\ntype = outage\nstart = 60s\n"
+             "duration = 10s\nmode = blackhole\n",
+             TU_SOURCE("tests/import/aws-config"));
+    snprintf(path, sizeof path, "%s", tu_write_temp("storm-from.ini", ini));
+    snprintf(dir, sizeof dir, "%s", tu_temp_path("risk-from"));
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"risk", path, "--horizon", "300s",
+                                       "--storm-window", "120s",
+                                       "--max-runs", "1", "-q", "-o", dir,
+                                       NULL});
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    char *j = risk_json(dir);
+    ck_assert_double_eq(tu_json_number(j, "first_storm.seed"), 1);
+    ck_assert_double_eq(tu_json_number(j, "first_storm.judged_at_s"), 190);
+    free(j);
+    snprintf(storm, sizeof storm, "%s/first-storm.ini", dir);
+    char *text = tu_read_file(storm);
+    ck_assert_ptr_nonnull(text);
+    char want[1200];
+    snprintf(want, sizeof want, "\n[policy]\nfrom = %s#old\n",
+             TU_SOURCE("tests/import/aws-config"));
+    ck_assert_msg(strstr(text, want), "'%s' not in:\n%s", want, text);
+    const char *pol = strstr(text, "\n[policy]\n");
+    const char *next = strstr(pol + 1, "\n["), *name = strstr(pol, "\nname");
+    ck_assert_msg(name == NULL || name > next, "a stack named:\n%s", text);
+    free(text);
+    char *a = run_json_tail("from-storm-a.json",
+                            (const char *[]){storm, NULL});
+    char *b = run_json_tail("from-storm-b.json",
+                            (const char *[]){path, "--set",
+                                             "scenario.duration=190s",
+                                             NULL});
+    ck_assert_msg(strcmp(a, b) == 0, "first-storm.ini runs differently");
+    ck_assert(tu_json_number(a, "amplification") > 3);
+    free(a);
+    free(b);
+    tu_stormbench(&o, (const char *[]){"run", storm, NULL});
+    ck_assert_msg(o.status == 0 && strstr(o.out, "METASTABLE") &&
+                      strstr(o.out, "policy    exponential\n"),
+                  "exit %d: %s%s", o.status, o.out, o.err);
+    tu_output_free(&o);
+}
+END_TEST
+
 static void refused(const char *const *argl, const char *says)
 {
     tu_output o;
@@ -314,6 +403,11 @@ Suite *risk_suite(void)
     tcase_add_test(tc, mixed_runs_same_bytes_and_replay);
     tcase_add_test(tc, refusals_say_why);
     tcase_add_test(tc, jobs_merge_to_the_same_bytes);
+    suite_add_tcase(s, tc);
+    /* One run of 300 s and two replays: seconds. */
+    tc = tcase_create("from");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, first_storm_keeps_policy_from);
     suite_add_tcase(s, tc);
     /* 900 runs of 90 s and the copies: ~50 s in a release build on a
      * loaded machine, several minutes under the sanitizers. */

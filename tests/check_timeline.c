@@ -115,6 +115,46 @@ START_TEST(profile_total_is_shared_by_the_clients)
 }
 END_TEST
 
+/* The recovery-noise warning counts the requests of one recovery window
+ * where recovery is judged, after the last fault.  200/s in all until
+ * 60 s, then 20/s; the outage ends at 60 s: a 10 s window holds 20 x 10
+ * = 200 requests, noise 1/sqrt(200) = 7 % against the 10 % band: a
+ * warning.  With the peak (200/s: 2000 requests) or the run's mean
+ * ((200 + 20) / 2 = 110/s: 1100) there was none.  The same profile the
+ * other way round (200/s after the outage: 2000 requests) has none. */
+START_TEST(profile_noise_warning_uses_the_rate_after_the_fault)
+{
+    static const char ini_fmt[] =
+        "[scenario]\nname = noise\nduration = 120s\nwarmup = 10s\n"
+        "recovery_window = 10s\n"
+        "[clients]\ncount = 100\nrate = profile(%s, total)\n"
+        "[server]\nworkers = unlimited\nservice = const(1ms)\n"
+        "[policy]\nname = none\n"
+        "[fault.out]\ntype = outage\nstart = 40s\nduration = 20s\n";
+    static const char *const csv[2] = {"0,200\n60s,20\n", "0,20\n60s,200\n"};
+    for (int k = 0; k < 2; k++) {
+        char ini[1024], prof[1024], path[1024];
+        snprintf(prof, sizeof prof, "%s",
+                 tu_write_temp("noise.csv", csv[k]));
+        snprintf(ini, sizeof ini, ini_fmt, prof);
+        snprintf(path, sizeof path, "%s", tu_write_temp("noise.ini", ini));
+        tu_output o;
+        ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"validate", path,
+                                                            NULL}), 0);
+        const char *w = strstr(o.err, "recovery_window holds about");
+        if (k == 0)
+            ck_assert_msg(w && strstr(w, "about 200 requests (the profile's "
+                                         "mean rate after the last fault, "
+                                         "20/s in all): goodput noise of "
+                                         "about 7%"),
+                          "%s", o.err);
+        else
+            ck_assert_msg(w == NULL, "%s", o.err);
+        tu_output_free(&o);
+    }
+}
+END_TEST
+
 /* A load spike x2 from 30 s to 90 s on the profile: the rate doubles in
  * mass, not in time -- 10/s x (30 + 2 x 30) + 30/s x (2 x 30 + 30) =
  * 900 + 2700 = 3600 per client; 100 clients: 360000, sd 600. */
@@ -350,6 +390,7 @@ Suite *timeline_suite(void)
 {
     Suite *s = suite_create("timeline");
     TCase *tc = tcase_create("profile");
+    tcase_add_test(tc, profile_noise_warning_uses_the_rate_after_the_fault);
     tcase_add_test(tc, profile_mass_is_the_rate_integral);
     tcase_add_test(tc, profile_with_a_pause_and_epoch_times);
     tcase_add_test(tc, profile_run_offers_its_integral);
