@@ -14,7 +14,11 @@
  * statistics and write runs.csv, summary.md and summary.json.
  *
  *   bench_compare [-j JOBS] [--seeds N] [--repeat R] [--dir DIR]
- *                 [--no-bare | --bare-only] [--progress]
+ *                 [--no-bare | --bare-only] [--bare-reuse] [--progress]
+ *
+ * --bare-reuse runs the bare side on one engine reused from run to run
+ * (sim_reuse, as compare's workers do), not a new one per run: the
+ * engine's own work without its creation.
  *
  * --no-bare and --bare-only run one side alone, for counting each side's
  * instructions with `perf stat -e instructions:u,instructions:k` (counts
@@ -147,8 +151,9 @@ static void build_plan(compare_plan *p, uint32_t seeds)
 }
 
 /* The engine alone on every run of the plan, one thread: its CPU time. */
-static double bare_cpu(const compare_plan *p)
+static double bare_cpu(const compare_plan *p, bool reuse)
 {
+    sim *kept = NULL;
     sim_config *cfg = malloc(sizeof *cfg);
     double t0 = cpu_s();
     for (uint32_t r = 0; r < compare_n_runs(p); r++) {
@@ -163,14 +168,20 @@ static double bare_cpu(const compare_plan *p)
         sb_err e;
         if (policy_setup_build(cp->stack, NULL, 0, cp->params, cp->n_params,
                                &ps, &e) != 0 ||
-            sim_create(cfg, ps.stack, &s, &e) != 0)
+            (reuse ? sim_reuse(&kept, cfg, ps.stack, &e)
+                   : sim_create(cfg, ps.stack, &kept, &e)) != 0)
             die(cp->label, &e);
+        s = kept;
         sim_run_until(s, cfg->duration_ns);
         sim_finish(s);
         summary_compute(s, &sum);
-        sim_destroy(s);
+        if (!reuse) {
+            sim_destroy(s);
+            kept = NULL;
+        }
         policy_setup_free(&ps);
     }
+    sim_destroy(kept);
     free(cfg);
     return cpu_s() - t0;
 }
@@ -237,7 +248,7 @@ int main(int argc, char **argv)
     int jobs = 2, repeat = 3;
     uint32_t seeds = 100;
     const char *dir = "out/bench-compare";
-    bool bare = true, execute = true;
+    bool bare = true, execute = true, reuse = false;
     FILE *progress = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-j") == 0 && i + 1 < argc)
@@ -250,6 +261,8 @@ int main(int argc, char **argv)
             dir = argv[++i];
         else if (strcmp(argv[i], "--no-bare") == 0)
             bare = false;
+        else if (strcmp(argv[i], "--bare-reuse") == 0)
+            reuse = true;
         else if (strcmp(argv[i], "--progress") == 0)
             progress = stderr;
         else if (strcmp(argv[i], "--bare-only") == 0)
@@ -257,7 +270,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: bench_compare [-j JOBS] [--seeds N] "
                             "[--repeat R] [--dir DIR] [--no-bare | "
-                            "--bare-only] [--progress]\n");
+                            "--bare-only] [--bare-reuse] [--progress]\n");
             return 2;
         }
     }
@@ -283,7 +296,7 @@ int main(int argc, char **argv)
             cpu = fmin(cpu, c);
         }
         if (bare)
-            engine = fmin(engine, bare_cpu(p));
+            engine = fmin(engine, bare_cpu(p, reuse));
     }
     if (execute)
         printf("compare_execute    %6.2f s wall  %6.2f s CPU (%.2f s in the "
@@ -291,8 +304,9 @@ int main(int argc, char **argv)
                wall, cpu, sys, n / wall, cpu / n * 1e6);
     if (bare)
         printf("engine alone                     %6.2f s CPU  (one thread; "
-               "no reduction, no file)  %5.0f us per run\n",
-               engine, engine / n * 1e6);
+               "no reduction, no file; %s)  %5.0f us per run\n",
+               engine, reuse ? "one engine reused" : "a new engine per run",
+               engine / n * 1e6);
     if (bare && execute)
         printf("overhead                         %6.2f s CPU  %.0f us per "
                "run, %.0f %% of the engine's time\n",

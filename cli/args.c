@@ -196,6 +196,55 @@ static bool option_named(const args *a, const arg_opt *o, const char **name)
     return flag ? strcmp(arg, o->name) == 0 : args_is(a, o->name);
 }
 
+/* An ARG_TYPED option's value, by its type; the messages say the type
+ * and the range. */
+static int typed_read(args *a, const arg_typed *t, const char *name)
+{
+    const char *v = args_value(a, name);
+    sb_err e;
+    int64_t n, ns;
+    double x;
+    if (v == NULL)
+        return EXIT_INPUT;
+    switch (t->type) {
+    case ARG_DURATION_NS:
+    case ARG_DURATION_S:
+        if (units_duration(v, &ns, &e) != 0 || ns <= 0)
+            return args_usage_error(a, "%s: expected a positive duration "
+                                    "such as 1h or 300s, got '%s'", name, v);
+        if (t->type == ARG_DURATION_NS)
+            *(int64_t *)t->dest = ns;
+        else
+            *(double *)t->dest = (double)ns / 1e9;
+        return 0;
+    case ARG_REAL:
+        if (units_real(v, &x, &e) != 0 || !(x > t->lo) || !(x < t->hi))
+            return args_usage_error(a, "%s: expected a number between %g "
+                                    "and %g, got '%s'", name, t->lo, t->hi,
+                                    v);
+        *(double *)t->dest = x;
+        return 0;
+    case ARG_INT64:
+    case ARG_INT:
+    case ARG_UINT64:
+        if (units_int(v, &n, &e) != 0 || n < (int64_t)t->lo ||
+            n > (int64_t)t->hi)
+            return args_usage_error(a, "%s: expected a whole number from "
+                                    "%lld to %lld, got '%s'", name,
+                                    (long long)t->lo, (long long)t->hi, v);
+        if (t->type == ARG_INT64)
+            *(int64_t *)t->dest = n;
+        else if (t->type == ARG_INT)
+            *(int *)t->dest = (int)n;
+        else
+            *(uint64_t *)t->dest = (uint64_t)n;
+        return 0;
+    case ARG_CALL:
+        return t->call(a, name, v, t->dest);
+    }
+    return 1;
+}
+
 /* Read the option row o names, spelt `name`. */
 static int option_read(args *a, const arg_opt *o, const char *name)
 {
@@ -224,6 +273,8 @@ static int option_read(args *a, const arg_opt *o, const char *name)
         return args_param(a, (setting *)o->slot, o->n);
     case ARG_WALLTIME:
         return args_hook_timeout(a, (int64_t *)o->slot, o->text);
+    case ARG_TYPED:
+        return typed_read(a, (const arg_typed *)o->slot, name);
     }
     return 1;
 }

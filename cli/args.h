@@ -90,7 +90,27 @@ typedef enum arg_kind {
     ARG_LIST,     /* appended to (const char **)slot, count in *n */
     ARG_PARAM,    /* --param: into (setting *)slot, count in *n */
     ARG_WALLTIME, /* --hook-timeout: *(int64_t *)slot, its text in *text */
+    ARG_TYPED,    /* a value of its own type: slot is an arg_typed */
 } arg_kind;
+
+/* What an ARG_TYPED option reads, and where it goes. */
+typedef enum arg_type {
+    ARG_DURATION_NS, /* a positive duration: *(int64_t *)dest, ns */
+    ARG_DURATION_S,  /* a positive duration: *(double *)dest, seconds */
+    ARG_REAL,        /* a number in (lo, hi): *(double *)dest */
+    ARG_INT64,       /* a whole number in [lo, hi]: *(int64_t *)dest */
+    ARG_INT,         /* ... into *(int *)dest */
+    ARG_UINT64,      /* ... into *(uint64_t *)dest */
+    ARG_CALL,        /* call(a, name, value, dest): 0, or a usage error's
+                        status */
+} arg_type;
+
+typedef struct arg_typed {
+    arg_type type;
+    void *dest;
+    double lo, hi;
+    int (*call)(args *a, const char *name, const char *value, void *dest);
+} arg_typed;
 
 typedef struct arg_opt {
     const char *name;  /* "--out": matched with or without "=value" (a

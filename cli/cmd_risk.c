@@ -106,105 +106,44 @@ typedef struct risk_cli {
 
 /* ---- Options ------------------------------------------------------------ */
 
-static int opt_real(args *a, const char *name, double lo, double hi,
-                    double *x)
+/* --method: mc and split as the issue names them; plain and splitting as
+ * the printout does. */
+static int opt_method(args *a, const char *name, const char *v, void *dest)
 {
-    const char *v = args_value(a, name);
-    sb_err e;
-    if (v == NULL)
-        return EXIT_INPUT;
-    if (units_real(v, x, &e) != 0 || !(*x > lo) || !(*x < hi))
-        return args_usage_error(a, "%s: expected a number between %g and "
-                                "%g, got '%s'", name, lo, hi, v);
-    return 0;
-}
-
-static int opt_count(args *a, const char *name, int64_t lo, int64_t hi,
-                     int64_t *n)
-{
-    const char *v = args_value(a, name);
-    sb_err e;
-    if (v == NULL)
-        return EXIT_INPUT;
-    if (units_int(v, n, &e) != 0 || *n < lo || *n > hi)
-        return args_usage_error(a, "%s: expected a whole number from %lld "
-                                "to %lld, got '%s'", name, (long long)lo,
-                                (long long)hi, v);
-    return 0;
-}
-
-static int opt_method(args *a, risk_opts *o)
-{
-    const char *v = args_value(a, "--method");
-    if (v == NULL)
-        return EXIT_INPUT;
-    /* mc and split as the issue names them; plain and splitting as the
-     * printout does. */
     static const char *const names[] = {"auto", "mc",    "split",
                                         "auto", "plain", "splitting"};
     for (int i = 0; i < 6; i++)
         if (strcmp(v, names[i]) == 0) {
-            o->method = (risk_method)(i % 3);
+            *(risk_method *)dest = (risk_method)(i % 3);
             return 0;
         }
-    return args_usage_error(a, "--method: expected auto, mc or split, "
-                            "got '%s'", v);
+    return args_usage_error(a, "%s: expected auto, mc or split, got '%s'",
+                            name, v);
 }
 
-static int opt_importance(args *a, risk_opts *o)
+static int opt_importance(args *a, const char *name, const char *v,
+                          void *dest)
 {
-    const char *v = args_value(a, "--importance");
-    if (v == NULL)
-        return EXIT_INPUT;
-    if (risk_importance_parse(v, &o->importance) != 0)
-        return args_usage_error(a, "--importance: expected queue, "
-                                "amplification, timeouts or combined, "
-                                "got '%s'", v);
+    if (risk_importance_parse(v, dest) != 0)
+        return args_usage_error(a, "%s: expected queue, amplification, "
+                                "timeouts or combined, got '%s'", name, v);
     return 0;
-}
-
-/* The options with a value of their own type. */
-static int parse_typed(args *a, risk_cli *o)
-{
-    int64_t n;
-    int rc;
-    if (args_is(a, "--horizon"))
-        return args_positive_duration(a, "--horizon", &o->horizon_ns);
-    if (args_is(a, "--storm-window"))
-        return args_positive_duration(a, "--storm-window", &o->window_ns);
-    if (args_is(a, "--budget")) {
-        int64_t ns;
-        rc = args_positive_duration(a, "--budget", &ns);
-        o->ro.max_sim_s = (double)ns / 1e9;
-        return rc;
-    }
-    if (args_is(a, "--target-rel-error"))
-        return opt_real(a, "--target-rel-error", 0, 1, &o->ro.target_rel_error);
-    if (args_is(a, "--confidence"))
-        return opt_real(a, "--confidence", 0, 1, &o->ro.confidence);
-    if (args_is(a, "--max-runs")) {
-        rc = opt_count(a, "--max-runs", 1, 1000000000, &n);
-        o->ro.max_runs = (uint64_t)n;
-        return rc;
-    }
-    if (args_is(a, "-j")) {
-        rc = opt_count(a, "-j", 1, 64, &n);
-        o->ro.threads = (int)n;
-        return rc;
-    }
-    if (args_is(a, "--method"))
-        return opt_method(a, &o->ro);
-    if (args_is(a, "--importance"))
-        return opt_importance(a, &o->ro);
-    if (args_is(a, "--runs-per-job"))
-        return opt_count(a, "--runs-per-job", 1, 1000000000, &o->per_job);
-    if (args_is(a, "--part"))
-        return opt_count(a, "--part", 0, 1000000000, &o->part);
-    return 1;
 }
 
 static int parse_one(args *a, risk_cli *o)
 {
+    risk_opts *ro = &o->ro;
+    const arg_typed horizon = {ARG_DURATION_NS, &o->horizon_ns, 0, 0, NULL},
+                    window = {ARG_DURATION_NS, &o->window_ns, 0, 0, NULL},
+                    budget = {ARG_DURATION_S, &ro->max_sim_s, 0, 0, NULL},
+                    rel = {ARG_REAL, &ro->target_rel_error, 0, 1, NULL},
+                    conf = {ARG_REAL, &ro->confidence, 0, 1, NULL},
+                    runs = {ARG_UINT64, &ro->max_runs, 1, 1e9, NULL},
+                    jobs = {ARG_INT, &ro->threads, 1, 64, NULL},
+                    method = {ARG_CALL, &ro->method, 0, 0, opt_method},
+                    imp = {ARG_CALL, &ro->importance, 0, 0, opt_importance},
+                    per_job = {ARG_INT64, &o->per_job, 1, 1e9, NULL},
+                    part = {ARG_INT64, &o->part, 0, 1e9, NULL};
     const arg_opt opts[] = {
         {"--help", "-h", ARG_HELP, NULL, NULL, NULL},
         {"--quiet", "-q", ARG_SET, &o->quiet, NULL, NULL},
@@ -215,11 +154,19 @@ static int parse_one(args *a, risk_cli *o)
         {"--seed", NULL, ARG_TEXT, &o->seed, NULL, NULL},
         {"-o", NULL, ARG_TEXT, &o->out, NULL, NULL},
         {"--emit-jobs", NULL, ARG_TEXT, &o->emit, NULL, NULL},
+        {"--horizon", NULL, ARG_TYPED, (void *)&horizon, NULL, NULL},
+        {"--storm-window", NULL, ARG_TYPED, (void *)&window, NULL, NULL},
+        {"--budget", NULL, ARG_TYPED, (void *)&budget, NULL, NULL},
+        {"--target-rel-error", NULL, ARG_TYPED, (void *)&rel, NULL, NULL},
+        {"--confidence", NULL, ARG_TYPED, (void *)&conf, NULL, NULL},
+        {"--max-runs", NULL, ARG_TYPED, (void *)&runs, NULL, NULL},
+        {"-j", NULL, ARG_TYPED, (void *)&jobs, NULL, NULL},
+        {"--method", NULL, ARG_TYPED, (void *)&method, NULL, NULL},
+        {"--importance", NULL, ARG_TYPED, (void *)&imp, NULL, NULL},
+        {"--runs-per-job", NULL, ARG_TYPED, (void *)&per_job, NULL, NULL},
+        {"--part", NULL, ARG_TYPED, (void *)&part, NULL, NULL},
     };
-    int rc = parse_typed(a, o);
-    if (rc != 1)
-        return rc;
-    rc = args_option(a, opts, sizeof opts / sizeof *opts);
+    int rc = args_option(a, opts, sizeof opts / sizeof *opts);
     if (rc != 1)
         return rc;
     return args_scenario(a, a->argv[a->i], &o->scenario);

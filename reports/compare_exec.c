@@ -163,6 +163,9 @@ typedef struct worker {
     compare_series series;
     runfile_buf buf;
     runfile_log log;      /* the thread's file of records */
+    sim *sim;             /* the thread's engine, reused run after run
+                             (sim_reuse): a new one per run cost a tenth
+                             of a short run (bench/README.md) */
     char name[600];   /* hookguard_set_run's, for the run in progress */
     char rerun[8192];
 } worker;
@@ -279,7 +282,7 @@ static int run_one(worker *w, uint32_t r, sb_err *e)
     run.seed_index = sd;
     run.seed = w->cfg.seed;
     policy_setup ps;
-    sim *s = NULL;
+    sim *s;
     /* Named before the stack is built: a plug-in may crash in create. */
     char what[sizeof w->name - 32];
     run_name(p, pt, pol, run.seed, what, sizeof what);
@@ -293,8 +296,9 @@ static int run_one(worker *w, uint32_t r, sb_err *e)
         hookguard_set_run(NULL, NULL);
         return -1;
     }
-    if (sim_create(&w->cfg, ps.stack, &s, e) != 0)
+    if (sim_reuse(&w->sim, &w->cfg, ps.stack, e) != 0)
         goto done;
+    s = w->sim;
     reducer_start(&w->red, &w->cfg, &w->series);
     sim_observer obs = {&w->red, on_bucket, NULL};
     if (sim_observe(s, &obs) != 0) {
@@ -311,8 +315,8 @@ static int run_one(worker *w, uint32_t r, sb_err *e)
     row_flush(&w->red);
     latency_cdf(sim_metrics(s), &run);
     tiers_of(s, &run);
-    sim_destroy(s);
-    s = NULL;
+    /* The engine keeps pointers to the stack until its next sim_reuse,
+     * which reads none of them. */
     policy_setup_free(&ps);
     hookguard_set_run(NULL, NULL);
     if (runfile_format(&w->buf, p->fingerprint, p->policies[pol].label,
@@ -320,7 +324,8 @@ static int run_one(worker *w, uint32_t r, sb_err *e)
         return -1;
     return runfile_log_append(&w->log, o->dir, &w->buf, e);
 done:
-    sim_destroy(s);
+    sim_destroy(w->sim); /* a failed run's engine is not reused */
+    w->sim = NULL;
     policy_setup_free(&ps);
     hookguard_set_run(NULL, NULL);
     return -1;
@@ -357,6 +362,8 @@ static void *worker_main(void *arg)
         }
         atomic_fetch_add(&pl->done, 1);
     }
+    sim_destroy(w->sim);
+    w->sim = NULL;
     pthread_mutex_lock(&pl->lock);
     pl->running--;
     pthread_cond_signal(&pl->cond);

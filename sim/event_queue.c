@@ -38,6 +38,31 @@ int evq_init(evq *q)
     return q->run && q->heap ? 0 : -1;
 }
 
+/* The blocks go back on the free list arena by arena, as block_new puts
+ * a new arena's: which block holds which event changes no order. */
+void evq_reset(evq *q)
+{
+    evq_event *run = q->run, *heap = q->heap;
+    size_t rcap = q->rcap, hcap = q->hcap;
+    evq_block **arenas = q->arenas;
+    size_t n_arenas = q->n_arenas, cap_arenas = q->cap_arenas;
+    memset(q, 0, sizeof *q);
+    q->next_seq = EVQ_RESERVED_SEQS;
+    q->run = run;
+    q->rcap = rcap;
+    q->heap = heap;
+    q->hcap = hcap;
+    q->arenas = arenas;
+    q->n_arenas = n_arenas;
+    q->cap_arenas = cap_arenas;
+    for (size_t a = n_arenas; a-- > 0;)
+        for (int i = ARENA_BLOCKS - 1; i >= 0; i--) {
+            arenas[a][i].next = q->free_blocks;
+            q->free_blocks = &arenas[a][i];
+        }
+    set_window(q, evq_key(0), 0);
+}
+
 void evq_fini(evq *q)
 {
     free(q->run);

@@ -123,6 +123,10 @@ typedef struct evq {
  * come as events need them.  -1 out of memory. */
 int evq_init(evq *q);
 void evq_fini(evq *q);
+/* Empty q as evq_init would leave it, keeping the memory it holds (a
+ * reused engine, sim_reuse): the same seqs and the same pop order as a
+ * new queue.  q must have been set up by evq_init. */
+void evq_reset(evq *q);
 
 /* Make q a copy of src (q's old contents are not freed): the same
  * pending events with the same seq numbers, so both pop the same

@@ -272,24 +272,48 @@ uint64_t metrics_plan(int64_t bucket_ns, int64_t duration_ns,
     return n;
 }
 
-int metrics_init(metrics *m, int64_t bucket_ns, int64_t duration_ns,
-                 size_t max_rows)
+/* metrics_init's work once the rows are there: rows[0, cap) zeroed
+ * (rows, NULL when there are none yet, and cap are kept by a reset). */
+static int setup(metrics *m, int64_t bucket_ns, int64_t duration_ns,
+                 size_t max_rows, metrics_bucket *rows, size_t cap)
 {
     memset(m, 0, sizeof *m);
     m->live_ns = bucket_ns;
     uint64_t n = metrics_plan(bucket_ns, duration_ns, max_rows, &m->merge);
     m->bucket_ns = bucket_ns * m->merge;
     m->want = (size_t)n + 1;
-    m->cap = m->want < FIRST_ROWS ? m->want : FIRST_ROWS;
-    m->buckets = calloc(m->cap, sizeof *m->buckets);
-    if (m->buckets == NULL)
-        return -1;
+    if (rows == NULL) {
+        cap = m->want < FIRST_ROWS ? m->want : FIRST_ROWS;
+        rows = calloc(cap, sizeof *rows);
+        if (rows == NULL)
+            return -1;
+    }
+    m->buckets = rows;
+    m->cap = cap;
     m->policy_level = -1.0;
     m->exact_lim = (UINT64_C(1) << 53) / (uint64_t)bucket_ns;
     hist_reset(&m->live_hist);
     hist_reset(&m->row_hist);
     open_live(m, 0);
     return open_row(m);
+}
+
+int metrics_init(metrics *m, int64_t bucket_ns, int64_t duration_ns,
+                 size_t max_rows)
+{
+    return setup(m, bucket_ns, duration_ns, max_rows, NULL, 0);
+}
+
+/* Only the rows a run opened were written (open_row hands them out in
+ * order, and nothing writes past n_buckets), so only they need zeroing:
+ * every row up to cap is then zero, as metrics_init and grow leave it.
+ * A larger cap than a new table's changes when grow runs, not what a row
+ * holds. */
+int metrics_reset(metrics *m, int64_t bucket_ns, int64_t duration_ns,
+                  size_t max_rows)
+{
+    memset(m->buckets, 0, m->n_buckets * sizeof *m->buckets);
+    return setup(m, bucket_ns, duration_ns, max_rows, m->buckets, m->cap);
 }
 
 void metrics_fini(metrics *m)

@@ -249,6 +249,10 @@ typedef struct metrics {
 int metrics_init(metrics *m, int64_t bucket_ns, int64_t duration_ns,
                  size_t max_rows);
 void metrics_fini(metrics *m);
+/* metrics_init for m, which holds a run's table, keeping its rows'
+ * memory (a reused engine, sim_reuse). */
+int metrics_reset(metrics *m, int64_t bucket_ns, int64_t duration_ns,
+                  size_t max_rows);
 /* Make m a copy of src (m's old contents are not freed): its kept rows
  * and everything it counts.  -1 out of memory (m is then good for
  * metrics_fini only). */

@@ -9,6 +9,21 @@ void pool_init(pool *p, size_t stride)
     p->stride = (stride + 7u) & ~(size_t)7u;
 }
 
+void pool_reset(pool *p, size_t stride)
+{
+    stride = (stride + 7u) & ~(size_t)7u;
+    if (stride != p->stride) {
+        pool_fini(p);
+        pool_init(p, stride);
+        return;
+    }
+    /* Records are zeroed as each is first handed out (pool_take,
+     * pool_alloc_new), so the kept chunks need no clearing; the free list
+     * keeps its room for every record, as pool_add_chunk left it. */
+    p->n_free = 0;
+    p->next_new = 0;
+}
+
 void pool_fini(pool *p)
 {
     for (size_t i = 0; i < p->n_chunks; i++)

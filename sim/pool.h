@@ -42,6 +42,10 @@ typedef struct pool {
 
 void pool_init(pool *p, size_t stride);
 void pool_fini(pool *p);
+/* Empty p for records of `stride` bytes, as pool_init would, keeping its
+ * chunks when the stride is the same (a reused engine, sim_reuse): the
+ * records are handed out in the same order as from a new pool. */
+void pool_reset(pool *p, size_t stride);
 /* Make p a copy of src (p's old contents are not freed): the records
  * handed out so far, byte for byte, and the free list, so both hand out
  * the same indices from now on.  -1 out of memory (p is then good for

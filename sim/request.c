@@ -939,11 +939,21 @@ void requests_init(request_table *q, size_t request_state)
     pool_init(&q->attempts, sizeof(attempt));
 }
 
+void requests_reset(request_table *q, size_t request_state)
+{
+    for (uint32_t i = 0; i < q->n_requesters; i++)
+        requester_fini(&q->rq[i]);
+    memset(q->rq, 0, sizeof q->rq);
+    q->n_requesters = 0;
+    pool_reset(&q->requests, REQUEST_HEAD + request_state);
+    pool_reset(&q->attempts, sizeof(attempt));
+}
+
 void requests_fit_state(request_table *q, size_t request_state)
 {
     assert(q->requests.next_new == 0);
     if (REQUEST_HEAD + request_state > q->requests.stride)
-        pool_init(&q->requests, REQUEST_HEAD + request_state);
+        pool_reset(&q->requests, REQUEST_HEAD + request_state);
 }
 
 void requests_fini(request_table *q)

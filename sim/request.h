@@ -273,6 +273,9 @@ void requests_init(request_table *q, size_t request_state);
  * (no record may exist yet). */
 void requests_fit_state(request_table *q, size_t request_state);
 void requests_fini(request_table *q);
+/* requests_fini then requests_init, keeping the pools' memory (pool_reset):
+ * for a reused engine (sim_reuse). */
+void requests_reset(request_table *q, size_t request_state);
 /* Make s->rqs a copy of src->rqs for the copy s of a sim: both record
  * pools, and every requester with its policy state, connection pools
  * and draw counters; the clients (and the callers that share their

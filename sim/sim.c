@@ -352,6 +352,31 @@ static int check_config(const sim_config *c, sb_err *e)
     return 0;
 }
 
+/* What sim_create and sim_reuse do once s holds zeroes but for its
+ * queue, metrics and record pools, which are set up: every module's
+ * state, in the same order.  On failure s is the caller's to destroy. */
+static int setup(sim *s, const sim_config *cfg, pstack *ps, sb_err *e)
+{
+    s->cfg = cfg;
+    s->ps = ps;
+    s->seed = cfg->seed;
+    s->root_seed = cfg->seed;
+    if (server_create(s, &cfg->server, &s->m, &s->srv, e) != 0)
+        return -1;
+    /* The clients are requester 0; the callers of tiers and pipeline
+     * steps come after them, and may share their state. */
+    if (clients_start(s, e) != 0)
+        return -1;
+    if (cfg->n_tiers >= 2 && tiers_create(s, e) != 0)
+        return -1;
+    faults_start(s);
+    engine_plan_phases(s, true);
+    if (cfg->pipeline.n_steps > 0 && pipeline_create(s, e) != 0)
+        return -1;
+    assert(sim_sane(s));
+    return 0;
+}
+
 int sim_create(const sim_config *cfg, pstack *ps, sim **out, sb_err *e)
 {
     *out = NULL;
@@ -360,10 +385,6 @@ int sim_create(const sim_config *cfg, pstack *ps, sim **out, sb_err *e)
     sim *s = calloc(1, sizeof *s);
     if (s == NULL)
         return err_set(e, "out of memory");
-    s->cfg = cfg;
-    s->ps = ps;
-    s->seed = cfg->seed;
-    s->root_seed = cfg->seed;
     requests_init(&s->rqs, pstack_request_state_size(ps));
     if (evq_init(&s->q) != 0 ||
         metrics_init(&s->m, cfg->bucket_ns, cfg->duration_ns,
@@ -371,24 +392,70 @@ int sim_create(const sim_config *cfg, pstack *ps, sim **out, sb_err *e)
         err_set(e, "out of memory");
         goto fail;
     }
-    if (server_create(s, &cfg->server, &s->m, &s->srv, e) != 0)
+    if (setup(s, cfg, ps, e) != 0)
         goto fail;
-    /* The clients are requester 0; the callers of tiers and pipeline
-     * steps come after them, and may share their state. */
-    if (clients_start(s, e) != 0)
-        goto fail;
-    if (cfg->n_tiers >= 2 && tiers_create(s, e) != 0)
-        goto fail;
-    faults_start(s);
-    engine_plan_phases(s, true);
-    if (cfg->pipeline.n_steps > 0 && pipeline_create(s, e) != 0)
-        goto fail;
-    assert(sim_sane(s));
     *out = s;
     return 0;
 fail:
     sim_destroy(s);
     return -1;
+}
+
+/* The three pieces that hold most of an engine's memory -- the event
+ * queue's blocks, the metrics rows and the record pools -- are emptied
+ * in place (evq_reset, metrics_reset, requests_reset: each leaves what
+ * its init would, on the memory it has); everything else is freed as
+ * sim_destroy frees it and the struct zeroed as calloc gave it, then set
+ * up as sim_create does.  So the new run's state is a new engine's, bit
+ * for bit, but for where its memory lives (check_sim's reuse test runs
+ * different scenarios through one engine against new ones). */
+int sim_reuse(sim **sp, const sim_config *cfg, pstack *ps, sb_err *e)
+{
+    sim *s = *sp;
+    *sp = NULL;
+    if (s == NULL)
+        return sim_create(cfg, ps, sp, e);
+    if (check_config(cfg, e) != 0) {
+        sim_destroy(s);
+        return -1;
+    }
+    clients_fini(&s->cl);
+    call_links_fini(&s->links);
+    pipeline_destroy(s);
+    tiers_destroy(s);
+    server_destroy(s->srv);
+    requests_reset(&s->rqs, pstack_request_state_size(ps));
+    evq_reset(&s->q);
+    int ok = metrics_reset(&s->m, cfg->bucket_ns, cfg->duration_ns,
+                           METRICS_MAX_BUCKETS);
+    struct {
+        evq q;
+        metrics m;
+        request_table rqs;
+    } *kept = malloc(sizeof *kept);
+    if (kept == NULL || ok != 0) {
+        free(kept);
+        err_set(e, "out of memory");
+        evq_fini(&s->q);
+        metrics_fini(&s->m);
+        requests_fini(&s->rqs);
+        free(s);
+        return -1;
+    }
+    kept->q = s->q;
+    kept->m = s->m;
+    kept->rqs = s->rqs;
+    memset(s, 0, sizeof *s);
+    s->q = kept->q;
+    s->m = kept->m;
+    s->rqs = kept->rqs;
+    free(kept);
+    if (setup(s, cfg, ps, e) != 0) {
+        sim_destroy(s);
+        return -1;
+    }
+    *sp = s;
+    return 0;
 }
 
 void sim_destroy(sim *s)

@@ -79,6 +79,14 @@ typedef struct sim_observer {
 /* Build a sim.  cfg and ps are borrowed and must outlive it. */
 int sim_create(const sim_config *cfg, pstack *ps, sim **out, sb_err *e);
 void sim_destroy(sim *s);
+/* Make *sp a sim for (cfg, ps) that runs exactly as a new one from
+ * sim_create, reusing the memory of the sim *sp holds (NULL: create one):
+ * for front ends that run many short runs one after another (compare's
+ * workers).  Its observers are gone, as in a new sim.  The old run's
+ * config and stack need not be alive any more: nothing of them is read.
+ * On failure *sp is NULL (the old sim destroyed) and -1 with a message
+ * in e. */
+int sim_reuse(sim **sp, const sim_config *cfg, pstack *ps, sb_err *e);
 
 /* ---- Branching: copies of a running sim (the risk estimate) -------------
  *
