@@ -83,6 +83,16 @@ double compare_tier_value(const compare_run *r, uint32_t t, int f)
     }
 }
 
+int compare_tier_lead_figure(const compare_result *r, uint32_t pt)
+{
+    /* The faults are the scenario's: all runs of a point share them. */
+    for (int i = 0; i < r->plan->n_policies; i++)
+        if (!isfinite(compare_tier_stat_at(r, pt, i, 0, TF_DURING_AMP)
+                          ->ci.mean))
+            return TF_AMPLIFICATION;
+    return TF_DURING_AMP;
+}
+
 const char *compare_tier_name(const compare_plan *p, uint32_t t)
 {
     return p->points[0].cfg.tiers[t].name;

@@ -471,6 +471,11 @@ extern const compare_metric_info compare_tier_figures[TF_COUNT];
  * when the run has no such tier or nothing was offered. */
 double compare_tier_value(const compare_run *r, uint32_t t, int f);
 
+/* The tiers' figure the report leads with at a point: attempts per
+ * request during the faults (TF_DURING_AMP) when every policy's runs have
+ * that phase, else over the run (TF_AMPLIFICATION). */
+int compare_tier_lead_figure(const struct compare_result *r, uint32_t pt);
+
 /* The name of tier t ("front", "api", "db"). */
 const char *compare_tier_name(const compare_plan *p, uint32_t t);
 
@@ -591,6 +596,14 @@ typedef struct compare_numbers {
     char mean[32], lo[32], hi[32];
 } compare_numbers;
 void compare_stat_numbers(const compare_stat *s, compare_numbers *out);
+/* The same with `decimals` decimals (the default's when below 0): two
+ * figures that differ significantly but print the same at three digits
+ * are printed with more until they differ. */
+void compare_stat_numbers_at(const compare_stat *s, int decimals,
+                             compare_numbers *out);
+/* The decimals compare_stat_numbers gives s: three significant digits of
+ * its mean (of its half width when the mean is 0), 0 to 6. */
+int compare_stat_decimals(const compare_stat *s);
 
 /* A results table's cell, as summary.md and the report print it: "99.2
  * [98.9, 99.5]" (mean [95 % interval]); "3.00" (one seed: no interval);

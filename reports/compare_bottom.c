@@ -67,12 +67,12 @@ static bool leads(const compare_verdict *v, int pol)
 /* A policy's figure: "96.5 %"; recovery with its seeds ("0 s on all 10
  * seeds", "22.0 s over the 3 of 5 seeds that recovered", "never
  * recovered (10 of 10 seeds)"). */
-static void figure(const compare_result *r, uint32_t pt, int pol,
-                   compare_metric m, char *buf, size_t len)
+static void figure_at(const compare_result *r, uint32_t pt, int pol,
+                      compare_metric m, int decimals, char *buf, size_t len)
 {
     compare_numbers n;
     char v[64];
-    compare_stat_numbers(compare_stat_at(r, pt, pol, m), &n);
+    compare_stat_numbers_at(compare_stat_at(r, pt, pol, m), decimals, &n);
     if (n.mean[0])
         compare_with_unit(n.mean, compare_metrics[m].unit, v, sizeof v);
     else
@@ -91,6 +91,37 @@ static void figure(const compare_result *r, uint32_t pt, int pol,
                  t.n - t.tipped, t.n);
     else
         snprintf(buf, len, "%s on all %u seeds", v, t.n);
+}
+
+static void figure(const compare_result *r, uint32_t pt, int pol,
+                   compare_metric m, char *buf, size_t len)
+{
+    figure_at(r, pt, pol, m, -1, buf, len);
+}
+
+/* The figures of two policies that differ significantly (a leader and
+ * one that is not): as the verdicts do, with as many more decimals as it
+ * takes to print them apart (up to four more), never "99.9 % against
+ * 99.9 %"; at three digits when even that does not tell them apart. */
+static void figures_apart(const compare_result *r, uint32_t pt, int p1,
+                          int p2, compare_metric m, char *a, char *b,
+                          size_t len)
+{
+    figure(r, pt, p1, m, a, len);
+    figure(r, pt, p2, m, b, len);
+    if (strcmp(a, b) != 0)
+        return;
+    int d0 = compare_stat_decimals(compare_stat_at(r, pt, p1, m));
+    char x[160], y[160];
+    for (int d = d0 + 1; d <= d0 + 4; d++) {
+        figure_at(r, pt, p1, m, d, x, sizeof x);
+        figure_at(r, pt, p2, m, d, y, sizeof y);
+        if (strcmp(x, y) != 0) {
+            snprintf(a, len, "%s", x);
+            snprintf(b, len, "%s", y);
+            return;
+        }
+    }
 }
 
 /* The policy with the most metrics led; equal counts by importance. */
@@ -140,8 +171,16 @@ static void say_figure(text *t, const compare_result *r, uint32_t pt,
 {
     const compare_plan *p = r->plan;
     const compare_verdict *v = compare_verdict_of(r, pt, m);
-    char a[160], b[160];
-    figure(r, pt, pol, m, a, sizeof a);
+    char a[160], b[160], rest[160];
+    /* The best of the rest: its figure and ours printed apart. */
+    int other = -1;
+    for (int i = 0; i < p->n_policies && other < 0; i++)
+        if (!leads(v, v->order[i]))
+            other = v->order[i];
+    if (other >= 0)
+        figures_apart(r, pt, pol, other, m, a, rest, sizeof a);
+    else
+        figure(r, pt, pol, m, a, sizeof a);
     put(t, "%s %s", compare_metrics[m].name, a);
     int tied = 0, n_tied = v->n_leaders - 1;
     for (int i = 0; i < p->n_policies; i++) {
@@ -154,15 +193,154 @@ static void say_figure(text *t, const compare_result *r, uint32_t pt,
             p->policies[o].label, b);
         tied++;
     }
-    for (int i = 0; i < p->n_policies; i++) {
-        int o = v->order[i];
-        if (leads(v, o))
-            continue;
-        figure(r, pt, o, m, b, sizeof b);
-        put(t, ", against %s for %s, the best of the rest", b,
-            p->policies[o].label);
-        break;
+    if (other >= 0)
+        put(t, ", against %s for %s, the best of the rest", rest,
+            p->policies[other].label);
+}
+
+/* A tier's figure of a policy, with `decimals` (the default's below 0),
+ * without its unit: "63.4". */
+static void tier_number(const compare_result *r, uint32_t pt, int pol,
+                        uint32_t tier, int f, int decimals, char *buf,
+                        size_t len)
+{
+    compare_numbers n;
+    compare_stat_numbers_at(compare_tier_stat_at(r, pt, pol, tier, f),
+                            decimals, &n);
+    snprintf(buf, len, "%s", n.mean[0] ? n.mean : "no value");
+}
+
+/* The tier figures of n policies into out[], with one number of
+ * decimals: the default's, or as many more (up to four) as it takes to
+ * print apart every two whose means differ. */
+static void tier_numbers(const compare_result *r, uint32_t pt,
+                         const int *pols, int n, uint32_t tier, int f,
+                         char out[][64])
+{
+    int d0 = compare_stat_decimals(compare_tier_stat_at(r, pt, pols[0],
+                                                        tier, f));
+    for (int d = d0; d <= d0 + 4; d++) {
+        bool apart = true;
+        for (int i = 0; i < n; i++)
+            tier_number(r, pt, pols[i], tier, f, d == d0 ? -1 : d, out[i],
+                        64);
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++)
+                apart &= strcmp(out[i], out[j]) != 0 ||
+                         compare_tier_stat_at(r, pt, pols[i], tier, f)
+                                 ->ci.mean ==
+                             compare_tier_stat_at(r, pt, pols[j], tier, f)
+                                 ->ci.mean;
+        if (apart)
+            return;
     }
+    for (int i = 0; i < n; i++)
+        tier_number(r, pt, pols[i], tier, f, -1, out[i], 64);
+}
+
+/* The tier where retries multiply most: the largest mean of the lead
+ * figure over the policies (the deeper on equal ones), or -1. */
+static int worst_tier(const compare_result *r, uint32_t pt, int f)
+{
+    int worst = -1;
+    double top = -INFINITY;
+    for (uint32_t k = 0; k < r->n_tiers; k++)
+        for (int i = 0; i < r->plan->n_policies; i++) {
+            double v = compare_tier_stat_at(r, pt, i, k, f)->ci.mean;
+            if (isfinite(v) && v >= top) {
+                top = v;
+                worst = (int)k;
+            }
+        }
+    return worst;
+}
+
+/* The policies a tier sentence cites, each once with its roles. */
+typedef struct cited {
+    int pol[4], n;
+    char role[4][64];
+} cited;
+
+static void cite(cited *c, int pol, const char *role)
+{
+    if (pol < 0)
+        return;
+    int i = 0;
+    while (i < c->n && c->pol[i] != pol)
+        i++;
+    if (i == c->n) {
+        c->pol[c->n++] = pol;
+        c->role[i][0] = '\0';
+    }
+    if (*role) {
+        size_t used = strlen(c->role[i]);
+        snprintf(c->role[i] + used, sizeof c->role[i] - used, "%s%s",
+                 used ? "; " : "", role);
+    }
+}
+
+/* A service chain's point, which the clients' own figures cannot show:
+ * the attempts per offered request at the tier where retries multiply
+ * most, for the recommended policy (pol; none when -1) against the fewest,
+ * `none` (what the tiers' own retries make) and the most.  "At db, the
+ * deepest of 3 tiers, each request the clients offered became 62.5
+ * attempts during the faults with exponential, against 8.54 with B (the
+ * fewest), 16.0 with none (no retries at the clients) and 63.4 with
+ * immediate (the most)".  The recommendation does not count it (no
+ * verdict tests it): it is said, to be weighed. */
+static void say_tiers(text *t, const compare_result *r, uint32_t pt, int pol)
+{
+    const compare_plan *p = r->plan;
+    int f = compare_tier_lead_figure(r, pt);
+    int k = worst_tier(r, pt, f);
+    if (k < 0 || p->n_policies < 2)
+        return;
+    uint32_t tier = (uint32_t)k;
+    int lo = -1, hi = -1, none = -1;
+    for (int i = 0; i < p->n_policies; i++) {
+        double v = compare_tier_stat_at(r, pt, i, tier, f)->ci.mean;
+        if (!isfinite(v))
+            continue;
+        if (lo < 0 || v < compare_tier_stat_at(r, pt, lo, tier, f)->ci.mean)
+            lo = i;
+        if (hi < 0 || v > compare_tier_stat_at(r, pt, hi, tier, f)->ci.mean)
+            hi = i;
+        if (strcmp(p->policies[i].stack, "none") == 0)
+            none = i;
+    }
+    if (lo < 0)
+        return;
+    const char *during = f == TF_DURING_AMP ? " during the faults" : "";
+    put(t, " Service tiers: at %s, ", compare_tier_name(p, tier));
+    if (tier + 1 == r->n_tiers)
+        put(t, "the deepest of %u tiers", r->n_tiers);
+    else
+        put(t, "tier %u of %u from the clients", tier + 1, r->n_tiers);
+    put(t, ", each request the clients offered became ");
+    char v[4][64];
+    if (compare_tier_stat_at(r, pt, lo, tier, f)->ci.mean ==
+        compare_tier_stat_at(r, pt, hi, tier, f)->ci.mean) {
+        tier_number(r, pt, lo, tier, f, -1, v[0], sizeof v[0]);
+        put(t, "%s attempts%s with every policy", v[0], during);
+    } else {
+        cited c = {.n = 0};
+        cite(&c, pol, "");
+        cite(&c, lo, "the fewest");
+        cite(&c, none, "no retries at the clients");
+        cite(&c, hi, "the most");
+        tier_numbers(r, pt, c.pol, c.n, tier, f, v);
+        for (int i = 0; i < c.n; i++) {
+            put(t, "%s%s%s%s with %s",
+                i == 0 ? "" : i == 1 ? ", against " : i == c.n - 1 ? " and "
+                                                                   : ", ",
+                v[i], i == 0 ? " attempts" : "", i == 0 ? during : "",
+                p->policies[c.pol[i]].label);
+            if (c.role[i][0])
+                put(t, " (%s)", c.role[i]);
+        }
+    }
+    put(t, "; each tier below the clients retries with its own policy, "
+           "which the policies compared do not replace.");
 }
 
 /* Metrics the recommended policy is significantly worse on: what it
@@ -179,8 +357,7 @@ static void say_costs(text *t, const compare_result *r, uint32_t pt,
             leads(v, pol))
             continue;
         char a[160], b[160];
-        figure(r, pt, v->best, m, a, sizeof a);
-        figure(r, pt, pol, m, b, sizeof b);
+        figures_apart(r, pt, v->best, pol, m, a, b, sizeof a);
         put(t, "%s%s is better with %s (%s against %s)",
             n++ ? "; " : " It costs: ", compare_metrics[m].name,
             p->policies[v->best].label, a, b);
@@ -267,6 +444,7 @@ void compare_bottom_line(const compare_result *r, uint32_t pt,
         put(&t, "No policy is significantly better than another on any "
                 "metric over these %u seeds: nothing to recommend yet (more "
                 "seeds may tell).", p->n_seeds);
+        say_tiers(&t, r, pt, -1);
         say_caveats(&t, r, pt, -1);
         return;
     }
@@ -301,6 +479,7 @@ void compare_bottom_line(const compare_result *r, uint32_t pt,
         say_figure(&t, r, pt, pol, m);
     }
     put(&t, ".");
+    say_tiers(&t, r, pt, pol);
     say_costs(&t, r, pt, pol);
     say_caveats(&t, r, pt, pol);
 }

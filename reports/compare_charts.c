@@ -274,12 +274,7 @@ void compare_charts_tiers(report *d, const compare_result *r, uint32_t pt)
     int np = p->n_policies;
     if (r->n_tiers == 0)
         return;
-    /* During the faults when every policy's first seed has the phase (the
-     * faults are the scenario's: all runs of a point share it). */
-    int f = TF_DURING_AMP;
-    for (int i = 0; i < np; i++)
-        if (!isfinite(compare_tier_stat_at(r, pt, i, 0, f)->ci.mean))
-            f = TF_AMPLIFICATION;
+    int f = compare_tier_lead_figure(r, pt);
     enum { MAX_BARS = SIM_MAX_TIERS * COMPARE_MAX_POLICIES };
     const char *labels[MAX_BARS];
     char label[MAX_BARS][SIM_NAME_MAX + 170];

@@ -18,7 +18,8 @@
 #include "outfile.h"
 #include "runfile.h"
 
-typedef void (*writer_fn)(FILE *f, const compare_result *r);
+/* Writes the file; 0, or -1 when out of memory (the file is dropped). */
+typedef int (*writer_fn)(FILE *f, const compare_result *r);
 
 static int write_file(const compare_result *r, const char *path,
                       writer_fn fn, sb_err *e)
@@ -26,7 +27,11 @@ static int write_file(const compare_result *r, const char *path,
     outfile o;
     if (outfile_open(&o, path, e) != 0)
         return -1;
-    fn(o.f, r);
+    if (fn(o.f, r) != 0) {
+        outfile_abort(&o);
+        return err_set(e, "%s: out of memory computing the statistics",
+                       path);
+    }
     return outfile_commit(&o, e);
 }
 
@@ -199,11 +204,12 @@ static void csv_row(FILE *f, const compare_plan *p, uint32_t n,
     fputc('\n', f);
 }
 
-static void csv_all(FILE *f, const compare_result *r)
+static int csv_all(FILE *f, const compare_result *r)
 {
     csv_header(f, r->plan);
     for (uint32_t i = 0; i < compare_n_runs(r->plan); i++)
         csv_row(f, r->plan, i, &r->runs[i]);
+    return 0;
 }
 
 int compare_write_csv(const compare_result *r, const char *path, sb_err *e)
@@ -479,7 +485,7 @@ static void md_intro(FILE *f, const compare_plan *p)
           "the seeds, Holm-adjusted over the pairs.\n", f);
 }
 
-static void md_all(FILE *f, const compare_result *r)
+static int md_all(FILE *f, const compare_result *r)
 {
     const compare_plan *p = r->plan;
     md_intro(f, p);
@@ -511,10 +517,11 @@ static void md_all(FILE *f, const compare_result *r)
         }
         md_results(f, r, pt);
         md_tiers(f, r, pt);
-        if (r->risk)
-            compare_risk_md(f, r, pt);
+        if (r->risk && compare_risk_md(f, r, pt) != 0)
+            return -1;
         md_phases(f, r, pt);
     }
+    return 0;
 }
 
 int compare_write_md(const compare_result *r, const char *path, sb_err *e)
@@ -738,7 +745,7 @@ static void json_verdicts(jw *w, const compare_result *r, uint32_t pt)
     jw_end(w);
 }
 
-static void json_all(FILE *f, const compare_result *r)
+static int json_all(FILE *f, const compare_result *r)
 {
     const compare_plan *p = r->plan;
     jw w;
@@ -755,8 +762,8 @@ static void json_all(FILE *f, const compare_result *r)
         jw_end(&w);
         json_results(&w, r, pt);
         json_verdicts(&w, r, pt);
-        if (r->risk)
-            compare_risk_json(&w, r, pt);
+        if (r->risk && compare_risk_json(&w, r, pt) != 0)
+            return -1;
         compare_bottom b;
         compare_bottom_line(r, pt, &b);
         jw_object(&w, "bottom_line");
@@ -773,6 +780,7 @@ static void json_all(FILE *f, const compare_result *r)
     }
     jw_end(&w);
     jw_end(&w);
+    return 0;
 }
 
 int compare_write_json(const compare_result *r, const char *path, sb_err *e)

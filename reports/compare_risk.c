@@ -181,8 +181,8 @@ static int by_risk(const risk_result *a, int ia, const risk_result *b,
     return ia - ib;
 }
 
-void compare_risk_verdict(const compare_result *r, uint32_t pt, int *best,
-                          char *buf, size_t len)
+int compare_risk_verdict(const compare_result *r, uint32_t pt, int *best,
+                         char *buf, size_t len)
 {
     const compare_plan *p = r->plan;
     const compare_risk *k = r->risk;
@@ -210,13 +210,13 @@ void compare_risk_verdict(const compare_result *r, uint32_t pt, int *best,
         say(buf, len, &used, "no run of any policy tipped into a storm %s: "
             "each P(storm) is below %s %% (the widest 95 %% interval's "
             "top); more runs (--risk-runs) narrow it", h, a);
-        return;
+        return 0;
     }
     if (n == 1) {
         char cell[160];
         compare_risk_cell(top, cell, sizeof cell);
         say(buf, len, &used, "P(storm %s) = %s", h, cell);
-        return;
+        return 0;
     }
     /* The best against each other policy, Holm-adjusted. */
     double pv[COMPARE_MAX_POLICIES];
@@ -227,7 +227,12 @@ void compare_risk_verdict(const compare_result *r, uint32_t pt, int *best,
         if (apart[i])
             pv[i - 1] = 0;
     }
+    (void)stats_out_of_memory(); /* a failure before this is not ours */
     stats_holm(pv, (size_t)(n - 1));
+    if (stats_out_of_memory()) {
+        snprintf(buf, len, "out of memory");
+        return -1;
+    }
     int leaders = 1;
     while (leaders < n && pv[leaders - 1] >= 0.05)
         leaders++;
@@ -246,7 +251,7 @@ void compare_risk_verdict(const compare_result *r, uint32_t pt, int *best,
             "not significant (%s, %s); more runs (--risk-runs) would tell "
             "them apart", p->policies[order[0]].label, h, a, b,
             p->policies[order[1]].label, test, pt_text);
-        return;
+        return 0;
     }
     if (best)
         *best = leaders == 1 ? order[0] : -1;
@@ -274,7 +279,7 @@ void compare_risk_verdict(const compare_result *r, uint32_t pt, int *best,
             "%% [%s, %s] vs %s %% for %s (the next best%s), significant "
             "(%s, %s)", p->policies[order[0]].label, h, a, lo, hi, b, names,
             same > 1 ? ", tied" : "", test, pt_text);
-        return;
+        return 0;
     }
     for (int i = 0; i < leaders; i++) {
         compare_risk_pct(compare_risk_at(k, pt, order[i])->est.p, c,
@@ -291,6 +296,7 @@ void compare_risk_verdict(const compare_result *r, uint32_t pt, int *best,
         p->policies[order[leaders]].label,
         leaders + 1 < n ? " and the rest" : "", p->policies[order[0]].label,
         c, test, pt_text);
+    return 0;
 }
 
 /* ---- summary.md and summary.json ------------------------------------------- */
@@ -307,7 +313,7 @@ static void per_day(double rate_per_s, char *buf, size_t len)
         snprintf(buf, len, "%.2e", d);
 }
 
-void compare_risk_md(FILE *f, const compare_result *r, uint32_t pt)
+int compare_risk_md(FILE *f, const compare_result *r, uint32_t pt)
 {
     const compare_risk *k = r->risk;
     char h[64], w[64], text[1200];
@@ -339,8 +345,10 @@ void compare_risk_md(FILE *f, const compare_result *r, uint32_t pt)
                 c->est.plain ? "plain Monte Carlo (Wilson)"
                              : "RESTART splitting (Student t)");
     }
-    compare_risk_verdict(r, pt, NULL, text, sizeof text);
+    if (compare_risk_verdict(r, pt, NULL, text, sizeof text) != 0)
+        return -1;
     fprintf(f, "\n- **risk of a storm**: %s\n", text);
+    return 0;
 }
 
 static void exact(jw *w, const char *key, double v)
@@ -357,7 +365,7 @@ static void exact(jw *w, const char *key, double v)
         jw_null(w, key);
 }
 
-void compare_risk_json(struct jw *w, const compare_result *r, uint32_t pt)
+int compare_risk_json(struct jw *w, const compare_result *r, uint32_t pt)
 {
     const compare_risk *k = r->risk;
     const compare_plan *p = r->plan;
@@ -384,8 +392,10 @@ void compare_risk_json(struct jw *w, const compare_result *r, uint32_t pt)
     jw_end(w);
     int best;
     char text[1200];
-    compare_risk_verdict(r, pt, &best, text, sizeof text);
+    if (compare_risk_verdict(r, pt, &best, text, sizeof text) != 0)
+        return -1;
     jw_string(w, "best", best >= 0 ? p->policies[best].label : NULL);
     jw_string(w, "verdict", text);
     jw_end(w);
+    return 0;
 }

@@ -58,17 +58,20 @@ void compare_risk_cell(const risk_result *c, char *buf, size_t len);
 
 /* The verdict on the risk of a storm at a point: which policy is least
  * likely to tip, against the next best, with the test that decides.
- * best (or NULL) gets the leader, -1 when nothing separates them. */
-void compare_risk_verdict(const compare_result *r, uint32_t pt, int *best,
+ * best (or NULL) gets the leader, -1 when nothing separates them.
+ * Returns 0, or -1 when an allocation of Holm's adjustment failed (the p
+ * would be unadjusted): buf then says "out of memory" and the caller
+ * fails, writing no verdict. */
+int compare_risk_verdict(const compare_result *r, uint32_t pt, int *best,
                           char *buf, size_t len);
 
 /* summary.md's section at a point: a table (policy, P(storm), its
  * interval, runs tipped, storms a day, estimator) and the verdict. */
-void compare_risk_md(FILE *f, const compare_result *r, uint32_t pt);
+int compare_risk_md(FILE *f, const compare_result *r, uint32_t pt);
 
 /* summary.json's "risk" object at a point, inside the point's object. */
 struct jw;
-void compare_risk_json(struct jw *w, const compare_result *r, uint32_t pt);
+int compare_risk_json(struct jw *w, const compare_result *r, uint32_t pt);
 
 /* "within 1 h" for the horizon: the words every heading uses. */
 void compare_risk_horizon(const compare_risk *r, char *buf, size_t len);

@@ -58,7 +58,10 @@ static void bars(report *d, const compare_result *r, uint32_t pt)
     report_bars_add(d, &b);
     char text[1300];
     int best;
-    compare_risk_verdict(r, pt, &best, text, sizeof text);
+    if (compare_risk_verdict(r, pt, &best, text, sizeof text) != 0) {
+        report_fail(d, "out of memory computing the statistics");
+        return;
+    }
     char line[1400];
     snprintf(line, sizeof line, "Verdict: %s.", text);
     report_text(d, line);

@@ -54,12 +54,23 @@ static void number(char *buf, size_t len, double v, int decimals)
         memmove(buf, buf + 1, strlen(buf));
 }
 
-void compare_stat_numbers(const compare_stat *s, compare_numbers *out)
+int compare_stat_decimals(const compare_stat *s)
 {
     double scale = s->ci.mean;
     if (scale == 0.0 && isfinite(s->ci.half_width))
         scale = s->ci.half_width;
-    int d = decimals_for(scale);
+    return decimals_for(scale);
+}
+
+void compare_stat_numbers(const compare_stat *s, compare_numbers *out)
+{
+    compare_stat_numbers_at(s, -1, out);
+}
+
+void compare_stat_numbers_at(const compare_stat *s, int decimals,
+                             compare_numbers *out)
+{
+    int d = decimals >= 0 ? decimals : compare_stat_decimals(s);
     number(out->mean, sizeof out->mean, s->ci.mean, d);
     number(out->lo, sizeof out->lo, s->ci.lo, d);
     number(out->hi, sizeof out->hi, s->ci.hi, d);

@@ -1174,6 +1174,13 @@ START_TEST(significant_means_print_apart)
                               "vs 99.87 % for exponential+token_bucket, the "
                               "next best), significant (paired t, p = "
                               "0.01)");
+    /* And so does the bottom line (it said "99.9 %, against 99.9 %"). */
+    compare_bottom b;
+    compare_bottom_line(res, 0, &b);
+    ck_assert_int_eq(b.recommended, 0);
+    ck_assert_msg(strstr(b.text, "success ratio 99.90 %, against 99.87 % "
+                                 "for exponential+token_bucket") != NULL,
+                  "%s", b.text);
     compare_result_free(res);
     free(f);
 }

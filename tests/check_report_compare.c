@@ -920,6 +920,17 @@ START_TEST(tiers_carry_the_amplification_down_the_chain)
     ck_assert_int_eq(tu_count(json, "\"calls_with\": \"immediate\""), 2);
     ck_assert_int_eq(tu_count(json, "\"calls_with\": null"), 1);
     char *md = file_in(dir, "summary.md");
+    /* The bottom line cites that point: db's figure in the outage, none
+     * against immediate, as the table prints them (before, it weighed the
+     * clients' figures alone and named no tier). */
+    char want[400];
+    snprintf(want, sizeof want, "Service tiers: at db, the deepest of 3 "
+             "tiers, each request the clients offered became %.1f attempts "
+             "during the faults with none (the fewest; no retries at the "
+             "clients), against %.1f with immediate (the most)", dn,
+             tu_json_number(at, "during_amplification.mean"));
+    ck_assert_msg(strstr(md, want) != NULL, "no '%s' in the bottom line",
+                  want);
     ck_assert_ptr_nonnull(strstr(md, "replace the clients' policy only"));
     ck_assert_ptr_nonnull(strstr(md, "| db | attempts per request during "
                                      "the faults (x) |"));
