@@ -192,6 +192,11 @@ static int parse_typed(args *a, risk_cli *o)
         o->ro.threads = (int)n;
         return rc;
     }
+    if (args_is(a, "--pilot-runs")) {
+        rc = opt_count(a, "--pilot-runs", 10, 1000000, &n);
+        o->ro.pilot_runs = (uint32_t)n;
+        return rc;
+    }
     if (args_is(a, "--method"))
         return opt_method(a, &o->ro);
     if (args_is(a, "--importance"))
@@ -230,7 +235,7 @@ static int parse_risk(int argc, char **argv, risk_cli *o)
     memset(o, 0, sizeof *o);
     o->horizon_ns = (int64_t)3600 * 1000000000;
     o->window_ns = (int64_t)300 * 1000000000;
-    o->ro = (risk_opts){RISK_AUTO, 0.95, 0.2, 2000, 0, 1, RISK_IMP_QUEUE};
+    o->ro = (risk_opts){RISK_AUTO, 0.95, 0.2, 2000, 0, 1, RISK_IMP_QUEUE, 0};
     o->per_job = 100;
     o->part = -1;
     args a = {argc, argv, 1, "risk", risk_usage};

@@ -157,6 +157,65 @@ START_TEST(refusals_say_why)
 }
 END_TEST
 
+/* A scenario without faults: its storm is goodput more than 10 % below
+ * the baseline in every recovery window for the storm window, counted
+ * from when the baseline is known.  10 clients, a server far from busy
+ * (64 workers of 1 ms: goodput is the offered rate), warm-up 20 s,
+ * recovery window 10 s, storm window 30 s: the baseline is [20 s, 50 s).
+ * The profile offers 11/s a client to 40 s and 8/s from 40 s to 50 s, so
+ * the baseline is (20 x 110 + 10 x 80) / 30 = 100/s and the last window
+ * before it is known, [40, 50), is 80/s: 20 % low (sd of a 10 s window
+ * ~ sqrt(800) / 10 = 2.8/s, 7 sd from 90).  From 50 s:
+ *  - `back`: 10/s a client, the baseline again: windows from [46, 56) on
+ *    are within 10 % (91/s and up), so no run tips.  The detector that
+ *    counted the baseline's own window as not recovered judged every run
+ *    a storm at 20 + 30 = 50 s.
+ *  - `low`: 8/s stays: 80/s from 50 s on, no window within the band, so
+ *    every run is a storm judged 30 s after the baseline was known, at
+ *    80 s (50 s before: the same detector).
+ * Both 3 of 3 or 0 of 3 by a wide margin. */
+static void no_fault_case(const char *name, const char *after,
+                          double tipped, double judged_at)
+{
+    char csv[1024], ini[2048], dir[1024], file[64];
+    snprintf(file, sizeof file, "%s.csv", name);
+    char prof[128];
+    snprintf(prof, sizeof prof, "0, 11\n40, 8\n50, %s\n", after);
+    snprintf(csv, sizeof csv, "%s", tu_write_temp(file, prof));
+    snprintf(ini, sizeof ini,
+             "[scenario]\nname = %s\nduration = 120s\nseed = 1\n"
+             "warmup = 20s\nrecovery_window = 10s\n"
+             "[clients]\ncount = 10\nrate = profile(%s)\ntimeout = 1s\n"
+             "[server]\nworkers = 64\nservice = const(1ms)\n"
+             "[policy]\nname = none\n",
+             name, csv);
+    snprintf(file, sizeof file, "%s.ini", name);
+    char path[1024];
+    snprintf(path, sizeof path, "%s", tu_write_temp(file, ini));
+    snprintf(dir, sizeof dir, "%s", tu_temp_path(name));
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"risk", path, "--horizon", "120s",
+                                       "--storm-window", "30s", "--method",
+                                       "mc", "--max-runs", "3", "-q", "-o",
+                                       dir, NULL});
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    char *j = risk_json(dir);
+    ck_assert_msg(tu_json_number(j, "runs_tipped") == tipped, "%s: %s",
+                  name, j);
+    if (judged_at > 0)
+        ck_assert_double_eq(tu_json_number(j, "first_storm.judged_at_s"),
+                            judged_at);
+    free(j);
+}
+
+START_TEST(no_fault_storm_counts_from_the_baseline)
+{
+    no_fault_case("back", "10", 0, 0);
+    no_fault_case("low", "8", 3, 80);
+}
+END_TEST
+
 /* Splitting agrees with brute force.  A retry scenario whose storm is
  * rare but not too rare to count: immediate retries (5 attempts) at a
  * server of 160/s offered 140/s, tipped by a black-hole outage of
@@ -314,6 +373,7 @@ Suite *risk_suite(void)
     tcase_add_test(tc, mixed_runs_same_bytes_and_replay);
     tcase_add_test(tc, refusals_say_why);
     tcase_add_test(tc, jobs_merge_to_the_same_bytes);
+    tcase_add_test(tc, no_fault_storm_counts_from_the_baseline);
     suite_add_tcase(s, tc);
     /* 900 runs of 90 s and the copies: ~50 s in a release build on a
      * loaded machine, several minutes under the sanitizers. */
