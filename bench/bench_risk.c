@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "risk.h"
@@ -79,7 +80,8 @@ static int arg_num(const char *v, double lo, double hi, double *x)
     return end != v && *end == '\0' && *x >= lo && *x <= hi ? 0 : -1;
 }
 
-static void report(const risk_result *r, double rate, double target)
+static void report(const risk_result *r, double rate, double target,
+                   uint32_t pilot_runs)
 {
     const split_estimate *est = &r->est;
     double z = stats_t_quantile(0.975, 1e9);
@@ -89,6 +91,8 @@ static void report(const risk_result *r, double rate, double target)
            "(95 %%), relative error %.1f %%\n",
            HORIZON_S, rate * 100, p, est->lo, est->hi,
            100 * est->rel_error);
+    printf("pilot: %u runs a stage, %.4g s simulated\n", pilot_runs,
+           r->plan.pilot_work);
     printf("splitting: %d levels; %llu main runs, %llu of them tipped; "
            "%llu paths; %.4g s simulated (main runs %.4g s + pilot %.4g s)\n",
            r->plan.n_levels, (unsigned long long)est->trials,
@@ -98,6 +102,10 @@ static void report(const risk_result *r, double rate, double target)
     printf("levels (attempts in the server : copies):");
     for (int i = 0; i < r->plan.n_levels; i++)
         printf(" %.0f:%u", r->plan.level[i], r->plan.copies[i]);
+    if (r->plan.no_return)
+        printf("; point of no return at %.0f (fewer than a fifth of the "
+               "pilot's runs from there fell back: no level there or above)",
+               r->plan.no_return_level);
     printf("\n\n");
     if (!(p > 0)) {
         printf("no run tipped: nothing to compare\n");
@@ -145,6 +153,7 @@ static void report(const risk_result *r, double rate, double target)
 int main(int argc, char **argv)
 {
     double rate = 1.35, max_runs = 100000, threads = 2, target = 0.2;
+    double pilot = 1000;
     risk_importance imp = RISK_IMP_QUEUE;
     for (int i = 1; i < argc; i++) {
         int bad = i + 1 >= argc;
@@ -154,6 +163,8 @@ int main(int argc, char **argv)
             bad = arg_num(argv[++i], 1, 1e9, &max_runs);
         else if (!bad && strcmp(argv[i], "-j") == 0)
             bad = arg_num(argv[++i], 1, 64, &threads);
+        else if (!bad && strcmp(argv[i], "--pilot-runs") == 0)
+            bad = arg_num(argv[++i], 10, 1e6, &pilot);
         else if (!bad && strcmp(argv[i], "--importance") == 0)
             bad = risk_importance_parse(argv[++i], &imp);
         else
@@ -161,7 +172,8 @@ int main(int argc, char **argv)
         if (bad) {
             fprintf(stderr, "usage: bench_risk [--rate PER_CLIENT_PER_S] "
                             "[--max-runs N] [-j N]\n"
-                            "                  [--importance KIND]\n");
+                            "                  [--importance KIND] "
+                            "[--pilot-runs N]\n");
             return 2;
         }
     }
@@ -172,7 +184,7 @@ int main(int argc, char **argv)
                      0,        (int64_t)HORIZON_S * 1000000000,
                      (int64_t)WINDOW_S * 1000000000};
     risk_opts o = {RISK_SPLITTING, 0.95, target, (uint64_t)max_runs, 0,
-                   (int)threads, imp};
+                   (int)threads, imp, (uint32_t)pilot};
     static risk_result r;
     sb_err e;
     printf("Noise alone (no fault): 100 clients x %.3g/s against 160/s, "
@@ -184,6 +196,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_risk: %s\n", e.msg);
         return 1;
     }
-    report(&r, rate, target);
+    report(&r, rate, target, (uint32_t)pilot);
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        printf("\nCPU time of this process: %.1f s user + %.1f s system\n",
+               (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+               (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
     return 0;
 }

@@ -227,6 +227,7 @@ static int typed_read(args *a, const arg_typed *t, const char *name)
     case ARG_INT64:
     case ARG_INT:
     case ARG_UINT64:
+    case ARG_UINT32:
         if (units_int(v, &n, &e) != 0 || n < (int64_t)t->lo ||
             n > (int64_t)t->hi)
             return args_usage_error(a, "%s: expected a whole number from "
@@ -236,6 +237,8 @@ static int typed_read(args *a, const arg_typed *t, const char *name)
             *(int64_t *)t->dest = n;
         else if (t->type == ARG_INT)
             *(int *)t->dest = (int)n;
+        else if (t->type == ARG_UINT32)
+            *(uint32_t *)t->dest = (uint32_t)n;
         else
             *(uint64_t *)t->dest = (uint64_t)n;
         return 0;

@@ -101,6 +101,7 @@ typedef enum arg_type {
     ARG_INT64,       /* a whole number in [lo, hi]: *(int64_t *)dest */
     ARG_INT,         /* ... into *(int *)dest */
     ARG_UINT64,      /* ... into *(uint64_t *)dest */
+    ARG_UINT32,      /* ... into *(uint32_t *)dest */
     ARG_CALL,        /* call(a, name, value, dest): 0, or a usage error's
                         status */
 } arg_type;

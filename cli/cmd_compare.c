@@ -65,7 +65,7 @@ static int estimate_risk(const compare_setup *s, uint32_t jobs,
                              : (int64_t)300 * 1000000000,
         {RISK_AUTO, 0.95, 0.2,
          s->o.risk_runs ? (uint64_t)s->o.risk_runs : 400, 0,
-         jobs ? (int)jobs : cpus > 0 ? (int)cpus : 1, RISK_IMP_QUEUE}};
+         jobs ? (int)jobs : cpus > 0 ? (int)cpus : 1, RISK_IMP_QUEUE, 0}};
     return compare_risk_run(&s->plan, &o, s->o.quiet ? NULL : stderr, out,
                             e);
 }

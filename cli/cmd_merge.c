@@ -126,6 +126,18 @@ int cmd_merge(int argc, char **argv)
         goto done;
     if (compare_setup_parse(cargc, cargv, &s->o) != 0)
         goto done;
+    /* compare refuses --risk with --emit-jobs, so only an edited command
+     * holds it: merging it would drop the risk without a word. */
+    if (s->o.risk) {
+        fprintf(stderr, "stormbench merge: %s/command asks for --risk, "
+                        "which runs in one process (compare --risk): "
+                        "merge gathers runs and has no estimate of risk "
+                        "to gather; remove --risk from it, or run "
+                        "`stormbench risk --method mc --emit-jobs` per "
+                        "policy\n",
+                dirs[which]);
+        goto done;
+    }
     s->o.quiet = true; /* the warnings were given when it ran */
     compare_result *res;
     if (compare_setup_build(s, &e) != 0 ||

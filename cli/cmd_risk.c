@@ -140,6 +140,7 @@ static int parse_one(args *a, risk_cli *o)
                     conf = {ARG_REAL, &ro->confidence, 0, 1, NULL},
                     runs = {ARG_UINT64, &ro->max_runs, 1, 1e9, NULL},
                     jobs = {ARG_INT, &ro->threads, 1, 64, NULL},
+                    pilot = {ARG_UINT32, &ro->pilot_runs, 10, 1e6, NULL},
                     method = {ARG_CALL, &ro->method, 0, 0, opt_method},
                     imp = {ARG_CALL, &ro->importance, 0, 0, opt_importance},
                     per_job = {ARG_INT64, &o->per_job, 1, 1e9, NULL},
@@ -161,6 +162,7 @@ static int parse_one(args *a, risk_cli *o)
         {"--confidence", NULL, ARG_TYPED, (void *)&conf, NULL, NULL},
         {"--max-runs", NULL, ARG_TYPED, (void *)&runs, NULL, NULL},
         {"-j", NULL, ARG_TYPED, (void *)&jobs, NULL, NULL},
+        {"--pilot-runs", NULL, ARG_TYPED, (void *)&pilot, NULL, NULL},
         {"--method", NULL, ARG_TYPED, (void *)&method, NULL, NULL},
         {"--importance", NULL, ARG_TYPED, (void *)&imp, NULL, NULL},
         {"--runs-per-job", NULL, ARG_TYPED, (void *)&per_job, NULL, NULL},
@@ -177,7 +179,7 @@ static int parse_risk(int argc, char **argv, risk_cli *o)
     memset(o, 0, sizeof *o);
     o->horizon_ns = (int64_t)3600 * 1000000000;
     o->window_ns = (int64_t)300 * 1000000000;
-    o->ro = (risk_opts){RISK_AUTO, 0.95, 0.2, 2000, 0, 1, RISK_IMP_QUEUE};
+    o->ro = (risk_opts){RISK_AUTO, 0.95, 0.2, 2000, 0, 1, RISK_IMP_QUEUE, 0};
     o->per_job = 100;
     o->part = -1;
     args a = {argc, argv, 1, "risk", risk_usage};

@@ -225,8 +225,15 @@ int compare_setup_parse(int argc, char **argv, compare_args *o)
         return args_usage_error(&a, "--horizon, --storm-window and "
                                 "--risk-runs are for --risk");
     if (o->risk && (o->emit || o->n_runs))
-        return args_usage_error(&a, "--risk runs in one process: not with "
-                                "--emit-jobs or --run");
+        return args_usage_error(&a, "--risk runs in one process, not with "
+                                "%s: its estimates are not saved as runs "
+                                "that merge could gather.  Spread the "
+                                "comparison without --risk, and each "
+                                "policy's risk with `stormbench risk "
+                                "SCENARIO --policy P --method mc "
+                                "--emit-jobs FILE -o DIR` (merged by "
+                                "`stormbench merge DIR`)",
+                                o->emit ? "--emit-jobs" : "--run");
     return 0;
 }
 

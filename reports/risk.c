@@ -53,7 +53,11 @@ typedef struct detector {
     uint64_t base_successes;
     int64_t base_ns;
     bool base_known;
+    int64_t base_at;     /* end of the bucket that made it known */
     double base;         /* successes/s */
+    /* No fault in the scenario: only goodput below the band is off (a
+     * storm is goodput lost; noise above the baseline is not one). */
+    bool below_only;
     int64_t last_good;   /* end of the last window that was within the
                             band; -1 for none */
     bool storm;
@@ -71,6 +75,7 @@ static int detector_init(detector *d, const sim_config *c,
     d->w = w < 1 ? 1 : (uint32_t)w;
     d->ring = calloc(d->w, sizeof *d->ring);
     d->last_good = -1;
+    d->below_only = c->n_faults == 0;
     return d->ring == NULL ? -1 : 0;
 }
 
@@ -98,6 +103,7 @@ static void baseline_add(detector *d, const sim *s, const metrics_bucket *b)
     if (done && d->base_ns > 0) {
         d->base = (double)d->base_successes / ((double)d->base_ns / 1e9);
         d->base_known = true;
+        d->base_at = end;
     }
 }
 
@@ -134,9 +140,18 @@ static void on_bucket(void *ctx, const sim *s, const metrics_bucket *b,
     if (d->filled == d->w && from >= quiet) {
         double width_s = (double)d->w * (double)d->bucket_ns / 1e9;
         double g = (double)d->sum.successes / width_s;
-        if (fabs(g - d->base) <= RECOVERY_BAND * d->base)
+        double off = d->below_only ? d->base - g : fabs(g - d->base);
+        if (off <= RECOVERY_BAND * d->base)
             d->last_good = end;
     }
+    /* Without faults, time without recovery counts from when it could
+     * first be judged: the end of the baseline's own window, whose
+     * recovery windows were never judged (the baseline was not known) --
+     * counting it made a run a storm at warm-up + storm window when only
+     * the window then ending was off.  (With faults the baseline is known
+     * at the first fault, before the trigger is gone.) */
+    if (d->below_only && quiet < d->base_at)
+        quiet = d->base_at;
     int64_t since = d->last_good > quiet ? d->last_good : quiet;
     if (end - since >= d->window_ns) {
         d->storm = true;
@@ -475,7 +490,9 @@ int risk_importance_parse(const char *s, risk_importance *k)
 static int choose_plan(const split_model *sm, const risk_opts *o,
                        risk_result *r, sb_err *e)
 {
-    split_pilot_opts po = {100, 0.2, 1000, PILOT_FIRST_TRIAL, PILOT_KEY};
+    uint32_t per_stage = o->pilot_runs ? o->pilot_runs : RISK_PILOT_RUNS;
+    split_pilot_opts po = {per_stage, 0.2, 1000, PILOT_FIRST_TRIAL,
+                           PILOT_KEY};
     split_pilot_result pr;
     if (split_pilot(sm, &po, &r->plan, &pr, e) != 0)
         return -1;
@@ -485,6 +502,11 @@ static int choose_plan(const split_model *sm, const risk_opts *o,
                  "lead to one): plain Monte Carlo instead",
                  imp_words[o->importance]);
         r->plan.n_levels = 0;
+    } else if (r->plan.no_return && r->plan.n_levels == 0) {
+        snprintf(r->note, sizeof r->note,
+                 "the pilot's first level (%s %.4g) is already past the "
+                 "point of no return: plain Monte Carlo instead",
+                 imp_words[o->importance], r->plan.no_return_level);
     } else if (o->method == RISK_AUTO && r->plan.n_levels == 0) {
         snprintf(r->note, sizeof r->note,
                  "the pilot saw storms in %.0f %% of its runs: plain Monte "

@@ -10,7 +10,12 @@
  * storm_window in a row.  It is `run`'s "metastable: did not recover",
  * judged after storm_window instead of at the end of the run.  The
  * baseline is `run`'s: goodput from the warm-up to the first fault (or,
- * without faults, over the storm window after the warm-up).
+ * without faults, over the storm window after the warm-up).  Without
+ * faults there is no trigger to wait for: a storm is goodput more than
+ * 10 % below the baseline in every recovery window for storm_window in a
+ * row, counted from when the baseline is known (warm-up + storm window;
+ * the earliest storm is judged at warm-up + 2 x storm window), and
+ * goodput above the baseline is not off (noise, not a storm).
  *
  * Each trial is one run of the scenario for the horizon, with seed
  * (scenario seed + trial number); it is checked at every bucket.  The
@@ -82,7 +87,13 @@ typedef struct risk_opts {
     double max_sim_s;        /* simulated seconds at most (0: no limit) */
     int threads;
     risk_importance importance; /* splitting's; RISK_IMP_QUEUE by default */
+    /* The pilot's trajectories per stage (0: RISK_PILOT_RUNS).  More give
+     * steadier levels and copy counts (each is a share of them) for a
+     * cost of about this many runs of the horizon. */
+    uint32_t pilot_runs;
 } risk_opts;
+
+#define RISK_PILOT_RUNS 200
 
 typedef struct risk_result {
     split_estimate est;

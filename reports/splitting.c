@@ -514,12 +514,14 @@ static int entrances(pilot *pl, int stage, double lv, double floor,
     return 0;
 }
 
-/* Runs one stage; returns the number of hits, or -1. */
+/* Runs one stage; returns the number of hits, or -1; *downs: how many
+ * fell back below the floor. */
 static int stage_run(pilot *pl, int stage, double floor, double *work,
-                     sb_err *e)
+                     uint32_t *downs, sb_err *e)
 {
     const split_pilot_opts *o = pl->o;
     int hits = 0;
+    *downs = 0;
     for (uint32_t i = 0; i < o->per_stage; i++) {
         probe *p = &pl->pr[i];
         p->from = stage == 0 ? 0 : i % pl->n_entr;
@@ -533,6 +535,7 @@ static int stage_run(pilot *pl, int stage, double floor, double *work,
         if (p->how == SPLIT_FAIL)
             return err_set(e, "the model failed in the pilot");
         hits += p->how == SPLIT_HIT;
+        *downs += p->how == SPLIT_DOWN;
     }
     return hits;
 }
@@ -551,9 +554,22 @@ int split_pilot(const split_model *m, const split_pilot_opts *o,
     *res = SPLIT_PILOT_OK;
     for (int stage = 0;; stage++) {
         double floor = stage == 0 ? -INFINITY : plan->level[stage - 1];
-        int hits = stage_run(&pl, stage, floor, &plan->pilot_work, e);
+        uint32_t downs;
+        int hits = stage_run(&pl, stage, floor, &plan->pilot_work, &downs,
+                             e);
         if (hits < 0) {
             rc = -1;
+            break;
+        }
+        /* The point of no return: from this level hardly any trajectory
+         * falls back, so what decides a hit happened below it; copies
+         * made here and above would all share one fate.  Drop the level
+         * and stop (the stage's hit share is then the previous one's
+         * business: the estimate does not read it). */
+        if (stage > 0 && downs < want) {
+            plan->no_return = true;
+            plan->no_return_level = floor;
+            plan->n_levels = stage - 1;
             break;
         }
         plan->pilot_hits = (uint32_t)hits;

@@ -91,6 +91,14 @@ typedef struct split_plan {
     double hit_share;
     uint32_t pilot_hits; /* hits in the last stage */
     double pilot_work;
+    /* The pilot stopped at a point of no return: from the level it would
+     * have added next (no_return_level), fewer than a share p0 of its
+     * stage's trajectories fell back below it -- they hit or ran to the
+     * end whatever came after -- so that level and any above it were
+     * left out (copies there would all share one fate: cost, no
+     * variance saved). */
+    bool no_return;
+    double no_return_level;
 } split_plan;
 
 typedef struct split_pilot_opts {
@@ -112,7 +120,10 @@ typedef enum split_pilot_result {
  * p0 x per_stage of a stage hit, the next level is the highest importance
  * that at least that many reached, its entrance states are found again by
  * replaying those trajectories up to it, and the next stage starts from
- * them (killed below the level).  Returns -1 with e set on failure. */
+ * them (killed below the level).  A stage in which fewer than p0 x per_stage
+ * of the trajectories fell back below their level is past the point of no
+ * return: its level is dropped and the pilot stops (plan->no_return).
+ * Returns -1 with e set on failure. */
 int split_pilot(const split_model *m, const split_pilot_opts *o,
                 split_plan *plan, split_pilot_result *res, sb_err *e);
 

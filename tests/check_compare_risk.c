@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compare_risk.h"
 #include "stats.h"
@@ -211,6 +212,56 @@ START_TEST(compare_writes_the_risk_commands_estimates)
 }
 END_TEST
 
+/* compare --risk does not run in jobs (its estimates are made in the one
+ * process, not saved as runs): --emit-jobs and --run with it are refused
+ * (exit 2) saying what to run instead, and no jobs file is written; a
+ * saved command that holds --risk (edited by hand: compare never writes
+ * one) is refused by merge, naming the file, instead of merging the
+ * comparison without its risk. */
+START_TEST(risk_in_jobs_is_refused)
+{
+    char dir[1024], jobs[1024], path[1200];
+    snprintf(dir, sizeof dir, "%s", tu_temp_path("compare-risk-jobs"));
+    snprintf(jobs, sizeof jobs, "%s", tu_temp_path("compare-risk-jobs.txt"));
+    unlink(jobs);
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"compare", "retry-storm",
+                                       "--policies", "immediate,none",
+                                       "--seeds", "1", "--risk",
+                                       "--emit-jobs", jobs, "-o", dir, NULL});
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_msg(strstr(o.err, "--risk runs in one process, not with "
+                                "--emit-jobs") &&
+                      strstr(o.err, "--method mc --emit-jobs"),
+                  "%s", o.err);
+    tu_output_free(&o);
+    ck_assert_ptr_null(fopen(jobs, "r"));
+    tu_stormbench(&o, (const char *[]){"compare", "retry-storm",
+                                       "--policies", "immediate,none",
+                                       "--seeds", "1", "--risk", "--run",
+                                       "0", "-o", dir, NULL});
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_msg(strstr(o.err, "not with --run"), "%s", o.err);
+    tu_output_free(&o);
+    /* the same comparison without --risk emits; its command given --risk */
+    tu_stormbench(&o, (const char *[]){"compare", "retry-storm",
+                                       "--policies", "immediate,none",
+                                       "--seeds", "1", "--emit-jobs", jobs,
+                                       "-o", dir, NULL});
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    snprintf(path, sizeof path, "%s/command", dir);
+    FILE *f = fopen(path, "a");
+    ck_assert_ptr_nonnull(f);
+    fputs("--risk\n", f);
+    fclose(f);
+    tu_stormbench(&o, (const char *[]){"merge", dir, "-q", NULL});
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_msg(strstr(o.err, "/command asks for --risk"), "%s", o.err);
+    tu_output_free(&o);
+}
+END_TEST
+
 Suite *compare_risk_suite(void)
 {
     Suite *s = suite_create("compare_risk");
@@ -223,6 +274,7 @@ Suite *compare_risk_suite(void)
     TCase *run = tcase_create("compare");
     tcase_set_timeout(run, 300);
     tcase_add_test(run, compare_writes_the_risk_commands_estimates);
+    tcase_add_test(run, risk_in_jobs_is_refused);
     suite_add_tcase(s, run);
     return s;
 }

@@ -24,6 +24,8 @@ typedef struct walk_model {
     double p_up; /* rho / (1 + rho) */
     int k;       /* the rare level */
     uint64_t seed;
+    int sure;    /* from here on it only climbs, for 6 steps, then the
+                    run ends (the horizon came first); 0: never */
 } walk_model;
 
 typedef struct walk {
@@ -76,10 +78,10 @@ static split_stop walk_advance(void *ctx, void *st, double up, double floor,
             return SPLIT_UP;
         if (w->n < floor)
             return SPLIT_DOWN;
-        if (w->n == 0)
+        if (w->n == 0 || (m->sure && w->n >= m->sure + 6))
             return SPLIT_END;
         double u = rng_unit(rng_at(w->key, w->ctr++));
-        w->n += u < m->p_up ? 1 : -1;
+        w->n += u < m->p_up || (m->sure && w->n >= m->sure) ? 1 : -1;
         *work += 1;
         if (w->n > *peak)
             *peak = w->n;
@@ -112,7 +114,7 @@ static split_opts est_opts(double rel)
  * the exact value and is as tight as asked. */
 static void estimate_at(int k, double rel)
 {
-    walk_model wm = {1.0 / 3.0, k, 2026};
+    walk_model wm = {1.0 / 3.0, k, 2026, 0};
     split_model m = walk_of(&wm);
     split_pilot_opts po = pilot_opts();
     split_plan plan;
@@ -161,7 +163,7 @@ END_TEST
  * a copy counted with the wrong weight moves the estimate by a factor. */
 START_TEST(restart_unbiased_for_any_levels)
 {
-    walk_model wm = {1.0 / 3.0, 11, 5};
+    walk_model wm = {1.0 / 3.0, 11, 5, 0};
     split_model m = walk_of(&wm);
     split_plan plan = {0};
     static const double lv[] = {2, 3, 5, 8};
@@ -189,7 +191,7 @@ END_TEST
  * far too wide, without failing a correct one by chance. */
 START_TEST(restart_interval_coverage)
 {
-    walk_model wm = {1.0 / 3.0, 11, 9};
+    walk_model wm = {1.0 / 3.0, 11, 9, 0};
     split_model m = walk_of(&wm);
     split_pilot_opts po = pilot_opts();
     split_plan plan;
@@ -216,7 +218,7 @@ END_TEST
  * Wilson's interval: K = 2 gives 1/3. */
 START_TEST(plain_when_common)
 {
-    walk_model wm = {1.0 / 3.0, 2, 11};
+    walk_model wm = {1.0 / 3.0, 2, 11, 0};
     split_model m = walk_of(&wm);
     split_pilot_opts po = pilot_opts();
     split_plan plan;
@@ -236,10 +238,36 @@ START_TEST(plain_when_common)
 }
 END_TEST
 
+/* A point of no return: the walk (rho = 1/2, K = 100: out of reach)
+ * only climbs once it reaches 6, and its run ends at 12 (as a storm that
+ * starts too near the horizon to be judged).  A stage started at 6 or
+ * above never falls back and never hits, so nothing is learnt by copying
+ * there: the pilot must drop that level and stop, keeping only levels
+ * below 6.  (The pilot's rule before would, by its steps, have placed
+ * levels at 6 and 12 -- every stage's peak -- and then said it was
+ * stuck; reasoned, not run.) */
+START_TEST(pilot_stops_at_the_point_of_no_return)
+{
+    walk_model wm = {1.0 / 3.0, 100, 4, 6};
+    split_model m = walk_of(&wm);
+    split_pilot_opts po = pilot_opts();
+    split_plan plan;
+    split_pilot_result res;
+    sb_err e;
+    ck_assert_int_eq(split_pilot(&m, &po, &plan, &res, &e), 0);
+    ck_assert_int_eq(res, SPLIT_PILOT_OK);
+    ck_assert(plan.no_return);
+    ck_assert_msg(plan.no_return_level >= 6, "%g", plan.no_return_level);
+    ck_assert_int_ge(plan.n_levels, 1);
+    for (int i = 0; i < plan.n_levels; i++)
+        ck_assert_msg(plan.level[i] < 6, "level %d at %g", i, plan.level[i]);
+}
+END_TEST
+
 /* The same estimate, bit for bit, on one thread and on four. */
 START_TEST(same_bits_any_threads)
 {
-    walk_model wm = {1.0 / 3.0, 15, 3};
+    walk_model wm = {1.0 / 3.0, 15, 3, 0};
     split_model m = walk_of(&wm);
     split_pilot_opts po = pilot_opts();
     split_plan plan;
@@ -263,7 +291,7 @@ END_TEST
  * such rather than a plan of nonsense levels. */
 START_TEST(pilot_stuck_is_said)
 {
-    walk_model wm = {0.0, 5, 1};
+    walk_model wm = {0.0, 5, 1, 0};
     split_model m = walk_of(&wm);
     split_pilot_opts po = pilot_opts();
     split_plan plan;
@@ -287,6 +315,7 @@ Suite *splitting_suite(void)
     tcase_add_test(tc, restart_interval_coverage);
     tcase_add_test(tc, plain_when_common);
     tcase_add_test(tc, same_bits_any_threads);
+    tcase_add_test(tc, pilot_stops_at_the_point_of_no_return);
     tcase_add_test(tc, pilot_stuck_is_said);
     suite_add_tcase(s, tc);
     return s;
