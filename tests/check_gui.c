@@ -27,6 +27,30 @@
 static cairo_surface_t *shot, *storm_shot;
 static char out[4096], saved[1024];
 
+/* Run the window's argv into o.  Under the sanitizers the window's
+ * process is not checked for leaks: SDL leaves libdbus's connection and
+ * X11's input-method state allocated at exit (a five-line SDL program
+ * does the same), and the X libraries it unloaded cannot be named in a
+ * suppression.  Our code in that process (app, view, session) is
+ * leak-checked where it runs without SDL: the --frames test and
+ * check_session. */
+static void run_argv(tu_output *o, const char *const *argv)
+{
+    const char *asan = getenv("ASAN_OPTIONS");
+    char *saved_asan = asan ? strdup(asan) : NULL;
+    char window_asan[1024];
+    snprintf(window_asan, sizeof window_asan, "%s%sdetect_leaks=0",
+             asan ? asan : "", asan && *asan ? ":" : "");
+    setenv("ASAN_OPTIONS", window_asan, 1);
+    tu_run(o, argv);
+    if (saved_asan) {
+        setenv("ASAN_OPTIONS", saved_asan, 1);
+        free(saved_asan);
+    } else {
+        unsetenv("ASAN_OPTIONS");
+    }
+}
+
 /* Run the window once for every test of the suite. */
 static void run_window(void)
 {
@@ -58,26 +82,8 @@ static void run_window(void)
                           SB_BINARY, "gui", TU_SOURCE("scenarios/retry-storm.ini"),
                           "--set", "fault.outage.start=250s", "--script",
                           script, "--speed", "max", "--size", size, NULL};
-    /* Under the sanitizers the window's process is not checked for leaks:
-     * SDL leaves libdbus's connection and X11's input-method state
-     * allocated at exit (a five-line SDL program does the same), and the
-     * X libraries it unloaded cannot be named in a suppression.  Our code
-     * in that process (app, view, session) is leak-checked where it runs
-     * without SDL: the --frames test below and check_session. */
-    const char *asan = getenv("ASAN_OPTIONS");
-    char *saved_asan = asan ? strdup(asan) : NULL;
-    char window_asan[1024];
-    snprintf(window_asan, sizeof window_asan, "%s%sdetect_leaks=0",
-             asan ? asan : "", asan && *asan ? ":" : "");
-    setenv("ASAN_OPTIONS", window_asan, 1);
     tu_output o;
-    tu_run(&o, argv);
-    if (saved_asan) {
-        setenv("ASAN_OPTIONS", saved_asan, 1);
-        free(saved_asan);
-    } else {
-        unsetenv("ASAN_OPTIONS");
-    }
+    run_argv(&o, argv);
     ck_assert_msg(o.status == 0, "the window exited %d: %s%s", o.status,
                   o.out, o.err);
     snprintf(out, sizeof out, "%s", o.out);
@@ -523,20 +529,8 @@ static void window_saves(const char *ini, const char *dir, const char *opt,
                           SB_BINARY, "gui", ini, "--script", script,
                           "--speed", "max", "--size", "1280x800", "-o", dir,
                           opt, val, NULL};
-    const char *asan = getenv("ASAN_OPTIONS");
-    char *saved_asan = asan ? strdup(asan) : NULL;
-    char window_asan[1024];
-    snprintf(window_asan, sizeof window_asan, "%s%sdetect_leaks=0",
-             asan ? asan : "", asan && *asan ? ":" : "");
-    setenv("ASAN_OPTIONS", window_asan, 1);
     tu_output o;
-    tu_run(&o, argv);
-    if (saved_asan) {
-        setenv("ASAN_OPTIONS", saved_asan, 1);
-        free(saved_asan);
-    } else {
-        unsetenv("ASAN_OPTIONS");
-    }
+    run_argv(&o, argv);
     ck_assert_msg(o.status == 0, "the window exited %d: %s%s", o.status,
                   o.out, o.err);
     snprintf(kept, len, "%s/gfrom-t30.ini", dir);
@@ -544,31 +538,6 @@ static void window_saves(const char *ini, const char *dir, const char *opt,
     snprintf(said, sizeof said, "saved %s: 30 s", kept);
     ck_assert_msg(strstr(o.out, said), "'%s' not in: %s", said, o.out);
     tu_output_free(&o);
-}
-
-/* run's JSON of argl (a NULL-terminated list after "run", "--json",
- * PATH), after the line that names the scenario file. */
-static char *run_json_after_file(const char *name, const char *const *argl)
-{
-    char json[1024];
-    snprintf(json, sizeof json, "%s", tu_temp_path(name));
-    const char *a[32] = {"run", "--json", json, "-q", "--no-timing",
-                         "--no-expect"};
-    int n = 6;
-    for (int i = 0; argl[i] && n < 31; i++)
-        a[n++] = argl[i];
-    a[n] = NULL;
-    tu_output o;
-    tu_stormbench(&o, a);
-    ck_assert_msg(o.status == 0, "exit %d: %s%s", o.status, o.out, o.err);
-    tu_output_free(&o);
-    char *j = tu_read_file(json);
-    ck_assert_ptr_nonnull(j);
-    char *f = strstr(j, "\"file\"");
-    ck_assert_ptr_nonnull(f);
-    char *rest = strdup(strchr(f, '\n'));
-    free(j);
-    return rest;
 }
 
 /* The saved file's [policy] names the import, not the stack. */
@@ -601,9 +570,9 @@ START_TEST(saved_scenario_keeps_policy_from)
     snprintf(dir, sizeof dir, "%s", tu_temp_path("gui-from-1"));
     window_saves(orig, dir, NULL, NULL, kept, sizeof kept);
     names_the_import(kept, yaml);
-    char *a = run_json_after_file("gfrom-a.json", (const char *[]){
+    char *a = tu_run_json_tail("gfrom-a.json", (const char *[]){
                                       kept, NULL});
-    char *b = run_json_after_file("gfrom-b.json", (const char *[]){
+    char *b = tu_run_json_tail("gfrom-b.json", (const char *[]){
                                       orig, "--set", "scenario.duration=30s",
                                       NULL});
     ck_assert_msg(strcmp(a, b) == 0, "the saved scenario runs differently");
@@ -621,8 +590,8 @@ START_TEST(saved_scenario_keeps_policy_from)
     snprintf(dir, sizeof dir, "%s", tu_temp_path("gui-from-2"));
     window_saves(orig, dir, "--policy-from", arg, kept, sizeof kept);
     names_the_import(kept, yaml);
-    a = run_json_after_file("gfrom-c.json", (const char *[]){kept, NULL});
-    b = run_json_after_file("gfrom-d.json", (const char *[]){
+    a = tu_run_json_tail("gfrom-c.json", (const char *[]){kept, NULL});
+    b = tu_run_json_tail("gfrom-d.json", (const char *[]){
                                 orig, "--policy-from", arg, "--set",
                                 "scenario.duration=30s", NULL});
     ck_assert_msg(strcmp(a, b) == 0, "the saved scenario runs differently");

@@ -128,32 +128,6 @@ START_TEST(mixed_runs_same_bytes_and_replay)
 }
 END_TEST
 
-/* run's JSON for argl (after "run"), from the line after the one that
- * names the scenario file: the same run under another file name gives
- * the same text. */
-static char *run_json_tail(const char *name, const char *const *argl)
-{
-    char json[1024];
-    snprintf(json, sizeof json, "%s", tu_temp_path(name));
-    const char *a[24] = {"run", "--json", json, "-q", "--no-timing",
-                         "--no-expect"};
-    int n = 6;
-    for (int i = 0; argl[i] && n < 23; i++)
-        a[n++] = argl[i];
-    a[n] = NULL;
-    tu_output o;
-    tu_stormbench(&o, a);
-    ck_assert_msg(o.status == 0, "exit %d: %s%s", o.status, o.out, o.err);
-    tu_output_free(&o);
-    char *j = tu_read_file(json);
-    ck_assert_ptr_nonnull(j);
-    const char *f = strstr(j, "\"file\"");
-    ck_assert_ptr_nonnull(f);
-    char *tail = strdup(strchr(f, '\n'));
-    free(j);
-    return tail;
-}
-
 /* A scenario whose stack is imported ([policy] from = the AWS example's
  * legacy profile: exponential, 5 attempts, 1 s base, 20 s cap) in
  * retry-storm's system: backoff alone does not stop the storm
@@ -199,9 +173,9 @@ START_TEST(first_storm_keeps_policy_from)
     const char *next = strstr(pol + 1, "\n["), *name = strstr(pol, "\nname");
     ck_assert_msg(name == NULL || name > next, "a stack named:\n%s", text);
     free(text);
-    char *a = run_json_tail("from-storm-a.json",
+    char *a = tu_run_json_tail("from-storm-a.json",
                             (const char *[]){storm, NULL});
-    char *b = run_json_tail("from-storm-b.json",
+    char *b = tu_run_json_tail("from-storm-b.json",
                             (const char *[]){path, "--set",
                                              "scenario.duration=190s",
                                              NULL});

@@ -359,3 +359,26 @@ int tu_count(const char *hay, const char *needle)
         n++;
     return n;
 }
+
+char *tu_run_json_tail(const char *name, const char *const *argl)
+{
+    char json[1024];
+    snprintf(json, sizeof json, "%s", tu_temp_path(name));
+    const char *a[24] = {"run", "--json", json, "-q", "--no-timing",
+                         "--no-expect"};
+    int n = 6;
+    for (int i = 0; argl[i] && n < 23; i++)
+        a[n++] = argl[i];
+    a[n] = NULL;
+    tu_output o;
+    tu_stormbench(&o, a);
+    ck_assert_msg(o.status == 0, "exit %d: %s%s", o.status, o.out, o.err);
+    tu_output_free(&o);
+    char *j = tu_read_file(json);
+    ck_assert_ptr_nonnull(j);
+    const char *f = strstr(j, "\"file\"");
+    ck_assert_ptr_nonnull(f);
+    char *tail = strdup(strchr(f, '\n'));
+    free(j);
+    return tail;
+}

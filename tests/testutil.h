@@ -72,6 +72,11 @@ typedef struct tu_output {
     int status;
 } tu_output;
 int tu_stormbench(tu_output *o, const char *const *argl);
+/* run's JSON for argl (after "run"; at most 16 words), written to
+ * tu_temp_path(name), from the line after the one that names the
+ * scenario file: the same run under another file name gives the same
+ * text.  Fails the test when run fails; free the result. */
+char *tu_run_json_tail(const char *name, const char *const *argl);
 /* Run the program argv[0] (a path) with argv, the same way. */
 int tu_run(tu_output *o, const char *const *argv);
 void tu_output_free(tu_output *o);
