@@ -20,11 +20,9 @@ typedef struct sb_err {
 
 /* Overwrite e's message (e may be NULL); returns -1 so callers can
  * `return err_set(e, ...)`. */
-int err_set(sb_err *e, const char *fmt, ...)
-    SB_PRINTF(2, 3);
+int err_set(sb_err *e, const char *fmt, ...) SB_PRINTF(2, 3);
 
 /* Put "prefix: " in front of e's current message; returns -1. */
-int err_prefix(sb_err *e, const char *fmt, ...)
-    SB_PRINTF(2, 3);
+int err_prefix(sb_err *e, const char *fmt, ...) SB_PRINTF(2, 3);
 
 #endif

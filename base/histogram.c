@@ -26,9 +26,8 @@ double hist_quantile(unsigned bits, const uint32_t *counts, uint64_t total,
  * or after the previous one's.  A run's latency CDF asks for 42 levels of
  * a 2 368-bin histogram, which one scan per level made the largest cost
  * of reducing a short run. */
-void hist_quantiles(unsigned bits, const uint32_t *counts, size_t lo,
-                    size_t hi, uint64_t total, const double *q, size_t nq,
-                    double *out)
+void hist_quantiles(unsigned bits, const uint32_t *counts, size_t lo, size_t hi,
+                    uint64_t total, const double *q, size_t nq, double *out)
 {
     size_t k = 0;
     if (total > 0) {

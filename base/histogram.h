@@ -38,8 +38,8 @@ static inline size_t hist_bin(unsigned bits, int64_t v)
  * is the fine one's top bits; the last bins map to the last bin).  The
  * engine puts every latency in both a bucket's and the run's histogram:
  * one hist_bin and a shift, instead of two hist_bins. */
-static inline size_t hist_bin_coarser(unsigned bits, unsigned more,
-                                      size_t fine, int64_t v)
+static inline size_t hist_bin_coarser(unsigned bits, unsigned more, size_t fine,
+                                      int64_t v)
 {
     if (fine < ((size_t)1 << more))
         return hist_bin(bits, v);
@@ -58,8 +58,7 @@ double hist_quantile(unsigned bits, const uint32_t *counts, uint64_t total,
 
 /* hist_quantile at each of nq ascending levels q[], into out[], in one
  * pass over bins [lo, hi] (every count outside them must be 0). */
-void hist_quantiles(unsigned bits, const uint32_t *counts, size_t lo,
-                    size_t hi, uint64_t total, const double *q, size_t nq,
-                    double *out);
+void hist_quantiles(unsigned bits, const uint32_t *counts, size_t lo, size_t hi,
+                    uint64_t total, const double *q, size_t nq, double *out);
 
 #endif

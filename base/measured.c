@@ -22,17 +22,17 @@
 #define MAX_BUCKETS 4096u
 
 struct measured {
-    measured *next;     /* the process's tables, newest first */
+    measured *next; /* the process's tables, newest first */
     char spec[1400];
     char shown[300];
     long long size, mtime_ns; /* the file when read: an edited file (the
                                  GUI reloading its scenario) is read
                                  again */
-    bool linear;        /* a histogram: linear within buckets */
-    uint32_t n;         /* values, or finite buckets */
-    int64_t *x;         /* values sorted; or the n + 1 bounds, x[0] = 0 */
-    double *cum;        /* histogram: cumulative counts at x[0..n] */
-    double total;       /* histogram: the count, +Inf bucket included */
+    bool linear;              /* a histogram: linear within buckets */
+    uint32_t n;               /* values, or finite buckets */
+    int64_t *x;               /* values sorted; or the n + 1 bounds, x[0] = 0 */
+    double *cum;              /* histogram: cumulative counts at x[0..n] */
+    double total;             /* histogram: the count, +Inf bucket included */
     double mean_ns;
 };
 
@@ -74,14 +74,14 @@ static int make_spec(measured *t, const char *fn, const char *path,
     if (realpath(path, abs) == NULL || stat(abs, &st) != 0)
         return err_set(e, "%s: cannot open: %s", path, strerror(errno));
     t->size = (long long)st.st_size;
-    t->mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL +
-                  st.st_mtim.tv_nsec;
+    t->mtime_ns =
+        (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
     const char *slash = strrchr(abs, '/');
     const char *base = slash ? slash + 1 : abs;
     bool two = a2 && a2[0], three = a3 && a3[0];
     int n = snprintf(t->spec, sizeof t->spec, "%s(%s%s%s%s%s)", fn, abs,
-                     two || three ? ", " : "", two ? a2 : "",
-                     three ? ", " : "", three ? a3 : "");
+                     two || three ? ", " : "", two ? a2 : "", three ? ", " : "",
+                     three ? a3 : "");
     if (n < 0 || (size_t)n >= sizeof t->spec)
         return err_set(e, "%s: the path is too long", path);
     snprintf(t->shown, sizeof t->shown, "%s(%.120s%s%.80s%s%.16s)", fn, base,
@@ -116,8 +116,8 @@ static int value_ns(const char *s, double unit, int64_t *ns)
 typedef struct values_ctx {
     const char *path;
     double unit;
-    long column;       /* 1-based; 0 until a header names it */
-    const char *name;  /* the header's name, or NULL */
+    long column;      /* 1-based; 0 until a header names it */
+    const char *name; /* the header's name, or NULL */
     bool header_seen;
     int64_t *v;
     size_t n, cap;
@@ -131,8 +131,8 @@ static int find_header(values_ctx *c, char *line, int no, sb_err *e)
         snprintf(copy, sizeof copy, "%s", line);
         char *f = textfile_csv_field(copy, col);
         if (f == NULL)
-            return err_set(e, "%s:%d: the header has no column '%s'",
-                           c->path, no, c->name);
+            return err_set(e, "%s:%d: the header has no column '%s'", c->path,
+                           no, c->name);
         if (strcmp(f, c->name) == 0) {
             c->column = col;
             return 0;
@@ -151,7 +151,8 @@ static int add_value(void *ctx, char *line, int no, sb_err *e)
                        c->column);
     int64_t ns;
     if (value_ns(f, c->unit, &ns) != 0)
-        return err_set(e, "%s:%d: expected a latency (a number, or a "
+        return err_set(e,
+                       "%s:%d: expected a latency (a number, or a "
                        "duration such as 12ms), at least 0, got '%.80s'",
                        c->path, no, f);
     if (c->n == c->cap) {
@@ -226,8 +227,7 @@ int measured_values(const char *path, const char *column, const char *unit,
     if (rc == 0)
         rc = textfile_each_line(path, true, add_value, &c, e);
     if (rc == 0 && c.name && !c.header_seen)
-        rc = err_set(e, "%s: no header line naming column '%s'", path,
-                     c.name);
+        rc = err_set(e, "%s: no header line naming column '%s'", path, c.name);
     if (rc == 0)
         rc = fill_values(t, &c, e);
     free(c.v);
@@ -252,11 +252,11 @@ typedef struct bucket_row {
 
 typedef struct hist_ctx {
     const char *path;
-    const char *want_name;   /* NULL: any */
-    char want_labels[600];   /* 'a="b",c="d"' the series must have */
-    char names[8][200];      /* histogram names seen, for messages */
+    const char *want_name; /* NULL: any */
+    char want_labels[600]; /* 'a="b",c="d"' the series must have */
+    char names[8][200];    /* histogram names seen, for messages */
     int n_names;
-    char (*series)[700];     /* "name{labels without le}" */
+    char (*series)[700]; /* "name{labels without le}" */
     uint32_t n_series;
     bucket_row *rows;
     size_t n_rows, cap_rows;
@@ -304,8 +304,8 @@ static int parse_labels(char **p, char *out, size_t outlen, char *le,
         if (strcmp(name, "le") == 0)
             snprintf(le, lelen, "%s", val);
         else {
-            int w = snprintf(out + o, outlen - o, "%s%s=\"%s\"",
-                             o ? "," : "", name, val);
+            int w = snprintf(out + o, outlen - o, "%s%s=\"%s\"", o ? "," : "",
+                             name, val);
             if (w < 0 || (size_t)w >= outlen - o)
                 return -1;
             o += (size_t)w;
@@ -357,8 +357,8 @@ static void note_name(hist_ctx *c, const char *name)
         snprintf(c->names[c->n_names++], sizeof c->names[0], "%s", name);
 }
 
-static int series_index(hist_ctx *c, const char *key, uint32_t *out,
-                        sb_err *e, int no)
+static int series_index(hist_ctx *c, const char *key, uint32_t *out, sb_err *e,
+                        int no)
 {
     for (uint32_t i = 0; i < c->n_series; i++)
         if (strcmp(c->series[i], key) == 0) {
@@ -410,12 +410,15 @@ static int take_bucket(hist_ctx *c, const char *name, const char *labels,
         return err_set(e, "%s:%d: a _bucket sample without an le label",
                        c->path, no);
     if (parse_number(le, &r.le) != 0 || !(r.le >= 0.0))
-        return err_set(e, "%s:%d: expected le, a bucket's upper bound, to "
+        return err_set(e,
+                       "%s:%d: expected le, a bucket's upper bound, to "
                        "be a number at least 0 or \"+Inf\", got '%s'",
                        c->path, no, le);
     if (!(count >= 0.0) || isinf(count))
-        return err_set(e, "%s:%d: expected a bucket's count, a number at "
-                       "least 0, got %g", c->path, no, count);
+        return err_set(e,
+                       "%s:%d: expected a bucket's count, a number at "
+                       "least 0, got %g",
+                       c->path, no, count);
     char key[700];
     snprintf(key, sizeof key, "%s{%s}", base, labels);
     if (series_index(c, key, &r.series, e, no) != 0)
@@ -435,13 +438,16 @@ static int hist_line(void *ctx, char *line, int no, sb_err *e)
         name[n++] = *s++;
     name[n] = '\0';
     if (n == 0 || isdigit((unsigned char)name[0]))
-        return err_set(e, "%s:%d: expected a sample, 'name{labels} value', "
-                       "got '%.80s'", c->path, no, line);
-    if (*s == '{' && (s++, parse_labels(&s, labels, sizeof labels, le,
-                                        sizeof le)) != 0)
-        return err_set(e, "%s:%d: expected labels such as "
-                       "{le=\"0.1\",code=\"200\"}, got '%.80s'", c->path, no,
-                       line);
+        return err_set(e,
+                       "%s:%d: expected a sample, 'name{labels} value', "
+                       "got '%.80s'",
+                       c->path, no, line);
+    if (*s == '{' &&
+        (s++, parse_labels(&s, labels, sizeof labels, le, sizeof le)) != 0)
+        return err_set(e,
+                       "%s:%d: expected labels such as "
+                       "{le=\"0.1\",code=\"200\"}, got '%.80s'",
+                       c->path, no, line);
     char *v = textfile_trim(s), *ts = v;
     while (*ts && !isspace((unsigned char)*ts))
         ts++;
@@ -450,8 +456,10 @@ static int hist_line(void *ctx, char *line, int no, sb_err *e)
     double count;
     if (parse_number(v, &count) != 0 && strcmp(v, "NaN") != 0 &&
         strcmp(v, "-Inf") != 0)
-        return err_set(e, "%s:%d: expected a sample value after '%s', got "
-                       "'%.40s'", c->path, no, name, v);
+        return err_set(e,
+                       "%s:%d: expected a sample value after '%s', got "
+                       "'%.40s'",
+                       c->path, no, name, v);
     if (!ends_with(name, "_bucket"))
         return 0; /* _sum, _count, other metrics */
     return take_bucket(c, name, labels, le, count, no, e);
@@ -473,21 +481,25 @@ static int check_series(hist_ctx *c, uint32_t per, sb_err *e)
         const bucket_row *r = c->rows + (size_t)s * per;
         for (uint32_t i = 0; i < per; i++) {
             if (r[i].series != s || r[i].le != c->rows[i].le)
-                return err_set(e, "%s:%d: the series %s has other buckets "
-                               "than %s: they cannot be added", c->path,
-                               r[i].line, c->series[r[i].series],
+                return err_set(e,
+                               "%s:%d: the series %s has other buckets "
+                               "than %s: they cannot be added",
+                               c->path, r[i].line, c->series[r[i].series],
                                c->series[0]);
             if (i > 0 && r[i].le == r[i - 1].le)
                 return err_set(e, "%s:%d: le=\"%g\" a second time in %s",
                                c->path, r[i].line, r[i].le, c->series[s]);
             if (i > 0 && r[i].count < r[i - 1].count)
-                return err_set(e, "%s:%d: bucket le=\"%g\" counts %g, fewer "
+                return err_set(e,
+                               "%s:%d: bucket le=\"%g\" counts %g, fewer "
                                "than the %g of the bucket below (buckets "
-                               "are cumulative)", c->path, r[i].line,
-                               r[i].le, r[i].count, r[i - 1].count);
+                               "are cumulative)",
+                               c->path, r[i].line, r[i].le, r[i].count,
+                               r[i - 1].count);
         }
         if (!isinf(r[per - 1].le))
-            return err_set(e, "%s:%d: %s has no le=\"+Inf\" bucket (the "
+            return err_set(e,
+                           "%s:%d: %s has no le=\"+Inf\" bucket (the "
                            "format requires one: it holds the count)",
                            c->path, r[per - 1].line, c->series[s]);
     }
@@ -499,13 +511,15 @@ static int no_match(hist_ctx *c, const char *select, sb_err *e)
     char list[900] = "";
     size_t o = 0;
     for (int i = 0; i < c->n_names && o < sizeof list; i++)
-        o += (size_t)snprintf(list + o, sizeof list - o, "%s%s",
-                              i ? ", " : "", c->names[i]);
+        o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", i ? ", " : "",
+                              c->names[i]);
     if (c->n_names == 0)
-        return err_set(e, "%s: no histogram (no _bucket samples) in the "
-                       "file", c->path);
-    return err_set(e, "%s: no histogram matches '%s'; the file has %s",
-                   c->path, select, list);
+        return err_set(e,
+                       "%s: no histogram (no _bucket samples) in the "
+                       "file",
+                       c->path);
+    return err_set(e, "%s: no histogram matches '%s'; the file has %s", c->path,
+                   select, list);
 }
 
 static int fill_histogram(measured *t, hist_ctx *c, double unit, sb_err *e)
@@ -515,9 +529,11 @@ static int fill_histogram(measured *t, hist_ctx *c, double unit, sb_err *e)
     if ((size_t)per * c->n_series != c->n_rows)
         per = 0;
     if (per == 0 || check_series(c, per, e) != 0)
-        return per == 0 ? err_set(e, "%s: the series %s have different "
-                                  "buckets: they cannot be added", c->path,
-                                  c->series[0]) : -1;
+        return per == 0 ? err_set(e,
+                                  "%s: the series %s have different "
+                                  "buckets: they cannot be added",
+                                  c->path, c->series[0])
+                        : -1;
     t->n = per - 1; /* the finite buckets */
     t->x = calloc(per, sizeof *t->x);
     t->cum = calloc(per, sizeof *t->cum);
@@ -530,26 +546,30 @@ static int fill_histogram(measured *t, hist_ctx *c, double unit, sb_err *e)
             count += c->rows[(size_t)s * per + i].count;
         if (i + 1 < per) {
             if (c->rows[i].le * unit > (double)SIMTIME_END)
-                return err_set(e, "%s:%d: le=\"%g\" is longer than any "
-                               "run", c->path, c->rows[i].line,
-                               c->rows[i].le);
+                return err_set(e,
+                               "%s:%d: le=\"%g\" is longer than any "
+                               "run",
+                               c->path, c->rows[i].line, c->rows[i].le);
             t->x[i + 1] = (int64_t)llround(c->rows[i].le * unit);
             t->cum[i + 1] = count;
-            sum += (count - t->cum[i]) * ((double)t->x[i] + (double)t->x[i + 1]) / 2;
+            sum += (count - t->cum[i]) *
+                   ((double)t->x[i] + (double)t->x[i + 1]) / 2;
         } else
             t->total = count;
     }
     if (!(t->total > 0))
-        return err_set(e, "%s: the histogram counts nothing (its +Inf "
-                       "bucket is 0)", c->path);
+        return err_set(e,
+                       "%s: the histogram counts nothing (its +Inf "
+                       "bucket is 0)",
+                       c->path);
     sum += (t->total - t->cum[t->n]) * (double)t->x[t->n];
     t->mean_ns = sum / t->total;
     t->linear = true;
     return 0;
 }
 
-static int parse_select(hist_ctx *c, const char *select, char *name,
-                        size_t len, sb_err *e)
+static int parse_select(hist_ctx *c, const char *select, char *name, size_t len,
+                        sb_err *e)
 {
     if (select == NULL || select[0] == '\0')
         return 0;
@@ -558,8 +578,10 @@ static int parse_select(hist_ctx *c, const char *select, char *name,
     if (brace) {
         char *p = brace + 1, le[8] = "";
         if (parse_labels(&p, c->want_labels, sizeof c->want_labels, le,
-                         sizeof le) != 0 || *p != '\0')
-            return err_set(e, "expected a histogram's name with labels "
+                         sizeof le) != 0 ||
+            *p != '\0')
+            return err_set(e,
+                           "expected a histogram's name with labels "
                            "such as http_seconds{code=\"200\"}, got '%s'",
                            select);
         *brace = '\0';
@@ -594,16 +616,18 @@ static int read_histogram(measured *t, hist_ctx *c, const char *select,
     if (c->n_series == 0)
         return no_match(c, select ? select : "", e);
     if (c->want_name == NULL && c->n_names > 1)
-        return err_set(e, "%s: the file has several histograms (%s, %s%s): "
-                       "name one, histogram(FILE, NAME)", c->path,
-                       c->names[0], c->names[1], c->n_names > 2 ? ", ..." : "");
+        return err_set(e,
+                       "%s: the file has several histograms (%s, %s%s): "
+                       "name one, histogram(FILE, NAME)",
+                       c->path, c->names[0], c->names[1],
+                       c->n_names > 2 ? ", ..." : "");
     if (textfile_unit_ns(unit && unit[0] ? unit : default_unit(c), &u, e) != 0)
         return -1;
     return fill_histogram(t, c, u, e);
 }
 
-int measured_histogram(const char *path, const char *select,
-                       const char *unit, const measured **out, sb_err *e)
+int measured_histogram(const char *path, const char *select, const char *unit,
+                       const measured **out, sb_err *e)
 {
     measured *t = calloc(1, sizeof *t);
     hist_ctx c = {.path = path};

@@ -45,8 +45,8 @@ int measured_values(const char *path, const char *column, const char *unit,
  * The matching series are added bucket by bucket (sum by (le)).  unit:
  * the bounds' unit; NULL or "": from the name's suffix (_milliseconds,
  * _microseconds), else seconds, Prometheus' base unit. */
-int measured_histogram(const char *path, const char *select,
-                       const char *unit, const measured **out, sb_err *e);
+int measured_histogram(const char *path, const char *select, const char *unit,
+                       const measured **out, sb_err *e);
 
 /* The value at rank u in [0, 1), ns (see above). */
 int64_t measured_at(const measured *t, double u);

@@ -34,8 +34,8 @@ enum {
     RNG_FAULT = 16,    /* error / lost-ack coin flips, keyed by fault */
     RNG_FAULT_TIMES = 17, /* a recurring fault's occurrences: the gap
                              before each and its length */
-    RNG_PAIR = 0x8000, /* | stream: the second uniform of a pair */
-    RNG_TIER_SHIFT = 8 /* + (tier << this): tier i of a service chain's
+    RNG_PAIR = 0x8000,    /* | stream: the second uniform of a pair */
+    RNG_TIER_SHIFT = 8    /* + (tier << this): tier i of a service chain's
                           own RNG_SERVICE, RNG_NET and RNG_POLICY (tier
                           0, the top, is the plain stream) */
 };
@@ -151,8 +151,8 @@ static inline double rng_unit_open0(uint64_t x)
 
 /* The counter of attempt number `number`'s draw `slot` of request
  * `req_index`: 16 draws per attempt, 2^20 attempts per request. */
-static inline uint64_t rng_attempt_counter(uint32_t req_index,
-                                           uint32_t number, uint32_t slot)
+static inline uint64_t rng_attempt_counter(uint32_t req_index, uint32_t number,
+                                           uint32_t slot)
 {
     return ((uint64_t)req_index << 24) | ((uint64_t)(number & 0xfffffu) << 4) |
            (slot & 15u);

@@ -56,8 +56,8 @@ void stats_mean_ci(const double *x, size_t n, double level, stats_ci *out)
     if (out->sd == 0.0) {
         out->half_width = 0.0;
     } else {
-        double t = gsl_cdf_tdist_Pinv(1.0 - (1.0 - level) / 2.0,
-                                      (double)(m - 1));
+        double t =
+            gsl_cdf_tdist_Pinv(1.0 - (1.0 - level) / 2.0, (double)(m - 1));
         out->half_width = t * out->sd / sqrt((double)m);
     }
     out->lo = out->mean - out->half_width;
@@ -207,8 +207,8 @@ static double wilcoxon_p(const double *d, size_t n)
 
 /* ---- Paired comparisons --------------------------------------------------- */
 
-void stats_paired_test(const double *a, const double *b, size_t n,
-                       double level, stats_paired *out)
+void stats_paired_test(const double *a, const double *b, size_t n, double level,
+                       stats_paired *out)
 {
     memset(out, 0, sizeof *out);
     /* Zeroed: gcc cannot see that only d[0, m) is read. */
@@ -268,8 +268,7 @@ void stats_wilson(size_t k, size_t n, double level, double *lo, double *hi)
     double z = gsl_cdf_ugaussian_Pinv(1.0 - (1.0 - level) / 2.0);
     double nn = (double)n, p = (double)k / nn, z2n = z * z / nn;
     double centre = (p + z2n / 2.0) / (1.0 + z2n);
-    double half = z / (1.0 + z2n) *
-                  sqrt(p * (1.0 - p) / nn + z2n / (4.0 * nn));
+    double half = z / (1.0 + z2n) * sqrt(p * (1.0 - p) / nn + z2n / (4.0 * nn));
     *lo = k == 0 ? 0.0 : fmax(0.0, centre - half);
     *hi = k == n ? 1.0 : fmin(1.0, centre + half);
 }

@@ -42,9 +42,9 @@ double stats_quantile(const double *x, size_t n, double q);
 /* A paired comparison of a and b over the pairs (a[i], b[i]) where both
  * are finite. */
 typedef struct stats_paired {
-    size_t n;        /* pairs used */
-    stats_ci diff;   /* of d = a - b: mean difference and its interval */
-    double p_t;      /* two-sided p of the paired t test (H0: mean d = 0);
+    size_t n;          /* pairs used */
+    stats_ci diff;     /* of d = a - b: mean difference and its interval */
+    double p_t;        /* two-sided p of the paired t test (H0: mean d = 0);
                         1 when every d is 0, 0 when every d is the same
                         non-zero value; NaN when n < 2 */
     double p_wilcoxon; /* two-sided p of the Wilcoxon signed-rank test,
@@ -56,8 +56,8 @@ typedef struct stats_paired {
                           corrections; NaN when no non-zero difference */
 } stats_paired;
 
-void stats_paired_test(const double *a, const double *b, size_t n,
-                       double level, stats_paired *out);
+void stats_paired_test(const double *a, const double *b, size_t n, double level,
+                       stats_paired *out);
 
 /* Two-sided p of the exact sign test: of n_pos + n_neg pairs that differ,
  * n_pos went one way; under H0 each way has probability 1/2 (McNemar's

@@ -22,8 +22,7 @@ int suggest_distance(const char *a, const char *b)
     return d[la][lb];
 }
 
-const char *suggest_closest(const char *word, const char *const *names,
-                            int n)
+const char *suggest_closest(const char *word, const char *const *names, int n)
 {
     const char *best = NULL;
     int best_d = 3;
@@ -37,16 +36,15 @@ const char *suggest_closest(const char *word, const char *const *names,
     return best;
 }
 
-const char *suggest_list(const char *const *names, int n, char *buf,
-                         size_t len)
+const char *suggest_list(const char *const *names, int n, char *buf, size_t len)
 {
     size_t used = 0;
     if (len == 0)
         return buf;
     buf[0] = '\0';
     for (int i = 0; i < n && used < len; i++) {
-        int w = snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
-                         names[i]);
+        int w =
+            snprintf(buf + used, len - used, "%s%s", i ? ", " : "", names[i]);
         if (w < 0)
             break;
         used += (size_t)w;

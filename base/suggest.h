@@ -13,8 +13,7 @@ int suggest_distance(const char *a, const char *b);
 
 /* The name in names[0..n) closest to word, if it is within 2 edits (and
  * is not word itself); else NULL. */
-const char *suggest_closest(const char *word, const char *const *names,
-                            int n);
+const char *suggest_closest(const char *word, const char *const *names, int n);
 
 /* Join names with ", " into buf; returns buf. */
 const char *suggest_list(const char *const *names, int n, char *buf,

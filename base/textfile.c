@@ -21,8 +21,8 @@ char *textfile_trim(char *s)
 
 /* Calls fn for every line that is not blank and not a '#' comment, with
  * the line trimmed.  Stops at fn's first error. */
-int textfile_each_line(const char *path, bool comments, textfile_line_fn fn, void *ctx,
-                     sb_err *e)
+int textfile_each_line(const char *path, bool comments, textfile_line_fn fn,
+                       void *ctx, sb_err *e)
 {
     FILE *f = fopen(path, "r");
     if (f == NULL)
@@ -32,8 +32,8 @@ int textfile_each_line(const char *path, bool comments, textfile_line_fn fn, voi
     for (int no = 1; rc == 0 && fgets(buf, TEXTFILE_LINE_MAX, f); no++) {
         size_t len = strlen(buf);
         if (len == TEXTFILE_LINE_MAX - 1 && buf[len - 1] != '\n' && !feof(f)) {
-            rc = err_set(e, "%s:%d: the line is longer than %d bytes", path,
-                         no, TEXTFILE_LINE_MAX - 2);
+            rc = err_set(e, "%s:%d: the line is longer than %d bytes", path, no,
+                         TEXTFILE_LINE_MAX - 2);
             break;
         }
         char *s = textfile_trim(buf);
@@ -82,7 +82,5 @@ int textfile_unit_ns(const char *unit, double *ns, sb_err *e)
             *ns = u[i].ns;
             return 0;
         }
-    return err_set(e, "expected a unit (ns, us, ms, s, m, h), got '%s'",
-                   unit);
+    return err_set(e, "expected a unit (ns, us, ms, s, m, h), got '%s'", unit);
 }
-

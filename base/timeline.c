@@ -61,8 +61,8 @@ static int make_origin(origin *o, const char *fn, const char *path,
     if (realpath(path, abs) == NULL || stat(abs, &st) != 0)
         return err_set(e, "%s: cannot open: %s", path, strerror(errno));
     o->size = (long long)st.st_size;
-    o->mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL +
-                  st.st_mtim.tv_nsec;
+    o->mtime_ns =
+        (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
     const char *slash = strrchr(abs, '/');
     int n = snprintf(o->spec, sizeof o->spec, "%s(%s%s%s)", fn, abs,
                      args[0] ? ", " : "", args);
@@ -101,9 +101,10 @@ static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
 static int iso_ns(const char *s, int64_t *ns)
 {
     int y, mo, d, h, mi, sec, used = 0;
-    if (sscanf(s, "%4d-%2d-%2d%*1[T ]%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi,
-               &sec, &used) != 6 || used != 19 || y < 1970 || mo < 1 ||
-        mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+    if (sscanf(s, "%4d-%2d-%2d%*1[T ]%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec,
+               &used) != 6 ||
+        used != 19 || y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 ||
+        h > 23 || mi > 59 || sec > 60)
         return -1;
     const char *p = s + used;
     int64_t frac = 0;
@@ -127,8 +128,8 @@ static int iso_ns(const char *s, int64_t *ns)
         p++;
     if (*p != '\0')
         return -1;
-    int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 +
-                   sec - offset;
+    int64_t secs =
+        days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - offset;
     *ns = secs * 1000000000 + frac;
     return secs >= 0 ? 0 : -1;
 }
@@ -228,8 +229,8 @@ static int read_header(column *const *cols, int n, const char *path,
             snprintf(copy, sizeof copy, "%s", line);
             char *f = textfile_csv_field(copy, col);
             if (f == NULL)
-                return err_set(e, "%s:%d: the header has no column '%s'",
-                               path, no, cols[i]->name);
+                return err_set(e, "%s:%d: the header has no column '%s'", path,
+                               no, cols[i]->name);
             if (strcmp(f, cols[i]->name) == 0) {
                 cols[i]->no = col;
                 break;
@@ -328,8 +329,10 @@ typedef struct trace_ctx {
 static int trace_grow(trace_ctx *c, int no, sb_err *e)
 {
     if (c->n >= MAX_REQUESTS)
-        return err_set(e, "%s:%d: more than %u requests: sample the trace "
-                       "first", c->path, no, MAX_REQUESTS);
+        return err_set(e,
+                       "%s:%d: more than %u requests: sample the trace "
+                       "first",
+                       c->path, no, MAX_REQUESTS);
     size_t cap = c->cap ? c->cap * 2 : 1024;
     int64_t *at = realloc(c->at, cap * sizeof *at);
     if (at == NULL)
@@ -361,7 +364,8 @@ static int trace_line(void *ctx, char *line, int no, sb_err *e)
     if (c->n == c->cap && trace_grow(c, no, e) != 0)
         return -1;
     if (exact_ns(f, c->unit_ns, &c->at[c->n]) != 0)
-        return err_set(e, "%s:%d: expected a request's timestamp (a number "
+        return err_set(e,
+                       "%s:%d: expected a request's timestamp (a number "
                        "of seconds such as 1764684000.125, a time with a "
                        "unit such as 1500ms, or an ISO 8601 time such as "
                        "2026-12-01T10:00:00.250Z), got '%.80s'",
@@ -369,8 +373,10 @@ static int trace_line(void *ctx, char *line, int no, sb_err *e)
     if (c->who.no || c->who.name) {
         f = field(&c->who, line, buf, sizeof buf);
         if (f == NULL)
-            return err_set(e, "%s:%d: the line has no column %ld (the "
-                           "caller)", c->path, no, c->who.no);
+            return err_set(e,
+                           "%s:%d: the line has no column %ld (the "
+                           "caller)",
+                           c->path, no, c->who.no);
         if (callers_of(&c->seen, f, &c->caller[c->n]) != 0)
             return err_set(e, "%s: out of memory", c->path);
     }
@@ -442,8 +448,10 @@ static int trace_load(trace *t, const char *path, const char *column_,
     if (rc == 0)
         rc = parse_column(&c.who, caller, "a caller", e);
     if (rc == 0 && (caller && caller[0]) && !(column_ && column_[0]))
-        rc = err_set(e, "%s: with a caller column, name the time's column "
-                     "too: trace(FILE, TIME, UNIT, CALLER)", path);
+        rc = err_set(e,
+                     "%s: with a caller column, name the time's column "
+                     "too: trace(FILE, TIME, UNIT, CALLER)",
+                     path);
     if (rc == 0)
         rc = textfile_each_line(path, true, trace_line, &c, e);
     if (rc == 0 && (c.time.name || c.who.name) && !c.header_seen)
@@ -469,8 +477,8 @@ int trace_read(const char *path, const char *column_, const char *unit,
                         caller ? caller : ""};
     int last = a[2][0] ? 3 : a[1][0] ? 2 : a[0][0] ? 1 : 0;
     snprintf(args, sizeof args, "%.120s%s%.30s%s%.120s", last ? a[0] : "",
-             last > 1 ? ", " : "", last > 1 ? a[1] : "",
-             last > 2 ? ", " : "", last > 2 ? a[2] : "");
+             last > 1 ? ", " : "", last > 1 ? a[1] : "", last > 2 ? ", " : "",
+             last > 2 ? a[2] : "");
     int rc = make_origin(&t->o, "trace", path, args, e);
     for (const trace *f = traces; rc == 0 && f; f = f->next)
         if (same(&f->o, &t->o)) {
@@ -587,9 +595,10 @@ static int profile_line(void *ctx, char *line, int no, sb_err *e)
     profile_ctx *c = ctx;
     char *x, *y;
     if (two_fields(line, &x, &y) != 0)
-        return err_set(e, "%s:%d: expected a time and a rate (\"90m, "
-                       "40/s\" or \"5400 40\"), got '%.80s'", c->path, no,
-                       line);
+        return err_set(e,
+                       "%s:%d: expected a time and a rate (\"90m, "
+                       "40/s\" or \"5400 40\"), got '%.80s'",
+                       c->path, no, line);
     bool first = !c->any;
     c->any = true;
     int64_t t;
@@ -597,7 +606,8 @@ static int profile_line(void *ctx, char *line, int no, sb_err *e)
         if (first && !isdigit((unsigned char)x[0]) && x[0] != '.' &&
             x[0] != '+' && x[0] != '-')
             return 0; /* a header */
-        return err_set(e, "%s:%d: expected a time (a number of seconds "
+        return err_set(e,
+                       "%s:%d: expected a time (a number of seconds "
                        "from 0, or a duration such as 90m), got '%.80s'",
                        c->path, no, x);
     }
@@ -605,12 +615,14 @@ static int profile_line(void *ctx, char *line, int no, sb_err *e)
         c->first = t;
     t -= c->first;
     if (c->n > 0 && t <= c->at[c->n - 1])
-        return err_set(e, "%s:%d: expected a time after the previous "
+        return err_set(e,
+                       "%s:%d: expected a time after the previous "
                        "line's (line %d): times must increase, got '%.80s'",
                        c->path, no, c->last_line, x);
     double r;
     if (profile_rate(y, &r) != 0)
-        return err_set(e, "%s:%d: expected a rate (\"40/s\", \"600/m\", or "
+        return err_set(e,
+                       "%s:%d: expected a rate (\"40/s\", \"600/m\", or "
                        "a number per second, at least 0), got '%.80s'",
                        c->path, no, y);
     if (c->n == c->cap && profile_grow(c, no, e) != 0)
@@ -624,8 +636,10 @@ static int profile_line(void *ctx, char *line, int no, sb_err *e)
 static int profile_fill(rate_profile *p, profile_ctx *c, sb_err *e)
 {
     if (c->n == 0)
-        return err_set(e, "%s: no rates in the file (expected lines \"TIME, "
-                       "RATE\")", c->path);
+        return err_set(e,
+                       "%s: no rates in the file (expected lines \"TIME, "
+                       "RATE\")",
+                       c->path);
     p->cum = malloc(c->n * sizeof *p->cum);
     if (p->cum == NULL)
         return err_set(e, "%s: out of memory", c->path);
@@ -636,9 +650,8 @@ static int profile_fill(rate_profile *p, profile_ctx *c, sb_err *e)
     p->n = (uint32_t)c->n;
     p->cum[0] = 0;
     for (uint32_t i = 1; i < p->n; i++)
-        p->cum[i] = p->cum[i - 1] + p->rate[i - 1] *
-                                        (double)(p->at[i] - p->at[i - 1]) /
-                                        1e9;
+        p->cum[i] = p->cum[i - 1] +
+                    p->rate[i - 1] * (double)(p->at[i] - p->at[i - 1]) / 1e9;
     return 0;
 }
 

@@ -99,15 +99,15 @@ int units_duration(const char *s, int64_t *ns, sb_err *e)
         if (strcmp(p, duration_units[i].name) != 0)
             continue;
         if (x < 0)
-            return err_set(e, "expected a non-negative duration, got '%s'",
-                           s);
+            return err_set(e, "expected a non-negative duration, got '%s'", s);
         /* Past the end of time the engine could only saturate, turning
          * the user's number into another one without a word: refuse. */
         double v = x * (double)duration_units[i].ns;
         if (v > (double)SIMTIME_END)
-            return err_set(e, "duration '%s' is too long: at most %llds "
-                           "(about 63 years), the end of simulated time", s,
-                           (long long)(SIMTIME_END / NS_PER_S));
+            return err_set(e,
+                           "duration '%s' is too long: at most %llds "
+                           "(about 63 years), the end of simulated time",
+                           s, (long long)(SIMTIME_END / NS_PER_S));
         *ns = (int64_t)llround(v);
         return 0;
     }
@@ -128,8 +128,7 @@ int units_rate(const char *s, double *per_s, sb_err *e)
     /* Per second, minute or hour: the duration units of at least a
      * second ("/sec", "/minute", "/hr" ...). */
     double div = 0;
-    for (size_t i = 0; i < sizeof duration_units / sizeof *duration_units;
-         i++)
+    for (size_t i = 0; i < sizeof duration_units / sizeof *duration_units; i++)
         if (duration_units[i].ns >= NS_PER_S &&
             strcmp(p, duration_units[i].name) == 0)
             div = (double)(duration_units[i].ns / NS_PER_S);
@@ -157,8 +156,10 @@ int units_probability(const char *s, double *prob, sb_err *e)
      * take them; "-0%" is -0.0 / 100, so + 0.0 once more (see
      * read_number). */
     if (units_share(s, &x, &inner) != 0 || !(x >= 0.0) || x > 1.0)
-        return err_set(e, "expected a probability between 0 and 1, or a "
-                       "percentage from 0%% to 100%%, got '%s'", s);
+        return err_set(e,
+                       "expected a probability between 0 and 1, or a "
+                       "percentage from 0%% to 100%%, got '%s'",
+                       s);
     *prob = x + 0.0;
     return 0;
 }
@@ -255,7 +256,6 @@ static int split_call(const char *s, char *name, size_t nlen, char *args,
     return 0;
 }
 
-
 /* Splits "X, Y" (a trimmed, writable copy) into its two trimmed halves;
  * -1 without exactly one comma. */
 static int split_pair(char *a, char **x, char **y)
@@ -274,14 +274,18 @@ static int parse_lognormal(const char *s, char *a, dist *d, sb_err *e)
     char *x, *y;
     sb_err inner;
     if (split_pair(a, &x, &y) != 0)
-        return err_set(e, "in '%s': lognormal takes a median and a "
-                       "sigma, such as lognormal(80ms, 0.5)", s);
+        return err_set(e,
+                       "in '%s': lognormal takes a median and a "
+                       "sigma, such as lognormal(80ms, 0.5)",
+                       s);
     if (units_duration(x, &d->mean_ns, &inner) != 0)
         return err_set(e, "in '%s': %s", s, inner.msg);
     if (units_real(y, &d->sigma, &inner) != 0 || d->sigma < 0.0 ||
         d->sigma > 5.0)
-        return err_set(e, "in '%s': expected a sigma between 0 and 5, "
-                       "got '%s'", s, y);
+        return err_set(e,
+                       "in '%s': expected a sigma between 0 and 5, "
+                       "got '%s'",
+                       s, y);
     d->kind = DIST_LOGNORMAL;
     return 0;
 }
@@ -292,8 +296,10 @@ static int parse_normal(const char *s, char *a, dist *d, sb_err *e)
     char *x, *y;
     sb_err inner;
     if (split_pair(a, &x, &y) != 0)
-        return err_set(e, "in '%s': normal takes a mean and a standard "
-                       "deviation, such as normal(100ms, 20ms)", s);
+        return err_set(e,
+                       "in '%s': normal takes a mean and a standard "
+                       "deviation, such as normal(100ms, 20ms)",
+                       s);
     if (units_duration(x, &d->mean_ns, &inner) != 0)
         return err_set(e, "in '%s': mean: %s", s, inner.msg);
     if (units_duration(y, &d->sd_ns, &inner) != 0)
@@ -308,15 +314,19 @@ static int parse_uniform(const char *s, char *a, dist *d, sb_err *e)
     char *x, *y;
     sb_err inner;
     if (split_pair(a, &x, &y) != 0)
-        return err_set(e, "in '%s': uniform takes a low and a high end, "
-                       "such as uniform(50ms, 150ms)", s);
+        return err_set(e,
+                       "in '%s': uniform takes a low and a high end, "
+                       "such as uniform(50ms, 150ms)",
+                       s);
     if (units_duration(x, &d->lo_ns, &inner) != 0)
         return err_set(e, "in '%s': low end: %s", s, inner.msg);
     if (units_duration(y, &d->hi_ns, &inner) != 0)
         return err_set(e, "in '%s': high end: %s", s, inner.msg);
     if (d->lo_ns > d->hi_ns)
-        return err_set(e, "in '%s': the low end '%s' is above the high end "
-                       "'%s'", s, x, y);
+        return err_set(e,
+                       "in '%s': the low end '%s' is above the high end "
+                       "'%s'",
+                       s, x, y);
     d->mean_ns = d->lo_ns + (d->hi_ns - d->lo_ns) / 2;
     d->kind = DIST_UNIFORM;
     return 0;
@@ -336,16 +346,18 @@ static int parse_measured(const char *s, const char *name, char *a,
         n++;
     }
     if (n > 3 || textfile_trim(arg[0])[0] == '\0')
-        return err_set(e, "in '%s': %s takes a file and up to two more "
-                       "arguments, such as %s", s, name,
+        return err_set(e,
+                       "in '%s': %s takes a file and up to two more "
+                       "arguments, such as %s",
+                       s, name,
                        name[0] == 'e' ? "empirical(latencies.csv, "
                                         "duration_ms, ms)"
                                       : "histogram(metrics.txt, "
                                         "http_request_duration_seconds)");
     char path[1400];
     const char *file = textfile_trim(arg[0]);
-    if (snprintf(path, sizeof path, "%s%s", file[0] == '/' ? "" : dir,
-                 file) >= (int)sizeof path)
+    if (snprintf(path, sizeof path, "%s%s", file[0] == '/' ? "" : dir, file) >=
+        (int)sizeof path)
         return err_set(e, "in '%s': the path is too long", s);
     const char *x = arg[1] ? textfile_trim(arg[1]) : NULL;
     const char *y = arg[2] ? textfile_trim(arg[2]) : NULL;
@@ -412,7 +424,7 @@ double units_dist_mean(const dist *d)
         double mu = (double)d->mean_ns, sd = (double)d->sd_ns;
         double a = -mu / sd;
         double phi = exp(-a * a / 2.0) / 2.5066282746310002; /* sqrt(2 pi) */
-        double tail = 0.5 * erfc(a / sqrt(2.0)); /* 1 - Phi(a) */
+        double tail = 0.5 * erfc(a / sqrt(2.0));             /* 1 - Phi(a) */
         return mu + sd * phi / tail;
     }
     case DIST_UNIFORM:

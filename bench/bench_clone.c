@@ -60,8 +60,7 @@ static int cmp_double(const void *a, const void *b)
 static int load(long clients, scenario *sc, policy_setup *ps)
 {
     char ini[2048];
-    snprintf(ini, sizeof ini, storm_fmt, clients,
-             TOTAL_RATE / (double)clients);
+    snprintf(ini, sizeof ini, storm_fmt, clients, TOTAL_RATE / (double)clients);
     char path[] = "/tmp/stormbench-bench-XXXXXX";
     int fd = mkstemp(path);
     if (fd < 0)
@@ -138,7 +137,8 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("One copy of the storm at %d s (in the outage), %d copies each; "
-           "CPU time.\n", BRANCH_S, copies);
+           "CPU time.\n",
+           BRANCH_S, copies);
     printf("%7s  %8s  %9s  %9s  %9s  %9s  %7s  %9s  %7s\n", "clients",
            "MB held", "events", "requests", "best ms", "median ms", "MB/s",
            "= sim ms", "/replay");

@@ -46,8 +46,7 @@ static const char *const entries[][3] = {
     {"exponential:jitter=none", "exponential", "jitter=none"},
     {"exponential:jitter=full", "exponential", "jitter=full"},
     {"exponential:jitter=equal", "exponential", "jitter=equal"},
-    {"exponential:jitter=decorrelated", "exponential",
-     "jitter=decorrelated"},
+    {"exponential:jitter=decorrelated", "exponential", "jitter=decorrelated"},
     /* Immediate retries without the default cap of 5 attempts, so every
      * update commits: 100 + 99 + ... + 1 attempts at 100 clients. */
     {"immediate:max_attempts=1000", "immediate", "max_attempts=1000"},
@@ -137,8 +136,7 @@ static void build_plan(compare_plan *p, uint32_t seeds)
         const char *sets[1] = {set};
         p->points[k].value[0] = compare_axis_value(ax, k);
         p->points[k].index[0] = k;
-        snprintf(set, sizeof set, "clients.count=%g",
-                 p->points[k].value[0]);
+        snprintf(set, sizeof set, "clients.count=%g", p->points[k].value[0]);
         if (scenario_load(SCENARIO, sets, 1, sc, &e) != 0)
             die(set, &e);
         p->points[k].cfg = sc->cfg;
@@ -191,12 +189,11 @@ static double bare_cpu(const compare_plan *p, bool reuse)
  * are deleted, ext4 searches past their inodes for each new file, and a
  * repetition would measure that (bench/README.md). */
 static void execute_once(const compare_plan *p, const char *dir, int jobs,
-                         FILE *progress, double *wall, double *cpu,
-                         double *sys)
+                         FILE *progress, double *wall, double *cpu, double *sys)
 {
     sb_err e;
-    compare_opts o = {dir, jobs, NULL, 0, progress, NULL,
-                      {NULL, NULL, 0, NULL, 0}};
+    compare_opts o = {
+        dir, jobs, NULL, 0, progress, NULL, {NULL, NULL, 0, NULL, 0}};
     double w0 = wall_s(), c0 = cpu_s(), s0 = sys_s();
     if (compare_execute(p, &o, &e) != 0)
         die("compare_execute", &e);
@@ -217,9 +214,8 @@ static void outputs(const compare_plan *p, const char *dir)
     double load_wall = wall_s() - w0;
     static const char *const names[3] = {"runs.csv", "summary.md",
                                          "summary.json"};
-    int (*const write[3])(const compare_result *, const char *,
-                          sb_err *) = {compare_write_csv, compare_write_md,
-                                       compare_write_json};
+    int (*const write[3])(const compare_result *, const char *, sb_err *) = {
+        compare_write_csv, compare_write_md, compare_write_json};
     for (int i = 0; i < 3; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         if (write[i](res, path, &e) != 0)
@@ -236,8 +232,10 @@ static unsigned long number(const char *flag, const char *v)
     char *end;
     unsigned long n = strtoul(v, &end, 10);
     if (*v == '\0' || *end != '\0' || n < 1) {
-        fprintf(stderr, "bench_compare: %s: expected a whole number of at "
-                        "least 1, got '%s'\n", flag, v);
+        fprintf(stderr,
+                "bench_compare: %s: expected a whole number of at "
+                "least 1, got '%s'\n",
+                flag, v);
         exit(2);
     }
     return n;

@@ -83,12 +83,10 @@ static int prepare(bench *b, sb_err *e)
     snprintf(count, sizeof count, "clients.count=%ld", n);
     snprintf(rate, sizeof rate, "clients.rate=%.9g/s", 20000.0 / (double)n);
     if (scenario_load(SB_SOURCE_DIR "/bench/storm-10k.ini",
-                      (const char *[]){dur, count, rate}, 3, &b->sc,
-                      e) != 0)
+                      (const char *[]){dur, count, rate}, 3, &b->sc, e) != 0)
         return -1;
     session_opts a = {&b->sc.cfg, "immediate", NULL, 0, NULL, 0};
-    session_opts o = {&b->sc.cfg, "exponential+token_bucket", NULL, 0, NULL,
-                      0};
+    session_opts o = {&b->sc.cfg, "exponential+token_bucket", NULL, 0, NULL, 0};
     if (session_create(&a, &b->run[0], e) != 0 ||
         session_create(&o, &b->run[1], e) != 0)
         return -1;
@@ -113,8 +111,7 @@ static int prepare(bench *b, sb_err *e)
 static void step(bench *b)
 {
     for (int r = 0; r < 2; r++)
-        session_run_until(b->run[r], session_now(b->run[r]) +
-                                         NS_PER_S / 60);
+        session_run_until(b->run[r], session_now(b->run[r]) + NS_PER_S / 60);
 }
 
 /* ---- Drawing alone ---------------------------------------------------------- */
@@ -122,8 +119,7 @@ static void step(bench *b)
 /* One frame into the same picture: everything anew without a cache,
  * what changed with one (here: the clients, the header, the timeline;
  * the panels only when a bucket closes). */
-static double draw_once(bench *b, cairo_t *cr, cairo_surface_t *s, int w,
-                        int h)
+static double draw_once(bench *b, cairo_t *cr, cairo_surface_t *s, int w, int h)
 {
     chart_rect changed[VIEW_REGIONS];
     double t0 = cpu_s();
@@ -142,8 +138,8 @@ static void draw_figures(bench *b, int n, drawn *out)
     int w = 1920, h = 1080;
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
     cairo_t *cr = cairo_create(s);
-    double *t = malloc((size_t)n * sizeof *t), *k = malloc((size_t)n *
-                                                              sizeof *k);
+    double *t = malloc((size_t)n * sizeof *t),
+           *k = malloc((size_t)n * sizeof *k);
     b->v.cache = NULL;
     for (int i = 0; i < n; i++)
         t[i] = draw_once(b, cr, s, w, h);
@@ -182,8 +178,7 @@ static void draw_alone(bench *b, int n)
            d.all_ms, n, d.min_ms, d.max_ms);
     printf("  ... panels kept          %7.2f ms CPU (between two buckets)\n",
            d.kept_ms);
-    printf("  simulate 1/60 s, A and B %7.2f ms CPU at real time\n",
-           d.sim_ms);
+    printf("  simulate 1/60 s, A and B %7.2f ms CPU at real time\n", d.sim_ms);
     printf("  left for simulation      %7.1f %% of a 60 frames/s frame "
            "(%.2f ms of %.2f, panels kept)\n",
            100.0 * (frame - d.kept_ms) / frame, frame - d.kept_ms, frame);
@@ -226,8 +221,10 @@ static double server_cpu_s(void)
         unsigned long ut, st;
         /* Fields 14 and 15: utime and stime, in clock ticks; the name
          * (field 2) has no spaces for these servers. */
-        if (f && fscanf(f, "%*d %*s %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
-                           "%*u %lu %lu", &ut, &st) == 2)
+        if (f && fscanf(f,
+                        "%*d %*s %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
+                        "%*u %lu %lu",
+                        &ut, &st) == 2)
             found = (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
         if (f)
             fclose(f);
@@ -314,15 +311,14 @@ static int window(bench *b, int n)
            "buckets, %u clients per run, A/B on, both running at real "
            "time, the pointer on a panel; %d frames each\n\n",
            b->minutes * 60, sim_clients(session_sim(b->run[0])), n);
-    printf("  %-30s %-20s %8s %9s %9s   %s\n", "", "shown by",
-           "frames/s", "CPU ms", "X server",
-           "of which: simulate, draw, show");
+    printf("  %-30s %-20s %8s %9s %9s   %s\n", "", "shown by", "frames/s",
+           "CPU ms", "X server", "of which: simulate, draw, show");
     for (size_t i = 0; i < sizeof ways / sizeof *ways; i++) {
         figures f;
         char what[64];
         sb_err e;
-        if (window_frames(b, n, ways[i].how, ways[i].old, &f, what,
-                          sizeof what, &e) != 0) {
+        if (window_frames(b, n, ways[i].how, ways[i].old, &f, what, sizeof what,
+                          &e) != 0) {
             fprintf(stderr, "bench_gui: %s\n", e.msg);
             return 1;
         }
@@ -344,9 +340,8 @@ static long whole_arg(const char *s, long max)
     char *end;
     errno = 0;
     long v = s ? strtol(s, &end, 10) : 0;
-    return s && end != s && *end == '\0' && errno == 0 && v > 0 && v < max
-               ? v
-               : 0;
+    return s && end != s && *end == '\0' && errno == 0 && v > 0 && v < max ? v
+                                                                           : 0;
 }
 
 static int count_arg(const char *s)
@@ -382,8 +377,8 @@ static int sweep(bench *b, int n)
            "1 s buckets, A/B on,\n20 000 requests/s offered to each run "
            "whatever the clients (a retry storm), CPU ms, medians of %d\n\n",
            b->minutes * 60, n);
-    printf("  %9s %12s %12s %14s %16s\n", "clients", "all anew",
-           "panels kept", "simulate 1/60", "frames/s on CPU");
+    printf("  %9s %12s %12s %14s %16s\n", "clients", "all anew", "panels kept",
+           "simulate 1/60", "frames/s on CPU");
     for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
         b->clients = counts[i];
         if (setup(b) != 0)
@@ -429,8 +424,7 @@ int main(int argc, char **argv)
                  "window, shown as the window shows them and as it did "
                  "before (run it under xvfb-run).  --sweep: the image's "
                  "figures at 1k, 10k, 100k and 1M clients.");
-            return strcmp(argv[i], "-h") == 0 ||
-                           strcmp(argv[i], "--help") == 0
+            return strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0
                        ? 0
                        : 1;
         }

@@ -68,8 +68,10 @@ static int load(double rate, scenario *sc)
     int rc = put == len ? scenario_load(path, NULL, 0, sc, &e) : -1;
     unlink(path);
     if (rc != 0)
-        fprintf(stderr, "bench_risk: %s\n", put == len ? e.msg : "cannot "
-                                                                "write");
+        fprintf(stderr, "bench_risk: %s\n",
+                put == len ? e.msg
+                           : "cannot "
+                             "write");
     return rc;
 }
 
@@ -89,16 +91,14 @@ static void report(const risk_result *r, double rate, double target,
     double work = est->work + r->plan.pilot_work;
     printf("P(storm within %d s) at %.0f requests/s = %.3g  [%.3g, %.3g] "
            "(95 %%), relative error %.1f %%\n",
-           HORIZON_S, rate * 100, p, est->lo, est->hi,
-           100 * est->rel_error);
+           HORIZON_S, rate * 100, p, est->lo, est->hi, 100 * est->rel_error);
     printf("pilot: %u runs a stage, %.4g s simulated\n", pilot_runs,
            r->plan.pilot_work);
     printf("splitting: %d levels; %llu main runs, %llu of them tipped; "
            "%llu paths; %.4g s simulated (main runs %.4g s + pilot %.4g s)\n",
            r->plan.n_levels, (unsigned long long)est->trials,
-           (unsigned long long)est->hit_trials,
-           (unsigned long long)est->paths, work, est->work,
-           r->plan.pilot_work);
+           (unsigned long long)est->hit_trials, (unsigned long long)est->paths,
+           work, est->work, r->plan.pilot_work);
     printf("levels (attempts in the server : copies):");
     for (int i = 0; i < r->plan.n_levels; i++)
         printf(" %.0f:%u", r->plan.level[i], r->plan.copies[i]);
@@ -125,11 +125,9 @@ static void report(const risk_result *r, double rate, double target,
            "computed, not run)\n",
            wv_mc, HORIZON_S);
     printf("  ratio               %.4g %%\n\n", 100 * wv_split / wv_mc);
-    printf("simulated time for a relative error of %.0f %%\n",
-           100 * target);
-    printf("  splitting           %.4g s (%.1f days), pilot included%s\n",
-           work, work / 86400,
-           est->reached_target ? "" : " -- target NOT reached");
+    printf("simulated time for a relative error of %.0f %%\n", 100 * target);
+    printf("  splitting           %.4g s (%.1f days), pilot included%s\n", work,
+           work / 86400, est->reached_target ? "" : " -- target NOT reached");
     printf("  plain Monte Carlo   %.4g s (%.0f years): %.3g runs of %d s "
            "(z^2 (1 - p) / (p x %.2f^2))\n",
            mc_work, mc_work / (365.25 * 86400), n_mc, HORIZON_S, target);
@@ -137,8 +135,8 @@ static void report(const risk_result *r, double rate, double target,
            100 * work / mc_work);
     /* The variance falls as 1 / runs: the runs for the target from the
      * error reached (what the table above says in variances). */
-    double need = est->work * pow(est->rel_error / target, 2) +
-                  r->plan.pilot_work;
+    double need =
+        est->work * pow(est->rel_error / target, 2) + r->plan.pilot_work;
     if (!est->reached_target)
         printf("  projected to %.0f %%  %.4g s of splitting: %.4g %% of "
                "plain Monte Carlo's\n",
@@ -180,11 +178,16 @@ int main(int argc, char **argv)
     static scenario sc;
     if (load(rate, &sc) != 0)
         return 1;
-    risk_setup su = {&sc.cfg,  sc.policy, sc.settings, sc.n_settings, NULL,
-                     0,        (int64_t)HORIZON_S * 1000000000,
+    risk_setup su = {&sc.cfg,
+                     sc.policy,
+                     sc.settings,
+                     sc.n_settings,
+                     NULL,
+                     0,
+                     (int64_t)HORIZON_S * 1000000000,
                      (int64_t)WINDOW_S * 1000000000};
-    risk_opts o = {RISK_SPLITTING, 0.95, target, (uint64_t)max_runs, 0,
-                   (int)threads, imp, (uint32_t)pilot};
+    risk_opts o = {RISK_SPLITTING, 0.95, target,         (uint64_t)max_runs, 0,
+                   (int)threads,   imp,  (uint32_t)pilot};
     static risk_result r;
     sb_err e;
     printf("Noise alone (no fault): 100 clients x %.3g/s against 160/s, "

@@ -70,10 +70,11 @@ int args_u32(const args *a, const char *flag, const char *v, uint32_t lo,
     char *end;
     errno = 0;
     unsigned long long x = strtoull(v, &end, 10);
-    if (*v == '\0' || *v == '-' || *end != '\0' || errno || x < lo ||
-        x > hi)
-        return args_usage_error(a, "%s: expected a whole number from %u to "
-                                "%u, got '%s'", flag, lo, hi, v);
+    if (*v == '\0' || *v == '-' || *end != '\0' || errno || x < lo || x > hi)
+        return args_usage_error(a,
+                                "%s: expected a whole number from %u to "
+                                "%u, got '%s'",
+                                flag, lo, hi, v);
     *out = (uint32_t)x;
     return 0;
 }
@@ -100,8 +101,8 @@ static int usage_options(const char *usage, char store[][32], int max)
     for (const char *p = usage; *p && n < max; p++) {
         bool starts = p == usage || *(p - 1) == ' ' || *(p - 1) == '[' ||
                       *(p - 1) == '\n' || *(p - 1) == '(';
-        if (!starts || p[0] != '-' || !(isalpha((unsigned char)p[1]) ||
-                                        p[1] == '-'))
+        if (!starts || p[0] != '-' ||
+            !(isalpha((unsigned char)p[1]) || p[1] == '-'))
             continue;
         size_t len = strspn(p, "-abcdefghijklmnopqrstuvwxyz0123456789");
         if (len < 2 || len >= sizeof store[0])
@@ -137,8 +138,8 @@ static void nearest_options(const char *word, char store[][32], int n,
             seen |= strcmp(store[i], store[j]) == 0;
         if (seen || suggest_distance(word, store[i]) != best)
             continue;
-        int w = snprintf(buf + used, len - used, "%s'%s'",
-                         used ? " or " : "", store[i]);
+        int w = snprintf(buf + used, len - used, "%s'%s'", used ? " or " : "",
+                         store[i]);
         used += w > 0 ? (size_t)w : 0;
     }
 }
@@ -160,8 +161,10 @@ int args_scenario(const args *a, const char *arg, const char **scenario)
     if (arg[0] == '-' && arg[1] != '\0')
         return args_unknown_option(a, arg);
     if (*scenario)
-        return args_usage_error(a, "one scenario at a time (got '%s' and "
-                                "'%s')", *scenario, arg);
+        return args_usage_error(a,
+                                "one scenario at a time (got '%s' and "
+                                "'%s')",
+                                *scenario, arg);
     *scenario = arg;
     return 0;
 }
@@ -174,9 +177,11 @@ int args_hook_timeout(args *a, int64_t *ns, const char **text)
     sb_err e;
     int64_t t = 0;
     if (units_duration(v, &t, &e) != 0 || t <= 0)
-        return args_usage_error(a, "--hook-timeout: expected a positive "
+        return args_usage_error(a,
+                                "--hook-timeout: expected a positive "
                                 "duration of wall time such as 200ms or "
-                                "5s, got '%s'", v);
+                                "5s, got '%s'",
+                                v);
     *ns = t;
     *text = v;
     return 0;
@@ -186,8 +191,8 @@ int args_hook_timeout(args *a, int64_t *ns, const char **text)
 static bool option_named(const args *a, const arg_opt *o, const char **name)
 {
     const char *arg = a->argv[a->i];
-    bool flag = o->kind == ARG_HELP || o->kind == ARG_SET ||
-                o->kind == ARG_CLEAR;
+    bool flag =
+        o->kind == ARG_HELP || o->kind == ARG_SET || o->kind == ARG_CLEAR;
     *name = o->name;
     if (o->alias && strcmp(arg, o->alias) == 0) {
         *name = o->alias;
@@ -210,8 +215,10 @@ static int typed_read(args *a, const arg_typed *t, const char *name)
     case ARG_DURATION_NS:
     case ARG_DURATION_S:
         if (units_duration(v, &ns, &e) != 0 || ns <= 0)
-            return args_usage_error(a, "%s: expected a positive duration "
-                                    "such as 1h or 300s, got '%s'", name, v);
+            return args_usage_error(a,
+                                    "%s: expected a positive duration "
+                                    "such as 1h or 300s, got '%s'",
+                                    name, v);
         if (t->type == ARG_DURATION_NS)
             *(int64_t *)t->dest = ns;
         else
@@ -219,9 +226,10 @@ static int typed_read(args *a, const arg_typed *t, const char *name)
         return 0;
     case ARG_REAL:
         if (units_real(v, &x, &e) != 0 || !(x > t->lo) || !(x < t->hi))
-            return args_usage_error(a, "%s: expected a number between %g "
-                                    "and %g, got '%s'", name, t->lo, t->hi,
-                                    v);
+            return args_usage_error(a,
+                                    "%s: expected a number between %g "
+                                    "and %g, got '%s'",
+                                    name, t->lo, t->hi, v);
         *(double *)t->dest = x;
         return 0;
     case ARG_INT64:
@@ -230,9 +238,11 @@ static int typed_read(args *a, const arg_typed *t, const char *name)
     case ARG_UINT32:
         if (units_int(v, &n, &e) != 0 || n < (int64_t)t->lo ||
             n > (int64_t)t->hi)
-            return args_usage_error(a, "%s: expected a whole number from "
-                                    "%lld to %lld, got '%s'", name,
-                                    (long long)t->lo, (long long)t->hi, v);
+            return args_usage_error(a,
+                                    "%s: expected a whole number from "
+                                    "%lld to %lld, got '%s'",
+                                    name, (long long)t->lo, (long long)t->hi,
+                                    v);
         if (t->type == ARG_INT64)
             *(int64_t *)t->dest = n;
         else if (t->type == ARG_INT)
@@ -266,8 +276,7 @@ static int option_read(args *a, const arg_opt *o, const char *name)
         /* "--json=" would run the whole simulation and then fail to
          * write a file named "". */
         if (v && *v == '\0' && o->kind == ARG_TEXT)
-            return args_usage_error(a, "%s: expected a value, got ''",
-                                    name);
+            return args_usage_error(a, "%s: expected a value, got ''", name);
         *(const char **)o->slot = v;
         return v ? 0 : EXIT_INPUT;
     case ARG_LIST:
@@ -298,7 +307,9 @@ int args_positive_duration(args *a, const char *name, int64_t *ns)
     if (v == NULL)
         return EXIT_INPUT;
     if (units_duration(v, ns, &e) != 0 || *ns <= 0)
-        return args_usage_error(a, "%s: expected a positive duration such "
-                                "as 1h or 300s, got '%s'", name, v);
+        return args_usage_error(a,
+                                "%s: expected a positive duration such "
+                                "as 1h or 300s, got '%s'",
+                                name, v);
     return 0;
 }

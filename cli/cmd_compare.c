@@ -61,13 +61,14 @@ static int estimate_risk(const compare_setup *s, uint32_t jobs,
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     compare_risk_opts o = {
         s->o.horizon_ns ? s->o.horizon_ns : (int64_t)3600 * 1000000000,
-        s->o.storm_window_ns ? s->o.storm_window_ns
-                             : (int64_t)300 * 1000000000,
-        {RISK_AUTO, 0.95, 0.2,
-         s->o.risk_runs ? (uint64_t)s->o.risk_runs : 400, 0,
-         jobs ? (int)jobs : cpus > 0 ? (int)cpus : 1, RISK_IMP_QUEUE, 0}};
-    return compare_risk_run(&s->plan, &o, s->o.quiet ? NULL : stderr, out,
-                            e);
+        s->o.storm_window_ns ? s->o.storm_window_ns : (int64_t)300 * 1000000000,
+        {RISK_AUTO, 0.95, 0.2, s->o.risk_runs ? (uint64_t)s->o.risk_runs : 400,
+         0,
+         jobs       ? (int)jobs
+         : cpus > 0 ? (int)cpus
+                    : 1,
+         RISK_IMP_QUEUE, 0}};
+    return compare_risk_run(&s->plan, &o, s->o.quiet ? NULL : stderr, out, e);
 }
 
 static int run_compare(compare_setup *s, int argc, char **argv, sb_err *e)
@@ -116,19 +117,24 @@ static int run_compare(compare_setup *s, int argc, char **argv, sb_err *e)
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old);
-    compare_opts co = {dir,      (int)jobs,
-                       s->o.n_runs ? s->o.runs : NULL, s->o.n_runs,
-                       s->o.quiet ? NULL : stderr, &stop_flag,
-                       {s->o.scenario, s->o.sets, s->o.n_sets, s->o.plugins,
-                        s->o.n_plugins}};
+    compare_opts co = {
+        dir,
+        (int)jobs,
+        s->o.n_runs ? s->o.runs : NULL,
+        s->o.n_runs,
+        s->o.quiet ? NULL : stderr,
+        &stop_flag,
+        {s->o.scenario, s->o.sets, s->o.n_sets, s->o.plugins, s->o.n_plugins}};
     int rc = compare_execute(p, &co, e);
     sigaction(SIGINT, &old, NULL);
     if (rc < 0)
         return EXIT_INPUT;
     if (rc > 0) {
-        fprintf(stderr, "stormbench compare: stopped; the runs that "
-                        "finished are saved in %s/runs: run the same command "
-                        "again to go on\n", dir);
+        fprintf(stderr,
+                "stormbench compare: stopped; the runs that "
+                "finished are saved in %s/runs: run the same command "
+                "again to go on\n",
+                dir);
         return 130;
     }
     if (s->o.n_runs)

@@ -148,8 +148,10 @@ static int parse_whole(const args *a, const char *opt, const char *text,
     char *end;
     long long v = strtoll(text, &end, 10);
     if (*text == '\0' || *end != '\0' || v < lo || v > hi)
-        return args_usage_error(a, "%s: expected a whole number from %lld "
-                                "to %lld, got '%s'", opt, lo, hi, text);
+        return args_usage_error(a,
+                                "%s: expected a whole number from %lld "
+                                "to %lld, got '%s'",
+                                opt, lo, hi, text);
     *out = v;
     return 0;
 }
@@ -169,8 +171,8 @@ static int parse_secs(const args *a, const char *opt, const char *text,
     int64_t ns;
     sb_err e;
     if (units_duration(text, &ns, &e) != 0)
-        return args_usage_error(a, "%s: %s%s", opt,
-                                none_ok ? "'none' or " : "", e.msg);
+        return args_usage_error(a, "%s: %s%s", opt, none_ok ? "'none' or " : "",
+                                e.msg);
     *out = (double)ns / 1e9;
     return 0;
 }
@@ -193,10 +195,12 @@ static int parse_status(const args *a, const kind_def *k, const char *text,
         code = *text && *end == '\0' && v >= 0 && v <= 16 ? (int)v : -1;
     }
     if (code <= 0)
-        return args_usage_error(a, "--status: expected a gRPC error code "
+        return args_usage_error(a,
+                                "--status: expected a gRPC error code "
                                 "such as UNAVAILABLE, RESOURCE_EXHAUSTED or "
                                 "INVALID_ARGUMENT (or its number, 1-16), got "
-                                "'%s'", text);
+                                "'%s'",
+                                text);
     *status = code;
     return 0;
 }
@@ -209,8 +213,10 @@ static int parse_error(const args *a, const decide_opts *o, sb_attempt *at)
         if (strcmp(o->error, kinds[i].name) == 0)
             k = &kinds[i];
     if (k == NULL)
-        return args_usage_error(a, "--error: unknown kind '%s'; expected "
-                                "one of " KIND_NAMES, o->error);
+        return args_usage_error(a,
+                                "--error: unknown kind '%s'; expected "
+                                "one of " KIND_NAMES,
+                                o->error);
     at->error = k->kind;
     at->defect = k->defect;
     at->status = k->status > 0 ? k->status : 0;
@@ -221,8 +227,10 @@ static int parse_error(const args *a, const decide_opts *o, sb_attempt *at)
                                     ? "an HTTP status from 100 to 599"
                                     : "a gRPC code such as UNAVAILABLE");
     if (k->status >= 0 && o->status != NULL)
-        return args_usage_error(a, "--status goes with --error http or grpc; "
-                                "--error %s %s", k->name,
+        return args_usage_error(a,
+                                "--status goes with --error http or grpc; "
+                                "--error %s %s",
+                                k->name,
                                 k->status > 0 ? "implies its own status"
                                               : "has no status");
     if (k->status < 0)
@@ -259,16 +267,17 @@ static int build_attempt(const args *a, const decide_opts *o, sb_attempt *at,
     at->critical = o->critical;
     double deadline, retry_after;
     if (parse_secs(a, "--elapsed", o->elapsed, 0.0, false, &at->elapsed_s) ||
-        parse_secs(a, "--deadline", o->deadline, INFINITY, true,
-                   &deadline) ||
+        parse_secs(a, "--deadline", o->deadline, INFINITY, true, &deadline) ||
         parse_secs(a, "--timeout", o->timeout, 1.0, false, &at->timeout_s) ||
         parse_secs(a, "--retry-after", o->retry_after, -1.0, false,
                    &retry_after))
         return EXIT_INPUT;
     if (at->elapsed_s > deadline)
-        return args_usage_error(a, "--elapsed (%gs) is past --deadline "
+        return args_usage_error(a,
+                                "--elapsed (%gs) is past --deadline "
                                 "(%gs): the request would already have "
-                                "ended", at->elapsed_s, deadline);
+                                "ended",
+                                at->elapsed_s, deadline);
     at->now_s = at->elapsed_s;
     at->remaining_s = deadline - at->elapsed_s;
     at->retry_after_s = retry_after;
@@ -294,11 +303,11 @@ static int parse_decide(int argc, char **argv, decide_opts *o, sb_attempt *at,
     if (o->policy == NULL)
         return args_usage_error(&a, "--policy is required");
     if (o->error == NULL)
-        return args_usage_error(&a, "--error is required (one of "
-                                KIND_NAMES ")");
+        return args_usage_error(&a,
+                                "--error is required (one of " KIND_NAMES ")");
     if (o->attempt == NULL)
         return args_usage_error(&a, "--attempt is required: the number of "
-                                "the attempt that failed, from 1");
+                                    "the attempt that failed, from 1");
     return build_attempt(&a, o, at, seed);
 }
 
@@ -346,28 +355,35 @@ static int ask(pstack *ps, const pstack_call *call, const sb_attempt *fail,
     if (took > now)
         took = now;
     int64_t sent = now - took;
-    driver_request d = {0,
-                        isinf(fail->remaining_s)
-                            ? DRIVER_NO_DEADLINE
-                            : driver_ns(fmin(fail->elapsed_s +
-                                                 fail->remaining_s,
-                                             PSTACK_MAX_DELAY_S)),
-                        driver_ns(fmin(fail->timeout_s, PSTACK_MAX_DELAY_S)),
-                        fail->attempt - 1, 0, fail->op,
-                        (fail->keyed ? DRIVER_KEYED : 0) |
-                            (fail->critical ? DRIVER_CRITICAL : 0)};
+    driver_request d = {
+        0,
+        isinf(fail->remaining_s)
+            ? DRIVER_NO_DEADLINE
+            : driver_ns(fmin(fail->elapsed_s + fail->remaining_s,
+                             PSTACK_MAX_DELAY_S)),
+        driver_ns(fmin(fail->timeout_s, PSTACK_MAX_DELAY_S)),
+        fail->attempt - 1,
+        0,
+        fail->op,
+        (fail->keyed ? DRIVER_KEYED : 0) |
+            (fail->critical ? DRIVER_CRITICAL : 0)};
     if (driver_before_send(ps, call, &d, sent, false, &r->send) != 0)
         return -1;
     if (!r->send.send)
         return 0;
     d.attempts = fail->attempt;
-    driver_result res = {fail->attempt, false, fail->sent != 0, fail->error,
-                         fail->status, fail->defect, sent,
-                         fail->retry_after_s >= 0
-                             ? driver_ns(fmin(fail->retry_after_s,
-                                              PSTACK_MAX_DELAY_S))
-                             : -1,
-                         SB_PUSHBACK_NONE};
+    driver_result res = {
+        fail->attempt,
+        false,
+        fail->sent != 0,
+        fail->error,
+        fail->status,
+        fail->defect,
+        sent,
+        fail->retry_after_s >= 0
+            ? driver_ns(fmin(fail->retry_after_s, PSTACK_MAX_DELAY_S))
+            : -1,
+        SB_PUSHBACK_NONE};
     r->asked_on_failure = true;
     return driver_on_failure(ps, call, &d, now, &res, &r->next);
 }
@@ -402,9 +418,8 @@ static void print_attempt(jw *w, const sb_attempt *a)
     jw_end(w);
 }
 
-static void print_result(const pstack *ps, const sb_attempt *a,
-                         uint64_t seed, const decide_host *h,
-                         const decide_result *r)
+static void print_result(const pstack *ps, const sb_attempt *a, uint64_t seed,
+                         const decide_host *h, const decide_result *r)
 {
     sb_error_class cls;
     sb_confidence conf;
@@ -420,8 +435,7 @@ static void print_result(const pstack *ps, const sb_attempt *a,
         jw_string(&w, "action", pstack_action_name(f->action));
         jw_double(&w, "delay_s", f->delay_s);
         jw_string(&w, "reason", f->reason);
-        jw_string(&w, "layer", r->next.limit ? NULL
-                                             : layer_name(ps, d->layer));
+        jw_string(&w, "layer", r->next.limit ? NULL : layer_name(ps, d->layer));
         if (r->next.limit) {
             /* The host's own limit overrode what the stack asked for. */
             jw_string(&w, "limit", r->next.limit);
@@ -440,11 +454,9 @@ static void print_result(const pstack *ps, const sb_attempt *a,
         jw_string(&w, "refusal", pstack_refusal_name(v->v.refusal));
     }
     jw_string(&w, "class", classify_class_name(cls));
-    jw_string(&w, "confidence",
-              conf == SB_CONFIDENCE_HIGH ? "high" : "low");
+    jw_string(&w, "confidence", conf == SB_CONFIDENCE_HIGH ? "high" : "low");
     jw_object(&w, "before_send");
-    jw_string(&w, "action", v->v.action == SB_SEND_REFUSE ? "refuse"
-                                                           : "allow");
+    jw_string(&w, "action", v->v.action == SB_SEND_REFUSE ? "refuse" : "allow");
     jw_string(&w, "reason", v->v.reason);
     jw_string(&w, "layer", layer_name(ps, v->layer));
     if (v->v.hedge_after_s > 0)
@@ -459,8 +471,7 @@ static void print_result(const pstack *ps, const sb_attempt *a,
     fputc('\n', stdout);
 }
 
-static int run_decide(const decide_opts *o, const sb_attempt *a,
-                      uint64_t seed)
+static int run_decide(const decide_opts *o, const sb_attempt *a, uint64_t seed)
 {
     policy_setup ps;
     sb_err e;
@@ -478,8 +489,7 @@ static int run_decide(const decide_opts *o, const sb_attempt *a,
     void *client = calloc(1, cs ? cs : 1);
     void *request = calloc(1, rs ? rs : 1);
     decide_host h = {rng_key(seed, 0, RNG_POLICY), 0, -1};
-    sb_host host = {sizeof host, 0, decide_uniform, decide_breaker, NULL,
-                    NULL};
+    sb_host host = {sizeof host, 0, decide_uniform, decide_breaker, NULL, NULL};
     pstack_call call = {0, 0, process, client, request, &host, &h};
     decide_result r;
     memset(&r, 0, sizeof r);

@@ -111,10 +111,14 @@ static int parse_one(args *a, gui_args *g)
 static int policy_cycle(const gui_args *g, const char *scenario_policy,
                         const char **out, int max)
 {
-    static const char *const usual[] = {
-        "none", "immediate", "exponential", "exponential+token_bucket",
-        "exponential+retry_budget", "exponential+circuit_breaker",
-        "aws_quota", "exponential+adaptive_throttle"};
+    static const char *const usual[] = {"none",
+                                        "immediate",
+                                        "exponential",
+                                        "exponential+token_bucket",
+                                        "exponential+retry_budget",
+                                        "exponential+circuit_breaker",
+                                        "aws_quota",
+                                        "exponential+adaptive_throttle"};
     const char *named[] = {g->policy ? g->policy : scenario_policy, g->vs};
     int n = 0;
     for (int i = 0; i < 2; i++)
@@ -156,11 +160,10 @@ static int save_scenario(void *ctx, const char *path, const sim_config *cfg,
     /* The policy saved is the one the import gave ([policy] from, or
      * --policy-from): the file names the import again, not its expansion
      * (another policy cycled to is saved by name). */
-    const char *import = gs->import && strcmp(policy, gs->import_stack) == 0
-                             ? gs->import
-                             : NULL;
-    writer_extra x = {comment, policy, params, n_params, plugins, n_plugins,
-                      expect, n_expect, import};
+    const char *import =
+        gs->import && strcmp(policy, gs->import_stack) == 0 ? gs->import : NULL;
+    writer_extra x = {comment,   policy, params,   n_params, plugins,
+                      n_plugins, expect, n_expect, import};
     outfile o;
     if (outfile_open(&o, path, e) != 0)
         return -1;
@@ -176,15 +179,17 @@ static int parse_size(args *a, const char *v, int *w, int *h)
     char *end;
     long x = strtol(v, &end, 10), y;
     if (end == v || *end != 'x' || x < GUI_MIN_WIDTH || x > 16384)
-        return args_usage_error(a, "--size: expected WIDTHxHEIGHT, at least "
-                                "%dx%d, got '%s'", GUI_MIN_WIDTH,
-                                GUI_MIN_HEIGHT, v);
+        return args_usage_error(a,
+                                "--size: expected WIDTHxHEIGHT, at least "
+                                "%dx%d, got '%s'",
+                                GUI_MIN_WIDTH, GUI_MIN_HEIGHT, v);
     char *p = end + 1;
     y = strtol(p, &end, 10);
     if (end == p || *end != '\0' || y < GUI_MIN_HEIGHT || y > 16384)
-        return args_usage_error(a, "--size: expected WIDTHxHEIGHT, at least "
-                                "%dx%d, got '%s'", GUI_MIN_WIDTH,
-                                GUI_MIN_HEIGHT, v);
+        return args_usage_error(a,
+                                "--size: expected WIDTHxHEIGHT, at least "
+                                "%dx%d, got '%s'",
+                                GUI_MIN_WIDTH, GUI_MIN_HEIGHT, v);
     *w = (int)x;
     *h = (int)y;
     return 0;
@@ -198,19 +203,23 @@ static int parse_display(args *a, const gui_args *g, gui_options *o)
     o->app.speed = 1.0;
     if (g->speed && strcmp(g->speed, "max") == 0)
         o->app.speed = 0;
-    else if (g->speed && (units_real(g->speed, &x, &e) != 0 || x <= 0 ||
-                          x > 1e6))
-        return args_usage_error(a, "--speed: expected a number of simulated "
+    else if (g->speed &&
+             (units_real(g->speed, &x, &e) != 0 || x <= 0 || x > 1e6))
+        return args_usage_error(a,
+                                "--speed: expected a number of simulated "
                                 "seconds per second (such as 10) or 'max', "
-                                "got '%s'", g->speed);
+                                "got '%s'",
+                                g->speed);
     else if (g->speed)
         o->app.speed = x;
     /* A zero span parses: its message is ours, not e's (unset then). */
     if (g->span && units_duration(g->span, &ns, &e) != 0)
         return args_usage_error(a, "--span: %s", e.msg);
     if (g->span && ns <= 0)
-        return args_usage_error(a, "--span: expected a positive duration, "
-                                "got '%s'", g->span);
+        return args_usage_error(a,
+                                "--span: expected a positive duration, "
+                                "got '%s'",
+                                g->span);
     o->app.span_s = g->span ? (double)ns / 1e9 : 0;
     if (g->until && units_duration(g->until, &ns, &e) != 0)
         return args_usage_error(a, "--until: %s", e.msg);
@@ -260,9 +269,8 @@ static int run_gui(args *a, gui_args *g)
     static setting params[2 * PSTACK_MAX_SETTINGS];
     int nparams = 0;
     char note[1024];
-    if (cli_scenario_params(&sc, g->policy ? g->policy : sc.policy, plugins,
-                            np, params, &nparams, note, sizeof note,
-                            &e) != 0) {
+    if (cli_scenario_params(&sc, g->policy ? g->policy : sc.policy, plugins, np,
+                            params, &nparams, note, sizeof note, &e) != 0) {
         fprintf(stderr, "stormbench gui: %s\n", e.msg);
         return EXIT_INPUT;
     }
@@ -289,9 +297,9 @@ static int run_gui(args *a, gui_args *g)
     const char *stack = NULL;
     const char *used = cli_policy_from_used(&stack);
     save.path = path;
-    save.import = used ? used : g->policy == NULL && sc.policy_from[0]
-                                    ? sc.policy_from
-                                    : NULL;
+    save.import = used                                     ? used
+                  : g->policy == NULL && sc.policy_from[0] ? sc.policy_from
+                                                           : NULL;
     save.import_stack = used ? stack : sc.policy;
     o.app.save_ctx = &save;
     e.msg[0] = '\0';

@@ -90,12 +90,12 @@ typedef struct lint {
     int max_amp;
 } lint;
 
-static void add(lint *l, const char *rule, const char *level,
-                const char *file, int line, const char *fmt, ...)
+static void add(lint *l, const char *rule, const char *level, const char *file,
+                int line, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
-static void add(lint *l, const char *rule, const char *level,
-                const char *file, int line, const char *fmt, ...)
+static void add(lint *l, const char *rule, const char *level, const char *file,
+                int line, const char *fmt, ...)
 {
     if (l->n == l->cap) {
         int cap = l->cap ? 2 * l->cap : 16;
@@ -138,9 +138,8 @@ static bool bounded(const topo_caller *c)
 static void walk(lint *l, const topology *t, int at, int *path, int depth,
                  double amp, int retrying, const char *factors)
 {
-    const topo_caller *in = path[depth - 1] < 0
-                                ? &t->clients
-                                : &t->s[path[depth - 1]].out;
+    const topo_caller *in =
+        path[depth - 1] < 0 ? &t->clients : &t->s[path[depth - 1]].out;
     amp *= in->retries + 1;
     retrying += in->retries > 0;
     char fac[200];
@@ -177,8 +176,8 @@ static void walk(lint *l, const topology *t, int at, int *path, int depth,
             line = t->s[path[depth - 1]].line;
         if (amp > l->max_amp)
             add(l, "retry-amplification", "warning", t->path, line,
-                "%s: each request can reach %s %.0f times (%s attempts)",
-                chain, s->name, amp, fac);
+                "%s: each request can reach %s %.0f times (%s attempts)", chain,
+                s->name, amp, fac);
         if (retrying > 1)
             add(l, "retries-at-several-layers", "warning", t->path, line,
                 "%s: %d hops retry (%s attempts)", chain, retrying, fac);
@@ -210,8 +209,8 @@ static void fan_in(lint *l, const topology *t)
                     continue;
                 if (!t->s[j].step)
                     c[callers++] = &t->s[j].out;
-                else if (steps == NULL || (steps->retries == 0 &&
-                                           t->s[j].out.retries > 0))
+                else if (steps == NULL ||
+                         (steps->retries == 0 && t->s[j].out.retries > 0))
                     steps = &t->s[j].out;
             }
         if (steps)
@@ -224,8 +223,8 @@ static void fan_in(lint *l, const topology *t)
             add(l, "fan-in-without-budget", "warning", t->path, t->s[i].line,
                 "%s is called by %d callers, %d of them retrying, none with "
                 "a retry budget or breaker: in an outage of %s their "
-                "retries add up with nothing to stop them", t->s[i].name,
-                callers, retrying, t->s[i].name);
+                "retries add up with nothing to stop them",
+                t->s[i].name, callers, retrying, t->s[i].name);
     }
 }
 
@@ -238,20 +237,22 @@ static void deadlines(lint *l, const topology *t)
     if (c->deadline_ns > 0 && c->timeout_ns < c->deadline_ns &&
         own > c->deadline_ns)
         add(l, "deadline-shorter-than-retries", "warning", t->path,
-            c->deadline_line, "the clients' deadline, %.3g s, ends before "
+            c->deadline_line,
+            "the clients' deadline, %.3g s, ends before "
             "their %d attempts of %.3g s could (%.3g s with backoff): the "
-            "last attempts never run", (double)c->deadline_ns / 1e9,
-            c->retries + 1, (double)c->timeout_ns / 1e9, (double)own / 1e9);
+            "last attempts never run",
+            (double)c->deadline_ns / 1e9, c->retries + 1,
+            (double)c->timeout_ns / 1e9, (double)own / 1e9);
     if (c->deadline_ns == 0)
         return;
     for (int i = 0; i < t->n; i++)
         if (t->s[i].n_calls && t->s[i].out.retries > 0 &&
             !t->s[i].out.propagate_deadline)
-            add(l, "deadline-not-propagated", "warning", t->path,
-                t->s[i].line, "%s retries its calls but does not propagate "
+            add(l, "deadline-not-propagated", "warning", t->path, t->s[i].line,
+                "%s retries its calls but does not propagate "
                 "the clients' %.3g s deadline: it keeps calling for "
-                "requests whose clients have given up", t->s[i].name,
-                (double)c->deadline_ns / 1e9);
+                "requests whose clients have given up",
+                t->s[i].name, (double)c->deadline_ns / 1e9);
 }
 
 static void check_topology(lint *l, const topology *t)
@@ -321,7 +322,6 @@ static void from_import(const import_result *r, topology *t)
     }
 }
 
-
 /* The line of the section header hdr ("[server.api]") in path, or 0. */
 static int section_line(const char *path, const char *hdr)
 {
@@ -370,8 +370,8 @@ static int key_line(const char *path, const char *section, const char *key,
         fclose(f);
     if (found)
         return found;
-    return in ? in : (section_line(path, hdr) ? section_line(path, hdr)
-                                               : fallback);
+    return in ? in
+              : (section_line(path, hdr) ? section_line(path, hdr) : fallback);
 }
 
 /* The attempts a stack makes when the scenario does not say: the
@@ -404,8 +404,8 @@ static bool is_max_attempts(const char *key)
 /* One caller of a scenario: its stack's name, parameters and timeout.
  * Without max_attempts a retrying stack makes its own default's. */
 static void scenario_caller(topo_caller *c, const char *policy,
-                            const setting *set, int n_set,
-                            int64_t timeout_ns, int line)
+                            const setting *set, int n_set, int64_t timeout_ns,
+                            int line)
 {
     c->line = line;
     c->timeout_ns = timeout_ns;
@@ -455,8 +455,7 @@ static void pipeline_steps(const scenario *sc, topology *t)
         topo_service *s = &t->s[t->n++];
         char sec[TOPO_NAME + 8];
         snprintf(sec, sizeof sec, "step.%.*s", TOPO_NAME - 1, st->name);
-        snprintf(s->name, sizeof s->name, "step %.*s", TOPO_NAME - 6,
-                 st->name);
+        snprintf(s->name, sizeof s->name, "step %.*s", TOPO_NAME - 6, st->name);
         char hdr[TOPO_NAME + 16];
         snprintf(hdr, sizeof hdr, "[%s]", sec);
         s->line = section_line(sc->path, hdr);
@@ -466,16 +465,14 @@ static void pipeline_steps(const scenario *sc, topology *t)
         bool own = st->policy[0] != '\0';
         int pol = own ? key_line(sc->path, sec, "policy", s->line)
                       : key_line(sc->path, "policy", "name", s->line);
-        scenario_caller(&s->out, own ? st->policy : sc->policy,
-                        own ? st->settings : sc->settings,
-                        own ? (int)st->n_settings : sc->n_settings,
-                        st->timeout_ns ? st->timeout_ns
-                                       : sc->cfg.clients.timeout_ns,
-                        pol);
+        scenario_caller(
+            &s->out, own ? st->policy : sc->policy,
+            own ? st->settings : sc->settings,
+            own ? (int)st->n_settings : sc->n_settings,
+            st->timeout_ns ? st->timeout_ns : sc->cfg.clients.timeout_ns, pol);
         s->out.timeout_line =
             st->timeout_ns ? key_line(sc->path, sec, "timeout", s->line)
-                           : key_line(sc->path, "clients", "timeout",
-                                      s->line);
+                           : key_line(sc->path, "clients", "timeout", s->line);
         snprintf(t->entry[t->n_entry++], sizeof t->entry[0], "%s", s->name);
     }
 }
@@ -508,8 +505,8 @@ static void from_scenario(const scenario *sc, topology *t)
         char sec[TOPO_NAME + 16];
         if (cfg->n_tiers == 0 || i == 0) {
             snprintf(s->name, sizeof s->name, "%s",
-                     cfg->n_tiers && cfg->tiers[0].name[0]
-                         ? cfg->tiers[0].name : "the server");
+                     cfg->n_tiers && cfg->tiers[0].name[0] ? cfg->tiers[0].name
+                                                           : "the server");
             s->line = section_line(path, "[server]");
         } else {
             snprintf(s->name, sizeof s->name, "%s", cfg->tiers[i].name);
@@ -541,23 +538,36 @@ static void from_scenario(const scenario *sc, topology *t)
 static const struct {
     const char *id, *text, *advice;
 } rules[] = {
-    {"timeout-inversion", "A caller's timeout is shorter than its callee's "
-     "worst case with retries", NULL},
-    {"retry-amplification", "Attempts multiplied along a call path exceed "
-     "the limit", "retry at one layer, cap max_attempts, or bound the "
+    {"timeout-inversion",
+     "A caller's timeout is shorter than its callee's "
+     "worst case with retries",
+     NULL},
+    {"retry-amplification",
+     "Attempts multiplied along a call path exceed "
+     "the limit",
+     "retry at one layer, cap max_attempts, or bound the "
      "retries with a budget"},
-    {"retries-at-several-layers", "More than one hop of a call path "
-     "retries", "retry at one layer (usually the top, or the one next to "
+    {"retries-at-several-layers",
+     "More than one hop of a call path "
+     "retries",
+     "retry at one layer (usually the top, or the one next to "
      "the failure) and let the others fail fast"},
-    {"deadline-shorter-than-retries", "The deadline ends before the "
-     "attempts could", "lengthen the deadline, or make fewer or shorter "
+    {"deadline-shorter-than-retries",
+     "The deadline ends before the "
+     "attempts could",
+     "lengthen the deadline, or make fewer or shorter "
      "attempts"},
-    {"fan-in-without-budget", "A service with several retrying callers and "
-     "no budget or breaker", "bound the callers' retries with a budget or "
+    {"fan-in-without-budget",
+     "A service with several retrying callers and "
+     "no budget or breaker",
+     "bound the callers' retries with a budget or "
      "breaker (a topology's budget: true)"},
-    {"deadline-not-propagated", "A retrying service does not pass its "
-     "caller's deadline on", "pass the deadline on (propagate_deadline)"},
-    {"pipeline-retries-over-half-sla", "A pipeline's worst-case retry "
+    {"deadline-not-propagated",
+     "A retrying service does not pass its "
+     "caller's deadline on",
+     "pass the deadline on (propagate_deadline)"},
+    {"pipeline-retries-over-half-sla",
+     "A pipeline's worst-case retry "
      "delays, every step exhausting its retries, exceed half its SLA",
      "keep the steps' retries x delay under SLA/2"},
 };
@@ -590,23 +600,27 @@ static void json_str(FILE *f, const char *s)
 /* SARIF 2.1.0 (OASIS): one run, the rules, one result per finding. */
 static void write_sarif(FILE *f, const lint *l)
 {
-    fprintf(f, "{\n  \"$schema\": \"https://json.schemastore.org/"
-               "sarif-2.1.0.json\",\n  \"version\": \"2.1.0\",\n"
-               "  \"runs\": [{\n    \"tool\": {\"driver\": {\"name\": "
-               "\"stormbench\", \"version\": \"%s\", \"rules\": [",
+    fprintf(f,
+            "{\n  \"$schema\": \"https://json.schemastore.org/"
+            "sarif-2.1.0.json\",\n  \"version\": \"2.1.0\",\n"
+            "  \"runs\": [{\n    \"tool\": {\"driver\": {\"name\": "
+            "\"stormbench\", \"version\": \"%s\", \"rules\": [",
             SB_VERSION);
     for (size_t i = 0; i < N_RULES; i++) {
-        fprintf(f, "%s\n      {\"id\": \"%s\", \"shortDescription\": "
-                   "{\"text\": ", i ? "," : "", rules[i].id);
+        fprintf(f,
+                "%s\n      {\"id\": \"%s\", \"shortDescription\": "
+                "{\"text\": ",
+                i ? "," : "", rules[i].id);
         json_str(f, rules[i].text);
         fprintf(f, "}}");
     }
     fprintf(f, "]}},\n    \"results\": [");
     for (int i = 0; i < l->n; i++) {
         const finding *x = &l->f[i];
-        fprintf(f, "%s\n      {\"ruleId\": \"%s\", \"level\": \"%s\", "
-                   "\"message\": {\"text\": ", i ? "," : "", x->rule,
-                x->level);
+        fprintf(f,
+                "%s\n      {\"ruleId\": \"%s\", \"level\": \"%s\", "
+                "\"message\": {\"text\": ",
+                i ? "," : "", x->rule, x->level);
         const char *advice = rules[rule_index(x->rule)].advice;
         char text[sizeof x->msg + 200];
         snprintf(text, sizeof text, "%s%s%s", x->msg, advice ? ": " : "",
@@ -637,8 +651,8 @@ static int sla_rule(lint *l, const scenario *sc)
     for (int i = 0; i < sc->n_plugins; i++)
         plugins[i] = sc->plugins[i];
     if (policy_setup_build_at(sc->policy, sc->policy_origin, plugins,
-                              sc->n_plugins, sc->settings, sc->n_settings,
-                              &ps, &e) != 0 ||
+                              sc->n_plugins, sc->settings, sc->n_settings, &ps,
+                              &e) != 0 ||
         policy_probe_pipeline(sc, ps.stack, &pp, &e) != 0) {
         policy_setup_free(&ps);
         fprintf(stderr, "stormbench lint: %s: %s\n", sc->path, e.msg);
@@ -652,8 +666,8 @@ static int sla_rule(lint *l, const scenario *sc)
     size_t used = 0;
     for (uint32_t i = 0; i < p->n_steps && used < sizeof worst; i++)
         used += (size_t)snprintf(worst + used, sizeof worst - used,
-                                 "%s%s %.4g s", i ? ", " : "",
-                                 p->steps[i].name, pp.steps[i].delay_s);
+                                 "%s%s %.4g s", i ? ", " : "", p->steps[i].name,
+                                 pp.steps[i].delay_s);
     add(l, "pipeline-retries-over-half-sla", "warning", sc->path,
         key_line(sc->path, "pipeline", "sla", 1),
         "the steps' worst-case retry delays add up to %s%.4g s (%s), over "
@@ -686,9 +700,10 @@ static int lint_file(lint *l, const char *path, const char *const *sets,
         return -1;
     }
     if (n_sets > 0) {
-        fprintf(stderr, "stormbench lint: %s: --set applies to scenarios, "
-                "and this is a%s %s file\n", path,
-                strcmp(fmt, "topology") == 0 ? "" : "n imported", fmt);
+        fprintf(stderr,
+                "stormbench lint: %s: --set applies to scenarios, "
+                "and this is a%s %s file\n",
+                path, strcmp(fmt, "topology") == 0 ? "" : "n imported", fmt);
         return -1;
     }
     if (strcmp(fmt, "topology") == 0) {
@@ -727,8 +742,10 @@ static void print_grouped(FILE *f, const lint *l)
         char what[300];
         snprintf(what, sizeof what, "%s", rules[r].text);
         if (r == rule_index("retry-amplification"))
-            snprintf(what, sizeof what, "Attempts multiplied along a call "
-                     "path exceed %d", l->max_amp);
+            snprintf(what, sizeof what,
+                     "Attempts multiplied along a call "
+                     "path exceed %d",
+                     l->max_amp);
         fprintf(f, "%s: %d %s%s -- %s\n", rules[r].id, count, level,
                 count == 1 ? "" : "s", what);
         for (int i = 0; i < l->n; i++)
@@ -749,7 +766,7 @@ static int max_amplification(args *a, lint *l)
     long m = v ? strtol(v, &end, 10) : 0;
     if (v == NULL || *end || m < 1 || m > 1000000)
         return args_usage_error(a, "--max-amplification: expected a whole "
-                                "number from 1 to 1000000");
+                                   "number from 1 to 1000000");
     l->max_amp = (int)m;
     return 0;
 }

@@ -57,8 +57,7 @@ int cmd_merge(int argc, char **argv)
         if (arg[0] == '-' && arg[1] != '\0')
             return args_unknown_option(&a, arg);
         if (n_dirs == CLI_MAX_LIST)
-            return args_usage_error(&a, "at most %d directories",
-                                    CLI_MAX_LIST);
+            return args_usage_error(&a, "at most %d directories", CLI_MAX_LIST);
         dirs[n_dirs++] = arg;
     }
     if (n_dirs == 0)
@@ -81,8 +80,10 @@ int cmd_merge(int argc, char **argv)
             return EXIT_INPUT;
         if (snprintf(absout, sizeof absout, "%s/%s", cwd, out) >=
             (int)sizeof absout) {
-            fprintf(stderr, "stormbench merge: -o %s: the path is too "
-                            "long\n", out);
+            fprintf(stderr,
+                    "stormbench merge: -o %s: the path is too "
+                    "long\n",
+                    out);
             return EXIT_INPUT;
         }
         out = absout;
@@ -92,8 +93,10 @@ int cmd_merge(int argc, char **argv)
         if (getcwd(cwd, sizeof cwd) == NULL ||
             snprintf(absjunit, sizeof absjunit, "%s/%s", cwd, junit) >=
                 (int)sizeof absjunit) {
-            fprintf(stderr, "stormbench merge: --junit %s: the path is too "
-                            "long\n", junit);
+            fprintf(stderr,
+                    "stormbench merge: --junit %s: the path is too "
+                    "long\n",
+                    junit);
             return EXIT_INPUT;
         }
         junit = absjunit;
@@ -109,13 +112,17 @@ int cmd_merge(int argc, char **argv)
                                      sizeof cwd, &e) == 0)
             which = i;
     if (which < 0) {
-        fprintf(stderr, "stormbench merge: no saved command in any "
-                        "directory given (%s)\n", e.msg);
+        fprintf(stderr,
+                "stormbench merge: no saved command in any "
+                "directory given (%s)\n",
+                e.msg);
         return EXIT_INPUT;
     }
     if (chdir(cwd) != 0) {
-        fprintf(stderr, "stormbench merge: the comparison ran in %s, which "
-                        "cannot be entered here: %s\n", cwd, strerror(errno));
+        fprintf(stderr,
+                "stormbench merge: the comparison ran in %s, which "
+                "cannot be entered here: %s\n",
+                cwd, strerror(errno));
         free(cargv);
         free(buf);
         return EXIT_INPUT;
@@ -129,12 +136,13 @@ int cmd_merge(int argc, char **argv)
     /* compare refuses --risk with --emit-jobs, so only an edited command
      * holds it: merging it would drop the risk without a word. */
     if (s->o.risk) {
-        fprintf(stderr, "stormbench merge: %s/command asks for --risk, "
-                        "which runs in one process (compare --risk): "
-                        "merge gathers runs and has no estimate of risk "
-                        "to gather; remove --risk from it, or run "
-                        "`stormbench risk --method mc --emit-jobs` per "
-                        "policy\n",
+        fprintf(stderr,
+                "stormbench merge: %s/command asks for --risk, "
+                "which runs in one process (compare --risk): "
+                "merge gathers runs and has no estimate of risk "
+                "to gather; remove --risk from it, or run "
+                "`stormbench risk --method mc --emit-jobs` per "
+                "policy\n",
                 dirs[which]);
         goto done;
     }

@@ -56,9 +56,9 @@ static void show(const sb_policy *p, const char *origin)
             snprintf(range, sizeof range, "%.15gs..%.15gs", q->min, q->max);
         else if (q->type != SB_PARAM_BOOL)
             snprintf(range, sizeof range, "%.15g..%.15g", q->min, q->max);
-        printf("    %-22s %-8s default %-8s %-s%s%s%s\n", q->name,
-               type_name(q), q->default_value, q->doc, range[0] ? " [" : "",
-               range, range[0] ? "]" : "");
+        printf("    %-22s %-8s default %-8s %-s%s%s%s\n", q->name, type_name(q),
+               q->default_value, q->doc, range[0] ? " [" : "", range,
+               range[0] ? "]" : "");
     }
     if (p == &policy_classified) {
         char table[2048];
@@ -91,8 +91,10 @@ int cmd_policies(int argc, char **argv)
         if (arg[0] == '-')
             return args_unknown_option(&a, arg);
         if (only) /* the first name used to be dropped without a word */
-            return args_usage_error(&a, "one policy name at a time (got "
-                                    "'%s' and '%s')", only, arg);
+            return args_usage_error(&a,
+                                    "one policy name at a time (got "
+                                    "'%s' and '%s')",
+                                    only, arg);
         only = arg;
     }
     plugin *loaded[8];

@@ -99,9 +99,9 @@ typedef struct risk_cli {
     risk_opts ro;
     bool quiet;
     /* plain Monte Carlo spread over machines */
-    const char *emit;   /* --emit-jobs FILE */
-    int64_t per_job;    /* --runs-per-job */
-    int64_t part;       /* --part I: this job only; -1 for none */
+    const char *emit; /* --emit-jobs FILE */
+    int64_t per_job;  /* --runs-per-job */
+    int64_t part;     /* --part I: this job only; -1 for none */
 } risk_cli;
 
 /* ---- Options ------------------------------------------------------------ */
@@ -117,16 +117,17 @@ static int opt_method(args *a, const char *name, const char *v, void *dest)
             *(risk_method *)dest = (risk_method)(i % 3);
             return 0;
         }
-    return args_usage_error(a, "%s: expected auto, mc or split, got '%s'",
-                            name, v);
+    return args_usage_error(a, "%s: expected auto, mc or split, got '%s'", name,
+                            v);
 }
 
-static int opt_importance(args *a, const char *name, const char *v,
-                          void *dest)
+static int opt_importance(args *a, const char *name, const char *v, void *dest)
 {
     if (risk_importance_parse(v, dest) != 0)
-        return args_usage_error(a, "%s: expected queue, amplification, "
-                                "timeouts or combined, got '%s'", name, v);
+        return args_usage_error(a,
+                                "%s: expected queue, amplification, "
+                                "timeouts or combined, got '%s'",
+                                name, v);
     return 0;
 }
 
@@ -191,12 +192,14 @@ static int parse_risk(int argc, char **argv, risk_cli *o)
     if (o->scenario == NULL)
         return args_usage_error(&a, "no scenario file given");
     if ((o->emit || o->part >= 0) && o->ro.method != RISK_PLAIN)
-        return args_usage_error(&a, "%s: only plain Monte Carlo runs in "
+        return args_usage_error(&a,
+                                "%s: only plain Monte Carlo runs in "
                                 "jobs (add --method mc): splitting's runs "
                                 "share the levels its pilot found",
                                 o->emit ? "--emit-jobs" : "--part");
     if ((o->emit || o->part >= 0) && o->out == NULL)
-        return args_usage_error(&a, "%s needs -o DIR (where the jobs' runs "
+        return args_usage_error(&a,
+                                "%s needs -o DIR (where the jobs' runs "
                                 "and the merged estimate go)",
                                 o->emit ? "--emit-jobs" : "--part");
     return o->seed ? args_check_seed(&a, o->seed, NULL) : 0;
@@ -245,10 +248,9 @@ static int load(risk_job *j, sb_err *e)
     /* The stack builds (a bad parameter is said once, here, rather than
      * by every run). */
     policy_setup ps;
-    if (policy_setup_build_at(j->spec, j->o.policy ? "--policy"
-                                                   : j->sc.policy_origin,
-                              j->plugins, j->n_plugins, j->settings,
-                              j->n_settings, &ps, e) != 0)
+    if (policy_setup_build_at(
+            j->spec, j->o.policy ? "--policy" : j->sc.policy_origin, j->plugins,
+            j->n_plugins, j->settings, j->n_settings, &ps, e) != 0)
         return -1;
     print_policy(ps.stack, j->policy_text, sizeof j->policy_text);
     policy_setup_free(&ps);
@@ -264,8 +266,8 @@ static const char *span(double s, char *buf, size_t len)
     static const struct {
         double unit;
         const char *name;
-    } units[] = {{365.25 * 86400, "years"}, {86400, "days"},
-                 {3600, "h"},               {60, "min"}};
+    } units[] = {
+        {365.25 * 86400, "years"}, {86400, "days"}, {3600, "h"}, {60, "min"}};
     if (!isfinite(s)) {
         snprintf(buf, len, "never");
         return buf;
@@ -298,10 +300,12 @@ static void print_result(FILE *f, const risk_job *j)
     char a[64], b[64], c[64], h[64], w[64];
     span((double)j->o.horizon_ns / 1e9, h, sizeof h);
     span((double)j->o.window_ns / 1e9, w, sizeof w);
-    fprintf(f, "scenario  %s (%s)\npolicy    %s\n", j->sc.cfg.name,
-            j->sc.path, j->policy_text);
-    fprintf(f, "storm     after the trigger is gone, goodput not back "
-               "within 10%% of baseline for %s in a row\n", w);
+    fprintf(f, "scenario  %s (%s)\npolicy    %s\n", j->sc.cfg.name, j->sc.path,
+            j->policy_text);
+    fprintf(f,
+            "storm     after the trigger is gone, goodput not back "
+            "within 10%% of baseline for %s in a row\n",
+            w);
     fprintf(f, "horizon   %s per run (%s exposed after the warm-up)\n\n", h,
             span(r->exposure_s, a, sizeof a));
     fprintf(f, "P(storm within %s) = %s   (%.0f%% interval %s to %s)\n", h,
@@ -310,48 +314,51 @@ static void print_result(FILE *f, const risk_job *j)
     if (r->note[0])
         fprintf(f, "  note             %s\n", r->note);
     if (est->plain)
-        fprintf(f, "  estimator        plain Monte Carlo, Wilson interval: "
-                   "%" PRIu64 " of %" PRIu64 " runs tipped\n",
+        fprintf(f,
+                "  estimator        plain Monte Carlo, Wilson interval: "
+                "%" PRIu64 " of %" PRIu64 " runs tipped\n",
                 est->hit_trials, est->trials);
     else
-        fprintf(f, "  estimator        RESTART splitting, %d levels, "
-                   "Student-t interval over %" PRIu64 " runs (%" PRIu64
-                   " paths); as precise as %.0f plain runs\n",
-                r->plan.n_levels, est->trials, est->paths,
-                est->effective_runs);
+        fprintf(f,
+                "  estimator        RESTART splitting, %d levels, "
+                "Student-t interval over %" PRIu64 " runs (%" PRIu64
+                " paths); as precise as %.0f plain runs\n",
+                r->plan.n_levels, est->trials, est->paths, est->effective_runs);
     /* said only when asked for: a default run's printout keeps its bytes */
     if (j->o.ro.importance != RISK_IMP_QUEUE)
         fprintf(f, "  importance       %s (--importance)\n",
                 risk_importance_name(j->o.ro.importance));
-    fprintf(f, "  simulated time   %s in all\n",
-            span(est->work, a, sizeof a));
+    fprintf(f, "  simulated time   %s in all\n", span(est->work, a, sizeof a));
     if (est->hit_trials == 0)
-        fprintf(f, "  no run tipped    the probability is below %s (the "
-                   "interval's upper end); more runs (--max-runs, "
-                   "--budget) or --method splitting narrow it\n",
+        fprintf(f,
+                "  no run tipped    the probability is below %s (the "
+                "interval's upper end); more runs (--max-runs, "
+                "--budget) or --method splitting narrow it\n",
                 prob(est->hi, a, sizeof a));
     else if (!est->reached_target)
-        fprintf(f, "  precision        +-%.0f%% of the estimate, wider than "
-                   "the %.0f%% asked: raise --max-runs or --budget\n",
+        fprintf(f,
+                "  precision        +-%.0f%% of the estimate, wider than "
+                "the %.0f%% asked: raise --max-runs or --budget\n",
                 100 * est->rel_error, 100 * j->o.ro.target_rel_error);
     if (r->one_shot) {
         fprintf(f, "  one trigger      the scenario's faults strike once "
                    "(none recurs with `every`): P(storm) is per run of "
                    "that trigger, not a rate per day\n");
     } else if (isfinite(r->rate_per_s)) {
-        fprintf(f, "  expected time to the first storm  about %s "
-                   "(%s to %s)\n",
-                span(1 / r->rate_per_s, a, sizeof a),
-                span(1 / r->rate_hi_per_s, b, sizeof b),
-                span(isfinite(r->rate_lo_per_s) ? 1 / r->rate_lo_per_s
-                                                : INFINITY,
-                     c, sizeof c));
+        fprintf(
+            f,
+            "  expected time to the first storm  about %s "
+            "(%s to %s)\n",
+            span(1 / r->rate_per_s, a, sizeof a),
+            span(1 / r->rate_hi_per_s, b, sizeof b),
+            span(isfinite(r->rate_lo_per_s) ? 1 / r->rate_lo_per_s : INFINITY,
+                 c, sizeof c));
         fprintf(f, "  P(storm in a day)   %s    P(storm in a year)  %s\n",
                 prob(risk_within(r->rate_per_s, 86400), a, sizeof a),
-                prob(risk_within(r->rate_per_s, 365.25 * 86400), b,
-                     sizeof b));
-        fprintf(f, "  (storms taken as a Poisson process at the rate the "
-                   "estimate implies: -ln(1 - p) / %s)\n",
+                prob(risk_within(r->rate_per_s, 365.25 * 86400), b, sizeof b));
+        fprintf(f,
+                "  (storms taken as a Poisson process at the rate the "
+                "estimate implies: -ln(1 - p) / %s)\n",
                 span(r->exposure_s, a, sizeof a));
     } else if (est->hit_trials == 0 && isfinite(r->rate_hi_per_s)) {
         fprintf(f, "  expected time to the first storm  more than %s\n",
@@ -361,10 +368,10 @@ static void print_result(FILE *f, const risk_job *j)
                    "horizon; a shorter --horizon tells how soon\n");
     }
     if (r->found)
-        fprintf(f, "first storm  run %" PRIu64 " (seed %" PRIu64 ") judged "
-                   "a storm at %.0f s\n",
-                r->first_trial, r->first_seed,
-                (double)r->first_storm_ns / 1e9);
+        fprintf(f,
+                "first storm  run %" PRIu64 " (seed %" PRIu64 ") judged "
+                "a storm at %.0f s\n",
+                r->first_trial, r->first_seed, (double)r->first_storm_ns / 1e9);
 }
 
 /* ---- Files ---------------------------------------------------------------- */
@@ -465,12 +472,11 @@ static int write_first_storm(const risk_job *j, const char *path, sb_err *e)
     }
     /* A stack the scenario imported ([policy] from) is saved as its
      * import, unless --policy chose another. */
-    const char *from = j->o.policy == NULL && j->sc.policy_from[0]
-                           ? j->sc.policy_from
-                           : NULL;
-    writer_extra x = {comment,      j->spec,   j->settings, j->n_settings,
-                      j->plugins,   j->n_plugins, expect,   n_expect,
-                      from};
+    const char *from =
+        j->o.policy == NULL && j->sc.policy_from[0] ? j->sc.policy_from : NULL;
+    writer_extra x = {comment,       j->spec,    j->settings,
+                      j->n_settings, j->plugins, j->n_plugins,
+                      expect,        n_expect,   from};
     outfile out;
     if (outfile_open(&out, path, e) != 0)
         return -1;
@@ -482,8 +488,8 @@ static int write_first_storm(const risk_job *j, const char *path, sb_err *e)
 }
 
 /* DIR/name into path; -1 with a message when it does not fit. */
-static int out_path(char *path, size_t len, const char *dir,
-                    const char *name, sb_err *e)
+static int out_path(char *path, size_t len, const char *dir, const char *name,
+                    sb_err *e)
 {
     int w = snprintf(path, len, "%s/%s", dir, name);
     if (w < 0 || (size_t)w >= len)
@@ -551,23 +557,23 @@ static int emit_jobs(const risk_job *j, int argc, char **argv, sb_err *e)
         return -1;
     if (getcwd(cwd, sizeof cwd) == NULL || realpath(j->o.out, dir) == NULL)
         return err_set(e, "%s: %s", j->o.out, strerror(errno));
-    if (saved_command_write(dir, RISK_COMMAND_MAGIC, cwd, argc, argv,
-                            run_only, e) != 0 ||
+    if (saved_command_write(dir, RISK_COMMAND_MAGIC, cwd, argc, argv, run_only,
+                            e) != 0 ||
         saved_command_emit_jobs(j->o.emit, "risk", argc, argv, run_only, dir,
                                 "--part", n_parts(&j->o), e) != 0)
         return -1;
     if (!j->o.quiet)
         printf("%" PRIu64 " jobs of up to %" PRId64 " runs written to %s; "
                "run each line (GNU parallel < %s), then: stormbench merge "
-               "%s\n", n_parts(&j->o), j->o.per_job, j->o.emit, j->o.emit,
-               dir);
+               "%s\n",
+               n_parts(&j->o), j->o.per_job, j->o.emit, j->o.emit, dir);
     return 0;
 }
 
 static risk_setup setup_of(const risk_job *j)
 {
-    return (risk_setup){&j->sc.cfg,      j->spec,      j->settings,
-                        j->n_settings,   j->plugins,   j->n_plugins,
+    return (risk_setup){&j->sc.cfg,      j->spec,       j->settings,
+                        j->n_settings,   j->plugins,    j->n_plugins,
                         j->o.horizon_ns, j->o.window_ns};
 }
 
@@ -578,8 +584,9 @@ static int run_part(const risk_job *j, sb_err *e)
 {
     uint64_t first = (uint64_t)j->o.part * (uint64_t)j->o.per_job;
     if ((uint64_t)j->o.part >= n_parts(&j->o))
-        return err_set(e, "--part %" PRId64 ": there are %" PRIu64 " jobs "
-                          "(--max-runs / --runs-per-job)",
+        return err_set(e,
+                       "--part %" PRId64 ": there are %" PRIu64 " jobs "
+                       "(--max-runs / --runs-per-job)",
                        j->o.part, n_parts(&j->o));
     uint64_t n = j->o.ro.max_runs - first;
     if (n > (uint64_t)j->o.per_job)
@@ -607,25 +614,28 @@ done:
 }
 
 /* Reads one part file into t[] (max_runs of them), marking have[]. */
-static int read_part(const char *path, risk_trial *t, bool *have,
-                     uint64_t max, sb_err *e)
+static int read_part(const char *path, risk_trial *t, bool *have, uint64_t max,
+                     sb_err *e)
 {
     FILE *f = fopen(path, "r");
     if (f == NULL)
         return err_set(e, "%s: %s", path, strerror(errno));
     uint64_t first, n;
     int rc = 0;
-    if (fscanf(f, "stormbench-risk-part 1 %" SCNu64 " %" SCNu64, &first,
-               &n) != 2 || first > max || n > max - first)
-        rc = err_set(e, "%s: not a part of this estimate's %" PRIu64
-                        " runs", path, max);
+    if (fscanf(f, "stormbench-risk-part 1 %" SCNu64 " %" SCNu64, &first, &n) !=
+            2 ||
+        first > max || n > max - first)
+        rc = err_set(e, "%s: not a part of this estimate's %" PRIu64 " runs",
+                     path, max);
     for (uint64_t i = 0; rc == 0 && i < n; i++) {
         int y;
         risk_trial *r = &t[first + i];
         if (fscanf(f, "%d %lf %" SCNd64, &y, &r->t.work, &r->storm_ns) != 3 ||
             (y != 0 && y != 1))
-            rc = err_set(e, "%s: run %" PRIu64 ": expected 'TIPPED "
-                            "SECONDS STORM_NS'", path, first + i);
+            rc = err_set(e,
+                         "%s: run %" PRIu64 ": expected 'TIPPED "
+                         "SECONDS STORM_NS'",
+                         path, first + i);
         r->t.y = y;
         r->t.hits = (uint64_t)y;
         r->t.paths = 1;
@@ -663,9 +673,10 @@ static int read_parts(const char *const *dirs, int n_dirs, risk_trial *t,
     }
     for (uint64_t i = 0; rc == 0 && i < max; i++)
         if (!have[i])
-            rc = err_set(e, "run %" PRIu64 " is in none of the directories "
-                            "given (its job, --part %" PRIu64 ", has not "
-                            "run or was not copied back)",
+            rc = err_set(e,
+                         "run %" PRIu64 " is in none of the directories "
+                         "given (its job, --part %" PRIu64 ", has not "
+                         "run or was not copied back)",
                          i, i / per_job);
     free(have);
     return rc;
@@ -687,13 +698,15 @@ int cmd_risk_merge(const char *const *dirs, int n_dirs, const char *out,
     int with = 0; /* the first directory with the saved command */
     while (with < n_dirs - 1 && !cmd_risk_saved(dirs[with]))
         with++;
-    if (j == NULL || saved_command_read(dirs[with], RISK_COMMAND_MAGIC, "risk",
-                                        &buf, &argv, &argc, cwd, sizeof cwd,
-                                        &e) != 0)
+    if (j == NULL ||
+        saved_command_read(dirs[with], RISK_COMMAND_MAGIC, "risk", &buf, &argv,
+                           &argc, cwd, sizeof cwd, &e) != 0)
         goto fail;
     if (chdir(cwd) != 0) {
-        err_set(&e, "the estimate ran in %s, which cannot be entered here: "
-                    "%s", cwd, strerror(errno));
+        err_set(&e,
+                "the estimate ran in %s, which cannot be entered here: "
+                "%s",
+                cwd, strerror(errno));
         goto fail;
     }
     if (parse_risk(argc, argv, &j->o) != 0) {
@@ -710,10 +723,9 @@ int cmd_risk_merge(const char *const *dirs, int n_dirs, const char *out,
         goto fail;
     }
     risk_setup su = setup_of(j);
-    if (read_parts(dirs, n_dirs, t, j->o.ro.max_runs,
-                   (uint64_t)j->o.per_job, &e) != 0 ||
-        risk_plain_merge(&su, &j->o.ro, t, j->o.ro.max_runs, &j->res,
-                         &e) != 0)
+    if (read_parts(dirs, n_dirs, t, j->o.ro.max_runs, (uint64_t)j->o.per_job,
+                   &e) != 0 ||
+        risk_plain_merge(&su, &j->o.ro, t, j->o.ro.max_runs, &j->res, &e) != 0)
         goto fail;
     if (!quiet)
         print_result(stdout, j);
@@ -752,8 +764,7 @@ int cmd_risk(int argc, char **argv)
     if (j->note[0] && !j->o.quiet)
         fprintf(stderr, "stormbench risk: note: %s\n", j->note);
     if (j->o.emit || j->o.part >= 0) {
-        if ((j->o.emit ? emit_jobs(j, argc, argv, &e)
-                       : run_part(j, &e)) != 0)
+        if ((j->o.emit ? emit_jobs(j, argc, argv, &e) : run_part(j, &e)) != 0)
             goto fail;
         free(j);
         return EXIT_OK;

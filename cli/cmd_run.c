@@ -105,8 +105,10 @@ static int parse_sample(args *a, run_opts *o)
     char *end;
     long n = strtol(v, &end, 10);
     if (*v == '\0' || *end != '\0' || n < 1 || n > 1000000000)
-        return args_usage_error(a, "--trace-sample: expected a whole number "
-                                "from 1 to 1000000000, got '%s'", v);
+        return args_usage_error(a,
+                                "--trace-sample: expected a whole number "
+                                "from 1 to 1000000000, got '%s'",
+                                v);
     o->trace_sample = (uint32_t)n;
     return 0;
 }
@@ -182,8 +184,8 @@ static int load_scenario(const run_opts *o, scenario *sc, sb_err *e)
 /* The stack's parameters: the scenario's [policy] ones that apply to it
  * (all of them for the stack the file names; for another, those its
  * layers also have, said on stderr), then --param. */
-static int build_policy(const run_opts *o, const scenario *sc,
-                        policy_setup *ps, sb_err *e)
+static int build_policy(const run_opts *o, const scenario *sc, policy_setup *ps,
+                        sb_err *e)
 {
     const char *spec = o->policy ? o->policy : sc->policy;
     const char *plugins[SCENARIO_MAX_PLUGINS + CLI_MAX_LIST];
@@ -198,16 +200,16 @@ static int build_policy(const run_opts *o, const scenario *sc,
     if (cli_scenario_params(sc, spec, plugins, np, settings, &n, note,
                             sizeof note, e) != 0) {
         /* The stack itself does not build: say so where it was named. */
-        return policy_setup_build_at(spec, o->policy ? "--policy"
-                                                     : sc->policy_origin,
+        return policy_setup_build_at(spec,
+                                     o->policy ? "--policy" : sc->policy_origin,
                                      plugins, np, NULL, 0, ps, e);
     }
     if (note[0] && !o->quiet)
         fprintf(stderr, "stormbench run: note: %s\n", note);
     for (int i = 0; i < o->n_params; i++)
         settings[n++] = o->params[i];
-    return policy_setup_build_at(spec, o->policy ? "--policy"
-                                                 : sc->policy_origin,
+    return policy_setup_build_at(spec,
+                                 o->policy ? "--policy" : sc->policy_origin,
                                  plugins, np, settings, n, ps, e);
 }
 
@@ -273,8 +275,9 @@ static int run_with_progress(run_state *r, double t0)
         double done = (double)t / (double)end;
         sim_stats st;
         sim_get_stats(r->sim, &st);
-        fprintf(stderr, "\r  t = %.0f s of %.0f s (%.0f%%), %.2f M events/s, "
-                        "about %.0f s to go   ",
+        fprintf(stderr,
+                "\r  t = %.0f s of %.0f s (%.0f%%), %.2f M events/s, "
+                "about %.0f s to go   ",
                 (double)t / 1e9, (double)end / 1e9, 100.0 * done,
                 (double)st.events / (now - t0) / 1e6,
                 (now - t0) * (1.0 - done) / done);
@@ -302,8 +305,8 @@ static int simulate(run_state *r, sb_err *e)
     summary_compute(r->sim, &r->sum);
     r->n_res = r->o.no_expect ? 0 : expect_eval(&r->expect, &r->sum, r->res);
     if (!r->o.no_expect)
-        r->n_res += chain_expect_eval(r->sim, r->res + r->n_res,
-                                      r->tier_expect);
+        r->n_res +=
+            chain_expect_eval(r->sim, r->res + r->n_res, r->tier_expect);
     return 0;
 }
 
@@ -348,8 +351,14 @@ static int write_junit(const run_state *r, sb_err *e)
                           {"seed", seed},
                           {"clients", clients}};
     char *out = summary_text(r);
-    junit_suite suite = {name, cls, props, (int)(sizeof props / sizeof *props),
-                         cases, r->n_res, r->o.timing ? r->wall_s : -1, out};
+    junit_suite suite = {name,
+                         cls,
+                         props,
+                         (int)(sizeof props / sizeof *props),
+                         cases,
+                         r->n_res,
+                         r->o.timing ? r->wall_s : -1,
+                         out};
     outfile f;
     int rc = outfile_open(&f, r->o.junit, e);
     if (rc == 0) {
@@ -381,11 +390,16 @@ static int write_outputs(run_state *r, sb_err *e)
         outfile out;
         if (outfile_open(&out, r->o.json, e) != 0)
             return -1;
-        run_meta meta = {r->sc.cfg.name, r->sc.path,
-                         pstack_name(r->ps.stack), r->ps.stack,
+        run_meta meta = {r->sc.cfg.name,
+                         r->sc.path,
+                         pstack_name(r->ps.stack),
+                         r->ps.stack,
                          (unsigned long long)r->sc.cfg.seed,
-                         r->sc.cfg.clients.count, r->o.timing, r->wall_s,
-                         chain_json, r->sim};
+                         r->sc.cfg.clients.count,
+                         r->o.timing,
+                         r->wall_s,
+                         chain_json,
+                         r->sim};
         export_json(out.f, &meta, &r->sum, r->res, r->n_res);
         if (outfile_commit(&out, e) != 0)
             return -1;
@@ -402,8 +416,9 @@ static void report(const run_state *r)
         print_expectations(f, r->res, r->n_res);
         /* --no-timing: nothing that differs between two runs. */
         if (r->o.timing)
-            fprintf(f, "\n%" PRIu64 " events in %.2f s of wall time (%.2f M "
-                       "events/s)\n",
+            fprintf(f,
+                    "\n%" PRIu64 " events in %.2f s of wall time (%.2f M "
+                    "events/s)\n",
                     r->sum.events, r->wall_s,
                     r->wall_s > 0 ? (double)r->sum.events / r->wall_s / 1e6
                                   : 0);
@@ -424,8 +439,8 @@ static void warnings(const run_state *r)
     while (*p) {
         const char *nl = strchr(p, '\n');
         int len = nl ? (int)(nl - p) : (int)strlen(p);
-        fprintf(stderr, "stormbench run: warning: %s: %.*s\n", r->sc.path,
-                len, p);
+        fprintf(stderr, "stormbench run: warning: %s: %.*s\n", r->sc.path, len,
+                p);
         p += len + (nl != NULL);
     }
 }
@@ -436,10 +451,11 @@ static int check_budget(const run_state *r, sb_err *e)
 {
     budget_cost b;
     int rc = run_cost_gate(r->sc.path, &r->sc.cfg, r->ps.stack, r->o.force,
-                        true, &b, e);
+                           true, &b, e);
     if (rc > 0 && !r->o.quiet)
-        fprintf(stderr, "stormbench run: warning: %s: %s; running anyway "
-                        "(--force)\n",
+        fprintf(stderr,
+                "stormbench run: warning: %s: %s; running anyway "
+                "(--force)\n",
                 r->sc.path, e->msg);
     return rc < 0 ? -1 : 0;
 }
@@ -469,12 +485,10 @@ int cmd_run(int argc, char **argv)
     warnings(r);
     char policy_warn[1024];
     if (!r->o.quiet &&
-        policy_warnings(&r->sc, r->ps.stack, policy_warn,
-                            sizeof policy_warn))
+        policy_warnings(&r->sc, r->ps.stack, policy_warn, sizeof policy_warn))
         for (char *save = NULL, *l = strtok_r(policy_warn, "\n", &save); l;
              l = strtok_r(NULL, "\n", &save))
-            fprintf(stderr, "stormbench run: warning: %s: %s\n", r->sc.path,
-                    l);
+            fprintf(stderr, "stormbench run: warning: %s: %s\n", r->sc.path, l);
     if (check_budget(r, &e) != 0 || simulate(r, &e) != 0 ||
         write_outputs(r, &e) != 0)
         goto fail;

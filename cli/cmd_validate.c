@@ -83,15 +83,17 @@ static const char validate_usage[] =
 
 typedef policy_probe probe;
 
-static void warn_delay(const char *path, const scenario *sc,
-                       const pstack *ps, const probe *p)
+static void warn_delay(const char *path, const scenario *sc, const pstack *ps,
+                       const probe *p)
 {
     static const char *const ops[] = {"read", "put", "post"};
     const client_cfg *cc = &sc->cfg.clients;
     char deadline[32], timeout[32], limit[96] = "";
     if (p->still_going)
-        snprintf(limit, sizeof limit, ", still retrying after %d attempts, "
-                 "the probe's limit", PROBE_MAX_ATTEMPTS);
+        snprintf(limit, sizeof limit,
+                 ", still retrying after %d attempts, "
+                 "the probe's limit",
+                 PROBE_MAX_ATTEMPTS);
     units_fmt_duration(cc->deadline_ns, deadline, sizeof deadline);
     units_fmt_duration(cc->timeout_ns, timeout, sizeof timeout);
     fprintf(stderr,
@@ -101,8 +103,8 @@ static void warn_delay(const char *path, const scenario *sc,
             "retries x delay under deadline/2 so the attempts have time "
             "(%.4g s with the %u attempts' %s timeouts)\n",
             path, pstack_name(ps), p->still_going ? "at least " : "",
-            p->delay_s, p->retries, p->critical ? "critical " : "",
-            ops[p->op], limit, deadline, p->total_s, p->attempts, timeout);
+            p->delay_s, p->retries, p->critical ? "critical " : "", ops[p->op],
+            limit, deadline, p->total_s, p->attempts, timeout);
 }
 
 /* Probe the stack: *over tells whether its worst case passes half the
@@ -149,17 +151,17 @@ static void print_pipeline(const char *path, const scenario *sc,
                                           : sc->cfg.clients.timeout_ns,
                            timeout, sizeof timeout);
         if (w->still_going)
-            snprintf(limit, sizeof limit, ", still retrying after %d "
-                     "attempts, the probe's limit", PROBE_MAX_ATTEMPTS);
+            snprintf(limit, sizeof limit,
+                     ", still retrying after %d "
+                     "attempts, the probe's limit",
+                     PROBE_MAX_ATTEMPTS);
         printf("%s: pipeline step '%s' (%s%s): worst-case retry delays "
                "%s%.4g %s (%u %s of a %s%s, every attempt timing out "
                "after %s, jitter at its maximum%s)\n",
                path, st->name, st->policy[0] ? "" : "the run's stack, ",
-               pp->stack[i], w->still_going ? "at least " : "",
-               w->delay_s * k, u, w->retries,
-               w->retries == 1 ? "retry" : "retries",
-               w->critical ? "critical " : "",
-               ops[w->op], timeout, limit);
+               pp->stack[i], w->still_going ? "at least " : "", w->delay_s * k,
+               u, w->retries, w->retries == 1 ? "retry" : "retries",
+               w->critical ? "critical " : "", ops[w->op], timeout, limit);
     }
     double sla = (double)p->sla_ns / 1e9;
     const char *steps = p->n_steps == 1 ? "step" : "steps";
@@ -167,11 +169,12 @@ static void print_pipeline(const char *path, const scenario *sc,
     if (!pp->over) {
         printf("%s: pipeline: worst-case retry delays %s%.4g %s over %u %s "
                "fit in half the %.4g %s SLA (%.4g %s)\n",
-               path, least, pp->delay_s * k, u, p->n_steps, steps, sla * k,
-               u, sla / 2 * k, u);
+               path, least, pp->delay_s * k, u, p->n_steps, steps, sla * k, u,
+               sla / 2 * k, u);
         return;
     }
-    fprintf(stderr, "%s: warning: pipeline: worst-case retry delays %s%.4g "
+    fprintf(stderr,
+            "%s: warning: pipeline: worst-case retry delays %s%.4g "
             "%s over %u %s, over half the %.4g %s SLA (%.4g %s): if every "
             "step exhausts its retries, a job spends more than half its SLA "
             "waiting between attempts; keep the steps' retries x delay "
@@ -181,7 +184,6 @@ static void print_pipeline(const char *path, const scenario *sc,
 }
 
 /* ---- One file ----------------------------------------------------------- */
-
 
 static void print_warnings(const char *path, const scenario *sc)
 {
@@ -213,18 +215,20 @@ static void warn_pipeline_keys(const char *path, const scenario *sc,
     if (sc->cfg.pipeline.n_steps > 0) {
         /* Without a deadline every completed job is within it. */
         if (x->has[EXPECT_JOBS_WITHIN_SLA_MIN] && sc->cfg.pipeline.sla_ns == 0)
-            fprintf(stderr, "%s: warning: [expect] jobs_within_sla_min: "
-                            "[pipeline] has no sla, so it judges the jobs "
-                            "completed (set sla, or use "
-                            "jobs_completed_min)\n",
+            fprintf(stderr,
+                    "%s: warning: [expect] jobs_within_sla_min: "
+                    "[pipeline] has no sla, so it judges the jobs "
+                    "completed (set sla, or use "
+                    "jobs_completed_min)\n",
                     path);
         return;
     }
     for (int k = 0; k < EXPECT_KIND_COUNT; k++)
         if (x->has[k] && expect_needs_pipeline((expect_kind)k))
-            fprintf(stderr, "%s: warning: [expect] %s: the scenario has "
-                            "no [pipeline], so this expectation fails "
-                            "every run\n",
+            fprintf(stderr,
+                    "%s: warning: [expect] %s: the scenario has "
+                    "no [pipeline], so this expectation fails "
+                    "every run\n",
                     path, expect_name((expect_kind)k));
 }
 
@@ -325,8 +329,7 @@ static int validate_one(const char *path, const validate_opts *vo)
         warn_delay(path, sc, ps.stack, &worst);
     print_pipeline(path, sc, &pipe);
     if (heavy)
-        fprintf(stderr, "%s: warning: %s (--force: accepted)\n", path,
-                e.msg);
+        fprintf(stderr, "%s: warning: %s (--force: accepted)\n", path, e.msg);
     rc = EXIT_OK;
 done:
     policy_setup_free(&ps);
@@ -364,8 +367,8 @@ int cmd_validate(int argc, char **argv)
     if (nf == 0)
         return args_usage_error(&a, "no scenario file given");
     int rc = EXIT_OK;
-    validate_opts vo = {plugins, no_plugins ? 0 : np, sets, ns, force,
-                        no_plugins};
+    validate_opts vo = {plugins, no_plugins ? 0 : np, sets, ns,
+                        force,   no_plugins};
     for (int i = 0; i < nf; i++)
         if (validate_one(files[i], &vo) != EXIT_OK)
             rc = EXIT_INPUT;

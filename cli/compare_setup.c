@@ -171,8 +171,7 @@ static int parse_compare_one(args *a, compare_args *o)
     if (args_is(a, "--horizon"))
         return args_positive_duration(a, "--horizon", &o->horizon_ns);
     if (args_is(a, "--storm-window"))
-        return args_positive_duration(a, "--storm-window",
-                                      &o->storm_window_ns);
+        return args_positive_duration(a, "--storm-window", &o->storm_window_ns);
     if (args_is(a, "--risk-runs")) {
         const char *v = args_value(a, "--risk-runs");
         sb_err e;
@@ -180,7 +179,8 @@ static int parse_compare_one(args *a, compare_args *o)
             return EXIT_INPUT;
         if (units_int(v, &o->risk_runs, &e) != 0 || o->risk_runs < 1 ||
             o->risk_runs > 100000000)
-            return args_usage_error(a, "--risk-runs: expected a whole "
+            return args_usage_error(a,
+                                    "--risk-runs: expected a whole "
                                     "number from 1 to 100000000, got '%s'",
                                     v);
         return 0;
@@ -190,8 +190,10 @@ static int parse_compare_one(args *a, compare_args *o)
         if (v == NULL)
             return EXIT_INPUT;
         if (o->n_sweeps == COMPARE_MAX_AXES)
-            return args_usage_error(a, "at most %d sweeps (two make a "
-                                    "stability map)", COMPARE_MAX_AXES);
+            return args_usage_error(a,
+                                    "at most %d sweeps (two make a "
+                                    "stability map)",
+                                    COMPARE_MAX_AXES);
         o->sweeps[o->n_sweeps++] = v;
         return 0;
     }
@@ -223,9 +225,10 @@ int compare_setup_parse(int argc, char **argv, compare_args *o)
         return args_usage_error(&a, "no scenario given");
     if (!o->risk && (o->horizon_ns || o->storm_window_ns || o->risk_runs))
         return args_usage_error(&a, "--horizon, --storm-window and "
-                                "--risk-runs are for --risk");
+                                    "--risk-runs are for --risk");
     if (o->risk && (o->emit || o->n_runs))
-        return args_usage_error(&a, "--risk runs in one process, not with "
+        return args_usage_error(&a,
+                                "--risk runs in one process, not with "
                                 "%s: its estimates are not saved as runs "
                                 "that merge could gather.  Spread the "
                                 "comparison without --risk, and each "
@@ -243,8 +246,7 @@ int compare_setup_parse(int argc, char **argv, compare_args *o)
  * stack: the scenario's [policy] settings when it is the scenario's own
  * stack, then the entry's, then every --param. */
 static int parse_entry(const char *text, const scenario *sc,
-                       const compare_args *o,
-                       const char (*plugin_paths)[1024],
+                       const compare_args *o, const char (*plugin_paths)[1024],
                        int n_plugins, compare_policy *p, sb_err *e)
 {
     memset(p, 0, sizeof *p);
@@ -255,8 +257,10 @@ static int parse_entry(const char *text, const scenario *sc,
     snprintf(copy, sizeof copy, "%s", text);
     char *save = NULL, *stack = strtok_r(copy, ":", &save);
     if (stack == NULL || *stack == '\0' || text[0] == ':')
-        return err_set(e, "policy entry '%s': expected a policy name first, "
-                       "as in exponential:jitter=full", text);
+        return err_set(e,
+                       "policy entry '%s': expected a policy name first, "
+                       "as in exponential:jitter=full",
+                       text);
     snprintf(p->stack, sizeof p->stack, "%s", stack);
     /* The file's [policy] parameters: all of them for the file's own
      * stack, else those this stack's layers also have (as run --policy
@@ -267,8 +271,8 @@ static int parse_entry(const char *text, const scenario *sc,
     setting from_file[PSTACK_MAX_SETTINGS];
     int n_file = 0;
     char note[1024];
-    if (cli_scenario_params(sc, stack, plugins, n_plugins, from_file,
-                            &n_file, note, sizeof note, e) != 0)
+    if (cli_scenario_params(sc, stack, plugins, n_plugins, from_file, &n_file,
+                            note, sizeof note, e) != 0)
         return err_prefix(e, "policy entry '%s'", text);
     if (note[0] && !o->quiet)
         fprintf(stderr, "stormbench compare: note: %s\n", note);
@@ -282,15 +286,17 @@ static int parse_entry(const char *text, const scenario *sc,
     for (char *kv = strtok_r(NULL, ":", &save); kv;
          kv = strtok_r(NULL, ":", &save)) {
         if (p->n_params == COMPARE_MAX_PARAMS)
-            return err_set(e, "policy entry '%s': at most %d parameters",
-                           text, COMPARE_MAX_PARAMS);
+            return err_set(e, "policy entry '%s': at most %d parameters", text,
+                           COMPARE_MAX_PARAMS);
         if (setting_parse(kv, origin, &p->params[p->n_params++], e) != 0)
             return -1;
     }
     for (int i = 0; i < o->n_params; i++) {
         if (p->n_params == COMPARE_MAX_PARAMS)
-            return err_set(e, "policy entry '%s': at most %d parameters, "
-                           "--param ones included", text, COMPARE_MAX_PARAMS);
+            return err_set(e,
+                           "policy entry '%s': at most %d parameters, "
+                           "--param ones included",
+                           text, COMPARE_MAX_PARAMS);
         p->params[p->n_params++] = o->params[i];
     }
     return 0;
@@ -322,43 +328,52 @@ static int parse_sweep(const char *spec, compare_axis *ax, int *decimals,
     memset(ax, 0, sizeof *ax);
     const char *eq = strchr(spec, '=');
     if (eq == NULL || eq == spec || (size_t)(eq - spec) >= sizeof ax->key)
-        return err_set(e, "--sweep %s: expected KEY=FROM:TO:STEP, such as "
-                       "clients.rate=50/s:150/s:10/s", spec);
+        return err_set(e,
+                       "--sweep %s: expected KEY=FROM:TO:STEP, such as "
+                       "clients.rate=50/s:150/s:10/s",
+                       spec);
     memcpy(ax->key, spec, (size_t)(eq - spec));
     if (strcmp(ax->key, "load") != 0 && strchr(ax->key, '.') == NULL)
-        return err_set(e, "--sweep %s: the key '%s' is not SECTION.KEY "
-                       "(clients.rate), policy.PARAMETER or load", spec,
-                       ax->key);
+        return err_set(e,
+                       "--sweep %s: the key '%s' is not SECTION.KEY "
+                       "(clients.rate), policy.PARAMETER or load",
+                       spec, ax->key);
     ax->policy_param = strncmp(ax->key, "policy.", 7) == 0;
     char parts[3][64];
     const char *p = eq + 1;
     for (int i = 0; i < 3; i++) {
         const char *c = i < 2 ? strchr(p, ':') : p + strlen(p);
         if (c == NULL || c == p || (size_t)(c - p) >= sizeof parts[i])
-            return err_set(e, "--sweep %s: expected KEY=FROM:TO:STEP, such "
-                           "as clients.rate=50/s:150/s:10/s", spec);
+            return err_set(e,
+                           "--sweep %s: expected KEY=FROM:TO:STEP, such "
+                           "as clients.rate=50/s:150/s:10/s",
+                           spec);
         memcpy(parts[i], p, (size_t)(c - p));
         parts[i][c - p] = '\0';
         p = c + 1;
     }
     if (strchr(parts[2], ':'))
-        return err_set(e, "--sweep %s: expected KEY=FROM:TO:STEP (three "
-                       "values)", spec);
+        return err_set(e,
+                       "--sweep %s: expected KEY=FROM:TO:STEP (three "
+                       "values)",
+                       spec);
     double v[3];
     char units[3][16];
     int dec[3];
     static const char *const what[] = {"FROM", "TO", "STEP"};
     for (int i = 0; i < 3; i++)
-        if (number_unit(parts[i], &v[i], units[i], sizeof units[i],
-                        &dec[i]) != 0)
-            return err_set(e, "--sweep %s: %s '%s' is not a number (with "
-                           "its unit, as in 50/s or 2.5s)", spec, what[i],
-                           parts[i]);
+        if (number_unit(parts[i], &v[i], units[i], sizeof units[i], &dec[i]) !=
+            0)
+            return err_set(e,
+                           "--sweep %s: %s '%s' is not a number (with "
+                           "its unit, as in 50/s or 2.5s)",
+                           spec, what[i], parts[i]);
     for (int i = 1; i < 3; i++)
         if (strcmp(units[i], units[0]) != 0 && !(i == 2 && !*units[2]))
-            return err_set(e, "--sweep %s: FROM, TO and STEP must have the "
-                           "same unit ('%s' and '%s')", spec, units[0],
-                           units[i]);
+            return err_set(e,
+                           "--sweep %s: FROM, TO and STEP must have the "
+                           "same unit ('%s' and '%s')",
+                           spec, units[0], units[i]);
     if (!(v[2] > 0))
         return err_set(e, "--sweep %s: STEP must be above 0", spec);
     if (v[1] < v[0])
@@ -379,10 +394,8 @@ static int parse_sweep(const char *spec, compare_axis *ax, int *decimals,
 static void axis_text(const compare_axis *ax, int decimals, uint32_t i,
                       char *buf, size_t len)
 {
-    snprintf(buf, len, "%.*f%s", decimals, compare_axis_value(ax, i),
-             ax->unit);
+    snprintf(buf, len, "%.*f%s", decimals, compare_axis_value(ax, i), ax->unit);
 }
-
 
 /* The scenario with the sets, --seed and `extra` sets applied. */
 static int load_with(compare_setup *s, const char *const *extra, int n_extra,
@@ -409,11 +422,11 @@ static int capacity_per_s(const sim_config *c, double *out, sb_err *e)
     double mean_s = units_dist_mean(&c->server.service) / 1e9;
     if (c->server.workers == SIM_UNLIMITED || !(mean_s > 0))
         return err_set(e, "--sweep load: the server has no finite capacity "
-                       "(unlimited workers or zero service time); sweep "
-                       "clients.rate instead");
+                          "(unlimited workers or zero service time); sweep "
+                          "clients.rate instead");
     if (c->clients.arrival != ARRIVAL_OPEN)
         return err_set(e, "--sweep load: sets each client's open-loop rate; "
-                       "the scenario's arrival is not open");
+                          "the scenario's arrival is not open");
     *out = (double)c->server.workers / mean_s;
     return 0;
 }
@@ -439,13 +452,12 @@ static int load_point(compare_setup *s, uint32_t k, sb_err *e)
             setting *st = &pt->policy_sets[pt->n_policy_sets++];
             snprintf(st->key, sizeof st->key, "%s", ax->key + 7);
             snprintf(st->value, sizeof st->value, "%s", v);
-            snprintf(st->origin, sizeof st->origin, "--sweep %s:",
-                     s->o.sweeps[a]);
+            snprintf(st->origin, sizeof st->origin,
+                     "--sweep %s:", s->o.sweeps[a]);
         } else if (strcmp(ax->key, "load") == 0) {
             load_axis = a;
         } else {
-            snprintf(text[n_extra], sizeof text[n_extra], "%s=%s", ax->key,
-                     v);
+            snprintf(text[n_extra], sizeof text[n_extra], "%s=%s", ax->key, v);
             extra[n_extra] = text[n_extra];
             n_extra++;
         }
@@ -460,10 +472,10 @@ static int load_point(compare_setup *s, uint32_t k, sb_err *e)
         double cap;
         if (capacity_per_s(&s->tmp->cfg, &cap, e) != 0)
             return -1;
-        double rate = pt->value[load_axis] * cap /
-                      (double)s->tmp->cfg.clients.count;
-        snprintf(text[n_extra], sizeof text[n_extra],
-                 "clients.rate=%.12g/s", rate);
+        double rate =
+            pt->value[load_axis] * cap / (double)s->tmp->cfg.clients.count;
+        snprintf(text[n_extra], sizeof text[n_extra], "clients.rate=%.12g/s",
+                 rate);
         extra[n_extra] = text[n_extra];
         if (load_with(s, extra, n_extra + 1, s->tmp, e) != 0)
             return -1;
@@ -496,22 +508,22 @@ static int check_policies(compare_setup *s, sb_err *e)
                 all[n++] = pt->policy_sets[j];
             policy_setup ps;
             char origin[256];
-            snprintf(origin, sizeof origin, "--policies entry '%s'",
-                     cp->label);
-            if (policy_setup_build_at(cp->stack, origin, plugins,
-                                      p->n_plugins, all, n, &ps, e) != 0)
+            snprintf(origin, sizeof origin, "--policies entry '%s'", cp->label);
+            if (policy_setup_build_at(cp->stack, origin, plugins, p->n_plugins,
+                                      all, n, &ps, e) != 0)
                 return -1;
             budget_cost b;
             int rc = run_cost_gate(s->path, &pt->cfg, ps.stack, s->o.force,
-                                false, &b, e);
+                                   false, &b, e);
             policy_setup_free(&ps);
             if (rc < 0)
                 return err_set(e, "policy '%s'%s: %s", cp->label,
                                p->n_points > 1 ? " at a sweep's end" : "",
                                e->msg);
             if (rc > 0 && !s->o.quiet)
-                fprintf(stderr, "stormbench compare: warning: policy '%s': "
-                                "%s; running anyway (--force)\n",
+                fprintf(stderr,
+                        "stormbench compare: warning: policy '%s': "
+                        "%s; running anyway (--force)\n",
                         cp->label, e->msg);
         }
     }
@@ -571,8 +583,8 @@ static void warn_scenario(const compare_setup *s)
     for (const char *p = s->sc->warnings; *p;) {
         const char *nl = strchr(p, '\n');
         int len = nl ? (int)(nl - p) : (int)strlen(p);
-        fprintf(stderr, "stormbench compare: warning: %s: %.*s\n", s->path,
-                len, p);
+        fprintf(stderr, "stormbench compare: warning: %s: %.*s\n", s->path, len,
+                p);
         p += len + (nl != NULL);
     }
 }
@@ -619,8 +631,10 @@ int compare_setup_build(compare_setup *s, sb_err *e)
         unsigned long long v = strtoull(s->o.seeds, &end, 10);
         if (*s->o.seeds == '\0' || *s->o.seeds == '-' || *end || errno ||
             v < 1 || v > COMPARE_MAX_SEEDS)
-            return err_set(e, "--seeds: expected a whole number from 1 to "
-                           "%d, got '%s'", COMPARE_MAX_SEEDS, s->o.seeds);
+            return err_set(e,
+                           "--seeds: expected a whole number from 1 to "
+                           "%d, got '%s'",
+                           COMPARE_MAX_SEEDS, s->o.seeds);
         p->n_seeds = (uint32_t)v;
     }
     if (p->seed0 > UINT64_MAX - p->n_seeds)
@@ -650,8 +664,10 @@ int compare_setup_build(compare_setup *s, sb_err *e)
             return -1;
     if ((uint64_t)p->n_points * (uint64_t)p->n_policies * p->n_seeds >
         UINT32_MAX - 1)
-        return err_set(e, "too many runs: %u points x %d policies x %u "
-                       "seeds", p->n_points, p->n_policies, p->n_seeds);
+        return err_set(e,
+                       "too many runs: %u points x %d policies x %u "
+                       "seeds",
+                       p->n_points, p->n_policies, p->n_seeds);
     if (check_policies(s, e) != 0)
         return -1;
     return fingerprint(s, e);
@@ -693,8 +709,8 @@ compare_setup *compare_setup_create(void)
 /* Options that take a value and do not change the plan. */
 bool compare_setup_run_only(const char *arg, bool *takes_value)
 {
-    static const char *const with[] = {"--run", "--emit-jobs", "-j",
-                                       "--jobs", "-o", "--out", "--junit"};
+    static const char *const with[] = {
+        "--run", "--emit-jobs", "-j", "--jobs", "-o", "--out", "--junit"};
     static const char *const without[] = {"-q", "--quiet", "--no-report"};
     for (size_t i = 0; i < sizeof with / sizeof *with; i++) {
         size_t n = strlen(with[i]);
@@ -747,8 +763,7 @@ static int print_verdicts(const compare_result *r)
     printf("\n%s\n\n", b.text);
     for (int m = 0; m < CM_COUNT; m++)
         if (compare_metric_shown(p, (compare_metric)m))
-            printf("  %-18s %s\n", compare_metrics[m].name,
-                   r->verdict[m].text);
+            printf("  %-18s %s\n", compare_metrics[m].name, r->verdict[m].text);
     if (r->risk) {
         char text[1300];
         if (compare_risk_verdict(r, 0, NULL, text, sizeof text) != 0)
@@ -759,8 +774,8 @@ static int print_verdicts(const compare_result *r)
 }
 
 int compare_setup_write(const compare_result *r, const char *const *dirs,
-                        int n_dirs, const char *out, bool report,
-                        bool quiet, sb_err *e)
+                        int n_dirs, const char *out, bool report, bool quiet,
+                        sb_err *e)
 {
     char path[PATH_MAX + 32];
     static const struct {
@@ -813,9 +828,8 @@ int compare_setup_junit(const compare_setup *s, const compare_result *r,
     for (uint32_t i = 0; i < c->n_tiers; i++)
         for (int k = 0; k < TIER_EXPECT_KINDS; k++)
             if (c->tiers[i].has_expect[k] && n < CHAIN_MAX_EXPECT) {
-                snprintf(names[n], sizeof names[n], "%.*s.%s",
-                         SIM_NAME_MAX - 1, c->tiers[i].name,
-                         chain_expect_key(k));
+                snprintf(names[n], sizeof names[n], "%.*s.%s", SIM_NAME_MAX - 1,
+                         c->tiers[i].name, chain_expect_key(k));
                 skipped[n] = names[n];
                 n++;
             }

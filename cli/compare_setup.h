@@ -44,15 +44,15 @@ typedef struct compare_args {
     uint32_t n_runs;
     bool quiet, no_report, force, risk;
     int64_t horizon_ns, storm_window_ns, risk_runs; /* 0: the default */
-    int64_t hook_timeout_ns; /* 0: none */
+    int64_t hook_timeout_ns;                        /* 0: none */
     const char *hook_timeout;
 } compare_args;
 
 typedef struct compare_setup {
     compare_args o;
-    char path[1024];     /* the scenario file found */
-    scenario *sc;        /* as loaded, with --set and --seed, no sweep */
-    scenario *tmp;       /* scratch for the sweep points */
+    char path[1024]; /* the scenario file found */
+    scenario *sc;    /* as loaded, with --set and --seed, no sweep */
+    scenario *tmp;   /* scratch for the sweep points */
     compare_plan plan;
     int decimals[COMPARE_MAX_AXES];
     char seed_set[96];

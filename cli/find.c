@@ -140,9 +140,10 @@ int cli_find_scenario(const char *arg, char *out, size_t len, sb_err *e)
     char known[1024];
     suggest_list(list, n, known, sizeof known);
     const char *best = suggest_closest(arg, list, n);
-    return err_set(e, "%s: no such scenario file, nor a shipped scenario of "
-                   "that name%s%s%s; shipped scenarios: %s", arg,
-                   best ? " (did you mean '" : "", best ? best : "",
+    return err_set(e,
+                   "%s: no such scenario file, nor a shipped scenario of "
+                   "that name%s%s%s; shipped scenarios: %s",
+                   arg, best ? " (did you mean '" : "", best ? best : "",
                    best ? "'?)" : "", n ? known : "(none found)");
 }
 
@@ -184,9 +185,11 @@ int cmd_scenarios(int argc, char **argv)
     for (; d < nd && n == 0; d++)
         n = names_in(dirs[d], names, 256);
     if (n == 0) {
-        fprintf(stderr, "stormbench scenarios: no shipped scenarios found "
-                        "(looked in ./scenarios, beside the binary and in "
-                        "%s)\n", SB_SCENARIO_DIR);
+        fprintf(stderr,
+                "stormbench scenarios: no shipped scenarios found "
+                "(looked in ./scenarios, beside the binary and in "
+                "%s)\n",
+                SB_SCENARIO_DIR);
         return EXIT_INPUT;
     }
     qsort(names, (size_t)n, sizeof *names, by_name);

@@ -343,8 +343,10 @@ int cli_guard_watch(int64_t timeout_ns, const char *text, sb_err *e)
     pthread_t th;
     int rc = pthread_create(&th, NULL, watch_main, &the_watch);
     if (rc != 0)
-        return err_set(e, "--hook-timeout: cannot start the watchdog "
-                       "thread: %s", strerror(rc));
+        return err_set(e,
+                       "--hook-timeout: cannot start the watchdog "
+                       "thread: %s",
+                       strerror(rc));
     pthread_detach(th);
     return 0;
 }

@@ -99,7 +99,9 @@ int main(int argc, char **argv)
         return cmd_merge(sub_argc, sub_argv);
     if (strcmp(cmd, "scenarios") == 0)
         return cmd_scenarios(sub_argc, sub_argv);
-    fprintf(stderr, "stormbench: unknown command '%s'\n"
-                    "Try 'stormbench --help'.\n", cmd);
+    fprintf(stderr,
+            "stormbench: unknown command '%s'\n"
+            "Try 'stormbench --help'.\n",
+            cmd);
     return EXIT_INPUT;
 }

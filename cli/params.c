@@ -23,9 +23,8 @@ static void list_settings(const setting *s, int n, char *buf, size_t len,
 }
 
 int cli_scenario_params(const scenario *sc, const char *spec,
-                        const char *const *plugins, int n_plugins,
-                        setting *out, int *n, char *note, size_t len,
-                        sb_err *e)
+                        const char *const *plugins, int n_plugins, setting *out,
+                        int *n, char *note, size_t len, sb_err *e)
 {
     *n = 0;
     if (note && len)
@@ -53,7 +52,8 @@ int cli_scenario_params(const scenario *sc, const char *spec,
             out[(*n)++] = sc->settings[i];
     if (note == NULL || len == 0 || nf == 0)
         return 0;
-    size_t used = (size_t)snprintf(note, len, "%s: the scenario's [policy] "
+    size_t used = (size_t)snprintf(note, len,
+                                   "%s: the scenario's [policy] "
                                    "parameters were written for %s",
                                    spec, sc->file_policy);
     if (nk && used < len) {

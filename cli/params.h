@@ -19,8 +19,7 @@ struct scenario;
  * policy.KEY.  note (may be NULL) gets one line saying what was kept and
  * dropped, or "" when the file had none.  -1 when spec does not build. */
 int cli_scenario_params(const struct scenario *sc, const char *spec,
-                        const char *const *plugins, int n_plugins,
-                        setting *out, int *n, char *note, size_t len,
-                        sb_err *e);
+                        const char *const *plugins, int n_plugins, setting *out,
+                        int *n, char *note, size_t len, sb_err *e);
 
 #endif

@@ -58,8 +58,8 @@ static int probe_step(pstack *ps, const pstack_call *call, driver_request *r,
     r->attempts++;
     p->attempts = r->attempts;
     p->total_s += ds.attempt.timeout_s;
-    driver_result res = {r->attempts, false, true, SB_ERR_TIMEOUT, 0,
-                         SB_DEFECT_NONE, now, -1, SB_PUSHBACK_NONE};
+    driver_result res = {r->attempts,    false, true, SB_ERR_TIMEOUT,  0,
+                         SB_DEFECT_NONE, now,   -1,   SB_PUSHBACK_NONE};
     driver_next nx;
     now = driver_ns(fmin(p->total_s, PSTACK_MAX_DELAY_S));
     if (driver_on_failure(ps, call, r, now, &res, &nx) != 0)
@@ -99,13 +99,15 @@ static int probe_request(pstack *ps, const client_cfg *cc, uint32_t limit,
                           "simulation");
     pstack_process_init(ps, &call);
     pstack_client_init(ps, &call);
-    driver_request r = {0, cc->deadline_ns ? cc->deadline_ns
-                                           : DRIVER_NO_DEADLINE,
-                        cc->timeout_ns, 0, 0, p->op,
-                        (p->op == SB_OP_POST && cc->idempotency_keys
-                             ? DRIVER_KEYED
-                             : 0) |
-                            (p->critical ? DRIVER_CRITICAL : 0)};
+    driver_request r = {
+        0,
+        cc->deadline_ns ? cc->deadline_ns : DRIVER_NO_DEADLINE,
+        cc->timeout_ns,
+        0,
+        0,
+        p->op,
+        (p->op == SB_OP_POST && cc->idempotency_keys ? DRIVER_KEYED : 0) |
+            (p->critical ? DRIVER_CRITICAL : 0)};
     int step = 1;
     for (uint32_t n = 1; step == 1 && n <= limit; n++)
         step = probe_step(ps, &call, &r, p);
@@ -152,8 +154,7 @@ int policy_probe_worst(pstack *ps, const client_cfg *cc, uint32_t limit,
 }
 
 /* Settings that are accepted but almost surely a mistake. */
-int policy_warnings(const scenario *sc, const pstack *ps, char *out,
-                    size_t len)
+int policy_warnings(const scenario *sc, const pstack *ps, char *out, size_t len)
 {
     size_t used = 0;
     int n = 0;
@@ -163,14 +164,14 @@ int policy_warnings(const scenario *sc, const pstack *ps, char *out,
         if (!(pstack_layer(ps, i)->flags & SB_POLICY_LAYER))
             only_layers = 0;
     if (only_layers) {
-        used += (size_t)snprintf(out + used, len - used,
-                                 "%s[policy] %s: every layer of it only "
-                                 "limits or shapes the retries of a policy "
-                                 "stacked under it, so alone it never "
-                                 "retries; stack it on one that does, such "
-                                 "as exponential+%s",
-                                 n++ ? "\n" : "", pstack_name(ps),
-                                 pstack_name(ps));
+        used +=
+            (size_t)snprintf(out + used, len - used,
+                             "%s[policy] %s: every layer of it only "
+                             "limits or shapes the retries of a policy "
+                             "stacked under it, so alone it never "
+                             "retries; stack it on one that does, such "
+                             "as exponential+%s",
+                             n++ ? "\n" : "", pstack_name(ps), pstack_name(ps));
     }
     /* A hedge waits `delay` for an answer before sending its copy; an
      * attempt that times out first is retried, not hedged. */
@@ -215,8 +216,8 @@ int policy_warnings(const scenario *sc, const pstack *ps, char *out,
  * named by its line ([policy.NAME] parameters are checked the same way,
  * when a chain's stacks are built to cost the run).  Like a tier's, a
  * step's own stack is of built-in policies. */
-static int probe_step_stack(const scenario *sc, const step_cfg *st,
-                            pstack *ps, policy_probe *worst, sb_err *e)
+static int probe_step_stack(const scenario *sc, const step_cfg *st, pstack *ps,
+                            policy_probe *worst, sb_err *e)
 {
     client_cfg cc = sc->cfg.clients;
     if (st->timeout_ns > 0)
@@ -236,8 +237,8 @@ static int probe_step_stack(const scenario *sc, const step_cfg *st,
 /* Build every step's own stack and, with an SLA, probe each step's.
  * -1 with the message in e when a stack does not build or a layer broke
  * its contract. */
-int policy_probe_pipeline(const scenario *sc, pstack *run,
-                          pipeline_probe *pp, sb_err *e)
+int policy_probe_pipeline(const scenario *sc, pstack *run, pipeline_probe *pp,
+                          sb_err *e)
 {
     const pipeline_cfg *p = &sc->cfg.pipeline;
     memset(pp, 0, sizeof *pp);
@@ -248,8 +249,8 @@ int policy_probe_pipeline(const scenario *sc, pstack *run,
         pstack *ps = run;
         if (st->policy[0]) {
             if (policy_setup_build_at(st->policy, st->policy_origin, NULL, 0,
-                                      st->settings, (int)st->n_settings,
-                                      &own, e) != 0)
+                                      st->settings, (int)st->n_settings, &own,
+                                      e) != 0)
                 return -1;
             ps = own.stack;
         }

@@ -21,13 +21,13 @@
 /* One kind of request driven through the stack with every attempt timing
  * out and every random draw at its largest. */
 typedef struct policy_probe {
-    sb_op op;           /* the kind of request: operation, critical or not */
+    sb_op op; /* the kind of request: operation, critical or not */
     bool critical;
-    uint32_t attempts;  /* attempts sent */
-    uint32_t retries;   /* retry decisions (each with its delay) */
-    double delay_s;     /* the retry delays, added up */
-    double total_s;     /* ... plus every attempt's timeout */
-    bool still_going;   /* still asking for retries at the limit */
+    uint32_t attempts; /* attempts sent */
+    uint32_t retries;  /* retry decisions (each with its delay) */
+    double delay_s;    /* the retry delays, added up */
+    double total_s;    /* ... plus every attempt's timeout */
+    bool still_going;  /* still asking for retries at the limit */
 } policy_probe;
 
 /* Probe each kind of request the scenario sends (every operation in its

@@ -93,8 +93,8 @@ static int expand_one(const char *cmd, const char *arg, grow *g, sb_err *e)
         static char entry[PSTACK_MAX_SETTINGS * 2 * 400];
         size_t used = (size_t)snprintf(entry, sizeof entry, "%s", r.policy);
         for (int i = 0; i < n && used < sizeof entry; i++)
-            used += (size_t)snprintf(entry + used, sizeof entry - used,
-                                     ":%s", params[i]);
+            used += (size_t)snprintf(entry + used, sizeof entry - used, ":%s",
+                                     params[i]);
         rc |= push(g, "--policy") | push(g, entry);
     } else {
         snprintf(used_arg, sizeof used_arg, "%s", arg);
@@ -106,15 +106,19 @@ static int expand_one(const char *cmd, const char *arg, grow *g, sb_err *e)
     char sets[IMPORT_MAX_SETS][320];
     int ns = import_set_args(&r, sets, IMPORT_MAX_SETS);
     if (strcmp(cmd, "decide") == 0 && ns > 0)
-        fprintf(stderr, "stormbench decide: note: %s: the file's scenario "
-                "keys (%s ...) do not apply to one decision\n", arg, sets[0]);
+        fprintf(stderr,
+                "stormbench decide: note: %s: the file's scenario "
+                "keys (%s ...) do not apply to one decision\n",
+                arg, sets[0]);
     /* A scenario's tiers are its own sections: --set cannot make them, so
      * a topology's tiers are for pasting from `stormbench import`. */
     bool topo = strcmp(r.format, "topology") == 0;
     if (topo && strcmp(cmd, "decide") != 0)
-        fprintf(stderr, "stormbench %s: note: %s: the clients' policy and "
+        fprintf(stderr,
+                "stormbench %s: note: %s: the clients' policy and "
                 "[clients] keys apply; the tiers do not (paste them from "
-                "'stormbench import %s')\n", cmd, arg, arg);
+                "'stormbench import %s')\n",
+                cmd, arg, arg);
     for (int i = 0; i < ns && strcmp(cmd, "decide") != 0; i++)
         if (!topo || strncmp(sets[i], "clients.", 8) == 0)
             rc |= push(g, "--set") | push(g, sets[i]);
@@ -132,8 +136,8 @@ static void grow_free(grow *g)
 
 /* The arguments with each --policy-from expanded; on an error, nothing
  * is kept (the caller exits). */
-static int expand_all(const char *cmd, bool ok, int argc, char **argv,
-                      grow *g, int *found)
+static int expand_all(const char *cmd, bool ok, int argc, char **argv, grow *g,
+                      int *found)
 {
     args a = {argc, argv, 0, cmd, NULL};
     sb_err e;
@@ -147,7 +151,7 @@ static int expand_all(const char *cmd, bool ok, int argc, char **argv,
         }
         if (!ok)
             return args_usage_error(&a, "--policy-from is for run, "
-                                    "compare, gui and decide");
+                                        "compare, gui and decide");
         const char *v = args_value(&a, "--policy-from");
         if (v == NULL)
             return EXIT_INPUT;

@@ -11,7 +11,6 @@
 #include "policy_setup.h"
 #include "run_cost.h"
 
-
 /* ---- The load budget ---------------------------------------------------
  *
  * The worst-case attempts per request come from the same probe, run up to
@@ -23,8 +22,9 @@
 static size_t policy_state_per_client(const pstack *ps, const client_cfg *cc)
 {
     uint64_t procs = cc->processes ? cc->processes : cc->count;
-    uint64_t share = ((uint64_t)pstack_process_state_size(ps) * procs +
-                      cc->count - 1) / cc->count;
+    uint64_t share =
+        ((uint64_t)pstack_process_state_size(ps) * procs + cc->count - 1) /
+        cc->count;
     return pstack_client_state_size(ps) + (size_t)share;
 }
 
@@ -41,8 +41,7 @@ static int chain_factor(const sim_config *cfg, bool lenient, double *factor,
         const tier_cfg *t = &cfg->tiers[i - 1];
         policy_setup ps;
         if (policy_setup_build_at(t->policy, t->policy_origin, NULL, 0,
-                                  t->settings, (int)t->n_settings, &ps,
-                                  e) != 0)
+                                  t->settings, (int)t->n_settings, &ps, e) != 0)
             return -1;
         client_cfg cc = cfg->clients;
         cc.timeout_ns = t->timeout_ns;
@@ -64,8 +63,8 @@ int run_cost_gate(const char *path, const sim_config *cfg, pstack *ps,
                   bool force, bool lenient, budget_cost *out, sb_err *e)
 {
     policy_probe by_delay, most;
-    if (policy_probe_worst(ps, &cfg->clients, budget_attempts_cap(),
-                           &by_delay, &most, e) != 0 &&
+    if (policy_probe_worst(ps, &cfg->clients, budget_attempts_cap(), &by_delay,
+                           &most, e) != 0 &&
         !lenient)
         return -1;
     double attempts = most.still_going ? (double)budget_attempts_cap()

@@ -33,8 +33,7 @@ int saved_command_write(const char *dir, const char *magic, const char *cwd,
         }
         if (strchr(argv[i], '\n')) {
             outfile_abort(&f);
-            return err_set(e, "an argument holds a line break: '%s'",
-                           argv[i]);
+            return err_set(e, "an argument holds a line break: '%s'", argv[i]);
         }
         fprintf(f.f, "%s\n", argv[i]);
     }
@@ -80,8 +79,8 @@ static char *slurp(FILE *f, size_t *len)
 }
 
 int saved_command_read(const char *dir, const char *magic, const char *name,
-                       char **buf, char ***argv_out, int *argc_out,
-                       char *cwd, size_t cwd_len, sb_err *e)
+                       char **buf, char ***argv_out, int *argc_out, char *cwd,
+                       size_t cwd_len, sb_err *e)
 {
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/command", dir);

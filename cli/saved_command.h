@@ -36,8 +36,8 @@ bool saved_command_is(const char *dir, const char *magic);
  * argv[0] = name (strings owned by *buf: free both), and the directory
  * it ran in into cwd.  0, or -1 with e set (naming the file). */
 int saved_command_read(const char *dir, const char *magic, const char *name,
-                       char **buf, char ***argv_out, int *argc_out,
-                       char *cwd, size_t cwd_len, sb_err *e);
+                       char **buf, char ***argv_out, int *argc_out, char *cwd,
+                       size_t cwd_len, sb_err *e);
 
 /* Into the file at path, n shell lines, the K-th (from 0):
  *   cd CWD && THIS-BINARY NAME ARGS -q -j 1 -o DIR PART_OPTION K

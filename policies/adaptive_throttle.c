@@ -38,14 +38,15 @@ enum { P_K, P_WINDOW };
 
 static const sb_param throttle_params[] = {
     [P_K] = {"k", SB_PARAM_REAL, "2",
-     "accepts multiplier K: lower throttles sooner (SRE book: 2)", NULL, 1,
-     1000},
+             "accepts multiplier K: lower throttles sooner (SRE book: 2)", NULL,
+             1, 1000},
     [P_WINDOW] = {"window", SB_PARAM_DURATION, "2m",
-     "history the request and accept counts cover", NULL, 1, 86400},
+                  "history the request and accept counts cover", NULL, 1,
+                  86400},
     {0}};
 
-static int32_t throttle_create(const sb_value *v, void **shared,
-                               char *err, size_t errlen)
+static int32_t throttle_create(const sb_value *v, void **shared, char *err,
+                               size_t errlen)
 {
     (void)err;
     (void)errlen;

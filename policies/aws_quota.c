@@ -60,34 +60,50 @@ typedef struct quota_req {
     bool retried;
 } quota_req;
 
-enum { P_MAX_ATTEMPTS, P_BASE, P_CAP, P_INITIAL_RETRY_TOKENS, P_RETRY_COST, P_TIMEOUT_RETRY_COST, P_NO_RETRY_INCREMENT, P_THROTTLING_RETRY_COST };
+enum {
+    P_MAX_ATTEMPTS,
+    P_BASE,
+    P_CAP,
+    P_INITIAL_RETRY_TOKENS,
+    P_RETRY_COST,
+    P_TIMEOUT_RETRY_COST,
+    P_NO_RETRY_INCREMENT,
+    P_THROTTLING_RETRY_COST
+};
 
 static const sb_param quota_params[] = {
-    [P_MAX_ATTEMPTS] = {"max_attempts", SB_PARAM_INT, "3", "attempts in all, the first included",
-     NULL, 1, ATTEMPTS_MAX},
+    [P_MAX_ATTEMPTS] = {"max_attempts", SB_PARAM_INT, "3",
+                        "attempts in all, the first included", NULL, 1,
+                        ATTEMPTS_MAX},
     [P_BASE] = {"base", SB_PARAM_DURATION, "100ms",
-     "backoff base: the first retry waits U(0, base)", NULL, 0, 86400},
-    [P_CAP] = {"cap", SB_PARAM_DURATION, "20s", "largest backoff (MAX_BACKOFF)", NULL, 0,
-     86400},
+                "backoff base: the first retry waits U(0, base)", NULL, 0,
+                86400},
+    [P_CAP] = {"cap", SB_PARAM_DURATION, "20s", "largest backoff (MAX_BACKOFF)",
+               NULL, 0, 86400},
     [P_INITIAL_RETRY_TOKENS] = {"initial_retry_tokens", SB_PARAM_INT, "500",
-     "size of the retry quota (one per process)", NULL, 0, 1e9},
-    [P_RETRY_COST] = {"retry_cost", SB_PARAM_INT, "5", "quota a retry takes", NULL, 0, 1e9},
+                                "size of the retry quota (one per process)",
+                                NULL, 0, 1e9},
+    [P_RETRY_COST] = {"retry_cost", SB_PARAM_INT, "5", "quota a retry takes",
+                      NULL, 0, 1e9},
     [P_TIMEOUT_RETRY_COST] = {"timeout_retry_cost", SB_PARAM_INT, "10",
-     "quota a retry after a timeout takes", NULL, 0, 1e9},
+                              "quota a retry after a timeout takes", NULL, 0,
+                              1e9},
     [P_NO_RETRY_INCREMENT] = {"no_retry_increment", SB_PARAM_INT, "1",
-     "quota a success on the first attempt gives back", NULL, 0, 1e9},
-    [P_THROTTLING_RETRY_COST] = {"throttling_retry_cost", SB_PARAM_INT, "5",
-     "quota a retry after a throttling error (429) takes (botocore 2.0 and "
-     "2.1: 5; with 2.1 set retry_cost and timeout_retry_cost to 14)", NULL,
-     0, 1e9},
+                              "quota a success on the first attempt gives back",
+                              NULL, 0, 1e9},
+    [P_THROTTLING_RETRY_COST] =
+        {"throttling_retry_cost", SB_PARAM_INT, "5",
+         "quota a retry after a throttling error (429) takes (botocore 2.0 and "
+         "2.1: 5; with 2.1 set retry_cost and timeout_retry_cost to 14)",
+         NULL, 0, 1e9},
     {0}};
 
-static int32_t quota_create(const sb_value *v, void **shared,
-                            char *err, size_t errlen)
+static int32_t quota_create(const sb_value *v, void **shared, char *err,
+                            size_t errlen)
 {
     if (v[P_CAP].d < v[P_BASE].d) {
-        snprintf(err, errlen, "cap (%gs) must be at least base (%gs)", v[P_CAP].d,
-                 v[P_BASE].d);
+        snprintf(err, errlen, "cap (%gs) must be at least base (%gs)",
+                 v[P_CAP].d, v[P_BASE].d);
         return -1;
     }
     quota *p = malloc(sizeof *p);
@@ -156,8 +172,7 @@ static bool retryable(const sb_ctx *ctx, const sb_attempt *a)
     case SB_ERR_GRPC:
         /* RESOURCE_EXHAUSTED is a throttling error: the SDKs retry it. */
         ctx->host->classify(a, &cls, &conf);
-        return cls == SB_CLASS_TRANSIENT ||
-               cls == SB_CLASS_RESOURCE_EXHAUSTION;
+        return cls == SB_CLASS_TRANSIENT || cls == SB_CLASS_RESOURCE_EXHAUSTION;
     default:
         return false;
     }

@@ -13,8 +13,8 @@ double backoff_unjittered(const backoff *b, uint32_t n)
 }
 
 /* Polly's DecorrelatedJitterBackoffV2 for retry index i (0-based). */
-static double soft_exponential(const sb_ctx *ctx, const backoff *b,
-                               uint32_t i, double *prev)
+static double soft_exponential(const sb_ctx *ctx, const backoff *b, uint32_t i,
+                               double *prev)
 {
     double t = (double)i + sb_uniform(ctx);
     double next = pow(2.0, t) * tanh(sqrt(4.0 * t));

@@ -45,15 +45,14 @@ static const sb_param immediate_params[] = {
 
 enum { FIXED_DELAY, FIXED_MAX_ATTEMPTS };
 static const sb_param fixed_params_schema[] = {
-    [FIXED_DELAY] = {"delay", SB_PARAM_DURATION, "1s",
-                     "wait between attempts", NULL, 0, 86400},
+    [FIXED_DELAY] = {"delay", SB_PARAM_DURATION, "1s", "wait between attempts",
+                     NULL, 0, 86400},
     [FIXED_MAX_ATTEMPTS] = {"max_attempts", SB_PARAM_INT, "5",
                             "attempts in all, the first included", NULL, 1,
                             ATTEMPTS_MAX},
     {0}};
 
-static int32_t make_fixed(double delay_s, int64_t max_attempts,
-                          void **shared)
+static int32_t make_fixed(double delay_s, int64_t max_attempts, void **shared)
 {
     fixed_params *p = malloc(sizeof *p);
     if (p == NULL)

@@ -70,7 +70,7 @@ enum { WINDOW_COUNT = 0, WINDOW_TIME = 1 };
 enum { CALLS = 0, FAILED = 1, SLOW = 2 }; /* time-window counters */
 enum { HALF_AUTO = 0, HALF_ALL = 1, HALF_RATIO = 2 };
 enum { GROW_EXPONENTIAL = 0, GROW_LINEAR = 1 };
-enum { OUT_FAILED = 1, OUT_SLOW = 2 };    /* count-window bits */
+enum { OUT_FAILED = 1, OUT_SLOW = 2 }; /* count-window bits */
 
 #define TIME_SLICES 10 /* Polly's rolling health metrics */
 
@@ -93,51 +93,81 @@ typedef struct cb_state {
     uint32_t failures; /* consecutive */
     uint32_t probes_out, probes_ok;
     uint32_t probes_failed, probes_slow; /* half_open = ratio */
-    uint32_t reopened; /* failed half-open rounds in a row */
+    uint32_t reopened;                   /* failed half-open rounds in a row */
     uint32_t ring_next, ring_len, ring_failed, ring_slow;
 } cb_state;
 
-enum { P_MODE, P_THRESHOLD, P_COOLDOWN, P_COOLDOWN_MULTIPLIER, P_MAX_COOLDOWN, P_PROBES, P_WINDOW_TYPE, P_WINDOW_SIZE, P_WINDOW_DURATION, P_FAILURE_RATIO, P_MIN_CALLS, P_SLOW_CALL_DURATION, P_SLOW_CALL_RATIO, P_HALF_OPEN, P_COOLDOWN_GROWTH };
+enum {
+    P_MODE,
+    P_THRESHOLD,
+    P_COOLDOWN,
+    P_COOLDOWN_MULTIPLIER,
+    P_MAX_COOLDOWN,
+    P_PROBES,
+    P_WINDOW_TYPE,
+    P_WINDOW_SIZE,
+    P_WINDOW_DURATION,
+    P_FAILURE_RATIO,
+    P_MIN_CALLS,
+    P_SLOW_CALL_DURATION,
+    P_SLOW_CALL_RATIO,
+    P_HALF_OPEN,
+    P_COOLDOWN_GROWTH
+};
 
 static const sb_param cb_params[] = {
-    [P_MODE] = {"mode", SB_PARAM_CHOICE, "consecutive",
-     "what opens it: failures in a row, or a failure ratio over a window",
-     "consecutive|window", 0, 0},
-    [P_THRESHOLD] = {"threshold", SB_PARAM_INT, "5", "consecutive mode: failures in a row",
-     NULL, 1, 1e6},
+    [P_MODE] =
+        {"mode", SB_PARAM_CHOICE, "consecutive",
+         "what opens it: failures in a row, or a failure ratio over a window",
+         "consecutive|window", 0, 0},
+    [P_THRESHOLD] = {"threshold", SB_PARAM_INT, "5",
+                     "consecutive mode: failures in a row", NULL, 1, 1e6},
     [P_COOLDOWN] = {"cooldown", SB_PARAM_DURATION, "60s",
-     "how long it stays open before a probe", NULL, 0.001, 86400},
-    [P_COOLDOWN_MULTIPLIER] = {"cooldown_multiplier", SB_PARAM_REAL, "1",
-     "exponential growth: the cooldown x this per failed half-open round "
-     "(1: constant, as resilience4j, Polly, Hystrix)", NULL, 1, 100},
+                    "how long it stays open before a probe", NULL, 0.001,
+                    86400},
+    [P_COOLDOWN_MULTIPLIER] =
+        {"cooldown_multiplier", SB_PARAM_REAL, "1",
+         "exponential growth: the cooldown x this per failed half-open round "
+         "(1: constant, as resilience4j, Polly, Hystrix)",
+         NULL, 1, 100},
     [P_MAX_COOLDOWN] = {"max_cooldown", SB_PARAM_DURATION, "300s",
-     "the cooldown never grows past this", NULL, 0.001, 86400},
-    [P_PROBES] = {"probes", SB_PARAM_INT, "1",
-     "attempts let through when half-open (Polly 1; resilience4j 10)", NULL,
-     1, 1000},
-    [P_WINDOW_TYPE] = {"window_type", SB_PARAM_CHOICE, "count",
-     "window mode: the last window_size calls, or window_duration",
-     "count|time", 0, 0},
-    [P_WINDOW_SIZE] = {"window_size", SB_PARAM_INT, "100", "count window: calls it holds", NULL,
-     1, 10000},
+                        "the cooldown never grows past this", NULL, 0.001,
+                        86400},
+    [P_PROBES] =
+        {"probes", SB_PARAM_INT, "1",
+         "attempts let through when half-open (Polly 1; resilience4j 10)", NULL,
+         1, 1000},
+    [P_WINDOW_TYPE] =
+        {"window_type", SB_PARAM_CHOICE, "count",
+         "window mode: the last window_size calls, or window_duration",
+         "count|time", 0, 0},
+    [P_WINDOW_SIZE] = {"window_size", SB_PARAM_INT, "100",
+                       "count window: calls it holds", NULL, 1, 10000},
     [P_WINDOW_DURATION] = {"window_duration", SB_PARAM_DURATION, "30s",
-     "time window: how far back it looks", NULL, 0.01, 86400},
+                           "time window: how far back it looks", NULL, 0.01,
+                           86400},
     [P_FAILURE_RATIO] = {"failure_ratio", SB_PARAM_REAL, "0.5",
-     "window mode: failed / calls that opens it", NULL, 0.001, 1},
+                         "window mode: failed / calls that opens it", NULL,
+                         0.001, 1},
     [P_MIN_CALLS] = {"min_calls", SB_PARAM_INT, "100",
-     "window mode: calls needed before the ratio counts", NULL, 1, 1e6},
+                     "window mode: calls needed before the ratio counts", NULL,
+                     1, 1e6},
     [P_SLOW_CALL_DURATION] = {"slow_call_duration", SB_PARAM_DURATION, "60s",
-     "window mode: a call slower than this is slow", NULL, 0.001, 86400},
+                              "window mode: a call slower than this is slow",
+                              NULL, 0.001, 86400},
     [P_SLOW_CALL_RATIO] = {"slow_call_ratio", SB_PARAM_REAL, "1",
-     "window mode: slow / calls that opens it", NULL, 0.001, 1},
-    [P_HALF_OPEN] = {"half_open", SB_PARAM_CHOICE, "auto",
-     "how probes decide: all must succeed (Polly), or their failure ratio "
-     "(resilience4j); auto: all in consecutive mode, ratio in window mode",
-     "auto|all|ratio", 0, 0},
-    [P_COOLDOWN_GROWTH] = {"cooldown_growth", SB_PARAM_CHOICE,
-     "exponential",
-     "break duration after n failed rounds: cooldown x multiplier^n, or "
-     "cooldown x (n+1) (Envoy's ejections)", "exponential|linear", 0, 0},
+                           "window mode: slow / calls that opens it", NULL,
+                           0.001, 1},
+    [P_HALF_OPEN] =
+        {"half_open", SB_PARAM_CHOICE, "auto",
+         "how probes decide: all must succeed (Polly), or their failure ratio "
+         "(resilience4j); auto: all in consecutive mode, ratio in window mode",
+         "auto|all|ratio", 0, 0},
+    [P_COOLDOWN_GROWTH] =
+        {"cooldown_growth", SB_PARAM_CHOICE, "exponential",
+         "break duration after n failed rounds: cooldown x multiplier^n, or "
+         "cooldown x (n+1) (Envoy's ejections)",
+         "exponential|linear", 0, 0},
     {0}};
 
 static int32_t cb_create(const sb_value *v, void **shared, char *err,
@@ -284,8 +314,8 @@ static bool window_trips(const breaker *p, int64_t calls, int64_t failed,
     return calls >= p->min_calls && ratios_trip(p, calls, failed, slow);
 }
 
-static void probe_result(const sb_ctx *ctx, cb_state *c,
-                         const sb_attempt *a, bool failed)
+static void probe_result(const sb_ctx *ctx, cb_state *c, const sb_attempt *a,
+                         bool failed)
 {
     const breaker *p = ctx->shared;
     bool reopen, done;
@@ -299,8 +329,8 @@ static void probe_result(const sb_ctx *ctx, cb_state *c,
         done = c->probes_ok >= p->half_open_calls;
         /* resilience4j: once the half-open metrics hold their minimum
          * number of calls, the thresholds decide. */
-        reopen = done && ratios_trip(p, c->probes_ok, c->probes_failed,
-                                     c->probes_slow);
+        reopen = done &&
+                 ratios_trip(p, c->probes_ok, c->probes_failed, c->probes_slow);
     }
     if (!done)
         return;

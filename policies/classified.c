@@ -100,11 +100,10 @@ const char *classified_presets_text(char *buf, size_t len)
         for (int j = 0; j < MAX_STATUSES && p->statuses[j]; j++)
             k += (size_t)snprintf(st + k, sizeof st - k, "%s%d", j ? " " : "",
                                   p->statuses[j]);
-        used += (size_t)snprintf(buf + used, len - used,
-                                 "      %-13s %-9lld %-7s %-7s %-12s %s\n",
-                                 preset_names[i], (long long)p->max_attempts,
-                                 base, cap,
-                                 p->retry_after ? "respected" : "ignored", st);
+        used += (size_t)snprintf(
+            buf + used, len - used, "      %-13s %-9lld %-7s %-7s %-12s %s\n",
+            preset_names[i], (long long)p->max_attempts, base, cap,
+            p->retry_after ? "respected" : "ignored", st);
     }
     if (used < len)
         snprintf(buf + used, len - used,
@@ -120,37 +119,55 @@ typedef struct classified {
     int64_t write_max, critical_extra, critical_max, unknown_retries;
 } classified;
 
-enum { P_PRESET, P_MAX_ATTEMPTS, P_BASE, P_CAP, P_JITTER, P_RATIO, P_WRITE_MAX_ATTEMPTS, P_CRITICAL_EXTRA, P_CRITICAL_MAX_ATTEMPTS, P_UNKNOWN_READ_RETRIES };
+enum {
+    P_PRESET,
+    P_MAX_ATTEMPTS,
+    P_BASE,
+    P_CAP,
+    P_JITTER,
+    P_RATIO,
+    P_WRITE_MAX_ATTEMPTS,
+    P_CRITICAL_EXTRA,
+    P_CRITICAL_MAX_ATTEMPTS,
+    P_UNKNOWN_READ_RETRIES
+};
 
 static const sb_param classified_params[] = {
     [P_PRESET] = {"preset", SB_PARAM_CHOICE, "internal",
-     "attempts, backoff, Retry-After and statuses retried",
-     "payment|analytics|external_api|internal", 0, 0},
+                  "attempts, backoff, Retry-After and statuses retried",
+                  "payment|analytics|external_api|internal", 0, 0},
     [P_MAX_ATTEMPTS] = {"max_attempts", SB_PARAM_INT, "0",
-     "attempts in all for reads; 0: the preset's", NULL, 0, ATTEMPTS_MAX},
-    [P_BASE] = {"base", SB_PARAM_DURATION, "0s", "backoff base; 0: the preset's", NULL, 0,
-     86400},
-    [P_CAP] = {"cap", SB_PARAM_DURATION, "0s", "largest backoff; 0: the preset's", NULL,
-     0, 86400},
-    [P_JITTER] = {"jitter", SB_PARAM_CHOICE, "full", "how the delay is randomised",
-     BACKOFF_JITTER_CHOICES, 0, 0},
-    [P_RATIO] = {"ratio", SB_PARAM_REAL, "0.5",
-     "ratio jitter: +/- this share (resilience4j randomizationFactor 0.5; "
-     "Polly 0.25)",
-     NULL, 0, 1},
+                        "attempts in all for reads; 0: the preset's", NULL, 0,
+                        ATTEMPTS_MAX},
+    [P_BASE] = {"base", SB_PARAM_DURATION, "0s",
+                "backoff base; 0: the preset's", NULL, 0, 86400},
+    [P_CAP] = {"cap", SB_PARAM_DURATION, "0s",
+               "largest backoff; 0: the preset's", NULL, 0, 86400},
+    [P_JITTER] = {"jitter", SB_PARAM_CHOICE, "full",
+                  "how the delay is randomised", BACKOFF_JITTER_CHOICES, 0, 0},
+    [P_RATIO] =
+        {"ratio", SB_PARAM_REAL, "0.5",
+         "ratio jitter: +/- this share (resilience4j randomizationFactor 0.5; "
+         "Polly 0.25)",
+         NULL, 0, 1},
     [P_WRITE_MAX_ATTEMPTS] = {"write_max_attempts", SB_PARAM_INT, "3",
-     "attempts in all for puts and posts, at most", NULL, 1, ATTEMPTS_MAX},
+                              "attempts in all for puts and posts, at most",
+                              NULL, 1, ATTEMPTS_MAX},
     [P_CRITICAL_EXTRA] = {"critical_extra", SB_PARAM_INT, "2",
-     "extra attempts for critical-path requests", NULL, 0, ATTEMPTS_MAX},
-    [P_CRITICAL_MAX_ATTEMPTS] = {"critical_max_attempts", SB_PARAM_INT, "7",
-     "attempts in all for critical-path requests, at most", NULL, 1,
-     ATTEMPTS_MAX},
-    [P_UNKNOWN_READ_RETRIES] = {"unknown_read_retries", SB_PARAM_INT, "2",
-     "retries of a read after an unknown error (500)", NULL, 0, ATTEMPTS_MAX},
+                          "extra attempts for critical-path requests", NULL, 0,
+                          ATTEMPTS_MAX},
+    [P_CRITICAL_MAX_ATTEMPTS] =
+        {"critical_max_attempts", SB_PARAM_INT, "7",
+         "attempts in all for critical-path requests, at most", NULL, 1,
+         ATTEMPTS_MAX},
+    [P_UNKNOWN_READ_RETRIES] =
+        {"unknown_read_retries", SB_PARAM_INT, "2",
+         "retries of a read after an unknown error (500)", NULL, 0,
+         ATTEMPTS_MAX},
     {0}};
 
-static int32_t classified_create(const sb_value *v, void **shared,
-                                 char *err, size_t errlen)
+static int32_t classified_create(const sb_value *v, void **shared, char *err,
+                                 size_t errlen)
 {
     classified *c = malloc(sizeof *c);
     if (c == NULL)

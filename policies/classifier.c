@@ -81,16 +81,16 @@ void classify_error(const sb_attempt *a, sb_error_class *cls,
 
 const char *classify_class_name(sb_error_class c)
 {
-    static const char *names[] = {"none",        "transient",
-                                  "permanent",   "data_defect",
-                                  "resource_exhaustion", "unknown"};
+    static const char *names[] = {
+        "none",        "transient",           "permanent",
+        "data_defect", "resource_exhaustion", "unknown"};
     return (unsigned)c < 6 ? names[c] : "?";
 }
 
 const char *classify_kind_name(sb_error_kind k)
 {
-    static const char *names[] = {"none", "timeout", "refused",
-                                  "reset", "http", "grpc"};
+    static const char *names[] = {"none",  "timeout", "refused",
+                                  "reset", "http",    "grpc"};
     return (unsigned)k < 6 ? names[k] : "?";
 }
 
@@ -101,13 +101,23 @@ const char *classify_defect_name(sb_defect d)
     return (unsigned)d < 4 ? names[d] : "?";
 }
 
-static const char *const grpc_names[] = {
-    "OK",                "CANCELLED",         "UNKNOWN",
-    "INVALID_ARGUMENT",  "DEADLINE_EXCEEDED", "NOT_FOUND",
-    "ALREADY_EXISTS",    "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
-    "FAILED_PRECONDITION", "ABORTED",         "OUT_OF_RANGE",
-    "UNIMPLEMENTED",     "INTERNAL",          "UNAVAILABLE",
-    "DATA_LOSS",         "UNAUTHENTICATED"};
+static const char *const grpc_names[] = {"OK",
+                                         "CANCELLED",
+                                         "UNKNOWN",
+                                         "INVALID_ARGUMENT",
+                                         "DEADLINE_EXCEEDED",
+                                         "NOT_FOUND",
+                                         "ALREADY_EXISTS",
+                                         "PERMISSION_DENIED",
+                                         "RESOURCE_EXHAUSTED",
+                                         "FAILED_PRECONDITION",
+                                         "ABORTED",
+                                         "OUT_OF_RANGE",
+                                         "UNIMPLEMENTED",
+                                         "INTERNAL",
+                                         "UNAVAILABLE",
+                                         "DATA_LOSS",
+                                         "UNAUTHENTICATED"};
 
 const char *classify_grpc_name(int code)
 {
@@ -157,8 +167,7 @@ int classify_as_grpc(const sb_attempt *a)
     case SB_ERR_HTTP:
         return http_as_grpc(a->status);
     case SB_ERR_GRPC:
-        return a->status >= 0 && a->status <= 16 ? a->status
-                                                 : SB_GRPC_UNKNOWN;
+        return a->status >= 0 && a->status <= 16 ? a->status : SB_GRPC_UNKNOWN;
     }
     return SB_GRPC_UNKNOWN;
 }

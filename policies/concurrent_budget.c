@@ -50,14 +50,17 @@ typedef struct cbud_req {
 enum { P_BUDGET_PERCENT, P_MIN_RETRY_CONCURRENCY };
 
 static const sb_param cbud_params[] = {
-    [P_BUDGET_PERCENT] = {"budget_percent", SB_PARAM_REAL, "20",
-     "active retries allowed, in % of active requests (Envoy)", NULL, 0, 100},
-    [P_MIN_RETRY_CONCURRENCY] = {"min_retry_concurrency", SB_PARAM_INT, "3",
-     "active retries allowed whatever the traffic (Envoy)", NULL, 0, 1e6},
+    [P_BUDGET_PERCENT] =
+        {"budget_percent", SB_PARAM_REAL, "20",
+         "active retries allowed, in % of active requests (Envoy)", NULL, 0,
+         100},
+    [P_MIN_RETRY_CONCURRENCY] =
+        {"min_retry_concurrency", SB_PARAM_INT, "3",
+         "active retries allowed whatever the traffic (Envoy)", NULL, 0, 1e6},
     {0}};
 
-static int32_t cbud_create(const sb_value *v, void **shared,
-                           char *err, size_t errlen)
+static int32_t cbud_create(const sb_value *v, void **shared, char *err,
+                           size_t errlen)
 {
     (void)err;
     (void)errlen;

@@ -54,18 +54,18 @@
  * requests' flags in the same bits (sim/request.c checks), so that its view
  * of a request copies them in one byte, not three bools. */
 enum {
-    DRIVER_KEYED = 1,          /* it carries an idempotency key */
-    DRIVER_CRITICAL = 2,       /* it is on a critical path */
-    DRIVER_HEDGE_PENDING = 16  /* a hedge's timer runs: one is still to
+    DRIVER_KEYED = 1,         /* it carries an idempotency key */
+    DRIVER_CRITICAL = 2,      /* it is on a critical path */
+    DRIVER_HEDGE_PENDING = 16 /* a hedge's timer runs: one is still to
                                   come */
 };
 
 /* What the host knows about one logical request. */
 typedef struct driver_request {
     int64_t start_ns;
-    int64_t deadline_ns; /* absolute; DRIVER_NO_DEADLINE when none */
-    int64_t timeout_ns;  /* the configured per-attempt timeout */
-    uint32_t attempts;   /* attempts sent so far */
+    int64_t deadline_ns;  /* absolute; DRIVER_NO_DEADLINE when none */
+    int64_t timeout_ns;   /* the configured per-attempt timeout */
+    uint32_t attempts;    /* attempts sent so far */
     uint32_t outstanding; /* attempts still awaited */
     sb_op op;
     uint8_t flags; /* DRIVER_ bits; any other bit set is ignored */
@@ -115,14 +115,14 @@ typedef struct driver_decided {
 /* The answer to "this attempt failed: what now?". */
 typedef struct driver_next {
     driver_step step;
-    int64_t delay_ns;       /* DRIVER_RETRY */
-    sb_outcome outcome;     /* DRIVER_END */
-    pstack_decision stack;  /* what the stack decided, before the limits */
-    sb_decision final;      /* what was finally decided (on_decision's) */
-    const char *limit;      /* the host limit that overrode the stack, or
+    int64_t delay_ns;      /* DRIVER_RETRY */
+    sb_outcome outcome;    /* DRIVER_END */
+    pstack_decision stack; /* what the stack decided, before the limits */
+    sb_decision final;     /* what was finally decided (on_decision's) */
+    const char *limit;     /* the host limit that overrode the stack, or
                                NULL: "the deadline has passed" ... */
-    sb_attempt attempt;     /* what the stack was shown */
-    driver_send hedge;      /* DRIVER_HEDGE: the hedge's send, allowed;
+    sb_attempt attempt;    /* what the stack was shown */
+    driver_send hedge;     /* DRIVER_HEDGE: the hedge's send, allowed;
                                otherwise hedge.send is false and the rest
                                is unset (unless a hedge was asked for) */
 } driver_next;
@@ -144,8 +144,7 @@ int driver_before_send(pstack *ps, const pstack_call *call,
  * Returns 0, or -1 when a layer broke the ABI contract.  (Inline, below.) */
 static inline int driver_on_failure(pstack *ps, const pstack_call *call,
                                     const driver_request *r, int64_t now,
-                                    const driver_result *res,
-                                    driver_next *out);
+                                    const driver_result *res, driver_next *out);
 /* An attempt succeeded; *a receives what the stack was shown. */
 void driver_on_success(pstack *ps, const pstack_call *call,
                        const driver_request *r, int64_t now,
@@ -225,9 +224,10 @@ driver_fill(sb_attempt *a, const driver_request *r, int64_t now,
 
 /* The attempt as it ended: the timeout it was sent with, not what is
  * left of it now. */
-SB_ALWAYS_INLINE static inline void
-driver_outcome(const driver_request *r, int64_t now, const driver_result *res,
-               sb_attempt *a)
+SB_ALWAYS_INLINE static inline void driver_outcome(const driver_request *r,
+                                                   int64_t now,
+                                                   const driver_result *res,
+                                                   sb_attempt *a)
 {
     driver_fill(a, r, now, res->number, res->hedge, res->sent_ns, res);
 }
@@ -276,12 +276,11 @@ static inline void driver_limits(const driver_request *r, int64_t now,
         }
         break;
     case SB_QUARANTINE:
-        driver_finalize(v, d, DRIVER_END, SB_OUTCOME_QUARANTINED,
-                        SB_QUARANTINE, NULL);
+        driver_finalize(v, d, DRIVER_END, SB_OUTCOME_QUARANTINED, SB_QUARANTINE,
+                        NULL);
         break;
     default:
-        driver_finalize(v, d, DRIVER_END, SB_OUTCOME_GAVE_UP, SB_GIVE_UP,
-                        NULL);
+        driver_finalize(v, d, DRIVER_END, SB_OUTCOME_GAVE_UP, SB_GIVE_UP, NULL);
         break;
     }
 }
@@ -290,8 +289,7 @@ static inline void driver_limits(const driver_request *r, int64_t now,
  * Returns 1 when it goes (*hedge is its allowed send), 0 when it does
  * not, -1 when a layer broke the ABI contract. */
 int driver_hedge_now(pstack *ps, const pstack_call *call,
-                     const driver_request *r, int64_t now,
-                     driver_send *hedge);
+                     const driver_request *r, int64_t now, driver_send *hedge);
 
 /* driver_on_failure with its answer in four parts: the attempt the stack
  * is shown (*a), its answer (*stack), the hedge sent at once (*hedge, set
@@ -324,8 +322,7 @@ driver_failure(pstack *ps, const pstack_call *call, const driver_request *r,
     if (hedged == 0)
         driver_limits(r, now, &stack->d, v);
     else
-        driver_finalize(v, &stack->d, DRIVER_HEDGE, SB_OUTCOME_GAVE_UP,
-                        SB_PASS,
+        driver_finalize(v, &stack->d, DRIVER_HEDGE, SB_OUTCOME_GAVE_UP, SB_PASS,
                         "the next hedge is sent at once (a non-fatal "
                         "failure)");
     if (pstack_hooks(ps) & PSTACK_HOOK_ON_DECISION) {
@@ -342,9 +339,9 @@ driver_failure(pstack *ps, const pstack_call *call, const driver_request *r,
  * answered, so the caller's need not be kept across its hook. */
 SB_ALWAYS_INLINE static inline int
 driver_failure_no_hedge_no_decision(pstack *ps, const pstack_call *call,
-                     const driver_request *r, int64_t now,
-                     const driver_result *res, sb_attempt *a,
-                     pstack_decision *stack, driver_decided *v)
+                                    const driver_request *r, int64_t now,
+                                    const driver_result *res, sb_attempt *a,
+                                    pstack_decision *stack, driver_decided *v)
 {
     assert(!(r->flags & DRIVER_HEDGE_PENDING));
     assert(!(pstack_hooks(ps) & PSTACK_HOOK_ON_DECISION));
@@ -357,9 +354,8 @@ driver_failure_no_hedge_no_decision(pstack *ps, const pstack_call *call,
 }
 
 SB_ALWAYS_INLINE static inline int
-driver_on_failure(pstack *ps, const pstack_call *call,
-                  const driver_request *r, int64_t now,
-                  const driver_result *res, driver_next *out)
+driver_on_failure(pstack *ps, const pstack_call *call, const driver_request *r,
+                  int64_t now, const driver_result *res, driver_next *out)
 {
     driver_decided v;
     out->hedge.send = false;

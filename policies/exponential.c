@@ -19,18 +19,22 @@ enum { P_BASE, P_MULTIPLIER, P_CAP, P_MAX_ATTEMPTS, P_JITTER, P_RATIO };
 
 static const sb_param expo_params[] = {
     [P_BASE] = {"base", SB_PARAM_DURATION, "100ms",
-     "first delay (median first delay for decorrelated_v2)", NULL, 0, 86400},
-    [P_MULTIPLIER] = {"multiplier", SB_PARAM_REAL, "2", "growth per attempt", NULL, 1, 100},
-    [P_CAP] = {"cap", SB_PARAM_DURATION, "20s", "largest delay", NULL, 0, 86400},
+                "first delay (median first delay for decorrelated_v2)", NULL, 0,
+                86400},
+    [P_MULTIPLIER] = {"multiplier", SB_PARAM_REAL, "2", "growth per attempt",
+                      NULL, 1, 100},
+    [P_CAP] = {"cap", SB_PARAM_DURATION, "20s", "largest delay", NULL, 0,
+               86400},
     [P_MAX_ATTEMPTS] = {"max_attempts", SB_PARAM_INT, "5",
-     "attempts in all, the first included",
-     NULL, 1, ATTEMPTS_MAX},
-    [P_JITTER] = {"jitter", SB_PARAM_CHOICE, "full", "how the delay is randomised",
-     BACKOFF_JITTER_CHOICES, 0, 0},
-    [P_RATIO] = {"ratio", SB_PARAM_REAL, "0.5",
-     "ratio jitter: +/- this share (resilience4j randomizationFactor 0.5; "
-     "Polly 0.25)",
-     NULL, 0, 1},
+                        "attempts in all, the first included", NULL, 1,
+                        ATTEMPTS_MAX},
+    [P_JITTER] = {"jitter", SB_PARAM_CHOICE, "full",
+                  "how the delay is randomised", BACKOFF_JITTER_CHOICES, 0, 0},
+    [P_RATIO] =
+        {"ratio", SB_PARAM_REAL, "0.5",
+         "ratio jitter: +/- this share (resilience4j randomizationFactor 0.5; "
+         "Polly 0.25)",
+         NULL, 0, 1},
     {0}};
 
 static int32_t expo_create(const sb_value *v, void **shared, char *err,

@@ -50,15 +50,18 @@ typedef struct hedge_req {
 enum { P_DELAY, P_MAX_HEDGED, P_NON_FATAL };
 
 static const sb_param hedge_params[] = {
-    [P_DELAY] = {"delay", SB_PARAM_DURATION, "2s",
-     "send a copy when an attempt has no answer after this (0: at once, as "
-     "gRPC's hedgingDelay 0)", NULL, 0, 86400},
+    [P_DELAY] =
+        {"delay", SB_PARAM_DURATION, "2s",
+         "send a copy when an attempt has no answer after this (0: at once, as "
+         "gRPC's hedgingDelay 0)",
+         NULL, 0, 86400},
     [P_MAX_HEDGED] = {"max_hedged", SB_PARAM_INT, "1",
-     "extra copies per request, at most", NULL, 1, 10},
-    [P_NON_FATAL] = {"non_fatal_status_codes", SB_PARAM_SET, "all",
-     "failures that send the next hedge at once; others stop hedging "
-     "(Polly: all; gRPC nonFatalStatusCodes: none by default)",
-     GRPC_CODE_CHOICES, 0, 0},
+                      "extra copies per request, at most", NULL, 1, 10},
+    [P_NON_FATAL] =
+        {"non_fatal_status_codes", SB_PARAM_SET, "all",
+         "failures that send the next hedge at once; others stop hedging "
+         "(Polly: all; gRPC nonFatalStatusCodes: none by default)",
+         GRPC_CODE_CHOICES, 0, 0},
     {0}};
 
 static int32_t hedge_create(const sb_value *v, void **shared, char *err,

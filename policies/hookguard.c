@@ -37,8 +37,7 @@ hookguard *hookguard_claim(void)
     hookguard *g = &overflow;
     for (int i = 0; i < HOOKGUARD_MAX_THREADS; i++) {
         bool free_slot = false;
-        if (atomic_compare_exchange_strong(&table[i].taken, &free_slot,
-                                           true)) {
+        if (atomic_compare_exchange_strong(&table[i].taken, &free_slot, true)) {
             g = &table[i];
             if (key != (pthread_key_t)-1)
                 pthread_setspecific(key, g);

@@ -47,20 +47,20 @@ typedef struct hookguard {
     _Atomic(const char *) context;  /* hookguard_set_context's, or NULL */
     _Atomic(const char *) run;      /* hookguard_set_run's, or NULL */
     _Atomic(const char *) rerun;
-    atomic_bool taken;              /* the slot belongs to a live thread */
+    atomic_bool taken; /* the slot belongs to a live thread */
 } hookguard;
 
 /* What a reader sees of one record. */
 typedef struct hookguard_snapshot {
-    int slot;                /* which record (for the watchdog) */
-    unsigned long entries;   /* odd: inside a hook */
-    const char *policy;      /* "sbt_segv"; NULL while the plug-in loads */
-    const char *origin;      /* the plug-in's path */
-    const char *hook;        /* "on_failure" */
-    double now_s;            /* simulated time, or HOOKGUARD_*_RUN */
-    const char *context;     /* NULL in a simulation */
-    const char *run;         /* "run 3 (policy 'x', seed 2)", or NULL */
-    const char *rerun;       /* a command that runs it alone, or NULL */
+    int slot;              /* which record (for the watchdog) */
+    unsigned long entries; /* odd: inside a hook */
+    const char *policy;    /* "sbt_segv"; NULL while the plug-in loads */
+    const char *origin;    /* the plug-in's path */
+    const char *hook;      /* "on_failure" */
+    double now_s;          /* simulated time, or HOOKGUARD_*_RUN */
+    const char *context;   /* NULL in a simulation */
+    const char *run;       /* "run 3 (policy 'x', seed 2)", or NULL */
+    const char *rerun;     /* a command that runs it alone, or NULL */
 } hookguard_snapshot;
 
 /* This thread's record; NULL until it first enters a plug-in hook. */

@@ -50,31 +50,44 @@ typedef enum plan_error {
     PLAN_TRANSIENT
 } plan_error;
 
-enum { P_MAX_ATTEMPTS, P_BASE, P_MULTIPLIER, P_CAP, P_JITTER, P_RETRY_AFTER, P_DEADLINE };
+enum {
+    P_MAX_ATTEMPTS,
+    P_BASE,
+    P_MULTIPLIER,
+    P_CAP,
+    P_JITTER,
+    P_RETRY_AFTER,
+    P_DEADLINE
+};
 
 static const sb_param plan_params[] = {
-    [P_MAX_ATTEMPTS] = {"max_attempts", SB_PARAM_INT, "4", "attempts in all, the first included",
-     NULL, 1, ATTEMPTS_MAX},
-    [P_BASE] = {"base", SB_PARAM_DURATION, "6s", "delay after the first attempt", NULL, 0,
-     86400},
-    [P_MULTIPLIER] = {"multiplier", SB_PARAM_REAL, "2", "growth per attempt", NULL, 1, 100},
-    [P_CAP] = {"cap", SB_PARAM_DURATION, "48s", "largest delay", NULL, 0, 86400},
-    [P_JITTER] = {"jitter", SB_PARAM_REAL, "0",
-     "bounded jitter: +/- this share of the delay, never above cap", NULL, 0,
-     1},
+    [P_MAX_ATTEMPTS] = {"max_attempts", SB_PARAM_INT, "4",
+                        "attempts in all, the first included", NULL, 1,
+                        ATTEMPTS_MAX},
+    [P_BASE] = {"base", SB_PARAM_DURATION, "6s",
+                "delay after the first attempt", NULL, 0, 86400},
+    [P_MULTIPLIER] = {"multiplier", SB_PARAM_REAL, "2", "growth per attempt",
+                      NULL, 1, 100},
+    [P_CAP] = {"cap", SB_PARAM_DURATION, "48s", "largest delay", NULL, 0,
+               86400},
+    [P_JITTER] =
+        {"jitter", SB_PARAM_REAL, "0",
+         "bounded jitter: +/- this share of the delay, never above cap", NULL,
+         0, 1},
     [P_RETRY_AFTER] = {"retry_after", SB_PARAM_BOOL, "false",
-     "wait at least the server's Retry-After", NULL, 0, 0},
-    [P_DEADLINE] = {"deadline", SB_PARAM_DURATION, "0s",
-     "stop when a retry would start this long after the start; 0: never", NULL,
-     0, 86400 * 30},
+                       "wait at least the server's Retry-After", NULL, 0, 0},
+    [P_DEADLINE] =
+        {"deadline", SB_PARAM_DURATION, "0s",
+         "stop when a retry would start this long after the start; 0: never",
+         NULL, 0, 86400 * 30},
     {0}};
 
-static int32_t plan_create(const sb_value *v, void **shared,
-                           char *err, size_t errlen)
+static int32_t plan_create(const sb_value *v, void **shared, char *err,
+                           size_t errlen)
 {
     if (v[P_CAP].d < v[P_BASE].d) {
-        snprintf(err, errlen, "cap (%gs) must be at least base (%gs)", v[P_CAP].d,
-                 v[P_BASE].d);
+        snprintf(err, errlen, "cap (%gs) must be at least base (%gs)",
+                 v[P_CAP].d, v[P_BASE].d);
         return -1;
     }
     plan *p = malloc(sizeof *p);

@@ -44,14 +44,13 @@ static int find_layer(const policy_setup *p, const char *name,
         return 0;
     sb_err why;
     policy_unknown(name, p->plugins, p->n_plugins, &why);
-    return err_set(e, "%s: %s (see 'stormbench policies')", origin,
-                   why.msg);
+    return err_set(e, "%s: %s (see 'stormbench policies')", origin, why.msg);
 }
 
 int policy_setup_build_at(const char *spec, const char *spec_origin,
-                          const char *const *plugin_paths,
-                       int n_plugins, const setting *settings,
-                       int n_settings, policy_setup *out, sb_err *e)
+                          const char *const *plugin_paths, int n_plugins,
+                          const setting *settings, int n_settings,
+                          policy_setup *out, sb_err *e)
 {
     memset(out, 0, sizeof *out);
     if (n_plugins > POLICY_SETUP_MAX_PLUGINS)
@@ -64,8 +63,10 @@ int policy_setup_build_at(const char *spec, const char *spec_origin,
         const char *name = plugin_policy(out->plugins[i])->name;
         for (int k = 0; k < i; k++)
             if (strcmp(plugin_policy(out->plugins[k])->name, name) == 0) {
-                err_set(e, "%s and %s both define policy '%s'; load one of "
-                        "them", plugin_path(out->plugins[k]),
+                err_set(e,
+                        "%s and %s both define policy '%s'; load one of "
+                        "them",
+                        plugin_path(out->plugins[k]),
                         plugin_path(out->plugins[i]), name);
                 goto fail;
             }
@@ -86,7 +87,8 @@ int policy_setup_build_at(const char *spec, const char *spec_origin,
     /* strtok would skip the empty name in "immediate+", "+immediate" and
      * "a++b" and run a stack the user did not write. */
     if (buf[0] == '+' || buf[len - 1] == '+' || strstr(buf, "++")) {
-        err_set(e, "%s: policy '%s' has an empty layer name; write a stack "
+        err_set(e,
+                "%s: policy '%s' has an empty layer name; write a stack "
                 "as names joined by '+', such as exponential+token_bucket",
                 spec_origin, spec);
         goto fail;
@@ -94,8 +96,8 @@ int policy_setup_build_at(const char *spec, const char *spec_origin,
     for (char *save = NULL, *tok = strtok_r(buf, "+", &save); tok;
          tok = strtok_r(NULL, "+", &save)) {
         if (n == PSTACK_MAX_LAYERS) {
-            err_set(e, "%s: policy '%s' has more than %d layers",
-                    spec_origin, spec, PSTACK_MAX_LAYERS);
+            err_set(e, "%s: policy '%s' has more than %d layers", spec_origin,
+                    spec, PSTACK_MAX_LAYERS);
             goto fail;
         }
         if (find_layer(out, tok, spec_origin, &layers[n++], e) != 0)
@@ -104,8 +106,10 @@ int policy_setup_build_at(const char *spec, const char *spec_origin,
          * but knows no file or flag). */
         for (int k = 0; k < n - 1; k++)
             if (layers[k].policy == layers[n - 1].policy) {
-                err_set(e, "%s: policy '%s' appears twice in the stack "
-                        "'%s'", spec_origin, tok, spec);
+                err_set(e,
+                        "%s: policy '%s' appears twice in the stack "
+                        "'%s'",
+                        spec_origin, tok, spec);
                 goto fail;
             }
     }
@@ -119,8 +123,8 @@ fail:
 }
 
 int policy_setup_build(const char *spec, const char *const *plugin_paths,
-                       int n_plugins, const setting *settings,
-                       int n_settings, policy_setup *out, sb_err *e)
+                       int n_plugins, const setting *settings, int n_settings,
+                       policy_setup *out, sb_err *e)
 {
     return policy_setup_build_at(spec, "--policy", plugin_paths, n_plugins,
                                  settings, n_settings, out, e);
@@ -136,14 +140,13 @@ void policy_setup_free(policy_setup *p)
 }
 
 int policy_setup_filter(const char *spec, const char *const *plugin_paths,
-                        int n_plugins, const setting *in, int n,
-                        setting *kept, int *n_kept, setting *dropped,
-                        int *n_dropped, sb_err *e)
+                        int n_plugins, const setting *in, int n, setting *kept,
+                        int *n_kept, setting *dropped, int *n_dropped,
+                        sb_err *e)
 {
     policy_setup ps;
     *n_kept = *n_dropped = 0;
-    if (policy_setup_build(spec, plugin_paths, n_plugins, NULL, 0, &ps, e) !=
-        0)
+    if (policy_setup_build(spec, plugin_paths, n_plugins, NULL, 0, &ps, e) != 0)
         return -1;
     for (int i = 0; i < n; i++) {
         if (pstack_has_param(ps.stack, &in[i]))

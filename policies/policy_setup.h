@@ -32,8 +32,8 @@ int policy_setup_build_at(const char *spec, const char *spec_origin,
                           policy_setup *out, sb_err *e);
 /* The same, with spec_origin "--policy". */
 int policy_setup_build(const char *spec, const char *const *plugin_paths,
-                       int n_plugins, const setting *settings,
-                       int n_settings, policy_setup *out, sb_err *e);
+                       int n_plugins, const setting *settings, int n_settings,
+                       policy_setup *out, sb_err *e);
 void policy_setup_free(policy_setup *p);
 
 /* "unknown policy 'expo' (did you mean 'exponential'?); known policies:
@@ -47,8 +47,8 @@ int policy_unknown(const char *name, plugin *const *plugins, int n_plugins,
  * in their order).  kept and dropped hold n each.  -1 when spec itself
  * does not build (the message in e). */
 int policy_setup_filter(const char *spec, const char *const *plugin_paths,
-                        int n_plugins, const setting *in, int n,
-                        setting *kept, int *n_kept, setting *dropped,
-                        int *n_dropped, sb_err *e);
+                        int n_plugins, const setting *in, int n, setting *kept,
+                        int *n_kept, setting *dropped, int *n_dropped,
+                        sb_err *e);
 
 #endif

@@ -76,15 +76,15 @@ static void list_params(const sb_policy *p, char *buf, size_t len)
     size_t used = 0;
     buf[0] = '\0';
     for (int i = 0; p->params && p->params[i].name && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s",
-                                 i ? ", " : "", p->params[i].name);
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+                                 p->params[i].name);
     if (buf[0] == '\0')
         snprintf(buf, len, "(none)");
 }
 
 /* Which layer and parameter a setting's key addresses. */
-static int resolve_key(const pstack *ps, const setting *s, int *li,
-                       int *pi, sb_err *e)
+static int resolve_key(const pstack *ps, const setting *s, int *li, int *pi,
+                       sb_err *e)
 {
     const char *dot = strchr(s->key, '.');
     if (dot) {
@@ -97,7 +97,8 @@ static int resolve_key(const pstack *ps, const setting *s, int *li,
             if (j < 0) {
                 char list[512];
                 list_params(p, list, sizeof list);
-                return err_set(e, "%s %s: policy '%s' has no parameter "
+                return err_set(e,
+                               "%s %s: policy '%s' has no parameter "
                                "'%s'; its parameters are: %s",
                                s->origin, s->key, p->name, dot + 1, list);
             }
@@ -114,11 +115,11 @@ static int resolve_key(const pstack *ps, const setting *s, int *li,
         if (j < 0)
             continue;
         if (found++)
-            return err_set(e, "%s %s: ambiguous in policy '%s'; write "
+            return err_set(e,
+                           "%s %s: ambiguous in policy '%s'; write "
                            "%s.%s or %s.%s",
-                           s->origin, s->key, ps->name,
-                           ps->layers[*li].p->name, s->key,
-                           ps->layers[i].p->name, s->key);
+                           s->origin, s->key, ps->name, ps->layers[*li].p->name,
+                           s->key, ps->layers[i].p->name, s->key);
         *li = i;
         *pi = j;
     }
@@ -129,8 +130,8 @@ static int resolve_key(const pstack *ps, const setting *s, int *li,
         list_params(ps->layers[0].p, list, sizeof list);
         return err_set(e, "%s %s: policy '%s' has no such parameter; %s%s",
                        s->origin, s->key, ps->name,
-                       list[0] == '(' ? "it has no parameters" :
-                                        "its parameters are: ",
+                       list[0] == '(' ? "it has no parameters"
+                                      : "its parameters are: ",
                        list[0] == '(' ? "" : list);
     }
     char all[1024];
@@ -142,8 +143,10 @@ static int resolve_key(const pstack *ps, const setting *s, int *li,
         used += (size_t)snprintf(all + used, sizeof all - used, "%s%s: %s",
                                  i ? "; " : "", ps->layers[i].p->name, list);
     }
-    return err_set(e, "%s %s: no layer of policy '%s' has this parameter "
-                   "(%s)", s->origin, s->key, ps->name, all);
+    return err_set(e,
+                   "%s %s: no layer of policy '%s' has this parameter "
+                   "(%s)",
+                   s->origin, s->key, ps->name, all);
 }
 
 static int set_text(layer *l, int j, const char *text, sb_err *e)
@@ -182,25 +185,26 @@ static int create_layer(pstack *ps, layer *l, sb_err *e)
     }
     if (rc != 0) {
         char who[320];
-        return err_set(e, "%s: %s", schema_describe(l->p, l->origin, who, sizeof who),
+        return err_set(e, "%s: %s",
+                       schema_describe(l->p, l->origin, who, sizeof who),
                        msg[0] ? msg : "create() failed");
     }
     enter(l, "process_state_size", HOOKGUARD_BEFORE_RUN);
-    l->psize = l->p->process_state_size ? l->p->process_state_size(l->shared)
-                                        : 0;
+    l->psize =
+        l->p->process_state_size ? l->p->process_state_size(l->shared) : 0;
     leave(l);
     enter(l, "client_state_size", HOOKGUARD_BEFORE_RUN);
-    l->csize = l->p->client_state_size ? l->p->client_state_size(l->shared)
-                                       : 0;
+    l->csize = l->p->client_state_size ? l->p->client_state_size(l->shared) : 0;
     leave(l);
     enter(l, "request_state_size", HOOKGUARD_BEFORE_RUN);
-    l->rsize = l->p->request_state_size ? l->p->request_state_size(l->shared)
-                                        : 0;
+    l->rsize =
+        l->p->request_state_size ? l->p->request_state_size(l->shared) : 0;
     leave(l);
     if (l->psize > PSTACK_MAX_STATE || l->csize > PSTACK_MAX_STATE ||
         l->rsize > PSTACK_MAX_STATE) {
         char who[320];
-        return err_set(e, "%s asks for %zu bytes of state per process, %zu "
+        return err_set(e,
+                       "%s asks for %zu bytes of state per process, %zu "
                        "per client and %zu per request; at most %d each",
                        schema_describe(l->p, l->origin, who, sizeof who),
                        l->psize, l->csize, l->rsize, PSTACK_MAX_STATE);
@@ -310,7 +314,8 @@ static bool layer_readonly(const layer *l)
 static int refuse_copy(const layer *l, sb_err *e)
 {
     char who[320];
-    return err_set(e, "%s keeps shared state that may change while it "
+    return err_set(e,
+                   "%s keeps shared state that may change while it "
                    "runs and has no clone hook, so a running simulation "
                    "that uses it cannot be copied (the risk estimate's "
                    "splitting branches runs that way).  Give its sb_policy "
@@ -396,7 +401,10 @@ void *pstack_layer_shared(const pstack *ps, int i)
     return ps->layers[i].shared;
 }
 
-const char *pstack_name(const pstack *ps) { return ps->name; }
+const char *pstack_name(const pstack *ps)
+{
+    return ps->name;
+}
 
 bool pstack_has_param(const pstack *ps, const setting *s)
 {
@@ -404,14 +412,16 @@ bool pstack_has_param(const pstack *ps, const setting *s)
     int li = 0, pi = 0;
     return resolve_key(ps, s, &li, &pi, &ignored) == 0;
 }
-int pstack_param_index(const pstack *ps, const setting *s, int *li,
-                       int *pi)
+int pstack_param_index(const pstack *ps, const setting *s, int *li, int *pi)
 {
     sb_err ignored;
     *li = *pi = 0;
     return resolve_key(ps, s, li, pi, &ignored) == 0 ? 0 : -1;
 }
-int pstack_layers(const pstack *ps) { return ps->n; }
+int pstack_layers(const pstack *ps)
+{
+    return ps->n;
+}
 const sb_policy *pstack_layer(const pstack *ps, int i)
 {
     return ps->layers[i].p;
@@ -429,12 +439,27 @@ bool pstack_has_before_send(const pstack *ps)
 {
     return (ps->hooks & PSTACK_HOOK_BEFORE_SEND) != 0;
 }
-unsigned pstack_hooks(const pstack *ps) { return ps->hooks; }
+unsigned pstack_hooks(const pstack *ps)
+{
+    return ps->hooks;
+}
 
-size_t pstack_process_state_size(const pstack *ps) { return ps->psize; }
-size_t pstack_client_state_size(const pstack *ps) { return ps->csize; }
-size_t pstack_request_state_size(const pstack *ps) { return ps->rsize; }
-const char *pstack_error(const pstack *ps) { return ps->error; }
+size_t pstack_process_state_size(const pstack *ps)
+{
+    return ps->psize;
+}
+size_t pstack_client_state_size(const pstack *ps)
+{
+    return ps->csize;
+}
+size_t pstack_request_state_size(const pstack *ps)
+{
+    return ps->rsize;
+}
+const char *pstack_error(const pstack *ps)
+{
+    return ps->error;
+}
 
 /* The reports a host may have no use for (a probe, `decide`) are no-ops,
  * never NULL: policy.h promises a plug-in every function sb_host's size
@@ -489,24 +514,25 @@ ctx_with(pstack *ps, const layer *l, const pstack_call *call,
 
 /* Layer l's context: its share of each state block, NULL where it keeps
  * none or the caller has none. */
-SB_ALWAYS_INLINE static inline sb_ctx
-ctx_for(pstack *ps, const layer *l, const pstack_call *call)
+SB_ALWAYS_INLINE static inline sb_ctx ctx_for(pstack *ps, const layer *l,
+                                              const pstack_call *call)
 {
-    return ctx_with(
-        ps, l, call,
-        l->psize && call->process_state ? (char *)call->process_state + l->poff
-                                        : NULL,
-        l->csize ? (char *)call->client_state + l->coff : NULL,
-        (l->rsize && call->request_state) ? (char *)call->request_state + l->roff
-                                          : NULL);
+    return ctx_with(ps, l, call,
+                    l->psize && call->process_state
+                        ? (char *)call->process_state + l->poff
+                        : NULL,
+                    l->csize ? (char *)call->client_state + l->coff : NULL,
+                    (l->rsize && call->request_state)
+                        ? (char *)call->request_state + l->roff
+                        : NULL);
 }
 
 /* Layer 0's context: its states open each block (its poff, coff and roff
  * are 0), so each is the caller's pointer when the layer has such state,
  * else NULL -- what ctx_for gives (p + 0, NULL when p is NULL), with one
  * test each instead of two, and no offsets to add. */
-SB_ALWAYS_INLINE static inline sb_ctx
-ctx_for_first(pstack *ps, const pstack_call *call)
+SB_ALWAYS_INLINE static inline sb_ctx ctx_for_first(pstack *ps,
+                                                    const pstack_call *call)
 {
     const layer *l = &ps->layers[0];
     return ctx_with(ps, l, call, l->psize ? call->process_state : NULL,
@@ -612,18 +638,21 @@ static int broken(pstack *ps, const layer *l, const char *fmt, ...)
 static int check_verdict(pstack *ps, const layer *l, const sb_verdict *v)
 {
     if (v->action != SB_SEND_ALLOW && v->action != SB_SEND_REFUSE)
-        return broken(ps, l, "returned an unknown send action %u from "
+        return broken(ps, l,
+                      "returned an unknown send action %u from "
                       "before_send (expected SB_SEND_ALLOW or "
-                      "SB_SEND_REFUSE)", v->action);
+                      "SB_SEND_REFUSE)",
+                      v->action);
     if (v->action == SB_SEND_REFUSE && v->refusal >= SB_REFUSAL_COUNT)
-        return broken(ps, l, "refused a send for an unknown reason %u "
+        return broken(ps, l,
+                      "refused a send for an unknown reason %u "
                       "(expected one of the SB_REFUSAL_ constants)",
                       v->refusal);
     return check_delay(ps, l, "before_send (hedge_after_s)", v->hedge_after_s);
 }
 
-int pstack_before_send(pstack *ps, const pstack_call *call,
-                       const sb_attempt *a, pstack_verdict *out)
+int pstack_before_send(pstack *ps, const pstack_call *call, const sb_attempt *a,
+                       pstack_verdict *out)
 {
     verdict_init(&out->v);
     out->layer = -1;
@@ -654,8 +683,7 @@ int pstack_before_send(pstack *ps, const pstack_call *call,
     return 0;
 }
 
-void pstack_on_success(pstack *ps, const pstack_call *call,
-                       const sb_attempt *a)
+void pstack_on_success(pstack *ps, const pstack_call *call, const sb_attempt *a)
 {
     if (!(ps->hooks & PSTACK_HOOK_ON_SUCCESS))
         return;
@@ -680,9 +708,11 @@ static inline int check_decision(pstack *ps, const layer *l,
                                  const sb_decision *d)
 {
     if (d->action > SB_QUARANTINE)
-        return broken(ps, l, "returned an unknown action %u from "
+        return broken(ps, l,
+                      "returned an unknown action %u from "
                       "on_failure (expected SB_PASS, SB_RETRY, "
-                      "SB_GIVE_UP or SB_QUARANTINE)", d->action);
+                      "SB_GIVE_UP or SB_QUARANTINE)",
+                      d->action);
     return check_delay(ps, l, "on_failure", d->delay_s);
 }
 
@@ -704,9 +734,10 @@ static void no_retry(pstack_decision *out)
  * maximum, which starts at 0.0, leaves it).  Most stacks have one layer
  * (every backoff policy alone), and the loop's bookkeeping was a large
  * part of a failure's cost for them. */
-SB_ALWAYS_INLINE static inline int
-on_failure_one(pstack *ps, const pstack_call *call, const sb_attempt *a,
-               pstack_decision *out)
+SB_ALWAYS_INLINE static inline int on_failure_one(pstack *ps,
+                                                  const pstack_call *call,
+                                                  const sb_attempt *a,
+                                                  pstack_decision *out)
 {
     const layer *l = &ps->layers[0];
     sb_ctx c = ctx_for_first(ps, call);
@@ -736,9 +767,8 @@ on_failure_one(pstack *ps, const pstack_call *call, const sb_attempt *a,
 }
 
 /* The general case: every layer asked, the answers combined. */
-SB_NOINLINE static int
-on_failure_all(pstack *ps, const pstack_call *call, const sb_attempt *a,
-               pstack_decision *out)
+SB_NOINLINE static int on_failure_all(pstack *ps, const pstack_call *call,
+                                      const sb_attempt *a, pstack_decision *out)
 {
     decision_init(&out->d);
     out->layer = -1;
@@ -782,9 +812,10 @@ on_failure_all(pstack *ps, const pstack_call *call, const sb_attempt *a,
  * build without): a one-layer stack's hook is then called straight from
  * the engine's failure path, with no call, frame and copies of its own
  * around it. */
-SB_ALWAYS_INLINE inline int
-pstack_on_failure(pstack *ps, const pstack_call *call, const sb_attempt *a,
-                  pstack_decision *out)
+SB_ALWAYS_INLINE inline int pstack_on_failure(pstack *ps,
+                                              const pstack_call *call,
+                                              const sb_attempt *a,
+                                              pstack_decision *out)
 {
     if (ps->n == 1)
         return on_failure_one(ps, call, a, out);
@@ -855,8 +886,7 @@ const char *pstack_refusal_name(sb_refusal r)
     }
 }
 
-const char *pstack_layer_scope(const pstack *ps, int i, char *buf,
-                               size_t len)
+const char *pstack_layer_scope(const pstack *ps, int i, char *buf, size_t len)
 {
     const layer *l = &ps->layers[i];
     if (l->p->scope)

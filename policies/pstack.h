@@ -57,8 +57,7 @@ const char *pstack_name(const pstack *ps);
 bool pstack_has_param(const pstack *ps, const setting *s);
 /* Which parameter setting s names (layer *li, its parameter *pi), as
  * pstack_create resolves it; -1 when it names none or more than one. */
-int pstack_param_index(const pstack *ps, const setting *s, int *li,
-                       int *pi);
+int pstack_param_index(const pstack *ps, const setting *s, int *li, int *pi);
 int pstack_layers(const pstack *ps);
 const sb_policy *pstack_layer(const pstack *ps, int i);
 /* The effective value of layer i's parameter j, as text ("100ms"). */
@@ -120,12 +119,12 @@ typedef struct pstack_verdict {
  * message is then in pstack_error(). */
 void pstack_process_init(pstack *ps, const pstack_call *call);
 void pstack_client_init(pstack *ps, const pstack_call *call);
-int pstack_before_send(pstack *ps, const pstack_call *call,
-                       const sb_attempt *a, pstack_verdict *out);
+int pstack_before_send(pstack *ps, const pstack_call *call, const sb_attempt *a,
+                       pstack_verdict *out);
 void pstack_on_success(pstack *ps, const pstack_call *call,
                        const sb_attempt *a);
-int pstack_on_failure(pstack *ps, const pstack_call *call,
-                      const sb_attempt *a, pstack_decision *out);
+int pstack_on_failure(pstack *ps, const pstack_call *call, const sb_attempt *a,
+                      pstack_decision *out);
 /* Tell every layer the final decision for the failure it just judged. */
 void pstack_on_decision(pstack *ps, const pstack_call *call,
                         const sb_attempt *a, const sb_decision *final);
@@ -168,8 +167,7 @@ const char *pstack_refusal_name(sb_refusal r);
 
 /* A layer's scope line ("per process: ..."), or what its state sizes at
  * the stack's parameters say when it has none. */
-const char *pstack_layer_scope(const pstack *ps, int i, char *buf,
-                               size_t len);
+const char *pstack_layer_scope(const pstack *ps, int i, char *buf, size_t len);
 
 /* The largest delay a policy may ask for (one day): anything longer is a
  * bug in the policy, not a plan. */

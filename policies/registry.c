@@ -96,8 +96,10 @@ int plugin_open(const char *path, plugin **out, sb_err *e)
         return err_set(e, "out of memory");
     /* A truncated path could name another file: refuse it instead. */
     if (strlen(path) + 2 >= sizeof p->path) {
-        err_set(e, "%.60s...: the plug-in's path is longer than %zu "
-                "characters", path, sizeof p->path - 3);
+        err_set(e,
+                "%.60s...: the plug-in's path is longer than %zu "
+                "characters",
+                path, sizeof p->path - 3);
         return refuse(p, e);
     }
     snprintf(p->path, sizeof p->path, "%s%s", strchr(path, '/') ? "" : "./",
@@ -115,15 +117,18 @@ int plugin_open(const char *path, plugin **out, sb_err *e)
     }
     void *sym = dlsym(p->handle, SB_PLUGIN_ENTRY_NAME);
     if (sym == NULL) {
-        err_set(e, "%s: not a stormbench policy plug-in: it exports no '%s' "
-                "function (see policies/examples/)", path,
-                SB_PLUGIN_ENTRY_NAME);
+        err_set(e,
+                "%s: not a stormbench policy plug-in: it exports no '%s' "
+                "function (see policies/examples/)",
+                path, SB_PLUGIN_ENTRY_NAME);
         return refuse(p, e);
     }
     if (!is_function(sym)) {
-        err_set(e, "%s: '%s' is data, not a function: export a function "
+        err_set(e,
+                "%s: '%s' is data, not a function: export a function "
                 "that returns a pointer to the plug-in's sb_policy (see "
-                "policies/examples/)", path, SB_PLUGIN_ENTRY_NAME);
+                "policies/examples/)",
+                path, SB_PLUGIN_ENTRY_NAME);
         return refuse(p, e);
     }
     sb_plugin_entry_fn entry;
@@ -135,16 +140,24 @@ int plugin_open(const char *path, plugin **out, sb_err *e)
     if (schema_check_policy(p->policy, path, e) != 0)
         return refuse(p, e);
     if (registry_find(p->policy->name)) {
-        err_set(e, "%s: plug-in policy '%s' has the name of a built-in "
-                "policy; rename it", path, p->policy->name);
+        err_set(e,
+                "%s: plug-in policy '%s' has the name of a built-in "
+                "policy; rename it",
+                path, p->policy->name);
         return refuse(p, e);
     }
     *out = p;
     return 0;
 }
 
-const sb_policy *plugin_policy(const plugin *p) { return p->policy; }
-const char *plugin_path(const plugin *p) { return p->path; }
+const sb_policy *plugin_policy(const plugin *p)
+{
+    return p->policy;
+}
+const char *plugin_path(const plugin *p)
+{
+    return p->path;
+}
 
 void plugin_close(plugin *p)
 {

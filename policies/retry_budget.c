@@ -42,16 +42,19 @@ enum { P_TTL, P_MIN_PER_S, P_PERCENT };
 
 static const sb_param budget_params[] = {
     [P_TTL] = {"ttl", SB_PARAM_DURATION, "10s",
-     "how long a request's deposit counts (Finagle: 1s to 60s)", NULL, 1, 60},
+               "how long a request's deposit counts (Finagle: 1s to 60s)", NULL,
+               1, 60},
     [P_MIN_PER_S] = {"min_per_s", SB_PARAM_INT, "10",
-     "retries per second allowed whatever the traffic", NULL, 0, 1e6},
-    [P_PERCENT] = {"percent", SB_PARAM_REAL, "0.2",
-     "retries per request allowed (Finagle percentCanRetry: 0.2 = 20%)", NULL,
-     0, 1000},
+                     "retries per second allowed whatever the traffic", NULL, 0,
+                     1e6},
+    [P_PERCENT] =
+        {"percent", SB_PARAM_REAL, "0.2",
+         "retries per request allowed (Finagle percentCanRetry: 0.2 = 20%)",
+         NULL, 0, 1000},
     {0}};
 
-static int32_t budget_create(const sb_value *v, void **shared,
-                             char *err, size_t errlen)
+static int32_t budget_create(const sb_value *v, void **shared, char *err,
+                             size_t errlen)
 {
     (void)err;
     (void)errlen;

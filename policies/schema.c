@@ -85,16 +85,21 @@ static int parse_set(const sb_param *p, const char *text, sb_value *v,
             end--;
         char name[64];
         if (end == 0 || end >= sizeof name)
-            return err_set(e, "expected a comma-separated list of %s (or "
-                           "'all', or nothing), got '%s'", p->choices, text);
+            return err_set(e,
+                           "expected a comma-separated list of %s (or "
+                           "'all', or nothing), got '%s'",
+                           p->choices, text);
         memcpy(name, c, end);
         name[end] = '\0';
         int idx = choice_index(p->choices, name);
         if (idx < 0 && strcmp(name, text) == 0)
-            return err_set(e, "expected a comma-separated list of %s (or "
-                           "'all', or nothing), got '%s'", p->choices, text);
+            return err_set(e,
+                           "expected a comma-separated list of %s (or "
+                           "'all', or nothing), got '%s'",
+                           p->choices, text);
         if (idx < 0)
-            return err_set(e, "expected a comma-separated list of %s (or "
+            return err_set(e,
+                           "expected a comma-separated list of %s (or "
                            "'all', or nothing), got '%s' in '%s'",
                            p->choices, name, text);
         v->i |= (int64_t)(UINT64_C(1) << idx);
@@ -105,14 +110,15 @@ static int parse_set(const sb_param *p, const char *text, sb_value *v,
     return 0;
 }
 
-static int check_range(const sb_param *p, double x, const char *text,
-                       sb_err *e)
+static int check_range(const sb_param *p, double x, const char *text, sb_err *e)
 {
     if (x >= p->min && x <= p->max)
         return 0;
     if (p->type == SB_PARAM_DURATION)
-        return err_set(e, "expected a duration from %.15gs to %.15gs, got "
-                       "'%s'", p->min, p->max, text);
+        return err_set(e,
+                       "expected a duration from %.15gs to %.15gs, got "
+                       "'%s'",
+                       p->min, p->max, text);
     return err_set(e, "expected a %s from %.15g to %.15g, got '%s'",
                    p->type == SB_PARAM_INT ? "whole number" : "number", p->min,
                    p->max, text);
@@ -150,8 +156,7 @@ int schema_parse_value(const sb_param *p, const char *text, sb_value *v,
     case SB_PARAM_CHOICE: {
         int idx = choice_index(p->choices, text);
         if (idx < 0)
-            return err_set(e, "expected one of %s, got '%s'", p->choices,
-                           text);
+            return err_set(e, "expected one of %s, got '%s'", p->choices, text);
         v->i = idx;
         return 0;
     }
@@ -174,13 +179,15 @@ static int check_header(const sb_policy *p, const char *origin, sb_err *e)
     else
         snprintf(who, sizeof who, "built-in policy table");
     if (p->abi_major != SB_POLICY_ABI_MAJOR)
-        return err_set(e, "%s built for policy ABI %u.%u, but this "
+        return err_set(e,
+                       "%s built for policy ABI %u.%u, but this "
                        "stormbench speaks policy ABI %d.%d: rebuild it "
                        "against this version's stormbench/policy.h",
                        who, p->abi_major, p->abi_minor, SB_POLICY_ABI_MAJOR,
                        SB_POLICY_ABI_MINOR);
     if (p->struct_size < SB_POLICY_MIN_SIZE)
-        return err_set(e, "%s has an sb_policy of %u bytes, shorter than "
+        return err_set(e,
+                       "%s has an sb_policy of %u bytes, shorter than "
                        "the %zu bytes of policy ABI %d.0: rebuild it "
                        "against this version's stormbench/policy.h",
                        who, p->struct_size, (size_t)SB_POLICY_MIN_SIZE,
@@ -199,8 +206,10 @@ int schema_check_policy(const sb_policy *p, const char *origin, sb_err *e)
     char who[320];
     schema_describe(p, origin, who, sizeof who);
     if (!valid_name(p->name))
-        return err_set(e, "%s: its name must be 1-32 characters of a-z, 0-9 "
-                       "and _", who);
+        return err_set(e,
+                       "%s: its name must be 1-32 characters of a-z, 0-9 "
+                       "and _",
+                       who);
     if (p->on_failure == NULL)
         return err_set(e, "%s: it has no on_failure hook", who);
     int n = schema_count_params(p);
@@ -216,17 +225,20 @@ int schema_check_policy(const sb_policy *p, const char *origin, sb_err *e)
             return err_set(e, "%s: choice parameter '%s' lists no choices", who,
                            q->name);
         if (q->type == SB_PARAM_SET && count_choices(q->choices) > 63)
-            return err_set(e, "%s: set parameter '%s' has more than 63 "
-                           "choices", who, q->name);
+            return err_set(e,
+                           "%s: set parameter '%s' has more than 63 "
+                           "choices",
+                           who, q->name);
         if (q->default_value == NULL)
             return err_set(e, "%s: parameter '%s' has no default", who,
                            q->name);
         sb_value v;
         sb_err inner;
         if (schema_parse_value(q, q->default_value, &v, &inner) != 0)
-            return err_set(e, "%s: the default of parameter '%s' is invalid: "
-                           "%s", who, q->name, inner.msg);
+            return err_set(e,
+                           "%s: the default of parameter '%s' is invalid: "
+                           "%s",
+                           who, q->name, inner.msg);
     }
     return 0;
 }
-

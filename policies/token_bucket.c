@@ -68,21 +68,27 @@ typedef struct tb {
 enum { P_MAX_TOKENS, P_TOKEN_RATIO, P_RETRYABLE, P_PUSHBACK, P_THROTTLING };
 
 static const sb_param tb_params[] = {
-    [P_MAX_TOKENS] = {"max_tokens", SB_PARAM_INT, "10",
-     "bucket size; retries stop at or below half of it (gRFC A6)", NULL, 1,
-     1000},
+    [P_MAX_TOKENS] =
+        {"max_tokens", SB_PARAM_INT, "10",
+         "bucket size; retries stop at or below half of it (gRFC A6)", NULL, 1,
+         1000},
     [P_TOKEN_RATIO] = {"token_ratio", SB_PARAM_REAL, "0.1",
-     "tokens a success adds back (3 decimals, as gRFC A6)", NULL, 0.001, 1000},
-    [P_RETRYABLE] = {"retryable_status_codes", SB_PARAM_SET,
-     "UNAVAILABLE,DEADLINE_EXCEEDED,RESOURCE_EXHAUSTED,ABORTED",
-     "gRPC retryableStatusCodes: retried, and cost a token; others are not "
-     "retried (gRPC requires the list; default: the classifier's transient)",
-     GRPC_CODE_CHOICES, 0, 0},
+                       "tokens a success adds back (3 decimals, as gRFC A6)",
+                       NULL, 0.001, 1000},
+    [P_RETRYABLE] =
+        {"retryable_status_codes", SB_PARAM_SET,
+         "UNAVAILABLE,DEADLINE_EXCEEDED,RESOURCE_EXHAUSTED,ABORTED",
+         "gRPC retryableStatusCodes: retried, and cost a token; others are not "
+         "retried (gRPC requires the list; default: the classifier's transient)",
+         GRPC_CODE_CHOICES, 0, 0},
     [P_PUSHBACK] = {"pushback", SB_PARAM_BOOL, "true",
-     "honour the server's grpc-retry-pushback-ms (gRPC does)", NULL, 0, 0},
-    [P_THROTTLING] = {"throttling", SB_PARAM_BOOL, "true",
-     "false: gRPC's retryPolicy without retryThrottling (the status check "
-     "and pushback alone, no bucket)", NULL, 0, 0},
+                    "honour the server's grpc-retry-pushback-ms (gRPC does)",
+                    NULL, 0, 0},
+    [P_THROTTLING] =
+        {"throttling", SB_PARAM_BOOL, "true",
+         "false: gRPC's retryPolicy without retryThrottling (the status check "
+         "and pushback alone, no bucket)",
+         NULL, 0, 0},
     {0}};
 
 static int32_t tb_create(const sb_value *v, void **shared, char *err,

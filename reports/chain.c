@@ -29,9 +29,9 @@ void chain_print(FILE *f, const sim *s)
     uint32_t n = sim_tiers(s);
     if (n == 0)
         return;
-    fprintf(f, "  %-20s %9s %10s %10s %9s %11s %10s %11s\n", "tiers",
-            "workers", "calls", "attempts", "per req.", "utilization",
-            "max queue", "wasted work");
+    fprintf(f, "  %-20s %9s %10s %10s %9s %11s %10s %11s\n", "tiers", "workers",
+            "calls", "attempts", "per req.", "utilization", "max queue",
+            "wasted work");
     for (uint32_t i = 0; i < n; i++) {
         sim_tier_summary t;
         sim_tier_summary_of(s, i, &t);
@@ -41,8 +41,9 @@ void chain_print(FILE *f, const sim *s)
         if (snprintf(name, sizeof name, "%s%s", t.name,
                      i == 0 ? " (top)" : "") >= (int)sizeof name)
             snprintf(name, sizeof name, "%.20s...", t.name);
-        fprintf(f, "    %-18s %9s %10" PRIu64 " %10" PRIu64
-                   " %9.2f %10.1f%% %10u %9.1f s\n",
+        fprintf(f,
+                "    %-18s %9s %10" PRIu64 " %10" PRIu64
+                " %9.2f %10.1f%% %10u %9.1f s\n",
                 name, w, t.calls, t.attempts, t.amplification,
                 100.0 * t.utilization, t.max_queue, t.wasted_work_s);
     }
@@ -84,9 +85,9 @@ void chain_json(jw *w, const void *ctx)
 }
 
 static const char *const columns[] = {
-    "calls", "attempts", "amplification", "busy_workers", "queue_len",
-    "max_queue", "rejections", "timeouts", "wasted_work_s", "successes",
-    "failures", "open_breakers"};
+    "calls",         "attempts",  "amplification", "busy_workers",
+    "queue_len",     "max_queue", "rejections",    "timeouts",
+    "wasted_work_s", "successes", "failures",      "open_breakers"};
 #define N_COLUMNS (sizeof columns / sizeof *columns)
 
 static void header(FILE *f, const sim *s)
@@ -113,11 +114,11 @@ static void row_columns(FILE *f, const sim *s, size_t row)
         }
         const metrics_bucket *b = &t.m->buckets[row];
         double width = (double)b->width_ns;
-        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%.4f,%.3f,%.3f,%u,%" PRIu64
-                   ",%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRId64,
+        fprintf(f,
+                ",%" PRIu64 ",%" PRIu64 ",%.4f,%.3f,%.3f,%u,%" PRIu64
+                ",%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRId64,
                 b->offered, b->attempts,
-                top->offered ? (double)b->attempts / (double)top->offered
-                             : 0.0,
+                top->offered ? (double)b->attempts / (double)top->offered : 0.0,
                 b->busy_ns / width, b->queue_ns / width, b->max_queue,
                 b->rejections, b->timeouts, (double)b->wasted_ns / 1e9,
                 b->successes, b->failures, b->open_breakers);
@@ -177,8 +178,8 @@ static void judge(const sim_tier_summary *t, int k, double limit,
 {
     bool amp = k == TIER_EXPECT_AMPLIFICATION_MIN ||
                k == TIER_EXPECT_AMPLIFICATION_MAX;
-    bool min = k == TIER_EXPECT_AMPLIFICATION_MIN ||
-               k == TIER_EXPECT_UTILIZATION_MIN;
+    bool min =
+        k == TIER_EXPECT_AMPLIFICATION_MIN || k == TIER_EXPECT_UTILIZATION_MIN;
     /* The nearest run-level kind: JSON writes the limit as a number. */
     r->kind = amp ? EXPECT_AMPLIFICATION_MAX : EXPECT_WASTED_MAX;
     r->unit = "";
@@ -197,8 +198,8 @@ static void judge(const sim_tier_summary *t, int k, double limit,
     } else {
         int d = expect_digits(100 * r->value, 100 * limit, 2, true);
         snprintf(r->explain, sizeof r->explain,
-                 "tier %.64s: utilization %.*f%% %s limit %.*f%%", t->name,
-                 d, 100 * r->value, verb, d, 100 * limit);
+                 "tier %.64s: utilization %.*f%% %s limit %.*f%%", t->name, d,
+                 100 * r->value, verb, d, 100 * limit);
     }
 }
 
@@ -215,8 +216,8 @@ int chain_expect_eval(const sim *s, expect_result *out,
             if (!tc->has_expect[k])
                 continue;
             /* A tier's name is under SIM_NAME_MAX (the loader's rule). */
-            snprintf(names[n], SIM_NAME_MAX + 32, "%.*s.%s",
-                     SIM_NAME_MAX - 1, tc->name, expect_keys[k]);
+            snprintf(names[n], SIM_NAME_MAX + 32, "%.*s.%s", SIM_NAME_MAX - 1,
+                     tc->name, expect_keys[k]);
             out[n].name = names[n];
             judge(&t, k, tc->expect[k], &out[n]);
             n++;

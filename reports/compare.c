@@ -18,11 +18,10 @@
 #include "runstore.h"
 
 const double compare_cdf_q[COMPARE_CDF_POINTS] = {
-    0.01,  0.025, 0.05,  0.075, 0.1,   0.125, 0.15,  0.175, 0.2,
-    0.225, 0.25,  0.275, 0.3,   0.325, 0.35,  0.375, 0.4,   0.425,
-    0.45,  0.475, 0.5,   0.525, 0.55,  0.575, 0.6,   0.625, 0.65,
-    0.675, 0.7,   0.725, 0.75,  0.775, 0.8,   0.825, 0.85,  0.875,
-    0.9,   0.925, 0.95,  0.975, 0.99,  0.999};
+    0.01,  0.025, 0.05,  0.075, 0.1,   0.125, 0.15,  0.175, 0.2,   0.225, 0.25,
+    0.275, 0.3,   0.325, 0.35,  0.375, 0.4,   0.425, 0.45,  0.475, 0.5,   0.525,
+    0.55,  0.575, 0.6,   0.625, 0.65,  0.675, 0.7,   0.725, 0.75,  0.775, 0.8,
+    0.825, 0.85,  0.875, 0.9,   0.925, 0.95,  0.975, 0.99,  0.999};
 
 /* Keys that differ from the summary's fields where the value does
  * (success_pct is the summary's success_ratio x 100), so runs.csv can
@@ -55,8 +54,7 @@ const compare_metric_info compare_phase_figures[CP_COUNT] = {
 
 const compare_metric_info compare_tier_figures[TF_COUNT] = {
     {"amplification", "attempts per request", "x", -1},
-    {"during_amplification", "attempts per request during the faults", "x",
-     -1},
+    {"during_amplification", "attempts per request during the faults", "x", -1},
     {"peak_amplification", "peak attempts per request", "x", -1},
     {"utilization_pct", "utilization", "%", 0},
     {"max_queue", "max queue", "", -1},
@@ -87,8 +85,8 @@ int compare_tier_lead_figure(const compare_result *r, uint32_t pt)
 {
     /* The faults are the scenario's: all runs of a point share them. */
     for (int i = 0; i < r->plan->n_policies; i++)
-        if (!isfinite(compare_tier_stat_at(r, pt, i, 0, TF_DURING_AMP)
-                          ->ci.mean))
+        if (!isfinite(
+                compare_tier_stat_at(r, pt, i, 0, TF_DURING_AMP)->ci.mean))
             return TF_AMPLIFICATION;
     return TF_DURING_AMP;
 }
@@ -97,7 +95,6 @@ const char *compare_tier_name(const compare_plan *p, uint32_t t)
 {
     return p->points[0].cfg.tiers[t].name;
 }
-
 
 /* ---- The plan ------------------------------------------------------------- */
 
@@ -186,23 +183,24 @@ int compare_claim_dir(const compare_plan *p, const char *dir, bool force,
         if (ok && fgets(name, sizeof name, f))
             name[strcspn(name, "\n")] = '\0';
         fclose(f);
-        bool same = ok && strncmp(magic, CLAIM_MAGIC, strlen(CLAIM_MAGIC)) ==
-                              0 &&
+        bool same = ok &&
+                    strncmp(magic, CLAIM_MAGIC, strlen(CLAIM_MAGIC)) == 0 &&
                     strncmp(id, "identity ", 9) == 0 &&
                     strncmp(id + 9, p->identity, 16) == 0;
         if (same)
             return 0; /* written already: emitted jobs share it */
         if (!force)
-            return err_set(e, "%s holds another comparison (%s): choose "
+            return err_set(e,
+                           "%s holds another comparison (%s): choose "
                            "another -o DIR, or add --force to replace its "
-                           "results", dir, name[0] ? name : "unreadable");
+                           "results",
+                           dir, name[0] ? name : "unreadable");
     }
     outfile o;
     if (outfile_open(&o, path, e) != 0)
         return -1;
     fprintf(o.f, "%s\nidentity %s\n%s, %d %s:", CLAIM_MAGIC, p->identity,
-            p->name, p->n_policies, p->n_policies == 1 ? "policy" :
-                                                          "policies");
+            p->name, p->n_policies, p->n_policies == 1 ? "policy" : "policies");
     for (int i = 0; i < p->n_policies; i++)
         fprintf(o.f, "%s %s", i ? "," : "", p->policies[i].label);
     for (int a = 0; a < p->n_axes; a++)
@@ -323,14 +321,13 @@ static void dirs_text(const char *const *dirs, int n, char *buf, size_t len)
                                  i ? ", " : "", dirs[i]);
 }
 
-void compare_run_name(const compare_plan *p, uint32_t r, char *buf,
-                      size_t len)
+void compare_run_name(const compare_plan *p, uint32_t r, char *buf, size_t len)
 {
     uint32_t pt, pol, sd;
     compare_run_at(p, r, &pt, &pol, &sd);
-    size_t used = (size_t)snprintf(
-        buf, len, "run %u: policy '%s', seed %llu", r, p->policies[pol].label,
-        (unsigned long long)(p->seed0 + sd));
+    size_t used = (size_t)snprintf(buf, len, "run %u: policy '%s', seed %llu",
+                                   r, p->policies[pol].label,
+                                   (unsigned long long)(p->seed0 + sd));
     for (int a = 0; a < p->n_axes && used < len; a++)
         used += (size_t)snprintf(buf + used, len - used, ", %s = %g%s",
                                  p->axes[a].key, p->points[pt].value[a],
@@ -350,8 +347,8 @@ static void name_steps(const compare_plan *p, compare_run *r)
 /* Every run of the plan into res->runs, from the saved records the
  * store indexed; what is missing or unusable is one error naming the
  * first of them and what to do. */
-static int load_runs(compare_result *res, runstore *st,
-                     const char *const *dirs, int n_dirs, sb_err *e)
+static int load_runs(compare_result *res, runstore *st, const char *const *dirs,
+                     int n_dirs, sb_err *e)
 {
     const compare_plan *p = res->plan;
     uint32_t n = compare_n_runs(p), missing = 0, bad = 0, first_missing = 0;
@@ -364,8 +361,10 @@ static int load_runs(compare_result *res, runstore *st,
          * keep them) cannot fill the tiers' tables: run it again. */
         uint32_t want = p->points[res->runs[r].point].cfg.n_tiers;
         if (rc == 0 && res->runs[r].n_tiers != want)
-            rc = err_set(&why, "saved without the scenario's %u tiers (by "
-                         "an older stormbench)", want);
+            rc = err_set(&why,
+                         "saved without the scenario's %u tiers (by "
+                         "an older stormbench)",
+                         want);
         if (rc == 0) {
             name_steps(p, &res->runs[r]);
             continue;
@@ -382,7 +381,8 @@ static int load_runs(compare_result *res, runstore *st,
         }
     }
     if (bad)
-        return err_set(e, "%s%s; run the same compare command again: it "
+        return err_set(e,
+                       "%s%s; run the same compare command again: it "
                        "runs what is missing or unusable again",
                        bad_why.msg,
                        bad > 1 ? " (and more saved runs like it)" : "");
@@ -390,7 +390,8 @@ static int load_runs(compare_result *res, runstore *st,
         char where[2048];
         dirs_text(dirs, n_dirs, where, sizeof where);
         compare_run_name(p, first_missing, name, sizeof name);
-        return err_set(e, "%u of %u runs are not saved in %s (the first: "
+        return err_set(e,
+                       "%u of %u runs are not saved in %s (the first: "
                        "%s); run the same compare command again, which "
                        "runs only what is missing, or its job with --run %u",
                        missing, n, where, name, first_missing);
@@ -419,7 +420,8 @@ static const compare_run *run_of(const compare_result *res, uint32_t pt,
 {
     const compare_plan *p = res->plan;
     return &res->runs[((size_t)pt * (size_t)p->n_policies + (size_t)pol) *
-                          p->n_seeds + sd];
+                          p->n_seeds +
+                      sd];
 }
 
 static void compute_stats(compare_result *res, double *v)
@@ -437,26 +439,25 @@ static void compute_stats(compare_result *res, double *v)
             for (int k = 0; k < PHASE_COUNT; k++)
                 for (int f = 0; f < CP_COUNT; f++) {
                     for (uint32_t sd = 0; sd < p->n_seeds; sd++)
-                        v[sd] = compare_phase_value(run_of(res, pt, pol, sd),
-                                                    k, f);
+                        v[sd] =
+                            compare_phase_value(run_of(res, pt, pol, sd), k, f);
                     stat_of(v, p->n_seeds, compare_phase_figures[f].unit,
-                            &res->phase_stat[(at * PHASE_COUNT + k) *
-                                                 CP_COUNT + f]);
+                            &res->phase_stat[(at * PHASE_COUNT + k) * CP_COUNT +
+                                             f]);
                 }
             for (uint32_t t = 0; t < res->n_tiers; t++)
                 for (int f = 0; f < TF_COUNT; f++) {
                     for (uint32_t sd = 0; sd < p->n_seeds; sd++)
-                        v[sd] = compare_tier_value(run_of(res, pt, pol, sd),
-                                                   t, f);
+                        v[sd] =
+                            compare_tier_value(run_of(res, pt, pol, sd), t, f);
                     stat_of(v, p->n_seeds, compare_tier_figures[f].unit,
-                            &res->tier_stat[(at * res->n_tiers + t) *
-                                                TF_COUNT + f]);
+                            &res->tier_stat[(at * res->n_tiers + t) * TF_COUNT +
+                                            f]);
                 }
         }
 }
 
-static int alloc_result(const compare_plan *p, compare_result **out,
-                        sb_err *e)
+static int alloc_result(const compare_plan *p, compare_result **out, sb_err *e)
 {
     compare_result *res = calloc(1, sizeof *res);
     size_t cells = (size_t)p->n_points * (size_t)p->n_policies;
@@ -465,14 +466,14 @@ static int alloc_result(const compare_plan *p, compare_result **out,
         res->runs = calloc(compare_n_runs(p) ? compare_n_runs(p) : 1,
                            sizeof *res->runs);
         res->stat = calloc(cells * CM_COUNT, sizeof *res->stat);
-        res->phase_stat = calloc(cells * PHASE_COUNT * CP_COUNT,
-                                 sizeof *res->phase_stat);
-        res->verdict = calloc((size_t)p->n_points * CM_COUNT,
-                              sizeof *res->verdict);
+        res->phase_stat =
+            calloc(cells * PHASE_COUNT * CP_COUNT, sizeof *res->phase_stat);
+        res->verdict =
+            calloc((size_t)p->n_points * CM_COUNT, sizeof *res->verdict);
         res->n_tiers = p->points[0].cfg.n_tiers;
-        res->tier_stat = calloc(cells * (res->n_tiers ? res->n_tiers : 1) *
-                                    TF_COUNT,
-                                sizeof *res->tier_stat);
+        res->tier_stat =
+            calloc(cells * (res->n_tiers ? res->n_tiers : 1) * TF_COUNT,
+                   sizeof *res->tier_stat);
     }
     if (res == NULL || !res->runs || !res->stat || !res->phase_stat ||
         !res->verdict || !res->tier_stat) {
@@ -488,8 +489,10 @@ int compare_load(const compare_plan *p, const char *const *dirs, int n_dirs,
 {
     *out = NULL;
     if (p->n_policies < 1 || p->n_seeds < 1 || p->n_points < 1)
-        return err_set(e, "an empty comparison: %d policies, %u seeds, %u "
-                       "points", p->n_policies, p->n_seeds, p->n_points);
+        return err_set(e,
+                       "an empty comparison: %d policies, %u seeds, %u "
+                       "points",
+                       p->n_policies, p->n_seeds, p->n_points);
     compare_result *res;
     if (alloc_result(p, &res, e) != 0)
         return -1;
@@ -557,8 +560,7 @@ int compare_series_bands(const compare_result *r, const char *const *dirs,
 {
     const compare_plan *p = r->plan;
     if (point >= p->n_points || policy < 0 || policy >= p->n_policies)
-        return err_set(e, "no point %u, policy %d in the plan", point,
-                       policy);
+        return err_set(e, "no point %u, policy %d in the plan", point, policy);
     uint32_t n = p->n_seeds;
     compare_series *all = malloc((size_t)n * sizeof *all);
     double *v = malloc((size_t)n * sizeof *v);
@@ -571,8 +573,8 @@ int compare_series_bands(const compare_result *r, const char *const *dirs,
     }
     uint32_t rows = 0;
     for (uint32_t s = 0; s < n && rc == 0; s++) {
-        uint32_t run = ((point * (uint32_t)p->n_policies) +
-                        (uint32_t)policy) * n + s;
+        uint32_t run =
+            ((point * (uint32_t)p->n_policies) + (uint32_t)policy) * n + s;
         int got = runstore_read(st, run, tmp, &all[s], e);
         if (got > 0) {
             char name[600];

@@ -63,8 +63,8 @@
 /* One policy entry as the user wrote it: "exponential+token_bucket" or
  * "exponential:jitter=full:base=10ms". */
 typedef struct compare_policy {
-    char label[160];    /* as written: the name used in every output */
-    char stack[128];    /* the policy stack: "exponential+token_bucket" */
+    char label[160]; /* as written: the name used in every output */
+    char stack[128]; /* the policy stack: "exponential+token_bucket" */
     /* Every parameter the stack gets, in order of precedence as
      * policy_setup applies them: the scenario's [policy] settings when the
      * stack is the scenario's own, then the entry's, then --param ones. */
@@ -74,14 +74,14 @@ typedef struct compare_policy {
 
 /* A swept key: FROM:TO:STEP, inclusive of TO when it falls on a step. */
 typedef struct compare_axis {
-    char key[96];        /* as written: "clients.rate", "fault.outage.
+    char key[96];          /* as written: "clients.rate", "fault.outage.
                             duration", or a policy parameter
                             "exponential.max_attempts" */
-    char unit[16];       /* the unit FROM was written with: "/s", "s",
+    char unit[16];         /* the unit FROM was written with: "/s", "s",
                             "ms", "" -- values are printed back in it */
     double from, to, step; /* in that unit */
-    uint32_t n;          /* values: floor((to - from) / step + 1e-9) + 1 */
-    bool policy_param;   /* the key is a policy parameter */
+    uint32_t n;            /* values: floor((to - from) / step + 1e-9) + 1 */
+    bool policy_param;     /* the key is a policy parameter */
 } compare_axis;
 
 /* The value of axis a at index i: from + i x step. */
@@ -105,8 +105,8 @@ typedef struct compare_point {
 } compare_point;
 
 typedef struct compare_plan {
-    char scenario[1024];     /* the file, as given */
-    char name[64];           /* [scenario] name */
+    char scenario[1024]; /* the file, as given */
+    char name[64];       /* [scenario] name */
     char description[512];
     /* Hex digest of everything that determines the runs: the scenario
      * file's bytes, --set overrides, every policy entry and parameter,
@@ -120,11 +120,11 @@ typedef struct compare_plan {
     char identity[17];
     compare_policy policies[COMPARE_MAX_POLICIES];
     int n_policies;
-    uint64_t seed0;          /* seeds seed0, seed0 + 1, ... */
+    uint64_t seed0; /* seeds seed0, seed0 + 1, ... */
     uint32_t n_seeds;
     compare_axis axes[COMPARE_MAX_AXES];
     int n_axes;
-    compare_point *points;   /* n_points, axis 0 varying fastest; owned by
+    compare_point *points; /* n_points, axis 0 varying fastest; owned by
                                 the caller */
     uint32_t n_points;
     char plugins[COMPARE_MAX_PLUGINS][1024];
@@ -163,13 +163,13 @@ typedef sim_phase compare_phase;
 
 /* Columns of a run's series (per second where it says so). */
 typedef enum compare_col {
-    CC_OFFERED,     /* requests/s */
-    CC_ATTEMPTS,    /* attempts/s */
-    CC_GOODPUT,     /* successes/s */
-    CC_QUEUE,       /* mean queue length */
-    CC_P99_MS,      /* successes' p99 latency, ms; NaN when none */
-    CC_DUPLICATES,  /* cumulative duplicate writes */
-    CC_REFUSED,     /* sends refused locally /s */
+    CC_OFFERED,    /* requests/s */
+    CC_ATTEMPTS,   /* attempts/s */
+    CC_GOODPUT,    /* successes/s */
+    CC_QUEUE,      /* mean queue length */
+    CC_P99_MS,     /* successes' p99 latency, ms; NaN when none */
+    CC_DUPLICATES, /* cumulative duplicate writes */
+    CC_REFUSED,    /* sends refused locally /s */
     CC_COUNT
 } compare_col;
 
@@ -184,15 +184,15 @@ extern const double compare_cdf_q[COMPARE_CDF_POINTS];
  * tiers keep their own [policy.NAME] stacks whatever the comparison's
  * policies are: those replace the clients' stack only. */
 typedef struct compare_tier {
-    uint64_t calls;            /* logical requests that reached it */
-    uint64_t attempts;         /* attempts sent to it */
-    double amplification;      /* attempts / the top's offered requests */
-    double peak_amplification; /* the largest of any bucket with offered
+    uint64_t calls;              /* logical requests that reached it */
+    uint64_t attempts;           /* attempts sent to it */
+    double amplification;        /* attempts / the top's offered requests */
+    double peak_amplification;   /* the largest of any bucket with offered
                                   requests at the top: attempts / offered */
     double during_amplification; /* over the buckets of the faults' phase
                                     (sum.phase[PHASE_DURING]): attempts /
                                     the top's offered; NaN without it */
-    double utilization;        /* mean busy workers / workers; 0 when
+    double utilization;          /* mean busy workers / workers; 0 when
                                   unlimited */
     uint32_t max_queue;
 } compare_tier;
@@ -210,16 +210,16 @@ typedef struct compare_run {
  * time-series pages only (so the result does not hold them all). */
 typedef struct compare_series {
     uint32_t n_rows;
-    double row_s;                    /* rows start at 0, row_s wide */
+    double row_s; /* rows start at 0, row_s wide */
     float v[COMPARE_ROWS][CC_COUNT];
 } compare_series;
 
 /* ---- Running ------------------------------------------------------------- */
 
 typedef struct compare_opts {
-    const char *dir;       /* saved runs go to dir/runs/ */
-    int jobs;              /* threads; 0: the number of online CPUs */
-    const uint32_t *only;  /* run just these (an emitted job), or NULL */
+    const char *dir;      /* saved runs go to dir/runs/ */
+    int jobs;             /* threads; 0: the number of online CPUs */
+    const uint32_t *only; /* run just these (an emitted job), or NULL */
     uint32_t n_only;
     /* Progress on this stream (stderr): a bar when it is a terminal
      * (runs done / total, runs/s, ETA), else a line every few seconds;
@@ -255,28 +255,28 @@ int compare_execute(const compare_plan *p, const compare_opts *o, sb_err *e);
 
 /* The metrics compared, in table order (appended to, never reordered). */
 typedef enum compare_metric {
-    CM_SUCCESS_RATIO,   /* % of requests that ended */
-    CM_AMPLIFICATION,   /* attempts / offered */
-    CM_PEAK_AMP,        /* largest bucket's attempts / offered */
-    CM_RECOVERY_S,      /* s after the last fault; NaN: not recovered */
-    CM_P99_MS,          /* successes' latency */
-    CM_DUPLICATES,      /* duplicate writes */
-    CM_QUARANTINED,     /* requests quarantined */
-    CM_WASTED_SHARE,    /* % of service time spent for nobody */
-    CM_COMPLETION_S,    /* arrival = once: when the last request ended;
+    CM_SUCCESS_RATIO, /* % of requests that ended */
+    CM_AMPLIFICATION, /* attempts / offered */
+    CM_PEAK_AMP,      /* largest bucket's attempts / offered */
+    CM_RECOVERY_S,    /* s after the last fault; NaN: not recovered */
+    CM_P99_MS,        /* successes' latency */
+    CM_DUPLICATES,    /* duplicate writes */
+    CM_QUARANTINED,   /* requests quarantined */
+    CM_WASTED_SHARE,  /* % of service time spent for nobody */
+    CM_COMPLETION_S,  /* arrival = once: when the last request ended;
                            NaN: not every request ended (Brooker's
                            hot-record study compares jitter by this and by
                            the work, amplification) */
     /* A pipeline's jobs (sim/pipeline.h): compared only when the
      * scenario has a pipeline (compare_metric_shown); NaN in a run
      * without one. */
-    CM_JOBS_COMPLETED,  /* % of jobs started that completed; NaN: none
+    CM_JOBS_COMPLETED,   /* % of jobs started that completed; NaN: none
                            started */
-    CM_JOBS_FAILED,     /* % of jobs started that failed, were
+    CM_JOBS_FAILED,      /* % of jobs started that failed, were
                            compensated or were left inconsistent */
-    CM_ALERTS_CRITICAL, /* critical alerts */
+    CM_ALERTS_CRITICAL,  /* critical alerts */
     CM_ITEMS_DUPLICATED, /* items committed again */
-    CM_JOB_BLOCKED_S,   /* s per job started spent waiting out retry
+    CM_JOB_BLOCKED_S,    /* s per job started spent waiting out retry
                            delays */
     CM_COUNT
 } compare_metric;
@@ -289,10 +289,10 @@ typedef enum compare_metric {
 bool compare_metric_shown(const compare_plan *p, compare_metric m);
 
 typedef struct compare_metric_info {
-    const char *key;    /* "success_pct": JSON and CSV */
-    const char *name;   /* "success ratio": tables */
-    const char *unit;   /* "%", "x", "s", "ms", "" */
-    int better;         /* +1 higher is better, -1 lower */
+    const char *key;  /* "success_pct": JSON and CSV */
+    const char *name; /* "success ratio": tables */
+    const char *unit; /* "%", "x", "s", "ms", "" */
+    int better;       /* +1 higher is better, -1 lower */
 } compare_metric_info;
 extern const compare_metric_info compare_metrics[CM_COUNT];
 
@@ -320,9 +320,9 @@ int compare_metric_failed(const compare_plan *p, const compare_run *r,
  * the cut interval is lo and hi, not mean -+ half_width.  Shares of
  * seeds (how many tipped) are Wilson intervals: compare_tipping. */
 typedef struct compare_stat {
-    stats_ci ci;          /* 95 %; lo and hi cut to the domain */
+    stats_ci ci; /* 95 %; lo and hi cut to the domain */
     double median;
-    uint32_t missing;     /* runs without a value (recovery: not
+    uint32_t missing; /* runs without a value (recovery: not
                              recovered, or not judged) */
 } compare_stat;
 
@@ -365,29 +365,29 @@ typedef struct compare_stat {
 #define COMPARE_SPARSE_COUNT 5.0
 
 typedef enum compare_test {
-    CT_NONE = 0,        /* identical on every seed, or not testable */
-    CT_PAIRED_T = 1,    /* the paired t test */
-    CT_SIGN = 2,        /* the exact sign test (sparse counts) */
-    CT_MCNEMAR = 4      /* the exact McNemar test on failures */
+    CT_NONE = 0,     /* identical on every seed, or not testable */
+    CT_PAIRED_T = 1, /* the paired t test */
+    CT_SIGN = 2,     /* the exact sign test (sparse counts) */
+    CT_MCNEMAR = 4   /* the exact McNemar test on failures */
 } compare_test;
 
 typedef struct compare_verdict {
-    int best;             /* policy index; -1: no values, or a tie */
-    bool significant;     /* best leads alone */
-    double p;             /* the adjusted p `significant` turns on: with
+    int best;         /* policy index; -1: no values, or a tie */
+    bool significant; /* best leads alone */
+    double p;         /* the adjusted p `significant` turns on: with
                              best alone, the largest against the others;
                              with other leaders, the smallest against them
                              (the nearest any came to separating); NaN
                              when nothing was tested */
-    int runner_up;        /* second in the ranking; -1 */
-    int n_leaders;        /* tied for best, best included; 0 with best -1 */
-    uint32_t leaders;     /* bit i: policy i is a leader */
+    int runner_up;    /* second in the ranking; -1 */
+    int n_leaders;    /* tied for best, best included; 0 with best -1 */
+    uint32_t leaders; /* bit i: policy i is a leader */
     int order[COMPARE_MAX_POLICIES]; /* the ranking, best first */
-    unsigned tests;       /* compare_test bits of the pairs the text cites */
+    unsigned tests; /* compare_test bits of the pairs the text cites */
     /* Significance groups per policy ("a", "ab", "b"); "" when every
      * policy shares one group (no pair differs) or there is no ranking. */
     char letters[COMPARE_MAX_POLICIES][8];
-    char text[1024];      /* "exponential+token_bucket: lowest p99 latency
+    char text[1024]; /* "exponential+token_bucket: lowest p99 latency
                              (412 ms vs 2310 ms for immediate, the next
                              best), significant (paired t, p < 0.001)" */
 } compare_verdict;
@@ -411,7 +411,7 @@ void compare_tests_text(unsigned tests, char *buf, size_t len);
  * policies whose tipping is bistable, metrics where no policy is
  * significantly better than another, metrics identical everywhere. */
 typedef struct compare_bottom {
-    int recommended;         /* -1: nothing separates the policies, or
+    int recommended; /* -1: nothing separates the policies, or
                                 only one */
     compare_metric figures[3];
     int n_figures;
@@ -434,7 +434,7 @@ void compare_tips_text(const struct compare_result *r, int pol, char *buf,
 
 typedef struct compare_result {
     const compare_plan *plan;
-    compare_run *runs;            /* compare_n_runs(plan), by run number */
+    compare_run *runs; /* compare_n_runs(plan), by run number */
     /* [point][policy][metric] */
     compare_stat *stat;
     /* [point][policy][phase][field]: the compare_phase fields
@@ -501,20 +501,20 @@ void compare_failures(const compare_result *r, uint32_t pt, int pol,
  * interval's top is z^2 / (n + z^2) = 3.84 / (n + 3.84), below 1/2 only
  * from n = 4: with 3 seeds or fewer no cell is called either way. */
 typedef enum compare_stability {
-    CS_UNJUDGED,   /* no run's recovery was judged (no fault, no baseline,
+    CS_UNJUDGED,  /* no run's recovery was judged (no fault, no baseline,
                       no room for the recovery window) */
-    CS_STABLE,     /* hi < 1/2 */
-    CS_BISTABLE,   /* lo <= 1/2 <= hi */
-    CS_METASTABLE  /* lo > 1/2 */
+    CS_STABLE,    /* hi < 1/2 */
+    CS_BISTABLE,  /* lo <= 1/2 <= hi */
+    CS_METASTABLE /* lo > 1/2 */
 } compare_stability;
 
 typedef struct compare_tipping {
-    uint32_t tipped;    /* seeds that did not recover */
-    uint32_t n;         /* seeds whose recovery was judged */
-    double share;       /* tipped / n; NaN when n = 0 */
-    double lo, hi;      /* Wilson 95 % interval of share; NaN when n = 0 */
+    uint32_t tipped; /* seeds that did not recover */
+    uint32_t n;      /* seeds whose recovery was judged */
+    double share;    /* tipped / n; NaN when n = 0 */
+    double lo, hi;   /* Wilson 95 % interval of share; NaN when n = 0 */
     compare_stability stability;
-    bool bistable;      /* stability == CS_BISTABLE */
+    bool bistable; /* stability == CS_BISTABLE */
 } compare_tipping;
 
 /* The tipping of policy pol at point pt (every seed's run of it). */
@@ -540,7 +540,9 @@ static inline const compare_stat *compare_stat_at(const compare_result *r,
                                                   compare_metric m)
 {
     return &r->stat[((size_t)point * (size_t)r->plan->n_policies +
-                     (size_t)policy) * CM_COUNT + m];
+                     (size_t)policy) *
+                        CM_COUNT +
+                    m];
 }
 
 /* The figures of the per-phase table (CP_*): key, name, unit, which way
@@ -553,34 +555,40 @@ extern const compare_metric_info compare_phase_figures[CP_COUNT];
 double compare_phase_value(const compare_run *r, compare_phase_kind k,
                            int field);
 
-static inline const compare_stat *compare_phase_stat_at(
-    const compare_result *r, uint32_t point, int policy,
-    compare_phase_kind k, int field)
+static inline const compare_stat *
+compare_phase_stat_at(const compare_result *r, uint32_t point, int policy,
+                      compare_phase_kind k, int field)
 {
     return &r->phase_stat[(((size_t)point * (size_t)r->plan->n_policies +
-                            (size_t)policy) * PHASE_COUNT + k) * CP_COUNT +
+                            (size_t)policy) *
+                               PHASE_COUNT +
+                           k) *
+                              CP_COUNT +
                           field];
 }
 
-static inline const compare_stat *compare_tier_stat_at(
-    const compare_result *r, uint32_t point, int policy, uint32_t tier,
-    int f)
+static inline const compare_stat *compare_tier_stat_at(const compare_result *r,
+                                                       uint32_t point,
+                                                       int policy,
+                                                       uint32_t tier, int f)
 {
     return &r->tier_stat[(((size_t)point * (size_t)r->plan->n_policies +
-                           (size_t)policy) * r->n_tiers + tier) * TF_COUNT +
+                           (size_t)policy) *
+                              r->n_tiers +
+                          tier) *
+                             TF_COUNT +
                          (size_t)f];
 }
 
-static inline const compare_verdict *compare_verdict_of(
-    const compare_result *r, uint32_t point, compare_metric m)
+static inline const compare_verdict *
+compare_verdict_of(const compare_result *r, uint32_t point, compare_metric m)
 {
     return &r->verdict[(size_t)point * CM_COUNT + m];
 }
 
 /* "run 17: policy 'immediate', seed 3, clients.count = 50": run r, as
  * messages name it. */
-void compare_run_name(const compare_plan *p, uint32_t r, char *buf,
-                      size_t len);
+void compare_run_name(const compare_plan *p, uint32_t r, char *buf, size_t len);
 
 /* Work out the verdict of metric m at a point from r's runs (compare_load
  * does it for every point and metric).  -1 and e set when out of
@@ -658,7 +666,6 @@ int compare_write_csv(const compare_result *r, const char *path, sb_err *e);
  * point) and the verdicts, in Markdown for a pull request. */
 int compare_write_md(const compare_result *r, const char *path, sb_err *e);
 /* The same figures as summary.md, and the plan, in JSON. */
-int compare_write_json(const compare_result *r, const char *path,
-                       sb_err *e);
+int compare_write_json(const compare_result *r, const char *path, sb_err *e);
 
 #endif

@@ -22,11 +22,10 @@
 /* The metrics, most important first: the order of the figures and of
  * the tie-break. */
 static const compare_metric importance[CM_COUNT] = {
-    CM_SUCCESS_RATIO,    CM_JOBS_COMPLETED, CM_RECOVERY_S,
-    CM_JOBS_FAILED,      CM_COMPLETION_S,   CM_P99_MS,
-    CM_DUPLICATES,       CM_ITEMS_DUPLICATED, CM_ALERTS_CRITICAL,
-    CM_AMPLIFICATION,    CM_PEAK_AMP,       CM_WASTED_SHARE,
-    CM_QUARANTINED,      CM_JOB_BLOCKED_S};
+    CM_SUCCESS_RATIO,   CM_JOBS_COMPLETED, CM_RECOVERY_S, CM_JOBS_FAILED,
+    CM_COMPLETION_S,    CM_P99_MS,         CM_DUPLICATES, CM_ITEMS_DUPLICATED,
+    CM_ALERTS_CRITICAL, CM_AMPLIFICATION,  CM_PEAK_AMP,   CM_WASTED_SHARE,
+    CM_QUARANTINED,     CM_JOB_BLOCKED_S};
 
 typedef struct text {
     char *buf;
@@ -84,8 +83,7 @@ static void figure_at(const compare_result *r, uint32_t pt, int pol,
     compare_tipping t;
     compare_tipping_of(r, pt, pol, &t);
     if (t.n > 0 && t.tipped == t.n)
-        snprintf(buf, len, "never recovered (%u of %u seeds)", t.tipped,
-                 t.n);
+        snprintf(buf, len, "never recovered (%u of %u seeds)", t.tipped, t.n);
     else if (t.tipped > 0)
         snprintf(buf, len, "%s over the %u of %u seeds that recovered", v,
                  t.n - t.tipped, t.n);
@@ -103,9 +101,8 @@ static void figure(const compare_result *r, uint32_t pt, int pol,
  * one that is not): as the verdicts do, with as many more decimals as it
  * takes to print them apart (up to four more), never "99.9 % against
  * 99.9 %"; at three digits when even that does not tell them apart. */
-static void figures_apart(const compare_result *r, uint32_t pt, int p1,
-                          int p2, compare_metric m, char *a, char *b,
-                          size_t len)
+static void figures_apart(const compare_result *r, uint32_t pt, int p1, int p2,
+                          compare_metric m, char *a, char *b, size_t len)
 {
     figure(r, pt, p1, m, a, len);
     figure(r, pt, p2, m, b, len);
@@ -149,11 +146,9 @@ static int recommend(const compare_result *r, uint32_t pt, int *n_sep,
             continue;
         }
         for (int i = 0; i < CM_COUNT; i++) {
-            const compare_verdict *v = compare_verdict_of(r, pt,
-                                                          importance[i]);
+            const compare_verdict *v = compare_verdict_of(r, pt, importance[i]);
             if (!compare_metric_shown(p, importance[i]) ||
-                !separates(v, p->n_policies) ||
-                leads(v, pol) == leads(v, best))
+                !separates(v, p->n_policies) || leads(v, pol) == leads(v, best))
                 continue;
             if (leads(v, pol))
                 best = pol;
@@ -166,8 +161,8 @@ static int recommend(const compare_result *r, uint32_t pt, int *n_sep,
 
 /* "success ratio 96.5 % against 86.5 % for X, the best of the rest",
  * naming the other leaders it ties with. */
-static void say_figure(text *t, const compare_result *r, uint32_t pt,
-                       int pol, compare_metric m)
+static void say_figure(text *t, const compare_result *r, uint32_t pt, int pol,
+                       compare_metric m)
 {
     const compare_plan *p = r->plan;
     const compare_verdict *v = compare_verdict_of(r, pt, m);
@@ -189,7 +184,9 @@ static void say_figure(text *t, const compare_result *r, uint32_t pt,
             continue;
         figure(r, pt, o, m, b, sizeof b);
         put(t, "%s%s (%s)",
-            tied == 0 ? ", tied with " : tied == n_tied - 1 ? " and " : ", ",
+            tied == 0            ? ", tied with "
+            : tied == n_tied - 1 ? " and "
+                                 : ", ",
             p->policies[o].label, b);
         tied++;
     }
@@ -205,32 +202,29 @@ static void tier_number(const compare_result *r, uint32_t pt, int pol,
                         size_t len)
 {
     compare_numbers n;
-    compare_stat_numbers_at(compare_tier_stat_at(r, pt, pol, tier, f),
-                            decimals, &n);
+    compare_stat_numbers_at(compare_tier_stat_at(r, pt, pol, tier, f), decimals,
+                            &n);
     snprintf(buf, len, "%s", n.mean[0] ? n.mean : "no value");
 }
 
 /* The tier figures of n policies into out[], with one number of
  * decimals: the default's, or as many more (up to four) as it takes to
  * print apart every two whose means differ. */
-static void tier_numbers(const compare_result *r, uint32_t pt,
-                         const int *pols, int n, uint32_t tier, int f,
-                         char out[][64])
+static void tier_numbers(const compare_result *r, uint32_t pt, const int *pols,
+                         int n, uint32_t tier, int f, char out[][64])
 {
-    int d0 = compare_stat_decimals(compare_tier_stat_at(r, pt, pols[0],
-                                                        tier, f));
+    int d0 =
+        compare_stat_decimals(compare_tier_stat_at(r, pt, pols[0], tier, f));
     for (int d = d0; d <= d0 + 4; d++) {
         bool apart = true;
         for (int i = 0; i < n; i++)
-            tier_number(r, pt, pols[i], tier, f, d == d0 ? -1 : d, out[i],
-                        64);
+            tier_number(r, pt, pols[i], tier, f, d == d0 ? -1 : d, out[i], 64);
         for (int i = 0; i < n; i++)
             for (int j = i + 1; j < n; j++)
-                apart &= strcmp(out[i], out[j]) != 0 ||
-                         compare_tier_stat_at(r, pt, pols[i], tier, f)
-                                 ->ci.mean ==
-                             compare_tier_stat_at(r, pt, pols[j], tier, f)
-                                 ->ci.mean;
+                apart &=
+                    strcmp(out[i], out[j]) != 0 ||
+                    compare_tier_stat_at(r, pt, pols[i], tier, f)->ci.mean ==
+                        compare_tier_stat_at(r, pt, pols[j], tier, f)->ci.mean;
         if (apart)
             return;
     }
@@ -331,8 +325,10 @@ static void say_tiers(text *t, const compare_result *r, uint32_t pt, int pol)
         tier_numbers(r, pt, c.pol, c.n, tier, f, v);
         for (int i = 0; i < c.n; i++) {
             put(t, "%s%s%s%s with %s",
-                i == 0 ? "" : i == 1 ? ", against " : i == c.n - 1 ? " and "
-                                                                   : ", ",
+                i == 0         ? ""
+                : i == 1       ? ", against "
+                : i == c.n - 1 ? " and "
+                               : ", ",
                 v[i], i == 0 ? " attempts" : "", i == 0 ? during : "",
                 p->policies[c.pol[i]].label);
             if (c.role[i][0])
@@ -345,8 +341,7 @@ static void say_tiers(text *t, const compare_result *r, uint32_t pt, int pol)
 
 /* Metrics the recommended policy is significantly worse on: what it
  * costs, and who does better. */
-static void say_costs(text *t, const compare_result *r, uint32_t pt,
-                      int pol)
+static void say_costs(text *t, const compare_result *r, uint32_t pt, int pol)
 {
     const compare_plan *p = r->plan;
     int n = 0;
@@ -368,8 +363,7 @@ static void say_costs(text *t, const compare_result *r, uint32_t pt,
 
 /* Ties of the recommended policy, bistable policies, and the metrics
  * where no policy stands out. */
-static void say_caveats(text *t, const compare_result *r, uint32_t pt,
-                        int pol)
+static void say_caveats(text *t, const compare_result *r, uint32_t pt, int pol)
 {
     const compare_plan *p = r->plan;
     char ties[400] = "", flat[400] = "", noise[400] = "", bist[600] = "";
@@ -390,8 +384,7 @@ static void say_caveats(text *t, const compare_result *r, uint32_t pt,
                     put(&tt, "%s %s", k++ ? "," : "",
                         p->policies[v->order[j]].label);
             put(&tt, ")");
-        }
-        else if (v->best < 0 && strncmp(v->text, "no difference", 13) == 0)
+        } else if (v->best < 0 && strncmp(v->text, "no difference", 13) == 0)
             put(&tf, "%s%s", tf.used ? ", " : "", compare_metrics[m].name);
         else if (v->best >= 0 && v->n_leaders == p->n_policies &&
                  p->n_policies > 1)
@@ -401,10 +394,11 @@ static void say_caveats(text *t, const compare_result *r, uint32_t pt,
         compare_tipping tp;
         compare_tipping_of(r, pt, i, &tp);
         if (tp.bistable)
-            put(&tb, "%s%s (%u of %u seeds did not recover, 95 %% CI "
-                "%.0f\xe2\x80\x93%.0f %%)", tb.used ? ", " : "",
-                p->policies[i].label, tp.tipped, tp.n, 100.0 * tp.lo,
-                100.0 * tp.hi);
+            put(&tb,
+                "%s%s (%u of %u seeds did not recover, 95 %% CI "
+                "%.0f\xe2\x80\x93%.0f %%)",
+                tb.used ? ", " : "", p->policies[i].label, tp.tipped, tp.n,
+                100.0 * tp.lo, 100.0 * tp.hi);
     }
     if (!ties[0] && !noise[0] && !bist[0] && !flat[0])
         return;
@@ -412,16 +406,19 @@ static void say_caveats(text *t, const compare_result *r, uint32_t pt,
     if (ties[0])
         put(t, " it ties with another policy on %s;", ties);
     if (bist[0])
-        put(t, " not shown stable nor metastable over these seeds (the "
-               "95 %% interval of the share that did not recover holds "
-               "\xc2\xbd: some seeds tipped, or too few agreed to tell): "
-               "%s;", bist);
+        put(t,
+            " not shown stable nor metastable over these seeds (the "
+            "95 %% interval of the share that did not recover holds "
+            "\xc2\xbd: some seeds tipped, or too few agreed to tell): "
+            "%s;",
+            bist);
     if (noise[0])
-        put(t, " no policy is significantly better than another on %s "
-               "(more seeds may tell);", noise);
+        put(t,
+            " no policy is significantly better than another on %s "
+            "(more seeds may tell);",
+            noise);
     if (flat[0])
-        put(t, " every policy gives the same value on every seed on %s;",
-            flat);
+        put(t, " every policy gives the same value on every seed on %s;", flat);
     t->buf[t->used - 1] = '.';
 }
 
@@ -441,9 +438,11 @@ void compare_bottom_line(const compare_result *r, uint32_t pt,
     int pol = recommend(r, pt, &n_sep, &n_led);
     out->recommended = pol;
     if (pol < 0) {
-        put(&t, "No policy is significantly better than another on any "
-                "metric over these %u seeds: nothing to recommend yet (more "
-                "seeds may tell).", p->n_seeds);
+        put(&t,
+            "No policy is significantly better than another on any "
+            "metric over these %u seeds: nothing to recommend yet (more "
+            "seeds may tell).",
+            p->n_seeds);
         say_tiers(&t, r, pt, -1);
         say_caveats(&t, r, pt, -1);
         return;
@@ -451,12 +450,13 @@ void compare_bottom_line(const compare_result *r, uint32_t pt,
     int alone = 0;
     for (int m = 0; m < CM_COUNT; m++) {
         const compare_verdict *v = compare_verdict_of(r, pt, m);
-        alone += compare_metric_shown(p, m) &&
-                 separates(v, p->n_policies) && v->n_leaders == 1 &&
-                 v->best == pol;
+        alone += compare_metric_shown(p, m) && separates(v, p->n_policies) &&
+                 v->n_leaders == 1 && v->best == pol;
     }
-    put(&t, "Recommended: %s. It is the best, or not significantly worse "
-            "than the best, on ", p->policies[pol].label);
+    put(&t,
+        "Recommended: %s. It is the best, or not significantly worse "
+        "than the best, on ",
+        p->policies[pol].label);
     if (n_led == n_sep && n_sep == 1)
         put(&t, "the one metric that separates the policies");
     else if (n_led == n_sep)
@@ -495,8 +495,8 @@ static void put_values(text *t, const compare_plan *p, uint32_t from,
     if (from == to)
         put(t, "at %.10g%s", p->points[from].value[0], ax->unit);
     else
-        put(t, "from %.10g%s to %.10g%s", p->points[from].value[0],
-            ax->unit, p->points[to].value[0], ax->unit);
+        put(t, "from %.10g%s to %.10g%s", p->points[from].value[0], ax->unit,
+            p->points[to].value[0], ax->unit);
 }
 
 /* Seeds that tipped, value by value, runs of equal counts together:
@@ -533,8 +533,7 @@ static bool put_counts(text *t, const compare_result *r, int pol)
     return any;
 }
 
-void compare_tips_text(const compare_result *r, int pol, char *buf,
-                       size_t len)
+void compare_tips_text(const compare_result *r, int pol, char *buf, size_t len)
 {
     const compare_plan *p = r->plan;
     text t = {buf, len, 0};
@@ -542,8 +541,9 @@ void compare_tips_text(const compare_result *r, int pol, char *buf,
     put(&t, "%s, seeds that never recovered: ", p->policies[pol].label);
     if (!put_counts(&t, r, pol)) {
         t.used = 0;
-        put(&t, "%s: recovery was not judged at any value (no fault, no "
-                "baseline before it, or no room after it)",
+        put(&t,
+            "%s: recovery was not judged at any value (no fault, no "
+            "baseline before it, or no room after it)",
             p->policies[pol].label);
         return;
     }
@@ -564,8 +564,8 @@ void compare_tips_text(const compare_result *r, int pol, char *buf,
     if (count == 0) {
         put(&t, ". Most seeds tip at no value.");
     } else if (suffix && count > 1) {
-        put(&t, ". Most seeds tip from %.10g%s up.",
-            p->points[first].value[0], p->axes[0].unit);
+        put(&t, ". Most seeds tip from %.10g%s up.", p->points[first].value[0],
+            p->axes[0].unit);
     } else {
         put(&t, ". Most seeds tip at ");
         bool one = true;

@@ -22,8 +22,8 @@ int compare_bands_load(compare_bands *b, const compare_result *r,
     b->mid = b->lo + np;
     b->hi = b->lo + 2 * np;
     for (int i = 0; i < np; i++)
-        if (compare_series_bands(r, dirs, n_dirs, 0, i, &b->lo[i],
-                                 &b->mid[i], &b->hi[i], e) != 0)
+        if (compare_series_bands(r, dirs, n_dirs, 0, i, &b->lo[i], &b->mid[i],
+                                 &b->hi[i], e) != 0)
             return -1;
     return 0;
 }
@@ -67,10 +67,9 @@ typedef struct skipped {
 static void skip(skipped *k, const char *what, const char *why)
 {
     if (k->used < sizeof k->text)
-        k->used += (size_t)snprintf(k->text + k->used,
-                                    sizeof k->text - k->used, "%s%s (%s)",
-                                    k->used ? "; " : "Not drawn: ", what,
-                                    why);
+        k->used += (size_t)snprintf(k->text + k->used, sizeof k->text - k->used,
+                                    "%s%s (%s)",
+                                    k->used ? "; " : "Not drawn: ", what, why);
 }
 
 static void skip_note(report *d, const skipped *k)
@@ -104,8 +103,7 @@ void compare_charts_time(report *d, const compare_result *r,
     int np = p->n_policies;
     uint32_t rows = b->mid[0].n_rows;
     /* x, then per policy its line, band low and band high */
-    double *buf = calloc((size_t)rows * (1 + 3 * (size_t)np) + 1,
-                         sizeof *buf);
+    double *buf = calloc((size_t)rows * (1 + 3 * (size_t)np) + 1, sizeof *buf);
     if (buf == NULL) {
         report_fail(d, "out of memory");
         return;
@@ -116,16 +114,18 @@ void compare_charts_time(report *d, const compare_result *r,
     const sim_config *c = &p->points[0].cfg;
     report_span spans[SIM_MAX_FAULTS];
     for (uint32_t f = 0; f < c->n_faults; f++)
-        spans[f] = (report_span){(double)c->faults[f].start_ns / 1e9,
-                                 (double)(c->faults[f].start_ns +
-                                          c->faults[f].duration_ns) / 1e9,
-                                 c->faults[f].name};
+        spans[f] = (report_span){
+            (double)c->faults[f].start_ns / 1e9,
+            (double)(c->faults[f].start_ns + c->faults[f].duration_ns) / 1e9,
+            c->faults[f].name};
     report_heading(d, 1, "Charts");
     report_heading(d, 2, "Over time");
     char intro[400];
-    snprintf(intro, sizeof intro, "Each line is the median over the %u "
+    snprintf(intro, sizeof intro,
+             "Each line is the median over the %u "
              "seeds of a policy%s; faults are shaded. A policy keeps its "
-             "colour in every chart.", p->n_seeds,
+             "colour in every chart.",
+             p->n_seeds,
              p->n_seeds > 2 ? ", the band around it the 10th to 90th "
                               "percentile"
                             : "");
@@ -143,10 +143,16 @@ void compare_charts_time(report *d, const compare_result *r,
             }
             /* With two seeds a 10-90 % band says nothing. */
             bool band = p->n_seeds > 2;
-            s[i] = (report_series){p->policies[i].label, x, y,
-                                   band ? yl : NULL, band ? yh : NULL,
-                                   rows, compare_charts_colour(i), i / 8,
-                                   false, NULL};
+            s[i] = (report_series){p->policies[i].label,
+                                   x,
+                                   y,
+                                   band ? yl : NULL,
+                                   band ? yh : NULL,
+                                   rows,
+                                   compare_charts_colour(i),
+                                   i / 8,
+                                   false,
+                                   NULL};
         }
         if (all_zero(s, np)) {
             skip(&sk, charts[ch].what, "zero throughout, for every policy");
@@ -156,9 +162,20 @@ void compare_charts_time(report *d, const compare_result *r,
         char y_label[64];
         snprintf(y_label, sizeof y_label, "%s%s", charts[ch].y,
                  log ? ", log scale" : "");
-        report_lines lc = {charts[ch].title, "time (s)", y_label, s, np,
-                           spans, (int)c->n_faults, false, NAN, NAN, log, 0,
-                           NULL, NULL};
+        report_lines lc = {charts[ch].title,
+                           "time (s)",
+                           y_label,
+                           s,
+                           np,
+                           spans,
+                           (int)c->n_faults,
+                           false,
+                           NAN,
+                           NAN,
+                           log,
+                           0,
+                           NULL,
+                           NULL};
         report_lines_add(d, &lc);
     }
     skip_note(d, &sk);
@@ -197,12 +214,16 @@ static const char *failure_note(const compare_result *r, uint32_t pt, int i,
     compare_tipping_counts(failed, applies, &t);
     if (failed == applies) {
         *value = INFINITY;
-        snprintf(buf, len, "never %s (%u of %u seeds; 95 %% CI of the "
-                 "share %.0f-100 %%)", what, failed, applies, t.lo * 100);
+        snprintf(buf, len,
+                 "never %s (%u of %u seeds; 95 %% CI of the "
+                 "share %.0f-100 %%)",
+                 what, failed, applies, t.lo * 100);
     } else {
-        snprintf(buf, len, "mean of the %u that %s; %u of %u never did "
-                 "(95 %% CI %.0f-%.0f %%)", applies - failed, what, failed,
-                 applies, t.lo * 100, t.hi * 100);
+        snprintf(buf, len,
+                 "mean of the %u that %s; %u of %u never did "
+                 "(95 %% CI %.0f-%.0f %%)",
+                 applies - failed, what, failed, applies, t.lo * 100,
+                 t.hi * 100);
     }
     return buf;
 }
@@ -222,15 +243,14 @@ void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
         bool flat = true;
         const compare_stat *s0 = compare_stat_at(r, pt, 0, (compare_metric)m);
         for (int i = 0; i < np; i++) {
-            const compare_stat *st = compare_stat_at(r, pt, i,
-                                                     (compare_metric)m);
+            const compare_stat *st =
+                compare_stat_at(r, pt, i, (compare_metric)m);
             uint32_t failed, applies;
-            compare_failures(r, pt, i, (compare_metric)m, &failed,
-                             &applies);
+            compare_failures(r, pt, i, (compare_metric)m, &failed, &applies);
             valued += isfinite(st->ci.mean);
             missing += failed > 0; /* never got there: something to draw */
-            flat = flat && st->ci.mean == s0->ci.mean &&
-                   !(st->ci.half_width > 0);
+            flat =
+                flat && st->ci.mean == s0->ci.mean && !(st->ci.half_width > 0);
         }
         if ((valued == 0 && missing == 0) || (valued == np && flat)) {
             skip(&sk, compare_metrics[m].name,
@@ -244,8 +264,8 @@ void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
             hi[COMPARE_MAX_POLICIES];
         int colour[COMPARE_MAX_POLICIES];
         for (int i = 0; i < np; i++) {
-            const compare_stat *st = compare_stat_at(r, pt, i,
-                                                     (compare_metric)m);
+            const compare_stat *st =
+                compare_stat_at(r, pt, i, (compare_metric)m);
             labels[i] = p->policies[i].label;
             v[i] = st->ci.mean;
             lo[i] = isfinite(st->ci.lo) ? st->ci.lo : st->ci.mean;
@@ -258,11 +278,14 @@ void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
         snprintf(title, sizeof title, "%s", compare_metrics[m].name);
         title[0] = (char)(title[0] - 'a' + 'A');
         snprintf(y, sizeof y, "%s%s%s%s", compare_metrics[m].name,
-                 *compare_metrics[m].unit ? " (" : "",
-                 compare_metrics[m].unit,
+                 *compare_metrics[m].unit ? " (" : "", compare_metrics[m].unit,
                  *compare_metrics[m].unit ? ")" : "");
-        report_bars b = {title, y, np, labels, v, lo, hi, colour, notes,
-                         strcmp(compare_metrics[m].unit, "%") == 0 ? 100 : 0};
+        report_bars b = {
+            title, y,
+            np,    labels,
+            v,     lo,
+            hi,    colour,
+            notes, strcmp(compare_metrics[m].unit, "%") == 0 ? 100 : 0};
         report_bars_add(d, &b);
     }
     skip_note(d, &sk);
@@ -293,7 +316,8 @@ void compare_charts_tiers(report *d, const compare_result *r, uint32_t pt)
         }
     report_heading(d, 2, "Attempts at each tier");
     char text[600];
-    snprintf(text, sizeof text, "Attempts that reached each tier per "
+    snprintf(text, sizeof text,
+             "Attempts that reached each tier per "
              "request the clients offered, %s: the mean over the %u seeds "
              "with its 95 %% interval. Each tier retries its calls to the "
              "next with its own policy (the scenario's [policy.NAME]); the "
@@ -305,8 +329,9 @@ void compare_charts_tiers(report *d, const compare_result *r, uint32_t pt)
     char title[96];
     snprintf(title, sizeof title, "Attempts per request at each tier%s",
              f == TF_DURING_AMP ? ", during the faults" : "");
-    report_bars b = {title, "attempts per request (x)", n, labels, v, lo,
-                     hi, colour, NULL, 0};
+    report_bars b = {
+        title, "attempts per request (x)", n, labels, v, lo, hi, colour, NULL,
+        0};
     report_bars_add(d, &b);
 }
 
@@ -348,9 +373,16 @@ void compare_charts_latency(report *d, const compare_result *r, uint32_t pt)
     (void)stats_out_of_memory();
     for (int i = 0; i < np; i++) {
         latency_curve(r, pt, i, col, x[i], y[i]);
-        s[i] = (report_series){p->policies[i].label, x[i], y[i], NULL, NULL,
-                               COMPARE_CDF_POINTS, compare_charts_colour(i),
-                               i / 8, false, NULL};
+        s[i] = (report_series){p->policies[i].label,
+                               x[i],
+                               y[i],
+                               NULL,
+                               NULL,
+                               COMPARE_CDF_POINTS,
+                               compare_charts_colour(i),
+                               i / 8,
+                               false,
+                               NULL};
     }
     free(col);
     if (stats_out_of_memory()) {
@@ -359,19 +391,32 @@ void compare_charts_latency(report *d, const compare_result *r, uint32_t pt)
     }
     report_heading(d, 2, "Latency of every request");
     char text[600];
-    snprintf(text, sizeof text, "Of every request that ended, the share "
+    snprintf(text, sizeof text,
+             "Of every request that ended, the share "
              "answered successfully within each latency, end to end "
              "(retries and their delays included): the median over the %u "
              "seeds. A failed request was never answered, so a curve levels "
              "off at its policy's success ratio; the gap above it is the "
-             "requests that failed.", p->n_seeds);
+             "requests that failed.",
+             p->n_seeds);
     report_text(d, text);
     /* The curve is x = latency at quantile y: a report_lines with a log x
      * axis. */
     report_lines lc = {"Latency distribution: successes, failures never "
                        "answered",
-                       "latency (ms)", "requests answered within (%)",
-                       s, np, NULL, 0, true, 0, 100, false, 0, NULL, NULL};
+                       "latency (ms)",
+                       "requests answered within (%)",
+                       s,
+                       np,
+                       NULL,
+                       0,
+                       true,
+                       0,
+                       100,
+                       false,
+                       0,
+                       NULL,
+                       NULL};
     report_lines_add(d, &lc);
 }
 
@@ -427,7 +472,7 @@ void compare_charts_sweep(report *d, const compare_result *r)
     uint32_t n = ax->n;
     size_t cells = (size_t)n * (size_t)np;
     double *buf = calloc((size_t)n * (1 + 3 * (size_t)np), sizeof *buf);
-    char (*note)[NOTE_LEN] = calloc(cells, sizeof *note);
+    char(*note)[NOTE_LEN] = calloc(cells, sizeof *note);
     const char **notes = calloc(cells, sizeof *notes);
     if (buf == NULL || note == NULL || notes == NULL) {
         report_fail(d, "out of memory");
@@ -438,8 +483,7 @@ void compare_charts_sweep(report *d, const compare_result *r)
         x[k] = compare_axis_value(ax, k);
     char xl[160], head[200];
     snprintf(xl, sizeof xl, "%s%s%s%s",
-             strcmp(ax->key, "load") == 0 ? "offered load / capacity"
-                                          : ax->key,
+             strcmp(ax->key, "load") == 0 ? "offered load / capacity" : ax->key,
              *ax->unit ? " (" : "", ax->unit, *ax->unit ? ")" : "");
     snprintf(head, sizeof head, "Against %s", xl);
     report_heading(d, 1, head);
@@ -461,15 +505,14 @@ void compare_charts_sweep(report *d, const compare_result *r)
                    *hi = lo + n;
             const char **nt = notes + (size_t)i * n;
             for (uint32_t k = 0; k < n; k++) {
-                sweep_value(r, k, i, (compare_metric)m, &y[k], &lo[k],
-                            &hi[k]);
+                sweep_value(r, k, i, (compare_metric)m, &y[k], &lo[k], &hi[k]);
                 nt[k] = sweep_note(r, k, i, (compare_metric)m,
                                    note[(size_t)i * n + k], NOTE_LEN);
                 any_note = any_note || nt[k] != NULL;
             }
-            s[i] = (report_series){p->policies[i].label, x, y, lo, hi, n,
-                                   compare_charts_colour(i), i / 8, true,
-                                   nt};
+            s[i] = (report_series){
+                p->policies[i].label,     x,     y,    lo, hi, n,
+                compare_charts_colour(i), i / 8, true, nt};
         }
         bool none = true;
         for (int i = 0; i < np && none; i++)
@@ -484,14 +527,22 @@ void compare_charts_sweep(report *d, const compare_result *r)
         snprintf(title, sizeof title, "%s", compare_metrics[m].name);
         title[0] = (char)(title[0] - 'a' + 'A');
         snprintf(y, sizeof y, "%s%s%s%s%s", compare_metrics[m].name,
-                 *compare_metrics[m].unit ? " (" : "",
-                 compare_metrics[m].unit,
-                 *compare_metrics[m].unit ? ")" : "",
-                 log ? ", log scale" : "");
+                 *compare_metrics[m].unit ? " (" : "", compare_metrics[m].unit,
+                 *compare_metrics[m].unit ? ")" : "", log ? ", log scale" : "");
         bool share = strcmp(compare_metrics[m].unit, "%") == 0;
         bool rec = m == CM_RECOVERY_S;
-        report_lines lc = {title, xl, y, s, np, NULL, 0, false, NAN, NAN,
-                           log, share ? 100 : 0,
+        report_lines lc = {title,
+                           xl,
+                           y,
+                           s,
+                           np,
+                           NULL,
+                           0,
+                           false,
+                           NAN,
+                           NAN,
+                           log,
+                           share ? 100 : 0,
                            rec ? "no seed recovered" : "no seed completed",
                            !any_note ? NULL
                            : rec     ? "some seeds never recovered; the "
@@ -510,8 +561,7 @@ done:
 static void axis_label(const compare_axis *ax, char *buf, size_t len)
 {
     snprintf(buf, len, "%s%s%s%s",
-             strcmp(ax->key, "load") == 0 ? "offered load / capacity"
-                                          : ax->key,
+             strcmp(ax->key, "load") == 0 ? "offered load / capacity" : ax->key,
              *ax->unit ? " (" : "", ax->unit, *ax->unit ? ")" : "");
 }
 
@@ -533,9 +583,8 @@ static void say(char *text, size_t len, size_t *used, const char *fmt, ...)
 /* The values of the marked cells of a row ("at offered load 0.7,
  * 0.75"), or "from offered load 0.7 up" when they are the row's last
  * ones. */
-static void row_cells(char *text, size_t len, size_t *used,
-                      const report_map *m, const bool *mark,
-                      const char *xname, const char *unit)
+static void row_cells(char *text, size_t len, size_t *used, const report_map *m,
+                      const bool *mark, const char *xname, const char *unit)
 {
     int first = -1, count = 0;
     for (int i = 0; i < m->nx; i++)
@@ -577,9 +626,10 @@ static void row_in_words(char *text, size_t len, size_t *used,
         say(text, len, used, "most seeds tip ");
         row_cells(text, len, used, m, tips, xname, unit);
     } else {
-        say(text, len, used, any_k ? "fewer than half the seeds tip "
-                                     "anywhere"
-                                   : "no seed tipped");
+        say(text, len, used,
+            any_k ? "fewer than half the seeds tip "
+                    "anywhere"
+                  : "no seed tipped");
     }
     if (any_bi && !all_bistable) {
         say(text, len, used, " (bistable ");
@@ -595,8 +645,7 @@ static void map_in_words(report *d, const compare_axis *ax,
 {
     char text[4096];
     size_t used = 0;
-    const char *xname = strcmp(ax->key, "load") == 0 ? "offered load"
-                                                      : ax->key;
+    const char *xname = strcmp(ax->key, "load") == 0 ? "offered load" : ax->key;
     bool all_bi = true;
     for (int j = 0; j < m->ny; j++)
         for (int i = 0; i < m->nx; i++)
@@ -605,14 +654,15 @@ static void map_in_words(report *d, const compare_axis *ax,
     for (int j = 0; j < m->ny; j++) {
         say(text, sizeof text, &used, "%s%g%s: ", j ? "; " : "", m->y[j],
             ay->unit);
-        row_in_words(text, sizeof text, &used, m, j, xname, ax->unit,
-                     all_bi);
+        row_in_words(text, sizeof text, &used, m, j, xname, ax->unit, all_bi);
     }
     say(text, sizeof text, &used, ".");
     if (all_bi)
-        say(text, sizeof text, &used, " With %u seeds a cell, every cell "
+        say(text, sizeof text, &used,
+            " With %u seeds a cell, every cell "
             "is bistable: no share's 95 %% interval excludes one half, so "
-            "run more seeds before calling any cell stable.", seeds);
+            "run more seeds before calling any cell stable.",
+            seeds);
     report_text(d, text);
 }
 
@@ -639,13 +689,15 @@ void compare_charts_maps(report *d, const compare_result *r)
     axis_label(ax, xl, sizeof xl);
     axis_label(ay, yl, sizeof yl);
     report_heading(d, 1, "Stability maps");
-    snprintf(intro, sizeof intro, "For each policy, every pair of swept "
+    snprintf(intro, sizeof intro,
+             "For each policy, every pair of swept "
              "values, %u seeds each. Colour: the share of the seeds that "
              "tipped into a storm and never recovered after the last fault "
              "(metastable); in a cell, how many of how many, and the mean "
              "recovery of the others (never: none recovered). Hatched: "
              "bistable, the share's 95 %% interval (Wilson) includes one "
-             "half. Thick line: where most seeds tip.", p->n_seeds);
+             "half. Thick line: where most seeds tip.",
+             p->n_seeds);
     report_text(d, intro);
     for (int i = 0; i < p->n_policies; i++) {
         for (uint32_t k = 0; k < p->n_points; k++) {
@@ -657,8 +709,17 @@ void compare_charts_maps(report *d, const compare_result *r)
             judged[cell] = t.n;
             v[cell] = compare_stat_at(r, k, i, CM_RECOVERY_S)->ci.mean;
         }
-        report_map m = {p->policies[i].label, xl, yl, (int)ax->n, (int)ay->n,
-                        x, y, tipped, judged, v, "s"};
+        report_map m = {p->policies[i].label,
+                        xl,
+                        yl,
+                        (int)ax->n,
+                        (int)ay->n,
+                        x,
+                        y,
+                        tipped,
+                        judged,
+                        v,
+                        "s"};
         report_map_add(d, &m);
         map_in_words(d, ax, ay, &m, p->n_seeds);
     }

@@ -35,9 +35,9 @@
  * engine); this reduction only folds the buckets into the series rows,
  * with the same sums (phases_sum). */
 typedef struct reducer {
-    uint64_t per_row;                 /* buckets per series row */
+    uint64_t per_row; /* buckets per series row */
     phases_sum row;
-    uint64_t duplicates;              /* so far, for the cumulative column */
+    uint64_t duplicates; /* so far, for the cumulative column */
     compare_series *series;
 } reducer;
 
@@ -92,9 +92,8 @@ static void latency_cdf(const metrics *m, compare_run *r)
 {
     double v[COMPARE_CDF_POINTS];
     uint64_t n = m->total.sum.successes;
-    hist_quantiles(TOTAL_HIST_BITS, m->total.latency, 0,
-                   TOTAL_HIST_BINS - 1, n, compare_cdf_q, COMPARE_CDF_POINTS,
-                   v);
+    hist_quantiles(TOTAL_HIST_BITS, m->total.latency, 0, TOTAL_HIST_BINS - 1, n,
+                   compare_cdf_q, COMPARE_CDF_POINTS, v);
     for (int i = 0; i < COMPARE_CDF_POINTS; i++)
         r->latency_ms[i] = n ? (float)(v[i] / 1e6) : NAN;
 }
@@ -123,10 +122,9 @@ static void tiers_of(const sim *s, compare_run *r)
         for (size_t b = 0; b < top->n_buckets && b < ti.m->n_buckets; b++) {
             const metrics_bucket *tb = &top->buckets[b];
             if (tb->offered > 0)
-                t->peak_amplification =
-                    fmax(t->peak_amplification,
-                         (double)ti.m->buckets[b].attempts /
-                             (double)tb->offered);
+                t->peak_amplification = fmax(t->peak_amplification,
+                                             (double)ti.m->buckets[b].attempts /
+                                                 (double)tb->offered);
             double from = (double)tb->start_ns / 1e9;
             if (during->present && from >= during->from_s &&
                 from < during->to_s) {
@@ -146,13 +144,13 @@ typedef struct pool {
     const compare_opts *opts;
     uint32_t *todo;
     uint32_t n_todo;
-    atomic_uint next;   /* index into todo of the next run to start */
-    atomic_uint done;   /* runs finished and saved */
+    atomic_uint next; /* index into todo of the next run to start */
+    atomic_uint done; /* runs finished and saved */
     atomic_int failed;
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    int running;        /* workers not yet returned */
-    sb_err err;         /* the first failure */
+    int running; /* workers not yet returned */
+    sb_err err;  /* the first failure */
 } pool;
 
 typedef struct worker {
@@ -162,11 +160,11 @@ typedef struct worker {
     reducer red;
     compare_series series;
     runfile_buf buf;
-    runfile_log log;      /* the thread's file of records */
-    sim *sim;             /* the thread's engine, reused run after run
+    runfile_log log; /* the thread's file of records */
+    sim *sim;        /* the thread's engine, reused run after run
                              (sim_reuse): a new one per run cost a tenth
                              of a short run (bench/README.md) */
-    char name[600];   /* hookguard_set_run's, for the run in progress */
+    char name[600];  /* hookguard_set_run's, for the run in progress */
     char rerun[8192];
 } worker;
 
@@ -174,9 +172,9 @@ typedef struct worker {
 static void run_name(const compare_plan *p, uint32_t pt, uint32_t pol,
                      uint64_t seed, char *buf, size_t len)
 {
-    size_t used = (size_t)snprintf(buf, len, "policy '%s', seed %llu",
-                                   p->policies[pol].label,
-                                   (unsigned long long)seed);
+    size_t used =
+        (size_t)snprintf(buf, len, "policy '%s', seed %llu",
+                         p->policies[pol].label, (unsigned long long)seed);
     for (int a = 0; a < p->n_axes && used < len; a++)
         used += (size_t)snprintf(buf + used, len - used, ", %s = %g%s",
                                  p->axes[a].key, p->points[pt].value[a],
@@ -190,11 +188,12 @@ static size_t put_word(char *buf, size_t len, size_t used, const char *w)
     bool plain = w[0] != '\0';
     for (const char *c = w; *c; c++)
         if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                    "0123456789_./:=+,-%@", *c))
+                    "0123456789_./:=+,-%@",
+                    *c))
             plain = false;
     if (used < len)
-        used += (size_t)snprintf(buf + used, len - used, plain ? " %s" : " '",
-                                 w);
+        used +=
+            (size_t)snprintf(buf + used, len - used, plain ? " %s" : " '", w);
     for (const char *c = w; !plain && *c && used < len; c++)
         used += (size_t)snprintf(buf + used, len - used, "%s",
                                  *c == '\'' ? "'\\''" : (char[]){*c, 0});
@@ -262,8 +261,8 @@ static int build_stack(const compare_plan *p, uint32_t pt, uint32_t pol,
         plugins[i] = p->plugins[i];
     char origin[200];
     snprintf(origin, sizeof origin, "policy entry '%s'", cp->label);
-    return policy_setup_build_at(cp->stack, origin, plugins, p->n_plugins,
-                                 all, n, ps, e);
+    return policy_setup_build_at(cp->stack, origin, plugins, p->n_plugins, all,
+                                 n, ps, e);
 }
 
 /* Run r of the plan and save it. */
@@ -306,8 +305,8 @@ static int run_one(worker *w, uint32_t r, sb_err *e)
         goto done;
     }
     if (sim_run_until(s, w->cfg.duration_ns) != 0) {
-        err_set(e, "the run stopped at t=%.3f s: %s",
-                (double)sim_now(s) / 1e9, sim_error(s));
+        err_set(e, "the run stopped at t=%.3f s: %s", (double)sim_now(s) / 1e9,
+                sim_error(s));
         goto done;
     }
     sim_finish(s);
@@ -319,8 +318,8 @@ static int run_one(worker *w, uint32_t r, sb_err *e)
      * which reads none of them. */
     policy_setup_free(&ps);
     hookguard_set_run(NULL, NULL);
-    if (runfile_format(&w->buf, p->fingerprint, p->policies[pol].label,
-                       &run, &w->series, e) != 0)
+    if (runfile_format(&w->buf, p->fingerprint, p->policies[pol].label, &run,
+                       &w->series, e) != 0)
         return -1;
     return runfile_log_append(&w->log, o->dir, &w->buf, e);
 done:
@@ -408,19 +407,19 @@ static void progress(FILE *f, bool tty, unsigned done, unsigned total,
             bar[i] = i < full ? '#' : '.';
         bar[WIDTH] = '\0';
         if (last)
-            fprintf(f, "\r[%s] %u/%u runs  %.0f runs/s  %s\n", bar, done,
-                    total, rate, done < total ? "stopped" : "done    ");
+            fprintf(f, "\r[%s] %u/%u runs  %.0f runs/s  %s\n", bar, done, total,
+                    rate, done < total ? "stopped" : "done    ");
         else
-            fprintf(f, "\r[%s] %u/%u runs  %.0f runs/s  ETA %s   ", bar,
-                    done, total, rate, eta);
+            fprintf(f, "\r[%s] %u/%u runs  %.0f runs/s  ETA %s   ", bar, done,
+                    total, rate, eta);
     } else if (last) {
         fprintf(f, "compare: %u of %u runs done in %.1f s (%.0f runs/s)%s\n",
                 done, total, elapsed, rate, done < total ? ", stopped" : "");
     } else {
-        fprintf(f, "compare: %u of %u runs done (%.0f %%), %.0f runs/s, "
-                   "about %s left\n",
-                done, total, total ? 100.0 * done / total : 100.0, rate,
-                eta);
+        fprintf(f,
+                "compare: %u of %u runs done (%.0f %%), %.0f runs/s, "
+                "about %s left\n",
+                done, total, total ? 100.0 * done / total : 100.0, rate, eta);
     }
     fflush(f);
 }
@@ -460,8 +459,8 @@ static void watch(pool *pl, FILE *f)
 /* The runs without a whole saved record of this plan; one with a
  * damaged or stale record says why on the progress stream, and is run
  * again. */
-static int list_todo(const compare_plan *p, const compare_opts *o,
-                     pool *pl, sb_err *e)
+static int list_todo(const compare_plan *p, const compare_opts *o, pool *pl,
+                     sb_err *e)
 {
     uint32_t total = o->only ? o->n_only : compare_n_runs(p);
     pl->todo = malloc((total ? total : 1) * sizeof *pl->todo);

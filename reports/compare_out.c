@@ -21,26 +21,26 @@
 /* Writes the file; 0, or -1 when out of memory (the file is dropped). */
 typedef int (*writer_fn)(FILE *f, const compare_result *r);
 
-static int write_file(const compare_result *r, const char *path,
-                      writer_fn fn, sb_err *e)
+static int write_file(const compare_result *r, const char *path, writer_fn fn,
+                      sb_err *e)
 {
     outfile o;
     if (outfile_open(&o, path, e) != 0)
         return -1;
     if (fn(o.f, r) != 0) {
         outfile_abort(&o);
-        return err_set(e, "%s: out of memory computing the statistics",
-                       path);
+        return err_set(e, "%s: out of memory computing the statistics", path);
     }
     return outfile_commit(&o, e);
 }
 
-static const compare_run *run_of(const compare_result *r, uint32_t pt,
-                                 int pol, uint32_t sd)
+static const compare_run *run_of(const compare_result *r, uint32_t pt, int pol,
+                                 uint32_t sd)
 {
     const compare_plan *p = r->plan;
     return &r->runs[((size_t)pt * (size_t)p->n_policies + (size_t)pol) *
-                        p->n_seeds + sd];
+                        p->n_seeds +
+                    sd];
 }
 
 /* An axis value as written in its unit: "50", "2.5s". */
@@ -102,11 +102,9 @@ static void csv_header(FILE *f, const compare_plan *p)
         if (!is_metric_key(runfile_summary_fields[i].name))
             fprintf(f, ",%s", runfile_summary_fields[i].name);
     for (int k = 0; k < PHASE_COUNT; k++) {
-        fprintf(f, ",%s_from_s,%s_to_s", phases_name(k),
-                phases_name(k));
+        fprintf(f, ",%s_from_s,%s_to_s", phases_name(k), phases_name(k));
         for (int c = 0; c < CP_COUNT; c++)
-            fprintf(f, ",%s_%s", phases_name(k),
-                    compare_phase_figures[c].key);
+            fprintf(f, ",%s_%s", phases_name(k), compare_phase_figures[c].key);
     }
     if (compare_metric_shown(p, CM_JOBS_COMPLETED)) {
         fputs(",pipeline_strategy", f);
@@ -188,8 +186,8 @@ static void csv_row(FILE *f, const compare_plan *p, uint32_t n,
         if (is_metric_key(sf->name))
             continue;
         runfile_field_text(&run->sum, sf, t, sizeof t);
-        fprintf(f, ",%s", strcmp(t, "nan") == 0 || no_value(&run->sum, sf)
-                              ? "" : t);
+        fprintf(f, ",%s",
+                strcmp(t, "nan") == 0 || no_value(&run->sum, sf) ? "" : t);
     }
     for (int k = 0; k < PHASE_COUNT; k++) {
         const compare_phase *ph = &run->sum.phase[k];
@@ -267,8 +265,8 @@ const char *compare_stability_name(compare_stability s)
  * when the phase is not present.  The span is the same for every run of
  * the point (faults are in the scenario), so the first policy's first
  * seed says it. */
-static bool phase_span(const compare_result *r, uint32_t pt, int k,
-                       char *from, char *to, size_t len)
+static bool phase_span(const compare_result *r, uint32_t pt, int k, char *from,
+                       char *to, size_t len)
 {
     const compare_phase *ph = &run_of(r, pt, 0, 0)->sum.phase[k];
     if (!ph->present)
@@ -277,7 +275,6 @@ static bool phase_span(const compare_result *r, uint32_t pt, int k,
     snprintf(to, len, "%.6g", ph->to_s);
     return true;
 }
-
 
 /* ---- summary.md ------------------------------------------------------------ */
 
@@ -407,22 +404,19 @@ static void md_results(FILE *f, const compare_result *r, uint32_t pt)
 static void md_phases(FILE *f, const compare_result *r, uint32_t pt)
 {
     const compare_plan *p = r->plan;
-    fputs("\nBy phase (the same figures over each part of the run):\n\n",
-          f);
+    fputs("\nBy phase (the same figures over each part of the run):\n\n", f);
     md_head(f, p, "phase | figure", 2);
     for (int k = 0; k < PHASE_COUNT; k++) {
         char from[32], to[32];
         if (!phase_span(r, pt, k, from, to, sizeof from))
             continue;
         for (int c = 0; c < CP_COUNT; c++) {
-            fprintf(f, "| %s (%s to %s s) | ", phases_label(k), from,
-                    to);
+            fprintf(f, "| %s (%s to %s s) | ", phases_label(k), from, to);
             md_unit_name(f, &compare_phase_figures[c]);
             fputs(" |", f);
             for (int pol = 0; pol < p->n_policies; pol++) {
                 fputc(' ', f);
-                md_stat(f, compare_phase_stat_at(r, pt, pol, k, c),
-                        p->n_seeds);
+                md_stat(f, compare_phase_stat_at(r, pt, pol, k, c), p->n_seeds);
                 fputs(" |", f);
             }
             fputc('\n', f);
@@ -450,8 +444,7 @@ static void md_tiers(FILE *f, const compare_result *r, uint32_t pt)
             fputs(" |", f);
             for (int pol = 0; pol < p->n_policies; pol++) {
                 fputc(' ', f);
-                md_stat(f, compare_tier_stat_at(r, pt, pol, t, c),
-                        p->n_seeds);
+                md_stat(f, compare_tier_stat_at(r, pt, pol, t, c), p->n_seeds);
                 fputs(" |", f);
             }
             fputc('\n', f);
@@ -464,16 +457,18 @@ static void md_intro(FILE *f, const compare_plan *p)
     if (p->description[0])
         fprintf(f, "%s\n\n", p->description);
     fprintf(f, "- scenario: `%s`\n", p->scenario);
-    fprintf(f, "- policies: %d, each on the same %u seeds (%llu to %llu: "
-               "paired, every policy saw the same arrivals and faults)\n",
+    fprintf(f,
+            "- policies: %d, each on the same %u seeds (%llu to %llu: "
+            "paired, every policy saw the same arrivals and faults)\n",
             p->n_policies, p->n_seeds, (unsigned long long)p->seed0,
             (unsigned long long)(p->seed0 + p->n_seeds - 1));
     for (int a = 0; a < p->n_axes; a++)
-        fprintf(f, "- swept: `%s` from %.10g%s to %.10g%s in steps of "
-                   "%.10g%s (%u values)\n",
-                p->axes[a].key, p->axes[a].from, p->axes[a].unit,
-                p->axes[a].to, p->axes[a].unit, p->axes[a].step,
-                p->axes[a].unit, p->axes[a].n);
+        fprintf(f,
+                "- swept: `%s` from %.10g%s to %.10g%s in steps of "
+                "%.10g%s (%u values)\n",
+                p->axes[a].key, p->axes[a].from, p->axes[a].unit, p->axes[a].to,
+                p->axes[a].unit, p->axes[a].step, p->axes[a].unit,
+                p->axes[a].n);
     fprintf(f, "- runs: %u\n\n", compare_n_runs(p));
     fputs("Each cell: the mean over the seeds [its 95 % confidence "
           "interval, Student t, cut at 0 and at 100 %]; - where no run "
@@ -482,7 +477,8 @@ static void md_intro(FILE *f, const compare_plan *p)
           "is a Wilson 95 % interval, bistable when it holds 1/2 (stable "
           "below, metastable above).  Policies that share a `letter` do "
           "not differ significantly: every pair is tested, paired across "
-          "the seeds, Holm-adjusted over the pairs.\n", f);
+          "the seeds, Holm-adjusted over the pairs.\n",
+          f);
 }
 
 static int md_all(FILE *f, const compare_result *r)
@@ -558,8 +554,7 @@ static void json_stat(jw *w, const compare_stat *st)
 }
 
 /* The share of seeds that did not recover, with its Wilson interval. */
-static void json_tipping(jw *w, const compare_result *r, uint32_t pt,
-                         int pol)
+static void json_tipping(jw *w, const compare_result *r, uint32_t pt, int pol)
 {
     compare_tipping t;
     compare_tipping_of(r, pt, pol, &t);
@@ -609,8 +604,8 @@ static void json_plan(jw *w, const compare_plan *p)
         for (uint32_t t = 0; t < c->n_tiers; t++) {
             jw_object(w, NULL);
             jw_string(w, "name", c->tiers[t].name);
-            jw_string(w, "calls_with", t + 1 < c->n_tiers
-                                           ? c->tiers[t].policy : NULL);
+            jw_string(w, "calls_with",
+                      t + 1 < c->n_tiers ? c->tiers[t].policy : NULL);
             jw_end(w);
         }
         jw_end(w);
@@ -719,11 +714,9 @@ static void json_verdicts(jw *w, const compare_result *r, uint32_t pt)
         const compare_verdict *v = compare_verdict_of(r, pt, m);
         const compare_plan *p = r->plan;
         jw_object(w, compare_metrics[m].key);
-        jw_string(w, "best", v->best >= 0 ? p->policies[v->best].label
-                                          : NULL);
-        jw_string(w, "runner_up", v->runner_up >= 0
-                                      ? p->policies[v->runner_up].label
-                                      : NULL);
+        jw_string(w, "best", v->best >= 0 ? p->policies[v->best].label : NULL);
+        jw_string(w, "runner_up",
+                  v->runner_up >= 0 ? p->policies[v->runner_up].label : NULL);
         jw_bool(w, "significant", v->significant);
         json_exact(w, "p", v->p);
         char tests[80];
@@ -767,9 +760,8 @@ static int json_all(FILE *f, const compare_result *r)
         compare_bottom b;
         compare_bottom_line(r, pt, &b);
         jw_object(&w, "bottom_line");
-        jw_string(&w, "recommended", b.recommended >= 0
-                                         ? p->policies[b.recommended].label
-                                         : NULL);
+        jw_string(&w, "recommended",
+                  b.recommended >= 0 ? p->policies[b.recommended].label : NULL);
         jw_array(&w, "figures");
         for (int i = 0; i < b.n_figures; i++)
             jw_string(&w, NULL, compare_metrics[b.figures[i]].key);

@@ -134,16 +134,14 @@ static void cat(char *buf, size_t len, const char *fmt, ...)
 /* A server as the scenario set it: workers, service, queue, network,
  * and every option that is on ("64 workers, service const(2ms) (mean
  * 2ms), queue unlimited (FIFO), network const(1ms) each way"). */
-static void server_text(const server_cfg *sv, bool posts, char *buf,
-                        size_t len)
+static void server_text(const server_cfg *sv, bool posts, char *buf, size_t len)
 {
     char a[96], b[32];
     buf[0] = '\0';
     if (sv->workers == SIM_UNLIMITED)
         cat(buf, len, "unlimited workers");
     else
-        cat(buf, len, "%u worker%s", sv->workers,
-            sv->workers == 1 ? "" : "s");
+        cat(buf, len, "%u worker%s", sv->workers, sv->workers == 1 ? "" : "s");
     units_fmt_dist(&sv->service, a, sizeof a);
     units_fmt_duration((int64_t)units_dist_mean(&sv->service), b, sizeof b);
     cat(buf, len, ", service %s", a);
@@ -157,34 +155,36 @@ static void server_text(const server_cfg *sv, bool posts, char *buf,
     if (sv->overflow_retry_after_ns > 0)
         cat(buf, len, ", 503s say Retry-After %s",
             units_fmt_duration(sv->overflow_retry_after_ns, b, sizeof b));
-    cat(buf, len, " (%s)", sv->queue_order == QUEUE_LIFO
-                               ? "newest first" : "oldest first");
+    cat(buf, len, " (%s)",
+        sv->queue_order == QUEUE_LIFO ? "newest first" : "oldest first");
     if (units_dist_mean(&sv->network) > 0)
         cat(buf, len, ", network %s each way",
             units_fmt_dist(&sv->network, a, sizeof a));
     else
         cat(buf, len, ", no network delay");
     if (sv->degradation > 0)
-        cat(buf, len, ", service x (1 + %g per attempt in service past "
-            "%u)", sv->degradation, sv->degradation_knee);
+        cat(buf, len,
+            ", service x (1 + %g per attempt in service past "
+            "%u)",
+            sv->degradation, sv->degradation_knee);
     if (sv->rate_limit_per_s > 0)
-        cat(buf, len, ", rate limit %g/s (burst %u: 429)",
-            sv->rate_limit_per_s, sv->rate_limit_burst);
+        cat(buf, len, ", rate limit %g/s (burst %u: 429)", sv->rate_limit_per_s,
+            sv->rate_limit_burst);
     if (sv->drop_expired)
         cat(buf, len, ", skips attempts whose caller timed out");
     if (sv->drop_late)
         cat(buf, len, ", skips attempts that cannot finish in time");
     if (sv->idempotency && posts)
         cat(buf, len, ", dedupes posts with an idempotency key (%s)",
-            sv->dedupe_answer == DEDUPE_CONFLICT ? "answered 409"
-                                                 : "replayed");
+            sv->dedupe_answer == DEDUPE_CONFLICT ? "answered 409" : "replayed");
     if (sv->model == MODEL_HOT_RECORD) {
         cat(buf, len, "; hot record: optimistic updates of one record (OCC)");
         if (sv->occ == OCC_TWO_ROUND_TRIPS)
             cat(buf, len, " in two round trips, the read served with %s",
                 units_fmt_dist(&sv->read_service, a, sizeof a));
         else
-            cat(buf, len, " in one step (version read at service start, "
+            cat(buf, len,
+                " in one step (version read at service start, "
                 "checked at its end)");
     }
 }
@@ -197,8 +197,10 @@ static void clients_text(const client_cfg *cl, char *buf, size_t len)
     cat(buf, len, "%u in %u processes, ", cl->count,
         cl->processes ? cl->processes : cl->count);
     if (cl->arrival == ARRIVAL_OPEN)
-        cat(buf, len, "open-loop arrivals, Poisson at %g/s each (%g/s in "
-            "all)", cl->rate_per_s, cl->rate_per_s * cl->count);
+        cat(buf, len,
+            "open-loop arrivals, Poisson at %g/s each (%g/s in "
+            "all)",
+            cl->rate_per_s, cl->rate_per_s * cl->count);
     else if (cl->arrival == ARRIVAL_CLOSED)
         cat(buf, len, "closed-loop arrivals, think time %s",
             units_fmt_dist(&cl->think, a, sizeof a));
@@ -207,16 +209,15 @@ static void clients_text(const client_cfg *cl, char *buf, size_t len)
             units_fmt_duration(cl->start_window_ns, a, sizeof a));
     else
         cat(buf, len, "one request each, all at time 0");
-    cat(buf, len, "; reads %g %%, puts %g %%, posts %g %%",
-        100 * cl->mix[0], 100 * cl->mix[1], 100 * cl->mix[2]);
+    cat(buf, len, "; reads %g %%, puts %g %%, posts %g %%", 100 * cl->mix[0],
+        100 * cl->mix[1], 100 * cl->mix[2]);
     if (cl->deadline_ns > 0)
         cat(buf, len, "; deadline %s",
             units_fmt_duration(cl->deadline_ns, a, sizeof a));
     if (cl->idempotency_keys)
         cat(buf, len, "; posts carry idempotency keys");
     if (cl->defect_fraction > 0)
-        cat(buf, len, "; %g %% with a data defect",
-            100 * cl->defect_fraction);
+        cat(buf, len, "; %g %% with a data defect", 100 * cl->defect_fraction);
     if (cl->connections != SIM_UNLIMITED && cl->connections > 0)
         cat(buf, len, "; %u connections per process", cl->connections);
 }
@@ -234,7 +235,8 @@ static void scenario_table(report *d, const compare_plan *p)
     char a[64], b[64], w[64];
     int row = 0;
     snprintf(table_cell(&t, row, 0), 160, "run");
-    snprintf(table_cell(&t, row++, 1), 160, "%s simulated, buckets of %s, "
+    snprintf(table_cell(&t, row++, 1), 160,
+             "%s simulated, buckets of %s, "
              "warm-up %s",
              units_fmt_duration(c->duration_ns, a, sizeof a),
              units_fmt_duration(c->bucket_ns, b, sizeof b),
@@ -244,14 +246,15 @@ static void scenario_table(report *d, const compare_plan *p)
     snprintf(table_cell(&t, row, 0), 160, "timeout");
     snprintf(table_cell(&t, row++, 1), 160, "%s per attempt",
              units_fmt_duration(c->clients.timeout_ns, a, sizeof a));
-    snprintf(table_cell(&t, row, 0), 160, "server%s%s",
-             c->n_tiers ? " " : "", c->n_tiers ? c->tiers[0].name : "");
+    snprintf(table_cell(&t, row, 0), 160, "server%s%s", c->n_tiers ? " " : "",
+             c->n_tiers ? c->tiers[0].name : "");
     server_text(&c->server, posts, table_cell(&t, row++, 1), TABLE_CELL);
     for (uint32_t k = 0; k < below; k++) {
         const tier_cfg *up = &c->tiers[k];
         snprintf(table_cell(&t, row, 0), 160, "  calls to %s",
                  c->tiers[k + 1].name);
-        snprintf(table_cell(&t, row++, 1), TABLE_CELL, "by %s with %s%s "
+        snprintf(table_cell(&t, row++, 1), TABLE_CELL,
+                 "by %s with %s%s "
                  "(its own [policy.%s]: the policies compared do not "
                  "replace it), attempt timeout %s%s",
                  up->name, up->policy[0] ? up->policy : "none",
@@ -268,14 +271,14 @@ static void scenario_table(report *d, const compare_plan *p)
                     TABLE_CELL);
     }
     snprintf(table_cell(&t, row, 0), 160, "seeds");
-    snprintf(table_cell(&t, row++, 1), 160, "%u: %llu to %llu (every policy "
+    snprintf(table_cell(&t, row++, 1), 160,
+             "%u: %llu to %llu (every policy "
              "runs on each, with the same arrivals, service times and "
              "faults)",
              p->n_seeds, (unsigned long long)p->seed0,
              (unsigned long long)(p->seed0 + p->n_seeds - 1));
     snprintf(table_cell(&t, row, 0), 160, "faults");
-    snprintf(table_cell(&t, row++, 1), 160, "%s",
-             c->n_faults ? "" : "none");
+    snprintf(table_cell(&t, row++, 1), 160, "%s", c->n_faults ? "" : "none");
     for (uint32_t i = 0; i < c->n_faults; i++, row++) {
         const fault_cfg *f = &c->faults[i];
         snprintf(table_cell(&t, row, 0), 160, "  %s", f->name);
@@ -341,8 +344,7 @@ static void layer_text(const compare_plan *p, int i, const pstack *st, int l,
     const sb_policy *layer = pstack_layer(st, l);
     size_t used = 0;
     snprintf(buf, len, "no parameters");
-    for (int k = 0; layer->params && layer->params[k].name && used < len;
-         k++) {
+    for (int k = 0; layer->params && layer->params[k].name && used < len; k++) {
         const char *sep = k ? ", " : "";
         const char *name = layer->params[k].name;
         int swept = -1;
@@ -360,8 +362,8 @@ static void layer_text(const compare_plan *p, int i, const pstack *st, int l,
                                      ax->from, ax->unit, ax->to, ax->unit);
         } else {
             bool set = names_param(st, cp->params, cp->n_params, l, k);
-            used += (size_t)snprintf(buf + used, len - used, "%s%s=%s%s",
-                                     sep, name, pstack_param_text(st, l, k),
+            used += (size_t)snprintf(buf + used, len - used, "%s%s=%s%s", sep,
+                                     name, pstack_param_text(st, l, k),
                                      set ? "" : " (default)");
         }
     }
@@ -396,9 +398,8 @@ static void policies_table(report *d, const compare_plan *p)
             size_t used = 0;
             snprintf(table_cell(&t, row, 1), TABLE_CELL, "%s", cp->stack);
             for (int j = 0; j < cp->n_params && used < TABLE_CELL; j++)
-                used += (size_t)snprintf(c + used, TABLE_CELL - used,
-                                         "%s%s=%s", j ? ", " : "",
-                                         cp->params[j].key,
+                used += (size_t)snprintf(c + used, TABLE_CELL - used, "%s%s=%s",
+                                         j ? ", " : "", cp->params[j].key,
                                          cp->params[j].value);
             row++;
             continue;
@@ -414,7 +415,12 @@ static void policies_table(report *d, const compare_plan *p)
     report_table tb = {"Every parameter each policy runs with; (default): "
                        "not set by the scenario, the entry or --param "
                        "(stormbench policies NAME says what each does).",
-                       3, rows, head, t.cells, NULL, "lll"};
+                       3,
+                       rows,
+                       head,
+                       t.cells,
+                       NULL,
+                       "lll"};
     report_table_add(d, &tb);
     table_free(&t);
 done:
@@ -427,8 +433,8 @@ static void title_page(report *d, const compare_result *r)
 {
     const compare_plan *p = r->plan;
     char line[1400], date[32];
-    snprintf(line, sizeof line, "%s: %d %s compared", p->name,
-             p->n_policies, p->n_policies == 1 ? "policy" : "policies");
+    snprintf(line, sizeof line, "%s: %d %s compared", p->name, p->n_policies,
+             p->n_policies == 1 ? "policy" : "policies");
     report_heading(d, 1, line);
     if (p->description[0])
         report_text(d, p->description);
@@ -439,7 +445,8 @@ static void title_page(report *d, const compare_result *r)
         report_text(d, b.text);
     }
     report_date(date, sizeof date);
-    snprintf(line, sizeof line, "Scenario file %s. stormbench %s, %s. "
+    snprintf(line, sizeof line,
+             "Scenario file %s. stormbench %s, %s. "
              "Every figure is a mean over the seeds with its 95 %% "
              "confidence interval (Student's t), unless it says otherwise.",
              p->scenario, SB_VERSION, date);
@@ -448,7 +455,8 @@ static void title_page(report *d, const compare_result *r)
     policies_table(d, p);
     for (int a = 0; a < p->n_axes; a++) {
         const compare_axis *ax = &p->axes[a];
-        snprintf(line, sizeof line, "Swept: %s from %g%s to %g%s in steps "
+        snprintf(line, sizeof line,
+                 "Swept: %s from %g%s to %g%s in steps "
                  "of %g%s (%u values)%s.",
                  strcmp(ax->key, "load") == 0
                      ? "load (offered requests as a share of the server's "
@@ -548,13 +556,13 @@ static void metrics_table(report *d, const compare_result *r, uint32_t pt,
             const compare_stat *st = compare_stat_at(r, pt, i, m);
             if (st->ci.n == 0)
                 *em = REPORT_MUTED;
-            else if ((v->leaders & (1u << i)) &&
-                     v->n_leaders < p->n_policies)
+            else if ((v->leaders & (1u << i)) && v->n_leaders < p->n_policies)
                 *em = REPORT_BEST;
         }
     }
     char caption[700];
-    snprintf(caption, sizeof caption, "Mean [95 %% confidence interval] over "
+    snprintf(caption, sizeof caption,
+             "Mean [95 %% confidence interval] over "
              "%u seeds (Student's t, cut at 0 and at 100 %%); recovery time "
              "over the seeds that recovered. Did not recover: the seeds, "
              "and their share with its Wilson 95 %% interval; bistable when "
@@ -563,8 +571,8 @@ static void metrics_table(report *d, const compare_result *r, uint32_t pt,
              "the seeds, Holm-adjusted, p < 0.05). Bold: the best and any "
              "policy not significantly worse than it, when some policy is.",
              p->n_seeds);
-    report_table tb = {caption, nc + 1, p->n_policies, head, t.cells,
-                       t.emph, NULL};
+    report_table tb = {caption, nc + 1, p->n_policies, head,
+                       t.cells, t.emph, NULL};
     report_table_add(d, &tb);
     table_free(&t);
 }
@@ -596,9 +604,9 @@ static void results_table(report *d, const compare_result *r, uint32_t pt)
             continue;
         if (!metric_has_values(r, pt, (compare_metric)m)) {
             if (used < sizeof left)
-                used += (size_t)snprintf(left + used, sizeof left - used,
-                                         "%s%s", used ? ", " : "",
-                                         compare_metrics[m].name);
+                used +=
+                    (size_t)snprintf(left + used, sizeof left - used, "%s%s",
+                                     used ? ", " : "", compare_metrics[m].name);
             continue;
         }
         if (m < CM_JOBS_COMPLETED)
@@ -614,8 +622,10 @@ static void results_table(report *d, const compare_result *r, uint32_t pt)
     }
     if (left[0]) {
         char text[500];
-        snprintf(text, sizeof text, "Not in the table, for no run has a "
-                 "value: %s (the verdicts say why).", left);
+        snprintf(text, sizeof text,
+                 "Not in the table, for no run has a "
+                 "value: %s (the verdicts say why).",
+                 left);
         report_text(d, text);
     }
 }
@@ -646,11 +656,12 @@ static void phase_tables(report *d, const compare_result *r, uint32_t pt)
         "before the first fault", "during the faults",
         "after the faults (recovering)", "steady state at the end"};
     static const char *const head[CP_COUNT + 1] = {
-        "policy", "offered (/s)", "goodput (/s)", "success (%)",
-        "amplification (x)", "p99 (ms)", "duplicates"};
+        "policy",      "offered (/s)",      "goodput (/s)",
+        "success (%)", "amplification (x)", "p99 (ms)",
+        "duplicates"};
     report_heading(d, 2, "By phase");
-    const compare_run *first = &r->runs[(size_t)pt * (size_t)p->n_policies *
-                                        p->n_seeds];
+    const compare_run *first =
+        &r->runs[(size_t)pt * (size_t)p->n_policies * p->n_seeds];
     for (int ph = 0; ph < PHASE_COUNT; ph++) {
         /* A phase the runs do not have (no fault) is left out. */
         if (!first->sum.phase[ph].present)
@@ -663,8 +674,7 @@ static void phase_tables(report *d, const compare_result *r, uint32_t pt)
             snprintf(table_cell(&t, i, 0), 160, "%s", p->policies[i].label);
             for (int f = 0; f < CP_COUNT; f++) {
                 const compare_stat *st =
-                    compare_phase_stat_at(r, pt, i, (compare_phase_kind)ph,
-                                          f);
+                    compare_phase_stat_at(r, pt, i, (compare_phase_kind)ph, f);
                 char *cell = table_cell(&t, i, f + 1);
                 compare_numbers n;
                 compare_stat_numbers(st, &n);
@@ -680,24 +690,24 @@ static void phase_tables(report *d, const compare_result *r, uint32_t pt)
                 }
                 if (st->ci.n > 0 && st->ci.n < p->n_seeds) {
                     size_t used = strlen(cell);
-                    snprintf(cell + used, 160 - used, " (%zu seeds)",
-                             st->ci.n);
+                    snprintf(cell + used, 160 - used, " (%zu seeds)", st->ci.n);
                     fewer = true;
                 }
             }
         }
         char caption[400];
-        snprintf(caption, sizeof caption, "%s: %.0f s to %.0f s. Mean [95 %% "
-                 "interval] over %u seeds%s.", phase_names[ph],
-                 first->sum.phase[ph].from_s, first->sum.phase[ph].to_s,
-                 p->n_seeds,
+        snprintf(caption, sizeof caption,
+                 "%s: %.0f s to %.0f s. Mean [95 %% "
+                 "interval] over %u seeds%s.",
+                 phase_names[ph], first->sum.phase[ph].from_s,
+                 first->sum.phase[ph].to_s, p->n_seeds,
                  fewer ? "; (k seeds): from the k seeds with a value only "
                          "(no request succeeded in the phase in the others: "
                          "no p99)"
                        : "");
         caption[0] = (char)(caption[0] - 'a' + 'A');
         report_table tb = {caption, CP_COUNT + 1, p->n_policies, head,
-                           t.cells, t.emph, NULL};
+                           t.cells, t.emph,       NULL};
         report_table_add(d, &tb);
         table_free(&t);
     }
@@ -726,8 +736,7 @@ static void tiers_table(report *d, const compare_result *r, uint32_t pt)
             snprintf(table_cell(&t, row, 0), 160, "%s",
                      f ? "" : compare_tier_name(p, k));
             snprintf(table_cell(&t, row, 1), 160, "%s%s%s%s", fi->name,
-                     fi->unit[0] ? " (" : "", fi->unit,
-                     fi->unit[0] ? ")" : "");
+                     fi->unit[0] ? " (" : "", fi->unit, fi->unit[0] ? ")" : "");
             for (int i = 0; i < p->n_policies; i++) {
                 const compare_stat *st = compare_tier_stat_at(r, pt, i, k, f);
                 char *cell = table_cell(&t, row, i + 2);
@@ -746,14 +755,16 @@ static void tiers_table(report *d, const compare_result *r, uint32_t pt)
             }
         }
     char caption[700];
-    snprintf(caption, sizeof caption, "What reached each tier, from the top "
+    snprintf(caption, sizeof caption,
+             "What reached each tier, from the top "
              "down, per request the clients offered: mean [95 %% interval] "
              "over %u seeds. A tier's calls to the next are retried by its "
              "own policy ([policy.NAME] in the scenario): the policies "
              "compared replace the clients' policy only. Peak: the largest "
              "of any bucket (a bucket's attempts can come from requests "
              "offered in the one before, so it can exceed the per-request "
-             "product).", p->n_seeds);
+             "product).",
+             p->n_seeds);
     char align[COMPARE_MAX_POLICIES + 3];
     memset(align, 'r', sizeof align);
     align[0] = align[1] = 'l';
@@ -786,11 +797,12 @@ static void sweep_tips(report *d, const compare_result *r)
     /* 0 of n lies clearly below 1/2 only when its Wilson top, 3.84 /
      * (n + 3.84), does: from n = 4. */
     if (n_min < 4) {
-        snprintf(line, sizeof line, "With %u seeds a value, no share is "
+        snprintf(line, sizeof line,
+                 "With %u seeds a value, no share is "
                  "clearly below or above one half (0 of %u has a 95 %% "
                  "interval up to %.0f %%): every value is bistable until "
-                 "more seeds are run (4 or more).", n_min, n_min,
-                 100.0 * 3.8415 / (n_min + 3.8415));
+                 "more seeds are run (4 or more).",
+                 n_min, n_min, 100.0 * 3.8415 / (n_min + 3.8415));
         report_text(d, line);
     }
 }

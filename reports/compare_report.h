@@ -20,7 +20,7 @@ struct compare_result;
  * runs are saved (the time-series pages read their series back);
  * borrowed, valid during the call. */
 int compare_report_write(const struct compare_result *r,
-                         const char *const *dirs, int n_dirs,
-                         const char *pdf, const char *html, sb_err *e);
+                         const char *const *dirs, int n_dirs, const char *pdf,
+                         const char *html, sb_err *e);
 
 #endif

@@ -5,8 +5,8 @@
 #include "compare_report.h"
 
 int compare_report_write(const struct compare_result *r,
-                         const char *const *dirs, int n_dirs,
-                         const char *pdf, const char *html, sb_err *e)
+                         const char *const *dirs, int n_dirs, const char *pdf,
+                         const char *html, sb_err *e)
 {
     (void)r;
     (void)dirs;

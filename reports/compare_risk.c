@@ -18,8 +18,7 @@
 /* The setup of policy pol at point pt: the point's configuration with the
  * comparison's first seed, the policy's parameters then the sweep's. */
 static int estimate_one(const compare_plan *p, uint32_t pt, int pol,
-                        const compare_risk_opts *o, risk_result *out,
-                        sb_err *e)
+                        const compare_risk_opts *o, risk_result *out, sb_err *e)
 {
     const compare_point *point = &p->points[pt];
     const compare_policy *cp = &p->policies[pol];
@@ -35,9 +34,8 @@ static int estimate_one(const compare_plan *p, uint32_t pt, int pol,
     const char *plugins[COMPARE_MAX_PLUGINS];
     for (int i = 0; i < p->n_plugins; i++)
         plugins[i] = p->plugins[i];
-    risk_setup su = {&cfg,      cp->stack, params,
-                     n,         plugins,   p->n_plugins,
-                     o->horizon_ns, o->storm_window_ns};
+    risk_setup su = {&cfg,    cp->stack,    params,        n,
+                     plugins, p->n_plugins, o->horizon_ns, o->storm_window_ns};
     return risk_estimate(&su, &o->ro, out, e);
 }
 
@@ -55,8 +53,8 @@ int compare_risk_run(const compare_plan *p, const compare_risk_opts *o,
     r->n_policies = p->n_policies;
     for (uint32_t pt = 0; pt < p->n_points; pt++)
         for (int pol = 0; pol < p->n_policies; pol++) {
-            risk_result *c = &r->cell[(size_t)pt * (size_t)p->n_policies +
-                                      (size_t)pol];
+            risk_result *c =
+                &r->cell[(size_t)pt * (size_t)p->n_policies + (size_t)pol];
             if (estimate_one(p, pt, pol, o, c, e) != 0) {
                 char name[sizeof e->msg]; /* whole: -O0 checks the cut */
                 memcpy(name, e->msg, sizeof name);
@@ -118,16 +116,17 @@ void compare_risk_cell(const risk_result *c, char *buf, size_t len)
                  (unsigned long long)c->est.hit_trials,
                  (unsigned long long)c->est.trials);
     else
-        snprintf(buf, len, "%s %% [%s, %s]; splitting, as precise as %.0f "
-                 "runs", p, lo, hi, c->est.effective_runs);
+        snprintf(buf, len,
+                 "%s %% [%s, %s]; splitting, as precise as %.0f "
+                 "runs",
+                 p, lo, hi, c->est.effective_runs);
 }
 
 void compare_risk_horizon(const compare_risk *r, char *buf, size_t len)
 {
     double s = (double)r->o.horizon_ns / 1e9;
     if (s >= 86400 && fmod(s, 86400) == 0)
-        snprintf(buf, len, "within %g day%s", s / 86400,
-                 s == 86400 ? "" : "s");
+        snprintf(buf, len, "within %g day%s", s / 86400, s == 86400 ? "" : "s");
     else if (s >= 3600 && fmod(s, 3600) == 0)
         snprintf(buf, len, "within %g h", s / 3600);
     else if (s >= 60 && fmod(s, 60) == 0)
@@ -171,8 +170,7 @@ static double versus(const risk_result *a, const risk_result *b)
     return a->est.hi < b->est.lo || b->est.hi < a->est.lo ? NAN : 1;
 }
 
-static int by_risk(const risk_result *a, int ia, const risk_result *b,
-                   int ib)
+static int by_risk(const risk_result *a, int ia, const risk_result *b, int ib)
 {
     if (a->est.p != b->est.p)
         return a->est.p < b->est.p ? -1 : 1;
@@ -195,9 +193,9 @@ int compare_risk_verdict(const compare_result *r, uint32_t pt, int *best,
     buf[0] = '\0';
     for (int i = 0; i < n; i++) {
         int j = i;
-        while (j > 0 && by_risk(compare_risk_at(k, pt, order[j - 1]),
-                                order[j - 1], compare_risk_at(k, pt, i),
-                                i) > 0) {
+        while (j > 0 &&
+               by_risk(compare_risk_at(k, pt, order[j - 1]), order[j - 1],
+                       compare_risk_at(k, pt, i), i) > 0) {
             order[j] = order[j - 1];
             j--;
         }
@@ -207,9 +205,11 @@ int compare_risk_verdict(const compare_result *r, uint32_t pt, int *best,
     const risk_result *last = compare_risk_at(k, pt, order[n - 1]);
     if (last->est.p == 0) {
         compare_risk_pct(last->est.hi, a, sizeof a);
-        say(buf, len, &used, "no run of any policy tipped into a storm %s: "
+        say(buf, len, &used,
+            "no run of any policy tipped into a storm %s: "
             "each P(storm) is below %s %% (the widest 95 %% interval's "
-            "top); more runs (--risk-runs) narrow it", h, a);
+            "top); more runs (--risk-runs) narrow it",
+            h, a);
         return 0;
     }
     if (n == 1) {
@@ -241,16 +241,17 @@ int compare_risk_verdict(const compare_result *r, uint32_t pt, int *best,
     compare_risk_pct(next->est.p, b, sizeof b);
     char pt_text[32];
     p_text(apart[1] ? NAN : pv[0], pt_text, sizeof pt_text);
-    const char *test = !(top->est.plain && next->est.plain)
-                           ? "95 % intervals"
+    const char *test = !(top->est.plain && next->est.plain) ? "95 % intervals"
                        : n > 2 ? "Fisher's exact test, Holm-adjusted"
                                : "Fisher's exact test";
     if (leaders == n) {
-        say(buf, len, &used, "nothing separates the policies: %s is least "
+        say(buf, len, &used,
+            "nothing separates the policies: %s is least "
             "likely to tip into a storm %s (%s %%) against %s %% for %s, "
             "not significant (%s, %s); more runs (--risk-runs) would tell "
-            "them apart", p->policies[order[0]].label, h, a, b,
-            p->policies[order[1]].label, test, pt_text);
+            "them apart",
+            p->policies[order[0]].label, h, a, b, p->policies[order[1]].label,
+            test, pt_text);
         return 0;
     }
     if (best)
@@ -273,29 +274,35 @@ int compare_risk_verdict(const compare_result *r, uint32_t pt, int *best,
         }
         for (int i = 1; i <= same; i++)
             say(names, sizeof names, &nu, "%s%s",
-                i == 1 ? "" : i == same ? " and " : ", ",
+                i == 1      ? ""
+                : i == same ? " and "
+                            : ", ",
                 p->policies[order[i]].label);
-        say(buf, len, &used, "%s: least likely to tip into a storm %s, %s "
+        say(buf, len, &used,
+            "%s: least likely to tip into a storm %s, %s "
             "%% [%s, %s] vs %s %% for %s (the next best%s), significant "
-            "(%s, %s)", p->policies[order[0]].label, h, a, lo, hi, b, names,
+            "(%s, %s)",
+            p->policies[order[0]].label, h, a, lo, hi, b, names,
             same > 1 ? ", tied" : "", test, pt_text);
         return 0;
     }
     for (int i = 0; i < leaders; i++) {
-        compare_risk_pct(compare_risk_at(k, pt, order[i])->est.p, c,
-                         sizeof c);
+        compare_risk_pct(compare_risk_at(k, pt, order[i])->est.p, c, sizeof c);
         say(buf, len, &used, "%s%s (%s %%)",
-            i == 0 ? "" : i == leaders - 1 ? " and " : ", ",
+            i == 0             ? ""
+            : i == leaders - 1 ? " and "
+                               : ", ",
             p->policies[order[i]].label, c);
     }
     const risk_result *out = compare_risk_at(k, pt, order[leaders]);
     compare_risk_pct(out->est.p, c, sizeof c);
     p_text(apart[leaders] ? NAN : pv[leaders - 1], pt_text, sizeof pt_text);
-    say(buf, len, &used, " tie for the least risk of a storm %s; %s%s "
-        "tips significantly more often than %s (%s %%, %s, %s)", h,
-        p->policies[order[leaders]].label,
-        leaders + 1 < n ? " and the rest" : "", p->policies[order[0]].label,
-        c, test, pt_text);
+    say(buf, len, &used,
+        " tie for the least risk of a storm %s; %s%s "
+        "tips significantly more often than %s (%s %%, %s, %s)",
+        h, p->policies[order[leaders]].label,
+        leaders + 1 < n ? " and the rest" : "", p->policies[order[0]].label, c,
+        test, pt_text);
     return 0;
 }
 
@@ -320,13 +327,15 @@ int compare_risk_md(FILE *f, const compare_result *r, uint32_t pt)
     compare_risk_horizon(k, h, sizeof h);
     snprintf(w, sizeof w, "%g s", (double)k->o.storm_window_ns / 1e9);
     fprintf(f, "\n### Risk of a storm %s\n\n", h);
-    fprintf(f, "Each run: the scenario for the horizon under its faults' "
-               "weather, seeds from %llu on; a storm: after the trigger is "
-               "gone, goodput not back within 10 %% of baseline for %s in "
-               "a row (`stormbench risk`).\n\n",
+    fprintf(f,
+            "Each run: the scenario for the horizon under its faults' "
+            "weather, seeds from %llu on; a storm: after the trigger is "
+            "gone, goodput not back within 10 %% of baseline for %s in "
+            "a row (`stormbench risk`).\n\n",
             (unsigned long long)r->plan->seed0, w);
     fputs("| policy | P(storm) (%) | 95 % interval (%) | runs tipped | "
-          "storms a day | estimator |\n|---|--:|--:|--:|--:|---|\n", f);
+          "storms a day | estimator |\n|---|--:|--:|--:|--:|---|\n",
+          f);
     for (int pol = 0; pol < r->plan->n_policies; pol++) {
         const risk_result *c = compare_risk_at(k, pt, pol);
         char p[32], lo[32], hi[32], day[32];
@@ -334,8 +343,8 @@ int compare_risk_md(FILE *f, const compare_result *r, uint32_t pt)
         compare_risk_pct(c->est.lo, lo, sizeof lo);
         compare_risk_pct(c->est.hi, hi, sizeof hi);
         per_day(c->rate_per_s, day, sizeof day);
-        fprintf(f, "| `%s` | %s | [%s, %s] | ", r->plan->policies[pol].label,
-                p, lo, hi);
+        fprintf(f, "| `%s` | %s | [%s, %s] | ", r->plan->policies[pol].label, p,
+                lo, hi);
         if (c->est.plain)
             fprintf(f, "%llu of %llu", (unsigned long long)c->est.hit_trials,
                     (unsigned long long)c->est.trials);
@@ -377,8 +386,8 @@ int compare_risk_json(struct jw *w, const compare_result *r, uint32_t pt)
     for (int pol = 0; pol < p->n_policies; pol++) {
         const risk_result *c = compare_risk_at(k, pt, pol);
         jw_object(w, p->policies[pol].label);
-        jw_string(w, "estimator", c->est.plain ? "plain Monte Carlo"
-                                                : "RESTART");
+        jw_string(w, "estimator",
+                  c->est.plain ? "plain Monte Carlo" : "RESTART");
         exact(w, "probability", c->est.p);
         exact(w, "lo", c->est.lo);
         exact(w, "hi", c->est.hi);

@@ -25,16 +25,16 @@
 #include "risk.h"
 
 typedef struct compare_risk_opts {
-    int64_t horizon_ns;       /* each run's length */
-    int64_t storm_window_ns;  /* no recovery this long: a storm */
-    risk_opts ro;             /* method, confidence, runs, threads */
+    int64_t horizon_ns;      /* each run's length */
+    int64_t storm_window_ns; /* no recovery this long: a storm */
+    risk_opts ro;            /* method, confidence, runs, threads */
 } compare_risk_opts;
 
 typedef struct compare_risk {
     compare_risk_opts o;
     uint32_t n_points;
     int n_policies;
-    risk_result *cell;        /* [point][policy] */
+    risk_result *cell; /* [point][policy] */
 } compare_risk;
 
 /* Estimates every policy at every point of the plan.  progress (or NULL)
@@ -63,7 +63,7 @@ void compare_risk_cell(const risk_result *c, char *buf, size_t len);
  * would be unadjusted): buf then says "out of memory" and the caller
  * fails, writing no verdict. */
 int compare_risk_verdict(const compare_result *r, uint32_t pt, int *best,
-                          char *buf, size_t len);
+                         char *buf, size_t len);
 
 /* summary.md's section at a point: a table (policy, P(storm), its
  * interval, runs tipped, storms a day, estimator) and the verdict. */

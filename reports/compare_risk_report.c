@@ -17,15 +17,16 @@ static void intro(report *d, const compare_result *r)
     char h[64], text[900];
     compare_risk_horizon(k, h, sizeof h);
     report_heading(d, 1, "Risk of a storm");
-    snprintf(text, sizeof text, "The probability that a run tips into a "
+    snprintf(text, sizeof text,
+             "The probability that a run tips into a "
              "storm %s: the scenario run for the horizon under its faults' "
              "weather, each run with its own seed (from %llu on, the same "
              "for every policy, so every policy meets the same blips). A "
              "storm: after the trigger is gone, goodput does not come back "
              "within 10 %% of its baseline for %g s in a row "
              "(stormbench risk). Intervals at 95 %%: Wilson's for plain "
-             "Monte Carlo, Student's t for splitting.", h,
-             (unsigned long long)r->plan->seed0,
+             "Monte Carlo, Student's t for splitting.",
+             h, (unsigned long long)r->plan->seed0,
              (double)k->o.storm_window_ns / 1e9);
     report_text(d, text);
 }
@@ -53,8 +54,8 @@ static void bars(report *d, const compare_result *r, uint32_t pt)
     char h[64], title[96];
     compare_risk_horizon(r->risk, h, sizeof h);
     snprintf(title, sizeof title, "P(storm %s)", h);
-    report_bars b = {title, "P(storm) (%)", np, labels, v, lo, hi, colour,
-                     notes, 100};
+    report_bars b = {title, "P(storm) (%)", np,    labels, v, lo,
+                     hi,    colour,         notes, 100};
     report_bars_add(d, &b);
     char text[1300];
     int best;
@@ -110,17 +111,18 @@ static void maps(report *d, const compare_result *r)
             split += !c->est.plain;
         }
         char title[220];
-        snprintf(title, sizeof title, "%s: P(storm)",
-                 p->policies[i].label);
-        report_map m = {title, xl, yl, (int)ax->n, (int)ay->n,
-                        x,     y,  tipped, judged, NULL, NULL};
+        snprintf(title, sizeof title, "%s: P(storm)", p->policies[i].label);
+        report_map m = {title, xl,     yl,     (int)ax->n, (int)ay->n, x,
+                        y,     tipped, judged, NULL,       NULL};
         report_map_add(d, &m);
     }
     if (split) {
         char text[200];
-        snprintf(text, sizeof text, "%d cells were estimated by splitting "
+        snprintf(text, sizeof text,
+                 "%d cells were estimated by splitting "
                  "and have no counts to draw: summary.md gives their "
-                 "estimates.", split);
+                 "estimates.",
+                 split);
         report_text(d, text);
     }
     free(x);

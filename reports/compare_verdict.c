@@ -103,8 +103,8 @@ void compare_cell_text(const compare_result *r, uint32_t pt, int pol,
         snprintf(buf + used, len - used, "; did not complete in %u of %u",
                  failed, applies);
     else if (m != CM_RECOVERY_S && st->missing && st->ci.n)
-        snprintf(buf + used, len - used, "; no value in %u of %u",
-                 st->missing, r->plan->n_seeds);
+        snprintf(buf + used, len - used, "; no value in %u of %u", st->missing,
+                 r->plan->n_seeds);
 }
 
 void compare_tipping_text(const compare_tipping *t, char *buf, size_t len)
@@ -112,12 +112,11 @@ void compare_tipping_text(const compare_tipping *t, char *buf, size_t len)
     if (t->n == 0)
         snprintf(buf, len, "-");
     else
-        snprintf(buf, len, "%u of %u, %.0f %% [%.0f, %.0f]", t->tipped,
-                 t->n, 100.0 * t->share, 100.0 * t->lo, 100.0 * t->hi);
+        snprintf(buf, len, "%u of %u, %.0f %% [%.0f, %.0f]", t->tipped, t->n,
+                 100.0 * t->share, 100.0 * t->lo, 100.0 * t->hi);
 }
 
-void compare_with_unit(const char *num, const char *unit, char *buf,
-                       size_t len)
+void compare_with_unit(const char *num, const char *unit, char *buf, size_t len)
 {
     bool spaced = strcmp(unit, "%") == 0 || strcmp(unit, "s") == 0 ||
                   strcmp(unit, "ms") == 0;
@@ -162,12 +161,12 @@ typedef struct contest {
     compare_metric m;
     int n_pol;
     uint32_t n_seeds;
-    bool by_failures;    /* recovery, completion: failures count first */
-    double *v;           /* [policy][seed] values */
-    int8_t *failed;      /* [policy][seed]: compare_metric_failed */
-    uint32_t *fails;     /* [policy] runs failed */
-    uint32_t *applies;   /* [policy] runs the metric applies to */
-    pair *pairs;         /* [a * n_pol + b], the same both ways */
+    bool by_failures;  /* recovery, completion: failures count first */
+    double *v;         /* [policy][seed] values */
+    int8_t *failed;    /* [policy][seed]: compare_metric_failed */
+    uint32_t *fails;   /* [policy] runs failed */
+    uint32_t *applies; /* [policy] runs the metric applies to */
+    pair *pairs;       /* [a * n_pol + b], the same both ways */
     int order[COMPARE_MAX_POLICIES]; /* the ranking, best first */
 } contest;
 
@@ -175,7 +174,9 @@ static const compare_run *run_at(const contest *c, int pol, uint32_t sd)
 {
     const compare_plan *p = c->res->plan;
     return &c->res->runs[((size_t)c->point * (size_t)p->n_policies +
-                          (size_t)pol) * p->n_seeds + sd];
+                          (size_t)pol) *
+                             p->n_seeds +
+                         sd];
 }
 
 static double mean_of(const contest *c, int pol)
@@ -203,8 +204,7 @@ static bool contest_fill(contest *c)
             const compare_run *r = run_at(c, pol, sd);
             size_t i = (size_t)pol * c->n_seeds + sd;
             c->v[i] = compare_metric_of(r, c->m);
-            c->failed[i] = (int8_t)compare_metric_failed(c->res->plan, r,
-                                                         c->m);
+            c->failed[i] = (int8_t)compare_metric_failed(c->res->plan, r, c->m);
             c->fails[pol] += c->failed[i] == 1;
             c->applies[pol] += c->failed[i] >= 0;
         }
@@ -285,8 +285,8 @@ static void pair_test(const contest *c, int i, int j, pair *d)
     memset(d, 0, sizeof *d);
     d->same = true;
     for (uint32_t s = 0; s < c->n_seeds && d->same; s++)
-        d->same = fa[s] == fb[s] &&
-                  (a[s] == b[s] || (isnan(a[s]) && isnan(b[s])));
+        d->same =
+            fa[s] == fb[s] && (a[s] == b[s] || (isnan(a[s]) && isnan(b[s])));
     if (d->same) {
         d->p = NAN; /* not a hypothesis: left out of Holm's family */
         return;
@@ -349,8 +349,7 @@ static int absorb(uint32_t *g, int n)
     for (int i = 0; i < n; i++) {
         bool held = false;
         for (int j = 0; j < n && !held; j++)
-            held = j != i && (g[i] & g[j]) == g[i] &&
-                   (g[i] != g[j] || j < i);
+            held = j != i && (g[i] & g[j]) == g[i] && (g[i] != g[j] || j < i);
         if (!held)
             g[k++] = g[i];
     }
@@ -428,7 +427,10 @@ void compare_tests_text(unsigned tests, char *buf, size_t len)
         total += (tests & names[i].bit) != 0;
     for (size_t i = 0; i < 3; i++)
         if (tests & names[i].bit) {
-            say(&w, "%s%s", n == 0 ? "" : n == total - 1 ? " and " : ", ",
+            say(&w, "%s%s",
+                n == 0           ? ""
+                : n == total - 1 ? " and "
+                                 : ", ",
                 names[i].name);
             n++;
         }
@@ -464,18 +466,17 @@ static const char *failure_verb(compare_metric m)
  * "1 of 5 seeds".  Else its mean, and for recovery and completion what
  * the mean is over: "22.0 s over the 3 seeds that recovered", "never
  * recovered". */
-static void value_text_at(const contest *c, int pol, bool counts,
-                          int decimals, char *buf, size_t len)
+static void value_text_at(const contest *c, int pol, bool counts, int decimals,
+                          char *buf, size_t len)
 {
     if (counts) {
-        snprintf(buf, len, "%u of %u seeds", c->fails[pol],
-                 c->applies[pol]);
+        snprintf(buf, len, "%u of %u seeds", c->fails[pol], c->applies[pol]);
         return;
     }
     if (c->by_failures && c->fails[pol] > 0 &&
         c->fails[pol] == c->applies[pol]) {
-        snprintf(buf, len, "%s", c->m == CM_RECOVERY_S ? "never recovered"
-                                                       : "never completed");
+        snprintf(buf, len, "%s",
+                 c->m == CM_RECOVERY_S ? "never recovered" : "never completed");
         return;
     }
     char m[64];
@@ -498,8 +499,8 @@ static void value_text(const contest *c, int pol, bool counts, char *buf,
  * digits ("1.00x vs 1.00x") read as a contradiction: print both with as
  * many more decimals as it takes to tell them apart (up to four more).
  * false when even that does not (a and b are left at three digits). */
-static bool distinct_values(const contest *c, int p1, int p2, char *a,
-                            char *b, size_t len)
+static bool distinct_values(const contest *c, int p1, int p2, char *a, char *b,
+                            size_t len)
 {
     const compare_stat *st = compare_stat_at(c->res, c->point, p1, c->m);
     double scale = st->ci.mean;
@@ -528,13 +529,13 @@ static void p_text(double p, char *buf, size_t len)
 }
 
 static const char *const phrase[CM_COUNT] = {
-    "highest success ratio", "lowest amplification",
-    "lowest peak amplification", "fastest recovery",
-    "lowest p99 latency", "fewest duplicate writes",
+    "highest success ratio",       "lowest amplification",
+    "lowest peak amplification",   "fastest recovery",
+    "lowest p99 latency",          "fewest duplicate writes",
     "fewest quarantined requests", "least wasted work",
-    "shortest completion time", "most jobs completed",
-    "fewest jobs failed", "fewest critical alerts",
-    "fewest duplicate items", "least blocked time per job"};
+    "shortest completion time",    "most jobs completed",
+    "fewest jobs failed",          "fewest critical alerts",
+    "fewest duplicate items",      "least blocked time per job"};
 
 /* The claim's words when the failures decide ("fewest seeds that did not
  * recover"), else the metric's. */
@@ -551,7 +552,10 @@ static void say_names(words *w, const contest *c, const int *list, int n,
                       bool with_values, bool counts)
 {
     for (int i = 0; i < n; i++) {
-        say(w, "%s%s", i == 0 ? "" : i == n - 1 ? " and " : ", ",
+        say(w, "%s%s",
+            i == 0       ? ""
+            : i == n - 1 ? " and "
+                         : ", ",
             c->res->plan->policies[list[i]].label);
         if (with_values) {
             char v[128];
@@ -636,8 +640,8 @@ static void say_leaders(words *w, const contest *c, const int *lead, int nl,
         char v[128];
         value_text(c, lead[0], false, v, sizeof v);
         say_names(w, c, lead, nl, false, false);
-        say(w, " tie for the %s (%s, identical on every seed)",
-            phrase[c->m], v);
+        say(w, " tie for the %s (%s, identical on every seed)", phrase[c->m],
+            v);
         out->p = NAN;
         return;
     }
@@ -650,7 +654,10 @@ static void say_leaders(words *w, const contest *c, const int *lead, int nl,
         claim_phrase(c, counts), v);
     for (int i = 1; i < nl; i++) {
         value_text(c, lead[i], counts, v, sizeof v);
-        say(w, "%s%s (%s%s)", i == 1 ? "" : i == nl - 1 ? " and " : ", ",
+        say(w, "%s%s (%s%s)",
+            i == 1        ? ""
+            : i == nl - 1 ? " and "
+                          : ", ",
             c->res->plan->policies[lead[i]].label, v,
             pair_of(c, lead[0], lead[i])->same ? ", identical on every seed"
                                                : "");
@@ -666,9 +673,9 @@ static void say_leaders(words *w, const contest *c, const int *lead, int nl,
 /* "three", "four" ... "ten", then digits. */
 static const char *count_word(int n)
 {
-    static const char *const w[] = {"none", "one", "two", "three", "four",
-                                    "five", "six", "seven", "eight", "nine",
-                                    "ten"};
+    static const char *const w[] = {"none",  "one",  "two", "three",
+                                    "four",  "five", "six", "seven",
+                                    "eight", "nine", "ten"};
     static char digits[16];
     if (n >= 0 && n <= 10)
         return w[n];
@@ -779,7 +786,8 @@ static void tie(const contest *c, compare_verdict *out)
     char v[64];
     mean_text(c, 0, v, sizeof v);
     const compare_stat *st = compare_stat_at(c->res, c->point, 0, c->m);
-    snprintf(out->text, sizeof out->text, "no difference: every policy "
+    snprintf(out->text, sizeof out->text,
+             "no difference: every policy "
              "gives the same value on every seed (%s%s)",
              st->ci.sd > 0.0 ? "mean " : "",
              strcmp(v, "no value") == 0 ? "none" : v);
@@ -858,9 +866,18 @@ int compare_verdict_at(const compare_result *r, uint32_t point,
     memset(out, 0, sizeof *out);
     out->best = out->runner_up = -1;
     out->p = NAN;
-    contest c = {r, point, m, r->plan->n_policies, r->plan->n_seeds,
+    contest c = {r,
+                 point,
+                 m,
+                 r->plan->n_policies,
+                 r->plan->n_seeds,
                  m == CM_RECOVERY_S || m == CM_COMPLETION_S,
-                 NULL, NULL, NULL, NULL, NULL, {0}};
+                 NULL,
+                 NULL,
+                 NULL,
+                 NULL,
+                 NULL,
+                 {0}};
     int rc = 0;
     if (!contest_fill(&c)) {
         contest_free(&c);
@@ -876,8 +893,10 @@ int compare_verdict_at(const compare_result *r, uint32_t point,
         out->best = 0;
         out->n_leaders = 1;
         out->leaders = 1;
-        snprintf(out->text, sizeof out->text, "%s: the only policy; nothing "
-                 "to compare it with", r->plan->policies[0].label);
+        snprintf(out->text, sizeof out->text,
+                 "%s: the only policy; nothing "
+                 "to compare it with",
+                 r->plan->policies[0].label);
     } else if (decide(&c, out) != 0)
         rc = err_set(e, "out of memory");
     contest_free(&c);

@@ -74,10 +74,12 @@ static int unknown(sb_err *e, const setting *x)
     suggest_list(names, EXPECT_KIND_COUNT, list, sizeof list);
     const char *best = suggest_closest(x->key, names, EXPECT_KIND_COUNT);
     if (best)
-        return err_set(e, "%s unknown key '%s' (did you mean '%s'?); known "
-                       "keys: %s", x->origin, x->key, best, list);
-    return err_set(e, "%s unknown key '%s'; known keys: %s", x->origin,
-                   x->key, list);
+        return err_set(e,
+                       "%s unknown key '%s' (did you mean '%s'?); known "
+                       "keys: %s",
+                       x->origin, x->key, best, list);
+    return err_set(e, "%s unknown key '%s'; known keys: %s", x->origin, x->key,
+                   list);
 }
 
 /* One key's limit, in the unit expect_result reports it in.  A share may
@@ -109,9 +111,9 @@ static int parse_limit(const setting *x, expect_kind k, double *v, sb_err *e)
     case EXPECT_JOBS_COMPLETED_MIN:
     case EXPECT_JOBS_FAILED_MAX:
     case EXPECT_JOBS_WITHIN_SLA_MIN:
-        if (units_share(x->value, v, &inner) != 0 || !(*v >= 0.0) ||
-            *v > 1.0) {
-            snprintf(msg, sizeof msg, "expected a share between 0 and 1, "
+        if (units_share(x->value, v, &inner) != 0 || !(*v >= 0.0) || *v > 1.0) {
+            snprintf(msg, sizeof msg,
+                     "expected a share between 0 and 1, "
                      "or a percentage from 0%% to 100%%, got '%s'",
                      x->value);
             return bad(e, x, msg);
@@ -120,9 +122,11 @@ static int parse_limit(const setting *x, expect_kind k, double *v, sb_err *e)
     case EXPECT_STEADY_GOODPUT_MIN:
         if (units_share(x->value, v, &inner) != 0 || !(*v >= 0.0) ||
             *v > 10.0) {
-            snprintf(msg, sizeof msg, "expected a share of the baseline "
+            snprintf(msg, sizeof msg,
+                     "expected a share of the baseline "
                      "goodput between 0 and 10, or a percentage from 0%% to "
-                     "1000%% (0.9 = 90%%), got '%s'", x->value);
+                     "1000%% (0.9 = 90%%), got '%s'",
+                     x->value);
             return bad(e, x, msg);
         }
         return 0;
@@ -139,16 +143,20 @@ static int parse_limit(const setting *x, expect_kind k, double *v, sb_err *e)
     case EXPECT_DUPLICATE_ITEMS_MAX:
     case EXPECT_STEPS_REDONE_MAX:
         if (units_int(x->value, &count, &inner) != 0 || count < 0) {
-            snprintf(msg, sizeof msg, "expected a whole number of at least "
-                     "0, got '%s'", x->value);
+            snprintf(msg, sizeof msg,
+                     "expected a whole number of at least "
+                     "0, got '%s'",
+                     x->value);
             return bad(e, x, msg);
         }
         *v = (double)count;
         return 0;
     default:
         if (units_real(x->value, v, &inner) != 0 || *v < 1.0) {
-            snprintf(msg, sizeof msg, "expected a number of at least 1 "
-                     "(attempts per offered request), got '%s'", x->value);
+            snprintf(msg, sizeof msg,
+                     "expected a number of at least 1 "
+                     "(attempts per offered request), got '%s'",
+                     x->value);
             return bad(e, x, msg);
         }
         return 0;
@@ -172,11 +180,13 @@ int expect_parse(const setting *keys, int n, expect_set *set, sb_err *e)
 const char *expect_too_soon(const sim_summary *s, char *buf, size_t len)
 {
     if (s->last_fault_end_s > s->duration_s)
-        snprintf(buf, len, "the last fault runs past the end of the run (it "
-                 "ends at %.0f s, the run at %.0f s)", s->last_fault_end_s,
-                 s->duration_s);
+        snprintf(buf, len,
+                 "the last fault runs past the end of the run (it "
+                 "ends at %.0f s, the run at %.0f s)",
+                 s->last_fault_end_s, s->duration_s);
     else
-        snprintf(buf, len, "the run ends %.0f s after the last fault ended, "
+        snprintf(buf, len,
+                 "the run ends %.0f s after the last fault ended, "
                  "too soon to see a full recovery window",
                  s->duration_s - s->last_fault_end_s);
     return buf;
@@ -222,8 +232,7 @@ static void eval_metastable(const sim_summary *s, expect_result *r)
     if (!s->recovery_judged) {
         char why[200];
         r->ok = false;
-        snprintf(r->explain, sizeof r->explain,
-                 "cannot be judged: %s",
+        snprintf(r->explain, sizeof r->explain, "cannot be judged: %s",
                  !s->has_fault      ? "the scenario has no fault"
                  : !s->has_baseline ? "no baseline before the first fault"
                                     : expect_too_soon(s, why, sizeof why));
@@ -243,8 +252,7 @@ static void eval_metastable(const sim_summary *s, expect_result *r)
                  want ? ", as expected" : ", where recovery was expected");
     else
         snprintf(r->explain, sizeof r->explain,
-                 "recovered %.0f s after the fault ended%s",
-                 s->recovery_time_s,
+                 "recovered %.0f s after the fault ended%s", s->recovery_time_s,
                  want ? ", where a metastable failure was expected"
                       : ", as expected");
 }
@@ -270,9 +278,9 @@ static void eval_max(const char *what, double value, expect_result *r,
     r->value = value;
     r->ok = value <= r->limit;
     int p = expect_digits(value, r->limit, 4, false);
-    snprintf(r->explain, sizeof r->explain, "%s %.*g%s %s limit %.*g%s",
-             what, p, value, fmt_unit, r->ok ? "within" : "exceeds", p,
-             r->limit, fmt_unit);
+    snprintf(r->explain, sizeof r->explain, "%s %.*g%s %s limit %.*g%s", what,
+             p, value, fmt_unit, r->ok ? "within" : "exceeds", p, r->limit,
+             fmt_unit);
 }
 
 /* A share of 0..1 against its limit, both in percent. */
@@ -282,8 +290,8 @@ static void eval_share(const char *what, double value, expect_result *r)
     r->value = value;
     r->ok = value <= r->limit;
     int p = expect_digits(100.0 * value, 100.0 * r->limit, 2, true);
-    snprintf(r->explain, sizeof r->explain, "%s %.*f%% %s limit %.*f%%",
-             what, p, 100.0 * value, r->ok ? "within" : "exceeds", p,
+    snprintf(r->explain, sizeof r->explain, "%s %.*f%% %s limit %.*f%%", what,
+             p, 100.0 * value, r->ok ? "within" : "exceeds", p,
              100.0 * r->limit);
 }
 
@@ -310,49 +318,51 @@ static void eval_completion(const sim_summary *s, expect_result *r)
     int p = expect_digits(s->completion_time_s, r->limit, 4, false);
     snprintf(r->explain, sizeof r->explain,
              "every request ended by %.*g s %s limit %.*g s", p,
-             s->completion_time_s, r->ok ? "within" : "past the", p,
-             r->limit);
+             s->completion_time_s, r->ok ? "within" : "past the", p, r->limit);
 }
 
 /* ---- Per phase ------------------------------------------------------------ */
 
 /* "steady state (t = 290-300 s)": how a verdict names its phase. */
-static void phase_head(const sim_phase *p, phase_kind k, char *buf,
-                       size_t len)
+static void phase_head(const sim_phase *p, phase_kind k, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s (t = %g-%g s)", phases_label(k), p->from_s,
-             p->to_s);
+    snprintf(buf, len, "%s (t = %g-%g s)", phases_label(k), p->from_s, p->to_s);
 }
 
 /* Why phase k is not in the run. */
-static void phase_missing(const sim_summary *s, phase_kind k,
-                          expect_result *r)
+static void phase_missing(const sim_summary *s, phase_kind k, expect_result *r)
 {
     char why[240];
     if (!s->has_fault)
-        snprintf(why, sizeof why, "the scenario has no fault, so the run is "
+        snprintf(why, sizeof why,
+                 "the scenario has no fault, so the run is "
                  "one phase (the whole-run keys judge it)");
     else if (k == PHASE_DURING)
         snprintf(why, sizeof why, "the faults start after the run ends");
     else if (s->last_fault_end_s >= s->duration_s)
-        snprintf(why, sizeof why, "the last fault lasts until t = %g s, the "
-                 "end of the run or later", s->last_fault_end_s);
+        snprintf(why, sizeof why,
+                 "the last fault lasts until t = %g s, the "
+                 "end of the run or later",
+                 s->last_fault_end_s);
     else
-        snprintf(why, sizeof why, "the last fault ends at t = %g s, %g s "
+        snprintf(why, sizeof why,
+                 "the last fault ends at t = %g s, %g s "
                  "before the end of the run, inside the last "
-                 "recovery_window", s->last_fault_end_s,
-                 s->duration_s - s->last_fault_end_s);
+                 "recovery_window",
+                 s->last_fault_end_s, s->duration_s - s->last_fault_end_s);
     r->ok = false;
-    snprintf(r->explain, sizeof r->explain, "cannot be judged: no %s "
-             "phase: %s", phases_label(k), why);
+    snprintf(r->explain, sizeof r->explain,
+             "cannot be judged: no %s "
+             "phase: %s",
+             phases_label(k), why);
 }
 
 /* A phase figure v against the limit (at least, or at most): `what`
  * names it; NaN means it has no value, for the reason `none`; pct shows
  * it and the limit x 100 in %, else with `unit`. */
 static void eval_phase(const sim_summary *s, phase_kind k, bool at_least,
-                       const char *what, double v, const char *none,
-                       bool pct, const char *unit, expect_result *r)
+                       const char *what, double v, const char *none, bool pct,
+                       const char *unit, expect_result *r)
 {
     const sim_phase *p = &s->phase[k];
     if (!p->present) {
@@ -394,7 +404,8 @@ static void eval_steady_goodput(const sim_summary *s, expect_result *r)
         r->ok = false;
         snprintf(r->explain, sizeof r->explain,
                  "cannot be judged: %s: no baseline goodput to compare with "
-                 "(it is measured from warmup to the first fault)", head);
+                 "(it is measured from warmup to the first fault)",
+                 head);
         return;
     }
     double share = p->goodput_per_s / s->baseline_goodput_per_s;
@@ -404,7 +415,8 @@ static void eval_steady_goodput(const sim_summary *s, expect_result *r)
     int d = expect_digits(100.0 * share, 100.0 * r->limit, 4, false);
     snprintf(r->explain, sizeof r->explain,
              "%s: goodput %.4g/s is %.*g %% of the baseline %.4g/s, %s "
-             "%.*g %%", head, p->goodput_per_s, d, 100.0 * share,
+             "%.*g %%",
+             head, p->goodput_per_s, d, 100.0 * share,
              s->baseline_goodput_per_s,
              r->ok ? "meeting the minimum" : "below the minimum", d,
              100.0 * r->limit);
@@ -433,8 +445,8 @@ static void eval_phase_kind(const sim_summary *s, expect_result *r)
     case EXPECT_STEADY_LATENCY_P99_MAX:
         eval_phase(s, PHASE_END, false, "p99 latency",
                    s->phase[PHASE_END].p99_ms,
-                   "no request succeeded in it, so there is no latency",
-                   false, " ms", r);
+                   "no request succeeded in it, so there is no latency", false,
+                   " ms", r);
         break;
     default:
         break;
@@ -460,18 +472,17 @@ static void jobs_others(const sim_pipeline_summary *p, char *buf, size_t len)
     buf[0] = '\0';
     for (size_t i = 0; i < sizeof part / sizeof *part && used < len; i++)
         if (part[i].n)
-            used += (size_t)snprintf(buf + used, len - used, "%s%llu %s",
-                                     used ? ", " : "",
-                                     (unsigned long long)part[i].n,
-                                     part[i].what);
+            used += (size_t)snprintf(
+                buf + used, len - used, "%s%llu %s", used ? ", " : "",
+                (unsigned long long)part[i].n, part[i].what);
 }
 
 /* A share of the jobs started against the limit (at least or at most):
  * "72 % of 50 jobs completed (...), below the minimum 90 %"; detail may
  * be empty. */
 static void eval_job_share(const sim_pipeline_summary *p, uint64_t n,
-                           const char *verb, const char *detail,
-                           bool at_least, expect_result *r)
+                           const char *verb, const char *detail, bool at_least,
+                           expect_result *r)
 {
     if (p->jobs == 0) {
         r->ok = false;
@@ -486,8 +497,8 @@ static void eval_job_share(const sim_pipeline_summary *p, uint64_t n,
     int d = expect_digits(100.0 * share, 100.0 * r->limit, 4, false);
     snprintf(r->explain, sizeof r->explain,
              "%.*g %% of %llu jobs %s%s%s%s, %s %.*g %%", d, 100.0 * share,
-             (unsigned long long)p->jobs, verb, detail[0] ? " (" : "",
-             detail, detail[0] ? ")" : "",
+             (unsigned long long)p->jobs, verb, detail[0] ? " (" : "", detail,
+             detail[0] ? ")" : "",
              at_least ? (r->ok ? "meets the minimum" : "below the minimum")
                       : (r->ok ? "within the limit" : "exceeds the limit"),
              d, 100.0 * r->limit);
@@ -503,9 +514,8 @@ static void eval_count(uint64_t n, const char *one, const char *many,
     r->value = (double)n;
     r->ok = at_least ? r->value >= r->limit : r->value <= r->limit;
     snprintf(r->explain, sizeof r->explain, "%llu %s%s%s%s, %s %.0f",
-             (unsigned long long)n, n == 1 ? one : many,
-             detail[0] ? " (" : "", detail,
-             detail[0] ? ")" : "",
+             (unsigned long long)n, n == 1 ? one : many, detail[0] ? " (" : "",
+             detail, detail[0] ? ")" : "",
              at_least ? (r->ok ? "meets the minimum" : "below the minimum")
                       : (r->ok ? "within the limit" : "exceeds the limit"),
              r->limit);
@@ -527,8 +537,8 @@ static void eval_redone(const sim_pipeline_summary *p, expect_result *r)
                                      (unsigned long long)st->redone);
     }
     eval_count(total, "step call redid a step an earlier run had done",
-               "step calls redid a step an earlier run had done", detail,
-               false, r);
+               "step calls redid a step an earlier run had done", detail, false,
+               r);
 }
 
 static void eval_pipeline_kind(const sim_summary *s, expect_result *r)
@@ -547,7 +557,8 @@ static void eval_pipeline_kind(const sim_summary *s, expect_result *r)
         eval_job_share(p, p->completed, "completed", d, true, r);
         break;
     case EXPECT_JOBS_FAILED_MAX:
-        snprintf(d, sizeof d, "%llu failed, %llu compensated, %llu "
+        snprintf(d, sizeof d,
+                 "%llu failed, %llu compensated, %llu "
                  "inconsistent",
                  (unsigned long long)p->failed,
                  (unsigned long long)p->compensated,
@@ -557,12 +568,12 @@ static void eval_pipeline_kind(const sim_summary *s, expect_result *r)
     case EXPECT_JOBS_WITHIN_SLA_MIN:
         snprintf(d, sizeof d, "%llu completed in all",
                  (unsigned long long)p->completed);
-        eval_job_share(p, p->within_sla, "completed within the SLA", d,
-                       true, r);
+        eval_job_share(p, p->within_sla, "completed within the SLA", d, true,
+                       r);
         break;
     case EXPECT_ALERTS_CRITICAL_MAX:
-        eval_count(p->alerts_critical, "critical alert", "critical alerts",
-                   "", false, r);
+        eval_count(p->alerts_critical, "critical alert", "critical alerts", "",
+                   false, r);
         break;
     case EXPECT_ALERTS_WARNING_MAX:
         eval_count(p->alerts_warning, "warning", "warnings", "", false, r);
@@ -589,8 +600,7 @@ static void eval_pipeline_kind(const sim_summary *s, expect_result *r)
     }
 }
 
-int expect_eval(const expect_set *set, const sim_summary *s,
-                expect_result *out)
+int expect_eval(const expect_set *set, const sim_summary *s, expect_result *out)
 {
     int n = 0;
     for (int k = 0; k < EXPECT_KIND_COUNT; k++) {
@@ -621,11 +631,11 @@ int expect_eval(const expect_set *set, const sim_summary *s,
             r->ok = s->success_ratio >= r->limit;
             snprintf(r->explain, sizeof r->explain,
                      "success ratio %.*f%% %s minimum %.*f%%",
-                     expect_digits(100.0 * s->success_ratio, 100.0 * r->limit, 2,
-                            true),
+                     expect_digits(100.0 * s->success_ratio, 100.0 * r->limit,
+                                   2, true),
                      100.0 * s->success_ratio, r->ok ? "meets" : "is below",
-                     expect_digits(100.0 * s->success_ratio, 100.0 * r->limit, 2,
-                            true),
+                     expect_digits(100.0 * s->success_ratio, 100.0 * r->limit,
+                                   2, true),
                      100.0 * r->limit);
             break;
         case EXPECT_DUPLICATES_MAX:
@@ -670,8 +680,9 @@ typedef struct schedule {
 
 static void schedule_of(const sim_config *c, schedule *o)
 {
-    phases_input in = {c->bucket_ns, c->duration_ns, c->warmup_ns,
-                       c->recovery_window_ns, -1, -1};
+    phases_input in = {c->bucket_ns, c->duration_ns,
+                       c->warmup_ns, c->recovery_window_ns,
+                       -1,           -1};
     for (uint32_t i = 0; i < c->n_faults; i++) {
         const fault_cfg *f = &c->faults[i];
         int64_t end = simtime_add(f->start_ns, f->duration_ns);
@@ -682,8 +693,7 @@ static void schedule_of(const sim_config *c, schedule *o)
     }
     phases_plan_of(&in, &o->plan);
     o->has_fault = c->n_faults > 0;
-    o->has_baseline =
-        o->plan.to[PHASE_BEFORE] > o->plan.from[PHASE_BEFORE];
+    o->has_baseline = o->plan.to[PHASE_BEFORE] > o->plan.from[PHASE_BEFORE];
     int64_t b = c->bucket_ns;
     int64_t n = (c->duration_ns + b - 1) / b;
     int64_t w = (c->recovery_window_ns + b - 1) / b;
@@ -752,8 +762,8 @@ static const char *why_not(const schedule *s, expect_kind k,
     }
 }
 
-int expect_cannot_pass(const expect_set *set, const sim_config *cfg,
-                       char *out, size_t len)
+int expect_cannot_pass(const expect_set *set, const sim_config *cfg, char *out,
+                       size_t len)
 {
     schedule s;
     schedule_of(cfg, &s);
@@ -762,8 +772,7 @@ int expect_cannot_pass(const expect_set *set, const sim_config *cfg,
     if (len)
         out[0] = '\0';
     for (int k = 0; k < EXPECT_KIND_COUNT; k++) {
-        const char *why = set->has[k] ? why_not(&s, (expect_kind)k, cfg)
-                                      : NULL;
+        const char *why = set->has[k] ? why_not(&s, (expect_kind)k, cfg) : NULL;
         if (why == NULL)
             continue;
         n++;

@@ -20,13 +20,13 @@ typedef enum expect_kind {
     EXPECT_METASTABLE,          /* 0 or 1 */
     EXPECT_AMPLIFICATION_MAX,
     EXPECT_PEAK_AMPLIFICATION_MAX,
-    EXPECT_SUCCESS_MIN,     /* a ratio 0..1; every share here may be
+    EXPECT_SUCCESS_MIN,       /* a ratio 0..1; every share here may be
                                written as a percentage, "99%" */
-    EXPECT_DUPLICATES_MAX,  /* a count */
-    EXPECT_LATENCY_P99_MAX, /* milliseconds */
-    EXPECT_UNFINISHED_MAX,  /* share 0..1 of requests started */
+    EXPECT_DUPLICATES_MAX,    /* a count */
+    EXPECT_LATENCY_P99_MAX,   /* milliseconds */
+    EXPECT_UNFINISHED_MAX,    /* share 0..1 of requests started */
     EXPECT_COMPLETION_WITHIN, /* seconds: arrival = once */
-    EXPECT_WASTED_MAX,      /* share 0..1 of service time */
+    EXPECT_WASTED_MAX,        /* share 0..1 of service time */
     /* Per phase (sim/phases.h): */
     EXPECT_DURING_FAULT_SUCCESS_MIN,   /* ratio 0..1, requests ended */
     EXPECT_RECOVERY_AMPLIFICATION_MAX, /* attempts / offered */
@@ -35,16 +35,16 @@ typedef enum expect_kind {
     EXPECT_STEADY_LATENCY_P99_MAX,     /* milliseconds */
     /* A pipeline's jobs (sim/pipeline.h, sim_summary.pipeline); in a run
      * without a pipeline each fails, "no [pipeline] in this scenario": */
-    EXPECT_JOBS_COMPLETED_MIN,   /* share 0..1 of jobs started */
-    EXPECT_JOBS_FAILED_MAX,      /* share: failed, compensated or
+    EXPECT_JOBS_COMPLETED_MIN,    /* share 0..1 of jobs started */
+    EXPECT_JOBS_FAILED_MAX,       /* share: failed, compensated or
                                     inconsistent */
-    EXPECT_JOBS_WITHIN_SLA_MIN,  /* share: completed by the deadline */
-    EXPECT_ALERTS_CRITICAL_MAX,  /* a count */
-    EXPECT_ALERTS_WARNING_MAX,   /* a count */
+    EXPECT_JOBS_WITHIN_SLA_MIN,   /* share: completed by the deadline */
+    EXPECT_ALERTS_CRITICAL_MAX,   /* a count */
+    EXPECT_ALERTS_WARNING_MAX,    /* a count */
     EXPECT_QUARANTINED_ITEMS_MIN, /* a count */
     EXPECT_QUARANTINED_ITEMS_MAX, /* a count */
-    EXPECT_DUPLICATE_ITEMS_MAX,  /* a count */
-    EXPECT_STEPS_REDONE_MAX,     /* a count: every step's redone */
+    EXPECT_DUPLICATE_ITEMS_MAX,   /* a count */
+    EXPECT_STEPS_REDONE_MAX,      /* a count: every step's redone */
     EXPECT_KIND_COUNT
 } expect_kind;
 
@@ -102,7 +102,7 @@ int expect_eval(const expect_set *set, const sim_summary *sum,
  * says so before anything runs.  One line per assertion in out ("[expect]
  * recovers_within: the scenario has no fault, ..."); returns how many.
  * A pipeline's keys are not judged here (expect_needs_pipeline). */
-int expect_cannot_pass(const expect_set *set, const sim_config *cfg,
-                       char *out, size_t len);
+int expect_cannot_pass(const expect_set *set, const sim_config *cfg, char *out,
+                       size_t len);
 
 #endif

@@ -11,8 +11,9 @@
  * writes the CSV it always wrote. */
 static void pipeline_columns(FILE *f, const metrics_bucket *b)
 {
-    fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-               ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+    fprintf(f,
+            ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+            ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
             b->job_runs, b->jobs_completed, b->job_runs_failed,
             b->items_committed, b->items_duplicated, b->items_quarantined,
             b->alerts_log, b->alerts_warning, b->alerts_critical);
@@ -40,35 +41,33 @@ void export_csv(FILE *f, const metrics *m, bool pipeline)
     for (size_t i = 0; i < m->n_buckets; i++) {
         const metrics_bucket *b = &m->buckets[i];
         double width = (double)b->width_ns;
-        double amp = b->offered ? (double)b->attempts / (double)b->offered
-                                : 0.0;
+        double amp =
+            b->offered ? (double)b->attempts / (double)b->offered : 0.0;
         char level[32] = "";
         if (b->policy_level >= 0)
             snprintf(level, sizeof level, "%.4f", b->policy_level);
-        fprintf(f,
-                "%.9g,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.6f,%" PRIu64
-                ",%.3f,%.3f,%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,"
-                "%.4f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                ",%" PRIu64 ",%" PRIu64 ",%s,%.9g,%.3f,%.3f,%.3f,%" PRIu64
-                ",%" PRIu64,
-                (double)b->start_ns / 1e9, b->offered, b->attempts,
-                b->successes, b->failures, b->timeouts, b->rejections,
-                b->busy_ns / width, b->queue_ns / width,
-                (double)b->wasted_ns / 1e9, b->duplicates,
-                metrics_bin_ms(b->p50_bin), metrics_bin_ms(b->p99_bin),
-                b->open_breakers, b->gave_up, b->deadline, b->refused,
-                b->quarantined, b->errors, b->expired, b->lost_acks,
-                b->max_queue, b->capacity, amp,
-                (double)b->successes / (width / 1e9), b->conflicts, b->late,
-                b->refusals, b->refused_budget, b->refused_breaker,
-                b->refused_other, level, width / 1e9,
-                metrics_bin_ms(b->attempt_p50_bin),
-                metrics_bin_ms(b->attempt_p99_bin),
-                b->served ? (double)b->queue_wait_ns / (double)b->served / 1e6
-                          : 0.0,
-                b->other_errors, b->overflowed);
+        fprintf(
+            f,
+            "%.9g,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+            ",%" PRIu64 ",%.3f,%.3f,%.6f,%" PRIu64 ",%.3f,%.3f,%" PRId64
+            ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+            ",%" PRIu64 ",%" PRIu64 ",%u,%u,"
+            "%.4f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+            ",%" PRIu64 ",%s,%.9g,%.3f,%.3f,%.3f,%" PRIu64 ",%" PRIu64,
+            (double)b->start_ns / 1e9, b->offered, b->attempts, b->successes,
+            b->failures, b->timeouts, b->rejections, b->busy_ns / width,
+            b->queue_ns / width, (double)b->wasted_ns / 1e9, b->duplicates,
+            metrics_bin_ms(b->p50_bin), metrics_bin_ms(b->p99_bin),
+            b->open_breakers, b->gave_up, b->deadline, b->refused,
+            b->quarantined, b->errors, b->expired, b->lost_acks, b->max_queue,
+            b->capacity, amp, (double)b->successes / (width / 1e9),
+            b->conflicts, b->late, b->refusals, b->refused_budget,
+            b->refused_breaker, b->refused_other, level, width / 1e9,
+            metrics_bin_ms(b->attempt_p50_bin),
+            metrics_bin_ms(b->attempt_p99_bin),
+            b->served ? (double)b->queue_wait_ns / (double)b->served / 1e6
+                      : 0.0,
+            b->other_errors, b->overflowed);
         if (pipeline)
             pipeline_columns(f, b);
         fputc('\n', f);

@@ -92,8 +92,8 @@ static void job_time(FILE *f, const sim_pipeline_summary *p)
     if (p->jobs == 0)
         return;
     double n = (double)p->jobs;
-    fprintf(f, "    %-20sworking %s, blocked %s, failed %s\n",
-            "per job (mean)", span(p->working_s / n, w, sizeof w),
+    fprintf(f, "    %-20sworking %s, blocked %s, failed %s\n", "per job (mean)",
+            span(p->working_s / n, w, sizeof w),
             span(p->blocked_s / n, b, sizeof b),
             span(p->failed_s / n, x, sizeof x));
 }

@@ -77,8 +77,14 @@ static void open(jw *w, const char *key, char c)
     w->closer[w->depth] = c == '{' ? '}' : ']';
 }
 
-void jw_object(jw *w, const char *key) { open(w, key, '{'); }
-void jw_array(jw *w, const char *key) { open(w, key, '['); }
+void jw_object(jw *w, const char *key)
+{
+    open(w, key, '{');
+}
+void jw_array(jw *w, const char *key)
+{
+    open(w, key, '[');
+}
 
 void jw_end(jw *w)
 {

@@ -45,11 +45,21 @@ static void text(FILE *f, const char *s)
             continue;
         }
         switch (*p) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '"':
+            fputs("&quot;", f);
+            break;
+        case '\'':
+            fputs("&apos;", f);
+            break;
         default:
             /* XML 1.0 allows tab, line feed and carriage return of the
              * control characters, and no other (not even as &#1;). */
@@ -71,8 +81,7 @@ static void attr(FILE *f, const char *name, const char *value)
 
 static void count_attrs(FILE *f, int tests, int failures, int skipped)
 {
-    fprintf(f, " tests=\"%d\" failures=\"%d\" errors=\"0\"", tests,
-            failures);
+    fprintf(f, " tests=\"%d\" failures=\"%d\" errors=\"0\"", tests, failures);
     if (skipped >= 0)
         fprintf(f, " skipped=\"%d\"", skipped);
 }
@@ -200,11 +209,11 @@ void junit_classname(const char *scenario, const char *policy, char *out,
 typedef struct seed_tally {
     uint32_t failed;
     unsigned long long first_seed;
-    char message[560];  /* "failed on 2 of 10 seeds (3, 7): ...": room for
+    char message[560]; /* "failed on 2 of 10 seeds (3, 7): ...": room for
                            seeds and first whole */
-    char seeds[160];    /* the failing seeds, the first few */
-    char first[320];    /* the first failure's sentence */
-    char detail[6144];  /* a line per seed, as many as fit */
+    char seeds[160];   /* the failing seeds, the first few */
+    char first[320];   /* the first failure's sentence */
+    char detail[6144]; /* a line per seed, as many as fit */
     size_t used;
 } seed_tally;
 
@@ -226,22 +235,21 @@ static void tally_seed(seed_tally *t, const expect_result *res,
     }
     if (t->used < sizeof t->detail) {
         int w = snprintf(t->detail + t->used, sizeof t->detail - t->used,
-                         "seed %llu: %s  %s\n", seed,
-                         res->ok ? "PASS" : "FAIL", res->explain);
+                         "seed %llu: %s  %s\n", seed, res->ok ? "PASS" : "FAIL",
+                         res->explain);
         t->used += w > 0 ? (size_t)w : 0;
     }
 }
 
 /* "retry-storm: exponential at clients.rate=50/s". */
-static void suite_name(const compare_result *r, uint32_t pt, int pol,
-                       char *buf, size_t len)
+static void suite_name(const compare_result *r, uint32_t pt, int pol, char *buf,
+                       size_t len)
 {
     const compare_plan *p = r->plan;
     int n = snprintf(buf, len, "%s: %s", p->name, p->policies[pol].label);
     for (int a = 0; a < p->n_axes && n > 0 && (size_t)n < len; a++)
-        n += snprintf(buf + n, len - (size_t)n, "%s%s=%g%s",
-                      a ? ", " : " at ", p->axes[a].key,
-                      p->points[pt].value[a], p->axes[a].unit);
+        n += snprintf(buf + n, len - (size_t)n, "%s%s=%g%s", a ? ", " : " at ",
+                      p->axes[a].key, p->points[pt].value[a], p->axes[a].unit);
 }
 
 static void compare_suite(const compare_result *r, uint32_t pt, int pol,
@@ -253,7 +261,8 @@ static void compare_suite(const compare_result *r, uint32_t pt, int pol,
     for (uint32_t s = 0; s < p->n_seeds; s++) {
         const compare_run *run =
             &r->runs[((size_t)pt * (size_t)p->n_policies + (size_t)pol) *
-                         p->n_seeds + s];
+                         p->n_seeds +
+                     s];
         int n = expect_eval(x, &run->sum, res);
         for (int i = 0; i < n && i < n_x; i++)
             tally_seed(&t[i], &res[i], (unsigned long long)run->seed);
@@ -267,8 +276,7 @@ static void compare_suite(const compare_result *r, uint32_t pt, int pol,
 }
 
 int junit_compare(FILE *f, const compare_result *r, const expect_set *x,
-                  const char *const *skipped, int n_skipped,
-                  const char *why)
+                  const char *const *skipped, int n_skipped, const char *why)
 {
     const compare_plan *p = r->plan;
     int n_x = 0;
@@ -281,12 +289,11 @@ int junit_compare(FILE *f, const compare_result *r, const expect_set *x,
     junit_case *cases =
         calloc(n_suites * (size_t)(n_x + n_skipped) + 1, sizeof *cases);
     seed_tally *tally = calloc(n_suites * (size_t)n_x + 1, sizeof *tally);
-    char (*names)[512] = calloc(n_suites + 1, sizeof *names);
+    char(*names)[512] = calloc(n_suites + 1, sizeof *names);
     char cls[COMPARE_MAX_POLICIES][256];
     char seeds[32];
-    junit_prop props[3] = {{"scenario", p->name},
-                           {"file", p->scenario},
-                           {"seeds", seeds}};
+    junit_prop props[3] = {
+        {"scenario", p->name}, {"file", p->scenario}, {"seeds", seeds}};
     if (!suites || !cases || !tally || !names) {
         free(suites), free(cases), free(tally), free(names);
         return -1;
@@ -310,8 +317,8 @@ int junit_compare(FILE *f, const compare_result *r, const expect_set *x,
         for (int k = 0; k < n_skipped; k++)
             c[n_x + k] = (junit_case){skipped[k], JUNIT_SKIPPED, why, NULL};
         suite_name(r, pt, pol, names[i], sizeof names[i]);
-        suites[i] = (junit_suite){names[i], cls[pol], props, 3, c,
-                                  n_x + n_skipped, -1, NULL};
+        suites[i] = (junit_suite){names[i], cls[pol],        props, 3,
+                                  c,        n_x + n_skipped, -1,    NULL};
     }
     junit_write(f, "stormbench compare", suites, (int)n_suites);
     free(suites), free(cases), free(tally), free(names);

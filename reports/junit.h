@@ -35,10 +35,10 @@ typedef enum junit_status {
 } junit_status;
 
 typedef struct junit_case {
-    const char *name;     /* "recovers_within" */
+    const char *name; /* "recovers_within" */
     junit_status status;
-    const char *message;  /* one line: the failure's or skip's reason */
-    const char *detail;   /* the failure's body, or NULL */
+    const char *message; /* one line: the failure's or skip's reason */
+    const char *detail;  /* the failure's body, or NULL */
 } junit_case;
 
 typedef struct junit_prop {
@@ -75,8 +75,7 @@ void junit_case_of(const expect_result *r, junit_case *c, char *detail,
  * comparison cannot judge, written as skipped cases with `why`.  -1 when
  * memory runs out. */
 int junit_compare(FILE *f, const compare_result *r, const expect_set *x,
-                  const char *const *skipped, int n_skipped,
-                  const char *why);
+                  const char *const *skipped, int n_skipped, const char *why);
 
 /* The JUnit class name of a scenario's runs with one policy entry:
  * "stormbench.SCENARIO.POLICY", each part with every character a report

@@ -14,8 +14,8 @@ const char *print_policy(const pstack *ps, char *buf, size_t len)
     for (int i = 0; i < pstack_layers(ps) && used < len; i++) {
         const sb_policy *p = pstack_layer(ps, i);
         for (int j = 0; p->params && p->params[j].name && used < len; j++) {
-            used += (size_t)snprintf(buf + used, len - used, "%s%s%s%s=%s",
-                                     sep, pstack_layers(ps) > 1 ? p->name : "",
+            used += (size_t)snprintf(buf + used, len - used, "%s%s%s%s=%s", sep,
+                                     pstack_layers(ps) > 1 ? p->name : "",
                                      pstack_layers(ps) > 1 ? "." : "",
                                      p->params[j].name,
                                      pstack_param_text(ps, i, j));
@@ -53,8 +53,8 @@ static void print_layer(FILE *f, const pstack *ps, int i, size_t col,
     fputc('\n', f);
 }
 
-void print_policy_block(FILE *f, const char *head, const char *tail,
-                        int indent, const pstack *ps)
+void print_policy_block(FILE *f, const char *head, const char *tail, int indent,
+                        const pstack *ps)
 {
     char pol[2048];
     print_policy(ps, pol, sizeof pol);
@@ -91,16 +91,16 @@ static void recovery_line(FILE *f, const sim_summary *s)
         fprintf(f, "recovered %.0f s after the last fault ended (t=%.0f s)\n",
                 s->recovery_time_s, s->last_fault_end_s);
     else
-        fprintf(f, "METASTABLE: did not recover; goodput %.0f%% of baseline "
-                   "%.0f s after the fault ended\n",
+        fprintf(f,
+                "METASTABLE: did not recover; goodput %.0f%% of baseline "
+                "%.0f s after the fault ended\n",
                 100.0 * s->final_goodput_ratio,
                 s->duration_s - s->last_fault_end_s);
 }
 
 /* A figure of the phase table, right-aligned in `width` columns; "-"
  * when it has no value (NaN). */
-static void cell(FILE *f, int width, double v, int decimals,
-                 const char *unit)
+static void cell(FILE *f, int width, double v, int decimals, const char *unit)
 {
     char t[40];
     if (isnan(v))
@@ -140,38 +140,43 @@ void print_summary(FILE *f, const sim_config *c, const char *path,
     fprintf(f, "scenario  %s (%s)\n", c->name, path);
     print_policy_block(f, "policy    ", "", 10, ps);
     if (s->processes != c->clients.count)
-        fprintf(f, "run       %u clients in %u processes, %.0f s simulated, "
-                   "seed %" PRIu64 "\n\n",
+        fprintf(f,
+                "run       %u clients in %u processes, %.0f s simulated, "
+                "seed %" PRIu64 "\n\n",
                 c->clients.count, s->processes, s->duration_s, c->seed);
     else
-        fprintf(f, "run       %u clients, %.0f s simulated, seed %" PRIu64
-                   "\n\n",
+        fprintf(f,
+                "run       %u clients, %.0f s simulated, seed %" PRIu64 "\n\n",
                 c->clients.count, s->duration_s, c->seed);
-    fprintf(f, "  %-22s%" PRIu64 " (%.1f/s)\n", "offered requests",
-            s->offered, (double)s->offered / s->duration_s);
-    fprintf(f, "  %-22s%" PRIu64 "  amplification %.2f, peak %.2f at t=%.0f s\n",
+    fprintf(f, "  %-22s%" PRIu64 " (%.1f/s)\n", "offered requests", s->offered,
+            (double)s->offered / s->duration_s);
+    fprintf(f,
+            "  %-22s%" PRIu64 "  amplification %.2f, peak %.2f at t=%.0f s\n",
             "attempts", s->attempts, s->amplification, s->peak_amplification,
             s->peak_amplification_at_s);
     if (s->in_flight)
-        fprintf(f, "  %-22s%" PRIu64 "  success ratio %.2f%% of requests "
-                   "started (%.2f%% of the %" PRIu64 " that finished)\n",
+        fprintf(f,
+                "  %-22s%" PRIu64 "  success ratio %.2f%% of requests "
+                "started (%.2f%% of the %" PRIu64 " that finished)\n",
                 "successes", s->successes, 100.0 * s->success_ratio,
-                100.0 * s->success_ratio_finished,
-                s->successes + s->failures);
+                100.0 * s->success_ratio_finished, s->successes + s->failures);
     else
         fprintf(f, "  %-22s%" PRIu64 "  success ratio %.2f%%\n", "successes",
                 s->successes, 100.0 * s->success_ratio);
-    fprintf(f, "  %-22s%" PRIu64 "  gave up %" PRIu64 ", deadline %" PRIu64
-               ", refused locally %" PRIu64 ", quarantined %" PRIu64 "\n",
+    fprintf(f,
+            "  %-22s%" PRIu64 "  gave up %" PRIu64 ", deadline %" PRIu64
+            ", refused locally %" PRIu64 ", quarantined %" PRIu64 "\n",
             "failures", s->failures, s->gave_up, s->deadline, s->refused,
             s->quarantined);
     if (s->refused)
-        fprintf(f, "  %-22s%" PRIu64 " by a budget or throttle, %" PRIu64
-                   " by a circuit breaker, %" PRIu64 " for other reasons\n",
+        fprintf(f,
+                "  %-22s%" PRIu64 " by a budget or throttle, %" PRIu64
+                " by a circuit breaker, %" PRIu64 " for other reasons\n",
                 "refused locally", s->refused_budget, s->refused_breaker,
                 s->refused_other);
-    fprintf(f, "  %-22s%" PRIu64 " attempts timed out, %" PRIu64
-               " rejected by the server, %" PRIu64 " injected errors",
+    fprintf(f,
+            "  %-22s%" PRIu64 " attempts timed out, %" PRIu64
+            " rejected by the server, %" PRIu64 " injected errors",
             "attempt errors", s->timeouts, s->rejections, s->errors);
     if (s->other_errors)
         fprintf(f, ", %" PRIu64 " other errors", s->other_errors);
@@ -188,31 +193,37 @@ void print_summary(FILE *f, const sim_config *c, const char *path,
     recovery_line(f, s);
     phase_table(f, s);
     if (s->has_pipeline) /* every request is a step's call */
-        fprintf(f, "  %-22s%" PRIu64 " duplicate writes (steps' writes "
-                   "and batch items committed again)\n",
+        fprintf(f,
+                "  %-22s%" PRIu64 " duplicate writes (steps' writes "
+                "and batch items committed again)\n",
                 "duplicates", s->duplicates);
     else
-        fprintf(f, "  %-22s%" PRIu64 " duplicate writes (posts), %" PRIu64
-                   " repeated puts\n",
+        fprintf(f,
+                "  %-22s%" PRIu64 " duplicate writes (posts), %" PRIu64
+                " repeated puts\n",
                 "duplicates", s->duplicates, s->repeats);
-    fprintf(f, "  %-22s%.1f s of service time (%.1f%% of all) spent on "
-               "answers nobody used\n",
+    fprintf(f,
+            "  %-22s%.1f s of service time (%.1f%% of all) spent on "
+            "answers nobody used\n",
             "wasted work", s->wasted_work_s, 100.0 * s->wasted_work_share);
     if (c->server.workers == SIM_UNLIMITED)
         fprintf(f, "  %-22s%.1f attempts in service on average, max queue %u\n",
                 "server", s->mean_busy_workers, s->max_queue);
     else
-        fprintf(f, "  %-22sutilization %.1f%%, max queue %u, mean queue wait "
-                   "%.1f ms\n",
+        fprintf(f,
+                "  %-22sutilization %.1f%%, max queue %u, mean queue wait "
+                "%.1f ms\n",
                 "server", 100.0 * s->utilization, s->max_queue,
                 s->mean_queue_wait_ms);
     if (s->expired || s->late)
-        fprintf(f, "  %-22s%" PRIu64 " expired (the client had timed out), "
-                   "%" PRIu64 " late (could not finish in time)\n",
+        fprintf(f,
+                "  %-22s%" PRIu64 " expired (the client had timed out), "
+                "%" PRIu64 " late (could not finish in time)\n",
                 "dropped from queue", s->expired, s->late);
     if (s->overflowed)
-        fprintf(f, "  %-22s%" PRIu64 " attempts dropped silently "
-                   "(overflow = drop; each timed out at its client)\n",
+        fprintf(f,
+                "  %-22s%" PRIu64 " attempts dropped silently "
+                "(overflow = drop; each timed out at its client)\n",
                 "queue full", s->overflowed);
     if (s->conflicts)
         fprintf(f, "  %-22s%" PRIu64 " updates lost to a concurrent update\n",
@@ -222,7 +233,8 @@ void print_summary(FILE *f, const sim_config *c, const char *path,
                 s->completion_time_s);
     if (s->in_flight)
         fprintf(f, "  %-22s%" PRIu64 " requests (%.1f%% of offered)\n",
-                "unfinished at end", s->in_flight, pct(s->in_flight, s->offered));
+                "unfinished at end", s->in_flight,
+                pct(s->in_flight, s->offered));
     if (s->has_pipeline)
         jobs_print(f, c, &s->pipeline);
 }

@@ -18,8 +18,8 @@ const char *print_policy(const pstack *ps, char *buf, size_t len);
  * columns; else "HEAD exponential+circuit_breakerTAIL", then a line per
  * layer, "exponential: base=100ms, multiplier=2, ...", indented by
  * `indent` and wrapped at 80 columns. */
-void print_policy_block(FILE *f, const char *head, const char *tail,
-                        int indent, const pstack *ps);
+void print_policy_block(FILE *f, const char *head, const char *tail, int indent,
+                        const pstack *ps);
 
 /* path: the scenario file, for the first line. */
 void print_summary(FILE *f, const sim_config *c, const char *path,

@@ -46,26 +46,25 @@ static void counts_sub(window_counts *a, const window_counts *b)
  * the counts of the last `filled` buckets, held in ring[]. */
 typedef struct detector {
     int64_t warmup_ns, window_ns, bucket_ns;
-    uint32_t w;          /* recovery window, in buckets */
+    uint32_t w; /* recovery window, in buckets */
     uint32_t filled, pos;
     window_counts sum;
     window_counts *ring; /* w of them, owned */
     uint64_t base_successes;
     int64_t base_ns;
     bool base_known;
-    int64_t base_at;     /* end of the bucket that made it known */
-    double base;         /* successes/s */
+    int64_t base_at; /* end of the bucket that made it known */
+    double base;     /* successes/s */
     /* No fault in the scenario: only goodput below the band is off (a
      * storm is goodput lost; noise above the baseline is not one). */
     bool below_only;
-    int64_t last_good;   /* end of the last window that was within the
+    int64_t last_good; /* end of the last window that was within the
                             band; -1 for none */
     bool storm;
     int64_t storm_at;
 } detector;
 
-static int detector_init(detector *d, const sim_config *c,
-                         int64_t window_ns)
+static int detector_init(detector *d, const sim_config *c, int64_t window_ns)
 {
     memset(d, 0, sizeof *d);
     d->warmup_ns = c->warmup_ns;
@@ -171,10 +170,10 @@ typedef struct trial_cfg {
 } trial_cfg;
 
 typedef struct traj {
-    trial_cfg *tc;   /* the sim borrows tc->cfg, and its stack */
+    trial_cfg *tc;         /* the sim borrows tc->cfg, and its stack */
     const sim_config *cfg; /* &tc->cfg */
-    policy_setup ps; /* a main trial's stack */
-    pstack *own;     /* a copy's: pstack_clone of its original's */
+    policy_setup ps;       /* a main trial's stack */
+    pstack *own;           /* a copy's: pstack_clone of its original's */
     sim *s;
     detector d;
     uint64_t trial;
@@ -262,8 +261,8 @@ static void *traj_start(void *ctx, uint64_t trial)
         err_set(&e, "out of memory");
         goto fail;
     }
-    if (policy_setup_build(su->policy, su->plugins, su->n_plugins,
-                           su->params, su->n_params, &t->ps, &e) != 0)
+    if (policy_setup_build(su->policy, su->plugins, su->n_plugins, su->params,
+                           su->n_params, &t->ps, &e) != 0)
         goto fail;
     if (sim_create(t->cfg, t->ps.stack, &t->s, &e) != 0)
         goto fail;
@@ -429,14 +428,16 @@ static int check_setup(const risk_setup *su, sb_err *e)
 {
     const sim_config *c = su->cfg;
     if (su->horizon_ns <= c->warmup_ns)
-        return err_set(e, "--horizon %.0f s must be longer than the "
-                          "scenario's warm-up (%.0f s)",
+        return err_set(e,
+                       "--horizon %.0f s must be longer than the "
+                       "scenario's warm-up (%.0f s)",
                        (double)su->horizon_ns / 1e9,
                        (double)c->warmup_ns / 1e9);
     if (su->storm_window_ns < c->recovery_window_ns)
-        return err_set(e, "--storm-window %.0f s must be at least the "
-                          "scenario's recovery_window (%.0f s): shorter, "
-                          "no recovery could be seen in it",
+        return err_set(e,
+                       "--storm-window %.0f s must be at least the "
+                       "scenario's recovery_window (%.0f s): shorter, "
+                       "no recovery could be seen in it",
                        (double)su->storm_window_ns / 1e9,
                        (double)c->recovery_window_ns / 1e9);
     return 0;
@@ -447,16 +448,16 @@ static int check_setup(const risk_setup *su, sb_err *e)
 static int check_clonable(const risk_setup *su, sb_err *e)
 {
     policy_setup ps;
-    if (policy_setup_build(su->policy, su->plugins, su->n_plugins,
-                           su->params, su->n_params, &ps, e) != 0)
+    if (policy_setup_build(su->policy, su->plugins, su->n_plugins, su->params,
+                           su->n_params, &ps, e) != 0)
         return -1;
     int rc = pstack_check_clonable(ps.stack, e);
     policy_setup_free(&ps);
     return rc;
 }
 
-static const char *const imp_names[] = {"queue", "amplification",
-                                        "timeouts", "combined"};
+static const char *const imp_names[] = {"queue", "amplification", "timeouts",
+                                        "combined"};
 /* ... in the note of a pilot that found no way up */
 static const char *const imp_words[] = {
     "the server's attempts in the system", "the attempts sent per request",
@@ -491,8 +492,7 @@ static int choose_plan(const split_model *sm, const risk_opts *o,
                        risk_result *r, sb_err *e)
 {
     uint32_t per_stage = o->pilot_runs ? o->pilot_runs : RISK_PILOT_RUNS;
-    split_pilot_opts po = {per_stage, 0.2, 1000, PILOT_FIRST_TRIAL,
-                           PILOT_KEY};
+    split_pilot_opts po = {per_stage, 0.2, 1000, PILOT_FIRST_TRIAL, PILOT_KEY};
     split_pilot_result pr;
     if (split_pilot(sm, &po, &r->plan, &pr, e) != 0)
         return -1;
@@ -510,7 +510,8 @@ static int choose_plan(const split_model *sm, const risk_opts *o,
     } else if (o->method == RISK_AUTO && r->plan.n_levels == 0) {
         snprintf(r->note, sizeof r->note,
                  "the pilot saw storms in %.0f %% of its runs: plain Monte "
-                 "Carlo is enough", 100.0 * r->plan.hit_share);
+                 "Carlo is enough",
+                 100.0 * r->plan.hit_share);
     }
     return 0;
 }
@@ -561,9 +562,9 @@ int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
     memset(r, 0, sizeof *r);
     if (check_setup(su, e) != 0)
         return -1;
-    model m = {su,    o->importance, PTHREAD_MUTEX_INITIALIZER,
-               false, {{0}},         false,
-               0,     0,             {0}};
+    model m = {
+        su, o->importance, PTHREAD_MUTEX_INITIALIZER, false, {{0}}, false, 0, 0,
+        {0}};
     split_model sm = {&m,         traj_start,   traj_clone, traj_free,
                       traj_rekey, traj_advance, traj_hit};
     bool split = o->method != RISK_PLAIN;
@@ -613,9 +614,15 @@ int risk_plain_part(const risk_setup *su, const risk_opts *o, uint64_t first,
 {
     if (check_setup(su, e) != 0)
         return -1;
-    part_model pm = {{su,    o->importance, PTHREAD_MUTEX_INITIALIZER,
-                      false, {{0}},         false,
-                      0,     0,             {0}},
+    part_model pm = {{su,
+                      o->importance,
+                      PTHREAD_MUTEX_INITIALIZER,
+                      false,
+                      {{0}},
+                      false,
+                      0,
+                      0,
+                      {0}},
                      first,
                      calloc(n ? n : 1, sizeof(int64_t))};
     split_trial *t = calloc(n ? n : 1, sizeof *t);
@@ -644,8 +651,7 @@ done:
 }
 
 int risk_plain_merge(const risk_setup *su, const risk_opts *o,
-                     const risk_trial *t, uint64_t n, risk_result *r,
-                     sb_err *e)
+                     const risk_trial *t, uint64_t n, risk_result *r, sb_err *e)
 {
     memset(r, 0, sizeof *r);
     if (check_setup(su, e) != 0)
@@ -660,10 +666,13 @@ int risk_plain_merge(const risk_setup *su, const risk_opts *o,
     int rc = split_estimate_replay(y, n, &r->plan, &so, &r->est, &used);
     free(y);
     if (rc != 0)
-        return err_set(e, "the stopping rule wants more than the %llu runs "
-                          "found", (unsigned long long)n);
-    model m = {su, o->importance, PTHREAD_MUTEX_INITIALIZER, false, {{0}},
-               false, 0, 0, {0}};
+        return err_set(e,
+                       "the stopping rule wants more than the %llu runs "
+                       "found",
+                       (unsigned long long)n);
+    model m = {
+        su, o->importance, PTHREAD_MUTEX_INITIALIZER, false, {{0}}, false, 0, 0,
+        {0}};
     /* as risk_estimate: the lowest run that tipped of those its batches
      * ran */
     for (uint64_t i = 0; i < used && !m.found; i++)

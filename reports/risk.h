@@ -41,18 +41,18 @@
 
 /* What to run: the scenario and the policy, borrowed for the call. */
 typedef struct risk_setup {
-    const sim_config *cfg;      /* its duration is replaced by horizon */
-    const char *policy;         /* "exponential+token_bucket" */
+    const sim_config *cfg; /* its duration is replaced by horizon */
+    const char *policy;    /* "exponential+token_bucket" */
     const setting *params;
     int n_params;
     const char *const *plugins;
     int n_plugins;
-    int64_t horizon_ns;         /* each trial runs this long */
-    int64_t storm_window_ns;    /* no recovery for this long: a storm */
+    int64_t horizon_ns;      /* each trial runs this long */
+    int64_t storm_window_ns; /* no recovery for this long: a storm */
 } risk_setup;
 
 typedef enum risk_method {
-    RISK_AUTO,      /* plain Monte Carlo when the pilot sees enough
+    RISK_AUTO, /* plain Monte Carlo when the pilot sees enough
                        storms, else splitting */
     RISK_PLAIN,
     RISK_SPLITTING
@@ -97,8 +97,8 @@ typedef struct risk_opts {
 
 typedef struct risk_result {
     split_estimate est;
-    split_plan plan;          /* n_levels 0 for plain Monte Carlo */
-    bool splitting;           /* the estimator used */
+    split_plan plan; /* n_levels 0 for plain Monte Carlo */
+    bool splitting;  /* the estimator used */
     /* Why plain Monte Carlo was used when the pilot asked for splitting,
      * or "" */
     char note[ERR_MSG_MAX + 64]; /* whole: an sb_err's message fits */
@@ -128,8 +128,8 @@ int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
 /* Plain Monte Carlo in parts, for runs spread over machines (risk
  * --emit-jobs, then merge): one run's outcome. */
 typedef struct risk_trial {
-    split_trial t;     /* y: 1 if it tipped; work: its simulated seconds */
-    int64_t storm_ns;  /* when it was judged a storm; -1: it was not */
+    split_trial t;    /* y: 1 if it tipped; work: its simulated seconds */
+    int64_t storm_ns; /* when it was judged a storm; -1: it was not */
 } risk_trial;
 
 /* Runs first .. first + n - 1 of plain Monte Carlo (o's method is not

@@ -27,7 +27,10 @@
 
 #define RUNFILE_MAGIC "stormbench-run"
 
-#define FIELD(name, type) {#name, type, offsetof(sim_summary, name)}
+#define FIELD(name, type)                                                      \
+    {                                                                          \
+#name, type, offsetof(sim_summary, name)                               \
+    }
 const runfile_field runfile_summary_fields[] = {
     FIELD(duration_s, RF_DOUBLE),
     FIELD(bucket_s, RF_DOUBLE),
@@ -96,7 +99,10 @@ const size_t runfile_n_summary_fields =
     sizeof runfile_summary_fields / sizeof *runfile_summary_fields;
 
 /* The phase fields after `present`, in file order. */
-#define PFIELD(name) {#name, RF_DOUBLE, offsetof(compare_phase, name)}
+#define PFIELD(name)                                                           \
+    {                                                                          \
+#name, RF_DOUBLE, offsetof(compare_phase, name)                        \
+    }
 static const runfile_field phase_fields[] = {
     PFIELD(from_s),        PFIELD(to_s),          PFIELD(offered_per_s),
     PFIELD(goodput_per_s), PFIELD(success_ratio), PFIELD(amplification),
@@ -109,26 +115,44 @@ static const runfile_field phase_fields[] = {
  * step's after its name.  Neither name is saved: the strategy is written
  * by its name, and the steps' names are the scenario's, which the plan
  * has (compare.c names a loaded run's steps from it). */
-#define LFIELD(name, type) {#name, type, offsetof(sim_pipeline_summary, name)}
+#define LFIELD(name, type)                                                     \
+    {                                                                          \
+#name, type, offsetof(sim_pipeline_summary, name)                      \
+    }
 const runfile_field runfile_pipeline_fields[] = {
-    LFIELD(checkpoints, RF_BOOL),      LFIELD(steps, RF_U32),
-    LFIELD(jobs, RF_U64),              LFIELD(completed, RF_U64),
-    LFIELD(within_sla, RF_U64),        LFIELD(partial, RF_U64),
-    LFIELD(failed, RF_U64),            LFIELD(compensated, RF_U64),
-    LFIELD(inconsistent, RF_U64),      LFIELD(unfinished, RF_U64),
-    LFIELD(runs, RF_U64),              LFIELD(reruns, RF_U64),
-    LFIELD(retries, RF_U64),           LFIELD(late_retries, RF_U64),
-    LFIELD(items_committed, RF_U64),   LFIELD(items_duplicated, RF_U64),
-    LFIELD(items_quarantined, RF_U64), LFIELD(dead_letters, RF_U64),
-    LFIELD(alerts_log, RF_U64),        LFIELD(alerts_warning, RF_U64),
-    LFIELD(alerts_critical, RF_U64),   LFIELD(working_s, RF_DOUBLE),
-    LFIELD(blocked_s, RF_DOUBLE),      LFIELD(failed_s, RF_DOUBLE),
+    LFIELD(checkpoints, RF_BOOL),
+    LFIELD(steps, RF_U32),
+    LFIELD(jobs, RF_U64),
+    LFIELD(completed, RF_U64),
+    LFIELD(within_sla, RF_U64),
+    LFIELD(partial, RF_U64),
+    LFIELD(failed, RF_U64),
+    LFIELD(compensated, RF_U64),
+    LFIELD(inconsistent, RF_U64),
+    LFIELD(unfinished, RF_U64),
+    LFIELD(runs, RF_U64),
+    LFIELD(reruns, RF_U64),
+    LFIELD(retries, RF_U64),
+    LFIELD(late_retries, RF_U64),
+    LFIELD(items_committed, RF_U64),
+    LFIELD(items_duplicated, RF_U64),
+    LFIELD(items_quarantined, RF_U64),
+    LFIELD(dead_letters, RF_U64),
+    LFIELD(alerts_log, RF_U64),
+    LFIELD(alerts_warning, RF_U64),
+    LFIELD(alerts_critical, RF_U64),
+    LFIELD(working_s, RF_DOUBLE),
+    LFIELD(blocked_s, RF_DOUBLE),
+    LFIELD(failed_s, RF_DOUBLE),
 };
 #undef LFIELD
 const size_t runfile_n_pipeline_fields =
     sizeof runfile_pipeline_fields / sizeof *runfile_pipeline_fields;
 
-#define SFIELD(name) {#name, RF_U64, offsetof(sim_step_summary, name)}
+#define SFIELD(name)                                                           \
+    {                                                                          \
+#name, RF_U64, offsetof(sim_step_summary, name)                        \
+    }
 static const runfile_field step_fields[] = {
     SFIELD(calls),   SFIELD(attempts), SFIELD(succeeded), SFIELD(failed),
     SFIELD(skipped), SFIELD(redone),   SFIELD(undone),    SFIELD(undo_failed),
@@ -139,7 +163,10 @@ static const runfile_field step_fields[] = {
 /* A service chain's tier (compare_tier), after the series: one line per
  * tier, only in a run that has a chain, so a run without one is saved
  * byte for byte as before tiers were kept. */
-#define TFIELD(name, type) {#name, type, offsetof(compare_tier, name)}
+#define TFIELD(name, type)                                                     \
+    {                                                                          \
+#name, type, offsetof(compare_tier, name)                              \
+    }
 static const runfile_field tier_fields[] = {
     TFIELD(calls, RF_U64),
     TFIELD(attempts, RF_U64),
@@ -152,7 +179,6 @@ static const runfile_field tier_fields[] = {
 #undef TFIELD
 #define N_TIER_FIELDS (sizeof tier_fields / sizeof *tier_fields)
 
-
 uint64_t runfile_hash(uint64_t h, const void *data, size_t len)
 {
     const unsigned char *p = data;
@@ -163,14 +189,14 @@ uint64_t runfile_hash(uint64_t h, const void *data, size_t len)
     return h;
 }
 
-void runfile_field_text(const sim_summary *s, const runfile_field *f,
-                        char *buf, size_t len)
+void runfile_field_text(const sim_summary *s, const runfile_field *f, char *buf,
+                        size_t len)
 {
     runfile_value_text(s, f, buf, len);
 }
 
-void runfile_value_text(const void *base, const runfile_field *f,
-                        char *buf, size_t len)
+void runfile_value_text(const void *base, const runfile_field *f, char *buf,
+                        size_t len)
 {
     const char *at = (const char *)base + f->offset;
     switch (f->type) {
@@ -191,8 +217,8 @@ void runfile_value_text(const void *base, const runfile_field *f,
 void runfile_path(char *buf, size_t len, const char *dir, uint32_t point,
                   uint32_t policy, uint64_t seed)
 {
-    snprintf(buf, len, "%s/runs/point%" PRIu32 "-policy%" PRIu32
-                       "-seed%" PRIu64 ".run",
+    snprintf(buf, len,
+             "%s/runs/point%" PRIu32 "-policy%" PRIu32 "-seed%" PRIu64 ".run",
              dir, point, policy, seed);
 }
 
@@ -232,7 +258,10 @@ static bool put(runfile_buf *b, const char *s, size_t n)
     return true;
 }
 
-static bool puts_(runfile_buf *b, const char *s) { return put(b, s, strlen(s)); }
+static bool puts_(runfile_buf *b, const char *s)
+{
+    return put(b, s, strlen(s));
+}
 
 /* v's decimal digits into buf (24 bytes, not NUL-terminated); their
  * count. */
@@ -304,7 +333,7 @@ static bool put_float(runfile_buf *b, float v)
     }
     /* 10^k, exact as doubles, for the decimals: ax in [1e-4, 1e8) needs
      * 1 to 12 (log10 and pow cost more than the rest of put_float). */
-    static const double ten[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,
+    static const double ten[] = {1e0, 1e1, 1e2, 1e3,  1e4,  1e5,  1e6,
                                  1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13};
     int decimals = 12;
     while (decimals > 1 && ax * ten[decimals] >= 1e9)
@@ -374,8 +403,7 @@ static bool put_fields(runfile_buf *b, const void *base,
 static bool put_summary(runfile_buf *b, const sim_summary *s)
 {
     return puts_(b, "summary") &&
-           put_fields(b, s, runfile_summary_fields,
-                      runfile_n_summary_fields) &&
+           put_fields(b, s, runfile_summary_fields, runfile_n_summary_fields) &&
            put(b, "\n", 1);
 }
 
@@ -385,11 +413,11 @@ static bool put_pipeline(runfile_buf *b, const sim_summary *s)
     const sim_pipeline_summary *p = &s->pipeline;
     if (!s->has_pipeline)
         return puts_(b, "pipeline -\n");
-    bool ok = puts_(b, "pipeline strategy=") &&
-              puts_(b, pipeline_strategy_name(p->strategy)) &&
-              put_fields(b, p, runfile_pipeline_fields,
-                         runfile_n_pipeline_fields) &&
-              put(b, "\n", 1);
+    bool ok =
+        puts_(b, "pipeline strategy=") &&
+        puts_(b, pipeline_strategy_name(p->strategy)) &&
+        put_fields(b, p, runfile_pipeline_fields, runfile_n_pipeline_fields) &&
+        put(b, "\n", 1);
     for (uint32_t i = 0; i < p->steps && i < SIM_MAX_STEPS && ok; i++)
         ok = puts_(b, "step") &&
              put_fields(b, &p->step[i], step_fields, N_STEP_FIELDS) &&
@@ -429,8 +457,7 @@ static bool put_row(runfile_buf *b, const float *v)
 static bool put_series(runfile_buf *b, const compare_series *s)
 {
     bool ok = puts_(b, "series rows=") && put_u64(b, s->n_rows) &&
-              puts_(b, " row_s=") && put_double(b, s->row_s) &&
-              put(b, "\n", 1);
+              puts_(b, " row_s=") && put_double(b, s->row_s) && put(b, "\n", 1);
     for (uint32_t i = 0; i < s->n_rows && ok;) {
         ok = put_row(b, s->v[i]);
         uint32_t same = 0;
@@ -450,14 +477,13 @@ static bool format_run(runfile_buf *b, const char *fingerprint,
 {
     size_t start = b->len;
     bool ok = puts_(b, RUNFILE_MAGIC " ") && put_u64(b, RUNFILE_VERSION) &&
-              puts_(b, "\nfingerprint ") &&
-              puts_(b, fingerprint) && puts_(b, "\nrun point=") &&
-              put_u64(b, r->point) && puts_(b, " policy=") &&
-              put_u64(b, r->policy) && puts_(b, " seed=") &&
-              put_u64(b, r->seed) && puts_(b, "\nlabel ") &&
-              puts_(b, label) && put(b, "\n", 1) && put_summary(b, &r->sum) &&
-              put_phases(b, r->sum.phase) && put_pipeline(b, &r->sum) &&
-              puts_(b, "latency_ms");
+              puts_(b, "\nfingerprint ") && puts_(b, fingerprint) &&
+              puts_(b, "\nrun point=") && put_u64(b, r->point) &&
+              puts_(b, " policy=") && put_u64(b, r->policy) &&
+              puts_(b, " seed=") && put_u64(b, r->seed) &&
+              puts_(b, "\nlabel ") && puts_(b, label) && put(b, "\n", 1) &&
+              put_summary(b, &r->sum) && put_phases(b, r->sum.phase) &&
+              put_pipeline(b, &r->sum) && puts_(b, "latency_ms");
     for (int i = 0; i < COMPARE_CDF_POINTS && ok; i++)
         ok = put(b, " ", 1) && put_float(b, r->latency_ms[i]);
     ok = ok && put(b, "\n", 1) && put_series(b, series);
@@ -473,17 +499,18 @@ static bool format_run(runfile_buf *b, const char *fingerprint,
     return puts_(b, end);
 }
 
-int runfile_format(runfile_buf *b, const char *fingerprint,
-                   const char *label, const compare_run *r,
-                   const compare_series *series, sb_err *e)
+int runfile_format(runfile_buf *b, const char *fingerprint, const char *label,
+                   const compare_run *r, const compare_series *series,
+                   sb_err *e)
 {
     b->len = 0;
     if (strchr(label, '\n'))
-        return err_set(e, "policy entry '%s': a line break in its name",
-                       label);
+        return err_set(e, "policy entry '%s': a line break in its name", label);
     if (!format_run(b, fingerprint, label, r, series))
-        return err_set(e, "policy entry '%s': out of memory for its saved "
-                       "run", label);
+        return err_set(e,
+                       "policy entry '%s': out of memory for its saved "
+                       "run",
+                       label);
     return 0;
 }
 
@@ -563,9 +590,9 @@ int runfile_log_close(runfile_log *l, sb_err *e)
 /* A cursor over the file's text. */
 typedef struct reader {
     const char *path;
-    char *p;     /* the next line */
-    char *end;   /* of the part before the "end" line */
-    int line;    /* of the file, of the line last read */
+    char *p;   /* the next line */
+    char *end; /* of the part before the "end" line */
+    int line;  /* of the file, of the line last read */
     sb_err *e;
 } reader;
 
@@ -687,10 +714,11 @@ static int read_head(reader *rd, const char *fingerprint, compare_run *r)
     if (!keyed(rd, "fingerprint", &rest))
         return bad(rd, "expected the fingerprint");
     if (strcmp(rest, fingerprint) != 0)
-        return err_set(rd->e, "%s:%d: saved by another plan (fingerprint "
+        return err_set(rd->e,
+                       "%s:%d: saved by another plan (fingerprint "
                        "%s, this one %s: the scenario, a policy, a sweep or "
-                       "the program changed)", rd->path, rd->line, rest,
-                       fingerprint);
+                       "the program changed)",
+                       rd->path, rd->line, rest, fingerprint);
     uint64_t pt, pol, sd;
     if (!keyed(rd, "run", &rest) || !named_u64(&rest, "point", &pt) ||
         !named_u64(&rest, "policy", &pol) || !named_u64(&rest, "seed", &sd) ||
@@ -714,8 +742,7 @@ static int read_fields(reader *rd, const char *what, char **rest, void *base,
         const char *t;
         if (!named(rest, f->name, &t) || !set_field(base, f, t)) {
             char msg[128];
-            snprintf(msg, sizeof msg, "%s: expected %s=VALUE", what,
-                     f->name);
+            snprintf(msg, sizeof msg, "%s: expected %s=VALUE", what, f->name);
             return bad(rd, msg);
         }
     }
@@ -779,10 +806,9 @@ static int read_phases(reader *rd, compare_phase *ph)
         ph[k].present = true;
         for (size_t i = 0; i < N_PHASE_FIELDS; i++) {
             const char *t;
-            double *at = (double *)(void *)((char *)&ph[k] +
-                                            phase_fields[i].offset);
-            if (!named(&rest, phase_fields[i].name, &t) ||
-                !parse_double(t, at))
+            double *at =
+                (double *)(void *)((char *)&ph[k] + phase_fields[i].offset);
+            if (!named(&rest, phase_fields[i].name, &t) || !parse_double(t, at))
                 return bad(rd, what);
         }
         if (*rest)
@@ -844,22 +870,18 @@ static int check_sum(reader *rd, char *text, size_t len)
     static const size_t tail = 4 + 16 + 1; /* "end " hex "\n" */
     int line = rd->line + 1;
     if (len < tail || text[len - 1] != '\n')
-        return err_set(rd->e, "%s:%d: truncated (no end line)", rd->path,
-                       line);
+        return err_set(rd->e, "%s:%d: truncated (no end line)", rd->path, line);
     char *endline = text + len - tail;
     if (endline != text && endline[-1] != '\n')
-        return err_set(rd->e, "%s:%d: truncated (no end line)", rd->path,
-                       line);
+        return err_set(rd->e, "%s:%d: truncated (no end line)", rd->path, line);
     uint64_t want;
     char *stop;
     if (strncmp(endline, "end ", 4) != 0)
-        return err_set(rd->e, "%s:%d: truncated (no end line)", rd->path,
-                       line);
+        return err_set(rd->e, "%s:%d: truncated (no end line)", rd->path, line);
     errno = 0;
     want = strtoull(endline + 4, &stop, 16);
     if (stop != text + len - 1 || errno)
-        return err_set(rd->e, "%s:%d: truncated (no end line)", rd->path,
-                       line);
+        return err_set(rd->e, "%s:%d: truncated (no end line)", rd->path, line);
     if (runfile_hash(RUNFILE_FNV, text, (size_t)(endline - text)) != want)
         return err_set(rd->e, "%s:%d: corrupt (its checksum does not match)",
                        rd->path, line);
@@ -900,11 +922,9 @@ int runfile_parse(char *text, size_t len, const char *path, int line,
 {
     reader rd = {path, NULL, NULL, line, e};
     memset(r, 0, sizeof *r);
-    if (check_sum(&rd, text, len) != 0 ||
-        read_head(&rd, fingerprint, r) != 0 ||
+    if (check_sum(&rd, text, len) != 0 || read_head(&rd, fingerprint, r) != 0 ||
         read_summary(&rd, &r->sum) != 0 ||
-        read_phases(&rd, r->sum.phase) != 0 ||
-        read_pipeline(&rd, &r->sum) != 0)
+        read_phases(&rd, r->sum.phase) != 0 || read_pipeline(&rd, &r->sum) != 0)
         return -1;
     char *rest;
     if (!keyed(&rd, "latency_ms", &rest) ||
@@ -915,8 +935,8 @@ int runfile_parse(char *text, size_t len, const char *path, int line,
     while (rd.p != rd.end && r->n_tiers < SIM_MAX_TIERS) {
         if (!keyed(&rd, "tier", &rest))
             return bad(&rd, "unexpected lines after the series");
-        if (read_fields(&rd, "tier", &rest, &r->tier[r->n_tiers++],
-                        tier_fields, N_TIER_FIELDS) != 0)
+        if (read_fields(&rd, "tier", &rest, &r->tier[r->n_tiers++], tier_fields,
+                        N_TIER_FIELDS) != 0)
             return -1;
     }
     if (rd.p != rd.end)
@@ -945,9 +965,9 @@ bool runfile_whose(const char *text, size_t len, uint32_t *point,
     line[n] = '\0';
     unsigned long long pt, pol, sd;
     int used = 0;
-    if (sscanf(line, "run point=%llu policy=%llu seed=%llu%n", &pt, &pol,
-               &sd, &used) != 3 || line[used] != '\0' || pt > UINT32_MAX ||
-        pol > UINT32_MAX)
+    if (sscanf(line, "run point=%llu policy=%llu seed=%llu%n", &pt, &pol, &sd,
+               &used) != 3 ||
+        line[used] != '\0' || pt > UINT32_MAX || pol > UINT32_MAX)
         return false;
     *point = (uint32_t)pt;
     *policy = (uint32_t)pol;

@@ -95,11 +95,11 @@ extern const size_t runfile_n_pipeline_fields;
 
 /* A field's value as the file writes it: counts as integers, doubles as
  * runfile_double_text. */
-void runfile_field_text(const sim_summary *s, const runfile_field *f,
-                        char *buf, size_t len);
+void runfile_field_text(const sim_summary *s, const runfile_field *f, char *buf,
+                        size_t len);
 /* The same, of a field of any table, in the struct at base. */
-void runfile_value_text(const void *base, const runfile_field *f,
-                        char *buf, size_t len);
+void runfile_value_text(const void *base, const runfile_field *f, char *buf,
+                        size_t len);
 
 /* A file for run (point, policy, seed) alone under dir (for
  * runfile_write): dir/runs/pointP-policyI-seedS.run. */
@@ -114,9 +114,9 @@ typedef struct runfile_buf {
 void runfile_buf_free(runfile_buf *b);
 
 /* The run's record into b (cleared first).  0, or -1 with a message. */
-int runfile_format(runfile_buf *b, const char *fingerprint,
-                   const char *label, const compare_run *r,
-                   const compare_series *series, sb_err *e);
+int runfile_format(runfile_buf *b, const char *fingerprint, const char *label,
+                   const compare_run *r, const compare_series *series,
+                   sb_err *e);
 
 /* Format the run and write it to path whole, as a file of its own: a
  * temporary file beside it, renamed over it.  Returns 0, or -1 with a

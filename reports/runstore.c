@@ -28,8 +28,8 @@ struct runstore {
     const compare_plan *plan;
     char **files;
     uint32_t n_files, cap_files;
-    place *at;        /* per run of the plan; file NO_FILE: none */
-    char **why;       /* per run: the first refusal, when no whole one */
+    place *at;  /* per run of the plan; file NO_FILE: none */
+    char **why; /* per run: the first refusal, when no whole one */
     runfile_buf buf;
     compare_run *tmp; /* a scratch record for the scan */
 };
@@ -114,8 +114,7 @@ static bool run_number(const compare_plan *p, uint32_t pt, uint32_t pol,
 static int lines_in(const char *t, size_t n)
 {
     int k = 0;
-    for (const char *p = t; (p = memchr(p, '\n', n - (size_t)(p - t)));
-         p++)
+    for (const char *p = t; (p = memchr(p, '\n', n - (size_t)(p - t))); p++)
         k++;
     return k;
 }
@@ -137,8 +136,7 @@ static int index_record(runstore *s, uint32_t f, char *text, size_t off,
             s->at[r] = (place){f, (uint32_t)line, off, next - off};
         return 0;
     }
-    if (!whose || !run_number(s->plan, pt, pol, seed, &r) ||
-        s->why[r] != NULL)
+    if (!whose || !run_number(s->plan, pt, pol, seed, &r) || s->why[r] != NULL)
         return 0;
     s->why[r] = strdup(why.msg);
     return s->why[r] ? 0 : oom(e);
@@ -267,9 +265,8 @@ int runstore_read(runstore *s, uint32_t r, compare_run *run,
     if (at->file == NO_FILE)
         return 1;
     if (read_bytes(s, at, e) != 0 ||
-        runfile_parse(s->buf.p, s->buf.len, s->files[at->file],
-                      (int)at->line, s->plan->fingerprint, run, series,
-                      e) != 0)
+        runfile_parse(s->buf.p, s->buf.len, s->files[at->file], (int)at->line,
+                      s->plan->fingerprint, run, series, e) != 0)
         return -1;
     uint32_t pt, pol, sd;
     compare_run_at(s->plan, r, &pt, &pol, &sd);

@@ -26,10 +26,10 @@ static uint64_t trial_key(uint64_t t)
 
 /* What one trial adds up to. */
 typedef struct trial_sum {
-    double y;          /* sum of the weights of its hits */
+    double y; /* sum of the weights of its hits */
     double work;
     uint64_t hits, paths;
-    int status;        /* 0, or -1: model failure; -2: too many paths */
+    int status; /* 0, or -1: model failure; -2: too many paths */
 } trial_sum;
 
 typedef struct trial_run {
@@ -60,9 +60,9 @@ static void explore(trial_run *r, void *st, int j, int birth, uint64_t key)
     uint64_t climbs = 0;
     double peak;
     for (;;) {
-        split_stop s = m->advance(m->ctx, st, level_up(r->plan, j),
-                                  level_floor(r->plan, j), &peak,
-                                  &r->sum->work);
+        split_stop s =
+            m->advance(m->ctx, st, level_up(r->plan, j),
+                       level_floor(r->plan, j), &peak, &r->sum->work);
         if (s == SPLIT_HIT) {
             r->sum->y += r->weight[j];
             r->sum->hits++;
@@ -139,8 +139,8 @@ static void *batch_worker(void *arg)
         pthread_mutex_unlock(&b->lock);
         if (i >= b->n)
             return NULL;
-        trial_run r = {b->m, b->plan, b->weight, b->first + i, b->max_paths,
-                       &b->sums[i]};
+        trial_run r = {b->m,         b->plan,      b->weight,
+                       b->first + i, b->max_paths, &b->sums[i]};
         trial_once(&r);
     }
 }
@@ -197,35 +197,34 @@ static void acc_result(const acc *a, const split_plan *plan, double conf,
     out->work = a->work;
     /* plain: the share that hit, exactly (the running mean may differ in
      * its last bit) */
-    out->p = out->plain && a->n ? (double)a->hit_trials / (double)a->n
-                                : a->mean;
+    out->p =
+        out->plain && a->n ? (double)a->hit_trials / (double)a->n : a->mean;
     out->variance = a->n > 1 ? a->m2 / (double)(a->n - 1) : NAN;
     if (out->plain) {
         stats_wilson(a->hit_trials, a->n, conf, &out->lo, &out->hi);
     } else {
         double half = NAN;
         if (a->n > 1) {
-            double t = stats_t_quantile(1.0 - (1.0 - conf) / 2.0,
-                                        (double)(a->n - 1));
+            double t =
+                stats_t_quantile(1.0 - (1.0 - conf) / 2.0, (double)(a->n - 1));
             half = t * sqrt(out->variance / (double)a->n);
         }
         out->lo = fmax(0.0, a->mean - half);
         out->hi = a->mean + half;
     }
-    out->rel_error = out->p > 0 ? (out->hi - out->lo) / 2.0 / out->p
-                                : INFINITY;
+    out->rel_error = out->p > 0 ? (out->hi - out->lo) / 2.0 / out->p : INFINITY;
     double var_est = out->variance / (double)a->n;
     out->work_variance = out->variance * a->work / (double)a->n;
-    out->effective_runs = var_est > 0 ? out->p * (1.0 - out->p) / var_est
-                                      : (double)a->n;
+    out->effective_runs =
+        var_est > 0 ? out->p * (1.0 - out->p) / var_est : (double)a->n;
 }
 
 static bool enough(const acc *a, const split_plan *plan, const split_opts *o,
                    split_estimate *est)
 {
     acc_result(a, plan, o->confidence, est);
-    est->reached_target = a->hit_trials > 0 &&
-                          est->rel_error <= o->target_rel_error;
+    est->reached_target =
+        a->hit_trials > 0 && est->rel_error <= o->target_rel_error;
     if (o->max_trials && a->n >= o->max_trials)
         return true;
     if (o->max_work > 0 && a->work >= o->max_work)
@@ -234,13 +233,14 @@ static bool enough(const acc *a, const split_plan *plan, const split_opts *o,
            est->reached_target;
 }
 
-static int trial_failed(const trial_sum *s, uint64_t trial,
-                        const split_opts *o, sb_err *e)
+static int trial_failed(const trial_sum *s, uint64_t trial, const split_opts *o,
+                        sb_err *e)
 {
     if (s->status == -2)
-        return err_set(e, "trial %llu made more than %llu copies: the "
-                          "levels split too often (the pilot's shares "
-                          "were too low); raise the pilot's trajectories",
+        return err_set(e,
+                       "trial %llu made more than %llu copies: the "
+                       "levels split too often (the pilot's shares "
+                       "were too low); raise the pilot's trajectories",
                        (unsigned long long)trial,
                        (unsigned long long)o->max_paths);
     return err_set(e, "trial %llu: the model failed",
@@ -260,13 +260,14 @@ static void acc_add_trial(acc *a, const split_trial *t)
 
 /* Runs one batch of n trials from `first` into sums; -1 with e set. */
 static int batch_once(const split_model *m, const split_plan *plan,
-                      const double *weight, const split_opts *o,
-                      uint64_t first, uint64_t n, trial_sum *sums,
-                      sb_err *e)
+                      const double *weight, const split_opts *o, uint64_t first,
+                      uint64_t n, trial_sum *sums, sb_err *e)
 {
-    batch b = {m, plan, weight, first, n,
-               o->max_paths ? o->max_paths : 1000000, sums,
-               PTHREAD_MUTEX_INITIALIZER, 0};
+    batch b = {m,      plan,
+               weight, first,
+               n,      o->max_paths ? o->max_paths : 1000000,
+               sums,   PTHREAD_MUTEX_INITIALIZER,
+               0};
     if (batch_run(&b, o->threads > 0 ? o->threads : 1, e) != 0)
         return -1;
     for (uint64_t i = 0; i < n; i++)
@@ -308,8 +309,7 @@ int split_estimate_run(const split_model *m, const split_plan *plan,
     int rc = 0;
     for (;;) {
         uint64_t n = next_batch(o, a.n);
-        rc = batch_once(m, plan, weight, o, o->first_trial + a.n, n, sums,
-                        e);
+        rc = batch_once(m, plan, weight, o, o->first_trial + a.n, n, sums, e);
         if (rc != 0)
             break;
         for (uint64_t i = 0; i < n; i++)
@@ -366,8 +366,8 @@ int split_estimate_replay(const split_trial *t, uint64_t n,
 
 /* One pilot trajectory: where it started and what it did. */
 typedef struct probe {
-    uint32_t from;   /* index of its entrance state (stage > 0) */
-    uint64_t key;    /* its copy's key (stage > 0) */
+    uint32_t from; /* index of its entrance state (stage > 0) */
+    uint64_t key;  /* its copy's key (stage > 0) */
     double peak;
     split_stop how;
 } probe;
@@ -375,9 +375,9 @@ typedef struct probe {
 typedef struct pilot {
     const split_model *m;
     const split_pilot_opts *o;
-    void **entr;     /* entrance states of the current stage */
+    void **entr; /* entrance states of the current stage */
     uint32_t n_entr;
-    probe *pr;       /* per_stage of them */
+    probe *pr; /* per_stage of them */
 } pilot;
 
 /* Starts trajectory i of stage `stage` (0: a main trial): a fresh state. */
@@ -447,9 +447,8 @@ static int keep_entrance(pilot *pl, void ***next, uint32_t *k, uint32_t cap,
  * its climbs through lv until it falls below the stage's floor (or ends
  * or hits); a state at each climb is kept as an entrance of the next
  * stage.  Returns the climbs, or -1. */
-static int climbs_of(pilot *pl, int stage, uint32_t i, double lv,
-                     double floor, void ***next, uint32_t *k, uint32_t cap,
-                     double *work)
+static int climbs_of(pilot *pl, int stage, uint32_t i, double lv, double floor,
+                     void ***next, uint32_t *k, uint32_t cap, double *work)
 {
     void *st = probe_start(pl, stage, i);
     if (st == NULL)
@@ -457,8 +456,7 @@ static int climbs_of(pilot *pl, int stage, uint32_t i, double lv,
     int n = 0;
     double peak;
     for (;;) {
-        split_stop s = pl->m->advance(pl->m->ctx, st, lv, floor, &peak,
-                                      work);
+        split_stop s = pl->m->advance(pl->m->ctx, st, lv, floor, &peak, work);
         if (s == SPLIT_FAIL)
             n = -1;
         if (s != SPLIT_UP)
@@ -529,8 +527,8 @@ static int stage_run(pilot *pl, int stage, double floor, double *work,
         void *st = probe_start(pl, stage, i);
         if (st == NULL)
             return err_set(e, "the model failed in the pilot");
-        p->how = pl->m->advance(pl->m->ctx, st, INFINITY, floor, &p->peak,
-                                work);
+        p->how =
+            pl->m->advance(pl->m->ctx, st, INFINITY, floor, &p->peak, work);
         pl->m->destroy(pl->m->ctx, st);
         if (p->how == SPLIT_FAIL)
             return err_set(e, "the model failed in the pilot");
@@ -555,8 +553,7 @@ int split_pilot(const split_model *m, const split_pilot_opts *o,
     for (int stage = 0;; stage++) {
         double floor = stage == 0 ? -INFINITY : plan->level[stage - 1];
         uint32_t downs;
-        int hits = stage_run(&pl, stage, floor, &plan->pilot_work, &downs,
-                             e);
+        int hits = stage_run(&pl, stage, floor, &plan->pilot_work, &downs, e);
         if (hits < 0) {
             rc = -1;
             break;
@@ -583,8 +580,8 @@ int split_pilot(const split_model *m, const split_pilot_opts *o,
             break;
         }
         double climbs;
-        if (entrances(&pl, stage, lv, floor, &climbs, &plan->pilot_work,
-                      e) != 0) {
+        if (entrances(&pl, stage, lv, floor, &climbs, &plan->pilot_work, e) !=
+            0) {
             rc = -1;
             break;
         }

@@ -110,8 +110,8 @@ typedef struct split_pilot_opts {
 } split_pilot_opts;
 
 typedef enum split_pilot_result {
-    SPLIT_PILOT_OK,     /* plan is filled; at least one stage hit */
-    SPLIT_PILOT_STUCK   /* no trajectory of the last stage went above its
+    SPLIT_PILOT_OK,   /* plan is filled; at least one stage hit */
+    SPLIT_PILOT_STUCK /* no trajectory of the last stage went above its
                            level or hit: the importance function does not
                            lead to the event (plan holds the levels found) */
 } split_pilot_result;
@@ -142,15 +142,15 @@ typedef struct split_opts {
 } split_opts;
 
 typedef struct split_estimate {
-    double p;                /* the estimate */
-    double lo, hi;           /* its interval at opts.confidence */
-    double rel_error;        /* (hi - lo) / 2 / p; inf when p = 0 */
-    uint64_t trials;         /* main trials run */
-    uint64_t hit_trials;     /* of them, with at least one hit */
-    uint64_t hits;           /* hits over all copies */
-    uint64_t paths;          /* trajectories run: trials and copies */
-    double work;             /* in the model's unit */
-    double variance;         /* sample variance of one trial's Y */
+    double p;            /* the estimate */
+    double lo, hi;       /* its interval at opts.confidence */
+    double rel_error;    /* (hi - lo) / 2 / p; inf when p = 0 */
+    uint64_t trials;     /* main trials run */
+    uint64_t hit_trials; /* of them, with at least one hit */
+    uint64_t hits;       /* hits over all copies */
+    uint64_t paths;      /* trajectories run: trials and copies */
+    double work;         /* in the model's unit */
+    double variance;     /* sample variance of one trial's Y */
     /* Var(Y) x mean work per trial: the variance the estimator would
      * have for one unit of work (lower is better; compare with plain
      * Monte Carlo's p (1 - p) x its mean work per run). */
@@ -158,8 +158,8 @@ typedef struct split_estimate {
     /* The number of plain Monte Carlo runs whose estimate would have the
      * same variance: p (1 - p) / Var(estimate). */
     double effective_runs;
-    bool plain;              /* no levels: Wilson's interval */
-    bool reached_target;     /* the relative error is at most asked */
+    bool plain;          /* no levels: Wilson's interval */
+    bool reached_target; /* the relative error is at most asked */
 } split_estimate;
 
 /* Runs main trials in batches until the interval is tight enough (or a
@@ -172,7 +172,7 @@ int split_estimate_run(const split_model *m, const split_plan *plan,
  * trials in parts (an emitted job each) and making the estimate from all
  * of them afterwards. */
 typedef struct split_trial {
-    double y;        /* the weights of its hits */
+    double y; /* the weights of its hits */
     double work;
     uint64_t hits, paths;
 } split_trial;

@@ -22,8 +22,7 @@ static void error_fields(jw *w, const sb_attempt *a)
         sb_confidence conf;
         classify_error(a, &cls, &conf);
         jw_string(w, "class", classify_class_name(cls));
-        jw_string(w, "confidence", conf == SB_CONFIDENCE_HIGH ? "high"
-                                                              : "low");
+        jw_string(w, "confidence", conf == SB_CONFIDENCE_HIGH ? "high" : "low");
     }
     if (a->retry_after_s >= 0)
         jw_double(w, "retry_after_s", a->retry_after_s);
@@ -38,9 +37,8 @@ static void decision_fields(jw *w, const trace_writer *tw, const sim_trace *t)
         jw_fixed(w, "delay_s", d->d.delay_s, 6);
     jw_string(w, "reason", d->d.reason);
     const pstack *stack = t->stack ? t->stack : tw->stack;
-    jw_string(w, "layer", d->layer >= 0
-                              ? pstack_layer(stack, d->layer)->name
-                              : NULL);
+    jw_string(w, "layer",
+              d->layer >= 0 ? pstack_layer(stack, d->layer)->name : NULL);
     if (d->delay_layer >= 0 && d->delay_layer != d->layer) {
         jw_string(w, "delay_layer", pstack_layer(stack, d->delay_layer)->name);
         jw_string(w, "delay_reason", d->delay_reason);

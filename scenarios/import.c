@@ -24,9 +24,11 @@ static import_field *new_field(imp *m, const char *path, tree_node *n)
         /* The last slot says so rather than dropping fields unsaid. */
         import_field *f = &r->fields[IMPORT_MAX_FIELDS - 1];
         snprintf(f->path, sizeof f->path, "(more fields)");
-        snprintf(f->note, sizeof f->note, "the file has more than %d "
+        snprintf(f->note, sizeof f->note,
+                 "the file has more than %d "
                  "fields in the selected configuration; the rest are not "
-                 "listed", IMPORT_MAX_FIELDS);
+                 "listed",
+                 IMPORT_MAX_FIELDS);
         f->target[0] = '\0';
         return NULL;
     }
@@ -45,16 +47,16 @@ static void add_setting(setting *s, const char *key, const char *value,
     snprintf(s->key, sizeof s->key, "%s", key);
     snprintf(s->value, sizeof s->value, "%s", value);
     if (n && n->line)
-        snprintf(s->origin, sizeof s->origin, "%s:%d: %s, imported as",
-                 m->file, n->line, path);
+        snprintf(s->origin, sizeof s->origin, "%s:%d: %s, imported as", m->file,
+                 n->line, path);
     else
-        snprintf(s->origin, sizeof s->origin, "%s: %s, imported as",
-                 m->file, path);
+        snprintf(s->origin, sizeof s->origin, "%s: %s, imported as", m->file,
+                 path);
 }
 
-SB_PRINTF(7, 0) static void record(imp *m, const char *path, tree_node *n,
-                                   const char *key, const char *value,
-                                   bool param, const char *fmt, va_list ap)
+SB_PRINTF(7, 0)
+static void record(imp *m, const char *path, tree_node *n, const char *key,
+                   const char *value, bool param, const char *fmt, va_list ap)
 {
     import_result *r = m->r;
     setting *list = param ? r->params : r->sets;
@@ -97,8 +99,7 @@ void imp_set(imp *m, const char *path, tree_node *n, const char *key,
     va_end(ap);
 }
 
-void imp_note(imp *m, const char *path, tree_node *n, const char *fmt,
-              ...)
+void imp_note(imp *m, const char *path, tree_node *n, const char *fmt, ...)
 {
     import_field *f = new_field(m, path, n);
     if (f == NULL)
@@ -110,8 +111,7 @@ void imp_note(imp *m, const char *path, tree_node *n, const char *fmt,
     va_end(ap);
 }
 
-void imp_skip(imp *m, const char *path, tree_node *n, const char *why,
-              ...)
+void imp_skip(imp *m, const char *path, tree_node *n, const char *why, ...)
 {
     import_field *f = new_field(m, path, n);
     m->r->n_unmapped++;
@@ -131,12 +131,13 @@ typedef struct sweep_ctx {
 static void sweep_one(void *ctx, const char *path, tree_node *n)
 {
     sweep_ctx *s = ctx;
-    imp_skip(s->m, path, n, "not a field stormbench knows in %s: nothing "
-             "in the run reflects it", s->format);
+    imp_skip(s->m, path, n,
+             "not a field stormbench knows in %s: nothing "
+             "in the run reflects it",
+             s->format);
 }
 
-void imp_sweep(imp *m, tree_node *n, const char *prefix,
-               const char *format)
+void imp_sweep(imp *m, tree_node *n, const char *prefix, const char *format)
 {
     if (n == NULL)
         return;
@@ -144,8 +145,7 @@ void imp_sweep(imp *m, tree_node *n, const char *prefix,
     tree_unused(n, prefix, sweep_one, &s);
 }
 
-int imp_fail(imp *m, const char *path, const tree_node *n, const char *fmt,
-             ...)
+int imp_fail(imp *m, const char *path, const tree_node *n, const char *fmt, ...)
 {
     if (m->failed)
         return -1;
@@ -176,17 +176,15 @@ void imp_fmt_duration(int64_t ns, char *buf, size_t len)
     static const struct {
         int64_t per;
         const char *unit;
-    } u[] = {{3600 * NS_PER_S, "h"}, {60 * NS_PER_S, "m"},
-             {NS_PER_S, "s"},       {NS_PER_MS, "ms"},
-             {NS_PER_US, "us"},     {1, "ns"}};
+    } u[] = {{3600 * NS_PER_S, "h"}, {60 * NS_PER_S, "m"}, {NS_PER_S, "s"},
+             {NS_PER_MS, "ms"},      {NS_PER_US, "us"},    {1, "ns"}};
     if (ns == 0) {
         snprintf(buf, len, "0s");
         return;
     }
     for (size_t i = 0; i < sizeof u / sizeof *u; i++)
         if (ns % u[i].per == 0) {
-            snprintf(buf, len, "%lld%s", (long long)(ns / u[i].per),
-                     u[i].unit);
+            snprintf(buf, len, "%lld%s", (long long)(ns / u[i].per), u[i].unit);
             return;
         }
 }
@@ -196,9 +194,10 @@ static int scalar(imp *m, const char *path, const tree_node *n,
 {
     if (n == NULL || n->kind != TREE_SCALAR || n->null)
         return imp_fail(m, path, n, "expected %s, got %s", what,
-                        n == NULL ? "nothing"
-                        : n->kind == TREE_MAP ? "a map"
-                        : n->kind == TREE_LIST ? "a list" : "null");
+                        n == NULL              ? "nothing"
+                        : n->kind == TREE_MAP  ? "a map"
+                        : n->kind == TREE_LIST ? "a list"
+                                               : "null");
     return 0;
 }
 
@@ -216,7 +215,10 @@ static int iso_duration(const char *s, double *sec)
         if (end == p || errno || v < 0)
             return -1;
         int u = toupper((unsigned char)*end);
-        total += u == 'H' ? v * 3600 : u == 'M' ? v * 60 : u == 'S' ? v : -1e300;
+        total += u == 'H'   ? v * 3600
+                 : u == 'M' ? v * 60
+                 : u == 'S' ? v
+                            : -1e300;
         if (total < 0)
             return -1;
         p = end + 1;
@@ -263,8 +265,10 @@ int imp_duration(imp *m, const char *path, const tree_node *n,
     if (strcmp(style, "proto") == 0) {
         if (proto_duration(s, ns) == 0)
             return 0;
-        return imp_fail(m, path, n, "expected a protobuf duration (seconds "
-                        "with an 's', as \"0.1s\"), got '%s'", s);
+        return imp_fail(m, path, n,
+                        "expected a protobuf duration (seconds "
+                        "with an 's', as \"0.1s\"), got '%s'",
+                        s);
     }
     if (strcmp(style, "spring") == 0) {
         char *end;
@@ -277,8 +281,10 @@ int imp_duration(imp *m, const char *path, const tree_node *n,
             return 0;
         if (units_duration(s, ns, &e) == 0)
             return 0;
-        return imp_fail(m, path, n, "expected a duration (500ms, 10s, "
-                        "PT10S, or a number of milliseconds), got '%s'", s);
+        return imp_fail(m, path, n,
+                        "expected a duration (500ms, 10s, "
+                        "PT10S, or a number of milliseconds), got '%s'",
+                        s);
     }
     /* Go and Istio: "1h", "1m30s", "25ms"; units_duration reads one
      * number and unit, so split compound ones. */
@@ -291,14 +297,18 @@ int imp_duration(imp *m, const char *path, const tree_node *n,
             q++;
         char part[64];
         if (q == p || (size_t)(q - p) >= sizeof part)
-            return imp_fail(m, path, n, "expected a duration (1h, 1m30s, "
-                            "2s, 25ms), got '%s'", s);
+            return imp_fail(m, path, n,
+                            "expected a duration (1h, 1m30s, "
+                            "2s, 25ms), got '%s'",
+                            s);
         memcpy(part, p, (size_t)(q - p));
         part[q - p] = '\0';
         int64_t one;
         if (units_duration(part, &one, &e) != 0)
-            return imp_fail(m, path, n, "expected a duration (1h, 1m30s, "
-                            "2s, 25ms), got '%s'", s);
+            return imp_fail(m, path, n,
+                            "expected a duration (1h, 1m30s, "
+                            "2s, 25ms), got '%s'",
+                            s);
         total += one;
         p = q;
     }
@@ -315,15 +325,16 @@ int imp_int(imp *m, const char *path, const tree_node *n, int64_t lo,
     errno = 0;
     long long x = strtoll(n->text, &end, 10);
     if (end == n->text || *end != '\0' || errno || x < lo || x > hi)
-        return imp_fail(m, path, n, "expected a whole number from %lld to "
-                        "%lld, got '%s'", (long long)lo, (long long)hi,
-                        n->text);
+        return imp_fail(m, path, n,
+                        "expected a whole number from %lld to "
+                        "%lld, got '%s'",
+                        (long long)lo, (long long)hi, n->text);
     *v = x;
     return 0;
 }
 
-int imp_real(imp *m, const char *path, const tree_node *n, double lo,
-             double hi, double *v)
+int imp_real(imp *m, const char *path, const tree_node *n, double lo, double hi,
+             double *v)
 {
     if (scalar(m, path, n, "a number") != 0)
         return -1;
@@ -331,8 +342,10 @@ int imp_real(imp *m, const char *path, const tree_node *n, double lo,
     errno = 0;
     double x = strtod(n->text, &end);
     if (end == n->text || *end != '\0' || errno || !(x >= lo && x <= hi))
-        return imp_fail(m, path, n, "expected a number from %g to %g, got "
-                        "'%s'", lo, hi, n->text);
+        return imp_fail(m, path, n,
+                        "expected a number from %g to %g, got "
+                        "'%s'",
+                        lo, hi, n->text);
     *v = x;
     return 0;
 }
@@ -345,8 +358,7 @@ int imp_bool(imp *m, const char *path, const tree_node *n, bool *v)
         *v = n->text[0] == 't';
         return 0;
     }
-    return imp_fail(m, path, n, "expected true or false, got '%s'",
-                    n->text);
+    return imp_fail(m, path, n, "expected true or false, got '%s'", n->text);
 }
 
 /* ---- formats ------------------------------------------------------------ */
@@ -386,8 +398,10 @@ static const char *detect_tree(const tree *t)
         if (tree_peek(d, "services"))
             return "topology";
         static const char *const envoy[] = {
-            "static_resources", "virtual_hosts", "routes", "route",
-            "retry_policy", "clusters", "route_config", "circuit_breakers"};
+            "static_resources", "virtual_hosts",
+            "routes",           "route",
+            "retry_policy",     "clusters",
+            "route_config",     "circuit_breakers"};
         for (size_t k = 0; k < sizeof envoy / sizeof *envoy; k++)
             if (tree_peek(d, envoy[k]))
                 return "envoy";
@@ -447,9 +461,11 @@ const char *import_detect(const char *path, sb_err *e)
         return NULL;
     }
     if (c == '[' && is_scenario(path)) {
-        err_set(e, "%s: a stormbench scenario, not a configuration to "
+        err_set(e,
+                "%s: a stormbench scenario, not a configuration to "
                 "import (its [policy] is already stormbench's; 'stormbench "
-                "validate %s' checks it)", path, path);
+                "validate %s' checks it)",
+                path, path);
         return NULL;
     }
     if (c == '[')
@@ -460,12 +476,14 @@ const char *import_detect(const char *path, sb_err *e)
     const char *f = detect_tree(&t);
     tree_free(&t);
     if (f == NULL)
-        err_set(e, "%s: not a format stormbench imports: expected a gRPC "
+        err_set(e,
+                "%s: not a format stormbench imports: expected a gRPC "
                 "service config (methodConfig), an Envoy route or cluster "
                 "(retry_policy, circuit_breakers), an Istio VirtualService "
                 "or DestinationRule, resilience4j settings, an AWS shared "
                 "config ([profile NAME]) or a topology (services); name "
-                "one with --format", path);
+                "one with --format",
+                path);
     return f;
 }
 
@@ -512,11 +530,12 @@ int import_load(const char *path, const char *format, const char *selector,
            strcmp(formats[i].id, format) != 0)
         i++;
     if (i == sizeof formats / sizeof *formats)
-        return err_set(e, "--format %s: expected grpc, envoy, istio, "
-                       "resilience4j, aws or topology", format);
+        return err_set(e,
+                       "--format %s: expected grpc, envoy, istio, "
+                       "resilience4j, aws or topology",
+                       format);
     snprintf(out->format, sizeof out->format, "%s", formats[i].id);
-    snprintf(out->format_name, sizeof out->format_name, "%s",
-             formats[i].name);
+    snprintf(out->format_name, sizeof out->format_name, "%s", formats[i].name);
     imp m = {out, path, e, 0};
     return dispatch(&m, format, path, selector ? selector : "");
 }
@@ -529,8 +548,8 @@ int import_set_args(const import_result *r, char out[][320], int max)
     for (int i = 0; i < r->n_sets && n < max; i++) {
         /* a key (96) and a value (256) fit in 320 but for the longest of
          * both, which no format maps: cut, it would set another key */
-        int w = snprintf(out[n], 320, "%s=%s", r->sets[i].key,
-                         r->sets[i].value);
+        int w =
+            snprintf(out[n], 320, "%s=%s", r->sets[i].key, r->sets[i].value);
         if (w < 0 || w >= 320)
             continue;
         n++;
@@ -546,8 +565,8 @@ static void print_sets(FILE *f, const import_result *r)
     for (int i = 0; i < r->n_sets; i++) {
         char section[96];
         const char *dot = strrchr(r->sets[i].key, '.');
-        snprintf(section, sizeof section, "%.*s",
-                 (int)(dot - r->sets[i].key), r->sets[i].key);
+        snprintf(section, sizeof section, "%.*s", (int)(dot - r->sets[i].key),
+                 r->sets[i].key);
         bool seen = false;
         for (int k = 0; k < n_done; k++)
             seen |= strcmp(done[k], section) == 0;
@@ -577,8 +596,8 @@ static void print_fields(FILE *f, const import_result *r, bool mapped)
             snprintf(line, sizeof line, "line %d", x->line);
         else
             snprintf(line, sizeof line, "-");
-        fprintf(f, "  %-8s %s%s%s\n", line, x->path,
-                x->value[0] ? " = " : "", x->value);
+        fprintf(f, "  %-8s %s%s%s\n", line, x->path, x->value[0] ? " = " : "",
+                x->value);
         if (mapped && strcmp(x->target, "(read)") != 0)
             fprintf(f, "           -> %s\n", x->target);
         if (x->note[0])
@@ -591,10 +610,13 @@ void import_print(FILE *f, const import_result *r)
     fprintf(f, "imported  %s (%s)%s%s\n", r->path, r->format_name,
             r->selected[0] ? ": " : "", r->selected);
     if (r->others[0])
-        fprintf(f, "also      %s (choose with FILE#NAME, or --route / "
-                "--method)\n", r->others);
-    fprintf(f, "\nas a policy stack (--policy-from %s%s runs it directly, "
-               "in run, compare, gui and decide):\n\n    --policy %s",
+        fprintf(f,
+                "also      %s (choose with FILE#NAME, or --route / "
+                "--method)\n",
+                r->others);
+    fprintf(f,
+            "\nas a policy stack (--policy-from %s%s runs it directly, "
+            "in run, compare, gui and decide):\n\n    --policy %s",
             r->path, r->others[0] ? "#NAME" : "", r->policy);
     for (int i = 0; i < r->n_params; i++)
         fprintf(f, " \\\n      --param %s=%s", r->params[i].key,

@@ -60,7 +60,7 @@ typedef struct import_tier {
 
 typedef struct import_result {
     char path[1024];
-    char format[16];    /* "grpc", "envoy", ... */
+    char format[16];      /* "grpc", "envoy", ... */
     char format_name[64]; /* "gRPC service config" */
     char selected[200];   /* what was imported: "method grpc.Echo/Echo" */
     char others[600];     /* the other selectable names, "" when none */

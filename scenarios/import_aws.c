@@ -98,8 +98,7 @@ static tree_node fake(const aws_entry *x)
     return n;
 }
 
-static void mode_stack(imp *m, const char *mode, aws_entry *me,
-                       aws_entry *ma)
+static void mode_stack(imp *m, const char *mode, aws_entry *me, aws_entry *ma)
 {
     tree_node nm = me ? fake(me) : (tree_node){0};
     tree_node na = ma ? fake(ma) : (tree_node){0};
@@ -109,7 +108,8 @@ static void mode_stack(imp *m, const char *mode, aws_entry *me,
     if (me)
         imp_note(m, "retry_mode", &nm, "%s mode", mode);
     else
-        imp_note(m, "retry_mode", NULL, "not set: the guide's default, "
+        imp_note(m, "retry_mode", NULL,
+                 "not set: the guide's default, "
                  "legacy (SDK-specific; this is boto3's)");
     int64_t att = legacy ? 5 : 3;
     char key[64], v[32];
@@ -117,11 +117,14 @@ static void mode_stack(imp *m, const char *mode, aws_entry *me,
     if (ma && imp_int(m, "max_attempts", &na, 1, 1000000, &att) != 0)
         return;
     snprintf(v, sizeof v, "%lld", (long long)att);
-    imp_param(m, "max_attempts", ma ? &na : NULL, key, v, "%s", ma ? ""
-              : legacy ? "boto3's legacy default" : "the guide's default "
-              "for standard and adaptive modes");
+    imp_param(m, "max_attempts", ma ? &na : NULL, key, v, "%s",
+              ma       ? ""
+              : legacy ? "boto3's legacy default"
+                       : "the guide's default "
+                         "for standard and adaptive modes");
     snprintf(key, sizeof key, "%s.base", pol);
-    imp_param(m, "(backoff)", NULL, key, "1s", "the guide: random(0, 1) x "
+    imp_param(m, "(backoff)", NULL, key, "1s",
+              "the guide: random(0, 1) x "
               "2^(n-1) seconds");
     snprintf(key, sizeof key, "%s.cap", pol);
     imp_param(m, "(backoff)", NULL, key, "20s", "the guide's MAX_BACKOFF");
@@ -130,14 +133,15 @@ static void mode_stack(imp *m, const char *mode, aws_entry *me,
         imp_param(m, "(backoff)", NULL, "exponential.multiplier", "2", NULL);
         return;
     }
-    imp_param(m, "(retry quota)", NULL, "aws_quota.initial_retry_tokens",
-              "500", "the guide's INITIAL_RETRY_TOKENS, one quota per SDK "
+    imp_param(m, "(retry quota)", NULL, "aws_quota.initial_retry_tokens", "500",
+              "the guide's INITIAL_RETRY_TOKENS, one quota per SDK "
               "client (per process)");
     imp_param(m, "(retry quota)", NULL, "aws_quota.retry_cost", "5", NULL);
     imp_param(m, "(retry quota)", NULL, "aws_quota.timeout_retry_cost", "10",
               NULL);
     if (strcmp(mode, "adaptive") == 0)
-        imp_skip(m, "retry_mode", me ? &nm : NULL, "adaptive mode's "
+        imp_skip(m, "retry_mode", me ? &nm : NULL,
+                 "adaptive mode's "
                  "client-side rate limiter (it delays sends after "
                  "throttling errors) has no built-in: the run has standard "
                  "mode's retries and quota only");
@@ -153,8 +157,10 @@ int import_aws(imp *m, const char *path, const char *sel)
     int rc = ini_parse_stream(reader, &f, AWS_HANDLER, &f);
     fclose(f.in);
     if (rc > 0) {
-        err_set(m->e, "%s:%d: expected 'key = value' or a [profile NAME] "
-                "section", path, rc);
+        err_set(m->e,
+                "%s:%d: expected 'key = value' or a [profile NAME] "
+                "section",
+                path, rc);
         m->failed = -1;
         return -1;
     }
@@ -181,21 +187,23 @@ int import_aws(imp *m, const char *path, const char *sel)
         else {
             tree_node n = fake(&f.e[i]);
             n.text = "";
-            imp_skip(m, f.e[i].key, &n, "not about retries (its value is "
+            imp_skip(m, f.e[i].key, &n,
+                     "not about retries (its value is "
                      "not shown)");
         }
     }
     if (!seen && (sel[0] || f.n > 0) && strcmp(want, "default") != 0)
         return imp_fail(m, "profile", NULL, "no [profile %s] in the file%s%s",
-                        want, m->r->others[0] ? "; it has " : "",
-                        m->r->others);
+                        want, m->r->others[0] ? "; it has " : "", m->r->others);
     snprintf(m->r->selected, sizeof m->r->selected, "profile %s", want);
     const char *mode = me ? me->value : "legacy";
     if (strcmp(mode, "legacy") != 0 && strcmp(mode, "standard") != 0 &&
         strcmp(mode, "adaptive") != 0) {
         tree_node n = fake(me);
-        return imp_fail(m, "retry_mode", &n, "expected legacy, standard or "
-                        "adaptive, got '%s'", mode);
+        return imp_fail(m, "retry_mode", &n,
+                        "expected legacy, standard or "
+                        "adaptive, got '%s'",
+                        mode);
     }
     mode_stack(m, mode, me, ma);
     return m->failed;

@@ -35,13 +35,13 @@
 /* What a stormbench client can see go wrong, as Envoy's retry_on
  * conditions divide it. */
 enum {
-    E_TIMEOUT = 1 << 0,  /* per-try timeout */
-    E_REFUSED = 1 << 1,  /* connection refused: never processed */
-    E_RESET = 1 << 2,    /* reset after the request was sent */
-    E_GATEWAY = 1 << 3,  /* HTTP 502, 503, 504 */
-    E_5XX = 1 << 4,      /* the other 5xx */
+    E_TIMEOUT = 1 << 0, /* per-try timeout */
+    E_REFUSED = 1 << 1, /* connection refused: never processed */
+    E_RESET = 1 << 2,   /* reset after the request was sent */
+    E_GATEWAY = 1 << 3, /* HTTP 502, 503, 504 */
+    E_5XX = 1 << 4,     /* the other 5xx */
     E_409 = 1 << 5,
-    E_4XX = 1 << 6,      /* the other 4xx (429 among them) */
+    E_4XX = 1 << 6, /* the other 4xx (429 among them) */
     E_GRPC_CANCELLED = 1 << 7,
     E_GRPC_DEADLINE = 1 << 8,
     E_GRPC_EXHAUSTED = 1 << 9,
@@ -52,10 +52,11 @@ enum {
 };
 
 static const char *const error_names[] = {
-    "per-try timeouts", "refused connections", "resets",
-    "HTTP 502/503/504", "other HTTP 5xx", "HTTP 409", "other HTTP 4xx",
-    "gRPC CANCELLED", "gRPC DEADLINE_EXCEEDED", "gRPC RESOURCE_EXHAUSTED",
-    "gRPC INTERNAL", "gRPC UNAVAILABLE", "other gRPC codes"};
+    "per-try timeouts",        "refused connections", "resets",
+    "HTTP 502/503/504",        "other HTTP 5xx",      "HTTP 409",
+    "other HTTP 4xx",          "gRPC CANCELLED",      "gRPC DEADLINE_EXCEEDED",
+    "gRPC RESOURCE_EXHAUSTED", "gRPC INTERNAL",       "gRPC UNAVAILABLE",
+    "other gRPC codes"};
 
 /* Envoy's conditions (router filter docs, x-envoy-retry-on and
  * x-envoy-retry-grpc-on) as the errors each covers.  5xx: "any 5xx
@@ -84,13 +85,13 @@ static const struct {
      "resets, refused connections and per-try timeouts (no answer at "
      "all)"},
     {"connect-failure", E_REFUSED, "refused connections"},
-    {"refused-stream", E_REFUSED, "refused connections (never processed, "
+    {"refused-stream", E_REFUSED,
+     "refused connections (never processed, "
      "as REFUSED_STREAM)"},
     {"retriable-4xx", E_409, "HTTP 409"},
     {"cancelled", E_GRPC_CANCELLED, "gRPC CANCELLED (1)"},
     {"deadline-exceeded", E_GRPC_DEADLINE, "gRPC DEADLINE_EXCEEDED (4)"},
-    {"resource-exhausted", E_GRPC_EXHAUSTED,
-     "gRPC RESOURCE_EXHAUSTED (8)"},
+    {"resource-exhausted", E_GRPC_EXHAUSTED, "gRPC RESOURCE_EXHAUSTED (8)"},
     {"internal", E_GRPC_INTERNAL, "gRPC INTERNAL (13)"},
     {"unavailable", E_GRPC_UNAVAILABLE, "gRPC UNAVAILABLE (14)"},
 };
@@ -99,13 +100,14 @@ static const struct {
 static const struct {
     const char *name, *why;
 } unmodelled[] = {
-    {"envoy-ratelimited", "retries answers carrying Envoy's own "
+    {"envoy-ratelimited",
+     "retries answers carrying Envoy's own "
      "x-envoy-ratelimited header; the modelled server sends none (its "
      "rate limit answers 429)"},
     {"retriable-headers", "retries answers carrying given headers; the "
-     "model has no response headers"},
+                          "model has no response headers"},
     {"http3-post-connect-failure", "retries HTTP/3 requests that failed "
-     "after connecting; the model has no HTTP/3"},
+                                   "after connecting; the model has no HTTP/3"},
 };
 
 /* An HTTP status named in retryOn (Istio) or retriable_status_codes. */
@@ -122,8 +124,8 @@ static int status_covers(long code)
 
 /* One condition of the list: its field, mapped or not, by name; the
  * errors it covers are added to *covered. */
-static void one_condition(imp *m, const char *path, tree_node *n,
-                          const char *c, bool codes, int *covered)
+static void one_condition(imp *m, const char *path, tree_node *n, const char *c,
+                          bool codes, int *covered)
 {
     char p[300], *end;
     snprintf(p, sizeof p, "%s: %s", path, c);
@@ -139,8 +141,8 @@ static void one_condition(imp *m, const char *path, tree_node *n,
             return;
         }
     if (strcmp(c, "retriable-status-codes") == 0) {
-        imp_note(m, p, n, "retries the statuses %s lists", codes
-                 ? "retriable_status_codes" : "the route does not: none");
+        imp_note(m, p, n, "retries the statuses %s lists",
+                 codes ? "retriable_status_codes" : "the route does not: none");
         return;
     }
     long code = strtol(c, &end, 10);
@@ -150,7 +152,8 @@ static void one_condition(imp *m, const char *path, tree_node *n,
                  code);
         return;
     }
-    imp_skip(m, p, n, "not a retry condition Envoy documents (5xx, "
+    imp_skip(m, p, n,
+             "not a retry condition Envoy documents (5xx, "
              "gateway-error, reset, connect-failure, envoy-ratelimited, "
              "retriable-4xx, refused-stream, retriable-status-codes, "
              "retriable-headers, http3-post-connect-failure; gRPC: "
@@ -188,10 +191,11 @@ void imp_retry_on(imp *m, const char *path, tree_node *n, const char *dflt,
             used += (size_t)snprintf(out + used, sizeof out - used, "%s%s",
                                      used ? ", " : "", error_names[b]);
     if (out[0])
-        imp_skip(m, path, n, "%s%s leaves out %s: the built-in retries "
+        imp_skip(m, path, n,
+                 "%s%s leaves out %s: the built-in retries "
                  "them all the same, so a run whose server answers them "
-                 "retries more than Envoy would", on[0] ? on : "(nothing)",
-                 n ? "" : " (the default)", out);
+                 "retries more than Envoy would",
+                 on[0] ? on : "(nothing)", n ? "" : " (the default)", out);
     else
         imp_note(m, path, n, "covers every error the model produces");
     if (!n && m->r->n_fields > 0)
@@ -199,25 +203,26 @@ void imp_retry_on(imp *m, const char *path, tree_node *n, const char *dflt,
 }
 
 void imp_envoy_backoff(imp *m, const char *at, const char *count_path,
-                       tree_node *n_retries,
-                       int64_t retries, tree_node *base, int64_t base_ns,
-                       tree_node *max, int64_t max_ns)
+                       tree_node *n_retries, int64_t retries, tree_node *base,
+                       int64_t base_ns, tree_node *max, int64_t max_ns)
 {
     char p[200], v[32];
     snprintf(v, sizeof v, "%lld", (long long)retries + 1);
     imp_param(m, count_path, n_retries, "exponential.max_attempts", v,
-              "retries + the first attempt%s", n_retries ? "" : "; Envoy's "
-              "default is 1 retry");
+              "retries + the first attempt%s",
+              n_retries ? ""
+                        : "; Envoy's "
+                          "default is 1 retry");
     imp_fmt_duration(base_ns, v, sizeof v);
     snprintf(p, sizeof p, "%s.retry_back_off.base_interval", at);
-    imp_param(m, p, base, "exponential.base", v, base ? NULL
-              : "Envoy's default");
+    imp_param(m, p, base, "exponential.base", v,
+              base ? NULL : "Envoy's default");
     if (max_ns == 0)
         max_ns = 10 * base_ns;
     imp_fmt_duration(max_ns, v, sizeof v);
     snprintf(p, sizeof p, "%s.retry_back_off.max_interval", at);
-    imp_param(m, p, max, "exponential.cap", v, max ? NULL
-              : "Envoy's default: 10 x base_interval");
+    imp_param(m, p, max, "exponential.cap", v,
+              max ? NULL : "Envoy's default: 10 x base_interval");
     /* Envoy's source, not its docs: the router's jittered backoff
      * (source/common/common/backoff_strategy.cc, envoyproxy/envoy
      * @4280ef7) returns random() % next_interval_, next_interval_
@@ -263,8 +268,7 @@ void imp_envoy_outlier(imp *m, const char *at, tree_node *od, bool istio)
     if (b && imp_duration(m, p, b, style, &ns) != 0)
         return;
     imp_fmt_duration(ns, v, sizeof v);
-    imp_param(m, p, b, "circuit_breaker.cooldown", v, b ? NULL
-              : "the default");
+    imp_param(m, p, b, "circuit_breaker.cooldown", v, b ? NULL : "the default");
     imp_param(m, "(ejection time)", NULL, "circuit_breaker.cooldown_growth",
               "linear", "the n-th ejection lasts base x n");
     tree_node *x = tree_get(od, k_max);
@@ -275,24 +279,36 @@ void imp_envoy_outlier(imp *m, const char *at, tree_node *od, bool istio)
     if (x == NULL && ns > max_ns)
         max_ns = ns;
     imp_fmt_duration(max_ns, v, sizeof v);
-    imp_param(m, p, x, "circuit_breaker.max_cooldown", v, x ? NULL
-              : "the default: 300s, or the base ejection time if longer");
+    imp_param(m, p, x, "circuit_breaker.max_cooldown", v,
+              x ? NULL
+                : "the default: 300s, or the base ejection time if longer");
     static const char *const envoy_k[] = {
-        "interval", "max_ejection_percent", "enforcing_consecutive_5xx",
-        "consecutive_gateway_failure", "enforcing_consecutive_gateway_failure",
-        "success_rate_minimum_hosts", "success_rate_request_volume",
-        "success_rate_stdev_factor", "enforcing_success_rate",
-        "failure_percentage_threshold", "split_external_local_origin_errors",
-        "consecutive_local_origin_failure", NULL};
-    static const char *const istio_k[] = {
-        "interval", "maxEjectionPercent", "minHealthPercent",
-        "consecutiveGatewayErrors", "splitExternalLocalOriginErrors",
-        "consecutiveLocalOriginFailures", NULL};
+        "interval",
+        "max_ejection_percent",
+        "enforcing_consecutive_5xx",
+        "consecutive_gateway_failure",
+        "enforcing_consecutive_gateway_failure",
+        "success_rate_minimum_hosts",
+        "success_rate_request_volume",
+        "success_rate_stdev_factor",
+        "enforcing_success_rate",
+        "failure_percentage_threshold",
+        "split_external_local_origin_errors",
+        "consecutive_local_origin_failure",
+        NULL};
+    static const char *const istio_k[] = {"interval",
+                                          "maxEjectionPercent",
+                                          "minHealthPercent",
+                                          "consecutiveGatewayErrors",
+                                          "splitExternalLocalOriginErrors",
+                                          "consecutiveLocalOriginFailures",
+                                          NULL};
     for (const char *const *k = istio ? istio_k : envoy_k; *k; k++) {
         tree_node *o = tree_get(od, *k);
         if (o) {
             snprintf(p, sizeof p, "%s.%s", at, *k);
-            imp_skip(m, p, o, "a pool of hosts is not modelled: the breaker "
+            imp_skip(m, p, o,
+                     "a pool of hosts is not modelled: the breaker "
                      "opens at the failure that reaches the threshold, not "
                      "at a sweep every interval, and only consecutive "
                      "5xx open it");
@@ -333,16 +349,17 @@ static void find(tree_node *n, found *f)
 {
     if (n->kind == TREE_MAP) {
         tree_node *action = tree_peek(n, "route");
-        bool route = (action && action->kind == TREE_MAP &&
-                      (tree_peek(n, "match") || tree_peek(action,
-                                                          "retry_policy"))) ||
-                     tree_peek(n, "retry_policy");
+        bool route =
+            (action && action->kind == TREE_MAP &&
+             (tree_peek(n, "match") || tree_peek(action, "retry_policy"))) ||
+            tree_peek(n, "retry_policy");
         if (route && f->n_routes < 64) {
             route_name(n, f->n_routes, f->route_names[f->n_routes], 128);
             f->routes[f->n_routes++] = n;
         }
         if ((tree_peek(n, "circuit_breakers") ||
-             tree_peek(n, "outlier_detection")) && f->n_clusters < 64)
+             tree_peek(n, "outlier_detection")) &&
+            f->n_clusters < 64)
             f->clusters[f->n_clusters++] = n;
         if (route)
             return;
@@ -386,7 +403,8 @@ static void retry_policy(imp *m, tree_node *rp, const char *at)
     if (codes) {
         tree_use_all(codes);
         snprintf(p, sizeof p, "%s.retriable_status_codes", at);
-        imp_note(m, p, codes, "the statuses retry_on's "
+        imp_note(m, p, codes,
+                 "the statuses retry_on's "
                  "retriable-status-codes retries");
     }
     tree_node *rl = tree_get(rp, "rate_limited_retry_back_off");
@@ -395,7 +413,8 @@ static void retry_policy(imp *m, tree_node *rp, const char *at)
         tree_use_all(hdr);
         snprintf(p, sizeof p, "%s.rate_limited_retry_back_off.reset_headers",
                  at);
-        imp_note(m, p, hdr, "the server's Retry-After sets the delay: "
+        imp_note(m, p, hdr,
+                 "the server's Retry-After sets the delay: "
                  "the retry_after layer");
         int64_t mi = 300 * NS_PER_S;
         tree_node *mx = tree_get(rl, "max_interval");
@@ -405,21 +424,22 @@ static void retry_policy(imp *m, tree_node *rp, const char *at)
         if (mx && imp_duration(m, p, mx, "proto", &mi) != 0)
             return;
         imp_fmt_duration(mi, v, sizeof v);
-        imp_param(m, p, mx, "retry_after.max_wait", v, "%sdifference: a "
+        imp_param(m, p, mx, "retry_after.max_wait", v,
+                  "%sdifference: a "
                   "longer Retry-After gives up here, Envoy falls back to "
-                  "its backoff", mx ? "" : "Envoy's default; ");
+                  "its backoff",
+                  mx ? "" : "Envoy's default; ");
     }
-    static const char *const pool[] = {"retry_host_predicate",
-                                       "host_selection_retry_max_attempts",
-                                       "retry_priority",
-                                       "retriable_request_headers",
-                                       "retriable_headers"};
+    static const char *const pool[] = {
+        "retry_host_predicate", "host_selection_retry_max_attempts",
+        "retry_priority", "retriable_request_headers", "retriable_headers"};
     for (size_t i = 0; i < sizeof pool / sizeof *pool; i++) {
         tree_node *n = tree_get(rp, pool[i]);
         if (n) {
             tree_use_all(n);
             snprintf(p, sizeof p, "%s.%s", at, pool[i]);
-            imp_skip(m, p, n, "one server is modelled, not hosts to choose "
+            imp_skip(m, p, n,
+                     "one server is modelled, not hosts to choose "
                      "among, nor request headers");
         }
     }
@@ -436,12 +456,13 @@ static void route_timeouts(imp *m, tree_node *action, tree_node *rp,
         return;
     imp_fmt_duration(ns, v, sizeof v);
     if (ns == 0)
-        imp_note(m, p, t, "0 disables the route's timeout: the scenario's "
+        imp_note(m, p, t,
+                 "0 disables the route's timeout: the scenario's "
                  "[clients] deadline stays");
     else
-        imp_set(m, p, t, "clients.deadline", v, "%s", t
-                ? "the route's timeout covers every retry"
-                : "Envoy's default route timeout, 15s, covers every retry");
+        imp_set(m, p, t, "clients.deadline", v, "%s",
+                t ? "the route's timeout covers every retry"
+                  : "Envoy's default route timeout, 15s, covers every retry");
     tree_node *pt = tree_get(rp, "per_try_timeout");
     char rpp[220];
     snprintf(rpp, sizeof rpp, "%s.retry_policy.per_try_timeout", at);
@@ -451,7 +472,8 @@ static void route_timeouts(imp *m, tree_node *action, tree_node *rp,
         imp_fmt_duration(per_try, v, sizeof v);
         imp_set(m, rpp, pt, "clients.timeout", v, "per attempt");
     } else if (ns > 0)
-        imp_set(m, rpp, NULL, "clients.timeout", v, "no per_try_timeout: "
+        imp_set(m, rpp, NULL, "clients.timeout", v,
+                "no per_try_timeout: "
                 "an attempt may use the route's whole timeout");
 }
 
@@ -471,7 +493,8 @@ static void budget(imp *m, tree_node *cluster)
             }
         }
         tree_use_all(th->items[i]);
-        imp_skip(m, "circuit_breakers.thresholds", th->items[i], "HIGH "
+        imp_skip(m, "circuit_breakers.thresholds", th->items[i],
+                 "HIGH "
                  "priority traffic is not modelled: every request is "
                  "DEFAULT");
     }
@@ -498,8 +521,8 @@ static void budget(imp *m, tree_node *cluster)
         if (mc && imp_int(m, p, mc, 0, 1000000, &minc) != 0)
             return;
         snprintf(v, sizeof v, "%lld", (long long)minc);
-        imp_param(m, p, mc, "concurrent_budget.min_retry_concurrency", v,
-                  "%s", mc ? "" : "Envoy's default");
+        imp_param(m, p, mc, "concurrent_budget.min_retry_concurrency", v, "%s",
+                  mc ? "" : "Envoy's default");
         tree_node *mr = tree_get(def, "max_retries");
         if (mr) {
             snprintf(p, sizeof p, "%s.max_retries", at);
@@ -512,23 +535,23 @@ static void budget(imp *m, tree_node *cluster)
         if (n && imp_int(m, p, n, 0, 1000000, &mr) != 0)
             return;
         snprintf(v, sizeof v, "%lld", (long long)mr);
-        imp_param(m, p, n, "concurrent_budget.min_retry_concurrency", v,
-                  "%s", n ? "concurrent retries per Envoy (process)"
-                  : "Envoy's default circuit breaker: 3 concurrent retries "
-                  "per Envoy (process), in force even when the file has no "
-                  "cluster");
+        imp_param(m, p, n, "concurrent_budget.min_retry_concurrency", v, "%s",
+                  n ? "concurrent retries per Envoy (process)"
+                    : "Envoy's default circuit breaker: 3 concurrent retries "
+                      "per Envoy (process), in force even when the file has no "
+                      "cluster");
         imp_param(m, p, NULL, "concurrent_budget.budget_percent", "0",
                   "a flat limit: no share of the active requests");
     }
-    static const char *const pool[] = {"max_connections",
-                                       "max_pending_requests",
-                                       "max_requests", "max_connection_pools",
-                                       "track_remaining"};
+    static const char *const pool[] = {
+        "max_connections", "max_pending_requests", "max_requests",
+        "max_connection_pools", "track_remaining"};
     for (size_t i = 0; i < sizeof pool / sizeof *pool; i++) {
         tree_node *n = tree_get(def, pool[i]);
         if (n) {
             snprintf(p, sizeof p, "%s.%s", at, pool[i]);
-            imp_skip(m, p, n, "Envoy answers 503 locally past this limit; "
+            imp_skip(m, p, n,
+                     "Envoy answers 503 locally past this limit; "
                      "stormbench's [clients] connections makes attempts "
                      "wait instead, so it is not set");
         }
@@ -552,14 +575,13 @@ static int pick_route(imp *m, found *f, const char *sel)
         tree_use_all(f->routes[i]);
         used += (size_t)snprintf(m->r->others + used,
                                  sizeof m->r->others - used, "%s%s",
-                                 used ? ", " : "routes ",
-                                 f->route_names[i]);
+                                 used ? ", " : "routes ", f->route_names[i]);
         if (used >= sizeof m->r->others)
             used = sizeof m->r->others - 1;
     }
     if (pick < 0 && f->n_routes)
-        imp_fail(m, "route", NULL, "no route named '%s'; the file has: %s",
-                 sel, m->r->others);
+        imp_fail(m, "route", NULL, "no route named '%s'; the file has: %s", sel,
+                 m->r->others);
     return pick;
 }
 
@@ -601,7 +623,8 @@ int import_envoy(imp *m, tree *t, const char *sel)
         }
         route_timeouts(m, action, rp, at);
         if (cl) {
-            imp_note(m, "cluster", cl, "its circuit_breakers and "
+            imp_note(m, "cluster", cl,
+                     "its circuit_breakers and "
                      "outlier_detection apply");
             cluster = pick_cluster(&f, imp_value(cl));
         }
@@ -617,7 +640,8 @@ int import_envoy(imp *m, tree *t, const char *sel)
             snprintf(m->r->policy + strlen(m->r->policy),
                      sizeof m->r->policy - strlen(m->r->policy),
                      "+circuit_breaker");
-            imp_sweep(m, od, "outlier_detection", "Envoy's outlier "
+            imp_sweep(m, od, "outlier_detection",
+                      "Envoy's outlier "
                       "detection (only consecutive 5xx ejection maps)");
         }
         if (cluster)
@@ -625,7 +649,8 @@ int import_envoy(imp *m, tree *t, const char *sel)
                       "circuit_breakers", "Envoy's circuit breakers");
     }
     if (pick < 0 && cluster == NULL)
-        return imp_fail(m, "route", NULL, "no route with a retry_policy and "
+        return imp_fail(m, "route", NULL,
+                        "no route with a retry_policy and "
                         "no cluster with circuit_breakers or "
                         "outlier_detection in the file");
     return m->failed;

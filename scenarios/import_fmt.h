@@ -21,7 +21,7 @@ typedef struct imp {
     import_result *r;
     const char *file; /* for messages */
     sb_err *e;
-    int failed;       /* -1 after the first error */
+    int failed; /* -1 after the first error */
 } imp;
 
 /* ---- recording ---------------------------------------------------------- */
@@ -37,18 +37,17 @@ void imp_set(imp *m, const char *path, tree_node *n, const char *key,
     __attribute__((format(printf, 6, 7)));
 /* A field read and understood, whose effect is in another field's
  * mapping or needs none (say why). */
-void imp_note(imp *m, const char *path, tree_node *n, const char *fmt,
-              ...) __attribute__((format(printf, 4, 5)));
+void imp_note(imp *m, const char *path, tree_node *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* A field that cannot be mapped, and why. */
-void imp_skip(imp *m, const char *path, tree_node *n, const char *why,
-              ...) __attribute__((format(printf, 4, 5)));
+void imp_skip(imp *m, const char *path, tree_node *n, const char *why, ...)
+    __attribute__((format(printf, 4, 5)));
 /* Every field under n that nobody read, as not mapped: "no such field
  * in FORMAT" (with the fields it knows, when one is close). */
-void imp_sweep(imp *m, tree_node *n, const char *prefix,
-               const char *format);
+void imp_sweep(imp *m, tree_node *n, const char *prefix, const char *format);
 /* An error at n (or the file when n is NULL); returns -1. */
-int imp_fail(imp *m, const char *path, const tree_node *n, const char *fmt,
-             ...) __attribute__((format(printf, 4, 5)));
+int imp_fail(imp *m, const char *path, const tree_node *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* ---- values ------------------------------------------------------------- */
 
@@ -61,8 +60,8 @@ int imp_duration(imp *m, const char *path, const tree_node *n,
 /* A whole number (or a number, for imp_real) at n. */
 int imp_int(imp *m, const char *path, const tree_node *n, int64_t lo,
             int64_t hi, int64_t *v);
-int imp_real(imp *m, const char *path, const tree_node *n, double lo,
-             double hi, double *v);
+int imp_real(imp *m, const char *path, const tree_node *n, double lo, double hi,
+             double *v);
 int imp_bool(imp *m, const char *path, const tree_node *n, bool *v);
 /* ns as stormbench writes durations, exactly ("25ms", "1.5s" as
  * "1500ms"). */
@@ -90,9 +89,8 @@ void imp_retry_on(imp *m, const char *path, tree_node *n, const char *dflt,
  * with n_retries, base and max the nodes they came from (NULL:
  * defaulted). */
 void imp_envoy_backoff(imp *m, const char *at, const char *count_path,
-                       tree_node *n_retries,
-                       int64_t retries, tree_node *base, int64_t base_ns,
-                       tree_node *max, int64_t max_ns);
+                       tree_node *n_retries, int64_t retries, tree_node *base,
+                       int64_t base_ns, tree_node *max, int64_t max_ns);
 /* A consecutive-failure ejection (outlier detection) as a breaker. */
 void imp_envoy_outlier(imp *m, const char *at, tree_node *od, bool istio);
 

@@ -44,16 +44,15 @@ static void describe_names(tree_node *mc, char *buf, size_t len)
     tree_node *names = tree_peek(mc, "name");
     size_t used = 0;
     buf[0] = '\0';
-    for (size_t i = 0; names && names->kind == TREE_LIST && i < names->n &&
-                       used < len; i++) {
+    for (size_t i = 0;
+         names && names->kind == TREE_LIST && i < names->n && used < len; i++) {
         const tree_node *nm = names->items[i];
         const tree_node *s = tree_peek(nm, "service");
         const tree_node *m = tree_peek(nm, "method");
-        used += (size_t)snprintf(buf + used, len - used, "%s%s%s%s",
-                                 used ? ", " : "",
-                                 s && s->text[0] ? s->text : "(every service)",
-                                 m && m->text[0] ? "/" : "",
-                                 m && m->text[0] ? m->text : "");
+        used += (size_t)snprintf(
+            buf + used, len - used, "%s%s%s%s", used ? ", " : "",
+            s && s->text[0] ? s->text : "(every service)",
+            m && m->text[0] ? "/" : "", m && m->text[0] ? m->text : "");
     }
     if (used == 0)
         snprintf(buf, len, "(no name)");
@@ -78,7 +77,8 @@ static int codes(imp *m, const char *path, tree_node *list, char *out,
             code = imp_int(m, path, c, 0, 16, &v) == 0 ? (int)v : -1;
         }
         if (code < 0)
-            return imp_fail(m, path, c, "expected a gRPC status code name "
+            return imp_fail(m, path, c,
+                            "expected a gRPC status code name "
                             "(UNAVAILABLE, ...) or number 0-16, got '%s'",
                             imp_value(c));
         used += (size_t)snprintf(out + used, len - used, "%s%s",
@@ -99,11 +99,14 @@ static int attempts(imp *m, const char *path, tree_node *n, const char *key,
     int64_t eff = v > GRPC_MAX_ATTEMPTS ? GRPC_MAX_ATTEMPTS : v;
     snprintf(val, sizeof val, "%lld", (long long)(eff - minus));
     if (v > GRPC_MAX_ATTEMPTS)
-        imp_param(m, path, n, key, val, "gRFC A6 treats maxAttempts above 5 "
+        imp_param(m, path, n, key, val,
+                  "gRFC A6 treats maxAttempts above 5 "
                   "as 5");
     else
-        imp_param(m, path, n, key, val, minus ? "hedges after the first "
-                  "copy: maxAttempts - 1" : NULL);
+        imp_param(m, path, n, key, val,
+                  minus ? "hedges after the first "
+                          "copy: maxAttempts - 1"
+                        : NULL);
     return 0;
 }
 
@@ -142,7 +145,8 @@ static void retry_policy(imp *m, tree_node *rp, const char *at)
     tree_node *mult = tree_get(rp, "backoffMultiplier");
     double x;
     if (mult == NULL)
-        imp_fail(m, P("backoffMultiplier"), NULL, "required by gRFC A6, "
+        imp_fail(m, P("backoffMultiplier"), NULL,
+                 "required by gRFC A6, "
                  "missing");
     else if (imp_real(m, P("backoffMultiplier"), mult, 1, 100, &x) == 0)
         imp_param(m, p, mult, "exponential.multiplier", mult->text, NULL);
@@ -152,7 +156,8 @@ static void retry_policy(imp *m, tree_node *rp, const char *at)
     tree_node *rc = tree_get(rp, "retryableStatusCodes");
     P("retryableStatusCodes");
     if (rc == NULL || (rc->kind == TREE_LIST && rc->n == 0))
-        imp_fail(m, p, rc, "required by gRFC A6 and "
+        imp_fail(m, p, rc,
+                 "required by gRFC A6 and "
                  "must not be empty");
     else if (codes(m, p, rc, list, sizeof list) == 0)
         imp_param(m, p, rc, "token_bucket.retryable_status_codes", list,
@@ -161,8 +166,8 @@ static void retry_policy(imp *m, tree_node *rp, const char *at)
     tree_node *pa = tree_get(rp, "perAttemptRecvTimeout");
     int64_t ns;
     char v[32];
-    if (pa && imp_duration(m, P("perAttemptRecvTimeout"), pa, "proto",
-                           &ns) == 0) {
+    if (pa &&
+        imp_duration(m, P("perAttemptRecvTimeout"), pa, "proto", &ns) == 0) {
         imp_fmt_duration(ns, v, sizeof v);
         imp_set(m, p, pa, "clients.timeout", v, "per attempt");
     }
@@ -181,8 +186,9 @@ static void hedging_policy(imp *m, tree_node *hp, const char *at)
     tree_node *nf = tree_get(hp, "nonFatalStatusCodes");
     if (codes(m, P("nonFatalStatusCodes"), nf, list, sizeof list) == 0)
         imp_param(m, p, nf, "hedge.non_fatal_status_codes", list,
-                  nf ? NULL : "gRFC A6's default: none (any failure stops "
-                  "hedging)");
+                  nf ? NULL
+                     : "gRFC A6's default: none (any failure stops "
+                       "hedging)");
 #undef P
 }
 
@@ -192,7 +198,8 @@ static void throttling(imp *m, tree_node *doc, bool hedging,
     tree_node *rt = tree_get(doc, "retryThrottling");
     if (rt == NULL) {
         imp_param(m, "retryThrottling", NULL, "token_bucket.throttling",
-                  "false", "the config has no retryThrottling: retries are "
+                  "false",
+                  "the config has no retryThrottling: retries are "
                   "not throttled");
         return;
     }
@@ -203,16 +210,15 @@ static void throttling(imp *m, tree_node *doc, bool hedging,
     tree_node *mt = tree_get(rt, "maxTokens");
     tree_node *tr = tree_get(rt, "tokenRatio");
     if (mt == NULL || tr == NULL) {
-        imp_fail(m, mt ? "retryThrottling.tokenRatio"
-                       : "retryThrottling.maxTokens", rt,
-                 "required by gRFC A6, missing");
+        imp_fail(
+            m, mt ? "retryThrottling.tokenRatio" : "retryThrottling.maxTokens",
+            rt, "required by gRFC A6, missing");
         return;
     }
     if (imp_int(m, "retryThrottling.maxTokens", mt, 1, 1000, &tokens) == 0)
-        imp_param(m, "retryThrottling.maxTokens", mt,
-                  "token_bucket.max_tokens", mt->text, NULL);
-    if (imp_real(m, "retryThrottling.tokenRatio", tr, 0.001, 1000,
-                 &ratio) == 0)
+        imp_param(m, "retryThrottling.maxTokens", mt, "token_bucket.max_tokens",
+                  mt->text, NULL);
+    if (imp_real(m, "retryThrottling.tokenRatio", tr, 0.001, 1000, &ratio) == 0)
         imp_param(m, "retryThrottling.tokenRatio", tr,
                   "token_bucket.token_ratio", tr->text,
                   "gRFC A6 keeps 3 decimals");
@@ -231,27 +237,30 @@ static void timeouts(imp *m, tree_node *mc, const char *at)
     int64_t ns;
     char v[32];
     if (t == NULL) {
-        imp_note(m, p, NULL, "no deadline in the config: the scenario's "
+        imp_note(m, p, NULL,
+                 "no deadline in the config: the scenario's "
                  "[clients] deadline and timeout stay");
         return;
     }
     if (imp_duration(m, p, t, "proto", &ns) != 0)
         return;
     imp_fmt_duration(ns, v, sizeof v);
-    imp_set(m, p, t, "clients.deadline", v, "the whole call, every attempt "
+    imp_set(m, p, t, "clients.deadline", v,
+            "the whole call, every attempt "
             "included");
     bool per_attempt = false;
     for (int i = 0; i < m->r->n_sets; i++)
         per_attempt |= strcmp(m->r->sets[i].key, "clients.timeout") == 0;
     if (!per_attempt)
-        imp_set(m, p, t, "clients.timeout", v, "without "
+        imp_set(m, p, t, "clients.timeout", v,
+                "without "
                 "perAttemptRecvTimeout an attempt may use the whole "
                 "deadline");
 }
 
 static const char *const not_retry[][2] = {
     {"waitForReady", "waiting for a connection to become ready is not "
-     "modelled: an attempt is sent at once"},
+                     "modelled: an attempt is sent at once"},
     {"maxRequestMessageBytes", "message sizes are not modelled"},
     {"maxResponseMessageBytes", "message sizes are not modelled"},
 };
@@ -277,9 +286,9 @@ static tree_node *select_method(imp *m, tree_node *list, const char *sel,
         char d[300];
         describe_names(mc, d, sizeof d);
         tree_use_all(mc);
-        used += (size_t)snprintf(m->r->others + used,
-                                 sizeof m->r->others - used, "%s%s",
-                                 used ? "; " : "methods ", d);
+        used +=
+            (size_t)snprintf(m->r->others + used, sizeof m->r->others - used,
+                             "%s%s", used ? "; " : "methods ", d);
         if (used >= sizeof m->r->others)
             used = sizeof m->r->others - 1;
     }
@@ -293,10 +302,10 @@ int import_grpc(imp *m, tree *t, const char *sel)
     size_t idx = 0;
     tree_node *mc = select_method(m, list, sel, &idx);
     if (mc == NULL)
-        return imp_fail(m, "methodConfig", list, sel[0]
-                        ? "no methodConfig names '%s'; the file has: %s"
-                        : "no methodConfig in the file%s%s", sel,
-                        m->r->others);
+        return imp_fail(m, "methodConfig", list,
+                        sel[0] ? "no methodConfig names '%s'; the file has: %s"
+                               : "no methodConfig in the file%s%s",
+                        sel, m->r->others);
     char at[64], d[sizeof m->r->selected - 8];
     snprintf(at, sizeof at, "methodConfig[%zu]", idx);
     describe_names(mc, d, sizeof d);
@@ -309,7 +318,8 @@ int import_grpc(imp *m, tree *t, const char *sel)
     tree_node *rp = tree_get(mc, "retryPolicy");
     tree_node *hp = tree_get(mc, "hedgingPolicy");
     if (rp && hp)
-        return imp_fail(m, at, mc, "has both a retryPolicy and a "
+        return imp_fail(m, at, mc,
+                        "has both a retryPolicy and a "
                         "hedgingPolicy; gRFC A6 allows one");
     char nonfatal[400] = "";
     if (hp) {
@@ -322,12 +332,14 @@ int import_grpc(imp *m, tree *t, const char *sel)
     } else if (rp)
         retry_policy(m, rp, at);
     else
-        imp_note(m, at, mc, "neither retryPolicy nor hedgingPolicy: the "
+        imp_note(m, at, mc,
+                 "neither retryPolicy nor hedgingPolicy: the "
                  "method is not retried");
     bool throttled = tree_peek(doc, "retryThrottling") != NULL;
     snprintf(m->r->policy, sizeof m->r->policy, "%s",
-             hp ? (throttled ? "none+hedge+token_bucket" : "none+hedge")
-             : rp ? "exponential+token_bucket" : "none");
+             hp   ? (throttled ? "none+hedge+token_bucket" : "none+hedge")
+             : rp ? "exponential+token_bucket"
+                  : "none");
     if (rp || (hp && throttled))
         throttling(m, doc, hp != NULL, nonfatal);
     else
@@ -340,14 +352,14 @@ int import_grpc(imp *m, tree *t, const char *sel)
             imp_skip(m, p, n, "%s", not_retry[i][1]);
         }
     }
-    static const char *const top[] = {"loadBalancingConfig",
-                                      "loadBalancingPolicy",
-                                      "healthCheckConfig"};
+    static const char *const top[] = {
+        "loadBalancingConfig", "loadBalancingPolicy", "healthCheckConfig"};
     for (size_t i = 0; i < sizeof top / sizeof *top; i++) {
         tree_node *n = tree_get(doc, top[i]);
         if (n) {
             tree_use_all(n);
-            imp_skip(m, top[i], n, "one server is modelled, not a pool of "
+            imp_skip(m, top[i], n,
+                     "one server is modelled, not a pool of "
                      "backends to balance or health-check");
         }
     }

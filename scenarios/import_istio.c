@@ -50,7 +50,8 @@ static void retries(imp *m, tree_node *http, const char *at)
     imp_retry_on(m, p, tree_get(r, "retryOn"), ISTIO_RETRY_ON, NULL);
     tree_node *rrl = tree_get(r, "retryRemoteLocalities");
     if (rrl)
-        imp_skip(m, "retries.retryRemoteLocalities", rrl, "localities are "
+        imp_skip(m, "retries.retryRemoteLocalities", rrl,
+                 "localities are "
                  "not modelled");
     int64_t route_ns = 0, per_try = 0;
     tree_node *t = tree_get(http, "timeout");
@@ -59,10 +60,12 @@ static void retries(imp *m, tree_node *http, const char *at)
         return;
     if (route_ns > 0) {
         imp_fmt_duration(route_ns, v, sizeof v);
-        imp_set(m, p, t, "clients.deadline", v, "the route's timeout "
+        imp_set(m, p, t, "clients.deadline", v,
+                "the route's timeout "
                 "covers every retry");
     } else
-        imp_note(m, p, t, "no route timeout (Istio's default): the "
+        imp_note(m, p, t,
+                 "no route timeout (Istio's default): the "
                  "scenario's [clients] deadline stays");
     tree_node *pt = tree_get(r, "perTryTimeout");
     snprintf(p, sizeof p, "%s.retries.perTryTimeout", at);
@@ -73,10 +76,12 @@ static void retries(imp *m, tree_node *http, const char *at)
         imp_set(m, p, pt, "clients.timeout", v, "per attempt");
     } else if (route_ns > 0) {
         imp_fmt_duration(route_ns, v, sizeof v);
-        imp_set(m, p, NULL, "clients.timeout", v, "Istio's default: the "
+        imp_set(m, p, NULL, "clients.timeout", v,
+                "Istio's default: the "
                 "route's timeout");
     } else
-        imp_note(m, p, NULL, "no per-try or route timeout: the scenario's "
+        imp_note(m, p, NULL,
+                 "no per-try or route timeout: the scenario's "
                  "[clients] timeout stays");
     if (r)
         imp_sweep(m, r, "retries", "Istio's HTTPRetry");
@@ -90,7 +95,8 @@ static void destination_rule(imp *m, tree_node *dr)
     tree_node *http = tree_get(tree_get(tp, "connectionPool"), "http");
     tree_node *mr = tree_get(http, "maxRetries");
     int64_t n;
-    snprintf(p, sizeof p, "DestinationRule.trafficPolicy.connectionPool."
+    snprintf(p, sizeof p,
+             "DestinationRule.trafficPolicy.connectionPool."
              "http.maxRetries");
     if (mr && imp_int(m, p, mr, 0, 4294967295LL, &n) == 0) {
         snprintf(m->r->policy + strlen(m->r->policy),
@@ -102,18 +108,19 @@ static void destination_rule(imp *m, tree_node *dr)
         imp_param(m, p, NULL, "concurrent_budget.budget_percent", "0",
                   "a flat limit");
     } else if (mr == NULL)
-        imp_note(m, p, NULL, "not set: Istio's default, 2^32 - 1, leaves "
+        imp_note(m, p, NULL,
+                 "not set: Istio's default, 2^32 - 1, leaves "
                  "retries unlimited");
-    static const char *const pool[] = {"http1MaxPendingRequests",
-                                       "http2MaxRequests",
-                                       "maxRequestsPerConnection",
-                                       "idleTimeout", "h2UpgradePolicy",
-                                       "useClientProtocol"};
+    static const char *const pool[] = {
+        "http1MaxPendingRequests",  "http2MaxRequests",
+        "maxRequestsPerConnection", "idleTimeout",
+        "h2UpgradePolicy",          "useClientProtocol"};
     for (size_t i = 0; i < sizeof pool / sizeof *pool; i++) {
         tree_node *x = tree_get(http, pool[i]);
         if (x) {
             snprintf(p, sizeof p, "connectionPool.http.%s", pool[i]);
-            imp_skip(m, p, x, "Envoy answers 503 locally past this limit; "
+            imp_skip(m, p, x,
+                     "Envoy answers 503 locally past this limit; "
                      "stormbench's [clients] connections makes attempts "
                      "wait instead, so it is not set");
         }
@@ -179,8 +186,7 @@ int import_istio(imp *m, tree *t, const char *sel)
         if (http == NULL)
             return imp_fail(m, "spec.http", list, "no http route%s%s%s%s",
                             sel[0] ? " named '" : "", sel,
-                            sel[0] ? "'; the file has: " : "",
-                            m->r->others);
+                            sel[0] ? "'; the file has: " : "", m->r->others);
         char at[160];
         snprintf(at, sizeof at, "http %s", name);
         snprintf(m->r->selected, sizeof m->r->selected,
@@ -189,7 +195,8 @@ int import_istio(imp *m, tree *t, const char *sel)
         tree_use_all(tree_get(http, "match"));
         tree_node *route = tree_get(http, "route");
         tree_use_all(route);
-        imp_note(m, "route", route, "where the requests go: the scenario's "
+        imp_note(m, "route", route,
+                 "where the requests go: the scenario's "
                  "server");
         retries(m, http, at);
         imp_sweep(m, http, at, "an Istio HTTPRoute");
@@ -200,13 +207,16 @@ int import_istio(imp *m, tree *t, const char *sel)
     if (dr)
         destination_rule(m, dr);
     else if (vs)
-        imp_note(m, "DestinationRule", NULL, "none in the file: no "
+        imp_note(m, "DestinationRule", NULL,
+                 "none in the file: no "
                  "concurrent-retry limit and no outlier detection");
     if (vs == NULL && dr == NULL)
-        return imp_fail(m, "kind", NULL, "no VirtualService or "
+        return imp_fail(m, "kind", NULL,
+                        "no VirtualService or "
                         "DestinationRule in the file");
     if (vs == NULL)
-        snprintf(m->r->selected, sizeof m->r->selected, "DestinationRule "
+        snprintf(m->r->selected, sizeof m->r->selected,
+                 "DestinationRule "
                  "only (no VirtualService: Istio's default retries)");
     return m->failed;
 }

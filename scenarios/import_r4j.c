@@ -72,7 +72,8 @@ static int open_module(imp *m, tree_node *doc, const char *name,
     if (bc && c->base == NULL)
         return imp_fail(m, c->at, tree_peek(c->inst, "baseConfig"),
                         "baseConfig '%s' names no entry of "
-                        "resilience4j.%s.configs", bc, name);
+                        "resilience4j.%s.configs",
+                        bc, name);
     return 1;
 }
 
@@ -88,8 +89,10 @@ static void dur(r4j *c, const char *key, const char *to, int64_t dflt,
     if (out)
         *out = ns;
     if (to)
-        imp_param(c->m, p, n, to, v, "%s", n ? note : "resilience4j's "
-                  "default");
+        imp_param(c->m, p, n, to, v, "%s",
+                  n ? note
+                    : "resilience4j's "
+                      "default");
 }
 
 static bool flag(r4j *c, const char *key)
@@ -111,8 +114,11 @@ static void number(r4j *c, const char *key, const char *to, double dflt,
     if (n && imp_real(c->m, p, n, lo, hi, &x) != 0)
         return;
     snprintf(v, sizeof v, "%.15g", x * scale);
-    imp_param(c->m, p, n, to, v, "%s", n ? (scale != 1 ? "a percentage, "
-              "as a ratio" : "") : "resilience4j's default");
+    imp_param(c->m, p, n, to, v, "%s",
+              n ? (scale != 1 ? "a percentage, "
+                                "as a ratio"
+                              : "")
+                : "resilience4j's default");
 }
 
 static void skip_fields(r4j *c, const char *const *keys, const char *why)
@@ -128,9 +134,10 @@ static void skip_fields(r4j *c, const char *const *keys, const char *why)
 }
 
 static const char *const exceptions[] = {
-    "retryExceptions", "ignoreExceptions", "recordExceptions",
-    "retryOnResultPredicate", "retryExceptionPredicate",
-    "recordFailurePredicate", "ignoreExceptionPredicate", NULL};
+    "retryExceptions",          "ignoreExceptions",
+    "recordExceptions",         "retryOnResultPredicate",
+    "retryExceptionPredicate",  "recordFailurePredicate",
+    "ignoreExceptionPredicate", NULL};
 
 static void retry(r4j *c, char *stack, size_t len)
 {
@@ -145,11 +152,12 @@ static void retry(r4j *c, char *stack, size_t len)
     dur(c, "waitDuration", key, 500 * NS_PER_MS, "", NULL);
     if (expo || rnd) {
         if (expo)
-            number(c, "exponentialBackoffMultiplier",
-                   "exponential.multiplier", 1.5, 1, 1, 100);
+            number(c, "exponentialBackoffMultiplier", "exponential.multiplier",
+                   1.5, 1, 1, 100);
         else
-            imp_param(c->m, "(randomized wait)", NULL,
-                      "exponential.multiplier", "1", "a constant wait, "
+            imp_param(c->m, "(randomized wait)", NULL, "exponential.multiplier",
+                      "1",
+                      "a constant wait, "
                       "randomized");
         char p[220];
         tree_node *mx = field(c, "exponentialMaxWaitDuration", p, sizeof p);
@@ -158,7 +166,8 @@ static void retry(r4j *c, char *stack, size_t len)
                 NULL);
         else
             imp_param(c->m, "exponentialMaxWaitDuration", NULL,
-                      "exponential.cap", "86400s", "resilience4j has no cap "
+                      "exponential.cap", "86400s",
+                      "resilience4j has no cap "
                       "by default; a day is the largest the built-in takes");
         imp_param(c->m, rnd ? "enableRandomizedWait" : "(no jitter)", NULL,
                   "exponential.jitter", rnd ? "ratio" : "none", NULL);
@@ -166,12 +175,12 @@ static void retry(r4j *c, char *stack, size_t len)
             number(c, "randomizedWaitFactor", "exponential.ratio", 0.5, 1, 0,
                    1);
     }
-    skip_fields(c, exceptions, "exceptions are not modelled: every failure "
+    skip_fields(c, exceptions,
+                "exceptions are not modelled: every failure "
                 "the run's server gives is retried");
-    static const char *const other[] = {"failAfterMaxAttempts",
-                                        "intervalFunction",
-                                        "intervalBiFunction",
-                                        "eventConsumerBufferSize", NULL};
+    static const char *const other[] = {
+        "failAfterMaxAttempts", "intervalFunction", "intervalBiFunction",
+        "eventConsumerBufferSize", NULL};
     skip_fields(c, other, "changes no decision in a run");
 }
 
@@ -190,8 +199,8 @@ static void breaker(r4j *c)
                  imp_value(wt));
         return;
     }
-    imp_param(m, p, wt, "circuit_breaker.window_type", time ? "time" :
-              "count", "%s", wt ? "" : "resilience4j's default");
+    imp_param(m, p, wt, "circuit_breaker.window_type", time ? "time" : "count",
+              "%s", wt ? "" : "resilience4j's default");
     if (time) {
         tree_node *ws = field(c, "slidingWindowSize", p, sizeof p);
         int64_t s = 100;
@@ -199,32 +208,38 @@ static void breaker(r4j *c)
         if (ws && imp_int(m, p, ws, 1, 86400, &s) != 0)
             return;
         snprintf(v, sizeof v, "%llds", (long long)s);
-        imp_param(m, p, ws, "circuit_breaker.window_duration", v, "seconds "
+        imp_param(m, p, ws, "circuit_breaker.window_duration", v,
+                  "seconds "
                   "in a TIME_BASED window");
     } else
-        number(c, "slidingWindowSize", "circuit_breaker.window_size", 100, 1,
-               1, 10000);
-    number(c, "failureRateThreshold", "circuit_breaker.failure_ratio", 50,
+        number(c, "slidingWindowSize", "circuit_breaker.window_size", 100, 1, 1,
+               10000);
+    number(c, "failureRateThreshold", "circuit_breaker.failure_ratio", 50, 0.01,
+           0.1, 100);
+    number(c, "slowCallRateThreshold", "circuit_breaker.slow_call_ratio", 100,
            0.01, 0.1, 100);
-    number(c, "slowCallRateThreshold", "circuit_breaker.slow_call_ratio",
-           100, 0.01, 0.1, 100);
     dur(c, "slowCallDurationThreshold", "circuit_breaker.slow_call_duration",
         60 * NS_PER_S, "", NULL);
     number(c, "minimumNumberOfCalls", "circuit_breaker.min_calls", 100, 1, 1,
            1000000);
-    number(c, "permittedNumberOfCallsInHalfOpenState",
-           "circuit_breaker.probes", 10, 1, 1, 1000);
-    dur(c, "waitDurationInOpenState", "circuit_breaker.cooldown",
-        60 * NS_PER_S, "", NULL);
-    skip_fields(c, exceptions, "exceptions are not modelled: every failure "
+    number(c, "permittedNumberOfCallsInHalfOpenState", "circuit_breaker.probes",
+           10, 1, 1, 1000);
+    dur(c, "waitDurationInOpenState", "circuit_breaker.cooldown", 60 * NS_PER_S,
+        "", NULL);
+    skip_fields(c, exceptions,
+                "exceptions are not modelled: every failure "
                 "the classifier calls transient, unknown or resource "
                 "exhaustion counts");
     static const char *const other[] = {
         "automaticTransitionFromOpenToHalfOpenEnabled",
-        "maxWaitDurationInHalfOpenState", "registerHealthIndicator",
-        "eventConsumerBufferSize", "writableStackTraceEnabled",
-        "allowHealthIndicatorToFail", NULL};
-    skip_fields(c, other, "not modelled: the breaker goes half-open at the "
+        "maxWaitDurationInHalfOpenState",
+        "registerHealthIndicator",
+        "eventConsumerBufferSize",
+        "writableStackTraceEnabled",
+        "allowHealthIndicatorToFail",
+        NULL};
+    skip_fields(c, other,
+                "not modelled: the breaker goes half-open at the "
                 "first call after its wait, and stays there until its probes "
                 "are decided");
 }
@@ -237,13 +252,16 @@ static void bulkhead(r4j *c)
     if (n && imp_int(c->m, p, n, 1, 1000000, &k) != 0)
         return;
     snprintf(v, sizeof v, "%lld", (long long)k);
-    imp_set(c->m, p, n, "clients.connections", v, "%sattempts in flight at "
+    imp_set(c->m, p, n, "clients.connections", v,
+            "%sattempts in flight at "
             "once per process; difference: past it resilience4j refuses "
             "after maxWaitDuration, stormbench waits (the attempt's timeout "
-            "running)", n ? "" : "resilience4j's default; ");
+            "running)",
+            n ? "" : "resilience4j's default; ");
     static const char *const other[] = {"maxWaitDuration",
                                         "eventConsumerBufferSize", NULL};
-    skip_fields(c, other, "a refusal after a wait is not modelled (see "
+    skip_fields(c, other,
+                "a refusal after a wait is not modelled (see "
                 "maxConcurrentCalls)");
 }
 
@@ -255,11 +273,15 @@ static void timelimiter(r4j *c)
     if (n && imp_duration(c->m, p, n, "spring", &ns) != 0)
         return;
     imp_fmt_duration(ns, v, sizeof v);
-    imp_set(c->m, p, n, "clients.timeout", v, "%sper attempt: the time "
-            "limiter sits inside the retry", n ? "" : "resilience4j's "
-            "default; ");
+    imp_set(c->m, p, n, "clients.timeout", v,
+            "%sper attempt: the time "
+            "limiter sits inside the retry",
+            n ? ""
+              : "resilience4j's "
+                "default; ");
     static const char *const other[] = {"cancelRunningFuture", NULL};
-    skip_fields(c, other, "a timed-out attempt is never cancelled at the "
+    skip_fields(c, other,
+                "a timed-out attempt is never cancelled at the "
                 "server: it is still served (wasted work)");
 }
 
@@ -296,7 +318,8 @@ int import_r4j(imp *m, tree *t, const char *sel)
     if (sel[0] == '\0')
         sel = first;
     if (sel == NULL)
-        return imp_fail(m, "resilience4j", NULL, "no instances in the file "
+        return imp_fail(m, "resilience4j", NULL,
+                        "no instances in the file "
                         "(resilience4j.retry.instances.NAME ...)");
     char stack[128] = "none";
     r4j c;
@@ -326,8 +349,10 @@ int import_r4j(imp *m, tree *t, const char *sel)
     if (m->failed)
         return -1;
     if (found == 0)
-        return imp_fail(m, "resilience4j", NULL, "no instance '%s'; the "
-                        "file has: %s", sel, names);
+        return imp_fail(m, "resilience4j", NULL,
+                        "no instance '%s'; the "
+                        "file has: %s",
+                        sel, names);
     snprintf(m->r->policy, sizeof m->r->policy, "%s", stack);
     snprintf(m->r->selected, sizeof m->r->selected, "instance %s", sel);
     /* The other instances: named, not read. */
@@ -352,7 +377,8 @@ int import_r4j(imp *m, tree *t, const char *sel)
         tree_use_all(cfgs); /* read through baseConfig where they apply */
         if (strcmp(mods[i], "ratelimiter") == 0 && mod) {
             tree_use_all(mod);
-            imp_skip(m, "resilience4j.ratelimiter", mod, "a client-side rate "
+            imp_skip(m, "resilience4j.ratelimiter", mod,
+                     "a client-side rate "
                      "limiter is not a built-in");
         }
     }

@@ -102,8 +102,7 @@ static void tier(imp *m, const topology *t, int i, bool top)
     if (s->out.propagate_deadline) {
         snprintf(key, sizeof key, "policy.%s.propagate_deadline", s->name);
         at.line = s->out.propagate_line;
-        snprintf(path, sizeof path, "services.%s.propagate_deadline",
-                 s->name);
+        snprintf(path, sizeof path, "services.%s.propagate_deadline", s->name);
         imp_set(m, path, &at, key, "true", NULL);
     }
     snprintf(pre, sizeof pre, "policy.%s.", s->name);
@@ -122,20 +121,26 @@ int import_topology(imp *m, tree *t, const char *sel)
     }
     import_result *r = m->r;
     if (topo.n_entry != 1)
-        return imp_fail(m, "clients.calls", NULL, "the clients call %d "
+        return imp_fail(m, "clients.calls", NULL,
+                        "the clients call %d "
                         "services; tiers are a chain with one top (check "
-                        "the graph with stormbench lint)", topo.n_entry);
+                        "the graph with stormbench lint)",
+                        topo.n_entry);
     int at = topology_find(&topo, topo.entry[0]);
     int chain[TOPO_MAX_SERVICES], n = 0;
     for (; at >= 0; n++) {
         const topo_service *s = &topo.s[at];
         if (s->n_calls > 1)
-            return imp_fail(m, s->name, NULL, "calls %d services; tiers are "
+            return imp_fail(m, s->name, NULL,
+                            "calls %d services; tiers are "
                             "a chain, each calling at most one (check the "
-                            "graph with stormbench lint)", s->n_calls);
+                            "graph with stormbench lint)",
+                            s->n_calls);
         if (n == IMPORT_MAX_TIERS)
-            return imp_fail(m, s->name, NULL, "the chain is longer than the "
-                            "engine's %d tiers", IMPORT_MAX_TIERS);
+            return imp_fail(m, s->name, NULL,
+                            "the chain is longer than the "
+                            "engine's %d tiers",
+                            IMPORT_MAX_TIERS);
         chain[n] = at;
         at = s->n_calls ? topology_find(&topo, s->calls[0]) : -1;
     }
@@ -144,14 +149,14 @@ int import_topology(imp *m, tree *t, const char *sel)
         for (int k = 0; k < n; k++)
             in |= chain[k] == i;
         if (!in)
-            imp_skip(m, topo.s[i].name, NULL, "not on the chain from the "
+            imp_skip(m, topo.s[i].name, NULL,
+                     "not on the chain from the "
                      "clients: no tier");
     }
     stack_of(&topo.clients, r->policy, sizeof r->policy);
     caller_params(m, &topo.clients, "clients", "", false);
     char v[32];
-    tree_node cl = {.kind = TREE_SCALAR, .line = topo.clients.line,
-                    .text = ""};
+    tree_node cl = {.kind = TREE_SCALAR, .line = topo.clients.line, .text = ""};
     if (topo.clients.timeout_ns) {
         imp_fmt_duration(topo.clients.timeout_ns, v, sizeof v);
         cl.line = topo.clients.timeout_line;
@@ -169,9 +174,8 @@ int import_topology(imp *m, tree *t, const char *sel)
     }
     size_t used = 0;
     for (int i = 0; i < n; i++)
-        used += (size_t)snprintf(r->selected + used,
-                                 sizeof r->selected - used, "%s%s",
-                                 i ? " -> " : "tiers ",
+        used += (size_t)snprintf(r->selected + used, sizeof r->selected - used,
+                                 "%s%s", i ? " -> " : "tiers ",
                                  topo.s[chain[i]].name);
     return m->failed;
 }

@@ -55,8 +55,7 @@ static void section_header(reading *r, char *text)
 {
     char *close = strchr(text, ']');
     if (close == NULL) {
-        read_fail(r, "malformed section header '%s': expected [name]",
-                    text);
+        read_fail(r, "malformed section header '%s': expected [name]", text);
         return;
     }
     *close = '\0';
@@ -67,16 +66,18 @@ static void section_header(reading *r, char *text)
         return;
     }
     if (keys_section_of(name) == KS_NONE) {
-        read_fail(r, "unknown section [%s]; known sections: [scenario], "
-                    "[clients], [server], [policy], [expect], "
-                    "[fault.NAME], [server.NAME], [policy.NAME], "
-                    "[expect.NAME], [pipeline], [step.NAME]", name);
+        read_fail(r,
+                  "unknown section [%s]; known sections: [scenario], "
+                  "[clients], [server], [policy], [expect], "
+                  "[fault.NAME], [server.NAME], [policy.NAME], "
+                  "[expect.NAME], [pipeline], [step.NAME]",
+                  name);
         return;
     }
     for (int i = 0; i < r->ld->n_sections; i++) {
         if (strcmp(r->ld->sections[i].name, name) == 0) {
-            read_fail(r, "section [%s] appears twice (first at line %d)",
-                        name, r->ld->sections[i].line);
+            read_fail(r, "section [%s] appears twice (first at line %d)", name,
+                      r->ld->sections[i].line);
             return;
         }
     }
@@ -116,8 +117,10 @@ static bool key_too_long(const char *key, size_t len, char *buf, size_t n)
 {
     if (len < LOAD_KEY_SIZE)
         return false;
-    snprintf(buf, n, "expected a key of at most %d characters, got "
-             "'%.40s...' (%zu characters)", LOAD_KEY_SIZE - 1, key, len);
+    snprintf(buf, n,
+             "expected a key of at most %d characters, got "
+             "'%.40s...' (%zu characters)",
+             LOAD_KEY_SIZE - 1, key, len);
     return true;
 }
 
@@ -154,7 +157,8 @@ static int read_line(reading *r, char *line)
             return read_fail(r, "holds a NUL byte: not a text file"), -1;
         if (len == SCENARIO_LINE_MAX + 1)
             return read_fail(r, "line is longer than %d characters",
-                               SCENARIO_LINE_MAX), -1;
+                             SCENARIO_LINE_MAX),
+                   -1;
         line[len++] = (char)c;
         if (c == '\n')
             break;
@@ -163,7 +167,8 @@ static int read_line(reading *r, char *line)
     r->bytes += len;
     if (r->bytes > MAX_FILE_BYTES)
         return read_fail(r, "is over 4 MB: a scenario is a few kB of "
-                           "text; is this the right file?"), -1;
+                            "text; is this the right file?"),
+               -1;
     return 0;
 }
 
@@ -207,8 +212,10 @@ static char *reader(char *str, int num, void *stream)
             return NULL;
         /* section_header cut the name at its ']' and trimmed it */
         if ((int)strlen(r->section) + 4 > num) {
-            read_fail(r, "section name [%s] is longer than this build of "
-                        "inih reads (INI_MAX_LINE %d)", r->section, num);
+            read_fail(r,
+                      "section name [%s] is longer than this build of "
+                      "inih reads (INI_MAX_LINE %d)",
+                      r->section, num);
             return NULL;
         }
         snprintf(str, (size_t)num, "[%s]\n", r->section);
@@ -266,7 +273,7 @@ static int handler(void *user, const char *section, const char *name,
     }
     if (value == NULL) /* INI_ALLOW_NO_VALUE: the reader refused such lines */
         return read_fail(r, "expected 'key = value', a [section] or a "
-                           "comment");
+                            "comment");
     /* The reader's name of the section, not inih's: inih keeps a
      * section's name in MAX_SECTION bytes (50 by default) and would cut
      * a [fault.NAME] of a 63-byte NAME without a word. */
@@ -280,13 +287,13 @@ static int handler(void *user, const char *section, const char *name,
     if (name[0] == '\0')
         return read_fail(r, "expected 'key = value': the key is empty");
     /* A list key ([policy] plugin) takes a line per item. */
-    entry *old = keys_is_list(section, name) ? NULL
-                                             : load_find(r->ld, section, name);
+    entry *old =
+        keys_is_list(section, name) ? NULL : load_find(r->ld, section, name);
     if (old) {
         char first[1200];
         snprintf(first, sizeof first, "%s", old->origin);
         return read_fail(r, "duplicate key '%s' (first set at %s)", name,
-                           first);
+                         first);
     }
     size_t len = strlen(value);
     if (len >= SCENARIO_LINE_MAX)
@@ -322,8 +329,10 @@ static int read_file(reading *r)
     if (rc == -2)
         return err_set(ld->e, "%s: out of memory", ld->path);
     if (rc > 0)
-        return err_set(ld->e, "%s:%d: expected 'key = value', a [section] or "
-                       "a comment", ld->path, rc);
+        return err_set(ld->e,
+                       "%s:%d: expected 'key = value', a [section] or "
+                       "a comment",
+                       ld->path, rc);
     return 0;
 }
 
@@ -352,22 +361,27 @@ int ini_file_set(load *ld, const char *set)
     if (key_too_long(key, strlen(key), msg, sizeof msg))
         return err_set(ld->e, "--set %s: %s", set, msg);
     if (snprintf(value, sizeof value, "%s", eq + 1) >= (int)sizeof value)
-        return err_set(ld->e, "--set %s: the value is longer than a line "
-                       "of a scenario file (%d characters)", set,
-                       SCENARIO_LINE_MAX);
+        return err_set(ld->e,
+                       "--set %s: the value is longer than a line "
+                       "of a scenario file (%d characters)",
+                       set, SCENARIO_LINE_MAX);
     /* What a line could not say is refused: the run could not be saved
      * as the scenario it ran (writer.h writes lines, and refuses). */
     const char *why = syntax_key_problem(key);
     if (why)
-        return err_set(ld->e, "--set %s: expected a key a scenario file can "
-                       "hold, got '%s': it %s", set, key, why);
+        return err_set(ld->e,
+                       "--set %s: expected a key a scenario file can "
+                       "hold, got '%s': it %s",
+                       set, key, why);
     char *v = syntax_trim(value);
     if ((why = syntax_value_problem(v)) != NULL)
-        return err_set(ld->e, "--set %s: expected a value a scenario file "
-                       "can hold, got '%.120s%s': it %s", set, v,
-                       strlen(v) > 120 ? "..." : "", why);
+        return err_set(ld->e,
+                       "--set %s: expected a value a scenario file "
+                       "can hold, got '%.120s%s': it %s",
+                       set, v, strlen(v) > 120 ? "..." : "", why);
     if (keys_section_of(section) == KS_NONE)
-        return err_set(ld->e, "--set %s: unknown section [%s]; known "
+        return err_set(ld->e,
+                       "--set %s: unknown section [%s]; known "
                        "sections: scenario, clients, server, policy, expect, "
                        "fault.NAME, server.NAME, policy.NAME, expect.NAME, "
                        "pipeline, step.NAME",

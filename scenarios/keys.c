@@ -26,12 +26,16 @@
  * struct. */
 
 #define SIZE(type, field) sizeof((type *)0)->field
-#define ROW(sec, type, key_name, fn, field, ...)                             \
-    {.section = sec, .name = key_name, .parse = fn,                          \
-     .off = offsetof(type, field), .size = SIZE(type, field), __VA_ARGS__}
+#define ROW(sec, type, key_name, fn, field, ...)                               \
+    {                                                                          \
+        .section = sec, .name = key_name, .parse = fn,                         \
+        .off = offsetof(type, field), .size = SIZE(type, field), __VA_ARGS__   \
+    }
 /* A row whose value its section's module reads (or refuses). */
-#define BARE(sec, key_name, fn, ...)                                          \
-    {.section = sec, .name = key_name, .parse = fn, __VA_ARGS__}
+#define BARE(sec, key_name, fn, ...)                                           \
+    {                                                                          \
+        .section = sec, .name = key_name, .parse = fn, __VA_ARGS__             \
+    }
 
 #define SCENARIO(...) ROW(KS_SCENARIO, sim_config, __VA_ARGS__)
 #define CLIENTS(...) ROW(KS_CLIENTS, client_cfg, __VA_ARGS__)
@@ -39,8 +43,8 @@
 #define FAULT(...) ROW(KS_FAULT, fault_cfg, __VA_ARGS__)
 #define POLICY(...) ROW(KS_POLICY, scenario, __VA_ARGS__)
 #define TIER_POLICY(...) ROW(KS_TIER_POLICY, tier_cfg, __VA_ARGS__)
-#define TIER_EXPECT(name, fn, k, ...)                                         \
-    ROW(KS_TIER_EXPECT, tier_cfg, name, fn, expect[k],                        \
+#define TIER_EXPECT(name, fn, k, ...)                                          \
+    ROW(KS_TIER_EXPECT, tier_cfg, name, fn, expect[k],                         \
         .has = offsetof(tier_cfg, has_expect[k]) + 1, __VA_ARGS__)
 #define PIPELINE(...) ROW(KS_PIPELINE, pipeline_cfg, __VA_ARGS__)
 #define STEP(...) ROW(KS_STEP, step_cfg, __VA_ARGS__)
@@ -139,8 +143,7 @@ static const key_row table[] = {
           .required = T(CLIENT_TIMEOUT)),
     FAULT("status", key_fault_status, status, .faults = T(ERRORS),
           .required = T(ERRORS)),
-    FAULT("retry_after", key_duration_pos, retry_after_ns,
-          .faults = T(ERRORS)),
+    FAULT("retry_after", key_duration_pos, retry_after_ns, .faults = T(ERRORS)),
     FAULT("pushback", key_fault_pushback, pushback, .faults = T(ERRORS)),
     FAULT("probability", key_prob, probability,
           .faults = T(ERRORS) | T(LOST_ACK),
@@ -153,8 +156,8 @@ static const key_row table[] = {
           .faults = T(RATE_LIMIT), .def = "1"),
     /* The tier it strikes: faults at the server side only. */
     FAULT("target", key_fault_target, tier,
-          .faults = ~(T(LOAD_SPIKE) | T(PARTITION) | T(CLIENT_TIMEOUT) |
-                      T(CRASH))),
+          .faults =
+              ~(T(LOAD_SPIKE) | T(PARTITION) | T(CLIENT_TIMEOUT) | T(CRASH))),
 
     /* Every other key of [policy] is a parameter of the stack. */
     POLICY("name", key_policy_name, policy, .max = SIZE(scenario, policy),
@@ -175,10 +178,10 @@ static const key_row table[] = {
          .words = "a tier's calls run built-in policies only (plug-ins are "
                   "not supported there yet)"),
 
-    TIER_EXPECT("amplification_min", key_real,
-                TIER_EXPECT_AMPLIFICATION_MIN, .max = 1e12),
-    TIER_EXPECT("amplification_max", key_real,
-                TIER_EXPECT_AMPLIFICATION_MAX, .max = 1e12),
+    TIER_EXPECT("amplification_min", key_real, TIER_EXPECT_AMPLIFICATION_MIN,
+                .max = 1e12),
+    TIER_EXPECT("amplification_max", key_real, TIER_EXPECT_AMPLIFICATION_MAX,
+                .max = 1e12),
     TIER_EXPECT("utilization_min", key_share, TIER_EXPECT_UTILIZATION_MIN,
                 .def = NULL),
     TIER_EXPECT("utilization_max", key_share, TIER_EXPECT_UTILIZATION_MAX,
@@ -190,8 +193,7 @@ static const key_row table[] = {
              .words = "fail_fast|continue|compensate|partial",
              .def = "fail_fast"),
     PIPELINE("checkpoints", key_bool, checkpoints, .def = "false"),
-    PIPELINE("reruns", key_count, reruns, .max = SIM_MAX_RERUNS,
-             .def = "0"),
+    PIPELINE("reruns", key_count, reruns, .max = SIM_MAX_RERUNS, .def = "0"),
     PIPELINE("rerun_delay", key_duration, rerun_delay_ns, .def = "0s"),
     PIPELINE("sla", key_duration_off, sla_ns, .def = "none"),
     PIPELINE("warn_retry", key_count, warn_retry, .min = 1, .max = 1e6,
@@ -412,10 +414,12 @@ static int duration(load *ld, entry *en, int64_t *out, int64_t min_ns,
     if (*out >= min_ns)
         return 0;
     if (min_ns == 0)
-        return load_bad_value(ld->e, en, "a duration of at least 0, or "
+        return load_bad_value(ld->e, en,
+                              "a duration of at least 0, or "
                               "'none'");
-    return load_bad_value(ld->e, en, none ? "a positive duration or 'none'"
-                                          : "a positive duration");
+    return load_bad_value(ld->e, en,
+                          none ? "a positive duration or 'none'"
+                               : "a positive duration");
 }
 
 int key_duration(load *ld, const key_row *k, entry *en, const keys_target *t)
@@ -480,7 +484,8 @@ int key_share(load *ld, const key_row *k, entry *en, const keys_target *t)
     double *x = field(k, t);
     sb_err inner;
     if (units_share(en->value, x, &inner) != 0 || !(*x >= 0.0) || *x > 1.0)
-        return load_bad_value(ld->e, en, "a share between 0 and 1, or a "
+        return load_bad_value(ld->e, en,
+                              "a share between 0 and 1, or a "
                               "percentage from 0% to 100%");
     return 0;
 }
@@ -531,8 +536,8 @@ int key_dist(load *ld, const key_row *k, entry *en, const keys_target *t)
  * file_dir into path.  0; 1 when the value is not a call of name; -1
  * with a message for a call with no file or too many arguments. */
 static int file_call(load *ld, entry *en, const char *name, char *buf,
-                     size_t len, char **arg, int max, char *path,
-                     size_t plen, const char *example)
+                     size_t len, char **arg, int max, char *path, size_t plen,
+                     const char *example)
 {
     size_t n = strlen(name), vlen = strlen(en->value);
     const char *v = en->value;
@@ -551,8 +556,10 @@ static int file_call(load *ld, entry *en, const char *name, char *buf,
             *c++ = '\0';
         if (got == max) {
             char msg[300];
-            snprintf(msg, sizeof msg, "%s takes a file and at most %d more "
-                     "arguments, such as %s", name, max - 1, example);
+            snprintf(msg, sizeof msg,
+                     "%s takes a file and at most %d more "
+                     "arguments, such as %s",
+                     name, max - 1, example);
             return load_bad(ld->e, en, msg);
         }
         arg[got++] = syntax_trim(p);
@@ -561,8 +568,7 @@ static int file_call(load *ld, entry *en, const char *name, char *buf,
         arg[i] = NULL;
     if (arg[0][0] == '\0') {
         char msg[300];
-        snprintf(msg, sizeof msg, "%s needs a file, such as %s", name,
-                 example);
+        snprintf(msg, sizeof msg, "%s needs a file, such as %s", name, example);
         return load_bad(ld->e, en, msg);
     }
     char dir[1100];
@@ -580,11 +586,11 @@ int key_arrival(load *ld, const key_row *k, entry *en, const keys_target *t)
     client_cfg *c = t->base;
     char buf[1400], path[1400], *arg[4];
     int rc = file_call(ld, en, "trace", buf, sizeof buf, arg, 4, path,
-                       sizeof path,
-                       "trace(access.csv, time, s, client_ip)");
+                       sizeof path, "trace(access.csv, time, s, client_ip)");
     c->trace = NULL;
     if (rc == 1 && key_choice(ld, k, en, t) != 0)
-        return load_bad_value(ld->e, en, "one of open, closed, once, or "
+        return load_bad_value(ld->e, en,
+                              "one of open, closed, once, or "
                               "trace(FILE) to replay a trace's requests");
     if (rc == 1)
         return 0;
@@ -614,16 +620,19 @@ int key_rate_profile(load *ld, const key_row *k, entry *en,
     bool total = arg[1] && strcmp(arg[1], "total") == 0;
     if (arg[1] && !total && strcmp(arg[1], "per_client") != 0) {
         char msg[300];
-        snprintf(msg, sizeof msg, "profile's second argument: expected "
+        snprintf(msg, sizeof msg,
+                 "profile's second argument: expected "
                  "total (the file's rates are all the clients' together) "
-                 "or per_client (each client's), got '%.60s'", arg[1]);
+                 "or per_client (each client's), got '%.60s'",
+                 arg[1]);
         return load_bad(ld->e, en, msg);
     }
     sb_err inner;
     if (profile_read(path, total, &c->profile, &inner) != 0)
         return load_bad(ld->e, en, inner.msg);
     if (!(profile_peak(c->profile) > 0))
-        return load_bad(ld->e, en, "names a profile whose rates are all 0: "
+        return load_bad(ld->e, en,
+                        "names a profile whose rates are all 0: "
                         "no request would ever arrive");
     c->rate_per_s = profile_peak(c->profile); /* per client: check_clients */
     return 0;
@@ -660,8 +669,10 @@ static int branch_step(const char *tok, sim_branch_step *st, char *why,
     char at[64];
     sb_err inner;
     if (colon == NULL || (size_t)(colon - tok) >= sizeof at) {
-        snprintf(why, len, "expected steps AT:KEY (a time, a colon, a key "
-                 "in hexadecimal: 12s:9e3779b97f4a7c15), got '%s'", tok);
+        snprintf(why, len,
+                 "expected steps AT:KEY (a time, a colon, a key "
+                 "in hexadecimal: 12s:9e3779b97f4a7c15), got '%s'",
+                 tok);
         return -1;
     }
     memcpy(at, tok, (size_t)(colon - tok));
@@ -674,8 +685,10 @@ static int branch_step(const char *tok, sim_branch_step *st, char *why,
     errno = 0;
     st->key = strtoull(colon + 1, &end, 16);
     if (colon[1] == '\0' || *end != '\0' || errno != 0 || colon[1] == '-') {
-        snprintf(why, len, "step '%s': expected a key of 1 to 16 "
-                 "hexadecimal digits after the colon", tok);
+        snprintf(why, len,
+                 "step '%s': expected a key of 1 to 16 "
+                 "hexadecimal digits after the colon",
+                 tok);
         return -1;
     }
     return 0;
@@ -699,17 +712,17 @@ int key_branch(load *ld, const key_row *k, entry *en, const keys_target *t)
     for (char *tok = strtok_r(buf, " ,\t", &save); tok;
          tok = strtok_r(NULL, " ,\t", &save)) {
         if (b->n == SIM_MAX_BRANCH) {
-            snprintf(why, sizeof why, "has more than %d steps",
-                     SIM_MAX_BRANCH);
+            snprintf(why, sizeof why, "has more than %d steps", SIM_MAX_BRANCH);
             return load_bad(ld->e, en, why);
         }
         sim_branch_step *st = &b->step[b->n];
         if (branch_step(tok, st, why, sizeof why) != 0)
             return load_bad(ld->e, en, why);
-        if (st->at_ns <= 0 ||
-            (b->n && st->at_ns < b->step[b->n - 1].at_ns)) {
-            snprintf(why, sizeof why, "step '%s': the steps' times must be "
-                     "positive and never decrease", tok);
+        if (st->at_ns <= 0 || (b->n && st->at_ns < b->step[b->n - 1].at_ns)) {
+            snprintf(why, sizeof why,
+                     "step '%s': the steps' times must be "
+                     "positive and never decrease",
+                     tok);
             return load_bad(ld->e, en, why);
         }
         b->n++;

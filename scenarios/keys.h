@@ -42,7 +42,7 @@ typedef enum key_section {
     KS_EXPECT,      /* [expect]: no rows, every key is kept */
     KS_TIER_EXPECT, /* [expect.NAME] */
     KS_PIPELINE,
-    KS_STEP         /* [step.NAME] */
+    KS_STEP /* [step.NAME] */
 } key_section;
 
 typedef struct key_row key_row;
@@ -59,27 +59,27 @@ struct key_row {
     key_section section;
     const char *name;
     key_parse *parse;
-    size_t off;          /* the field, from the target's base */
-    size_t size;         /* ... and its size; 0: no field of its own */
-    double min, max;     /* a number's range; text: max is the field's size */
-    const char *words;   /* key_choice: "a|b"; key_refused: why */
-    const char *def;     /* the default, as a file says it; NULL: none */
-    unsigned faults;     /* KS_FAULT: the fault types it applies to */
-    unsigned required;   /* KS_FAULT: ... and the types that need it */
-    size_t has;          /* offset + 1 of a bool set when given; 0: none */
-    bool list;           /* a line per item: the one key given repeatedly */
+    size_t off;        /* the field, from the target's base */
+    size_t size;       /* ... and its size; 0: no field of its own */
+    double min, max;   /* a number's range; text: max is the field's size */
+    const char *words; /* key_choice: "a|b"; key_refused: why */
+    const char *def;   /* the default, as a file says it; NULL: none */
+    unsigned faults;   /* KS_FAULT: the fault types it applies to */
+    unsigned required; /* KS_FAULT: ... and the types that need it */
+    size_t has;        /* offset + 1 of a bool set when given; 0: none */
+    bool list;         /* a line per item: the one key given repeatedly */
 };
 
 /* A section being read: its rows, and where they go. */
 struct keys_target {
     key_section section;
-    const char *name;    /* as written: "server.db", "fault.outage" */
-    void *base;          /* what the rows' offsets are into */
-    unsigned fault_bit;  /* KS_FAULT: 1 << the fault's type */
+    const char *name;   /* as written: "server.db", "fault.outage" */
+    void *base;         /* what the rows' offsets are into */
+    unsigned fault_bit; /* KS_FAULT: 1 << the fault's type */
     /* A key no row has: NULL refuses it as unknown, naming the known
      * ones; else it takes it (a policy parameter, an expectation). */
     int (*other)(load *ld, entry *en, const keys_target *t);
-    void *ctx;           /* the module's, for other and its parse
+    void *ctx; /* the module's, for other and its parse
                             functions */
 };
 
@@ -112,10 +112,10 @@ int keys_apply(load *ld, const keys_target *t);
  * text: at most max - 1 bytes; seed: any uint64; choice: one of words
  * ("a|b"), stored as an int; later: read by the section's module, not
  * here; refused: the key exists but is refused, with words for why. */
-key_parse key_duration, key_duration_pos, key_duration_none,
-    key_duration_off, key_rate_pos, key_rate_none, key_prob, key_share,
-    key_real, key_count, key_count_unl, key_bool, key_dist, key_text,
-    key_seed, key_branch, key_choice, key_later, key_refused;
+key_parse key_duration, key_duration_pos, key_duration_none, key_duration_off,
+    key_rate_pos, key_rate_none, key_prob, key_share, key_real, key_count,
+    key_count_unl, key_bool, key_dist, key_text, key_seed, key_branch,
+    key_choice, key_later, key_refused;
 /* [clients] arrival (a choice, or trace(FILE ...)) and rate (a rate, or
  * profile(FILE[, total])): timeline.h. */
 key_parse key_arrival, key_rate_profile;

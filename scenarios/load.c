@@ -35,8 +35,8 @@ int load_section_line(const load *ld, const char *section)
     return 0;
 }
 
-void load_section_where(const load *ld, const char *section,
-                        const entry *any, char *buf, size_t len)
+void load_section_where(const load *ld, const char *section, const entry *any,
+                        char *buf, size_t len)
 {
     int line = load_section_line(ld, section);
     if (line)
@@ -52,8 +52,7 @@ bool load_from_set(const entry *en)
 
 int load_bad(sb_err *e, const entry *en, const char *msg)
 {
-    return err_set(e, "%s: [%s] %s: %s", en->origin, en->section, en->key,
-                   msg);
+    return err_set(e, "%s: [%s] %s: %s", en->origin, en->section, en->key, msg);
 }
 
 int load_bad_value(sb_err *e, const entry *en, const char *expected)
@@ -72,7 +71,8 @@ int load_unknown_key(sb_err *e, const entry *en, const char *const *names,
     suggest_list(names, n, list, sizeof list);
     const char *best = suggest_closest(en->key, names, n);
     if (best)
-        return err_set(e, "%s: [%s] unknown key '%s' (did you mean '%s'?); "
+        return err_set(e,
+                       "%s: [%s] unknown key '%s' (did you mean '%s'?); "
                        "known keys: %s",
                        en->origin, en->section, en->key, best, list);
     return err_set(e, "%s: [%s] unknown key '%s'; known keys: %s", en->origin,
@@ -130,8 +130,10 @@ int load_path(load *ld, const entry *en, char *out, size_t len)
                   : (int)(slash - ld->path + 1);
     if (snprintf(out, len, "%.*s%s", dir, ld->path, en->value) >= (int)len) {
         char msg[120];
-        snprintf(msg, sizeof msg, "is a path too long (at most %zu bytes "
-                 "with the scenario's folder)", len - 1);
+        snprintf(msg, sizeof msg,
+                 "is a path too long (at most %zu bytes "
+                 "with the scenario's folder)",
+                 len - 1);
         return load_bad(ld->e, en, msg);
     }
     return 0;

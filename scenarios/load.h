@@ -62,8 +62,8 @@ const entry *load_first(const load *ld, const char *section);
 int load_section_line(const load *ld, const char *section);
 /* Where a section was written, for a message about the whole section:
  * "file:line" of its header, or the origin of any (one of its entries). */
-void load_section_where(const load *ld, const char *section,
-                        const entry *any, char *buf, size_t len);
+void load_section_where(const load *ld, const char *section, const entry *any,
+                        char *buf, size_t len);
 /* The first section [PREFIX.NAME] -- a header, or keys --set gave it --
  * whose NAME is none of names[0..n), or NULL; where it was written goes
  * to where (load_section_where).  What a service chain does not reach,

@@ -17,7 +17,8 @@ static int check_scenario_name(load *ld)
 {
     const entry *name = load_find(ld, "scenario", "name");
     if (name && name->value[0] == '\0')
-        return load_bad_value(ld->e, name, "a name to show in outputs, such "
+        return load_bad_value(ld->e, name,
+                              "a name to show in outputs, such "
                               "as retry-storm");
     return 0;
 }
@@ -57,7 +58,8 @@ static int check_clients(load *ld)
     const entry *procs = load_find(ld, "clients", "processes");
     if (procs && c->processes > c->count) {
         char msg[200];
-        snprintf(msg, sizeof msg, "expected at most [clients] count (%u) "
+        snprintf(msg, sizeof msg,
+                 "expected at most [clients] count (%u) "
                  "processes, got %u: a process holds at least one client",
                  c->count, c->processes);
         return load_bad(ld->e, procs, msg);
@@ -66,17 +68,21 @@ static int check_clients(load *ld)
     const entry *think = load_find(ld, "clients", "think");
     const entry *window = load_find(ld, "clients", "start_window");
     if (c->arrival != ARRIVAL_OPEN && rate)
-        return load_bad(ld->e, rate, "only open-loop clients (arrival = "
+        return load_bad(ld->e, rate,
+                        "only open-loop clients (arrival = "
                         "open) have a rate");
     if (c->arrival != ARRIVAL_CLOSED && think)
-        return load_bad(ld->e, think, "only closed-loop clients (arrival = "
+        return load_bad(ld->e, think,
+                        "only closed-loop clients (arrival = "
                         "closed) have a think time");
     if (c->arrival != ARRIVAL_ONCE && window)
-        return load_bad(ld->e, window, "only clients that send one request "
+        return load_bad(ld->e, window,
+                        "only clients that send one request "
                         "each (arrival = once) have a start window");
     const entry *scale = load_find(ld, "clients", "trace_scale");
     if (c->arrival != ARRIVAL_TRACE && scale)
-        return load_bad(ld->e, scale, "only clients that replay a trace "
+        return load_bad(ld->e, scale,
+                        "only clients that replay a trace "
                         "(arrival = trace(FILE)) have a trace_scale");
     /* A profile's rate_per_s is its peak (key_rate_profile), per client:
      * what the engine's time resolution is checked against. */
@@ -95,11 +101,12 @@ int load_check_limit_rate(load *ld, const entry *en, double rate)
     if (en == NULL || rate <= 0 || rate >= min)
         return 0;
     char msg[300];
-    snprintf(msg, sizeof msg, "%g/s is below %g/s, one request per %llds "
+    snprintf(msg, sizeof msg,
+             "%g/s is below %g/s, one request per %llds "
              "(the end of simulated time): the Retry-After of a refused "
              "attempt would be longer than any run; to refuse everything, "
-             "use an outage fault", rate, min,
-             (long long)(SIMTIME_END / NS_PER_S));
+             "use an outage fault",
+             rate, min, (long long)(SIMTIME_END / NS_PER_S));
     return load_bad(ld->e, en, msg);
 }
 
@@ -113,7 +120,8 @@ int load_check_server(load *ld, const char *section, server_cfg *s)
     const entry *deg = load_find(ld, section, "degradation");
     const entry *knee = load_find(ld, section, "degradation_knee");
     if (deg && s->degradation > 0 && !knee)
-        return load_bad(ld->e, deg, "needs degradation_knee too: the number "
+        return load_bad(ld->e, deg,
+                        "needs degradation_knee too: the number "
                         "of attempts in service beyond which service slows "
                         "down");
     const entry *rl = load_find(ld, section, "rate_limit_burst");
@@ -121,15 +129,18 @@ int load_check_server(load *ld, const char *section, server_cfg *s)
         return load_bad(ld->e, rl, "has no effect without rate_limit");
     const entry *ra = load_find(ld, section, "retry_after");
     if (ra && s->overflow == OVERFLOW_DROP)
-        return load_bad(ld->e, ra, "has no effect with overflow = drop "
+        return load_bad(ld->e, ra,
+                        "has no effect with overflow = drop "
                         "(nothing is answered)");
     const entry *occ = load_find(ld, section, "occ");
     if (occ && s->model != MODEL_HOT_RECORD)
-        return load_bad(ld->e, occ, "has no effect unless model = "
+        return load_bad(ld->e, occ,
+                        "has no effect unless model = "
                         "hot_record");
     const entry *rs = load_find(ld, section, "read_service");
     if (rs && s->occ != OCC_TWO_ROUND_TRIPS)
-        return load_bad(ld->e, rs, "has no effect unless occ = "
+        return load_bad(ld->e, rs,
+                        "has no effect unless occ = "
                         "two_round_trips");
     if (rs == NULL)
         s->read_service = s->service;

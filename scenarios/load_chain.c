@@ -20,8 +20,7 @@ static const char *top_tier_name(const load *ld)
 }
 
 /* The chain so far, "top -> api -> db", for messages. */
-static void chain_words(const sim_config *c, uint32_t n, char *buf,
-                        size_t len)
+static void chain_words(const sim_config *c, uint32_t n, char *buf, size_t len)
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -43,9 +42,10 @@ int key_fault_target(load *ld, const key_row *k, entry *en,
             return 0;
         }
         char want[200];
-        if (snprintf(want, sizeof want, "the name of a tier; this scenario "
-                     "has one server, '%s'", top_tier_name(ld)) >=
-            (int)sizeof want)
+        if (snprintf(want, sizeof want,
+                     "the name of a tier; this scenario "
+                     "has one server, '%s'",
+                     top_tier_name(ld)) >= (int)sizeof want)
             return load_bad(ld->e, en, "names a tier with too long a name");
         return load_bad_value(ld->e, en, want);
     }
@@ -67,7 +67,8 @@ static int load_tier_server(load *ld, const char *section, tier_cfg *t)
     config_server_defaults(&t->server);
     const entry *nm = load_find(ld, section, "name");
     if (nm)
-        return load_bad(ld->e, nm, "a tier's name is the one in its section "
+        return load_bad(ld->e, nm,
+                        "a tier's name is the one in its section "
                         "header; only the top [server] takes a name");
     if (load_server(ld, section, &t->server) != 0)
         return -1;
@@ -75,7 +76,8 @@ static int load_tier_server(load *ld, const char *section, tier_cfg *t)
      * (server.h), which a tier's calls do not have yet. */
     const entry *m = load_find(ld, section, "model");
     if (m && t->server.model != MODEL_QUEUE)
-        return load_bad(ld->e, m, "a tier below the top must use model = "
+        return load_bad(ld->e, m,
+                        "a tier below the top must use model = "
                         "queue (the hot-record model is for [server] only, "
                         "yet)");
     return load_check_server(ld, section, &t->server);
@@ -89,12 +91,14 @@ static int check_caller(load *ld, const char *section, const server_cfg *sv)
     const entry *m = load_find(ld, section, "model");
     const entry *down = load_find(ld, section, "downstream");
     if (sv->workers == SIM_UNLIMITED)
-        return load_bad(ld->e, w ? w : down, "a tier that calls a "
+        return load_bad(ld->e, w ? w : down,
+                        "a tier that calls a "
                         "downstream needs a finite number of workers: they "
                         "make its calls and are held while a call is in "
                         "progress");
     if (sv->model != MODEL_QUEUE)
-        return load_bad(ld->e, m ? m : down, "a tier that calls a "
+        return load_bad(ld->e, m ? m : down,
+                        "a tier that calls a "
                         "downstream must use model = queue");
     return 0;
 }
@@ -107,8 +111,8 @@ int key_tier_policy_name(load *ld, const key_row *k, entry *en,
         return -1;
     if (en->origin[0] &&
         snprintf(tier->policy_origin, sizeof tier->policy_origin,
-                 "%s: [%s] name", en->origin, t->name) >=
-            (int)sizeof tier->policy_origin)
+                 "%s: [%s] name", en->origin,
+                 t->name) >= (int)sizeof tier->policy_origin)
         return load_bad(ld->e, en, "has a file path too long to report");
     return 0;
 }
@@ -123,7 +127,8 @@ int key_tier_processes(load *ld, const key_row *k, entry *en,
     if (tier->processes <= workers)
         return 0;
     char msg[200];
-    snprintf(msg, sizeof msg, "expected at most the tier's workers (%u) "
+    snprintf(msg, sizeof msg,
+             "expected at most the tier's workers (%u) "
              "processes, got %u: a process holds at least one worker",
              workers, tier->processes);
     return load_bad(ld->e, en, msg);
@@ -153,10 +158,13 @@ static int load_tier_policy(load *ld, tier_cfg *tier, uint32_t workers)
         (int)sizeof section)
         return err_set(ld->e, "%s: tier name '%s' is too long", ld->path,
                        tier->name);
-    snprintf(tier->policy_origin, sizeof tier->policy_origin,
-             "[%s] (default)", section);
-    keys_target t = {.section = KS_TIER_POLICY, .name = section,
-                     .base = tier, .other = tier_setting, .ctx = &workers};
+    snprintf(tier->policy_origin, sizeof tier->policy_origin, "[%s] (default)",
+             section);
+    keys_target t = {.section = KS_TIER_POLICY,
+                     .name = section,
+                     .base = tier,
+                     .other = tier_setting,
+                     .ctx = &workers};
     return keys_defaults(ld, &t) != 0 || keys_apply(ld, &t) != 0 ? -1 : 0;
 }
 
@@ -174,17 +182,21 @@ static int bad_link(load *ld, const entry *link, load_name_problem why,
     chain_words(c, n, chain, sizeof chain);
     switch (why) {
     case LOAD_NAME_INVALID:
-        return load_bad_value(ld->e, link, "the name of a [server.NAME] "
+        return load_bad_value(ld->e, link,
+                              "the name of a [server.NAME] "
                               "section (" SYNTAX_NAME_RULE ")");
     case LOAD_NAME_TWICE:
         /* name passed the name check: at most SIM_NAME_MAX - 1 long */
-        snprintf(msg, sizeof msg, "'%.*s' makes a cycle: %s -> %.*s; a "
-                 "chain ends at a tier without a downstream", SIM_NAME_MAX,
-                 name, chain, SIM_NAME_MAX, name);
+        snprintf(msg, sizeof msg,
+                 "'%.*s' makes a cycle: %s -> %.*s; a "
+                 "chain ends at a tier without a downstream",
+                 SIM_NAME_MAX, name, chain, SIM_NAME_MAX, name);
         return load_bad(ld->e, link, msg);
     case LOAD_NAME_NO_SECTION:
-        snprintf(msg, sizeof msg, "the name of a tier, but there is no "
-                 "[server.%.*s] section", SIM_NAME_MAX, name);
+        snprintf(msg, sizeof msg,
+                 "the name of a tier, but there is no "
+                 "[server.%.*s] section",
+                 SIM_NAME_MAX, name);
         return load_bad_value(ld->e, link, msg);
     default:
         snprintf(msg, sizeof msg, "a chain has at most %d tiers: %s -> %.*s",
@@ -202,8 +214,8 @@ static int follow_chain(load *ld)
     const char *names[SIM_MAX_TIERS] = {c->tiers[0].name};
     uint32_t n = 1;
     while (link) {
-        load_name_problem why = load_check_name(
-            ld, "server.", link->value, names, (int)n, SIM_MAX_TIERS);
+        load_name_problem why = load_check_name(ld, "server.", link->value,
+                                                names, (int)n, SIM_MAX_TIERS);
         if (why != LOAD_NAME_OK)
             return bad_link(ld, link, why, n);
         char section[LOAD_SECTION_MAX];
@@ -238,25 +250,29 @@ static int check_unused_tiers(load *ld)
     const char *s;
     if ((s = load_unlisted(ld, "server.", names, (int)c->n_tiers, where,
                            sizeof where)) != NULL)
-        return err_set(ld->e, "%s: [%s] is not part of the service chain: no "
+        return err_set(ld->e,
+                       "%s: [%s] is not part of the service chain: no "
                        "tier reached from [server] has downstream = %s",
                        where, s, s + 7);
     /* A policy is for the tiers that call down: all but the last. */
     s = load_unlisted(ld, "policy.", names, (int)c->n_tiers - 1, where,
                       sizeof where);
     if (s && strcmp(s + 7, names[c->n_tiers - 1]) == 0)
-        return err_set(ld->e, "%s: [%s]: tier '%s' has no downstream, so it "
+        return err_set(ld->e,
+                       "%s: [%s]: tier '%s' has no downstream, so it "
                        "makes no calls for a policy to drive",
                        where, s, s + 7);
     if (s)
-        return err_set(ld->e, "%s: [%s] is the policy of tier '%s''s calls, "
+        return err_set(ld->e,
+                       "%s: [%s] is the policy of tier '%s''s calls, "
                        "but there is no such tier; expected [policy.NAME] "
                        "for a tier [server.NAME] (or the top's [server] "
                        "name) that has a downstream",
                        where, s, s + 7);
     if ((s = load_unlisted(ld, "expect.", names, (int)c->n_tiers, where,
                            sizeof where)) != NULL)
-        return err_set(ld->e, "%s: [%s] holds assertions about tier '%s', "
+        return err_set(ld->e,
+                       "%s: [%s] holds assertions about tier '%s', "
                        "but there is no such tier in the service chain",
                        where, s, s + 7);
     return 0;
@@ -267,8 +283,7 @@ static int load_tier_expect(load *ld, tier_cfg *tier)
 {
     char section[LOAD_SECTION_MAX];
     snprintf(section, sizeof section, "expect.%s", tier->name);
-    keys_target t = {.section = KS_TIER_EXPECT, .name = section,
-                     .base = tier};
+    keys_target t = {.section = KS_TIER_EXPECT, .name = section, .base = tier};
     return keys_apply(ld, &t);
 }
 
@@ -277,8 +292,7 @@ int load_chain(load *ld)
     sim_config *c = &ld->sc->cfg;
     const entry *nm = load_find(ld, "server", "name");
     if (nm && !syntax_name_ok(nm->value))
-        return load_bad_value(ld->e, nm, "a tier name (" SYNTAX_NAME_RULE
-                              ")");
+        return load_bad_value(ld->e, nm, "a tier name (" SYNTAX_NAME_RULE ")");
     /* A valid name fits: syntax_name_ok bounds its length. */
     snprintf(c->tiers[0].name, sizeof c->tiers[0].name, "%s",
              top_tier_name(ld));
@@ -289,7 +303,8 @@ int load_chain(load *ld)
         memset(&c->tiers[0], 0, sizeof c->tiers[0]);
         for (int i = 0; i < ld->n; i++)
             if (strncmp(ld->entries[i].section, "expect.", 7) == 0)
-                return load_bad(ld->e, &ld->entries[i], "[expect.NAME] holds "
+                return load_bad(ld->e, &ld->entries[i],
+                                "[expect.NAME] holds "
                                 "assertions about a tier of a service chain, "
                                 "and this scenario has one server: use "
                                 "[expect]");

@@ -13,8 +13,8 @@
 #include "suggest.h"
 #include "units.h"
 
-#define FAULT_TYPES                                                           \
-    "capacity, load_spike, outage, latency, slowdown, errors, lost_ack, "     \
+#define FAULT_TYPES                                                            \
+    "capacity, load_spike, outage, latency, slowdown, errors, lost_ack, "      \
     "partition, rate_limit, client_timeout"
 
 int key_fault_status(load *ld, const key_row *k, entry *en,
@@ -40,7 +40,8 @@ int key_fault_status(load *ld, const key_row *k, entry *en,
     if (units_int(en->value, &v, &inner) != 0 || v < 100 || v > 599)
         return load_bad_value(ld->e, en, want);
     if (v < 400)
-        return load_bad_value(ld->e, en, "an error status (400-599): an "
+        return load_bad_value(ld->e, en,
+                              "an error status (400-599): an "
                               "errors fault answers with an error");
     f->kind = SB_ERR_HTTP;
     f->status = (int32_t)v;
@@ -61,10 +62,11 @@ int key_fault_duration(load *ld, const key_row *k, entry *en,
         return load_bad(ld->e, en, inner.msg);
     int64_t mean = (int64_t)llround(units_dist_mean(&d));
     if (mean <= 0)
-        return load_bad_value(ld->e, en, d.kind == DIST_CONST
-                                             ? "a positive duration"
-                                             : "a distribution of positive "
-                                               "durations such as exp(5s)");
+        return load_bad_value(ld->e, en,
+                              d.kind == DIST_CONST
+                                  ? "a positive duration"
+                                  : "a distribution of positive "
+                                    "durations such as exp(5s)");
     memset(&f->length, 0, sizeof f->length);
     if (d.kind != DIST_CONST)
         f->length = d;
@@ -74,8 +76,7 @@ int key_fault_duration(load *ld, const key_row *k, entry *en,
 
 /* every = exp(2h): the fault recurs, a gap drawn from this after each
  * occurrence's start (fault_cfg.every). */
-int key_fault_every(load *ld, const key_row *k, entry *en,
-                    const keys_target *t)
+int key_fault_every(load *ld, const key_row *k, entry *en, const keys_target *t)
 {
     (void)k;
     fault_cfg *f = t->base;
@@ -83,7 +84,8 @@ int key_fault_every(load *ld, const key_row *k, entry *en,
     if (units_dist(en->value, &f->every, &inner) != 0)
         return load_bad(ld->e, en, inner.msg);
     if (!(units_dist_mean(&f->every) >= 1e6))
-        return load_bad_value(ld->e, en, "a gap of at least 1ms between "
+        return load_bad_value(ld->e, en,
+                              "a gap of at least 1ms between "
                               "occurrences, such as exp(2h) or 30m");
     if (f->every.mean_ns <= 0)
         f->every.mean_ns = 1; /* recurring: mean_ns > 0 says so */
@@ -105,7 +107,8 @@ int key_fault_pushback(load *ld, const key_row *k, entry *en,
     }
     if (units_duration(en->value, &ns, &inner) != 0 || ns < 0 ||
         ns % 1000000 != 0 || ns / 1000000 > INT32_MAX)
-        return load_bad_value(ld->e, en, "a delay in whole milliseconds "
+        return load_bad_value(ld->e, en,
+                              "a delay in whole milliseconds "
                               "(the grpc-retry-pushback-ms header), or "
                               "'stop'");
     f->pushback = FAULT_PUSHBACK_DELAY;
@@ -120,8 +123,9 @@ static int no_type(load *ld, const char *section)
 {
     int line = load_section_line(ld, section);
     if (line)
-        return err_set(ld->e, "%s:%d: [%s] needs a 'type' (one of "
-                       FAULT_TYPES ")", ld->path, line, section);
+        return err_set(ld->e,
+                       "%s:%d: [%s] needs a 'type' (one of " FAULT_TYPES ")",
+                       ld->path, line, section);
     const char *faults[LOAD_MAX_SECTIONS];
     int n = 0;
     for (int i = 0; i < ld->n_sections; i++)
@@ -130,10 +134,12 @@ static int no_type(load *ld, const char *section)
     const entry *any = load_first(ld, section);
     const char *best = suggest_closest(section, faults, n);
     if (best)
-        return err_set(ld->e, "%s: the scenario has no [%s] (did you mean "
+        return err_set(ld->e,
+                       "%s: the scenario has no [%s] (did you mean "
                        "[%s]?); a new fault needs %s.type",
                        any ? any->origin : "--set", section, best, section);
-    return err_set(ld->e, "%s: the scenario has no [%s]; a new fault needs "
+    return err_set(ld->e,
+                   "%s: the scenario has no [%s]; a new fault needs "
                    "%s.type (one of " FAULT_TYPES ")",
                    any ? any->origin : "--set", section, section);
 }
@@ -176,7 +182,9 @@ static int load_fault(load *ld, const char *section)
     snprintf(f->name, sizeof f->name, "%s", section + 6);
     if (fault_type_of(ld, section, &f->type) != 0)
         return -1;
-    keys_target t = {.section = KS_FAULT, .name = section, .base = f,
+    keys_target t = {.section = KS_FAULT,
+                     .name = section,
+                     .base = f,
                      .fault_bit = 1u << f->type};
     if (keys_defaults(ld, &t) != 0 || keys_apply(ld, &t) != 0 ||
         fault_required(ld, section, f) != 0)
@@ -187,7 +195,8 @@ static int load_fault(load *ld, const char *section)
         return -1;
     const entry *pb = load_find(ld, section, "pushback");
     if (pb && f->kind != SB_ERR_GRPC)
-        return load_bad(ld->e, pb, "is gRPC metadata "
+        return load_bad(ld->e, pb,
+                        "is gRPC metadata "
                         "(grpc-retry-pushback-ms): it needs a gRPC status, "
                         "such as UNAVAILABLE");
     c->n_faults++;

@@ -19,14 +19,14 @@ int key_step_policy(load *ld, const key_row *k, entry *en, const keys_target *t)
 {
     step_cfg *st = t->base;
     if (en->value[0] == '\0')
-        return load_bad_value(ld->e, en, "a policy stack such as exponential "
+        return load_bad_value(ld->e, en,
+                              "a policy stack such as exponential "
                               "or plan+token_bucket (leave the key out to "
                               "run the run's own stack)");
     if (key_text(ld, k, en, t) != 0)
         return -1;
-    if (snprintf(st->policy_origin, sizeof st->policy_origin,
-                 "%s: [%s] policy", en->origin, t->name) >=
-        (int)sizeof st->policy_origin)
+    if (snprintf(st->policy_origin, sizeof st->policy_origin, "%s: [%s] policy",
+                 en->origin, t->name) >= (int)sizeof st->policy_origin)
         return load_bad(ld->e, en, "has a file path too long to report");
     return 0;
 }
@@ -53,12 +53,13 @@ static int step_setting(load *ld, entry *en, const keys_target *t)
         return 0;
     if (st->n_settings == SIM_STEP_SETTINGS) {
         char msg[96];
-        snprintf(msg, sizeof msg, "too many policy parameters for a step "
-                 "(at most %d)", SIM_STEP_SETTINGS);
+        snprintf(msg, sizeof msg,
+                 "too many policy parameters for a step "
+                 "(at most %d)",
+                 SIM_STEP_SETTINGS);
         return load_bad(ld->e, en, msg);
     }
-    return load_keep_setting(ld, en, t->name,
-                             &st->settings[st->n_settings++]);
+    return load_keep_setting(ld, en, t->name, &st->settings[st->n_settings++]);
 }
 
 static int load_step(load *ld, const char *name, step_cfg *st)
@@ -69,13 +70,17 @@ static int load_step(load *ld, const char *name, step_cfg *st)
     snprintf(st->name, sizeof st->name, "%s", name);
     const entry *pol = load_find(ld, section, "policy");
     step_ctx c = {pol != NULL, pol && load_from_set(pol)};
-    keys_target t = {.section = KS_STEP, .name = section, .base = st,
-                     .other = step_setting, .ctx = &c};
+    keys_target t = {.section = KS_STEP,
+                     .name = section,
+                     .base = st,
+                     .other = step_setting,
+                     .ctx = &c};
     if (keys_defaults(ld, &t) != 0 || keys_apply(ld, &t) != 0)
         return -1;
     const entry *bad_items = load_find(ld, section, "item_defect");
     if (bad_items && st->items == 0 && st->item_defect > 0)
-        return load_bad_value(ld->e, bad_items, "0 in a step that is not a "
+        return load_bad_value(ld->e, bad_items,
+                              "0 in a step that is not a "
                               "batch (item_defect is the share of a batch's "
                               "items with a defect; set items = N to make "
                               "the step a batch of N items)");
@@ -95,16 +100,21 @@ static int add_step(load *ld, const entry *en, pipeline_cfg *p,
     case LOAD_NAME_OK:
         break;
     case LOAD_NAME_INVALID:
-        return load_bad_value(ld->e, en, "a comma-separated list of step "
+        return load_bad_value(ld->e, en,
+                              "a comma-separated list of step "
                               "names (" SYNTAX_NAME_RULE " each), each the "
                               "name of a [step.NAME] section");
     case LOAD_NAME_TWICE:
-        snprintf(want, sizeof want, "each step once, but '%s' is listed "
-                 "twice", name);
+        snprintf(want, sizeof want,
+                 "each step once, but '%s' is listed "
+                 "twice",
+                 name);
         return load_bad_value(ld->e, en, want);
     case LOAD_NAME_NO_SECTION:
-        snprintf(want, sizeof want, "the names of [step.NAME] sections, but "
-                 "there is no [step.%s] section", name);
+        snprintf(want, sizeof want,
+                 "the names of [step.NAME] sections, but "
+                 "there is no [step.%s] section",
+                 name);
         return load_bad_value(ld->e, en, want);
     case LOAD_NAME_TOO_MANY:
         snprintf(want, sizeof want, "at most %d steps", SIM_MAX_STEPS);
@@ -122,7 +132,8 @@ static int parse_steps(load *ld, const entry *en, pipeline_cfg *p)
     snprintf(list, sizeof list, "%s", en->value);
     p->n_steps = 0;
     if (*syntax_trim(list) == '\0')
-        return load_bad_value(ld->e, en, "at least one step: the names of "
+        return load_bad_value(ld->e, en,
+                              "at least one step: the names of "
                               "[step.NAME] sections, in the order they run");
     /* By hand, not strtok: "a,,b" has an empty name, not two names. */
     for (char *tok = list, *next; tok; tok = next) {
@@ -146,17 +157,19 @@ static int check_unlisted_steps(load *ld, const entry *steps)
     for (int i = 0; i < n; i++)
         names[i] = p->steps[i].name;
     char where[1200];
-    const char *section = load_unlisted(ld, "step.", names, n, where,
-                                        sizeof where);
+    const char *section =
+        load_unlisted(ld, "step.", names, n, where, sizeof where);
     if (section == NULL)
         return 0;
     if (steps == NULL)
-        return err_set(ld->e, "%s: [%s] is a step of a pipeline, but the "
+        return err_set(ld->e,
+                       "%s: [%s] is a step of a pipeline, but the "
                        "scenario has no [pipeline]; expected a [pipeline] "
                        "section with steps = %s (the steps in the order a "
                        "job runs them)",
                        where, section, section + 5);
-    return err_set(ld->e, "%s: [%s] is not run: [pipeline] steps (%s) does "
+    return err_set(ld->e,
+                   "%s: [%s] is not run: [pipeline] steps (%s) does "
                    "not list it; expected every [step.NAME] to be one of "
                    "the steps, got steps = '%.300s'",
                    where, section, steps->origin, steps->value);
@@ -171,15 +184,18 @@ static int check_pipeline_server(load *ld, const entry *steps)
     char msg[1400];
     if (c->n_tiers >= 2) {
         const entry *down = load_find(ld, "server", "downstream");
-        snprintf(msg, sizeof msg, "no downstream with a pipeline "
+        snprintf(msg, sizeof msg,
+                 "no downstream with a pipeline "
                  "([pipeline] steps, %s): a pipeline together with a "
-                 "service chain is not supported yet", steps->origin);
+                 "service chain is not supported yet",
+                 steps->origin);
         return down ? load_bad_value(ld->e, down, msg)
                     : load_bad(ld->e, steps, msg);
     }
     const entry *model = load_find(ld, "server", "model");
     if (c->server.model == MODEL_HOT_RECORD) {
-        snprintf(msg, sizeof msg, "queue with a pipeline ([pipeline] "
+        snprintf(msg, sizeof msg,
+                 "queue with a pipeline ([pipeline] "
                  "steps, %s): a step's answers come from the queue model; "
                  "a pipeline on the hot record is not supported yet",
                  steps->origin);
@@ -202,9 +218,11 @@ int load_pipeline(load *ld)
     if (steps == NULL) {
         char where[1200];
         load_section_where(ld, "pipeline", any, where, sizeof where);
-        return err_set(ld->e, "%s: [pipeline] needs 'steps': the names of "
+        return err_set(ld->e,
+                       "%s: [pipeline] needs 'steps': the names of "
                        "its [step.NAME] sections, in the order a job runs "
-                       "them, such as steps = extract, load", where);
+                       "them, such as steps = extract, load",
+                       where);
     }
     if (parse_steps(ld, steps, p) != 0 ||
         check_unlisted_steps(ld, steps) != 0 ||

@@ -15,10 +15,9 @@ int key_policy_name(load *ld, const key_row *k, entry *en, const keys_target *t)
     scenario *sc = t->base;
     if (key_text(ld, k, en, t) != 0)
         return -1;
-    if (en->origin[0] &&
-        snprintf(sc->policy_origin, sizeof sc->policy_origin,
-                 "%s: [policy] name", en->origin) >=
-            (int)sizeof sc->policy_origin)
+    if (en->origin[0] && snprintf(sc->policy_origin, sizeof sc->policy_origin,
+                                  "%s: [policy] name",
+                                  en->origin) >= (int)sizeof sc->policy_origin)
         return load_bad(ld->e, en, "has a file path too long to report");
     return 0;
 }
@@ -38,8 +37,7 @@ int key_plugin(load *ld, const key_row *k, entry *en, const keys_target *t)
 
 /* Read by load_policy_from before every section: here it is only a
  * known key. */
-int key_policy_from(load *ld, const key_row *k, entry *en,
-                    const keys_target *t)
+int key_policy_from(load *ld, const key_row *k, entry *en, const keys_target *t)
 {
     (void)ld;
     (void)k;
@@ -67,14 +65,16 @@ static int put_imported(load *ld, const import_result *r, const char *origin)
         snprintf(section, sizeof section, "%.*s", (int)(dot - key), key);
         char where[2400];
         snprintf(where, sizeof where, "%.2200s (%s)", origin, key);
-        rc = ini_file_put_default(ld, section, dot + 1, r->sets[i].value,
-                                  where);
+        rc =
+            ini_file_put_default(ld, section, dot + 1, r->sets[i].value, where);
     }
     if (rc == 0 && topo) {
         char msg[1400];
-        snprintf(msg, sizeof msg, "%s: the topology's clients' policy and "
+        snprintf(msg, sizeof msg,
+                 "%s: the topology's clients' policy and "
                  "[clients] keys apply; its tiers do not (paste them from "
-                 "'stormbench import %s')", origin, r->path);
+                 "'stormbench import %s')",
+                 origin, r->path);
         load_warn(ld->sc, msg);
     }
     return rc;
@@ -89,7 +89,8 @@ int load_policy_from(load *ld)
     if (name && load_from_set(name))
         return 0; /* --set chose another stack */
     if (name)
-        return load_bad(ld->e, name, "names the stack, and so does [policy] "
+        return load_bad(ld->e, name,
+                        "names the stack, and so does [policy] "
                         "from: keep one (a parameter written beside from "
                         "overrides the imported one)");
     char file[1100], sel[200], path[1100];
@@ -97,7 +98,8 @@ int load_policy_from(load *ld)
     entry rel = *from;
     snprintf(rel.value, sizeof rel.value, "%s", file);
     if (file[0] == '\0')
-        return load_bad_value(ld->e, from, "FILE or FILE#SELECTOR, an "
+        return load_bad_value(ld->e, from,
+                              "FILE or FILE#SELECTOR, an "
                               "imported configuration");
     if (load_path(ld, &rel, path, sizeof path) != 0)
         return -1;
@@ -128,14 +130,15 @@ static int policy_setting(load *ld, entry *en, const keys_target *t)
     scenario *sc = t->base;
     if (sc->n_settings == PSTACK_MAX_SETTINGS)
         return load_bad(ld->e, en, "too many policy parameters");
-    return load_keep_setting(ld, en, "policy",
-                             &sc->settings[sc->n_settings++]);
+    return load_keep_setting(ld, en, "policy", &sc->settings[sc->n_settings++]);
 }
 
 int load_policy(load *ld)
 {
-    keys_target t = {.section = KS_POLICY, .name = "policy",
-                     .base = ld->sc, .other = policy_setting};
+    keys_target t = {.section = KS_POLICY,
+                     .name = "policy",
+                     .base = ld->sc,
+                     .other = policy_setting};
     snprintf(ld->sc->policy_origin, sizeof ld->sc->policy_origin, "default");
     return keys_defaults(ld, &t) != 0 || keys_apply(ld, &t) != 0 ? -1 : 0;
 }
@@ -151,8 +154,7 @@ static int keep_expectation(load *ld, entry *en, const keys_target *t)
     if (strlen(en->value) >= sizeof x->value ||
         strlen(en->key) >= sizeof x->key)
         return load_bad(ld->e, en, "is too long");
-    if (snprintf(x->key, sizeof x->key, "%s", en->key) >=
-            (int)sizeof x->key ||
+    if (snprintf(x->key, sizeof x->key, "%s", en->key) >= (int)sizeof x->key ||
         snprintf(x->value, sizeof x->value, "%s", en->value) >=
             (int)sizeof x->value ||
         snprintf(x->origin, sizeof x->origin, "%s: [expect]", en->origin) >=
@@ -163,7 +165,9 @@ static int keep_expectation(load *ld, entry *en, const keys_target *t)
 
 int load_expect(load *ld)
 {
-    keys_target t = {.section = KS_EXPECT, .name = "expect", .base = ld->sc,
+    keys_target t = {.section = KS_EXPECT,
+                     .name = "expect",
+                     .base = ld->sc,
                      .other = keep_expectation};
     return keys_apply(ld, &t);
 }

@@ -37,9 +37,11 @@ static int check_times(load *ld)
     const entry *dur = load_find(ld, "scenario", "duration");
     const entry *name = load_find(ld, "scenario", "name");
     if (dur == NULL || name == NULL)
-        return err_set(ld->e, "%s: [scenario] needs a name and a duration "
+        return err_set(ld->e,
+                       "%s: [scenario] needs a name and a duration "
                        "(how long to simulate), e.g. name = my-test and "
-                       "duration = 300s", ld->path);
+                       "duration = 300s",
+                       ld->path);
     const entry *warm = load_find(ld, "scenario", "warmup");
     const entry *bucket = load_find(ld, "scenario", "bucket");
     char d[32], v[32];
@@ -47,25 +49,30 @@ static int check_times(load *ld)
     /* A default the user never wrote is named, with the key to set:
      * "duration: must be longer" would blame the line they did write. */
     if (c->warmup_ns >= c->duration_ns && warm)
-        return load_bad(ld->e, warm, "must be shorter than the duration of the "
+        return load_bad(ld->e, warm,
+                        "must be shorter than the duration of the "
                         "run");
     if (c->warmup_ns >= c->duration_ns) {
-        snprintf(msg, sizeof msg, "warmup (default %s) must be shorter "
+        snprintf(msg, sizeof msg,
+                 "warmup (default %s) must be shorter "
                  "than the duration (%s); set [scenario] warmup",
                  units_fmt_duration(c->warmup_ns, v, sizeof v), d);
         return load_bad(ld->e, dur, msg);
     }
     if (c->bucket_ns > c->duration_ns && bucket)
-        return load_bad(ld->e, bucket, "must not be longer than the duration "
+        return load_bad(ld->e, bucket,
+                        "must not be longer than the duration "
                         "of the run");
     if (c->bucket_ns > c->duration_ns) {
-        snprintf(msg, sizeof msg, "bucket (default %s) must not be longer "
+        snprintf(msg, sizeof msg,
+                 "bucket (default %s) must not be longer "
                  "than the duration (%s); set [scenario] bucket",
                  units_fmt_duration(c->bucket_ns, v, sizeof v), d);
         return load_bad(ld->e, dur, msg);
     }
     if (c->duration_ns / c->bucket_ns > 10000000)
-        return load_bad(ld->e, bucket ? bucket : dur, "more than 10 million "
+        return load_bad(ld->e, bucket ? bucket : dur,
+                        "more than 10 million "
                         "buckets in the run; make bucket longer");
     int64_t last = -1;
     for (uint32_t i = 0; i < c->n_faults; i++) {
@@ -83,9 +90,11 @@ static int check_times(load *ld)
          * herd meets a server down from t = 0, warned on every run. */
         if (f->start_ns < c->warmup_ns + c->bucket_ns &&
             c->clients.arrival != ARRIVAL_ONCE) {
-            snprintf(msg, sizeof msg, "fault '%s' starts before warm-up and "
+            snprintf(msg, sizeof msg,
+                     "fault '%s' starts before warm-up and "
                      "one bucket have passed: there is no baseline, so "
-                     "recovery cannot be judged", f->name);
+                     "recovery cannot be judged",
+                     f->name);
             load_warn(ld->sc, msg);
         }
         if (simtime_add(f->start_ns, f->duration_ns) > last)
@@ -105,31 +114,36 @@ static int check_times(load *ld)
          * fault would raise just as wrongly. */
         const rate_profile *p = c->clients.profile;
         double span_s = (double)(c->duration_ns - last) / 1e9;
-        double mean = (profile_mass(p, c->duration_ns) -
-                       profile_mass(p, last)) / span_s;
+        double mean =
+            (profile_mass(p, c->duration_ns) - profile_mass(p, last)) / span_s;
         per_s = profile_total(p) ? mean : mean * (double)c->clients.count;
-        snprintf(where, sizeof where, " (the profile's mean rate after the "
-                 "last fault, %.4g/s in all)", per_s);
+        snprintf(where, sizeof where,
+                 " (the profile's mean rate after the "
+                 "last fault, %.4g/s in all)",
+                 per_s);
     }
     double per_window = per_s * (double)c->recovery_window_ns / 1e9;
-    if (last >= 0 && c->clients.arrival == ARRIVAL_OPEN &&
-        per_window < 1000) {
-        snprintf(msg, sizeof msg, "recovery_window holds about %.0f "
+    if (last >= 0 && c->clients.arrival == ARRIVAL_OPEN && per_window < 1000) {
+        snprintf(msg, sizeof msg,
+                 "recovery_window holds about %.0f "
                  "requests%s: goodput noise of about %.0f%% is close to "
                  "the 10%% recovery band, so recovery times will jitter; "
-                 "lengthen recovery_window", per_window, where,
+                 "lengthen recovery_window",
+                 per_window, where,
                  100.0 / sqrt(per_window > 1 ? per_window : 1));
         load_warn(ld->sc, msg);
     }
     if (last > c->duration_ns) {
-        snprintf(msg, sizeof msg, "the last fault runs past the end of the "
+        snprintf(msg, sizeof msg,
+                 "the last fault runs past the end of the "
                  "run (it ends at %.0f s, the run at %.0f s): recovery cannot "
-                 "be judged", (double)last / 1e9,
-                 (double)c->duration_ns / 1e9);
+                 "be judged",
+                 (double)last / 1e9, (double)c->duration_ns / 1e9);
         load_warn(ld->sc, msg);
     } else if (last >= 0 &&
                simtime_add(last, c->recovery_window_ns) > c->duration_ns) {
-        snprintf(msg, sizeof msg, "the run ends less than one "
+        snprintf(msg, sizeof msg,
+                 "the run ends less than one "
                  "recovery_window after the last fault ends: recovery "
                  "cannot be judged");
         load_warn(ld->sc, msg);
@@ -152,7 +166,8 @@ static void check_progress(load *ld)
     if (!zero_think && !zero_net)
         return;
     char msg[512];
-    snprintf(msg, sizeof msg, "[clients] call_time = 0 with %s: a call that "
+    snprintf(msg, sizeof msg,
+             "[clients] call_time = 0 with %s: a call that "
              "fails in zero time then costs its client nothing, and a %s "
              "can stop simulated time (the run stops with an error if it "
              "does); keep call_time above 0 (default 100us)",
@@ -209,7 +224,8 @@ static int check_rate(load *ld)
     char times[64] = "", msg[600];
     if (spike > 1.0)
         snprintf(times, sizeof times, ", x %g during load spikes,", spike);
-    snprintf(msg, sizeof msg, "%g/s per client%s is too fast for the "
+    snprintf(msg, sizeof msg,
+             "%g/s per client%s is too fast for the "
              "engine's time resolution of 1 ns: the mean gap between a "
              "client's requests would be %.3g ns, and gaps are rounded to "
              "whole ns; at most %g/s per client (a mean gap of %g ns) is "
@@ -251,13 +267,16 @@ static int check_trace(load *ld)
     while (late < n && at[n - 1 - late] >= c->duration_ns)
         late++;
     if (late > 0) {
-        snprintf(msg, sizeof msg, "the trace's last request comes at %.3f "
+        snprintf(msg, sizeof msg,
+                 "the trace's last request comes at %.3f "
                  "s, after the run ends (%.0f s): %u of its %u requests "
-                 "are not replayed", (double)at[n - 1] / 1e9,
-                 (double)c->duration_ns / 1e9, late, n);
+                 "are not replayed",
+                 (double)at[n - 1] / 1e9, (double)c->duration_ns / 1e9, late,
+                 n);
         load_warn(ld->sc, msg);
     } else if (at[n - 1] < c->duration_ns - c->recovery_window_ns) {
-        snprintf(msg, sizeof msg, "the trace's last request comes at %.3f "
+        snprintf(msg, sizeof msg,
+                 "the trace's last request comes at %.3f "
                  "s and the run lasts %.0f s: no work arrives after it",
                  (double)at[n - 1] / 1e9, (double)c->duration_ns / 1e9);
         load_warn(ld->sc, msg);
@@ -295,11 +314,10 @@ int scenario_load(const char *path, const char *const *sets, int n_sets,
     if (load_policy_from(&ld) != 0)
         goto done;
     /* Section by section, in the order their messages take precedence. */
-    if (load_basic(&ld) != 0 || load_chain(&ld) != 0 ||
-        load_faults(&ld) != 0 || load_policy(&ld) != 0 ||
-        load_expect(&ld) != 0 || load_pipeline(&ld) != 0 ||
-        load_check_crashes(&ld) != 0 || check_times(&ld) != 0 ||
-        check_rate(&ld) != 0 || check_trace(&ld) != 0)
+    if (load_basic(&ld) != 0 || load_chain(&ld) != 0 || load_faults(&ld) != 0 ||
+        load_policy(&ld) != 0 || load_expect(&ld) != 0 ||
+        load_pipeline(&ld) != 0 || load_check_crashes(&ld) != 0 ||
+        check_times(&ld) != 0 || check_rate(&ld) != 0 || check_trace(&ld) != 0)
         goto done;
     check_progress(&ld);
     rc = 0;

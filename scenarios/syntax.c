@@ -46,8 +46,8 @@ static const char *text_problem(const char *s)
     size_t n = strlen(s);
     if (strchr(s, '\n'))
         return "holds a line break";
-    if (n > 0 && (isspace((unsigned char)s[0]) ||
-                  isspace((unsigned char)s[n - 1])))
+    if (n > 0 &&
+        (isspace((unsigned char)s[0]) || isspace((unsigned char)s[n - 1])))
         return "starts or ends with a blank, which the loader drops";
     if (*syntax_comment(s) != '\0')
         return "holds ';' after a blank, which starts a comment";

@@ -30,8 +30,8 @@ static int text_of(const reader *r, const tree_node *n, const char *where,
     return 0;
 }
 
-static int read_duration(const reader *r, const tree_node *n,
-                         const char *where, int64_t *ns)
+static int read_duration(const reader *r, const tree_node *n, const char *where,
+                         int64_t *ns)
 {
     const char *s;
     sb_err e;
@@ -52,8 +52,10 @@ static int read_int(const reader *r, const tree_node *n, const char *where,
         return -1;
     if (units_int(s, &x, &e) != 0 || x < lo || x > hi) {
         char msg[160];
-        snprintf(msg, sizeof msg, "expected a whole number from %d to %d, "
-                 "got '%s'", lo, hi, s);
+        snprintf(msg, sizeof msg,
+                 "expected a whole number from %d to %d, "
+                 "got '%s'",
+                 lo, hi, s);
         return bad(r, n, where, msg);
     }
     *v = (int)x;
@@ -88,14 +90,15 @@ static int read_breaker(const reader *r, tree_node *n, topo_caller *c)
                               &c->breaker_cooldown_ns) != 0)
                 return -1;
         } else
-            return bad(r, n->items[i], k, "unknown key in breaker; known: "
+            return bad(r, n->items[i], k,
+                       "unknown key in breaker; known: "
                        "threshold, cooldown");
     }
     return 0;
 }
 
-static int read_calls(const reader *r, tree_node *n,
-                      char calls[][TOPO_NAME], int *count)
+static int read_calls(const reader *r, tree_node *n, char calls[][TOPO_NAME],
+                      int *count)
 {
     if (n->kind == TREE_MAP)
         return bad(r, n, "calls", "expected a service name or a list");
@@ -131,7 +134,8 @@ static int caller_key(const reader *r, const char *k, tree_node *v,
             return -1;
         if (strcmp(s, "exponential") && strcmp(s, "immediate") &&
             strcmp(s, "fixed"))
-            return bad(r, v, "backoff", "expected exponential, immediate or "
+            return bad(r, v, "backoff",
+                       "expected exponential, immediate or "
                        "fixed");
         snprintf(c->backoff, sizeof c->backoff, "%s", s);
         return 0;
@@ -183,9 +187,11 @@ static int read_service(const reader *r, const char *name, tree_node *m,
                 return -1;
         } else {
             char msg[300];
-            snprintf(msg, sizeof msg, "unknown key in service '%s'; known: "
+            snprintf(msg, sizeof msg,
+                     "unknown key in service '%s'; known: "
                      "workers, service, calls, timeout, retries, backoff, "
-                     "breaker, budget, propagate_deadline", name);
+                     "breaker, budget, propagate_deadline",
+                     name);
             return bad(r, v, k, msg);
         }
     }
@@ -212,11 +218,13 @@ static int read_clients(const reader *r, tree_node *m, topology *t)
             if (read_duration(r, v, "deadline", &t->clients.deadline_ns) != 0)
                 return -1;
         } else
-            return bad(r, v, k, "unknown key in clients; known: calls, "
+            return bad(r, v, k,
+                       "unknown key in clients; known: calls, "
                        "timeout, retries, backoff, breaker, budget, deadline");
     }
     if (t->n_entry == 0)
-        return bad(r, m, "clients", "'calls' is required: the service the "
+        return bad(r, m, "clients",
+                   "'calls' is required: the service the "
                    "clients call");
     return 0;
 }
@@ -226,17 +234,21 @@ static int check_calls(const reader *r, const topology *t)
     for (int i = 0; i < t->n_entry; i++)
         if (topology_find(t, t->entry[i]) < 0) {
             char msg[200];
-            snprintf(msg, sizeof msg, "calls '%s', which is not under "
-                     "services", t->entry[i]);
-            return err_set(r->e, "%s:%d: clients: %s", r->path,
-                           t->clients.line, msg);
+            snprintf(msg, sizeof msg,
+                     "calls '%s', which is not under "
+                     "services",
+                     t->entry[i]);
+            return err_set(r->e, "%s:%d: clients: %s", r->path, t->clients.line,
+                           msg);
         }
     for (int i = 0; i < t->n; i++)
         for (int k = 0; k < t->s[i].n_calls; k++)
             if (topology_find(t, t->s[i].calls[k]) < 0)
-                return err_set(r->e, "%s:%d: %s: calls '%s', which is not "
-                               "under services", r->path, t->s[i].calls_line,
-                               t->s[i].name, t->s[i].calls[k]);
+                return err_set(r->e,
+                               "%s:%d: %s: calls '%s', which is not "
+                               "under services",
+                               r->path, t->s[i].calls_line, t->s[i].name,
+                               t->s[i].calls[k]);
     return 0;
 }
 
@@ -246,8 +258,10 @@ static int no_cycle(const reader *r, const topology *t, int at, int *path,
 {
     for (int i = 0; i < depth; i++)
         if (path[i] == at)
-            return err_set(r->e, "%s:%d: %s: calls form a cycle back to "
-                           "'%s'", r->path, t->s[path[depth - 1]].calls_line,
+            return err_set(r->e,
+                           "%s:%d: %s: calls form a cycle back to "
+                           "'%s'",
+                           r->path, t->s[path[depth - 1]].calls_line,
                            t->s[path[depth - 1]].name, t->s[at].name);
     path[depth] = at;
     for (int k = 0; k < t->s[at].n_calls; k++)
@@ -271,20 +285,22 @@ static int read_doc(const reader *r, tree_node *doc, topology *t)
             if (read_clients(r, doc->items[i], t) != 0)
                 return -1;
         } else if (strcmp(k, "topology") != 0)
-            return bad(r, doc->items[i], k, "unknown key; known: topology "
+            return bad(r, doc->items[i], k,
+                       "unknown key; known: topology "
                        "(a name), clients, services");
     }
     if (svcs == NULL || svcs->kind != TREE_MAP || svcs->n == 0)
-        return err_set(r->e, "%s: 'services:' is required: a map of "
-                       "services by name", r->path);
+        return err_set(r->e,
+                       "%s: 'services:' is required: a map of "
+                       "services by name",
+                       r->path);
     if (t->n_entry == 0)
         return err_set(r->e, "%s: 'clients:' is required, with 'calls:'",
                        r->path);
     if (svcs->n > TOPO_MAX_SERVICES)
         return bad(r, svcs, "services", "at most 32 services");
     for (size_t i = 0; i < svcs->n; i++)
-        if (read_service(r, svcs->keys[i], svcs->items[i], &t->s[t->n++]) !=
-            0)
+        if (read_service(r, svcs->keys[i], svcs->items[i], &t->s[t->n++]) != 0)
             return -1;
     int path[TOPO_MAX_SERVICES + 1];
     if (check_calls(r, t) != 0)

@@ -39,33 +39,33 @@
 
 /* How one caller calls whom it calls. */
 typedef struct topo_caller {
-    int line;               /* of the caller's entry */
-    int64_t timeout_ns;     /* per attempt; 0: none given */
+    int line;           /* of the caller's entry */
+    int64_t timeout_ns; /* per attempt; 0: none given */
     int timeout_line;
-    int retries;            /* after the first attempt */
+    int retries; /* after the first attempt */
     int retries_line;
-    char backoff[16];       /* exponential, immediate, fixed */
+    char backoff[16]; /* exponential, immediate, fixed */
     bool breaker;
-    int breaker_threshold;  /* 0: the built-in's default */
+    int breaker_threshold; /* 0: the built-in's default */
     int64_t breaker_cooldown_ns;
     bool budget;
     int budget_line;
     bool propagate_deadline;
     int propagate_line;
-    int64_t deadline_ns;    /* the clients only; 0: none */
+    int64_t deadline_ns; /* the clients only; 0: none */
     int deadline_line;
 } topo_caller;
 
 typedef struct topo_service {
     char name[TOPO_NAME];
     int line;
-    int workers;            /* 0: unlimited */
-    char service[64];       /* a distribution as written ("" default) */
+    int workers;      /* 0: unlimited */
+    char service[64]; /* a distribution as written ("" default) */
     char calls[TOPO_MAX_CALLS][TOPO_NAME];
     int n_calls;
     int calls_line;
-    topo_caller out;        /* how it calls its callees */
-    bool step;              /* a scenario's pipeline step (lint): the
+    topo_caller out; /* how it calls its callees */
+    bool step;       /* a scenario's pipeline step (lint): the
                                steps are stages of one job runner, not
                                callers of their own */
 } topo_service;

@@ -60,8 +60,7 @@ static int node_add(tree_node *p, const char *key, tree_node *child)
     return 0;
 }
 
-static tree_node *scalar_new(const char *text, int line, bool string,
-                             bool null)
+static tree_node *scalar_new(const char *text, int line, bool string, bool null)
 {
     tree_node *n = node_new(TREE_SCALAR, line);
     if (n == NULL)
@@ -207,9 +206,10 @@ static tree_node *parse_children(yreader *r, tree_node *n, bool map,
             yaml_event_delete(&ev);
             for (size_t i = 0; i < n->n; i++)
                 if (strcmp(n->keys[i], key) == 0) {
-                    err_set(r->e, "%s:%d: duplicate key '%s' (first at "
-                            "line %d)", r->path, key_line, key,
-                            n->items[i]->line);
+                    err_set(r->e,
+                            "%s:%d: duplicate key '%s' (first at "
+                            "line %d)",
+                            r->path, key_line, key, n->items[i]->line);
                     goto fail;
                 }
             if (next_event(r, &ev) != 0)
@@ -252,14 +252,14 @@ static tree_node *parse_node(yreader *r, yaml_event_t *ev)
             err_set(r->e, "%s: out of memory", r->path);
             return NULL;
         }
-        return parse_children(r, n, map,
-                              map ? YAML_MAPPING_END_EVENT
-                                  : YAML_SEQUENCE_END_EVENT);
+        return parse_children(
+            r, n, map, map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT);
     }
     case YAML_ALIAS_EVENT:
-        err_set(r->e, "%s:%d: YAML aliases (*%s) are not supported: write "
-                "the values out", r->path, line,
-                (char *)ev->data.alias.anchor);
+        err_set(r->e,
+                "%s:%d: YAML aliases (*%s) are not supported: write "
+                "the values out",
+                r->path, line, (char *)ev->data.alias.anchor);
         break;
     default:
         err_set(r->e, "%s:%d: unexpected YAML structure", r->path, line);
@@ -381,8 +381,7 @@ void tree_use_all(tree_node *n)
         tree_use_all(n->items[i]);
 }
 
-void tree_unused(tree_node *n, const char *prefix, tree_visit_fn fn,
-                 void *ctx)
+void tree_unused(tree_node *n, const char *prefix, tree_visit_fn fn, void *ctx)
 {
     bool leaf = n->kind == TREE_SCALAR || n->n == 0;
     if (leaf) {
@@ -393,8 +392,8 @@ void tree_unused(tree_node *n, const char *prefix, tree_visit_fn fn,
     for (size_t i = 0; i < n->n; i++) {
         char path[512];
         if (n->kind == TREE_MAP)
-            snprintf(path, sizeof path, "%s%s%s", prefix,
-                     prefix[0] ? "." : "", n->keys[i]);
+            snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "",
+                     n->keys[i]);
         else
             snprintf(path, sizeof path, "%s[%zu]", prefix, i);
         tree_unused(n->items[i], path, fn, ctx);

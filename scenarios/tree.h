@@ -28,20 +28,20 @@ typedef enum tree_kind { TREE_SCALAR, TREE_MAP, TREE_LIST } tree_kind;
 
 typedef struct tree_node {
     tree_kind kind;
-    int line;      /* 1-based; 0 when the parser gives none (JSON) */
-    char *text;    /* a scalar's text ("" for null) */
-    bool string;   /* a scalar written as a string (quoted) */
-    bool null;     /* JSON null, YAML ~ or an empty value */
-    size_t n;      /* children of a map or list */
-    char **keys;   /* a map's keys, n of them */
+    int line;    /* 1-based; 0 when the parser gives none (JSON) */
+    char *text;  /* a scalar's text ("" for null) */
+    bool string; /* a scalar written as a string (quoted) */
+    bool null;   /* JSON null, YAML ~ or an empty value */
+    size_t n;    /* children of a map or list */
+    char **keys; /* a map's keys, n of them */
     struct tree_node **items;
-    bool used;     /* read by an importer */
+    bool used; /* read by an importer */
 } tree_node;
 
 typedef struct tree {
     char path[1024];
-    bool json;          /* parsed as JSON (no lines) */
-    size_t n_docs;      /* a YAML stream may hold several (---) */
+    bool json;     /* parsed as JSON (no lines) */
+    size_t n_docs; /* a YAML stream may hold several (---) */
     tree_node **docs;
 } tree;
 
@@ -65,7 +65,6 @@ void tree_use_all(tree_node *n);
  * importer read, with its dotted path below `prefix`
  * ("retryPolicy.foo", "name[1].service"). */
 typedef void (*tree_visit_fn)(void *ctx, const char *path, tree_node *n);
-void tree_unused(tree_node *n, const char *prefix, tree_visit_fn fn,
-                 void *ctx);
+void tree_unused(tree_node *n, const char *prefix, tree_visit_fn fn, void *ctx);
 
 #endif

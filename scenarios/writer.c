@@ -93,13 +93,14 @@ static void put(writer *w, const char *key, const char *value)
         }
     }
     if (strlen(key) + strlen(value) + 3 > SCENARIO_LINE_MAX) {
-        fail(w, "%s: the value '%.*s%s' is too long for a line (at most "
-             "%d characters)", key, QUOTE(value), SCENARIO_LINE_MAX);
+        fail(w,
+             "%s: the value '%.*s%s' is too long for a line (at most "
+             "%d characters)",
+             key, QUOTE(value), SCENARIO_LINE_MAX);
         return;
     }
     if (w->n_keys == WRITER_MAX_KEYS) {
-        fail(w, "%s: more than %d keys in one section", key,
-             WRITER_MAX_KEYS);
+        fail(w, "%s: more than %d keys in one section", key, WRITER_MAX_KEYS);
         return;
     }
     w->keys[w->n_keys++] = key;
@@ -210,10 +211,10 @@ static void scenario_section(writer *w, const sim_config *c)
         char path[SIM_MAX_BRANCH * 64];
         size_t used = 0;
         for (uint32_t i = 0; i < c->branch.n && used < sizeof path; i++)
-            used += (size_t)snprintf(
-                path + used, sizeof path - used, "%s%s:%016llx",
-                i ? " " : "", dur(c->branch.step[i].at_ns, a, sizeof a),
-                (unsigned long long)c->branch.step[i].key);
+            used += (size_t)snprintf(path + used, sizeof path - used,
+                                     "%s%s:%016llx", i ? " " : "",
+                                     dur(c->branch.step[i].at_ns, a, sizeof a),
+                                     (unsigned long long)c->branch.step[i].key);
         put(w, "branch", path);
     }
     put(w, "warmup", dur(c->warmup_ns, a, sizeof a));
@@ -239,8 +240,9 @@ static void clients_section(writer *w, const client_cfg *k)
     } else
         put(w, "arrival", arrivals[k->arrival]);
     if (k->arrival == ARRIVAL_OPEN)
-        put(w, "rate", k->profile ? profile_spec(k->profile)
-                                  : rate(k->rate_per_s, a, sizeof a));
+        put(w, "rate",
+            k->profile ? profile_spec(k->profile)
+                       : rate(k->rate_per_s, a, sizeof a));
     if (k->arrival == ARRIVAL_CLOSED)
         put(w, "think", dist_text(&k->think, a, sizeof a));
     if (k->arrival == ARRIVAL_ONCE)
@@ -265,8 +267,8 @@ static void server_keys(writer *w, const server_cfg *s)
     char a[DIST_TEXT_MAX];
     put(w, "model", models[s->model]);
     if (s->model == MODEL_HOT_RECORD) {
-        put(w, "occ", s->occ == OCC_TWO_ROUND_TRIPS ? "two_round_trips"
-                                                    : "one_step");
+        put(w, "occ",
+            s->occ == OCC_TWO_ROUND_TRIPS ? "two_round_trips" : "one_step");
         if (s->occ == OCC_TWO_ROUND_TRIPS)
             put(w, "read_service", dist_text(&s->read_service, a, sizeof a));
     }
@@ -364,11 +366,23 @@ static void fault_section(writer *w, const sim_config *c, const fault_cfg *ft)
 }
 
 /* gRPC code names in grpc/status.h order (what the loader accepts). */
-static const char *const grpc_names[] = {
-    "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
-    "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
-    "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
-    "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
+static const char *const grpc_names[] = {"OK",
+                                         "CANCELLED",
+                                         "UNKNOWN",
+                                         "INVALID_ARGUMENT",
+                                         "DEADLINE_EXCEEDED",
+                                         "NOT_FOUND",
+                                         "ALREADY_EXISTS",
+                                         "PERMISSION_DENIED",
+                                         "RESOURCE_EXHAUSTED",
+                                         "FAILED_PRECONDITION",
+                                         "ABORTED",
+                                         "OUT_OF_RANGE",
+                                         "UNIMPLEMENTED",
+                                         "INTERNAL",
+                                         "UNAVAILABLE",
+                                         "DATA_LOSS",
+                                         "UNAUTHENTICATED"};
 
 static const char *status_text(const fault_cfg *ft, char *buf, size_t len)
 {
@@ -408,12 +422,15 @@ static void absolute(writer *w, const char *key, const char *path)
         return;
     }
     if (getcwd(cwd, sizeof cwd) == NULL)
-        fail(w, "%s: '%.*s%s' is relative to the current folder, which "
-             "is unknown: %s", key, QUOTE(path), strerror(errno));
-    else if (snprintf(abs, sizeof abs, "%s/%s", cwd, path) >=
-             (int)sizeof abs)
-        fail(w, "%s: '%.*s%s' is longer than %zu characters once made "
-             "absolute", key, QUOTE(path), sizeof abs - 1);
+        fail(w,
+             "%s: '%.*s%s' is relative to the current folder, which "
+             "is unknown: %s",
+             key, QUOTE(path), strerror(errno));
+    else if (snprintf(abs, sizeof abs, "%s/%s", cwd, path) >= (int)sizeof abs)
+        fail(w,
+             "%s: '%.*s%s' is longer than %zu characters once made "
+             "absolute",
+             key, QUOTE(path), sizeof abs - 1);
     else
         put(w, key, abs);
 }
@@ -535,8 +552,8 @@ static const char *step_list(const pipeline_cfg *p, char *buf, size_t len)
     size_t used = 0;
     buf[0] = '\0';
     for (uint32_t i = 0; i < p->n_steps && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s",
-                                 i ? ", " : "", p->steps[i].name);
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+                                 p->steps[i].name);
     return buf;
 }
 

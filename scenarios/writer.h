@@ -21,16 +21,16 @@
 
 /* What goes into the file besides the engine's config. */
 typedef struct writer_extra {
-    const char *comment;       /* lines put at the top as "; " comments,
+    const char *comment;   /* lines put at the top as "; " comments,
                                   or NULL */
-    const char *policy;        /* "exponential+token_bucket" */
-    const setting *params;     /* its [policy] keys, as written */
+    const char *policy;    /* "exponential+token_bucket" */
+    const setting *params; /* its [policy] keys, as written */
     int n_params;
     const char *const *plugins; /* [policy] plugin = ... */
     int n_plugins;
-    const setting *expect;     /* [expect] keys, as written */
+    const setting *expect; /* [expect] keys, as written */
     int n_expect;
-    const char *policy_from;   /* [policy] from = FILE#SELECTOR (the
+    const char *policy_from; /* [policy] from = FILE#SELECTOR (the
                                   scenario's policy_from), written instead
                                   of name, FILE made absolute; NULL or ""
                                   to write the stack by name */

@@ -73,8 +73,8 @@ static double calls_per_arrival(const sim_config *c)
     const pipeline_cfg *p = &c->pipeline;
     if (p->n_steps == 0)
         return 1.0;
-    double per_run = (double)p->n_steps *
-                     (p->strategy == PIPELINE_COMPENSATE ? 2.0 : 1.0);
+    double per_run =
+        (double)p->n_steps * (p->strategy == PIPELINE_COMPENSATE ? 2.0 : 1.0);
     return per_run * (1.0 + (double)p->reruns);
 }
 
@@ -182,8 +182,8 @@ static void memory(const sim_config *c, double peak, budget_cost *b)
     b->each[BUDGET_ATTEMPTS] =
         (double)(sizeof(attempt) + sizeof(evq_event) + sizeof(uint32_t));
     b->count[BUDGET_METRICS] =
-        (double)metrics_plan(c->bucket_ns, c->duration_ns,
-                             METRICS_MAX_BUCKETS, NULL) +
+        (double)metrics_plan(c->bucket_ns, c->duration_ns, METRICS_MAX_BUCKETS,
+                             NULL) +
         1.0;
     b->each[BUDGET_METRICS] = (double)sizeof(metrics_bucket);
     b->bytes = (double)sizeof(metrics);
@@ -198,8 +198,8 @@ void budget_estimate(const sim_config *c, size_t client_state,
     memset(out, 0, sizeof *out);
     out->client_state = client_state;
     out->request_state = request_state;
-    out->attempts = fmin(fmax(max_attempts, 1.0),
-                         (double)budget_attempts_cap());
+    out->attempts =
+        fmin(fmax(max_attempts, 1.0), (double)budget_attempts_cap());
     double peak;
     arrivals(c, &out->requests, &peak);
     out->events = out->requests * out->attempts * BUDGET_EVENTS_PER_ATTEMPT;
@@ -253,15 +253,14 @@ static int too_many_events(const sim_config *c, const budget_cost *b, sb_err *e)
                            "policy's attempts, or raise [clients] think",
         [ARRIVAL_ONCE] = "[clients] count or the policy's attempts"};
     char ev[32], rq[32], lim[32];
-    return err_set(e,
-                   "this run would process about %s events (%s requests x "
-                   "up to %.0f attempts x ~%d events each); the limit is %s "
-                   "(about an hour of CPU); lower %s",
-                   sci(b->events, ev, sizeof ev),
-                   sci(b->requests, rq, sizeof rq), b->attempts,
-                   BUDGET_EVENTS_PER_ATTEMPT,
-                   sci(BUDGET_MAX_EVENTS, lim, sizeof lim),
-                   lower[c->clients.arrival]);
+    return err_set(
+        e,
+        "this run would process about %s events (%s requests x "
+        "up to %.0f attempts x ~%d events each); the limit is %s "
+        "(about an hour of CPU); lower %s",
+        sci(b->events, ev, sizeof ev), sci(b->requests, rq, sizeof rq),
+        b->attempts, BUDGET_EVENTS_PER_ATTEMPT,
+        sci(BUDGET_MAX_EVENTS, lim, sizeof lim), lower[c->clients.arrival]);
 }
 
 static int too_much_memory(const budget_cost *b, sb_err *e)

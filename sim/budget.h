@@ -61,13 +61,13 @@ typedef enum budget_part {
 } budget_part;
 
 typedef struct budget {
-    double requests;     /* logical requests the run will offer */
-    double attempts;     /* at most, per request (the policy's worst case) */
-    double events;       /* requests x attempts x BUDGET_EVENTS_PER_ATTEMPT */
-    double count[BUDGET_PARTS]; /* clients, requests, attempts, rows */
-    double each[BUDGET_PARTS];  /* bytes of one */
+    double requests; /* logical requests the run will offer */
+    double attempts; /* at most, per request (the policy's worst case) */
+    double events;   /* requests x attempts x BUDGET_EVENTS_PER_ATTEMPT */
+    double count[BUDGET_PARTS];         /* clients, requests, attempts, rows */
+    double each[BUDGET_PARTS];          /* bytes of one */
     size_t client_state, request_state; /* the policy's, per client/request */
-    double bytes;        /* peak memory: sum of count x each */
+    double bytes;                       /* peak memory: sum of count x each */
 } budget_cost;
 
 /* Estimate a run of c by a policy stack that keeps client_state bytes per

@@ -29,7 +29,8 @@ static int refuse_hedge(const requester *rq, const char *origin, sb_err *e)
 {
     for (int i = 0; i < pstack_layers(rq->stack); i++)
         if (strcmp(pstack_layer(rq->stack, i)->name, "hedge") == 0)
-            return err_set(e, "%s: the calls of %s cannot hedge yet (a "
+            return err_set(e,
+                           "%s: the calls of %s cannot hedge yet (a "
                            "call has one attempt in flight at a time; the "
                            "hedge layer runs for [policy] only)",
                            origin, rq->name);
@@ -37,8 +38,8 @@ static int refuse_hedge(const requester *rq, const char *origin, sb_err *e)
 }
 
 int caller_add_own(sim *s, const caller_spec *spec, const char *policy,
-                   const char *origin, const setting *settings,
-                   int n_settings, uint32_t n_clients, uint32_t n_processes,
+                   const char *origin, const setting *settings, int n_settings,
+                   uint32_t n_clients, uint32_t n_processes,
                    unsigned policy_stream, uint8_t *id, sb_err *e)
 {
     requester *rq = add(s, spec, e);
@@ -54,12 +55,10 @@ int caller_add_own(sim *s, const caller_spec *spec, const char *policy,
         return -1;
     rq->policy_stream = policy_stream;
     requests_fit_state(&s->rqs, rq->request_state_size);
-    return requester_start_state(rq, n_clients, n_processes, SIM_UNLIMITED,
-                                 e);
+    return requester_start_state(rq, n_clients, n_processes, SIM_UNLIMITED, e);
 }
 
-int caller_add_shared(sim *s, const caller_spec *spec, uint8_t *id,
-                      sb_err *e)
+int caller_add_shared(sim *s, const caller_spec *spec, uint8_t *id, sb_err *e)
 {
     requester *rq = add(s, spec, e);
     if (rq == NULL)

@@ -62,12 +62,11 @@ typedef struct call_links {
  * policies only), and n_clients / n_processes of state (n_processes 0:
  * one per client).  Its id in *id. */
 int caller_add_own(sim *s, const caller_spec *spec, const char *policy,
-                   const char *origin, const setting *settings,
-                   int n_settings, uint32_t n_clients, uint32_t n_processes,
+                   const char *origin, const setting *settings, int n_settings,
+                   uint32_t n_clients, uint32_t n_processes,
                    unsigned policy_stream, uint8_t *id, sb_err *e);
 /* A caller that runs the run's stack in the clients' state. */
-int caller_add_shared(sim *s, const caller_spec *spec, uint8_t *id,
-                      sb_err *e);
+int caller_add_shared(sim *s, const caller_spec *spec, uint8_t *id, sb_err *e);
 
 /* A new call of caller `id` by its client `client` (process from the
  * caller's spread), zeroed, started now, no deadline, one reference, in

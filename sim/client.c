@@ -26,8 +26,8 @@ SB_NOINLINE static void start_extras(sim *s, request *r, uint64_t key,
                                      uint32_t k)
 {
     const client_cfg *cc = &s->cfg->clients;
-    r->deadline = cc->deadline_ns ? simtime_add(s->now, cc->deadline_ns)
-                                  : NO_DEADLINE;
+    r->deadline =
+        cc->deadline_ns ? simtime_add(s->now, cc->deadline_ns) : NO_DEADLINE;
     /* A coin whose fraction is 0 is not tossed: no u in [0, 1) is below
      * it, and the streams are counters, so no other draw moves (two of
      * the three coins of a storm's request). */
@@ -82,8 +82,8 @@ static const char *outcome_words(sb_outcome o)
     return o < sizeof words / sizeof words[0] ? words[o] : "gave up";
 }
 
-void client_request_ended(requester *rq, uint32_t ri, request *r,
-                          sb_outcome o, const char *reason)
+void client_request_ended(requester *rq, uint32_t ri, request *r, sb_outcome o,
+                          const char *reason)
 {
     (void)ri;
     sim *s = rq->s;
@@ -144,8 +144,7 @@ SB_NOINLINE static int64_t arrival_gap_other(const sim *s, uint32_t c,
     if (cc->arrival == ARRIVAL_TRACE)
         return trace_gap(s, c, k);
     if (cc->arrival == ARRIVAL_ONCE)
-        return (int64_t)(rng_unit(
-                             rng_at(rng_key(s->seed, c, RNG_ARRIVAL), 0)) *
+        return (int64_t)(rng_unit(rng_at(rng_key(s->seed, c, RNG_ARRIVAL), 0)) *
                          (double)cc->start_window_ns);
     return round_ns((double)engine_sample(s, &cc->think, c, RNG_ARRIVAL, k) /
                     s->cl.spike);
@@ -248,8 +247,7 @@ void clients_set_load(sim *s, double spike, int64_t timeout_ns)
     cl->gap_mean_ns = engine_gap_mean_ns(s);
     if (s->cfg->clients.arrival == ARRIVAL_TRACE)
         return;
-    if (evq_retime(&s->q, p ? stretch_mass : stretch, p ? (void *)&m : k) !=
-        0)
+    if (evq_retime(&s->q, p ? stretch_mass : stretch, p ? (void *)&m : k) != 0)
         engine_fail(s, "out of memory for the event queue");
 }
 
@@ -333,8 +331,7 @@ static dealt copy_of(const trace *t, uint64_t key, uint32_t i, uint32_t j,
     const int64_t *at = trace_times(t);
     const uint32_t *who = trace_callers(t);
     uint64_t caller = who ? who[i] : i;
-    dealt d = {at[i], (uint32_t)((caller + (uint64_t)j *
-                                            trace_n_callers(t)) %
+    dealt d = {at[i], (uint32_t)((caller + (uint64_t)j * trace_n_callers(t)) %
                                  n_clients)};
     if (j > 0 && i + 1 < trace_count(t)) {
         double u = rng_unit(rng_at(key, ((uint64_t)i << 8) + j));
@@ -393,8 +390,8 @@ static int deal_trace(sim *s, sb_err *e)
     free(fill);
     for (uint32_t c = 0; c < cl->n; c++) /* copies are out of order */
         qsort(cl->trace_at + cl->trace_first[c],
-              cl->trace_first[c + 1] - cl->trace_first[c],
-              sizeof *cl->trace_at, cmp_i64);
+              cl->trace_first[c + 1] - cl->trace_first[c], sizeof *cl->trace_at,
+              cmp_i64);
     return 0;
 }
 
@@ -419,8 +416,8 @@ int clients_start(sim *s, sb_err *e)
     rq->net_stream = RNG_NET;
     rq->call_time_ns = cc->call_time_ns;
     rq->policy_stream = RNG_POLICY;
-    cl->no_request_extras = rq->request_state_size == 0 &&
-                            !cc->deadline_ns && !(cc->defect_fraction > 0.0) &&
+    cl->no_request_extras = rq->request_state_size == 0 && !cc->deadline_ns &&
+                            !(cc->defect_fraction > 0.0) &&
                             !(cc->critical_fraction > 0.0) &&
                             !cc->idempotency_keys && s->cfg->trace_sample == 0;
     cl->next_request = calloc(n, sizeof *cl->next_request);
@@ -486,8 +483,7 @@ bool clients_sane(const sim *s)
     if (!(cl->spike > 0) || cl->gap_mean_ns != engine_gap_mean_ns(s) ||
         cl->timeout_ns <= 0)
         return false;
-    if ((cl->trace_first != NULL) !=
-        (s->cfg->clients.arrival == ARRIVAL_TRACE))
+    if ((cl->trace_first != NULL) != (s->cfg->clients.arrival == ARRIVAL_TRACE))
         return false;
     for (uint32_t c = 0; c < cl->n; c++)
         if (cl->mode[c] > CLIENT_GAVE_UP)

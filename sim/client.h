@@ -68,8 +68,8 @@ typedef struct clients {
     /* The open loop's mean gap (engine_gap_mean_ns) at that spike: kept,
      * not computed at every arrival. */
     double gap_mean_ns;
-    int64_t timeout_ns;     /* the attempt timeout now */
-    uint64_t offered;       /* requests and jobs started: the 1-in-N trace
+    int64_t timeout_ns; /* the attempt timeout now */
+    uint64_t offered;   /* requests and jobs started: the 1-in-N trace
                                sample counts them */
     /* A request starts with nothing but its op drawn: no policy state to
      * zero, no deadline, no defect or critical coin, no idempotency key,
@@ -84,7 +84,7 @@ typedef struct clients {
      * (clients_start deals them); NULL otherwise. */
     uint32_t *trace_first;
     int64_t *trace_at;
-    double *levels;         /* per process: the policy's level, or -1 */
+    double *levels; /* per process: the policy's level, or -1 */
     double level_sum;
     uint32_t level_count;
 } clients;
@@ -117,8 +117,8 @@ static inline void clients_show(clients *cl, uint32_t c, sim_client_mode m)
 }
 
 /* The lifecycle's hook (request.h): request ri of a client ended. */
-void client_request_ended(requester *rq, uint32_t ri, request *r,
-                          sb_outcome o, const char *reason);
+void client_request_ended(requester *rq, uint32_t ri, request *r, sb_outcome o,
+                          const char *reason);
 /* The policy of process p reports its level (sb_host.level). */
 void client_policy_level(sim *s, uint32_t p, double fraction);
 

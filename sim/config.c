@@ -74,11 +74,16 @@ void config_server_defaults(server_cfg *s)
 }
 
 static const char *const fault_names[FAULT_TYPE_COUNT] = {
-    [FAULT_CAPACITY] = "capacity",   [FAULT_LOAD_SPIKE] = "load_spike",
-    [FAULT_OUTAGE] = "outage",       [FAULT_LATENCY] = "latency",
-    [FAULT_SLOWDOWN] = "slowdown",   [FAULT_ERRORS] = "errors",
-    [FAULT_LOST_ACK] = "lost_ack",   [FAULT_PARTITION] = "partition",
-    [FAULT_RATE_LIMIT] = "rate_limit", [FAULT_CLIENT_TIMEOUT] = "client_timeout",
+    [FAULT_CAPACITY] = "capacity",
+    [FAULT_LOAD_SPIKE] = "load_spike",
+    [FAULT_OUTAGE] = "outage",
+    [FAULT_LATENCY] = "latency",
+    [FAULT_SLOWDOWN] = "slowdown",
+    [FAULT_ERRORS] = "errors",
+    [FAULT_LOST_ACK] = "lost_ack",
+    [FAULT_PARTITION] = "partition",
+    [FAULT_RATE_LIMIT] = "rate_limit",
+    [FAULT_CLIENT_TIMEOUT] = "client_timeout",
     [FAULT_CRASH] = "crash",
 };
 

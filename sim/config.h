@@ -31,15 +31,15 @@ typedef enum arrival_mode {
 
 typedef struct client_cfg {
     uint32_t count;
-    uint32_t processes;       /* service instances the clients are spread
+    uint32_t processes;   /* service instances the clients are spread
                                  over; 0 = one per client */
-    uint32_t connections;     /* connection pool per process: attempts in
+    uint32_t connections; /* connection pool per process: attempts in
                                  flight at once; SIM_UNLIMITED */
-    int64_t call_time_ns;     /* the client's own time per attempt: an
+    int64_t call_time_ns; /* the client's own time per attempt: an
                                  answer or a local refusal is known no
                                  sooner than this after the call */
     arrival_mode arrival;
-    double rate_per_s;        /* open loop: each client's Poisson rate;
+    double rate_per_s; /* open loop: each client's Poisson rate;
                                  with a profile, its peak per client */
     /* Open loop: rate = profile(FILE), a rate that changes over the run
      * (timeline.h), borrowed for the process's life; NULL: rate_per_s
@@ -111,11 +111,11 @@ typedef struct server_cfg {
     dist network;            /* one-way network delay */
     double rate_limit_per_s; /* token bucket; 0 = none */
     uint32_t rate_limit_burst;
-    bool drop_expired;       /* skip queued attempts whose caller timed out */
-    bool drop_late;          /* ... and those that cannot finish in time */
-    occ_mode occ;            /* hot record: how an update is made */
-    dist read_service;       /* two round trips: the read's service time */
-    bool idempotency;        /* dedupe posts that carry a key */
+    bool drop_expired; /* skip queued attempts whose caller timed out */
+    bool drop_late;    /* ... and those that cannot finish in time */
+    occ_mode occ;      /* hot record: how an update is made */
+    dist read_service; /* two round trips: the read's service time */
+    bool idempotency;  /* dedupe posts that carry a key */
     dedupe_answer dedupe_answer;
 } server_cfg;
 
@@ -130,7 +130,7 @@ typedef enum fault_type {
     FAULT_PARTITION,
     FAULT_RATE_LIMIT,
     FAULT_CLIENT_TIMEOUT,
-    FAULT_CRASH,        /* a pipeline's job runners crash (pipeline.h) */
+    FAULT_CRASH, /* a pipeline's job runners crash (pipeline.h) */
     FAULT_TYPE_COUNT
 } fault_type;
 
@@ -173,7 +173,7 @@ typedef struct fault_cfg {
      * keyed by the fault's name (sim/faults.c), so policies share them. */
     dist every;
     dist length;
-    uint8_t tier;           /* the tier it strikes (sim_config.tiers):
+    uint8_t tier; /* the tier it strikes (sim_config.tiers):
                                0, the top tier ([server]), unless a chain
                                says otherwise; client-side faults
                                (load_spike, partition, client_timeout,
@@ -248,46 +248,46 @@ typedef enum pipeline_strategy {
 } pipeline_strategy;
 
 typedef struct step_cfg {
-    char name[SIM_NAME_MAX];  /* [step.NAME] */
-    char policy[256];         /* the stack of its calls ("plan", "none");
+    char name[SIM_NAME_MAX]; /* [step.NAME] */
+    char policy[256];        /* the stack of its calls ("plan", "none");
                                  empty: the run's own stack ([policy] or
                                  --policy), whose client and process
                                  state the runner's requests share */
-    char policy_origin[320];  /* where it was written, for messages */
+    char policy_origin[320]; /* where it was written, for messages */
     setting settings[SIM_STEP_SETTINGS]; /* the stack's parameters */
     uint32_t n_settings;
-    int64_t timeout_ns;       /* per attempt; 0: [clients] timeout */
-    bool has_service;         /* else [server] service */
-    dist service;             /* its work at the server, per attempt */
+    int64_t timeout_ns; /* per attempt; 0: [clients] timeout */
+    bool has_service;   /* else [server] service */
+    dist service;       /* its work at the server, per attempt */
     /* What answers its attempts, beyond what the server and faults do: */
-    double transient;         /* share of attempts whose connection is
+    double transient;   /* share of attempts whose connection is
                                  reset (a flaky dependency), coin per
                                  attempt */
-    double permanent;         /* share of jobs whose step is answered 403
+    double permanent;   /* share of jobs whose step is answered 403
                                  on every attempt (a permanent error) */
-    double defect;            /* share of jobs whose step's input has a
+    double defect;      /* share of jobs whose step's input has a
                                  data defect: 422 on every attempt */
-    uint32_t items;           /* a batch of this many items; 0: one call
+    uint32_t items;     /* a batch of this many items; 0: one call
                                  that is not a batch */
-    double item_defect;       /* batch: share of items with a data defect */
-    bool idempotent;          /* its writes are deduplicated: redoing it
+    double item_defect; /* batch: share of items with a data defect */
+    bool idempotent;    /* its writes are deduplicated: redoing it
                                  commits nothing twice */
-    bool independent;         /* continue: runs even when an earlier step
+    bool independent;   /* continue: runs even when an earlier step
                                  failed or was skipped */
-    bool has_undo;            /* compensate: it can be undone */
-    dist undo_service;        /* ... by a call with this service */
+    bool has_undo;      /* compensate: it can be undone */
+    dist undo_service;  /* ... by a call with this service */
 } step_cfg;
 
 typedef struct pipeline_cfg {
-    uint32_t n_steps;         /* 0: no pipeline */
+    uint32_t n_steps;              /* 0: no pipeline */
     step_cfg steps[SIM_MAX_STEPS]; /* in the order they run */
     pipeline_strategy strategy;
-    bool checkpoints;         /* a rerun resumes after the last step done,
+    bool checkpoints;            /* a rerun resumes after the last step done,
                                  not from the first */
-    uint32_t reruns;          /* runs of a failed job after the first */
-    int64_t rerun_delay_ns;   /* from a failure to the rerun */
-    int64_t sla_ns;           /* a job's deadline after its start; 0 none */
-    uint32_t warn_retry;      /* the retry of a step that raises a warning
+    uint32_t reruns;             /* runs of a failed job after the first */
+    int64_t rerun_delay_ns;      /* from a failure to the rerun */
+    int64_t sla_ns;              /* a job's deadline after its start; 0 none */
+    uint32_t warn_retry;         /* the retry of a step that raises a warning
                                  (earlier ones are only logged) */
     uint32_t dead_letter_growth; /* buckets in a row the dead-letter queue
                                     grows before a critical alert */
@@ -312,7 +312,7 @@ typedef struct sim_config {
     char name[SIM_NAME_MAX];
     char description[512];
     uint64_t seed;
-    sim_branch branch;          /* re-keyings on the way; n = 0: none */
+    sim_branch branch; /* re-keyings on the way; n = 0: none */
     int64_t duration_ns;
     int64_t warmup_ns;          /* excluded from the baseline */
     int64_t bucket_ns;          /* metrics resolution */
@@ -323,8 +323,8 @@ typedef struct sim_config {
     uint32_t n_faults;
     tier_cfg tiers[SIM_MAX_TIERS]; /* a service chain; see above */
     uint32_t n_tiers;
-    pipeline_cfg pipeline; /* jobs of steps; see above */
-    uint32_t trace_sample; /* trace 1 in N requests; 0 = none */
+    pipeline_cfg pipeline;        /* jobs of steps; see above */
+    uint32_t trace_sample;        /* trace 1 in N requests; 0 = none */
     uint64_t instant_event_limit; /* events at one instant before the run
                                      stops as a stopped clock; 0: the
                                      default (sim.h); not in scenario files */

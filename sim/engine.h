@@ -263,8 +263,7 @@ void engine_push_fault(sim *s, int64_t t, unsigned type, uint32_t fault,
  * earlier, which changes no order.  A second such event while one waits
  * goes to the queue: its seq puts it after the waiting one, as it
  * should. */
-void engine_push_now_queued(sim *s, unsigned type, uint32_t id,
-                            uint32_t gen);
+void engine_push_now_queued(sim *s, unsigned type, uint32_t id, uint32_t gen);
 static inline void engine_push_now(sim *s, unsigned type, uint32_t id,
                                    uint32_t gen)
 {
@@ -318,8 +317,7 @@ void engine_answer(sim *s, uint32_t ai, sb_error_kind kind, int32_t status,
 /* The run log: how the latest request ended (words: static text), and
  * why (the policy's reason, or NULL); the latest end of a request or
  * job. */
-static inline void engine_log_end(sim *s, const char *words,
-                                  const char *reason)
+static inline void engine_log_end(sim *s, const char *words, const char *reason)
 {
     s->last_end = words;
     s->last_end_reason = reason;

@@ -463,8 +463,8 @@ SB_NOINLINE static bool window_refill(evq *q)
 
 /* Take from the run or the overflow heap, whichever is earlier; the
  * window holds events. */
-SB_NOINLINE static bool take_merged(evq *q, bool bounded,
-                                                  int64_t limit, evq_event *out)
+SB_NOINLINE static bool take_merged(evq *q, bool bounded, int64_t limit,
+                                    evq_event *out)
 {
     if (q->rhead < q->rlen && evq_before(&q->run[q->rhead], &q->heap[0])) {
         if (bounded && q->run[q->rhead].time >= limit)

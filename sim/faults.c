@@ -172,8 +172,7 @@ int faults_cut_off(const sim *s, uint32_t c)
     const faults *fl = &s->fl;
     for (unsigned i = 0; i < fl->n_cuts; i++) {
         const fault_cfg *f = &fl->fault[fl->cuts[i]];
-        if (engine_root_unit_draw(s, c, RNG_PARTITION,
-                                  fl->key[fl->cuts[i]]) <
+        if (engine_root_unit_draw(s, c, RNG_PARTITION, fl->key[fl->cuts[i]]) <
             f->fraction)
             return (int)f->mode;
     }
@@ -217,8 +216,8 @@ static void occurrence_first(sim *s, uint32_t i)
     fault_cfg *f = &fl->fault[i];
     fl->fixed_len[i] = f->duration_ns;
     if (recurring(f))
-        f->start_ns = simtime_add(f->start_ns,
-                                  occurrence_draw(s, i, &f->every, 0, 0));
+        f->start_ns =
+            simtime_add(f->start_ns, occurrence_draw(s, i, &f->every, 0, 0));
     f->duration_ns = occurrence_length(s, i, 0, f->duration_ns);
     fl->first_start[i] = f->start_ns;
     fl->occurrence[i] = 0;
@@ -231,8 +230,8 @@ static void occurrence_next(sim *s, uint32_t i)
     faults *fl = &s->fl;
     const fault_cfg *f = &fl->fault[i];
     uint32_t k = fl->occurrence[i] + 1;
-    int64_t at = simtime_add(f->start_ns, occurrence_draw(s, i, &f->every,
-                                                          k, 0));
+    int64_t at =
+        simtime_add(f->start_ns, occurrence_draw(s, i, &f->every, k, 0));
     fl->next_start[i] = at > s->now ? at : s->now;
     fl->next_len[i] = occurrence_length(s, i, k, fl->fixed_len[i]);
     engine_push_fault(s, fl->next_start[i], EV_FAULT_ON, i, fl->gen[i]);
@@ -259,8 +258,8 @@ void faults_on(sim *s, uint32_t i, bool on, uint32_t gen)
         }
         fl->active[i] = true;
         fl->gen[i]++;
-        engine_push_fault(s, simtime_add(s->now, f->duration_ns),
-                          EV_FAULT_OFF, i, fl->gen[i]);
+        engine_push_fault(s, simtime_add(s->now, f->duration_ns), EV_FAULT_OFF,
+                          i, fl->gen[i]);
     } else {
         if (!fl->active[i] || gen != fl->gen[i])
             return;
@@ -296,12 +295,10 @@ int sim_inject(sim *s, const fault_cfg *f, sb_err *e)
                        f->name, (unsigned)f->tier, sim_tiers(s));
     for (uint32_t k = 0; k < fl->n; k++)
         if (strcmp(fl->fault[k].name, f->name) == 0)
-            return err_set(e, "there is already a fault named '%s'",
-                           f->name);
+            return err_set(e, "there is already a fault named '%s'", f->name);
     /* As the loader refuses it in a file (loader.c check_trace): a spike
      * would change nothing, and its saved scenario would not load. */
-    if (f->type == FAULT_LOAD_SPIKE &&
-        s->cfg->clients.arrival == ARRIVAL_TRACE)
+    if (f->type == FAULT_LOAD_SPIKE && s->cfg->clients.arrival == ARRIVAL_TRACE)
         return err_set(e, "the clients replay a trace (arrival = "
                           "trace(FILE)) as recorded, which a load spike "
                           "cannot change; scale it with [clients] "
@@ -337,7 +334,7 @@ bool sim_end_fault(sim *s, int index)
         f->duration_ns = 0; /* it never began */
     } else if (!recurring(f)) {
         return false; /* over already */
-    } /* else between two occurrences: the next is called off */
+    }                 /* else between two occurrences: the next is called off */
     fl->gen[index]++;
     engine_plan_phases(s, false);
     faults_apply(s);

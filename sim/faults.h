@@ -78,8 +78,7 @@ static inline bool faults_any_cuts(const faults *f)
 /* The errors fault that answers attempt t of r, if any: the coin is
  * (seed, client, fault, request, attempt), so the same attempts fail
  * under every policy. */
-const fault_cfg *faults_error(const sim *s, const request *r,
-                              const attempt *t);
+const fault_cfg *faults_error(const sim *s, const request *r, const attempt *t);
 /* Does a lost_ack fault lose t's answer? */
 bool faults_ack_lost(const sim *s, const request *r, const attempt *t);
 /* Is client c cut off by a running partition: -1 no, or its cut_mode. */

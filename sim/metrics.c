@@ -117,8 +117,8 @@ static int open_row(metrics *m)
 
 /* The table names every field but the row's place and its bins. */
 #define FIELD_SIZE(f, reduce, in_summary) +sizeof(((metrics_bucket *)0)->f)
-_Static_assert(0 METRICS_BUCKET_FIELDS(FIELD_SIZE) +
-                       2 * sizeof(int64_t) + 4 * sizeof(uint16_t) ==
+_Static_assert(0 METRICS_BUCKET_FIELDS(FIELD_SIZE) + 2 * sizeof(int64_t) +
+                       4 * sizeof(uint16_t) ==
                    sizeof(metrics_bucket),
                "a field of metrics_bucket is missing in "
                "METRICS_BUCKET_FIELDS (metrics.h)");
@@ -257,8 +257,8 @@ static uint64_t rows_for(int64_t d, int64_t w)
     return (uint64_t)(d / w + (d % w != 0));
 }
 
-uint64_t metrics_plan(int64_t bucket_ns, int64_t duration_ns,
-                      size_t max_rows, uint32_t *merge)
+uint64_t metrics_plan(int64_t bucket_ns, int64_t duration_ns, size_t max_rows,
+                      uint32_t *merge)
 {
     uint32_t k = 1;
     uint64_t n = rows_for(duration_ns, bucket_ns);

@@ -67,32 +67,32 @@ typedef struct metrics_bucket {
     uint64_t gave_up, deadline, refused, quarantined;
     uint64_t refused_budget, refused_breaker, refused_other; /* refused, by
                              why the send was refused */
-    uint64_t refusals;    /* sends refused locally (first tries, retries
+    uint64_t refusals; /* sends refused locally (first tries, retries
                              and hedges) */
     /* How attempts ended, each exactly once: successes (above) and these
      * four add up to attempts_ended.  All are counted by the client when
      * the attempt ends while it waits: an answer that comes after its
      * timeout, or to an attempt a hedge made unneeded, ends nothing. */
-    uint64_t timeouts;    /* attempts that timed out at the client (a
+    uint64_t timeouts;       /* attempts that timed out at the client (a
                              black hole, a silently dropped attempt, a
                              lost answer, or just slow) */
-    uint64_t rejections;  /* ... answered by the server turning them away:
+    uint64_t rejections;     /* ... answered by the server turning them away:
                              503 queue full, 429 rate limited, refused or
                              reset in an outage */
-    uint64_t errors;      /* ... answered with an injected error */
-    uint64_t other_errors; /* ... answered with any other error: a data
+    uint64_t errors;         /* ... answered with an injected error */
+    uint64_t other_errors;   /* ... answered with any other error: a data
                               defect (422), a post a deduplicating server
                               refused (409), an update that lost (ABORTED),
                               a connection a partition refused */
-    uint64_t overflowed;  /* attempts a full queue dropped silently
+    uint64_t overflowed;     /* attempts a full queue dropped silently
                              (overflow = drop); their clients learn by
                              timing out */
-    uint64_t duplicates;  /* extra commits of a post */
-    uint64_t repeats;     /* extra commits of a put (harmless) */
-    uint64_t expired;     /* queued attempts dropped as expired */
-    uint64_t late;        /* ... as unable to finish in time (drop_late) */
-    uint64_t lost_acks;   /* responses lost after the work was done */
-    uint64_t conflicts;   /* hot record: updates that lost to another */
+    uint64_t duplicates;     /* extra commits of a post */
+    uint64_t repeats;        /* extra commits of a put (harmless) */
+    uint64_t expired;        /* queued attempts dropped as expired */
+    uint64_t late;           /* ... as unable to finish in time (drop_late) */
+    uint64_t lost_acks;      /* responses lost after the work was done */
+    uint64_t conflicts;      /* hot record: updates that lost to another */
     uint64_t attempts_ended; /* attempts that ended while their client
                                 waited: answered, or timed out */
     /* Pipelines (sim/pipeline.h); 0 without one.  Job runs that started
@@ -102,10 +102,10 @@ typedef struct metrics_bucket {
     uint64_t job_runs, jobs_completed, job_runs_failed;
     uint64_t items_committed, items_duplicated, items_quarantined;
     uint64_t alerts_log, alerts_warning, alerts_critical;
-    double busy_ns;       /* integral of busy workers over time */
-    double queue_ns;      /* integral of queue length over time */
-    int64_t service_ns;   /* service time completed in the bucket */
-    int64_t wasted_ns;    /* ... spent on attempts nobody used */
+    double busy_ns;        /* integral of busy workers over time */
+    double queue_ns;       /* integral of queue length over time */
+    int64_t service_ns;    /* service time completed in the bucket */
+    int64_t wasted_ns;     /* ... spent on attempts nobody used */
     int64_t open_breakers; /* breakers open (half-open included), at the
                               end; one per process */
     double policy_level;   /* mean retry allowance left (tokens, budget)
@@ -116,7 +116,7 @@ typedef struct metrics_bucket {
     uint64_t served;       /* attempts that started service */
     int64_t attempt_latency_sum_ns;
     uint32_t max_queue;
-    uint32_t capacity;    /* workers at the end of the bucket */
+    uint32_t capacity; /* workers at the end of the bucket */
     /* Quantiles of the successful requests' latency and of the attempts'
      * latency, as bins of a BUCKET_HIST_BITS histogram (metrics_bin_ms);
      * METRICS_NO_BIN when there was none.  Set when it closes. */
@@ -200,7 +200,7 @@ typedef struct metrics_totals {
     uint32_t latency[TOTAL_HIST_BINS];
     uint32_t attempt_latency[TOTAL_HIST_BINS];
     uint32_t max_queue;
-    uint64_t in_flight_end;    /* requests unfinished at the end */
+    uint64_t in_flight_end; /* requests unfinished at the end */
 } metrics_totals;
 
 /* Called with each bucket as it closes; b and h are valid during the
@@ -236,7 +236,7 @@ typedef struct metrics {
     uint64_t exact_lim; /* exact while busy, queue, capacity <= this */
     uint64_t busy_acc, queue_acc; /* exact: the integrals, less the
                                      current value x now (mod 2^64) */
-    int64_t gauge_t;    /* not exact: integrated up to here */
+    int64_t gauge_t;              /* not exact: integrated up to here */
     int64_t open_breakers;
     double policy_level;
     uint32_t capacity;
@@ -260,8 +260,8 @@ int metrics_clone(metrics *m, const metrics *src);
 
 /* The kept rows a run of duration_ns in buckets of bucket_ns will have,
  * at most max_rows, and in *merge (may be NULL) the buckets per row. */
-uint64_t metrics_plan(int64_t bucket_ns, int64_t duration_ns,
-                      size_t max_rows, uint32_t *merge);
+uint64_t metrics_plan(int64_t bucket_ns, int64_t duration_ns, size_t max_rows,
+                      uint32_t *merge);
 
 /* Close the live bucket and open the next one(s) until t falls inside the
  * live one; closed (may be NULL) gets every bucket it closes.  -1 when

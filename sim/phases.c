@@ -67,8 +67,8 @@ double phases_sum_p99_ms(const phases_sum *a)
     if (a->n_latency == 0)
         return NAN;
     double q = 0.99, v;
-    hist_quantiles(BUCKET_HIST_BITS, a->latency, a->lo, a->hi, a->n_latency,
-                   &q, 1, &v);
+    hist_quantiles(BUCKET_HIST_BITS, a->latency, a->lo, a->hi, a->n_latency, &q,
+                   1, &v);
     return v / 1e6;
 }
 

@@ -45,16 +45,16 @@ typedef enum phase_kind {
 /* One phase's figures. */
 typedef struct sim_phase {
     bool present;
-    double from_s, to_s;    /* the span its buckets cover */
+    double from_s, to_s; /* the span its buckets cover */
     double offered_per_s, goodput_per_s;
-    double success_ratio;   /* successes / requests that ended in the
+    double success_ratio; /* successes / requests that ended in the
                                phase, 0..1; NaN when none ended */
-    double amplification;   /* attempts / offered in the phase; NaN when
+    double amplification; /* attempts / offered in the phase; NaN when
                                nothing was offered */
-    double p99_ms;          /* successes' latency, from the phase's
+    double p99_ms;        /* successes' latency, from the phase's
                                buckets' histograms (within 3.2 %); NaN
                                when none succeeded */
-    double duplicates;      /* duplicate writes in the phase */
+    double duplicates;    /* duplicate writes in the phase */
 } sim_phase;
 
 /* Sums over a span of buckets: a phase, or any run of buckets a caller

@@ -34,16 +34,16 @@ enum job_end {
 /* A job.  Masks have one bit per step. */
 typedef struct job {
     int64_t start;
-    int64_t deadline;    /* start + sla; NO_DEADLINE */
-    int64_t call_start;  /* when its current call started */
+    int64_t deadline;     /* start + sla; NO_DEADLINE */
+    int64_t call_start;   /* when its current call started */
     int64_t call_blocked; /* ... and the retry delays it waited out */
-    int64_t retry_at;    /* when the call's pending retry is due; 0: none */
-    int64_t failed_at;   /* when its last run failed */
-    uint32_t client;     /* its runner */
-    uint32_t number;     /* the runner's job number: its random draws */
+    int64_t retry_at;     /* when the call's pending retry is due; 0: none */
+    int64_t failed_at;    /* when its last run failed */
+    uint32_t client;      /* its runner */
+    uint32_t number;      /* the runner's job number: its random draws */
     uint32_t gen;
-    uint32_t call;        /* the request index of its call out */
-    uint32_t live_pos;    /* its place in pipeline.live */
+    uint32_t call;                     /* the request index of its call out */
+    uint32_t live_pos;                 /* its place in pipeline.live */
     uint32_t bad_items[SIM_MAX_STEPS]; /* per batch step; UINT32_MAX: not
                                           drawn yet */
     uint16_t done;        /* steps completed and not undone, any run */
@@ -78,7 +78,7 @@ struct pipeline {
     sim_pipeline_summary sum;
     double working_ns, blocked_ns, failed_ns;
     uint64_t dead_letters, dead_at_close;
-    uint32_t growth; /* buckets in a row the dead-letter queue grew */
+    uint32_t growth;      /* buckets in a row the dead-letter queue grew */
     uint64_t waiting;     /* jobs waiting for a rerun */
     double waiting_since; /* ... the sum of their failed_at */
     /* Jobs in memory (for a crash), and those waiting for the runners to
@@ -86,7 +86,7 @@ struct pipeline {
     uint32_t *live, n_live, live_cap;
     uint32_t *deferred, n_deferred, deferred_cap;
     bool down;
-    bool finished; /* pipeline_finish has counted the waiting jobs' time */
+    bool finished;   /* pipeline_finish has counted the waiting jobs' time */
     uint64_t traced; /* calls started, for --trace's sampling */
 };
 
@@ -118,7 +118,7 @@ static job *job_of(const struct pipeline *p, uint32_t ri)
 /* A step's bit in a job's masks (done, this_run, ...): 16 bits hold
  * SIM_MAX_STEPS. */
 _Static_assert(SIM_MAX_STEPS <= 16, "a job's step masks are 16 bits, and "
-               "call_index has 4 bits for the step");
+                                    "call_index has 4 bits for the step");
 
 static uint16_t bit(unsigned step)
 {
@@ -131,8 +131,8 @@ static uint16_t bit(unsigned step)
  * that starts 16 million jobs repeats draws). */
 static uint32_t call_index(const job *j, unsigned step, bool undo)
 {
-    return (j->number << 8) | ((uint32_t)j->run << 5) |
-           ((uint32_t)step << 1) | (undo ? 1u : 0u);
+    return (j->number << 8) | ((uint32_t)j->run << 5) | ((uint32_t)step << 1) |
+           (undo ? 1u : 0u);
 }
 
 static unsigned step_of_call(const request *r)
@@ -272,11 +272,10 @@ static service_end step_end(server *sv, uint32_t ai, attempt *t,
     job *j = job_of(p, t->req);
     unsigned step = step_of_call(r);
     const step_cfg *sc = &p->cfg->steps[step];
-    bool transient =
-        sc->transient > 0 &&
-        engine_unit_draw(s, r->client, RNG_STEP,
-                         rng_attempt_counter(r->index, t->number, 0)) <
-            sc->transient;
+    bool transient = sc->transient > 0 &&
+                     engine_unit_draw(s, r->client, RNG_STEP,
+                                      rng_attempt_counter(r->index, t->number,
+                                                          0)) < sc->transient;
     if (is_undo(r)) {
         if (transient) {
             set_reset(t);
@@ -422,8 +421,8 @@ static void run_failed(struct pipeline *p, uint32_t ji, job *j)
         clients_show(&s->cl, j->client, CLIENT_GAVE_UP);
         p->waiting++;
         p->waiting_since += (double)s->now;
-        engine_push(s, simtime_add(s->now, p->cfg->rerun_delay_ns), EV_JOB,
-                    ji, j->gen);
+        engine_push(s, simtime_add(s->now, p->cfg->rerun_delay_ns), EV_JOB, ji,
+                    j->gen);
         return;
     }
     enum job_end how = END_FAILED;
@@ -529,8 +528,8 @@ void pipeline_start_job(sim *s, uint32_t c, uint32_t k)
     j->client = c;
     j->number = k;
     j->start = s->now;
-    j->deadline = p->cfg->sla_ns ? simtime_add(s->now, p->cfg->sla_ns)
-                                 : NO_DEADLINE;
+    j->deadline =
+        p->cfg->sla_ns ? simtime_add(s->now, p->cfg->sla_ns) : NO_DEADLINE;
     for (unsigned i = 0; i < SIM_MAX_STEPS; i++)
         j->bad_items[i] = UINT32_MAX;
     j->live_pos = p->n_live;
@@ -541,8 +540,7 @@ void pipeline_start_job(sim *s, uint32_t c, uint32_t k)
     p->sum.jobs++;
     if (p->down) {
         j->state = JOB_WAITING; /* until the runners are back */
-        if (push_index(&p->deferred, &p->n_deferred, &p->deferred_cap,
-                       ji) != 0)
+        if (push_index(&p->deferred, &p->n_deferred, &p->deferred_cap, ji) != 0)
             engine_fail(s, "out of memory for jobs");
         return;
     }
@@ -557,8 +555,7 @@ void pipeline_on_job(sim *s, uint32_t ji, uint32_t gen)
     if (j->gen != gen || j->state != JOB_WAITING)
         return;
     if (p->down) {
-        if (push_index(&p->deferred, &p->n_deferred, &p->deferred_cap,
-                       ji) != 0)
+        if (push_index(&p->deferred, &p->n_deferred, &p->deferred_cap, ji) != 0)
             engine_fail(s, "out of memory for jobs");
         return;
     }
@@ -751,7 +748,7 @@ int pipeline_create(sim *s, sb_err *e)
         return err_set(e, "a pipeline cannot run on a service chain yet");
     if (c->server.model != MODEL_QUEUE)
         return err_set(e, "a pipeline runs on a queue server ([server] "
-                       "model = queue)");
+                          "model = queue)");
     struct pipeline *p = calloc(1, sizeof *p);
     if (p == NULL)
         return err_set(e, "out of memory for the pipeline");
@@ -779,10 +776,8 @@ int pipeline_create(sim *s, sb_err *e)
         int rc = sc->policy[0]
                      ? caller_add_own(s, &spec, sc->policy, sc->policy_origin,
                                       sc->settings, (int)sc->n_settings,
-                                      runners->n_clients,
-                                      runners->n_processes,
-                                      RNG_POLICY +
-                                          ((i + 1u) << RNG_TIER_SHIFT),
+                                      runners->n_clients, runners->n_processes,
+                                      RNG_POLICY + ((i + 1u) << RNG_TIER_SHIFT),
                                       &st->caller, e)
                      : caller_add_shared(s, &spec, &st->caller, e);
         if (rc != 0)

@@ -41,10 +41,10 @@ int pool_clone(pool *p, const pool *src)
     p->chunks = NULL;
     p->free_list = NULL;
     p->n_chunks = 0;
-    p->chunks = malloc((src->cap_chunks ? src->cap_chunks : 1) *
-                       sizeof *p->chunks);
-    p->free_list = malloc((src->cap_free ? src->cap_free : 1) *
-                          sizeof *p->free_list);
+    p->chunks =
+        malloc((src->cap_chunks ? src->cap_chunks : 1) * sizeof *p->chunks);
+    p->free_list =
+        malloc((src->cap_free ? src->cap_free : 1) * sizeof *p->free_list);
     if (p->chunks == NULL || p->free_list == NULL)
         return -1;
     memcpy(p->free_list, src->free_list, src->n_free * sizeof *p->free_list);

@@ -69,8 +69,8 @@ int pool_grow_free_list(pool *p);
 
 static inline void *pool_at(const pool *p, uint32_t i)
 {
-    return p->chunks[i >> POOL_SHIFT] + (size_t)(i & (POOL_CHUNK - 1)) *
-                                            p->stride;
+    return p->chunks[i >> POOL_SHIFT] +
+           (size_t)(i & (POOL_CHUNK - 1)) * p->stride;
 }
 
 /* A record's index in *idx; -1 when out of memory. */

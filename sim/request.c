@@ -98,10 +98,10 @@ call_for(sim *s, const requester *rq, bool top, request *r, uint32_t client)
     pstack_call c;
     c.client = client;
     c.process = r ? r->process : requester_process_of(st, client);
-    c.process_state = st->process_stride
-                          ? st->process_state +
-                                (size_t)c.process * st->process_stride
-                          : NULL;
+    c.process_state =
+        st->process_stride
+            ? st->process_state + (size_t)c.process * st->process_stride
+            : NULL;
     c.client_state = st->client_stride
                          ? st->client_state + (size_t)client * st->client_stride
                          : NULL;
@@ -119,8 +119,8 @@ _Static_assert((int)RQ_KEYED == (int)DRIVER_KEYED &&
                    (int)RQ_CRITICAL == (int)DRIVER_CRITICAL &&
                    (int)RQ_HEDGE_PENDING == (int)DRIVER_HEDGE_PENDING,
                "a request's flags must be the driver's bits");
-static inline driver_request view(const sim *s, const requester *rq,
-                                  bool top, const request *r)
+static inline driver_request view(const sim *s, const requester *rq, bool top,
+                                  const request *r)
 {
     driver_request d;
     d.start_ns = r->start;
@@ -264,8 +264,8 @@ end_inline(sim *s, requester *rq, const requester_ops *ops, bool top,
     if (outcome == SB_OUTCOME_SUCCESS)
         metrics_latency(m, s->now - r->start);
     if (outcome != SB_OUTCOME_REFUSED)
-        note_mode(s, top, r, outcome == SB_OUTCOME_SUCCESS ? CLIENT_IDLE
-                                                           : CLIENT_GAVE_UP);
+        note_mode(s, top, r,
+                  outcome == SB_OUTCOME_SUCCESS ? CLIENT_IDLE : CLIENT_GAVE_UP);
     if (rq->hears_end || (r->flags & RQ_TRACED))
         announce_end(s, rq, top, r, outcome, a);
     if (ops->ended)
@@ -281,21 +281,20 @@ SB_NOINLINE static void end_top(sim *s, uint32_t ri, request *r,
                                 sb_outcome outcome, sb_refusal why,
                                 const char *reason, const sb_attempt *a)
 {
-    end_inline(s, &s->rqs.rq[0], &client_ops, true, ri, r, outcome, why,
-               reason, a);
+    end_inline(s, &s->rqs.rq[0], &client_ops, true, ri, r, outcome, why, reason,
+               a);
 }
 
-SB_NOINLINE static void end_call(sim *s, requester *rq, uint32_t ri,
-                                 request *r, sb_outcome outcome,
-                                 sb_refusal why, const char *reason,
-                                 const sb_attempt *a)
+SB_NOINLINE static void end_call(sim *s, requester *rq, uint32_t ri, request *r,
+                                 sb_outcome outcome, sb_refusal why,
+                                 const char *reason, const sb_attempt *a)
 {
     end_inline(s, rq, rq->ops, false, ri, r, outcome, why, reason, a);
 }
 
-static inline void end(sim *s, requester *rq, bool top, uint32_t ri,
-                       request *r, sb_outcome outcome, sb_refusal why,
-                       const char *reason, const sb_attempt *a)
+static inline void end(sim *s, requester *rq, bool top, uint32_t ri, request *r,
+                       sb_outcome outcome, sb_refusal why, const char *reason,
+                       const sb_attempt *a)
 {
     if (top)
         end_top(s, ri, r, outcome, why, reason, a);
@@ -373,8 +372,8 @@ static bool act_on(sim *s, requester *rq, bool top, uint32_t ri, request *r,
 
 /* Ask the stack whether the attempt may go; false when it may not (the
  * request may have ended). */
-static bool allowed(sim *s, requester *rq, bool top, uint32_t ri,
-                    request *r, bool hedge)
+static bool allowed(sim *s, requester *rq, bool top, uint32_t ri, request *r,
+                    bool hedge)
 {
     driver_request d = view(s, rq, top, r);
     pstack_call call = call_for(s, rq, top, r, r->client);
@@ -426,12 +425,12 @@ static inline bool take_connection(sim *s, requester *rq, uint32_t process,
  * network -- unless a partition cuts the client off: its own network
  * stack refuses at once, or the attempt vanishes (the timeout frees it).
  * Inline in launch, as launch is in the handlers. */
-SB_ALWAYS_INLINE static inline void
-to_server(sim *s, const requester *rq, bool top, uint32_t ai, request *r,
-          attempt *t)
+SB_ALWAYS_INLINE static inline void to_server(sim *s, const requester *rq,
+                                              bool top, uint32_t ai, request *r,
+                                              attempt *t)
 {
-    int cut = top && faults_any_cuts(&s->fl) ? faults_cut_off(s, r->client)
-                                             : -1;
+    int cut =
+        top && faults_any_cuts(&s->fl) ? faults_cut_off(s, r->client) : -1;
     if (cut == CUT_REFUSE) {
         engine_answer(s, ai, SB_ERR_REFUSED, 0, -1, 0);
         return;
@@ -501,9 +500,9 @@ static inline attempt *attempt_new(sim *s, uint32_t ri, request *r,
  * for a connection or goes.  Inline in its callers, as to_server is in
  * it: a retry went through five calls (the dispatch, the send, launch,
  * to_server, the queue), each saving and restoring registers. */
-SB_ALWAYS_INLINE static inline void
-launch(sim *s, requester *rq, const requester_ops *ops, bool top,
-       uint32_t ri, request *r, bool hedge)
+SB_ALWAYS_INLINE static inline void launch(sim *s, requester *rq,
+                                           const requester_ops *ops, bool top,
+                                           uint32_t ri, request *r, bool hedge)
 {
     uint32_t ai;
     attempt *t = attempt_new(s, ri, r, &ai);
@@ -532,8 +531,8 @@ launch(sim *s, requester *rq, const requester_ops *ops, bool top,
 
 /* The send of an attempt the stack is asked about (a layer has
  * before_send, or the request is traced). */
-SB_NOINLINE static void send_asked(sim *s, requester *rq, bool top,
-                                   uint32_t ri, request *r, bool hedge)
+SB_NOINLINE static void send_asked(sim *s, requester *rq, bool top, uint32_t ri,
+                                   request *r, bool hedge)
 {
     if (allowed(s, rq, top, ri, r, hedge)) {
         if (top)
@@ -547,9 +546,10 @@ SB_NOINLINE static void send_asked(sim *s, requester *rq, bool top,
  * as a call of its own it saved and restored registers and set up a
  * frame for the stack's answer at every attempt; the stack's path is out
  * of line. */
-SB_ALWAYS_INLINE static inline void
-send_attempt(sim *s, requester *rq, const requester_ops *ops, bool top,
-             uint32_t ri, request *r, bool hedge)
+SB_ALWAYS_INLINE static inline void send_attempt(sim *s, requester *rq,
+                                                 const requester_ops *ops,
+                                                 bool top, uint32_t ri,
+                                                 request *r, bool hedge)
 {
     if (rq->asks_before_send || (r->flags & RQ_TRACED))
         send_asked(s, rq, top, ri, r, hedge);
@@ -615,10 +615,11 @@ act_after(sim *s, requester *rq, const requester_ops *ops, bool top,
  * kind is a constant, and what a timeout does not carry (status, defect,
  * Retry-After, pushback) is not picked twice, in result_of and in
  * driver_fill. */
-SB_ALWAYS_INLINE static inline void
-failed(sim *s, requester *rq, const requester_ops *ops, bool top,
-       const attempt *t, uint32_t ri, request *r, sb_error_kind kind,
-       bool no_hedge_trace_or_decision)
+SB_ALWAYS_INLINE static inline void failed(sim *s, requester *rq,
+                                           const requester_ops *ops, bool top,
+                                           const attempt *t, uint32_t ri,
+                                           request *r, sb_error_kind kind,
+                                           bool no_hedge_trace_or_decision)
 {
     bool quick = no_hedge_trace_or_decision;
     driver_request d = view(s, rq, top, r);
@@ -687,8 +688,7 @@ SB_NOIPA static void attempt_timed_out_top(sim *s, const attempt *t,
 }
 
 static inline void attempt_timed_out(sim *s, requester *rq, bool top,
-                                     const attempt *t, uint32_t ri,
-                                     request *r)
+                                     const attempt *t, uint32_t ri, request *r)
 {
     if (top)
         attempt_timed_out_top(s, t, ri, r);
@@ -698,8 +698,7 @@ static inline void attempt_timed_out(sim *s, requester *rq, bool top,
 
 /* A success a layer or a trace hears of (attempt_succeeded). */
 SB_NOINLINE static void heard_success(sim *s, requester *rq, bool top,
-                                      const attempt *t, uint32_t ri,
-                                      request *r)
+                                      const attempt *t, uint32_t ri, request *r)
 {
     driver_request d = view(s, rq, top, r);
     driver_result res = result_of(t, SB_ERR_NONE);
@@ -724,17 +723,18 @@ attempt_succeeded(sim *s, requester *rq, const requester_ops *ops, bool top,
     if (rq->hears_success || (r->flags & RQ_TRACED))
         heard_success(s, rq, top, t, ri, r);
     else
-        end_inline(s, rq, ops, top, ri, r, SB_OUTCOME_SUCCESS,
-                   SB_REFUSAL_OTHER, NULL, NULL);
+        end_inline(s, rq, ops, top, ri, r, SB_OUTCOME_SUCCESS, SB_REFUSAL_OTHER,
+                   NULL, NULL);
 }
 
 /* An answer reaches the requester.  An error answer that finds it
  * waiting ends its attempt, counted by its class (count_error); an answer
  * to an attempt nobody waits for any more ends nothing: that attempt
  * ended when its requester stopped waiting. */
-SB_ALWAYS_INLINE static inline void
-on_response(sim *s, requester *rq, const requester_ops *ops, bool top,
-            uint32_t ai, attempt *t, uint32_t gen)
+SB_ALWAYS_INLINE static inline void on_response(sim *s, requester *rq,
+                                                const requester_ops *ops,
+                                                bool top, uint32_t ai,
+                                                attempt *t, uint32_t gen)
 {
     /* No answer is known sooner than the requester's own time for a
      * call. */
@@ -789,9 +789,10 @@ void request_on_response(sim *s, uint32_t ai, uint32_t gen)
         on_response_call(s, &s->rqs.rq[who], ai, t, gen);
 }
 
-SB_ALWAYS_INLINE static inline void
-on_timeout(sim *s, requester *rq, const requester_ops *ops, bool top,
-           uint32_t ai, attempt *t)
+SB_ALWAYS_INLINE static inline void on_timeout(sim *s, requester *rq,
+                                               const requester_ops *ops,
+                                               bool top, uint32_t ai,
+                                               attempt *t)
 {
     t->waiting = 0;
     uint32_t ri = t->req;
@@ -834,9 +835,9 @@ void request_on_timeout(sim *s, uint32_t ai, uint32_t gen)
 }
 
 /* A retry is due: send it, unless the one who wanted it has gone. */
-SB_ALWAYS_INLINE static inline void
-on_send(sim *s, requester *rq, const requester_ops *ops, bool top,
-        uint32_t ri, request *r)
+SB_ALWAYS_INLINE static inline void on_send(sim *s, requester *rq,
+                                            const requester_ops *ops, bool top,
+                                            uint32_t ri, request *r)
 {
     if (ops->wanted && !ops->wanted(rq, ri)) {
         end(s, rq, top, ri, r, SB_OUTCOME_GAVE_UP, SB_REFUSAL_OTHER, NULL,
@@ -887,9 +888,9 @@ request *request_new(requester *rq, uint32_t client, uint32_t *ri)
     return r;
 }
 
-SB_ALWAYS_INLINE static inline void
-start(sim *s, requester *rq, const requester_ops *ops, bool top, uint32_t ri,
-      request *r)
+SB_ALWAYS_INLINE static inline void start(sim *s, requester *rq,
+                                          const requester_ops *ops, bool top,
+                                          uint32_t ri, request *r)
 {
     metrics_of(s, rq, top)->cur->offered++;
     if (r->deadline <= s->now) {
@@ -1033,9 +1034,10 @@ int requests_clone(sim *s, const sim *src, pstack *ps, sb_err *e)
     if (pstack_process_state_size(ps) != pstack_process_state_size(old) ||
         pstack_client_state_size(ps) != pstack_client_state_size(old) ||
         pstack_request_state_size(ps) != pstack_request_state_size(old))
-        return err_set(e, "a copy of a run needs a policy stack laid out as "
-                       "the run's ('%s' is not '%s')", pstack_name(ps),
-                       pstack_name(old));
+        return err_set(e,
+                       "a copy of a run needs a policy stack laid out as "
+                       "the run's ('%s' is not '%s')",
+                       pstack_name(ps), pstack_name(old));
     if (pool_clone(&q->requests, &from->requests) != 0 ||
         pool_clone(&q->attempts, &from->attempts) != 0)
         return err_set(e, "out of memory for a copy of the run's records");
@@ -1100,8 +1102,7 @@ static uint32_t first_client(const requester *rq, uint32_t p)
 }
 
 int requester_start_state(requester *rq, uint32_t n_clients,
-                          uint32_t n_processes, uint32_t connections,
-                          sb_err *e)
+                          uint32_t n_processes, uint32_t connections, sb_err *e)
 {
     pstack *ps = rq->stack;
     rq->n_clients = n_clients;
@@ -1123,8 +1124,8 @@ int requester_start_state(requester *rq, uint32_t n_clients,
         (connections != SIM_UNLIMITED && !rq->pools))
         return err_set(e, "out of memory for %s", rq->name);
     for (uint32_t p = 0; p < rq->n_processes; p++) {
-        pstack_call call = call_for(rq->s, rq, false, NULL,
-                                    first_client(rq, p));
+        pstack_call call =
+            call_for(rq->s, rq, false, NULL, first_client(rq, p));
         call.process = p;
         call.client_state = NULL;
         pstack_process_init(ps, &call);
@@ -1170,8 +1171,7 @@ static bool requester_sane(const request_table *q, uint32_t i)
                 rq->pools[p].len > rq->pools[p].cap)
                 return false;
     unsigned hooks = pstack_hooks(rq->stack);
-    return rq->asks_before_send ==
-               ((hooks & PSTACK_HOOK_BEFORE_SEND) != 0) &&
+    return rq->asks_before_send == ((hooks & PSTACK_HOOK_BEFORE_SEND) != 0) &&
            rq->hears_end == ((hooks & PSTACK_HOOK_ON_REQUEST_END) != 0) &&
            rq->hears_decision == ((hooks & PSTACK_HOOK_ON_DECISION) != 0);
 }

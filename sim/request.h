@@ -88,10 +88,10 @@ enum {
 
 typedef struct request {
     int64_t start;
-    int64_t deadline; /* absolute; NO_DEADLINE */
+    int64_t deadline;       /* absolute; NO_DEADLINE */
     const char *end_reason; /* why it was refused, while it ends (EV_END);
                                static text, or the policy's */
-    uint32_t client;  /* of its requester */
+    uint32_t client;        /* of its requester */
     uint32_t process;
     uint32_t index; /* its random streams' counter: the client's request
                        number, or what a caller's owner gives */
@@ -160,7 +160,7 @@ typedef struct attempt {
     uint8_t result; /* sb_error_kind of the answer */
     uint8_t defect;
     uint8_t hedge;
-    uint8_t trip; /* its round trip to the server: 0 the first, 1 the
+    uint8_t trip;      /* its round trip to the server: 0 the first, 1 the
                      second of a two-round-trip update (server.h) */
     uint8_t answer_by; /* enum answer_by of its answer */
 } attempt;
@@ -185,8 +185,7 @@ typedef struct requester_ops {
     void (*sent)(requester *rq, const request *r, const attempt *t);
     /* Attempt t of r ended while r waited for it: answered or timed
      * out. */
-    void (*attempt_ended)(requester *rq, const request *r,
-                          const attempt *t);
+    void (*attempt_ended)(requester *rq, const request *r, const attempt *t);
     /* The stack decided to retry ri (r) after delay_ns. */
     void (*retry_in)(requester *rq, uint32_t ri, const request *r,
                      int64_t delay_ns);
@@ -215,35 +214,35 @@ typedef struct conn_pool {
  *   a pool's busy is at most `connections`, and only attempts in stage
  *   ST_POOL (or ones it drops when their turn comes) wait in it. */
 struct requester {
-    sim *s;                   /* back to the run: rebound by a clone */
-    const requester_ops *ops; /* static: every hook may be NULL */
-    const char *name;         /* for messages: "tier 'api'", "step 'load'" */
-    uint8_t id;               /* request.caller of its requests */
-    uint8_t counts_in;        /* the tier whose metrics count its
+    sim *s;                    /* back to the run: rebound by a clone */
+    const requester_ops *ops;  /* static: every hook may be NULL */
+    const char *name;          /* for messages: "tier 'api'", "step 'load'" */
+    uint8_t id;                /* request.caller of its requests */
+    uint8_t counts_in;         /* the tier whose metrics count its
                                  requests and attempts (0: the run's) */
     bool shares_clients_state; /* runs the clients' stack in their state
                                   and with their host (requester 0) */
-    bool partitioned;         /* partitions cut it off (the clients) */
-    bool shows_modes;         /* keeps sim_client_modes (the clients) */
-    uint32_t owner;           /* the owner's index: a tier, a step */
+    bool partitioned;          /* partitions cut it off (the clients) */
+    bool shows_modes;          /* keeps sim_client_modes (the clients) */
+    uint32_t owner;            /* the owner's index: a tier, a step */
     /* Where and how its attempts go. */
-    unsigned net_stream;      /* RNG_NET + its server's stream offset */
-    const dist *network;      /* borrowed from the config */
-    int64_t timeout_ns;       /* per attempt; 0: the clients' timeout now */
-    int64_t call_time_ns;     /* its own time per call: no answer or
+    unsigned net_stream;  /* RNG_NET + its server's stream offset */
+    const dist *network;  /* borrowed from the config */
+    int64_t timeout_ns;   /* per attempt; 0: the clients' timeout now */
+    int64_t call_time_ns; /* its own time per call: no answer or
                                  refusal is known sooner (client.h) */
-    uint32_t connections;     /* per process; SIM_UNLIMITED: no pools */
-    conn_pool *pools;         /* per process; NULL without */
+    uint32_t connections; /* per process; SIM_UNLIMITED: no pools */
+    conn_pool *pools;     /* per process; NULL without */
     /* Its stack and policy state. */
-    pstack *stack;            /* borrowed (the run's) or ps.stack */
+    pstack *stack; /* borrowed (the run's) or ps.stack */
     bool owns_stack;
-    policy_setup ps;          /* when it owns its stack */
+    policy_setup ps; /* when it owns its stack */
     size_t request_state_size;
     uint32_t n_clients, n_processes;
     char *client_state, *process_state; /* owned; NULL when shared */
     size_t client_stride, process_stride;
-    uint32_t *draws;          /* per client: sb_host.uniform's counter */
-    unsigned policy_stream;   /* RNG_POLICY + its stream offset */
+    uint32_t *draws;        /* per client: sb_host.uniform's counter */
+    unsigned policy_stream; /* RNG_POLICY + its stream offset */
     bool asks_before_send, hears_success, hears_end, hears_decision;
     sb_host host;
 };
@@ -258,7 +257,7 @@ struct requester {
  *   every live attempt names a live request; one its requester waits
  *   for belongs to an unfinished request. */
 typedef struct request_table {
-    pool requests, attempts; /* records; requests: REQUEST_HEAD + the
+    pool requests, attempts;           /* records; requests: REQUEST_HEAD + the
                                 largest requester's request state */
     requester rq[SIM_MAX_CALLERS + 1]; /* by id */
     uint32_t n_requesters;
@@ -314,8 +313,7 @@ static inline uint32_t requester_process_of(const requester *rq, uint32_t c)
 /* request_new's record, inline for the clients' arrivals: NULL when out
  * of memory, and the caller fails the run. */
 static inline request *request_take(request_table *q, const requester *rq,
-                                    uint32_t client, int64_t now,
-                                    uint32_t *ri)
+                                    uint32_t client, int64_t now, uint32_t *ri)
 {
     request *r =
         pool_take(&q->requests, ri, REQUEST_HEAD, offsetof(request, gen));

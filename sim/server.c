@@ -38,9 +38,9 @@ struct server {
     void *model_state;             /* model->state_size bytes, or NULL */
     uint32_t workers;              /* now, after capacity faults */
     uint32_t busy;
-    uint32_t *queue; /* ring of attempt ids */
+    uint32_t *queue;             /* ring of attempt ids */
     size_t q_head, q_len, q_cap; /* q_cap: 0 or a power of two */
-    uint32_t *in_service; /* attempt ids, unordered */
+    uint32_t *in_service;        /* attempt ids, unordered */
     size_t svc_cap;
     int down;        /* -1 up, or CUT_REFUSE / CUT_BLACKHOLE */
     double slowdown; /* service multiplier */
@@ -110,8 +110,8 @@ static void note_features(server *sv)
 {
     sv->end_without_hooks = !sv->calls_down && sv->model->end == NULL;
     sv->service_is_draw = sv->model->service == NULL &&
-                        sv->model->start == NULL && sv->slowdown == 1.0 &&
-                        !(sv->cfg->degradation > 0);
+                          sv->model->start == NULL && sv->slowdown == 1.0 &&
+                          !(sv->cfg->degradation > 0);
     sv->back_const = sv->cfg->network.kind == DIST_CONST
                          ? simtime_add(sv->cfg->network.mean_ns, sv->latency)
                          : -1;
@@ -119,7 +119,8 @@ static void note_features(server *sv)
 
 static void note_gate(server *sv)
 {
-    sv->gated = sv->down >= 0 || sv->limit_rate > 0 || faults_any_errors(&sv->s->fl);
+    sv->gated =
+        sv->down >= 0 || sv->limit_rate > 0 || faults_any_errors(&sv->s->fl);
 }
 
 /* ---- The plain queue model: every request is independent work --------- */
@@ -198,8 +199,8 @@ int server_clone(const server *src, sim *s, metrics *m, server **out)
     sv->queue = NULL;
     sv->in_service = NULL;
     sv->model_state = NULL;
-    if ((src->q_cap && (sv->queue = malloc(src->q_cap * sizeof *sv->queue))
-                           == NULL) ||
+    if ((src->q_cap &&
+         (sv->queue = malloc(src->q_cap * sizeof *sv->queue)) == NULL) ||
         (src->svc_cap &&
          (sv->in_service = malloc(src->svc_cap * sizeof *sv->in_service)) ==
              NULL) ||
@@ -261,8 +262,8 @@ uint32_t server_workers(const server *sv)
  * up to `sample`, else `sample` evenly spaced ones, scaled (true is then
  * returned).  For front ends, once a frame, not for the hot path: each
  * queued attempt looked at is a cache miss in a long queue. */
-bool server_abandoned(const server *sv, uint32_t sample,
-                      uint32_t *in_service, uint32_t *queued)
+bool server_abandoned(const server *sv, uint32_t sample, uint32_t *in_service,
+                      uint32_t *queued)
 {
     uint32_t a = 0;
     uint64_t q = 0;
@@ -505,8 +506,8 @@ SB_NOINLINE static int grow_in_service(server *sv)
  * queued: t comes from the queue, a
  * constant in each caller (admission serves only arrivals, dispatch only
  * queued attempts), so that neither loads t's stage to learn it. */
-SB_ALWAYS_INLINE static inline void
-start_service(server *sv, uint32_t ai, attempt *t, bool queued)
+SB_ALWAYS_INLINE static inline void start_service(server *sv, uint32_t ai,
+                                                  attempt *t, bool queued)
 {
     sim *s = sv->s;
     const request *r = req_at(s, t->req);
@@ -525,7 +526,8 @@ start_service(server *sv, uint32_t ai, attempt *t, bool queued)
         sv->m->cur->queue_wait_ns += s->now - t->enqueued;
     sv->m->cur->served++;
     t->stage = ST_IN_SERVICE;
-    engine_push(s, simtime_add(s->now, t->service), EV_SERVICE_DONE, ai, t->gen);
+    engine_push(s, simtime_add(s->now, t->service), EV_SERVICE_DONE, ai,
+                t->gen);
 }
 
 /* A drop_expired server skips a queued attempt whose caller has already
@@ -601,8 +603,9 @@ static bool gate(server *sv, uint32_t ai, attempt *t)
         turn_away(sv, ai, SB_ERR_HTTP, 429, retry_after);
         return true;
     }
-    const fault_cfg *f =
-        faults_any_errors(&s->fl) ? faults_error(s, req_at(s, t->req), t) : NULL;
+    const fault_cfg *f = faults_any_errors(&s->fl)
+                             ? faults_error(s, req_at(s, t->req), t)
+                             : NULL;
     if (f) {
         t->answer_by = ANSWER_INJECTED;
         t->pushback = f->pushback;
@@ -691,14 +694,12 @@ static inline void send_reply(server *sv, uint32_t ai, attempt *t,
 /* ... while a lost_ack fault runs or the network draws its delays.  Out
  * of line (LTO would inline the fault's coin here), so that the common
  * answer saves no registers around calls it does not make. */
-SB_NOINLINE static void reply_drawn(server *sv, uint32_t ai,
-                                                  attempt *t,
-                                                  const request *r)
+SB_NOINLINE static void reply_drawn(server *sv, uint32_t ai, attempt *t,
+                                    const request *r)
 {
     sim *s = sv->s;
     bool lost = faults_any_lost(&s->fl) && faults_ack_lost(s, r, t);
-    send_reply(sv, ai, t, r, lost,
-               simtime_add(s->now, answer_delay(sv, r, t)));
+    send_reply(sv, ai, t, r, lost, simtime_add(s->now, answer_delay(sv, r, t)));
 }
 
 static void reply(server *sv, uint32_t ai, attempt *t, const request *r)
@@ -726,8 +727,7 @@ static inline void release_worker(server *sv, attempt *t)
  * the rest.  Inlined into the two callers below: the common end without
  * the hooks' branches and the registers they need. */
 SB_ALWAYS_INLINE static inline void
-end_service(server *sv, uint32_t ai, attempt *t, request *r,
-            bool without_hooks)
+end_service(server *sv, uint32_t ai, attempt *t, request *r, bool without_hooks)
 {
     sim *s = sv->s;
     if (!without_hooks && sv->calls_down && !r->defect) {
@@ -739,8 +739,9 @@ end_service(server *sv, uint32_t ai, attempt *t, request *r,
     }
     release_worker(sv, t);
     sv->m->cur->service_ns += t->service;
-    service_end end = !without_hooks && sv->model->end ? sv->model->end(sv, ai, t, r)
-                                               : SERVICE_DONE;
+    service_end end = !without_hooks && sv->model->end
+                          ? sv->model->end(sv, ai, t, r)
+                          : SERVICE_DONE;
     if (end == SERVICE_ANSWERED) {
         reply(sv, ai, t, r);
     } else if (end != SERVICE_TAKEN) {
@@ -754,8 +755,7 @@ end_service(server *sv, uint32_t ai, attempt *t, request *r,
 
 /* The end of a service with a call down or an end hook
  * (!end_without_hooks). */
-static void end_service_hooked(server *sv, uint32_t ai, attempt *t,
-                               request *r)
+static void end_service_hooked(server *sv, uint32_t ai, attempt *t, request *r)
 {
     end_service(sv, ai, t, r, false);
 }
@@ -774,8 +774,7 @@ void server_on_service_done(server *sv, uint32_t ai, uint32_t gen)
 
 /* ---- Tiers (tier.h) ------------------------------------------------------ */
 
-void server_set_tier(server *sv, uint8_t tier, unsigned stream,
-                     bool calls_down)
+void server_set_tier(server *sv, uint8_t tier, unsigned stream, bool calls_down)
 {
     sv->tier = tier;
     sv->stream = stream;
@@ -815,8 +814,8 @@ void server_round_trip(server *sv, uint32_t ai)
 {
     sim *s = sv->s;
     attempt *t = att_at(s, ai);
-    int64_t back = simtime_add(net_delay(sv, req_at(s, t->req), t, 2),
-                               sv->latency);
+    int64_t back =
+        simtime_add(net_delay(sv, req_at(s, t->req), t, 2), sv->latency);
     if (!request_waits(s, t) || simtime_add(s->now, back) >= t->expires)
         sv->m->cur->wasted_ns += t->service;
     t->stage = ST_TO_CLIENT;
@@ -851,7 +850,7 @@ void server_on_trip(server *sv, uint32_t ai, uint32_t gen)
     }
     t->stage = ST_TO_SERVER;
     engine_push(s, simtime_add(s->now, net_delay(sv, r, t, 3)),
-                     EV_SERVER_ARRIVE, ai, t->gen);
+                EV_SERVER_ARRIVE, ai, t->gen);
 }
 
 /* ---- Faults -------------------------------------------------------------- */

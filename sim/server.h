@@ -161,7 +161,7 @@ bool server_sane(const server *sv);
  * A queue longer than `sample` (0: no limit) is sampled at that many
  * evenly spaced places and scaled; returns true when it was.  For front
  * ends, not the hot path. */
-bool server_abandoned(const server *sv, uint32_t sample,
-                      uint32_t *in_service, uint32_t *queued);
+bool server_abandoned(const server *sv, uint32_t sample, uint32_t *in_service,
+                      uint32_t *queued);
 
 #endif

@@ -28,9 +28,8 @@ int engine_fail(sim *s, const char *msg)
 
 /* Out of line: its callers' common path (evq_push_quick) then saves no
  * registers for the queue's slow paths (engine.h). */
-SB_NOINLINE void engine_push_slow(sim *s, int64_t t,
-                                                unsigned type, uint32_t id,
-                                                uint32_t gen)
+SB_NOINLINE void engine_push_slow(sim *s, int64_t t, unsigned type, uint32_t id,
+                                  uint32_t gen)
 {
     if (evq_push(&s->q, t, type, id, gen) != 0)
         engine_fail(s, "out of memory for the event queue");
@@ -47,8 +46,8 @@ void engine_push_fault(sim *s, int64_t t, unsigned type, uint32_t fault,
 
 /* Out of line, so that engine_push_now's common path saves no registers
  * for the queue's push. */
-SB_NOINLINE void engine_push_now_queued(sim *s, unsigned type,
-                                                      uint32_t id, uint32_t gen)
+SB_NOINLINE void engine_push_now_queued(sim *s, unsigned type, uint32_t id,
+                                        uint32_t gen)
 {
     engine_push(s, s->now, type, id, gen);
 }
@@ -186,9 +185,9 @@ SB_ALWAYS_INLINE static inline void dispatch(sim *s, const evq_event *ev)
 void engine_plan_phases(sim *s, bool first)
 {
     const sim_config *c = s->cfg;
-    phases_input in = {c->bucket_ns,       c->duration_ns,
-                       c->warmup_ns,       c->recovery_window_ns,
-                       sim_first_fault_start(s), sim_last_fault_end(s)};
+    phases_input in = {
+        c->bucket_ns,          c->duration_ns,           c->warmup_ns,
+        c->recovery_window_ns, sim_first_fault_start(s), sim_last_fault_end(s)};
     if (first)
         phases_init(&s->ph, &in);
     else
@@ -499,7 +498,8 @@ int sim_clone(const sim *src, pstack *ps, sim **out, sb_err *e)
     if (ps == src->ps && !pstack_shareable(ps)) {
         if (pstack_check_clonable(ps, e) != 0)
             return -1;
-        return err_set(e, "policy '%s' keeps shared state that changes "
+        return err_set(e,
+                       "policy '%s' keeps shared state that changes "
                        "while it runs: a copy of the run needs a copy of "
                        "the stack (pstack_clone), not the run's own",
                        pstack_name(ps));
@@ -510,8 +510,7 @@ int sim_clone(const sim *src, pstack *ps, sim **out, sb_err *e)
     *s = *src;
     unshare(s);
     s->ps = ps;
-    if (evq_clone(&s->q, &src->q) != 0 ||
-        metrics_clone(&s->m, &src->m) != 0 ||
+    if (evq_clone(&s->q, &src->q) != 0 || metrics_clone(&s->m, &src->m) != 0 ||
         clients_clone(&s->cl, &src->cl, src->rqs.rq[0].n_processes) != 0 ||
         call_links_clone(&s->links, &src->links) != 0 ||
         server_clone(src->srv, s, &s->m, &s->srv) != 0) {
@@ -622,8 +621,8 @@ void sim_get_stats(const sim *s, sim_stats *out)
     size_t requesters = 0;
     for (uint32_t i = 0; i < s->rqs.n_requesters; i++)
         requesters += requester_bytes(&s->rqs.rq[i]);
-    out->bytes = sizeof *s + evq_bytes(&s->q) +
-                 pool_bytes(&s->rqs.requests) + pool_bytes(&s->rqs.attempts) +
+    out->bytes = sizeof *s + evq_bytes(&s->q) + pool_bytes(&s->rqs.requests) +
+                 pool_bytes(&s->rqs.attempts) +
                  (size_t)s->cl.n * (sizeof(uint32_t) + sizeof(uint8_t)) +
                  requesters + s->links.cap * sizeof(uint64_t) +
                  server_bytes(s->srv) + metrics_bytes(&s->m) - sizeof s->m;

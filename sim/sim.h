@@ -44,22 +44,22 @@ typedef enum trace_kind {
 
 typedef struct sim_trace {
     trace_kind kind;
-    sb_refusal refusal;         /* TRACE_SEND: why, when refused */
+    sb_refusal refusal; /* TRACE_SEND: why, when refused */
     int64_t time_ns;
     uint32_t client;
-    uint32_t request; /* the client's request number */
-    const sb_attempt *attempt;  /* what the policy was shown */
-    bool refused;               /* TRACE_SEND: the stack refused it */
-    bool hedge;                 /* TRACE_SEND: sent as a hedge */
+    uint32_t request;                /* the client's request number */
+    const sb_attempt *attempt;       /* what the policy was shown */
+    bool refused;                    /* TRACE_SEND: the stack refused it */
+    bool hedge;                      /* TRACE_SEND: sent as a hedge */
     const pstack_decision *decision; /* TRACE_RESULT after a failure */
-    bool decision_ignored;      /* other attempts still wait (hedging) */
-    const char *limit;          /* TRACE_RESULT: the host limit that
+    bool decision_ignored;           /* other attempts still wait (hedging) */
+    const char *limit;               /* TRACE_RESULT: the host limit that
                                    overrode the stack (driver.h), or NULL */
-    const char *reason;         /* refusals */
-    sb_outcome outcome;         /* TRACE_END */
-    const pstack *stack;        /* the stack that decided: the layers
+    const char *reason;              /* refusals */
+    sb_outcome outcome;              /* TRACE_END */
+    const pstack *stack;             /* the stack that decided: the layers
                                    decision names are its */
-    const char *caller;         /* NULL for the clients' requests; a
+    const char *caller;              /* NULL for the clients' requests; a
                                    pipeline step's calls: "step 'load'" */
 } sim_trace;
 
@@ -184,11 +184,11 @@ typedef enum sim_client_mode {
  * queued attempts looked at). */
 typedef struct sim_server_now {
     uint32_t busy, workers, queued;
-    uint32_t queue_limit;       /* SIM_UNLIMITED when none */
-    uint32_t abandoned_busy;    /* in service for a client that gave up */
-    uint32_t abandoned_queued;  /* queued for a client that gave up */
-    bool abandoned_estimated;   /* abandoned_queued is from a sample */
-    bool down;                  /* an outage is running */
+    uint32_t queue_limit;      /* SIM_UNLIMITED when none */
+    uint32_t abandoned_busy;   /* in service for a client that gave up */
+    uint32_t abandoned_queued; /* queued for a client that gave up */
+    bool abandoned_estimated;  /* abandoned_queued is from a sample */
+    bool down;                 /* an outage is running */
 } sim_server_now;
 void sim_server_state(const sim *s, sim_server_now *out);
 
@@ -209,7 +209,7 @@ uint32_t sim_processes(const sim *s);
 typedef struct sim_tier_info {
     const char *name;
     const metrics *m;
-    bool calls_down; /* it has a downstream */
+    bool calls_down;  /* it has a downstream */
     uint32_t workers; /* now */
 } sim_tier_info;
 uint32_t sim_tiers(const sim *s);
@@ -218,19 +218,19 @@ void sim_tier(const sim *s, unsigned i, sim_tier_info *out);
 /* A tier's run, totalled (after sim_finish). */
 typedef struct sim_tier_summary {
     const char *name;
-    uint32_t workers;       /* configured; SIM_UNLIMITED */
+    uint32_t workers; /* configured; SIM_UNLIMITED */
     bool calls_down;
-    uint64_t calls;         /* logical requests that reached it: the
+    uint64_t calls;       /* logical requests that reached it: the
                                clients' at the top, else its caller's calls */
-    uint64_t attempts;      /* attempts sent to it */
-    double amplification;   /* attempts / the top's offered requests */
-    uint64_t served;        /* attempts that started service */
+    uint64_t attempts;    /* attempts sent to it */
+    double amplification; /* attempts / the top's offered requests */
+    uint64_t served;      /* attempts that started service */
     uint64_t rejections, timeouts;
     uint64_t successes, failures; /* of the calls (requests at the top) */
     double mean_busy_workers;
-    double utilization;     /* mean busy / workers; 0 when unlimited */
+    double utilization; /* mean busy / workers; 0 when unlimited */
     uint32_t max_queue;
-    double wasted_work_s;   /* its own service spent on answers nobody used */
+    double wasted_work_s;     /* its own service spent on answers nobody used */
     double wasted_work_share; /* ... of its service */
 } sim_tier_summary;
 void sim_tier_summary_of(const sim *s, unsigned i, sim_tier_summary *out);
@@ -258,25 +258,25 @@ typedef struct sim_pipeline_summary {
     pipeline_strategy strategy;
     bool checkpoints;
     uint32_t steps;
-    uint64_t jobs;             /* jobs started */
-    uint64_t completed;        /* every step done */
-    uint64_t within_sla;       /* ... by the job's deadline (all of them
+    uint64_t jobs;         /* jobs started */
+    uint64_t completed;    /* every step done */
+    uint64_t within_sla;   /* ... by the job's deadline (all of them
                                   when there is no SLA) */
-    uint64_t partial;          /* continue: ended with steps failed or
+    uint64_t partial;      /* continue: ended with steps failed or
                                   skipped, the independent ones done */
-    uint64_t failed;           /* ended failed, reruns spent (fail_fast,
+    uint64_t failed;       /* ended failed, reruns spent (fail_fast,
                                   partial) */
-    uint64_t compensated;      /* compensate: failed, every done step
+    uint64_t compensated;  /* compensate: failed, every done step
                                   undone */
-    uint64_t inconsistent;     /* compensate: an undo failed, so the job's
+    uint64_t inconsistent; /* compensate: an undo failed, so the job's
                                   effects are half there */
-    uint64_t unfinished;       /* still running when the run ended */
-    uint64_t runs, reruns;     /* job runs; of which reruns */
-    uint64_t retries;          /* attempts after the first of a call,
+    uint64_t unfinished;   /* still running when the run ended */
+    uint64_t runs, reruns; /* job runs; of which reruns */
+    uint64_t retries;      /* attempts after the first of a call,
                                   undos' included (their alerts too) */
-    uint64_t late_retries;     /* ... that ended after the job's deadline */
+    uint64_t late_retries; /* ... that ended after the job's deadline */
     uint64_t items_committed, items_duplicated, items_quarantined;
-    uint64_t dead_letters;     /* the dead-letter queue at the end: items
+    uint64_t dead_letters; /* the dead-letter queue at the end: items
                                   and non-batch calls quarantined */
     uint64_t alerts_log, alerts_warning, alerts_critical;
     /* Job time, summed over jobs, in seconds: waiting for an answer
@@ -293,10 +293,10 @@ typedef struct sim_stats {
     uint64_t events;        /* events taken off the queue */
     uint64_t requests_live; /* logical requests in memory now */
     uint64_t attempts_live;
-    size_t queue_len;       /* pending events now */
-    size_t heap_len;        /* of which in the event queue (the rest: the
+    size_t queue_len; /* pending events now */
+    size_t heap_len;  /* of which in the event queue (the rest: the
                              * one event at now waiting beside it) */
-    size_t bytes;           /* memory the engine holds */
+    size_t bytes;     /* memory the engine holds */
 } sim_stats;
 void sim_get_stats(const sim *s, sim_stats *out);
 

@@ -19,8 +19,7 @@ static size_t bucket_from(const metrics *m, int64_t t)
     return (size_t)((t + m->bucket_ns - 1) / m->bucket_ns);
 }
 
-static void baseline(const sim *s, const metrics *m, size_t n,
-                     sim_summary *o)
+static void baseline(const sim *s, const metrics *m, size_t n, sim_summary *o)
 {
     const sim_config *c = sim_config_of(s);
     int64_t first = sim_first_fault_start(s);
@@ -39,8 +38,8 @@ static void baseline(const sim *s, const metrics *m, size_t n,
  * the bucket that enters, take away the one that leaves), so the scan is
  * O(buckets) instead of O(buckets x window); the sum is an integer, so each
  * window's goodput is the same double summary_goodput() gives. */
-static size_t first_recovered(const metrics *m, size_t from, size_t w,
-                              size_t n, double base)
+static size_t first_recovered(const metrics *m, size_t from, size_t w, size_t n,
+                              double base)
 {
     double width_s = (double)w * (double)m->bucket_ns / 1e9;
     uint64_t sum = 0;
@@ -56,13 +55,12 @@ static size_t first_recovered(const metrics *m, size_t from, size_t w,
     }
 }
 
-static void recovery(const sim *s, const metrics *m, size_t n,
-                     sim_summary *o)
+static void recovery(const sim *s, const metrics *m, size_t n, sim_summary *o)
 {
     const sim_config *c = sim_config_of(s);
     int64_t end = sim_last_fault_end(s);
-    size_t w = (size_t)((c->recovery_window_ns + m->bucket_ns - 1) /
-                        m->bucket_ns);
+    size_t w =
+        (size_t)((c->recovery_window_ns + m->bucket_ns - 1) / m->bucket_ns);
     if (w < 1)
         w = 1;
     if (!o->has_fault || !o->has_baseline || end >= c->duration_ns)
@@ -124,8 +122,8 @@ void summary_live(const sim *s, sim_live *o)
         return;
     o->after_fault = true;
     o->since_fault_s = (double)(now - end) / 1e9;
-    size_t w = (size_t)((c->recovery_window_ns + m->bucket_ns - 1) /
-                        m->bucket_ns);
+    size_t w =
+        (size_t)((c->recovery_window_ns + m->bucket_ns - 1) / m->bucket_ns);
     if (w < 1)
         w = 1;
     size_t from = bucket_from(m, end);
@@ -150,8 +148,7 @@ static void peak(const metrics *m, size_t n, sim_summary *o)
         double a = (double)b->attempts / (double)b->offered;
         if (a > o->peak_amplification) {
             o->peak_amplification = a;
-            o->peak_amplification_at_s = (double)i * (double)m->bucket_ns /
-                                         1e9;
+            o->peak_amplification_at_s = (double)i * (double)m->bucket_ns / 1e9;
         }
     }
 }
@@ -180,8 +177,7 @@ static void quantiles(const uint32_t *hist, uint64_t n, int64_t sum_ns,
     double v[3];
     /* One pass for the three: a comparison reduces thousands of short
      * runs, and three scans of 2 368 bins were a tenth of each. */
-    hist_quantiles(TOTAL_HIST_BITS, hist, 0, TOTAL_HIST_BINS - 1, n, q, 3,
-                   v);
+    hist_quantiles(TOTAL_HIST_BITS, hist, 0, TOTAL_HIST_BINS - 1, n, q, 3, v);
     *mean = (double)sum_ns / (double)n / 1e6;
     *p50 = v[0] / 1e6;
     *p99 = v[1] / 1e6;
@@ -211,15 +207,13 @@ static void server(const sim *s, const metrics *m, sim_summary *o)
                          : o->mean_busy_workers / c->server.workers;
     o->mean_queue_len = t->sum.queue_ns / dur;
     o->max_queue = t->max_queue;
-    o->mean_queue_wait_ms =
-        t->sum.served ? (double)t->sum.queue_wait_ns /
-                            (double)t->sum.served / 1e6
-                       : 0.0;
+    o->mean_queue_wait_ms = t->sum.served ? (double)t->sum.queue_wait_ns /
+                                                (double)t->sum.served / 1e6
+                                          : 0.0;
     o->wasted_work_s = (double)t->sum.wasted_ns / 1e9;
-    o->wasted_work_share =
-        t->sum.service_ns > 0
-            ? (double)t->sum.wasted_ns / (double)t->sum.service_ns
-            : 0.0;
+    o->wasted_work_share = t->sum.service_ns > 0 ? (double)t->sum.wasted_ns /
+                                                       (double)t->sum.service_ns
+                                                 : 0.0;
 }
 
 void summary_compute(const sim *s, sim_summary *o)
@@ -256,8 +250,7 @@ void summary_compute(const sim *s, sim_summary *o)
     bool all_ended = o->has_pipeline
                          ? o->pipeline.unfinished == 0 &&
                                o->pipeline.jobs == c->clients.count
-                         : o->in_flight == 0 &&
-                               o->offered == c->clients.count;
+                         : o->in_flight == 0 && o->offered == c->clients.count;
     if (c->clients.arrival == ARRIVAL_ONCE && all_ended) {
         o->has_completion = true;
         o->completion_time_s = (double)sim_last_finish(s) / 1e9;

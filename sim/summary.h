@@ -79,7 +79,7 @@ typedef struct sim_summary {
     bool has_completion;
     double completion_time_s;
     uint64_t conflicts; /* hot record */
-    double utilization;   /* busy worker time / (workers x duration) */
+    double utilization; /* busy worker time / (workers x duration) */
     double mean_busy_workers;
     double mean_queue_len;
     double mean_queue_wait_ms;
@@ -98,7 +98,7 @@ typedef struct sim_summary {
  * summary (baseline, the recovery band and window), over the buckets
  * closed so far. */
 typedef struct sim_live {
-    double amplification;       /* attempts / offered so far */
+    double amplification; /* attempts / offered so far */
     uint64_t offered, attempts, successes, duplicates, quarantined;
     /* A pipeline's (pipeline false without one): job runs started, jobs
      * completed, runs failed, alerts raised. */
@@ -107,12 +107,12 @@ typedef struct sim_live {
     uint64_t alerts_warning, alerts_critical;
     bool has_baseline;
     double baseline_goodput_per_s;
-    bool fault_running;         /* a fault is running now */
-    bool after_fault;           /* the last fault has ended */
-    double since_fault_s;       /* now - the end of the last fault */
-    bool recovered;             /* goodput came back after it */
+    bool fault_running;   /* a fault is running now */
+    bool after_fault;     /* the last fault has ended */
+    double since_fault_s; /* now - the end of the last fault */
+    bool recovered;       /* goodput came back after it */
     double recovery_time_s;
-    double goodput_ratio;       /* goodput over the latest recovery window
+    double goodput_ratio; /* goodput over the latest recovery window
                                    / baseline; -1 when not known yet */
 } sim_live;
 void summary_live(const sim *s, sim_live *out);

@@ -38,8 +38,8 @@ typedef struct tier {
     metrics *m;         /* &s->m at the top, else &own */
     uint32_t next_call; /* numbers the calls made to this tier */
     bool calls;
-    uint8_t caller;     /* its requester (request.h), when calls */
-    uint32_t workers;   /* its caller's clients: one per worker */
+    uint8_t caller;   /* its requester (request.h), when calls */
+    uint32_t workers; /* its caller's clients: one per worker */
     char caller_name[SIM_NAME_MAX + 16];
 } tier;
 
@@ -80,8 +80,7 @@ static void call_ended(requester *rq, uint32_t ri, request *r, sb_outcome o,
     sim *s = rq->s;
     const tier *tr = &s->tiers->t[rq->owner];
     if (holder_waits(s, ri))
-        server_call_done(tr->srv, held_of(s, ri),
-                         o == SB_OUTCOME_SUCCESS);
+        server_call_done(tr->srv, held_of(s, ri), o == SB_OUTCOME_SUCCESS);
 }
 
 static const requester_ops tier_calls = {
@@ -115,7 +114,8 @@ static int start_caller(tier *tr, sb_err *e)
 {
     const tier_cfg *tc = tr->cfg;
     if (tr->server_cfg->workers == SIM_UNLIMITED)
-        return err_set(e, "tier '%s' calls tier '%s' and needs a finite "
+        return err_set(e,
+                       "tier '%s' calls tier '%s' and needs a finite "
                        "number of workers (they make its calls)",
                        tc->name, tc[1].name);
     tier *down = tr + 1;
@@ -133,9 +133,8 @@ static int start_caller(tier *tr, sb_err *e)
     tr->workers = tr->server_cfg->workers;
     return caller_add_own(tr->s, &spec, tc->policy, tc->policy_origin,
                           tc->settings, (int)tc->n_settings, tr->workers,
-                          tc->processes,
-                          RNG_POLICY + stream_of(tr->index + 1), &tr->caller,
-                          e);
+                          tc->processes, RNG_POLICY + stream_of(tr->index + 1),
+                          &tr->caller, e);
 }
 
 int tiers_create(sim *s, sb_err *e)
@@ -160,8 +159,7 @@ int tiers_create(sim *s, sb_err *e)
             tr->m = &tr->own;
             if (metrics_init(&tr->own, c->bucket_ns, c->duration_ns,
                              METRICS_MAX_BUCKETS) != 0)
-                return err_set(e, "out of memory for tier '%s'",
-                               tr->cfg->name);
+                return err_set(e, "out of memory for tier '%s'", tr->cfg->name);
             if (server_create(s, tr->server_cfg, tr->m, &tr->srv, e) != 0)
                 return -1;
         }
@@ -292,8 +290,8 @@ void sim_tier_summary_of(const sim *s, unsigned i, sim_tier_summary *out)
     out->calls_down = tr->calls;
     out->calls = t->offered;
     out->attempts = t->attempts;
-    out->amplification = top_offered > 0 ? (double)t->attempts / top_offered
-                                         : 0.0;
+    out->amplification =
+        top_offered > 0 ? (double)t->attempts / top_offered : 0.0;
     out->served = t->served;
     out->rejections = t->rejections;
     out->timeouts = t->timeouts;
@@ -306,6 +304,5 @@ void sim_tier_summary_of(const sim *s, unsigned i, sim_tier_summary *out)
     out->max_queue = tr->m->total.max_queue;
     out->wasted_work_s = (double)t->wasted_ns / 1e9;
     out->wasted_work_share =
-        t->service_ns > 0 ? (double)t->wasted_ns / (double)t->service_ns
-                          : 0.0;
+        t->service_ns > 0 ? (double)t->wasted_ns / (double)t->service_ns : 0.0;
 }

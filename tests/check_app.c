@@ -56,8 +56,7 @@ static app *run_script(const char *script_text, saved *sv, sb_err *e)
 {
     static const char *const cycle[] = {"immediate", "exponential"};
     char path[1024];
-    snprintf(path, sizeof path, "%s",
-             tu_write_temp("app.script", script_text));
+    snprintf(path, sizeof path, "%s", tu_write_temp("app.script", script_text));
     load_storm();
     app_options o;
     memset(&o, 0, sizeof o);
@@ -169,7 +168,8 @@ START_TEST(inject_refuses_words_it_does_not_take)
     ck_assert_msg(strstr(m, "app.script:2:") != NULL, "%s", m);
     ck_assert_msg(strstr(m, "'5'") != NULL, "%s", m);
     ck_assert_msg(strstr(m, "inject outage [refuse|blackhole] [DURATION]") !=
-                      NULL, "%s", m);
+                      NULL,
+                  "%s", m);
     /* One word too many after a whole command, and a bad status. */
     m = script_error("at 10s inject latency 200ms 10s 5s\n");
     ck_assert_msg(m != NULL && strstr(m, "'5s'") != NULL, "%s",

@@ -35,8 +35,8 @@ static int save(void *ctx, const char *path, const sim_config *cfg,
                 const setting *expect, int n_expect, sb_err *e)
 {
     (void)ctx;
-    writer_extra x = {NULL,      policy,    params, n_params,
-                      plugins,   n_plugins, expect, n_expect, NULL};
+    writer_extra x = {NULL,      policy, params,   n_params, plugins,
+                      n_plugins, expect, n_expect, NULL};
     outfile o;
     if (outfile_open(&o, path, e) != 0)
         return -1;
@@ -212,8 +212,8 @@ static long count(chart_rect r, const chart_style *c)
     long n = 0;
     for (int y = (int)r.y; y < (int)(r.y + r.h); y++)
         for (int x = (int)r.x; x < (int)(r.x + r.w); x++) {
-            uint32_t p = *(const uint32_t *)(const void *)(d + y * stride +
-                                                           x * 4);
+            uint32_t p =
+                *(const uint32_t *)(const void *)(d + y * stride + x * 4);
             n += abs((int)((p >> 16) & 255) - (int)lround(c->r * 255)) < 8 &&
                  abs((int)((p >> 8) & 255) - (int)lround(c->g * 255)) < 8 &&
                  abs((int)(p & 255) - (int)lround(c->b * 255)) < 8;
@@ -381,8 +381,8 @@ START_TEST(exports_with_ab)
     for (int i = 0; i < 11; i++)
         row = strchr(row, '\n') + 1;
     double t0, t1, offered, attempts, capacity, goodput;
-    ck_assert_int_eq(sscanf(row, "%lf,%lf,%lf,%lf,%lf,%lf", &t0, &t1,
-                            &offered, &attempts, &capacity, &goodput),
+    ck_assert_int_eq(sscanf(row, "%lf,%lf,%lf,%lf,%lf,%lf", &t0, &t1, &offered,
+                            &attempts, &capacity, &goodput),
                      6);
     ck_assert_double_eq(t0, 10);
     ck_assert_double_eq(t1, 11);

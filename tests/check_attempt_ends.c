@@ -33,8 +33,8 @@ static void assert_ends_add_up(const tu_sim *t, const char *what)
     for (size_t i = 0; i < m->n_buckets; i++)
         ck_assert_msg(classes(&m->buckets[i]) == m->buckets[i].attempts_ended,
                       "%s, row %zu: %llu ends in classes, %llu attempts "
-                      "ended", what, i,
-                      (unsigned long long)classes(&m->buckets[i]),
+                      "ended",
+                      what, i, (unsigned long long)classes(&m->buckets[i]),
                       (unsigned long long)m->buckets[i].attempts_ended);
     const sim_summary *s = &t->sum;
     ck_assert_uint_eq(s->successes + s->timeouts + s->rejections + s->errors +
@@ -212,8 +212,8 @@ START_TEST(the_mixed_run_has_every_class)
 END_TEST
 
 /* The shipped scenarios, as they ship. */
-static const char *const shipped[] = {
-    "retry-storm", "duplicate-writes", "hot-record", "overload-thrash"};
+static const char *const shipped[] = {"retry-storm", "duplicate-writes",
+                                      "hot-record", "overload-thrash"};
 
 START_TEST(ends_add_up_in_the_shipped_scenarios)
 {

@@ -41,8 +41,8 @@ static void assert_run_refused(const char *ini, const char *want)
     remove(csv);
     remove(trace);
     tu_output o;
-    tu_stormbench(&o, (const char *[]){"run", ini, "--json", json, "--csv",
-                                       csv, "--trace", trace, NULL});
+    tu_stormbench(&o, (const char *[]){"run", ini, "--json", json, "--csv", csv,
+                                       "--trace", trace, NULL});
     ck_assert_int_eq(o.status, EXIT_INPUT);
     snprintf(line, sizeof line, "stormbench run: %s: %s\n", ini, want);
     ck_assert_str_eq(o.err, line);
@@ -73,10 +73,9 @@ static void assert_validate_refused(const char *ini, const char *want)
  * `immediate` makes up to 5 attempts; 5 events per attempt: 1.5e12
  * events, 150 times the 1e10 limit (at 5 M events/s, more than 3 days).
  */
-static const char rate_ini[] =
-    "[scenario]\nname = rate\nduration = 60s\n"
-    "[clients]\ncount = 1000\nrate = 1e6/s\n"
-    "[policy]\nname = immediate\n";
+static const char rate_ini[] = "[scenario]\nname = rate\nduration = 60s\n"
+                               "[clients]\ncount = 1000\nrate = 1e6/s\n"
+                               "[policy]\nname = immediate\n";
 
 static const char rate_msg[] =
     "this run would process about 1.5e12 events (6e10 requests x up to 5 "
@@ -121,8 +120,8 @@ static void clients_msg(char *buf, size_t len)
     const setting s[] = {{"mode", "window", "test"},
                          {"window_type", "count", "test"},
                          {"window_size", "10000", "test"}};
-    ck_assert_int_eq(policy_setup_build("exponential+circuit_breaker", NULL,
-                                        0, s, 3, &ps, &e),
+    ck_assert_int_eq(policy_setup_build("exponential+circuit_breaker", NULL, 0,
+                                        s, 3, &ps, &e),
                      0);
     size_t state = pstack_process_state_size(ps.stack) +
                    pstack_client_state_size(ps.stack);
@@ -187,12 +186,12 @@ START_TEST(force_runs_it)
     char json[1024], warn[2048];
     snprintf(json, sizeof json, "%s", tu_temp_path("forced.json"));
     tu_output o;
-    tu_stormbench(&o, (const char *[]){"run", ini, "--force", "--json",
-                                       json, NULL});
+    tu_stormbench(
+        &o, (const char *[]){"run", ini, "--force", "--json", json, NULL});
     ck_assert_msg(o.status == EXIT_OK, "exit %d: %s", o.status, o.err);
     snprintf(warn, sizeof warn,
-             "stormbench run: warning: %s: %s; running anyway (--force)\n",
-             ini, forever_msg);
+             "stormbench run: warning: %s: %s; running anyway (--force)\n", ini,
+             forever_msg);
     ck_assert_str_eq(o.err, warn);
     tu_output_free(&o);
     char *j = tu_read_file(json);

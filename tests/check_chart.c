@@ -169,7 +169,7 @@ START_TEST(state_counts_match_one_by_one)
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        st[i] = i < 1200 ? (uint8_t)(x % 9) /* mixed, some past 6 */
+        st[i] = i < 1200   ? (uint8_t)(x % 9) /* mixed, some past 6 */
                 : i < 3000 ? (x % 50 == 0 ? (uint8_t)(1 + x % 5) : 0)
                            : (uint8_t)(x % 6);
     }
@@ -181,8 +181,8 @@ START_TEST(state_counts_match_one_by_one)
             chart_count_states(st, from, to, 6, got);
             for (int s = 0; s < 6; s++)
                 ck_assert_msg(got[s] == want[s],
-                              "[%u, %u) state %d: %u, one by one %u", from,
-                              to, s, got[s], want[s]);
+                              "[%u, %u) state %d: %u, one by one %u", from, to,
+                              s, got[s], want[s]);
         }
 }
 END_TEST
@@ -219,14 +219,14 @@ static bool is_orange(uint32_t p)
 
 START_TEST(series_lands_on_its_row)
 {
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 400,
-                                                    200);
+    cairo_surface_t *s =
+        cairo_image_surface_create(CAIRO_FORMAT_RGB24, 400, 200);
     cairo_t *cr = cairo_create(s);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     chart_panel p;
-    chart_panel_init(&p, (chart_rect){0, 0, 400, 200}, "load", "/s", 0, 10,
-                     0, 100, 12);
+    chart_panel_init(&p, (chart_rect){0, 0, 400, 200}, "load", "/s", 0, 10, 0,
+                     100, 12);
     chart_panel_frame(cr, &p);
     double t[] = {0, 5, 10}, v[] = {50, 50, 500};
     chart_data d = {t, v, 3, 0};
@@ -290,8 +290,10 @@ START_TEST(log_ticks)
         double lo, hi;
         int max, count;
         double first, last;
-    } cases[] = {{1, 1000, 10, 10, 1, 1000}, {1, 1000, 5, 4, 1, 1000},
-                 {1, 1e8, 5, 5, 1, 1e8},     {2, 50, 2, 5, 2, 50},
+    } cases[] = {{1, 1000, 10, 10, 1, 1000},
+                 {1, 1000, 5, 4, 1, 1000},
+                 {1, 1e8, 5, 5, 1, 1e8},
+                 {2, 50, 2, 5, 2, 50},
                  {0.02, 5, 10, 8, 0.02, 5}};
     double t[32];
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
@@ -332,8 +334,8 @@ START_TEST(axes_panel)
 {
     chart_panel p;
     chart_axes ax = {"latency (ms)", "share", true, false};
-    chart_panel_init_axes(&p, (chart_rect){0, 0, 400, 200}, "CDF", &ax, 1,
-                          1000, 0, 1, 10);
+    chart_panel_init_axes(&p, (chart_rect){0, 0, 400, 200}, "CDF", &ax, 1, 1000,
+                          0, 1, 10);
     ck_assert_double_eq_tol(p.plot.x, 55, 1e-9);
     ck_assert_double_eq_tol(p.plot.y, 19, 1e-9);
     ck_assert_double_eq_tol(p.plot.w, 329, 1e-9);
@@ -342,8 +344,8 @@ START_TEST(axes_panel)
     ck_assert(p.x_suffix == NULL && p.unit == NULL);
     ck_assert_double_eq_tol(chart_scale_map(&p.x, 10), 55 + 329 / 3.0, 1e-9);
     /* The GUI's panel keeps its unit after the last tick. */
-    chart_panel_init(&p, (chart_rect){0, 0, 400, 200}, "load", "/s", 0, 10,
-                     0, 1, 10);
+    chart_panel_init(&p, (chart_rect){0, 0, 400, 200}, "load", "/s", 0, 10, 0,
+                     1, 10);
     ck_assert_str_eq(p.x_suffix, " s");
     ck_assert(!p.x.log);
 }
@@ -434,21 +436,18 @@ START_TEST(hatch_geometry)
     double want[] = {0, 5, 5, 0, 0, 10, 10, 0, 5, 10, 10, 5};
     for (int i = 0; i < 12; i++)
         ck_assert_double_eq(xy[i], want[i]);
-    ck_assert_int_eq(chart_hatch_lines((chart_rect){2, 3, 4, 4}, 5, xy, 8),
-                     1);
+    ck_assert_int_eq(chart_hatch_lines((chart_rect){2, 3, 4, 4}, 5, xy, 8), 1);
     ck_assert_double_eq(xy[0], 3);
     ck_assert_double_eq(xy[1], 7);
     ck_assert_double_eq(xy[2], 6);
     ck_assert_double_eq(xy[3], 4);
-    ck_assert_int_eq(chart_hatch_lines((chart_rect){6, 3, 4, 4}, 5, xy, 8),
-                     2);
+    ck_assert_int_eq(chart_hatch_lines((chart_rect){6, 3, 4, 4}, 5, xy, 8), 2);
     ck_assert_double_eq(xy[0], 6);
     ck_assert_double_eq(xy[1], 4);
     /* The count is returned in full even when fewer are written. */
     ck_assert_int_eq(chart_hatch_lines((chart_rect){0, 0, 10, 10}, 5, xy, 1),
                      3);
-    ck_assert_int_eq(chart_hatch_lines((chart_rect){0, 0, 0, 10}, 5, xy, 8),
-                     0);
+    ck_assert_int_eq(chart_hatch_lines((chart_rect){0, 0, 0, 10}, 5, xy, 8), 0);
 }
 END_TEST
 
@@ -530,8 +529,8 @@ START_TEST(legend_rows_height)
                                {"second", &chart_palette[1], 1, 0},
                                {"third one", &chart_palette[2], 0, 1}};
     double line = 10 * 0.8 * 1.5;
-    ck_assert_double_eq_tol(
-        chart_legend_rows(cr, 0, 0, 2000, 10, it, 3, false), line, 1e-9);
+    ck_assert_double_eq_tol(chart_legend_rows(cr, 0, 0, 2000, 10, it, 3, false),
+                            line, 1e-9);
     chart_font(cr, 8, false);
     double w = chart_text_width(cr, "first policy") + 8 * 2.4 + 8 * 0.8;
     ck_assert_double_eq_tol(chart_legend_rows(cr, 0, 0, w, 10, it, 3, false),
@@ -559,8 +558,8 @@ static void draw_dense(cairo_t *cr)
     chart_field_layout(&f, (chart_rect){300.3, 10.7, 150, 180}, 1500, 3.0);
     chart_field_draw(cr, &f, states, chart_palette, 5);
     chart_panel p;
-    chart_panel_init(&p, (chart_rect){0, 0, 290, 200}, "load", "/s", 0, 900,
-                     0, 100, 12);
+    chart_panel_init(&p, (chart_rect){0, 0, 290, 200}, "load", "/s", 0, 900, 0,
+                     100, 12);
     static double t[900], v[900];
     for (int i = 0; i < 900; i++) {
         t[i] = i;
@@ -575,7 +574,6 @@ static void draw_dense(cairo_t *cr)
     chart_panel_series(cr, &p, NULL, &d, &dashed);
 }
 
-
 /* A dense series (360 points on a 640 px plot: a 2 h pipeline's 20 s
  * rows, or 6 minutes of 1 s buckets) is a line, not dots: every pixel
  * column between its first and last point holds some of its ink.  The
@@ -589,14 +587,14 @@ static double dense_v(int i)
 
 START_TEST(dense_series_is_joined)
 {
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 800,
-                                                    240);
+    cairo_surface_t *s =
+        cairo_image_surface_create(CAIRO_FORMAT_RGB24, 800, 240);
     cairo_t *cr = cairo_create(s);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     chart_panel p;
-    chart_panel_init(&p, (chart_rect){0, 0, 700, 240}, "load", "/s", 0, 360,
-                     0, 100, 12);
+    chart_panel_init(&p, (chart_rect){0, 0, 700, 240}, "load", "/s", 0, 360, 0,
+                     100, 12);
     static double t[360], v[360];
     for (int i = 0; i < 360; i++) {
         t[i] = i + 0.5;
@@ -643,12 +641,12 @@ static cairo_status_t svg_collect(void *closure, const unsigned char *data,
 START_TEST(dense_series_is_a_path_on_vector_surfaces)
 {
     char *svg = NULL;
-    cairo_surface_t *s = cairo_svg_surface_create_for_stream(svg_collect,
-                                                             &svg, 700, 240);
+    cairo_surface_t *s =
+        cairo_svg_surface_create_for_stream(svg_collect, &svg, 700, 240);
     cairo_t *cr = cairo_create(s);
     chart_panel p;
-    chart_panel_init(&p, (chart_rect){0, 0, 700, 240}, "load", "/s", 0, 360,
-                     0, 100, 12);
+    chart_panel_init(&p, (chart_rect){0, 0, 700, 240}, "load", "/s", 0, 360, 0,
+                     100, 12);
     static double t[360], v[360];
     for (int i = 0; i < 360; i++) {
         t[i] = i + 0.5;
@@ -676,7 +674,6 @@ START_TEST(dense_series_is_a_path_on_vector_surfaces)
     free(svg);
 }
 END_TEST
-
 
 /* WCAG 2's relative luminance of an sRGB colour and the contrast ratio
  * against white, (1.05) / (L + 0.05). */
@@ -709,8 +706,8 @@ END_TEST
 
 START_TEST(direct_pixels_equal_cairo_fill)
 {
-    cairo_surface_t *a = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 480,
-                                                    220);
+    cairo_surface_t *a =
+        cairo_image_surface_create(CAIRO_FORMAT_RGB24, 480, 220);
     cairo_t *cr = cairo_create(a);
     draw_dense(cr);
     cairo_destroy(cr);
@@ -720,8 +717,8 @@ START_TEST(direct_pixels_equal_cairo_fill)
     cr = cairo_create(rec);
     draw_dense(cr);
     cairo_destroy(cr);
-    cairo_surface_t *b = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 480,
-                                                    220);
+    cairo_surface_t *b =
+        cairo_image_surface_create(CAIRO_FORMAT_RGB24, 480, 220);
     cr = cairo_create(b);
     cairo_set_source_surface(cr, rec, 0, 0);
     cairo_paint(cr);
@@ -732,7 +729,8 @@ START_TEST(direct_pixels_equal_cairo_fill)
         for (int x = 0; x < 480; x++) {
             uint32_t pa = pixel(a, x, y) & 0xffffff;
             if (pa != (pixel(b, x, y) & 0xffffff) && differ < 20)
-                fprintf(stderr, "%d,%d: %06x %06x\n", x, y, pa, pixel(b, x, y) & 0xffffff);
+                fprintf(stderr, "%d,%d: %06x %06x\n", x, y, pa,
+                        pixel(b, x, y) & 0xffffff);
             differ += pa != (pixel(b, x, y) & 0xffffff);
             coloured += pa != 0xffffff;
         }

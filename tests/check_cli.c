@@ -42,17 +42,18 @@ START_TEST(json_has_the_documented_keys)
     ck_assert_ptr_nonnull(j);
     static const char *const keys[] = {
         "\"scenario\": \"retry-storm\"", "\"policy\": \"immediate\"",
-        "\"seed\": 1", "\"duration_s\": 300", "\"offered\":", "\"attempts\":",
-        "\"successes\":", "\"failures\": {", "\"gave_up\":", "\"deadline\":",
-        "\"refused\":", "\"quarantined\":", "\"amplification\":",
-        "\"peak_amplification\":", "\"success_ratio\":",
+        "\"seed\": 1", "\"duration_s\": 300",
+        "\"offered\":", "\"attempts\":", "\"successes\":", "\"failures\": {",
+        "\"gave_up\":", "\"deadline\":", "\"refused\":", "\"quarantined\":",
+        "\"amplification\":", "\"peak_amplification\":", "\"success_ratio\":",
         "\"goodput_baseline_per_s\":", "\"recovery_time_s\": null",
-        "\"metastable\": true", "\"latency_ms\": {", "\"p50\":", "\"p99\":",
-        "\"p999\":", "\"mean\":", "\"duplicates\":", "\"wasted_work_share\":",
-        "\"server\": {", "\"utilization\":", "\"max_queue\":", "\"events\":",
-        "\"wall_s\":", "\"events_per_s\":", "\"expectations\": [",
-        "\"name\": \"metastable\"", "\"limit\": true", "\"value\": true",
-        "\"ok\": true", "\"processes\": 1000", "\"refused_by\": {",
+        "\"metastable\": true", "\"latency_ms\": {",
+        "\"p50\":", "\"p99\":", "\"p999\":", "\"mean\":", "\"duplicates\":",
+        "\"wasted_work_share\":", "\"server\": {",
+        "\"utilization\":", "\"max_queue\":", "\"events\":", "\"wall_s\":",
+        "\"events_per_s\":", "\"expectations\": [", "\"name\": \"metastable\"",
+        "\"limit\": true", "\"value\": true", "\"ok\": true",
+        "\"processes\": 1000", "\"refused_by\": {",
         "\"sends_refused_locally\":", "\"success_ratio_finished\":",
         /* parameters are typed: retry-storm's immediate has
          * max_attempts = 5, a number, not "5" */
@@ -73,10 +74,11 @@ START_TEST(json_has_the_documented_keys)
                             successes / (successes + failures), 1e-5);
     ck_assert_double_eq(offered, successes + failures +
                                      tu_json_number(j, "in_flight_at_end"));
-    ck_assert_double_eq(failures, tu_json_number(j, "failures.gave_up") +
-                                      tu_json_number(j, "failures.deadline") +
-                                      tu_json_number(j, "failures.refused") +
-                                      tu_json_number(j, "failures.quarantined"));
+    ck_assert_double_eq(failures,
+                        tu_json_number(j, "failures.gave_up") +
+                            tu_json_number(j, "failures.deadline") +
+                            tu_json_number(j, "failures.refused") +
+                            tu_json_number(j, "failures.quarantined"));
     ck_assert_double_eq(tu_json_number(j, "failures.refused"),
                         tu_json_number(j, "refused_by.budget") +
                             tu_json_number(j, "refused_by.breaker") +
@@ -93,10 +95,10 @@ START_TEST(csv_rows_add_up_to_the_json)
     snprintf(csv, sizeof csv, "%s", tu_temp_path("sum.csv"));
     snprintf(json, sizeof json, "%s", tu_temp_path("sum.json"));
     tu_output o;
-    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"run", DUPS, "--csv",
-                                                        csv, "--json", json,
-                                                        "-q", NULL}),
-                     0);
+    ck_assert_int_eq(
+        tu_stormbench(&o, (const char *[]){"run", DUPS, "--csv", csv, "--json",
+                                           json, "-q", NULL}),
+        0);
     tu_output_free(&o);
     char *c = tu_read_file(csv), *j = tu_read_file(json);
     const char *header =
@@ -144,9 +146,8 @@ START_TEST(reruns_are_byte_identical)
         snprintf(name, sizeof name, "det%d.json", r);
         snprintf(json, sizeof json, "%s", tu_temp_path(name));
         tu_output o;
-        tu_stormbench(&o, (const char *[]){"run", STORM, "--csv", csv,
-                                           "--json", json, "--no-timing",
-                                           "-q", NULL});
+        tu_stormbench(&o, (const char *[]){"run", STORM, "--csv", csv, "--json",
+                                           json, "--no-timing", "-q", NULL});
         tu_output_free(&o);
         out[r][0] = tu_read_file(csv);
         out[r][1] = tu_read_file(json);
@@ -157,8 +158,8 @@ START_TEST(reruns_are_byte_identical)
     /* The printed summary too: no wall time in it. */
     tu_output p[2];
     for (int r = 0; r < 2; r++)
-        tu_stormbench(&p[r], (const char *[]){"run", DUPS, "--no-timing",
-                                              NULL});
+        tu_stormbench(&p[r],
+                      (const char *[]){"run", DUPS, "--no-timing", NULL});
     ck_assert_str_eq(p[0].out, p[1].out);
     ck_assert_ptr_null(strstr(p[0].out, "wall time"));
     ck_assert_ptr_nonnull(strstr(p[0].out, " events\n"));
@@ -178,11 +179,12 @@ START_TEST(timing_lines_are_the_only_difference)
     char *sa, *sb;
     char *la = strtok_r(a, "\n", &sa), *lb = strtok_r(b, "\n", &sb);
     int differing = 0;
-    for (; la && lb; la = strtok_r(NULL, "\n", &sa),
-                     lb = strtok_r(NULL, "\n", &sb)) {
+    for (; la && lb;
+         la = strtok_r(NULL, "\n", &sa), lb = strtok_r(NULL, "\n", &sb)) {
         if (strcmp(la, lb) == 0)
             continue;
-        ck_assert_msg(strstr(la, "\"wall_s\"") || strstr(la, "\"events_per_s\""),
+        ck_assert_msg(strstr(la, "\"wall_s\"") ||
+                          strstr(la, "\"events_per_s\""),
                       "line differs: %s", la);
         differing++;
     }
@@ -216,13 +218,12 @@ END_TEST
 START_TEST(seed_takes_the_whole_uint64_range)
 {
     int st;
-    const char *big[] = {"--seed", "18446744073709551615", "--no-timing",
-                         NULL};
+    const char *big[] = {"--seed", "18446744073709551615", "--no-timing", NULL};
     char *j = run_json(DUPS, "smax.json", big, &st);
     ck_assert_int_eq(st, 0);
     ck_assert_ptr_nonnull(j);
-    ck_assert_msg(strstr(j, "\"seed\": 18446744073709551615,") != NULL,
-                  "%s", j);
+    ck_assert_msg(strstr(j, "\"seed\": 18446744073709551615,") != NULL, "%s",
+                  j);
     free(j);
 }
 END_TEST
@@ -236,8 +237,7 @@ START_TEST(scenarios_by_name)
     ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
     ck_assert_int_eq(chdir(SB_SOURCE_DIR), 0);
     tu_output o;
-    tu_stormbench(&o, (const char *[]){"run", "duplicate-writes", "-q",
-                                       NULL});
+    tu_stormbench(&o, (const char *[]){"run", "duplicate-writes", "-q", NULL});
     ck_assert_msg(o.status == 0, "exit %d: %s%s", o.status, o.out, o.err);
     tu_output_free(&o);
     tu_stormbench(&o, (const char *[]){"validate", "retry-storm", NULL});
@@ -245,10 +245,10 @@ START_TEST(scenarios_by_name)
     tu_output_free(&o);
     tu_stormbench(&o, (const char *[]){"run", "retry-strom", NULL});
     ck_assert_int_eq(o.status, 2);
-    ck_assert_msg(strstr(o.err, "retry-strom: no such scenario file, nor a "
-                                "shipped scenario of that name (did you "
-                                "mean 'retry-storm'?); shipped scenarios: ")
-                      != NULL,
+    ck_assert_msg(strstr(o.err,
+                         "retry-strom: no such scenario file, nor a "
+                         "shipped scenario of that name (did you "
+                         "mean 'retry-storm'?); shipped scenarios: ") != NULL,
                   "%s", o.err);
     ck_assert_ptr_nonnull(strstr(o.err, "duplicate-writes"));
     tu_output_free(&o);
@@ -277,9 +277,9 @@ START_TEST(other_stack_keeps_what_applies)
     ck_assert_ptr_nonnull(strstr(o.out, "policy    immediate "
                                         "(max_attempts=4)\n"));
     tu_output_free(&o);
-    tu_stormbench(&o, (const char *[]){"run", STORM, "--set",
-                                       "policy.name=none", "--no-expect",
-                                       NULL});
+    tu_stormbench(&o,
+                  (const char *[]){"run", STORM, "--set", "policy.name=none",
+                                   "--no-expect", NULL});
     ck_assert_msg(o.status == 0, "exit %d: %s", o.status, o.err);
     ck_assert_str_eq(o.err, "stormbench run: note: none: the scenario's "
                             "[policy] parameters were written for immediate; "
@@ -288,8 +288,8 @@ START_TEST(other_stack_keeps_what_applies)
     ck_assert_ptr_null(strstr(o.out, "expectations"));
     tu_output_free(&o);
     /* Without --no-expect the storm scenario's expectation fails. */
-    tu_stormbench(&o, (const char *[]){"run", STORM, "--policy", "none",
-                                       "-q", NULL});
+    tu_stormbench(
+        &o, (const char *[]){"run", STORM, "--policy", "none", "-q", NULL});
     ck_assert_int_eq(o.status, 1);
     ck_assert_ptr_nonnull(strstr(o.out, "FAIL  metastable: "));
     tu_output_free(&o);
@@ -306,12 +306,11 @@ START_TEST(unfinished_runs_fail_their_checks)
     char json[1024];
     snprintf(json, sizeof json, "%s", tu_temp_path("lockstep.json"));
     tu_output o;
-    tu_stormbench(&o, (const char *[]){
-                          "run", TU_SOURCE("scenarios/hot-record.ini"),
-                          "--param", "jitter=none", "--set",
-                          "expect.unfinished_max=0.05", "--set",
-                          "expect.completion_within=100s", "--json", json,
-                          "-q", NULL});
+    tu_stormbench(
+        &o, (const char *[]){
+                "run", TU_SOURCE("scenarios/hot-record.ini"), "--param",
+                "jitter=none", "--set", "expect.unfinished_max=0.05", "--set",
+                "expect.completion_within=100s", "--json", json, "-q", NULL});
     ck_assert_int_eq(o.status, 1);
     char *j = tu_read_file(json);
     double offered = tu_json_number(j, "offered");
@@ -332,11 +331,11 @@ START_TEST(unfinished_runs_fail_their_checks)
     ck_assert_str_eq(o.out, want);
     tu_output_free(&o);
     /* With jitter (the scenario's own) it completes, and says when. */
-    tu_stormbench(&o, (const char *[]){
-                          "run", TU_SOURCE("scenarios/hot-record.ini"),
-                          "--set", "expect.completion_within=100s", "--set",
-                          "expect.unfinished_max=0", "--set",
-                          "expect.wasted_max=0.01", NULL});
+    tu_stormbench(&o,
+                  (const char *[]){"run", TU_SOURCE("scenarios/hot-record.ini"),
+                                   "--set", "expect.completion_within=100s",
+                                   "--set", "expect.unfinished_max=0", "--set",
+                                   "expect.wasted_max=0.01", NULL});
     ck_assert_msg(o.status == 0, "%s", o.out);
     ck_assert_ptr_nonnull(strstr(o.out, "PASS  completion_within: every "
                                         "request ended by "));
@@ -371,7 +370,8 @@ START_TEST(policy_mistakes_are_warned)
         char ini[1024], path[1024];
         snprintf(ini, sizeof ini,
                  "[scenario]\nname = w\nduration = 60s\n"
-                 "[clients]\ntimeout = 1s\n[policy]\n%s", cases[i].policy);
+                 "[clients]\ntimeout = 1s\n[policy]\n%s",
+                 cases[i].policy);
         snprintf(path, sizeof path, "%s", tu_write_temp("warn.ini", ini));
         tu_output o;
         tu_stormbench(&o, (const char *[]){"validate", path, NULL});
@@ -423,11 +423,10 @@ START_TEST(progress_only_on_a_terminal)
     snprintf(cmd, sizeof cmd, "%s run %s", SB_BINARY, DUPS);
     setenv("STORMBENCH_PROGRESS_AFTER", "0", 1);
     tu_output o;
-    tu_run(&o, (const char *[]){"/usr/bin/script", "-qec", cmd, "/dev/null",
-                                NULL});
+    tu_run(&o,
+           (const char *[]){"/usr/bin/script", "-qec", cmd, "/dev/null", NULL});
     ck_assert_msg(o.status == 0, "%s%s", o.out, o.err);
-    ck_assert_msg(strstr(o.out, "\r  t = ") != NULL, "no progress: %s",
-                  o.out);
+    ck_assert_msg(strstr(o.out, "\r  t = ") != NULL, "no progress: %s", o.out);
     ck_assert_ptr_nonnull(strstr(o.out, "\rscenario  duplicate-writes"));
     tu_output_free(&o);
     tu_stormbench(&o, (const char *[]){"run", DUPS, NULL});
@@ -470,11 +469,11 @@ END_TEST
 START_TEST(fault_past_the_end_is_said_so)
 {
     tu_output o;
-    tu_stormbench(&o, (const char *[]){
-                          "run", STORM, "--set", "fault.outage.start=280s",
-                          "--set", "fault.outage.duration=100s", "--set",
-                          "expect.recovers_within=30s", "--set",
-                          "expect.metastable=false", NULL});
+    tu_stormbench(&o, (const char *[]){"run", STORM, "--set",
+                                       "fault.outage.start=280s", "--set",
+                                       "fault.outage.duration=100s", "--set",
+                                       "expect.recovers_within=30s", "--set",
+                                       "expect.metastable=false", NULL});
     ck_assert_int_eq(o.status, 1);
     const char *why = "the last fault runs past the end of the run (it "
                       "ends at 380 s, the run at 300 s)";
@@ -482,11 +481,10 @@ START_TEST(fault_past_the_end_is_said_so)
     snprintf(want, sizeof want, "  recovery              not judged: %s\n",
              why);
     ck_assert_msg(strstr(o.out, want) != NULL, "%s", o.out);
-    snprintf(want, sizeof want,
-             "FAIL  recovers_within: cannot be judged: %s\n", why);
+    snprintf(want, sizeof want, "FAIL  recovers_within: cannot be judged: %s\n",
+             why);
     ck_assert_msg(strstr(o.out, want) != NULL, "%s", o.out);
-    ck_assert_msg(strstr(o.err, "warning") && strstr(o.err, why), "%s",
-                  o.err);
+    ck_assert_msg(strstr(o.err, "warning") && strstr(o.err, why), "%s", o.err);
     for (const char *m = strstr(o.out, " -"); m; m = strstr(m + 1, " -"))
         ck_assert_msg(!isdigit((unsigned char)m[2]), "%s", o.out);
     tu_output_free(&o);
@@ -497,8 +495,8 @@ END_TEST
 START_TEST(json_to_stdout)
 {
     tu_output o;
-    tu_stormbench(&o, (const char *[]){"run", DUPS, "--json", "-",
-                                       "--no-timing", NULL});
+    tu_stormbench(
+        &o, (const char *[]){"run", DUPS, "--json", "-", "--no-timing", NULL});
     ck_assert_int_eq(o.status, 0);
     ck_assert_int_eq(o.out[0], '{');
     ck_assert_ptr_null(strstr(o.out, "scenario  "));
@@ -516,15 +514,15 @@ START_TEST(outputs_are_whole_or_untouched)
     char path[1024];
     snprintf(path, sizeof path, "%s", tu_write_temp("keep.json", "old\n"));
     tu_output o;
-    tu_stormbench(&o, (const char *[]){"run", DUPS, "--json", path,
-                                       "--set", "server.workers=0", NULL});
+    tu_stormbench(&o, (const char *[]){"run", DUPS, "--json", path, "--set",
+                                       "server.workers=0", NULL});
     ck_assert_int_eq(o.status, 2);
     tu_output_free(&o);
     char *c = tu_read_file(path);
     ck_assert_str_eq(c, "old\n");
     free(c);
-    tu_stormbench(&o, (const char *[]){"run", DUPS, "--json", path, "-q",
-                                       NULL});
+    tu_stormbench(&o,
+                  (const char *[]){"run", DUPS, "--json", path, "-q", NULL});
     ck_assert_int_eq(o.status, 0);
     tu_output_free(&o);
     c = tu_read_file(path);
@@ -549,7 +547,8 @@ END_TEST
  * warns about the setting beforehand. */
 START_TEST(stopped_clock_exits_two)
 {
-    const char *ini = tu_write_temp("stopped.ini",
+    const char *ini = tu_write_temp(
+        "stopped.ini",
         "[scenario]\nname = closed-breaker\nduration = 60s\n"
         "[clients]\ncount = 10\narrival = closed\nthink = 0s\n"
         "call_time = 0s\n"
@@ -563,8 +562,9 @@ START_TEST(stopped_clock_exits_two)
     tu_stormbench(&o, (const char *[]){"run", path, "--json", json, NULL});
     ck_assert_int_eq(o.status, 2);
     /* After run's warning about call_time (the same as validate's). */
-    ck_assert_msg(strstr(o.err, "\nstormbench run: the run stopped at t=20.")
-                      != NULL, "%s", o.err);
+    ck_assert_msg(strstr(o.err, "\nstormbench run: the run stopped at t=20.") !=
+                      NULL,
+                  "%s", o.err);
     ck_assert_ptr_nonnull(strstr(o.err, ": simulated time stopped advancing: "
                                         "10000"));
     ck_assert_ptr_nonnull(strstr(o.err, "was refused locally "
@@ -592,8 +592,7 @@ START_TEST(shipped_scenarios_validate)
         if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0)
             continue;
         char path[1024];
-        snprintf(path, sizeof path, "%s/%s", TU_SOURCE("scenarios"),
-                 e->d_name);
+        snprintf(path, sizeof path, "%s/%s", TU_SOURCE("scenarios"), e->d_name);
         tu_output o;
         tu_stormbench(&o, (const char *[]){"validate", path, NULL});
         ck_assert_msg(o.status == 0, "%s: %s", e->d_name, o.err);
@@ -645,12 +644,11 @@ START_TEST(policy_line_is_wrapped)
         if (k)
             tu_stormbench(&o, (const char *[]){"validate", ini, NULL});
         else
-            tu_stormbench(&o, (const char *[]){
-                                  "run", STORM, "--policy",
-                                  "exponential+circuit_breaker", NULL});
+            tu_stormbench(&o, (const char *[]){"run", STORM, "--policy",
+                                               "exponential+circuit_breaker",
+                                               NULL});
         /* (run: 1 when the storm's [expect] no longer holds) */
-        ck_assert_msg(o.status == 0 || (k == 0 && o.status == 1), "%s",
-                      o.err);
+        ck_assert_msg(o.status == 0 || (k == 0 && o.status == 1), "%s", o.err);
         /* The policy's lines: up to "run " (run), or after the line that
          * names the file, whatever its path's length (validate). */
         const char *end = strstr(o.out, "\nrun ");

@@ -68,26 +68,23 @@ static char *run_bytes(sim *s)
         sim_tier(s, i, &ti);
         sim_tier_summary_of(s, i, &ts);
         export_csv(f, ti.m, false);
-        fprintf(f, "tier %s %llu %llu %llu %llu %llu %.17g %u %.17g\n",
-                ts.name, (unsigned long long)ts.calls,
-                (unsigned long long)ts.attempts,
-                (unsigned long long)ts.served,
-                (unsigned long long)ts.timeouts,
+        fprintf(f, "tier %s %llu %llu %llu %llu %llu %.17g %u %.17g\n", ts.name,
+                (unsigned long long)ts.calls, (unsigned long long)ts.attempts,
+                (unsigned long long)ts.served, (unsigned long long)ts.timeouts,
                 (unsigned long long)ts.failures, ts.mean_busy_workers,
                 ts.max_queue, ts.wasted_work_s);
     }
     sim_pipeline_summary ps;
     if (sim_pipeline_summary_of(s, &ps))
-        fprintf(f, "pipeline %llu %llu %llu %llu %llu %llu %llu %.17g "
+        fprintf(f,
+                "pipeline %llu %llu %llu %llu %llu %llu %llu %.17g "
                 "%.17g %.17g\n",
-                (unsigned long long)ps.jobs,
-                (unsigned long long)ps.completed,
+                (unsigned long long)ps.jobs, (unsigned long long)ps.completed,
                 (unsigned long long)ps.failed,
                 (unsigned long long)ps.compensated,
                 (unsigned long long)ps.inconsistent,
-                (unsigned long long)ps.reruns,
-                (unsigned long long)ps.retries, ps.working_s, ps.blocked_s,
-                ps.failed_s);
+                (unsigned long long)ps.reruns, (unsigned long long)ps.retries,
+                ps.working_s, ps.blocked_s, ps.failed_s);
     sim_stats st;
     sim_get_stats(s, &st);
     fprintf(f, "events %llu\n", (unsigned long long)st.events);
@@ -123,13 +120,13 @@ static char *finish_bytes(sim *s)
 }
 
 typedef struct variant {
-    const char *file;      /* a shipped scenario, or NULL */
-    const char *ini;       /* or this text */
-    const char *policy;    /* NULL: the scenario's */
-    double branch_s;       /* where the copy is made */
-    int64_t duration_ns;   /* 0: the scenario's */
-    uint32_t connections;  /* 0: the scenario's */
-    double again_s;        /* a second branch point; 0: halfway from the
+    const char *file;     /* a shipped scenario, or NULL */
+    const char *ini;      /* or this text */
+    const char *policy;   /* NULL: the scenario's */
+    double branch_s;      /* where the copy is made */
+    int64_t duration_ns;  /* 0: the scenario's */
+    uint32_t connections; /* 0: the scenario's */
+    double again_s;       /* a second branch point; 0: halfway from the
                               first to the end */
 } variant;
 
@@ -146,8 +143,8 @@ static tu_sim *prepare(const variant *v)
 {
     char *text = v->file ? tu_read_file(v->file) : NULL;
     ck_assert(!v->file || text);
-    tu_sim *t = tu_sim_prepare_edited(text ? text : v->ini, v->policy, edit,
-                                      (void *)v);
+    tu_sim *t =
+        tu_sim_prepare_edited(text ? text : v->ini, v->policy, edit, (void *)v);
     free(text);
     return t;
 }
@@ -182,11 +179,11 @@ static const variant variants[] = {
      240 * NS_PER_S, 0, 0},
     /* Token buckets per process (gRPC's retry throttling), copied while
      * timeouts drain them. */
-    {TU_SOURCE("scenarios/brownout.ini"), NULL, NULL, 61.5, 150 * NS_PER_S,
-     0, 0},
+    {TU_SOURCE("scenarios/brownout.ini"), NULL, NULL, 61.5, 150 * NS_PER_S, 0,
+     0},
     /* The optimistic hot record, copied while 100 updates contend. */
-    {TU_SOURCE("scenarios/hot-record.ini"), NULL, NULL, 0.35,
-     120 * NS_PER_S, 0, 0.6},
+    {TU_SOURCE("scenarios/hot-record.ini"), NULL, NULL, 0.35, 120 * NS_PER_S, 0,
+     0.6},
     /* A partition running at the copy. */
     {TU_SOURCE("scenarios/partial-partition.ini"), NULL, NULL, 100.0, 0, 0, 0},
     /* Weather, pools, token bucket. */
@@ -202,8 +199,7 @@ START_TEST(clone_continues_the_same)
     char *want = finish_bytes(ref->sim);
 
     tu_sim *orig = prepare(v);
-    ck_assert_int_eq(sim_run_until(orig->sim, (int64_t)(v->branch_s * 1e9)),
-                     0);
+    ck_assert_int_eq(sim_run_until(orig->sim, (int64_t)(v->branch_s * 1e9)), 0);
     sb_err e;
     sim *copy = NULL;
     ck_assert_msg(sim_clone(orig->sim, NULL, &copy, &e) == 0, "%s", e.msg);
@@ -280,8 +276,7 @@ START_TEST(rekeyed_branches_differ_and_replay)
     different_bytes(ba, bb, "branches 1 and 2");
     different_bytes(bc, bb, "branch 2.7 and branch 2");
     step pa[] = {{t1, 1}}, pb[] = {{t1, 2}}, pc[] = {{t1, 2}, {t2, 7}};
-    char *ra = replay(v, pa, 1), *rb = replay(v, pb, 1),
-         *rc = replay(v, pc, 2);
+    char *ra = replay(v, pa, 1), *rb = replay(v, pb, 1), *rc = replay(v, pc, 2);
     same_bytes(ra, ba, "branch 1 replayed");
     same_bytes(rb, bb, "branch 2 replayed");
     same_bytes(rc, bc, "branch 2.7 replayed");
@@ -314,7 +309,8 @@ START_TEST(branch_key_replays)
     w.ini = ini;
     tu_sim *t = prepare(&w);
     char *got = finish_bytes(t->sim);
-    step path[] = {{47250 * NS_PER_MS, 1}, {80 * NS_PER_S, 0x00ff00ff00ff00ffu}};
+    step path[] = {{47250 * NS_PER_MS, 1},
+                   {80 * NS_PER_S, 0x00ff00ff00ff00ffu}};
     char *want = replay(v, path, 2);
     same_bytes(got, want, "the scenario's branch path");
     free(got);
@@ -334,8 +330,10 @@ START_TEST(branch_key_refused)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char ini[512];
-        snprintf(ini, sizeof ini, "[scenario]\nname = b\nduration = 30s\n"
-                 "branch = %s\n", bad[i][0]);
+        snprintf(ini, sizeof ini,
+                 "[scenario]\nname = b\nduration = 30s\n"
+                 "branch = %s\n",
+                 bad[i][0]);
         scenario sc;
         sb_err e;
         ck_assert_int_eq(
@@ -456,9 +454,9 @@ static pstack *counting_stack(const sb_policy *p)
     pstack_layer_spec spec = {p, "/plugins/counting.so"};
     pstack *ps = NULL;
     sb_err e;
-    ck_assert_msg(pstack_create(&spec, 1, NULL, 0, classify_error, &ps, &e) == 0,
-                  "%s",
-                  e.msg);
+    ck_assert_msg(pstack_create(&spec, 1, NULL, 0, classify_error, &ps, &e) ==
+                      0,
+                  "%s", e.msg);
     return ps;
 }
 
@@ -517,8 +515,7 @@ START_TEST(plugin_clone_hook_copies_its_state)
     ck_assert_msg(pstack_clone(ps, &cps, &e) == 0, "%s", e.msg);
     sim *c = NULL;
     ck_assert_msg(sim_clone(s, cps, &c, &e) == 0, "%s", e.msg);
-    ck_assert_int_eq(((counter *)pstack_layer_shared(cps, 0))->n,
-                     at_branch);
+    ck_assert_int_eq(((counter *)pstack_layer_shared(cps, 0))->n, at_branch);
     char *from_orig = finish_bytes(s);
     sim_destroy(s);
     pstack_destroy(ps);
@@ -539,7 +536,6 @@ START_TEST(plugin_clone_hook_copies_its_state)
     tu_sim_free(t);
 }
 END_TEST
-
 
 /* ---- One engine, reused run after run ----------------------------------- */
 
@@ -578,14 +574,15 @@ START_TEST(reused_engine_runs_as_new)
         tu_sim_free(ref);
         tu_sim *t = prepare(v); /* its configuration and stack */
         if (k % 3 == 2) {
-            ck_assert_msg(sim_reuse(&kept, sim_config_of(t->sim),
-                                    t->ps.stack, &e) == 0, "%s", e.msg);
+            ck_assert_msg(
+                sim_reuse(&kept, sim_config_of(t->sim), t->ps.stack, &e) == 0,
+                "%s", e.msg);
             ck_assert_int_eq(
-                sim_run_until(kept, sim_config_of(t->sim)->duration_ns / 2),
-                0);
+                sim_run_until(kept, sim_config_of(t->sim)->duration_ns / 2), 0);
         }
-        ck_assert_msg(sim_reuse(&kept, sim_config_of(t->sim), t->ps.stack,
-                                &e) == 0, "%s", e.msg);
+        ck_assert_msg(
+            sim_reuse(&kept, sim_config_of(t->sim), t->ps.stack, &e) == 0, "%s",
+            e.msg);
         char *got = finish_bytes(kept);
         same_bytes(got, want, what);
         free(got);

@@ -61,8 +61,7 @@ typedef struct fixture {
 /* An entry as the CLI fills it (cli_scenario_params): all the scenario's
  * [policy] settings when the stack is the scenario's own, else those its
  * layers also have, then the entry's "key=value"s. */
-static void fill_entry(const scenario *sc, const char *text,
-                       compare_policy *cp)
+static void fill_entry(const scenario *sc, const char *text, compare_policy *cp)
 {
     sb_err e;
     memset(cp, 0, sizeof *cp);
@@ -77,15 +76,15 @@ static void fill_entry(const scenario *sc, const char *text,
     } else { /* the file's parameters the stack also has, as run --policy */
         setting dropped[PSTACK_MAX_SETTINGS];
         int n_dropped;
-        ck_assert_int_eq(policy_setup_filter(cp->stack, NULL, 0,
-                                             sc->settings, sc->n_settings,
-                                             cp->params, &cp->n_params,
-                                             dropped, &n_dropped, &e),
+        ck_assert_int_eq(policy_setup_filter(cp->stack, NULL, 0, sc->settings,
+                                             sc->n_settings, cp->params,
+                                             &cp->n_params, dropped, &n_dropped,
+                                             &e),
                          0);
     }
     while ((tok = strtok_r(NULL, ":", &save)) != NULL)
-        ck_assert_int_eq(setting_parse(tok, "test", &cp->params[cp->n_params++],
-                                       &e), 0);
+        ck_assert_int_eq(
+            setting_parse(tok, "test", &cp->params[cp->n_params++], &e), 0);
 }
 
 static fixture *storm_plan(void)
@@ -94,8 +93,7 @@ static fixture *storm_plan(void)
     ck_assert_ptr_nonnull(f);
     char ini[2048];
     snprintf(ini, sizeof ini, storm_fmt, SEED0);
-    snprintf(f->path, sizeof f->path, "%s",
-             tu_write_temp("compare.ini", ini));
+    snprintf(f->path, sizeof f->path, "%s", tu_write_temp("compare.ini", ini));
     sb_err e;
     ck_assert_msg(scenario_load(f->path, NULL, 0, &f->sc, &e) == 0, "%s",
                   e.msg);
@@ -171,8 +169,8 @@ static char *read_in(const char *dir, const char *name)
 static void assert_same_file(const char *a, const char *b, const char *name)
 {
     char *x = read_in(a, name), *y = read_in(b, name);
-    ck_assert_msg(strcmp(x, y) == 0, "%s differs between %s and %s", name,
-                  a, b);
+    ck_assert_msg(strcmp(x, y) == 0, "%s differs between %s and %s", name, a,
+                  b);
     free(x);
     free(y);
 }
@@ -223,8 +221,7 @@ static char *records_of(const char *dir)
     return all;
 }
 
-static const char *const tables[3] = {"runs.csv", "summary.md",
-                                      "summary.json"};
+static const char *const tables[3] = {"runs.csv", "summary.md", "summary.json"};
 
 /* Both directories' runs loaded and their tables written: the tables
  * are byte-identical. */
@@ -282,23 +279,23 @@ START_TEST(a_run_is_the_run_sim_gives)
             char text[PSTACK_MAX_SETTINGS][360];
             const char *params[PSTACK_MAX_SETTINGS];
             for (int i = 0; i < cp->n_params; i++) {
-                snprintf(text[i], sizeof text[i], "%s=%s",
-                         cp->params[i].key, cp->params[i].value);
+                snprintf(text[i], sizeof text[i], "%s=%s", cp->params[i].key,
+                         cp->params[i].value);
                 params[i] = text[i];
             }
             tu_sim *t = tu_sim_run(ini, cp->stack, params, cp->n_params);
-            const compare_run *r =
-                &res->runs[(uint32_t)pol * SEEDS + sd];
+            const compare_run *r = &res->runs[(uint32_t)pol * SEEDS + sd];
             ck_assert_uint_eq(r->seed, SEED0 + sd);
             ck_assert_msg(memcmp(&r->sum, &t->sum, sizeof t->sum) == 0,
-                          "%s seed %u: the saved summary differs",
-                          entries[pol], SEED0 + sd);
+                          "%s seed %u: the saved summary differs", entries[pol],
+                          SEED0 + sd);
             tu_sim_free(t);
         }
     /* And through the real binary, for one of them. */
     tu_output o;
-    const char *argl[] = {"run", f->path, "--policy", "immediate", "--seed",
-                          "10", "--json", "-", "--no-timing", "-q", NULL};
+    const char *argl[] = {"run",         f->path, "--policy", "immediate",
+                          "--seed",      "10",    "--json",   "-",
+                          "--no-timing", "-q",    NULL};
     tu_stormbench(&o, argl);
     const compare_run *r = &res->runs[1 * SEEDS + 3];
     ck_assert_double_eq_tol(tu_json_number(o.out, "amplification"),
@@ -492,8 +489,8 @@ START_TEST(only_and_merge)
     }
     sb_err e;
     compare_opts oa = {a, 1, odd, n_odd, NULL, NULL, {NULL, NULL, 0, NULL, 0}};
-    compare_opts ob = {b, 2, even, n_even, NULL, NULL,
-                       {NULL, NULL, 0, NULL, 0}};
+    compare_opts ob = {
+        b, 2, even, n_even, NULL, NULL, {NULL, NULL, 0, NULL, 0}};
     ck_assert_int_eq(compare_execute(&f->plan, &oa, &e), 0);
     ck_assert_int_eq(compare_execute(&f->plan, &ob, &e), 0);
     ck_assert_uint_eq(saved_runs(a), n_odd);
@@ -579,16 +576,15 @@ START_TEST(damaged_runs_are_refused_and_rerun)
     for (uint32_t r = 0; r < compare_n_runs(&f->plan); r++)
         if (r != 2 && r != 5 && r != 9)
             all_but[n_but++] = r;
-    compare_opts ob = {dir, 2, all_but, n_but, NULL, NULL,
-                       {NULL, NULL, 0, NULL, 0}};
+    compare_opts ob = {
+        dir, 2, all_but, n_but, NULL, NULL, {NULL, NULL, 0, NULL, 0}};
     sb_err e;
     ck_assert_int_eq(compare_execute(&f->plan, &ob, &e), 0);
     save_alone(&f->plan, 2, dir, "cut.runs", cut, sizeof cut);
     save_alone(&f->plan, 5, dir, "edited.runs", edited, sizeof edited);
     /* Another plan's run 9: the same scenario with another fingerprint. */
     compare_plan other = f->plan;
-    snprintf(other.fingerprint, sizeof other.fingerprint,
-             "0123456789abcdef");
+    snprintf(other.fingerprint, sizeof other.fingerprint, "0123456789abcdef");
     save_alone(&other, 9, dir, "stale.runs", stale, sizeof stale);
     struct stat st;
     ck_assert_int_eq(stat(cut, &st), 0);
@@ -611,8 +607,8 @@ START_TEST(damaged_runs_are_refused_and_rerun)
          * record is the first bad one. */
         if (i < 2) {
             uint32_t again = i == 0 ? 2 : 5;
-            compare_opts o = {dir, 1, &again, 1, NULL, NULL,
-                              {NULL, NULL, 0, NULL, 0}};
+            compare_opts o = {
+                dir, 1, &again, 1, NULL, NULL, {NULL, NULL, 0, NULL, 0}};
             ck_assert_int_eq(compare_execute(&f->plan, &o, &e), 0);
         }
     }
@@ -655,16 +651,18 @@ START_TEST(every_truncation_is_refused)
     for (size_t keep = 0; keep < len; keep += 1 + keep / 64) {
         memcpy(copy, text, keep);
         copy[keep] = '\0';
-        ck_assert_int_eq(runfile_parse(copy, keep, "cut", 0,
-                                       f->plan.fingerprint, r, s, &e), -1);
+        ck_assert_int_eq(
+            runfile_parse(copy, keep, "cut", 0, f->plan.fingerprint, r, s, &e),
+            -1);
     }
     memcpy(copy, text, len + 1);
     ck_assert_msg(runfile_whose(copy, len / 2, &pt, &pol, &seed), "%s", copy);
     ck_assert_uint_eq(pt, 0);
     ck_assert_uint_eq(pol, 0);
     ck_assert_uint_eq(seed, SEED0 + 1);
-    ck_assert_msg(runfile_parse(copy, len, path, 0, f->plan.fingerprint, r,
-                                s, &e) == 0, "%s", e.msg);
+    ck_assert_msg(
+        runfile_parse(copy, len, path, 0, f->plan.fingerprint, r, s, &e) == 0,
+        "%s", e.msg);
     ck_assert_uint_eq(r->point, 0);
     ck_assert_uint_eq(r->policy, 0);
     ck_assert_uint_eq(r->seed, SEED0 + 1);
@@ -796,8 +794,7 @@ START_TEST(markdown_has_the_json_numbers)
     execute(&f->plan, dir, 2);
     compare_result *res = load(&f->plan, dir);
     write_tables(res, dir);
-    char *md = read_in(dir, "summary.md"), *json = read_in(dir,
-                                                           "summary.json");
+    char *md = read_in(dir, "summary.md"), *json = read_in(dir, "summary.json");
     int checked = 0;
     for (int m = 0; m < CM_COUNT; m++)
         for (int pol = 0; pol < N_ENTRIES && compare_metric_shown(&f->plan, m);
@@ -811,8 +808,8 @@ START_TEST(markdown_has_the_json_numbers)
             keys[3] = "hi";
             json_literal(json, keys, 4, hi, sizeof hi);
             if (compare_metrics[m].unit[0])
-                snprintf(head, sizeof head, "%s (%s)",
-                         compare_metrics[m].name, compare_metrics[m].unit);
+                snprintf(head, sizeof head, "%s (%s)", compare_metrics[m].name,
+                         compare_metrics[m].unit);
             else
                 snprintf(head, sizeof head, "%s", compare_metrics[m].name);
             md_cell(md, head, pol + 1, cell, sizeof cell);
@@ -828,8 +825,8 @@ START_TEST(markdown_has_the_json_numbers)
             else if (strcmp(lo, "null") == 0) /* one value: no interval */
                 snprintf(want, sizeof want, "%.*f", d, mv);
             else
-                snprintf(want, sizeof want, "%.*f [%.*f, %.*f]", d, mv, d,
-                         lv, d, hv);
+                snprintf(want, sizeof want, "%.*f [%.*f, %.*f]", d, mv, d, lv,
+                         d, hv);
             ck_assert_msg(strncmp(cell, want, strlen(want)) == 0,
                           "%s, %s: Markdown '%s', JSON '%s'", head,
                           entries[pol], cell, want);
@@ -875,8 +872,7 @@ START_TEST(phases_tile_the_run)
     }
     /* Retries of posts whose answers were lost make duplicates, and
      * immediate retries keep the storm going. */
-    ck_assert_double_gt(compare_stat_at(res, 0, 1, CM_DUPLICATES)->ci.mean,
-                        0);
+    ck_assert_double_gt(compare_stat_at(res, 0, 1, CM_DUPLICATES)->ci.mean, 0);
     compare_result_free(res);
     free(f);
 }
@@ -910,9 +906,8 @@ static fixture *hand_plan_of(const char *const *labels, int n_pol,
 
 static fixture *hand_plan(int n_pol, uint32_t seeds)
 {
-    static const char *const labels[] = {"immediate",
-                                         "exponential+token_bucket",
-                                         "exponential"};
+    static const char *const labels[] = {
+        "immediate", "exponential+token_bucket", "exponential"};
     return hand_plan_of(labels, n_pol, seeds);
 }
 
@@ -925,8 +920,8 @@ typedef struct hand {
     float cell;
 } hand;
 
-static void hand_save(const fixture *f, const char *dir, int pol,
-                      uint32_t sd, const hand *h)
+static void hand_save(const fixture *f, const char *dir, int pol, uint32_t sd,
+                      const hand *h)
 {
     double success = h->success, recovery = h->recovery;
     float cell = h->cell;
@@ -958,8 +953,8 @@ static void hand_save(const fixture *f, const char *dir, int pol,
     runfile_buf buf = {0};
     sb_err e;
     ck_assert_msg(runfile_write(&buf, path, f->plan.fingerprint,
-                                f->plan.policies[pol].label, &r, s,
-                                &e) == 0, "%s", e.msg);
+                                f->plan.policies[pol].label, &r, s, &e) == 0,
+                  "%s", e.msg);
     runfile_buf_free(&buf);
     free(s);
 }
@@ -1049,9 +1044,12 @@ START_TEST(recovery_counts_failures_first)
                      "\xe2\x89\xa5 0.19 after Holm's adjustment): the "
                      "differences are within the noise of 5 seeds; did not "
                      "recover: exponential+token_bucket on 0 of 5 seeds (95 "
-                     "% CI 0\xe2\x80\x93" "43 %), exponential on 1 of 5 "
-                     "seeds (95 % CI 4\xe2\x80\x93" "62 %), immediate on "
-                     "5 of 5 seeds (95 % CI 57\xe2\x80\x93" "100 %)");
+                     "% CI 0\xe2\x80\x93"
+                     "43 %), exponential on 1 of 5 "
+                     "seeds (95 % CI 4\xe2\x80\x93"
+                     "62 %), immediate on "
+                     "5 of 5 seeds (95 % CI 57\xe2\x80\x93"
+                     "100 %)");
     const compare_stat *st = compare_stat_at(res, 0, 0, CM_RECOVERY_S);
     ck_assert_uint_eq(st->missing, 5);
     ck_assert_uint_eq(st->ci.n, 0);
@@ -1221,9 +1219,11 @@ START_TEST(recovery_counts_then_times)
                      "significantly better than circuit_breaker (exact "
                      "McNemar test, p = 0.0059 after Holm's adjustment); "
                      "did not recover: immediate and exponential on 0 of "
-                     "10 seeds (95 % CI 0\xe2\x80\x93" "28 %), "
+                     "10 seeds (95 % CI 0\xe2\x80\x93"
+                     "28 %), "
                      "circuit_breaker on 10 of 10 seeds (95 % CI "
-                     "72\xe2\x80\x93" "100 %)");
+                     "72\xe2\x80\x93"
+                     "100 %)");
     ck_assert_int_eq(v->best, 0);
     ck_assert_int_eq(v->n_leaders, 2);
     compare_result_free(res);
@@ -1240,8 +1240,7 @@ END_TEST
  * to two digits as 0.12 (retry-storm's duplicates had this shape). */
 START_TEST(sparse_counts_use_an_exact_test)
 {
-    static const char *const labels[] = {"none",
-                                         "exponential+circuit_breaker"};
+    static const char *const labels[] = {"none", "exponential+circuit_breaker"};
     fixture *f = hand_plan_of(labels, 2, 20);
     const char *dir = fresh_dir("cmp-sparse");
     make_dir(dir);
@@ -1309,14 +1308,13 @@ START_TEST(no_success_no_latency_in_csv)
     write_tables(res, dir);
     char *csv = read_in(dir, "runs.csv");
     const char *row = strchr(csv, '\n') + 1;
-    static const char *const empty[] = {"p99_ms", "latency_mean_ms",
-                                        "latency_p50_ms", "latency_p99_ms",
+    static const char *const empty[] = {"p99_ms",          "latency_mean_ms",
+                                        "latency_p50_ms",  "latency_p99_ms",
                                         "latency_p999_ms", "attempt_p99_ms"};
     for (size_t i = 0; i < sizeof empty / sizeof *empty; i++) {
         int col = csv_column(csv, empty[i]);
         ck_assert_int_ge(col, 0);
-        ck_assert_msg(isnan(csv_field(row, col)), "%s is not empty",
-                      empty[i]);
+        ck_assert_msg(isnan(csv_field(row, col)), "%s is not empty", empty[i]);
     }
     /* Counts stay, zero or not. */
     ck_assert_double_eq(csv_field(row, csv_column(csv, "successes")), 0);
@@ -1342,8 +1340,7 @@ END_TEST
  * leads all three, alone on two, and ties on duplicates. */
 START_TEST(bottom_line_names_the_policy_and_why)
 {
-    static const char *const labels[] = {"none",
-                                         "exponential+circuit_breaker",
+    static const char *const labels[] = {"none", "exponential+circuit_breaker",
                                          "immediate"};
     fixture *f = hand_plan_of(labels, 3, 10);
     const char *dir = fresh_dir("cmp-bottom");
@@ -1365,7 +1362,8 @@ START_TEST(bottom_line_names_the_policy_and_why)
     ck_assert_int_eq(b.figures[0], CM_SUCCESS_RATIO);
     ck_assert_int_eq(b.figures[1], CM_RECOVERY_S);
     ck_assert_int_eq(b.figures[2], CM_DUPLICATES);
-    ck_assert_str_eq(b.text,
+    ck_assert_str_eq(
+        b.text,
         "Recommended: none. It is the best, or not significantly worse "
         "than the best, on all 3 metrics that separate the policies "
         "(alone on 2): success ratio 96.5 %, against 86.5 % for "
@@ -1480,14 +1478,17 @@ START_TEST(sweep_says_where_each_policy_tips)
     char text[2048];
     compare_tips_text(&res, 0, text, sizeof text);
     ck_assert_str_eq(text, "calm, seeds that never recovered: 0 of 5 from "
-                           "0.8 to 1.1 (95 % CI 0\xe2\x80\x93" "43 %, "
+                           "0.8 to 1.1 (95 % CI 0\xe2\x80\x93"
+                           "43 %, "
                            "stable). Most seeds tip at no value.");
     compare_tips_text(&res, 1, text, sizeof text);
     ck_assert_str_eq(text, "storm, seeds that never recovered: 0 of 5 from "
-                           "0.8 to 0.9 (95 % CI 0\xe2\x80\x93" "43 %, "
+                           "0.8 to 0.9 (95 % CI 0\xe2\x80\x93"
+                           "43 %, "
                            "stable); 2 of 5 at 1 (95 % CI 12\xe2\x80\x93"
                            "77 %, bistable); 5 of 5 at 1.1 (95 % CI "
-                           "57\xe2\x80\x93" "100 %, metastable). Most "
+                           "57\xe2\x80\x93"
+                           "100 %, metastable). Most "
                            "seeds tip at 1.1.");
     compare_tips_text(&res, 2, text, sizeof text);
     ck_assert_ptr_nonnull(strstr(text, "Most seeds tip from 1 up."));
@@ -1520,8 +1521,9 @@ START_TEST(bands_are_quantiles_across_seeds)
                    *hi = malloc(sizeof *hi);
     const char *dirs[1] = {dir};
     sb_err e;
-    ck_assert_msg(compare_series_bands(res, dirs, 1, 0, 0, lo, mid, hi,
-                                       &e) == 0, "%s", e.msg);
+    ck_assert_msg(compare_series_bands(res, dirs, 1, 0, 0, lo, mid, hi, &e) ==
+                      0,
+                  "%s", e.msg);
     ck_assert_uint_eq(mid->n_rows, 3);
     ck_assert_double_eq(mid->row_s, 1.0);
     for (uint32_t i = 0; i < 3; i++)
@@ -1556,8 +1558,8 @@ START_TEST(saved_values_read_back_exactly)
     r.sum.phase[PHASE_AFTER].present = true;
     r.sum.phase[PHASE_AFTER].p99_ms = NAN;
     r.sum.phase[PHASE_AFTER].to_s = 123.456;
-    static const float odd[] = {1e-7f, 0.1f, 3.14159274f, 47.5f, 1e9f,
-                                16777217.0f, -2.5e-5f, 123456.789f};
+    static const float odd[] = {1e-7f, 0.1f,        3.14159274f, 47.5f,
+                                1e9f,  16777217.0f, -2.5e-5f,    123456.789f};
     for (int i = 0; i < COMPARE_CDF_POINTS; i++)
         r.latency_ms[i] = odd[i % 8] * (float)(i + 1);
     compare_series *s = calloc(1, sizeof *s), *back = calloc(1, sizeof *back);
@@ -1565,20 +1567,22 @@ START_TEST(saved_values_read_back_exactly)
     s->row_s = 0.1;
     for (uint32_t i = 0; i < s->n_rows; i++)
         for (int c = 0; c < CC_COUNT; c++)
-            s->v[i][c] = i < 5 ? odd[(i + (uint32_t)c) % 8] : i < 300 ? NAN
-                                                                   : 7.0f;
+            s->v[i][c] = i < 5     ? odd[(i + (uint32_t)c) % 8]
+                         : i < 300 ? NAN
+                                   : 7.0f;
     char path[1200];
     runfile_path(path, sizeof path, dir, 0, 0, 1);
     runfile_buf buf = {0};
     sb_err e;
-    ck_assert_int_eq(runfile_write(&buf, path, f->plan.fingerprint, "x", &r,
-                                   s, &e), 0);
+    ck_assert_int_eq(
+        runfile_write(&buf, path, f->plan.fingerprint, "x", &r, s, &e), 0);
     compare_run got;
-    ck_assert_msg(read_back(&buf, path, f->plan.fingerprint, &got, back, &e) == 0, "%s", e.msg);
+    ck_assert_msg(read_back(&buf, path, f->plan.fingerprint, &got, back, &e) ==
+                      0,
+                  "%s", e.msg);
     /* The summary, its phases included. */
     ck_assert(memcmp(&got.sum, &r.sum, sizeof r.sum) == 0);
-    ck_assert(memcmp(got.latency_ms, r.latency_ms, sizeof r.latency_ms) ==
-              0);
+    ck_assert(memcmp(got.latency_ms, r.latency_ms, sizeof r.latency_ms) == 0);
     ck_assert_uint_eq(back->n_rows, s->n_rows);
     ck_assert_double_eq(back->row_s, s->row_s);
     ck_assert(memcmp(back->v, s->v, sizeof s->v[0] * s->n_rows) == 0);
@@ -1615,8 +1619,8 @@ START_TEST(pipeline_read_back_exactly)
     runfile_path(path, sizeof path, dir, 0, 0, 1);
     runfile_buf buf = {0};
     sb_err e;
-    ck_assert_int_eq(runfile_write(&buf, path, f->plan.fingerprint, "x", &r,
-                                   s, &e), 0);
+    ck_assert_int_eq(
+        runfile_write(&buf, path, f->plan.fingerprint, "x", &r, s, &e), 0);
     char *text = tu_read_file(path);
     ck_assert_ptr_nonnull(strstr(text, "\npipeline -\nlatency_ms "));
     free(text);
@@ -1636,10 +1640,12 @@ START_TEST(pipeline_read_back_exactly)
     pl->step[0].calls = 62;
     pl->step[1].undo_failed = 5;
     pl->step[2].redone = 9;
-    ck_assert_int_eq(runfile_write(&buf, path, f->plan.fingerprint, "x", &r,
-                                   s, &e), 0);
+    ck_assert_int_eq(
+        runfile_write(&buf, path, f->plan.fingerprint, "x", &r, s, &e), 0);
     compare_run got;
-    ck_assert_msg(read_back(&buf, path, f->plan.fingerprint, &got, NULL, &e) == 0, "%s", e.msg);
+    ck_assert_msg(read_back(&buf, path, f->plan.fingerprint, &got, NULL, &e) ==
+                      0,
+                  "%s", e.msg);
     ck_assert(memcmp(&got.sum, &r.sum, sizeof r.sum) == 0);
     text = tu_read_file(path);
     ck_assert_ptr_nonnull(strstr(text, "\npipeline strategy=compensate "
@@ -1657,7 +1663,8 @@ START_TEST(pipeline_read_back_exactly)
     ck_assert_ptr_nonnull(out);
     fputs(text, out);
     ck_assert_int_eq(fclose(out), 0);
-    ck_assert_int_eq(read_back(&buf, path, f->plan.fingerprint, &got, NULL, &e), -1);
+    ck_assert_int_eq(read_back(&buf, path, f->plan.fingerprint, &got, NULL, &e),
+                     -1);
     ck_assert_msg(strstr(e.msg, "expected a step of the pipeline") != NULL,
                   "%s", e.msg);
     free(text);
@@ -1700,8 +1707,8 @@ static void pipeline_run(const fixture *f, const char *dir, int pol,
     runfile_buf buf = {0};
     sb_err e;
     ck_assert_msg(runfile_write(&buf, path, f->plan.fingerprint,
-                                f->plan.policies[pol].label, &r, s,
-                                &e) == 0, "%s", e.msg);
+                                f->plan.policies[pol].label, &r, s, &e) == 0,
+                  "%s", e.msg);
     runfile_buf_free(&buf);
     free(s);
 }
@@ -1732,8 +1739,8 @@ START_TEST(pipeline_metrics_compared)
         compare_metric m;
         double mean0, mean1;
     } want[] = {
-        {CM_JOBS_COMPLETED, 62, 92},  {CM_JOBS_FAILED, 38, 8},
-        {CM_ALERTS_CRITICAL, 11, 1},  {CM_ITEMS_DUPLICATED, 101, 0},
+        {CM_JOBS_COMPLETED, 62, 92}, {CM_JOBS_FAILED, 38, 8},
+        {CM_ALERTS_CRITICAL, 11, 1}, {CM_ITEMS_DUPLICATED, 101, 0},
         {CM_JOB_BLOCKED_S, 3, 0.5},
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
@@ -1745,10 +1752,10 @@ START_TEST(pipeline_metrics_compared)
         /* Policy 1 is better on each, by as much on every seed. */
         ck_assert_int_eq(compare_verdict_of(res, 0, m)->best, 1);
     }
-    ck_assert_ptr_nonnull(strstr(compare_verdict_of(res, 0, CM_JOBS_COMPLETED)
-                                     ->text,
-                                 "most jobs completed (92.0 % vs 62.0 % for "
-                                 "immediate, the next best)"));
+    ck_assert_ptr_nonnull(
+        strstr(compare_verdict_of(res, 0, CM_JOBS_COMPLETED)->text,
+               "most jobs completed (92.0 % vs 62.0 % for "
+               "immediate, the next best)"));
     write_tables(res, dir);
     char *csv = read_in(dir, "runs.csv"), *md = read_in(dir, "summary.md"),
          *json = read_in(dir, "summary.json");
@@ -1760,14 +1767,13 @@ START_TEST(pipeline_metrics_compared)
     ck_assert_int_ge(strat, 0);
     ck_assert_int_eq(csv_column(csv, "pipeline_checkpoints"), strat + 1);
     const char *row0 = strchr(csv, '\n') + 1;
-    ck_assert_double_eq(csv_field(row0, csv_column(csv, "pipeline_jobs")),
-                        50);
-    ck_assert_double_eq(
-        csv_field(row0, csv_column(csv, "pipeline_completed")), 30);
+    ck_assert_double_eq(csv_field(row0, csv_column(csv, "pipeline_jobs")), 50);
+    ck_assert_double_eq(csv_field(row0, csv_column(csv, "pipeline_completed")),
+                        30);
     ck_assert_double_eq(csv_field(row0, csv_column(csv, "pipeline_failed")),
                         20);
-    ck_assert_double_eq(
-        csv_field(row0, csv_column(csv, "pipeline_blocked_s")), 100);
+    ck_assert_double_eq(csv_field(row0, csv_column(csv, "pipeline_blocked_s")),
+                        100);
     ck_assert_ptr_nonnull(strstr(row0, ",fail_fast,0,2,50,30,"));
     ck_assert_ptr_nonnull(strstr(md, "| jobs completed (%) |"));
     ck_assert_ptr_nonnull(strstr(md, "- **blocked time per job**: "));

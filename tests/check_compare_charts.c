@@ -22,9 +22,11 @@ static char *html;
 static void run(void)
 {
     snprintf(dir, sizeof dir, "%s", tu_temp_path("compare-charts"));
-    const char *argl[] = {"compare", TU_SOURCE("scenarios/retry-storm.ini"),
-                          "--seeds", "2", "--policies", "none,immediate",
-                          "-o", dir, "-q", NULL};
+    const char *argl[] = {"compare",    TU_SOURCE("scenarios/retry-storm.ini"),
+                          "--seeds",    "2",
+                          "--policies", "none,immediate",
+                          "-o",         dir,
+                          "-q",         NULL};
     tu_output o;
     tu_stormbench(&o, argl);
     ck_assert_msg(o.status == 0, "%s", o.err);

@@ -37,8 +37,7 @@ static fake *fake_of(int n, const char *const *names, const int *tipped,
         e->trials = (uint64_t)runs[i];
         e->hit_trials = (uint64_t)tipped[i];
         e->p = (double)tipped[i] / runs[i];
-        stats_wilson((size_t)tipped[i], (size_t)runs[i], 0.95, &e->lo,
-                     &e->hi);
+        stats_wilson((size_t)tipped[i], (size_t)runs[i], 0.95, &e->lo, &e->hi);
     }
     f->risk.o.horizon_ns = (int64_t)3600 * 1000000000;
     f->risk.o.storm_window_ns = (int64_t)300 * 1000000000;
@@ -123,8 +122,7 @@ END_TEST
 START_TEST(no_storm_anywhere_ranks_nothing)
 {
     const char *names[] = {"a", "b"};
-    fake *f = fake_of(2, names, (const int[]){0, 0},
-                      (const int[]){400, 100});
+    fake *f = fake_of(2, names, (const int[]){0, 0}, (const int[]){400, 100});
     int best;
     char text[1300];
     verdict(f, &best, text, sizeof text);
@@ -141,10 +139,8 @@ END_TEST
 START_TEST(close_estimates_are_not_separated)
 {
     const char *names[] = {"a", "b"};
-    fake *f = fake_of(2, names, (const int[]){5, 3},
-                      (const int[]){20, 20});
-    ck_assert_double_eq_tol(stats_fisher_exact(3, 20, 5, 20), 0.6948,
-                            1e-4);
+    fake *f = fake_of(2, names, (const int[]){5, 3}, (const int[]){20, 20});
+    ck_assert_double_eq_tol(stats_fisher_exact(3, 20, 5, 20), 0.6948, 1e-4);
     int best;
     char text[1300];
     verdict(f, &best, text, sizeof text);
@@ -171,13 +167,12 @@ START_TEST(compare_writes_the_risk_commands_estimates)
     char dir[1024];
     snprintf(dir, sizeof dir, "%s", tu_temp_path("compare-risk"));
     tu_output o;
-    tu_stormbench(&o, (const char *[]){"compare",
-                                       TU_SOURCE("scenarios/retry-storm.ini"),
-                                       "--policies", "immediate,none",
-                                       "--seeds", "2", "--risk", "--horizon",
-                                       "300s", "--storm-window", "120s",
-                                       "--risk-runs", "3", "--no-report",
-                                       "-j", "2", "-o", dir, NULL});
+    tu_stormbench(
+        &o, (const char *[]){"compare", TU_SOURCE("scenarios/retry-storm.ini"),
+                             "--policies", "immediate,none", "--seeds", "2",
+                             "--risk", "--horizon", "300s", "--storm-window",
+                             "120s", "--risk-runs", "3", "--no-report", "-j",
+                             "2", "-o", dir, NULL});
     ck_assert_msg(o.status == 0, "%s", o.err);
     ck_assert_msg(strstr(o.out, "risk of a storm    nothing separates the "
                                 "policies"),
@@ -189,10 +184,8 @@ START_TEST(compare_writes_the_risk_commands_estimates)
     ck_assert_double_eq(tu_json_number(j, "risk.horizon_s"), 300);
     ck_assert_double_eq(
         tu_json_number(j, "risk.policies.immediate.runs_tipped"), 3);
-    ck_assert_double_eq(tu_json_number(j, "risk.policies.immediate.runs"),
-                        3);
-    ck_assert_double_eq(
-        tu_json_number(j, "risk.policies.none.runs_tipped"), 0);
+    ck_assert_double_eq(tu_json_number(j, "risk.policies.immediate.runs"), 3);
+    ck_assert_double_eq(tu_json_number(j, "risk.policies.none.runs_tipped"), 0);
     ck_assert_double_eq_tol(tu_json_number(j, "risk.policies.none.hi"),
                             3.8415 / 6.8415, 1e-4);
     free(j);
@@ -204,8 +197,8 @@ START_TEST(compare_writes_the_risk_commands_estimates)
                   "summary.md lacks the risk table");
     free(md);
     /* --risk's options alone, and --risk with emitted jobs, are refused. */
-    tu_stormbench(&o, (const char *[]){"compare", "retry-storm",
-                                       "--horizon", "1h", NULL});
+    tu_stormbench(&o, (const char *[]){"compare", "retry-storm", "--horizon",
+                                       "1h", NULL});
     ck_assert_int_eq(o.status, 2);
     ck_assert_msg(strstr(o.err, "are for --risk"), "%s", o.err);
     tu_output_free(&o);
@@ -225,10 +218,10 @@ START_TEST(risk_in_jobs_is_refused)
     snprintf(jobs, sizeof jobs, "%s", tu_temp_path("compare-risk-jobs.txt"));
     unlink(jobs);
     tu_output o;
-    tu_stormbench(&o, (const char *[]){"compare", "retry-storm",
-                                       "--policies", "immediate,none",
-                                       "--seeds", "1", "--risk",
-                                       "--emit-jobs", jobs, "-o", dir, NULL});
+    tu_stormbench(&o,
+                  (const char *[]){"compare", "retry-storm", "--policies",
+                                   "immediate,none", "--seeds", "1", "--risk",
+                                   "--emit-jobs", jobs, "-o", dir, NULL});
     ck_assert_int_eq(o.status, 2);
     ck_assert_msg(strstr(o.err, "--risk runs in one process, not with "
                                 "--emit-jobs") &&
@@ -236,18 +229,17 @@ START_TEST(risk_in_jobs_is_refused)
                   "%s", o.err);
     tu_output_free(&o);
     ck_assert_ptr_null(fopen(jobs, "r"));
-    tu_stormbench(&o, (const char *[]){"compare", "retry-storm",
-                                       "--policies", "immediate,none",
-                                       "--seeds", "1", "--risk", "--run",
-                                       "0", "-o", dir, NULL});
+    tu_stormbench(&o,
+                  (const char *[]){"compare", "retry-storm", "--policies",
+                                   "immediate,none", "--seeds", "1", "--risk",
+                                   "--run", "0", "-o", dir, NULL});
     ck_assert_int_eq(o.status, 2);
     ck_assert_msg(strstr(o.err, "not with --run"), "%s", o.err);
     tu_output_free(&o);
     /* the same comparison without --risk emits; its command given --risk */
-    tu_stormbench(&o, (const char *[]){"compare", "retry-storm",
-                                       "--policies", "immediate,none",
-                                       "--seeds", "1", "--emit-jobs", jobs,
-                                       "-o", dir, NULL});
+    tu_stormbench(&o, (const char *[]){"compare", "retry-storm", "--policies",
+                                       "immediate,none", "--seeds", "1",
+                                       "--emit-jobs", jobs, "-o", dir, NULL});
     ck_assert_msg(o.status == 0, "%s", o.err);
     tu_output_free(&o);
     snprintf(path, sizeof path, "%s/command", dir);

@@ -152,10 +152,11 @@ static const class_case class_cases[] = {
     {{"invalid_schema"}, "data_defect", "high", "422"},
     {{"missing_field"}, "data_defect", "high", "422"},
     {{"duplicate_business_key"}, "data_defect", "high", "409"},
-    {{"grpc", "--status", "UNAVAILABLE"}, "transient", "high",
+    {{"grpc", "--status", "UNAVAILABLE"},
+     "transient",
+     "high",
      "\"UNAVAILABLE\""},
-    {{"grpc", "--status", "3"}, "permanent", "high",
-     "\"INVALID_ARGUMENT\""},
+    {{"grpc", "--status", "3"}, "permanent", "high", "\"INVALID_ARGUMENT\""},
     {{"grpc", "--status", "INTERNAL"}, "unknown", "low", "\"INTERNAL\""},
 };
 
@@ -215,9 +216,9 @@ START_TEST(example_retry_after)
     decide(EX, "--error", "http", "--status", "503", "--retry-after", "20s",
            "--attempt", "1", NULL);
     assert_decision("retry", 20.0, "Retry-After", "capped_backoff");
-    decide(EX, "--param", "honour_retry_after=false", "--param",
-           "jitter=false", "--error", "rate_limited", "--retry-after", "20s",
-           "--attempt", "1", NULL);
+    decide(EX, "--param", "honour_retry_after=false", "--param", "jitter=false",
+           "--error", "rate_limited", "--retry-after", "20s", "--attempt", "1",
+           NULL);
     assert_decision("retry", 0.1, "capped backoff", "capped_backoff");
 }
 END_TEST
@@ -238,8 +239,7 @@ START_TEST(example_stops)
      * 20 s of example_retry_after did not. */
     decide(EX, "--error", "http", "--status", "503", "--retry-after", "31s",
            "--attempt", "1", NULL);
-    assert_decision("give_up", 0, "max_total_delay reached",
-                    "capped_backoff");
+    assert_decision("give_up", 0, "max_total_delay reached", "capped_backoff");
 }
 END_TEST
 
@@ -282,10 +282,12 @@ START_TEST(broken_plugin_is_an_error)
     decide("--policy-plugin", SBT("neg_delay"), "--policy", "sbt_neg_delay",
            "--error", "timeout", "--attempt", "1", NULL);
     ck_assert_int_eq(o.status, EXIT_INPUT);
-    ck_assert_str_eq(o.err, "stormbench decide: policy 'sbt_neg_delay' (from "
-                            SBT("neg_delay") ") returned a negative delay "
-                            "-1 s from on_failure; a delay must be a number "
-                            "between 0 and 86400 s\n");
+    ck_assert_str_eq(
+        o.err,
+        "stormbench decide: policy 'sbt_neg_delay' (from " SBT(
+            "neg_delay") ") returned a negative delay "
+                         "-1 s from on_failure; a delay must be a number "
+                         "between 0 and 86400 s\n");
     ck_assert_str_eq(o.out, "");
     decide("--policy-plugin", SBT("send"), "--policy", "sbt_send", "--error",
            "timeout", "--attempt", "1", NULL);
@@ -341,8 +343,8 @@ static const bad_case bad_cases[] = {
      "--status: expected a gRPC error code such as UNAVAILABLE, "
      "RESOURCE_EXHAUSTED or INVALID_ARGUMENT (or its number, 1-16), got "
      "'OK'"},
-    {{"--policy", "none", "--error", "timeout", "--status", "503",
-      "--attempt", "1"},
+    {{"--policy", "none", "--error", "timeout", "--status", "503", "--attempt",
+      "1"},
      "--status goes with --error http or grpc; --error timeout has no "
      "status"},
     {{"--policy", "none", "--error", "rate_limited", "--status", "503",
@@ -352,12 +354,12 @@ static const bad_case bad_cases[] = {
     {{"--policy", "none", "--error", "timeout", "--attempt", "1", "--op",
       "delete"},
      "--op: expected read, put or post, got 'delete'"},
-    {{"--policy", "none", "--error", "timeout", "--attempt", "1",
-      "--elapsed", "5"},
+    {{"--policy", "none", "--error", "timeout", "--attempt", "1", "--elapsed",
+      "5"},
      "--elapsed: expected a duration with a unit (ns, us, ms, s, m, h), "
      "such as 250ms or 2s, got '5' (no unit)"},
-    {{"--policy", "none", "--error", "timeout", "--attempt", "1",
-      "--elapsed", "6s", "--deadline", "5s"},
+    {{"--policy", "none", "--error", "timeout", "--attempt", "1", "--elapsed",
+      "6s", "--deadline", "5s"},
      "--elapsed (6s) is past --deadline (5s): the request would already "
      "have ended"},
     {{"--policy", "none", "--error", "timeout", "--attempt", "1", "--seed",

@@ -49,19 +49,23 @@ static void teardown(void)
     policy_setup_free(&setup);
 }
 
-#define S(x) ((int64_t)((x) * 1e9 + 0.5))
+#define S(x) ((int64_t)((x)*1e9 + 0.5))
 
 static driver_request request(double deadline_s)
 {
-    driver_request r = {0, deadline_s > 0 ? S(deadline_s) : DRIVER_NO_DEADLINE,
-                        S(1.0), 0, 0, SB_OP_READ, 0};
+    driver_request r = {
+        0,      deadline_s > 0 ? S(deadline_s) : DRIVER_NO_DEADLINE,
+        S(1.0), 0,
+        0,      SB_OP_READ,
+        0};
     return r;
 }
 
 static driver_result timed_out(uint32_t n, double sent_s)
 {
-    driver_result res = {n, false, true, SB_ERR_TIMEOUT, 0, SB_DEFECT_NONE,
-                         S(sent_s), -1, SB_PUSHBACK_NONE};
+    driver_result res = {
+        n,  false,           true, SB_ERR_TIMEOUT, 0, SB_DEFECT_NONE, S(sent_s),
+        -1, SB_PUSHBACK_NONE};
     return res;
 }
 
@@ -91,8 +95,9 @@ END_TEST
 START_TEST(outcome_fields)
 {
     driver_request r = request(3.0);
-    driver_result res = {2, false, true, SB_ERR_HTTP, 503, SB_DEFECT_NONE,
-                         S(2.5), S(2.0), SB_PUSHBACK_NONE};
+    driver_result res = {2,           false,  true,
+                         SB_ERR_HTTP, 503,    SB_DEFECT_NONE,
+                         S(2.5),      S(2.0), SB_PUSHBACK_NONE};
     sb_attempt a;
     driver_outcome(&r, S(2.75), &res, &a);
     ck_assert_double_eq_tol(a.latency_s, 0.25, 1e-12);
@@ -114,8 +119,8 @@ START_TEST(deadline_cut_off)
     r.attempts = 1;
     driver_result res = timed_out(1, 0.5);
     driver_next nx;
-    ck_assert_int_eq(driver_on_failure(setup.stack, &call, &r, S(1.5), &res,
-                                       &nx), 0);
+    ck_assert_int_eq(
+        driver_on_failure(setup.stack, &call, &r, S(1.5), &res, &nx), 0);
     ck_assert_int_eq(nx.step, DRIVER_RETRY);
     ck_assert_int_eq(nx.delay_ns, S(1.0));
     ck_assert_ptr_null(nx.limit);

@@ -53,9 +53,11 @@ static void run_watched(const char *path, const char *policy)
                   sim_error(t->sim));
     sim_finish(t->sim);
     ck_assert_msg(w.buckets > 0, "%s: no bucket closed", path);
-    ck_assert_msg(w.bad == 0, "%s (%s): not sane at %d of %d buckets, "
-                  "first at t = %.3f s", path, policy ? policy : "its own",
-                  w.bad, w.buckets, (double)w.first_bad / 1e9);
+    ck_assert_msg(w.bad == 0,
+                  "%s (%s): not sane at %d of %d buckets, "
+                  "first at t = %.3f s",
+                  path, policy ? policy : "its own", w.bad, w.buckets,
+                  (double)w.first_bad / 1e9);
     tu_sim_free(t);
 }
 
@@ -71,8 +73,7 @@ static void run_dir(const char *dir, const char *policy)
         size_t len = strlen(e->d_name);
         if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0)
             continue;
-        snprintf(path, sizeof path, "%s/%s/%s", SB_SOURCE_DIR, dir,
-                 e->d_name);
+        snprintf(path, sizeof path, "%s/%s/%s", SB_SOURCE_DIR, dir, e->d_name);
         run_watched(path, policy);
         n++;
     }
@@ -95,9 +96,9 @@ END_TEST
 /* Hedges (two attempts of one request out at once), a breaker and a
  * budget (refusals, on_decision) under the coverage inputs, which have
  * pools, partitions, error faults and closed loops. */
-static const char *const policies[] = {
-    "hedge+exponential", "circuit_breaker+exponential",
-    "retry_budget+exponential", "aws_quota"};
+static const char *const policies[] = {"hedge+exponential",
+                                       "circuit_breaker+exponential",
+                                       "retry_budget+exponential", "aws_quota"};
 
 START_TEST(coverage_inputs_stay_sane_under_policies)
 {

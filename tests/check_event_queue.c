@@ -361,9 +361,9 @@ START_TEST(push_in_front_of_the_run)
     int64_t t;
     ck_assert(pop_both(INT64_MAX, &t)); /* loads the window */
     size_t head = q.rhead;
-    push_both(t - 1); /* before everything left */
+    push_both(t - 1);                     /* before everything left */
     ck_assert_uint_eq(q.rhead, head - 1); /* the path under test */
-    push_both(t); /* ties with the head, pushed later */
+    push_both(t);                         /* ties with the head, pushed later */
     ck_assert(evq_valid(&q));
     ck_assert(pop_both(INT64_MAX, &t));
     ck_assert(pop_both(INT64_MAX, &t));

@@ -72,20 +72,31 @@ static void run_window(void)
              "at 102s screenshot %s\n"
              "at 102s quit\n",
              png, saved, png2);
-    snprintf(script, sizeof script, "%s",
-             tu_write_temp("gui.script", text));
+    snprintf(script, sizeof script, "%s", tu_write_temp("gui.script", text));
     char size[32];
     snprintf(size, sizeof size, "%dx%d", W, H);
     /* The scenario's own outage is moved past the run: the one this test
      * injects is the only fault it sees. */
-    const char *argv[] = {SB_XVFB_RUN, "-a", "-s", "-screen 0 1600x1000x24",
-                          SB_BINARY, "gui", TU_SOURCE("scenarios/retry-storm.ini"),
-                          "--set", "fault.outage.start=250s", "--script",
-                          script, "--speed", "max", "--size", size, NULL};
+    const char *argv[] = {SB_XVFB_RUN,
+                          "-a",
+                          "-s",
+                          "-screen 0 1600x1000x24",
+                          SB_BINARY,
+                          "gui",
+                          TU_SOURCE("scenarios/retry-storm.ini"),
+                          "--set",
+                          "fault.outage.start=250s",
+                          "--script",
+                          script,
+                          "--speed",
+                          "max",
+                          "--size",
+                          size,
+                          NULL};
     tu_output o;
     run_argv(&o, argv);
-    ck_assert_msg(o.status == 0, "the window exited %d: %s%s", o.status,
-                  o.out, o.err);
+    ck_assert_msg(o.status == 0, "the window exited %d: %s%s", o.status, o.out,
+                  o.err);
     snprintf(out, sizeof out, "%s", o.out);
     tu_output_free(&o);
     shot = cairo_image_surface_create_from_png(png);
@@ -171,8 +182,8 @@ START_TEST(panels_show_their_series)
 {
     static const struct {
         int panel, run, slot;
-    } want[] = {{0, 0, 1}, {0, 1, 0}, {0, 1, 1}, {1, 1, 0}, {2, 0, 0},
-                {3, 0, 0}, {4, 1, 0}, {4, 1, 1}};
+    } want[] = {{0, 0, 1}, {0, 1, 0}, {0, 1, 1}, {1, 1, 0},
+                {2, 0, 0}, {3, 0, 0}, {4, 1, 0}, {4, 1, 1}};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         chart_panel p = plot_of(want[i].panel, 0, 120);
         const chart_style *c = &view_family[want[i].run][want[i].slot];
@@ -190,7 +201,10 @@ START_TEST(fault_is_shaded_after_the_injection)
 {
     chart_style shade = {(255 - 0.13 * (255 - 213)) / 255.0,
                          (255 - 0.13 * (255 - 94)) / 255.0,
-                         (255 - 0.13 * 255) / 255.0, 1, 1, 0};
+                         (255 - 0.13 * 255) / 255.0,
+                         1,
+                         1,
+                         0};
     for (int k = 0; k < VIEW_PANELS; k++) {
         chart_panel p = plot_of(k, 0, 120);
         int in = 0, before = 0;
@@ -199,8 +213,8 @@ START_TEST(fault_is_shaded_after_the_injection)
             in += near(px((int)chart_scale_map(&p.x, 45), y), &shade, 6);
             before += near(px((int)chart_scale_map(&p.x, 20), y), &shade, 6);
         }
-        ck_assert_msg(in >= 5, "panel %d: the outage is not shaded (%d/9)",
-                      k, in);
+        ck_assert_msg(in >= 5, "panel %d: the outage is not shaded (%d/9)", k,
+                      in);
         ck_assert_msg(before == 0, "panel %d: shaded before the fault", k);
     }
 }
@@ -238,14 +252,13 @@ START_TEST(saved_scenario_reproduces_headless)
     char json[1024];
     snprintf(json, sizeof json, "%s", tu_temp_path("gui-found.json"));
     tu_output o;
-    tu_stormbench(&o, (const char *[]){"run", saved, "--json", json, "-q",
-                                       NULL});
+    tu_stormbench(&o,
+                  (const char *[]){"run", saved, "--json", json, "-q", NULL});
     ck_assert_msg(o.status == 0, "exit %d: %s%s", o.status, o.out, o.err);
     tu_output_free(&o);
     char *j = tu_read_file(json);
     ck_assert_double_eq_tol(tu_json_number(j, "amplification"), amp, 5e-5);
-    ck_assert_double_eq_tol(tu_json_number(j, "success_ratio"), success,
-                            5e-5);
+    ck_assert_double_eq_tol(tu_json_number(j, "success_ratio"), success, 5e-5);
     ck_assert_double_eq(tu_json_number(j, "duplicates"), (double)dups);
     ck_assert_double_eq_tol(tu_json_number(j, "latency_ms.p99"), p99, 0.05);
     ck_assert_double_eq(tu_json_number(j, "duration_s"), 100);
@@ -332,11 +345,9 @@ START_TEST(cause_is_named_out_of_view)
     view_layout l = layout();
     for (int k = 0; k < VIEW_PANELS; k++) {
         chart_panel p = plot_of(k, 55, 95);
-        chart_rect top = {p.plot.x, p.plot.y, p.plot.w / 3,
-                          l.font_px * 1.3};
+        chart_rect top = {p.plot.x, p.plot.y, p.plot.w / 3, l.font_px * 1.3};
         long n = count_if(storm_shot, top, brownish);
-        ck_assert_msg(n > 60, "panel %d: %ld pixels of the fault's name", k,
-                      n);
+        ck_assert_msg(n > 60, "panel %d: %ld pixels of the fault's name", k, n);
     }
 }
 END_TEST
@@ -355,11 +366,9 @@ START_TEST(frames_are_deterministic)
         tu_output o;
         tu_stormbench(&o, (const char *[]){
                               "gui", TU_SOURCE("scenarios/retry-storm.ini"),
-                              "--frames", dir[k], "--speed", "10", "--fps",
-                              "1", "--until", "30s", "--size", "960x600",
-                              NULL});
-        ck_assert_msg(o.status == 0, "exit %d: %s%s", o.status, o.out,
-                      o.err);
+                              "--frames", dir[k], "--speed", "10", "--fps", "1",
+                              "--until", "30s", "--size", "960x600", NULL});
+        ck_assert_msg(o.status == 0, "exit %d: %s%s", o.status, o.out, o.err);
         tu_output_free(&o);
     }
     char a[1200], b[1200];
@@ -398,10 +407,9 @@ START_TEST(pipeline_panel_shows_alerts)
     tu_output o;
     tu_stormbench(&o, (const char *[]){
                           "gui", TU_SOURCE("scenarios/batch-ingestion.ini"),
-                          "--set", "pipeline.on_failure=fail_fast",
-                          "--frames", dir, "--speed", "300", "--fps", "1",
-                          "--until", "15m", "--span", "15m", "--size", size,
-                          NULL});
+                          "--set", "pipeline.on_failure=fail_fast", "--frames",
+                          dir, "--speed", "300", "--fps", "1", "--until", "15m",
+                          "--span", "15m", "--size", size, NULL});
     ck_assert_msg(o.status == 0, "exit %d: %s%s", o.status, o.out, o.err);
     tu_output_free(&o);
     char png[1200];
@@ -419,7 +427,6 @@ START_TEST(pipeline_panel_shows_alerts)
 }
 END_TEST
 
-
 /* Without a display there is no window to show: SDL would fall back on
  * its offscreen driver and run forever with nothing on screen (it did,
  * at 85 % of a core).  The window must say it cannot open and exit 2.
@@ -434,9 +441,9 @@ START_TEST(no_display_is_an_error)
     unsetenv("WAYLAND_DISPLAY");
     unsetenv("SDL_VIDEODRIVER");
     tu_output o;
-    tu_stormbench(&o, (const char *[]){
-                          "gui", TU_SOURCE("scenarios/retry-storm.ini"),
-                          "--speed", "max", "--script", script, NULL});
+    tu_stormbench(
+        &o, (const char *[]){"gui", TU_SOURCE("scenarios/retry-storm.ini"),
+                             "--speed", "max", "--script", script, NULL});
     ck_assert_msg(o.status == 2, "exit %d: %s%s", o.status, o.out, o.err);
     /* Our line, whatever SDL's probes of Wayland printed before it. */
     const char *line = strstr(o.err, "stormbench gui: cannot open a window");
@@ -461,27 +468,27 @@ START_TEST(saved_scenario_keeps_param_and_plugins)
              "[scenario]\nname = t\nduration = 60s\nwarmup = 5s\n"
              "[clients]\ncount = 20\nrate = 2/s\n[server]\nworkers = 4\n"
              "[policy]\nname = immediate\nmax_attempts = 5\n"
-             "plugin = %s/tests/plugins/libsbt_ok.so\n", SB_BUILD_DIR);
+             "plugin = %s/tests/plugins/libsbt_ok.so\n",
+             SB_BUILD_DIR);
     char path[1024], text[1200];
     snprintf(path, sizeof path, "%s", tu_write_temp("gui-save.ini", ini));
     snprintf(text, sizeof text, "at 30s save %s\nat 30s quit\n", saved_ini);
     snprintf(script, sizeof script, "%s",
              tu_write_temp("gui-save.script", text));
     tu_output o;
-    tu_stormbench(&o, (const char *[]){
-                          "gui", path, "--param", "max_attempts=3",
-                          "--policy-plugin",
-                          SB_BUILD_DIR "/policies/examples/"
-                                       "libcapped_backoff.so",
-                          "--frames", dir, "--speed", "max", "--fps", "1",
-                          "--script", script, NULL});
+    tu_stormbench(&o, (const char *[]){"gui", path, "--param", "max_attempts=3",
+                                       "--policy-plugin",
+                                       SB_BUILD_DIR "/policies/examples/"
+                                                    "libcapped_backoff.so",
+                                       "--frames", dir, "--speed", "max",
+                                       "--fps", "1", "--script", script, NULL});
     ck_assert_msg(o.status == 0, "exit %d: %s%s", o.status, o.out, o.err);
     ck_assert_msg(strstr(o.out, "saved ") != NULL, "%s%s", o.out, o.err);
     tu_output_free(&o);
     tu_stormbench(&o, (const char *[]){"run", saved_ini, NULL});
     ck_assert_msg(o.status == 0, "exit %d: %s%s", o.status, o.out, o.err);
-    ck_assert_msg(strstr(o.out, "policy    immediate (max_attempts=3)\n"),
-                  "%s", o.out);
+    ck_assert_msg(strstr(o.out, "policy    immediate (max_attempts=3)\n"), "%s",
+                  o.out);
     tu_output_free(&o);
     char *text_saved = tu_read_file(saved_ini);
     ck_assert_ptr_nonnull(strstr(text_saved, "libsbt_ok.so\nplugin = "));
@@ -510,7 +517,8 @@ static const char *envoy_scenario(const char *name, const char *policy)
              "warmup = 5s\n[clients]\ncount = 50\nrate = 2/s\n"
              "[server]\nworkers = 4\nservice = exp(20ms)\n"
              "[fault.outage]\ntype = outage\nstart = 10s\nduration = 10s\n"
-             "[policy]\n%s", policy);
+             "[policy]\n%s",
+             policy);
     snprintf(path, sizeof path, "%s", tu_write_temp(name, text));
     return path;
 }
@@ -525,14 +533,16 @@ static void window_saves(const char *ini, const char *dir, const char *opt,
     snprintf(script, sizeof script, "%s",
              tu_write_temp("gui-from.script", "at 30s key w\nat 30s quit\n"));
     ck_assert_int_eq(mkdir(dir, 0755), 0);
-    const char *argv[] = {SB_XVFB_RUN, "-a", "-s", "-screen 0 1600x1000x24",
-                          SB_BINARY, "gui", ini, "--script", script,
-                          "--speed", "max", "--size", "1280x800", "-o", dir,
-                          opt, val, NULL};
+    const char *argv[] = {
+        SB_XVFB_RUN, "-a",      "-s",  "-screen 0 1600x1000x24",
+        SB_BINARY,   "gui",     ini,   "--script",
+        script,      "--speed", "max", "--size",
+        "1280x800",  "-o",      dir,   opt,
+        val,         NULL};
     tu_output o;
     run_argv(&o, argv);
-    ck_assert_msg(o.status == 0, "the window exited %d: %s%s", o.status,
-                  o.out, o.err);
+    ck_assert_msg(o.status == 0, "the window exited %d: %s%s", o.status, o.out,
+                  o.err);
     snprintf(kept, len, "%s/gfrom-t30.ini", dir);
     char said[1200];
     snprintf(said, sizeof said, "saved %s: 30 s", kept);
@@ -570,11 +580,10 @@ START_TEST(saved_scenario_keeps_policy_from)
     snprintf(dir, sizeof dir, "%s", tu_temp_path("gui-from-1"));
     window_saves(orig, dir, NULL, NULL, kept, sizeof kept);
     names_the_import(kept, yaml);
-    char *a = tu_run_json_tail("gfrom-a.json", (const char *[]){
-                                      kept, NULL});
-    char *b = tu_run_json_tail("gfrom-b.json", (const char *[]){
-                                      orig, "--set", "scenario.duration=30s",
-                                      NULL});
+    char *a = tu_run_json_tail("gfrom-a.json", (const char *[]){kept, NULL});
+    char *b = tu_run_json_tail(
+        "gfrom-b.json",
+        (const char *[]){orig, "--set", "scenario.duration=30s", NULL});
     ck_assert_msg(strcmp(a, b) == 0, "the saved scenario runs differently");
     /* The stack acted: in the outage at 10-20 s it retried, or its
      * breaker (7 consecutive 5xx) refused. */
@@ -591,9 +600,9 @@ START_TEST(saved_scenario_keeps_policy_from)
     window_saves(orig, dir, "--policy-from", arg, kept, sizeof kept);
     names_the_import(kept, yaml);
     a = tu_run_json_tail("gfrom-c.json", (const char *[]){kept, NULL});
-    b = tu_run_json_tail("gfrom-d.json", (const char *[]){
-                                orig, "--policy-from", arg, "--set",
-                                "scenario.duration=30s", NULL});
+    b = tu_run_json_tail("gfrom-d.json",
+                         (const char *[]){orig, "--policy-from", arg, "--set",
+                                          "scenario.duration=30s", NULL});
     ck_assert_msg(strcmp(a, b) == 0, "the saved scenario runs differently");
     free(a);
     free(b);

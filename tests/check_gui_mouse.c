@@ -102,8 +102,8 @@ static void click(int kind, int id, int arg)
     app_button(twin, x, y, true);
     app_button(twin, x, y, false);
     app_draw(twin, cr, W, H);
-    say("xdotool mousemove --window \"$W\" %.0f %.0f click 1\nsleep 0.2\n",
-        x, y);
+    say("xdotool mousemove --window \"$W\" %.0f %.0f click 1\nsleep 0.2\n", x,
+        y);
 }
 
 static int catalogue_index(const char *name)
@@ -162,8 +162,7 @@ static void session_by_mouse(const char *shot)
 
 static void assert_has(const char *text, const char *what)
 {
-    ck_assert_msg(strstr(text, what) != NULL, "'%s' not in:\n%s", what,
-                  text);
+    ck_assert_msg(strstr(text, what) != NULL, "'%s' not in:\n%s", what, text);
 }
 
 /* Pixels of colour c (within 6 of each channel) inside r of img. */
@@ -174,8 +173,8 @@ static long count(cairo_surface_t *img, chart_rect r, const chart_style *c)
     long n = 0;
     for (int y = (int)r.y; y < (int)(r.y + r.h); y++)
         for (int x = (int)r.x; x < (int)(r.x + r.w); x++) {
-            uint32_t p = *(const uint32_t *)(const void *)(d + y * stride +
-                                                           x * 4);
+            uint32_t p =
+                *(const uint32_t *)(const void *)(d + y * stride + x * 4);
             n += abs((int)((p >> 16) & 255) - (int)lround(c->r * 255)) <= 6 &&
                  abs((int)((p >> 8) & 255) - (int)lround(c->g * 255)) <= 6 &&
                  abs((int)(p & 255) - (int)lround(c->b * 255)) <= 6;
@@ -261,9 +260,8 @@ static void assert_view_exported(const char *dir, const view_layout *l)
     snprintf(png, sizeof png, "%s/retry-storm-t30.png", dir);
     snprintf(svg, sizeof svg, "%s/retry-storm-t30.svg", dir);
     cairo_surface_t *img = cairo_image_surface_create_from_png(png);
-    ck_assert_msg(cairo_surface_status(img) == CAIRO_STATUS_SUCCESS,
-                  "%s: %s", png,
-                  cairo_status_to_string(cairo_surface_status(img)));
+    ck_assert_msg(cairo_surface_status(img) == CAIRO_STATUS_SUCCESS, "%s: %s",
+                  png, cairo_status_to_string(cairo_surface_status(img)));
     ck_assert_int_eq(cairo_image_surface_get_width(img), W);
     ck_assert_int_eq(cairo_image_surface_get_height(img), H);
     long idle = count(img, l->field[1], &view_mode_colours[CLIENT_IDLE]);
@@ -295,8 +293,7 @@ START_TEST(window_driven_with_the_mouse)
              "at 30s export csv %s/ready.csv\n"
              "at 31s quit\n",
              dir);
-    snprintf(script, sizeof script, "%s",
-             tu_write_temp("mouse.script", text));
+    snprintf(script, sizeof script, "%s", tu_write_temp("mouse.script", text));
     char twin_dir[1200];
     snprintf(twin_dir, sizeof twin_dir, "%s/twin", dir);
     mkdir(twin_dir, 0755);
@@ -331,18 +328,23 @@ START_TEST(window_driven_with_the_mouse)
     char logp[1200];
     snprintf(logp, sizeof logp, "%s/log", dir);
     char *log = tu_read_file(logp);
-    ck_assert_msg(o.status == 0, "driver exited %d: %s%s\n%s", o.status,
-                  o.out, o.err, log);
+    ck_assert_msg(o.status == 0, "driver exited %d: %s%s\n%s", o.status, o.out,
+                  o.err, log);
     tu_output_free(&o);
     /* Each action, said as a script line ("script: at ..." on stdout). */
     static const char *const lines[] = {
-        "at 30s inject latency 1s 20s", "at 30s workers 32",
-        "at 30s hide attempts",         "at 30s ab on",
+        "at 30s inject latency 1s 20s",
+        "at 30s workers 32",
+        "at 30s hide attempts",
+        "at 30s ab on",
         "at 30s policy B exponential",
         "at 30s policy B exponential+token_bucket",
-        "at 30s zoom live 96s",         "at 30s export csv",
-        "at 30s export png",            "at 30s export svg",
-        "at 30s export scenario",       "at 30s resume"};
+        "at 30s zoom live 96s",
+        "at 30s export csv",
+        "at 30s export png",
+        "at 30s export svg",
+        "at 30s export scenario",
+        "at 30s resume"};
     for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
         assert_has(log, lines[i]);
     free(log);
@@ -430,9 +432,8 @@ START_TEST(window_keeps_its_minimum_size)
     tu_output_free(&o);
     snprintf(shot, sizeof shot, "%s/retry-storm-t20.png", dir);
     cairo_surface_t *img = cairo_image_surface_create_from_png(shot);
-    ck_assert_msg(cairo_surface_status(img) == CAIRO_STATUS_SUCCESS,
-                  "%s: %s", shot,
-                  cairo_status_to_string(cairo_surface_status(img)));
+    ck_assert_msg(cairo_surface_status(img) == CAIRO_STATUS_SUCCESS, "%s: %s",
+                  shot, cairo_status_to_string(cairo_surface_status(img)));
     ck_assert_int_eq(cairo_image_surface_get_width(img), 960);
     ck_assert_int_eq(cairo_image_surface_get_height(img), 600);
     view_layout l;

@@ -44,8 +44,12 @@ END_TEST
  * the range and past it, and negatives. */
 START_TEST(coarser_bins_are_the_same_bins)
 {
-    int64_t v[] = {-5, -1, INT64_MAX, (int64_t)1 << 42,
-                   ((int64_t)1 << 42) - 1, ((int64_t)1 << 42) + 1};
+    int64_t v[] = {-5,
+                   -1,
+                   INT64_MAX,
+                   (int64_t)1 << 42,
+                   ((int64_t)1 << 42) - 1,
+                   ((int64_t)1 << 42) + 1};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         ck_assert_uint_eq(hist_bin_coarser(4, 6, hist_bin(6, v[i]), v[i]),
                           hist_bin(4, v[i]));
@@ -94,8 +98,8 @@ START_TEST(many_levels_in_one_pass)
         c[i] = (uint32_t)(i % 5);
         total += c[i];
     }
-    static const double q[] = {0, 0.01, 0.1, 0.25, 0.5, 0.5, 0.9, 0.99,
-                               0.999, 1};
+    static const double q[] = {0,   0.01, 0.1,  0.25,  0.5,
+                               0.5, 0.9,  0.99, 0.999, 1};
     size_t nq = sizeof q / sizeof *q;
     double got[10], ranged[10];
     hist_quantiles(BITS, c, 0, N - 1, total, q, nq, got);

@@ -95,8 +95,7 @@ END_TEST
 START_TEST(envoy_route_and_cluster)
 {
     load(EX("envoy-route.yaml"), NULL);
-    ck_assert_str_eq(r.policy,
-                     "exponential+concurrent_budget+circuit_breaker");
+    ck_assert_str_eq(r.policy, "exponential+concurrent_budget+circuit_breaker");
     ck_assert_str_eq(param("exponential.max_attempts"), "4");
     ck_assert_str_eq(param("exponential.base"), "50ms");
     ck_assert_str_eq(param("exponential.cap"), "500ms");
@@ -155,13 +154,13 @@ START_TEST(envoy_backoff_as_its_source)
         load(cases[c].file, NULL);
         ck_assert_str_eq(param("exponential.jitter"), "full");
         backoff b = {.base = param_s("exponential.base"),
-                     .multiplier = strtod(param("exponential.multiplier"),
-                                          NULL),
+                     .multiplier =
+                         strtod(param("exponential.multiplier"), NULL),
                      .cap = param_s("exponential.cap"),
                      .jitter = JITTER_FULL};
         for (uint32_t n = 1; n <= 12; n++) {
-            double envoy = (double)envoy_interval_ms(cases[c].base_ms,
-                                                     cases[c].max_ms, n);
+            double envoy =
+                (double)envoy_interval_ms(cases[c].base_ms, cases[c].max_ms, n);
             ck_assert_double_eq_tol(backoff_unjittered(&b, n) * 1e3, envoy,
                                     1e-9);
         }
@@ -177,8 +176,7 @@ START_TEST(istio_virtual_service_and_rule)
 {
     load(EX("istio.yaml"), NULL);
     ck_assert_str_eq(r.format, "istio");
-    ck_assert_str_eq(r.policy,
-                     "exponential+concurrent_budget+circuit_breaker");
+    ck_assert_str_eq(r.policy, "exponential+concurrent_budget+circuit_breaker");
     ck_assert_str_eq(param("exponential.max_attempts"), "4");
     ck_assert_str_eq(param("exponential.base"), "25ms");
     ck_assert_str_eq(param("exponential.cap"), "250ms");
@@ -295,9 +293,10 @@ START_TEST(envoy_retry_on_conditions_by_name)
         {"resource-exhausted", "gRPC RESOURCE_EXHAUSTED (8)"},
         {"unavailable", "gRPC UNAVAILABLE (14)"}};
     static const char *const unmodelled[] = {
-        "envoy-ratelimited", "retriable-headers",
-        "http3-post-connect-failure", "bogus-condition"};
-    const char *all = tu_write_temp("retry-on.yaml",
+        "envoy-ratelimited", "retriable-headers", "http3-post-connect-failure",
+        "bogus-condition"};
+    const char *all = tu_write_temp(
+        "retry-on.yaml",
         "name: r\nvirtual_hosts:\n- name: v\n  domains: ['*']\n  routes:\n"
         "  - match: {prefix: /}\n    route:\n      cluster: c\n"
         "      retry_policy:\n        retry_on: \"5xx, gateway-error,reset,"
@@ -323,8 +322,10 @@ START_TEST(envoy_retry_on_conditions_by_name)
     for (size_t i = 0; i < sizeof unmodelled / sizeof *unmodelled; i++) {
         snprintf(p, sizeof p, "%s: %s", base, unmodelled[i]);
         const import_field *f = field_at(p);
-        ck_assert_msg(f && f->target[0] == '\0', "%s not named as not "
-                      "mapped", p);
+        ck_assert_msg(f && f->target[0] == '\0',
+                      "%s not named as not "
+                      "mapped",
+                      p);
     }
     /* 429 is listed (the other 4xx covered): only the gRPC codes no
      * condition names (ABORTED, UNKNOWN ...) are left out. */
@@ -332,7 +333,8 @@ START_TEST(envoy_retry_on_conditions_by_name)
     ck_assert_msg(rest && rest->target[0] == '\0' &&
                       strstr(rest->note, " leaves out other gRPC codes: "),
                   "%s", rest ? rest->note : "missing");
-    const char *two = tu_write_temp("retry-on-2.yaml",
+    const char *two = tu_write_temp(
+        "retry-on-2.yaml",
         "name: r\nvirtual_hosts:\n- name: v\n  domains: ['*']\n  routes:\n"
         "  - match: {prefix: /}\n    route:\n      cluster: c\n"
         "      retry_policy:\n        retry_on: gateway-error,"
@@ -349,7 +351,8 @@ END_TEST
 /* An unknown field is listed, not dropped. */
 START_TEST(unknown_fields_are_named)
 {
-    const char *p = tu_write_temp("unknown.json",
+    const char *p = tu_write_temp(
+        "unknown.json",
         "{\"methodConfig\": [{\"name\": [{}], \"retryPolicy\": "
         "{\"maxAttempts\": 2, \"initialBackoff\": \"1s\", \"maxBackoff\": "
         "\"2s\", \"backoffMultiplier\": 2, \"retryableStatusCodes\": "
@@ -382,20 +385,23 @@ START_TEST(malformed_files_name_their_line)
      * as one (its sections unknown profiles).  lint checks scenarios
      * (check_lint.c). */
     expect_error((const char *[]){"import",
-                                  TU_SOURCE("scenarios/retry-storm.ini"),
-                                  NULL},
+                                  TU_SOURCE("scenarios/retry-storm.ini"), NULL},
                  "retry-storm.ini: a stormbench scenario, not a "
                  "configuration to import");
     char p[1100], y[1100];
-    snprintf(p, sizeof p, "%s", tu_write_temp("one.json",
-        "{\"methodConfig\": [{\"retryPolicy\": {\"maxAttempts\": 1}}]}\n"));
-    expect_error((const char *[]){"run", "retry-storm", "--policy-from", p,
-                                  NULL},
-                 "methodConfig[0].retryPolicy.maxAttempts: expected a "
-                 "whole number from 2");
-    snprintf(y, sizeof y, "%s", tu_write_temp("bad.yaml",
-        "resilience4j.retry:\n  instances:\n    a:\n"
-        "      waitDuration: soon\n"));
+    snprintf(
+        p, sizeof p, "%s",
+        tu_write_temp(
+            "one.json",
+            "{\"methodConfig\": [{\"retryPolicy\": {\"maxAttempts\": 1}}]}\n"));
+    expect_error(
+        (const char *[]){"run", "retry-storm", "--policy-from", p, NULL},
+        "methodConfig[0].retryPolicy.maxAttempts: expected a "
+        "whole number from 2");
+    snprintf(y, sizeof y, "%s",
+             tu_write_temp("bad.yaml",
+                           "resilience4j.retry:\n  instances:\n    a:\n"
+                           "      waitDuration: soon\n"));
     expect_error((const char *[]){"import", y, NULL}, "bad.yaml:4: ");
 }
 END_TEST
@@ -404,7 +410,8 @@ END_TEST
  * 20 s outage: every layer of the imported stacks acts. */
 static const char *run_scenario(void)
 {
-    return tu_write_temp("import-run.ini",
+    return tu_write_temp(
+        "import-run.ini",
         "[scenario]\nname = import-run\nduration = 60s\nwarmup = 5s\n"
         "[clients]\ncount = 50\nrate = 2/s\ntimeout = 1s\n"
         "[server]\nworkers = 8\nservice = exp(20ms)\n"
@@ -429,14 +436,15 @@ static void same_as_builtin(const char *file)
     char a_json[1100], b_json[1100];
     snprintf(a_json, sizeof a_json, "%s", tu_temp_path("imp-a.json"));
     snprintf(b_json, sizeof b_json, "%s", tu_temp_path("imp-b.json"));
-    const char *a[] = {"run", sc, "--no-timing", "-q", "--no-expect",
-                       "--json", a_json, "--policy-from", arg, NULL};
+    const char *a[] = {"run",    sc,     "--no-timing",   "-q", "--no-expect",
+                       "--json", a_json, "--policy-from", arg,  NULL};
     tu_output o;
     ck_assert_int_eq(tu_stormbench(&o, a), 0);
     tu_output_free(&o);
     static char kv[200][400];
-    const char *b[420] = {"run", sc, "--no-timing", "-q", "--no-expect",
-                          "--json", b_json, "--policy", r.policy};
+    const char *b[420] = {"run",         sc,       "--no-timing", "-q",
+                          "--no-expect", "--json", b_json,        "--policy",
+                          r.policy};
     int n = 9, k = 0;
     for (int i = 0; i < r.n_params; i++, k++) {
         snprintf(kv[k], sizeof kv[k], "%s=%s", r.params[i].key,
@@ -448,8 +456,7 @@ static void same_as_builtin(const char *file)
     for (int i = 0; i < r.n_sets; i++, k++) {
         if (topo && strncmp(r.sets[i].key, "clients.", 8) != 0)
             continue;
-        snprintf(kv[k], sizeof kv[k], "%s=%s", r.sets[i].key,
-                 r.sets[i].value);
+        snprintf(kv[k], sizeof kv[k], "%s=%s", r.sets[i].key, r.sets[i].value);
         b[n++] = "--set";
         b[n++] = kv[k];
     }
@@ -469,10 +476,11 @@ static void same_as_builtin(const char *file)
 }
 
 static const char *const files[] = {
-    EX("grpc-retry.json"), EX("grpc-retry.json#grpc.examples.echo.Echo"),
-    EX("envoy-route.yaml"), EX("istio.yaml"), EX("resilience4j.yaml"),
-    EX("resilience4j.yaml#backendB"), EX("aws-config"),
-    EX("aws-config#old"), EX("topology.yaml")};
+    EX("grpc-retry.json"),   EX("grpc-retry.json#grpc.examples.echo.Echo"),
+    EX("envoy-route.yaml"),  EX("istio.yaml"),
+    EX("resilience4j.yaml"), EX("resilience4j.yaml#backendB"),
+    EX("aws-config"),        EX("aws-config#old"),
+    EX("topology.yaml")};
 
 START_TEST(runs_exactly_as_the_builtin)
 {
@@ -489,13 +497,15 @@ START_TEST(decides_exactly_as_the_builtin)
     char path[1024], sel[200];
     import_split(files[_i], path, sizeof path, sel, sizeof sel);
     load(path, sel);
-    const char *a[] = {"decide", "--policy-from", files[_i], "--error",
-                       "http", "--status", "503", "--attempt", "2", NULL};
+    const char *a[] = {
+        "decide",   "--policy-from", files[_i],   "--error", "http",
+        "--status", "503",           "--attempt", "2",       NULL};
     tu_output oa, ob;
     ck_assert_int_eq(tu_stormbench(&oa, a), 0);
     static char kv[64][400];
-    const char *b[200] = {"decide", "--policy", r.policy, "--error", "http",
-                          "--status", "503", "--attempt", "2"};
+    const char *b[200] = {"decide",  "--policy",  r.policy,
+                          "--error", "http",      "--status",
+                          "503",     "--attempt", "2"};
     int n = 9;
     for (int i = 0; i < r.n_params; i++) {
         snprintf(kv[i], sizeof kv[i], "%s=%s", r.params[i].key,
@@ -530,7 +540,8 @@ static const char *from_scenario(const char *name, const char *policy)
              "[clients]\ncount = 50\nrate = 2/s\n"
              "[server]\nworkers = 4\nservice = exp(20ms)\n"
              "[fault.outage]\ntype = outage\nstart = 100s\nduration = 20s\n"
-             "[policy]\nfrom = %s#api\n%s", base, policy);
+             "[policy]\nfrom = %s#api\n%s",
+             base, policy);
     snprintf(path, sizeof path, "%s", tu_write_temp(name, text));
     return path;
 }
@@ -539,8 +550,15 @@ static char *run_json(const char *ini, const char *extra, const char *name)
 {
     char json[1024];
     snprintf(json, sizeof json, "%s", tu_temp_path(name));
-    const char *a[] = {"run", ini, "--no-expect", "--no-timing", "--json",
-                       json, extra ? "--policy-from" : NULL, extra, NULL};
+    const char *a[] = {"run",
+                       ini,
+                       "--no-expect",
+                       "--no-timing",
+                       "--json",
+                       json,
+                       extra ? "--policy-from" : NULL,
+                       extra,
+                       NULL};
     tu_output o;
     int rc = tu_stormbench(&o, a);
     ck_assert_msg(rc == 0, "%s: exit %d: %s", ini, rc, o.err);
@@ -579,8 +597,8 @@ START_TEST(scenario_policy_from)
     snprintf(saved, sizeof saved, "%s", tu_temp_path("from-saved.ini"));
     FILE *f = fopen(saved, "w");
     ck_assert_ptr_nonnull(f);
-    writer_extra x = {NULL, sc.policy, sc.settings, sc.n_settings, NULL, 0,
-                      sc.expect, sc.n_expect, sc.policy_from};
+    writer_extra x = {NULL, sc.policy, sc.settings, sc.n_settings, NULL,
+                      0,    sc.expect, sc.n_expect, sc.policy_from};
     ck_assert_int_eq(scenario_write(f, &sc.cfg, &x, &e), 0);
     fclose(f);
     char *text = tu_read_file(saved);
@@ -605,8 +623,8 @@ START_TEST(scenario_policy_from_errors)
 {
     scenario sc;
     sb_err e;
-    const char *ini = from_scenario("from-over.ini",
-                                    "exponential.max_attempts = 2\n");
+    const char *ini =
+        from_scenario("from-over.ini", "exponential.max_attempts = 2\n");
     ck_assert_msg(scenario_load(ini, NULL, 0, &sc, &e) == 0, "%s", e.msg);
     int found = 0;
     for (int i = 0; i < sc.n_settings; i++)

@@ -48,11 +48,10 @@ static const build builds[] = {
      * is longer than 37 characters goes through hand_over_long. */
     {"upstream-max-line-40", true, false, true, false, true, false, 40, 40},
     /* The heap, growing with realloc. */
-    {"upstream-heap-realloc", true, false, false, true, true, false, 4000,
-     64},
+    {"upstream-heap-realloc", true, false, false, true, true, false, 4000, 64},
     /* The other options a build may turn. */
-    {"upstream-no-inline-comments", false, true, true, false, false, false,
-     200, 200},
+    {"upstream-no-inline-comments", false, true, true, false, false, false, 200,
+     200},
     {"upstream-no-value", true, false, true, false, true, true, 200, 200},
 };
 #define N_BUILDS (int)(sizeof builds / sizeof *builds)
@@ -90,12 +89,10 @@ static int same_everywhere(const char *path, scenario *ref, sb_err *e)
         int rc = load(&builds[i], path, sc, &got);
         ck_assert_msg(rc == want, "%s, %s: status %d, not %d (%s)",
                       builds[i].name, path, rc, want, got.msg);
-        ck_assert_msg(strcmp(got.msg, e->msg) == 0,
-                      "%s, %s: '%s', not '%s'", builds[i].name, path,
-                      got.msg, e->msg);
+        ck_assert_msg(strcmp(got.msg, e->msg) == 0, "%s, %s: '%s', not '%s'",
+                      builds[i].name, path, got.msg, e->msg);
         ck_assert_msg(memcmp(sc, ref, sizeof *sc) == 0,
-                      "%s, %s: loads into other values", builds[i].name,
-                      path);
+                      "%s, %s: loads into other values", builds[i].name, path);
     }
     free(sc);
     use(&builds[0]);
@@ -141,8 +138,7 @@ START_TEST(long_line_loads_whole)
     for (int i = 0; i < 500; i++)
         desc[i] = (char)('a' + i % 26);
     desc[500] = '\0';
-    snprintf(text, sizeof text, HEAD "description =  %s  ; a comment\n",
-             desc);
+    snprintf(text, sizeof text, HEAD "description =  %s  ; a comment\n", desc);
     scenario sc;
     sb_err e;
     ck_assert_msg(load_text(text, &sc, &e) == 0, "%s", e.msg);
@@ -175,7 +171,8 @@ START_TEST(indented_line_is_a_key)
     scenario sc;
     sb_err e;
     ck_assert_msg(load_text(HEAD "[server]\nservice = const(10ms)\n"
-                                 "    workers = 4\n", &sc, &e) == 0,
+                                 "    workers = 4\n",
+                            &sc, &e) == 0,
                   "%s", e.msg);
     ck_assert_uint_eq(sc.cfg.server.workers, 4);
 }
@@ -188,10 +185,14 @@ START_TEST(first_error_is_the_one_reported)
     scenario sc;
     sb_err e;
     ck_assert_int_eq(load_text(HEAD "[server]\nworkers\nworkers = 1\n"
-                                    "workers = 2\n", &sc, &e), -1);
+                                    "workers = 2\n",
+                               &sc, &e),
+                     -1);
     char want[1200];
-    snprintf(want, sizeof want, "%s:6: expected 'key = value', a [section] "
-             "or a comment", tu_temp_path("inih-build.ini"));
+    snprintf(want, sizeof want,
+             "%s:6: expected 'key = value', a [section] "
+             "or a comment",
+             tu_temp_path("inih-build.ini"));
     ck_assert_str_eq(e.msg, want);
 }
 END_TEST
@@ -201,10 +202,11 @@ START_TEST(error_names_line_and_key)
 {
     scenario sc;
     sb_err e;
-    ck_assert_int_eq(load_text(HEAD "[server]\n\n  workers =   ten   ; x\n",
-                               &sc, &e), -1);
+    ck_assert_int_eq(
+        load_text(HEAD "[server]\n\n  workers =   ten   ; x\n", &sc, &e), -1);
     char want[1200];
-    snprintf(want, sizeof want, "%s:7: [server] workers: expected a "
+    snprintf(want, sizeof want,
+             "%s:7: [server] workers: expected a "
              "whole number from 1 to 10000000, or 'unlimited', got 'ten'",
              tu_temp_path("inih-build.ini"));
     ck_assert_str_eq(e.msg, want);
@@ -219,7 +221,8 @@ START_TEST(comments_colons_and_bom)
     sb_err e;
     ck_assert_msg(load_text("\xEF\xBB\xBF" HEAD "# hash\n; semicolon\n"
                             "[server]\nworkers: 7 ; seven\n"
-                            "\tqueue_limit\t=\t9\n", &sc, &e) == 0,
+                            "\tqueue_limit\t=\t9\n",
+                            &sc, &e) == 0,
                   "%s", e.msg);
     ck_assert_uint_eq(sc.cfg.server.workers, 7);
     ck_assert_uint_eq(sc.cfg.server.queue_limit, 9);

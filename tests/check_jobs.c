@@ -81,8 +81,7 @@ static const char plain_ini[] =
     "[server]\nworkers = 4\nservice = exp(20ms)\n"
     "[policy]\nname = exponential\n";
 
-static char *printed(const tu_sim *t, const sim_config *c,
-                     const sim_summary *s)
+static char *printed(const tu_sim *t, const sim_config *c, const sim_summary *s)
 {
     capture cap;
     print_summary(cap_open(&cap), c, "plain.ini", t->ps.stack, s);
@@ -186,7 +185,7 @@ END_TEST
 static char *json_of(const sim_summary *s, const expect_result *r, int n)
 {
     run_meta meta = {"plain", "plain.ini", "exponential", NULL, 3, 10,
-                     false, 0, NULL, NULL};
+                     false,   0,           NULL,          NULL};
     capture cap;
     export_json(cap_open(&cap), &meta, s, r, n);
     return cap_close(&cap);
@@ -208,20 +207,31 @@ START_TEST(json_pipeline_object)
         const char *key;
         double v;
     } want[] = {
-        {"pipeline.jobs", 50}, {"pipeline.completed", 36},
-        {"pipeline.within_sla", 30}, {"pipeline.partial", 0},
-        {"pipeline.failed", 10}, {"pipeline.compensated", 3},
-        {"pipeline.inconsistent", 1}, {"pipeline.unfinished", 0},
-        {"pipeline.runs", 62}, {"pipeline.reruns", 12},
-        {"pipeline.retries", 210}, {"pipeline.late_retries", 12},
+        {"pipeline.jobs", 50},
+        {"pipeline.completed", 36},
+        {"pipeline.within_sla", 30},
+        {"pipeline.partial", 0},
+        {"pipeline.failed", 10},
+        {"pipeline.compensated", 3},
+        {"pipeline.inconsistent", 1},
+        {"pipeline.unfinished", 0},
+        {"pipeline.runs", 62},
+        {"pipeline.reruns", 12},
+        {"pipeline.retries", 210},
+        {"pipeline.late_retries", 12},
         {"pipeline.items_committed", 4800},
         {"pipeline.items_duplicated", 120},
-        {"pipeline.items_quarantined", 35}, {"pipeline.dead_letters", 40},
-        {"pipeline.alerts_log", 120}, {"pipeline.alerts_warning", 14},
-        {"pipeline.alerts_critical", 3}, {"pipeline.working_s", 125.5},
-        {"pipeline.blocked_s", 45.25}, {"pipeline.failed_s", 78.75},
+        {"pipeline.items_quarantined", 35},
+        {"pipeline.dead_letters", 40},
+        {"pipeline.alerts_log", 120},
+        {"pipeline.alerts_warning", 14},
+        {"pipeline.alerts_critical", 3},
+        {"pipeline.working_s", 125.5},
+        {"pipeline.blocked_s", 45.25},
+        {"pipeline.failed_s", 78.75},
         /* The path's parts are searched in order: the first step's. */
-        {"pipeline.steps.calls", 62}, {"pipeline.steps.redone", 8},
+        {"pipeline.steps.calls", 62},
+        {"pipeline.steps.redone", 8},
         {"pipeline.steps.undo_failed", 1},
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
@@ -323,10 +333,10 @@ START_TEST(csv_without_pipeline_from_the_binary)
     snprintf(csv, sizeof csv, "%s", tu_temp_path("jobs-plain.csv"));
     snprintf(json, sizeof json, "%s", tu_temp_path("jobs-plain.json"));
     tu_output o;
-    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"run", path, "--csv",
-                                                        csv, "--json", json,
-                                                        NULL}),
-                     0);
+    ck_assert_int_eq(
+        tu_stormbench(&o, (const char *[]){"run", path, "--csv", csv, "--json",
+                                           json, NULL}),
+        0);
     ck_assert_ptr_null(strstr(o.out, "jobs started"));
     tu_output_free(&o);
     char *c = tu_read_file(csv), *j = tu_read_file(json);
@@ -432,8 +442,8 @@ START_TEST(expect_pipeline_verdicts)
 END_TEST
 
 static const char *const pipeline_keys[] = {
-    "jobs_completed_min", "jobs_failed_max", "jobs_within_sla_min",
-    "alerts_critical_max", "alerts_warning_max", "quarantined_items_min",
+    "jobs_completed_min",    "jobs_failed_max",     "jobs_within_sla_min",
+    "alerts_critical_max",   "alerts_warning_max",  "quarantined_items_min",
     "quarantined_items_max", "duplicate_items_max", "steps_redone_max"};
 
 /* A pipeline key in a scenario without [pipeline] fails, with no value,
@@ -523,8 +533,8 @@ START_TEST(expect_pipeline_limits_refused)
         expect_set set;
         sb_err e;
         ck_assert_int_eq(expect_parse(&x, 1, &set, &e), -1);
-        ck_assert_msg(strncmp(e.msg, bad[i].msg, strlen(bad[i].msg)) == 0,
-                      "%s", e.msg);
+        ck_assert_msg(strncmp(e.msg, bad[i].msg, strlen(bad[i].msg)) == 0, "%s",
+                      e.msg);
     }
 }
 END_TEST
@@ -552,19 +562,22 @@ END_TEST
 START_TEST(validate_warns_without_pipeline)
 {
     char ini[sizeof plain_ini + 64];
-    snprintf(ini, sizeof ini, "%s[expect]\nalerts_critical_max = 0\n"
-             "success_min = 0.5\n", plain_ini);
+    snprintf(ini, sizeof ini,
+             "%s[expect]\nalerts_critical_max = 0\n"
+             "success_min = 0.5\n",
+             plain_ini);
     const char *p = tu_write_temp("jobs-validate.ini", ini);
     char path[1024];
     snprintf(path, sizeof path, "%s", p);
     tu_output o;
-    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"validate", path,
-                                                        NULL}),
-                     0);
+    ck_assert_int_eq(
+        tu_stormbench(&o, (const char *[]){"validate", path, NULL}), 0);
     char want[1200];
-    snprintf(want, sizeof want, "%s: warning: [expect] alerts_critical_max: "
+    snprintf(want, sizeof want,
+             "%s: warning: [expect] alerts_critical_max: "
              "the scenario has no [pipeline], so this expectation fails "
-             "every run\n", path);
+             "every run\n",
+             path);
     ck_assert_msg(strstr(o.err, want) != NULL, "%s", o.err);
     /* Only the pipeline's key. */
     ck_assert_ptr_null(strstr(o.err, "success_min"));
@@ -656,8 +669,7 @@ START_TEST(real_run_outputs_agree)
                         (double)p->reruns);
     const char *st = strstr(j, "\"name\": \"transform\"");
     ck_assert_ptr_nonnull(st);
-    ck_assert_double_eq(tu_json_number(st, "calls"),
-                        (double)p->step[1].calls);
+    ck_assert_double_eq(tu_json_number(st, "calls"), (double)p->step[1].calls);
     ck_assert_double_eq(tu_json_number(st, "redone"),
                         (double)p->step[1].redone);
     free(j);
@@ -682,8 +694,7 @@ START_TEST(real_run_outputs_agree)
     ck_assert_double_eq_tol(r.value, (double)p->completed / (double)p->jobs,
                             1e-12);
     r = judge(s, "steps_redone_max", "0");
-    uint64_t redone = p->step[0].redone + p->step[1].redone +
-                      p->step[2].redone;
+    uint64_t redone = p->step[0].redone + p->step[1].redone + p->step[2].redone;
     ck_assert_double_eq(r.value, (double)redone);
     ck_assert(r.ok == (redone == 0));
     tu_sim_free(t);
@@ -724,12 +735,11 @@ START_TEST(run_from_a_scenario_file)
     snprintf(csv, sizeof csv, "%s", tu_temp_path("jobs-pipe.csv"));
     snprintf(json, sizeof json, "%s", tu_temp_path("jobs-pipe.json"));
     tu_output o;
-    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"run", pipe_path(),
-                                                        "--csv", csv,
-                                                        "--json", json,
-                                                        "--no-timing",
-                                                        NULL}),
-                     EXIT_EXPECT);
+    ck_assert_int_eq(
+        tu_stormbench(&o,
+                      (const char *[]){"run", pipe_path(), "--csv", csv,
+                                       "--json", json, "--no-timing", NULL}),
+        EXIT_EXPECT);
     char *c = tu_read_file(csv), *j = tu_read_file(json);
     double jobs = tu_json_number(j, "pipeline.jobs");
     double critical = tu_json_number(j, "pipeline.alerts_critical");
@@ -743,8 +753,10 @@ START_TEST(run_from_a_scenario_file)
     ck_assert_msg(strstr(o.out, want) != NULL, "%s", o.out);
     ck_assert_ptr_nonnull(strstr(o.out, "    extract        "));
     ck_assert_ptr_nonnull(strstr(o.out, "  PASS  jobs_completed_min: "));
-    snprintf(want, sizeof want, "  FAIL  alerts_critical_max: %.0f critical "
-             "alerts, exceeds the limit 0\n", critical);
+    snprintf(want, sizeof want,
+             "  FAIL  alerts_critical_max: %.0f critical "
+             "alerts, exceeds the limit 0\n",
+             critical);
     ck_assert_msg(strstr(o.out, want) != NULL, "%s", o.out);
     /* The CSV's buckets add up to the JSON's totals. */
     ck_assert_double_eq(tu_csv_sum(c, "alerts_critical"), critical);
@@ -771,23 +783,23 @@ START_TEST(validate_warns_within_sla_without_sla)
     /* The same file without its sla line. */
     char *at = strstr(ini, "sla = 5s\n");
     ck_assert_ptr_nonnull(at);
-    memmove(at, at + strlen("sla = 5s\n"), strlen(at + strlen("sla = 5s\n"))
-            + 1);
+    memmove(at, at + strlen("sla = 5s\n"),
+            strlen(at + strlen("sla = 5s\n")) + 1);
     snprintf(without, sizeof without, "%s",
              tu_write_temp("jobs-nosla.ini", ini));
     tu_output o;
-    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"validate", without,
-                                                        NULL}),
-                     0);
+    ck_assert_int_eq(
+        tu_stormbench(&o, (const char *[]){"validate", without, NULL}), 0);
     char want[1200];
-    snprintf(want, sizeof want, "%s: warning: [expect] jobs_within_sla_min: "
+    snprintf(want, sizeof want,
+             "%s: warning: [expect] jobs_within_sla_min: "
              "[pipeline] has no sla, so it judges the jobs completed (set "
-             "sla, or use jobs_completed_min)\n", without);
+             "sla, or use jobs_completed_min)\n",
+             without);
     ck_assert_msg(strstr(o.err, want) != NULL, "%s", o.err);
     tu_output_free(&o);
-    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"validate", with,
-                                                        NULL}),
-                     0);
+    ck_assert_int_eq(
+        tu_stormbench(&o, (const char *[]){"validate", with, NULL}), 0);
     ck_assert_msg(strstr(o.err, "jobs_within_sla_min") == NULL, "%s", o.err);
     ck_assert_msg(strstr(o.err, "alerts_critical_max") == NULL, "%s", o.err);
     tu_output_free(&o);
@@ -802,15 +814,12 @@ START_TEST(compare_from_a_scenario_file)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     ck_assert_int_eq(system(cmd), 0);
     tu_output o;
-    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"compare",
-                                                        pipe_path(),
-                                                        "--policies",
-                                                        "none,exponential",
-                                                        "--seeds", "3",
-                                                        "-o", dir,
-                                                        "--no-report", "-q",
-                                                        NULL}),
-                     0);
+    ck_assert_int_eq(
+        tu_stormbench(&o,
+                      (const char *[]){"compare", pipe_path(), "--policies",
+                                       "none,exponential", "--seeds", "3", "-o",
+                                       dir, "--no-report", "-q", NULL}),
+        0);
     tu_output_free(&o);
     char path[1200];
     snprintf(path, sizeof path, "%s/summary.md", dir);

@@ -74,12 +74,13 @@ START_TEST(schema_refuses_what_jenkins_would)
         free(why);
     }
     char *why;
-    ck_assert_int_eq(xmllint(keep(tu_write_temp("junit-good.xml",
-                                           "<testsuites><testsuite name=\"a\" "
-                                           "tests=\"1\"><testcase name=\"n\"/>"
-                                           "</testsuite></testsuites>")),
-                             &why),
-                     0);
+    ck_assert_int_eq(
+        xmllint(keep(tu_write_temp("junit-good.xml",
+                                   "<testsuites><testsuite name=\"a\" "
+                                   "tests=\"1\"><testcase name=\"n\"/>"
+                                   "</testsuite></testsuites>")),
+                &why),
+        0);
     free(why);
 }
 END_TEST
@@ -91,10 +92,11 @@ START_TEST(run_cases_are_the_printed_verdicts)
     const char *xml = keep(tu_temp_path("junit-run.xml"));
     tu_output o;
     tu_stormbench(&o, (const char *[]){"run", STORM, "--no-timing", "--set",
-                                       "expect.amplification_max=2",
-                                       "--junit", xml, NULL});
+                                       "expect.amplification_max=2", "--junit",
+                                       xml, NULL});
     ck_assert_int_eq(o.status, 1);
-    int pass = tu_count(o.out, "\n  PASS  "), fail = tu_count(o.out, "\n  FAIL  ");
+    int pass = tu_count(o.out, "\n  PASS  "),
+        fail = tu_count(o.out, "\n  FAIL  ");
     /* retry-storm's [expect] says metastable = true, which holds; the
      * --set adds amplification_max = 2, which its 4.163 breaks (the
      * figure check_cli pins). */
@@ -113,9 +115,9 @@ START_TEST(run_cases_are_the_printed_verdicts)
         x, "<testcase classname=\"stormbench.retry-storm.immediate\" "
            "name=\"amplification_max\">\n      <failure type=\"expectation\" "
            "message=\"amplification 4.163 exceeds limit 2\">"));
-    ck_assert_ptr_nonnull(strstr(
-        x, "<testcase classname=\"stormbench.retry-storm.immediate\" "
-           "name=\"metastable\"/>"));
+    ck_assert_ptr_nonnull(
+        strstr(x, "<testcase classname=\"stormbench.retry-storm.immediate\" "
+                  "name=\"metastable\"/>"));
     ck_assert_ptr_nonnull(strstr(x, "<property name=\"seed\" value=\"1\"/>"));
     /* The printed summary rides along as the suite's system-out. */
     ck_assert_ptr_nonnull(strstr(x, "<system-out>scenario  retry-storm"));
@@ -145,8 +147,7 @@ START_TEST(same_run_same_bytes)
     free(x);
     free(y);
     tu_output o;
-    tu_stormbench(&o, (const char *[]){"run", HERD, "-q", "--junit", a,
-                                       NULL});
+    tu_stormbench(&o, (const char *[]){"run", HERD, "-q", "--junit", a, NULL});
     ck_assert_int_eq(o.status, 0);
     tu_output_free(&o);
     assert_valid(a);
@@ -207,10 +208,10 @@ START_TEST(compare_cases_agree_with_run)
      * 35.2 s, 42.1 s and 35.7 s on seeds 1, 2 and 3 (each seed's `run`
      * summary); immediate gives up fast and stays under it. */
     tu_stormbench(&o, (const char *[]){"compare", HERD, "--policies",
-                                       "exponential,immediate", "--seeds",
-                                       "3", "--no-report", "-q", "-o", dir,
-                                       "--set", "expect.latency_p99_max=36s",
-                                       "--junit", xml, NULL});
+                                       "exponential,immediate", "--seeds", "3",
+                                       "--no-report", "-q", "-o", dir, "--set",
+                                       "expect.latency_p99_max=36s", "--junit",
+                                       xml, NULL});
     ck_assert_msg(o.status == 0, "%s", o.err);
     tu_output_free(&o);
     assert_valid(xml);
@@ -223,10 +224,10 @@ START_TEST(compare_cases_agree_with_run)
         for (int seed = 1; seed <= 3; seed++) {
             char s[8];
             snprintf(s, sizeof s, "%d", seed);
-            tu_stormbench(&o, (const char *[]){"run", HERD, "-q", "--policy",
-                                               pols[p], "--seed", s, "--set",
-                                               "expect.latency_p99_max=36s",
-                                               NULL});
+            tu_stormbench(&o,
+                          (const char *[]){"run", HERD, "-q", "--policy",
+                                           pols[p], "--seed", s, "--set",
+                                           "expect.latency_p99_max=36s", NULL});
             ck_assert_int_ne(o.status, 2);
             if (strstr(o.out, "FAIL  latency_p99_max")) {
                 size_t n = strlen(failed_seeds);
@@ -249,12 +250,12 @@ START_TEST(compare_cases_agree_with_run)
                      "%s>\n      <failure type=\"expectation\" "
                      "message=\"failed on %d of 3 seeds (%s); seed ",
                      cls, failed, failed_seeds);
-            ck_assert_msg(strncmp(c, want, strlen(want)) == 0,
-                          "%s: want %s", pols[p], want);
+            ck_assert_msg(strncmp(c, want, strlen(want)) == 0, "%s: want %s",
+                          pols[p], want);
         } else {
             snprintf(want, sizeof want, "%s/>", cls);
-            ck_assert_msg(strncmp(c, want, strlen(want)) == 0,
-                          "%s: want %s", pols[p], want);
+            ck_assert_msg(strncmp(c, want, strlen(want)) == 0, "%s: want %s",
+                          pols[p], want);
         }
     }
     /* So the loop above saw a failure and a pass among one policy's
@@ -289,7 +290,7 @@ START_TEST(compare_skips_tier_assertions)
     /* tier-amplification.ini has [expect.db] and [expect.api], two keys
      * each (read in the file). */
     ck_assert_int_eq(tu_count(x, "<skipped>a tier&apos;s [expect.NAME] is "
-                              "judged by `stormbench run`"),
+                                 "judged by `stormbench run`"),
                      4);
     ck_assert_ptr_nonnull(strstr(x, "name=\"db.amplification_max\">"));
     ck_assert_ptr_nonnull(strstr(x, " skipped=\"4\""));

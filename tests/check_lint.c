@@ -38,11 +38,12 @@ START_TEST(classic_inversions)
         ": the clients' deadline, 5 s, ends before their 3 attempts of 2 s "
         "could (6.3 s with backoff)",
         "deadline-not-propagated: 2 warnings -- ",
-        ": front retries its calls", ": api retries its calls",
+        ": front retries its calls",
+        ": api retries its calls",
         "2 errors, 5 warnings in 1 file"};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
-        ck_assert_msg(strstr(o.out, want[i]), "missing '%s' in:\n%s",
-                      want[i], o.out);
+        ck_assert_msg(strstr(o.out, want[i]), "missing '%s' in:\n%s", want[i],
+                      o.out);
     tu_output_free(&o);
 }
 END_TEST
@@ -53,23 +54,27 @@ END_TEST
 START_TEST(clean_and_fan_in)
 {
     char p[1100];
-    snprintf(p, sizeof p, "%s", tu_write_temp("ok.yaml",
-        "clients:\n  calls: front\n  timeout: 10s\n  retries: 2\n"
-        "  budget: true\nservices:\n  front:\n    calls: db\n"
-        "    timeout: 1s\n  db:\n    workers: 4\n"));
+    snprintf(
+        p, sizeof p, "%s",
+        tu_write_temp("ok.yaml",
+                      "clients:\n  calls: front\n  timeout: 10s\n  retries: 2\n"
+                      "  budget: true\nservices:\n  front:\n    calls: db\n"
+                      "    timeout: 1s\n  db:\n    workers: 4\n"));
     tu_output o;
-    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"lint", p, NULL}),
-                     0);
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"lint", p, NULL}), 0);
     ck_assert_ptr_nonnull(strstr(o.out, "0 errors, 0 warnings in 1 file"));
     tu_output_free(&o);
-    snprintf(p, sizeof p, "%s", tu_write_temp("fan.yaml",
-        "clients:\n  calls: [a, b]\n  timeout: 10s\nservices:\n"
-        "  a:\n    calls: db\n    timeout: 1s\n    retries: 1\n"
-        "  b:\n    calls: db\n    timeout: 1s\n    retries: 2\n"
-        "  db:\n    workers: 4\n"));
-    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"lint", p,
-                                                        "--warnings-as-errors",
-                                                        NULL}), 1);
+    snprintf(
+        p, sizeof p, "%s",
+        tu_write_temp("fan.yaml",
+                      "clients:\n  calls: [a, b]\n  timeout: 10s\nservices:\n"
+                      "  a:\n    calls: db\n    timeout: 1s\n    retries: 1\n"
+                      "  b:\n    calls: db\n    timeout: 1s\n    retries: 2\n"
+                      "  db:\n    workers: 4\n"));
+    ck_assert_int_eq(
+        tu_stormbench(
+            &o, (const char *[]){"lint", p, "--warnings-as-errors", NULL}),
+        1);
     ck_assert_msg(strstr(o.out, "fan-in-without-budget: 1 warning -- ") &&
                       strstr(o.out, "fan.yaml:14: db is called by 2 "
                                     "callers, 2 of them retrying"),
@@ -86,9 +91,9 @@ START_TEST(sarif_has_the_required_fields)
     char s[1100];
     snprintf(s, sizeof s, "%s", tu_temp_path("lint.sarif"));
     tu_output o;
-    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"lint", TOPO,
-                                                        "--sarif", s, NULL}),
-                     1);
+    ck_assert_int_eq(
+        tu_stormbench(&o, (const char *[]){"lint", TOPO, "--sarif", s, NULL}),
+        1);
     tu_output_free(&o);
     json_error_t je;
     json_t *root = json_load_file(s, 0, &je);
@@ -107,15 +112,14 @@ START_TEST(sarif_has_the_required_fields)
     json_t *r;
     json_array_foreach(results, i, r)
     {
-        ck_assert(json_is_string(json_object_get(
-            json_object_get(r, "message"), "text")));
+        ck_assert(json_is_string(
+            json_object_get(json_object_get(r, "message"), "text")));
         const char *lv = json_string_value(json_object_get(r, "level"));
         ck_assert(strcmp(lv, "error") == 0 || strcmp(lv, "warning") == 0);
         json_t *loc = json_array_get(json_object_get(r, "locations"), 0);
-        json_t *reg = json_object_get(
-            json_object_get(loc, "physicalLocation"), "region");
-        ck_assert(json_integer_value(json_object_get(reg, "startLine")) >=
-                  1);
+        json_t *reg =
+            json_object_get(json_object_get(loc, "physicalLocation"), "region");
+        ck_assert(json_integer_value(json_object_get(reg, "startLine")) >= 1);
     }
     json_decref(root);
 }
@@ -150,13 +154,13 @@ START_TEST(scenario_chain)
         "retry",
         "2 errors, 2 warnings in 1 file"};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
-        ck_assert_msg(strstr(o.out, want[i]), "missing '%s' in:\n%s",
-                      want[i], o.out);
+        ck_assert_msg(strstr(o.out, want[i]), "missing '%s' in:\n%s", want[i],
+                      o.out);
     tu_output_free(&o);
     ck_assert_int_eq(
-        tu_stormbench(&o, (const char *[]){
-                              "lint", TU_SOURCE("scenarios/retry-storm.ini"),
-                              NULL}),
+        tu_stormbench(
+            &o, (const char *[]){"lint", TU_SOURCE("scenarios/retry-storm.ini"),
+                                 NULL}),
         0);
     ck_assert_msg(strstr(o.out, "several-layers") == NULL &&
                       strstr(o.out, "0 errors, 0 warnings in 1 file"),
@@ -164,10 +168,10 @@ START_TEST(scenario_chain)
     tu_output_free(&o);
     /* A scenario the loader refuses: its error, file and line, exit 2. */
     char bad[1100];
-    snprintf(bad, sizeof bad, "%s", tu_write_temp("bad.ini",
-        "[scenario]\nname = x\n\n[clients]\nbogus = 1\n"));
-    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"lint", bad, NULL}),
-                     2);
+    snprintf(bad, sizeof bad, "%s",
+             tu_write_temp("bad.ini",
+                           "[scenario]\nname = x\n\n[clients]\nbogus = 1\n"));
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"lint", bad, NULL}), 2);
     ck_assert_msg(strstr(o.err, "bad.ini:5: [clients] unknown key 'bogus'"),
                   "%s", o.err);
     tu_output_free(&o);
@@ -183,11 +187,10 @@ START_TEST(set_and_a_caller_that_does_not_retry)
 {
     tu_output o;
     const char *tier = TU_SOURCE("scenarios/tier-amplification.ini");
-    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"lint", tier,
-                                                         "--set",
-                                                         "policy.name=none",
-                                                         NULL}),
-                     1);
+    ck_assert_int_eq(
+        tu_stormbench(&o, (const char *[]){"lint", tier, "--set",
+                                           "policy.name=none", NULL}),
+        1);
     ck_assert_msg(strstr(o.out, "tier-amplification.ini:47: clients waits "
                                 "10 s") &&
                       strstr(o.out, "the client times out and gives up "
@@ -199,9 +202,10 @@ START_TEST(set_and_a_caller_that_does_not_retry)
                   "%s", o.out);
     tu_output_free(&o);
     ck_assert_int_eq(
-        tu_stormbench(&o, (const char *[]){
-                              "lint", TU_SOURCE("tests/import/topology.yaml"),
-                              "--set", "clients.count=2", NULL}),
+        tu_stormbench(&o,
+                      (const char *[]){"lint",
+                                       TU_SOURCE("tests/import/topology.yaml"),
+                                       "--set", "clients.count=2", NULL}),
         2);
     ck_assert_msg(strstr(o.err, "--set applies to scenarios"), "%s", o.err);
     tu_output_free(&o);
@@ -230,9 +234,11 @@ START_TEST(pipeline_sla_rule)
     char ini[2048], path[1100];
     snprintf(ini, sizeof ini, pipe_ini, "60m");
     snprintf(path, sizeof path, "%s", tu_write_temp("pipe.ini", ini));
-    const char *plan[] = {"lint", path, "--set", "policy.base=1min",
-                          "--set", "policy.cap=10min", "--set",
-                          "policy.max_attempts=4", NULL};
+    const char *plan[] = {"lint",  path,
+                          "--set", "policy.base=1min",
+                          "--set", "policy.cap=10min",
+                          "--set", "policy.max_attempts=4",
+                          NULL};
     ck_assert_int_eq(tu_stormbench(&o, plan), 0);
     ck_assert_msg(strstr(o.out, "pipeline-retries-over-half-sla: 1 "
                                 "warning -- ") &&
@@ -265,16 +271,15 @@ START_TEST(pipeline_findings_grouped)
     char s[1100];
     snprintf(s, sizeof s, "%s", tu_temp_path("nightly.sarif"));
     tu_output o;
-    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"lint", ini,
-                                                        "--sarif", s, NULL}),
-                     0);
-    ck_assert_int_eq(tu_count(o.out, "retry-amplification: 5 warnings -- "),
-                     1);
-    ck_assert_int_eq(tu_count(o.out,
-                              "retries-at-several-layers: 5 warnings -- "),
-                     1);
+    ck_assert_int_eq(
+        tu_stormbench(&o, (const char *[]){"lint", ini, "--sarif", s, NULL}),
+        0);
+    ck_assert_int_eq(tu_count(o.out, "retry-amplification: 5 warnings -- "), 1);
+    ck_assert_int_eq(
+        tu_count(o.out, "retries-at-several-layers: 5 warnings -- "), 1);
     ck_assert_int_eq(tu_count(o.out, "can reach the server 12 times "
-                                     "(3 x 4 attempts)"), 5);
+                                     "(3 x 4 attempts)"),
+                     5);
     ck_assert_int_eq(tu_count(o.out, "2 hops retry (3 x 4 attempts)"), 5);
     ck_assert_int_eq(tu_count(o.out, "  what to do: "), 2);
     static const int lines[] = {75, 78, 81, 85, 88};
@@ -282,10 +287,12 @@ START_TEST(pipeline_findings_grouped)
                                         "report"};
     for (int i = 0; i < 5; i++) {
         char want[200];
-        snprintf(want, sizeof want, "nightly-pipeline.ini:%d: clients -> "
-                 "step %s -> the server: ", lines[i], steps[i]);
-        ck_assert_msg(tu_count(o.out, want) == 2, "'%s' twice in:\n%s",
-                      want, o.out);
+        snprintf(want, sizeof want,
+                 "nightly-pipeline.ini:%d: clients -> "
+                 "step %s -> the server: ",
+                 lines[i], steps[i]);
+        ck_assert_msg(tu_count(o.out, want) == 2, "'%s' twice in:\n%s", want,
+                      o.out);
     }
     ck_assert_msg(strstr(o.out, "fan-in") == NULL, "%s", o.out);
     ck_assert_msg(strstr(o.out, "0 errors, 10 warnings in 1 file"), "%s",
@@ -294,13 +301,14 @@ START_TEST(pipeline_findings_grouped)
     json_error_t je;
     json_t *root = json_load_file(s, 0, &je);
     ck_assert_msg(root != NULL, "%s:%d: %s", s, je.line, je.text);
-    json_t *results = json_object_get(json_array_get(
-        json_object_get(root, "runs"), 0), "results");
+    json_t *results = json_object_get(
+        json_array_get(json_object_get(root, "runs"), 0), "results");
     ck_assert_int_eq(json_array_size(results), 10);
     const char *m = json_string_value(json_object_get(
         json_object_get(json_array_get(results, 1), "message"), "text"));
     ck_assert_msg(strstr(m, "2 hops retry (3 x 4 attempts): retry at one "
-                            "layer"), "%s", m);
+                            "layer"),
+                  "%s", m);
     json_decref(root);
 }
 END_TEST

@@ -71,11 +71,10 @@ START_TEST(values_from_a_csv_column)
     /* By number every line is data: the header line is an error. */
     const measured *t;
     sb_err e;
-    ck_assert_int_ne(measured_values(DATA("access.csv"), "4", "ms", &t, &e),
-                     0);
+    ck_assert_int_ne(measured_values(DATA("access.csv"), "4", "ms", &t, &e), 0);
     ck_assert_ptr_nonnull(strstr(e.msg, "access.csv:1: expected a latency"));
-    ck_assert_int_ne(measured_values(DATA("access.csv"), "latency", "ms", &t,
-                                     &e), 0);
+    ck_assert_int_ne(
+        measured_values(DATA("access.csv"), "latency", "ms", &t, &e), 0);
     ck_assert_ptr_nonnull(strstr(e.msg, "access.csv:1: the header has no "
                                         "column 'latency'"));
 }
@@ -119,8 +118,8 @@ START_TEST(histogram_selected_and_added)
 {
     const measured *t;
     sb_err e;
-    ck_assert_int_ne(measured_histogram(DATA("two-histograms.txt"), NULL,
-                                        NULL, &t, &e), 0);
+    ck_assert_int_ne(
+        measured_histogram(DATA("two-histograms.txt"), NULL, NULL, &t, &e), 0);
     ck_assert_ptr_nonnull(strstr(e.msg, "several histograms "
                                         "(db_query_milliseconds, "
                                         "cache_seconds)"));
@@ -131,7 +130,8 @@ START_TEST(histogram_selected_and_added)
              "db_query_milliseconds{table=\"orders\"}");
     ck_assert_double_eq_tol(measured_mean(t), 14e6, 1e-6);
     ck_assert_int_ne(measured_histogram(DATA("two-histograms.txt"),
-                                        "http_seconds", NULL, &t, &e), 0);
+                                        "http_seconds", NULL, &t, &e),
+                     0);
     ck_assert_ptr_nonnull(strstr(e.msg, "no histogram matches "
                                         "'http_seconds'; the file has "
                                         "db_query_milliseconds, "
@@ -152,11 +152,12 @@ START_TEST(bad_files_name_their_line)
         {"h_bucket{le=\"0.1\"} 5\nh_bucket{le=\"0.2\"} 3\n"
          "h_bucket{le=\"+Inf\"} 9\n",
          "bad.txt:2: bucket le=\"0.2\" counts 3, fewer than the 5", true},
-        {"h_bucket{le=\"0.1\"} 5\n", "bad.txt:1: h{} has no le=\"+Inf\"",
-         true},
+        {"h_bucket{le=\"0.1\"} 5\n", "bad.txt:1: h{} has no le=\"+Inf\"", true},
         {"h_bucket{le=\"0.1\" 5\n", "bad.txt:1: expected labels", true},
-        {"h_bucket{le=\"0.1\"} five\n", "bad.txt:1: expected a sample "
-                                          "value", true},
+        {"h_bucket{le=\"0.1\"} five\n",
+         "bad.txt:1: expected a sample "
+         "value",
+         true},
         {"h_bucket{le=\"-1\"} 5\n", "bad.txt:1: expected le", true},
         {"h_bucket{le=\"+Inf\"} 0\n", "counts nothing", true},
         {"x 1\n", "bad.txt: no histogram (no _bucket samples)", true},
@@ -167,9 +168,8 @@ START_TEST(bad_files_name_their_line)
         snprintf(p, sizeof p, "%s", tu_write_temp(name, cases[i].text));
         const measured *t;
         sb_err e;
-        int rc = cases[i].histogram
-                     ? measured_histogram(p, NULL, NULL, &t, &e)
-                     : measured_values(p, NULL, NULL, &t, &e);
+        int rc = cases[i].histogram ? measured_histogram(p, NULL, NULL, &t, &e)
+                                    : measured_values(p, NULL, NULL, &t, &e);
         ck_assert_int_ne(rc, 0);
         ck_assert_msg(strstr(e.msg, cases[i].want) != NULL,
                       "case %zu: '%s' lacks '%s'", i, e.msg, cases[i].want);
@@ -201,7 +201,8 @@ START_TEST(scenario_keys_and_writer)
     snprintf(ini_text, sizeof ini_text,
              "[scenario]\nname = measured\nduration = 20s\n"
              "[server]\nservice = histogram(%s)\n"
-             "network_delay = empirical(%s)\n", h, l);
+             "network_delay = empirical(%s)\n",
+             h, l);
     snprintf(ini, sizeof ini, "%s", tu_write_temp("m.ini", ini_text));
     snprintf(saved, sizeof saved, "%s", tu_temp_path("saved.ini"));
     scenario a, b;
@@ -224,8 +225,8 @@ START_TEST(scenario_keys_and_writer)
     ck_assert_msg(rc == 0, "%s", e.msg);
     ck_assert(memcmp(&a.cfg.server, &b.cfg.server, sizeof a.cfg.server) == 0);
     /* A bad file: the scenario's key, then the file's line. */
-    const char *sets[] = {"server.service=empirical(" DATA("access.csv")
-                          ", 4)"};
+    const char *sets[] = {
+        "server.service=empirical(" DATA("access.csv") ", 4)"};
     ck_assert_int_ne(scenario_load(saved, sets, 1, &b, &e), 0);
     ck_assert_ptr_nonnull(strstr(e.msg, "[server] service: "));
     ck_assert_ptr_nonnull(strstr(e.msg, "access.csv:1: expected a latency"));
@@ -297,11 +298,10 @@ START_TEST(trace_and_histogram_drive_one_run)
     ck_assert_ptr_nonnull(times);
     size_t used = 0;
     for (int i = 0; i < 20000; i++)
-        used += (size_t)snprintf(times + used, cap - used, "%d.%02d\n",
-                                 i / 20, (i % 20) * 5);
+        used += (size_t)snprintf(times + used, cap - used, "%d.%02d\n", i / 20,
+                                 (i % 20) * 5);
     char trace[1024];
-    snprintf(trace, sizeof trace, "%s", tu_write_temp("every-50ms.txt",
-                                                      times));
+    snprintf(trace, sizeof trace, "%s", tu_write_temp("every-50ms.txt", times));
     free(times);
     snprintf(ini_text, sizeof ini_text,
              "[scenario]\nname = trace-histogram\nduration = 1100s\n"
@@ -310,8 +310,7 @@ START_TEST(trace_and_histogram_drive_one_run)
              "[server]\nworkers = unlimited\nservice = histogram(%s)\n"
              "[policy]\nname = none\n",
              trace, DATA("prometheus-histogram.txt"));
-    snprintf(ini, sizeof ini, "%s", tu_write_temp("trace-hist.ini",
-                                                  ini_text));
+    snprintf(ini, sizeof ini, "%s", tu_write_temp("trace-hist.ini", ini_text));
     snprintf(json, sizeof json, "%s", tu_temp_path("trace-hist.json"));
     tu_output o;
     const char *a[] = {"run", ini, "--json", json, "--no-expect", NULL};

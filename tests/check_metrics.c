@@ -26,8 +26,7 @@ typedef struct closed_log {
     int64_t next_start;
 } closed_log;
 
-static void on_closed(void *ctx, const metrics_bucket *b,
-                      const metrics_hist *h)
+static void on_closed(void *ctx, const metrics_bucket *b, const metrics_hist *h)
 {
     closed_log *l = ctx;
     ck_assert_int_eq(b->start_ns, l->next_start);
@@ -60,9 +59,8 @@ START_TEST(merged_rows_have_the_quantiles_of_their_samples)
     uint64_t x = 42;
     closed_log log = {0, 0};
     for (int b = 0; b < 10; b++) {
-        ck_assert_int_eq(metrics_roll(&m, (int64_t)b * 1000000, on_closed,
-                                      &log),
-                         0);
+        ck_assert_int_eq(
+            metrics_roll(&m, (int64_t)b * 1000000, on_closed, &log), 0);
         int count = 1 + b * 37 % 101; /* 1 to 101 samples per bucket */
         for (int k = 0; k < count; k++) {
             int64_t v = sample(&x);
@@ -80,12 +78,12 @@ START_TEST(merged_rows_have_the_quantiles_of_their_samples)
         ck_assert_int_eq(b->start_ns, r * 4000000);
         ck_assert_int_eq(b->width_ns, r < 2 ? 4000000 : 2000000);
         ck_assert_uint_eq(b->successes, n[r]);
-        ck_assert_double_eq(metrics_bin_ms(b->p50_bin),
-                            hist_quantile(BUCKET_HIST_BITS, ref[r], n[r],
-                                          0.50) / 1e6);
-        ck_assert_double_eq(metrics_bin_ms(b->p99_bin),
-                            hist_quantile(BUCKET_HIST_BITS, ref[r], n[r],
-                                          0.99) / 1e6);
+        ck_assert_double_eq(
+            metrics_bin_ms(b->p50_bin),
+            hist_quantile(BUCKET_HIST_BITS, ref[r], n[r], 0.50) / 1e6);
+        ck_assert_double_eq(
+            metrics_bin_ms(b->p99_bin),
+            hist_quantile(BUCKET_HIST_BITS, ref[r], n[r], 0.99) / 1e6);
     }
     metrics_fini(&m);
 }
@@ -112,10 +110,25 @@ static void attempt_closed(void *ctx, const metrics_bucket *b,
 
 START_TEST(attempt_latency_cache_is_never_stale)
 {
-    static const int64_t v[] = {
-        0, 0, 1, 1000000000, 1000000000, 30000000, 1000000000, 30000000,
-        30000000, 1000000001, 1000000000, 15, 16, 16, 15,
-        (int64_t)1 << 42, ((int64_t)1 << 42) + 1, 1000000000, 1000000000};
+    static const int64_t v[] = {0,
+                                0,
+                                1,
+                                1000000000,
+                                1000000000,
+                                30000000,
+                                1000000000,
+                                30000000,
+                                30000000,
+                                1000000001,
+                                1000000000,
+                                15,
+                                16,
+                                16,
+                                15,
+                                (int64_t)1 << 42,
+                                ((int64_t)1 << 42) + 1,
+                                1000000000,
+                                1000000000};
     static uint32_t fine_ref[TOTAL_HIST_BINS];
     static uint32_t live_ref[BUCKET_HIST_BINS];
     memset(fine_ref, 0, sizeof fine_ref);
@@ -123,8 +136,7 @@ START_TEST(attempt_latency_cache_is_never_stale)
     ck_assert_int_eq(metrics_init(&m, 1000000, 4000000, 16), 0);
     size_t closed = 0;
     for (int64_t b = 0; b < 4; b++) {
-        ck_assert_int_eq(metrics_roll(&m, b * 1000000, attempt_closed,
-                                      &closed),
+        ck_assert_int_eq(metrics_roll(&m, b * 1000000, attempt_closed, &closed),
                          0);
         memset(live_ref, 0, sizeof live_ref);
         for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
@@ -142,12 +154,10 @@ START_TEST(attempt_latency_cache_is_never_stale)
             ck_assert_uint_le(m.live_hist.lo, bin);
             ck_assert_uint_ge(m.live_hist.hi, bin);
         }
-        ck_assert_int_eq(memcmp(m.live_hist.attempt, live_ref,
-                                sizeof live_ref),
+        ck_assert_int_eq(memcmp(m.live_hist.attempt, live_ref, sizeof live_ref),
                          0);
     }
-    ck_assert_int_eq(memcmp(m.total.attempt_latency, fine_ref,
-                            sizeof fine_ref),
+    ck_assert_int_eq(memcmp(m.total.attempt_latency, fine_ref, sizeof fine_ref),
                      0);
     metrics_finish(&m, 4000000, 0, attempt_closed, &closed);
     ck_assert_uint_eq(closed, 4);
@@ -206,8 +216,8 @@ static void gauge_regime(int64_t r, int64_t at, int64_t w, uint32_t *cap,
         {20000, 20000}, /* 7: opens past it (the workers only) */
     };
     static const uint32_t targets[8][2] = {
-        {100, 100},     {2000, 2000}, {2000, 20000}, {20000, 20000},
-        {100, 100},     {2000, 2000}, {2000, 2000},  {2000, 2000},
+        {100, 100}, {2000, 2000}, {2000, 20000}, {20000, 20000},
+        {100, 100}, {2000, 2000}, {2000, 2000},  {2000, 2000},
     };
     int late = at >= w / 4;
     *cap = caps[r][late];
@@ -353,10 +363,10 @@ START_TEST(merged_run_equals_a_run_at_the_merged_width)
                                 offsetof(metrics_bucket, busy_ns) -
                                     offsetof(metrics_bucket, offered)),
                          0);
-        ck_assert_int_eq(memcmp(&x->service_ns, &y->service_ns,
-                                sizeof *x - offsetof(metrics_bucket,
-                                                     service_ns)),
-                         0);
+        ck_assert_int_eq(
+            memcmp(&x->service_ns, &y->service_ns,
+                   sizeof *x - offsetof(metrics_bucket, service_ns)),
+            0);
         ck_assert_double_eq_tol(x->busy_ns, y->busy_ns,
                                 1e-6 * y->busy_ns + 1e-6);
         ck_assert_double_eq_tol(x->queue_ns, y->queue_ns,
@@ -440,9 +450,9 @@ START_TEST(attempt_latency_by_hand)
     ck_assert_uint_gt(k503, 1000);
     ck_assert_uint_gt(kto, 1000);
     ck_assert_uint_eq(s->attempts_ended, k503 + kto + kok);
-    double mean = ((double)k503 * 10.0 + (double)kto * 1000.0 +
-                   (double)kok * 30.0) /
-                  (double)s->attempts_ended;
+    double mean =
+        ((double)k503 * 10.0 + (double)kto * 1000.0 + (double)kok * 30.0) /
+        (double)s->attempts_ended;
     ck_assert_double_eq_tol(s->attempt_mean_ms, mean, 1e-9 * mean);
     near(s->attempt_p50_ms, 30.0, TOTAL_HIST_BITS);
     near(s->attempt_p99_ms, 1000.0, TOTAL_HIST_BITS);
@@ -460,10 +470,8 @@ START_TEST(attempt_latency_by_hand)
     for (size_t i = 0; i < 3; i++) {
         const metrics_bucket *b = &m->buckets[want[i].bucket];
         ck_assert_uint_gt(b->attempts_ended, 50);
-        near(metrics_bin_ms(b->attempt_p50_bin), want[i].ms,
-             BUCKET_HIST_BITS);
-        near(metrics_bin_ms(b->attempt_p99_bin), want[i].ms,
-             BUCKET_HIST_BITS);
+        near(metrics_bin_ms(b->attempt_p50_bin), want[i].ms, BUCKET_HIST_BITS);
+        near(metrics_bin_ms(b->attempt_p99_bin), want[i].ms, BUCKET_HIST_BITS);
     }
     tu_sim_free(t);
 }
@@ -480,17 +488,15 @@ START_TEST(attempt_latency_in_the_outputs)
     snprintf(csv, sizeof csv, "%s", tu_temp_path("attempts.csv"));
     snprintf(json, sizeof json, "%s", tu_temp_path("attempts.json"));
     tu_output o;
-    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"run", ini_path,
-                                                        "--csv", csv,
-                                                        "--json", json,
-                                                        NULL}),
-                     0);
+    ck_assert_int_eq(
+        tu_stormbench(&o, (const char *[]){"run", ini_path, "--csv", csv,
+                                           "--json", json, NULL}),
+        0);
     ck_assert_ptr_nonnull(strstr(o.out, "latency (attempts)    mean "));
     tu_output_free(&o);
     char *j = tu_read_file(json), *c = tu_read_file(csv);
     near(tu_json_number(j, "attempt_latency_ms.p50"), 30.0, TOTAL_HIST_BITS);
-    near(tu_json_number(j, "attempt_latency_ms.p99"), 1000.0,
-         TOTAL_HIST_BITS);
+    near(tu_json_number(j, "attempt_latency_ms.p99"), 1000.0, TOTAL_HIST_BITS);
     ck_assert_double_gt(tu_json_number(j, "attempt_latency_ms.mean"), 30.0);
     near(tu_json_number(j, "latency_ms.p50"), 30.0, TOTAL_HIST_BITS);
     const char *tail = ",width_s,attempt_p50_ms,attempt_p99_ms,queue_wait_ms,"
@@ -504,7 +510,7 @@ START_TEST(attempt_latency_in_the_outputs)
     char *end = strchr(row, '\n');
     *end = '\0';
     double p50, p99;
-    for (int i = 0; i < 3; i++) /* overflow_dropped, other_errors, */
+    for (int i = 0; i < 3; i++)    /* overflow_dropped, other_errors, */
         *strrchr(row, ',') = '\0'; /* queue_wait_ms */
     char *last = strrchr(row, ',');
     p99 = strtod(last + 1, NULL);
@@ -530,8 +536,7 @@ static const char *const summary_counts[] = {
 #define SUMMARY_OFFSET_Y(f) offsetof(sim_summary, f),
 #define SUMMARY_OFFSET_N(f)
 #define SUMMARY_OFFSET(f, reduce, in_summary) SUMMARY_OFFSET_##in_summary(f)
-static const size_t summary_offsets[] = {
-    METRICS_BUCKET_FIELDS(SUMMARY_OFFSET)};
+static const size_t summary_offsets[] = {METRICS_BUCKET_FIELDS(SUMMARY_OFFSET)};
 
 START_TEST(the_tables_counts_reach_the_run_files)
 {
@@ -540,8 +545,7 @@ START_TEST(the_tables_counts_reach_the_run_files)
     for (size_t i = 0; i < n; i++) {
         const runfile_field *f = NULL;
         for (size_t j = 0; j < runfile_n_summary_fields; j++)
-            if (strcmp(runfile_summary_fields[j].name, summary_counts[i]) ==
-                0)
+            if (strcmp(runfile_summary_fields[j].name, summary_counts[i]) == 0)
                 f = &runfile_summary_fields[j];
         ck_assert_msg(f != NULL, "%s: not in runfile_summary_fields",
                       summary_counts[i]);

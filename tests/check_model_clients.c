@@ -81,8 +81,7 @@ START_TEST(processes_default_and_mapping)
                        NULL, NULL, 0);
     static const uint32_t want[10] = {0, 0, 0, 1, 1, 2, 2, 2, 3, 3};
     for (uint32_t c = 0; c < 10; c++)
-        ck_assert_uint_eq(
-            requester_process_of(&t->sim->rqs.rq[0], c), want[c]);
+        ck_assert_uint_eq(requester_process_of(&t->sim->rqs.rq[0], c), want[c]);
     tu_sim_free(t);
 }
 END_TEST

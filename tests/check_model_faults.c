@@ -214,14 +214,14 @@ END_TEST
  * of 1600 / 2080 = 0.77. */
 START_TEST(naive_retries_never_recover)
 {
-    tu_sim *t = tu_sim_run(
-        "[scenario]\nname = storm\nduration = 240s\nwarmup = 10s\n"
-        "[clients]\ncount = 200\nrate = 0.4/s\ntimeout = 1s\n"
-        "[server]\nworkers = 10\nservice = exp(100ms)\n"
-        "[policy]\nname = immediate\nmax_attempts = 3\n"
-        "[fault.out]\ntype = outage\nstart = 60s\nduration = 20s\n"
-        "mode = blackhole\n",
-        NULL, NULL, 0);
+    tu_sim *t =
+        tu_sim_run("[scenario]\nname = storm\nduration = 240s\nwarmup = 10s\n"
+                   "[clients]\ncount = 200\nrate = 0.4/s\ntimeout = 1s\n"
+                   "[server]\nworkers = 10\nservice = exp(100ms)\n"
+                   "[policy]\nname = immediate\nmax_attempts = 3\n"
+                   "[fault.out]\ntype = outage\nstart = 60s\nduration = 20s\n"
+                   "mode = blackhole\n",
+                   NULL, NULL, 0);
     ck_assert(t->sum.recovery_judged);
     ck_assert(t->sum.metastable);
     ck_assert_double_eq_tol(t->sum.final_goodput_ratio, 0.0, 0.05);
@@ -230,14 +230,13 @@ START_TEST(naive_retries_never_recover)
     ck_assert_double_eq_tol(t->sum.wasted_work_share, 0.77, 0.05);
     tu_sim_free(t);
     /* Same load, no retries: recovers at once. */
-    t = tu_sim_run(
-        "[scenario]\nname = storm\nduration = 240s\nwarmup = 10s\n"
-        "[clients]\ncount = 200\nrate = 0.4/s\ntimeout = 1s\n"
-        "[server]\nworkers = 10\nservice = exp(100ms)\n"
-        "[policy]\nname = none\n"
-        "[fault.out]\ntype = outage\nstart = 60s\nduration = 20s\n"
-        "mode = blackhole\n",
-        NULL, NULL, 0);
+    t = tu_sim_run("[scenario]\nname = storm\nduration = 240s\nwarmup = 10s\n"
+                   "[clients]\ncount = 200\nrate = 0.4/s\ntimeout = 1s\n"
+                   "[server]\nworkers = 10\nservice = exp(100ms)\n"
+                   "[policy]\nname = none\n"
+                   "[fault.out]\ntype = outage\nstart = 60s\nduration = 20s\n"
+                   "mode = blackhole\n",
+                   NULL, NULL, 0);
     ck_assert(t->sum.recovered);
     ck_assert_double_eq(t->sum.recovery_time_s, 0.0);
     tu_sim_free(t);
@@ -253,13 +252,13 @@ END_TEST
  * goodput falls past the knee. */
 START_TEST(degradation_lowers_saturated_throughput)
 {
-    tu_sim *t = tu_sim_run(
-        "[scenario]\nname = thrash\nduration = 100s\nwarmup = 0s\n"
-        "[clients]\ncount = 100\nrate = 1/s\ntimeout = 1h\n"
-        "[server]\nworkers = 10\nservice = const(100ms)\n"
-        "degradation = 0.1\ndegradation_knee = 5\n"
-        "[policy]\nname = none\n",
-        NULL, NULL, 0);
+    tu_sim *t =
+        tu_sim_run("[scenario]\nname = thrash\nduration = 100s\nwarmup = 0s\n"
+                   "[clients]\ncount = 100\nrate = 1/s\ntimeout = 1h\n"
+                   "[server]\nworkers = 10\nservice = const(100ms)\n"
+                   "degradation = 0.1\ndegradation_knee = 5\n"
+                   "[policy]\nname = none\n",
+                   NULL, NULL, 0);
     double x = bucket_mean(t, 20, 100, successes_of);
     ck_assert_double_eq_tol(x, 10.0 / 0.15, 0.5);
     tu_sim_free(t);
@@ -343,14 +342,14 @@ END_TEST
  * work, so the server is saturated at exactly 4 busy workers there. */
 START_TEST(capacity_fault_removes_workers)
 {
-    tu_sim *t = tu_sim_run(
-        "[scenario]\nname = cap\nduration = 90s\nwarmup = 0s\n"
-        "[clients]\ncount = 80\nrate = 1/s\ntimeout = 1s\n"
-        "[server]\nworkers = 10\nservice = exp(100ms)\n"
-        "[policy]\nname = none\n"
-        "[fault.cap]\ntype = capacity\nstart = 30s\nduration = 30s\n"
-        "workers = 4\n",
-        NULL, NULL, 0);
+    tu_sim *t =
+        tu_sim_run("[scenario]\nname = cap\nduration = 90s\nwarmup = 0s\n"
+                   "[clients]\ncount = 80\nrate = 1/s\ntimeout = 1s\n"
+                   "[server]\nworkers = 10\nservice = exp(100ms)\n"
+                   "[policy]\nname = none\n"
+                   "[fault.cap]\ntype = capacity\nstart = 30s\nduration = 30s\n"
+                   "workers = 4\n",
+                   NULL, NULL, 0);
     ck_assert_double_eq_tol(bucket_mean(t, 32, 60, busy_of), 4.0, 0.02);
     ck_assert_uint_eq(sim_metrics(t->sim)->buckets[45].capacity, 4);
     ck_assert_uint_eq(sim_metrics(t->sim)->buckets[75].capacity, 10);
@@ -386,14 +385,14 @@ END_TEST
  * share of clients not cut off, 0.75 (binomial noise 0.7 %). */
 START_TEST(partition_cuts_a_fraction_of_clients)
 {
-    tu_sim *t = tu_sim_run(
-        "[scenario]\nname = part\nduration = 50s\nwarmup = 0s\n"
-        "[clients]\ncount = 4000\nrate = 0.1/s\ntimeout = 1s\n"
-        "[server]\nworkers = unlimited\nservice = const(1ms)\n"
-        "[policy]\nname = none\n"
-        "[fault.cut]\ntype = partition\nstart = 0s\nduration = 50s\n"
-        "fraction = 0.25\n",
-        NULL, NULL, 0);
+    tu_sim *t =
+        tu_sim_run("[scenario]\nname = part\nduration = 50s\nwarmup = 0s\n"
+                   "[clients]\ncount = 4000\nrate = 0.1/s\ntimeout = 1s\n"
+                   "[server]\nworkers = unlimited\nservice = const(1ms)\n"
+                   "[policy]\nname = none\n"
+                   "[fault.cut]\ntype = partition\nstart = 0s\nduration = 50s\n"
+                   "fraction = 0.25\n",
+                   NULL, NULL, 0);
     ck_assert_double_eq_tol(t->sum.success_ratio, 0.75, 0.025);
     ck_assert_uint_eq(t->sum.failures, t->sum.timeouts);
     tu_sim_free(t);
@@ -460,9 +459,9 @@ START_TEST(same_seed_same_metrics)
     tu_sim *b = tu_sim_run(recovery_ini, NULL, NULL, 0);
     const metrics *ma = sim_metrics(a->sim), *mb = sim_metrics(b->sim);
     ck_assert_uint_eq(ma->n_buckets, mb->n_buckets);
-    ck_assert_int_eq(memcmp(ma->buckets, mb->buckets,
-                            ma->n_buckets * sizeof *ma->buckets),
-                     0);
+    ck_assert_int_eq(
+        memcmp(ma->buckets, mb->buckets, ma->n_buckets * sizeof *ma->buckets),
+        0);
     tu_sim_free(a);
     tu_sim_free(b);
 }

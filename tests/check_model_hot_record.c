@@ -82,8 +82,8 @@ START_TEST(jitter_modes_order_as_published)
     outcome equal = mean_over_seeds(ini, "equal");
     outcome decor = mean_over_seeds(ini, "decorrelated");
     ck_assert_msg(none.attempts > 5 * full.attempts,
-                  "no jitter %.0f attempts, full jitter %.0f",
-                  none.attempts, full.attempts);
+                  "no jitter %.0f attempts, full jitter %.0f", none.attempts,
+                  full.attempts);
     ck_assert_int_eq(none.finished, 0); /* lockstep: not done in 600 s */
     ck_assert_int_eq(full.finished, 5);
     ck_assert_int_eq(equal.finished, 5);

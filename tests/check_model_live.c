@@ -23,8 +23,10 @@ START_TEST(capacity_can_raise_the_workers)
     ck_assert_double_eq_tol(t->sum.completion_time_s, 1.0, 1e-12);
     tu_sim_free(t);
     char ini[1024];
-    snprintf(ini, sizeof ini, "%s[fault.more]\ntype = capacity\nstart = 0s\n"
-             "duration = 5s\nworkers = 10\n", base);
+    snprintf(ini, sizeof ini,
+             "%s[fault.more]\ntype = capacity\nstart = 0s\n"
+             "duration = 5s\nworkers = 10\n",
+             base);
     t = tu_sim_run(ini, NULL, NULL, 0);
     ck_assert_double_eq_tol(t->sum.completion_time_s, 0.1, 1e-12);
     tu_sim_free(t);

@@ -96,10 +96,8 @@ START_TEST(closed_loop_matches_mva)
     tu_sim *t = tu_sim_run(ini, NULL, NULL, 0);
     double r_sim = t->sum.latency_mean_ms / 1000.0;
     double x_sim = (double)t->sum.successes / t->sum.duration_s;
-    ck_assert_msg(fabs(r_sim - R) / R < 0.03, "R %.4f s, MVA %.4f s", r_sim,
-                  R);
-    ck_assert_msg(fabs(x_sim - X) / X < 0.02, "X %.3f/s, MVA %.3f/s", x_sim,
-                  X);
+    ck_assert_msg(fabs(r_sim - R) / R < 0.03, "R %.4f s, MVA %.4f s", r_sim, R);
+    ck_assert_msg(fabs(x_sim - X) / X < 0.02, "X %.3f/s, MVA %.3f/s", x_sim, X);
     tu_sim_free(t);
 }
 END_TEST
@@ -130,13 +128,13 @@ END_TEST
  * busy 100 ms of every 1.11 s. */
 START_TEST(hand_worked_constant_run)
 {
-    tu_sim *t = tu_sim_run(
-        "[scenario]\nname = hand\nduration = 111s\nwarmup = 0s\n"
-        "[clients]\ncount = 1\narrival = closed\nthink = const(1s)\n"
-        "timeout = 1s\n"
-        "[server]\nworkers = 1\nservice = const(100ms)\n"
-        "network_delay = const(5ms)\n[policy]\nname = none\n",
-        NULL, NULL, 0);
+    tu_sim *t =
+        tu_sim_run("[scenario]\nname = hand\nduration = 111s\nwarmup = 0s\n"
+                   "[clients]\ncount = 1\narrival = closed\nthink = const(1s)\n"
+                   "timeout = 1s\n"
+                   "[server]\nworkers = 1\nservice = const(100ms)\n"
+                   "network_delay = const(5ms)\n[policy]\nname = none\n",
+                   NULL, NULL, 0);
     /* Request k starts at 1 + 1.11 k s; the 100th starts at 110.89 s and
      * ends at 111.0 s -- exactly the end, so it is still in flight. */
     ck_assert_uint_eq(t->sum.offered, 100);

@@ -58,8 +58,8 @@ START_TEST(const_gap_schedule)
 {
     weather w = {{.kind = DIST_CONST, .mean_ns = 100 * NS_PER_S},
                  {.kind = DIST_CONST, .mean_ns = 0}};
-    tu_sim *t = tu_sim_run_edited(weather_ini("400s", "5s"), NULL,
-                                  set_weather, &w);
+    tu_sim *t =
+        tu_sim_run_edited(weather_ini("400s", "5s"), NULL, set_weather, &w);
     const metrics *m = sim_metrics(t->sim);
     int hit = 0;
     for (size_t i = 0; i < m->n_buckets; i++) {
@@ -89,8 +89,8 @@ START_TEST(exp_gap_count)
 {
     weather w = {{.kind = DIST_EXP, .mean_ns = 10 * NS_PER_S},
                  {.kind = DIST_CONST, .mean_ns = 0}};
-    tu_sim *t = tu_sim_run_edited(weather_ini("20000s", "1s"), NULL,
-                                  set_weather, &w);
+    tu_sim *t =
+        tu_sim_run_edited(weather_ini("20000s", "1s"), NULL, set_weather, &w);
     uint32_t n = sim_fault_occurrences(t->sim, 0);
     ck_assert_msg(n >= 1858 && n <= 2122, "%u occurrences", n);
     tu_sim_free(t);
@@ -111,10 +111,12 @@ END_TEST
 START_TEST(drawn_lengths)
 {
     weather w = {{.kind = DIST_CONST, .mean_ns = 10 * NS_PER_S},
-                 {.kind = DIST_UNIFORM, .mean_ns = 2 * NS_PER_S,
-                  .lo_ns = 1 * NS_PER_S, .hi_ns = 3 * NS_PER_S}};
-    tu_sim *t = tu_sim_run_edited(weather_ini("3060s", "1s"), NULL,
-                                  set_weather, &w);
+                 {.kind = DIST_UNIFORM,
+                  .mean_ns = 2 * NS_PER_S,
+                  .lo_ns = 1 * NS_PER_S,
+                  .hi_ns = 3 * NS_PER_S}};
+    tu_sim *t =
+        tu_sim_run_edited(weather_ini("3060s", "1s"), NULL, set_weather, &w);
     const metrics *m = sim_metrics(t->sim);
     int struck = 0;
     uint64_t errors = 0;
@@ -123,8 +125,7 @@ START_TEST(drawn_lengths)
         errors += m->buckets[i].errors;
     }
     ck_assert_uint_eq(sim_fault_occurrences(t->sim, 0), 300);
-    ck_assert_msg(struck >= 715 && struck <= 785, "%d seconds struck",
-                  struck);
+    ck_assert_msg(struck >= 715 && struck <= 785, "%d seconds struck", struck);
     ck_assert_msg(errors >= 55900 && errors <= 64100, "%llu errors",
                   (unsigned long long)errors);
     tu_sim_free(t);
@@ -138,8 +139,8 @@ START_TEST(ended_by_hand_recurs_no_more)
 {
     weather w = {{.kind = DIST_CONST, .mean_ns = 100 * NS_PER_S},
                  {.kind = DIST_CONST, .mean_ns = 0}};
-    tu_sim *t = tu_sim_prepare_edited(weather_ini("400s", "5s"), NULL,
-                                      set_weather, &w);
+    tu_sim *t =
+        tu_sim_prepare_edited(weather_ini("400s", "5s"), NULL, set_weather, &w);
     ck_assert_int_eq(sim_run_until(t->sim, 200 * NS_PER_S), 0);
     ck_assert_uint_eq(sim_fault_occurrences(t->sim, 0), 1);
     ck_assert(sim_end_fault(t->sim, 0));
@@ -202,8 +203,8 @@ START_TEST(bad_weather_is_refused)
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         static char ini[sizeof weather_fmt + 64];
-        snprintf(ini, sizeof ini, "%severy = %s\n",
-                 weather_ini("60s", "1s"), bad[i].every);
+        snprintf(ini, sizeof ini, "%severy = %s\n", weather_ini("60s", "1s"),
+                 bad[i].every);
         const char *path = tu_write_temp("bad-weather.ini", ini);
         static scenario sc;
         sb_err e;

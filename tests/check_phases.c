@@ -17,7 +17,7 @@
 
 typedef struct span_case {
     const char *what;
-    int64_t first, last;             /* the faults, s; -1: none */
+    int64_t first, last; /* the faults, s; -1: none */
     uint64_t from[PHASE_COUNT], to[PHASE_COUNT];
 } span_case;
 
@@ -39,7 +39,10 @@ static const span_case spans[] = {
 START_TEST(spans_by_hand)
 {
     const span_case *c = &spans[_i];
-    phases_input in = {1000000000, 30000000000, 3000000000, 5000000000,
+    phases_input in = {1000000000,
+                       30000000000,
+                       3000000000,
+                       5000000000,
                        c->first < 0 ? -1 : c->first * 1000000000,
                        c->last < 0 ? -1 : c->last * 1000000000};
     phases_plan p;
@@ -48,8 +51,7 @@ START_TEST(spans_by_hand)
         bool empty = c->from[k] >= c->to[k];
         bool got_empty = p.from[k] >= p.to[k];
         ck_assert_msg(empty == got_empty, "%s, %s: [%llu, %llu)", c->what,
-                      phases_name((phase_kind)k),
-                      (unsigned long long)p.from[k],
+                      phases_name((phase_kind)k), (unsigned long long)p.from[k],
                       (unsigned long long)p.to[k]);
         if (!empty) {
             ck_assert_uint_eq(p.from[k], c->from[k]);
@@ -63,8 +65,8 @@ END_TEST
  * buckets 10 to 14: 10 is not wholly before it, 14 not wholly after. */
 START_TEST(a_fault_inside_buckets_takes_them_whole)
 {
-    phases_input in = {1000000000, 30000000000, 3000000000, 5000000000,
-                       10500000000, 14200000000};
+    phases_input in = {1000000000, 30000000000, 3000000000,
+                       5000000000, 10500000000, 14200000000};
     phases_plan p;
     phases_plan_of(&in, &p);
     ck_assert_uint_eq(p.to[PHASE_BEFORE], 10);
@@ -206,9 +208,9 @@ START_TEST(figures_match_the_csv)
     snprintf(json_path, sizeof json_path, "%s", tu_temp_path("phases.json"));
     tu_output o;
     ck_assert_int_eq(
-        tu_stormbench(&o, (const char *[]){"run", storm, "--no-expect",
-                                           "--csv", csv_path,
-                                           "--json", json_path, NULL}),
+        tu_stormbench(&o,
+                      (const char *[]){"run", storm, "--no-expect", "--csv",
+                                       csv_path, "--json", json_path, NULL}),
         0);
     tu_output_free(&o);
     char *csv = tu_read_file(csv_path), *json = tu_read_file(json_path);
@@ -237,8 +239,9 @@ START_TEST(figures_match_the_csv)
         ck_assert_double_eq(width, to[k] - from[k]);
         char key[96];
         const char *name = phases_name((phase_kind)k);
-#define FIG(field) (snprintf(key, sizeof key, "phases.%s.%s", name, field), \
-                    tu_json_number(json, key))
+#define FIG(field)                                                             \
+    (snprintf(key, sizeof key, "phases.%s.%s", name, field),                   \
+     tu_json_number(json, key))
         ck_assert_double_eq(FIG("from_s"), from[k]);
         ck_assert_double_eq(FIG("to_s"), to[k]);
         ck_assert_double_eq_tol(FIG("offered_per_s"), o_ / width,
@@ -272,9 +275,9 @@ START_TEST(summary_prints_the_phases)
 {
     tu_output o;
     const char *storm = TU_SOURCE("scenarios/retry-storm.ini");
-    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"run", storm,
-                                                        "--no-expect", NULL}),
-                     0);
+    ck_assert_int_eq(
+        tu_stormbench(&o, (const char *[]){"run", storm, "--no-expect", NULL}),
+        0);
     const char *head = strstr(o.out, "  by phase              t (s)");
     ck_assert_ptr_nonnull(head);
     ck_assert_ptr_nonnull(strstr(head, "\n    before the fault    20-60 "));
@@ -283,22 +286,21 @@ START_TEST(summary_prints_the_phases)
     ck_assert_ptr_nonnull(strstr(head, "\n    steady state        290-300 "));
     tu_output_free(&o);
     /* Without a fault the run is one phase: no table. */
-    const char *ini = tu_write_temp(
-        "nofault.ini", "[scenario]\nname = calm\nduration = 20s\n"
-                       "[clients]\ncount = 10\nrate = 1/s\n"
-                       "[policy]\nname = none\n");
+    const char *ini =
+        tu_write_temp("nofault.ini", "[scenario]\nname = calm\nduration = 20s\n"
+                                     "[clients]\ncount = 10\nrate = 1/s\n"
+                                     "[policy]\nname = none\n");
     char path[1024];
     snprintf(path, sizeof path, "%s", ini);
-    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"run", path, NULL}),
-                     0);
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"run", path, NULL}), 0);
     ck_assert_ptr_null(strstr(o.out, "by phase"));
     tu_output_free(&o);
     /* ... and in the JSON, the one phase and nulls for the others. */
     char json[1024];
     snprintf(json, sizeof json, "%s", tu_temp_path("nofault.json"));
-    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"run", path, "--json",
-                                                        json, NULL}),
-                     0);
+    ck_assert_int_eq(
+        tu_stormbench(&o, (const char *[]){"run", path, "--json", json, NULL}),
+        0);
     tu_output_free(&o);
     char *j = tu_read_file(json);
     /* From the default warm-up, 10 s (sim/config.c), to the end. */
@@ -445,8 +447,7 @@ START_TEST(phase_keys_through_the_binary)
     char path[1024];
     snprintf(path, sizeof path, "%s", tu_write_temp("phases-pass.ini", ini));
     tu_output o;
-    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"run", path, NULL}),
-                     0);
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"run", path, NULL}), 0);
     ck_assert_ptr_nonnull(strstr(o.out, "  PASS  steady_success_min: steady "
                                         "state (t = 25-30 s): success ratio "
                                         "100 % meets the minimum 99 %\n"));
@@ -454,8 +455,7 @@ START_TEST(phase_keys_through_the_binary)
     snprintf(ini, sizeof ini, hand_ini, "",
              "[expect]\nduring_fault_success_min = 0.5\n");
     snprintf(path, sizeof path, "%s", tu_write_temp("phases-fail.ini", ini));
-    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"run", path, NULL}),
-                     1);
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"run", path, NULL}), 1);
     ck_assert_ptr_nonnull(strstr(o.out, "  FAIL  during_fault_success_min: "
                                         "during faults (t = 10-15 s): success "
                                         "ratio 0 % is below 50 %\n"));
@@ -559,14 +559,12 @@ START_TEST(malformed_phase_keys_are_refused)
     static const char *const cmds[] = {"run", "validate"};
     for (int c = 0; c < 2; c++) {
         tu_output o;
-        ck_assert_int_eq(tu_stormbench(&o, (const char *[]){cmds[c], path,
-                                                            NULL}),
-                         2);
+        ck_assert_int_eq(
+            tu_stormbench(&o, (const char *[]){cmds[c], path, NULL}), 2);
         char want[1024];
         /* validate reports problems as a list: no program prefix. */
         snprintf(want, sizeof want, "%s%s:12: [expect] %s\n",
-                 c == 0 ? "stormbench run: " : "", path,
-                 malformed[_i].message);
+                 c == 0 ? "stormbench run: " : "", path, malformed[_i].message);
         ck_assert_str_eq(o.err, want);
         ck_assert_str_eq(o.out, "");
         tu_output_free(&o);
@@ -579,9 +577,10 @@ END_TEST
  * refused with the range.  steady_goodput_min's range is 0..10, so 150%
  * (1.5 x the baseline) is a limit it takes. */
 static const char *const share_keys[] = {
-    "success_min",        "unfinished_max",     "wasted_max",
-    "during_fault_success_min",                 "steady_success_min",
-    "steady_goodput_min", "jobs_completed_min", "jobs_failed_max",
+    "success_min",         "unfinished_max",
+    "wasted_max",          "during_fault_success_min",
+    "steady_success_min",  "steady_goodput_min",
+    "jobs_completed_min",  "jobs_failed_max",
     "jobs_within_sla_min",
 };
 
@@ -617,9 +616,11 @@ START_TEST(share_keys_take_percentages)
     }
     ck_assert_int_eq(rc, -1);
     char want[256];
-    snprintf(want, sizeof want, "test: [expect] %s: expected a share "
+    snprintf(want, sizeof want,
+             "test: [expect] %s: expected a share "
              "between 0 and 1, or a percentage from 0%% to 100%%, got "
-             "'150%%'", key);
+             "'150%%'",
+             key);
     ck_assert_str_eq(e.msg, want);
     ck_assert_int_eq(parse_one(key, "-1%", &set, &e), -1);
 }
@@ -639,8 +640,7 @@ START_TEST(percentages_through_the_binary)
     char path[1024];
     snprintf(path, sizeof path, "%s", tu_write_temp("pct-expect.ini", ini));
     tu_output o;
-    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"run", path, NULL}),
-                     0);
+    ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"run", path, NULL}), 0);
     ck_assert_msg(strstr(o.out, "PASS  success_min: success ratio "
                                 "100.00% meets minimum 50.00%") != NULL,
                   "%s", o.out);

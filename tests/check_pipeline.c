@@ -30,7 +30,7 @@ static const char base_fmt[] =
 /* A pipeline of three steps as a scenario writes it, for the tests whose
  * INI needs one (a crash is refused without); apply() then sets what the
  * test asks for. */
-#define PIPE3                                                              \
+#define PIPE3                                                                  \
     "[pipeline]\nsteps = s1, s2, s3\n[step.s1]\n[step.s2]\n[step.s3]\n"
 
 #define NS_S 1000000000LL
@@ -77,8 +77,7 @@ static tu_sim *run_with(const char *duration, const char *clients,
                         const char *extra, const char *policy, spec *sp)
 {
     char ini[2048];
-    snprintf(ini, sizeof ini, base_fmt, duration, clients,
-             extra ? extra : "");
+    snprintf(ini, sizeof ini, base_fmt, duration, clients, extra ? extra : "");
     return tu_sim_run_edited(ini, policy, apply, sp);
 }
 
@@ -232,8 +231,7 @@ START_TEST(compensate_undoes_newest_first_and_reruns_clean)
     sp.rerun_delay_ns = 10 * NS_S;
     for (unsigned i = 0; i < 3; i++) {
         sp.steps[i].has_undo = true;
-        sp.steps[i].undo_service =
-            (dist){.kind = DIST_CONST, .mean_ns = NS_S};
+        sp.steps[i].undo_service = (dist){.kind = DIST_CONST, .mean_ns = NS_S};
     }
     sp.steps[2].permanent = 1.0;
     tu_sim *t = run(NULL, "none", &sp);
@@ -267,8 +265,7 @@ START_TEST(a_failed_undo_leaves_the_job_inconsistent)
     sp.strategy = PIPELINE_COMPENSATE;
     for (unsigned i = 0; i < 3; i++) {
         sp.steps[i].has_undo = true;
-        sp.steps[i].undo_service =
-            (dist){.kind = DIST_CONST, .mean_ns = NS_S};
+        sp.steps[i].undo_service = (dist){.kind = DIST_CONST, .mean_ns = NS_S};
     }
     sp.steps[2].permanent = 1.0;
     sp.steps[2].has_service = true;
@@ -309,8 +306,7 @@ START_TEST(an_undo_failed_in_an_earlier_run_leaves_the_job_inconsistent)
     sp.rerun_delay_ns = 30 * NS_S;
     for (unsigned i = 0; i < 3; i++) {
         sp.steps[i].has_undo = true;
-        sp.steps[i].undo_service =
-            (dist){.kind = DIST_CONST, .mean_ns = NS_S};
+        sp.steps[i].undo_service = (dist){.kind = DIST_CONST, .mean_ns = NS_S};
     }
     sp.steps[2].permanent = 1.0;
     sp.steps[2].has_service = true;
@@ -349,8 +345,8 @@ static spec rerun_spec(bool checkpoints)
     return sp;
 }
 
-#define OUTAGE_FROM_1_5                                                      \
-    "[fault.down]\ntype = outage\nstart = 1.5s\nduration = 6.5s\n"        \
+#define OUTAGE_FROM_1_5                                                        \
+    "[fault.down]\ntype = outage\nstart = 1.5s\nduration = 6.5s\n"             \
     "mode = refuse\n"
 
 /* Without a checkpoint the rerun starts over: s1 is redone (11.5->12.5)
@@ -439,8 +435,9 @@ START_TEST(a_crash_undoes_nothing)
     sp.strategy = PIPELINE_COMPENSATE;
     sp.steps[0].has_undo = true;
     sp.steps[0].undo_service = (dist){.kind = DIST_CONST, .mean_ns = NS_S};
-    tu_sim *t = run_with("60s", "count = 1\narrival = once\n"
-                                "start_window = 0s\n",
+    tu_sim *t = run_with("60s",
+                         "count = 1\narrival = once\n"
+                         "start_window = 0s\n",
                          PIPE3 "[fault.oom]\ntype = crash\n"
                                "start = 1.5s\nduration = 5s\n",
                          "none", &sp);
@@ -460,8 +457,9 @@ START_TEST(jobs_wait_for_the_runners)
 {
     spec sp;
     init_spec(&sp, 3);
-    tu_sim *t = run_with("60s", "count = 50\narrival = once\n"
-                                "start_window = 10s\n",
+    tu_sim *t = run_with("60s",
+                         "count = 50\narrival = once\n"
+                         "start_window = 10s\n",
                          PIPE3 "[fault.oom]\ntype = crash\nstart = 2s\n"
                                "duration = 5s\n",
                          "none", &sp);
@@ -495,8 +493,9 @@ START_TEST(a_crashed_jobs_late_write_is_not_the_next_jobs)
     spec sp;
     init_spec(&sp, 1);
     sp.steps[0].items = 10;
-    tu_sim *t = run_with("3.5s", "count = 1\narrival = closed\n"
-                                 "think = const(0.2s)\n",
+    tu_sim *t = run_with("3.5s",
+                         "count = 1\narrival = closed\n"
+                         "think = const(0.2s)\n",
                          "[pipeline]\nsteps = s1\n[step.s1]\n"
                          "[fault.oom]\ntype = crash\nstart = 0.5s\n"
                          "duration = 1.5s\n",
@@ -631,15 +630,14 @@ END_TEST
 START_TEST(whole_batch_retries_commit_good_items_again)
 {
     spec sp = batch_spec(PIPELINE_FAIL_FAST);
-    tu_sim *t = run_with("60s", BATCH_CLIENTS,
-                         "[policy]\nname = immediate\nmax_attempts = 3\n",
-                         NULL, &sp);
+    tu_sim *t =
+        run_with("60s", BATCH_CLIENTS,
+                 "[policy]\nname = immediate\nmax_attempts = 3\n", NULL, &sp);
     const sim_pipeline_summary *p = pipe_of(t);
     ck_assert_uint_eq(p->failed, 200);
     ck_assert_uint_eq(p->step[0].attempts, 600);
     ck_assert_uint_eq(p->items_duplicated, 2 * p->items_committed);
-    ck_assert(fabs((double)(20000 - p->items_committed) - 2000.0) <
-              5 * 42.4);
+    ck_assert(fabs((double)(20000 - p->items_committed) - 2000.0) < 5 * 42.4);
     ck_assert_uint_eq(p->items_quarantined, 0);
     ck_assert_uint_eq(p->alerts_critical, 200);
 
@@ -713,10 +711,10 @@ START_TEST(a_growing_dead_letter_queue_is_critical_once_per_streak)
     sp.growth = 3;
     sp.steps[0].defect = 1.0;
     sp.steps[0].has_service = true;
-    sp.steps[0].service =
-        (dist){.kind = DIST_CONST, .mean_ns = NS_S / 2};
-    tu_sim *t = run_with("10s", "count = 1\narrival = closed\n"
-                                "think = const(0.5s)\n",
+    sp.steps[0].service = (dist){.kind = DIST_CONST, .mean_ns = NS_S / 2};
+    tu_sim *t = run_with("10s",
+                         "count = 1\narrival = closed\n"
+                         "think = const(0.5s)\n",
                          NULL, "plan", &sp);
     const sim_pipeline_summary *p = pipe_of(t);
     ck_assert_uint_ge(p->dead_letters, 9);
@@ -775,10 +773,9 @@ START_TEST(transient_errors_follow_the_retry_arithmetic)
     spec sp;
     init_spec(&sp, 1);
     sp.steps[0].transient = 0.5;
-    tu_sim *t = run_with("60s",
-                         "count = 2000\narrival = once\nstart_window = 0s\n",
-                         "[policy]\nname = immediate\nmax_attempts = 3\n",
-                         NULL, &sp);
+    tu_sim *t =
+        run_with("60s", "count = 2000\narrival = once\nstart_window = 0s\n",
+                 "[policy]\nname = immediate\nmax_attempts = 3\n", NULL, &sp);
     const sim_pipeline_summary *p = pipe_of(t);
     ck_assert(fabs((double)p->failed - 250.0) < 5 * 14.8);
     ck_assert(fabs((double)p->step[0].attempts - 3500.0) < 5 * 40.0);
@@ -815,7 +812,8 @@ Suite *pipeline_suite(void)
     tcase_add_test(tc, continue_runs_independent_steps_only);
     tcase_add_test(tc, compensate_undoes_newest_first_and_reruns_clean);
     tcase_add_test(tc, a_failed_undo_leaves_the_job_inconsistent);
-    tcase_add_test(tc, an_undo_failed_in_an_earlier_run_leaves_the_job_inconsistent);
+    tcase_add_test(
+        tc, an_undo_failed_in_an_earlier_run_leaves_the_job_inconsistent);
     tcase_add_test(tc, a_rerun_without_checkpoint_redoes_and_duplicates);
     tcase_add_test(tc, a_rerun_resumes_from_its_checkpoint);
     tcase_add_test(tc, an_idempotent_step_redone_duplicates_nothing);
@@ -825,7 +823,8 @@ Suite *pipeline_suite(void)
     tcase_add_test(tc, a_crashed_jobs_late_write_is_not_the_next_jobs);
     tcase_add_test(tc, a_crash_in_a_retry_delay_blocks_only_until_the_crash);
     tcase_add_test(tc, a_call_out_at_the_end_has_sent_its_attempt);
-    tcase_add_test(tc, a_call_in_a_retry_delay_at_the_end_is_blocked_until_the_end);
+    tcase_add_test(tc,
+                   a_call_in_a_retry_delay_at_the_end_is_blocked_until_the_end);
     tcase_add_test(tc, partial_success_commits_good_items_and_quarantines_bad);
     tcase_add_test(tc, whole_batch_retries_commit_good_items_again);
     tcase_add_test(tc, plan_quarantines_a_bad_batch_at_once);

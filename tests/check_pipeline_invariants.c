@@ -75,8 +75,7 @@ typedef struct buf {
     size_t n, cap;
 } buf;
 
-static void put(buf *b, const char *fmt, ...)
-    SB_PRINTF(2, 3);
+static void put(buf *b, const char *fmt, ...) SB_PRINTF(2, 3);
 static void put(buf *b, const char *fmt, ...)
 {
     va_list ap;

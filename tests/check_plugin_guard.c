@@ -87,10 +87,24 @@ static int run_variant(tu_output *o, const char *variant, const char *extra)
     char path[1024], policy[64];
     snprintf(path, sizeof path, PLUGIN_DIR "libsbt_%s.so", variant);
     snprintf(policy, sizeof policy, "sbt_%s", variant);
-    const char *argv[] = {"run", scenario_path, "--policy-plugin", path,
-                          "--policy", policy, "--json", json, "--csv", csv,
-                          "--trace", trace, "--trace-sample", "1", "-q",
-                          extra, extra ? "200ms" : NULL, NULL};
+    const char *argv[] = {"run",
+                          scenario_path,
+                          "--policy-plugin",
+                          path,
+                          "--policy",
+                          policy,
+                          "--json",
+                          json,
+                          "--csv",
+                          csv,
+                          "--trace",
+                          trace,
+                          "--trace-sample",
+                          "1",
+                          "-q",
+                          extra,
+                          extra ? "200ms" : NULL,
+                          NULL};
     return tu_stormbench(o, argv);
 }
 
@@ -147,8 +161,9 @@ END_TEST
 START_TEST(crash_in_the_probe_says_so)
 {
     unsetenv("SBT_CRASH_CLIENT");
-    assert_stopped("segv", "on_failure, while its worst case was probed, "
-                           "before the simulation",
+    assert_stopped("segv",
+                   "on_failure, while its worst case was probed, "
+                   "before the simulation",
                    crashes[0].what);
 }
 END_TEST
@@ -208,11 +223,11 @@ START_TEST(hang_is_bounded_by_hook_timeout)
     double t0 = now_s();
     ck_assert_int_eq(run_variant(&o, "hang", "--hook-timeout"), EXIT_PLUGIN);
     double took = now_s() - t0;
-    ck_assert_str_eq(o.err,
-                     "stormbench run: policy 'sbt_hang' (from " SBT("hang")
-                     ") has not returned from on_failure within "
-                     "--hook-timeout 200ms (called at simulated time "
-                     "0.250 s); the run is stopped\n");
+    ck_assert_str_eq(
+        o.err, "stormbench run: policy 'sbt_hang' (from " SBT(
+                   "hang") ") has not returned from on_failure within "
+                           "--hook-timeout 200ms (called at simulated time "
+                           "0.250 s); the run is stopped\n");
     tu_output_free(&o);
     ck_assert_double_ge(took, 0.2);
     ck_assert_double_lt(took, 10.0);
@@ -225,17 +240,19 @@ START_TEST(gui_hang_is_bounded_by_hook_timeout)
 {
     setenv("SBT_CRASH_CLIENT", "1", 1);
     tu_output o;
-    const char *argv[] = {"gui", scenario_path, "--policy-plugin", SBT("hang"),
-                          "--policy", "sbt_hang", "--frames", out_dir,
-                          "--until", "1s", "--hook-timeout", "200ms", NULL};
+    const char *argv[] = {"gui",       scenario_path,    "--policy-plugin",
+                          SBT("hang"), "--policy",       "sbt_hang",
+                          "--frames",  out_dir,          "--until",
+                          "1s",        "--hook-timeout", "200ms",
+                          NULL};
     int rc = tu_stormbench(&o, argv);
     if (strstr(o.err, "built without cairo") == NULL) {
         ck_assert_int_eq(rc, EXIT_PLUGIN);
-        ck_assert_str_eq(o.err,
-                         "stormbench gui: policy 'sbt_hang' (from " SBT("hang")
-                         ") has not returned from on_failure within "
-                         "--hook-timeout 200ms (called at simulated time "
-                         "0.250 s); the run is stopped\n");
+        ck_assert_str_eq(
+            o.err, "stormbench gui: policy 'sbt_hang' (from " SBT(
+                       "hang") ") has not returned from on_failure within "
+                               "--hook-timeout 200ms (called at simulated time "
+                               "0.250 s); the run is stopped\n");
     }
     tu_output_free(&o);
 }
@@ -255,18 +272,20 @@ static void compare_stop_message(int variant, int r, const char *path,
                  "stormbench compare: policy 'sbt_segv' (from %s) crashed "
                  "in on_failure at simulated time 0.250 s in %s: SIGSEGV "
                  "(segmentation fault: a bad memory access, or a stack "
-                 "overflow); the run is stopped\n", path, run);
+                 "overflow); the run is stopped\n",
+                 path, run);
     else
         snprintf(buf, len,
                  "stormbench compare: policy 'sbt_hang' (from %s) has not "
                  "returned from on_failure within --hook-timeout 200ms "
                  "(called at simulated time 0.250 s in %s); the run is "
-                 "stopped\n", path, run);
+                 "stopped\n",
+                 path, run);
     size_t used = strlen(buf);
     snprintf(buf + used, len - used,
              "stormbench compare: to run it alone: stormbench run %s "
-             "--policy-plugin %s --policy sbt_%s --seed %d\n", scenario_path,
-             path, variant ? "hang" : "segv", 1 + r);
+             "--policy-plugin %s --policy sbt_%s --seed %d\n",
+             scenario_path, path, variant ? "hang" : "segv", 1 + r);
 }
 
 /* compare runs the plug-in on a pool of threads: a crash in any of them
@@ -283,10 +302,22 @@ START_TEST(compare_stops_on_a_crash_or_a_hang)
         snprintf(path, sizeof path, PLUGIN_DIR "libsbt_%s.so", variants[i]);
         snprintf(policy, sizeof policy, "sbt_%s", variants[i]);
         snprintf(dir, sizeof dir, "%s/compare-%s", out_dir, variants[i]);
-        const char *argv[] = {"compare", scenario_path, "--policy-plugin",
-                              path, "--policies", policy, "--seeds", "2",
-                              "-j", "2", "-o", dir, "-q",
-                              i ? "--hook-timeout" : NULL, "200ms", NULL};
+        const char *argv[] = {"compare",
+                              scenario_path,
+                              "--policy-plugin",
+                              path,
+                              "--policies",
+                              policy,
+                              "--seeds",
+                              "2",
+                              "-j",
+                              "2",
+                              "-o",
+                              dir,
+                              "-q",
+                              i ? "--hook-timeout" : NULL,
+                              "200ms",
+                              NULL};
         tu_output o;
         ck_assert_int_eq(tu_stormbench(&o, argv), EXIT_PLUGIN);
         compare_stop_message(i, 0, path, want[0], sizeof want[0]);
@@ -297,9 +328,11 @@ START_TEST(compare_stops_on_a_crash_or_a_hang)
         /* The command it gives, run: the same crash, as `run` names it. */
         char seed[8];
         snprintf(seed, sizeof seed, "%d", 1 + r);
-        const char *again[] = {"run", scenario_path, "--policy-plugin", path,
-                               "--policy", policy, "--seed", seed,
-                               i ? "--hook-timeout" : NULL, "200ms", NULL};
+        const char *again[] = {
+            "run",    scenario_path, "--policy-plugin",
+            path,     "--policy",    policy,
+            "--seed", seed,          i ? "--hook-timeout" : NULL,
+            "200ms",  NULL};
         ck_assert_int_eq(tu_stormbench(&o, again), EXIT_PLUGIN);
         ck_assert_msg(strstr(o.err, i ? "has not returned from on_failure"
                                       : "crashed in on_failure at simulated "
@@ -349,13 +382,18 @@ START_TEST(our_own_crash_is_not_blamed_on_a_plugin)
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 2, err_copy,
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const char *argv[] = {SB_BINARY, "run",
-                          TU_SOURCE("scenarios/retry-storm.ini"), "-q",
-                          "--no-expect", "--set", "scenario.duration=24h",
+    const char *argv[] = {SB_BINARY,
+                          "run",
+                          TU_SOURCE("scenarios/retry-storm.ini"),
+                          "-q",
+                          "--no-expect",
+                          "--set",
+                          "scenario.duration=24h",
                           NULL};
     pid_t pid;
-    ck_assert_int_eq(posix_spawn(&pid, SB_BINARY, &fa, NULL,
-                                 (char *const *)argv, environ), 0);
+    ck_assert_int_eq(
+        posix_spawn(&pid, SB_BINARY, &fa, NULL, (char *const *)argv, environ),
+        0);
     posix_spawn_file_actions_destroy(&fa);
     /* Long enough for main() to install the handler (its first act),
      * far shorter than the run (about 35 s of CPU). */

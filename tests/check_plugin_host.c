@@ -29,10 +29,10 @@ static void expect_ok(const char *what, const char *const *argl)
 
 START_TEST(decide_hands_every_function)
 {
-    expect_ok("decide", (const char *[]){"decide", "--policy-plugin", HOST,
-                                         "--policy", "sbt_host_calls",
-                                         "--error", "http", "--status",
-                                         "503", "--attempt", "1", NULL});
+    expect_ok("decide",
+              (const char *[]){"decide", "--policy-plugin", HOST, "--policy",
+                               "sbt_host_calls", "--error", "http", "--status",
+                               "503", "--attempt", "1", NULL});
 }
 END_TEST
 
@@ -40,9 +40,9 @@ END_TEST
  * the clients run it. */
 START_TEST(run_hands_every_function)
 {
-    expect_ok("run", (const char *[]){"run", HERD, "--policy-plugin", HOST,
-                                      "--policy", "sbt_host_calls", "-q",
-                                      "--no-expect", NULL});
+    expect_ok("run",
+              (const char *[]){"run", HERD, "--policy-plugin", HOST, "--policy",
+                               "sbt_host_calls", "-q", "--no-expect", NULL});
 }
 END_TEST
 
@@ -66,11 +66,11 @@ START_TEST(compare_hands_every_function)
 {
     char dir[1024];
     snprintf(dir, sizeof dir, "%s", tu_temp_path("host-compare"));
-    expect_ok("compare", (const char *[]){"compare", HERD, "--policy-plugin",
-                                          HOST, "--policies",
-                                          "sbt_host_calls,exponential",
-                                          "--seeds", "1", "-q",
-                                          "--no-report", "-o", dir, NULL});
+    expect_ok("compare",
+              (const char *[]){"compare", HERD, "--policy-plugin", HOST,
+                               "--policies", "sbt_host_calls,exponential",
+                               "--seeds", "1", "-q", "--no-report", "-o", dir,
+                               NULL});
 }
 END_TEST
 

@@ -66,8 +66,12 @@ static void assert_binary_refuses(const char *path, const char *want)
     ck_assert_str_eq(o.out, "");
     tu_output_free(&o);
 
-    const char *run[] = {"run", TU_SOURCE("scenarios/retry-storm.ini"),
-                         "--policy-plugin", path, "--policy", "sbt_ok",
+    const char *run[] = {"run",
+                         TU_SOURCE("scenarios/retry-storm.ini"),
+                         "--policy-plugin",
+                         path,
+                         "--policy",
+                         "sbt_ok",
                          NULL};
     ck_assert_int_eq(tu_stormbench(&o, run), EXIT_INPUT);
     snprintf(msg, sizeof msg, "stormbench run: %s\n", want);
@@ -150,8 +154,10 @@ START_TEST(overlong_path_is_refused)
     policy_setup ps;
     sb_err e;
     ck_assert_int_eq(build("sbt_ok", path, &ps, &e), -1);
-    snprintf(msg, sizeof msg, "%.60s...: the plug-in's path is longer than "
-             "1021 characters", path);
+    snprintf(msg, sizeof msg,
+             "%.60s...: the plug-in's path is longer than "
+             "1021 characters",
+             path);
     ck_assert_str_eq(e.msg, msg);
 }
 END_TEST
@@ -197,8 +203,7 @@ static const char contract_head[] =
 static const char *contract_ini(const char *policy_lines)
 {
     static char ini[2048];
-    snprintf(ini, sizeof ini, "%s[policy]\n%s", contract_head,
-             policy_lines);
+    snprintf(ini, sizeof ini, "%s[policy]\n%s", contract_head, policy_lines);
     return ini;
 }
 
@@ -224,8 +229,9 @@ START_TEST(good_plugin_loads_and_runs)
     const char *json = tu_temp_path("contract.json");
     char jpath[1024];
     snprintf(jpath, sizeof jpath, "%s", json);
-    const char *run[] = {"run", path, "--policy-plugin", SBT("ok"),
-                         "--policy", "sbt_ok", "--json", jpath, "-q", NULL};
+    const char *run[] = {"run",      path,     "--policy-plugin", SBT("ok"),
+                         "--policy", "sbt_ok", "--json",          jpath,
+                         "-q",       NULL};
     ck_assert_int_eq(tu_stormbench(&o, run), EXIT_OK);
     ck_assert_str_eq(o.err, "");
     tu_output_free(&o);
@@ -262,9 +268,14 @@ static void assert_binary_stops(const char *variant, const char *path,
                                 const char *want)
 {
     tu_output o;
-    const char *run[] = {"run",      contract_file(), "--policy-plugin",
-                         path,       "--policy",      variant,
-                         "-q",       NULL};
+    const char *run[] = {"run",
+                         contract_file(),
+                         "--policy-plugin",
+                         path,
+                         "--policy",
+                         variant,
+                         "-q",
+                         NULL};
     ck_assert_int_eq(tu_stormbench(&o, run), EXIT_INPUT);
     const char *head = "stormbench run: the run stopped at t=";
     ck_assert_msg(strncmp(o.err, head, strlen(head)) == 0, "got: %s", o.err);
@@ -284,47 +295,50 @@ static void stops_everywhere(const char *variant, const char *path,
 
 START_TEST(negative_delay_stops_the_run)
 {
-    stops_everywhere("sbt_neg_delay", SBT("neg_delay"),
-                     "policy 'sbt_neg_delay' (from " SBT("neg_delay")
-                     ") returned a negative delay -1 s from on_failure"
-                     DELAY_RANGE);
+    stops_everywhere(
+        "sbt_neg_delay", SBT("neg_delay"),
+        "policy 'sbt_neg_delay' (from " SBT(
+            "neg_delay") ") returned a negative delay -1 s from on_failure" DELAY_RANGE);
 }
 END_TEST
 
 START_TEST(nan_delay_stops_the_run)
 {
-    stops_everywhere("sbt_nan_delay", SBT("nan_delay"),
-                     "policy 'sbt_nan_delay' (from " SBT("nan_delay")
-                     ") returned a NaN delay from on_failure" DELAY_RANGE);
+    stops_everywhere(
+        "sbt_nan_delay", SBT("nan_delay"),
+        "policy 'sbt_nan_delay' (from " SBT(
+            "nan_delay") ") returned a NaN delay from on_failure" DELAY_RANGE);
 }
 END_TEST
 
 /* Two days: over PSTACK_MAX_DELAY_S (one day). */
 START_TEST(absurd_delay_stops_the_run)
 {
-    stops_everywhere("sbt_huge_delay", SBT("huge_delay"),
-                     "policy 'sbt_huge_delay' (from " SBT("huge_delay")
-                     ") returned an absurd delay 172800 s from on_failure"
-                     DELAY_RANGE);
+    stops_everywhere(
+        "sbt_huge_delay", SBT("huge_delay"),
+        "policy 'sbt_huge_delay' (from " SBT(
+            "huge_delay") ") returned an absurd delay 172800 s from on_failure" DELAY_RANGE);
 }
 END_TEST
 
 START_TEST(unknown_action_stops_the_run)
 {
-    stops_everywhere("sbt_action", SBT("action"),
-                     "policy 'sbt_action' (from " SBT("action")
-                     ") returned an unknown action 42 from on_failure "
-                     "(expected SB_PASS, SB_RETRY, SB_GIVE_UP or "
-                     "SB_QUARANTINE)");
+    stops_everywhere(
+        "sbt_action", SBT("action"),
+        "policy 'sbt_action' (from " SBT(
+            "action") ") returned an unknown action 42 from on_failure "
+                      "(expected SB_PASS, SB_RETRY, SB_GIVE_UP or "
+                      "SB_QUARANTINE)");
 }
 END_TEST
 
 START_TEST(unknown_send_action_stops_the_run)
 {
-    stops_everywhere("sbt_send", SBT("send"),
-                     "policy 'sbt_send' (from " SBT("send")
-                     ") returned an unknown send action 7 from before_send "
-                     "(expected SB_SEND_ALLOW or SB_SEND_REFUSE)");
+    stops_everywhere(
+        "sbt_send", SBT("send"),
+        "policy 'sbt_send' (from " SBT(
+            "send") ") returned an unknown send action 7 from before_send "
+                    "(expected SB_SEND_ALLOW or SB_SEND_REFUSE)");
 }
 END_TEST
 
@@ -338,8 +352,10 @@ START_TEST(example_plugin_is_listed)
     ck_assert_int_eq(tu_stormbench(&o, list), EXIT_OK);
     ck_assert_ptr_nonnull(strstr(o.out, "capped_backoff  from " EXAMPLE));
     /* Its parameters with their defaults, as documented in the source. */
-    const char *rows[] = {"base", "cap", "max_attempts", "max_total_delay",
-                          "jitter", "honour_retry_after", "shed_after"};
+    const char *rows[] = {"base",         "cap",
+                          "max_attempts", "max_total_delay",
+                          "jitter",       "honour_retry_after",
+                          "shed_after"};
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
         char row[64];
         snprintf(row, sizeof row, "\n    %s ", rows[i]);
@@ -360,15 +376,23 @@ START_TEST(example_plugin_runs_a_scenario)
     char json[1024];
     snprintf(json, sizeof json, "%s", tu_temp_path("example.json"));
     tu_output o;
-    const char *run[] = {"run", TU_SOURCE("scenarios/retry-storm.ini"),
-                         "--policy-plugin", EXAMPLE, "--policy",
-                         "capped_backoff", "--set", "scenario.duration=90s",
-                         "--set", "clients.count=200", "--json", json, "-q",
+    const char *run[] = {"run",
+                         TU_SOURCE("scenarios/retry-storm.ini"),
+                         "--policy-plugin",
+                         EXAMPLE,
+                         "--policy",
+                         "capped_backoff",
+                         "--set",
+                         "scenario.duration=90s",
+                         "--set",
+                         "clients.count=200",
+                         "--json",
+                         json,
+                         "-q",
                          NULL};
     int rc = tu_stormbench(&o, run);
     /* 0 or 1: whether the storm's own [expect] holds is not the point. */
-    ck_assert_msg(rc == EXIT_OK || rc == EXIT_EXPECT, "exit %d: %s", rc,
-                  o.err);
+    ck_assert_msg(rc == EXIT_OK || rc == EXIT_EXPECT, "exit %d: %s", rc, o.err);
     tu_output_free(&o);
     char *text = tu_read_file(json);
     ck_assert_ptr_nonnull(text);
@@ -392,18 +416,19 @@ START_TEST(validate_no_plugins_loads_nothing)
     setenv("SBT_LOUD_FILE", marker, 1);
     snprintf(ini, sizeof ini,
              "[scenario]\nname = loud\nduration = 60s\n"
-             "[policy]\nname = sbt_loud\nplugin = %s\n", SBT("loud"));
+             "[policy]\nname = sbt_loud\nplugin = %s\n",
+             SBT("loud"));
     char path[1024];
     snprintf(path, sizeof path, "%s", tu_write_temp("loud.ini", ini));
     remove(marker);
     tu_output o;
-    tu_stormbench(&o, (const char *[]){"validate", "--no-plugins", path,
-                                       NULL});
+    tu_stormbench(&o, (const char *[]){"validate", "--no-plugins", path, NULL});
     ck_assert_msg(o.status == 0, "%s", o.err);
     char want[2048];
-    snprintf(want, sizeof want, "%s: ok (loud; policy sbt_loud not checked: "
-             "it needs %s, and --no-plugins loads none)\n", path,
-             SBT("loud"));
+    snprintf(want, sizeof want,
+             "%s: ok (loud; policy sbt_loud not checked: "
+             "it needs %s, and --no-plugins loads none)\n",
+             path, SBT("loud"));
     ck_assert_str_eq(o.out, want);
     tu_output_free(&o);
     ck_assert_msg(access(marker, F_OK) != 0, "the plug-in was loaded");

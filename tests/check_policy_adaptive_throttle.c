@@ -219,10 +219,11 @@ START_TEST(reference_sre_book_throttling)
             sb_attempt a = ph_attempt(h, 1);
             bool sent = ph_allowed(h, &a);
             ck_assert_int_eq(h->drawn, pr > 0);
-            ck_assert_msg(sent == want, "phase %d request %d at %.0f s: "
+            ck_assert_msg(sent == want,
+                          "phase %d request %d at %.0f s: "
                           "requests %.0f, accepts %.0f, p = %.4f, U = %.3f: "
-                          "the book %s, adaptive_throttle %s", phase, i,
-                          h->now, req, acc, pr, u,
+                          "the book %s, adaptive_throttle %s",
+                          phase, i, h->now, req, acc, pr, u,
                           want ? "sends" : "rejects",
                           sent ? "sends" : "rejects");
             decisions++;

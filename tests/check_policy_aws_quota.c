@@ -313,8 +313,8 @@ static void replay_botocore(int retry_cost, int timeout_cost,
                               "costs %d/%d/%d, phase %d, request %d, "
                               "attempt %d, error %d/%d, %d available: "
                               "botocore %s, aws_quota %s",
-                              retry_cost, timeout_cost, throttling_cost,
-                              phase, req, n, o->kind, o->status, available,
+                              retry_cost, timeout_cost, throttling_cost, phase,
+                              req, n, o->kind, o->status, available,
                               want ? "retries" : "does not",
                               got == SB_RETRY ? "retries" : "does not");
                 retries += want;

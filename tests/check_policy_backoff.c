@@ -213,15 +213,15 @@ static double sim_expo(int n, double base, double cap)
 
 START_TEST(reference_jitter_modes)
 {
-    static const char *modes[] = {"none", "full", "equal", "decorrelated",
-                                  "decorrelated_v2", "ratio"};
+    static const char *modes[] = {
+        "none", "full", "equal", "decorrelated", "decorrelated_v2", "ratio"};
     const double base = 0.2, cap = 5.0;
     int compared = 0, capped = 0;
     for (int m = 0; m < 6; m++) {
         char j[64];
         snprintf(j, sizeof j, "jitter=%s", modes[m]);
-        const char *params[] = {j, "base=200ms", "cap=5s",
-                                "max_attempts=1000", "ratio=0.3"};
+        const char *params[] = {j, "base=200ms", "cap=5s", "max_attempts=1000",
+                                "ratio=0.3"};
         h = ph_create("exponential", params, 5);
         lcg_state = (uint64_t)m + 1;
         for (int req = 0; req < 300; req++) {
@@ -258,9 +258,9 @@ START_TEST(reference_jitter_modes)
                     for (int k = 1; k < n; k++)
                         ms = (double)(long)(ms * 2);
                     double delta = 0.3 * ms;
-                    double r = (double)(long)((ms - delta) +
-                                              u * ((ms + delta) -
-                                                   (ms - delta)));
+                    double r =
+                        (double)(long)((ms - delta) +
+                                       u * ((ms + delta) - (ms - delta)));
                     want = fmin(r, 5000) / 1000;
                     tol = 1e-3;
                     break;

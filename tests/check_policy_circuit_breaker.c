@@ -507,9 +507,10 @@ START_TEST(reference_polly_v7_consecutive)
             bool want = v7_permit(&b, h->now);
             int was = b.state;
             bool sent = call(fail, 0.01);
-            ck_assert_msg(sent == want, "phase %d call %d at %.2f s: Polly "
-                          "%s, circuit_breaker %s", phase, i, h->now,
-                          want ? "permits" : "refuses",
+            ck_assert_msg(sent == want,
+                          "phase %d call %d at %.2f s: Polly "
+                          "%s, circuit_breaker %s",
+                          phase, i, h->now, want ? "permits" : "refuses",
                           sent ? "permits" : "refuses");
             if (want)
                 v7_result(&b, fail, h->now);
@@ -574,10 +575,10 @@ static int r4j_record(r4j_window *w, bool fail, bool slow, float fail_thr,
 
 START_TEST(reference_resilience4j_count_window)
 {
-    const char *params[] = {"mode=window",          "window_size=12",
-                            "min_calls=8",          "failure_ratio=0.5",
-                            "slow_call_duration=2s", "slow_call_ratio=0.75",
-                            "probes=4",             "cooldown=10s"};
+    const char *params[] = {
+        "mode=window",       "window_size=12",        "min_calls=8",
+        "failure_ratio=0.5", "slow_call_duration=2s", "slow_call_ratio=0.75",
+        "probes=4",          "cooldown=10s"};
     h = ph_create("circuit_breaker", params, 8);
     enum { CLOSED, OPEN, HALF_OPEN } state = CLOSED;
     r4j_window w;
@@ -603,9 +604,10 @@ START_TEST(reference_resilience4j_count_window)
             else
                 want = true;
             bool sent = call(fail, latency);
-            ck_assert_msg(sent == want, "phase %d call %d at %.2f s: "
-                          "resilience4j %s, circuit_breaker %s", phase, i,
-                          h->now, want ? "permits" : "refuses",
+            ck_assert_msg(sent == want,
+                          "phase %d call %d at %.2f s: "
+                          "resilience4j %s, circuit_breaker %s",
+                          phase, i, h->now, want ? "permits" : "refuses",
                           sent ? "permits" : "refuses");
             calls++;
             refused += !want;
@@ -684,9 +686,9 @@ static void polly_add(polly_metrics *m, double now, bool fail)
 
 START_TEST(reference_polly_v8_time_window)
 {
-    const char *params[] = {"mode=window",      "window_type=time",
+    const char *params[] = {"mode=window",         "window_type=time",
                             "window_duration=30s", "min_calls=10",
-                            "failure_ratio=0.3",  "cooldown=5s"};
+                            "failure_ratio=0.3",   "cooldown=5s"};
     h = ph_create("circuit_breaker", params, 6);
     enum { CLOSED, OPEN, HALF_OPEN } state = CLOSED;
     polly_metrics m;
@@ -709,9 +711,10 @@ START_TEST(reference_polly_v8_time_window)
             else
                 want = true;
             bool sent = call(fail, 0.01);
-            ck_assert_msg(sent == want, "phase %d call %d at %.0f s: Polly "
-                          "%s, circuit_breaker %s", phase, i, h->now,
-                          want ? "permits" : "refuses",
+            ck_assert_msg(sent == want,
+                          "phase %d call %d at %.0f s: Polly "
+                          "%s, circuit_breaker %s",
+                          phase, i, h->now, want ? "permits" : "refuses",
                           sent ? "permits" : "refuses");
             calls++;
             refused += !want;

@@ -260,8 +260,7 @@ START_TEST(reference_envoy_retry_budget)
                           "step %d: %llu upstream, %llu retries active, "
                           "limit %llu: Envoy %s, concurrent_budget %s",
                           step, (unsigned long long)active,
-                          (unsigned long long)retries,
-                          (unsigned long long)max,
+                          (unsigned long long)retries, (unsigned long long)max,
                           want ? "retries" : "overflows",
                           got == SB_RETRY ? "retries" : "gives up");
             over_min += share > 2;

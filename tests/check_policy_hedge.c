@@ -228,8 +228,7 @@ START_TEST(reference_a6_hedging)
                           "and a hedge %s: A6 says step %d, got %d",
                           req, c.sent, o->kind, o->status,
                           stop ? ", pushback stop" : "", c.out,
-                          c.pending ? "to come" : "not to come", want,
-                          nx.step);
+                          c.pending ? "to come" : "not to come", want, nx.step);
             if (want == DRIVER_HEDGE)
                 ck_assert_int_eq(nx.hedge.hedge_after_ns > 0, c.pending);
         }

@@ -169,9 +169,9 @@ START_TEST(statuses_outside_the_list_are_not_retried)
                      "token_bucket: status not in retryable_status_codes");
     ck_assert_int_eq(ph_fail(h, 1, SB_ERR_GRPC, SB_GRPC_UNAVAILABLE).action,
                      SB_GIVE_UP); /* 2 -> 1: throttled */
-    ck_assert_int_eq(ph_fail(h, 1, SB_ERR_GRPC, SB_GRPC_INVALID_ARGUMENT)
-                         .action,
-                     SB_GIVE_UP);
+    ck_assert_int_eq(
+        ph_fail(h, 1, SB_ERR_GRPC, SB_GRPC_INVALID_ARGUMENT).action,
+        SB_GIVE_UP);
     ph_free(h);
     h = ph_create("immediate+token_bucket", NULL, 0);
     ck_assert_int_eq(ph_fail(h, 1, SB_ERR_HTTP, 404).action, SB_GIVE_UP);
@@ -179,9 +179,8 @@ START_TEST(statuses_outside_the_list_are_not_retried)
     ph_free(h);
     const char *codes[] = {"retryable_status_codes=INVALID_ARGUMENT"};
     h = ph_create("immediate+token_bucket", codes, 1);
-    ck_assert_int_eq(ph_fail(h, 1, SB_ERR_GRPC, SB_GRPC_INVALID_ARGUMENT)
-                         .action,
-                     SB_RETRY);
+    ck_assert_int_eq(
+        ph_fail(h, 1, SB_ERR_GRPC, SB_GRPC_INVALID_ARGUMENT).action, SB_RETRY);
     ck_assert_int_eq(ph_fail(h, 1, SB_ERR_GRPC, SB_GRPC_UNAVAILABLE).action,
                      SB_GIVE_UP);
 }
@@ -192,9 +191,17 @@ END_TEST
 START_TEST(decide_does_not_retry_invalid_argument)
 {
     tu_output o;
-    const char *argl[] = {"decide", "--policy", "immediate+token_bucket",
-                          "--param", "max_tokens=2", "--error", "grpc",
-                          "--status", "INVALID_ARGUMENT", "--attempt", "1",
+    const char *argl[] = {"decide",
+                          "--policy",
+                          "immediate+token_bucket",
+                          "--param",
+                          "max_tokens=2",
+                          "--error",
+                          "grpc",
+                          "--status",
+                          "INVALID_ARGUMENT",
+                          "--attempt",
+                          "1",
                           NULL};
     ck_assert_int_eq(tu_stormbench(&o, argl), 0);
     ck_assert_msg(strstr(o.out, "\"action\": \"give_up\"") &&
@@ -241,9 +248,8 @@ START_TEST(retryable_status_codes_is_a_set)
 {
     const char *all[] = {"retryable_status_codes=all"};
     h = ph_create("immediate+token_bucket", all, 1);
-    ck_assert_int_eq(ph_fail(h, 1, SB_ERR_GRPC, SB_GRPC_INVALID_ARGUMENT)
-                         .action,
-                     SB_RETRY);
+    ck_assert_int_eq(
+        ph_fail(h, 1, SB_ERR_GRPC, SB_GRPC_INVALID_ARGUMENT).action, SB_RETRY);
     ph_free(h);
     const char *none[] = {"retryable_status_codes="};
     h = ph_create("immediate+token_bucket", none, 1);
@@ -354,12 +360,12 @@ typedef struct gj_outcome {
 } gj_outcome;
 
 static const gj_outcome gj_outcomes[] = {
-    {SB_ERR_GRPC, 1, 1},     {SB_ERR_GRPC, 2, 2},     {SB_ERR_GRPC, 3, 3},
-    {SB_ERR_GRPC, 4, 4},     {SB_ERR_GRPC, 5, 5},     {SB_ERR_GRPC, 8, 8},
-    {SB_ERR_GRPC, 10, 10},   {SB_ERR_GRPC, 13, 13},   {SB_ERR_GRPC, 14, 14},
-    {SB_ERR_GRPC, 14, 14},   {SB_ERR_GRPC, 16, 16},   {SB_ERR_HTTP, 400, 13},
-    {SB_ERR_HTTP, 404, 12},  {SB_ERR_HTTP, 429, 14},  {SB_ERR_HTTP, 500, 2},
-    {SB_ERR_HTTP, 503, 14},  {SB_ERR_HTTP, 504, 14},  {SB_ERR_TIMEOUT, 0, 4},
+    {SB_ERR_GRPC, 1, 1},     {SB_ERR_GRPC, 2, 2},    {SB_ERR_GRPC, 3, 3},
+    {SB_ERR_GRPC, 4, 4},     {SB_ERR_GRPC, 5, 5},    {SB_ERR_GRPC, 8, 8},
+    {SB_ERR_GRPC, 10, 10},   {SB_ERR_GRPC, 13, 13},  {SB_ERR_GRPC, 14, 14},
+    {SB_ERR_GRPC, 14, 14},   {SB_ERR_GRPC, 16, 16},  {SB_ERR_HTTP, 400, 13},
+    {SB_ERR_HTTP, 404, 12},  {SB_ERR_HTTP, 429, 14}, {SB_ERR_HTTP, 500, 2},
+    {SB_ERR_HTTP, 503, 14},  {SB_ERR_HTTP, 504, 14}, {SB_ERR_TIMEOUT, 0, 4},
     {SB_ERR_REFUSED, 0, 14}, {SB_ERR_RESET, 0, 14},
 };
 
@@ -407,8 +413,8 @@ START_TEST(reference_grpc_java_throttle_and_retry_decision)
                            : pushback_ms < 0        ? SB_PUSHBACK_STOP
                                                     : pushback_ms / 1e3;
             int before = t.count;
-            bool want = gj_should_retry(&t, retryable, o->code, pushback_ms,
-                                        4, (int)n - 1);
+            bool want = gj_should_retry(&t, retryable, o->code, pushback_ms, 4,
+                                        (int)n - 1);
             sb_decision d = ph_failure(h, &a);
             decisions++;
             ck_assert_msg((d.action == SB_RETRY) == want,
@@ -435,9 +441,9 @@ START_TEST(reference_grpc_java_throttle_and_retry_decision)
     }
     /* The replay went through exhaustion and refill: many decisions each
      * way, the bucket empty at times and full again after. */
-    ck_assert_int_ge(decisions, 300); /* 402 */
-    ck_assert_int_ge(retries, 30);    /* 36 */
-    ck_assert_int_ge(throttled, 100); /* 203 */
+    ck_assert_int_ge(decisions, 300);     /* 402 */
+    ck_assert_int_ge(retries, 30);        /* 36 */
+    ck_assert_int_ge(throttled, 100);     /* 203 */
     ck_assert_int_ge(hedges_refused, 10); /* 67 */
     ck_assert(hit_zero && hit_full_again);
 }

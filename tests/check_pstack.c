@@ -16,8 +16,8 @@ typedef struct knob {
     int action;
     double delay, hedge;
     int refuse;
-    int decisions;      /* on_decision calls seen */
-    sb_decision final;  /* the last final decision seen */
+    int decisions;     /* on_decision calls seen */
+    sb_decision final; /* the last final decision seen */
 } knob;
 
 static const sb_param knob_params[] = {
@@ -90,17 +90,13 @@ static size_t knob_pstate(const void *shared)
 }
 
 #define KNOB(nm)                                                               \
-    {.abi_major = SB_POLICY_ABI_MAJOR,                                         \
-     .abi_minor = SB_POLICY_ABI_MINOR,                                         \
-     .struct_size = sizeof(sb_policy),                                         \
-     .name = nm,                                                               \
-     .doc = "test layer",                                                      \
-     .params = knob_params,                                                    \
-     .create = knob_create,                                                    \
-     .process_state_size = knob_pstate,                                        \
-     .before_send = knob_send,                                                 \
-     .on_failure = knob_fail,                                                  \
-     .on_decision = knob_decision}
+    {                                                                          \
+        .abi_major = SB_POLICY_ABI_MAJOR, .abi_minor = SB_POLICY_ABI_MINOR,    \
+        .struct_size = sizeof(sb_policy), .name = nm, .doc = "test layer",     \
+        .params = knob_params, .create = knob_create,                          \
+        .process_state_size = knob_pstate, .before_send = knob_send,           \
+        .on_failure = knob_fail, .on_decision = knob_decision                  \
+    }
 
 static const sb_policy knob_a = KNOB("a"), knob_b = KNOB("b"),
                        knob_c = KNOB("c");
@@ -117,14 +113,14 @@ static void fake_breaker(const sb_ctx *ctx, int32_t open)
     (void)open;
 }
 
-static const sb_host host = {sizeof(sb_host), 0, fake_uniform, fake_breaker,
-                             NULL, NULL};
+static const sb_host host = {sizeof(sb_host), 0,    fake_uniform,
+                             fake_breaker,    NULL, NULL};
 
 static pstack *build(const char *const *settings, int n, sb_err *e)
 {
     n_knobs = 0;
-    pstack_layer_spec layers[] = {{&knob_a, NULL}, {&knob_b, NULL},
-                                  {&knob_c, NULL}};
+    pstack_layer_spec layers[] = {
+        {&knob_a, NULL}, {&knob_b, NULL}, {&knob_c, NULL}};
     setting s[8];
     for (int i = 0; i < n; i++) {
         const char *eq = strchr(settings[i], '=');
@@ -155,8 +151,8 @@ static pstack_decision fail_with(const char *const *settings, int n)
  * largest any layer proposed, a passing layer's included. */
 START_TEST(strongest_action_and_largest_delay_win)
 {
-    const char *retry_pass[] = {"a.action=1", "a.delay=2", "b.action=0",
-                                "b.delay=5", "c.action=1", "c.delay=3"};
+    const char *retry_pass[] = {"a.action=1", "a.delay=2",  "b.action=0",
+                                "b.delay=5",  "c.action=1", "c.delay=3"};
     pstack_decision d = fail_with(retry_pass, 6);
     ck_assert_int_eq(d.d.action, SB_RETRY);
     ck_assert_double_eq(d.d.delay_s, 5.0);
@@ -326,10 +322,8 @@ START_TEST(process_state_is_laid_out_per_layer)
         if (i != 16)
             ck_assert_uint_eq(block[i], 0);
     char buf[64];
-    ck_assert_str_eq(pstack_layer_scope(ps, 0, buf, sizeof buf),
-                     "per process");
-    ck_assert_str_eq(pstack_layer_scope(ps, 1, buf, sizeof buf),
-                     "stateless");
+    ck_assert_str_eq(pstack_layer_scope(ps, 0, buf, sizeof buf), "per process");
+    ck_assert_str_eq(pstack_layer_scope(ps, 1, buf, sizeof buf), "stateless");
     pstack_destroy(ps);
 }
 END_TEST

@@ -99,13 +99,16 @@ static void add_time_series(report *r)
     y[2][150] = NAN;
     report_series s[3] = {
         {"exponential", t, y[0], lo[0], hi[0], NT, 0, 0, false, NULL},
-        {"exponential+token_bucket", t, y[1], lo[1], hi[1], NT, 1, 1, false, NULL},
+        {"exponential+token_bucket", t, y[1], lo[1], hi[1], NT, 1, 1, false,
+         NULL},
         {"immediate", t, y[2], lo[2], hi[2], NT, 2, 2, false, NULL}};
     report_span sp[2] = {{60, 70, "outage 10 s"},
                          {200, 215, "latency +200 ms"}};
-    report_lines c = {
-        "Goodput", "time (s)", "goodput (requests/s)", s, 3, sp, 2, false,
-        NAN,       NAN,        false,                  0, NULL, NULL};
+    report_lines c = {"Goodput", "time (s)", "goodput (requests/s)",
+                      s,         3,          sp,
+                      2,         false,      NAN,
+                      NAN,       false,      0,
+                      NULL,      NULL};
     report_lines_add(r, &c);
 }
 
@@ -134,7 +137,8 @@ static void add_cdf(report *r)
                       1,
                       false,
                       0,
-                      NULL, NULL};
+                      NULL,
+                      NULL};
     report_lines_add(r, &c);
 }
 
@@ -216,8 +220,9 @@ static void add_sweep(report *r)
             hi[k][i] = y[k][i] * 1.25;
         }
     }
-    report_series s[2] = {{"exponential", x, y[0], lo[0], hi[0], 7, 0, 0, true, NULL},
-                          {"immediate", x, y[1], lo[1], hi[1], 7, 2, 1, true, NULL}};
+    report_series s[2] = {
+        {"exponential", x, y[0], lo[0], hi[0], 7, 0, 0, true, NULL},
+        {"immediate", x, y[1], lo[1], hi[1], 7, 2, 1, true, NULL}};
     report_lines c = {"Recovery time against offered load",
                       "offered load (share of capacity)",
                       "recovery (s)",
@@ -230,7 +235,8 @@ static void add_sweep(report *r)
                       NAN,
                       false,
                       0,
-                      NULL, NULL};
+                      NULL,
+                      NULL};
     report_lines_add(r, &c);
 }
 
@@ -285,8 +291,9 @@ static char *page_text(int page)
 {
     char p[16];
     snprintf(p, sizeof p, "%d", page);
-    return tu_tool_output(SB_PDFTOTEXT, (const char *[]){"-layout", "-f", p, "-l", p,
-                                                   doc_pdf, "-", NULL});
+    return tu_tool_output(
+        SB_PDFTOTEXT,
+        (const char *[]){"-layout", "-f", p, "-l", p, doc_pdf, "-", NULL});
 }
 
 START_TEST(pdf_pages)
@@ -459,7 +466,8 @@ START_TEST(wide_table)
     report_table t = {NULL, 9, 3, hdr, cells, NULL, NULL};
     report_table_add(r, &t);
     ck_assert_int_eq(report_close(r, &e), 0);
-    char *text = tu_tool_output(SB_PDFTOTEXT, (const char *[]){path, "-", NULL});
+    char *text =
+        tu_tool_output(SB_PDFTOTEXT, (const char *[]){path, "-", NULL});
     ck_assert_msg(strstr(text, "\xe2\x80\xa6") == NULL, "cut: %s", text);
     ck_assert_msg(strstr(text, "token_") && strstr(text, "bucket") &&
                       strstr(text, "jitter=") && strstr(text, "base=10ms"),
@@ -486,8 +494,8 @@ static report_map grid(int nx, int ny, const double *v, const uint8_t *m)
         grid_k[c] = m ? m[c] : 0;
         grid_n[c] = 1;
     }
-    return (report_map){"", "x", "y", nx, ny, NULL, NULL, grid_k, grid_n,
-                        v, "s"};
+    return (report_map){"",   "x",    "y",    nx, ny, NULL,
+                        NULL, grid_k, grid_n, v,  "s"};
 }
 
 static void expect_edges(const report_map *m, const report_edge *want, int n)
@@ -569,7 +577,6 @@ START_TEST(boundary_nan)
 }
 END_TEST
 
-
 /* ---- What a map's cell says ----------------------------------------------- */
 
 /* The Wilson 95 % interval of k of n, worked by hand (z = 1.96, z^2 =
@@ -607,8 +614,7 @@ static uint32_t px_at(cairo_surface_t *s, int x, int y)
 {
     const unsigned char *d = cairo_image_surface_get_data(s);
     int stride = cairo_image_surface_get_stride(s);
-    return *(const uint32_t *)(const void *)(d + y * stride + x * 4) &
-           0xffffff;
+    return *(const uint32_t *)(const void *)(d + y * stride + x * 4) & 0xffffff;
 }
 
 static double luma(uint32_t p)
@@ -628,8 +634,8 @@ START_TEST(two_of_five_is_not_healthy)
 {
     static const uint32_t k[3] = {0, 2, 5}, n[3] = {5, 5, 5};
     double v[3] = {0.0, 0.0, NAN};
-    report_map m = {"", "x", "y", 3, 1, (double[]){1, 2, 3},
-                    (double[]){1}, k, n, v, "s"};
+    report_map m = {"", "x", "y", 3,  1, (double[]){1, 2, 3}, (double[]){1},
+                    k,  n,   v,   "s"};
     int w = 760, h = 240;
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
     cairo_t *cr = cairo_create(s);
@@ -643,10 +649,9 @@ START_TEST(two_of_five_is_not_healthy)
     double H = report_chart_height(cr, &c, w);
     chart_axes ax = {"x", "y", false, false};
     chart_panel p;
-    chart_panel_init_axes(&p, (chart_rect){0, 0, w - fmax(w * 0.2, 12 *
-                                                          REPORT_CHART_FONT),
-                                           H},
-                          "", &ax, 0, 3, 0, 1, REPORT_CHART_FONT);
+    chart_panel_init_axes(
+        &p, (chart_rect){0, 0, w - fmax(w * 0.2, 12 * REPORT_CHART_FONT), H},
+        "", &ax, 0, 3, 0, 1, REPORT_CHART_FONT);
     double mean[3], darkest[3];
     for (int i = 0; i < 3; i++) {
         chart_rect r = chart_cell_rect(p.plot, 3, 1, i, 0);
@@ -664,8 +669,10 @@ START_TEST(two_of_five_is_not_healthy)
         mean[i] = sum / cnt;
         darkest[i] = dark;
     }
-    ck_assert_msg(mean[1] < mean[0] - 20, "2 of 5 (%.0f) as light as 0 of 5 "
-                  "(%.0f)", mean[1], mean[0]);
+    ck_assert_msg(mean[1] < mean[0] - 20,
+                  "2 of 5 (%.0f) as light as 0 of 5 "
+                  "(%.0f)",
+                  mean[1], mean[0]);
     ck_assert_msg(mean[2] < mean[1], "5 of 5 (%.0f), 2 of 5 (%.0f)", mean[2],
                   mean[1]);
     ck_assert_msg(darkest[1] < mean[1] - 40, "2 of 5 not hatched: %.0f %.0f",
@@ -676,7 +683,6 @@ START_TEST(two_of_five_is_not_healthy)
     cairo_surface_destroy(s);
 }
 END_TEST
-
 
 /* Pixels of colour c (within 40 of each channel) in [x0, x1) x [y0, y1). */
 static int count_colour(cairo_surface_t *s, int x0, int x1, int y0, int y1,
@@ -693,11 +699,9 @@ static int count_colour(cairo_surface_t *s, int x0, int x1, int y0, int y1,
     return n;
 }
 
-static cairo_surface_t *draw_chart(const report_chart *c, int w,
-                                   chart_panel *p)
+static cairo_surface_t *draw_chart(const report_chart *c, int w, chart_panel *p)
 {
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w,
-                                                    400);
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, 400);
     cairo_t *cr = cairo_create(s);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
@@ -725,21 +729,20 @@ START_TEST(never_is_a_bar)
     static const char *labels[3] = {"a", "never", "zero"};
     static const double v[3] = {10, INFINITY, 0};
     static const int colour[3] = {4, 5, 2};
-    report_bars b = {"Recovery time", "recovery (s)", 3, labels, v, NULL,
-                     NULL, colour, NULL, 0};
+    report_bars b = {"Recovery time", "recovery (s)", 3, labels, v, NULL, NULL,
+                     colour,          NULL,           0};
     report_chart c = {REPORT_CHART_BARS, NULL, &b, NULL};
     chart_panel p;
     cairo_surface_t *s = draw_chart(&c, 600, &p);
     double slot = p.plot.w / 3;
     int y0 = (int)(p.plot.y + 5), y1 = (int)(p.plot.y + 60);
-    int never = count_colour(s, (int)(p.plot.x + slot * 1.3),
-                             (int)(p.plot.x + slot * 1.7), y0, y1,
-                             &chart_palette[5]);
-    int zero = count_colour(s, (int)(p.plot.x + slot * 2.3),
-                            (int)(p.plot.x + slot * 2.7), y0, y1,
-                            &chart_palette[2]);
-    ck_assert_msg(never > 200, "the never bar: %d pixels of its colour",
-                  never);
+    int never =
+        count_colour(s, (int)(p.plot.x + slot * 1.3),
+                     (int)(p.plot.x + slot * 1.7), y0, y1, &chart_palette[5]);
+    int zero =
+        count_colour(s, (int)(p.plot.x + slot * 2.3),
+                     (int)(p.plot.x + slot * 2.7), y0, y1, &chart_palette[2]);
+    ck_assert_msg(never > 200, "the never bar: %d pixels of its colour", never);
     ck_assert_int_eq(zero, 0);
     cairo_surface_destroy(s);
 }
@@ -752,8 +755,20 @@ START_TEST(never_is_a_mark_on_lines)
     static double x[5] = {1, 2, 3, 4, 5};
     static double y[5] = {2, 3, 5, INFINITY, INFINITY};
     report_series s = {"immediate", x, y, NULL, NULL, 5, 5, 0, true, NULL};
-    report_lines l = {"Recovery", "load", "recovery (s)", &s, 1, NULL, 0,
-                      false, NAN, NAN, false, 0, "no seed recovered", NULL};
+    report_lines l = {"Recovery",
+                      "load",
+                      "recovery (s)",
+                      &s,
+                      1,
+                      NULL,
+                      0,
+                      false,
+                      NAN,
+                      NAN,
+                      false,
+                      0,
+                      "no seed recovered",
+                      NULL};
     report_chart c = {REPORT_CHART_LINES, &l, NULL, NULL};
     chart_panel p;
     cairo_surface_t *s4 = draw_chart(&c, 600, &p);
@@ -762,14 +777,13 @@ START_TEST(never_is_a_mark_on_lines)
     chart_scale xs = {1, 5, p.plot.x, p.plot.x + p.plot.w, false};
     int x4 = (int)chart_scale_map(&xs, 4), x2 = (int)chart_scale_map(&xs, 2);
     int top0 = (int)p.plot.y, top1 = (int)(p.plot.y + 12);
-    ck_assert_int_gt(count_colour(s4, x4 - 5, x4 + 5, top0, top1,
-                                  &chart_palette[5]), 10);
-    ck_assert_int_eq(count_colour(s4, x2 - 5, x2 + 5, top0, top1,
-                                  &chart_palette[5]), 0);
+    ck_assert_int_gt(
+        count_colour(s4, x4 - 5, x4 + 5, top0, top1, &chart_palette[5]), 10);
+    ck_assert_int_eq(
+        count_colour(s4, x2 - 5, x2 + 5, top0, top1, &chart_palette[5]), 0);
     cairo_surface_destroy(s4);
 }
 END_TEST
-
 
 /* A sweep point that stands for only some of the seeds (1 of 3 never
  * recovered; the mean is over the other 2) is ringed in ink, so it does
@@ -777,16 +791,26 @@ END_TEST
  * around the point, puts dark pixels where the line and its dot (the
  * series' colour) do not reach; the legend says what a ring means. */
 static double ring_y[5] = {2, 3, 5, 4, 3};
-static const char *const ring_notes[5] = {NULL, NULL,
-                                          "1 of 3 seeds never recovered",
-                                          NULL, NULL};
+static const char *const ring_notes[5] = {
+    NULL, NULL, "1 of 3 seeds never recovered", NULL, NULL};
 static void ring_chart(report_lines *l, report_series *s)
 {
     static double x[5] = {1, 2, 3, 4, 5};
-    *s = (report_series){"immediate", x, ring_y, NULL, NULL, 5, 5, 0, true,
-                         ring_notes};
-    *l = (report_lines){"Recovery", "load", "recovery (s)", s, 1, NULL, 0,
-                        false, 0, 6, false, 0, NULL,
+    *s = (report_series){"immediate", x, ring_y, NULL, NULL,
+                         5,           5, 0,      true, ring_notes};
+    *l = (report_lines){"Recovery",
+                        "load",
+                        "recovery (s)",
+                        s,
+                        1,
+                        NULL,
+                        0,
+                        false,
+                        0,
+                        6,
+                        false,
+                        0,
+                        NULL,
                         "some seeds never recovered"};
 }
 
@@ -852,8 +876,8 @@ static void add_twins(report *r)
     report_series s[3] = {{"alpha", x, a, NULL, NULL, 3, 4, 0, false, NULL},
                           {"beta", x, b, NULL, NULL, 3, 5, 0, false, NULL},
                           {"gamma", x, c, NULL, NULL, 3, 2, 0, false, NULL}};
-    report_lines l = {"Twins", "x", "y", s, 3, NULL, 0, false, NAN, NAN,
-                      false, 0, NULL, NULL};
+    report_lines l = {"Twins", "x", "y", s,     3, NULL, 0,
+                      false,   NAN, NAN, false, 0, NULL, NULL};
     report_lines_add(r, &l);
 }
 
@@ -880,12 +904,19 @@ START_TEST(share_axis_stops_at_100)
                         hi[2] = {101.5, 70};
     static const char *notes[2] = {"a note above the bar", NULL};
     static const int colour[2] = {4, 5};
-    report_bars b = {"Success ratio", "success ratio (%)", 2, labels, v, lo,
-                     hi, colour, notes, 100};
+    report_bars b = {"Success ratio",
+                     "success ratio (%)",
+                     2,
+                     labels,
+                     v,
+                     lo,
+                     hi,
+                     colour,
+                     notes,
+                     100};
     report_chart c = {REPORT_CHART_BARS, NULL, &b, NULL};
     int w = 600;
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w,
-                                                    300);
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, 300);
     cairo_t *cr = cairo_create(s);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
@@ -897,8 +928,8 @@ START_TEST(share_axis_stops_at_100)
      * line in its place. */
     chart_axes ax = {NULL, "success ratio (%)", false, false};
     chart_panel p;
-    chart_panel_init_axes(&p, (chart_rect){0, 0, w, h - 1.5 *
-                                                      REPORT_CHART_FONT},
+    chart_panel_init_axes(&p,
+                          (chart_rect){0, 0, w, h - 1.5 * REPORT_CHART_FONT},
                           "Success ratio", &ax, 0, 1, 0, 1, REPORT_CHART_FONT);
     int x = (int)(p.plot.x + p.plot.w * 0.25) - 20, top = -1;
     for (int y = (int)p.plot.y; y < p.plot.y + p.plot.h && top < 0; y++)

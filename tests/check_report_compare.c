@@ -86,16 +86,17 @@ static bool exists(const char *dir, const char *name)
 
 static void compare(const char *dir, const char *const *extra, int want)
 {
-    const char *argl[32] = {"compare", tipping_path(), "--policies",
-                            policies_arg, "--seeds", "5", "-o", dir, "-q"};
+    const char *argl[32] = {
+        "compare", tipping_path(), "--policies", policies_arg, "--seeds",
+        "5",       "-o",           dir,          "-q"};
     int n = 9;
     for (int i = 0; extra && extra[i]; i++)
         argl[n++] = extra[i];
     argl[n] = NULL;
     tu_output o;
     tu_stormbench(&o, argl);
-    ck_assert_msg(o.status == want, "compare exited %d, not %d: %s",
-                  o.status, want, o.err);
+    ck_assert_msg(o.status == want, "compare exited %d, not %d: %s", o.status,
+                  want, o.err);
     tu_output_free(&o);
 }
 
@@ -125,8 +126,8 @@ static void csv_load(csv *c, const char *dir)
             ck_assert_int_lt(k, c->n_cols);
             c->cell[c->n_rows][k++] = f;
         }
-        ck_assert_msg(k == c->n_cols, "row %d has %d fields, not %d",
-                      c->n_rows, k, c->n_cols);
+        ck_assert_msg(k == c->n_cols, "row %d has %d fields, not %d", c->n_rows,
+                      k, c->n_cols);
         c->n_rows++;
     }
 }
@@ -207,8 +208,8 @@ static const char *main_report(void)
 START_TEST(every_output_and_every_run)
 {
     const char *dir = main_report();
-    const char *want[] = {"report.pdf", "report.html", "summary.md",
-                          "summary.json", "runs.csv", "command"};
+    const char *want[] = {"report.pdf",   "report.html", "summary.md",
+                          "summary.json", "runs.csv",    "command"};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         ck_assert_msg(exists(dir, want[i]), "no %s", want[i]);
     csv c;
@@ -227,8 +228,7 @@ START_TEST(every_output_and_every_run)
     DIR *d = opendir(dir);
     ck_assert_ptr_nonnull(d);
     for (struct dirent *e; (e = readdir(d)) != NULL;)
-        ck_assert_msg(strstr(e->d_name, ".tmp") == NULL, "left: %s",
-                      e->d_name);
+        ck_assert_msg(strstr(e->d_name, ".tmp") == NULL, "left: %s", e->d_name);
     closedir(d);
     free(c.text);
 }
@@ -286,16 +286,15 @@ END_TEST
  * digit, each cell of the Markdown results table is "mean [lo, hi]" to
  * three significant digits of the mean, the interval at the same
  * decimal place. */
-static void rounded_cell(const char *json, const char *policy,
-                         const char *key, char *cell, size_t len)
+static void rounded_cell(const char *json, const char *policy, const char *key,
+                         char *cell, size_t len)
 {
     char path[256], text[3][64];
     const char *field[3] = {"mean", "lo", "hi"};
     double v[3];
     for (int i = 0; i < 3; i++) {
         int dec;
-        snprintf(path, sizeof path, "results.%s.%s.%s", policy, key,
-                 field[i]);
+        snprintf(path, sizeof path, "results.%s.%s.%s", policy, key, field[i]);
         json_num_text(json, path, text[i], sizeof text[i], &dec);
         v[i] = strtod(text[i], NULL);
     }
@@ -308,8 +307,7 @@ static void rounded_cell(const char *json, const char *policy,
 START_TEST(markdown_says_what_json_says)
 {
     const char *dir = main_report();
-    char *md = file_in(dir, "summary.md"), *json = file_in(dir,
-                                                           "summary.json");
+    char *md = file_in(dir, "summary.md"), *json = file_in(dir, "summary.json");
     const char *rows[] = {"| success ratio (%) |", "| amplification (x) |",
                           "| p99 latency (ms) |"};
     const char *keys[] = {"success_pct", "amplification", "p99_ms"};
@@ -326,8 +324,8 @@ START_TEST(markdown_says_what_json_says)
             for (int i = 0; i < p; i++)
                 c = strstr(c + 1, "| ");
             ck_assert_msg(c && c < end && strncmp(c, cell, strlen(cell)) == 0,
-                          "summary.md %s, policy %s: want %s in %.*s",
-                          rows[k], labels[p], cell, (int)(end - row), row);
+                          "summary.md %s, policy %s: want %s in %.*s", rows[k],
+                          labels[p], cell, (int)(end - row), row);
         }
     }
     /* Its phase rows are named as people read them (the summary's and
@@ -369,8 +367,8 @@ START_TEST(pdf_carries_the_results)
         snprintf(interval, sizeof interval, "%s", strchr(cell, '['));
         ck_assert_msg(strstr(text, mean), "PDF lacks '%s' (%s)", mean,
                       labels[p]);
-        ck_assert_msg(strstr(text, interval), "PDF lacks '%s' (%s)",
-                      interval, labels[p]);
+        ck_assert_msg(strstr(text, interval), "PDF lacks '%s' (%s)", interval,
+                      labels[p]);
     }
     ck_assert_ptr_nonnull(strstr(text, "Verdicts"));
     ck_assert_ptr_nonnull(strstr(text, "By phase"));
@@ -400,8 +398,7 @@ START_TEST(no_fault_no_recovery_verdict)
                                        SB_SOURCE_DIR
                                        "/scenarios/batch-ingestion.ini",
                                        "--policies", "exponential,plan",
-                                       "--seeds", "2", "-o", dir, "-q",
-                                       NULL});
+                                       "--seeds", "2", "-o", dir, "-q", NULL});
     ck_assert_msg(o.status == 0, "%s", o.err);
     tu_output_free(&o);
     char pdf[1200];
@@ -425,16 +422,14 @@ START_TEST(pipeline_runs_complete_when_their_jobs_do)
     char dir[1024];
     fresh_dir("cmp-pipe-complete", dir, sizeof dir);
     tu_output o;
-    tu_stormbench(&o, (const char *[]){"compare",
-                                       SB_SOURCE_DIR
-                                       "/scenarios/nightly-pipeline.ini",
-                                       "--policies", "plan,none", "--seeds",
-                                       "2", "-o", dir, "-q", "--no-report",
-                                       NULL});
+    tu_stormbench(
+        &o, (const char *[]){"compare",
+                             SB_SOURCE_DIR "/scenarios/nightly-pipeline.ini",
+                             "--policies", "plan,none", "--seeds", "2", "-o",
+                             dir, "-q", "--no-report", NULL});
     ck_assert_msg(o.status == 0, "%s", o.err);
     tu_output_free(&o);
-    char *md = file_in(dir, "summary.md"), *json = file_in(dir,
-                                                          "summary.json");
+    char *md = file_in(dir, "summary.md"), *json = file_in(dir, "summary.json");
     ck_assert_msg(strstr(md, "did not complete") == NULL, "%s", md);
     static const char *const pols[] = {"plan", "none"};
     for (int i = 0; i < 2; i++) {
@@ -466,8 +461,7 @@ START_TEST(pdf_dates_follow_source_date_epoch)
     tu_stormbench(&o, (const char *[]){"compare",
                                        SB_SOURCE_DIR
                                        "/scenarios/tier-amplification.ini",
-                                       "--seeds", "2", "-o", dir, "-q",
-                                       NULL});
+                                       "--seeds", "2", "-o", dir, "-q", NULL});
     unsetenv("SOURCE_DATE_EPOCH");
     ck_assert_msg(o.status == 0, "%s", o.err);
     tu_output_free(&o);
@@ -485,8 +479,8 @@ START_TEST(pdf_dates_follow_source_date_epoch)
             const char *d = memchr(pdf + i, '(', 20) + 1;
             if (d[0] == 'D' && d[1] == ':')
                 d += 2;
-            ck_assert_msg(memcmp(d, "19710101000000", 14) == 0,
-                          "a date: %.30s", pdf + i);
+            ck_assert_msg(memcmp(d, "19710101000000", 14) == 0, "a date: %.30s",
+                          pdf + i);
             dates++;
         }
     ck_assert_int_eq(dates, 2);
@@ -506,11 +500,12 @@ START_TEST(another_comparison_in_the_directory_is_refused)
     ck_assert_msg(o.status == 0, "%s", o.err);
     tu_output_free(&o);
     tu_stormbench(&o, (const char *[]){"compare", scen, "--policies",
-                                       "none,immediate", "--seeds", "2",
-                                       "-o", dir, "-q", "--no-report", NULL});
+                                       "none,immediate", "--seeds", "2", "-o",
+                                       dir, "-q", "--no-report", NULL});
     ck_assert_int_eq(o.status, 2);
     ck_assert_msg(strstr(o.err, "holds another comparison") &&
-                      strstr(o.err, "--force"), "%s", o.err);
+                      strstr(o.err, "--force"),
+                  "%s", o.err);
     ck_assert_msg(strchr(o.err, '\n') == o.err + strlen(o.err) - 1,
                   "not one line: %s", o.err);
     tu_output_free(&o);
@@ -525,10 +520,10 @@ START_TEST(another_comparison_in_the_directory_is_refused)
                                        dir, "-q", "--no-report", NULL});
     ck_assert_msg(o.status == 0, "the same comparison resumed: %s", o.err);
     tu_output_free(&o);
-    tu_stormbench(&o, (const char *[]){"compare", scen, "--policies",
-                                       "none,immediate", "--seeds", "2",
-                                       "-o", dir, "-q", "--no-report",
-                                       "--force", NULL});
+    tu_stormbench(&o,
+                  (const char *[]){"compare", scen, "--policies",
+                                   "none,immediate", "--seeds", "2", "-o", dir,
+                                   "-q", "--no-report", "--force", NULL});
     ck_assert_msg(o.status == 0, "--force: %s", o.err);
     tu_output_free(&o);
 }
@@ -544,8 +539,7 @@ START_TEST(html_stands_alone)
     const char *dir = main_report();
     char *html = file_in(dir, "report.html");
     int svgs = 0, figures = 0;
-    for (const char *p = html; (p = strstr(p, "<svg class=\"sbc-frame\""));
-         p++)
+    for (const char *p = html; (p = strstr(p, "<svg class=\"sbc-frame\"")); p++)
         svgs++;
     for (const char *p = html; (p = strstr(p, "<figure")) != NULL; p++)
         figures++;
@@ -594,10 +588,12 @@ START_TEST(stability_map_tips_where_k_rho_passes_one)
 {
     char dir[1024];
     fresh_dir("cmp-map", dir, sizeof dir);
-    const char *argl[] = {"compare", tipping_path(), "--seeds", "3",
+    const char *argl[] = {"compare", tipping_path(),
+                          "--seeds", "3",
                           "--sweep", "load=0.3:0.9:0.15",
                           "--sweep", "policy.max_attempts=1:4:1",
-                          "-o", dir, "-q", NULL};
+                          "-o",      dir,
+                          "-q",      NULL};
     tu_output o;
     tu_stormbench(&o, argl);
     ck_assert_msg(o.status == 0, "%s", o.err);
@@ -613,7 +609,7 @@ START_TEST(stability_map_tips_where_k_rho_passes_one)
     ck_assert_str_eq(c.cell[9][lc], "0.75");
     char *json = file_in(dir, "summary.json");
     ck_assert_msg(strstr(json, "\"load\": 0.45,"), "no load 0.45 in "
-                  "summary.json's points");
+                                                   "summary.json's points");
     free(json);
     int judged = 0;
     for (int r = 0; r < c.n_rows; r++) {
@@ -624,9 +620,10 @@ START_TEST(stability_map_tips_where_k_rho_passes_one)
         if (kr > 0.85 && kr < 1.25)
             continue;
         judged++;
-        ck_assert_msg(stuck == (kr > 1), "load %.2f, %d attempts (k rho = "
-                      "%.2f): %s", rho, k, kr,
-                      stuck ? "did not recover" : "recovered");
+        ck_assert_msg(stuck == (kr > 1),
+                      "load %.2f, %d attempts (k rho = "
+                      "%.2f): %s",
+                      rho, k, kr, stuck ? "did not recover" : "recovered");
     }
     ck_assert_int_ge(judged, 40);
     /* The report draws the map: its page, its key, its axes. */
@@ -648,13 +645,16 @@ START_TEST(stability_map_tips_where_k_rho_passes_one)
     ck_assert_msg(strstr(text, "by policy.max_attempts: 1: no seed tipped"),
                   "%s", text);
     ck_assert_msg(strstr(text, "; 2: most seeds tip from offered load 0.6 "
-                               "up"), "%s", text);
+                               "up"),
+                  "%s", text);
     ck_assert_msg(strstr(text, "; 3: most seeds tip from offered load 0.45 "
-                               "up"), "%s", text);
+                               "up"),
+                  "%s", text);
     ck_assert_msg(strstr(text, "; 4: most seeds tip from offered load 0.3 "
                                "up") ||
                       strstr(text, "; 4: most seeds tip from offered load "
-                                   "0.45 up"), "%s", text);
+                                   "0.45 up"),
+                  "%s", text);
     ck_assert_msg(strstr(text, "every cell is bistable"), "%s", text);
     free(text);
     free(c.text);
@@ -691,8 +691,9 @@ START_TEST(resumed_runs_only_what_is_missing)
     compare(dir, (const char *[]){"--run", "0", "--run", "7", NULL}, 0);
     ck_assert_int_eq(count_runs(dir), 2);
     ck_assert(!exists(dir, "summary.json"));
-    const char *argl[] = {"compare", tipping_path(), "--policies", policies_arg,
-                          "--seeds", "5", "-o", dir, NULL};
+    const char *argl[] = {
+        "compare", tipping_path(), "--policies", policies_arg, "--seeds",
+        "5",       "-o",           dir,          NULL};
     tu_output o;
     tu_stormbench(&o, argl);
     ck_assert_msg(o.status == 0, "%s", o.err);
@@ -736,9 +737,10 @@ START_TEST(interrupted_then_resumed)
     int saved = count_runs(dir);
     ck_assert_msg(saved > 0 && saved < 600, "%d runs saved", saved);
     ck_assert(!exists(dir, "summary.json"));
-    const char *more[] = {"compare", tipping_path(), "--policies", policies_arg,
-                          "--seeds", "200", "-j", "2", "-q", "-o", NULL,
-                          "--no-report", NULL};
+    const char *more[] = {
+        "compare", tipping_path(), "--policies", policies_arg, "--seeds",
+        "200",     "-j",           "2",          "-q",         "-o",
+        NULL,      "--no-report",  NULL};
     const char *argl[13];
     memcpy(argl, more, sizeof more);
     argl[10] = dir;
@@ -795,8 +797,8 @@ START_TEST(emitted_jobs_then_merge)
     tu_output o;
     tu_stormbench(&o, alone);
     ck_assert_int_eq(o.status, 2);
-    ck_assert_msg(strstr(o.err, "missing") || strstr(o.err, "not found"),
-                  "%s", o.err);
+    ck_assert_msg(strstr(o.err, "missing") || strstr(o.err, "not found"), "%s",
+                  o.err);
     tu_output_free(&o);
     ck_assert(!exists(dir, "summary.json"));
     const char *both[] = {"merge", dir, other, "-q", NULL};
@@ -857,9 +859,11 @@ START_TEST(tiers_carry_the_amplification_down_the_chain)
 {
     char dir[1024];
     fresh_dir("cmp-tiers", dir, sizeof dir);
-    const char *argl[] = {"compare", "tier-amplification", "--policies",
-                          "immediate,none", "--seeds", "3", "-o", dir,
-                          "-q", NULL};
+    const char *argl[] = {"compare",    "tier-amplification",
+                          "--policies", "immediate,none",
+                          "--seeds",    "3",
+                          "-o",         dir,
+                          "-q",         NULL};
     tu_output o;
     tu_stormbench(&o, argl);
     ck_assert_msg(o.status == 0, "compare: %s", o.err);
@@ -870,8 +874,9 @@ START_TEST(tiers_carry_the_amplification_down_the_chain)
         char seed_s[8], csv_path[1200];
         snprintf(seed_s, sizeof seed_s, "%d", seed);
         snprintf(csv_path, sizeof csv_path, "%s/run%d.csv", dir, seed);
-        const char *run[] = {"run", "tier-amplification", "--seed", seed_s,
-                             "--csv", csv_path, NULL};
+        const char *run[] = {
+            "run", "tier-amplification", "--seed", seed_s, "--csv", csv_path,
+            NULL};
         tu_stormbench(&o, run);
         tu_output_free(&o);
         char *csv_text = tu_read_file(csv_path);
@@ -895,8 +900,8 @@ START_TEST(tiers_carry_the_amplification_down_the_chain)
                             1e-9 * whole);
     ck_assert_double_eq_tol(tu_json_number(at, "during_amplification.mean"),
                             during, 1e-9 * during);
-    ck_assert_double_eq_tol(tu_json_number(at, "peak_amplification.mean"),
-                            peak, 1e-4);
+    ck_assert_double_eq_tol(tu_json_number(at, "peak_amplification.mean"), peak,
+                            1e-4);
     /* The scenario's arithmetic: in the outage a request's 4 attempts at
      * front become 4 x 4 = 16 at api and 4 x 4 x 4 = 64 at db.  Requests
      * offered in the last 0.2 s of it (4 attempts of 50 ms at front) meet
@@ -924,13 +929,13 @@ START_TEST(tiers_carry_the_amplification_down_the_chain)
      * against immediate, as the table prints them (before, it weighed the
      * clients' figures alone and named no tier). */
     char want[400];
-    snprintf(want, sizeof want, "Service tiers: at db, the deepest of 3 "
+    snprintf(want, sizeof want,
+             "Service tiers: at db, the deepest of 3 "
              "tiers, each request the clients offered became %.1f attempts "
              "during the faults with none (the fewest; no retries at the "
-             "clients), against %.1f with immediate (the most)", dn,
-             tu_json_number(at, "during_amplification.mean"));
-    ck_assert_msg(strstr(md, want) != NULL, "no '%s' in the bottom line",
-                  want);
+             "clients), against %.1f with immediate (the most)",
+             dn, tu_json_number(at, "during_amplification.mean"));
+    ck_assert_msg(strstr(md, want) != NULL, "no '%s' in the bottom line", want);
     ck_assert_ptr_nonnull(strstr(md, "replace the clients' policy only"));
     ck_assert_ptr_nonnull(strstr(md, "| db | attempts per request during "
                                      "the faults (x) |"));

@@ -59,19 +59,21 @@ static void build(void)
     }
     report_series s[2] = {{"alpha", t, a, NULL, NULL, 101, 4, 0, false, NULL},
                           {"beta", t, b, NULL, NULL, 101, 5, 0, false, NULL}};
-    report_lines l = {"Load", "time (s)", "load (req/s)", s, 2, NULL, 0,
-                      false, NAN, NAN, false, 0, NULL, NULL};
+    report_lines l = {"Load", "time (s)", "load (req/s)", s,   2,
+                      NULL,   0,          false,          NAN, NAN,
+                      false,  0,          NULL,           NULL};
     report_heading(r, 1, "Charts");
     report_lines_add(r, &l);
     static const char *labels[2] = {"bar-a", "bar-b"};
     static const double v[2] = {3, 12.5}, lo[2] = {2, 10}, hi[2] = {4, 15};
-    report_bars bars = {"Recovery", "recovery (s)", 2, labels, v, lo, hi,
-                        NULL, NULL, 0};
+    report_bars bars = {"Recovery", "recovery (s)", 2,    labels, v, lo,
+                        hi,         NULL,           NULL, 0};
     report_bars_add(r, &bars);
     static const uint32_t k[2] = {0, 2}, n[2] = {5, 5};
     static const double mv[2] = {1.5, 4};
-    report_map m = {"Map", "load", "attempts", 2, 1, (double[]){0.5, 0.6},
-                    (double[]){3}, k, n, mv, "s"};
+    report_map m = {
+        "Map",         "load", "attempts", 2,  1,  (double[]){0.5, 0.6},
+        (double[]){3}, k,      n,          mv, "s"};
     report_map_add(r, &m);
     ck_assert_msg(report_close(r, &e) == 0, "%s", e.msg);
 }
@@ -136,7 +138,8 @@ START_TEST(script_is_wired)
     for (char *q; (q = strstr(res, "&quot;")) != NULL;)
         memmove(q + 1, q + 6, strlen(q + 6) + 1), *q = '"';
     ck_assert_msg(strstr(res, "\"tip\":\"50 salpha: 250 req/sbeta: 40 "
-                              "req/s\""), "%s", res);
+                              "req/s\""),
+                  "%s", res);
     ck_assert_msg(strstr(res, "\"hidden0\":true"), "%s", res);
     ck_assert_msg(strstr(res, "\"pressed0\":\"false\""), "%s", res);
     const char *z = strstr(res, "\"zoom\":[");
@@ -161,7 +164,8 @@ START_TEST(script_is_wired)
     char *h = tu_read_file(html);
     ck_assert_msg(strstr(h, "load 0.6, attempts 3: 2 of 5 seeds never "
                             "recovered (40 %, 95 % CI 12-77 %): bistable; "
-                            "mean recovery of the 3 others 4 s"), "%s", h);
+                            "mean recovery of the 3 others 4 s"),
+                  "%s", h);
     free(h);
 }
 END_TEST
@@ -173,8 +177,8 @@ static long colour_pixels(cairo_surface_t *s, int r, int g, int b)
     long n = 0;
     for (int y = 0; y < cairo_image_surface_get_height(s); y++)
         for (int x = 0; x < cairo_image_surface_get_width(s); x++) {
-            uint32_t p = *(const uint32_t *)(const void *)(d + y * stride +
-                                                           x * 4);
+            uint32_t p =
+                *(const uint32_t *)(const void *)(d + y * stride + x * 4);
             n += abs((int)((p >> 16) & 255) - r) < 30 &&
                  abs((int)((p >> 8) & 255) - g) < 30 &&
                  abs((int)(p & 255) - b) < 30;
@@ -211,10 +215,9 @@ START_TEST(screenshot_shows_the_script_at_work)
     long red0 = colour_pixels(plain, 213, 94, 0);
     long blue1 = colour_pixels(test, 0, 114, 178);
     long red1 = colour_pixels(test, 213, 94, 0);
-    ck_assert_msg(blue0 > 800 && red0 > 800, "lines: %ld blue, %ld red",
-                  blue0, red0);
-    ck_assert_msg(blue1 < blue0 / 10, "hidden: %ld blue of %ld", blue1,
-                  blue0);
+    ck_assert_msg(blue0 > 800 && red0 > 800, "lines: %ld blue, %ld red", blue0,
+                  red0);
+    ck_assert_msg(blue1 < blue0 / 10, "hidden: %ld blue of %ld", blue1, blue0);
     ck_assert_msg(red1 > red0 / 2, "beta kept: %ld of %ld", red1, red0);
     cairo_surface_destroy(plain);
     cairo_surface_destroy(test);

@@ -101,8 +101,8 @@ static void save_run(const fixture *f, const char *dir, int pol, uint32_t sd,
     runfile_buf buf = {0};
     sb_err e;
     ck_assert_msg(runfile_write(&buf, path, f->plan.fingerprint,
-                                f->plan.policies[pol].label, &r, s,
-                                &e) == 0, "%s", e.msg);
+                                f->plan.policies[pol].label, &r, s, &e) == 0,
+                  "%s", e.msg);
     runfile_buf_free(&buf);
     free(s);
 }
@@ -121,13 +121,12 @@ static void report_of(bool pipeline, char **text, char **html)
     const char *dirs[1] = {dir};
     compare_result *res;
     sb_err e;
-    ck_assert_msg(compare_load(&f->plan, dirs, 1, &res, &e) == 0, "%s",
-                  e.msg);
+    ck_assert_msg(compare_load(&f->plan, dirs, 1, &res, &e) == 0, "%s", e.msg);
     char pdf[1200], htm[1200];
     snprintf(pdf, sizeof pdf, "%s/report.pdf", dir);
     snprintf(htm, sizeof htm, "%s/report.html", dir);
-    ck_assert_msg(compare_report_write(res, dirs, 1, pdf, htm, &e) == 0,
-                  "%s", e.msg);
+    ck_assert_msg(compare_report_write(res, dirs, 1, pdf, htm, &e) == 0, "%s",
+                  e.msg);
     *text = tu_tool_output(SB_PDFTOTEXT, (const char *[]){pdf, "-", NULL});
     *html = tu_read_file(htm);
     ck_assert_ptr_nonnull(*html);

@@ -31,10 +31,10 @@ START_TEST(storm_judged_a_window_after_the_trigger)
     char dir[1024];
     snprintf(dir, sizeof dir, "%s", tu_temp_path("risk-storm"));
     tu_output o;
-    tu_stormbench(&o, (const char *[]){"risk", TU_SOURCE("scenarios/retry-storm.ini"),
-                                       "--horizon", "300s", "--storm-window",
-                                       "120s", "--max-runs", "3", "-q", "-o",
-                                       dir, NULL});
+    tu_stormbench(
+        &o, (const char *[]){"risk", TU_SOURCE("scenarios/retry-storm.ini"),
+                             "--horizon", "300s", "--storm-window", "120s",
+                             "--max-runs", "3", "-q", "-o", dir, NULL});
     ck_assert_msg(o.status == 0, "%s", o.err);
     tu_output_free(&o);
     char *j = risk_json(dir);
@@ -60,7 +60,8 @@ START_TEST(no_storm_without_retries)
     char dir[1024];
     snprintf(dir, sizeof dir, "%s", tu_temp_path("risk-none"));
     tu_output o;
-    tu_stormbench(&o, (const char *[]){"risk", TU_SOURCE("scenarios/retry-storm.ini"),
+    tu_stormbench(&o, (const char *[]){"risk",
+                                       TU_SOURCE("scenarios/retry-storm.ini"),
                                        "--policy", "none", "--horizon", "300s",
                                        "--storm-window", "120s", "--max-runs",
                                        "5", "-o", dir, NULL});
@@ -92,13 +93,12 @@ START_TEST(mixed_runs_same_bytes_and_replay)
     const char *dirs[2] = {d1, d2}, *jobs[2] = {"1", "2"};
     for (int i = 0; i < 2; i++) {
         tu_output o;
-        tu_stormbench(&o, (const char *[]){
-                              "risk",
-                              TU_SOURCE("scenarios/metastable-tipping.ini"),
-                              "--set", "fault.outage.duration=0.9s",
-                              "--horizon", "240s", "--storm-window", "100s",
-                              "--max-runs", "12", "-j", jobs[i], "-q", "-o",
-                              dirs[i], NULL});
+        tu_stormbench(&o,
+                      (const char *[]){
+                          "risk", TU_SOURCE("scenarios/metastable-tipping.ini"),
+                          "--set", "fault.outage.duration=0.9s", "--horizon",
+                          "240s", "--storm-window", "100s", "--max-runs", "12",
+                          "-j", jobs[i], "-q", "-o", dirs[i], NULL});
         ck_assert_msg(o.status == 0, "%s", o.err);
         tu_output_free(&o);
     }
@@ -153,9 +153,8 @@ START_TEST(first_storm_keeps_policy_from)
     snprintf(dir, sizeof dir, "%s", tu_temp_path("risk-from"));
     tu_output o;
     tu_stormbench(&o, (const char *[]){"risk", path, "--horizon", "300s",
-                                       "--storm-window", "120s",
-                                       "--max-runs", "1", "-q", "-o", dir,
-                                       NULL});
+                                       "--storm-window", "120s", "--max-runs",
+                                       "1", "-q", "-o", dir, NULL});
     ck_assert_msg(o.status == 0, "%s", o.err);
     tu_output_free(&o);
     char *j = risk_json(dir);
@@ -173,12 +172,11 @@ START_TEST(first_storm_keeps_policy_from)
     const char *next = strstr(pol + 1, "\n["), *name = strstr(pol, "\nname");
     ck_assert_msg(name == NULL || name > next, "a stack named:\n%s", text);
     free(text);
-    char *a = tu_run_json_tail("from-storm-a.json",
-                            (const char *[]){storm, NULL});
-    char *b = tu_run_json_tail("from-storm-b.json",
-                            (const char *[]){path, "--set",
-                                             "scenario.duration=190s",
-                                             NULL});
+    char *a =
+        tu_run_json_tail("from-storm-a.json", (const char *[]){storm, NULL});
+    char *b = tu_run_json_tail(
+        "from-storm-b.json",
+        (const char *[]){path, "--set", "scenario.duration=190s", NULL});
     ck_assert_msg(strcmp(a, b) == 0, "first-storm.ini runs differently");
     ck_assert(tu_json_number(a, "amplification") > 3);
     free(a);
@@ -237,8 +235,8 @@ END_TEST
  *    every run is a storm judged 30 s after the baseline was known, at
  *    80 s (50 s before: the same detector).
  * Both 3 of 3 or 0 of 3 by a wide margin. */
-static void no_fault_case(const char *name, const char *after,
-                          double tipped, double judged_at)
+static void no_fault_case(const char *name, const char *after, double tipped,
+                          double judged_at)
 {
     char csv[1024], ini[2048], dir[1024], file[64];
     snprintf(file, sizeof file, "%s.csv", name);
@@ -257,15 +255,15 @@ static void no_fault_case(const char *name, const char *after,
     snprintf(path, sizeof path, "%s", tu_write_temp(file, ini));
     snprintf(dir, sizeof dir, "%s", tu_temp_path(name));
     tu_output o;
-    tu_stormbench(&o, (const char *[]){"risk", path, "--horizon", "120s",
-                                       "--storm-window", "30s", "--method",
-                                       "mc", "--max-runs", "3", "-q", "-o",
-                                       dir, NULL});
+    tu_stormbench(&o,
+                  (const char *[]){"risk", path, "--horizon", "120s",
+                                   "--storm-window", "30s", "--method", "mc",
+                                   "--max-runs", "3", "-q", "-o", dir, NULL});
     ck_assert_msg(o.status == 0, "%s", o.err);
     tu_output_free(&o);
     char *j = risk_json(dir);
-    ck_assert_msg(tu_json_number(j, "runs_tipped") == tipped, "%s: %s",
-                  name, j);
+    ck_assert_msg(tu_json_number(j, "runs_tipped") == tipped, "%s: %s", name,
+                  j);
     if (judged_at > 0)
         ck_assert_double_eq(tu_json_number(j, "first_storm.judged_at_s"),
                             judged_at);
@@ -316,11 +314,11 @@ static char *estimate(const char *ini, const char *method, const char *imp,
     char dir[1024];
     snprintf(dir, sizeof dir, "%s", tu_temp_path(name));
     tu_output o;
-    tu_stormbench(&o, (const char *[]){"risk", ini, "--horizon", "45s",
-                                       "--storm-window", "20s", "--method",
-                                       method, "--importance", imp,
-                                       "--max-runs", runs, "-j", "2", "-q",
-                                       "-o", dir, NULL});
+    tu_stormbench(&o,
+                  (const char *[]){"risk", ini, "--horizon", "45s",
+                                   "--storm-window", "20s", "--method", method,
+                                   "--importance", imp, "--max-runs", runs,
+                                   "-j", "2", "-q", "-o", dir, NULL});
     ck_assert_msg(o.status == 0, "%s", o.err);
     tu_output_free(&o);
     return risk_json(dir);
@@ -351,10 +349,14 @@ START_TEST(splitting_agrees_with_plain_monte_carlo)
         }
         double p2 = tu_json_number(sp, "probability"),
                lo2 = tu_json_number(sp, "lo"), hi2 = tu_json_number(sp, "hi");
-        ck_assert_msg(p2 >= lo1 && p2 <= hi1, "%s: splitting's %g outside "
-                      "plain Monte Carlo's [%g, %g]", imps[i], p2, lo1, hi1);
-        ck_assert_msg(p1 >= lo2 && p1 <= hi2, "%s: plain Monte Carlo's %g "
-                      "outside splitting's [%g, %g]", imps[i], p1, lo2, hi2);
+        ck_assert_msg(p2 >= lo1 && p2 <= hi1,
+                      "%s: splitting's %g outside "
+                      "plain Monte Carlo's [%g, %g]",
+                      imps[i], p2, lo1, hi1);
+        ck_assert_msg(p1 >= lo2 && p1 <= hi2,
+                      "%s: plain Monte Carlo's %g "
+                      "outside splitting's [%g, %g]",
+                      imps[i], p1, lo2, hi2);
         free(sp);
     }
     free(mc);
@@ -403,24 +405,22 @@ START_TEST(jobs_merge_to_the_same_bytes)
     snprintf(dir, sizeof dir, "%s", tu_temp_path("risk-jobs"));
     snprintf(out, sizeof out, "%s", tu_temp_path("risk-merged"));
     tu_output o;
-    const char *common[] = {"risk", ini, "--horizon", "45s",
-                            "--storm-window", "20s", "--method", "mc",
-                            "--max-runs", "300"};
-    tu_stormbench(&o, (const char *[]){common[0], common[1], common[2],
-                                       common[3], common[4], common[5],
-                                       common[6], common[7], common[8],
-                                       common[9], "-j", "2", "-q", "-o",
-                                       one, NULL});
+    const char *common[] = {"risk",           ini,   "--horizon", "45s",
+                            "--storm-window", "20s", "--method",  "mc",
+                            "--max-runs",     "300"};
+    tu_stormbench(&o, (const char *[]){
+                          common[0], common[1], common[2], common[3], common[4],
+                          common[5], common[6], common[7], common[8], common[9],
+                          "-j", "2", "-q", "-o", one, NULL});
     ck_assert_msg(o.status == 0, "%s", o.err);
     tu_output_free(&o);
     /* dir does not exist yet: --emit-jobs makes it, as a run makes its
      * -o (it said "No such file or directory" before). */
-    tu_stormbench(&o, (const char *[]){common[0], common[1], common[2],
-                                       common[3], common[4], common[5],
-                                       common[6], common[7], common[8],
-                                       common[9], "--runs-per-job", "70",
-                                       "--emit-jobs", jobs, "-q", "-o", dir,
-                                       NULL});
+    tu_stormbench(&o,
+                  (const char *[]){common[0], common[1], common[2], common[3],
+                                   common[4], common[5], common[6], common[7],
+                                   common[8], common[9], "--runs-per-job", "70",
+                                   "--emit-jobs", jobs, "-q", "-o", dir, NULL});
     ck_assert_msg(o.status == 0, "%s", o.err);
     tu_output_free(&o);
     run_jobs(jobs);
@@ -436,12 +436,12 @@ START_TEST(jobs_merge_to_the_same_bytes)
     ck_assert_int_eq(unlink(part), 0);
     tu_stormbench(&o, (const char *[]){"merge", dir, "-q", "-o", out, NULL});
     ck_assert_int_eq(o.status, 2);
-    ck_assert_msg(strstr(o.err, "run 140 ") && strstr(o.err, "--part 2"),
-                  "%s", o.err);
+    ck_assert_msg(strstr(o.err, "run 140 ") && strstr(o.err, "--part 2"), "%s",
+                  o.err);
     tu_output_free(&o);
     /* splitting's runs share its pilot's levels: not in jobs */
-    tu_stormbench(&o, (const char *[]){"risk", ini, "--emit-jobs", jobs,
-                                       "-o", dir, NULL});
+    tu_stormbench(&o, (const char *[]){"risk", ini, "--emit-jobs", jobs, "-o",
+                                       dir, NULL});
     ck_assert_int_eq(o.status, 2);
     ck_assert_msg(strstr(o.err, "--method mc"), "%s", o.err);
     tu_output_free(&o);

@@ -131,9 +131,9 @@ START_TEST(normal_quantile_inverts_the_cdf)
          * density exp(-z^2/2)/sqrt(2 pi); below p = 1e-12 little of p
          * survives in 1 - p. */
         if (p > 1e-12)
-            ck_assert_double_eq_tol(
-                rng_normal_quantile(1.0 - p), -z,
-                1e-14 + 1e-15 * 2.50662827463 * exp(z * z / 2));
+            ck_assert_double_eq_tol(rng_normal_quantile(1.0 - p), -z,
+                                    1e-14 +
+                                        1e-15 * 2.50662827463 * exp(z * z / 2));
     }
 }
 END_TEST
@@ -172,9 +172,12 @@ START_TEST(draws_are_pure_functions)
     ck_assert_uint_ne(rng_at(rng_key(5, 6, 7), 8), rng_at(rng_key(5, 6, 7), 9));
     ck_assert_uint_ne(rng_key(5, 6, 7), rng_key(5, 7, 7));
     /* Attempt counters never collide within a request. */
-    ck_assert_uint_ne(rng_attempt_counter(3, 1, 0), rng_attempt_counter(3, 2, 0));
-    ck_assert_uint_ne(rng_attempt_counter(3, 1, 1), rng_attempt_counter(3, 1, 0));
-    ck_assert_uint_ne(rng_attempt_counter(3, 1, 0), rng_attempt_counter(4, 1, 0));
+    ck_assert_uint_ne(rng_attempt_counter(3, 1, 0),
+                      rng_attempt_counter(3, 2, 0));
+    ck_assert_uint_ne(rng_attempt_counter(3, 1, 1),
+                      rng_attempt_counter(3, 1, 0));
+    ck_assert_uint_ne(rng_attempt_counter(3, 1, 0),
+                      rng_attempt_counter(4, 1, 0));
 }
 END_TEST
 

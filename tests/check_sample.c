@@ -207,8 +207,8 @@ static void setup_cases(void)
                                                       .hi_ns = 1 * ms});
     /* latencies.txt: 10, 20, 20, 50, 100 ms, each drawn 1 in 5: mean
      * 40 ms, variance (30^2 + 2 x 20^2 + 10^2 + 60^2) / 5 = 1080 ms^2. */
-    cases[n++] = file_case("empirical(" TU_SOURCE("tests/data/latencies.txt")
-                           ")", 40e6, 1080e12);
+    cases[n++] = file_case(
+        "empirical(" TU_SOURCE("tests/data/latencies.txt") ")", 40e6, 1080e12);
     cases[n++] = prometheus_case(
         "histogram(" TU_SOURCE("tests/data/prometheus-histogram.txt") ")");
 }

@@ -23,8 +23,8 @@ static void read_default(const key_row *k, key_section s, void *base,
     static scenario sc;
     sb_err e;
     load ld = {.path = "(default)", .e = &e, .sc = &sc};
-    keys_target t = {.section = s, .name = "section", .base = base,
-                     .fault_bit = fault_bit};
+    keys_target t = {
+        .section = s, .name = "section", .base = base, .fault_bit = fault_bit};
     memset(&def, 0, sizeof def);
     snprintf(def.value, sizeof def.value, "%s", k->def);
     ck_assert_msg(k->parse(&ld, k, &def, &t) == 0, "%s: default '%s': %s",
@@ -111,15 +111,15 @@ START_TEST(loader_defaults_read)
     fault_cfg f;
     memset(&f, 0, sizeof f);
     f.type = FAULT_RATE_LIMIT;
-    read_default(keys_find(KS_FAULT, "burst", 1u << FAULT_RATE_LIMIT),
-                 KS_FAULT, &f, 1u << FAULT_RATE_LIMIT);
+    read_default(keys_find(KS_FAULT, "burst", 1u << FAULT_RATE_LIMIT), KS_FAULT,
+                 &f, 1u << FAULT_RATE_LIMIT);
     ck_assert_uint_eq(f.burst, 1);
     f.mode = CUT_BLACKHOLE;
-    read_default(keys_find(KS_FAULT, "mode", 1u << FAULT_OUTAGE), KS_FAULT,
-                 &f, 1u << FAULT_OUTAGE);
+    read_default(keys_find(KS_FAULT, "mode", 1u << FAULT_OUTAGE), KS_FAULT, &f,
+                 1u << FAULT_OUTAGE);
     ck_assert_int_eq(f.mode, CUT_REFUSE);
-    read_default(keys_find(KS_FAULT, "mode", 1u << FAULT_PARTITION),
-                 KS_FAULT, &f, 1u << FAULT_PARTITION);
+    read_default(keys_find(KS_FAULT, "mode", 1u << FAULT_PARTITION), KS_FAULT,
+                 &f, 1u << FAULT_PARTITION);
     ck_assert_int_eq(f.mode, CUT_BLACKHOLE);
 }
 END_TEST
@@ -204,13 +204,15 @@ START_TEST(readme_documents_every_key_and_default)
             ck_assert_msg(mentions(text, len, quoted) ||
                               (more && mentions(more, len2, quoted)),
                           "README.md does not name %s in the section of "
-                          "its key (%.40s)", quoted, text);
+                          "its key (%.40s)",
+                          quoted, text);
             if (k[i].def == NULL ||
                 !table_default(text, len, k[i].name, cell, sizeof cell))
                 continue;
             ck_assert_msg(strcmp(cell, k[i].def) == 0,
                           "README.md gives %s the default '%s', the key "
-                          "table '%s'", quoted, cell, k[i].def);
+                          "table '%s'",
+                          quoted, cell, k[i].def);
             tabled++;
         }
     }

@@ -40,7 +40,7 @@ static const struct {
     {"retry-after", {NULL}},
     {"poison-data", {NULL}},
     {"breaker-outage", {NULL}},
-    {"brownout", {NULL}},   /* wasted_max is a share of 300 s of work */
+    {"brownout", {NULL}}, /* wasted_max is a share of 300 s of work */
     {"deadline-bound", {NULL}},
     {"partial-partition", {NULL}},
     {"hot-record", {NULL}},
@@ -81,8 +81,8 @@ static run run_scenario(const char *name, const char *const *extra)
     snprintf(json, sizeof json, "%s", tu_temp_path(tag));
     snprintf(tag, sizeof tag, "lib-%s.csv", name);
     snprintf(csv, sizeof csv, "%s", tu_temp_path(tag));
-    const char *argl[32] = {"run",   file,  "--no-timing", "-q", "--json",
-                            json,    "--csv", csv};
+    const char *argl[32] = {"run",    file, "--no-timing", "-q",
+                            "--json", json, "--csv",       csv};
     int n = 8;
     for (int i = 0; extra && extra[i]; i++) {
         ck_assert_int_lt(n, 31);
@@ -187,8 +187,8 @@ END_TEST
 START_TEST(every_scenario_meets_its_expect)
 {
     run r = run_scenario(library[_i].name, library[_i].set);
-    ck_assert_msg(r.status == 0, "%s: exit %d\n%s", library[_i].name,
-                  r.status, r.err);
+    ck_assert_msg(r.status == 0, "%s: exit %d\n%s", library[_i].name, r.status,
+                  r.err);
     run_free(&r);
 }
 END_TEST
@@ -260,9 +260,14 @@ START_TEST(tipping_point_sweep)
     for (int seed = 1; seed <= 3; seed++) {
         char s[8];
         snprintf(s, sizeof s, "%d", seed);
-        const char *extra[] = {"--no-expect", "--seed", s, "--set",
-                               sweep[_i].duration, "--set",
-                               "scenario.duration=150s", NULL};
+        const char *extra[] = {"--no-expect",
+                               "--seed",
+                               s,
+                               "--set",
+                               sweep[_i].duration,
+                               "--set",
+                               "scenario.duration=150s",
+                               NULL};
         run r = run_scenario("metastable-tipping", extra);
         ck_assert_int_eq(r.status, 0);
         ck_assert_msg(tu_json_is_true(r.json, "metastable") ==
@@ -271,8 +276,7 @@ START_TEST(tipping_point_sweep)
                       sweep[_i].duration, seed, sweep[_i].metastable);
         if (!sweep[_i].metastable)
             /* Recovered within the first few buckets after the fault. */
-            ck_assert_double_le(tu_json_number(r.json, "recovery_time_s"),
-                                5.0);
+            ck_assert_double_le(tu_json_number(r.json, "recovery_time_s"), 5.0);
         run_free(&r);
     }
 }
@@ -326,8 +330,7 @@ START_TEST(duplicate_writes_by_hand)
 {
     run r = run_scenario("duplicate-writes", NULL);
     ck_assert_int_eq(r.status, 0);
-    ck_assert_double_eq_tol(tu_json_number(r.json, "duplicates"), 446.4,
-                            100.0);
+    ck_assert_double_eq_tol(tu_json_number(r.json, "duplicates"), 446.4, 100.0);
     run_free(&r);
     const char *keyed[] = {"--set", "clients.idempotency_keys=true", NULL};
     r = run_scenario("duplicate-writes", keyed);
@@ -438,10 +441,8 @@ START_TEST(breaker_outage_cuts_attempts)
     ck_assert_double_gt(a_plain, 100.0 * a_brk);
     /* Within one cooldown of the end, every breaker has closed. */
     ck_assert_double_le(tu_json_number(brk.json, "recovery_time_s"), 30.0);
-    ck_assert_double_eq(csv_span(brk.csv, "open_breakers", 335, 340).max,
-                        20.0);
-    ck_assert_double_eq(csv_span(brk.csv, "open_breakers", 370, 480).max,
-                        0.0);
+    ck_assert_double_eq(csv_span(brk.csv, "open_breakers", 335, 340).max, 20.0);
+    ck_assert_double_eq(csv_span(brk.csv, "open_breakers", 370, 480).max, 0.0);
     run_free(&brk);
     run_free(&plain);
 }
@@ -473,8 +474,7 @@ START_TEST(brownout_latency_becomes_load)
     span busy = csv_span(storm.csv, "busy_workers", 100.0, 150.0);
     ck_assert_double_eq_tol(calm.sum / calm.rows, 10.0, 1.0);
     ck_assert_double_gt(busy.sum / busy.rows, 15.5);
-    ck_assert_double_lt(tu_json_number(bare.json, "server.utilization"),
-                        0.7);
+    ck_assert_double_lt(tu_json_number(bare.json, "server.utilization"), 0.7);
     /* In the spike's 20 s, 62 % of 2000 requests fail without retries. */
     double failed = tu_json_number(bare.json, "failures.total");
     ck_assert_double_eq_tol(failed, 0.62 * 2000, 150.0);
@@ -594,8 +594,7 @@ END_TEST
 
 /* A step's figure in the run's JSON: "KEY" of the step named `step` in
  * the pipeline's "steps" array. */
-static double step_number(const char *json, const char *step,
-                          const char *key)
+static double step_number(const char *json, const char *step, const char *key)
 {
     char name[96];
     snprintf(name, sizeof name, "\"name\": \"%s\"", step);
@@ -644,12 +643,12 @@ START_TEST(nightly_alert_arithmetic)
     ck_assert_double_eq_tol(tu_json_number(r.json, "pipeline.alerts_log") /
                                 calls,
                             0.75, 5 * 0.0025);
-    ck_assert_double_eq_tol(
-        tu_json_number(r.json, "pipeline.alerts_warning") / calls, 0.125,
-        5 * 0.0016);
-    ck_assert_double_eq_tol(
-        tu_json_number(r.json, "pipeline.alerts_critical") / calls, 0.0625,
-        5 * 0.0012);
+    ck_assert_double_eq_tol(tu_json_number(r.json, "pipeline.alerts_warning") /
+                                calls,
+                            0.125, 5 * 0.0016);
+    ck_assert_double_eq_tol(tu_json_number(r.json, "pipeline.alerts_critical") /
+                                calls,
+                            0.0625, 5 * 0.0012);
     ck_assert_double_eq_tol(step_number(r.json, "enrich", "attempts") / calls,
                             1.875, 0.02);
     run_free(&r);
@@ -670,8 +669,7 @@ START_TEST(nightly_continue_against_fail_fast)
     ck_assert(fabs(partial - 25.0) < 5 * 4.8);
     ck_assert_double_eq(tu_json_number(ff.json, "pipeline.failed"), partial);
     ck_assert_double_eq(step_number(co.json, "report", "calls"), 400);
-    ck_assert_double_eq(step_number(ff.json, "report", "calls"),
-                        400 - partial);
+    ck_assert_double_eq(step_number(ff.json, "report", "calls"), 400 - partial);
     ck_assert_double_eq(step_number(co.json, "load", "skipped"), partial);
     run_free(&co);
     run_free(&ff);
@@ -727,8 +725,8 @@ START_TEST(batch_partial_against_whole_batch)
     ck_assert_double_eq(tu_json_number(wb.json, "pipeline.alerts_critical"),
                         200 - done);
 
-    const char *plan[] = {"--set", "pipeline.on_failure=fail_fast",
-                          "--policy", "plan", NULL};
+    const char *plan[] = {"--set", "pipeline.on_failure=fail_fast", "--policy",
+                          "plan", NULL};
     run pl = run_scenario("batch-ingestion", plan);
     ck_assert_double_eq(tu_json_number(pl.json, "pipeline.items_duplicated"),
                         0);

@@ -38,16 +38,19 @@ typedef struct bad_case {
 static const bad_case cases[] = {
     /* A crash of the job runners, with no runners to crash. */
     {"crash-without-pipeline",
-     BASE "[fault.oom]\ntype = crash\nstart = 1s\nduration = 1s\n", {NULL},
+     BASE "[fault.oom]\ntype = crash\nstart = 1s\nduration = 1s\n",
+     {NULL},
      "@F:12: [fault.oom] type: a crash strikes a pipeline's job runners, "
      "and this scenario has no [pipeline]"},
     /* The shape of the pipeline. */
-    {"no-steps", BASE "[pipeline]\non_failure = continue\n[step.a]\n",
+    {"no-steps",
+     BASE "[pipeline]\non_failure = continue\n[step.a]\n",
      {NULL},
      "@F:11: [pipeline] needs 'steps': the names of its [step.NAME] "
      "sections, in the order a job runs them, such as steps = extract, "
      "load"},
-    {"listed-without-section", BASE "[pipeline]\nsteps = a, b\n[step.a]\n",
+    {"listed-without-section",
+     BASE "[pipeline]\nsteps = a, b\n[step.a]\n",
      {NULL},
      "@F:12: [pipeline] steps: expected the names of [step.NAME] sections, "
      "but there is no [step.b] section, got 'a, b'"},
@@ -57,25 +60,33 @@ static const bad_case cases[] = {
      "@F:14: [step.b] is not run: [pipeline] steps (@F:12) does not list "
      "it; expected every [step.NAME] to be one of the steps, got steps = "
      "'a'"},
-    {"step-without-pipeline", BASE "[step.a]\ntimeout = 1s\n", {NULL},
+    {"step-without-pipeline",
+     BASE "[step.a]\ntimeout = 1s\n",
+     {NULL},
      "@F:11: [step.a] is a step of a pipeline, but the scenario has no "
      "[pipeline]; expected a [pipeline] section with steps = a (the steps "
      "in the order a job runs them)"},
     {"step-listed-twice",
-     BASE "[pipeline]\nsteps = a, b, a\n[step.a]\n[step.b]\n", {NULL},
+     BASE "[pipeline]\nsteps = a, b, a\n[step.a]\n[step.b]\n",
+     {NULL},
      "@F:12: [pipeline] steps: expected each step once, but 'a' is listed "
      "twice, got 'a, b, a'"},
-    {"step-name-with-space", BASE "[pipeline]\nsteps = a, b c\n[step.a]\n",
+    {"step-name-with-space",
+     BASE "[pipeline]\nsteps = a, b c\n[step.a]\n",
      {NULL},
      "@F:12: [pipeline] steps: expected a comma-separated list of step "
      "names (letters, digits, _ and -, at most 63 each), each the name of a "
      "[step.NAME] section, got 'a, b c'"},
-    {"steps-empty-item", BASE "[pipeline]\nsteps = a,,b\n[step.a]\n"
-                              "[step.b]\n", {NULL},
+    {"steps-empty-item",
+     BASE "[pipeline]\nsteps = a,,b\n[step.a]\n"
+          "[step.b]\n",
+     {NULL},
      "@F:12: [pipeline] steps: expected a comma-separated list of step "
      "names (letters, digits, _ and -, at most 63 each), each the name of a "
      "[step.NAME] section, got 'a,,b'"},
-    {"steps-empty", BASE "[pipeline]\nsteps =\n", {NULL},
+    {"steps-empty",
+     BASE "[pipeline]\nsteps =\n",
+     {NULL},
      "@F:12: [pipeline] steps: expected at least one step: the names of "
      "[step.NAME] sections, in the order they run, got ''"},
     {"seventeen-steps",
@@ -88,7 +99,8 @@ static const bad_case cases[] = {
      {NULL},
      "@F:12: [pipeline] steps: expected at most 16 steps, got 's1, s2, s3, "
      "s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, s17'"},
-    {"bad-step-section-name", BASE "[pipeline]\nsteps = a\n[step.a b]\n",
+    {"bad-step-section-name",
+     BASE "[pipeline]\nsteps = a\n[step.a b]\n",
      {NULL},
      "@F:13: unknown section [step.a b]; known sections: [scenario], "
      "[clients], [server], [policy], [expect], [fault.NAME], "
@@ -110,29 +122,37 @@ static const bad_case cases[] = {
      "steps, @F:7): a step's answers come from the queue model; a pipeline "
      "on the hot record is not supported yet, got 'hot_record'"},
     /* [pipeline]'s keys. */
-    {"pipeline-twice", PIPE "[pipeline]\n", {NULL},
+    {"pipeline-twice",
+     PIPE "[pipeline]\n",
+     {NULL},
      "@F:15: section [pipeline] appears twice (first at line 11)"},
     {"on-failure-word",
-     BASE "[pipeline]\nsteps = a\non_failure = retry\n[step.a]\n", {NULL},
+     BASE "[pipeline]\nsteps = a\non_failure = retry\n[step.a]\n",
+     {NULL},
      "@F:13: [pipeline] on_failure: expected one of "
      "fail_fast|continue|compensate|partial, got 'retry'"},
-    {"reruns-too-many", BASE "[pipeline]\nsteps = a\nreruns = 8\n[step.a]\n",
+    {"reruns-too-many",
+     BASE "[pipeline]\nsteps = a\nreruns = 8\n[step.a]\n",
      {NULL},
      "@F:13: [pipeline] reruns: expected a whole number from 0 to 7, got "
      "'8'"},
     {"rerun-delay-word",
-     BASE "[pipeline]\nsteps = a\nrerun_delay = soon\n[step.a]\n", {NULL},
+     BASE "[pipeline]\nsteps = a\nrerun_delay = soon\n[step.a]\n",
+     {NULL},
      "@F:13: [pipeline] rerun_delay: expected a duration with a unit (ns, "
      "us, ms, s, m, h), such as 250ms or 2s, got 'soon'"},
-    {"sla-negative", BASE "[pipeline]\nsteps = a\nsla = -1s\n[step.a]\n",
+    {"sla-negative",
+     BASE "[pipeline]\nsteps = a\nsla = -1s\n[step.a]\n",
      {NULL},
      "@F:13: [pipeline] sla: 'none' or: expected a non-negative duration, "
      "got '-1s'"},
     {"checkpoints-not-bool",
-     BASE "[pipeline]\nsteps = a\ncheckpoints = maybe\n[step.a]\n", {NULL},
+     BASE "[pipeline]\nsteps = a\ncheckpoints = maybe\n[step.a]\n",
+     {NULL},
      "@F:13: [pipeline] checkpoints: expected true or false, got 'maybe'"},
     {"warn-retry-zero",
-     BASE "[pipeline]\nsteps = a\nwarn_retry = 0\n[step.a]\n", {NULL},
+     BASE "[pipeline]\nsteps = a\nwarn_retry = 0\n[step.a]\n",
+     {NULL},
      "@F:13: [pipeline] warn_retry: expected a whole number from 1 to "
      "1000000, got '0'"},
     {"dead-letter-growth-zero",
@@ -141,69 +161,100 @@ static const bad_case cases[] = {
      "@F:13: [pipeline] dead_letter_growth: expected a whole number from 1 "
      "to 1000000, got '0'"},
     {"pipeline-unknown-key",
-     BASE "[pipeline]\nsteps = a\nstrategy = partial\n[step.a]\n", {NULL},
+     BASE "[pipeline]\nsteps = a\nstrategy = partial\n[step.a]\n",
+     {NULL},
      "@F:13: [pipeline] unknown key 'strategy'; known keys: steps, "
      "on_failure, checkpoints, reruns, rerun_delay, sla, warn_retry, "
      "dead_letter_growth"},
     /* [step.NAME]'s keys (line 15 is in [step.b]). */
-    {"step-timeout-zero", PIPE "timeout = 0s\n", {NULL},
+    {"step-timeout-zero",
+     PIPE "timeout = 0s\n",
+     {NULL},
      "@F:15: [step.b] timeout: expected a positive duration, got '0s'"},
-    {"step-service-bad", PIPE "service = gamma(1s)\n", {NULL},
+    {"step-service-bad",
+     PIPE "service = gamma(1s)\n",
+     {NULL},
      "@F:15: [step.b] service: expected a distribution: const(D), exp(D), "
      "lognormal(MEDIAN, SIGMA), normal(MEAN, SD), uniform(A, B), "
      "empirical(FILE), histogram(FILE) or a duration D, got 'gamma(1s)' "
      "(unknown distribution 'gamma')"},
-    {"step-transient-above-one", PIPE "transient = 1.5\n", {NULL},
+    {"step-transient-above-one",
+     PIPE "transient = 1.5\n",
+     {NULL},
      "@F:15: [step.b] transient: expected a probability between 0 and 1, "
      "or a percentage from 0% to 100%, got '1.5'"},
-    {"step-permanent-negative", PIPE "permanent = -0.1\n", {NULL},
+    {"step-permanent-negative",
+     PIPE "permanent = -0.1\n",
+     {NULL},
      "@F:15: [step.b] permanent: expected a probability between 0 and 1, "
      "or a percentage from 0% to 100%, got '-0.1'"},
-    {"step-defect-word", PIPE "defect = some\n", {NULL},
+    {"step-defect-word",
+     PIPE "defect = some\n",
+     {NULL},
      "@F:15: [step.b] defect: expected a probability between 0 and 1, or a "
      "percentage from 0% to 100%, got 'some'"},
-    {"step-items-negative", PIPE "items = -1\n", {NULL},
+    {"step-items-negative",
+     PIPE "items = -1\n",
+     {NULL},
      "@F:15: [step.b] items: expected a whole number from 0 to 1000000, "
      "got '-1'"},
-    {"step-item-defect-above-one", PIPE "items = 5\nitem_defect = 2\n",
+    {"step-item-defect-above-one",
+     PIPE "items = 5\nitem_defect = 2\n",
      {NULL},
      "@F:16: [step.b] item_defect: expected a probability between 0 and 1, "
      "or a percentage from 0% to 100%, got '2'"},
-    {"item-defect-without-items", PIPE "item_defect = 0.1\n", {NULL},
+    {"item-defect-without-items",
+     PIPE "item_defect = 0.1\n",
+     {NULL},
      "@F:15: [step.b] item_defect: expected 0 in a step that is not a "
      "batch (item_defect is the share of a batch's items with a defect; "
      "set items = N to make the step a batch of N items), got '0.1'"},
-    {"item-defect-with-items-zero", PIPE "items = 0\nitem_defect = 0.1\n",
+    {"item-defect-with-items-zero",
+     PIPE "items = 0\nitem_defect = 0.1\n",
      {NULL},
      "@F:16: [step.b] item_defect: expected 0 in a step that is not a "
      "batch (item_defect is the share of a batch's items with a defect; "
      "set items = N to make the step a batch of N items), got '0.1'"},
-    {"step-idempotent-not-bool", PIPE "idempotent = yes please\n", {NULL},
+    {"step-idempotent-not-bool",
+     PIPE "idempotent = yes please\n",
+     {NULL},
      "@F:15: [step.b] idempotent: expected true or false, got 'yes "
      "please'"},
-    {"step-independent-not-bool", PIPE "independent = 2\n", {NULL},
+    {"step-independent-not-bool",
+     PIPE "independent = 2\n",
+     {NULL},
      "@F:15: [step.b] independent: expected true or false, got '2'"},
-    {"step-undo-bad", PIPE "undo = exp(5)\n", {NULL},
+    {"step-undo-bad",
+     PIPE "undo = exp(5)\n",
+     {NULL},
      "@F:15: [step.b] undo: in 'exp(5)': expected a duration with a unit "
      "(ns, us, ms, s, m, h), such as 250ms or 2s, got '5' (no unit)"},
-    {"step-policy-empty", PIPE "policy =\n", {NULL},
+    {"step-policy-empty",
+     PIPE "policy =\n",
+     {NULL},
      "@F:15: [step.b] policy: expected a policy stack such as exponential "
      "or plan+token_bucket (leave the key out to run the run's own stack), "
      "got ''"},
-    {"step-plugin", PIPE "policy = exponential\nplugin = x.so\n", {NULL},
+    {"step-plugin",
+     PIPE "policy = exponential\nplugin = x.so\n",
+     {NULL},
      "@F:16: [step.b] plugin: a step's own stack runs built-in policies "
      "only (a plug-in is loaded by [policy] plugin, for the run's stack, "
      "which a step without policy = runs)"},
     /* A key that is no step key: a policy parameter only in a step with
      * a stack of its own. */
-    {"step-key-typo", PIPE "timeot = 1s\n", {NULL},
+    {"step-key-typo",
+     PIPE "timeot = 1s\n",
+     {NULL},
      "@F:15: [step.b] unknown key 'timeot' (did you mean 'timeout'?); "
      "known keys: policy, timeout, service, transient, permanent, defect, "
      "items, item_defect, idempotent, independent, undo; a policy "
      "parameter needs the step's own policy (policy = NAME): without one "
      "the step runs the run's stack, whose parameters are set in "
      "[policy]"},
-    {"parameter-without-own-policy", PIPE "base = 2s\n", {NULL},
+    {"parameter-without-own-policy",
+     PIPE "base = 2s\n",
+     {NULL},
      "@F:15: [step.b] unknown key 'base'; known keys: policy, timeout, "
      "service, transient, permanent, defect, items, item_defect, "
      "idempotent, independent, undo; a policy parameter needs the step's "
@@ -216,17 +267,24 @@ static const bad_case cases[] = {
      "@F:24: [step.b] k9: too many policy parameters for a step (at most "
      "8)"},
     /* --set reaches the pipeline, with the same checks. */
-    {"set-step-timeout", PIPE, {"--set", "step.a.timeout=0s", NULL},
+    {"set-step-timeout",
+     PIPE,
+     {"--set", "step.a.timeout=0s", NULL},
      "--set step.a.timeout=0s: [step.a] timeout: expected a positive "
      "duration, got '0s'"},
-    {"set-unlisted-step", PIPE, {"--set", "step.c.timeout=1s", NULL},
+    {"set-unlisted-step",
+     PIPE,
+     {"--set", "step.c.timeout=1s", NULL},
      "--set step.c.timeout=1s: [step.c] is not run: [pipeline] steps "
      "(@F:12) does not list it; expected every [step.NAME] to be one of "
      "the steps, got steps = 'a, b'"},
-    {"set-steps-without-section", PIPE, {"--set", "pipeline.steps=a,c", NULL},
+    {"set-steps-without-section",
+     PIPE,
+     {"--set", "pipeline.steps=a,c", NULL},
      "--set pipeline.steps=a,c: [pipeline] steps: expected the names of "
      "[step.NAME] sections, but there is no [step.c] section, got 'a,c'"},
-    {"set-step-without-pipeline", BASE,
+    {"set-step-without-pipeline",
+     BASE,
      {"--set", "step.a.timeout=1s", NULL},
      "--set step.a.timeout=1s: [step.a] is a step of a pipeline, but the "
      "scenario has no [pipeline]; expected a [pipeline] section with steps "
@@ -262,8 +320,8 @@ START_TEST(bad_pipeline_is_named_and_refused)
     argl[n] = NULL;
     tu_output o;
     tu_stormbench(&o, argl);
-    ck_assert_msg(o.status == 2, "%s: exit %d, stderr: %s", c->name,
-                  o.status, o.err);
+    ck_assert_msg(o.status == 2, "%s: exit %d, stderr: %s", c->name, o.status,
+                  o.err);
     ck_assert_str_eq(o.out, "");
     char msg[2048], want[2100];
     subst(c->message, path, msg, sizeof msg);
@@ -409,8 +467,7 @@ START_TEST(set_reaches_the_pipeline)
     ck_assert_str_eq(a->policy, "fixed");
     ck_assert_uint_eq(a->n_settings, 1);
     ck_assert_str_eq(a->settings[0].key, "delay");
-    ck_assert_str_eq(a->settings[0].origin,
-                     "--set step.a.delay=2s: [step.a]");
+    ck_assert_str_eq(a->settings[0].origin, "--set step.a.delay=2s: [step.a]");
 }
 END_TEST
 
@@ -426,15 +483,16 @@ START_TEST(a_bad_step_parameter_is_named)
              tu_write_temp("pipe-param.ini",
                            BASE "[pipeline]\nsteps = a\n[step.a]\n"
                                 "policy = immediate\nbogus = 3\n"));
-    snprintf(want, sizeof want, "%s:15: [step.a] bogus: policy 'immediate' "
-             "has no such parameter; its parameters are: max_attempts", p);
+    snprintf(want, sizeof want,
+             "%s:15: [step.a] bogus: policy 'immediate' "
+             "has no such parameter; its parameters are: max_attempts",
+             p);
     const char *cmds[2][4] = {{"validate", p, NULL}, {"run", p, "-q", NULL}};
     for (int k = 0; k < 2; k++) {
         tu_output o;
         tu_stormbench(&o, cmds[k]);
         ck_assert_int_eq(o.status, 2);
-        ck_assert_msg(strstr(o.err, want) != NULL, "%s: %s", cmds[k][0],
-                      o.err);
+        ck_assert_msg(strstr(o.err, want) != NULL, "%s: %s", cmds[k][0], o.err);
         tu_output_free(&o);
     }
 }

@@ -48,9 +48,15 @@ static const scenario *round_trip(const char *path)
     const char *plugins[SCENARIO_MAX_PLUGINS];
     for (int i = 0; i < a.n_plugins; i++)
         plugins[i] = a.plugins[i];
-    writer_extra x = {"written back\nby the test", a.policy, a.settings,
-                      a.n_settings, plugins, a.n_plugins, a.expect,
-                      a.n_expect, a.policy_from};
+    writer_extra x = {"written back\nby the test",
+                      a.policy,
+                      a.settings,
+                      a.n_settings,
+                      plugins,
+                      a.n_plugins,
+                      a.expect,
+                      a.n_expect,
+                      a.policy_from};
     if (write_and_load(&a.cfg, &x, &b, &e) != 0)
         ck_abort_msg("%s: %s", path, e.msg);
     /* Compared on copies: the caller reads b's origins. */
@@ -158,8 +164,7 @@ START_TEST(arrival_modes_round_trip)
     };
     for (int i = 0; i < 2; i++) {
         char path[1024];
-        snprintf(path, sizeof path, "%s",
-                 tu_write_temp("modes.ini", inis[i]));
+        snprintf(path, sizeof path, "%s", tu_write_temp("modes.ini", inis[i]));
         round_trip(path);
     }
 }
@@ -215,12 +220,11 @@ END_TEST
  * "name = ;t" by hand, and it read back empty). */
 START_TEST(a_value_starting_with_a_semicolon_round_trips)
 {
-    const char *ini =
-        "[scenario]\nname =;t\nduration = 60s\n"
-        "description =; odd, but it loads\n"
-        "[clients]\ncount = 10\nrate = 1/s\n"
-        "[server]\nworkers = 2\n"
-        "[policy]\nname = none\n";
+    const char *ini = "[scenario]\nname =;t\nduration = 60s\n"
+                      "description =; odd, but it loads\n"
+                      "[clients]\ncount = 10\nrate = 1/s\n"
+                      "[server]\nworkers = 2\n"
+                      "[policy]\nname = none\n";
     char path[1024];
     snprintf(path, sizeof path, "%s", tu_write_temp("semicolon.ini", ini));
     const scenario *b = round_trip(path);
@@ -305,11 +309,10 @@ END_TEST
  * service and an undo of 0 s are the same dist as none at all. */
 START_TEST(pipeline_defaults_round_trip)
 {
-    const char *ini =
-        "[scenario]\nname = pipe\nduration = 60s\n"
-        "[pipeline]\nsteps = only, zero\nsla = 0s\n"
-        "[step.only]\n"
-        "[step.zero]\nservice = 0s\nundo = 0s\n";
+    const char *ini = "[scenario]\nname = pipe\nduration = 60s\n"
+                      "[pipeline]\nsteps = only, zero\nsla = 0s\n"
+                      "[step.only]\n"
+                      "[step.zero]\nservice = 0s\nundo = 0s\n";
     char path[1024];
     snprintf(path, sizeof path, "%s", tu_write_temp("pipe-min.ini", ini));
     const scenario *b = round_trip(path);
@@ -341,15 +344,23 @@ START_TEST(names_as_long_as_allowed_are_kept_whole)
     static const char chain[] =
         "[scenario]\nname = long\nduration = 60s\n"
         "[clients]\ncount = 10\nrate = 1/s\n"
-        "[server]\nworkers = 4\nname = " NAME63("t") "\n"
-        "downstream = " NAME63("u") "\n"
-        "[server." NAME63("u") "]\nworkers = 2\n"
-        "[policy." NAME63("t") "]\nname = exponential\n"
-        "[expect." NAME63("u") "]\nutilization_max = 0.9\n"
-        "[fault." NAME63("f") "]\ntype = outage\nstart = 20s\n"
-        "duration = 5s\ntarget = " NAME63("u") "\n"
-        "[fault." NAME63("g") "]\ntype = latency\nstart = 30s\n"
-        "duration = 5s\ndelay = 1ms\n";
+        "[server]\nworkers = 4\nname = " NAME63(
+            "t") "\n"
+                 "downstream = " NAME63(
+                     "u") "\n"
+                          "[server." NAME63(
+                              "u") "]\nworkers = 2\n"
+                                   "[policy." NAME63(
+                                       "t") "]\nname = exponential\n"
+                                            "[expect." NAME63(
+                                                "u") "]\nutilization_max = 0.9\n"
+                                                     "[fault." NAME63(
+                                                         "f") "]\ntype = outage\nstart = 20s\n"
+                                                              "duration = 5s\ntarget = " NAME63(
+                                                                  "u") "\n"
+                                                                       "[fault." NAME63(
+                                                                           "g") "]\ntype = latency\nstart = 30s\n"
+                                                                                "duration = 5s\ndelay = 1ms\n";
     char path[1024];
     snprintf(path, sizeof path, "%s", tu_write_temp("long-chain.ini", chain));
     const scenario *b = round_trip(path);
@@ -364,9 +375,11 @@ START_TEST(names_as_long_as_allowed_are_kept_whole)
     ck_assert_str_eq(b->cfg.faults[1].name, NAME63("g"));
     static const char pipe[] =
         "[scenario]\nname = long\nduration = 60s\n"
-        "[pipeline]\nsteps = " NAME63("a") ", " NAME63("b") "\n"
-        "[step." NAME63("a") "]\ntransient = 0.25\n"
-        "[step." NAME63("b") "]\ntransient = 0.5\n";
+        "[pipeline]\nsteps = " NAME63("a") ", " NAME63(
+            "b") "\n"
+                 "[step." NAME63("a") "]\ntransient = 0.25\n"
+                                      "[step." NAME63(
+                                          "b") "]\ntransient = 0.5\n";
     snprintf(path, sizeof path, "%s", tu_write_temp("long-pipe.ini", pipe));
     b = round_trip(path);
     ck_assert_uint_eq(b->cfg.pipeline.n_steps, 2);
@@ -429,14 +442,15 @@ START_TEST(the_writer_writes_every_key_of_the_table)
         "[scenario]\nname = o\nduration = 60s\n[clients]\nrate = 2/s\n",
         "[scenario]\nname = o\nduration = 60s\n[clients]\narrival = once\n"
         "start_window = 10s\n",
-        chain_ini, pipeline_ini,
+        chain_ini,
+        pipeline_ini,
         "[scenario]\nname = o\nduration = 60s\n[clients]\narrival = "
         "trace(" TU_SOURCE("tests/data/access.csv") ", time)\n"
-        "trace_scale = 2.5\n",
+                                                    "trace_scale = 2.5\n",
         "[scenario]\nname = o\nduration = 60s\n[clients]\nrate = "
         "profile(" TU_SOURCE("tests/data/day-profile.csv") ", total)\n",
-        "[scenario]\nname = o\nduration = 60s\n[policy]\nfrom = "
-        TU_SOURCE("tests/import/envoy-route.yaml") "#api\n"};
+        "[scenario]\nname = o\nduration = 60s\n[policy]\nfrom = " TU_SOURCE(
+            "tests/import/envoy-route.yaml") "#api\n"};
     size_t total = 0;
     char *all = NULL;
     for (size_t i = 0; i < sizeof inis / sizeof *inis; i++) {
@@ -458,7 +472,8 @@ START_TEST(the_writer_writes_every_key_of_the_table)
             ck_assert_msg(k[i].parse == key_refused ||
                               written(all, s, k[i].name),
                           "no saved scenario holds %s (section %d): does "
-                          "scenarios/writer.c write it?", k[i].name, (int)s);
+                          "scenarios/writer.c write it?",
+                          k[i].name, (int)s);
     }
     ck_assert_int_ge(rows, 90); /* 92 rows when this was written */
     free(all);
@@ -513,8 +528,8 @@ START_TEST(a_relative_plugin_is_saved_absolute)
 {
     const scenario *a = load_gui_base();
     const char *plugins[] = {"rel/libmine.so"};
-    writer_extra x = {NULL, "exponential", a->settings, a->n_settings,
-                      plugins, 1, NULL, 0, NULL};
+    writer_extra x = {NULL, "exponential", a->settings, a->n_settings, plugins,
+                      1,    NULL,          0,           NULL};
     static scenario b;
     sb_err e;
     ck_assert_msg(write_and_load(&a->cfg, &x, &b, &e) == 0, "%s", e.msg);
@@ -587,10 +602,12 @@ START_TEST(what_would_load_otherwise_is_not_written)
         if (cases[i].fault)
             snprintf(a.cfg.faults[0].name, sizeof a.cfg.faults[0].name, "%s",
                      cases[i].fault);
-        writer_extra x = {NULL,
-                          cases[i].policy ? cases[i].policy : "exponential",
-                          &p, cases[i].key != NULL, NULL, 0, NULL, 0,
-                          NULL};
+        writer_extra x = {
+            NULL, cases[i].policy ? cases[i].policy : "exponential",
+            &p,   cases[i].key != NULL,
+            NULL, 0,
+            NULL, 0,
+            NULL};
         sb_err e;
         int rc = write_and_load(&a.cfg, &x, &b, &e);
         if (cases[i].message == NULL) {
@@ -655,8 +672,8 @@ static const char *semi(char *buf, size_t n, int tag)
 static void line(char *buf, size_t len, size_t *used, const char *key,
                  const char *value)
 {
-    *used += (size_t)snprintf(buf + *used, len - *used, "%s =%s \n", key,
-                              value);
+    *used +=
+        (size_t)snprintf(buf + *used, len - *used, "%s =%s \n", key, value);
     ck_assert_uint_lt(*used, len);
 }
 
@@ -672,11 +689,11 @@ START_TEST(every_free_text_value_at_its_extreme_round_trips)
     n += (size_t)snprintf(ini, len, "[scenario]\n");
     line(ini, len, &n, "name", semi(name, 63, 0));
     line(ini, len, &n, "description", semi(desc, 511, 1));
-    n += (size_t)snprintf(ini + n, len - n,
-                          "duration = 60s\n[clients]\ncount = 10\n"
-                          "rate = 1/s\n[server]\nworkers = 4\n"
-                          "name = " NAME63("t") "\ndownstream = "
-                          NAME63("u") "\n[policy]\n");
+    n += (size_t)snprintf(
+        ini + n, len - n,
+        "duration = 60s\n[clients]\ncount = 10\n"
+        "rate = 1/s\n[server]\nworkers = 4\n"
+        "name = " NAME63("t") "\ndownstream = " NAME63("u") "\n[policy]\n");
     line(ini, len, &n, "name", semi(pol[0], 255, 2));
     /* With the folder, the path is 1023 bytes. */
     line(ini, len, &n, "plugin", semi(plug, 1023 - strlen(dir), 3));
@@ -684,15 +701,18 @@ START_TEST(every_free_text_value_at_its_extreme_round_trips)
     n += (size_t)snprintf(ini + n, len - n, "[policy." NAME63("t") "]\n");
     line(ini, len, &n, "name", semi(pol[1], 255, 5));
     line(ini, len, &n, K95, semi(val[1], 255, 6));
-    n += (size_t)snprintf(ini + n, len - n,
-                          "[server." NAME63("u") "]\nworkers = 2\n"
-                          "[fault." NAME63("f") "]\ntype = outage\n"
-                          "start = 20s\nduration = 5s\ntarget = "
-                          NAME63("u") "\n[expect]\n");
+    n += (size_t)snprintf(
+        ini + n, len - n,
+        "[server." NAME63(
+            "u") "]\nworkers = 2\n"
+                 "[fault." NAME63(
+                     "f") "]\ntype = outage\n"
+                          "start = 20s\nduration = 5s\ntarget = " NAME63(
+                              "u") "\n[expect]\n");
     line(ini, len, &n, K95, semi(val[2], 255, 7));
     n += (size_t)snprintf(ini + n, len - n,
                           "[expect." NAME63("u") "]\nutilization_max = "
-                          "0.9\n");
+                                                 "0.9\n");
     ck_assert_uint_lt(n, len);
     tu_write_temp("extreme.ini", ini);
     const scenario *b = round_trip(path);
@@ -716,10 +736,11 @@ START_TEST(every_free_text_value_at_its_extreme_round_trips)
 
     /* The pipeline's sections, in a scenario of their own (a pipeline
      * does not run with a chain). */
-    n = (size_t)snprintf(ini, len, "[scenario]\nname = p\n"
-                         "duration = 60s\n[pipeline]\nsteps = "
-                         NAME63("a") ", " NAME63("b") "\n"
-                         "[step." NAME63("a") "]\n");
+    n = (size_t)snprintf(ini, len,
+                         "[scenario]\nname = p\n"
+                         "duration = 60s\n[pipeline]\nsteps = " NAME63(
+                             "a") ", " NAME63("b") "\n"
+                                                   "[step." NAME63("a") "]\n");
     line(ini, len, &n, "policy", semi(pol[2], 255, 8));
     line(ini, len, &n, K95, semi(val[3], 255, 9));
     n += (size_t)snprintf(ini + n, len - n, "[step." NAME63("b") "]\n");

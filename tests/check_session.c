@@ -22,8 +22,7 @@ static session *open_storm(void)
     /* A shorter, smaller storm so the test is quick. */
     sc.cfg.duration_ns = 200 * NS_PER_S;
     sc.cfg.n_faults = 0; /* the outage comes by hand */
-    session_opts o = {&sc.cfg, sc.policy, sc.settings, sc.n_settings, NULL,
-                      0};
+    session_opts o = {&sc.cfg, sc.policy, sc.settings, sc.n_settings, NULL, 0};
     session *ss;
     if (session_create(&o, &ss, &e) != 0)
         ck_abort_msg("%s", e.msg);
@@ -54,8 +53,7 @@ static void assert_same_rows(const series *a, const series *b, size_t n)
 {
     ck_assert_uint_ge(a->n, n);
     ck_assert_uint_ge(b->n, n);
-    ck_assert_msg(memcmp(a->rows, b->rows, n * COL_COUNT * sizeof(double))
-                      == 0,
+    ck_assert_msg(memcmp(a->rows, b->rows, n * COL_COUNT * sizeof(double)) == 0,
                   "the runs differ");
 }
 
@@ -108,8 +106,8 @@ START_TEST(saved_scenario_reproduces)
     ck_assert_int_eq(cfg.faults[0].start_ns, 60 * NS_PER_S);
     /* Headless, in process: the same rows as the session's series. */
     policy_setup ps;
-    ck_assert_int_eq(policy_setup_build(session_policy(a), NULL, 0, NULL, 0,
-                                        &ps, &e), 0);
+    ck_assert_int_eq(
+        policy_setup_build(session_policy(a), NULL, 0, NULL, 0, &ps, &e), 0);
     series s;
     series_init(&s, 0.1);
     sim *h;
@@ -140,8 +138,9 @@ START_TEST(saved_scenario_reproduces)
         during |= strcmp(x[i].key, "during_fault_success_min") == 0;
         steady |= strcmp(x[i].key, "steady_success_min") == 0;
     }
-    ck_assert_int_eq(during, sum.phase[PHASE_DURING].present &&
-                                 isfinite(sum.phase[PHASE_DURING].success_ratio));
+    ck_assert_int_eq(during,
+                     sum.phase[PHASE_DURING].present &&
+                         isfinite(sum.phase[PHASE_DURING].success_ratio));
     ck_assert_int_eq(steady, sum.phase[PHASE_END].present &&
                                  isfinite(sum.phase[PHASE_END].success_ratio));
     expect_set set;
@@ -200,8 +199,7 @@ START_TEST(saved_scenario_keeps_fault_draws)
     sc.cfg.duration_ns = 200 * NS_PER_S;
     ck_assert_uint_eq(sc.cfg.n_faults, 1);
     sc.cfg.faults[0].start_ns = 180 * NS_PER_S;
-    session_opts o = {&sc.cfg, sc.policy, sc.settings, sc.n_settings, NULL,
-                      0};
+    session_opts o = {&sc.cfg, sc.policy, sc.settings, sc.n_settings, NULL, 0};
     session *a;
     ck_assert_int_eq(session_create(&o, &a, &e), 0);
     ck_assert_int_eq(session_run_until(a, 60 * NS_PER_S), 0);
@@ -224,8 +222,8 @@ START_TEST(saved_scenario_keeps_fault_draws)
     ck_assert_double_lt(series_at(w, 70, COL_SUCCESS),
                         series_at(w, 50, COL_SUCCESS));
     policy_setup ps;
-    ck_assert_int_eq(policy_setup_build(session_policy(a), NULL, 0, NULL, 0,
-                                        &ps, &e), 0);
+    ck_assert_int_eq(
+        policy_setup_build(session_policy(a), NULL, 0, NULL, 0, &ps, &e), 0);
     series s;
     series_init(&s, 0.1);
     sim *h;

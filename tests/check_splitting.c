@@ -24,7 +24,7 @@ typedef struct walk_model {
     double p_up; /* rho / (1 + rho) */
     int k;       /* the rare level */
     uint64_t seed;
-    int sure;    /* from here on it only climbs, for 6 steps, then the
+    int sure; /* from here on it only climbs, for 6 steps, then the
                     run ends (the horizon came first); 0: never */
 } walk_model;
 
@@ -90,8 +90,8 @@ static split_stop walk_advance(void *ctx, void *st, double up, double floor,
 
 static split_model walk_of(walk_model *wm)
 {
-    return (split_model){wm,          walk_start,   walk_clone,
-                         walk_destroy, walk_rekey,  walk_advance, NULL};
+    return (split_model){wm,         walk_start,   walk_clone, walk_destroy,
+                         walk_rekey, walk_advance, NULL};
 }
 
 /* P(K) for rho = 1/2. */
@@ -131,9 +131,8 @@ static void estimate_at(int k, double rel)
     ck_assert_msg(rc == 0, "K = %d: %s", k, e.msg);
     double p = exact(k);
     ck_assert_msg(est.lo <= p && p <= est.hi,
-                  "K = %d: [%g, %g] misses %g (estimate %g, %llu trials)",
-                  k, est.lo, est.hi, p, est.p,
-                  (unsigned long long)est.trials);
+                  "K = %d: [%g, %g] misses %g (estimate %g, %llu trials)", k,
+                  est.lo, est.hi, p, est.p, (unsigned long long)est.trials);
     ck_assert(est.reached_target);
     ck_assert(est.rel_error <= rel);
     ck_assert(!est.plain);

@@ -35,8 +35,7 @@ static size_t reference_recovery(const metrics *m, size_t from, size_t w,
         uint64_t sum = 0;
         for (size_t j = i; j < i + w; j++)
             sum += m->buckets[j].successes;
-        double goodput =
-            (double)sum / ((double)w * (double)m->bucket_ns / 1e9);
+        double goodput = (double)sum / ((double)w * (double)m->bucket_ns / 1e9);
         if (fabs(goodput - base) <= RECOVERY_BAND * base)
             return i;
     }
@@ -52,8 +51,8 @@ static void check_against_reference(const tu_sim *t)
     ck_assert(s->recovery_judged);
     int64_t end = sim_last_fault_end(t->sim);
     size_t from = (size_t)((end + m->bucket_ns - 1) / m->bucket_ns);
-    size_t w = (size_t)((c->recovery_window_ns + m->bucket_ns - 1) /
-                        m->bucket_ns);
+    size_t w =
+        (size_t)((c->recovery_window_ns + m->bucket_ns - 1) / m->bucket_ns);
     size_t i = reference_recovery(m, from, w, s->baseline_goodput_per_s);
     if (i == m->n_buckets) {
         ck_assert(s->metastable);
@@ -74,9 +73,9 @@ static void check_against_reference(const tu_sim *t)
  * branch goes untested. */
 START_TEST(recovery_matches_the_definition)
 {
-    static const char *const policies[] = {
-        "none", "immediate", "exponential", "exponential+token_bucket",
-        "exponential+circuit_breaker"};
+    static const char *const policies[] = {"none", "immediate", "exponential",
+                                           "exponential+token_bucket",
+                                           "exponential+circuit_breaker"};
     static const char *const buckets[] = {"1s", "100ms"};
     static const char *const windows[] = {"10s", "30s", "1s"};
     static const char *const outages[] = {"10s", "2s"};
@@ -86,8 +85,8 @@ START_TEST(recovery_matches_the_definition)
             for (size_t w = 0; w < 3; w++)
                 for (size_t o = 0; o < 2; o++) {
                     char ini[2048];
-                    snprintf(ini, sizeof ini, storm_fmt, buckets[b],
-                             windows[w], outages[o]);
+                    snprintf(ini, sizeof ini, storm_fmt, buckets[b], windows[w],
+                             outages[o]);
                     tu_sim *t = tu_sim_run(ini, policies[p], NULL, 0);
                     check_against_reference(t);
                     recovered += t->sum.recovered;

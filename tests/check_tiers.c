@@ -61,7 +61,7 @@ START_TEST(retries_multiply_through_tiers)
     uint64_t offered = tier_sum(t, 0)->offered;
     ck_assert_uint_eq(offered, 100); /* one request per client */
     ck_assert_uint_eq(t->sim ? tier_sum(t, 0)->attempts : 0, 4 * offered);
-    ck_assert_uint_eq(tier_sum(t, 1)->offered, 4 * offered);   /* calls */
+    ck_assert_uint_eq(tier_sum(t, 1)->offered, 4 * offered); /* calls */
     ck_assert_uint_eq(tier_sum(t, 1)->attempts, 16 * offered);
     ck_assert_uint_eq(tier_sum(t, 2)->offered, 16 * offered);
     ck_assert_uint_eq(tier_sum(t, 2)->attempts, 64 * offered);
@@ -181,7 +181,7 @@ END_TEST
  * which calls db; db swallows every attempt (a black hole) for the whole
  * run.  %s: front's policy (with its timeout), then a fault. */
 #define ONE_CALL                                                               \
-    "[scenario]\nname = one\nduration = 20s\nwarmup = 0s\n"                   \
+    "[scenario]\nname = one\nduration = 20s\nwarmup = 0s\n"                    \
     "[clients]\ncount = 1\narrival = once\nstart_window = 1us\n"               \
     "timeout = 10s\n"                                                          \
     "[policy]\nname = none\n"                                                  \
@@ -319,9 +319,11 @@ static double db_per_request(const char *const *sets)
     const char *csv = tu_temp_path("tier-amplification.csv");
     char path[1024];
     snprintf(path, sizeof path, "%s", csv);
-    const char *argl[12] = {"run", TU_SOURCE("scenarios/tier-amplification.ini"),
-                            "--no-timing", "-q", "--no-expect", "--csv",
-                            path};
+    const char *argl[12] = {
+        "run",         TU_SOURCE("scenarios/tier-amplification.ini"),
+        "--no-timing", "-q",
+        "--no-expect", "--csv",
+        path};
     int n = 7;
     for (int i = 0; sets && sets[i]; i++)
         argl[n++] = sets[i];
@@ -382,9 +384,9 @@ START_TEST(slow_database_scenario_holds_front_workers)
     char csv[1024];
     snprintf(csv, sizeof csv, "%s", tu_temp_path("slow-database.csv"));
     tu_output o;
-    tu_stormbench(&o, (const char *[]){
-                          "run", TU_SOURCE("scenarios/slow-database.ini"),
-                          "--no-timing", "-q", "--csv", csv, NULL});
+    tu_stormbench(
+        &o, (const char *[]){"run", TU_SOURCE("scenarios/slow-database.ini"),
+                             "--no-timing", "-q", "--csv", csv, NULL});
     ck_assert_int_eq(o.status, 0);
     tu_output_free(&o);
     char *c = tu_read_file(csv);
@@ -412,11 +414,11 @@ START_TEST(propagated_deadlines_free_the_held_workers)
     char csv[1024];
     snprintf(csv, sizeof csv, "%s", tu_temp_path("slow-database-dl.csv"));
     tu_output o;
-    tu_stormbench(&o, (const char *[]){
-                          "run", TU_SOURCE("scenarios/slow-database.ini"),
-                          "--no-timing", "-q", "--no-expect", "--set",
-                          "policy.front.propagate_deadline=true", "--csv",
-                          csv, NULL});
+    tu_stormbench(
+        &o, (const char *[]){"run", TU_SOURCE("scenarios/slow-database.ini"),
+                             "--no-timing", "-q", "--no-expect", "--set",
+                             "policy.front.propagate_deadline=true", "--csv",
+                             csv, NULL});
     ck_assert_int_eq(o.status, 0);
     tu_output_free(&o);
     char *c = tu_read_file(csv);
@@ -445,8 +447,8 @@ START_TEST(a_chain_run_is_deterministic)
         tu_output o;
         tu_stormbench(&o, (const char *[]){
                               "run", TU_SOURCE("scenarios/slow-database.ini"),
-                              "--no-timing", "-q", "--json", json, "--csv",
-                              csv, NULL});
+                              "--no-timing", "-q", "--json", json, "--csv", csv,
+                              NULL});
         ck_assert_int_eq(o.status, 0);
         tu_output_free(&o);
         out[k][0] = tu_read_file(json);
@@ -474,9 +476,8 @@ START_TEST(load_budget_counts_the_tiers)
     tu_stormbench(&o, (const char *[]){
                           "run", TU_SOURCE("scenarios/tier-amplification.ini"),
                           "-q", "--no-timing", "--no-expect", "--set",
-                          "clients.count=100000", "--set",
-                          "scenario.warmup=0s", "--set",
-                          "scenario.duration=1s", "--set",
+                          "clients.count=100000", "--set", "scenario.warmup=0s",
+                          "--set", "scenario.duration=1s", "--set",
                           "policy.front.max_attempts=1000", "--set",
                           "policy.api.max_attempts=1000", NULL});
     ck_assert_int_eq(o.status, 2);
@@ -494,10 +495,10 @@ START_TEST(outputs_carry_the_tiers_only_with_a_chain)
     snprintf(json, sizeof json, "%s", tu_temp_path("chain-out.json"));
     snprintf(csv, sizeof csv, "%s", tu_temp_path("chain-out.csv"));
     tu_output o;
-    tu_stormbench(&o, (const char *[]){
-                          "run", TU_SOURCE("scenarios/tier-amplification.ini"),
-                          "--no-timing", "-q", "--json", json, "--csv", csv,
-                          NULL});
+    tu_stormbench(&o,
+                  (const char *[]){
+                      "run", TU_SOURCE("scenarios/tier-amplification.ini"),
+                      "--no-timing", "-q", "--json", json, "--csv", csv, NULL});
     ck_assert_int_eq(o.status, 0);
     tu_output_free(&o);
     char *j = tu_read_file(json), *c = tu_read_file(csv);
@@ -513,9 +514,8 @@ START_TEST(outputs_carry_the_tiers_only_with_a_chain)
     free(c);
     tu_stormbench(&o, (const char *[]){
                           "run", TU_SOURCE("scenarios/retry-storm.ini"),
-                          "--set", "scenario.duration=30s", "--no-timing",
-                          "-q", "--no-expect", "--json", json, "--csv", csv,
-                          NULL});
+                          "--set", "scenario.duration=30s", "--no-timing", "-q",
+                          "--no-expect", "--json", json, "--csv", csv, NULL});
     ck_assert_int_eq(o.status, 0);
     tu_output_free(&o);
     j = tu_read_file(json);
@@ -533,18 +533,19 @@ START_TEST(a_written_chain_loads_back_the_same)
 {
     static scenario a, b;
     sb_err e;
-    ck_assert_int_eq(scenario_load(TU_SOURCE("scenarios/tier-amplification.ini"),
-                                   (const char *[]){"policy.api.processes=4",
-                                                    "policy.front."
-                                                    "propagate_deadline=yes"},
-                                   2, &a, &e),
-                     0);
+    ck_assert_int_eq(
+        scenario_load(TU_SOURCE("scenarios/tier-amplification.ini"),
+                      (const char *[]){"policy.api.processes=4",
+                                       "policy.front."
+                                       "propagate_deadline=yes"},
+                      2, &a, &e),
+        0);
     char path[1024];
     snprintf(path, sizeof path, "%s", tu_temp_path("chain-written.ini"));
     FILE *f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
-    writer_extra x = {NULL, a.policy, a.settings, a.n_settings, NULL, 0,
-                      NULL, 0, NULL};
+    writer_extra x = {NULL, a.policy, a.settings, a.n_settings, NULL,
+                      0,    NULL,     0,          NULL};
     ck_assert_int_eq(scenario_write(f, &a.cfg, &x, &e), 0);
     fclose(f);
     ck_assert_msg(scenario_load(path, NULL, 0, &b, &e) == 0, "%s", e.msg);
@@ -563,8 +564,8 @@ START_TEST(a_written_chain_loads_back_the_same)
         for (uint32_t k = 0; k < p->n_settings; k++)
             ck_assert_str_eq(p->settings[k].value, q->settings[k].value);
         /* [expect.NAME] too (the fuzzer's round trip found it dropped). */
-        ck_assert_int_eq(memcmp(p->has_expect, q->has_expect,
-                                sizeof p->has_expect), 0);
+        ck_assert_int_eq(
+            memcmp(p->has_expect, q->has_expect, sizeof p->has_expect), 0);
         ck_assert_int_eq(memcmp(p->expect, q->expect, sizeof p->expect), 0);
     }
     int with_expect = 0;
@@ -598,8 +599,8 @@ START_TEST(a_named_single_server_round_trips)
     snprintf(out, sizeof out, "%s", tu_temp_path("named-single-w.ini"));
     FILE *f = fopen(out, "w");
     ck_assert_ptr_nonnull(f);
-    writer_extra x = {NULL, a.policy, a.settings, a.n_settings, NULL, 0,
-                      NULL, 0, NULL};
+    writer_extra x = {NULL, a.policy, a.settings, a.n_settings, NULL,
+                      0,    NULL,     0,          NULL};
     ck_assert_int_eq(scenario_write(f, &a.cfg, &x, &e), 0);
     fclose(f);
     ck_assert_msg(scenario_load(out, NULL, 0, &b, &e) == 0, "%s", e.msg);
@@ -613,13 +614,13 @@ START_TEST(tier_utilization_takes_a_percentage)
 {
     static scenario sc;
     sb_err e;
-    const char *path = tu_write_temp(
-        "chain-util-pct.ini", "[scenario]\nname = t\nduration = 60s\n"
-                              "[clients]\ncount = 10\nrate = 1/s\n"
-                              "[server]\nworkers = 2\ndownstream = db\n"
-                              "[server.db]\n[expect.db]\n"
-                              "utilization_max = 80%\n"
-                              "utilization_min = 0.25\n");
+    const char *path = tu_write_temp("chain-util-pct.ini",
+                                     "[scenario]\nname = t\nduration = 60s\n"
+                                     "[clients]\ncount = 10\nrate = 1/s\n"
+                                     "[server]\nworkers = 2\ndownstream = db\n"
+                                     "[server.db]\n[expect.db]\n"
+                                     "utilization_max = 80%\n"
+                                     "utilization_min = 0.25\n");
     ck_assert_msg(scenario_load(path, NULL, 0, &sc, &e) == 0, "%s", e.msg);
     ck_assert_uint_eq(sc.cfg.n_tiers, 2);
     const tier_cfg *db = &sc.cfg.tiers[1];
@@ -768,8 +769,10 @@ START_TEST(a_tier_cannot_hedge_yet)
     tu_stormbench(&o, (const char *[]){"run", p, "-q", NULL});
     ck_assert_int_eq(o.status, 2);
     char want[1200];
-    snprintf(want, sizeof want, "%s:12: [policy.top] name: the calls of "
-             "tier 'top' cannot hedge yet", p);
+    snprintf(want, sizeof want,
+             "%s:12: [policy.top] name: the calls of "
+             "tier 'top' cannot hedge yet",
+             p);
     ck_assert_msg(strstr(o.err, want) != NULL, "%s", o.err);
     tu_output_free(&o);
 }
@@ -780,23 +783,24 @@ END_TEST
  * the run) as by `run`. */
 START_TEST(a_bad_tier_parameter_is_named)
 {
-    const char *path = tu_write_temp(
-        "chain-param.ini", TOP "downstream = db\n[server.db]\n"
-                               "[policy.top]\nname = immediate\n"
-                               "bogus = 3\n");
+    const char *path =
+        tu_write_temp("chain-param.ini", TOP "downstream = db\n[server.db]\n"
+                                             "[policy.top]\nname = immediate\n"
+                                             "bogus = 3\n");
     char p[1024];
     snprintf(p, sizeof p, "%s", path);
     char want[1200];
-    snprintf(want, sizeof want, "%s:13: [policy.top] bogus: policy "
+    snprintf(want, sizeof want,
+             "%s:13: [policy.top] bogus: policy "
              "'immediate' has no such parameter; its parameters are: "
-             "max_attempts", p);
+             "max_attempts",
+             p);
     const char *cmds[2][4] = {{"validate", p, NULL}, {"run", p, "-q", NULL}};
     for (int k = 0; k < 2; k++) {
         tu_output o;
         tu_stormbench(&o, cmds[k]);
         ck_assert_int_eq(o.status, 2);
-        ck_assert_msg(strstr(o.err, want) != NULL, "%s: %s", cmds[k][0],
-                      o.err);
+        ck_assert_msg(strstr(o.err, want) != NULL, "%s: %s", cmds[k][0], o.err);
         tu_output_free(&o);
     }
 }
@@ -806,9 +810,9 @@ END_TEST
  * stack (a bad one is refused when the run is built, by its origin). */
 START_TEST(set_reaches_tiers)
 {
-    const char *path = tu_write_temp(
-        "chain-set.ini", TOP "downstream = db\n[server.db]\n"
-                             "[policy.top]\nname = immediate\n");
+    const char *path =
+        tu_write_temp("chain-set.ini", TOP "downstream = db\n[server.db]\n"
+                                           "[policy.top]\nname = immediate\n");
     char p[1024];
     snprintf(p, sizeof p, "%s", path);
     static scenario sc;
@@ -822,10 +826,10 @@ START_TEST(set_reaches_tiers)
     /* Another stack by --set: the file's parameters were written for
      * immediate, and are left out (none has no max_attempts). */
     const char *other[] = {"policy.top.name=none"};
-    const char *p2 = tu_write_temp(
-        "chain-set2.ini", TOP "downstream = db\n[server.db]\n"
-                              "[policy.top]\nname = immediate\n"
-                              "max_attempts = 3\n");
+    const char *p2 =
+        tu_write_temp("chain-set2.ini", TOP "downstream = db\n[server.db]\n"
+                                            "[policy.top]\nname = immediate\n"
+                                            "max_attempts = 3\n");
     snprintf(p, sizeof p, "%s", p2);
     ck_assert_int_eq(scenario_load(p, other, 1, &sc, &e), 0);
     ck_assert_str_eq(sc.cfg.tiers[0].policy, "none");

@@ -94,8 +94,7 @@ START_TEST(profile_run_offers_its_integral)
     const char *path = tu_write_temp("step.csv", step_csv);
     snprintf(ini, sizeof ini, profile_ini, 100, path, "", "");
     first_half = 0;
-    tu_sim *t = tu_sim_run_traced(ini, NULL, NULL, 0, count_first_half,
-                                  NULL);
+    tu_sim *t = tu_sim_run_traced(ini, NULL, NULL, 0, count_first_half, NULL);
     ck_assert_double_le(fabs((double)t->sum.offered - 240000), 4 * 490);
     ck_assert_double_le(fabs((double)first_half - 60000), 4 * 245);
     ck_assert_double_le(
@@ -134,13 +133,12 @@ START_TEST(profile_noise_warning_uses_the_rate_after_the_fault)
     static const char *const csv[2] = {"0,200\n60s,20\n", "0,20\n60s,200\n"};
     for (int k = 0; k < 2; k++) {
         char ini[1024], prof[1024], path[1024];
-        snprintf(prof, sizeof prof, "%s",
-                 tu_write_temp("noise.csv", csv[k]));
+        snprintf(prof, sizeof prof, "%s", tu_write_temp("noise.csv", csv[k]));
         snprintf(ini, sizeof ini, ini_fmt, prof);
         snprintf(path, sizeof path, "%s", tu_write_temp("noise.ini", ini));
         tu_output o;
-        ck_assert_int_eq(tu_stormbench(&o, (const char *[]){"validate", path,
-                                                            NULL}), 0);
+        ck_assert_int_eq(
+            tu_stormbench(&o, (const char *[]){"validate", path, NULL}), 0);
         const char *w = strstr(o.err, "recovery_window holds about");
         if (k == 0)
             ck_assert_msg(w && strstr(w, "about 200 requests (the profile's "
@@ -178,8 +176,7 @@ static int n_sent;
 static void record_sends(void *ctx, const sim_trace *tr)
 {
     (void)ctx;
-    if (tr->kind == TRACE_SEND && tr->attempt->attempt == 1 &&
-        n_sent < 16)
+    if (tr->kind == TRACE_SEND && tr->attempt->attempt == 1 && n_sent < 16)
         sent_at[n_sent++] = tr->time_ns;
 }
 
@@ -195,9 +192,9 @@ static const char trace_ini[] =
  * the first (1764684000.000000000 s is 0). */
 START_TEST(trace_replays_exact_instants)
 {
-    const char *path = tu_write_temp(
-        "trace.txt", "1764684000.000000000\n1764684007.5\n"
-                     "1764684001.000000001\n1764684000250ms\n");
+    const char *path =
+        tu_write_temp("trace.txt", "1764684000.000000000\n1764684007.5\n"
+                                   "1764684001.000000001\n1764684000250ms\n");
     char ini[2048];
     snprintf(ini, sizeof ini, trace_ini, 1, path, "");
     n_sent = 0;
@@ -235,8 +232,8 @@ static tu_sim *scaled_run(const char *scale)
     static char text[20000];
     size_t o = 0;
     for (int i = 0; i < 1000; i++)
-        o += (size_t)snprintf(text + o, sizeof text - o, "%d.%03d\n",
-                              i / 100, (i % 100) * 10);
+        o += (size_t)snprintf(text + o, sizeof text - o, "%d.%03d\n", i / 100,
+                              (i % 100) * 10);
     const char *path = tu_write_temp("thousand.txt", text);
     char ini[2048], extra[64];
     snprintf(extra, sizeof extra, "trace_scale = %s\n", scale);
@@ -269,8 +266,7 @@ static int per_client[2];
 static void count_clients(void *ctx, const sim_trace *tr)
 {
     (void)ctx;
-    if (tr->kind == TRACE_SEND && tr->attempt->attempt == 1 &&
-        tr->client < 2)
+    if (tr->kind == TRACE_SEND && tr->attempt->attempt == 1 && tr->client < 2)
         per_client[tr->client]++;
 }
 
@@ -296,8 +292,7 @@ static void expect_error(int rc, const sb_err *e, const char *file_line,
 {
     ck_assert_int_ne(rc, 0);
     ck_assert_msg(strstr(e->msg, file_line) && strstr(e->msg, what),
-                  "message '%s' lacks '%s' or '%s'", e->msg, file_line,
-                  what);
+                  "message '%s' lacks '%s' or '%s'", e->msg, file_line, what);
 }
 
 START_TEST(bad_files_name_file_line_and_what)
@@ -306,14 +301,14 @@ START_TEST(bad_files_name_file_line_and_what)
     const trace *t;
     sb_err e;
     const char *path = tu_write_temp("bad1.csv", "0,10\n60,fast\n");
-    expect_error(profile_read(path, false, &p, &e), &e, "bad1.csv:2:",
-                 "expected a rate");
+    expect_error(profile_read(path, false, &p, &e), &e,
+                 "bad1.csv:2:", "expected a rate");
     path = tu_write_temp("bad2.csv", "0,10\n60,20\n30,5\n");
-    expect_error(profile_read(path, false, &p, &e), &e, "bad2.csv:3:",
-                 "times must increase");
+    expect_error(profile_read(path, false, &p, &e), &e,
+                 "bad2.csv:3:", "times must increase");
     path = tu_write_temp("bad3.csv", "0,10\n60\n");
-    expect_error(profile_read(path, false, &p, &e), &e, "bad3.csv:2:",
-                 "expected a time and a rate");
+    expect_error(profile_read(path, false, &p, &e), &e,
+                 "bad3.csv:2:", "expected a time and a rate");
     path = tu_write_temp("bad4.txt", "1.5\n2.5\nyesterday\n");
     expect_error(trace_read(path, NULL, NULL, NULL, &t, &e), &e,
                  "bad4.txt:3:", "expected a request's timestamp");
@@ -337,14 +332,14 @@ START_TEST(scenario_refuses_what_a_trace_cannot_do)
              "[scenario]\nname = x\nduration = 20s\n"
              "[clients]\narrival = trace(%s)\n"
              "[fault.s]\ntype = load_spike\nstart = 12s\nduration = 1s\n"
-             "multiplier = 2\n", tfile);
+             "multiplier = 2\n",
+             tfile);
     char ini_path[1024]; /* tu_stormbench reuses tu_temp_path's buffer */
     snprintf(ini_path, sizeof ini_path, "%s", tu_write_temp("spike.ini", ini));
     tu_output o;
     const char *argl[] = {"validate", ini_path, NULL};
     ck_assert_int_eq(tu_stormbench(&o, argl), 2);
-    ck_assert_msg(strstr(o.err, "spike.ini:7:") &&
-                      strstr(o.err, "trace_scale"),
+    ck_assert_msg(strstr(o.err, "spike.ini:7:") && strstr(o.err, "trace_scale"),
                   "%s", o.err);
     tu_output_free(&o);
     snprintf(ini_path, sizeof ini_path, "%s",

@@ -64,8 +64,8 @@ static void str(const char *line, const char *key, char *out, size_t len)
 static void parse_line(const char *s, tline *l)
 {
     /* The fields every line has. */
-    const char *always[] = {"t_s", "client", "request", "event", "attempt",
-                            "op"};
+    const char *always[] = {"t_s",   "client",  "request",
+                            "event", "attempt", "op"};
     for (size_t i = 0; i < sizeof always / sizeof *always; i++)
         ck_assert_msg(value_of(s, always[i]), "no %s in %s", always[i], s);
     l->t = num(s, "t_s");
@@ -99,28 +99,28 @@ static void read_trace(void)
     for (char *save = NULL, *s = strtok_r(text, "\n", &save); s;
          s = strtok_r(NULL, "\n", &save)) {
         ck_assert_int_lt(n_lines, MAX_LINES);
-        ck_assert_msg(s[0] == '{' && s[strlen(s) - 1] == '}', "not a JSON "
-                      "object: %s", s);
+        ck_assert_msg(s[0] == '{' && s[strlen(s) - 1] == '}',
+                      "not a JSON "
+                      "object: %s",
+                      s);
         parse_line(s, &lines[n_lines++]);
     }
     free(text);
 }
 
 /* Run ini with a trace (sampling 1 in `sample`) and a JSON summary. */
-static void run_traced(const char *ini, const char *const *extra,
-                       int sample)
+static void run_traced(const char *ini, const char *const *extra, int sample)
 {
     const char *p = tu_write_temp("trace.ini", ini);
     char ini_path[1024];
     snprintf(ini_path, sizeof ini_path, "%s", p);
-    snprintf(trace_path, sizeof trace_path, "%s",
-             tu_temp_path("trace.jsonl"));
+    snprintf(trace_path, sizeof trace_path, "%s", tu_temp_path("trace.jsonl"));
     snprintf(json_path, sizeof json_path, "%s", tu_temp_path("trace.json"));
     char n[16];
     snprintf(n, sizeof n, "%d", sample);
-    const char *argl[24] = {"run",     ini_path,   "--trace",
+    const char *argl[24] = {"run",      ini_path,         "--trace",
                             trace_path, "--trace-sample", n,
-                            "--json",  json_path, "-q"};
+                            "--json",   json_path,        "-q"};
     int k = 9;
     for (int i = 0; extra && extra[i]; i++)
         argl[k++] = extra[i];
@@ -149,8 +149,7 @@ static void teardown(void)
 }
 
 /* The lines of one request, in file order. */
-static int request_lines(long client, long request, const tline **out,
-                         int max)
+static int request_lines(long client, long request, const tline **out, int max)
 {
     int n = 0;
     for (int i = 0; i < n_lines && n < max; i++)
@@ -188,21 +187,20 @@ static int check_story(const tline *first, double timeout)
             ck_assert_str_eq(x->decision, "send");
             if (i > 0) { /* a retry: the previous result's delay later */
                 ck_assert_str_eq(l[i - 1]->decision, "retry");
-                ck_assert_double_eq_tol((x->t - l[i - 1]->t),
-                                        l[i - 1]->delay, TIME_EPS);
+                ck_assert_double_eq_tol((x->t - l[i - 1]->t), l[i - 1]->delay,
+                                        TIME_EPS);
             }
             continue;
         }
         ck_assert_str_eq(x->event, "result");
         ck_assert_str_eq(l[i - 1]->event, "send");
         ck_assert_int_eq(x->attempt, l[i - 1]->attempt);
-        ck_assert_double_eq_tol(x->latency, (x->t - l[i - 1]->t),
-                                TIME_EPS);
+        ck_assert_double_eq_tol(x->latency, (x->t - l[i - 1]->t), TIME_EPS);
         if (strcmp(x->error, "none") == 0) {
             ck_assert_str_eq(x->decision, "");
             ck_assert_str_eq(x->cls, "");
-            ck_assert_msg(i + 1 == n || strcmp(l[i + 1]->outcome,
-                                               "success") == 0,
+            ck_assert_msg(i + 1 == n ||
+                              strcmp(l[i + 1]->outcome, "success") == 0,
                           "a success not followed by its end");
             continue;
         }

@@ -29,15 +29,24 @@ START_TEST(durations)
         const char *text;
         int64_t ns;
     } longer[] = {
-        {"5sec", 5 * NS_PER_S},          {"5 secs", 5 * NS_PER_S},
-        {"1 second", NS_PER_S},          {"30seconds", 30 * NS_PER_S},
-        {"2min", 120 * NS_PER_S},        {"2 minutes", 120 * NS_PER_S},
-        {"1minute", 60 * NS_PER_S},      {"3mins", 180 * NS_PER_S},
-        {"1.5hours", 5400 * NS_PER_S},   {"2hr", 7200 * NS_PER_S},
-        {"1 hour", 3600 * NS_PER_S},     {"250msec", 250 * NS_PER_MS},
-        {"3 milliseconds", 3 * NS_PER_MS}, {"40usec", 40 * NS_PER_US},
-        {"3\xc2\xb5s", 3 * NS_PER_US},   {"2 microseconds", 2 * NS_PER_US},
-        {"9nsec", 9},                    {"1 nanosecond", 1},
+        {"5sec", 5 * NS_PER_S},
+        {"5 secs", 5 * NS_PER_S},
+        {"1 second", NS_PER_S},
+        {"30seconds", 30 * NS_PER_S},
+        {"2min", 120 * NS_PER_S},
+        {"2 minutes", 120 * NS_PER_S},
+        {"1minute", 60 * NS_PER_S},
+        {"3mins", 180 * NS_PER_S},
+        {"1.5hours", 5400 * NS_PER_S},
+        {"2hr", 7200 * NS_PER_S},
+        {"1 hour", 3600 * NS_PER_S},
+        {"250msec", 250 * NS_PER_MS},
+        {"3 milliseconds", 3 * NS_PER_MS},
+        {"40usec", 40 * NS_PER_US},
+        {"3\xc2\xb5s", 3 * NS_PER_US},
+        {"2 microseconds", 2 * NS_PER_US},
+        {"9nsec", 9},
+        {"1 nanosecond", 1},
     };
     for (size_t i = 0; i < sizeof longer / sizeof *longer; i++) {
         ck_assert_msg(units_duration(longer[i].text, &ns, &e) == 0, "%s: %s",
@@ -131,7 +140,7 @@ START_TEST(rates_and_probabilities)
     ck_assert_double_eq(x, 0.25);
     ck_assert_int_ne(units_probability("1.5", &x, &e), 0);
     ck_assert_str_eq(e.msg, "expected a probability between 0 and 1, or a "
-                     "percentage from 0% to 100%, got '1.5'");
+                            "percentage from 0% to 100%, got '1.5'");
     /* As [expect] and GUI scripts read shares: 50% is 50 / 100. */
     ck_assert_int_eq(units_probability("50%", &x, &e), 0);
     ck_assert_double_eq(x, 0.5);
@@ -139,7 +148,7 @@ START_TEST(rates_and_probabilities)
     ck_assert_double_eq_tol(x, 0.025, 1e-15);
     ck_assert_int_ne(units_probability("150%", &x, &e), 0);
     ck_assert_str_eq(e.msg, "expected a probability between 0 and 1, or a "
-                     "percentage from 0% to 100%, got '150%'");
+                            "percentage from 0% to 100%, got '150%'");
     ck_assert_int_ne(units_probability("-1%", &x, &e), 0);
     ck_assert_int_ne(units_probability("50%%", &x, &e), 0);
 }
@@ -178,13 +187,15 @@ START_TEST(whole_numbers_to_uint64_max)
     ck_assert_uint_eq(v, UINT64_MAX);
     ck_assert_int_eq(units_u64("9223372036854775808", &v, &e), 0);
     ck_assert_uint_eq(v, UINT64_C(1) << 63);
-    static const char *const bad[] = {"18446744073709551616", "-1", "+7",
-                                      " 7", "7s", "", "1e3"};
+    static const char *const bad[] = {
+        "18446744073709551616", "-1", "+7", " 7", "7s", "", "1e3"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         ck_assert_int_ne(units_u64(bad[i], &v, &e), 0);
         char want[96];
-        snprintf(want, sizeof want, "expected a whole number from 0 to "
-                 "18446744073709551615, got '%s'", bad[i]);
+        snprintf(want, sizeof want,
+                 "expected a whole number from 0 to "
+                 "18446744073709551615, got '%s'",
+                 bad[i]);
         ck_assert_str_eq(e.msg, want);
     }
 }

@@ -94,8 +94,9 @@ END_TEST
  * would be 3.5 s and pass: the warning shows the draws are at their top. */
 START_TEST(jitter_at_its_maximum)
 {
-    validate("12s", "", "name = exponential\nbase = 1s\nmax_attempts = 4\n"
-                        "jitter = full\n");
+    validate("12s", "",
+             "name = exponential\nbase = 1s\nmax_attempts = 4\n"
+             "jitter = full\n");
     assert_warning("exponential: worst-case retry delay 7 s (3 retries of a "
                    "read, every attempt timing out, jitter at its maximum) "
                    "is over half the 12s [clients] deadline; keep retries x "
@@ -138,7 +139,7 @@ START_TEST(probe_stops_at_the_deadline_as_the_engine_does)
 END_TEST
 
 #define EXAMPLE_POLICY                                                         \
-    "name = capped_backoff\nplugin = " EXAMPLE "\njitter = false\n"           \
+    "name = capped_backoff\nplugin = " EXAMPLE "\njitter = false\n"            \
     "base = 1s\n"
 
 /* The probe asks for each operation in the mix.  The example plug-in
@@ -173,15 +174,17 @@ END_TEST
 /* A contract-breaking plug-in makes the file invalid, before any "ok". */
 START_TEST(broken_policy_fails_validation)
 {
-    validate("6s", "", "name = sbt_neg_delay\nplugin = " SBT("neg_delay")
-                       "\n");
+    validate("6s", "", "name = sbt_neg_delay\nplugin = " SBT("neg_delay") "\n");
     ck_assert_int_eq(o.status, EXIT_INPUT);
     ck_assert_str_eq(o.out, "");
     char want[1024];
-    snprintf(want, sizeof want,
-             "%s: policy 'sbt_neg_delay' (from " SBT("neg_delay") ") "
-             "returned a negative delay -1 s from on_failure; a delay must "
-             "be a number between 0 and 86400 s\n", path);
+    snprintf(
+        want, sizeof want,
+        "%s: policy 'sbt_neg_delay' (from " SBT(
+            "neg_delay") ") "
+                         "returned a negative delay -1 s from on_failure; a delay must "
+                         "be a number between 0 and 86400 s\n",
+        path);
     ck_assert_str_eq(o.err, want);
 }
 END_TEST
@@ -192,15 +195,20 @@ START_TEST(policy_errors_name_the_line)
     validate("6s", "", "name = nope\n");
     ck_assert_int_eq(o.status, EXIT_INPUT);
     char want[1200];
-    snprintf(want, sizeof want, "%s:8: [policy] name: unknown policy 'nope' "
-             "(did you mean 'none'?); known policies: none, ", path);
+    snprintf(want, sizeof want,
+             "%s:8: [policy] name: unknown policy 'nope' "
+             "(did you mean 'none'?); known policies: none, ",
+             path);
     ck_assert_msg(strncmp(o.err, want, strlen(want)) == 0, "%s", o.err);
     validate("6s", "", "name = sbt_abi\nplugin = " SBT("abi") "\n");
     ck_assert_int_eq(o.status, EXIT_INPUT);
-    snprintf(want, sizeof want, "%s: " SBT("abi") ": policy plug-in built "
-             "for policy ABI 1.0, but this stormbench speaks policy ABI "
-             "2.2: rebuild it against this version's stormbench/policy.h\n",
-             path);
+    snprintf(
+        want, sizeof want,
+        "%s: " SBT(
+            "abi") ": policy plug-in built "
+                   "for policy ABI 1.0, but this stormbench speaks policy ABI "
+                   "2.2: rebuild it against this version's stormbench/policy.h\n",
+        path);
     ck_assert_str_eq(o.err, want);
 }
 END_TEST

@@ -18,7 +18,7 @@ static char path[1024];
 /* A small open-loop scenario: 20 s, 50 requests/s in all, a server far
  * from busy, `faults` and `expect` as given. */
 static const char *write_scenario(const char *name, const char *faults,
-                            const char *expect)
+                                  const char *expect)
 {
     char ini[4096];
     snprintf(ini, sizeof ini,
@@ -39,11 +39,11 @@ static const char *write_scenario(const char *name, const char *faults,
 START_TEST(no_fault_no_recovery)
 {
     const char *f = write_scenario("vx-nofault.ini", "",
-                             "recovers_within = 10s\nmetastable = false\n"
-                             "during_fault_success_min = 0.5\n"
-                             "steady_goodput_min = 0.9\n"
-                             "completion_within = 30s\n"
-                             "success_min = 0.5\n");
+                                   "recovers_within = 10s\nmetastable = false\n"
+                                   "during_fault_success_min = 0.5\n"
+                                   "steady_goodput_min = 0.9\n"
+                                   "completion_within = 30s\n"
+                                   "success_min = 0.5\n");
     tu_output o;
     tu_stormbench(&o, (const char *[]){"validate", f, NULL});
     ck_assert_int_eq(o.status, 0);
@@ -57,9 +57,9 @@ START_TEST(no_fault_no_recovery)
                       o.err);
     }
     ck_assert_int_eq(tu_count(o.err, "warning: [expect] "), 5);
-    ck_assert_ptr_nonnull(strstr(
-        o.err, "[expect] recovers_within: the scenario has no fault, so "
-               "there is no recovery to judge; it fails every run\n"));
+    ck_assert_ptr_nonnull(
+        strstr(o.err, "[expect] recovers_within: the scenario has no fault, so "
+                      "there is no recovery to judge; it fails every run\n"));
     ck_assert_ptr_null(strstr(o.err, "] success_min:"));
     tu_output_free(&o);
     tu_stormbench(&o, (const char *[]){"run", f, NULL});
@@ -72,8 +72,8 @@ START_TEST(no_fault_no_recovery)
         /* Completion in an open loop fails as "did not complete" (some
          * request is always open at the end) or "cannot be judged". */
         const char *nl = strchr(l, '\n');
-        const char *why = strstr(l, i == 4 ? "did not complete"
-                                           : "cannot be judged");
+        const char *why =
+            strstr(l, i == 4 ? "did not complete" : "cannot be judged");
         if (i == 4 && (why == NULL || why > nl))
             why = strstr(l, "cannot be judged");
         ck_assert_msg(why != NULL && why < nl, "%.*s", (int)(nl - l), l);
@@ -136,15 +136,15 @@ START_TEST(set_like_run)
     tu_output_free(&o);
     /* An outage from 5 s to 7 s: a baseline from 2 s, and 13 s after it
      * for the 2 s recovery window. */
-    tu_stormbench(&o, (const char *[]){"validate", "--set",
-                                       "fault.out.type=outage", "--set",
-                                       "fault.out.start=5s", "--set",
-                                       "fault.out.duration=2s", a, NULL});
+    tu_stormbench(&o,
+                  (const char *[]){"validate", "--set", "fault.out.type=outage",
+                                   "--set", "fault.out.start=5s", "--set",
+                                   "fault.out.duration=2s", a, NULL});
     ck_assert_int_eq(o.status, 0);
     ck_assert_ptr_null(strstr(o.err, "[expect]"));
     tu_output_free(&o);
-    tu_stormbench(&o, (const char *[]){"validate", a, "--set",
-                                       "server.workerz=3", NULL});
+    tu_stormbench(
+        &o, (const char *[]){"validate", a, "--set", "server.workerz=3", NULL});
     ck_assert_int_eq(o.status, 2);
     ck_assert_ptr_nonnull(strstr(o.err, "--set server.workerz=3: [server] "
                                         "unknown key 'workerz' (did you "
@@ -152,10 +152,9 @@ START_TEST(set_like_run)
     tu_output_free(&o);
     /* Two files, one --set: both get it (a key whose effect shows in
      * validate's "ok" line: the scenario's name). */
-    tu_stormbench(&o, (const char *[]){"validate", "--set",
-                                       "scenario.name=renamed", a,
-                                       TU_SOURCE("scenarios/retry-storm.ini"),
-                                       NULL});
+    tu_stormbench(
+        &o, (const char *[]){"validate", "--set", "scenario.name=renamed", a,
+                             TU_SOURCE("scenarios/retry-storm.ini"), NULL});
     ck_assert_int_eq(o.status, 0);
     ck_assert_int_eq(tu_count(o.out, ": ok (renamed; "), 2);
     tu_output_free(&o);

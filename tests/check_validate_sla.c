@@ -86,8 +86,8 @@ START_TEST(five_steps_over_half_the_sla)
              "[step.a]\n[step.b]\n[step.c]\n[step.d]\n[step.e]\n");
     ck_assert_msg(o.status == EXIT_OK, "exit %d: %s", o.status, o.err);
     ck_assert_str_eq(after_ok(buf, sizeof buf),
-                     PLAN_STEP("a") PLAN_STEP("b") PLAN_STEP("c")
-                         PLAN_STEP("d") PLAN_STEP("e"));
+                     PLAN_STEP("a") PLAN_STEP("b") PLAN_STEP("c") PLAN_STEP("d")
+                         PLAN_STEP("e"));
     char want[1024];
     snprintf(want, sizeof want,
              "%s: warning: pipeline: worst-case retry delays 35 min over 5 "
@@ -110,11 +110,11 @@ START_TEST(exactly_half_fits)
              "[step.a]\n[step.b]\n[step.c]\n[step.d]\n[step.e]\n");
     ck_assert_msg(o.status == EXIT_OK, "exit %d: %s", o.status, o.err);
     ck_assert_str_eq(o.err, "");
-    ck_assert_str_eq(after_ok(buf, sizeof buf),
-                     PLAN_STEP("a") PLAN_STEP("b") PLAN_STEP("c")
-                         PLAN_STEP("d") PLAN_STEP("e")
-                     "pipeline: worst-case retry delays 35 min over 5 steps "
-                     "fit in half the 70 min SLA (35 min)\n");
+    ck_assert_str_eq(
+        after_ok(buf, sizeof buf),
+        PLAN_STEP("a") PLAN_STEP("b") PLAN_STEP("c") PLAN_STEP("d") PLAN_STEP(
+            "e") "pipeline: worst-case retry delays 35 min over 5 steps "
+                 "fit in half the 70 min SLA (35 min)\n");
 }
 END_TEST
 
@@ -220,7 +220,8 @@ START_TEST(bad_step_parameter_is_named)
     ck_assert_int_eq(o.status, EXIT_INPUT);
     ck_assert_str_eq(o.out, "");
     char want[1200];
-    snprintf(want, sizeof want, "%s:14: [step.a] bogus: policy 'immediate' "
+    snprintf(want, sizeof want,
+             "%s:14: [step.a] bogus: policy 'immediate' "
              "has no such parameter; its parameters are: max_attempts\n",
              path);
     ck_assert_str_eq(o.err, want);
@@ -233,8 +234,10 @@ START_TEST(unknown_step_policy_is_named)
              "[pipeline]\nsteps = a\nsla = 1h\n[step.a]\npolicy = nope\n");
     ck_assert_int_eq(o.status, EXIT_INPUT);
     char want[1200];
-    snprintf(want, sizeof want, "%s:14: [step.a] policy: unknown policy "
-             "'nope' (did you mean 'none'?); known policies: none, ", path);
+    snprintf(want, sizeof want,
+             "%s:14: [step.a] policy: unknown policy "
+             "'nope' (did you mean 'none'?); known policies: none, ",
+             path);
     ck_assert_msg(strncmp(o.err, want, strlen(want)) == 0, "%s", o.err);
 }
 END_TEST

@@ -79,8 +79,7 @@ START_TEST(faults_named_as_a_person_would)
     f.type = FAULT_ERRORS;
     f.status = 503;
     f.probability = 0.5;
-    ck_assert_str_eq(view_fault_text(&f, -1, buf, sizeof buf),
-                     "503s on 50 %");
+    ck_assert_str_eq(view_fault_text(&f, -1, buf, sizeof buf), "503s on 50 %");
     f.type = FAULT_CAPACITY;
     f.workers = 8;
     ck_assert_str_eq(view_fault_text(&f, -1, buf, sizeof buf), "8 workers");
@@ -90,8 +89,7 @@ START_TEST(faults_named_as_a_person_would)
                      "load x2 at 60 s");
     f.type = FAULT_CLIENT_TIMEOUT;
     f.delay_ns = 1500 * NS_PER_MS;
-    ck_assert_str_eq(view_fault_text(&f, -1, buf, sizeof buf),
-                     "timeout 1.5 s");
+    ck_assert_str_eq(view_fault_text(&f, -1, buf, sizeof buf), "timeout 1.5 s");
 }
 END_TEST
 
@@ -108,8 +106,7 @@ START_TEST(values_carry_units)
                      "152 /s");
     ck_assert_str_eq(view_value_text(LINE_REFUSED, 0.4, buf, sizeof buf),
                      "0.4 /s");
-    ck_assert_str_eq(view_value_text(LINE_P99, 4.5, buf, sizeof buf),
-                     "4.5 ms");
+    ck_assert_str_eq(view_value_text(LINE_P99, 4.5, buf, sizeof buf), "4.5 ms");
     ck_assert_str_eq(view_value_text(LINE_P99, 12345.6, buf, sizeof buf),
                      "12 346 ms");
     ck_assert_str_eq(view_value_text(LINE_SUCCESS, 98.46, buf, sizeof buf),
@@ -204,9 +201,10 @@ static void crowd(session *ss)
         f.kind = SB_ERR_HTTP;
         f.duration_ns = 5 * NS_PER_S;
         ck_assert_int_ge(session_inject(ss, &f, &e), 0);
-        ck_assert_int_eq(session_change(ss, i % 3 == 0   ? CHANGE_RATE
-                                            : i % 3 == 1 ? CHANGE_WORKERS
-                                                         : CHANGE_TIMEOUT,
+        ck_assert_int_eq(session_change(ss,
+                                        i % 3 == 0   ? CHANGE_RATE
+                                        : i % 3 == 1 ? CHANGE_WORKERS
+                                                     : CHANGE_TIMEOUT,
                                         i % 3 == 0   ? 1.0 + 0.1 * i
                                         : i % 3 == 1 ? 10.0 + i
                                                      : (1.0 + i) * 1e8,
@@ -237,8 +235,8 @@ static bool hide_b; /* draw_ab switches B's lines off */
 static void draw_ab_on(cairo_surface_t *s, session *a, session *b, int w, int h,
                        double hx, double hy, view_hits *hits);
 
-static void draw_ab(session *a, session *b, int w, int h, double hx,
-                    double hy, view_hits *hits)
+static void draw_ab(session *a, session *b, int w, int h, double hx, double hy,
+                    view_hits *hits)
 {
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
     draw_ab_on(s, a, b, w, h, hx, hy, hits);
@@ -287,13 +285,12 @@ START_TEST(labels_never_overprint)
         int labels = 0;
         for (int i = 0; i < hits.n; i++) {
             const view_hit *p = &hits.hit[i];
-            if (p->kind != HIT_LABEL || p->a < 0 ||
-                p->b == VIEW_LABEL_STRIP)
+            if (p->kind != HIT_LABEL || p->a < 0 || p->b == VIEW_LABEL_STRIP)
                 continue;
             labels++;
             ck_assert_msg(within(p->r, l.panels[p->a]),
-                          "%dx%d: a label of panel %d outside it",
-                          sizes[z][0], sizes[z][1], p->a);
+                          "%dx%d: a label of panel %d outside it", sizes[z][0],
+                          sizes[z][1], p->a);
             for (int j = i + 1; j < hits.n; j++) {
                 const view_hit *q = &hits.hit[j];
                 if (q->kind == HIT_LABEL && q->a == p->a &&
@@ -302,9 +299,9 @@ START_TEST(labels_never_overprint)
                                   "%dx%d, panel %d: labels %d and %d "
                                   "overprint ([%.0f %.0f %.0f %.0f] and "
                                   "[%.0f %.0f %.0f %.0f])",
-                                  sizes[z][0], sizes[z][1], p->a, i, j,
-                                  p->r.x, p->r.y, p->r.w, p->r.h, q->r.x,
-                                  q->r.y, q->r.w, q->r.h);
+                                  sizes[z][0], sizes[z][1], p->a, i, j, p->r.x,
+                                  p->r.y, p->r.w, p->r.h, q->r.x, q->r.y,
+                                  q->r.w, q->r.h);
             }
         }
         /* The title, three legend items and five x ticks at least. */
@@ -410,8 +407,7 @@ START_TEST(tooltip_stays_inside)
             chart_panel p = view_panel_plot(&l, k, 20, 60);
             /* Not the last pixels on the right: the bucket there has not
              * closed, and an open bucket has no tooltip. */
-            double x = corner % 2 ? p.plot.x + p.plot.w * 0.96
-                                  : p.plot.x + 2;
+            double x = corner % 2 ? p.plot.x + p.plot.w * 0.96 : p.plot.x + 2;
             double y = corner / 2 ? p.plot.y + p.plot.h - 2 : p.plot.y + 2;
             draw_ab(a, b, 960, 600, x, y, &hits);
             int found = 0;
@@ -476,8 +472,8 @@ START_TEST(help_fits_its_box)
     static const int sizes[][2] = {{960, 600}, {1920, 1080}};
     for (size_t z = 0; z < 2; z++) {
         int w = sizes[z][0], h = sizes[z][1];
-        cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24,
-                                                        w, h);
+        cairo_surface_t *s =
+            cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
         cairo_t *cr = cairo_create(s);
         cairo_set_source_rgb(cr, 0, 0, 0);
         cairo_paint(cr);
@@ -503,8 +499,10 @@ START_TEST(help_fits_its_box)
                     out += x < bx0 || x > bx1 || y < by0 || y > by1;
                 }
         ck_assert_int_gt(text, 1000);
-        ck_assert_msg(out == 0, "%dx%d: %d of %d text pixels outside the "
-                      "box", w, h, out, text);
+        ck_assert_msg(out == 0,
+                      "%dx%d: %d of %d text pixels outside the "
+                      "box",
+                      w, h, out, text);
         ck_assert_int_le(bx1 - bx0, w);
         cairo_destroy(cr);
         cairo_surface_destroy(s);
@@ -523,9 +521,9 @@ static int cell_count(cairo_surface_t *s, int cx, int cy, uint32_t c,
     for (int y = cy * 10; y < cy * 10 + 9; y++) {
         int in_row = 0;
         for (int x = cx * 10; x < cx * 10 + 9; x++)
-            in_row += (*(const uint32_t *)(const void *)(d + y * stride +
-                                                         x * 4) &
-                       0xffffffu) == c;
+            in_row +=
+                (*(const uint32_t *)(const void *)(d + y * stride + x * 4) &
+                 0xffffffu) == c;
         n += in_row;
         *full_row = *full_row || in_row == 9;
     }
@@ -547,15 +545,14 @@ static void draw_cells(cairo_surface_t *s, const uint8_t *st, uint32_t n,
     cairo_t *cr = cairo_create(s);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
-    chart_field_draw_shares(cr, &f, st, view_mode_colours,
-                            CLIENT_MODE_COUNT);
+    chart_field_draw_shares(cr, &f, st, view_mode_colours, CLIENT_MODE_COUNT);
     cairo_destroy(cr);
     cairo_surface_flush(s);
 }
 
-#define RGBOF(c) (((uint32_t)lround((c).r * 255) << 16) | \
-                  ((uint32_t)lround((c).g * 255) << 8) |  \
-                  (uint32_t)lround((c).b * 255))
+#define RGBOF(c)                                                               \
+    (((uint32_t)lround((c).r * 255) << 16) |                                   \
+     ((uint32_t)lround((c).g * 255) << 8) | (uint32_t)lround((c).b * 255))
 
 /* Four cells of 100 items, 10 px apart: 81 pixels drawn each (9 x 9, a
  * 1 px gap), shared by largest remainder and filled from the foot row
@@ -576,8 +573,7 @@ START_TEST(cells_show_shares)
                 : i < 250 ? CLIENT_WAITING
                 : i < 300 ? CLIENT_REFUSED
                           : CLIENT_BACKING_OFF;
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 40,
-                                                    10);
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 40, 10);
     draw_cells(s, st, 400, 100, 4);
     uint32_t idle = RGBOF(view_mode_colours[CLIENT_IDLE]);
     uint32_t failed = RGBOF(view_mode_colours[CLIENT_GAVE_UP]);
@@ -594,10 +590,13 @@ START_TEST(cells_show_shares)
     ck_assert_int_eq(cell_count(s, 2, 0, refused, &row), 40);
     ck_assert_int_eq(cell_count(s, 3, 0, backing, &row), 81);
     const unsigned char *d = cairo_image_surface_get_data(s);
-    ck_assert_uint_eq(*(const uint32_t *)(const void *)(d + 9 *
-                          cairo_image_surface_get_stride(s) + 4 * 4) &
-                          0xffffffu,
-                      0xffffffu); /* the gap */
+    ck_assert_uint_eq(
+        *(const uint32_t *)(const void *)(d +
+                                          9 * cairo_image_surface_get_stride(
+                                                  s) +
+                                          4 * 4) &
+            0xffffffu,
+        0xffffffu); /* the gap */
     cairo_surface_destroy(s);
 }
 END_TEST
@@ -620,8 +619,8 @@ START_TEST(million_clients_show_no_stripes)
             st[c * PER + i] = i < 10   ? CLIENT_GAVE_UP
                               : i < 15 ? CLIENT_WAITING
                                        : CLIENT_IDLE;
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24,
-                                                    COLS * 10, 40);
+    cairo_surface_t *s =
+        cairo_image_surface_create(CAIRO_FORMAT_RGB24, COLS * 10, 40);
     draw_cells(s, st, PER * CELLS, PER, COLS);
     uint32_t failed = RGBOF(view_mode_colours[CLIENT_GAVE_UP]);
     uint32_t waiting = RGBOF(view_mode_colours[CLIENT_WAITING]);
@@ -630,15 +629,13 @@ START_TEST(million_clients_show_no_stripes)
         bool row;
         ck_assert_int_eq(cell_count(s, c % COLS, c / COLS, failed, &row), 1);
         ck_assert_msg(!row, "cell %d: a row all failed", c);
-        ck_assert_int_eq(cell_count(s, c % COLS, c / COLS, waiting, &row),
-                         1);
+        ck_assert_int_eq(cell_count(s, c % COLS, c / COLS, waiting, &row), 1);
         ck_assert_msg(!row, "cell %d: a row all waiting", c);
         ck_assert_int_eq(cell_count(s, c % COLS, c / COLS, idle, &row), 79);
     }
     cairo_surface_destroy(s);
 }
 END_TEST
-
 
 /* retry-storm's outage at 60-70 s, and by hand: 12 workers at 62 s,
  * latency at 64 s, 20 workers at 66 s.  A change's mark is its strip
@@ -712,13 +709,11 @@ START_TEST(marks_belong_to_their_own_fault)
     int dark = 0, from = (int)(p.plot.y + 3 * line),
         to = (int)(p.plot.y + p.plot.h - 3 * line);
     for (int y = from; y < to; y++) {
-        uint32_t px = *(const uint32_t *)(const void *)(d + y * stride +
-                                                        x * 4);
+        uint32_t px = *(const uint32_t *)(const void *)(d + y * stride + x * 4);
         int r = (px >> 16) & 255, g = (px >> 8) & 255, b = px & 255;
         dark += r < 110 && g < 110 && b < 110;
     }
-    ck_assert_msg(dark <= 4, "%d dark pixels of %d at 62 s", dark,
-                  to - from);
+    ck_assert_msg(dark <= 4, "%d dark pixels of %d at 62 s", dark, to - from);
     cairo_surface_destroy(s);
     session_destroy(a);
 }
@@ -767,12 +762,16 @@ static void controls_at(int w, int h, const controls_state *c, view_hits *hits)
 START_TEST(controls_keep_their_places)
 {
     static const char *const kinds[] = {"outage (black hole)",
-                                        "outage (refused)", "latency",
-                                        "errors (503)", "fewer workers",
-                                        "load spike", "slowdown", "lost acks",
+                                        "outage (refused)",
+                                        "latency",
+                                        "errors (503)",
+                                        "fewer workers",
+                                        "load spike",
+                                        "slowdown",
+                                        "lost acks",
                                         "partition"};
-    static const int ids[] = {CTL_PLAY, CTL_STEP,   CTL_SPEED, CTL_KIND,
-                              CTL_LENGTH, CTL_INJECT, CTL_END, CTL_AB,
+    static const int ids[] = {CTL_PLAY,   CTL_STEP,   CTL_SPEED, CTL_KIND,
+                              CTL_LENGTH, CTL_INJECT, CTL_END,   CTL_AB,
                               CTL_FOLLOW, CTL_HELP};
     static const int sizes[][2] = {{1280, 800}, {960, 600}};
     static view_hits first, now;
@@ -790,8 +789,9 @@ START_TEST(controls_keep_their_places)
             c.speed = (k / 2) % 3 == 0 ? 10 : (k / 2) % 3 == 1 ? 1000 : 0;
             c.kind = (k / 6) % 2 ? 2 : (k / 12) ? 4 : 0;
             snprintf(c.size_text, sizeof c.size_text, "%s",
-                     c.kind == 2 ? "500 ms" : c.kind == 4 ? "128 workers"
-                                                           : "");
+                     c.kind == 2   ? "500 ms"
+                     : c.kind == 4 ? "128 workers"
+                                   : "");
             c.inject_s = k % 3 ? 10 : 300;
             c.ab = (k / 3) % 2;
             c.following = true;
@@ -814,9 +814,8 @@ START_TEST(controls_keep_their_places)
                                           "%dx%d, state %d: control %d "
                                           "(%d) at x %.1f w %.1f, was "
                                           "%.1f w %.1f",
-                                          sizes[z][0], sizes[z][1], k,
-                                          t->a, t->b, t->r.x, t->r.w,
-                                          o->r.x, o->r.w);
+                                          sizes[z][0], sizes[z][1], k, t->a,
+                                          t->b, t->r.x, t->r.w, o->r.x, o->r.w);
                     }
                 }
         }
@@ -844,17 +843,20 @@ START_TEST(picker_clicks_make_stacks)
     char out[256];
     const char *spec = "exponential+token_bucket";
     ck_assert_int_eq(picker_click(&c, spec, index_of(&c, "circuit_breaker"),
-                                  out, sizeof out), 0);
+                                  out, sizeof out),
+                     0);
     ck_assert_str_eq(out, "exponential+token_bucket+circuit_breaker");
-    ck_assert_int_eq(picker_click(&c, spec, index_of(&c, "token_bucket"),
-                                  out, sizeof out), 0);
+    ck_assert_int_eq(
+        picker_click(&c, spec, index_of(&c, "token_bucket"), out, sizeof out),
+        0);
     ck_assert_str_eq(out, "exponential");
-    ck_assert_int_eq(picker_click(&c, spec, index_of(&c, "immediate"), out,
-                                  sizeof out), 0);
+    ck_assert_int_eq(
+        picker_click(&c, spec, index_of(&c, "immediate"), out, sizeof out), 0);
     ck_assert_str_eq(out, "immediate+token_bucket");
     /* The retry policy it already has: nothing to do. */
-    ck_assert_int_eq(picker_click(&c, spec, index_of(&c, "exponential"), out,
-                                  sizeof out), -1);
+    ck_assert_int_eq(
+        picker_click(&c, spec, index_of(&c, "exponential"), out, sizeof out),
+        -1);
 }
 END_TEST
 
@@ -898,8 +900,7 @@ START_TEST(picker_steps_parameters)
     /* max_attempts at its floor of 1 does not go down. */
     setting one;
     setting_parse("max_attempts=1", "test", &one, &e);
-    ck_assert_int_eq(policy_setup_build("immediate", NULL, 0, &one, 1, &ps,
-                                        &e),
+    ck_assert_int_eq(policy_setup_build("immediate", NULL, 0, &one, 1, &ps, &e),
                      0);
     ck_assert_int_eq(picker_step(ps.stack, 0, +1, kv, sizeof kv), 0);
     ck_assert_str_eq(kv, "max_attempts=2");

@@ -122,7 +122,8 @@ static inline const char *ph_build_error(const char *spec,
     static sb_err e;
     setting settings[PSTACK_MAX_SETTINGS];
     for (int i = 0; i < n; i++)
-        ck_assert_int_eq(setting_parse(params[i], "--param", &settings[i], &e), 0);
+        ck_assert_int_eq(setting_parse(params[i], "--param", &settings[i], &e),
+                         0);
     policy_setup s;
     e.msg[0] = '\0';
     if (policy_setup_build(spec, NULL, 0, settings, n, &s, &e) == 0)
@@ -264,8 +265,8 @@ static inline pstack_verdict ph_send(ph *h, const sb_attempt *a)
     pstack_call c = ph_call(h);
     driver_request d = ph_request(h, a, a->attempt - 1);
     driver_send ds;
-    ck_assert_int_eq(driver_before_send(h->setup.stack, &c, &d,
-                                        ph_ns(a->now_s), a->hedge != 0, &ds),
+    ck_assert_int_eq(driver_before_send(h->setup.stack, &c, &d, ph_ns(a->now_s),
+                                        a->hedge != 0, &ds),
                      0);
     return ds.verdict;
 }
@@ -292,8 +293,8 @@ static inline driver_next ph_failure_next(ph *h, const sb_attempt *a)
     driver_request d = ph_request(h, a, a->attempt);
     driver_result r = ph_result(a);
     driver_next nx;
-    if (driver_on_failure(h->setup.stack, &c, &d, ph_ns(a->now_s), &r,
-                          &nx) != 0)
+    if (driver_on_failure(h->setup.stack, &c, &d, ph_ns(a->now_s), &r, &nx) !=
+        0)
         ck_abort_msg("contract violation: %s", pstack_error(h->setup.stack));
     return nx;
 }

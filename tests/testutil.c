@@ -161,8 +161,8 @@ static tu_sim *prepare_edited(const char *ini, const char *policy,
         plugins[i] = t->sc.plugins[i];
     if (policy_setup_build_at(policy ? policy : t->sc.policy,
                               policy ? "--policy" : t->sc.policy_origin,
-                              plugins,
-                           t->sc.n_plugins, settings, n, &t->ps, &e) != 0)
+                              plugins, t->sc.n_plugins, settings, n, &t->ps,
+                              &e) != 0)
         ck_abort_msg("policy did not build: %s", e.msg);
     if (sim_create(&t->sc.cfg, t->ps.stack, &t->sim, &e) != 0)
         ck_abort_msg("sim did not build: %s", e.msg);
@@ -238,8 +238,8 @@ int tu_run(tu_output *o, const char *const *argv)
     posix_spawn_file_actions_addopen(&fa, 2, err_path,
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid;
-    int rc = posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv,
-                         environ);
+    int rc =
+        posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     ck_assert_msg(rc == 0, "cannot run %s: %s", argv[0], strerror(rc));
     int status;
@@ -364,8 +364,8 @@ char *tu_run_json_tail(const char *name, const char *const *argl)
 {
     char json[1024];
     snprintf(json, sizeof json, "%s", tu_temp_path(name));
-    const char *a[24] = {"run", "--json", json, "-q", "--no-timing",
-                         "--no-expect"};
+    const char *a[24] = {"run", "--json",      json,
+                         "-q",  "--no-timing", "--no-expect"};
     int n = 6;
     for (int i = 0; argl[i] && n < 23; i++)
         a[n++] = argl[i];

@@ -24,9 +24,9 @@ typedef struct tu_sim {
     sim *sim;
     sim_summary sum;
     char error[ERR_MSG_MAX];
-    int buckets, checks;   /* buckets closed; sim_sane checks made */
-    int insane;            /* checks that failed */
-    int64_t first_insane;  /* the first such bucket's start */
+    int buckets, checks;  /* buckets closed; sim_sane checks made */
+    int insane;           /* checks that failed */
+    int64_t first_insane; /* the first such bucket's start */
 } tu_sim;
 
 /* Write ini_text to a temporary file, load it, build the policy (NULL:

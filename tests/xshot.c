@@ -31,8 +31,8 @@ int main(int argc, char **argv)
                         "pixel)\n");
         return 1;
     }
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24,
-                                                    at.width, at.height);
+    cairo_surface_t *s =
+        cairo_image_surface_create(CAIRO_FORMAT_RGB24, at.width, at.height);
     unsigned char *px = cairo_image_surface_get_data(s);
     int stride = cairo_image_surface_get_stride(s);
     cairo_surface_flush(s);
@@ -43,9 +43,8 @@ int main(int argc, char **argv)
                 (unsigned int)(p & 0xffffff);
         }
     cairo_surface_mark_dirty(s);
-    int rc = cairo_surface_write_to_png(s, argv[1]) == CAIRO_STATUS_SUCCESS
-                 ? 0
-                 : 1;
+    int rc =
+        cairo_surface_write_to_png(s, argv[1]) == CAIRO_STATUS_SUCCESS ? 0 : 1;
     cairo_surface_destroy(s);
     XDestroyImage(im);
     XCloseDisplay(d);

@@ -39,14 +39,14 @@ struct app {
     bool paused, quit, help, by_process;
     int status;
     double inject_s;
-    bool menu; /* the inject menu is open */
+    bool menu;      /* the inject menu is open */
     int policy_a;   /* index into the cycle of A's policy, or -1 */
     int last_fault; /* the last fault injected by hand, or -1 */
     double achieved, events_per_s; /* achieved < 0: not measured yet */
     double scale;                  /* pixels per window unit (app_set_scale) */
     double rate_since;   /* wall time the rate's window began; < 0 none */
     int64_t rate_sim_ns; /* simulated time advanced in it */
-    int64_t slice_ns; /* the simulation slice, adapted to the budget */
+    int64_t slice_ns;    /* the simulation slice, adapted to the budget */
     bool dragging;
     double drag_t;
     bool hover;
@@ -56,8 +56,8 @@ struct app {
     bool shot_pending;
     script_cmd *script;
     int n_script, next_cmd;
-    bool scripting; /* running a script's command (at its exact time) */
-    bool refused;   /* the last action did nothing (refuse says why) */
+    bool scripting;    /* running a script's command (at its exact time) */
+    bool refused;      /* the last action did nothing (refuse says why) */
     bool write_failed; /* a file asked for was not written */
     int shot_line;     /* the script's line that asked for the shot, or 0 */
     /* The view: its time window (a zoom pins its end), lines off. */
@@ -67,7 +67,7 @@ struct app {
     view_hits hits; /* what the last frame drew where */
     /* The mouse: what a press started. */
     enum { DRAG_NONE, DRAG_TIMELINE, DRAG_SELECT, DRAG_SLIDER } drag;
-    int drag_arg;   /* the panel, or the slider's change kind */
+    int drag_arg; /* the panel, or the slider's change kind */
     double drag_x0, sel_t0, sel_t1, slider_v;
     /* The controls: the injection chosen and each one's size. */
     int kind;
@@ -156,8 +156,8 @@ static void fail(app *a, const char *msg)
 static int open_run(app *a, int r, const char *policy, const setting *params,
                     int n_params, sb_err *e)
 {
-    session_opts so = {a->o.cfg,         policy,     params,
-                       n_params,         a->o.plugins, a->o.n_plugins};
+    session_opts so = {a->o.cfg, policy,       params,
+                       n_params, a->o.plugins, a->o.n_plugins};
     if (session_create(&so, &a->run[r], e) != 0)
         return -1;
     free(a->scratch[r]);
@@ -165,12 +165,12 @@ static int open_run(app *a, int r, const char *policy, const setting *params,
     return a->scratch[r] ? 0 : err_set(e, "out of memory");
 }
 
-/* The next policy of the cycle after index i that differs from `not`. */
-static int next_policy(const app *a, int i, const char *not)
+/* The next policy of the cycle after index i that differs from `skip`. */
+static int next_policy(const app *a, int i, const char *skip)
 {
     for (int k = 1; k <= a->o.n_cycle; k++) {
         int j = (i + k + a->o.n_cycle) % a->o.n_cycle;
-        if (not == NULL || strcmp(a->o.cycle[j], not) != 0)
+        if (skip == NULL || strcmp(a->o.cycle[j], skip) != 0)
             return j;
     }
     return -1;
@@ -403,8 +403,7 @@ static void set_speed(app *a, int dir)
         say(a, "%.3g x real time", a->speed);
 }
 
-static void default_path(const app *a, const char *ext, char *buf,
-                         size_t len)
+static void default_path(const app *a, const char *ext, char *buf, size_t len)
 {
     snprintf(buf, len, "%s/%s-t%.0f.%s", a->o.out_dir ? a->o.out_dir : "out",
              a->o.cfg->name, (double)app_now(a) / 1e9, ext);
@@ -439,9 +438,8 @@ static void save_run(app *a, int r, const char *path)
     int n = session_expectations(&sum, expect, SESSION_MAX_EXPECT);
     const setting *params;
     int n_params = session_params(a->run[r], &params);
-    if (a->o.save(a->o.save_ctx, path, &cfg, session_policy(a->run[r]),
-                  params, n_params, a->o.plugins, a->o.n_plugins, expect, n,
-                  &e) != 0) {
+    if (a->o.save(a->o.save_ctx, path, &cfg, session_policy(a->run[r]), params,
+                  n_params, a->o.plugins, a->o.n_plugins, expect, n, &e) != 0) {
         cannot_write(a, "cannot save: %s", e.msg);
         return;
     }
@@ -451,12 +449,12 @@ static void save_run(app *a, int r, const char *path)
                  sum.metastable ? "metastable" : "recovered");
     if (sum.recovered) {
         size_t l = strlen(rec);
-        snprintf(rec + l, sizeof rec - l, " after %.0f s",
-                 sum.recovery_time_s);
+        snprintf(rec + l, sizeof rec - l, " after %.0f s", sum.recovery_time_s);
     }
     if (r == 1)
         snprintf(who, sizeof who, " (B, %s)", session_policy(a->run[r]));
-    say(a, "saved %s%s: %.0f s, amplification %.4f, success ratio %.4f, "
+    say(a,
+        "saved %s%s: %.0f s, amplification %.4f, success ratio %.4f, "
         "duplicates %llu, p99 %.1f ms%s",
         path, who, sum.duration_s, sum.amplification, sum.success_ratio,
         (unsigned long long)sum.duplicates, sum.latency_p99_ms, rec);
@@ -509,9 +507,9 @@ static void hand(app *a)
 {
     if (a->scripting)
         return;
-    int64_t g = a->speed <= 0 || a->speed >= 5     ? NS_PER_S
-                : a->speed >= 0.5                 ? NS_PER_S / 10
-                                                  : NS_PER_S / 100;
+    int64_t g = a->speed <= 0 || a->speed >= 5 ? NS_PER_S
+                : a->speed >= 0.5              ? NS_PER_S / 10
+                                               : NS_PER_S / 100;
     int64_t now = app_now(a), to = (now + g - 1) / g * g;
     for (int r = 0; r < a->n_runs && to > now; r++)
         if (session_run_until(a->run[r], to) != 0)
@@ -577,7 +575,7 @@ static void set_param(app *a, int r, const char *kv)
     list[k] = s;
     hand(a);
     if (session_set_policy(a->run[r], session_policy(a->run[r]), list,
-                         k == n ? n + 1 : n, &e) != 0) {
+                           k == n ? n + 1 : n, &e) != 0) {
         refuse(a, "%s", e.msg);
         return;
     }
@@ -589,14 +587,19 @@ static void set_param(app *a, int r, const char *kv)
 
 /* ---- Injections chosen with the mouse ------------------------------------------ */
 
-typedef enum size_kind { SZ_NONE, SZ_DELAY, SZ_SHARE, SZ_WORKERS, SZ_TIMES }
-    size_kind;
+typedef enum size_kind {
+    SZ_NONE,
+    SZ_DELAY,
+    SZ_SHARE,
+    SZ_WORKERS,
+    SZ_TIMES
+} size_kind;
 
 static const struct kind {
     const char *name; /* in the menu */
     const char *word; /* in the script: inject WORD SIZE LENGTH */
     size_kind size;
-    double first;     /* its size at first; < 0: half the workers */
+    double first; /* its size at first; < 0: half the workers */
 } kinds[] = {
     {"outage (black hole)", "outage blackhole", SZ_NONE, 0},
     {"outage (refused)", "outage refuse", SZ_NONE, 0},
@@ -614,7 +617,7 @@ static void kinds_init(app *a)
 {
     uint32_t w = a->o.cfg->server.workers;
     for (int k = 0; k < N_KINDS; k++)
-        a->size[k] = kinds[k].first >= 0 ? kinds[k].first
+        a->size[k] = kinds[k].first >= 0  ? kinds[k].first
                      : w == SIM_UNLIMITED ? 1
                                           : (double)((w + 1) / 2);
 }
@@ -733,11 +736,11 @@ static void export_csv(app *a, const char *path)
         if (rows < 0)
             outfile_abort(&o);
         cannot_write(a, "cannot export %s: %s", path,
-            rows < 0 ? "cannot write" : e.msg);
+                     rows < 0 ? "cannot write" : e.msg);
         return;
     }
-    say(a, "exported %s: %d rows from %.0f to %.0f s, %s", path, rows, t0,
-        t1, a->n_runs > 1 ? "A and B" : "one run");
+    say(a, "exported %s: %d rows from %.0f to %.0f s, %s", path, rows, t0, t1,
+        a->n_runs > 1 ? "A and B" : "one run");
 }
 
 /* The view as it is now, as SVG (vector: it scales for a slide). */
@@ -764,7 +767,8 @@ static void export_svg(app *a, const char *path)
     cairo_surface_destroy(s);
     if (st != CAIRO_STATUS_SUCCESS) {
         outfile_abort(&o);
-        cannot_write(a, "cannot export %s: %s", path, cairo_status_to_string(st));
+        cannot_write(a, "cannot export %s: %s", path,
+                     cairo_status_to_string(st));
         return;
     }
     if (outfile_commit(&o, &e) != 0) {
@@ -801,7 +805,7 @@ static void zoom_live(app *a, double span_s)
 {
     double dur = (double)a->o.cfg->duration_ns / 1e9;
     double min = fmax(5.0 * (double)a->o.cfg->bucket_ns / 1e9, 5.0);
-    a->span_s = span_s > 0 ? fmin(fmax(span_s, min), fmax(dur, min))
+    a->span_s = span_s > 0        ? fmin(fmax(span_s, min), fmax(dur, min))
                 : a->o.span_s > 0 ? a->o.span_s
                                   : 120.0;
     a->end_s = -1;
@@ -835,8 +839,7 @@ static int show(app *a, const char *what, bool on, bool dry, sb_err *e)
 
 static int run_side(const char *w)
 {
-    return w && (strcmp(w, "A") == 0 || strcmp(w, "B") == 0) ? w[0] - 'A'
-                                                             : -1;
+    return w && (strcmp(w, "A") == 0 || strcmp(w, "B") == 0) ? w[0] - 'A' : -1;
 }
 
 /* ---- Keys ------------------------------------------------------------------ */
@@ -876,8 +879,7 @@ void app_key_down(app *a, int key)
     case '.':
         if (a->paused)
             for (int r = 0; r < a->n_runs; r++)
-                session_run_until(a->run[r], app_now(a) +
-                                                 a->o.cfg->bucket_ns);
+                session_run_until(a->run[r], app_now(a) + a->o.cfg->bucket_ns);
         break;
     case 'i':
         a->menu = true;
@@ -1046,8 +1048,7 @@ static int fault_args(fault_cfg *f, char **words, int n, int *bad)
                    : -1;
     case FAULT_ERRORS:
         f->kind = SB_ERR_HTTP;
-        if (n < 2 || units_int(words[1], &v, &inner) != 0 || v < 400 ||
-            v > 599)
+        if (n < 2 || units_int(words[1], &v, &inner) != 0 || v < 400 || v > 599)
             return -1;
         f->status = (int32_t)v;
         *bad = 2;
@@ -1068,8 +1069,7 @@ static int fault_args(fault_cfg *f, char **words, int n, int *bad)
         return n > 1 && script_share(words[1], &f->probability) ? 2 : -1;
     default: /* FAULT_PARTITION */
         f->mode = CUT_BLACKHOLE;
-        return n > 1 && script_share(words[1], &f->fraction) &&
-                       f->fraction > 0
+        return n > 1 && script_share(words[1], &f->fraction) && f->fraction > 0
                    ? 2
                    : -1;
     }
@@ -1091,13 +1091,14 @@ static int script_fault(app *a, char *p, fault_cfg *f, sb_err *e)
                           "load_spike, slowdown, lost_ack, partition)");
     memset(f, 0, sizeof *f);
     f->duration_ns = (int64_t)llround(a->inject_s * 1e9);
-    const char *usage = fault_type_parse(words[0], &f->type) == 0
-                            ? fault_usage(f->type)
-                            : NULL;
+    const char *usage =
+        fault_type_parse(words[0], &f->type) == 0 ? fault_usage(f->type) : NULL;
     if (usage == NULL)
-        return err_set(e, "unknown fault type '%s' (outage, latency, "
-                          "errors, capacity, load_spike, slowdown, "
-                          "lost_ack, partition)", words[0]);
+        return err_set(e,
+                       "unknown fault type '%s' (outage, latency, "
+                       "errors, capacity, load_spike, slowdown, "
+                       "lost_ack, partition)",
+                       words[0]);
     if (n > 5)
         return err_set(e, "%s: too many words", usage);
     int bad, i = fault_args(f, words, n, &bad);
@@ -1107,8 +1108,10 @@ static int script_fault(app *a, char *p, fault_cfg *f, sb_err *e)
     sb_err inner;
     if (i < n && (units_duration(words[i], &f->duration_ns, &inner) != 0 ||
                   f->duration_ns <= 0))
-        return err_set(e, "%s: unexpected '%s' (a DURATION is positive, "
-                          "such as 10s)", usage, words[i]);
+        return err_set(e,
+                       "%s: unexpected '%s' (a DURATION is positive, "
+                       "such as 10s)",
+                       usage, words[i]);
     if (i + 1 < n)
         return err_set(e, "%s: unexpected '%s' after the duration", usage,
                        words[i + 1]);
@@ -1120,7 +1123,7 @@ static int key_name(const char *w)
     static const struct {
         const char *name;
         int key;
-    } names[] = {{"space", ' '},   {"up", KEY_UP},       {"down", KEY_DOWN},
+    } names[] = {{"space", ' '},     {"up", KEY_UP},       {"down", KEY_DOWN},
                  {"left", KEY_LEFT}, {"right", KEY_RIGHT}, {"escape", 27}};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(w, names[i].name) == 0)
@@ -1132,8 +1135,7 @@ static int key_name(const char *w)
  * [A|B] KEY=VALUE, hide|show WHAT, zoom T0 T1|live, export
  * csv|svg|png|scenario [PATH], step, click X Y, dblclick X Y, drag X0 Y0
  * X1 Y1, wheel X Y N.  1 when cmd is none of them. */
-static int run_view_cmd(app *a, const char *cmd, char **p, bool dry,
-                        sb_err *e)
+static int run_view_cmd(app *a, const char *cmd, char **p, bool dry, sb_err *e)
 {
     char *w = NULL;
     double x[4];
@@ -1182,7 +1184,7 @@ static int run_view_cmd(app *a, const char *cmd, char **p, bool dry,
     }
     if (strcmp(cmd, "export") == 0) {
         static const char *const what[EXPORT_KINDS] = {"csv", "png", "svg",
-                                                        "scenario"};
+                                                       "scenario"};
         w = next_word(p);
         int k = 0;
         while (w && k < EXPORT_KINDS && strcmp(w, what[k]) != 0)
@@ -1202,10 +1204,10 @@ static int run_view_cmd(app *a, const char *cmd, char **p, bool dry,
             app_key_down(a, '.');
         return 0;
     }
-    int n = strcmp(cmd, "drag") == 0                              ? 4
-            : strcmp(cmd, "wheel") == 0                           ? 3
+    int n = strcmp(cmd, "drag") == 0                                ? 4
+            : strcmp(cmd, "wheel") == 0                             ? 3
             : strcmp(cmd, "click") == 0 || !strcmp(cmd, "dblclick") ? 2
-                                                                  : 0;
+                                                                    : 0;
     if (n == 0)
         return 1;
     for (int i = 0; i < n; i++)
@@ -1262,21 +1264,23 @@ static int run_cmd(app *a, char *text, bool dry, sb_err *e)
             end_last(a);
     } else if (strcmp(cmd, "rate") == 0) {
         arg = next_word(&p);
-        if (arg == NULL || units_real(arg, &x, e) != 0 || x < 0.001 ||
-            x > 1000)
-            return err_set(e, "rate X (times the scenario's rate, from "
-                              "0.001 to 1000)%s%s%s", arg ? ", got '" : "",
-                           arg ? arg : "", arg ? "'" : "");
+        if (arg == NULL || units_real(arg, &x, e) != 0 || x < 0.001 || x > 1000)
+            return err_set(e,
+                           "rate X (times the scenario's rate, from "
+                           "0.001 to 1000)%s%s%s",
+                           arg ? ", got '" : "", arg ? arg : "",
+                           arg ? "'" : "");
         if (!dry)
             change(a, CHANGE_RATE, x);
     } else if (strcmp(cmd, "workers") == 0) {
         int64_t v;
         arg = next_word(&p);
-        if (arg == NULL || units_int(arg, &v, e) != 0 || v < 1 ||
-            v > 10000000)
-            return err_set(e, "workers N (a whole number from 1 to "
-                              "10000000)%s%s%s", arg ? ", got '" : "",
-                           arg ? arg : "", arg ? "'" : "");
+        if (arg == NULL || units_int(arg, &v, e) != 0 || v < 1 || v > 10000000)
+            return err_set(e,
+                           "workers N (a whole number from 1 to "
+                           "10000000)%s%s%s",
+                           arg ? ", got '" : "", arg ? arg : "",
+                           arg ? "'" : "");
         if (!dry)
             change(a, CHANGE_WORKERS, (double)v);
     } else if (strcmp(cmd, "timeout") == 0) {
@@ -1284,9 +1288,11 @@ static int run_cmd(app *a, char *text, bool dry, sb_err *e)
          * would not load. */
         arg = next_word(&p);
         if (arg == NULL || units_duration(arg, &ns, e) != 0 || ns <= 0)
-            return err_set(e, "timeout T (a positive duration such as "
-                              "800ms)%s%s%s", arg ? ", got '" : "",
-                           arg ? arg : "", arg ? "'" : "");
+            return err_set(e,
+                           "timeout T (a positive duration such as "
+                           "800ms)%s%s%s",
+                           arg ? ", got '" : "", arg ? arg : "",
+                           arg ? "'" : "");
         if (!dry)
             change(a, CHANGE_TIMEOUT, (double)ns);
     } else if (strcmp(cmd, "ab") == 0) {
@@ -1339,11 +1345,12 @@ static int run_cmd(app *a, char *text, bool dry, sb_err *e)
         if (rc < 0)
             return -1;
         if (rc > 0)
-            return err_set(e, "unknown command '%s' (inject, end, pause, "
-                              "resume, step, speed, rate, workers, timeout, "
-                              "ab, policy, param, restart, seek, zoom, hide, "
-                              "show, screenshot, save, export, help, hover, "
-                              "click, dblclick, drag, wheel, key, quit)",
+            return err_set(e,
+                           "unknown command '%s' (inject, end, pause, "
+                           "resume, step, speed, rate, workers, timeout, "
+                           "ab, policy, param, restart, seek, zoom, hide, "
+                           "show, screenshot, save, export, help, hover, "
+                           "click, dblclick, drag, wheel, key, quit)",
                            cmd);
     }
     if (next_word(&p) != NULL && strcmp(cmd, "inject") != 0)
@@ -1375,8 +1382,10 @@ static int read_script(app *a, const char *path, sb_err *e)
         sb_err inner;
         if (strcmp(w, "at") != 0 ||
             parse_time(next_word(&p), &c->t_ns, &inner) != 0) {
-            rc = err_set(e, "%s:%d: expected 'at TIME COMMAND', such as 'at "
-                         "30s inject outage 10s'", path, n);
+            rc = err_set(e,
+                         "%s:%d: expected 'at TIME COMMAND', such as 'at "
+                         "30s inject outage 10s'",
+                         path, n);
             break;
         }
         if (c->t_ns < last) {
@@ -1421,8 +1430,7 @@ static void run_due(app *a)
         }
         if (rc != 0) {
             char msg[ERR_MSG_MAX + 64];
-            snprintf(msg, sizeof msg, "%s:%d: %s", a->o.script, c->line,
-                     e.msg);
+            snprintf(msg, sizeof msg, "%s:%d: %s", a->o.script, c->line, e.msg);
             fail(a, msg);
         }
     }
@@ -1444,8 +1452,8 @@ static void ensure_hits(app *a)
 {
     if (a->hits.n > 0)
         return;
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24,
-                                                    (int)a->w, (int)a->h);
+    cairo_surface_t *s =
+        cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)a->w, (int)a->h);
     cairo_t *cr = cairo_create(s);
     draw(a, cr, a->w, a->h, &a->hits);
     cairo_destroy(cr);
@@ -1543,8 +1551,8 @@ static void picker_control(app *a, int id, int arg)
         a->pick.run = -1;
         act(a, "ab off");
     } else if (id == CTL_PARAM) {
-        if (picker_step(session_stack(a->run[r]), arg / 2,
-                        arg % 2 ? +1 : -1, kv, sizeof kv) != 0) {
+        if (picker_step(session_stack(a->run[r]), arg / 2, arg % 2 ? +1 : -1,
+                        kv, sizeof kv) != 0) {
             say(a, "that parameter is at the end of its range");
             return;
         }
@@ -1659,11 +1667,11 @@ static void press(app *a, double x, double y)
         a->sel_t0 = a->sel_t1 = panel_time(a, h->a, x);
         break;
     case HIT_LEGEND: {
-        const char *what = h->a >= 0 ? view_line_key(h->a)
+        const char *what = h->a >= 0    ? view_line_key(h->a)
                            : h->a == -1 ? "A"
                                         : "B";
-        bool off = h->a >= 0 ? (a->hidden >> h->a) & 1
-                             : a->run_hidden[-1 - h->a];
+        bool off =
+            h->a >= 0 ? (a->hidden >> h->a) & 1 : a->run_hidden[-1 - h->a];
         snprintf(cmd, sizeof cmd, "%s %s", off ? "show" : "hide", what);
         act(a, cmd);
         break;
@@ -1692,21 +1700,19 @@ static void release(app *a, double x)
                                     t0, sizeof t0));
         act(a, cmd);
     } else if (drag == DRAG_SELECT) {
-        double lo = fmin(a->sel_t0, a->sel_t1), hi = fmax(a->sel_t0,
-                                                          a->sel_t1);
+        double lo = fmin(a->sel_t0, a->sel_t1), hi = fmax(a->sel_t0, a->sel_t1);
         a->sel_t0 = a->sel_t1 = -1;
         if (fabs(x - a->drag_x0) <
             view_font_px_scaled(a->w, a->h, a->scale) * 0.5)
             return; /* a click, not a drag */
-        snprintf(cmd, sizeof cmd, "zoom %s %s",
-                 units_fmt_duration((int64_t)floor(lo) * NS_PER_S, t0,
-                                    sizeof t0),
-                 units_fmt_duration((int64_t)ceil(hi) * NS_PER_S, t1,
-                                    sizeof t1));
+        snprintf(
+            cmd, sizeof cmd, "zoom %s %s",
+            units_fmt_duration((int64_t)floor(lo) * NS_PER_S, t0, sizeof t0),
+            units_fmt_duration((int64_t)ceil(hi) * NS_PER_S, t1, sizeof t1));
         act(a, cmd);
     } else if (drag == DRAG_SLIDER && isfinite(a->slider_v)) {
-        slider_command(a->drag_arg, slider_snap(a->drag_arg, a->slider_v),
-                       cmd, sizeof cmd);
+        slider_command(a->drag_arg, slider_snap(a->drag_arg, a->slider_v), cmd,
+                       sizeof cmd);
         act(a, cmd);
     }
 }
@@ -1721,8 +1727,8 @@ void app_pointer(app *a, double x, double y, bool inside)
         view_layout_compute(a->w, a->h,
                             view_font_px_scaled(a->w, a->h, a->scale),
                             a->n_runs, &l);
-        a->drag_t = view_timeline_time(
-            &l, (double)a->o.cfg->duration_ns / 1e9, x);
+        a->drag_t =
+            view_timeline_time(&l, (double)a->o.cfg->duration_ns / 1e9, x);
     } else if (a->drag == DRAG_SELECT) {
         a->sel_t1 = panel_time(a, a->drag_arg, x);
     } else if (a->drag == DRAG_SLIDER) {
@@ -1984,17 +1990,16 @@ static void controls_of(const app *a, controls_state *c)
     c->ab = a->n_runs > 1;
     c->following = a->end_s < 0;
     const sim_config *cfg = a->o.cfg;
-    double w = cfg->server.workers == SIM_UNLIMITED
-                   ? 1
-                   : (double)cfg->server.workers;
+    double w =
+        cfg->server.workers == SIM_UNLIMITED ? 1 : (double)cfg->server.workers;
     double lo[CHANGE_KINDS] = {0.1, 1, 10e6};
-    double hi[CHANGE_KINDS] = {10, fmax(4 * w, 64),
-                               fmax(10.0 * (double)cfg->clients.timeout_ns,
-                                    10e9)};
+    double hi[CHANGE_KINDS] = {
+        10, fmax(4 * w, 64),
+        fmax(10.0 * (double)cfg->clients.timeout_ns, 10e9)};
     for (int k = 0; k < CHANGE_KINDS; k++) {
         controls_slider *sl = &c->slider[k];
-        sl->active = a->drag == DRAG_SLIDER && a->drag_arg == k &&
-                     isfinite(a->slider_v);
+        sl->active =
+            a->drag == DRAG_SLIDER && a->drag_arg == k && isfinite(a->slider_v);
         sl->value = sl->active ? slider_snap(k, a->slider_v)
                                : session_current(a->run[0], k);
         sl->lo = lo[k];
@@ -2010,8 +2015,7 @@ static void controls_of(const app *a, controls_state *c)
         else
             snprintf(sl->text, sizeof sl->text, "%.3g ms", sl->value / 1e6);
     }
-    c->picker = a->pick.run >= 0 && a->pick.run < a->n_runs ? &a->pick
-                                                            : NULL;
+    c->picker = a->pick.run >= 0 && a->pick.run < a->n_runs ? &a->pick : NULL;
 }
 
 /* The view's state now. */
@@ -2054,8 +2058,7 @@ static void state_of(const app *a, view_state *v_, view_hits *hits)
 
 /* The view, the controls over it and the help over both; what was drawn
  * where goes to hits (when given). */
-static void draw(const app *a, cairo_t *cr, double w, double h,
-                 view_hits *hits)
+static void draw(const app *a, cairo_t *cr, double w, double h, view_hits *hits)
 {
     view_state v;
     state_of(a, &v, hits);
@@ -2199,8 +2202,7 @@ int app_write_png(cairo_surface_t *s, const char *path, sb_err *e)
     outfile o;
     if (outfile_open(&o, path, e) != 0)
         return -1;
-    cairo_status_t st = cairo_surface_write_to_png_stream(s, write_stream,
-                                                          o.f);
+    cairo_status_t st = cairo_surface_write_to_png_stream(s, write_stream, o.f);
     if (st != CAIRO_STATUS_SUCCESS) {
         outfile_abort(&o);
         return err_set(e, "%s: %s", path, cairo_status_to_string(st));

@@ -38,21 +38,21 @@ typedef int (*app_save_fn)(void *ctx, const char *path, const sim_config *cfg,
 
 typedef struct app_options {
     const sim_config *cfg;
-    const char *policy;        /* run A */
+    const char *policy; /* run A */
     const setting *params;
     int n_params;
-    const char *vs;            /* run B's policy, or NULL */
-    const char *const *cycle;  /* policies `p` and `v` choose from */
+    const char *vs;           /* run B's policy, or NULL */
+    const char *const *cycle; /* policies `p` and `v` choose from */
     int n_cycle;
     const char *const *plugins;
     int n_plugins;
-    double speed;              /* x real time; 0: as fast as it goes */
-    double span_s;             /* the panels' window; 0: 120 s */
-    const char *out_dir;       /* screenshots and saved scenarios */
-    const char *script;        /* a script file, or NULL */
+    double speed;        /* x real time; 0: as fast as it goes */
+    double span_s;       /* the panels' window; 0: 120 s */
+    const char *out_dir; /* screenshots and saved scenarios */
+    const char *script;  /* a script file, or NULL */
     app_save_fn save;
     void *save_ctx;
-    bool recording;            /* frames: show nothing measured in wall
+    bool recording; /* frames: show nothing measured in wall
                                   time, so frames are deterministic */
 } app_options;
 

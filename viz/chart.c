@@ -30,8 +30,7 @@ void chart_ticks_for(double lo, double hi, int max_ticks, chart_ticks *out)
     if (!(hi > lo)) {
         hi = lo + 1.0;
     }
-    double step = chart_nice_number((hi - lo) / max_ticks * (1 - 1e-12),
-                                    false);
+    double step = chart_nice_number((hi - lo) / max_ticks * (1 - 1e-12), false);
     double first = ceil(lo / step - 1e-9) * step;
     int count = (int)floor((hi - first) / step + 1e-9) + 1;
     /* A step that leaves a single tick in the range steps down through
@@ -257,8 +256,7 @@ double chart_text_width(cairo_t *cr, const char *text)
     return e.x_advance;
 }
 
-void chart_text(cairo_t *cr, double x, double y, double align,
-                const char *text)
+void chart_text(cairo_t *cr, double x, double y, double align, const char *text)
 {
     cairo_move_to(cr, x - align * chart_text_width(cr, text), y);
     cairo_show_text(cr, text);
@@ -272,8 +270,7 @@ static const char ellipsis[] = "\xe2\x80\xa6"; /* U+2026 */
 
 /* text[from, to), then an ellipsis when cut, into buf; false when it
  * does not fit. */
-static bool slice(char *buf, const char *text, size_t from, size_t to,
-                  bool cut)
+static bool slice(char *buf, const char *text, size_t from, size_t to, bool cut)
 {
     size_t len = to - from;
     if (len + sizeof ellipsis > SLICE_MAX)
@@ -285,18 +282,18 @@ static bool slice(char *buf, const char *text, size_t from, size_t to,
     return true;
 }
 
-static double slice_width(cairo_t *cr, const char *text, size_t from,
-                          size_t to, bool cut)
+static double slice_width(cairo_t *cr, const char *text, size_t from, size_t to,
+                          bool cut)
 {
     char buf[SLICE_MAX];
     return slice(buf, text, from, to, cut) ? chart_text_width(cr, buf)
-                                            : INFINITY;
+                                           : INFINITY;
 }
 
 /* The end of the longest prefix of text[from, to), on a UTF-8 character
  * boundary, that fits in width with an ellipsis after it. */
-static size_t cut_to_fit(cairo_t *cr, const char *text, size_t from,
-                         size_t to, double width)
+static size_t cut_to_fit(cairo_t *cr, const char *text, size_t from, size_t to,
+                         double width)
 {
     size_t end = from;
     for (size_t k = from + 1; k <= to; k++) {
@@ -338,8 +335,8 @@ static size_t word_end(const char *text, size_t i)
 /* One line from pos: the words that fit, or a first word cut to fit.
  * Returns where scanning stopped (at the spaces before the word that did
  * not fit, a newline or the end). */
-static size_t wrap_line(cairo_t *cr, const char *text, size_t pos,
-                        double width, chart_line *l)
+static size_t wrap_line(cairo_t *cr, const char *text, size_t pos, double width,
+                        chart_line *l)
 {
     size_t i = pos;
     *l = (chart_line){pos, 0, false};
@@ -382,10 +379,10 @@ int chart_wrap(cairo_t *cr, const char *text, double width, chart_line *lines,
         if (text[next] == '\n')
             next++;
         if (more && n == max - 1) { /* the last line there is room for */
-            if (!l.cut || slice_width(cr, text, l.start, l.start + l.len,
-                                      true) > width)
-                l.len = cut_to_fit(cr, text, l.start, l.start + l.len,
-                                   width) - l.start;
+            if (!l.cut ||
+                slice_width(cr, text, l.start, l.start + l.len, true) > width)
+                l.len = cut_to_fit(cr, text, l.start, l.start + l.len, width) -
+                        l.start;
             l.cut = true;
             more = false;
         }
@@ -408,9 +405,9 @@ void chart_text_line(cairo_t *cr, double x, double y, double align,
 
 /* The plot area inside outer with the given margins, its scales and
  * ticks. */
-static void panel_layout(chart_panel *p, double left, double top,
-                         double bottom, double right, double x_lo,
-                         double x_hi, double y_lo, double y_hi)
+static void panel_layout(chart_panel *p, double left, double top, double bottom,
+                         double right, double x_lo, double x_hi, double y_lo,
+                         double y_hi)
 {
     chart_rect outer = p->outer;
     double font_px = p->font_px;
@@ -418,10 +415,8 @@ static void panel_layout(chart_panel *p, double left, double top,
     p->plot.y = outer.y + top;
     p->plot.w = fmax(1.0, outer.w - left - right);
     p->plot.h = fmax(1.0, outer.h - top - bottom);
-    p->x = (chart_scale){x_lo, x_hi, p->plot.x, p->plot.x + p->plot.w,
-                         false};
-    p->y = (chart_scale){y_lo, y_hi, p->plot.y + p->plot.h, p->plot.y,
-                         false};
+    p->x = (chart_scale){x_lo, x_hi, p->plot.x, p->plot.x + p->plot.w, false};
+    p->y = (chart_scale){y_lo, y_hi, p->plot.y + p->plot.h, p->plot.y, false};
     int xmax = (int)(p->plot.w / (font_px * 5.0));
     int ymax = (int)(p->plot.h / (font_px * 2.2));
     chart_ticks_for(x_lo, x_hi, xmax < 2 ? 2 : xmax, &p->xt);
@@ -429,8 +424,8 @@ static void panel_layout(chart_panel *p, double left, double top,
 }
 
 void chart_panel_init(chart_panel *p, chart_rect outer, const char *title,
-                      const char *unit, double t_lo, double t_hi,
-                      double y_lo, double y_hi, double font_px)
+                      const char *unit, double t_lo, double t_hi, double y_lo,
+                      double y_hi, double font_px)
 {
     memset(p, 0, sizeof *p);
     p->outer = outer;
@@ -440,14 +435,13 @@ void chart_panel_init(chart_panel *p, chart_rect outer, const char *title,
     p->font_px = font_px;
     /* Room for a title line above, tick labels left (six characters of
      * about 0.6 em) and below, a little air on the right. */
-    panel_layout(p, font_px * 4.2, font_px * 1.7, font_px * 1.6,
-                 font_px * 0.8, t_lo, t_hi, y_lo, y_hi);
+    panel_layout(p, font_px * 4.2, font_px * 1.7, font_px * 1.6, font_px * 0.8,
+                 t_lo, t_hi, y_lo, y_hi);
 }
 
-void chart_panel_init_axes(chart_panel *p, chart_rect outer,
-                           const char *title, const chart_axes *ax,
-                           double x_lo, double x_hi, double y_lo,
-                           double y_hi, double font_px)
+void chart_panel_init_axes(chart_panel *p, chart_rect outer, const char *title,
+                           const chart_axes *ax, double x_lo, double x_hi,
+                           double y_lo, double y_hi, double font_px)
 {
     memset(p, 0, sizeof *p);
     p->outer = outer;
@@ -461,15 +455,15 @@ void chart_panel_init_axes(chart_panel *p, chart_rect outer,
     double f = font_px;
     panel_layout(p, f * (4.2 + (ax->y_label ? 1.3 : 0)),
                  f * (title && title[0] ? 1.9 : 0.6),
-                 f * (1.6 + (ax->x_label ? 1.5 : 0)), f * 1.6, x_lo, x_hi,
-                 y_lo, y_hi);
+                 f * (1.6 + (ax->x_label ? 1.5 : 0)), f * 1.6, x_lo, x_hi, y_lo,
+                 y_hi);
     p->x.log = ax->x_log;
     p->y.log = ax->y_log;
 }
 bool chart_panel_hit(const chart_panel *p, double px, double py)
 {
-    return px >= p->plot.x && px <= p->plot.x + p->plot.w &&
-           py >= p->plot.y && py <= p->plot.y + p->plot.h;
+    return px >= p->plot.x && px <= p->plot.x + p->plot.w && py >= p->plot.y &&
+           py <= p->plot.y + p->plot.h;
 }
 
 /* Clip to the plot area, shrunk to whole pixels: a clip edge inside a
@@ -564,8 +558,8 @@ static void frame_tick_labels(cairo_t *cr, const chart_panel *p,
     for (int i = 0; i < ny; i++) {
         double y = chart_scale_map(&p->y, yv[i]);
         chart_text(cr, p->plot.x - f * 0.35, y + f * 0.3, 1.0,
-                   chart_format(yv[i], p->y.log ? log_decimals(yv[i])
-                                               : p->yt.decimals,
+                   chart_format(yv[i],
+                                p->y.log ? log_decimals(yv[i]) : p->yt.decimals,
                                 buf, sizeof buf));
     }
     for (int i = 0; i < nx; i++) {
@@ -635,7 +629,7 @@ typedef struct boxes {
     bool direct;          /* boxes now go to the pixels, not through cairo */
     unsigned char *data;
     int stride;
-    double dx, dy;        /* user space to pixels: a translation */
+    double dx, dy;          /* user space to pixels: a translation */
     int cx0, cy0, cx1, cy1; /* the clip, in pixels, [x0, x1) x [y0, y1) */
     uint32_t pixel;
 } boxes;
@@ -749,9 +743,9 @@ static void boxes_end(boxes *b)
  * the points drew a 360-point report line as a row of dots. */
 typedef struct column_run {
     boxes bx;
-    int x0, cols;   /* the plot's first pixel column and how many */
-    int col;        /* the column being gathered; -1: none */
-    double lo, hi;  /* its span so far */
+    int x0, cols;  /* the plot's first pixel column and how many */
+    int col;       /* the column being gathered; -1: none */
+    double lo, hi; /* its span so far */
     double lw;
     int dash;
 } column_run;
@@ -850,9 +844,8 @@ static bool raster_target(cairo_t *cr)
            t != CAIRO_SURFACE_TYPE_SVG;
 }
 
-void chart_panel_series(cairo_t *cr, const chart_panel *p,
-                        const chart_scale *y, const chart_data *d,
-                        const chart_style *st)
+void chart_panel_series(cairo_t *cr, const chart_panel *p, const chart_scale *y,
+                        const chart_data *d, const chart_style *st)
 {
     if (y == NULL)
         y = &p->y;
@@ -884,8 +877,8 @@ void chart_panel_series(cairo_t *cr, const chart_panel *p,
     cairo_restore(cr);
 }
 
-chart_scale chart_panel_right_axis(cairo_t *cr, const chart_panel *p,
-                                   double lo, double hi, const char *unit)
+chart_scale chart_panel_right_axis(cairo_t *cr, const chart_panel *p, double lo,
+                                   double hi, const char *unit)
 {
     chart_scale y = {lo, hi, p->plot.y + p->plot.h, p->plot.y, false};
     chart_ticks t;
@@ -904,7 +897,7 @@ chart_scale chart_panel_right_axis(cairo_t *cr, const chart_panel *p,
         cairo_set_line_width(cr, 1.0);
         cairo_stroke(cr);
         chart_text(cr, x - p->font_px * 0.4, py + p->font_px * 0.3, 1.0,
-                chart_format(v, t.decimals, buf, sizeof buf));
+                   chart_format(v, t.decimals, buf, sizeof buf));
     }
     if (unit) { /* on the title line, at the right */
         chart_font(cr, p->font_px * 0.85, false);
@@ -952,8 +945,8 @@ void chart_panel_band(cairo_t *cr, const chart_panel *p, const double *t,
     cairo_restore(cr);
 }
 
-void chart_panel_points(cairo_t *cr, const chart_panel *p,
-                        const chart_data *d, const chart_style *st)
+void chart_panel_points(cairo_t *cr, const chart_panel *p, const chart_data *d,
+                        const chart_style *st)
 {
     size_t k = d->stride ? d->stride : 1;
     double r = fmax(1.5, st->width * p->font_px / 12.0 * 1.5);
@@ -987,12 +980,12 @@ chart_rect chart_bar_rect(const chart_panel *p, int n, int i, double share,
     double lo = fmin(p->y.lo, p->y.hi), hi = fmax(p->y.lo, p->y.hi);
     double y0 = chart_scale_map(&p->y, clamp(0.0, lo, hi));
     double y1 = chart_scale_map(&p->y, clamp(v, lo, hi));
-    return (chart_rect){p->plot.x + slot * i + (slot - w) / 2, fmin(y0, y1),
-                        w, fabs(y1 - y0)};
+    return (chart_rect){p->plot.x + slot * i + (slot - w) / 2, fmin(y0, y1), w,
+                        fabs(y1 - y0)};
 }
 
-void chart_panel_bar(cairo_t *cr, const chart_panel *p, int n, int i,
-                     double v, double lo, double hi, const chart_style *st)
+void chart_panel_bar(cairo_t *cr, const chart_panel *p, int n, int i, double v,
+                     double lo, double hi, const chart_style *st)
 {
     double f = p->font_px;
     cairo_save(cr);
@@ -1038,13 +1031,13 @@ void chart_panel_hline(cairo_t *cr, const chart_panel *p, double v,
     if (label) {
         chart_font(cr, p->font_px * 0.8, false);
         chart_text(cr, p->plot.x + p->plot.w - p->font_px * 0.3,
-                y - p->font_px * 0.3, 1.0, label);
+                   y - p->font_px * 0.3, 1.0, label);
     }
     cairo_restore(cr);
 }
 
-void chart_panel_window(cairo_t *cr, const chart_panel *p, double t0,
-                        double t1, const char *label)
+void chart_panel_window(cairo_t *cr, const chart_panel *p, double t0, double t1,
+                        const char *label)
 {
     double x0 = fmax(chart_scale_map(&p->x, t0), p->plot.x);
     double x1 = fmin(chart_scale_map(&p->x, t1), p->plot.x + p->plot.w);
@@ -1060,7 +1053,7 @@ void chart_panel_window(cairo_t *cr, const chart_panel *p, double t0,
         chart_font(cr, p->font_px * 0.75, false);
         cairo_set_source_rgb(cr, 0.55, 0.23, 0.0);
         chart_text(cr, x0 + p->font_px * 0.2, p->plot.y + p->font_px * 0.9, 0.0,
-                label);
+                   label);
     }
     cairo_restore(cr);
 }
@@ -1081,18 +1074,16 @@ void chart_panel_marker(cairo_t *cr, const chart_panel *p, double t,
     cairo_stroke(cr);
     if (label) {
         chart_font(cr, p->font_px * 0.75, false);
-        chart_text(cr, x + p->font_px * 0.2, p->plot.y + p->plot.h -
-                                              p->font_px * 0.3,
-                0.0, label);
+        chart_text(cr, x + p->font_px * 0.2,
+                   p->plot.y + p->plot.h - p->font_px * 0.3, 0.0, label);
     }
     cairo_restore(cr);
 }
 
 /* ---- Legends ------------------------------------------------------------------- */
 
-int chart_legend_layout(const double *widths, int n, double swatch,
-                        double gap, double line, double width, double *xs,
-                        double *ys)
+int chart_legend_layout(const double *widths, int n, double swatch, double gap,
+                        double line, double width, double *xs, double *ys)
 {
     double x = 0.0, y = 0.0;
     int rows = n > 0 ? 1 : 0;
@@ -1115,8 +1106,7 @@ int chart_legend_layout(const double *widths, int n, double swatch,
 /* A legend item's swatch (a line of its style, over a band and with a
  * dot when it has them) from (x, y) on, `swatch` long, and its label. */
 static void legend_item(cairo_t *cr, double x, double y, double swatch,
-                        double gap, double font_px,
-                        const chart_legend_item *it)
+                        double gap, double font_px, const chart_legend_item *it)
 {
     double f = font_px * 0.8;
     const chart_style *st = it->style;
@@ -1131,8 +1121,7 @@ static void legend_item(cairo_t *cr, double x, double y, double swatch,
     cairo_stroke(cr);
     if (it->points) {
         cairo_arc(cr, x + swatch / 2, y,
-                  fmax(1.5, st->width * font_px / 12.0 * 1.5), 0,
-                  4 * HALF_PI);
+                  fmax(1.5, st->width * font_px / 12.0 * 1.5), 0, 4 * HALF_PI);
         cairo_fill(cr);
     }
     cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
@@ -1175,8 +1164,8 @@ void chart_legend(cairo_t *cr, const chart_panel *p,
 }
 
 double chart_legend_rows(cairo_t *cr, double x, double y, double width,
-                         double font_px, const chart_legend_item *items,
-                         int n, bool draw)
+                         double font_px, const chart_legend_item *items, int n,
+                         bool draw)
 {
     if (n > LEGEND_MAX)
         n = LEGEND_MAX;
@@ -1191,8 +1180,8 @@ double chart_legend_rows(cairo_t *cr, double x, double y, double width,
     double swatch = f * 2.4, gap = f * 1.6, line = f * 1.5;
     int rows = chart_legend_layout(widths, n, swatch, gap, line, width, xs, ys);
     for (int i = 0; draw && i < n; i++)
-        legend_item(cr, x + xs[i], y + ys[i] + line * 0.5, swatch, gap,
-                    font_px, &items[i]);
+        legend_item(cr, x + xs[i], y + ys[i] + line * 0.5, swatch, gap, font_px,
+                    &items[i]);
     cairo_restore(cr);
     return rows * line;
 }
@@ -1297,8 +1286,8 @@ void chart_hatch(cairo_t *cr, chart_rect r, double gap, const chart_style *st)
 /* 1 in each byte of w that is zero, else 0. */
 static uint64_t zero_lanes(uint64_t w)
 {
-    uint64_t hi = (((w & 0x7f7f7f7f7f7f7f7full) + 0x7f7f7f7f7f7f7f7full) |
-                   w) & 0x8080808080808080ull;
+    uint64_t hi = (((w & 0x7f7f7f7f7f7f7f7full) + 0x7f7f7f7f7f7f7f7full) | w) &
+                  0x8080808080808080ull;
     return (~hi >> 7) & ONES;
 }
 
@@ -1575,10 +1564,10 @@ void chart_field_draw_shares(cairo_t *cr, const chart_field *f,
                            count);
         double x0 = round(f->area.x + (i % f->cols) * f->cell);
         double y0 = round(f->area.y + (i / f->cols) * f->cell);
-        int w = (int)(round(f->area.x + (i % f->cols + 1) * f->cell) - gap -
-                      x0);
-        int h = (int)(round(f->area.y + (i / f->cols + 1) * f->cell) - gap -
-                      y0);
+        int w =
+            (int)(round(f->area.x + (i % f->cols + 1) * f->cell) - gap - x0);
+        int h =
+            (int)(round(f->area.y + (i / f->cols + 1) * f->cell) - gap - y0);
         w = w < 1 ? 1 : w > DITHER_MAX ? DITHER_MAX : w;
         h = h < 1 ? 1 : h > DITHER_MAX ? DITHER_MAX : h;
         int o = 0;

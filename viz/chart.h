@@ -118,14 +118,14 @@ typedef struct chart_panel {
     const char *y_label;  /* along the y axis, turned, or NULL */
     double font_px;
     chart_scale x, y;
-    chart_ticks xt, yt;   /* xt.count 0: no x ticks (a bar chart's) */
+    chart_ticks xt, yt; /* xt.count 0: no x ticks (a bar chart's) */
 } chart_panel;
 
 /* Lay a panel out in `outer` showing times [t_lo, t_hi] (seconds) and
  * values [y_lo, y_hi]. */
 void chart_panel_init(chart_panel *p, chart_rect outer, const char *title,
-                      const char *unit, double t_lo, double t_hi,
-                      double y_lo, double y_hi, double font_px);
+                      const char *unit, double t_lo, double t_hi, double y_lo,
+                      double y_hi, double font_px);
 
 /* What a report's panel has that the GUI's does not: axis labels, and a
  * log x axis (its ticks from chart_log_ticks). */
@@ -138,10 +138,9 @@ typedef struct chart_axes {
 
 /* Lay a panel out as chart_panel_init does, with room for the axis
  * labels and no unit on the title line or after the last tick. */
-void chart_panel_init_axes(chart_panel *p, chart_rect outer,
-                           const char *title, const chart_axes *ax,
-                           double x_lo, double x_hi, double y_lo,
-                           double y_hi, double font_px);
+void chart_panel_init_axes(chart_panel *p, chart_rect outer, const char *title,
+                           const chart_axes *ax, double x_lo, double x_hi,
+                           double y_lo, double y_hi, double font_px);
 
 /* Is the device point (px, py) inside the plot area? */
 bool chart_panel_hit(const chart_panel *p, double px, double py);
@@ -158,14 +157,13 @@ typedef struct chart_data {
 /* A line through the points; a NaN value (or, on a log x axis, an x
  * that is not positive) breaks it.  Drawn against the
  * value scale y (NULL: the panel's own) and clipped to the plot area. */
-void chart_panel_series(cairo_t *cr, const chart_panel *p,
-                        const chart_scale *y, const chart_data *d,
-                        const chart_style *st);
+void chart_panel_series(cairo_t *cr, const chart_panel *p, const chart_scale *y,
+                        const chart_data *d, const chart_style *st);
 /* A second value axis, [lo, hi] in `unit`, on the right edge of the plot
  * area: its ticks, labels and unit; returns its scale for series drawn
  * against it. */
-chart_scale chart_panel_right_axis(cairo_t *cr, const chart_panel *p,
-                                   double lo, double hi, const char *unit);
+chart_scale chart_panel_right_axis(cairo_t *cr, const chart_panel *p, double lo,
+                                   double hi, const char *unit);
 /* A filled band between lo[i] and hi[i] at x t[i] (a 10-90 % range), in
  * st's colour at a quarter of its opacity; a point with a NaN (or, on a
  * log x axis, a non-positive x) breaks it. */
@@ -173,8 +171,8 @@ void chart_panel_band(cairo_t *cr, const chart_panel *p, const double *t,
                       const double *lo, const double *hi, size_t n,
                       const chart_style *st);
 /* A dot at each point (a sweep's measured values), clipped to the plot. */
-void chart_panel_points(cairo_t *cr, const chart_panel *p,
-                        const chart_data *d, const chart_style *st);
+void chart_panel_points(cairo_t *cr, const chart_panel *p, const chart_data *d,
+                        const chart_style *st);
 
 /* ---- Bars ---------------------------------------------------------------- */
 
@@ -185,15 +183,15 @@ chart_rect chart_bar_rect(const chart_panel *p, int n, int i, double share,
                           double v);
 /* Bar i of n at value v (NaN: none) in st's colour, outlined, with a
  * whisker from lo to hi (NaN: none) capped at both ends. */
-void chart_panel_bar(cairo_t *cr, const chart_panel *p, int n, int i,
-                     double v, double lo, double hi, const chart_style *st);
+void chart_panel_bar(cairo_t *cr, const chart_panel *p, int n, int i, double v,
+                     double lo, double hi, const chart_style *st);
 /* A horizontal reference line at value v (capacity, the client timeout),
  * labelled at its right end. */
 void chart_panel_hline(cairo_t *cr, const chart_panel *p, double v,
                        const char *label, const chart_style *st);
 /* Shade [t0, t1] (a fault), with a label at the top. */
-void chart_panel_window(cairo_t *cr, const chart_panel *p, double t0,
-                        double t1, const char *label);
+void chart_panel_window(cairo_t *cr, const chart_panel *p, double t0, double t1,
+                        const char *label);
 /* A vertical marker at t (a live change), labelled. */
 void chart_panel_marker(cairo_t *cr, const chart_panel *p, double t,
                         const char *label);
@@ -211,9 +209,8 @@ typedef struct chart_legend_item {
  * each item is a swatch, a gap and its label; items are `gap` apart.
  * Writes each item's offset from the legend's top-left into xs, ys and
  * returns the number of rows. */
-int chart_legend_layout(const double *widths, int n, double swatch,
-                        double gap, double line, double width, double *xs,
-                        double *ys);
+int chart_legend_layout(const double *widths, int n, double swatch, double gap,
+                        double line, double width, double *xs, double *ys);
 /* Draw a legend along the top of the plot area. */
 void chart_legend(cairo_t *cr, const chart_panel *p,
                   const chart_legend_item *items, int n);
@@ -221,8 +218,8 @@ void chart_legend(cairo_t *cr, const chart_panel *p,
  * (a report puts it under its chart): returns its height, and draws it
  * only when `draw` (so a chart can make room for it first). */
 double chart_legend_rows(cairo_t *cr, double x, double y, double width,
-                         double font_px, const chart_legend_item *items,
-                         int n, bool draw);
+                         double font_px, const chart_legend_item *items, int n,
+                         bool draw);
 
 /* ---- Cell grids (stability maps) ----------------------------------------- */
 

@@ -14,13 +14,12 @@ typedef enum look { LOOK_NORMAL, LOOK_ON, LOOK_OFF } look;
 typedef struct bar {
     cairo_t *cr;
     view_hits *hits;
-    double f;      /* the text size */
-    double x, y;   /* the next control's left, the row's top */
-    double h;      /* a control's height */
+    double f;    /* the text size */
+    double x, y; /* the next control's left, the row's top */
+    double h;    /* a control's height */
 } bar;
 
-static void box(cairo_t *cr, double x, double y, double w, double h,
-                look lk)
+static void box(cairo_t *cr, double x, double y, double w, double h, look lk)
 {
     double fill = lk == LOOK_ON ? 0.74 : 0.90;
     cairo_set_source_rgb(cr, fill, fill, fill + 0.02);
@@ -40,8 +39,8 @@ static void ink(cairo_t *cr, look lk)
 }
 
 /* A button with a text, at least min_w wide; returns its rectangle. */
-static chart_rect button_w(bar *b, const char *text, int id, int arg,
-                           look lk, double min_w)
+static chart_rect button_w(bar *b, const char *text, int id, int arg, look lk,
+                           double min_w)
 {
     chart_font(b->cr, b->f * 0.85, false);
     double w = fmax(chart_text_width(b->cr, text) + b->f * 1.0, min_w);
@@ -94,8 +93,7 @@ static void stepper(bar *b, const char *value, int id, double min_w)
     cairo_rectangle(b->cr, b->x, b->y, w, b->h);
     cairo_fill(b->cr);
     cairo_set_source_rgb(b->cr, 0.1, 0.1, 0.1);
-    chart_text(b->cr, b->x + w / 2, b->y + b->h * 0.5 + b->f * 0.3, 0.5,
-               value);
+    chart_text(b->cr, b->x + w / 2, b->y + b->h * 0.5 + b->f * 0.3, 0.5, value);
     b->x += w;
     button(b, "+", id, +1, LOOK_NORMAL);
 }
@@ -133,8 +131,7 @@ static void icon_button(bar *b, bool play, bool step, const char *word,
                         double word_w, int id, look lk)
 {
     chart_font(b->cr, b->f * 0.85, false);
-    double w = b->h + fmax(chart_text_width(b->cr, word), word_w) +
-               b->f * 0.4;
+    double w = b->h + fmax(chart_text_width(b->cr, word), word_w) + b->f * 0.4;
     box(b->cr, b->x, b->y, w, b->h, lk);
     ink(b->cr, lk);
     double cx = b->x + b->h * 0.5, cy = b->y + b->h * 0.5, s = b->h * 0.45;
@@ -146,8 +143,8 @@ static void icon_button(bar *b, bool play, bool step, const char *word,
         cairo_rectangle(b->cr, cx + s * 0.38, cy - s * 0.5, s * 0.18, s);
     cairo_fill(b->cr);
     chart_text(b->cr, b->x + b->h * 0.95, cy + b->f * 0.3, 0.0, word);
-    view_hits_add(b->hits, (chart_rect){b->x, b->y, w, b->h}, HIT_CONTROL,
-                  id, 0);
+    view_hits_add(b->hits, (chart_rect){b->x, b->y, w, b->h}, HIT_CONTROL, id,
+                  0);
     b->x += w + b->f * 0.25;
 }
 
@@ -175,8 +172,8 @@ double controls_slider_value(const view_hits *h, const controls_state *c,
     return NAN;
 }
 
-static void slider(bar *b, const char *name, const controls_slider *s,
-                   int kind, double track_w)
+static void slider(bar *b, const char *name, const controls_slider *s, int kind,
+                   double track_w)
 {
     caption(b, name, 0.5);
     double y = b->y + b->h * 0.5;
@@ -189,8 +186,8 @@ static void slider(bar *b, const char *name, const controls_slider *s,
     cairo_rectangle(b->cr, r.x, y - b->f * 0.12, x - r.x, b->f * 0.24);
     cairo_fill(b->cr);
     double k = b->f * 0.45;
-    cairo_set_source_rgb(b->cr, s->active ? 0.0 : 0.25,
-                         s->active ? 0.35 : 0.25, s->active ? 0.6 : 0.28);
+    cairo_set_source_rgb(b->cr, s->active ? 0.0 : 0.25, s->active ? 0.35 : 0.25,
+                         s->active ? 0.6 : 0.28);
     cairo_rectangle(b->cr, x - k * 0.5, b->y + b->h * 0.15, k, b->h * 0.7);
     cairo_fill(b->cr);
     view_hits_add(b->hits, r, HIT_CONTROL, CTL_SLIDER, kind);
@@ -239,8 +236,7 @@ static double heading(cairo_t *cr, double x, double y, double f,
 }
 
 static void pick_row(cairo_t *cr, chart_rect r, double f, const char *text,
-                     bool chosen, bool square, view_hits *hits, int id,
-                     int arg)
+                     bool chosen, bool square, view_hits *hits, int id, int arg)
 {
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_set_line_width(cr, 1.0);
@@ -261,15 +257,13 @@ static void pick_row(cairo_t *cr, chart_rect r, double f, const char *text,
 
 /* The retry policies (round: one of them) and the layers (square: any
  * of them) in two columns. */
-static double picker_policies(cairo_t *cr, const controls_picker *p,
-                              double x, double y, double f, double col_w,
-                              view_hits *hits)
+static double picker_policies(cairo_t *cr, const controls_picker *p, double x,
+                              double y, double f, double col_w, view_hits *hits)
 {
     double row = f * 1.35, bottom = y;
     for (int layer = 0; layer < 2; layer++) {
         double yy = heading(cr, x + layer * col_w, y, f,
-                            layer ? "layers stacked on it"
-                                  : "retry policy");
+                            layer ? "layers stacked on it" : "retry policy");
         for (int i = 0; i < p->n_policies; i++) {
             const controls_policy *c = &p->policies[i];
             if (c->layer != (layer == 1))
@@ -289,8 +283,8 @@ static double picker_params(cairo_t *cr, const controls_picker *p, double x,
                             double y, double f, double w, view_hits *hits)
 {
     double row = f * 1.35;
-    double yy = heading(cr, x, y, f, p->n_params ? "parameters (live)"
-                                                 : "no parameters");
+    double yy = heading(cr, x, y, f,
+                        p->n_params ? "parameters (live)" : "no parameters");
     for (int i = 0; i < p->n_params; i++) {
         const controls_param *c = &p->params[i];
         chart_font(cr, f * 0.85, false);
@@ -363,8 +357,7 @@ static void picker(cairo_t *cr, const view_layout *l, const controls_picker *p,
         cairo_rectangle(cr, off.x, off.y, off.w, off.h);
         cairo_fill(cr);
         cairo_set_source_rgb(cr, 1, 1, 1);
-        chart_text(cr, off.x + off.w / 2, off.y + f * 1.0, 0.5,
-                   "switch B off");
+        chart_text(cr, off.x + off.w / 2, off.y + f * 1.0, 0.5, "switch B off");
         view_hits_add(hits, off, HIT_CONTROL, CTL_PICK_OFF, 0);
     }
     double top = y + f * 2.4;
@@ -407,8 +400,7 @@ static void row_one(bar *b, const controls_state *c, double *kind_x)
     cairo_rectangle(b->cr, b->x, b->y, w, b->h);
     cairo_fill(b->cr);
     cairo_set_source_rgb(b->cr, 0.1, 0.1, 0.1);
-    chart_text(b->cr, b->x + w / 2, b->y + b->h * 0.5 + b->f * 0.3, 0.5,
-               buf);
+    chart_text(b->cr, b->x + w / 2, b->y + b->h * 0.5 + b->f * 0.3, 0.5, buf);
     b->x += w;
     button(b, "+", CTL_SPEED, +1, LOOK_NORMAL);
     button(b, "max", CTL_SPEED, 0, c->speed <= 0 ? LOOK_ON : LOOK_NORMAL);
@@ -422,8 +414,7 @@ static void row_one(bar *b, const controls_state *c, double *kind_x)
         kind_w = fmax(kind_w, widest(b, &t, 1, false) + b->f * 1.0);
     }
     snprintf(buf, sizeof buf, "%s \xe2\x96\xb4", c->kind_names[c->kind]);
-    button_w(b, buf, CTL_KIND, 0, c->kind_menu ? LOOK_ON : LOOK_NORMAL,
-             kind_w);
+    button_w(b, buf, CTL_KIND, 0, c->kind_menu ? LOOK_ON : LOOK_NORMAL, kind_w);
     /* The size's stepper, or its room when the injection has no size. */
     static const char *const sizes[] = {"999 workers", "999 ms", "100 %",
                                         "x0.25"};
@@ -450,8 +441,8 @@ static void row_one(bar *b, const controls_state *c, double *kind_x)
 
 static void row_two(bar *b, const controls_state *c, double width)
 {
-    static const char *const names[CHANGE_KINDS] = {"arrival rate",
-                                                    "workers", "timeout"};
+    static const char *const names[CHANGE_KINDS] = {"arrival rate", "workers",
+                                                    "timeout"};
     static const char *const exports[EXPORT_KINDS] = {"CSV", "PNG", "SVG",
                                                       "scenario"};
     /* The export buttons' room first; the sliders share the rest. */

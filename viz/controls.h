@@ -80,8 +80,8 @@ typedef struct controls_policy {
 
 /* A parameter of the run's stack, as the picker shows it. */
 typedef struct controls_param {
-    char name[128];  /* "exponential.base" */
-    char value[64];  /* "100ms" */
+    char name[128]; /* "exponential.base" */
+    char value[64]; /* "100ms" */
     bool editable;
 } controls_param;
 

@@ -16,11 +16,11 @@ int gui_run_frames(const gui_options *o, sb_err *e)
     app *a;
     if (app_create(&o->app, &a, e) != 0)
         return 2;
-    int w = o->width > 0 ? o->width : 1600, h = o->height > 0 ? o->height
-                                                              : 1000;
+    int w = o->width > 0 ? o->width : 1600,
+        h = o->height > 0 ? o->height : 1000;
     double fps = o->fps > 0 ? o->fps : 30.0;
-    double until = o->until_s > 0 ? o->until_s
-                                  : (double)o->app.cfg->duration_ns / 1e9;
+    double until =
+        o->until_s > 0 ? o->until_s : (double)o->app.cfg->duration_ns / 1e9;
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
     cairo_t *cr = cairo_create(s);
     int rc = 0;

@@ -26,15 +26,15 @@ int gui_has_window(void)
 
 struct gui_window {
     SDL_Window *win;
-    gui_present how;      /* TEXTURE or SURFACE, once open */
-    SDL_Renderer *ren;    /* TEXTURE: */
+    gui_present how;   /* TEXTURE or SURFACE, once open */
+    SDL_Renderer *ren; /* TEXTURE: */
     SDL_Texture *tex;
-    SDL_Surface *shown;   /* SURFACE: the window's pixels */
+    SDL_Surface *shown;    /* SURFACE: the window's pixels */
     cairo_surface_t *surf; /* the picture */
     cairo_t *cr;
-    int pw, ph;           /* its size in pixels */
-    double sx, sy;        /* pixels per window unit */
-    bool exposed;         /* the screen lost what it showed: show all */
+    int pw, ph;    /* its size in pixels */
+    double sx, sy; /* pixels per window unit */
+    bool exposed;  /* the screen lost what it showed: show all */
     char what[64];
 };
 
@@ -85,8 +85,7 @@ static int fit(gui_window *w, bool *fresh, sb_err *e)
          * a 32-bit 0x00RRGGBB word, SDL's RGB888 the same. */
         w->shown = SDL_GetWindowSurface(w->win);
         if (w->shown == NULL)
-            return err_set(e, "cannot draw in the window: %s",
-                           SDL_GetError());
+            return err_set(e, "cannot draw in the window: %s", SDL_GetError());
         w->surf = cairo_image_surface_create_for_data(
             w->shown->pixels, CAIRO_FORMAT_RGB24, w->shown->w, w->shown->h,
             w->shown->pitch);
@@ -107,7 +106,7 @@ static int fit(gui_window *w, bool *fresh, sb_err *e)
     return 0;
 }
 
-#define NO_DISPLAY_HINT \
+#define NO_DISPLAY_HINT                                                        \
     "run it under xvfb-run, or render frames with --frames DIR"
 
 /* Did SDL pick a driver that shows nothing?  Without a display SDL falls
@@ -160,9 +159,9 @@ int gui_window_open(const char *title, int width, int height, gui_present how,
 {
     *out = NULL;
     if (SDL_Init(SDL_INIT_VIDEO) != 0)
-        return err_set(e, "cannot open a window: %s (no display? "
-                          NO_DISPLAY_HINT ")",
-                       SDL_GetError());
+        return err_set(
+            e, "cannot open a window: %s (no display? " NO_DISPLAY_HINT ")",
+            SDL_GetError());
     if (invisible_driver()) {
         SDL_Quit();
         return err_set(e, "cannot open a window: no display (DISPLAY and "
@@ -174,13 +173,11 @@ int gui_window_open(const char *title, int width, int height, gui_present how,
         SDL_Quit();
         return err_set(e, "out of memory");
     }
-    w->win = SDL_CreateWindow(title, SDL_WINDOWPOS_CENTERED,
-                              SDL_WINDOWPOS_CENTERED,
-                              width < GUI_MIN_WIDTH ? GUI_MIN_WIDTH : width,
-                              height < GUI_MIN_HEIGHT ? GUI_MIN_HEIGHT
-                                                      : height,
-                              SDL_WINDOW_RESIZABLE |
-                                  SDL_WINDOW_ALLOW_HIGHDPI);
+    w->win =
+        SDL_CreateWindow(title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
+                         width < GUI_MIN_WIDTH ? GUI_MIN_WIDTH : width,
+                         height < GUI_MIN_HEIGHT ? GUI_MIN_HEIGHT : height,
+                         SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
     if (w->win == NULL) {
         err_set(e, "cannot open a window: %s", SDL_GetError());
         goto fail;
@@ -317,8 +314,7 @@ static void keep_minimum(const gui_window *w, const SDL_WindowEvent *ev)
         return;
     SDL_SetWindowSize(w->win,
                       ev->data1 < GUI_MIN_WIDTH ? GUI_MIN_WIDTH : ev->data1,
-                      ev->data2 < GUI_MIN_HEIGHT ? GUI_MIN_HEIGHT
-                                                 : ev->data2);
+                      ev->data2 < GUI_MIN_HEIGHT ? GUI_MIN_HEIGHT : ev->data2);
 }
 
 static void mouse(app *a, const gui_window *w, const SDL_Event *ev)
@@ -401,8 +397,8 @@ int gui_run_window(const gui_options *o, sb_err *e)
     snprintf(title, sizeof title, "stormbench: %s", o->app.cfg->name);
     gui_window *w;
     if (gui_window_open(title, o->width > 0 ? o->width : 1600,
-                        o->height > 0 ? o->height : 1000, GUI_PRESENT_AUTO,
-                        &w, e) != 0) {
+                        o->height > 0 ? o->height : 1000, GUI_PRESENT_AUTO, &w,
+                        e) != 0) {
         app_destroy(a);
         return 2;
     }
@@ -461,8 +457,8 @@ int gui_run_window(const gui_options *o, sb_err *e)
             take_shot(a, w, shot);
         gui_window_show(w, changed, n);
         draw_s = (double)(SDL_GetPerformanceCounter() - d0) / (double)freq;
-        double used = (double)(SDL_GetPerformanceCounter() - now) /
-                      (double)freq;
+        double used =
+            (double)(SDL_GetPerformanceCounter() - now) / (double)freq;
         if (used < frame) /* no vsync under Xvfb: keep to 60 frames/s */
             SDL_Delay((Uint32)((frame - used) * 1000.0));
     }

@@ -125,8 +125,8 @@ static bool is_layer(const picker_catalogue *c, const char *name)
     return false; /* not offered: a retry policy as far as we know */
 }
 
-int picker_click(const picker_catalogue *c, const char *spec, int i,
-                 char *out, size_t len)
+int picker_click(const picker_catalogue *c, const char *spec, int i, char *out,
+                 size_t len)
 {
     char names[16][64];
     int n = split(spec, names, 16);
@@ -177,8 +177,7 @@ static double number_step(const sb_param *d, double x, int dir)
 {
     double v;
     if (d->type == SB_PARAM_INT)
-        v = x < 10 || (dir < 0 && x <= 10) ? x + dir
-                                           : x + dir * ceil(x * 0.1);
+        v = x < 10 || (dir < 0 && x <= 10) ? x + dir : x + dir * ceil(x * 0.1);
     else if (d->type == SB_PARAM_REAL && d->max <= 1)
         v = round((x + dir * 0.05) * 100) / 100;
     else

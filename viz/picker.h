@@ -39,8 +39,8 @@ void picker_fill(controls_picker *p, const picker_catalogue *c,
 /* The stack a click on entry i of the catalogue makes from `spec`: a
  * retry policy replaces the stack's, a layer is added or taken away.
  * Returns 0, or -1 when the click changes nothing. */
-int picker_click(const picker_catalogue *c, const char *spec, int i,
-                 char *out, size_t len);
+int picker_click(const picker_catalogue *c, const char *spec, int i, char *out,
+                 size_t len);
 
 /* "base=200ms" (or "exponential.base=200ms" when another layer of the
  * stack has a "base" too): parameter k of the stack (as picker_fill

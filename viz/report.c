@@ -813,8 +813,10 @@ static void html_lines(report *r, const report_chart *c)
     for (int k = 0; k < l->n_series; k++) {
         char colour[8], label[400];
         report_lines_colour(l, k, colour);
-        fprintf(r->html_file.f, "<button type=\"button\" data-s=\"%d\" "
-                "aria-pressed=\"true\" title=\"show or hide\">", k);
+        fprintf(r->html_file.f,
+                "<button type=\"button\" data-s=\"%d\" "
+                "aria-pressed=\"true\" title=\"show or hide\">",
+                k);
         legend_swatch(r, colour, l->series[k].dash);
         html_text(r, report_lines_label(l, k, label, sizeof label), false);
         html(r, "</button>");
@@ -853,7 +855,8 @@ static void html_regions(report *r, const report_chart *c)
     }
     int n = report_chart_regions(r->mcr, c, TEXT_W, h, reg, MAX_REGIONS);
     for (int k = 0; k < n; k++) {
-        fprintf(r->html_file.f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+        fprintf(r->html_file.f,
+                "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
                 "height=\"%.2f\" fill=\"transparent\" data-tip=\"",
                 reg[k].r.x, reg[k].r.y, reg[k].r.w, reg[k].r.h);
         html_text(r, reg[k].text, false);
@@ -867,8 +870,10 @@ static void html_regions(report *r, const report_chart *c)
 static void html_chart(report *r, const report_chart *c)
 {
     r->n_charts++;
-    fprintf(r->html_file.f, "<figure class=\"sbc\" id=\"sbc-%d\" "
-            "aria-label=\"", r->n_charts);
+    fprintf(r->html_file.f,
+            "<figure class=\"sbc\" id=\"sbc-%d\" "
+            "aria-label=\"",
+            r->n_charts);
     html_text(r, report_chart_title(c), false);
     html(r, "\">\n");
     if (c->kind == REPORT_CHART_LINES)

@@ -85,18 +85,18 @@ void report_page_break(report *r);
 
 typedef enum report_emph {
     REPORT_PLAIN = 0,
-    REPORT_BEST,   /* bold: the best value of its column */
-    REPORT_MUTED   /* grey: no value, or a difference that is not
+    REPORT_BEST, /* bold: the best value of its column */
+    REPORT_MUTED /* grey: no value, or a difference that is not
                       significant */
 } report_emph;
 
 typedef struct report_table {
-    const char *caption;          /* under the table; may be NULL */
+    const char *caption; /* under the table; may be NULL */
     int n_cols, n_rows;
-    const char *const *header;    /* n_cols */
-    const char *const *cells;     /* n_rows x n_cols, row by row */
-    const uint8_t *emph;          /* n_rows x n_cols report_emph, or NULL */
-    const char *align;            /* n_cols of 'l' / 'r', or NULL: the
+    const char *const *header; /* n_cols */
+    const char *const *cells;  /* n_rows x n_cols, row by row */
+    const uint8_t *emph;       /* n_rows x n_cols report_emph, or NULL */
+    const char *align;         /* n_cols of 'l' / 'r', or NULL: the
                                      first column left, the rest right */
 } report_table;
 void report_table_add(report *r, const report_table *t);
@@ -107,15 +107,15 @@ void report_table_add(report *r, const report_table *t);
  * chart of a report. */
 
 typedef struct report_series {
-    const char *label;            /* in the legend */
-    const double *x, *y;          /* n points; a NaN y breaks the line */
-    const double *lo, *hi;        /* a band around it (10-90 %, a 95 %
+    const char *label;     /* in the legend */
+    const double *x, *y;   /* n points; a NaN y breaks the line */
+    const double *lo, *hi; /* a band around it (10-90 %, a 95 %
                                      interval), or NULL */
     size_t n;
-    int colour;                   /* chart_palette index */
-    int dash;                     /* 0 solid, 1 dashed, 2 dotted */
-    bool points;                  /* mark each point (a sweep's values) */
-    const char *const *notes;     /* n strings or NULL; a non-NULL one
+    int colour;               /* chart_palette index */
+    int dash;                 /* 0 solid, 1 dashed, 2 dotted */
+    bool points;              /* mark each point (a sweep's values) */
+    const char *const *notes; /* n strings or NULL; a non-NULL one
                                      marks a point that stands for only
                                      some of the seeds ("2 of 5 seeds
                                      never recovered"): a ring around
@@ -135,20 +135,20 @@ typedef struct report_lines {
     int n_series;
     const report_span *spans;
     int n_spans;
-    bool x_log;                   /* a log x axis (latency CDFs) */
-    double y_min, y_max;          /* NaN: 0 (or the data's minimum when it
+    bool x_log;          /* a log x axis (latency CDFs) */
+    double y_min, y_max; /* NaN: 0 (or the data's minimum when it
                                      is negative) to a nice top above the
                                      data, bands included */
-    bool y_log;                   /* a log y axis, for values that span
+    bool y_log;          /* a log y axis, for values that span
                                      decades: from a 1-2-5 number below
                                      the smallest positive value */
-    double y_cap;                 /* the automatic top stops there (a
+    double y_cap;        /* the automatic top stops there (a
                                      share's 100 %); 0: no cap */
-    const char *never;            /* a y of +infinity is a mark on the
+    const char *never;   /* a y of +infinity is a mark on the
                                      plot's top edge, the legend's last
                                      item says what ("never recovered");
                                      NULL: "never" */
-    const char *partial;          /* the legend's words for the ringed
+    const char *partial; /* the legend's words for the ringed
                                      points of report_series.notes ("some
                                      seeds never recovered"); NULL: "only
                                      some seeds" */
@@ -163,7 +163,7 @@ void report_lines_add(report *r, const report_lines *c);
 typedef struct report_bars {
     const char *title, *y_label;
     int n;
-    const char *const *labels;    /* under each bar */
+    const char *const *labels;     /* under each bar */
     const double *value, *lo, *hi; /* lo/hi NULL: no whiskers; NaN value:
                                      no bar, the note only; +infinity:
                                      never reached (a run that did not
@@ -172,8 +172,8 @@ typedef struct report_bars {
                                      worse than any value, never mistaken
                                      for a short bar or none */
     const int *colour;
-    const char *const *notes;     /* n, entries may be NULL; or NULL */
-    double y_cap;                 /* the axis stops there (a share's 100);
+    const char *const *notes; /* n, entries may be NULL; or NULL */
+    double y_cap;             /* the axis stops there (a share's 100);
                                      0: no cap */
 } report_bars;
 /* colour may be NULL: bar i takes palette colour i.  Labels wrap to two
@@ -197,13 +197,13 @@ typedef struct report_map {
     const char *title;
     const char *x_label, *y_label;
     int nx, ny;
-    const double *x, *y;          /* the cells' axis values, nx and ny */
+    const double *x, *y; /* the cells' axis values, nx and ny */
     /* Per cell, [j * nx + i] at (x[i], y[j]): of judged[k] seeds (0: no
      * value, drawn empty), tipped[k] never recovered; value[k] is the
      * mean recovery time of the others (NaN when none recovered). */
     const uint32_t *tipped, *judged;
     const double *value;
-    const char *value_unit;       /* of value: "s" */
+    const char *value_unit; /* of value: "s" */
 } report_map;
 void report_map_add(report *r, const report_map *c);
 

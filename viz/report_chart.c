@@ -148,12 +148,8 @@ static void lines_y_range(const report_lines *c, double *lo, double *hi)
     double top = b > 0 ? chart_axis_top(b, 0) : 0;
     if (b > 0 && top - b < (top - *lo) * 0.02)
         top = chart_axis_top(b + (top - *lo) * 0.05, 0);
-    *hi = isfinite(c->y_max) ? c->y_max
-          : b > 0            ? top
-          : *lo < 0          ? 0.0
-                             : 1.0;
-    if (!isfinite(c->y_max) && c->y_cap > 0 && *hi > c->y_cap &&
-        c->y_cap > *lo)
+    *hi = isfinite(c->y_max) ? c->y_max : b > 0 ? top : *lo < 0 ? 0.0 : 1.0;
+    if (!isfinite(c->y_max) && c->y_cap > 0 && *hi > c->y_cap && c->y_cap > *lo)
         *hi = c->y_cap;
     if (!(*hi > *lo))
         *hi = *lo + 1.0;
@@ -232,14 +228,14 @@ static int lines_legend(const report_lines *c, legend_buf *L)
         snprintf(L->labels[n], LABEL_MAX, "%s", s->label);
         for (int j = 0; j < k; j++)
             if (c->series[j].label && same_line(&c->series[j], s, yhi - ylo)) {
-                snprintf(L->labels[n], LABEL_MAX, "%s (same as %s)",
-                         s->label, c->series[j].label);
+                snprintf(L->labels[n], LABEL_MAX, "%s (same as %s)", s->label,
+                         c->series[j].label);
                 break;
             }
         L->styles[n] = series_style(s);
-        L->items[n] = (chart_legend_item){L->labels[n], &L->styles[n],
-                                          s->lo != NULL && s->hi != NULL,
-                                          s->points};
+        L->items[n] =
+            (chart_legend_item){L->labels[n], &L->styles[n],
+                                s->lo != NULL && s->hi != NULL, s->points};
         n++;
     }
     if (any_partial(c) && n < LEGEND_ITEMS) {
@@ -247,16 +243,16 @@ static int lines_legend(const report_lines *c, legend_buf *L)
                  c->partial ? c->partial : "only some seeds");
         L->styles[n] = never_style;
         L->styles[n].a = 0.0;
-        L->items[n] = (chart_legend_item){L->labels[n], &L->styles[n], false,
-                                          false};
+        L->items[n] =
+            (chart_legend_item){L->labels[n], &L->styles[n], false, false};
         n++;
     }
     if (any_never(c) && n < LEGEND_ITEMS) {
         report_lines_never_label(c, L->labels[n], LABEL_MAX);
         L->styles[n] = never_style;
         L->styles[n].a = 0.0; /* no line in the swatch: the mark says it */
-        L->items[n] = (chart_legend_item){L->labels[n], &L->styles[n], false,
-                                          false};
+        L->items[n] =
+            (chart_legend_item){L->labels[n], &L->styles[n], false, false};
         n++;
     }
     return n;
@@ -425,8 +421,7 @@ static void lines_draw(cairo_t *cr, const report_lines *c, double width,
                       width - legend_x() - F, F, L.items, n, true);
 }
 
-chart_rect report_lines_plot(const report_lines *c, double width,
-                             double height)
+chart_rect report_lines_plot(const report_lines *c, double width, double height)
 {
     chart_panel p;
     lines_panel(c, width, height, 0.0, &p);
@@ -527,7 +522,8 @@ void report_lines_json(FILE *f, cairo_t *cr, const report_lines *c,
     chart_panel p;
     lines_panel(c, width, height, 0.0, &p);
     char unit[128];
-    fprintf(f, "{\"w\":%.6g,\"h\":%.6g,\"font\":%.6g,\"plot\":[%.6g,%.6g,"
+    fprintf(f,
+            "{\"w\":%.6g,\"h\":%.6g,\"font\":%.6g,\"plot\":[%.6g,%.6g,"
             "%.6g,%.6g],\"x\":[%.9g,%.9g],\"y\":[%.9g,%.9g],\"xlog\":%s,"
             "\"ylog\":%s,\"xunit\":",
             width, height, F, p.plot.x, p.plot.y, p.plot.w, p.plot.h, p.x.lo,
@@ -668,8 +664,8 @@ static void bars_notes_labels(cairo_t *cr, const chart_panel *p,
             y = p->plot.y + F * 1.2;
         if (n > 0 && bar_never(c, i)) { /* on a backing, over the hatch */
             cairo_set_source_rgba(cr, 1, 1, 1, 0.9);
-            cairo_rectangle(cr, x - slot * 0.3, y - NOTE_FONT,
-                            slot * 0.6, n * NOTE_LINE + NOTE_FONT * 0.3);
+            cairo_rectangle(cr, x - slot * 0.3, y - NOTE_FONT, slot * 0.6,
+                            n * NOTE_LINE + NOTE_FONT * 0.3);
             cairo_fill(cr);
             cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
         }
@@ -914,8 +910,8 @@ static bool cell_line(cairo_t *cr, chart_rect r, double y, const char *text,
 /* The cell's figures: "2/5" (seeds that never recovered, of those
  * judged) and the mean recovery of the others ("12 s"), or "never" when
  * none recovered; the second line only when the cell is tall enough. */
-static void cell_figures(cairo_t *cr, chart_rect r, const report_map *m,
-                         int i, int j)
+static void cell_figures(cairo_t *cr, chart_rect r, const report_map *m, int i,
+                         int j)
 {
     report_cell state = report_map_cell(m, i, j);
     if (state == REPORT_CELL_EMPTY)
@@ -1070,15 +1066,20 @@ static void map_key(cairo_t *cr, const chart_panel *p, const report_map *m,
     cairo_save(cr);
     chart_font(cr, F * 0.8, false);
     cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
-    y += text_block(cr, "seeds that never recovered (colour; in a cell: "
-                        "how many of how many)",
-                    x, y, kw, F * 0.95, 0.0, 3, true) * F * 0.95;
+    y += text_block(cr,
+                    "seeds that never recovered (colour; in a cell: "
+                    "how many of how many)",
+                    x, y, kw, F * 0.95, 0.0, 3, true) *
+         F * 0.95;
     double bh = F * 4.0;
     key_bar(cr, (chart_rect){x, y + F * 0.3, F * 1.1, bh});
     y += bh + F * 1.9;
-    y += text_block(cr, "under it: mean recovery of the others (never: "
-                        "none did). Thick line: most seeds tip.",
-                    x, y, kw, F * 0.95, 0.0, 4, true) * F * 0.95 + F * 0.2;
+    y += text_block(cr,
+                    "under it: mean recovery of the others (never: "
+                    "none did). Thick line: most seeds tip.",
+                    x, y, kw, F * 0.95, 0.0, 4, true) *
+             F * 0.95 +
+         F * 0.2;
     if (map_any(m, REPORT_CELL_BISTABLE))
         y += key_swatch(cr, x, y, kw, REPORT_CELL_BISTABLE, 0.4,
                         "bistable: the share's 95 % interval (Wilson) "
@@ -1183,12 +1184,14 @@ static int map_regions(const report_map *m, double width, double height,
             stats_wilson(k, nn, 0.95, &lo, &hi);
             char rec[96] = "";
             if (k < nn && isfinite(v))
-                snprintf(rec, sizeof rec, "; mean recovery of the %u others "
-                         "%.3g %s", nn - k, v,
-                         m->value_unit ? m->value_unit : "");
+                snprintf(rec, sizeof rec,
+                         "; mean recovery of the %u others "
+                         "%.3g %s",
+                         nn - k, v, m->value_unit ? m->value_unit : "");
             static const char *const names[] = {"", "stable", "bistable",
                                                 "metastable"};
-            snprintf(out[n].text, sizeof out[n].text, "%s: %u of %u seeds "
+            snprintf(out[n].text, sizeof out[n].text,
+                     "%s: %u of %u seeds "
                      "never recovered (%.0f %%, 95 %% CI %.0f-%.0f %%): "
                      "%s%s",
                      where, k, nn, 100.0 * k / nn, lo * 100, hi * 100,

@@ -33,14 +33,27 @@ void series_clear(series *s)
 /* How each column merges when two rows become one. */
 enum merge { MEAN, SUM, LAST };
 static const enum merge merges[COL_COUNT] = {
-    [COL_T] = LAST,          [COL_OFFERED] = MEAN,  [COL_ATTEMPTS] = MEAN,
-    [COL_CAPACITY] = MEAN,   [COL_GOODPUT] = MEAN,  [COL_SUCCESS] = MEAN,
-    [COL_QUEUE] = MEAN,      [COL_QUEUE_WAIT_MS] = MEAN,
-    [COL_P50_MS] = MEAN,     [COL_P99_MS] = MEAN,   [COL_DUPLICATES] = LAST,
-    [COL_QUARANTINED] = LAST, [COL_BREAKERS] = LAST, [COL_REFUSED] = MEAN,
-    [COL_LEVEL] = MEAN,      [COL_BUSY] = MEAN,     [COL_WORKERS] = LAST,
-    [COL_WASTED] = MEAN,     [COL_DEAD_LETTERS] = LAST,
-    [COL_ALERTS_WARNING] = LAST, [COL_ALERTS_CRITICAL] = LAST,
+    [COL_T] = LAST,
+    [COL_OFFERED] = MEAN,
+    [COL_ATTEMPTS] = MEAN,
+    [COL_CAPACITY] = MEAN,
+    [COL_GOODPUT] = MEAN,
+    [COL_SUCCESS] = MEAN,
+    [COL_QUEUE] = MEAN,
+    [COL_QUEUE_WAIT_MS] = MEAN,
+    [COL_P50_MS] = MEAN,
+    [COL_P99_MS] = MEAN,
+    [COL_DUPLICATES] = LAST,
+    [COL_QUARANTINED] = LAST,
+    [COL_BREAKERS] = LAST,
+    [COL_REFUSED] = MEAN,
+    [COL_LEVEL] = MEAN,
+    [COL_BUSY] = MEAN,
+    [COL_WORKERS] = LAST,
+    [COL_WASTED] = MEAN,
+    [COL_DEAD_LETTERS] = LAST,
+    [COL_ALERTS_WARNING] = LAST,
+    [COL_ALERTS_CRITICAL] = LAST,
 };
 
 /* Merge neighbouring rows pairwise: half as many rows of twice the
@@ -119,20 +132,19 @@ int series_add(series *s, const metrics_bucket *b)
     r[COL_T] = (double)(b->start_ns + b->width_ns) / 1e9;
     r[COL_OFFERED] = per_s(b->offered, w);
     r[COL_ATTEMPTS] = per_s(b->attempts, w);
-    r[COL_CAPACITY] =
-        b->capacity == UINT32_MAX || s->service_s <= 0
-            ? NAN
-            : (double)b->capacity / s->service_s;
+    r[COL_CAPACITY] = b->capacity == UINT32_MAX || s->service_s <= 0
+                          ? NAN
+                          : (double)b->capacity / s->service_s;
     r[COL_GOODPUT] = per_s(b->successes, w);
-    r[COL_SUCCESS] = pct_or_nan((double)b->successes,
-                                (double)(b->successes + b->failures));
+    r[COL_SUCCESS] =
+        pct_or_nan((double)b->successes, (double)(b->successes + b->failures));
     r[COL_QUEUE] = b->queue_ns / wn;
     r[COL_QUEUE_WAIT_MS] =
         b->served ? (double)b->queue_wait_ns / (double)b->served / 1e6 : NAN;
-    r[COL_P50_MS] = b->p50_bin == METRICS_NO_BIN ? NAN
-                                                 : metrics_bin_ms(b->p50_bin);
-    r[COL_P99_MS] = b->p99_bin == METRICS_NO_BIN ? NAN
-                                                 : metrics_bin_ms(b->p99_bin);
+    r[COL_P50_MS] =
+        b->p50_bin == METRICS_NO_BIN ? NAN : metrics_bin_ms(b->p50_bin);
+    r[COL_P99_MS] =
+        b->p99_bin == METRICS_NO_BIN ? NAN : metrics_bin_ms(b->p99_bin);
     r[COL_DUPLICATES] = s->dup_total;
     r[COL_QUARANTINED] = s->quarantined_total;
     r[COL_BREAKERS] = (double)b->open_breakers;
@@ -140,8 +152,7 @@ int series_add(series *s, const metrics_bucket *b)
     r[COL_LEVEL] = b->policy_level < 0 ? NAN : 100.0 * b->policy_level;
     r[COL_BUSY] = b->busy_ns / wn;
     r[COL_WORKERS] = b->capacity == UINT32_MAX ? NAN : (double)b->capacity;
-    r[COL_WASTED] =
-        pct_or_nan((double)b->wasted_ns, (double)b->service_ns);
+    r[COL_WASTED] = pct_or_nan((double)b->wasted_ns, (double)b->service_ns);
     r[COL_DEAD_LETTERS] = s->dead_total;
     r[COL_ALERTS_WARNING] = s->warning_total;
     r[COL_ALERTS_CRITICAL] = s->critical_total;
@@ -220,8 +231,8 @@ static const char *const csv_names[COL_COUNT] = {
     [COL_ALERTS_CRITICAL] = "alerts_critical_so_far",
 };
 
-int series_write_csv(FILE *f, const series *const *runs, int n_runs,
-                     double t0, double t1)
+int series_write_csv(FILE *f, const series *const *runs, int n_runs, double t0,
+                     double t1)
 {
     fprintf(f, "t_start_s,t_end_s");
     for (int r = 0; r < n_runs; r++)
@@ -240,8 +251,9 @@ int series_write_csv(FILE *f, const series *const *runs, int n_runs,
         for (int r = 0; r < n_runs; r++) {
             long row = r == 0 ? (long)i : series_find(runs[r], end - 1e-9);
             for (int c = COL_T + 1; c < COL_COUNT; c++) {
-                double v = row < 0 ? NAN : series_at(runs[r], (size_t)row,
-                                                     (series_col)c);
+                double v = row < 0
+                               ? NAN
+                               : series_at(runs[r], (size_t)row, (series_col)c);
                 if (isfinite(v))
                     fprintf(f, ",%.10g", v);
                 else

@@ -27,28 +27,28 @@
 
 /* The columns, in units a user reads. */
 typedef enum series_col {
-    COL_T = 0,          /* the row's end, seconds */
-    COL_OFFERED,        /* requests/s */
-    COL_ATTEMPTS,       /* attempts/s */
-    COL_CAPACITY,       /* requests/s the workers can serve */
-    COL_GOODPUT,        /* successes/s */
-    COL_SUCCESS,        /* successes / requests that ended, %; NaN none */
-    COL_QUEUE,          /* mean queue length */
-    COL_QUEUE_WAIT_MS,  /* mean wait in the queue of attempts that started
+    COL_T = 0,         /* the row's end, seconds */
+    COL_OFFERED,       /* requests/s */
+    COL_ATTEMPTS,      /* attempts/s */
+    COL_CAPACITY,      /* requests/s the workers can serve */
+    COL_GOODPUT,       /* successes/s */
+    COL_SUCCESS,       /* successes / requests that ended, %; NaN none */
+    COL_QUEUE,         /* mean queue length */
+    COL_QUEUE_WAIT_MS, /* mean wait in the queue of attempts that started
                            service; NaN when none did */
-    COL_P50_MS,         /* request latency, successes; NaN when none */
+    COL_P50_MS,        /* request latency, successes; NaN when none */
     COL_P99_MS,
-    COL_DUPLICATES,     /* cumulative duplicate writes */
-    COL_QUARANTINED,    /* cumulative quarantined requests */
-    COL_BREAKERS,       /* open breakers at the row's end */
-    COL_REFUSED,        /* sends refused locally /s */
-    COL_LEVEL,          /* policy allowance left, %; NaN unreported */
-    COL_BUSY,           /* mean busy workers */
-    COL_WORKERS,        /* workers at the row's end */
-    COL_WASTED,         /* wasted share of the service done, % */
+    COL_DUPLICATES,  /* cumulative duplicate writes */
+    COL_QUARANTINED, /* cumulative quarantined requests */
+    COL_BREAKERS,    /* open breakers at the row's end */
+    COL_REFUSED,     /* sends refused locally /s */
+    COL_LEVEL,       /* policy allowance left, %; NaN unreported */
+    COL_BUSY,        /* mean busy workers */
+    COL_WORKERS,     /* workers at the row's end */
+    COL_WASTED,      /* wasted share of the service done, % */
     /* A pipeline's (0 without one), cumulative: */
-    COL_DEAD_LETTERS,   /* quarantined calls and batch items */
-    COL_ALERTS_WARNING, /* warnings raised */
+    COL_DEAD_LETTERS,    /* quarantined calls and batch items */
+    COL_ALERTS_WARNING,  /* warnings raised */
     COL_ALERTS_CRITICAL, /* critical alerts raised */
     COL_COUNT
 } series_col;
@@ -56,8 +56,8 @@ typedef enum series_col {
 typedef struct series {
     double *rows; /* n x COL_COUNT */
     size_t n, cap;
-    double width_s;    /* of one row (doubles when rows merge) */
-    double service_s;  /* mean service time, for the capacity line */
+    double width_s;   /* of one row (doubles when rows merge) */
+    double service_s; /* mean service time, for the capacity line */
     double dup_total, quarantined_total;
     double dead_total, warning_total, critical_total;
 } series;
@@ -98,7 +98,7 @@ long series_find(const series *s, double t);
  * at that time ("A_" and "B_" before the names when there are two runs;
  * an empty cell where a value is not known).  Returns the rows written,
  * or -1 when the file could not be written. */
-int series_write_csv(FILE *f, const series *const *runs, int n_runs,
-                     double t0, double t1);
+int series_write_csv(FILE *f, const series *const *runs, int n_runs, double t0,
+                     double t1);
 
 #endif

@@ -24,7 +24,7 @@ struct session {
     session_action log[SESSION_MAX_ACTIONS];
     int n_log;
     int change_fault[CHANGE_KINDS]; /* the running change's fault, or -1 */
-    uint64_t version; /* bumped by every start() */
+    uint64_t version;               /* bumped by every start() */
     double change_value[CHANGE_KINDS];
 };
 
@@ -275,8 +275,7 @@ double session_current(const session *ss, change_kind kind)
     }
 }
 
-int session_change(session *ss, change_kind kind, double value,
-                   sb_err *e)
+int session_change(session *ss, change_kind kind, double value, sb_err *e)
 {
     if (ss->change_fault[kind] >= 0)
         session_end_fault(ss, ss->change_fault[kind]);
@@ -455,8 +454,9 @@ int session_as_scenario(const session *ss, sim_config *cfg, sim_summary *sum,
     int64_t now = sim_now(ss->sim);
     int64_t cut = now / cfg->bucket_ns * cfg->bucket_ns;
     if (cut <= cfg->warmup_ns)
-        return err_set(e, "run past the warm-up (%.0f s) before saving: a "
-                          "scenario must be longer than its warm-up",
+        return err_set(e,
+                       "run past the warm-up (%.0f s) before saving: a "
+                       "scenario must be longer than its warm-up",
                        (double)cfg->warmup_ns / 1e9);
     cfg->duration_ns = cut;
     /* Every fault that started before the cut, the scenario's own and the
@@ -523,7 +523,8 @@ int session_expectations(const sim_summary *s, setting *out, int max)
         snprintf(v, sizeof v, "%.2f",
                  fmax(1.0, ceil(s->amplification * 100.0) / 100.0));
         add(out, &n, max, "amplification_max", v);
-        snprintf(v, sizeof v, "%.3f", floor(s->success_ratio * 1000.0) / 1000.0);
+        snprintf(v, sizeof v, "%.3f",
+                 floor(s->success_ratio * 1000.0) / 1000.0);
         add(out, &n, max, "success_min", v);
     }
     snprintf(v, sizeof v, "%llu", (unsigned long long)s->duplicates);

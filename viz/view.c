@@ -153,8 +153,7 @@ void view_hits_clear(view_hits *h)
 
 void view_hits_add(view_hits *h, chart_rect r, int kind, int a, int b)
 {
-    if (h == NULL || h->n >= VIEW_MAX_HITS ||
-        (kind == HIT_LABEL && !h->labels))
+    if (h == NULL || h->n >= VIEW_MAX_HITS || (kind == HIT_LABEL && !h->labels))
         return;
     h->hit[h->n++] = (view_hit){r, kind, a, b};
 }
@@ -206,8 +205,8 @@ void view_layout_compute(double w, double h, double f, int n_runs,
     l->header = (chart_rect){0, 0, w, header_h};
     l->status = (chart_rect){0, h - status_h, w, status_h};
     l->controls = (chart_rect){0, l->status.y - controls_h, w, controls_h};
-    l->timeline = (chart_rect){f, l->controls.y - timeline_h, w - 2 * f,
-                               timeline_h};
+    l->timeline =
+        (chart_rect){f, l->controls.y - timeline_h, w - 2 * f, timeline_h};
     double top = header_h, bottom = l->timeline.y - f * 0.4;
     double main_h = fmax(bottom - top, f * 10);
     double left_w = floor(w * 0.66);
@@ -219,15 +218,14 @@ void view_layout_compute(double w, double h, double f, int n_runs,
     for (int r = 0; r < n_runs && r < VIEW_MAX_RUNS; r++) {
         double y = top + r * block;
         double server_h = f * 6.4; /* two gauges, and a chain's tiers */
-        l->field[r] = (chart_rect){rx, y + f * 1.7, rw,
-                                   block - server_h - f * 4.6};
-        l->server[r] = (chart_rect){rx, y + block - server_h - f * 0.6, rw,
-                                    server_h};
+        l->field[r] =
+            (chart_rect){rx, y + f * 1.7, rw, block - server_h - f * 4.6};
+        l->server[r] =
+            (chart_rect){rx, y + block - server_h - f * 0.6, rw, server_h};
     }
 }
 
-chart_panel view_panel_plot(const view_layout *l, int k, double t0,
-                            double t1)
+chart_panel view_panel_plot(const view_layout *l, int k, double t0, double t1)
 {
     chart_panel p;
     chart_panel_init(&p, l->panels[k], "", "", t0, t1, 0, 1, l->font_px);
@@ -378,7 +376,8 @@ static void chip(cairo_t *cr, int r, double x, double y, double f)
 static void run_figures(const sim_live *live, char *line, size_t len)
 {
     char a[32], b[32];
-    int n = snprintf(line, len, "amplification %.2f   duplicates %s"
+    int n = snprintf(line, len,
+                     "amplification %.2f   duplicates %s"
                      "   quarantined %s",
                      live->amplification,
                      human_count((double)live->duplicates, a, sizeof a),
@@ -393,8 +392,7 @@ static void run_figures(const sim_live *live, char *line, size_t len)
                       (unsigned long long)live->alerts_critical);
     if (live->recovered && n > 0 && (size_t)n < len)
         snprintf(line + n, len - (size_t)n,
-                 "   recovered %.0f s after the fault",
-                 live->recovery_time_s);
+                 "   recovered %.0f s after the fault", live->recovery_time_s);
 }
 
 static void header_run(cairo_t *cr, const view_layout *l, const view_state *v,
@@ -527,7 +525,7 @@ static void header(cairo_t *cr, const view_layout *l, const view_state *v)
 /* ---- Panels -------------------------------------------------------------------- */
 
 typedef struct line_def {
-    int line;   /* view_line */
+    int line; /* view_line */
     series_col col;
     int colour; /* one run: palette index; -1 ink (two: the family's) */
     int dash;
@@ -541,26 +539,36 @@ typedef struct panel_def {
 } panel_def;
 
 static const panel_def panels[VIEW_PANELS] = {
-    {"load", "per second", NULL,
+    {"load",
+     "per second",
+     NULL,
      {{LINE_OFFERED, COL_OFFERED, 4, 0, false},
       {LINE_ATTEMPTS, COL_ATTEMPTS, 5, 0, false},
       {LINE_CAPACITY, COL_CAPACITY, -1, 2, false}},
      3},
-    {"goodput", "successes/s", "% ok",
+    {"goodput",
+     "successes/s",
+     "% ok",
      {{LINE_GOODPUT, COL_GOODPUT, 2, 0, false},
       {LINE_SUCCESS, COL_SUCCESS, 1, 2, true}},
      2},
-    {"queue wait and latency", "ms", "queued",
+    {"queue wait and latency",
+     "ms",
+     "queued",
      {{LINE_QUEUE_WAIT, COL_QUEUE_WAIT_MS, 6, 0, false},
       {LINE_P50, COL_P50_MS, 1, 0, false},
       {LINE_P99, COL_P99_MS, 4, 0, false},
       {LINE_QUEUE, COL_QUEUE, 0, 2, true}},
      4},
-    {"duplicates and quarantined", "requests, so far", NULL,
+    {"duplicates and quarantined",
+     "requests, so far",
+     NULL,
      {{LINE_DUPLICATES, COL_DUPLICATES, 5, 0, false},
       {LINE_QUARANTINED, COL_QUARANTINED, 6, 0, false}},
      2},
-    {"policy", "count, per second", "% left",
+    {"policy",
+     "count, per second",
+     "% left",
      {{LINE_BREAKERS, COL_BREAKERS, 7, 0, false},
       {LINE_REFUSED, COL_REFUSED, 0, 0, false},
       {LINE_ALLOWANCE, COL_LEVEL, 2, 2, true}},
@@ -571,7 +579,9 @@ static const panel_def panels[VIEW_PANELS] = {
  * duplicates panel: the writes repeated, the dead-letter queue, the
  * alerts raised. */
 static const panel_def pipeline_panel = {
-    "duplicates, dead letters and alerts", "so far", "alerts",
+    "duplicates, dead letters and alerts",
+    "so far",
+    "alerts",
     {{LINE_DUPLICATES, COL_DUPLICATES, 5, 0, false},
      {LINE_DEAD_LETTERS, COL_DEAD_LETTERS, 6, 0, false},
      {LINE_WARNINGS, COL_ALERTS_WARNING, 1, 2, true},
@@ -589,8 +599,8 @@ static const panel_def *panel_of(const view_state *v, int k)
  * of the run's family; with one, the line's own colour.  The dash is the
  * line's in both: it marks a reference or a right-axis line, never a
  * run. */
-static chart_style line_style(const view_state *v, const line_def *d,
-                              int slot, int run)
+static chart_style line_style(const view_state *v, const line_def *d, int slot,
+                              int run)
 {
     chart_style st;
     if (v->n_runs > 1)
@@ -649,9 +659,8 @@ const char *view_fault_text(const fault_cfg *f, double at_s, char *buf,
     char d[32], what[96];
     switch (f->type) {
     case FAULT_OUTAGE:
-        snprintf(what, sizeof what, "%s", f->mode == CUT_REFUSE
-                                              ? "outage (refused)"
-                                              : "outage");
+        snprintf(what, sizeof what, "%s",
+                 f->mode == CUT_REFUSE ? "outage (refused)" : "outage");
         break;
     case FAULT_LATENCY:
         snprintf(what, sizeof what, "latency +%s",
@@ -745,8 +754,8 @@ typedef struct mark {
     char brief[96]; /* "12 workers": where the whole name has no room */
 } mark;
 
-static int collect_marks(cairo_t *cr, const chart_panel *p,
-                         const session *ss, mark *m)
+static int collect_marks(cairo_t *cr, const chart_panel *p, const session *ss,
+                         mark *m)
 {
     uint32_t n;
     const fault_cfg *f = sim_faults(session_sim(ss), &n);
@@ -765,8 +774,7 @@ static int collect_marks(cairo_t *cr, const chart_panel *p,
         }
         /* Not yet, out of view, or ended before it began (a change
          * replaced at the instant it was made). */
-        if (t0 > now || t1 < p->x.lo || t0 > p->x.hi ||
-            f[i].duration_ns == 0)
+        if (t0 > now || t1 < p->x.lo || t0 > p->x.hi || f[i].duration_ns == 0)
             continue;
         m[k].change = change;
         if (!m[k].change) /* a change's mark is its strip, at the foot */
@@ -797,8 +805,8 @@ static int collect_marks(cairo_t *cr, const chart_panel *p,
 /* The names of the faults on their lanes along the plot's top; a name
  * that would cover text already placed (a legend's second row, say) is
  * left out. */
-static void fault_names(cairo_t *cr, const chart_panel *p,
-                        const view_state *v, placed *pl, const mark *m, int n)
+static void fault_names(cairo_t *cr, const chart_panel *p, const view_state *v,
+                        placed *pl, const mark *m, int n)
 {
     double f = p->font_px, line = f * 0.75 * 1.35;
     double x[MARKS_MAX], w[MARKS_MAX];
@@ -832,8 +840,8 @@ static void fault_names(cairo_t *cr, const chart_panel *p,
 /* Is [x0, x1) on lane k free of every strip but `own` and of the names
  * placed there? */
 static bool lane_free(const double *sx0, const double *sx1, const int *slane,
-                      int n, int own, const chart_rect *named, int k,
-                      double x0, double x1, double line, double foot)
+                      int n, int own, const chart_rect *named, int k, double x0,
+                      double x1, double line, double foot)
 {
     for (int i = 0; i < n; i++)
         if (i != own && slane[i] == k && x0 < sx1[i] && sx0[i] < x1)
@@ -855,8 +863,7 @@ static bool lane_free(const double *sx0, const double *sx1, const int *slane,
  * change's ("12 workers at 62 s" over the strip of the 20 workers set at
  * 66 s). */
 static void change_strips(cairo_t *cr, const chart_panel *p,
-                          const view_state *v, placed *pl, const mark *m,
-                          int n)
+                          const view_state *v, placed *pl, const mark *m, int n)
 {
     double f = p->font_px, line = f * 0.75 * 1.35;
     double foot = p->plot.y + p->plot.h;
@@ -884,8 +891,8 @@ static void change_strips(cairo_t *cr, const chart_panel *p,
         cairo_set_source_rgb(cr, 0.30, 0.35, 0.60);
         cairo_rectangle(cr, round(x0[j]), top, 1.0, line - f * 0.1);
         cairo_fill(cr);
-        view_hits_add(v->hits, (chart_rect){x0[j], top, x1[j] - x0[j],
-                                            line - f * 0.1},
+        view_hits_add(v->hits,
+                      (chart_rect){x0[j], top, x1[j] - x0[j], line - f * 0.1},
                       HIT_LABEL, pl ? pl->owner : -1, VIEW_LABEL_STRIP);
     }
     chart_rect named[MARKS_MAX];
@@ -1111,16 +1118,16 @@ typedef struct legend_box {
 } legend_box;
 
 static void legend_layout(cairo_t *cr, const chart_panel *p,
-                          const view_state *v, const panel_def *d,
-                          double right, placed *pl, legend_box *lb)
+                          const view_state *v, const panel_def *d, double right,
+                          placed *pl, legend_box *lb)
 {
     double f = p->font_px, fl = f * 0.8;
     char title[256];
     snprintf(title, sizeof title, "%s (%s)", d->title, d->unit);
     cairo_save(cr);
     chart_font(cr, f, true);
-    chart_rect tb = text_box(cr, p->outer.x + f * 0.3, p->outer.y + f * 1.15,
-                             title);
+    chart_rect tb =
+        text_box(cr, p->outer.x + f * 0.3, p->outer.y + f * 1.15, title);
     place(v, pl, tb);
     double x0 = tb.x + tb.w + f * 1.2;
     chart_font(cr, fl, false);
@@ -1130,23 +1137,21 @@ static void legend_layout(cairo_t *cr, const chart_panel *p,
     double row = fl * 1.3;
     lb->swatch = fl * 2.0;
     lb->gap = fl;
-    chart_legend_layout(widths, d->n, lb->swatch, lb->gap, row, right - x0,
-                        xs, ys);
+    chart_legend_layout(widths, d->n, lb->swatch, lb->gap, row, right - x0, xs,
+                        ys);
     for (int i = 0; i < d->n; i++) {
         double x = x0 + xs[i];
         lb->y[i] = p->outer.y + f * 0.25 + ys[i] + row * 0.5;
         lb->wrapped[i] = ys[i] > 0;
         lb->item[i] = (chart_rect){x - lb->gap * 0.3, lb->y[i] - row * 0.5,
-                                   lb->swatch + lb->gap * 0.8 + widths[i],
-                                   row};
+                                   lb->swatch + lb->gap * 0.8 + widths[i], row};
         place(v, pl, lb->item[i]);
     }
     cairo_restore(cr);
 }
 
-static void legend_draw(cairo_t *cr, const chart_panel *p,
-                        const view_state *v, const panel_def *d,
-                        const legend_box *lb)
+static void legend_draw(cairo_t *cr, const chart_panel *p, const view_state *v,
+                        const panel_def *d, const legend_box *lb)
 {
     double f = p->font_px, fl = f * 0.8;
     cairo_save(cr);
@@ -1204,23 +1209,21 @@ static void series_lines(cairo_t *cr, const drawn_panel *dp,
             chart_data data = {series_col_ptr(s, COL_T) + from * COL_COUNT,
                                series_col_ptr(s, ld->col) + from * COL_COUNT,
                                to - from, COL_COUNT};
-            chart_panel_series(cr, &dp->p, ld->right ? &dp->right : NULL,
-                               &data, &st);
+            chart_panel_series(cr, &dp->p, ld->right ? &dp->right : NULL, &data,
+                               &st);
         }
     }
 }
 
 /* The panel's plot and axes for [t0, t1], its left axis fitted to the
  * lines shown. */
-static void panel_frame(cairo_t *cr, const view_layout *l,
-                        const view_state *v, int k, double t0, double t1,
-                        drawn_panel *dp)
+static void panel_frame(cairo_t *cr, const view_layout *l, const view_state *v,
+                        int k, double t0, double t1, drawn_panel *dp)
 {
     const panel_def *d = panel_of(v, k);
     double f = l->font_px;
     double floor_v =
-        k == 2 ? 1.2 * session_current(v->runs[0], CHANGE_TIMEOUT) / 1e6
-               : 1.0;
+        k == 2 ? 1.2 * session_current(v->runs[0], CHANGE_TIMEOUT) / 1e6 : 1.0;
     if (k == 1) {
         /* The baseline stays on the axis, with room above it: goodput 0
          * across the view (a storm) fitted the axis to 0-1 and took the
@@ -1277,8 +1280,8 @@ static void references(cairo_t *cr, const drawn_panel *dp, const view_state *v,
         reference_line(&dp->p, cr, value, &st);
 }
 
-static void panel(cairo_t *cr, const view_layout *l, const view_state *v,
-                  int k, double t0, double t1, drawn_panel *dp)
+static void panel(cairo_t *cr, const view_layout *l, const view_state *v, int k,
+                  double t0, double t1, drawn_panel *dp)
 {
     double f = l->font_px;
     panel_frame(cr, l, v, k, t0, t1, dp);
@@ -1310,8 +1313,8 @@ static void panel(cairo_t *cr, const view_layout *l, const view_state *v,
         cairo_save(cr);
         chart_font(cr, f * 0.85, false);
         const char *note = "no breaker, budget or local refusal so far";
-        chart_rect r = text_box(cr, p->plot.x + f, p->plot.y + p->plot.h * 0.6,
-                                note);
+        chart_rect r =
+            text_box(cr, p->plot.x + f, p->plot.y + p->plot.h * 0.6, note);
         ink(cr, 0.45);
         if (!collides(&pl, r))
             label(cr, v, &pl, r.x, p->plot.y + p->plot.h * 0.6, note);
@@ -1370,8 +1373,8 @@ static void crosshair(cairo_t *cr, const view_state *v, const drawn_panel *dp,
                 double y_ = series_at(s, (size_t)row, ld->col);
                 if (!shown(v, ld, r) || !isfinite(y_))
                     continue;
-                double y = chart_scale_map(ld->right ? &dp[k].right
-                                                     : &p->y, y_);
+                double y =
+                    chart_scale_map(ld->right ? &dp[k].right : &p->y, y_);
                 if (y < p->plot.y || y > p->plot.y + p->plot.h)
                     continue;
                 chart_style st = line_style(v, ld, i, r);
@@ -1399,9 +1402,9 @@ static void in_force(const session *ss, double t, char *buf, size_t len)
         if (t < t0 || t >= t0 + (double)f[i].duration_ns / 1e9)
             continue;
         char what[96];
-        int k = snprintf(buf + used, len - used, "%s%s",
-                         used ? ", " : "in force: ",
-                         view_fault_text(&f[i], -1, what, sizeof what));
+        int k =
+            snprintf(buf + used, len - used, "%s%s", used ? ", " : "in force: ",
+                     view_fault_text(&f[i], -1, what, sizeof what));
         if (k < 0)
             break;
         used += (size_t)k;
@@ -1433,8 +1436,7 @@ static void tooltip(cairo_t *cr, const view_state *v, const drawn_panel *dp,
         const line_def *ld = &d->lines[i];
         if (v->hidden & (1u << ld->line))
             continue;
-        snprintf(cells[n][0], sizeof cells[n][0], "%s",
-                 lines[ld->line].label);
+        snprintf(cells[n][0], sizeof cells[n][0], "%s", lines[ld->line].label);
         for (int c = 0; c < nr; c++) {
             const series *s = session_series(v->runs[runs[c]]);
             long row = series_find(s, t);
@@ -1450,8 +1452,8 @@ static void tooltip(cairo_t *cr, const view_state *v, const drawn_panel *dp,
     double cw[3] = {chart_text_width(cr, head), 0, 0};
     for (int i = 0; i < n; i++)
         for (int c = 0; c < 1 + nr; c++)
-            cw[c] = fmax(cw[c], chart_text_width(cr, cells[i][c]) +
-                                    (c ? f * 1.2 : 0));
+            cw[c] = fmax(cw[c],
+                         chart_text_width(cr, cells[i][c]) + (c ? f * 1.2 : 0));
     double bw = cw[0] + cw[1] + cw[2] + f, bh = (n + 1) * rowh + f * 0.5;
     if (force[0]) { /* as wide as the table, or more up to half the panel */
         fit_text(cr, force, fmax(bw - f, p->outer.w * 0.5));
@@ -1463,7 +1465,8 @@ static void tooltip(cairo_t *cr, const view_state *v, const drawn_panel *dp,
         bx = v->hx - bw - f;
     bx = fmax(bx, p->outer.x);
     by = fmin(fmax(by, p->outer.y), p->outer.y + p->outer.h - bh);
-    view_hits_add(v->hits, (chart_rect){bx, by, bw, bh}, HIT_LABEL, k, VIEW_LABEL_TOOLTIP);
+    view_hits_add(v->hits, (chart_rect){bx, by, bw, bh}, HIT_LABEL, k,
+                  VIEW_LABEL_TOOLTIP);
     cairo_set_source_rgba(cr, 1, 1, 1, 0.94);
     cairo_rectangle(cr, bx, by, bw, bh);
     cairo_fill_preserve(cr);
@@ -1475,8 +1478,8 @@ static void tooltip(cairo_t *cr, const view_state *v, const drawn_panel *dp,
     text(cr, bx + f * 0.5, y, head);
     for (int c = 0; c < nr && v->n_runs > 1; c++) {
         colour(cr, &view_family[runs[c]][0]);
-        chart_text(cr, bx + f * 0.5 + cw[0] + cw[1] + (c ? cw[2] : 0), y,
-                   1.0, runs[c] ? "B" : "A");
+        chart_text(cr, bx + f * 0.5 + cw[0] + cw[1] + (c ? cw[2] : 0), y, 1.0,
+                   runs[c] ? "B" : "A");
     }
     for (int i = 0; i < n; i++) {
         y += rowh;
@@ -1570,18 +1573,17 @@ static int mode_legend(cairo_t *cr, chart_rect area, double y, double f,
     return rows;
 }
 
-static void field(cairo_t *cr, const view_layout *l, const view_state *v,
-                  int r)
+static void field(cairo_t *cr, const view_layout *l, const view_state *v, int r)
 {
     const session *ss = v->runs[r];
     const sim *s = session_sim(ss);
     double f = l->font_px;
     chart_rect area = l->field[r];
-    bool by_process = v->by_process && v->scratch[r] &&
-                      sim_processes(s) < sim_clients(s);
+    bool by_process =
+        v->by_process && v->scratch[r] && sim_processes(s) < sim_clients(s);
     uint32_t items = by_process ? sim_processes(s) : sim_clients(s);
-    const uint8_t *states = by_process ? per_process(s, v->scratch[r])
-                                       : sim_client_modes(s);
+    const uint8_t *states =
+        by_process ? per_process(s, v->scratch[r]) : sim_client_modes(s);
     uint32_t count[CLIENT_MODE_COUNT];
     view_state_counts(states, 0, items, CLIENT_MODE_COUNT, count);
     cairo_save(cr);
@@ -1616,10 +1618,9 @@ static void field(cairo_t *cr, const view_layout *l, const view_state *v,
         chart_field_draw_shares(cr, &fl, states, view_mode_colours,
                                 CLIENT_MODE_COUNT);
     else
-        chart_field_draw(cr, &fl, states, view_mode_colours,
-                         CLIENT_MODE_COUNT);
-    mode_legend(cr, area, area.y + fl.rows * fl.cell + f * 1.1, f, count,
-                items, true);
+        chart_field_draw(cr, &fl, states, view_mode_colours, CLIENT_MODE_COUNT);
+    mode_legend(cr, area, area.y + fl.rows * fl.cell + f * 1.1, f, count, items,
+                true);
     cairo_restore(cr);
 }
 
@@ -1657,13 +1658,12 @@ static void tiers_line(cairo_t *cr, const sim *s, double x, double y)
     for (uint32_t i = 1; i < n && used < sizeof line; i++) {
         sim_tier_info t;
         sim_tier(s, i, &t);
-        int k = snprintf(line + used, sizeof line - used,
-                         "%s %s %u of %s busy, queue %s", i > 1 ? " |" : "",
-                         t.name, t.m->busy,
-                         t.workers == UINT32_MAX
-                             ? "unlimited"
-                             : human_count(t.workers, b1, sizeof b1),
-                         human_count(t.m->queue, b2, sizeof b2));
+        int k = snprintf(
+            line + used, sizeof line - used, "%s %s %u of %s busy, queue %s",
+            i > 1 ? " |" : "", t.name, t.m->busy,
+            t.workers == UINT32_MAX ? "unlimited"
+                                    : human_count(t.workers, b1, sizeof b1),
+            human_count(t.m->queue, b2, sizeof b2));
         if (k < 0)
             break;
         used += (size_t)k;
@@ -1672,8 +1672,8 @@ static void tiers_line(cairo_t *cr, const sim *s, double x, double y)
     text(cr, x, y, line);
 }
 
-static void server_block(cairo_t *cr, const view_layout *l,
-                         const view_state *v, int r)
+static void server_block(cairo_t *cr, const view_layout *l, const view_state *v,
+                         int r)
 {
     const sim *s = session_sim(v->runs[r]);
     sim_server_now sv;
@@ -1685,21 +1685,22 @@ static void server_block(cairo_t *cr, const view_layout *l,
     cairo_save(cr);
     chart_font(cr, f * 0.85, false);
     bool unlimited = sv.workers == UINT32_MAX;
-    snprintf(text_, sizeof text_, "server%s: %u busy of %s workers, %u for "
+    snprintf(text_, sizeof text_,
+             "server%s: %u busy of %s workers, %u for "
              "clients that gave up",
              sv.down ? " (DOWN)" : "", sv.busy,
              unlimited ? "unlimited" : human_count(sv.workers, b1, sizeof b1),
              sv.abandoned_busy);
     gauge(cr, a.x, a.y + f * 1.2, a.w, f * 0.9, sv.busy, sv.abandoned_busy,
-          unlimited ? fmax(sv.busy, 1) : sv.workers, &fam[0], text_,
-          f * 0.85);
+          unlimited ? fmax(sv.busy, 1) : sv.workers, &fam[0], text_, f * 0.85);
     /* An unlimited queue is drawn against four times the workers, or
      * full when it is longer than that. */
     double cap = sv.queue_limit == UINT32_MAX
                      ? fmax(fmax(sv.queued, 4.0 * (double)sv.workers), 1.0)
                      : (double)sv.queue_limit;
     char b3[32];
-    snprintf(text_, sizeof text_, "queue: %s%s%s, %s%s for clients that "
+    snprintf(text_, sizeof text_,
+             "queue: %s%s%s, %s%s for clients that "
              "gave up",
              grouped(sv.queued, b1, sizeof b1),
              sv.queue_limit == UINT32_MAX ? "" : " of ",
@@ -1708,8 +1709,8 @@ static void server_block(cairo_t *cr, const view_layout *l,
                  : grouped(sv.queue_limit, b2, sizeof b2),
              sv.abandoned_estimated ? "about " : "",
              grouped(sv.abandoned_queued, b3, sizeof b3));
-    gauge(cr, a.x, a.y + f * 3.5, a.w, f * 0.9, sv.queued,
-          sv.abandoned_queued, cap, &fam[1], text_, f * 0.85);
+    gauge(cr, a.x, a.y + f * 3.5, a.w, f * 0.9, sv.queued, sv.abandoned_queued,
+          cap, &fam[1], text_, f * 0.85);
     tiers_line(cr, s, a.x, a.y + f * 5.5);
     cairo_restore(cr);
 }
@@ -1774,7 +1775,8 @@ static void timeline(cairo_t *cr, const view_layout *l, const view_state *v)
     double w = chart_text_width(cr, lbl);
     text(cr, r.x + r.w - w, r.y + f * 0.6, lbl);
     if (v->end_s >= 0) {
-        snprintf(lbl, sizeof lbl, "panels show %.0f to %.0f s "
+        snprintf(lbl, sizeof lbl,
+                 "panels show %.0f to %.0f s "
                  "(double-click a panel or press f to follow the run)",
                  t0, t1);
         chart_text(cr, r.x + r.w / 2, r.y + f * 0.6, 0.5, lbl);
@@ -1807,7 +1809,9 @@ static void status(cairo_t *cr, const view_layout *l, const view_state *v)
     chart_font(cr, f * 0.85, false);
     ink(cr, 0.3);
     snprintf(line, sizeof line, "%s",
-             v->prompt ? v->prompt : v->hints ? v->hints : default_hints);
+             v->prompt  ? v->prompt
+             : v->hints ? v->hints
+                        : default_hints);
     fit_text(cr, line, s.w - f * 1.2);
     text(cr, f * 0.6, s.y + f * 2.45, line);
     cairo_restore(cr);
@@ -1872,8 +1876,7 @@ static void help(cairo_t *cr, double w, double h, double f)
     cairo_fill(cr);
     cairo_set_source_rgb(cr, 1, 1, 1);
     for (size_t i = 0; i < n; i++)
-        text(cr, x + f, y + f * 0.8 + line * ((double)i + 0.8),
-             help_lines[i]);
+        text(cr, x + f, y + f * 0.8 + line * ((double)i + 0.8), help_lines[i]);
     cairo_restore(cr);
 }
 
@@ -1881,9 +1884,8 @@ static void help(cairo_t *cr, double w, double h, double f)
 
 /* The panels and what is drawn over them (a zoom being dragged, the
  * crosshair and the tooltip). */
-static void all_panels(cairo_t *cr, const view_layout *l,
-                       const view_state *v, double t0, double t1,
-                       drawn_panel *dp)
+static void all_panels(cairo_t *cr, const view_layout *l, const view_state *v,
+                       double t0, double t1, drawn_panel *dp)
 {
     for (int k = 0; k < VIEW_PANELS; k++)
         panel(cr, l, v, k, t0, t1, &dp[k]);
@@ -2068,8 +2070,7 @@ void view_cache_destroy(view_cache *c)
 static void region_rects(const view_layout *l, double w, chart_rect *r)
 {
     double top = l->header.h;
-    double bottom = l->panels[VIEW_PANELS - 1].y +
-                    l->panels[VIEW_PANELS - 1].h;
+    double bottom = l->panels[VIEW_PANELS - 1].y + l->panels[VIEW_PANELS - 1].h;
     double left = l->panels[0].w;
     r[R_HEADER] = l->header;
     r[R_PANELS] = (chart_rect){0, top, left, bottom - top};
@@ -2086,8 +2087,8 @@ static int redraw_panels(view_cache *c, const view_layout *l,
     if (c->panels == NULL || c->w != w || c->h != h) {
         if (c->panels)
             cairo_surface_destroy(c->panels);
-        c->panels = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w,
-                                               (int)h);
+        c->panels =
+            cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w, (int)h);
         if (cairo_surface_status(c->panels) != CAIRO_STATUS_SUCCESS)
             return -1;
     }

@@ -100,13 +100,13 @@ typedef enum view_hit_kind {
 
 /* What a HIT_LABEL is. */
 enum view_label_tag {
-    VIEW_LABEL_TEXT = 0,   /* any other text */
+    VIEW_LABEL_TEXT = 0, /* any other text */
     VIEW_LABEL_TOOLTIP = 1,
     VIEW_LABEL_REFERENCE = 2, /* a reference line's name: the baseline,
                                  the client timeout */
-    VIEW_LABEL_FAULT = 3,  /* a fault's name along a panel's top */
-    VIEW_LABEL_CHANGE = 4, /* a live change's name */
-    VIEW_LABEL_STRIP = 5   /* a live change's strip (not text: its span) */
+    VIEW_LABEL_FAULT = 3,     /* a fault's name along a panel's top */
+    VIEW_LABEL_CHANGE = 4,    /* a live change's name */
+    VIEW_LABEL_STRIP = 5      /* a live change's strip (not text: its span) */
 };
 
 typedef struct view_hit {
@@ -148,16 +148,16 @@ void view_cache_destroy(view_cache *c);
 /* ---- The state drawn --------------------------------------------------------- */
 
 typedef struct view_state {
-    const char *scenario;           /* its name */
+    const char *scenario; /* its name */
     const session *runs[VIEW_MAX_RUNS];
     int n_runs;
-    double speed;                   /* asked for, x real time; 0: as fast
+    double speed;        /* asked for, x real time; 0: as fast
                                        as possible */
-    double achieved;                /* measured, x real time; < 0: not
+    double achieved;     /* measured, x real time; < 0: not
                                        running or not measured yet */
-    double events_per_s;            /* measured, engine events per wall s;
+    double events_per_s; /* measured, engine events per wall s;
                                        < 0: not measured (frames) */
-    double events;                  /* engine events so far, every run */
+    double events;       /* engine events so far, every run */
     bool paused;
     double span_s;                  /* the panels' time window */
     double end_s;                   /* ... ends here; < 0: follows now */
@@ -167,18 +167,18 @@ typedef struct view_state {
     bool by_process;                /* the field shows processes */
     bool hover;                     /* the pointer is at (hx, hy) */
     double hx, hy;
-    double drag_t;                  /* timeline drag target, s; < 0 none */
-    double select_t0, select_t1;    /* a zoom being dragged, s; < 0 none */
-    double inject_s;                /* duration of the next injection */
-    const char *hints;              /* the key hints, or NULL: the keys' */
-    const char *prompt;             /* a menu line, or NULL */
-    const char *message;            /* the last status message, or NULL */
+    double drag_t;               /* timeline drag target, s; < 0 none */
+    double select_t0, select_t1; /* a zoom being dragged, s; < 0 none */
+    double inject_s;             /* duration of the next injection */
+    const char *hints;           /* the key hints, or NULL: the keys' */
+    const char *prompt;          /* a menu line, or NULL */
+    const char *message;         /* the last status message, or NULL */
     double scale; /* pixels per window unit (HiDPI: 2); 0 means 1 */
     uint8_t *scratch[VIEW_MAX_RUNS]; /* per-process grouping, n_processes
                                         bytes each (the caller's) */
-    view_hits *hits;                /* filled while drawing, or NULL */
-    view_cache *cache;              /* for view_draw_changed, or NULL */
-    bool fresh;                     /* the picture holds nothing of the
+    view_hits *hits;                 /* filled while drawing, or NULL */
+    view_cache *cache;               /* for view_draw_changed, or NULL */
+    bool fresh;                      /* the picture holds nothing of the
                                        frame before: draw all of it */
 } view_state;
 
@@ -198,8 +198,7 @@ void view_layout_compute(double w, double h, double font_px, int n_runs,
                          view_layout *out);
 /* The plot of panel k as the view draws it, showing [t0, t1] s (its
  * values' range does not move it): for hit-testing and tests. */
-chart_panel view_panel_plot(const view_layout *l, int k, double t0,
-                            double t1);
+chart_panel view_panel_plot(const view_layout *l, int k, double t0, double t1);
 /* The time window the panels show: [*t0, *t1] s.  Following the run,
  * it ends at the last closed bucket (where the lines end), so it moves a
  * bucket at a time. */

@@ -115,9 +115,10 @@ enum {
 typedef uint32_t sb_defect;
 enum {
     SB_DEFECT_NONE = 0,
-    SB_DEFECT_INVALID_SCHEMA = 1,        /* 422: the payload fails validation */
-    SB_DEFECT_MISSING_FIELD = 2,         /* 422: a required field is absent */
-    SB_DEFECT_DUPLICATE_BUSINESS_KEY = 3 /* 409: the key was already committed */
+    SB_DEFECT_INVALID_SCHEMA = 1, /* 422: the payload fails validation */
+    SB_DEFECT_MISSING_FIELD = 2,  /* 422: a required field is absent */
+    SB_DEFECT_DUPLICATE_BUSINESS_KEY =
+        3 /* 409: the key was already committed */
 };
 
 /* What the classifier (sb_host.classify) makes of an error. */
@@ -157,18 +158,18 @@ typedef struct sb_attempt {
     /* The outcome fields below are set in on_success, on_failure,
      * on_decision and on_request_end; 0 (or "absent") in before_send. */
     sb_error_kind error;
-    int32_t status;   /* HTTP status or gRPC code; 0 when none */
-    sb_defect defect; /* error code in the body, when any */
-    double now_s;       /* simulated time */
-    double elapsed_s;   /* since the logical request started */
-    double remaining_s; /* until its end-to-end deadline; +inf when none */
-    double timeout_s;   /* this attempt's effective timeout: the configured
+    int32_t status;       /* HTTP status or gRPC code; 0 when none */
+    sb_defect defect;     /* error code in the body, when any */
+    double now_s;         /* simulated time */
+    double elapsed_s;     /* since the logical request started */
+    double remaining_s;   /* until its end-to-end deadline; +inf when none */
+    double timeout_s;     /* this attempt's effective timeout: the configured
                            one, or the time left before the deadline if
                            that is shorter */
     double latency_s;     /* from this attempt's send to its outcome */
     double retry_after_s; /* the server's Retry-After; negative when absent */
     double configured_timeout_s; /* the per-attempt timeout as configured */
-    double pushback_s; /* gRPC retry pushback: >= 0 a delay, or
+    double pushback_s;           /* gRPC retry pushback: >= 0 a delay, or
                           SB_PUSHBACK_NONE / SB_PUSHBACK_STOP */
 } sb_attempt;
 
@@ -245,18 +246,18 @@ struct sb_host;
 /* The context of one hook call.  Borrowed, valid during the call. */
 typedef struct sb_ctx {
     uint32_t struct_size;
-    uint32_t client;      /* this client's id, 0-based */
-    uint32_t process;     /* its process's id, 0-based */
-    uint32_t reserved;    /* 0 */
-    void *shared;         /* what create() returned */
-    void *process_state;  /* process_state_size bytes: zeroed, then
+    uint32_t client;     /* this client's id, 0-based */
+    uint32_t process;    /* its process's id, 0-based */
+    uint32_t reserved;   /* 0 */
+    void *shared;        /* what create() returned */
+    void *process_state; /* process_state_size bytes: zeroed, then
                              process_init; shared by the process's clients */
-    void *client_state;   /* client_state_size bytes: zeroed, then
+    void *client_state;  /* client_state_size bytes: zeroed, then
                              client_init */
-    void *request_state;  /* request_state_size bytes, zeroed when the
+    void *request_state; /* request_state_size bytes, zeroed when the
                              logical request starts; NULL in the init hooks */
     const struct sb_host *host;
-    void *host_data;      /* the host's; pass ctx to host functions */
+    void *host_data; /* the host's; pass ctx to host functions */
 } sb_ctx;
 
 /* The host's functions.  Every function this struct's struct_size
@@ -331,13 +332,13 @@ enum {
 };
 
 typedef struct sb_policy {
-    uint32_t abi_major;   /* SB_POLICY_ABI_MAJOR */
-    uint32_t abi_minor;   /* SB_POLICY_ABI_MINOR */
-    uint32_t struct_size; /* sizeof(sb_policy) */
-    uint32_t flags;       /* SB_POLICY_LAYER ... */
-    const char *name;     /* [a-z0-9_]+, unique */
-    const char *doc;      /* one line */
-    const char *scope;    /* one line: where its state lives and why
+    uint32_t abi_major;     /* SB_POLICY_ABI_MAJOR */
+    uint32_t abi_minor;     /* SB_POLICY_ABI_MINOR */
+    uint32_t struct_size;   /* sizeof(sb_policy) */
+    uint32_t flags;         /* SB_POLICY_LAYER ... */
+    const char *name;       /* [a-z0-9_]+, unique */
+    const char *doc;        /* one line */
+    const char *scope;      /* one line: where its state lives and why
                              ("per process: one bucket per channel, as gRPC
                              keeps it"); NULL for a stateless policy */
     const sb_param *params; /* terminated by an entry whose name is NULL */
@@ -406,8 +407,7 @@ typedef struct sb_policy {
      * uses it (plain Monte Carlo still works); a policy without shared
      * state (create() left it NULL) or with SB_POLICY_SHARED_READONLY
      * needs none. */
-    int32_t (*clone)(const void *shared, void **copy, char *err,
-                     size_t errlen);
+    int32_t (*clone)(const void *shared, void **copy, char *err, size_t errlen);
 } sb_policy;
 
 /* The host refuses any sb_policy shorter than this. */
@@ -469,8 +469,7 @@ SB_ABI_ASSERT(offsetof(sb_attempt, keyed) == 16, "sb_attempt.keyed");
 SB_ABI_ASSERT(offsetof(sb_attempt, error) == 20, "sb_attempt.error");
 SB_ABI_ASSERT(offsetof(sb_attempt, now_s) == 32, "sb_attempt.now_s");
 SB_ABI_ASSERT(offsetof(sb_attempt, timeout_s) == 56, "sb_attempt.timeout_s");
-SB_ABI_ASSERT(offsetof(sb_attempt, pushback_s) == 88,
-              "sb_attempt.pushback_s");
+SB_ABI_ASSERT(offsetof(sb_attempt, pushback_s) == 88, "sb_attempt.pushback_s");
 SB_ABI_ASSERT(sizeof(sb_attempt) == 96, "sb_attempt is 96 bytes in 2.0");
 SB_ABI_ASSERT(offsetof(sb_verdict, hedge_after_s) == 16,
               "sb_verdict.hedge_after_s");
@@ -486,8 +485,7 @@ SB_ABI_ASSERT(sizeof(sb_value) == 8, "sb_value is frozen at 8 bytes");
 SB_ABI_ASSERT(offsetof(sb_policy, name) == 16, "sb_policy.name");
 SB_ABI_ASSERT(offsetof(sb_policy, params) == 40, "sb_policy.params");
 SB_ABI_ASSERT(offsetof(sb_policy, create) == 48, "sb_policy.create");
-SB_ABI_ASSERT(offsetof(sb_policy, before_send) == 104,
-              "sb_policy.before_send");
+SB_ABI_ASSERT(offsetof(sb_policy, before_send) == 104, "sb_policy.before_send");
 SB_ABI_ASSERT(offsetof(sb_policy, on_request_end) == 136,
               "sb_policy.on_request_end");
 SB_ABI_ASSERT(offsetof(sb_policy, clone) == 144, "sb_policy.clone (2.2)");

@@ -44,21 +44,26 @@
  * [min, max].  Durations are written with units ("250ms") and arrive as
  * seconds.  The table ends with an entry whose name is NULL.
  */
-enum { P_BASE, P_CAP, P_MAX_ATTEMPTS, P_MAX_TOTAL, P_JITTER, P_RETRY_AFTER,
-       P_SHED_AFTER };
+enum {
+    P_BASE,
+    P_CAP,
+    P_MAX_ATTEMPTS,
+    P_MAX_TOTAL,
+    P_JITTER,
+    P_RETRY_AFTER,
+    P_SHED_AFTER
+};
 
 static const sb_param params[] = {
     [P_BASE] = {"base", SB_PARAM_DURATION, "100ms",
-                "delay after the first failure, before jitter", NULL, 0,
-                3600},
-    [P_CAP] = {"cap", SB_PARAM_DURATION, "10s", "largest backoff delay",
-               NULL, 0, 86400},
+                "delay after the first failure, before jitter", NULL, 0, 3600},
+    [P_CAP] = {"cap", SB_PARAM_DURATION, "10s", "largest backoff delay", NULL,
+               0, 86400},
     [P_MAX_ATTEMPTS] = {"max_attempts", SB_PARAM_INT, "4",
-                        "attempts in all, the first included", NULL, 1,
-                        100},
+                        "attempts in all, the first included", NULL, 1, 100},
     [P_MAX_TOTAL] = {"max_total_delay", SB_PARAM_DURATION, "30s",
-                     "give up once one request's waits would pass this",
-                     NULL, 0, 86400},
+                     "give up once one request's waits would pass this", NULL,
+                     0, 86400},
     [P_JITTER] = {"jitter", SB_PARAM_BOOL, "true",
                   "equal jitter: wait d/2 + U(0, d/2) instead of d", NULL, 0,
                   0},

@@ -73,8 +73,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)expect_parse(sc.expect, sc.n_expect, &x, &e);
     if (sc.n_plugins == 0) {
         policy_setup ps;
-        if (policy_setup_build(sc.policy, NULL, 0, sc.settings,
-                               sc.n_settings, &ps, &e) == 0)
+        if (policy_setup_build(sc.policy, NULL, 0, sc.settings, sc.n_settings,
+                               &ps, &e) == 0)
             policy_setup_free(&ps);
     }
     FILE *f = fopen(out_path, "w");
@@ -83,9 +83,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *plugins[SCENARIO_MAX_PLUGINS];
     for (int i = 0; i < sc.n_plugins; i++)
         plugins[i] = sc.plugins[i];
-    writer_extra w = {NULL,         sc.policy,    sc.settings, sc.n_settings,
-                      plugins,      sc.n_plugins, sc.expect,   sc.n_expect,
-                      sc.policy_from};
+    writer_extra w = {NULL,          sc.policy,   sc.settings,
+                      sc.n_settings, plugins,     sc.n_plugins,
+                      sc.expect,     sc.n_expect, sc.policy_from};
     int rc = scenario_write(f, &sc.cfg, &w, &e);
     bool io_error = ferror(f) != 0; /* a full /tmp, not the writer's */
     if (fclose(f) != 0 || io_error)

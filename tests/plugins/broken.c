@@ -16,20 +16,21 @@
 #include "stormbench/policy.h"
 
 #define BREAK_NONE 0
-#define BREAK_ABI 1          /* abi_major 1: an old plug-in's header */
-#define BREAK_SHORT 2        /* struct_size below SB_POLICY_MIN_SIZE */
-#define BREAK_NO_ENTRY 3     /* exports no sb_policy_plugin */
-#define BREAK_NEG_DELAY 4    /* on_failure asks for -1 s */
-#define BREAK_NAN_DELAY 5    /* on_failure asks for NaN s */
-#define BREAK_HUGE_DELAY 6   /* on_failure asks for 2 days */
-#define BREAK_ACTION 7       /* on_failure returns action 42 */
-#define BREAK_SEND 8         /* before_send returns action 7 */
-#define BREAK_NULL 9         /* the entry point returns NULL */
+#define BREAK_ABI 1           /* abi_major 1: an old plug-in's header */
+#define BREAK_SHORT 2         /* struct_size below SB_POLICY_MIN_SIZE */
+#define BREAK_NO_ENTRY 3      /* exports no sb_policy_plugin */
+#define BREAK_NEG_DELAY 4     /* on_failure asks for -1 s */
+#define BREAK_NAN_DELAY 5     /* on_failure asks for NaN s */
+#define BREAK_HUGE_DELAY 6    /* on_failure asks for 2 days */
+#define BREAK_ACTION 7        /* on_failure returns action 42 */
+#define BREAK_SEND 8          /* before_send returns action 7 */
+#define BREAK_NULL 9          /* the entry point returns NULL */
 #define BREAK_BUILTIN_NAME 10 /* calls itself "exponential" */
-#define BREAK_NEWER_MINOR 11 /* ABI 2.7, a longer struct: must load */
-#define BREAK_DATA_ENTRY 12  /* sb_policy_plugin is the table, not code */
-#define BREAK_REFUSAL 13     /* before_send refuses for reason 9 */
-#define BREAK_LOUD 14        /* intact, but its code runs when it is loaded:
+#define BREAK_NEWER_MINOR 11  /* ABI 2.7, a longer struct: must load */
+#define BREAK_DATA_ENTRY 12   /* sb_policy_plugin is the table, not code */
+#define BREAK_REFUSAL 13      /* before_send refuses for reason 9 */
+#define BREAK_LOUD                                                             \
+    14 /* intact, but its code runs when it is loaded:
                                 it creates the file $SBT_LOUD_FILE */
 /* Crashes and a hang in on_failure, at its first call for the client
  * $SBT_CRASH_CLIENT (default 0: `run` probes the policy's worst case as
@@ -44,7 +45,8 @@
 #define BREAK_CREATE_SEGV 21 /* create() writes through a null pointer */
 #define BREAK_ENTRY_SEGV 22  /* so does the entry point */
 #define BREAK_LOAD_ABORT 23  /* a constructor calls abort() */
-#define BREAK_BUS 24         /* reads a mapped page past the end of its
+#define BREAK_BUS                                                              \
+    24 /* reads a mapped page past the end of its
                                 file: a real bus error */
 
 #ifndef BREAK
@@ -180,14 +182,10 @@ static const sb_param no_params[] = {{0}};
 
 #define TABLE_INIT                                                             \
     {                                                                          \
-        .abi_major = SB_POLICY_ABI_MAJOR,                                      \
-        .abi_minor = SB_POLICY_ABI_MINOR,                                      \
-        .struct_size = sizeof(sb_policy),                                      \
-        .name = PLUGIN_NAME,                                                   \
-        .doc = "test plug-in",                                                 \
-        .params = no_params,                                                   \
-        .before_send = ok_before_send,                                         \
-        .on_failure = ok_on_failure,                                           \
+        .abi_major = SB_POLICY_ABI_MAJOR, .abi_minor = SB_POLICY_ABI_MINOR,    \
+        .struct_size = sizeof(sb_policy), .name = PLUGIN_NAME,                 \
+        .doc = "test plug-in", .params = no_params,                            \
+        .before_send = ok_before_send, .on_failure = ok_on_failure,            \
         CREATE_INIT                                                            \
     }
 

@@ -29,9 +29,12 @@ static void call_host(const sb_ctx *ctx, const sb_attempt *a)
     volatile double u = h->uniform(ctx);
     (void)u;
     h->breaker(ctx, 0);
-    sb_attempt none = {.struct_size = sizeof none, .attempt = 1,
-                       .op = SB_OP_READ, .error = SB_ERR_HTTP,
-                       .status = 503, .retry_after_s = -1,
+    sb_attempt none = {.struct_size = sizeof none,
+                       .attempt = 1,
+                       .op = SB_OP_READ,
+                       .error = SB_ERR_HTTP,
+                       .status = 503,
+                       .retry_after_s = -1,
                        .pushback_s = SB_PUSHBACK_NONE};
     sb_error_class cls;
     sb_confidence conf;
@@ -47,11 +50,16 @@ static size_t psize(const void *shared)
     return sizeof(counts);
 }
 
-static void process_init(const sb_ctx *ctx) { call_host(ctx, 0); }
-static void client_init(const sb_ctx *ctx) { call_host(ctx, 0); }
+static void process_init(const sb_ctx *ctx)
+{
+    call_host(ctx, 0);
+}
+static void client_init(const sb_ctx *ctx)
+{
+    call_host(ctx, 0);
+}
 
-static void before_send(const sb_ctx *ctx, const sb_attempt *a,
-                        sb_verdict *out)
+static void before_send(const sb_ctx *ctx, const sb_attempt *a, sb_verdict *out)
 {
     (void)out;
     call_host(ctx, a);
@@ -62,8 +70,7 @@ static void on_success(const sb_ctx *ctx, const sb_attempt *a)
     call_host(ctx, a);
 }
 
-static void on_failure(const sb_ctx *ctx, const sb_attempt *a,
-                       sb_decision *out)
+static void on_failure(const sb_ctx *ctx, const sb_attempt *a, sb_decision *out)
 {
     call_host(ctx, a);
     if (a->attempt < 3)
@@ -75,7 +82,7 @@ static void on_failure(const sb_ctx *ctx, const sb_attempt *a,
 static void on_decision(const sb_ctx *ctx, const sb_attempt *a,
                         const sb_decision *final)
 {
-    (void)final;
+    (void) final;
     call_host(ctx, a);
 }
 
@@ -88,12 +95,30 @@ static void on_request_end(const sb_ctx *ctx, const sb_attempt *a,
 
 static const sb_param params[] = {{0, 0, 0, 0, 0, 0, 0}};
 
-static const sb_policy policy = {
-    SB_POLICY_ABI_MAJOR, SB_POLICY_ABI_MINOR, sizeof(sb_policy), 0,
-    "sbt_host_calls", "calls every host function from every hook",
-    "per process: a count of its calls", params, 0, 0, psize, 0, 0,
-    process_init, client_init, before_send, on_success, on_failure,
-    on_decision, on_request_end, 0};
+static const sb_policy policy = {SB_POLICY_ABI_MAJOR,
+                                 SB_POLICY_ABI_MINOR,
+                                 sizeof(sb_policy),
+                                 0,
+                                 "sbt_host_calls",
+                                 "calls every host function from every hook",
+                                 "per process: a count of its calls",
+                                 params,
+                                 0,
+                                 0,
+                                 psize,
+                                 0,
+                                 0,
+                                 process_init,
+                                 client_init,
+                                 before_send,
+                                 on_success,
+                                 on_failure,
+                                 on_decision,
+                                 on_request_end,
+                                 0};
 
 SB_EXPORT const sb_policy *sb_policy_plugin(void);
-SB_EXPORT const sb_policy *sb_policy_plugin(void) { return &policy; }
+SB_EXPORT const sb_policy *sb_policy_plugin(void)
+{
+    return &policy;
+}
