@@ -26,6 +26,7 @@ extern const sb_policy policy_adaptive_throttle;
 extern const sb_policy policy_circuit_breaker;
 extern const sb_policy policy_deadline;
 extern const sb_policy policy_retry_after;
+extern const sb_policy policy_retry_on;
 extern const sb_policy policy_hedge;
 
 /* create() for a policy whose only parameter is one number (REAL or

@@ -32,6 +32,7 @@ static const sb_policy *const builtins[] = {
     &policy_circuit_breaker,
     &policy_deadline,
     &policy_retry_after,
+    &policy_retry_on,
     &policy_hedge,
 };
 

@@ -16,6 +16,7 @@
  * consecutive 5xx.  The retry budget is Envoy's own arithmetic
  * (concurrent_budget replays RetryBudgetImpl).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,16 +123,59 @@ static int status_covers(long code)
     return code >= 400 && code <= 499 ? E_4XX : 0;
 }
 
+/* What the retry_on layer is given: its conditions and the statuses
+ * retriable-status-codes retries, each as the layer's SET text. */
+typedef struct retry_on_set {
+    char conditions[200];
+    char codes[200];
+    bool status_codes; /* retriable-status-codes is listed */
+} retry_on_set;
+
+static void add_word(char *buf, size_t len, const char *w)
+{
+    char find[64];
+    snprintf(find, sizeof find, ",%s,", w);
+    char have[210];
+    snprintf(have, sizeof have, ",%s,", buf);
+    if (strstr(have, find))
+        return;
+    size_t used = strlen(buf);
+    snprintf(buf + used, len - used, "%s%s", used ? "," : "", w);
+}
+
+/* A status the retry_on layer can list (every registered 4xx and 5xx):
+ * added; otherwise named as not mapped. */
+static void add_code(imp *m, const char *path, tree_node *n, long code,
+                     retry_on_set *set)
+{
+    static const int registered[] = {
+        400, 401, 402, 403, 404, 405, 406, 407, 408, 409, 410, 411, 412,
+        413, 414, 415, 416, 417, 421, 422, 423, 424, 425, 426, 428, 429,
+        431, 451, 500, 501, 502, 503, 504, 505, 506, 507, 508, 510, 511};
+    for (size_t i = 0; i < sizeof registered / sizeof *registered; i++)
+        if (registered[i] == code) {
+            char w[8];
+            snprintf(w, sizeof w, "%ld", code);
+            add_word(set->codes, sizeof set->codes, w);
+            return;
+        }
+    imp_skip(m, path, n,
+             "HTTP %ld is not a registered 4xx or 5xx status: the "
+             "retry_on layer cannot list it, so it is not retried",
+             code);
+}
+
 /* One condition of the list: its field, mapped or not, by name; the
- * errors it covers are added to *covered. */
+ * errors it covers are added to *covered, the condition to set. */
 static void one_condition(imp *m, const char *path, tree_node *n, const char *c,
-                          bool codes, int *covered)
+                          bool codes, int *covered, retry_on_set *set)
 {
     char p[300], *end;
     snprintf(p, sizeof p, "%s: %s", path, c);
     for (size_t i = 0; i < sizeof conditions / sizeof *conditions; i++)
         if (strcmp(c, conditions[i].name) == 0) {
             *covered |= conditions[i].covers;
+            add_word(set->conditions, sizeof set->conditions, c);
             imp_note(m, p, n, "retries %s", conditions[i].says);
             return;
         }
@@ -141,13 +185,15 @@ static void one_condition(imp *m, const char *path, tree_node *n, const char *c,
             return;
         }
     if (strcmp(c, "retriable-status-codes") == 0) {
+        set->status_codes = true;
         imp_note(m, p, n, "retries the statuses %s lists",
                  codes ? "retriable_status_codes" : "the route does not: none");
         return;
     }
     long code = strtol(c, &end, 10);
     if (end != c && *end == '\0' && status_covers(code)) {
-        *covered |= status_covers(code);
+        set->status_codes = true;
+        add_code(m, p, n, code, set);
         imp_note(m, p, n, "retries HTTP %ld (Istio: a status in retryOn)",
                  code);
         return;
@@ -161,11 +207,33 @@ static void one_condition(imp *m, const char *path, tree_node *n, const char *c,
              "unavailable)");
 }
 
+/* The classification the retry_on layer applies, in words: what it
+ * retries (the conditions' errors, and the listed statuses) and what it
+ * gives up on. */
+static void classification(int covered, const retry_on_set *set, char *buf,
+                           size_t len)
+{
+    size_t used = (size_t)snprintf(buf, len, "gives up on ");
+    bool any = false;
+    for (int b = 0; (1 << b) & E_ALL; b++)
+        if (!(covered & (1 << b)) && used < len) {
+            used += (size_t)snprintf(buf + used, len - used, "%s%s",
+                                     any ? ", " : "", error_names[b]);
+            any = true;
+        }
+    if (!any)
+        snprintf(buf, len, "covers every error the model produces");
+    else if (set->codes[0] && used < len)
+        snprintf(buf + used, len - used, " (but retries HTTP %s)", set->codes);
+}
+
 void imp_retry_on(imp *m, const char *path, tree_node *n, const char *dflt,
                   tree_node *codes)
 {
     const char *on = n ? imp_value(n) : dflt;
     int covered = 0;
+    retry_on_set set;
+    memset(&set, 0, sizeof set);
     char list[600];
     snprintf(list, sizeof list, "%s", on);
     for (char *save = NULL, *c = strtok_r(list, ",", &save); c;
@@ -176,28 +244,27 @@ void imp_retry_on(imp *m, const char *path, tree_node *n, const char *dflt,
         while (len && (c[len - 1] == ' ' || c[len - 1] == '\t'))
             c[--len] = '\0';
         if (len)
-            one_condition(m, path, n, c, codes != NULL, &covered);
+            one_condition(m, path, n, c, codes != NULL, &covered, &set);
     }
-    for (size_t i = 0; codes && i < codes->n; i++) {
-        long code = strtol(imp_value(codes->items[i]), NULL, 10);
-        covered |= status_covers(code);
-    }
-    /* What the conditions leave out, the built-in retries all the same
-     * (it retries every failure it sees): named, as not mapped. */
-    char out[600] = "";
-    size_t used = 0;
-    for (int b = 0; (1 << b) & E_ALL; b++)
-        if (!(covered & (1 << b)) && used < sizeof out)
-            used += (size_t)snprintf(out + used, sizeof out - used, "%s%s",
-                                     used ? ", " : "", error_names[b]);
-    if (out[0])
-        imp_skip(m, path, n,
-                 "%s%s leaves out %s: the built-in retries "
-                 "them all the same, so a run whose server answers them "
-                 "retries more than Envoy would",
-                 on[0] ? on : "(nothing)", n ? "" : " (the default)", out);
-    else
-        imp_note(m, path, n, "covers every error the model produces");
+    /* Envoy reads retriable_status_codes only under
+     * retriable-status-codes (retry_state_impl.cc). */
+    for (size_t i = 0; set.status_codes && codes && i < codes->n; i++)
+        add_code(m, path, codes->items[i],
+                 strtol(imp_value(codes->items[i]), NULL, 10), &set);
+    if (set.status_codes && set.codes[0])
+        add_word(set.conditions, sizeof set.conditions,
+                 "retriable-status-codes");
+    char says[400];
+    classification(covered, &set, says, sizeof says);
+    snprintf(m->r->policy + strlen(m->r->policy),
+             sizeof m->r->policy - strlen(m->r->policy), "+retry_on");
+    if (set.codes[0])
+        imp_param(m, path, NULL, "retry_on.status_codes", set.codes,
+                  "the statuses retriable-status-codes retries");
+    /* Envoy retries nothing when retry_on is empty: so does the layer. */
+    imp_param(m, path, n, "retry_on.conditions", set.conditions,
+              "%s%s: the retry_on layer %s (Envoy's retry_state_impl.cc)",
+              on[0] ? on : "(nothing)", n ? "" : " (the default)", says);
     if (!n && m->r->n_fields > 0)
         m->r->fields[m->r->n_fields - 1].defaulted = true;
 }

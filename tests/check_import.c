@@ -95,7 +95,8 @@ END_TEST
 START_TEST(envoy_route_and_cluster)
 {
     load(EX("envoy-route.yaml"), NULL);
-    ck_assert_str_eq(r.policy, "exponential+concurrent_budget+circuit_breaker");
+    ck_assert_str_eq(r.policy,
+                     "exponential+retry_on+concurrent_budget+circuit_breaker");
     ck_assert_str_eq(param("exponential.max_attempts"), "4");
     ck_assert_str_eq(param("exponential.base"), "50ms");
     ck_assert_str_eq(param("exponential.cap"), "500ms");
@@ -107,7 +108,10 @@ START_TEST(envoy_route_and_cluster)
     ck_assert_str_eq(param("circuit_breaker.max_cooldown"), "5m");
     ck_assert_str_eq(set("clients.timeout"), "1s");
     ck_assert_str_eq(set("clients.deadline"), "5s");
-    ck_assert(unmapped("retry_on"));
+    /* retry_on: "5xx,reset,connect-failure,refused-stream", each a
+     * condition of the retry_on layer. */
+    ck_assert_str_eq(param("retry_on.conditions"),
+                     "5xx,reset,connect-failure,refused-stream");
     ck_assert(unmapped("max_requests"));
     ck_assert(unmapped("outlier_detection.interval"));
     /* The other route is named, and selectable. */
@@ -176,7 +180,8 @@ START_TEST(istio_virtual_service_and_rule)
 {
     load(EX("istio.yaml"), NULL);
     ck_assert_str_eq(r.format, "istio");
-    ck_assert_str_eq(r.policy, "exponential+concurrent_budget+circuit_breaker");
+    ck_assert_str_eq(r.policy,
+                     "exponential+retry_on+concurrent_budget+circuit_breaker");
     ck_assert_str_eq(param("exponential.max_attempts"), "4");
     ck_assert_str_eq(param("exponential.base"), "25ms");
     ck_assert_str_eq(param("exponential.cap"), "250ms");
@@ -185,7 +190,8 @@ START_TEST(istio_virtual_service_and_rule)
     ck_assert_str_eq(param("circuit_breaker.max_cooldown"), "15m");
     ck_assert_str_eq(set("clients.timeout"), "2s");
     ck_assert_str_eq(set("clients.deadline"), "10s");
-    ck_assert(unmapped("retryOn"));
+    ck_assert_str_eq(param("retry_on.conditions"),
+                     "gateway-error,connect-failure,refused-stream");
 }
 END_TEST
 
@@ -263,6 +269,16 @@ static const import_field *field_at(const char *path)
     return NULL;
 }
 
+/* The field that sets retry_on.conditions (its note is the
+ * classification the layer applies). */
+static const import_field *conditions_field(void)
+{
+    for (int i = 0; i < r.n_fields; i++)
+        if (strncmp(r.fields[i].target, "retry_on.conditions = ", 22) == 0)
+            return &r.fields[i];
+    return NULL;
+}
+
 /* Every retry_on condition in Envoy's router filter docs
  * (docs/root/configuration/http/http_filters/router_filter.rst,
  * x-envoy-retry-on and x-envoy-retry-grpc-on) is a field of its own:
@@ -273,10 +289,11 @@ static const import_field *field_at(const char *path)
  * retriable-4xx "the only response code in this category is 409", the
  * gRPC ones by their codes 1, 4, 13, 8, 14 -- or, with nothing in the
  * model to meet it (envoy-ratelimited, retriable-headers,
- * http3-post-connect-failure) or unknown, not mapped, by name.  A list
- * of only gateway-error and retriable-4xx leaves out the other 5xx and
- * 4xx and every gRPC code, which the built-in retries anyway: named as
- * not mapped; the whole list leaves out only what no condition covers. */
+ * http3-post-connect-failure) or unknown, not mapped, by name.  The
+ * mapped ones become the retry_on layer's conditions, and the field that
+ * sets them says what the layer gives up on: for gateway-error and
+ * retriable-4xx alone, the other 5xx and 4xx and every gRPC code; for
+ * the whole list, only what no condition covers. */
 START_TEST(envoy_retry_on_conditions_by_name)
 {
     static const char *const mapped[][2] = {
@@ -327,11 +344,19 @@ START_TEST(envoy_retry_on_conditions_by_name)
                       "mapped",
                       p);
     }
-    /* 429 is listed (the other 4xx covered): only the gRPC codes no
-     * condition names (ABORTED, UNKNOWN ...) are left out. */
-    const import_field *rest = field_at(base);
-    ck_assert_msg(rest && rest->target[0] == '\0' &&
-                      strstr(rest->note, " leaves out other gRPC codes: "),
+    /* The layer gets every mapped condition and the 429 of
+     * retriable_status_codes; it gives up on the 4xx other than 409 and
+     * 429, and on the gRPC codes no condition names (ABORTED, UNKNOWN
+     * ...), and says so. */
+    ck_assert_str_eq(param("retry_on.conditions"),
+                     "5xx,gateway-error,reset,connect-failure,refused-stream,"
+                     "retriable-4xx,cancelled,deadline-exceeded,internal,"
+                     "resource-exhausted,unavailable,retriable-status-codes");
+    ck_assert_str_eq(param("retry_on.status_codes"), "429");
+    const import_field *rest = conditions_field();
+    ck_assert_msg(rest && strstr(rest->note, "gives up on other HTTP 4xx, "
+                                             "other gRPC codes (but retries "
+                                             "HTTP 429)"),
                   "%s", rest ? rest->note : "missing");
     const char *two = tu_write_temp(
         "retry-on-2.yaml",
@@ -340,10 +365,12 @@ START_TEST(envoy_retry_on_conditions_by_name)
         "      retry_policy:\n        retry_on: gateway-error,"
         "retriable-4xx\n");
     load(two, NULL);
-    rest = field_at(base);
-    ck_assert_msg(rest && rest->target[0] == '\0' &&
-                      strstr(rest->note, "leaves out other HTTP 5xx, other "
-                                         "HTTP 4xx, gRPC CANCELLED"),
+    ck_assert_str_eq(param("retry_on.conditions"),
+                     "gateway-error,retriable-4xx");
+    ck_assert_ptr_null(param("retry_on.status_codes"));
+    rest = conditions_field();
+    ck_assert_msg(rest && strstr(rest->note, "gives up on other HTTP 5xx, "
+                                             "other HTTP 4xx, gRPC CANCELLED"),
                   "%s", rest ? rest->note : "missing");
 }
 END_TEST
@@ -525,6 +552,132 @@ START_TEST(decides_exactly_as_the_builtin)
 }
 END_TEST
 
+/* ---- retry_on in a run: a failure outside the list is not retried ---- */
+
+static char *run_json(const char *ini, const char *extra, const char *name);
+
+/* 100 clients send one request each in the first second (arrival =
+ * once); the server answers every attempt 503 (an errors fault of
+ * probability 1 over the whole run).  One process per client, so
+ * Envoy's 3 concurrent retries are never reached, and the 15 s route
+ * timeout outlasts 3 retries of at most 250 ms backoff each. */
+static const char *all_503_scenario(void)
+{
+    return tu_write_temp(
+        "all-503.ini",
+        "[scenario]\nname = all-503\nduration = 30s\nwarmup = 0s\n"
+        "[clients]\ncount = 100\narrival = once\nstart_window = 1s\n"
+        "timeout = 1s\n"
+        "[server]\nworkers = 8\nservice = const(10ms)\n"
+        "[policy]\nname = none\n"
+        "[fault.err]\ntype = errors\nstatus = 503\nprobability = 1\n"
+        "start = 0s\nduration = 30s\n");
+}
+
+/* An Envoy route with num_retries: 3 and the given retry_on (and
+ * retriable_status_codes, when codes is not NULL), run on
+ * all_503_scenario: its amplification (attempts / offered). */
+static double envoy_amplification(const char *retry_on, const char *codes)
+{
+    char yaml[600];
+    snprintf(yaml, sizeof yaml,
+             "name: r\nvirtual_hosts:\n- name: v\n  domains: ['*']\n"
+             "  routes:\n  - match: {prefix: /}\n    route:\n"
+             "      cluster: c\n      retry_policy:\n"
+             "        num_retries: 3\n        retry_on: \"%s\"\n%s%s%s",
+             retry_on, codes ? "        retriable_status_codes: [" : "",
+             codes ? codes : "", codes ? "]\n" : "");
+    char y[1100], sc[1100];
+    snprintf(y, sizeof y, "%s", tu_write_temp("retry-on-run.yaml", yaml));
+    snprintf(sc, sizeof sc, "%s", all_503_scenario());
+    char *j = run_json(sc, y, "retry-on-run.json");
+    double offered = tu_json_number(j, "offered");
+    ck_assert_double_eq(offered, 100);
+    double amp = tu_json_number(j, "attempts") / offered;
+    free(j);
+    return amp;
+}
+
+/* Envoy retries a 503 under 5xx ("any 5xx response code"),
+ * gateway-error ("502, 503, or 504") and retriable-status-codes listing
+ * 503; not under connect-failure, reset (no answer at all),
+ * retriable-4xx (409 only) or retriable-status-codes listing only 429
+ * (router filter docs, x-envoy-retry-on; retry_state_impl.cc,
+ * wouldRetryFromHeaders).  Every attempt is a 503, so a route that
+ * retries it makes 1 + num_retries = 4 attempts per request
+ * (amplification 4.00), one that does not makes 1 (1.00).  Before the
+ * retry_on layer every route here made 4. */
+START_TEST(retry_on_gives_up_outside_its_conditions)
+{
+    ck_assert_double_eq(envoy_amplification("connect-failure", NULL), 1.0);
+    ck_assert_double_eq(envoy_amplification("reset,refused-stream", NULL), 1.0);
+    ck_assert_double_eq(envoy_amplification("retriable-4xx", NULL), 1.0);
+    ck_assert_double_eq(envoy_amplification("retriable-status-codes", "429"),
+                        1.0);
+    ck_assert_double_eq(envoy_amplification("5xx", NULL), 4.0);
+    ck_assert_double_eq(envoy_amplification("gateway-error", NULL), 4.0);
+    ck_assert_double_eq(
+        envoy_amplification("retriable-status-codes", "429, 503"), 4.0);
+    /* The codes count only under retriable-status-codes (Envoy reads
+     * retriable_status_codes_ only when the condition is set). */
+    ck_assert_double_eq(envoy_amplification("connect-failure", "503"), 1.0);
+}
+END_TEST
+
+/* decide on one failure: the action of the route's stack. */
+static bool envoy_retries(const char *retry_on, const char *error,
+                          const char *status)
+{
+    char yaml[600];
+    snprintf(yaml, sizeof yaml,
+             "name: r\nvirtual_hosts:\n- name: v\n  domains: ['*']\n"
+             "  routes:\n  - match: {prefix: /}\n    route:\n"
+             "      cluster: c\n      retry_policy:\n"
+             "        num_retries: 3\n        retry_on: \"%s\"\n",
+             retry_on);
+    char y[1100];
+    snprintf(y, sizeof y, "%s", tu_write_temp("retry-on-decide.yaml", yaml));
+    const char *a[] = {"decide", "--policy-from",
+                       y,        "--error",
+                       error,    "--attempt",
+                       "1",      status ? "--status" : NULL,
+                       status,   NULL};
+    tu_output o;
+    ck_assert_int_eq(tu_stormbench(&o, a), 0);
+    bool retry = strstr(o.out, "\"action\": \"retry\"") != NULL;
+    ck_assert_msg(retry || strstr(o.out, "\"action\": \"give_up\""), "%s",
+                  o.out);
+    tu_output_free(&o);
+    return retry;
+}
+
+/* The failures with no status, and gRPC codes, as retry_state_impl.cc
+ * reads them: a per-try timeout or a reset is retried under 5xx,
+ * gateway-error or reset (wouldRetryFromReset: "we count an upstream
+ * reset as a 5xx"; per-try timeouts "are only retried if the applicable
+ * retry policy specifies either RETRY_ON_5XX or RETRY_ON_GATEWAY_ERROR"),
+ * never under connect-failure, which covers a refused connection only
+ * (ConnectionFailure); a gRPC answer is retried by its grpc-status code,
+ * never as an HTTP 5xx. */
+START_TEST(retry_on_timeouts_resets_and_grpc)
+{
+    ck_assert(envoy_retries("gateway-error", "timeout", NULL));
+    ck_assert(envoy_retries("5xx", "reset", NULL));
+    ck_assert(envoy_retries("reset", "timeout", NULL));
+    ck_assert(!envoy_retries("connect-failure", "timeout", NULL));
+    ck_assert(!envoy_retries("connect-failure", "reset", NULL));
+    ck_assert(envoy_retries("connect-failure", "refused", NULL));
+    ck_assert(envoy_retries("5xx", "refused", NULL));
+    ck_assert(!envoy_retries("retriable-4xx", "refused", NULL));
+    ck_assert(envoy_retries("retriable-4xx", "http", "409"));
+    ck_assert(!envoy_retries("retriable-4xx", "http", "429"));
+    ck_assert(envoy_retries("unavailable", "grpc", "UNAVAILABLE"));
+    ck_assert(!envoy_retries("unavailable", "grpc", "INTERNAL"));
+    ck_assert(!envoy_retries("5xx", "grpc", "UNAVAILABLE"));
+    ck_assert(envoy_retries("cancelled,internal", "grpc", "INTERNAL"));
+}
+END_TEST
+
 /* A scenario beside a copy of the Envoy example; [policy] from names it
  * relative to the scenario.  Returns the scenario's path. */
 static const char *from_scenario(const char *name, const char *policy)
@@ -591,7 +744,7 @@ START_TEST(scenario_policy_from)
     sb_err e;
     ck_assert_msg(scenario_load(ini, NULL, 0, &sc, &e) == 0, "%s", e.msg);
     ck_assert_str_eq(sc.policy,
-                     "exponential+concurrent_budget+circuit_breaker");
+                     "exponential+retry_on+concurrent_budget+circuit_breaker");
     ck_assert_int_eq(sc.cfg.clients.timeout_ns, NS_PER_S);
     ck_assert_int_eq(sc.cfg.clients.deadline_ns, 5 * NS_PER_S);
     snprintf(saved, sizeof saved, "%s", tu_temp_path("from-saved.ini"));
@@ -672,6 +825,8 @@ Suite *import_suite(void)
     tcase_add_loop_test(run, runs_exactly_as_the_builtin, 0, 9);
     tcase_add_loop_test(run, decides_exactly_as_the_builtin, 0, 9);
     tcase_add_test(run, scenario_policy_from);
+    tcase_add_test(run, retry_on_gives_up_outside_its_conditions);
+    tcase_add_test(run, retry_on_timeouts_resets_and_grpc);
     tcase_add_test(run, scenario_policy_from_errors);
     suite_add_tcase(s, run);
     return s;
