@@ -25,6 +25,7 @@
 #include "load_faults.h"
 #include "load_pipeline.h"
 #include "load_policy.h"
+#include "summary.h"
 #include "timeline.h"
 #include "units.h"
 
@@ -149,6 +150,72 @@ static int check_times(load *ld)
         load_warn(ld->sc, msg);
     }
     return 0;
+}
+
+/* Recovery is judged against the baseline, the goodput from warm-up to
+ * the first fault: goodput is back when it is within RECOVERY_BAND of
+ * it.  A rate profile or a trace that offers a different rate after the
+ * last fault than in the baseline's window moves the level goodput can
+ * return to: past the band, a run that recovers fully is reported as
+ * not recovered (a lower rate) or as recovered while still short (a
+ * higher one).  The rates are the expected offered rates in all (a
+ * profile's mass, a trace's requests x trace_scale), each over its own
+ * window. */
+static void check_level(load *ld)
+{
+    const sim_config *c = &ld->sc->cfg;
+    const rate_profile *p = c->clients.profile;
+    const trace *t =
+        c->clients.arrival == ARRIVAL_TRACE ? c->clients.trace : NULL;
+    if ((p == NULL && t == NULL) || c->n_faults == 0)
+        return;
+    int64_t first = c->duration_ns, last = -1;
+    for (uint32_t i = 0; i < c->n_faults; i++) {
+        const fault_cfg *f = &c->faults[i];
+        if (f->start_ns < first)
+            first = f->start_ns;
+        if (simtime_add(f->start_ns, f->duration_ns) > last)
+            last = simtime_add(f->start_ns, f->duration_ns);
+    }
+    if (first <= c->warmup_ns || last >= c->duration_ns)
+        return; /* no baseline, or no after: warned of elsewhere */
+    double base_s = (double)(first - c->warmup_ns) / 1e9;
+    double after_s = (double)(c->duration_ns - last) / 1e9;
+    double before, after;
+    const entry *key;
+    if (p) {
+        double n = profile_total(p) ? 1.0 : (double)c->clients.count;
+        before = n * (profile_mass(p, first) - profile_mass(p, c->warmup_ns)) /
+                 base_s;
+        after = n * (profile_mass(p, c->duration_ns) - profile_mass(p, last)) /
+                after_s;
+        key = load_find(ld, "clients", "rate");
+    } else {
+        const int64_t *at = trace_times(t);
+        uint32_t n = trace_count(t), in_base = 0, in_after = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            in_base += at[i] >= c->warmup_ns && at[i] < first;
+            in_after += at[i] >= last && at[i] < c->duration_ns;
+        }
+        before = c->clients.trace_scale * in_base / base_s;
+        after = c->clients.trace_scale * in_after / after_s;
+        key = load_find(ld, "clients", "arrival");
+    }
+    if (before <= 0 || fabs(after - before) <= RECOVERY_BAND * before)
+        return;
+    char msg[1400];
+    snprintf(msg, sizeof msg,
+             "[clients] %s = %s offers %.4g/s in all from warm-up to the "
+             "first fault (the baseline recovery is judged against) but "
+             "%.4g/s after the last fault: goodput back at the new level "
+             "is %.0f%% %s the baseline, outside the %.0f%% recovery band, "
+             "so recovery would be judged against the wrong level; make "
+             "the rate after the faults match the baseline's, or judge "
+             "this run by other [expect] checks",
+             p ? "rate" : "arrival", key ? key->value : "?", before, after,
+             100.0 * fabs(after - before) / before,
+             after < before ? "below" : "above", 100.0 * RECOVERY_BAND);
+    load_warn(ld->sc, msg);
 }
 
 /* A call that ends in zero time costs its client nothing when call_time
@@ -320,6 +387,7 @@ int scenario_load(const char *path, const char *const *sets, int n_sets,
         check_times(&ld) != 0 || check_rate(&ld) != 0 || check_trace(&ld) != 0)
         goto done;
     check_progress(&ld);
+    check_level(&ld);
     rc = 0;
 done:
     free(ld.entries);

@@ -153,6 +153,72 @@ START_TEST(profile_noise_warning_uses_the_rate_after_the_fault)
 }
 END_TEST
 
+/* Recovery is judged against the baseline (goodput from warm-up to the
+ * first fault, within the 10 % band: sim/summary.h).  200/s in all
+ * from 0 to 60 s, 20/s after; warm-up 10 s, the outage 40-60 s: the
+ * baseline window offers 200/s, the time after the last fault 20/s, so
+ * goodput at its new level is (200 - 20) / 200 = 90 % below: a warning
+ * naming the file and both rates.  The other way round, 20/s then
+ * 200/s: 900 % above.  A flat 100/s: none.  A trace of one request
+ * every 10 ms until 60 s and every 20 ms after: 100/s, then 50/s, 50 %
+ * below (30 s x 100 = 3000 requests in [10 s, 40 s), 60 s x 50 = 3000
+ * in [60 s, 120 s)). */
+START_TEST(rate_after_the_faults_unlike_the_baseline_is_warned)
+{
+    static const char ini_fmt[] =
+        "[scenario]\nname = level\nduration = 120s\nwarmup = 10s\n"
+        "recovery_window = 10s\n"
+        "[clients]\ncount = 100\n%s = %s(%s%s)\n"
+        "[server]\nworkers = unlimited\nservice = const(1ms)\n"
+        "[policy]\nname = none\n"
+        "[fault.out]\ntype = outage\nstart = 40s\nduration = 20s\n";
+    static char times[100000];
+    size_t used = 0;
+    for (int ms = 0; ms < 120000; ms += ms < 60000 ? 10 : 20)
+        used += (size_t)snprintf(times + used, sizeof times - used, "%d.%03d\n",
+                                 ms / 1000, ms % 1000);
+    static const struct {
+        const char *key, *kind, *file, *extra, *says;
+    } cases[] = {
+        {"rate", "profile", "0,200\n60s,20\n", ", total",
+         "offers 200/s in all from warm-up to the first fault (the baseline "
+         "recovery is judged against) but 20/s after the last fault: "
+         "goodput back at the new level is 90% below the baseline"},
+        {"rate", "profile", "0,20\n60s,200\n", ", total",
+         "offers 20/s in all from warm-up to the first fault (the baseline "
+         "recovery is judged against) but 200/s after the last fault: "
+         "goodput back at the new level is 900% above the baseline"},
+        {"rate", "profile", "0,100\n", ", total", NULL},
+        {"arrival", "trace", times, "",
+         "offers 100/s in all from warm-up to the first fault (the baseline "
+         "recovery is judged against) but 50/s after the last fault: "
+         "goodput back at the new level is 50% below the baseline"}};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        char ini[1024], file[1024], path[1024], key[1100];
+        snprintf(file, sizeof file, "%s",
+                 tu_write_temp("level.csv", cases[k].file));
+        snprintf(ini, sizeof ini, ini_fmt, cases[k].key, cases[k].kind, file,
+                 cases[k].extra);
+        snprintf(path, sizeof path, "%s", tu_write_temp("level.ini", ini));
+        tu_output o;
+        ck_assert_int_eq(
+            tu_stormbench(&o, (const char *[]){"validate", path, NULL}), 0);
+        const char *w = strstr(o.err, "so recovery would be judged against "
+                                      "the wrong level");
+        if (cases[k].says == NULL)
+            ck_assert_msg(w == NULL, "%s", o.err);
+        else {
+            snprintf(key, sizeof key, "[clients] %s = %s(%s%s) %s",
+                     cases[k].key, cases[k].kind, file, cases[k].extra,
+                     cases[k].says);
+            ck_assert_msg(w && strstr(o.err, key), "%s\nwanted: %s", o.err,
+                          key);
+        }
+        tu_output_free(&o);
+    }
+}
+END_TEST
+
 /* A load spike x2 from 30 s to 90 s on the profile: the rate doubles in
  * mass, not in time -- 10/s x (30 + 2 x 30) + 30/s x (2 x 30 + 30) =
  * 900 + 2700 = 3600 per client; 100 clients: 360000, sd 600. */
@@ -386,6 +452,7 @@ Suite *timeline_suite(void)
     Suite *s = suite_create("timeline");
     TCase *tc = tcase_create("profile");
     tcase_add_test(tc, profile_noise_warning_uses_the_rate_after_the_fault);
+    tcase_add_test(tc, rate_after_the_faults_unlike_the_baseline_is_warned);
     tcase_add_test(tc, profile_mass_is_the_rate_integral);
     tcase_add_test(tc, profile_with_a_pause_and_epoch_times);
     tcase_add_test(tc, profile_run_offers_its_integral);
