@@ -301,6 +301,7 @@ static int run_gui(args *a, gui_args *g)
                   : g->policy == NULL && sc.policy_from[0] ? sc.policy_from
                                                            : NULL;
     save.import_stack = used ? stack : sc.policy;
+    o.app.policy_from = save.import;
     o.app.save_ctx = &save;
     e.msg[0] = '\0';
     int rc = g->frames ? gui_run_frames(&o, &e) : gui_run_window(&o, &e);

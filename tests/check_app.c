@@ -295,6 +295,35 @@ START_TEST(speed_not_measured_on_a_cut_frame)
 }
 END_TEST
 
+/* A policy imported with --policy-from or [policy] from: the header
+ * names FILE#selector while run A runs it, and stops once run A is
+ * switched to another policy (p): the file no longer describes it. */
+START_TEST(header_names_the_imported_policy)
+{
+    app_options o;
+    sb_err e;
+    load_storm();
+    memset(&o, 0, sizeof o);
+    o.cfg = &storm.cfg;
+    o.policy = "exponential";
+    o.policy_from = "/etc/envoy/route.yaml#api";
+    static const char *const cycle[] = {"exponential", "none"};
+    o.cycle = cycle;
+    o.n_cycle = 2;
+    app *a;
+    ck_assert_msg(app_create(&o, &a, &e) == 0, "%s", e.msg);
+    char line[800];
+    app_header_line(a, line, sizeof line);
+    ck_assert_msg(strstr(line, "     policy from /etc/envoy/route.yaml#api"
+                               "     t = ") != NULL,
+                  "%s", line);
+    app_key_down(a, 'p');
+    app_header_line(a, line, sizeof line);
+    ck_assert_msg(strstr(line, "policy from") == NULL, "%s", line);
+    app_destroy(a);
+}
+END_TEST
+
 /* The header while the run goes shows the engine's events per wall
  * second; paused (space, or the script's pause) it shows the events so
  * far and PAUSED: there is no rate to measure.  It read "0.00 M
@@ -342,6 +371,7 @@ Suite *app_suite(void)
     tcase_add_test(tc, by_process_says_why_not);
     tcase_add_test(tc, speed_not_measured_on_a_cut_frame);
     tcase_add_test(tc, paused_header_shows_no_rate);
+    tcase_add_test(tc, header_names_the_imported_policy);
     suite_add_tcase(s, tc);
     return s;
 }

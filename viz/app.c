@@ -2024,6 +2024,9 @@ static void state_of(const app *a, view_state *v_, view_hits *hits)
     view_state v;
     memset(&v, 0, sizeof v);
     v.scenario = a->o.cfg->name;
+    if (a->o.policy_from && a->o.policy &&
+        strcmp(session_policy(a->run[0]), a->o.policy) == 0)
+        v.policy_from = a->o.policy_from;
     v.scale = a->scale;
     for (int r = 0; r < a->n_runs; r++) {
         v.runs[r] = a->run[r];

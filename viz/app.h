@@ -39,6 +39,9 @@ typedef int (*app_save_fn)(void *ctx, const char *path, const sim_config *cfg,
 typedef struct app_options {
     const sim_config *cfg;
     const char *policy; /* run A */
+    /* FILE#selector that policy was imported from, or NULL: the header
+     * says so while run A runs it. */
+    const char *policy_from;
     const setting *params;
     int n_params;
     const char *vs;           /* run B's policy, or NULL */

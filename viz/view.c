@@ -499,9 +499,12 @@ void view_header_line(const view_state *v, char *line, size_t len)
                  v->events_per_s / 1e6);
     else
         snprintf(events, sizeof events, "%.2f M events", v->events / 1e6);
-    snprintf(line, len, "%s     t = %.1f s of %.0f s     %s     %s%s%s",
-             v->scenario, now, (double)c->duration_ns / 1e9, speed, events,
-             v->paused ? "     PAUSED" : "",
+    char from[300] = "";
+    if (v->policy_from)
+        snprintf(from, sizeof from, "     policy from %s", v->policy_from);
+    snprintf(line, len, "%s%s     t = %.1f s of %.0f s     %s     %s%s%s",
+             v->scenario, from, now, (double)c->duration_ns / 1e9, speed,
+             events, v->paused ? "     PAUSED" : "",
              session_done(a) ? "     END OF RUN" : "");
 }
 
@@ -512,7 +515,7 @@ static void header(cairo_t *cr, const view_layout *l, const view_state *v)
     cairo_set_source_rgb(cr, 0.96, 0.96, 0.97);
     cairo_rectangle(cr, 0, 0, l->header.w, l->header.h);
     cairo_fill(cr);
-    char line[512];
+    char line[800];
     view_header_line(v, line, sizeof line);
     chart_font(cr, f * 1.15, true);
     ink(cr, 0.1);

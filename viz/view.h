@@ -149,6 +149,9 @@ void view_cache_destroy(view_cache *c);
 
 typedef struct view_state {
     const char *scenario; /* its name */
+    /* FILE#selector run A's policy was imported from (--policy-from,
+     * [policy] from), while run A still runs it; else NULL. */
+    const char *policy_from;
     const session *runs[VIEW_MAX_RUNS];
     int n_runs;
     double speed;        /* asked for, x real time; 0: as fast
