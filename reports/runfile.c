@@ -283,6 +283,198 @@ static bool put_u64(runfile_buf *b, uint64_t v)
     return put(b, tmp, (size_t)u64_digits(v, tmp));
 }
 
+/* ---- %.15g / %.17g without printf ----------------------------------------
+ *
+ * runfile_double_text's digits by exact integer arithmetic, for the
+ * doubles a run record is mostly made of (latencies, rates, shares: a
+ * normal v whose scaled value v * 10^k, k in [0, 22], holds the digits).
+ * v = m * 2^q with m a 53-bit integer, so v * 10^k = m * 5^k * 2^(q + k):
+ * m * 5^k < 2^53 * 2^52 fits 128 bits and the division by a power of two
+ * is a shift, so the rounding (half to even, as printf's) and the test
+ * "do 15 digits read back as v" (strtod rounds correctly: the digits lie
+ * within half of v's gap to its neighbour) are exact, not estimated.
+ * Anything else (k outside [0, 22], subnormals, v >= 2^52) takes
+ * snprintf's way; check_compare's doubles_print_as_printf compares the
+ * two on a million doubles. */
+__extension__ typedef unsigned __int128 u128;
+
+static const uint64_t pow5[23] = {1ull,
+                                  5ull,
+                                  25ull,
+                                  125ull,
+                                  625ull,
+                                  3125ull,
+                                  15625ull,
+                                  78125ull,
+                                  390625ull,
+                                  1953125ull,
+                                  9765625ull,
+                                  48828125ull,
+                                  244140625ull,
+                                  1220703125ull,
+                                  6103515625ull,
+                                  30517578125ull,
+                                  152587890625ull,
+                                  762939453125ull,
+                                  3814697265625ull,
+                                  19073486328125ull,
+                                  95367431640625ull,
+                                  476837158203125ull,
+                                  2384185791015625ull};
+
+/* The scaled value of v = m * 2^q (m in [2^52, 2^53)) with `digits`
+ * digits before the point: m * 5^k exactly in *big, the shift t
+ * (v * 10^k = big / 2^t) in *t, k in *k.  False when no k in [0, 22]
+ * gives it with t in [1, 127]. */
+static bool scale_digits(uint64_t m, int q, int digits, u128 *big, int *t,
+                         int *k)
+{
+    static const uint64_t ten[18] = {1ull,
+                                     10ull,
+                                     100ull,
+                                     1000ull,
+                                     10000ull,
+                                     100000ull,
+                                     1000000ull,
+                                     10000000ull,
+                                     100000000ull,
+                                     1000000000ull,
+                                     10000000000ull,
+                                     100000000000ull,
+                                     1000000000000ull,
+                                     10000000000000ull,
+                                     100000000000000ull,
+                                     1000000000000000ull,
+                                     10000000000000000ull,
+                                     100000000000000000ull};
+    /* v's decimal exponent, give or take one: log10(2) ~ 0.30103. */
+    int e2 = q + 52;
+    int x10 = (int)floor(e2 * 0.30102999566398120);
+    int kk = digits - 1 - x10;
+    for (int tries = 0; tries < 4; tries++) {
+        if (kk < 0 || kk > 22)
+            return false;
+        int s = q + kk;
+        if (s >= 0 || s <= -128)
+            return false;
+        u128 b = (u128)m * pow5[kk];
+        u128 whole_hi = b >> -s; /* floor(v * 10^k) */
+        if (whole_hi < ten[digits - 1])
+            kk++;
+        else if (whole_hi >= ten[digits])
+            kk--;
+        else {
+            *big = b;
+            *t = -s;
+            *k = kk;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* v > 0 rounded to `digits` significant digits: the digits in *n (exactly
+ * `digits` of them), the decimal exponent of the first in *x, and in
+ * *reads_back whether that decimal reads back as v.  False when v is
+ * outside scale_digits' range. */
+static bool round_digits(uint64_t m, int q, int digits, uint64_t *n, int *x,
+                         bool *reads_back)
+{
+    u128 big;
+    int t, k;
+    if (!scale_digits(m, q, digits, &big, &t, &k))
+        return false;
+    u128 one = 1;
+    uint64_t whole = (uint64_t)(big >> t);
+    u128 rest = big & ((one << t) - 1), half = one << (t - 1);
+    uint64_t r = whole + (rest > half || (rest == half && (whole & 1)));
+    /* |r - v * 10^k| * 2^t against half the gap to v's neighbour, scaled
+     * the same way: 2^(q-1) * 10^k * 2^t = 5^k / 2 (a quarter below a
+     * power of two, whose lower neighbour is nearer). */
+    u128 rt = (u128)r << t;
+    bool up = rt >= big;
+    u128 off = up ? rt - big : big - rt;
+    u128 gap = (u128)pow5[k];
+    u128 lhs = (!up && m == (1ull << 52)) ? off * 4 : off * 2;
+    *reads_back = lhs < gap || (lhs == gap && (m & 1) == 0);
+    *x = digits - 1 - k;
+    *n = r;
+    uint64_t top = 1;
+    for (int i = 0; i < digits; i++)
+        top *= 10;
+    if (r == top) { /* 9.99..95 rounded up to 10.0.. */
+        *n = top / 10;
+        ++*x;
+    }
+    return true;
+}
+
+/* n (digits of them) with decimal exponent x, as %.{digits}g writes it
+ * (trailing zeros dropped).  Returns the length, buf holds >= 32. */
+static size_t g_text(bool neg, uint64_t n, int digits, int x, char *buf)
+{
+    char d[24];
+    int nd = u64_digits(n, d);
+    while (nd > 1 && d[nd - 1] == '0')
+        nd--;
+    size_t k = 0;
+    if (neg)
+        buf[k++] = '-';
+    if (x < -4 || x >= digits) {
+        buf[k++] = d[0];
+        if (nd > 1) {
+            buf[k++] = '.';
+            memcpy(buf + k, d + 1, (size_t)nd - 1);
+            k += (size_t)nd - 1;
+        }
+        buf[k++] = 'e';
+        buf[k++] = x < 0 ? '-' : '+';
+        int ax = x < 0 ? -x : x;
+        if (ax >= 100)
+            buf[k++] = (char)('0' + ax / 100);
+        buf[k++] = (char)('0' + ax / 10 % 10);
+        buf[k++] = (char)('0' + ax % 10);
+    } else if (x < 0) {
+        buf[k++] = '0';
+        buf[k++] = '.';
+        for (int i = 0; i < -x - 1; i++)
+            buf[k++] = '0';
+        memcpy(buf + k, d, (size_t)nd);
+        k += (size_t)nd;
+    } else {
+        int whole = x + 1;
+        for (int i = 0; i < whole; i++)
+            buf[k++] = i < nd ? d[i] : '0';
+        if (nd > whole) {
+            buf[k++] = '.';
+            memcpy(buf + k, d + whole, (size_t)(nd - whole));
+            k += (size_t)(nd - whole);
+        }
+    }
+    buf[k] = '\0';
+    return k;
+}
+
+/* runfile_double_text's "%.15g, else %.17g" for a finite non-zero v,
+ * into buf (32 bytes); false when v is outside the exact path. */
+static bool g_fast(double v, char *buf)
+{
+    int e;
+    double f = frexp(fabs(v), &e); /* |v| = f * 2^e, f in [0.5, 1) */
+    if (!(f >= 0.5) || e < -1021)
+        return false; /* NaN, infinity, subnormal */
+    uint64_t m = (uint64_t)ldexp(f, 53);
+    int q = e - 53, x;
+    uint64_t n;
+    bool back, back17;
+    if (!round_digits(m, q, 15, &n, &x, &back))
+        return false;
+    if (!back && !round_digits(m, q, 17, &n, &x, &back17))
+        return false;
+    g_text(v < 0, n, back ? 15 : 17, x, buf);
+    return true;
+}
+
 void runfile_double_text(double v, char *buf, size_t len)
 {
     if (v == 0.0) {
@@ -293,7 +485,16 @@ void runfile_double_text(double v, char *buf, size_t len)
         snprintf(buf, len, "nan");
     } else {
         /* 15 digits when they read back (0.1, 2.5e-05), else 17, which
-         * always do; trying 16 as well cost more than it saved. */
+         * always do; trying 16 as well cost more than it saved.  Most
+         * values take g_fast's exact way, the rest printf's. */
+        char fast[32];
+        if (g_fast(v, fast)) {
+            size_t n = strlen(fast);
+            if (n < len) {
+                memcpy(buf, fast, n + 1);
+                return;
+            }
+        }
         snprintf(buf, len, "%.15g", v);
         if (strtod(buf, NULL) != v)
             snprintf(buf, len, "%.17g", v);
@@ -312,7 +513,8 @@ static bool put_double(runfile_buf *b, double v)
         return put_u64(b, (uint64_t)fabs(v));
     }
     char tmp[40];
-    runfile_double_text(v, tmp, sizeof tmp);
+    if (!g_fast(v, tmp))
+        runfile_double_text(v, tmp, sizeof tmp);
     return puts_(b, tmp);
 }
 

@@ -1542,6 +1542,73 @@ END_TEST
 
 /* What a file keeps is exactly what was saved: NaN, negative zero,
  * floats of every size, repeated rows (written once with "= K"). */
+/* runfile_double_text writes "%.15g" when those digits read back as the
+ * value, else "%.17g" (runs.csv and every saved run depend on it, byte
+ * for byte): its printf-free path must give printf's text exactly.  The
+ * reference here is that rule written with snprintf and strtod; the
+ * doubles are random bit patterns over [1e-12, 1e18) (either side of
+ * the fast path's range), simple fractions, and the neighbours of powers
+ * of ten and two, where rounding carries into a new digit or a tie
+ * decides. */
+static void printf_double_text(double v, char *buf, size_t len)
+{
+    if (v == 0.0 || isnan(v) ||
+        (fabs(v) < 9007199254740992.0 && v == floor(v))) {
+        runfile_double_text(v, buf, len); /* not the path under test */
+        return;
+    }
+    snprintf(buf, len, "%.15g", v);
+    if (strtod(buf, NULL) != v)
+        snprintf(buf, len, "%.17g", v);
+}
+
+static void same_as_printf(double v, int *checked)
+{
+    char got[40], want[40];
+    runfile_double_text(v, got, sizeof got);
+    printf_double_text(v, want, sizeof want);
+    ck_assert_msg(strcmp(got, want) == 0, "%a: got %s, printf gives %s", v, got,
+                  want);
+    ++*checked;
+}
+
+START_TEST(doubles_print_as_printf)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    int checked = 0;
+    for (int i = 0; i < 300000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        /* exponents of 2^-40 .. 2^60, any mantissa, either sign */
+        uint64_t bits = (x & 0x800fffffffffffffull) |
+                        ((uint64_t)(1023 - 40 + (int)((x >> 52) % 101)) << 52);
+        double v;
+        memcpy(&v, &bits, sizeof v);
+        same_as_printf(v, &checked);
+    }
+    for (int a = 1; a < 400; a++)
+        for (int b = 1; b < 60; b++)
+            same_as_printf((double)a / (double)b, &checked);
+    double p10 = 1e-12;
+    for (int k = -12; k <= 18; k++, p10 *= 10) {
+        for (int s = -40; s <= 40; s++) {
+            double v = p10;
+            for (int j = 0; j < (s < 0 ? -s : s); j++)
+                v = nextafter(v, s < 0 ? 0.0 : INFINITY);
+            same_as_printf(v, &checked);
+            same_as_printf(v * 0.999999999999999, &checked);
+            same_as_printf(v * 1.0000000000000005, &checked);
+        }
+    }
+    for (int e = -40; e < 60; e++)
+        for (int s = -3; s <= 3; s++)
+            same_as_printf(nextafter(ldexp(1.0, e), ldexp(1.0, e + s)),
+                           &checked);
+    ck_assert_int_gt(checked, 300000);
+}
+END_TEST
+
 START_TEST(saved_values_read_back_exactly)
 {
     fixture *f = hand_plan(1, 1);
@@ -1827,6 +1894,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, threads_do_not_change_results);
     tcase_add_test(tc, a_run_is_the_run_sim_gives);
     tcase_add_test(tc, interrupt_then_resume);
+    tcase_add_test(tc, doubles_print_as_printf);
     tcase_add_test(tc, only_and_merge);
     tcase_add_test(tc, damaged_runs_are_refused_and_rerun);
     tcase_add_test(tc, every_truncation_is_refused);
