@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export.h"
 #include "runfile.h"
 #include "testutil.h"
 
@@ -530,12 +531,14 @@ END_TEST
  * disk), so compare would test zeros. */
 #define NAME_Y(f) #f,
 #define NAME_N(f)
-#define SUMMARY_NAME(f, reduce, in_summary) NAME_##in_summary(f)
+#define SUMMARY_NAME(f, reduce, in_summary, csv, json, label, compare)         \
+    NAME_##in_summary(f)
 static const char *const summary_counts[] = {
     METRICS_BUCKET_FIELDS(SUMMARY_NAME)};
 #define SUMMARY_OFFSET_Y(f) offsetof(sim_summary, f),
 #define SUMMARY_OFFSET_N(f)
-#define SUMMARY_OFFSET(f, reduce, in_summary) SUMMARY_OFFSET_##in_summary(f)
+#define SUMMARY_OFFSET(f, reduce, in_summary, csv, json, label, compare)       \
+    SUMMARY_OFFSET_##in_summary(f)
 static const size_t summary_offsets[] = {METRICS_BUCKET_FIELDS(SUMMARY_OFFSET)};
 
 START_TEST(the_tables_counts_reach_the_run_files)
@@ -555,6 +558,77 @@ START_TEST(the_tables_counts_reach_the_run_files)
 }
 END_TEST
 
+/* Every key the metric table (metrics.h) gives has a reader, and names
+ * one thing: each CSV key is exactly one column of the CSV's header (a
+ * pipeline's included), each JSON key of a summary count is a key of the
+ * run's JSON, and no two metrics share a CSV key or a JSON key.  An entry
+ * an output forgot (a column list in export.c that skips it) or one that
+ * two outputs' lists would show twice fails here. */
+static int columns_named(const char *header, const char *key)
+{
+    int n = 0;
+    size_t len = strlen(key);
+    for (const char *c = header; c; c = strchr(c, ',')) {
+        c += *c == ',';
+        if (strncmp(c, key, len) == 0 && (c[len] == ',' || c[len] == '\n'))
+            n++;
+    }
+    return n;
+}
+
+START_TEST(the_table_has_a_reader_for_every_key)
+{
+    for (int i = 0; i < MF_COUNT; i++)
+        for (int j = i + 1; j < MF_COUNT; j++) {
+            const metrics_field *a = &metrics_fields[i],
+                                *b = &metrics_fields[j];
+            ck_assert_msg(!a->csv[0] || strcmp(a->csv, b->csv) != 0,
+                          "%s, %s: one CSV key", a->name, b->name);
+            ck_assert_msg(!a->json[0] || strcmp(a->json, b->json) != 0,
+                          "%s, %s: one JSON key", a->name, b->name);
+        }
+    metrics m;
+    ck_assert_int_eq(metrics_init(&m, 1000000000, 2000000000, 16), 0);
+    char *csv = NULL, *json = NULL;
+    size_t n_csv = 0, n_json = 0;
+    FILE *f = open_memstream(&csv, &n_csv);
+    export_csv(f, &m, true);
+    fclose(f);
+    sim_summary s;
+    memset(&s, 0, sizeof s);
+    run_meta meta = {.scenario = "t", .file = "t.ini", .policy = "none"};
+    f = open_memstream(&json, &n_json);
+    export_json(f, &meta, &s, NULL, 0);
+    fclose(f);
+    int shown = 0;
+    for (int i = 0; i < MF_COUNT; i++) {
+        const metrics_field *x = &metrics_fields[i];
+        if (x->csv[0]) {
+            ck_assert_msg(columns_named(csv, x->csv) == 1,
+                          "%s: CSV column %s not once in %s", x->name, x->csv,
+                          csv);
+            shown++;
+        }
+        char key[80];
+        snprintf(key, sizeof key, "\"%s\":", x->json);
+        ck_assert_msg(!x->json[0] || !x->in_summary || strstr(json, key),
+                      "%s: JSON key %s missing", x->name, x->json);
+        /* A JSON key is for a count the summary carries. */
+        ck_assert_msg(!x->json[0] || x->in_summary, "%s: JSON without Y",
+                      x->name);
+    }
+    /* 25 of the 38 columns a run always has are the table's counts (the
+     * other 13 are derived: t_s, busy_workers, the quantiles...), and
+     * the pipeline's 9: the header test above (attempt_latency_in_the_
+     * outputs) and README's list of columns count the same. */
+    ck_assert_int_eq(shown, 25 + 9);
+    ck_assert_int_eq(columns_named(csv, "t_s"), 1);
+    free(csv);
+    free(json);
+    metrics_fini(&m);
+}
+END_TEST
+
 Suite *metrics_suite(void)
 {
     Suite *s = suite_create("metrics");
@@ -571,6 +645,7 @@ Suite *metrics_suite(void)
     tcase_add_test(tc, attempt_latency_by_hand);
     tcase_add_test(tc, attempt_latency_in_the_outputs);
     tcase_add_test(tc, the_tables_counts_reach_the_run_files);
+    tcase_add_test(tc, the_table_has_a_reader_for_every_key);
     suite_add_tcase(s, tc);
     return s;
 }
