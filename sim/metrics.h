@@ -113,7 +113,7 @@
     X(other_errors, SUM, Y, "other_errors", "other_errors", "other errors",    \
       NO)                                                                      \
     X(overflowed, SUM, Y, "overflow_dropped", "overflow_dropped",              \
-      "queue full", NO)                                                        \
+      "dropped by a full queue", NO)                                           \
     X(duplicates, SUM, Y, "duplicates", "duplicates", "duplicate writes", LOW) \
     X(repeats, SUM, Y, "", "repeated_puts", "repeated puts", NO)               \
     X(expired, SUM, Y, "expired", "expired_dropped", "expired", NO)            \
