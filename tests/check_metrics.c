@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "export.h"
 #include "runfile.h"
 #include "testutil.h"
@@ -613,6 +614,10 @@ START_TEST(the_table_has_a_reader_for_every_key)
         snprintf(key, sizeof key, "\"%s\":", x->json);
         ck_assert_msg(!x->json[0] || !x->in_summary || strstr(json, key),
                       "%s: JSON key %s missing", x->name, x->json);
+        /* A comparison reads the summary: what it tests, the summary
+         * carries. */
+        ck_assert_msg(!x->compare || x->in_summary, "%s: compared without Y",
+                      x->name);
         /* A JSON key is for a count the summary carries. */
         ck_assert_msg(!x->json[0] || x->in_summary, "%s: JSON without Y",
                       x->name);
@@ -623,6 +628,19 @@ START_TEST(the_table_has_a_reader_for_every_key)
      * outputs) and README's list of columns count the same. */
     ck_assert_int_eq(shown, 25 + 9);
     ck_assert_int_eq(columns_named(csv, "t_s"), 1);
+    /* Every metric compare tests has one key, and the table's added
+     * ones are the table's (its JSON key and direction). */
+    for (int c = 0; c < CM_COUNT; c++) {
+        for (int k = c + 1; k < CM_COUNT; k++)
+            ck_assert_str_ne(compare_metrics[c].key, compare_metrics[k].key);
+        int id = compare_metric_field((compare_metric)c);
+        ck_assert_int_eq(id >= 0, c >= CM_FIRST_ADDED);
+        if (id >= 0) {
+            ck_assert_str_eq(compare_metrics[c].key, metrics_fields[id].json);
+            ck_assert_int_eq(compare_metrics[c].better,
+                             metrics_fields[id].compare);
+        }
+    }
     free(csv);
     free(json);
     metrics_fini(&m);
