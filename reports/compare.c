@@ -43,7 +43,7 @@ const compare_metric_info compare_metrics[CM_COUNT] = {
     {"job_blocked_s", "blocked time per job", "s", -1},
 /* The table's added counts (sim/metrics.h): its JSON key and label. */
 #define INFO(f, reduce, in_summary, csv, json, label, compare)                 \
-    COMPARE_IF_##compare({json, label, "", COMPARE_BETTER_##compare}, )
+    METRICS_IF_##compare({json, label, "", METRICS_BETTER_##compare}, )
     METRICS_ADDED(INFO)
 #undef INFO
 };
@@ -52,7 +52,7 @@ int compare_metric_field(compare_metric m)
 {
     switch ((int)m) {
 #define FIELD_OF(f, reduce, in_summary, csv, json, label, compare)             \
-    COMPARE_IF_##compare(case CM_##f : return MF_##f;)
+    METRICS_IF_##compare(case CM_##f : return MF_##f;)
         METRICS_ADDED(FIELD_OF)
 #undef FIELD_OF
     default:

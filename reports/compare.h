@@ -255,13 +255,8 @@ int compare_execute(const compare_plan *p, const compare_opts *o, sb_err *e);
 
 /* Which of sim/metrics.h's metrics a comparison tests: LOW or HIGH (which
  * is better) in its compare column; NO, not. */
-#define COMPARE_IF_NO(...)
-#define COMPARE_IF_LOW(...) __VA_ARGS__
-#define COMPARE_IF_HIGH(...) __VA_ARGS__
-#define COMPARE_BETTER_LOW (-1)
-#define COMPARE_BETTER_HIGH (+1)
 #define COMPARE_ADDED_ID(f, reduce, in_summary, csv, json, label, compare)     \
-    COMPARE_IF_##compare(CM_##f, )
+    METRICS_IF_##compare(CM_##f, )
 
 /* The metrics compared, in table order (appended to, never reordered). */
 typedef enum compare_metric {

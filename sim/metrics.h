@@ -161,9 +161,15 @@ typedef enum metrics_field_id {
 #define METRICS_ID_SHOWN(f, reduce, in_summary, csv, json, label, compare) +1
 #define MF_FIRST_ADDED ((int)(0 METRICS_SHOWN(METRICS_ID_SHOWN)))
 
-/* Pasted from a Y or N column: its argument, or nothing. */
+/* Pasted from a column's value (METRICS_IF_##in_summary, _##compare): its
+ * argument, or nothing. */
 #define METRICS_IF_Y(...) __VA_ARGS__
 #define METRICS_IF_N(...)
+#define METRICS_IF_LOW(...) __VA_ARGS__
+#define METRICS_IF_HIGH(...) __VA_ARGS__
+#define METRICS_IF_NO(...)
+#define METRICS_BETTER_LOW (-1)
+#define METRICS_BETTER_HIGH (+1)
 
 /* How a field is stored, for readers that walk the table. */
 typedef enum metrics_type { MT_U64, MT_I64, MT_U32, MT_DOUBLE } metrics_type;

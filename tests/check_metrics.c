@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "expect.h"
 #include "export.h"
 #include "runfile.h"
 #include "testutil.h"
@@ -641,6 +642,30 @@ START_TEST(the_table_has_a_reader_for_every_key)
                              metrics_fields[id].compare);
         }
     }
+    /* [expect] keys are unique, and each compared metric the table
+     * added has its limit, KEY_max or KEY_min. */
+    int limits = 0;
+    for (int k = 0; k < EXPECT_KIND_COUNT; k++) {
+        for (int j = k + 1; j < EXPECT_KIND_COUNT; j++)
+            ck_assert_str_ne(expect_name((expect_kind)k),
+                             expect_name((expect_kind)j));
+        limits += k >= EXPECT_FIRST_ADDED;
+    }
+    int compared = 0;
+    for (int i = MF_FIRST_ADDED; i < MF_COUNT; i++) {
+        const metrics_field *x = &metrics_fields[i];
+        if (!x->compare)
+            continue;
+        char name[80];
+        snprintf(name, sizeof name, "%s%s", x->json,
+                 x->compare < 0 ? "_max" : "_min");
+        expect_kind k;
+        ck_assert_msg(expect_parse_name(name, &k) == 0, "%s: no [expect] %s",
+                      x->name, name);
+        ck_assert_int_ge(k, EXPECT_FIRST_ADDED);
+        compared++;
+    }
+    ck_assert_int_eq(limits, compared);
     free(csv);
     free(json);
     metrics_fini(&m);
