@@ -631,9 +631,22 @@ START_TEST(the_table_has_a_reader_for_every_key)
     ck_assert_int_eq(columns_named(csv, "t_s"), 1);
     /* Every metric compare tests has one key, and the table's added
      * ones are the table's (its JSON key and direction). */
+    int old_compared = 0, old_marked = 0;
+    for (int i = 0; i < MF_FIRST_ADDED; i++)
+        old_marked += metrics_fields[i].compare != 0;
     for (int c = 0; c < CM_COUNT; c++) {
         for (int k = c + 1; k < CM_COUNT; k++)
             ck_assert_str_ne(compare_metrics[c].key, compare_metrics[k].key);
+        /* The compared metrics older than the table that are its counts
+         * (duplicates, quarantined) say what the table says. */
+        for (int i = 0; i < MF_FIRST_ADDED; i++)
+            if (strcmp(metrics_fields[i].json, compare_metrics[c].key) == 0) {
+                old_compared++;
+                ck_assert_str_eq(compare_metrics[c].name,
+                                 metrics_fields[i].label);
+                ck_assert_int_eq(compare_metrics[c].better,
+                                 metrics_fields[i].compare);
+            }
         int id = compare_metric_field((compare_metric)c);
         ck_assert_int_eq(id >= 0, c >= CM_FIRST_ADDED);
         if (id >= 0) {
@@ -642,6 +655,9 @@ START_TEST(the_table_has_a_reader_for_every_key)
                              metrics_fields[id].compare);
         }
     }
+    ck_assert_int_eq(old_compared, old_marked); /* both: duplicates,
+                                                   quarantined */
+    ck_assert_int_eq(old_marked, 2);
     /* [expect] keys are unique, and each compared metric the table
      * added has its limit, KEY_max or KEY_min. */
     int limits = 0;
