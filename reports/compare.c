@@ -41,7 +41,24 @@ const compare_metric_info compare_metrics[CM_COUNT] = {
     {"alerts_critical", "critical alerts", "", -1},
     {"items_duplicated", "duplicate items", "", -1},
     {"job_blocked_s", "blocked time per job", "s", -1},
+/* The table's added counts (sim/metrics.h): its JSON key and label. */
+#define INFO(f, reduce, in_summary, csv, json, label, compare)                 \
+    METRICS_IF_##compare({json, label, "", METRICS_BETTER_##compare}, )
+    METRICS_ADDED(INFO)
+#undef INFO
 };
+
+int compare_metric_field(compare_metric m)
+{
+    switch ((int)m) {
+#define FIELD_OF(f, reduce, in_summary, csv, json, label, compare)             \
+    METRICS_IF_##compare(case CM_##f : return MF_##f;)
+        METRICS_ADDED(FIELD_OF)
+#undef FIELD_OF
+    default:
+        return -1;
+    }
+}
 
 const compare_metric_info compare_phase_figures[CP_COUNT] = {
     {"offered_per_s", "offered", "/s", 0},
@@ -213,7 +230,7 @@ int compare_claim_dir(const compare_plan *p, const char *dir, bool force,
 
 bool compare_metric_shown(const compare_plan *p, compare_metric m)
 {
-    if (m < CM_JOBS_COMPLETED)
+    if (m < CM_JOBS_COMPLETED || m >= CM_FIRST_ADDED)
         return true;
     for (uint32_t i = 0; i < p->n_points; i++)
         if (p->points[i].cfg.pipeline.n_steps > 0)
@@ -248,6 +265,8 @@ static double pipeline_metric(const sim_summary *s, compare_metric m)
 double compare_metric_of(const compare_run *r, compare_metric m)
 {
     const sim_summary *s = &r->sum;
+    if (m >= CM_FIRST_ADDED)
+        return (double)summary_count(s, compare_metric_field(m));
     if (m >= CM_JOBS_COMPLETED)
         return pipeline_metric(s, m);
     switch (m) {

@@ -253,6 +253,11 @@ int compare_execute(const compare_plan *p, const compare_opts *o, sb_err *e);
 
 /* ---- Results ------------------------------------------------------------- */
 
+/* Which of sim/metrics.h's metrics a comparison tests: LOW or HIGH (which
+ * is better) in its compare column; NO, not. */
+#define COMPARE_ADDED_ID(f, reduce, in_summary, csv, json, label, compare)     \
+    METRICS_IF_##compare(CM_##f, )
+
 /* The metrics compared, in table order (appended to, never reordered). */
 typedef enum compare_metric {
     CM_SUCCESS_RATIO, /* % of requests that ended */
@@ -278,8 +283,13 @@ typedef enum compare_metric {
     CM_ITEMS_DUPLICATED, /* items committed again */
     CM_JOB_BLOCKED_S,    /* s per job started spent waiting out retry
                            delays */
-    CM_COUNT
+    /* The counts sim/metrics.h's table added since, with LOW or HIGH:
+     * CM_field, their value the summary's count, unit none. */
+    METRICS_ADDED(COMPARE_ADDED_ID) CM_COUNT
 } compare_metric;
+
+/* The first of those (CM_COUNT when there is none). */
+#define CM_FIRST_ADDED (CM_JOB_BLOCKED_S + 1)
 
 /* Is metric m compared in plan p?  Every metric, but the pipeline's only
  * when the scenario has a pipeline (at some point of the sweep): without
@@ -301,6 +311,10 @@ extern const compare_metric_info compare_metrics[CM_COUNT];
  * when nothing succeeded, recovery when the run did not recover or
  * recovery was not judged, completion when not every request ended). */
 double compare_metric_of(const compare_run *r, compare_metric m);
+
+/* The metric table's id (sim/metrics.h, MF_...) of metric m, for one the
+ * table added (m >= CM_FIRST_ADDED); -1 for the others. */
+int compare_metric_field(compare_metric m);
 
 /* For the metrics a run can fail to reach -- recovery (judged and not
  * recovered) and completion (arrival = once and some request never

@@ -20,12 +20,13 @@
 #include "compare.h"
 
 /* The metrics, most important first: the order of the figures and of
- * the tie-break. */
+ * the tie-break; sim/metrics.h's added ones last. */
 static const compare_metric importance[CM_COUNT] = {
-    CM_SUCCESS_RATIO,   CM_JOBS_COMPLETED, CM_RECOVERY_S, CM_JOBS_FAILED,
-    CM_COMPLETION_S,    CM_P99_MS,         CM_DUPLICATES, CM_ITEMS_DUPLICATED,
-    CM_ALERTS_CRITICAL, CM_AMPLIFICATION,  CM_PEAK_AMP,   CM_WASTED_SHARE,
-    CM_QUARANTINED,     CM_JOB_BLOCKED_S};
+    CM_SUCCESS_RATIO, CM_JOBS_COMPLETED,   CM_RECOVERY_S,
+    CM_JOBS_FAILED,   CM_COMPLETION_S,     CM_P99_MS,
+    CM_DUPLICATES,    CM_ITEMS_DUPLICATED, CM_ALERTS_CRITICAL,
+    CM_AMPLIFICATION, CM_PEAK_AMP,         CM_WASTED_SHARE,
+    CM_QUARANTINED,   CM_JOB_BLOCKED_S,    METRICS_ADDED(COMPARE_ADDED_ID)};
 
 typedef struct text {
     char *buf;

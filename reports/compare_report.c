@@ -609,7 +609,7 @@ static void results_table(report *d, const compare_result *r, uint32_t pt)
                                      used ? ", " : "", compare_metrics[m].name);
             continue;
         }
-        if (m < CM_JOBS_COMPLETED)
+        if (m < CM_JOBS_COMPLETED || m >= CM_FIRST_ADDED)
             run[n_run++] = (compare_metric)m;
         else
             jobs[n_jobs++] = (compare_metric)m;

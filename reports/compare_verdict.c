@@ -528,6 +528,11 @@ static void p_text(double p, char *buf, size_t len)
         snprintf(buf, len, "p = %.2g", p);
 }
 
+/* sim/metrics.h's added counts: "fewest" or "most", and the label. */
+#define PHRASE_LOW "fewest "
+#define PHRASE_HIGH "most "
+#define ADDED_PHRASE(f, reduce, in_summary, csv, json, label, compare)         \
+    METRICS_IF_##compare(PHRASE_##compare label, )
 static const char *const phrase[CM_COUNT] = {
     "highest success ratio",       "lowest amplification",
     "lowest peak amplification",   "fastest recovery",
@@ -535,7 +540,9 @@ static const char *const phrase[CM_COUNT] = {
     "fewest quarantined requests", "least wasted work",
     "shortest completion time",    "most jobs completed",
     "fewest jobs failed",          "fewest critical alerts",
-    "fewest duplicate items",      "least blocked time per job"};
+    "fewest duplicate items",      "least blocked time per job",
+    METRICS_ADDED(ADDED_PHRASE)};
+#undef ADDED_PHRASE
 
 /* The claim's words when the failures decide ("fewest seeds that did not
  * recover"), else the metric's. */

@@ -38,7 +38,28 @@ static const struct {
     [EXPECT_QUARANTINED_ITEMS_MAX] = {"quarantined_items_max", ""},
     [EXPECT_DUPLICATE_ITEMS_MAX] = {"duplicate_items_max", ""},
     [EXPECT_STEPS_REDONE_MAX] = {"steps_redone_max", ""},
+/* The metric table's added counts (sim/metrics.h): a limit on the count,
+ * a maximum when fewer is better. */
+#define LIMIT_LOW "_max"
+#define LIMIT_HIGH "_min"
+#define KIND(f, reduce, in_summary, csv, json, label, compare)                 \
+    METRICS_IF_##compare([EXPECT_##f] = {json LIMIT_##compare, ""}, )
+    METRICS_ADDED(KIND)
+#undef KIND
 };
+
+/* The table's id (MF_...) of an added kind k (k >= EXPECT_FIRST_ADDED). */
+static int added_field(expect_kind k)
+{
+    switch ((int)k) {
+#define FIELD_OF(f, reduce, in_summary, csv, json, label, compare)             \
+    METRICS_IF_##compare(case EXPECT_##f : return MF_##f;)
+        METRICS_ADDED(FIELD_OF)
+#undef FIELD_OF
+    default:
+        return -1;
+    }
+}
 
 const char *expect_name(expect_kind k)
 {
@@ -142,6 +163,10 @@ static int parse_limit(const setting *x, expect_kind k, double *v, sb_err *e)
     case EXPECT_QUARANTINED_ITEMS_MAX:
     case EXPECT_DUPLICATE_ITEMS_MAX:
     case EXPECT_STEPS_REDONE_MAX:
+#define CASE(f, reduce, in_summary, csv, json, label, compare)                 \
+    METRICS_IF_##compare(case EXPECT_##f:)
+        METRICS_ADDED(CASE)
+#undef CASE
         if (units_int(x->value, &count, &inner) != 0 || count < 0) {
             snprintf(msg, sizeof msg,
                      "expected a whole number of at least "
@@ -600,6 +625,15 @@ static void eval_pipeline_kind(const sim_summary *s, expect_result *r)
     }
 }
 
+/* A count the metric table added: at most the limit when fewer is
+ * better (KEY_max), at least it otherwise (KEY_min). */
+static void eval_added(const sim_summary *s, expect_result *r)
+{
+    int id = added_field(r->kind);
+    const metrics_field *f = &metrics_fields[id];
+    eval_count(summary_count(s, id), f->label, f->label, "", f->compare > 0, r);
+}
+
 int expect_eval(const expect_set *set, const sim_summary *s, expect_result *out)
 {
     int n = 0;
@@ -657,7 +691,9 @@ int expect_eval(const expect_set *set, const sim_summary *s, expect_result *out)
             eval_completion(s, r);
             break;
         default:
-            if (expect_needs_pipeline((expect_kind)k))
+            if (k >= EXPECT_FIRST_ADDED)
+                eval_added(s, r);
+            else if (expect_needs_pipeline((expect_kind)k))
                 eval_pipeline_kind(s, r);
             else
                 eval_phase_kind(s, r);

@@ -15,6 +15,9 @@
 #include "setting.h"
 #include "summary.h"
 
+#define EXPECT_ADDED_ID(f, reduce, in_summary, csv, json, label, compare)      \
+    METRICS_IF_##compare(EXPECT_##f, )
+
 typedef enum expect_kind {
     EXPECT_RECOVERS_WITHIN = 0, /* seconds */
     EXPECT_METASTABLE,          /* 0 or 1 */
@@ -45,8 +48,13 @@ typedef enum expect_kind {
     EXPECT_QUARANTINED_ITEMS_MAX, /* a count */
     EXPECT_DUPLICATE_ITEMS_MAX,   /* a count */
     EXPECT_STEPS_REDONE_MAX,      /* a count: every step's redone */
-    EXPECT_KIND_COUNT
+    /* The counts sim/metrics.h's table added since that a comparison
+     * tests: KEY_max (LOW) or KEY_min (HIGH), KEY its JSON key. */
+    METRICS_ADDED(EXPECT_ADDED_ID) EXPECT_KIND_COUNT
 } expect_kind;
+
+/* The first of those (EXPECT_KIND_COUNT when there is none). */
+#define EXPECT_FIRST_ADDED (EXPECT_STEPS_REDONE_MAX + 1)
 
 typedef struct expect_set {
     bool has[EXPECT_KIND_COUNT];

@@ -6,70 +6,195 @@
 #include "jobs.h"
 #include "json.h"
 
-/* A pipeline's counters of a row (sim/metrics.h): counts in the row,
- * appended after the columns every run has, so a run without a pipeline
- * writes the CSV it always wrote. */
-static void pipeline_columns(FILE *f, const metrics_bucket *b)
+/* The CSV's columns, in the order it has always had: a metric of the
+ * table (sim/metrics.h) by its id, its key and value from there, or a
+ * figure derived from the row, named here. */
+typedef enum derived {
+    D_NONE, /* the table's field */
+    D_T,
+    D_BUSY,
+    D_QUEUE,
+    D_WASTED,
+    D_P50,
+    D_P99,
+    D_AMP,
+    D_GOODPUT,
+    D_LEVEL,
+    D_WIDTH,
+    D_ATTEMPT_P50,
+    D_ATTEMPT_P99,
+    D_QUEUE_WAIT
+} derived;
+
+typedef struct column {
+    int field;        /* MF_..., or -1 */
+    derived d;        /* D_NONE for a field */
+    const char *name; /* a derived column's */
+} column;
+
+#define COUNT(f)                                                               \
+    {                                                                          \
+        MF_##f, D_NONE, NULL                                                   \
+    }
+#define DERIVED(d, name)                                                       \
+    {                                                                          \
+        -1, d, name                                                            \
+    }
+static const column columns[] = {
+    DERIVED(D_T, "t_s"),
+    COUNT(offered),
+    COUNT(attempts),
+    COUNT(successes),
+    COUNT(failures),
+    COUNT(timeouts),
+    COUNT(rejections),
+    DERIVED(D_BUSY, "busy_workers"),
+    DERIVED(D_QUEUE, "queue_len"),
+    DERIVED(D_WASTED, "wasted_work_s"),
+    COUNT(duplicates),
+    DERIVED(D_P50, "p50_ms"),
+    DERIVED(D_P99, "p99_ms"),
+    COUNT(open_breakers),
+    COUNT(gave_up),
+    COUNT(deadline),
+    COUNT(refused),
+    COUNT(quarantined),
+    COUNT(errors),
+    COUNT(expired),
+    COUNT(lost_acks),
+    COUNT(max_queue),
+    COUNT(capacity),
+    DERIVED(D_AMP, "amplification"),
+    DERIVED(D_GOODPUT, "goodput_per_s"),
+    COUNT(conflicts),
+    COUNT(late),
+    COUNT(refusals),
+    COUNT(refused_budget),
+    COUNT(refused_breaker),
+    COUNT(refused_other),
+    DERIVED(D_LEVEL, "policy_level"),
+    DERIVED(D_WIDTH, "width_s"),
+    DERIVED(D_ATTEMPT_P50, "attempt_p50_ms"),
+    DERIVED(D_ATTEMPT_P99, "attempt_p99_ms"),
+    DERIVED(D_QUEUE_WAIT, "queue_wait_ms"),
+    COUNT(other_errors),
+    COUNT(overflowed),
+};
+
+/* A pipeline's counters of a row: appended after the columns every run
+ * has, so a run without a pipeline writes the CSV it always wrote. */
+static const column pipeline_columns[] = {
+    COUNT(job_runs),        COUNT(jobs_completed),   COUNT(job_runs_failed),
+    COUNT(items_committed), COUNT(items_duplicated), COUNT(items_quarantined),
+    COUNT(alerts_log),      COUNT(alerts_warning),   COUNT(alerts_critical),
+};
+#undef COUNT
+#undef DERIVED
+#define N_COLUMNS (sizeof columns / sizeof *columns)
+#define N_PIPELINE_COLUMNS (sizeof pipeline_columns / sizeof *pipeline_columns)
+
+static void derived_value(FILE *f, derived d, const metrics_bucket *b)
 {
-    fprintf(f,
-            ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-            ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
-            b->job_runs, b->jobs_completed, b->job_runs_failed,
-            b->items_committed, b->items_duplicated, b->items_quarantined,
-            b->alerts_log, b->alerts_warning, b->alerts_critical);
+    double width = (double)b->width_ns;
+    switch (d) {
+    case D_T:
+        fprintf(f, "%.9g", (double)b->start_ns / 1e9);
+        break;
+    case D_BUSY:
+        fprintf(f, "%.3f", b->busy_ns / width);
+        break;
+    case D_QUEUE:
+        fprintf(f, "%.3f", b->queue_ns / width);
+        break;
+    case D_WASTED:
+        fprintf(f, "%.6f", (double)b->wasted_ns / 1e9);
+        break;
+    case D_P50:
+        fprintf(f, "%.3f", metrics_bin_ms(b->p50_bin));
+        break;
+    case D_P99:
+        fprintf(f, "%.3f", metrics_bin_ms(b->p99_bin));
+        break;
+    case D_AMP:
+        fprintf(f, "%.4f",
+                b->offered ? (double)b->attempts / (double)b->offered : 0.0);
+        break;
+    case D_GOODPUT:
+        fprintf(f, "%.3f", (double)b->successes / (width / 1e9));
+        break;
+    case D_LEVEL: /* empty: no policy reported one */
+        if (b->policy_level >= 0)
+            fprintf(f, "%.4f", b->policy_level);
+        break;
+    case D_WIDTH:
+        fprintf(f, "%.9g", width / 1e9);
+        break;
+    case D_ATTEMPT_P50:
+        fprintf(f, "%.3f", metrics_bin_ms(b->attempt_p50_bin));
+        break;
+    case D_ATTEMPT_P99:
+        fprintf(f, "%.3f", metrics_bin_ms(b->attempt_p99_bin));
+        break;
+    case D_QUEUE_WAIT:
+        fprintf(f, "%.3f",
+                b->served ? (double)b->queue_wait_ns / (double)b->served / 1e6
+                          : 0.0);
+        break;
+    default:
+        break;
+    }
+}
+
+static void header(FILE *f, const column *c, size_t n, const char *sep)
+{
+    for (size_t i = 0; i < n; i++, sep = ",")
+        fprintf(f, "%s%s", sep,
+                c[i].field >= 0 ? metrics_fields[c[i].field].csv : c[i].name);
+}
+
+static void row(FILE *f, const column *c, size_t n, const metrics_bucket *b,
+                const char *sep)
+{
+    for (size_t i = 0; i < n; i++, sep = ",") {
+        fputs(sep, f);
+        if (c[i].field >= 0)
+            fprintf(f, "%" PRIu64, metrics_field_u64(b, c[i].field));
+        else
+            derived_value(f, c[i].d, b);
+    }
+}
+
+/* The table's metrics added since (metrics.h's METRICS_ADDED) with a CSV
+ * column, at the end of the line, in the table's order. */
+static void added_header(FILE *f)
+{
+    for (int id = MF_FIRST_ADDED; id < MF_COUNT; id++)
+        if (metrics_fields[id].csv[0])
+            fprintf(f, ",%s", metrics_fields[id].csv);
+}
+
+static void added_row(FILE *f, const metrics_bucket *b)
+{
+    for (int id = MF_FIRST_ADDED; id < MF_COUNT; id++)
+        if (metrics_fields[id].csv[0])
+            fprintf(f, ",%" PRIu64, metrics_field_u64(b, id));
 }
 
 /* A row's rates and time averages are over its own width: the bucket's,
  * or a merged row's (metrics.h), which the width_s column states. */
 void export_csv(FILE *f, const metrics *m, bool pipeline)
 {
-    fputs("t_s,offered,attempts,successes,failures,timeouts,rejections,"
-          "busy_workers,queue_len,wasted_work_s,duplicates,p50_ms,p99_ms,"
-          "open_breakers,gave_up,deadline,refused,quarantined,errors,"
-          "expired,lost_acks,max_queue,capacity,amplification,"
-          "goodput_per_s,conflicts,late_dropped,sends_refused_locally,"
-          "refused_budget,refused_breaker,refused_other,policy_level,"
-          "width_s,attempt_p50_ms,attempt_p99_ms,queue_wait_ms,"
-          "other_errors,overflow_dropped",
-          f);
+    header(f, columns, N_COLUMNS, "");
     if (pipeline)
-        fputs(",job_runs,jobs_completed,job_runs_failed,items_committed,"
-              "items_duplicated,items_quarantined,alerts_log,"
-              "alerts_warning,alerts_critical",
-              f);
+        header(f, pipeline_columns, N_PIPELINE_COLUMNS, ",");
+    added_header(f);
     fputc('\n', f);
     for (size_t i = 0; i < m->n_buckets; i++) {
         const metrics_bucket *b = &m->buckets[i];
-        double width = (double)b->width_ns;
-        double amp =
-            b->offered ? (double)b->attempts / (double)b->offered : 0.0;
-        char level[32] = "";
-        if (b->policy_level >= 0)
-            snprintf(level, sizeof level, "%.4f", b->policy_level);
-        fprintf(
-            f,
-            "%.9g,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-            ",%" PRIu64 ",%.3f,%.3f,%.6f,%" PRIu64 ",%.3f,%.3f,%" PRId64
-            ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-            ",%" PRIu64 ",%" PRIu64 ",%u,%u,"
-            "%.4f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-            ",%" PRIu64 ",%s,%.9g,%.3f,%.3f,%.3f,%" PRIu64 ",%" PRIu64,
-            (double)b->start_ns / 1e9, b->offered, b->attempts, b->successes,
-            b->failures, b->timeouts, b->rejections, b->busy_ns / width,
-            b->queue_ns / width, (double)b->wasted_ns / 1e9, b->duplicates,
-            metrics_bin_ms(b->p50_bin), metrics_bin_ms(b->p99_bin),
-            b->open_breakers, b->gave_up, b->deadline, b->refused,
-            b->quarantined, b->errors, b->expired, b->lost_acks, b->max_queue,
-            b->capacity, amp, (double)b->successes / (width / 1e9),
-            b->conflicts, b->late, b->refusals, b->refused_budget,
-            b->refused_breaker, b->refused_other, level, width / 1e9,
-            metrics_bin_ms(b->attempt_p50_bin),
-            metrics_bin_ms(b->attempt_p99_bin),
-            b->served ? (double)b->queue_wait_ns / (double)b->served / 1e6
-                      : 0.0,
-            b->other_errors, b->overflowed);
+        row(f, columns, N_COLUMNS, b, "");
         if (pipeline)
-            pipeline_columns(f, b);
+            row(f, pipeline_columns, N_PIPELINE_COLUMNS, b, ",");
+        added_row(f, b);
         fputc('\n', f);
     }
 }
@@ -107,19 +232,25 @@ static void params(jw *w, const pstack *ps)
     jw_end(w);
 }
 
+/* A count of the summary under its JSON key (sim/metrics.h's table). */
+static void count(jw *w, const sim_summary *s, int id)
+{
+    jw_int(w, metrics_fields[id].json, (int64_t)summary_count(s, id));
+}
+
 static void failures(jw *w, const sim_summary *s)
 {
     jw_object(w, "failures");
-    jw_int(w, "total", (int64_t)s->failures);
-    jw_int(w, "gave_up", (int64_t)s->gave_up);
-    jw_int(w, "deadline", (int64_t)s->deadline);
-    jw_int(w, "refused", (int64_t)s->refused);
+    count(w, s, MF_failures);
+    count(w, s, MF_gave_up);
+    count(w, s, MF_deadline);
+    count(w, s, MF_refused);
     jw_object(w, "refused_by");
-    jw_int(w, "budget", (int64_t)s->refused_budget);
-    jw_int(w, "breaker", (int64_t)s->refused_breaker);
-    jw_int(w, "other", (int64_t)s->refused_other);
+    count(w, s, MF_refused_budget);
+    count(w, s, MF_refused_breaker);
+    count(w, s, MF_refused_other);
     jw_end(w);
-    jw_int(w, "quarantined", (int64_t)s->quarantined);
+    count(w, s, MF_quarantined);
     jw_end(w);
 }
 
@@ -143,13 +274,13 @@ static void server(jw *w, const sim_summary *s)
     jw_int(w, "max_queue", s->max_queue);
     jw_double(w, "mean_queue_len", s->mean_queue_len);
     jw_double(w, "mean_queue_wait_ms", s->mean_queue_wait_ms);
-    jw_int(w, "rejections", (int64_t)s->rejections);
-    jw_int(w, "injected_errors", (int64_t)s->errors);
-    jw_int(w, "expired_dropped", (int64_t)s->expired);
-    jw_int(w, "late_dropped", (int64_t)s->late);
-    jw_int(w, "overflow_dropped", (int64_t)s->overflowed);
-    jw_int(w, "lost_acks", (int64_t)s->lost_acks);
-    jw_int(w, "conflicts", (int64_t)s->conflicts);
+    count(w, s, MF_rejections);
+    count(w, s, MF_errors);
+    count(w, s, MF_expired);
+    count(w, s, MF_late);
+    count(w, s, MF_overflowed);
+    count(w, s, MF_lost_acks);
+    count(w, s, MF_conflicts);
     jw_end(w);
 }
 
@@ -219,14 +350,14 @@ void export_json(FILE *f, const run_meta *meta, const sim_summary *s,
     jw_int(&w, "clients", meta->clients);
     jw_int(&w, "processes", s->processes);
     jw_double(&w, "duration_s", s->duration_s);
-    jw_int(&w, "offered", (int64_t)s->offered);
-    jw_int(&w, "attempts", (int64_t)s->attempts);
-    jw_int(&w, "successes", (int64_t)s->successes);
+    count(&w, s, MF_offered);
+    count(&w, s, MF_attempts);
+    count(&w, s, MF_successes);
     failures(&w, s);
     jw_int(&w, "in_flight_at_end", (int64_t)s->in_flight);
-    jw_int(&w, "timeouts", (int64_t)s->timeouts);
-    jw_int(&w, "other_errors", (int64_t)s->other_errors);
-    jw_int(&w, "sends_refused_locally", (int64_t)s->refusals);
+    count(&w, s, MF_timeouts);
+    count(&w, s, MF_other_errors);
+    count(&w, s, MF_refusals);
     jw_double(&w, "amplification", s->amplification);
     jw_double(&w, "peak_amplification", s->peak_amplification);
     jw_double(&w, "peak_amplification_at_s", s->peak_amplification_at_s);
@@ -249,14 +380,18 @@ void export_json(FILE *f, const run_meta *meta, const sim_summary *s,
     jw_double(&w, "p99", s->attempt_p99_ms);
     jw_double(&w, "p999", s->attempt_p999_ms);
     jw_end(&w);
-    jw_int(&w, "duplicates", (int64_t)s->duplicates);
-    jw_int(&w, "repeated_puts", (int64_t)s->repeats);
+    count(&w, s, MF_duplicates);
+    count(&w, s, MF_repeats);
     jw_double(&w, "wasted_work_s", s->wasted_work_s);
     jw_double(&w, "wasted_work_share", s->wasted_work_share);
     if (s->has_completion)
         jw_double(&w, "completion_time_s", s->completion_time_s);
     else
         jw_null(&w, "completion_time_s");
+    /* The table's counts added since (metrics.h's METRICS_ADDED). */
+    for (int id = MF_FIRST_ADDED; id < MF_COUNT; id++)
+        if (metrics_fields[id].in_summary && metrics_fields[id].json[0])
+            count(&w, s, id);
     phase_figures(&w, s);
     server(&w, s);
     if (s->has_pipeline)

@@ -134,6 +134,17 @@ static void phase_table(FILE *f, const sim_summary *s)
     }
 }
 
+/* The metric table's counts added since it was written (sim/metrics.h's
+ * METRICS_ADDED) that the summary carries: a line each, under its label,
+ * when the run counted any. */
+static void added_counts(FILE *f, const sim_summary *s)
+{
+    for (int id = MF_FIRST_ADDED; id < MF_COUNT; id++)
+        if (metrics_fields[id].in_summary && summary_count(s, id))
+            fprintf(f, "  %-22s%" PRIu64 "\n", metrics_fields[id].label,
+                    summary_count(s, id));
+}
+
 void print_summary(FILE *f, const sim_config *c, const char *path,
                    const pstack *ps, const sim_summary *s)
 {
@@ -148,32 +159,35 @@ void print_summary(FILE *f, const sim_config *c, const char *path,
         fprintf(f,
                 "run       %u clients, %.0f s simulated, seed %" PRIu64 "\n\n",
                 c->clients.count, s->duration_s, c->seed);
-    fprintf(f, "  %-22s%" PRIu64 " (%.1f/s)\n", "offered requests", s->offered,
+    fprintf(f, "  %-22s%" PRIu64 " (%.1f/s)\n",
+            metrics_fields[MF_offered].label, s->offered,
             (double)s->offered / s->duration_s);
     fprintf(f,
             "  %-22s%" PRIu64 "  amplification %.2f, peak %.2f at t=%.0f s\n",
-            "attempts", s->attempts, s->amplification, s->peak_amplification,
-            s->peak_amplification_at_s);
+            metrics_fields[MF_attempts].label, s->attempts, s->amplification,
+            s->peak_amplification, s->peak_amplification_at_s);
     if (s->in_flight)
         fprintf(f,
                 "  %-22s%" PRIu64 "  success ratio %.2f%% of requests "
                 "started (%.2f%% of the %" PRIu64 " that finished)\n",
-                "successes", s->successes, 100.0 * s->success_ratio,
-                100.0 * s->success_ratio_finished, s->successes + s->failures);
+                metrics_fields[MF_successes].label, s->successes,
+                100.0 * s->success_ratio, 100.0 * s->success_ratio_finished,
+                s->successes + s->failures);
     else
-        fprintf(f, "  %-22s%" PRIu64 "  success ratio %.2f%%\n", "successes",
-                s->successes, 100.0 * s->success_ratio);
+        fprintf(f, "  %-22s%" PRIu64 "  success ratio %.2f%%\n",
+                metrics_fields[MF_successes].label, s->successes,
+                100.0 * s->success_ratio);
     fprintf(f,
             "  %-22s%" PRIu64 "  gave up %" PRIu64 ", deadline %" PRIu64
             ", refused locally %" PRIu64 ", quarantined %" PRIu64 "\n",
-            "failures", s->failures, s->gave_up, s->deadline, s->refused,
-            s->quarantined);
+            metrics_fields[MF_failures].label, s->failures, s->gave_up,
+            s->deadline, s->refused, s->quarantined);
     if (s->refused)
         fprintf(f,
                 "  %-22s%" PRIu64 " by a budget or throttle, %" PRIu64
                 " by a circuit breaker, %" PRIu64 " for other reasons\n",
-                "refused locally", s->refused_budget, s->refused_breaker,
-                s->refused_other);
+                metrics_fields[MF_refused].label, s->refused_budget,
+                s->refused_breaker, s->refused_other);
     fprintf(f,
             "  %-22s%" PRIu64 " attempts timed out, %" PRIu64
             " rejected by the server, %" PRIu64 " injected errors",
@@ -227,7 +241,7 @@ void print_summary(FILE *f, const sim_config *c, const char *path,
                 "queue full", s->overflowed);
     if (s->conflicts)
         fprintf(f, "  %-22s%" PRIu64 " updates lost to a concurrent update\n",
-                "conflicts", s->conflicts);
+                metrics_fields[MF_conflicts].label, s->conflicts);
     if (s->has_completion)
         fprintf(f, "  %-22severy request ended by t=%.3f s\n", "completion",
                 s->completion_time_s);
@@ -235,6 +249,7 @@ void print_summary(FILE *f, const sim_config *c, const char *path,
         fprintf(f, "  %-22s%" PRIu64 " requests (%.1f%% of offered)\n",
                 "unfinished at end", s->in_flight,
                 pct(s->in_flight, s->offered));
+    added_counts(f, s);
     if (s->has_pipeline)
         jobs_print(f, c, &s->pipeline);
 }

@@ -93,6 +93,11 @@ const runfile_field runfile_summary_fields[] = {
     FIELD(processes, RF_U32),
     FIELD(other_errors, RF_U64),
     FIELD(overflowed, RF_U64),
+/* The metric table's counts added since (sim/metrics.h), in its order. */
+#define ADDED(f, reduce, in_summary, csv, json, label, compare)                \
+    METRICS_IF_##in_summary(FIELD(f, RF_U64), )
+    METRICS_ADDED(ADDED)
+#undef ADDED
 };
 #undef FIELD
 const size_t runfile_n_summary_fields =

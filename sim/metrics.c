@@ -116,13 +116,54 @@ static int open_row(metrics *m)
 #define TOTAL_LAST(m, b, f) ((void)0)
 
 /* The table names every field but the row's place and its bins. */
-#define FIELD_SIZE(f, reduce, in_summary) +sizeof(((metrics_bucket *)0)->f)
+#define FIELD_SIZE(f, reduce, in_summary, csv, json, label, compare)           \
+    +sizeof(((metrics_bucket *)0)->f)
 _Static_assert(0 METRICS_BUCKET_FIELDS(FIELD_SIZE) + 2 * sizeof(int64_t) +
                        4 * sizeof(uint16_t) ==
                    sizeof(metrics_bucket),
                "a field of metrics_bucket is missing in "
                "METRICS_BUCKET_FIELDS (metrics.h)");
 #undef FIELD_SIZE
+
+/* The table (metrics.h) as data. */
+#define CMP_NO 0
+#define CMP_LOW (-1)
+#define CMP_HIGH (+1)
+#define TYPE_OF(f)                                                             \
+    _Generic(((metrics_bucket *)0)->f, uint64_t                                \
+             : MT_U64, int64_t                                                 \
+             : MT_I64, uint32_t                                                \
+             : MT_U32, double                                                  \
+             : MT_DOUBLE)
+#define IN_SUMMARY_Y true
+#define IN_SUMMARY_N false
+#define X(f, reduce, in_summary, csv, json, label, compare)                    \
+    [MF_##f] = {#f,                                                            \
+                csv,                                                           \
+                json,                                                          \
+                label,                                                         \
+                CMP_##compare,                                                 \
+                IN_SUMMARY_##in_summary,                                       \
+                TYPE_OF(f),                                                    \
+                offsetof(metrics_bucket, f)},
+const metrics_field metrics_fields[MF_COUNT] = {METRICS_BUCKET_FIELDS(X)};
+#undef X
+
+uint64_t metrics_field_u64(const metrics_bucket *b, int id)
+{
+    const metrics_field *f = &metrics_fields[id];
+    const char *p = (const char *)b + f->offset;
+    switch (f->type) {
+    case MT_U64:
+        return *(const uint64_t *)(const void *)p;
+    case MT_I64:
+        return (uint64_t) * (const int64_t *)(const void *)p;
+    case MT_U32:
+        return *(const uint32_t *)(const void *)p;
+    default:
+        return (uint64_t) * (const double *)(const void *)p;
+    }
+}
 
 /* Add bucket b (and its histograms) to the open row.  With merge = 1 the
  * row is the bucket, copied as is. */
@@ -134,7 +175,8 @@ static void fold(metrics *m, const metrics_bucket *b)
         *r = *b;
         return;
     }
-#define X(f, reduce, in_summary) ROW_##reduce(r, b, f);
+#define X(f, reduce, in_summary, csv, json, label, compare)                    \
+    ROW_##reduce(r, b, f);
     METRICS_BUCKET_FIELDS(X)
 #undef X
     hist_add(&m->row_hist, &m->live_hist);
@@ -355,7 +397,8 @@ static void sum_rows(metrics *m)
     memset(s, 0, sizeof *s);
     for (size_t i = 0; i < m->n_buckets; i++) {
         const metrics_bucket *b = &m->buckets[i];
-#define X(f, reduce, in_summary) TOTAL_##reduce(m, b, f);
+#define X(f, reduce, in_summary, csv, json, label, compare)                    \
+    TOTAL_##reduce(m, b, f);
         METRICS_BUCKET_FIELDS(X)
 #undef X
     }

@@ -54,6 +54,142 @@
 /* A quantile bin of a bucket that had no samples. */
 #define METRICS_NO_BIN UINT16_MAX
 
+/* ---- Every metric, once ---------------------------------------------------
+ *
+ * The fields of metrics_bucket (below) but its place (start_ns, width_ns)
+ * and its quantile bins, in the struct's order, with everything the
+ * programs that show them read:
+ *   X(field, reduction, in_summary, csv, json, label, compare)
+ *   - reduction: how a kept row of merged buckets and the run's total
+ *     combine it: SUM (counts, and the time integrals of gauges), MAX (a
+ *     peak) or LAST (a level at the end of the span, not added up);
+ *   - in_summary: whether the summary (summary.h) carries it, the run's
+ *     total copied under the same name (Y or N); a comparison's run files
+ *     save it under that name too;
+ *   - csv: its column of the per-bucket CSV (the count in the row, as an
+ *     integer), or "" when the CSV has no such column or a derived one
+ *     (busy_workers is busy_ns / width);
+ *   - json: its key in the run's JSON (a summary count), "" for none;
+ *   - label: what users call it, in the printed summary and comparisons;
+ *   - compare: whether a comparison tests it, and which way is better:
+ *     LOW (fewer is better), HIGH, or NO.
+ *
+ * Counts are counts: they have no unit (a comparison shows them bare);
+ * a figure with a unit (a rate, a time, a share) is derived from them
+ * where it is shown.  metrics.c folds rows and totals by this table,
+ * summary.c copies by it, and the outputs (reports/export.c, print.c,
+ * runfile.c, compare.c, expect.c) name a metric by its id MF_field and
+ * read its keys here.
+ *
+ * The metrics above the line METRICS_ADDED are shown where each output has
+ * always shown them: those outputs keep their order, and list these by
+ * id.  A new counter is one line in METRICS_ADDED, nothing else: its
+ * uint64_t field is declared in metrics_bucket (and sim_summary, with Y)
+ * from it, and every output appends it after the ones it had (README's
+ * "Add a metric").  check_metrics's the_table_has_a_reader_for_every_key
+ * fails when a key is shown twice or not at all. */
+#define METRICS_BUCKET_FIELDS(X) METRICS_SHOWN(X) METRICS_ADDED(X)
+#define METRICS_SHOWN(X)                                                       \
+    X(offered, SUM, Y, "offered", "offered", "offered requests", NO)           \
+    X(attempts, SUM, Y, "attempts", "attempts", "attempts", NO)                \
+    X(successes, SUM, Y, "successes", "successes", "successes", NO)            \
+    X(failures, SUM, Y, "failures", "total", "failures", NO)                   \
+    X(gave_up, SUM, Y, "gave_up", "gave_up", "gave up", NO)                    \
+    X(deadline, SUM, Y, "deadline", "deadline", "deadline", NO)                \
+    X(refused, SUM, Y, "refused", "refused", "refused locally", NO)            \
+    X(quarantined, SUM, Y, "quarantined", "quarantined", "quarantined", LOW)   \
+    X(refused_budget, SUM, Y, "refused_budget", "budget",                      \
+      "refused by a budget", NO)                                               \
+    X(refused_breaker, SUM, Y, "refused_breaker", "breaker",                   \
+      "refused by a breaker", NO)                                              \
+    X(refused_other, SUM, Y, "refused_other", "other", "refused otherwise",    \
+      NO)                                                                      \
+    X(refusals, SUM, Y, "sends_refused_locally", "sends_refused_locally",      \
+      "sends refused locally", NO)                                             \
+    X(timeouts, SUM, Y, "timeouts", "timeouts", "attempts timed out", NO)      \
+    X(rejections, SUM, Y, "rejections", "rejections",                          \
+      "rejected by the server", NO)                                            \
+    X(errors, SUM, Y, "errors", "injected_errors", "injected errors", NO)      \
+    X(other_errors, SUM, Y, "other_errors", "other_errors", "other errors",    \
+      NO)                                                                      \
+    X(overflowed, SUM, Y, "overflow_dropped", "overflow_dropped",              \
+      "dropped by a full queue", NO)                                           \
+    X(duplicates, SUM, Y, "duplicates", "duplicates", "duplicate writes", LOW) \
+    X(repeats, SUM, Y, "", "repeated_puts", "repeated puts", NO)               \
+    X(expired, SUM, Y, "expired", "expired_dropped", "expired", NO)            \
+    X(late, SUM, Y, "late_dropped", "late_dropped", "late", NO)                \
+    X(lost_acks, SUM, Y, "lost_acks", "lost_acks", "lost acks", NO)            \
+    X(conflicts, SUM, Y, "conflicts", "conflicts", "conflicts", NO)            \
+    X(attempts_ended, SUM, N, "", "", "attempts ended", NO)                    \
+    X(job_runs, SUM, N, "job_runs", "", "job runs", NO)                        \
+    X(jobs_completed, SUM, N, "jobs_completed", "", "jobs completed", NO)      \
+    X(job_runs_failed, SUM, N, "job_runs_failed", "", "job runs failed", NO)   \
+    X(items_committed, SUM, N, "items_committed", "", "items committed", NO)   \
+    X(items_duplicated, SUM, N, "items_duplicated", "", "items duplicated",    \
+      NO)                                                                      \
+    X(items_quarantined, SUM, N, "items_quarantined", "", "items quarantined", \
+      NO)                                                                      \
+    X(alerts_log, SUM, N, "alerts_log", "", "log alerts", NO)                  \
+    X(alerts_warning, SUM, N, "alerts_warning", "", "warning alerts", NO)      \
+    X(alerts_critical, SUM, N, "alerts_critical", "", "critical alerts", NO)   \
+    X(busy_ns, SUM, N, "", "", "busy worker time", NO)                         \
+    X(queue_ns, SUM, N, "", "", "queued time", NO)                             \
+    X(service_ns, SUM, N, "", "", "service time", NO)                          \
+    X(wasted_ns, SUM, N, "", "", "wasted service time", NO)                    \
+    X(open_breakers, LAST, N, "open_breakers", "", "open breakers", NO)        \
+    X(policy_level, LAST, N, "", "", "policy level", NO)                       \
+    X(latency_sum_ns, SUM, N, "", "", "latency sum", NO)                       \
+    X(queue_wait_ns, SUM, N, "", "", "queue wait", NO)                         \
+    X(served, SUM, N, "", "", "attempts served", NO)                           \
+    X(attempt_latency_sum_ns, SUM, N, "", "", "attempt latency sum", NO)       \
+    X(max_queue, MAX, N, "max_queue", "", "max queue", NO)                     \
+    X(capacity, LAST, N, "capacity", "", "workers", NO)
+
+/* Counters added since the table was written: X(field, SUM, Y or N, csv,
+ * json, label, compare), a uint64_t each (none yet). */
+#define METRICS_ADDED(X)
+
+/* A metric's id: MF_offered ... in the table's order. */
+#define METRICS_ID(f, reduce, in_summary, csv, json, label, compare) MF_##f,
+typedef enum metrics_field_id {
+    METRICS_BUCKET_FIELDS(METRICS_ID) MF_COUNT
+} metrics_field_id;
+#undef METRICS_ID
+
+/* The first metric METRICS_ADDED defines (MF_COUNT when there is none):
+ * every output shows the ones from here on after those it always had. */
+#define METRICS_ID_SHOWN(f, reduce, in_summary, csv, json, label, compare) +1
+#define MF_FIRST_ADDED ((int)(0 METRICS_SHOWN(METRICS_ID_SHOWN)))
+
+/* Pasted from a column's value (METRICS_IF_##in_summary, _##compare): its
+ * argument, or nothing. */
+#define METRICS_IF_Y(...) __VA_ARGS__
+#define METRICS_IF_N(...)
+#define METRICS_IF_LOW(...) __VA_ARGS__
+#define METRICS_IF_HIGH(...) __VA_ARGS__
+#define METRICS_IF_NO(...)
+#define METRICS_BETTER_LOW (-1)
+#define METRICS_BETTER_HIGH (+1)
+
+/* How a field is stored, for readers that walk the table. */
+typedef enum metrics_type { MT_U64, MT_I64, MT_U32, MT_DOUBLE } metrics_type;
+
+/* One line of the table, as data. */
+typedef struct metrics_field {
+    const char *name;  /* the field's, and the run file's key */
+    const char *csv;   /* "" when not a column of its own */
+    const char *json;  /* "" when not in the JSON */
+    const char *label; /* what users call it */
+    int compare;       /* +1 higher is better, -1 lower, 0 not compared */
+    bool in_summary;
+    metrics_type type;
+    size_t offset; /* in metrics_bucket */
+} metrics_field;
+extern const metrics_field metrics_fields[MF_COUNT];
+
+#define METRICS_DECLARE(f, reduce, in_summary, csv, json, label, compare)      \
+    uint64_t f;
+
 /* One span of time: the live bucket, or a row of the kept series.  No
  * padding, so two runs' series compare with memcmp. */
 typedef struct metrics_bucket {
@@ -122,68 +258,11 @@ typedef struct metrics_bucket {
      * METRICS_NO_BIN when there was none.  Set when it closes. */
     uint16_t p50_bin, p99_bin;
     uint16_t attempt_p50_bin, attempt_p99_bin;
+    METRICS_ADDED(METRICS_DECLARE) /* the table's added counters */
 } metrics_bucket;
 
-/* ---- The bucket's fields, once --------------------------------------------
- *
- * Every field of metrics_bucket but its place (start_ns, width_ns) and
- * its quantile bins, with
- *   - how a kept row of merged buckets and the run's total combine it:
- *     SUM (counts, and the time integrals of gauges), MAX (a peak) or
- *     LAST (a level at the end of the span, not added up);
- *   - whether the summary (summary.h) carries it under the same name,
- *     the run's total copied: Y or N.
- * X(field, reduction, in_summary), in the struct's order.  metrics.c
- * folds rows and totals by it, summary.c copies by it, and a
- * _Static_assert in metrics.c fails when a field of the struct is
- * missing here.  A new counter is a field above and a line here; what
- * shows it (export, print, compare, expect) is README's "Add a metric". */
-#define METRICS_BUCKET_FIELDS(X)                                               \
-    X(offered, SUM, Y)                                                         \
-    X(attempts, SUM, Y)                                                        \
-    X(successes, SUM, Y)                                                       \
-    X(failures, SUM, Y)                                                        \
-    X(gave_up, SUM, Y)                                                         \
-    X(deadline, SUM, Y)                                                        \
-    X(refused, SUM, Y)                                                         \
-    X(quarantined, SUM, Y)                                                     \
-    X(refused_budget, SUM, Y)                                                  \
-    X(refused_breaker, SUM, Y)                                                 \
-    X(refused_other, SUM, Y)                                                   \
-    X(refusals, SUM, Y)                                                        \
-    X(timeouts, SUM, Y)                                                        \
-    X(rejections, SUM, Y)                                                      \
-    X(errors, SUM, Y)                                                          \
-    X(other_errors, SUM, Y)                                                    \
-    X(overflowed, SUM, Y)                                                      \
-    X(duplicates, SUM, Y)                                                      \
-    X(repeats, SUM, Y)                                                         \
-    X(expired, SUM, Y)                                                         \
-    X(late, SUM, Y)                                                            \
-    X(lost_acks, SUM, Y)                                                       \
-    X(conflicts, SUM, Y)                                                       \
-    X(attempts_ended, SUM, N)                                                  \
-    X(job_runs, SUM, N)                                                        \
-    X(jobs_completed, SUM, N)                                                  \
-    X(job_runs_failed, SUM, N)                                                 \
-    X(items_committed, SUM, N)                                                 \
-    X(items_duplicated, SUM, N)                                                \
-    X(items_quarantined, SUM, N)                                               \
-    X(alerts_log, SUM, N)                                                      \
-    X(alerts_warning, SUM, N)                                                  \
-    X(alerts_critical, SUM, N)                                                 \
-    X(busy_ns, SUM, N)                                                         \
-    X(queue_ns, SUM, N)                                                        \
-    X(service_ns, SUM, N)                                                      \
-    X(wasted_ns, SUM, N)                                                       \
-    X(open_breakers, LAST, N)                                                  \
-    X(policy_level, LAST, N)                                                   \
-    X(latency_sum_ns, SUM, N)                                                  \
-    X(queue_wait_ns, SUM, N)                                                   \
-    X(served, SUM, N)                                                          \
-    X(attempt_latency_sum_ns, SUM, N)                                          \
-    X(max_queue, MAX, N)                                                       \
-    X(capacity, LAST, N)
+/* Field id of bucket b as an integer (a double is truncated). */
+uint64_t metrics_field_u64(const metrics_bucket *b, int id);
 
 /* The histograms of one bucket or open row.  Every nonzero count lies in
  * bins [lo, hi] (lo > hi when empty), so clearing, folding and reading

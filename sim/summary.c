@@ -155,16 +155,25 @@ static void peak(const metrics *m, size_t n, sim_summary *o)
 
 /* The run's counts the summary carries under their own names (Y in
  * metrics.h's table). */
-#define COPY_Y(f) o->f = t->f;
-#define COPY_N(f)
 static void counts(const metrics_bucket *t, sim_summary *o)
 {
-#define X(f, reduce, in_summary) COPY_##in_summary(f)
+#define X(f, reduce, in_summary, csv, json, label, compare)                    \
+    METRICS_IF_##in_summary(o->f = t->f;)
     METRICS_BUCKET_FIELDS(X)
 #undef X
 }
-#undef COPY_Y
-#undef COPY_N
+
+uint64_t summary_count(const sim_summary *s, int id)
+{
+    switch (id) {
+#define X(f, reduce, in_summary, csv, json, label, compare)                    \
+    METRICS_IF_##in_summary(case MF_##f : return s->f;)
+        METRICS_BUCKET_FIELDS(X)
+#undef X
+    default:
+        return 0;
+    }
+}
 
 /* Mean and quantiles of n samples: their sum and a TOTAL_HIST_BITS
  * histogram of them. */

@@ -53,6 +53,11 @@ typedef struct sim_summary {
      * other_errors = attempts_ended. */
     uint64_t other_errors;
     uint64_t overflowed; /* attempts a full queue dropped silently */
+    /* The counters added to metrics.h's table since, with Y. */
+#define SUMMARY_DECLARE(f, reduce, in_summary, csv, json, label, compare)      \
+    METRICS_IF_##in_summary(uint64_t f;)
+    METRICS_ADDED(SUMMARY_DECLARE)
+#undef SUMMARY_DECLARE
     double amplification;
     double peak_amplification;
     double peak_amplification_at_s;
@@ -116,6 +121,10 @@ typedef struct sim_live {
                                    / baseline; -1 when not known yet */
 } sim_live;
 void summary_live(const sim *s, sim_live *out);
+
+/* The count of metric id (metrics.h, MF_...) the summary carries (Y in
+ * the table); 0 for one it does not. */
+uint64_t summary_count(const sim_summary *s, int id);
 
 /* Reduce a finished run (after sim_finish). */
 void summary_compute(const sim *s, sim_summary *out);

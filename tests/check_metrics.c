@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
+#include "expect.h"
+#include "export.h"
 #include "runfile.h"
 #include "testutil.h"
 
@@ -530,12 +533,14 @@ END_TEST
  * disk), so compare would test zeros. */
 #define NAME_Y(f) #f,
 #define NAME_N(f)
-#define SUMMARY_NAME(f, reduce, in_summary) NAME_##in_summary(f)
+#define SUMMARY_NAME(f, reduce, in_summary, csv, json, label, compare)         \
+    NAME_##in_summary(f)
 static const char *const summary_counts[] = {
     METRICS_BUCKET_FIELDS(SUMMARY_NAME)};
 #define SUMMARY_OFFSET_Y(f) offsetof(sim_summary, f),
 #define SUMMARY_OFFSET_N(f)
-#define SUMMARY_OFFSET(f, reduce, in_summary) SUMMARY_OFFSET_##in_summary(f)
+#define SUMMARY_OFFSET(f, reduce, in_summary, csv, json, label, compare)       \
+    SUMMARY_OFFSET_##in_summary(f)
 static const size_t summary_offsets[] = {METRICS_BUCKET_FIELDS(SUMMARY_OFFSET)};
 
 START_TEST(the_tables_counts_reach_the_run_files)
@@ -555,6 +560,134 @@ START_TEST(the_tables_counts_reach_the_run_files)
 }
 END_TEST
 
+/* Every key the metric table (metrics.h) gives has a reader, and names
+ * one thing: each CSV key is exactly one column of the CSV's header (a
+ * pipeline's included), each JSON key of a summary count is a key of the
+ * run's JSON, and no two metrics share a CSV key or a JSON key.  An entry
+ * an output forgot (a column list in export.c that skips it) or one that
+ * two outputs' lists would show twice fails here. */
+static int columns_named(const char *header, const char *key)
+{
+    int n = 0;
+    size_t len = strlen(key);
+    for (const char *c = header; c; c = strchr(c, ',')) {
+        c += *c == ',';
+        if (strncmp(c, key, len) == 0 && (c[len] == ',' || c[len] == '\n'))
+            n++;
+    }
+    return n;
+}
+
+START_TEST(the_table_has_a_reader_for_every_key)
+{
+    for (int i = 0; i < MF_COUNT; i++)
+        for (int j = i + 1; j < MF_COUNT; j++) {
+            const metrics_field *a = &metrics_fields[i],
+                                *b = &metrics_fields[j];
+            ck_assert_msg(!a->csv[0] || strcmp(a->csv, b->csv) != 0,
+                          "%s, %s: one CSV key", a->name, b->name);
+            ck_assert_msg(!a->json[0] || strcmp(a->json, b->json) != 0,
+                          "%s, %s: one JSON key", a->name, b->name);
+        }
+    metrics m;
+    ck_assert_int_eq(metrics_init(&m, 1000000000, 2000000000, 16), 0);
+    char *csv = NULL, *json = NULL;
+    size_t n_csv = 0, n_json = 0;
+    FILE *f = open_memstream(&csv, &n_csv);
+    export_csv(f, &m, true);
+    fclose(f);
+    sim_summary s;
+    memset(&s, 0, sizeof s);
+    run_meta meta = {.scenario = "t", .file = "t.ini", .policy = "none"};
+    f = open_memstream(&json, &n_json);
+    export_json(f, &meta, &s, NULL, 0);
+    fclose(f);
+    int shown = 0;
+    for (int i = 0; i < MF_COUNT; i++) {
+        const metrics_field *x = &metrics_fields[i];
+        if (x->csv[0]) {
+            ck_assert_msg(columns_named(csv, x->csv) == 1,
+                          "%s: CSV column %s not once in %s", x->name, x->csv,
+                          csv);
+            shown++;
+        }
+        char key[80];
+        snprintf(key, sizeof key, "\"%s\":", x->json);
+        ck_assert_msg(!x->json[0] || !x->in_summary || strstr(json, key),
+                      "%s: JSON key %s missing", x->name, x->json);
+        /* A comparison reads the summary: what it tests, the summary
+         * carries. */
+        ck_assert_msg(!x->compare || x->in_summary, "%s: compared without Y",
+                      x->name);
+        /* A JSON key is for a count the summary carries. */
+        ck_assert_msg(!x->json[0] || x->in_summary, "%s: JSON without Y",
+                      x->name);
+    }
+    /* 25 of the 38 columns a run always has are the table's counts (the
+     * other 13 are derived: t_s, busy_workers, the quantiles...), and
+     * the pipeline's 9: the header test above (attempt_latency_in_the_
+     * outputs) and README's list of columns count the same. */
+    ck_assert_int_eq(shown, 25 + 9);
+    ck_assert_int_eq(columns_named(csv, "t_s"), 1);
+    /* Every metric compare tests has one key, and the table's added
+     * ones are the table's (its JSON key and direction). */
+    int old_compared = 0, old_marked = 0;
+    for (int i = 0; i < MF_FIRST_ADDED; i++)
+        old_marked += metrics_fields[i].compare != 0;
+    for (int c = 0; c < CM_COUNT; c++) {
+        for (int k = c + 1; k < CM_COUNT; k++)
+            ck_assert_str_ne(compare_metrics[c].key, compare_metrics[k].key);
+        /* The compared metrics older than the table that are its counts
+         * (duplicates, quarantined) say what the table says. */
+        for (int i = 0; i < MF_FIRST_ADDED; i++)
+            if (strcmp(metrics_fields[i].json, compare_metrics[c].key) == 0) {
+                old_compared++;
+                ck_assert_str_eq(compare_metrics[c].name,
+                                 metrics_fields[i].label);
+                ck_assert_int_eq(compare_metrics[c].better,
+                                 metrics_fields[i].compare);
+            }
+        int id = compare_metric_field((compare_metric)c);
+        ck_assert_int_eq(id >= 0, c >= CM_FIRST_ADDED);
+        if (id >= 0) {
+            ck_assert_str_eq(compare_metrics[c].key, metrics_fields[id].json);
+            ck_assert_int_eq(compare_metrics[c].better,
+                             metrics_fields[id].compare);
+        }
+    }
+    ck_assert_int_eq(old_compared, old_marked); /* both: duplicates,
+                                                   quarantined */
+    ck_assert_int_eq(old_marked, 2);
+    /* [expect] keys are unique, and each compared metric the table
+     * added has its limit, KEY_max or KEY_min. */
+    int limits = 0;
+    for (int k = 0; k < EXPECT_KIND_COUNT; k++) {
+        for (int j = k + 1; j < EXPECT_KIND_COUNT; j++)
+            ck_assert_str_ne(expect_name((expect_kind)k),
+                             expect_name((expect_kind)j));
+        limits += k >= EXPECT_FIRST_ADDED;
+    }
+    int compared = 0;
+    for (int i = MF_FIRST_ADDED; i < MF_COUNT; i++) {
+        const metrics_field *x = &metrics_fields[i];
+        if (!x->compare)
+            continue;
+        char name[80];
+        snprintf(name, sizeof name, "%s%s", x->json,
+                 x->compare < 0 ? "_max" : "_min");
+        expect_kind k;
+        ck_assert_msg(expect_parse_name(name, &k) == 0, "%s: no [expect] %s",
+                      x->name, name);
+        ck_assert_int_ge(k, EXPECT_FIRST_ADDED);
+        compared++;
+    }
+    ck_assert_int_eq(limits, compared);
+    free(csv);
+    free(json);
+    metrics_fini(&m);
+}
+END_TEST
+
 Suite *metrics_suite(void)
 {
     Suite *s = suite_create("metrics");
@@ -571,6 +704,7 @@ Suite *metrics_suite(void)
     tcase_add_test(tc, attempt_latency_by_hand);
     tcase_add_test(tc, attempt_latency_in_the_outputs);
     tcase_add_test(tc, the_tables_counts_reach_the_run_files);
+    tcase_add_test(tc, the_table_has_a_reader_for_every_key);
     suite_add_tcase(s, tc);
     return s;
 }
