@@ -428,7 +428,7 @@ static void say_caveats(text *t, const compare_result *r, uint32_t pt, int pol)
                         continue;
                     put(tx, "%s%s",
                         k          ? ", "
-                        : tx->used ? "; "
+                        : tx->used ? ", "
                                    : "",
                         k ? "" : compare_metrics[m].name);
                     put(tx, "%s%s", k ? "" : " (with ", p->policies[o].label);
@@ -460,9 +460,9 @@ static void say_caveats(text *t, const compare_result *r, uint32_t pt, int pol)
         put(t, " it ties with another policy on %s;", ties);
     if (untold[0])
         put(t,
-            " these %u seeds do not tell it apart from another policy "
-            "on %s, too few for an exact test (it needs %u);",
-            p->n_seeds, untold, compare_exact_seeds());
+            " these %u seeds, too few for an exact test (it needs %u), do "
+            "not tell it apart from another policy on %s;",
+            p->n_seeds, compare_exact_seeds(), untold);
     if (bist[0])
         put(t,
             " not shown stable nor metastable over these seeds (the "

@@ -171,7 +171,7 @@ void compare_tipping_text(const compare_tipping *t, char *buf, size_t len)
 void compare_with_unit(const char *num, const char *unit, char *buf, size_t len)
 {
     bool spaced = strcmp(unit, "%") == 0 || strcmp(unit, "s") == 0 ||
-                  strcmp(unit, "ms") == 0;
+                  strcmp(unit, "ms") == 0 || strcmp(unit, "min") == 0;
     snprintf(buf, len, "%s%s%s", num, spaced ? " " : "", unit);
 }
 
@@ -675,7 +675,7 @@ static void say_test(words *w, const contest *c, unsigned tests, double p,
 {
     char t[80], pt[32];
     compare_tests_text(tests, t, sizeof t);
-    if (at_least && !(p < 0.001))
+    if (at_least && !(p < 0.001) && p < 1.0)
         snprintf(pt, sizeof pt, "p \xe2\x89\xa5 %.2g", p);
     else
         p_text(p, pt, sizeof pt);
@@ -730,8 +730,11 @@ static int say_group(words *w, const contest *c, const int *lead, int nl,
         if (pair_of(c, lead[0], lead[i])->decidable == told)
             list[n++] = lead[i];
     for (int i = 0; i < n; i++) {
+        /* Each by what its own test compared: counts, or times. */
         char v[128];
-        value_text(c, list[i], counts, v, sizeof v);
+        value_text(c, list[i],
+                   counts && pair_of(c, lead[0], list[i])->test == CT_MCNEMAR,
+                   v, sizeof v);
         say(w, "%s%s (%s%s)",
             i == 0       ? ""
             : i == n - 1 ? " and "
@@ -778,10 +781,22 @@ static void say_leaders(words *w, const contest *c, const int *lead, int nl,
     bool counts = false;
     for (int i = 1; i < nl; i++)
         counts = counts || pair_of(c, lead[0], lead[i])->test == CT_MCNEMAR;
+    /* Counts decide some pairs, times others (the leaders that failed
+     * as often as the best): the best's figure of each. */
+    bool times = false;
+    for (int i = 1; i < nl; i++)
+        times = times || (pair_of(c, lead[0], lead[i])->test != CT_MCNEMAR &&
+                          !pair_of(c, lead[0], lead[i])->same);
     char v[128];
     value_text(c, lead[0], counts, v, sizeof v);
-    say(w, "%s has the %s (%s), but ", c->res->plan->policies[lead[0]].label,
+    say(w, "%s has the %s (%s)", c->res->plan->policies[lead[0]].label,
         claim_phrase(c, counts), v);
+    if (counts && times) {
+        value_text(c, lead[0], false, v, sizeof v);
+        say(w, " and, of the policies that failed as often, the %s (%s)",
+            phrase[c->m], v);
+    }
+    say(w, ", but ");
     for (int i = 1; i < nl; i++)
         if (!pair_of(c, lead[0], lead[i])->decidable)
             out->untold |= 1u << lead[i];
@@ -813,7 +828,7 @@ static void say_leaders(words *w, const contest *c, const int *lead, int nl,
                "both)");
         return;
     }
-    if (n > 1 && !(p < 0.001))
+    if (n > 1 && !(p < 0.001) && p < 1.0)
         snprintf(pt, sizeof pt, "p \xe2\x89\xa5 %.2g", p);
     else
         p_text(p, pt, sizeof pt);

@@ -1468,10 +1468,10 @@ START_TEST(few_seeds_tell_nothing_apart)
                "to reach p < 0.05 (it needs 6), not told apart from "
                "immediate (never recovered on any of the 3 seeds).") != NULL,
         "%s", b.text);
-    ck_assert_msg(strstr(b.text, "Caveats: these 3 seeds do not tell it "
+    ck_assert_msg(strstr(b.text, "Caveats: these 3 seeds, too few for an "
+                                 "exact test (it needs 6), do not tell it "
                                  "apart from another policy on recovery "
-                                 "time (with immediate), too few for an "
-                                 "exact test (it needs 6);") != NULL,
+                                 "time (with immediate);") != NULL,
                   "%s", b.text);
     ck_assert_int_le(bracket_depth(b.text), 1);
     ck_assert_int_le(bracket_depth(v->text), 1);
