@@ -17,6 +17,28 @@
  * result (stats_out_of_memory). */
 static _Thread_local bool out_of_memory;
 
+/* A test's hook (stats_fail_alloc): when set and true, a scratch
+ * allocation fails as malloc would.  The out-of-memory paths of the
+ * callers (Holm's adjustment in compare --risk) are otherwise reached
+ * only by the failalloc build's sweep, which fails every allocation of a
+ * whole run in turn; the hook lets a unit test fail the one it means. */
+static bool (*fail_hook)(void);
+
+void stats_fail_alloc(bool (*fail)(void))
+{
+    fail_hook = fail;
+}
+
+static void *scratch_malloc(size_t n)
+{
+    return fail_hook && fail_hook() ? NULL : malloc(n);
+}
+
+static void *scratch_calloc(size_t n, size_t size)
+{
+    return fail_hook && fail_hook() ? NULL : calloc(n, size);
+}
+
 bool stats_out_of_memory(void)
 {
     bool was = out_of_memory;
@@ -75,7 +97,7 @@ static int cmp_double(const void *a, const void *b)
 static double *sorted_finite(const double *x, size_t n, size_t *m)
 {
     *m = 0;
-    double *v = malloc((n ? n : 1) * sizeof *v);
+    double *v = scratch_malloc((n ? n : 1) * sizeof *v);
     if (v == NULL) {
         out_of_memory = true;
         return NULL;
@@ -124,7 +146,7 @@ static int cmp_ranked(const void *a, const void *b)
 static double wilcoxon_exact_cdf(size_t n, double v)
 {
     size_t top = n * (n + 1) / 2;
-    double *c = calloc(top + 1, sizeof *c);
+    double *c = scratch_calloc(top + 1, sizeof *c);
     if (c == NULL) {
         out_of_memory = true;
         return NAN;
@@ -168,7 +190,7 @@ static double signed_rank_sum(ranked *r, size_t n, double *ties)
  * variance correction and a continuity correction. */
 static double wilcoxon_p(const double *d, size_t n)
 {
-    ranked *r = malloc((n ? n : 1) * sizeof *r);
+    ranked *r = scratch_malloc((n ? n : 1) * sizeof *r);
     if (r == NULL) {
         out_of_memory = true;
         return NAN;
@@ -212,7 +234,7 @@ void stats_paired_test(const double *a, const double *b, size_t n, double level,
 {
     memset(out, 0, sizeof *out);
     /* Zeroed: gcc cannot see that only d[0, m) is read. */
-    double *d = calloc(n ? n : 1, sizeof *d);
+    double *d = scratch_calloc(n ? n : 1, sizeof *d);
     if (d == NULL) { /* no memory: nothing could be tested */
         out_of_memory = true;
         static const double none[1];
@@ -301,7 +323,7 @@ static int cmp_indexed(const void *a, const void *b)
 
 void stats_holm(double *p, size_t m)
 {
-    indexed *s = malloc((m ? m : 1) * sizeof *s);
+    indexed *s = scratch_malloc((m ? m : 1) * sizeof *s);
     if (s == NULL) {
         out_of_memory = true;
         return;

@@ -102,4 +102,11 @@ void stats_holm(double *p, size_t m);
  * printing them.  Clears the flag. */
 bool stats_out_of_memory(void);
 
+/* For tests: while `fail` is set and returns true, the scratch arrays
+ * stats allocates are not allocated, as if malloc had returned NULL (so
+ * a test can reach a caller's out-of-memory path); NULL restores
+ * malloc.  Not thread-safe: set it only where no other thread runs the
+ * statistics. */
+void stats_fail_alloc(bool (*fail)(void));
+
 #endif

@@ -398,6 +398,11 @@ typedef struct compare_verdict {
     uint32_t leaders; /* bit i: policy i is a leader */
     int order[COMPARE_MAX_POLICIES]; /* the ranking, best first */
     unsigned tests; /* compare_test bits of the pairs the text cites */
+    /* Bit i: leader i is not told apart from best over these seeds --
+     * not significantly different, but by a test that could not have
+     * been significant over so few (compare_verdict.c, pair_test):
+     * "not told apart", never "tied". */
+    uint32_t untold;
     /* Significance groups per policy ("a", "ab", "b"); "" when every
      * policy shares one group (no pair differs) or there is no ranking. */
     char letters[COMPARE_MAX_POLICIES][8];
@@ -409,6 +414,10 @@ typedef struct compare_verdict {
 /* "paired t", "exact sign test", "paired t and exact McNemar test": the
  * tests of a compare_test bit set, as the verdicts name them. */
 void compare_tests_text(unsigned tests, char *buf, size_t len);
+
+/* The fewest seeds over which an exact test (McNemar, sign) can reach p
+ * < 0.05 two-sided: 6 (2 / 2^6 = 0.031; 2 / 2^5 = 0.0625). */
+uint32_t compare_exact_seeds(void);
 
 /* ---- The bottom line ---------------------------------------------------------- */
 
@@ -635,6 +644,21 @@ int compare_stat_decimals(const compare_stat *s);
  * figure the seeds without a value ("; no value in 2 of 5"). */
 void compare_cell_text(const compare_result *r, uint32_t pt, int pol,
                        compare_metric m, char *buf, size_t len);
+/* The unit a duration metric's figures print in at a point, with the
+ * divisor from the metric's own unit: minutes when the largest mean of
+ * any policy there is 10 min or more, seconds when it is 10 s or more
+ * (a p99 of "59.9 s", not "59861 ms"), else the metric's unit (div 1).
+ * One unit for every policy at a point, so that figures set side by side
+ * ("59.9 s against 239 s") compare at a glance.  Not a duration: its
+ * unit, div 1.  Only what people read is scaled: the verdicts, the
+ * bottom line and the results tables; summary.json and runs.csv keep
+ * the metric's unit. */
+const char *compare_shown_unit(const compare_result *r, uint32_t pt,
+                               compare_metric m, double *div);
+/* A policy's statistic of m in that unit. */
+void compare_stat_shown(const compare_result *r, uint32_t pt, int pol,
+                        compare_metric m, compare_stat *out);
+
 /* "2 of 5, 40 % [12, 77]": k of n and the share with its Wilson 95 %
  * interval, in %; "-" when nothing was judged. */
 void compare_tipping_text(const compare_tipping *t, char *buf, size_t len);

@@ -66,15 +66,20 @@ static bool leads(const compare_verdict *v, int pol)
 
 /* A policy's figure: "96.5 %"; recovery with its seeds ("0 s on all 10
  * seeds", "22.0 s over the 3 of 5 seeds that recovered", "never
- * recovered (10 of 10 seeds)"). */
+ * recovered on any of the 10 seeds"), without brackets, as the
+ * sentences put it in some. */
 static void figure_at(const compare_result *r, uint32_t pt, int pol,
                       compare_metric m, int decimals, char *buf, size_t len)
 {
     compare_numbers n;
+    compare_stat st;
     char v[64];
-    compare_stat_numbers_at(compare_stat_at(r, pt, pol, m), decimals, &n);
+    double div;
+    compare_stat_shown(r, pt, pol, m, &st);
+    compare_stat_numbers_at(&st, decimals, &n);
     if (n.mean[0])
-        compare_with_unit(n.mean, compare_metrics[m].unit, v, sizeof v);
+        compare_with_unit(n.mean, compare_shown_unit(r, pt, m, &div), v,
+                          sizeof v);
     else
         snprintf(v, sizeof v, "no value");
     if (m != CM_RECOVERY_S) {
@@ -84,7 +89,8 @@ static void figure_at(const compare_result *r, uint32_t pt, int pol,
     compare_tipping t;
     compare_tipping_of(r, pt, pol, &t);
     if (t.n > 0 && t.tipped == t.n)
-        snprintf(buf, len, "never recovered (%u of %u seeds)", t.tipped, t.n);
+        snprintf(buf, len, "never recovered on %s %u seed%s",
+                 t.n == 1 ? "its" : "any of the", t.n, t.n == 1 ? "" : "s");
     else if (t.tipped > 0)
         snprintf(buf, len, "%s over the %u of %u seeds that recovered", v,
                  t.n - t.tipped, t.n);
@@ -109,7 +115,9 @@ static void figures_apart(const compare_result *r, uint32_t pt, int p1, int p2,
     figure(r, pt, p2, m, b, len);
     if (strcmp(a, b) != 0)
         return;
-    int d0 = compare_stat_decimals(compare_stat_at(r, pt, p1, m));
+    compare_stat st;
+    compare_stat_shown(r, pt, p1, m, &st);
+    int d0 = compare_stat_decimals(&st);
     char x[160], y[160];
     for (int d = d0 + 1; d <= d0 + 4; d++) {
         figure_at(r, pt, p1, m, d, x, sizeof x);
@@ -160,14 +168,32 @@ static int recommend(const compare_result *r, uint32_t pt, int *n_sep,
     return best;
 }
 
+/* "A (fig), B (fig) and C (fig)" of list[0..n), after `lead`. */
+static void say_others(text *t, const compare_result *r, uint32_t pt,
+                       compare_metric m, const int *list, int n,
+                       const char *lead)
+{
+    char b[160];
+    for (int i = 0; i < n; i++) {
+        figure(r, pt, list[i], m, b, sizeof b);
+        put(t, "%s%s (%s)",
+            i == 0       ? lead
+            : i == n - 1 ? " and "
+                         : ", ",
+            r->plan->policies[list[i]].label, b);
+    }
+}
+
 /* "success ratio 96.5 % against 86.5 % for X, the best of the rest",
- * naming the other leaders it ties with. */
+ * naming the other leaders it ties with, and those it is not told apart
+ * from over these seeds (compare_verdict.untold): never "tied" with a
+ * policy the test could not have separated from it. */
 static void say_figure(text *t, const compare_result *r, uint32_t pt, int pol,
                        compare_metric m)
 {
     const compare_plan *p = r->plan;
     const compare_verdict *v = compare_verdict_of(r, pt, m);
-    char a[160], b[160], rest[160];
+    char a[160], rest[160];
     /* The best of the rest: its figure and ours printed apart. */
     int other = -1;
     for (int i = 0; i < p->n_policies && other < 0; i++)
@@ -178,22 +204,33 @@ static void say_figure(text *t, const compare_result *r, uint32_t pt, int pol,
     else
         figure(r, pt, pol, m, a, sizeof a);
     put(t, "%s %s", compare_metrics[m].name, a);
-    int tied = 0, n_tied = v->n_leaders - 1;
+    /* v->untold judges the best's own pairs: with pol another leader,
+     * the best is untold from pol when pol is from it. */
+    uint32_t untold = v->untold;
+    if (pol != v->best && (untold & (1u << pol)))
+        untold = (untold & ~(1u << pol)) | (1u << v->best);
+    int list[COMPARE_MAX_POLICIES], n = 0;
     for (int i = 0; i < p->n_policies; i++) {
         int o = v->order[i];
-        if (o == pol || !leads(v, o))
-            continue;
-        figure(r, pt, o, m, b, sizeof b);
-        put(t, "%s%s (%s)",
-            tied == 0            ? ", tied with "
-            : tied == n_tied - 1 ? " and "
-                                 : ", ",
-            p->policies[o].label, b);
-        tied++;
+        if (o != pol && leads(v, o) && !(untold & (1u << o)))
+            list[n++] = o;
     }
+    say_others(t, r, pt, m, list, n, ", tied with ");
     if (other >= 0)
         put(t, ", against %s for %s, the best of the rest", rest,
             p->policies[other].label);
+    n = 0;
+    for (int i = 0; i < p->n_policies; i++)
+        if (untold & (1u << v->order[i]))
+            list[n++] = v->order[i];
+    if (n == 0)
+        return;
+    char lead[160];
+    snprintf(lead, sizeof lead,
+             "%s over these %u seeds, too few for an exact test to reach p "
+             "< 0.05 (it needs %u), not told apart from ",
+             other >= 0 ? ", and," : ",", p->n_seeds, compare_exact_seeds());
+    say_others(t, r, pt, m, list, n, lead);
 }
 
 /* A tier's figure of a policy, with `decimals` (the default's below 0),
@@ -367,9 +404,11 @@ static void say_costs(text *t, const compare_result *r, uint32_t pt, int pol)
 static void say_caveats(text *t, const compare_result *r, uint32_t pt, int pol)
 {
     const compare_plan *p = r->plan;
-    char ties[400] = "", flat[400] = "", noise[400] = "", bist[600] = "";
+    char ties[400] = "", flat[400] = "", noise[400] = "", bist[600] = "",
+         untold[400] = "";
     text tt = {ties, sizeof ties, 0}, tf = {flat, sizeof flat, 0},
-         tn = {noise, sizeof noise, 0}, tb = {bist, sizeof bist, 0};
+         tu = {untold, sizeof untold, 0}, tn = {noise, sizeof noise, 0},
+         tb = {bist, sizeof bist, 0};
     for (int i = 0; i < CM_COUNT; i++) {
         compare_metric m = importance[i];
         const compare_verdict *v = compare_verdict_of(r, pt, m);
@@ -377,14 +416,28 @@ static void say_caveats(text *t, const compare_result *r, uint32_t pt, int pol)
             continue;
         if (pol >= 0 && separates(v, p->n_policies) && leads(v, pol) &&
             v->n_leaders > 1) {
-            put(&tt, "%s%s (with", tt.used ? "; " : "",
-                compare_metrics[m].name);
-            int k = 0;
-            for (int j = 0; j < p->n_policies; j++)
-                if (v->order[j] != pol && leads(v, v->order[j]))
-                    put(&tt, "%s %s", k++ ? "," : "",
-                        p->policies[v->order[j]].label);
-            put(&tt, ")");
+            uint32_t apart = v->untold;
+            if (pol != v->best && (apart & (1u << pol)))
+                apart = (apart & ~(1u << pol)) | (1u << v->best);
+            for (int u = 0; u < 2; u++) {
+                text *tx = u ? &tu : &tt;
+                int k = 0;
+                for (int j = 0; j < p->n_policies; j++) {
+                    int o = v->order[j];
+                    if (o == pol || !leads(v, o) ||
+                        ((apart & (1u << o)) != 0) != (u == 1))
+                        continue;
+                    put(tx, "%s%s",
+                        k          ? ", "
+                        : tx->used ? ", "
+                                   : "",
+                        k ? "" : compare_metrics[m].name);
+                    put(tx, "%s%s", k ? "" : " (with ", p->policies[o].label);
+                    k++;
+                }
+                if (k)
+                    put(tx, ")");
+            }
         } else if (v->best < 0 && strncmp(v->text, "no difference", 13) == 0)
             put(&tf, "%s%s", tf.used ? ", " : "", compare_metrics[m].name);
         else if (v->best >= 0 && v->n_leaders == p->n_policies &&
@@ -401,11 +454,16 @@ static void say_caveats(text *t, const compare_result *r, uint32_t pt, int pol)
                 tb.used ? ", " : "", p->policies[i].label, tp.tipped, tp.n,
                 100.0 * tp.lo, 100.0 * tp.hi);
     }
-    if (!ties[0] && !noise[0] && !bist[0] && !flat[0])
+    if (!ties[0] && !untold[0] && !noise[0] && !bist[0] && !flat[0])
         return;
     put(t, " Caveats:");
     if (ties[0])
         put(t, " it ties with another policy on %s;", ties);
+    if (untold[0])
+        put(t,
+            " these %u seeds, too few for an exact test (it needs %u), do "
+            "not tell it apart from another policy on %s;",
+            p->n_seeds, compare_exact_seeds(), untold);
     if (bist[0])
         put(t,
             " not shown stable nor metastable over these seeds (the "
@@ -460,6 +518,8 @@ void compare_bottom_line(const compare_result *r, uint32_t pt,
         p->policies[pol].label);
     if (n_led == n_sep && n_sep == 1)
         put(&t, "the one metric that separates the policies");
+    else if (n_led == n_sep && n_sep == 2)
+        put(&t, "both metrics that separate the policies");
     else if (n_led == n_sep)
         put(&t, "all %d metrics that separate the policies", n_sep);
     else

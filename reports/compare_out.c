@@ -364,12 +364,25 @@ static void md_head(FILE *f, const compare_plan *p, const char *first,
     fputc('\n', f);
 }
 
-static void md_unit_name(FILE *f, const compare_metric_info *mi)
+static void md_info_name(FILE *f, const compare_metric_info *mi)
 {
     if (mi->unit[0])
         fprintf(f, "%s (%s)", mi->name, mi->unit);
     else
         fputs(mi->name, f);
+}
+
+/* "p99 latency (s)": the unit the results table prints m in at pt
+ * (compare_shown_unit). */
+static void md_unit_name(FILE *f, const compare_result *r, uint32_t pt,
+                         compare_metric m)
+{
+    double div;
+    const char *unit = compare_shown_unit(r, pt, m, &div);
+    if (unit[0])
+        fprintf(f, "%s (%s)", compare_metrics[m].name, unit);
+    else
+        fputs(compare_metrics[m].name, f);
 }
 
 static void md_results(FILE *f, const compare_result *r, uint32_t pt)
@@ -380,7 +393,7 @@ static void md_results(FILE *f, const compare_result *r, uint32_t pt)
         if (!compare_metric_shown(p, m))
             continue;
         fputs("| ", f);
-        md_unit_name(f, &compare_metrics[m]);
+        md_unit_name(f, r, pt, m);
         fputs(" |", f);
         for (int pol = 0; pol < p->n_policies; pol++) {
             fputc(' ', f);
@@ -412,7 +425,7 @@ static void md_phases(FILE *f, const compare_result *r, uint32_t pt)
             continue;
         for (int c = 0; c < CP_COUNT; c++) {
             fprintf(f, "| %s (%s to %s s) | ", phases_label(k), from, to);
-            md_unit_name(f, &compare_phase_figures[c]);
+            md_info_name(f, &compare_phase_figures[c]);
             fputs(" |", f);
             for (int pol = 0; pol < p->n_policies; pol++) {
                 fputc(' ', f);
@@ -440,7 +453,7 @@ static void md_tiers(FILE *f, const compare_result *r, uint32_t pt)
         for (int c = 0; c < TF_COUNT; c++) {
             fprintf(f, "| %s%s | ", compare_tier_name(p, t),
                     t == 0 ? " (top)" : "");
-            md_unit_name(f, &compare_tier_figures[c]);
+            md_info_name(f, &compare_tier_figures[c]);
             fputs(" |", f);
             for (int pol = 0; pol < p->n_policies; pol++) {
                 fputc(' ', f);

@@ -497,9 +497,11 @@ static int columns_of(const compare_result *r, uint32_t pt,
     int k = 0;
     for (int c = 0; c < n; c++) {
         const compare_metric_info *mi = &compare_metrics[ms[c]];
+        double div;
+        const char *unit = compare_shown_unit(r, pt, ms[c], &div);
         cols[k].metric = ms[c];
         snprintf(cols[k].head, sizeof cols[k].head, "%s%s%s%s", mi->name,
-                 *mi->unit ? " (" : "", mi->unit, *mi->unit ? ")" : "");
+                 *unit ? " (" : "", unit, *unit ? ")" : "");
         k++;
         if (ms[c] == CM_RECOVERY_S && recovery_judged(r, pt)) {
             cols[k].metric = -1;

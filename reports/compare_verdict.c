@@ -76,6 +76,56 @@ void compare_stat_numbers_at(const compare_stat *s, int decimals,
     number(out->hi, sizeof out->hi, s->ci.hi, d);
 }
 
+/* Seconds in one of a duration unit; 0 for any other unit. */
+static double unit_seconds(const char *unit)
+{
+    return strcmp(unit, "ms") == 0 ? 1e-3 : strcmp(unit, "s") == 0 ? 1.0 : 0.0;
+}
+
+/* Ten of the unit up, as a reader would say it: past 10 s the
+ * milliseconds are digits no one reads ("239444 ms"), past 10 min the
+ * seconds are ("3612 s" for an hour); below ten of the next unit the
+ * smaller one keeps its digits ("9.50 s", not "0.158 min"). */
+const char *compare_shown_unit(const compare_result *r, uint32_t pt,
+                               compare_metric m, double *div)
+{
+    const char *unit = compare_metrics[m].unit;
+    double sec = unit_seconds(unit), top = 0.0;
+    *div = 1.0;
+    if (sec == 0.0)
+        return unit;
+    for (int pol = 0; pol < r->plan->n_policies; pol++) {
+        double v = fabs(compare_stat_at(r, pt, pol, m)->ci.mean);
+        if (isfinite(v) && v > top)
+            top = v;
+    }
+    if (top * sec >= 600.0) {
+        *div = 60.0 / sec;
+        return "min";
+    }
+    if (top * sec >= 10.0 && sec < 1.0) {
+        *div = 1.0 / sec;
+        return "s";
+    }
+    return unit;
+}
+
+void compare_stat_shown(const compare_result *r, uint32_t pt, int pol,
+                        compare_metric m, compare_stat *out)
+{
+    double div;
+    *out = *compare_stat_at(r, pt, pol, m);
+    compare_shown_unit(r, pt, m, &div);
+    if (div == 1.0)
+        return;
+    out->ci.mean /= div;
+    out->ci.sd /= div;
+    out->ci.half_width /= div;
+    out->ci.lo /= div;
+    out->ci.hi /= div;
+    out->median /= div;
+}
+
 static void stat_text(const compare_stat *st, char *buf, size_t len)
 {
     compare_numbers n;
@@ -91,7 +141,9 @@ static void stat_text(const compare_stat *st, char *buf, size_t len)
 void compare_cell_text(const compare_result *r, uint32_t pt, int pol,
                        compare_metric m, char *buf, size_t len)
 {
-    const compare_stat *st = compare_stat_at(r, pt, pol, m);
+    compare_stat shown;
+    compare_stat_shown(r, pt, pol, m, &shown);
+    const compare_stat *st = &shown;
     stat_text(st, buf, len);
     size_t used = strlen(buf);
     uint32_t failed, applies;
@@ -119,7 +171,7 @@ void compare_tipping_text(const compare_tipping *t, char *buf, size_t len)
 void compare_with_unit(const char *num, const char *unit, char *buf, size_t len)
 {
     bool spaced = strcmp(unit, "%") == 0 || strcmp(unit, "s") == 0 ||
-                  strcmp(unit, "ms") == 0;
+                  strcmp(unit, "ms") == 0 || strcmp(unit, "min") == 0;
     snprintf(buf, len, "%s%s%s", num, spaced ? " " : "", unit);
 }
 
@@ -148,10 +200,12 @@ static void say(words *w, const char *fmt, ...)
 
 /* One comparison of two policies across the seeds. */
 typedef struct pair {
-    double p;      /* raw, then Holm-adjusted; NaN: not testable */
-    unsigned test; /* compare_test */
-    bool same;     /* identical on every seed: not tested */
-    bool sig;      /* adjusted p below SIGNIFICANCE */
+    double p;       /* raw, then Holm-adjusted; NaN: not testable */
+    unsigned test;  /* compare_test */
+    bool same;      /* identical on every seed: not tested */
+    bool sig;       /* adjusted p below SIGNIFICANCE */
+    bool decidable; /* the test could reach p < SIGNIFICANCE over its
+                       seeds (see pair_decidable) */
 } pair;
 
 /* One point and metric, every policy's runs side by side. */
@@ -276,6 +330,26 @@ static double sign_test_values(const double *a, const double *b, uint32_t n)
     return stats_sign_test(above, below);
 }
 
+/* When is a difference that is not significant a tie?  Only when the
+ * test could have told the two apart: a pair identical on every seed
+ * ties, and so does one whose test could reach p < 0.05 over the seeds
+ * it had, had every seed gone one way (`decidable`).  The exact tests
+ * over n seeds -- McNemar on failures, the sign test on sparse counts --
+ * reach no lower than 2 / 2^n: 0.0625 at 5 seeds, so that over 5 seeds
+ * or fewer not even 0 of n against n of n (never recovered on any seed
+ * against recovered on all) is significant, and "tied" would read as
+ * evidence that the two are alike where the seeds hold none.  Such a
+ * pair is "not told apart over these n seeds", with the seeds the test
+ * needs (compare_exact_seeds: 6, 2 / 64 = 0.031).  The paired t test
+ * over 2 or more seeds can reach any p.  The bound is the raw p, before
+ * Holm's adjustment: when the raw p cannot reach 0.05 neither can the
+ * adjusted one, so "not told apart" is never said of a pair the test
+ * could separate; the rejected alternative, a bound after the
+ * adjustment, turns on the other pairs' p values, which a reader cannot
+ * check from the pair's own counts.  (The pairs are matched seeds -- the
+ * same arrivals and faults -- so the paired McNemar test is the one that
+ * applies, not Fisher's test for two independent samples, which for 0 of
+ * n against n of n gives 2 / C(2n, n): 0.1 at 3 seeds, 0.029 at 4.) */
 static void pair_test(const contest *c, int i, int j, pair *d)
 {
     const double *a = c->v + (size_t)i * c->n_seeds;
@@ -289,25 +363,35 @@ static void pair_test(const contest *c, int i, int j, pair *d)
             fa[s] == fb[s] && (a[s] == b[s] || (isnan(a[s]) && isnan(b[s])));
     if (d->same) {
         d->p = NAN; /* not a hypothesis: left out of Holm's family */
+        d->decidable = true;
         return;
     }
+    size_t both = 0; /* the seeds the test rests on */
     if (c->by_failures && c->fails[i] != c->fails[j]) {
         size_t only_b = 0, only_a = 0;
         for (uint32_t s = 0; s < c->n_seeds; s++)
             if (fa[s] >= 0 && fb[s] >= 0) {
                 only_b += fa[s] == 0 && fb[s] == 1;
                 only_a += fa[s] == 1 && fb[s] == 0;
+                both++;
             }
         d->test = CT_MCNEMAR;
         d->p = stats_sign_test(only_b, only_a);
-    } else if (sparse(c, i, j)) {
+        d->decidable = stats_sign_test(both, 0) < SIGNIFICANCE;
+        return;
+    }
+    for (uint32_t s = 0; s < c->n_seeds; s++)
+        both += isfinite(a[s]) && isfinite(b[s]);
+    if (sparse(c, i, j)) {
         d->test = CT_SIGN;
         d->p = sign_test_values(a, b, c->n_seeds);
+        d->decidable = stats_sign_test(both, 0) < SIGNIFICANCE;
     } else {
         stats_paired t;
         stats_paired_test(a, b, c->n_seeds, 0.95, &t);
         d->test = CT_PAIRED_T;
         d->p = t.p_t;
+        d->decidable = both >= 2;
     }
 }
 
@@ -441,15 +525,18 @@ void compare_tests_text(unsigned tests, char *buf, size_t len)
 static void mean_text_at(const contest *c, int pol, int decimals, char *buf,
                          size_t len)
 {
-    const compare_stat *st = compare_stat_at(c->res, c->point, pol, c->m);
+    compare_stat st;
+    compare_stat_shown(c->res, c->point, pol, c->m, &st);
+    double div;
+    const char *unit = compare_shown_unit(c->res, c->point, c->m, &div);
     compare_numbers n;
-    compare_stat_numbers(st, &n);
+    compare_stat_numbers(&st, &n);
     if (decimals >= 0)
-        number(n.mean, sizeof n.mean, st->ci.mean, decimals);
+        number(n.mean, sizeof n.mean, st.ci.mean, decimals);
     if (n.mean[0] == '\0')
         snprintf(buf, len, "no value");
     else
-        compare_with_unit(n.mean, compare_metrics[c->m].unit, buf, len);
+        compare_with_unit(n.mean, unit, buf, len);
 }
 
 static void mean_text(const contest *c, int pol, char *buf, size_t len)
@@ -502,11 +589,9 @@ static void value_text(const contest *c, int pol, bool counts, char *buf,
 static bool distinct_values(const contest *c, int p1, int p2, char *a, char *b,
                             size_t len)
 {
-    const compare_stat *st = compare_stat_at(c->res, c->point, p1, c->m);
-    double scale = st->ci.mean;
-    if (scale == 0.0 && isfinite(st->ci.half_width))
-        scale = st->ci.half_width;
-    int d0 = decimals_for(scale);
+    compare_stat st;
+    compare_stat_shown(c->res, c->point, p1, c->m, &st);
+    int d0 = compare_stat_decimals(&st);
     char x[128], y[128];
     for (int d = d0 + 1; d <= d0 + 4; d++) {
         value_text_at(c, p1, false, d, x, sizeof x);
@@ -597,7 +682,7 @@ static void say_test(words *w, const contest *c, unsigned tests, double p,
 {
     char t[80], pt[32];
     compare_tests_text(tests, t, sizeof t);
-    if (at_least && !(p < 0.001))
+    if (at_least && !(p < 0.001) && p < 1.0)
         snprintf(pt, sizeof pt, "p \xe2\x89\xa5 %.2g", p);
     else
         p_text(p, pt, sizeof pt);
@@ -634,8 +719,56 @@ static void say_alone(words *w, const contest *c, compare_verdict *out)
     say_test(w, c, tests, out->p, false);
 }
 
+uint32_t compare_exact_seeds(void)
+{
+    uint32_t n = 1;
+    while (!(stats_sign_test(n, 0) < SIGNIFICANCE))
+        n++;
+    return n;
+}
+
+/* "A (v), B (v) and C (v)", the leaders lead[from..to) that are (told)
+ * or are not (!told) decidable against lead[0]; their count. */
+static int say_group(words *w, const contest *c, const int *lead, int nl,
+                     bool counts, bool told)
+{
+    int list[COMPARE_MAX_POLICIES], n = 0;
+    for (int i = 1; i < nl; i++)
+        if (pair_of(c, lead[0], lead[i])->decidable == told)
+            list[n++] = lead[i];
+    for (int i = 0; i < n; i++) {
+        /* Each by what its own test compared: counts, or times. */
+        char v[128];
+        value_text(c, list[i],
+                   counts && pair_of(c, lead[0], list[i])->test == CT_MCNEMAR,
+                   v, sizeof v);
+        say(w, "%s%s (%s%s)",
+            i == 0       ? ""
+            : i == n - 1 ? " and "
+                         : ", ",
+            c->res->plan->policies[list[i]].label, v,
+            pair_of(c, lead[0], list[i])->same ? ", identical on every seed"
+                                               : "");
+    }
+    return n;
+}
+
+/* The tests and p of lead[0] against the leaders that are (told) or are
+ * not decidable against it. */
+static double group_p(const contest *c, const int *lead, int nl, bool told,
+                      unsigned *tests)
+{
+    int list[COMPARE_MAX_POLICIES], n = 0;
+    for (int i = 1; i < nl; i++)
+        if (pair_of(c, lead[0], lead[i])->decidable == told)
+            list[n++] = lead[i];
+    return pairs_p(c, lead, 1, list, n, false, tests);
+}
+
 /* Several leaders: tied (identical on every seed), or the best and
- * those not significantly worse than it. */
+ * those not significantly worse than it; those whose test could not
+ * have told them from it over these seeds said apart ("not told apart
+ * over these 3 seeds"), never as a tie (pair_test). */
 static void say_leaders(words *w, const contest *c, const int *lead, int nl,
                         compare_verdict *out)
 {
@@ -655,26 +788,60 @@ static void say_leaders(words *w, const contest *c, const int *lead, int nl,
     bool counts = false;
     for (int i = 1; i < nl; i++)
         counts = counts || pair_of(c, lead[0], lead[i])->test == CT_MCNEMAR;
+    /* Counts decide some pairs, times others (the leaders that failed
+     * as often as the best): the best's figure of each. */
+    bool times = false;
+    for (int i = 1; i < nl; i++)
+        times = times || (pair_of(c, lead[0], lead[i])->test != CT_MCNEMAR &&
+                          !pair_of(c, lead[0], lead[i])->same);
     char v[128];
     value_text(c, lead[0], counts, v, sizeof v);
-    say(w, "%s has the %s (%s), but ", c->res->plan->policies[lead[0]].label,
+    say(w, "%s has the %s (%s)", c->res->plan->policies[lead[0]].label,
         claim_phrase(c, counts), v);
-    for (int i = 1; i < nl; i++) {
-        value_text(c, lead[i], counts, v, sizeof v);
-        say(w, "%s%s (%s%s)",
-            i == 1        ? ""
-            : i == nl - 1 ? " and "
-                          : ", ",
-            c->res->plan->policies[lead[i]].label, v,
-            pair_of(c, lead[0], lead[i])->same ? ", identical on every seed"
-                                               : "");
+    if (counts && times) {
+        value_text(c, lead[0], false, v, sizeof v);
+        say(w, " and, of the policies that failed as often, the %s (%s)",
+            phrase[c->m], v);
     }
-    say(w, " %s not significantly worse", nl == 2 ? "is" : "are");
+    say(w, ", but ");
+    for (int i = 1; i < nl; i++)
+        if (!pair_of(c, lead[0], lead[i])->decidable)
+            out->untold |= 1u << lead[i];
     unsigned tests = 0;
-    out->p = pairs_p(c, lead, 1, lead + 1, nl - 1, false, &tests);
-    out->tests |= tests;
-    if (!isnan(out->p))
-        say_test(w, c, tests, out->p, nl > 2);
+    int n = say_group(w, c, lead, nl, counts, true);
+    if (n > 0) {
+        say(w, " %s not significantly worse", n == 1 ? "is" : "are");
+        out->p = group_p(c, lead, nl, true, &tests);
+        out->tests |= tests;
+        if (!isnan(out->p))
+            say_test(w, c, tests, out->p, n > 1);
+    }
+    if (out->untold == 0)
+        return;
+    if (n > 0)
+        say(w, "; ");
+    n = say_group(w, c, lead, nl, counts, false);
+    say(w, " %s not told apart from it over these %u seeds",
+        n == 1 ? "is" : "are", c->n_seeds);
+    unsigned t2 = 0;
+    double p = group_p(c, lead, nl, false, &t2);
+    out->tests |= t2;
+    if (isnan(out->p) || (!isnan(p) && p < out->p))
+        out->p = p;
+    char names[80], pt[32];
+    compare_tests_text(t2, names, sizeof names);
+    if (isnan(p)) {
+        say(w, " (not testable: fewer than 2 seeds with a value under "
+               "both)");
+        return;
+    }
+    if (n > 1 && !(p < 0.001) && p < 1.0)
+        snprintf(pt, sizeof pt, "p \xe2\x89\xa5 %.2g", p);
+    else
+        p_text(p, pt, sizeof pt);
+    say(w, " (%s, %s%s; it cannot reach p < 0.05 over fewer than %u seeds)",
+        names, pt, c->n_pol > 2 ? " after Holm's adjustment" : "",
+        compare_exact_seeds());
 }
 
 /* "three", "four" ... "ten", then digits. */
@@ -857,9 +1024,11 @@ static int decide(contest *c, compare_verdict *out)
         say_leaders(&w, c, lead, nl, out);
         if (nr > 0)
             say_beaten(&w, c, lead, nl, rest, nr, out);
-        else
+        else if (out->untold == 0)
             say(&w, ": the differences are within the noise of %u seeds",
                 c->n_seeds);
+        else
+            say(&w, ": more seeds may tell them apart");
     }
     say_failures(&w, c);
     return 0;

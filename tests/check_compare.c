@@ -918,6 +918,7 @@ typedef struct hand {
     double success, recovery;
     uint64_t duplicates;
     float cell;
+    double p99_ms; /* of the successes; 0 unless set */
 } hand;
 
 static void hand_save(const fixture *f, const char *dir, int pol, uint32_t sd,
@@ -940,6 +941,7 @@ static void hand_save(const fixture *f, const char *dir, int pol, uint32_t sd,
     r.sum.recovery_time_s = isnan(recovery) ? 0 : recovery;
     r.sum.metastable = isnan(recovery);
     r.sum.duplicates = h->duplicates;
+    r.sum.latency_p99_ms = h->p99_ms;
     for (int i = 0; i < COMPARE_CDF_POINTS; i++)
         r.latency_ms[i] = NAN;
     compare_series *s = calloc(1, sizeof *s);
@@ -962,7 +964,7 @@ static void hand_save(const fixture *f, const char *dir, int pol, uint32_t sd,
 static void hand_run(const fixture *f, const char *dir, int pol, uint32_t sd,
                      double success, double recovery, float cell)
 {
-    hand h = {success, recovery, 0, cell};
+    hand h = {success, recovery, 0, cell, 0};
     hand_save(f, dir, pol, sd, &h);
 }
 
@@ -1018,7 +1020,11 @@ END_TEST
  * give); exponential - immediate 4, 2 / 2^4 = 0.125; token_bucket -
  * exponential 1, p = 1.  Holm: 0.1875, 0.25, 1.  However clear it
  * looks, five seeds cannot tell them apart, and the verdict says so,
- * with each share and its Wilson interval (1 of 5: [0.036, 0.624]). */
+ * with each share and its Wilson interval (1 of 5: [0.036, 0.624]):
+ * not "not significantly worse", which reads as if the test had room to
+ * find a difference -- no pair over 5 seeds can reach p < 0.05, not even
+ * 0 of 5 against 5 of 5 (tier-amplification's breaker).
+ */
 START_TEST(recovery_counts_failures_first)
 {
     fixture *f = hand_plan(3, 5);
@@ -1039,10 +1045,11 @@ START_TEST(recovery_counts_failures_first)
     ck_assert_str_eq(v->text,
                      "exponential+token_bucket has the fewest seeds that "
                      "did not recover (0 of 5 seeds), but exponential (1 of "
-                     "5 seeds) and immediate (5 of 5 seeds) are not "
-                     "significantly worse (exact McNemar test, p "
-                     "\xe2\x89\xa5 0.19 after Holm's adjustment): the "
-                     "differences are within the noise of 5 seeds; did not "
+                     "5 seeds) and immediate (5 of 5 seeds) are not told "
+                     "apart from it over these 5 seeds (exact McNemar "
+                     "test, p \xe2\x89\xa5 0.19 after Holm's adjustment; "
+                     "it cannot reach p < 0.05 over fewer than 6 seeds): "
+                     "more seeds may tell them apart; did not "
                      "recover: exponential+token_bucket on 0 of 5 seeds (95 "
                      "% CI 0\xe2\x80\x93"
                      "43 %), exponential on 1 of 5 "
@@ -1245,7 +1252,7 @@ START_TEST(sparse_counts_use_an_exact_test)
     const char *dir = fresh_dir("cmp-sparse");
     make_dir(dir);
     for (uint32_t s = 0; s < 20; s++) {
-        hand h = {0.9, 10.0, 0, 0};
+        hand h = {0.9, 10.0, 0, 0, 0};
         hand_save(f, dir, 0, s, &h);
         h.duplicates = s == 3 || s == 8 || s == 12 || s == 17;
         hand_save(f, dir, 1, s, &h);
@@ -1347,11 +1354,11 @@ START_TEST(bottom_line_names_the_policy_and_why)
     make_dir(dir);
     for (uint32_t s = 0; s < 10; s++) {
         double up = (double)(s % 2) / 100.0;
-        hand h = {0.96 + up, 0.0, 0, 0};
+        hand h = {0.96 + up, 0.0, 0, 0, 0};
         hand_save(f, dir, 0, s, &h);
-        h = (hand){0.86 + up, s == 3 || s == 7 ? 57.0 : 56.0, s == 2, 0};
+        h = (hand){0.86 + up, s == 3 || s == 7 ? 57.0 : 56.0, s == 2, 0, 0};
         hand_save(f, dir, 1, s, &h);
-        h = (hand){0.20 + up, NAN, 2900 + 2 * s, 0};
+        h = (hand){0.20 + up, NAN, 2900 + 2 * s, 0, 0};
         hand_save(f, dir, 2, s, &h);
     }
     compare_result *res = load(&f->plan, dir);
@@ -1376,6 +1383,221 @@ START_TEST(bottom_line_names_the_policy_and_why)
         "exponential+circuit_breaker); every policy gives the same value "
         "on every seed on p99 latency, amplification, peak amplification, "
         "wasted work, quarantined.");
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
+/* How deep the brackets of a sentence go: a figure inside a figure's
+ * brackets ("tied with immediate (never recovered (3 of 3 seeds))")
+ * reads as a typo. */
+static int bracket_depth(const char *s)
+{
+    int depth = 0, most = 0;
+    for (; *s; s++) {
+        depth += *s == '(';
+        depth -= *s == ')';
+        most = depth > most ? depth : most;
+    }
+    return most;
+}
+
+/* "Tied" only when the test could have told the two apart.  Over 3
+ * seeds none recovers at once, exponential+circuit_breaker in 56, 57, 56
+ * s (56.3), immediate never.  none against immediate: 3 seeds where one
+ * of them recovered, all one way: exact McNemar 2 / 2^3 = 0.25, and no
+ * outcome over 3 seeds can do better -- the least p over n seeds is 2 /
+ * 2^n, below 0.05 from n = 6 (2 / 64 = 0.031; 2 / 32 = 0.0625).  Holm
+ * over the three pairs: none - breaker, differences 56 57 56, sd 0.577,
+ * t = 56.33 / (0.577 / sqrt 3) = 169 on 2 degrees of freedom, p = 1 -
+ * 169 / sqrt(169^2 + 2) = 3.5e-5, x 3 = 1.1e-4; then 2 x 0.25 = 0.5
+ * for both McNemar pairs.  So immediate stays among the leaders (not
+ * significantly worse than none), but 0 of 3 against 3 of 3 is no
+ * evidence of a tie: the verdict and the bottom line say "not told
+ * apart over these 3 seeds", never "tied", and nest no brackets (they
+ * said "tied with immediate (never recovered (3 of 3 seeds))").  The
+ * other case, a tie the test could have broken, is
+ * bottom_line_names_the_policy_and_why's duplicates: 0 against 0.100
+ * over 10 seeds, where a sign test can reach 2 / 2^10. */
+START_TEST(few_seeds_tell_nothing_apart)
+{
+    static const char *const labels[] = {"none", "exponential+circuit_breaker",
+                                         "immediate"};
+    fixture *f = hand_plan_of(labels, 3, 3);
+    const char *dir = fresh_dir("cmp-untold");
+    make_dir(dir);
+    for (uint32_t s = 0; s < 3; s++) {
+        double up = (double)(s % 2) / 100.0;
+        hand h = {0.96 + up, 0.0, 0, 0, 0};
+        hand_save(f, dir, 0, s, &h);
+        h = (hand){0.86 + up, s == 1 ? 57.0 : 56.0, 0, 0, 0};
+        hand_save(f, dir, 1, s, &h);
+        h = (hand){0.20 + up, NAN, 0, 0, 0};
+        hand_save(f, dir, 2, s, &h);
+    }
+    ck_assert_uint_eq(compare_exact_seeds(), 6);
+    compare_result *res = load(&f->plan, dir);
+    const compare_verdict *v = compare_verdict_of(res, 0, CM_RECOVERY_S);
+    ck_assert_int_eq(v->best, 0);
+    ck_assert_int_eq(v->n_leaders, 2);
+    ck_assert_uint_eq(v->untold, 1u << 2);
+    ck_assert_str_eq(v->text,
+                     "none has the fewest seeds that did not recover (0 of "
+                     "3 seeds), but immediate (3 of 3 seeds) is not told "
+                     "apart from it over these 3 seeds (exact McNemar "
+                     "test, p = 0.5 after Holm's adjustment; it cannot "
+                     "reach p < 0.05 over fewer than 6 seeds); "
+                     "exponential+circuit_breaker (56.3 s) is "
+                     "significantly worse than none only (paired t, p < "
+                     "0.001 after Holm's adjustment); did not recover: "
+                     "none and exponential+circuit_breaker on 0 of 3 "
+                     "seeds (95 % CI 0\xe2\x80\x93"
+                     "56 %), immediate on 3 of 3 seeds (95 % CI "
+                     "44\xe2\x80\x93"
+                     "100 %)");
+    compare_bottom b;
+    compare_bottom_line(res, 0, &b);
+    ck_assert_int_eq(b.recommended, 0);
+    ck_assert_msg(strstr(b.text, "tied") == NULL, "%s", b.text);
+    ck_assert_msg(strstr(b.text, "ties") == NULL, "%s", b.text);
+    ck_assert_msg(
+        strstr(b.text,
+               "recovery time 0 s on all 3 seeds, against 56.3 s on all 3 "
+               "seeds for exponential+circuit_breaker, the best of the "
+               "rest, and, over these 3 seeds, too few for an exact test "
+               "to reach p < 0.05 (it needs 6), not told apart from "
+               "immediate (never recovered on any of the 3 seeds).") != NULL,
+        "%s", b.text);
+    ck_assert_msg(strstr(b.text, "Caveats: these 3 seeds, too few for an "
+                                 "exact test (it needs 6), do not tell it "
+                                 "apart from another policy on recovery "
+                                 "time (with immediate);") != NULL,
+                  "%s", b.text);
+    ck_assert_int_le(bracket_depth(b.text), 1);
+    ck_assert_int_le(bracket_depth(v->text), 1);
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
+/* tier-amplification's shape over 5 seeds: none and immediate recover
+ * in 0 0 0 0 1 s (0.200), exponential in 0 1 0 1 1 (0.600), the breaker
+ * never.  The breaker's pairs are decided by counts (exact McNemar, 2 /
+ * 2^5 = 0.0625, Holm x 5 = 0.31: not told apart over 5 seeds); the
+ * others' by times (none - exponential: differences 0 -1 0 -1 0, mean
+ * -0.4, sd 0.548, t = 1.63 on 4 degrees of freedom, p = 0.18, Holm x 2
+ * = 0.36).  Each leader shows the figure its own test compared: the
+ * time for those decided by times (it said "exponential (0 of 5
+ * seeds) ... not significantly worse (paired t ...)", a count beside a
+ * test of times). */
+START_TEST(each_leader_shows_what_its_test_compared)
+{
+    static const char *const labels[] = {"none", "immediate", "exponential",
+                                         "exponential+circuit_breaker"};
+    static const double quick[5] = {0, 0, 0, 0, 1}, slow[5] = {0, 1, 0, 1, 1};
+    fixture *f = hand_plan_of(labels, 4, 5);
+    const char *dir = fresh_dir("cmp-mixed");
+    make_dir(dir);
+    for (uint32_t s = 0; s < 5; s++) {
+        hand_run(f, dir, 0, s, 0.9, quick[s], 0);
+        hand_run(f, dir, 1, s, 0.9, quick[s], 0);
+        hand_run(f, dir, 2, s, 0.9, slow[s], 0);
+        hand_run(f, dir, 3, s, 0.9, NAN, 0);
+    }
+    compare_result *res = load(&f->plan, dir);
+    const compare_verdict *v = compare_verdict_of(res, 0, CM_RECOVERY_S);
+    ck_assert_msg(strstr(v->text, "none has the fewest seeds that did not "
+                                  "recover (0 of 5 seeds) and, of the "
+                                  "policies that failed as often, the "
+                                  "fastest recovery (0.200 s), but "
+                                  "immediate (0.200 s, identical on every "
+                                  "seed) and exponential (0.600 s) are not "
+                                  "significantly worse (paired t, p "
+                                  "\xe2\x89\xa5 0.36 after Holm's "
+                                  "adjustment); "
+                                  "exponential+circuit_breaker (5 of 5 "
+                                  "seeds) is not told apart from it over "
+                                  "these 5 seeds (exact McNemar test, p = "
+                                  "0.31 after Holm's adjustment;") != NULL,
+                  "%s", v->text);
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
+/* Durations print in a unit a reader reads.  p99 over 3 seeds: fast
+ * 59 000, 60 000, 61 000 ms (mean 60 000, sd 1000, t(0.975, 2) x 1000 /
+ * sqrt 3 = 2484: [57 516, 62 484]); slow 179 000 ms more on every seed
+ * (240 000: [237 516, 242 484], "238" and "242" at no decimals).  At 10 s and past, seconds: "60.0 s vs 240 s", the table
+ * "60.0 [57.5, 62.5]" under "p99 latency (s)" (it said "60000 ms
+ * against 240000 ms").  summary.json and runs.csv keep milliseconds:
+ * programs read them.  The unit is one per metric and point, from the
+ * largest mean: 9999 ms stays ms, 10 000 ms is 10.0 s, 600 000 ms (10
+ * min) 10.0 min; recovery of 599 s stays s. */
+START_TEST(durations_print_in_readable_units)
+{
+    static const char *const labels[] = {"fast", "slow"};
+    fixture *f = hand_plan_of(labels, 2, 3);
+    const char *dir = fresh_dir("cmp-units");
+    make_dir(dir);
+    for (uint32_t s = 0; s < 3; s++) {
+        hand h = {0.9, 5.0, 0, 0, 59000.0 + 1000.0 * s};
+        hand_save(f, dir, 0, s, &h);
+        h.p99_ms += 180000.0;
+        hand_save(f, dir, 1, s, &h);
+    }
+    compare_result *res = load(&f->plan, dir);
+    const compare_verdict *v = compare_verdict_of(res, 0, CM_P99_MS);
+    ck_assert_str_eq(v->text, "fast: lowest p99 latency (60.0 s vs 240 s for "
+                              "slow, the next best), significant (paired "
+                              "t, p < 0.001)");
+    char cell[200];
+    compare_cell_text(res, 0, 0, CM_P99_MS, cell, sizeof cell);
+    ck_assert_str_eq(cell, "60.0 [57.5, 62.5]");
+    compare_bottom b;
+    compare_bottom_line(res, 0, &b);
+    ck_assert_msg(strstr(b.text, "p99 latency 60.0 s, against 240 s for "
+                                 "slow") != NULL,
+                  "%s", b.text);
+    write_tables(res, dir);
+    char *md = read_in(dir, "summary.md");
+    ck_assert_msg(strstr(md, "| p99 latency (s) | 60.0 [57.5, 62.5] `a` | "
+                             "240 [238, 242] `b` |") != NULL,
+                  "%s", md);
+    free(md);
+    char *json = read_in(dir, "summary.json");
+    ck_assert_msg(strstr(json, "\"mean\": 60000") != NULL, "%s", json);
+    free(json);
+    char *csv = read_in(dir, "runs.csv");
+    const char *row = strchr(csv, '\n') + 1;
+    ck_assert_double_eq(csv_field(row, csv_column(csv, "p99_ms")), 59000.0);
+    free(csv);
+    /* The thresholds, on the same result's stats: fast at 1 ms, slow
+     * at each. */
+    double div;
+    ((compare_stat *)compare_stat_at(res, 0, 0, CM_P99_MS))->ci.mean = 1.0;
+    ((compare_stat *)compare_stat_at(res, 0, 0, CM_RECOVERY_S))->ci.mean = 1.0;
+    compare_stat *st = (compare_stat *)compare_stat_at(res, 0, 1, CM_P99_MS);
+    static const struct {
+        double ms;
+        const char *unit;
+        double div;
+    } p99[] = {{9999.0, "ms", 1.0},
+               {10000.0, "s", 1000.0},
+               {599999.0, "s", 1000.0},
+               {600000.0, "min", 60000.0}};
+    for (size_t i = 0; i < sizeof p99 / sizeof *p99; i++) {
+        st->ci.mean = p99[i].ms;
+        ck_assert_str_eq(compare_shown_unit(res, 0, CM_P99_MS, &div),
+                         p99[i].unit);
+        ck_assert_double_eq(div, p99[i].div);
+    }
+    st = (compare_stat *)compare_stat_at(res, 0, 1, CM_RECOVERY_S);
+    st->ci.mean = 599.0;
+    ck_assert_str_eq(compare_shown_unit(res, 0, CM_RECOVERY_S, &div), "s");
+    st->ci.mean = 600.0;
+    ck_assert_str_eq(compare_shown_unit(res, 0, CM_RECOVERY_S, &div), "min");
+    ck_assert_double_eq(div, 60.0);
     compare_result_free(res);
     free(f);
 }
@@ -1909,6 +2131,9 @@ Suite *compare_suite(void)
     tcase_add_test(tc, intervals_stay_in_their_domain);
     tcase_add_test(tc, no_success_no_latency_in_csv);
     tcase_add_test(tc, bottom_line_names_the_policy_and_why);
+    tcase_add_test(tc, few_seeds_tell_nothing_apart);
+    tcase_add_test(tc, each_leader_shows_what_its_test_compared);
+    tcase_add_test(tc, durations_print_in_readable_units);
     tcase_add_test(tc, runner_up_is_the_second_best);
     tcase_add_test(tc, significant_means_print_apart);
     tcase_add_test(tc, recovery_counts_then_times);

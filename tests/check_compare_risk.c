@@ -90,6 +90,48 @@ START_TEST(the_least_likely_leads_against_the_next_best)
 }
 END_TEST
 
+static bool always(void)
+{
+    return true;
+}
+
+/* Out of memory in Holm's adjustment is an error, never a verdict: with
+ * the statistics' scratch allocations failing (stats_fail_alloc), the
+ * verdict of the first test's three policies (Holm over two Fisher
+ * tests) returns -1 and says "out of memory"; summary.md's risk section
+ * fails the same way, so compare writes no file (compare_setup_write
+ * tries every verdict before the first file) and exits 2.  Before, the
+ * unadjusted p was printed as if adjusted.  With the allocator back,
+ * the same call gives the Holm-adjusted verdict, and the flag the
+ * failure set was consumed. */
+START_TEST(out_of_memory_in_holm_is_an_error)
+{
+    const char *names[] = {"immediate", "exponential+token_bucket",
+                           "exponential"};
+    fake *f = fake_of(3, names, (const int[]){50, 0, 44},
+                      (const int[]){400, 400, 400});
+    char text[1300];
+    int best = 7;
+    stats_fail_alloc(always);
+    int rc = compare_risk_verdict(&f->res, 0, &best, text, sizeof text);
+    FILE *md = tmpfile();
+    ck_assert_ptr_nonnull(md);
+    int md_rc = compare_risk_md(md, &f->res, 0);
+    stats_fail_alloc(NULL);
+    fclose(md);
+    ck_assert_int_eq(rc, -1);
+    ck_assert_str_eq(text, "out of memory");
+    ck_assert_int_eq(best, -1);
+    ck_assert_int_eq(md_rc, -1);
+    ck_assert(!stats_out_of_memory());
+    ck_assert_int_eq(compare_risk_verdict(&f->res, 0, &best, text, sizeof text),
+                     0);
+    ck_assert_int_eq(best, 1);
+    ck_assert_msg(strstr(text, "Holm-adjusted, p < 0.001") != NULL, "%s", text);
+    free(f);
+}
+END_TEST
+
 /* 1 of 100 and 2 of 100 cannot be told apart (Fisher's p is 1: the
  * tables 1/2 and 2/1 are equally likely, and every other table less
  * likely than them: all of them count), 30 of 100 can from 1 of 100
@@ -260,6 +302,7 @@ Suite *compare_risk_suite(void)
     TCase *tc = tcase_create("verdicts");
     tcase_add_test(tc, the_least_likely_leads_against_the_next_best);
     tcase_add_test(tc, indistinguishable_leaders_tie);
+    tcase_add_test(tc, out_of_memory_in_holm_is_an_error);
     tcase_add_test(tc, no_storm_anywhere_ranks_nothing);
     tcase_add_test(tc, close_estimates_are_not_separated);
     suite_add_tcase(s, tc);
