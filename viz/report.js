@@ -71,6 +71,10 @@
   }
   function lines(fig) {
     var d = JSON.parse(fig.querySelector('script.sbc-data').textContent);
+    /* A series' x given as a number is that earlier series' x. */
+    d.series.forEach(function (s) {
+      if (typeof s.x === 'number') s.x = d.series[s.x].x;
+    });
     var ui = fig.querySelector('svg.sbc-ui'), tip = fig.querySelector('.sbc-tip');
     var layers = fig.querySelectorAll('svg.sbc-s');
     var buttons = fig.querySelectorAll('.sbc-legend button[data-s]');

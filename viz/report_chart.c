@@ -515,6 +515,21 @@ static void json_colour(FILE *f, const chart_style *st)
             (int)lround(st->g * 255), (int)lround(st->b * 255));
 }
 
+/* The first series before series k with the same x values, or -1: its
+ * x is then written as that series' number, not repeated (a time chart's
+ * series share their buckets; 2 kB each of 300). */
+static int same_x_as(const report_lines *c, int k)
+{
+    const report_series *s = &c->series[k];
+    for (int j = 0; j < k; j++) {
+        const report_series *o = &c->series[j];
+        if (o->n == s->n && o->x && s->x &&
+            (o->x == s->x || memcmp(o->x, s->x, s->n * sizeof *s->x) == 0))
+            return j;
+    }
+    return -1;
+}
+
 void report_lines_json(FILE *f, cairo_t *cr, const report_lines *c,
                        double width, double height)
 {
@@ -559,7 +574,11 @@ void report_lines_json(FILE *f, cairo_t *cr, const report_lines *c,
         json_colour(f, colour_of(s->colour));
         fprintf(f, ",\"dash\":%d,\"points\":%s,\"x\":", s->dash,
                 s->points ? "true" : "false");
-        json_nums(f, s->x, s->n);
+        int same = same_x_as(c, k);
+        if (same >= 0)
+            fprintf(f, "%d", same);
+        else
+            json_nums(f, s->x, s->n);
         fputs(",\"y\":", f);
         json_nums(f, s->y, s->n);
         if (s->lo && s->hi) {
