@@ -103,6 +103,11 @@ static const char *write_rounded(FILE *f, const char *s)
  * drawn instead: 0.15 px at the page's widest, under the antialiasing
  * of a 2 pt line. */
 #define TOLERANCE 10.0 /* hundredths of a point */
+/* Positions are kept to these steps, in hundredths: a glyph's outline
+ * to 0.01 pt (it is 6 pt tall, and a browser zooms it), the charts' own
+ * paths to 0.05 pt (0.07 px at the page's widest). */
+#define GLYPH_STEP 1
+#define PLOT_STEP 5
 /* At most this many points are held back while a run stays straight
  * (each new point is checked against all of them). */
 #define HELD 64
@@ -192,7 +197,7 @@ static void run_add(pen *p, long x, long y)
     p->held++;
 }
 
-static bool path_number(const char **s, long *v)
+static bool path_number(const char **s, long q, long *v)
 {
     while (**s == ' ' || **s == ',')
         (*s)++;
@@ -201,13 +206,13 @@ static bool path_number(const char **s, long *v)
     if (end == *s || !isfinite(d) || fabs(d) > 1e12)
         return false;
     *s = end;
-    *v = lround(d * 100);
+    *v = lround(d * 100 / (double)q) * q;
     return true;
 }
 
 /* Path data from s to its closing quote, rewritten; NULL when it is not
  * made of M, L, C and Z alone (the caller then only rounds it). */
-static const char *write_path(FILE *f, const char *s)
+static const char *write_path(FILE *f, const char *s, long q)
 {
     pen p = {f, 0, 0, 0, 0, 0, false, 0, 0, {0}, {0}, 0};
     long v[6];
@@ -222,7 +227,7 @@ static const char *write_path(FILE *f, const char *s)
         if (n < 0)
             return NULL;
         for (int i = 0; i < n; i++)
-            if (!path_number(&s, &v[i]))
+            if (!path_number(&s, q, &v[i]))
                 return NULL;
         if (c == 'L') {
             run_add(&p, v[0], v[1]);
@@ -252,16 +257,15 @@ static const char *write_path(FILE *f, const char *s)
 }
 
 /* Path data: compacted when it can be, else rounded. */
-static const char *write_d(FILE *f, const char *s)
+static const char *write_d(FILE *f, const char *s, long step)
 {
-    /* A dry run first (to a null stream would need one): check that the
-     * data is only M, L, C and Z before writing anything. */
+    /* Checked before anything is written: only M, L, C, Z and numbers. */
     const char *e = s + strcspn(s, "\"");
-    for (const char *q = s; q < e; q++)
-        if (!number_char(*q) && *q != ' ' && *q != 'M' && *q != 'L' &&
-            *q != 'C' && *q != 'Z')
+    for (const char *c = s; c < e; c++)
+        if (!number_char(*c) && *c != ' ' && *c != 'M' && *c != 'L' &&
+            *c != 'C' && *c != 'Z')
             return write_rounded(f, s);
-    const char *end = write_path(f, s);
+    const char *end = write_path(f, s, step);
     return end ? end : e;
 }
 
@@ -347,7 +351,7 @@ static char *outline_text(const char *from, const char *to)
             break;
         }
         fwrite(s, 1, (size_t)(d - s) + 4, m);
-        s = write_d(m, d + 4);
+        s = write_d(m, d + 4, GLYPH_STEP);
     }
     bool bad = ferror(m) != 0;
     if (fclose(m) != 0 || bad) {
@@ -438,7 +442,8 @@ int svgi_write(svgi_page *p, FILE *f, const char *svg, const char *prefix)
         for (int k = 0; next == NULL && k < 3; k++)
             if (strncmp(s, nums[k], 4) == 0) {
                 fwrite(from, 1, (size_t)(s - from) + 4, f);
-                next = k == 0 ? write_d(f, s + 4) : write_rounded(f, s + 4);
+                next = k == 0 ? write_d(f, s + 4, PLOT_STEP)
+                              : write_rounded(f, s + 4);
             }
         if (next) {
             from = s = next;

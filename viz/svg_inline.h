@@ -14,9 +14,11 @@
  *     path, rounded as below) becomes a reference to that one;
  *   - every other id, and every reference to one, gets the caller's
  *     prefix;
- *   - numbers in path data ("d") and in x and y attributes keep two
- *     decimals: a hundredth of a point, an eightieth of a pixel at the
- *     page's widest (1120 px for 757.89 pt).
+ *   - numbers in x and y attributes keep two decimals; path data ("d")
+ *     is rewritten relative, in steps of 0.01 pt for glyphs and 0.05 pt
+ *     for the rest (0.07 px at the page's widest, 1070 px for 757.89
+ *     pt), and a point of a straight run within 0.1 pt of the segment
+ *     drawn instead is dropped.
  * The page's glyph table (svgi_page) is owned by the caller: create it
  * once per page, destroy it with svgi_page_destroy (NULL is fine).
  */
