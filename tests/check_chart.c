@@ -72,11 +72,11 @@ END_TEST
 
 START_TEST(scales_map_and_unmap)
 {
-    chart_scale x = {100, 400, 50, 650, false}; /* 2 px per unit */
+    chart_scale x = {100, 400, 50, 650, false, false}; /* 2 px per unit */
     ck_assert_double_eq(chart_scale_map(&x, 100), 50);
     ck_assert_double_eq(chart_scale_map(&x, 250), 350);
     ck_assert_double_eq(chart_scale_unmap(&x, 350), 250);
-    chart_scale y = {0, 10, 300, 100, false}; /* upwards */
+    chart_scale y = {0, 10, 300, 100, false, false}; /* upwards */
     ck_assert_double_eq(chart_scale_map(&y, 10), 100);
     ck_assert_double_eq(chart_scale_map(&y, 2.5), 250);
     ck_assert_double_eq(chart_scale_unmap(&y, 250), 2.5);
@@ -317,7 +317,7 @@ END_TEST
 /* On a log scale 1 to 1000 over 300 px, each decade takes 100 px. */
 START_TEST(log_scale)
 {
-    chart_scale x = {1, 1000, 0, 300, true};
+    chart_scale x = {1, 1000, 0, 300, true, false};
     ck_assert_double_eq_tol(chart_scale_map(&x, 10), 100, 1e-9);
     ck_assert_double_eq_tol(chart_scale_map(&x, 100), 200, 1e-9);
     ck_assert_double_eq_tol(chart_scale_map(&x, 1000), 300, 1e-9);
@@ -333,7 +333,7 @@ END_TEST
 START_TEST(axes_panel)
 {
     chart_panel p;
-    chart_axes ax = {"latency (ms)", "share", true, false};
+    chart_axes ax = {"latency (ms)", "share", true, false, false};
     chart_panel_init_axes(&p, (chart_rect){0, 0, 400, 200}, "CDF", &ax, 1, 1000,
                           0, 1, 10);
     ck_assert_double_eq_tol(p.plot.x, 55, 1e-9);
@@ -360,7 +360,7 @@ START_TEST(bar_geometry)
     chart_panel p;
     memset(&p, 0, sizeof p);
     p.plot = (chart_rect){100, 50, 400, 200};
-    p.y = (chart_scale){0, 10, 250, 50, false};
+    p.y = (chart_scale){0, 10, 250, 50, false, false};
     chart_rect b = chart_bar_rect(&p, 4, 1, 0.6, 5);
     ck_assert_double_eq(b.x, 220);
     ck_assert_double_eq(b.w, 60);
@@ -370,7 +370,7 @@ START_TEST(bar_geometry)
     ck_assert_double_eq(b.x, 420);
     ck_assert_double_eq(b.y, 50);
     ck_assert_double_eq(b.h, 200);
-    p.y = (chart_scale){-10, 10, 250, 50, false}; /* 0 at 150 */
+    p.y = (chart_scale){-10, 10, 250, 50, false, false}; /* 0 at 150 */
     b = chart_bar_rect(&p, 4, 0, 0.6, -5);
     ck_assert_double_eq(b.y, 150);
     ck_assert_double_eq(b.h, 50);
@@ -742,6 +742,28 @@ START_TEST(direct_pixels_equal_cairo_fill)
 }
 END_TEST
 
+/* A symlog axis (retry-storm's queue: 120k for one policy, under 10 for
+ * the rest) over [0, 100000] onto 0..500 pt: f(v) = log10(1 + v), so 0
+ * maps to 0, 1 to 500 * log10(2) / log10(100001) = 30.10, 10 to
+ * 500 * log10(11) / 5.0000043 = 104.14, 100000 to 500.  A queue of 5
+ * lands at 77.8 pt; on the linear axis it was at 0.025 pt, drawn on the
+ * zero line.  unmap inverts map. */
+START_TEST(symlog_scale)
+{
+    chart_scale s = {0, 100000, 0, 500, false, true};
+    chart_scale lin = {0, 100000, 0, 500, false, false};
+    ck_assert_double_eq_tol(chart_scale_map(&s, 0), 0, 1e-9);
+    ck_assert_double_eq_tol(chart_scale_map(&s, 1), 30.103, 1e-3);
+    ck_assert_double_eq_tol(chart_scale_map(&s, 10), 104.139, 1e-3);
+    ck_assert_double_eq_tol(chart_scale_map(&s, 100000), 500, 1e-9);
+    ck_assert_double_eq_tol(chart_scale_map(&s, 5), 77.815, 1e-3);
+    ck_assert_double_eq_tol(chart_scale_map(&lin, 5), 0.025, 1e-9);
+    for (double v = 0; v <= 100000; v = v * 3 + 0.5)
+        ck_assert_double_eq_tol(chart_scale_unmap(&s, chart_scale_map(&s, v)),
+                                v, 1e-6 * (1 + v));
+}
+END_TEST
+
 Suite *chart_suite(void)
 {
     Suite *s = suite_create("chart");
@@ -759,6 +781,7 @@ Suite *chart_suite(void)
     tcase_add_test(tc, log_range);
     tcase_add_test(tc, log_ticks);
     tcase_add_test(tc, log_scale);
+    tcase_add_test(tc, symlog_scale);
     tcase_add_test(tc, axes_panel);
     tcase_add_test(tc, bar_geometry);
     tcase_add_test(tc, cell_grid);

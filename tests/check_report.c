@@ -647,7 +647,7 @@ START_TEST(two_of_five_is_not_healthy)
     /* The cells where map_draw puts them: a panel beside the key (a
      * fifth of the width), cut in three. */
     double H = report_chart_height(cr, &c, w);
-    chart_axes ax = {"x", "y", false, false};
+    chart_axes ax = {"x", "y", false, false, false};
     chart_panel p;
     chart_panel_init_axes(
         &p, (chart_rect){0, 0, w - fmax(w * 0.2, 12 * REPORT_CHART_FONT), H},
@@ -714,7 +714,7 @@ static cairo_surface_t *draw_chart(const report_chart *c, int w, chart_panel *p)
      * chart_panel_init_axes, the legend's rows or the bars' labels
      * under it.  Only its x extent and its top are used below, which do
      * not depend on what is under it. */
-    chart_axes ax = {"x", "y", false, false};
+    chart_axes ax = {"x", "y", false, false, false};
     chart_panel_init_axes(p, (chart_rect){0, 0, w, h}, "t", &ax, 0, 1, 0, 1,
                           REPORT_CHART_FONT);
     return s;
@@ -774,7 +774,7 @@ START_TEST(never_is_a_mark_on_lines)
     cairo_surface_t *s4 = draw_chart(&c, 600, &p);
     /* The panel's own x axis maps 1..5; find x = 4 and 2 as
      * report_chart lays the line chart out (a tight x range). */
-    chart_scale xs = {1, 5, p.plot.x, p.plot.x + p.plot.w, false};
+    chart_scale xs = {1, 5, p.plot.x, p.plot.x + p.plot.w, false, false};
     int x4 = (int)chart_scale_map(&xs, 4), x2 = (int)chart_scale_map(&xs, 2);
     int top0 = (int)p.plot.y, top1 = (int)(p.plot.y + 12);
     ck_assert_int_gt(
@@ -832,7 +832,7 @@ START_TEST(partial_is_a_ring)
     report_chart c = {REPORT_CHART_LINES, &l, NULL, NULL};
     chart_panel p;
     cairo_surface_t *img = draw_chart(&c, 600, &p);
-    chart_scale xs = {1, 5, p.plot.x, p.plot.x + p.plot.w, false};
+    chart_scale xs = {1, 5, p.plot.x, p.plot.x + p.plot.w, false, false};
     static const chart_style ink = {0.16, 0.16, 0.16, 1, 1, 0};
     /* Ink in a column around each point, over the plot's upper 60 %
      * (the points at 3 and 5 of 0..6 are there; the legend and the tick
@@ -926,7 +926,7 @@ START_TEST(share_axis_stops_at_100)
     cairo_surface_flush(s);
     /* The plot as bars_draw lays it out: no x label, the labels' second
      * line in its place. */
-    chart_axes ax = {NULL, "success ratio (%)", false, false};
+    chart_axes ax = {NULL, "success ratio (%)", false, false, false};
     chart_panel p;
     chart_panel_init_axes(&p,
                           (chart_rect){0, 0, w, h - 1.5 * REPORT_CHART_FONT},

@@ -58,10 +58,24 @@ double chart_axis_top(double max, double floor_v)
     return ceil(m / step - 1e-9) * step;
 }
 
+/* The symlog transform: linear near 0, log10 above 1. */
+static double symlog(double v)
+{
+    return v < 0 ? -log10(1 - v) : log10(1 + v);
+}
+
+static double symlog_inverse(double f)
+{
+    return f < 0 ? 1 - pow(10, -f) : pow(10, f) - 1;
+}
+
 double chart_scale_map(const chart_scale *s, double v)
 {
     if (s->hi == s->lo)
         return s->p0;
+    if (s->symlog)
+        return s->p0 + (symlog(v) - symlog(s->lo)) /
+                           (symlog(s->hi) - symlog(s->lo)) * (s->p1 - s->p0);
     if (s->log)
         return v > 0 ? s->p0 + log10(v / s->lo) / log10(s->hi / s->lo) *
                                    (s->p1 - s->p0)
@@ -73,6 +87,10 @@ double chart_scale_unmap(const chart_scale *s, double p)
 {
     if (s->p1 == s->p0)
         return s->lo;
+    if (s->symlog)
+        return symlog_inverse(symlog(s->lo) +
+                              (p - s->p0) / (s->p1 - s->p0) *
+                                  (symlog(s->hi) - symlog(s->lo)));
     if (s->log)
         return s->lo * pow(s->hi / s->lo, (p - s->p0) / (s->p1 - s->p0));
     return s->lo + (p - s->p0) / (s->p1 - s->p0) * (s->hi - s->lo);
@@ -415,8 +433,10 @@ static void panel_layout(chart_panel *p, double left, double top, double bottom,
     p->plot.y = outer.y + top;
     p->plot.w = fmax(1.0, outer.w - left - right);
     p->plot.h = fmax(1.0, outer.h - top - bottom);
-    p->x = (chart_scale){x_lo, x_hi, p->plot.x, p->plot.x + p->plot.w, false};
-    p->y = (chart_scale){y_lo, y_hi, p->plot.y + p->plot.h, p->plot.y, false};
+    p->x = (chart_scale){x_lo,  x_hi, p->plot.x, p->plot.x + p->plot.w,
+                         false, false};
+    p->y = (chart_scale){y_lo,      y_hi,  p->plot.y + p->plot.h,
+                         p->plot.y, false, false};
     int xmax = (int)(p->plot.w / (font_px * 5.0));
     int ymax = (int)(p->plot.h / (font_px * 2.2));
     chart_ticks_for(x_lo, x_hi, xmax < 2 ? 2 : xmax, &p->xt);
@@ -459,6 +479,7 @@ void chart_panel_init_axes(chart_panel *p, chart_rect outer, const char *title,
                  y_hi);
     p->x.log = ax->x_log;
     p->y.log = ax->y_log;
+    p->y.symlog = ax->y_symlog && !ax->y_log;
 }
 bool chart_panel_hit(const chart_panel *p, double px, double py)
 {
@@ -502,6 +523,22 @@ static int x_ticks(const chart_panel *p, double *v)
 /* The y axis's ticks: the linear ones of p->yt, or a log axis's. */
 static int y_ticks(const chart_panel *p, double *v)
 {
+    if (p->y.symlog) { /* 0, then the powers of ten up to the top */
+        int n = 0;
+        if (p->y.lo <= 0)
+            v[n++] = 0;
+        for (double t = 1; t <= p->y.hi * (1 + 1e-9) && n < X_TICKS_MAX;
+             t *= 10) {
+            /* 1 sits 2 % up a 0-to-100k axis: its label would touch
+             * 0's, so it is left out when closer than 1.1 lines. */
+            double gap = n ? fabs(chart_scale_map(&p->y, t) -
+                                  chart_scale_map(&p->y, v[n - 1]))
+                           : INFINITY;
+            if (t >= p->y.lo && gap >= p->font_px * 1.1)
+                v[n++] = t;
+        }
+        return n;
+    }
     if (p->y.log) {
         int max = (int)(p->plot.h / (p->font_px * 2.2));
         return chart_log_ticks(p->y.lo, p->y.hi, max, v, X_TICKS_MAX);
@@ -559,7 +596,9 @@ static void frame_tick_labels(cairo_t *cr, const chart_panel *p,
         double y = chart_scale_map(&p->y, yv[i]);
         chart_text(cr, p->plot.x - f * 0.35, y + f * 0.3, 1.0,
                    chart_format(yv[i],
-                                p->y.log ? log_decimals(yv[i]) : p->yt.decimals,
+                                p->y.log      ? log_decimals(yv[i])
+                                : p->y.symlog ? 0
+                                              : p->yt.decimals,
                                 buf, sizeof buf));
     }
     for (int i = 0; i < nx; i++) {
@@ -597,7 +636,10 @@ static void frame_labels(cairo_t *cr, const chart_panel *p)
         cairo_save(cr);
         cairo_translate(cr, p->outer.x + f * 1.0, p->plot.y + p->plot.h / 2);
         cairo_rotate(cr, -HALF_PI);
-        chart_text(cr, 0, 0, 0.5, p->y_label);
+        char label[256]; /* a symlog axis says so: its ticks are not even */
+        snprintf(label, sizeof label, "%s%s", p->y_label,
+                 p->y.symlog ? ", log" : "");
+        chart_text(cr, 0, 0, 0.5, label);
         cairo_restore(cr);
     }
 }
@@ -880,7 +922,7 @@ void chart_panel_series(cairo_t *cr, const chart_panel *p, const chart_scale *y,
 chart_scale chart_panel_right_axis(cairo_t *cr, const chart_panel *p, double lo,
                                    double hi, const char *unit)
 {
-    chart_scale y = {lo, hi, p->plot.y + p->plot.h, p->plot.y, false};
+    chart_scale y = {lo, hi, p->plot.y + p->plot.h, p->plot.y, false, false};
     chart_ticks t;
     int max = (int)(p->plot.h / (p->font_px * 2.2));
     chart_ticks_for(lo, hi, max < 2 ? 2 : max, &t);

@@ -62,6 +62,9 @@ double chart_axis_top(double max, double floor);
 typedef struct chart_scale {
     double lo, hi, p0, p1;
     bool log;
+    bool symlog; /* linear in sign(v) log10(1 + |v|): 0 stays 0 and a
+                    value of 1 or more is as on a log axis (a queue of
+                    0 to 120k); ticks 0, 1, 10, 100 ... */
 } chart_scale;
 
 double chart_scale_map(const chart_scale *s, double v);
@@ -134,6 +137,7 @@ typedef struct chart_axes {
     bool x_log;                    /* then 0 < x_lo < x_hi */
     bool y_log;                    /* then 0 < y_lo < y_hi; its ticks from
                                       chart_log_ticks too */
+    bool y_symlog;                 /* a symlog y axis (chart_scale) */
 } chart_axes;
 
 /* Lay a panel out as chart_panel_init does, with room for the axis

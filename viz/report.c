@@ -33,6 +33,7 @@
 #include "outfile.h"
 #include "report_chart.h"
 #include "report_js.h"
+#include "svg_inline.h"
 
 /* ---- Page geometry, in points ------------------------------------------- */
 
@@ -95,7 +96,8 @@ struct report {
     outfile html_file;
     cairo_surface_t *measure; /* a null SVG surface: chart heights */
     cairo_t *mcr;
-    int n_charts; /* for each inline SVG's id prefix */
+    int n_charts;      /* for each inline SVG's id prefix */
+    svgi_page *glyphs; /* the glyph outlines the page defines */
 };
 
 static void fail(report *r, const char *fmt, ...)
@@ -702,29 +704,17 @@ static cairo_status_t membuf_write(void *closure, const unsigned char *data,
 
 /* Copy an <svg> element, from just after its "<svg", into the page with
  * every id, and every reference to one, prefixed by the chart's number
- * and the layer's: cairo numbers its glyphs, clips and gradients from 1
- * in each SVG, and ids are global to an HTML page, so two inline charts
- * (or two layers of one) would otherwise draw each other's glyphs. */
+ * and the layer's: cairo numbers its clips and gradients from 1 in each
+ * SVG, and ids are global to an HTML page, so two inline charts (or two
+ * layers of one) would otherwise use each other's.  Glyphs are shared by
+ * the whole page and numbers rounded to a hundredth of a point
+ * (svg_inline.h: that halves a report's size). */
 static void html_svg(report *r, const char *svg, int layer)
 {
-    static const char *const refs[] = {" id=\"", "href=\"#", "url(#"};
     char prefix[32];
     snprintf(prefix, sizeof prefix, "c%d-%d-", r->n_charts, layer + 2);
-    const char *s = svg;
-    const char *from = s;
-    for (; s && *s; s++)
-        for (int k = 0; k < 3; k++) {
-            size_t n = strlen(refs[k]);
-            if (strncmp(s, refs[k], n) != 0)
-                continue;
-            fwrite(from, 1, (size_t)(s - from) + n, r->html_file.f);
-            html(r, prefix);
-            from = s + n;
-            s += n - 1;
-            break;
-        }
-    if (from)
-        html(r, from);
+    if (svgi_write(r->glyphs, r->html_file.f, svg, prefix) != 0)
+        fail(r, "out of memory");
 }
 
 /* Layer `layer` of a chart drawn on cairo's SVG surface, into memory
@@ -943,6 +933,9 @@ static int html_open(report *r, const char *path, sb_err *e)
     if (outfile_open(&r->html_file, path, e) != 0)
         return -1;
     r->html_on = true;
+    r->glyphs = svgi_page_create();
+    if (r->glyphs == NULL)
+        return err_set(e, "out of memory");
     r->measure = cairo_svg_surface_create_for_stream(NULL, NULL, TEXT_W, 100);
     r->mcr = cairo_create(r->measure);
     if (cairo_status(r->mcr) != CAIRO_STATUS_SUCCESS)
@@ -964,6 +957,7 @@ static void discard(report *r)
     cairo_surface_destroy(r->measure);
     outfile_abort(&r->pdf_file);
     outfile_abort(&r->html_file);
+    svgi_page_destroy(r->glyphs);
     for (int i = 0; i < r->n_held; i++)
         free(r->held[i].text);
     free(r->title);

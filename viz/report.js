@@ -71,6 +71,10 @@
   }
   function lines(fig) {
     var d = JSON.parse(fig.querySelector('script.sbc-data').textContent);
+    /* A series' x given as a number is that earlier series' x. */
+    d.series.forEach(function (s) {
+      if (typeof s.x === 'number') s.x = d.series[s.x].x;
+    });
     var ui = fig.querySelector('svg.sbc-ui'), tip = fig.querySelector('.sbc-tip');
     var layers = fig.querySelectorAll('svg.sbc-s');
     var buttons = fig.querySelectorAll('.sbc-legend button[data-s]');
@@ -91,8 +95,11 @@
       var a = range()[0], b = range()[1], t = (px - P[0]) / P[2];
       return d.xlog ? a * Math.pow(b / a, t) : a + t * (b - a);
     }
+    function sl(v) { return v < 0 ? -Math.log10(1 - v) : Math.log10(1 + v); }
     function sy(v) {
       var a = d.y[0], b = d.y[1];
+      if (d.ysymlog)
+        return P[1] + P[3] - (sl(v) - sl(a)) / (sl(b) - sl(a)) * P[3];
       return d.ylog ? P[1] + P[3] - Math.log(v / a) / Math.log(b / a) * P[3]
                     : P[1] + P[3] - (v - a) / (b - a) * P[3];
     }
@@ -119,7 +126,11 @@
       el('rect', {x: P[0] - 1, y: P[1] - 1, width: P[2] + 2,
                   height: P[3] + F * 1.6, fill: '#fff'}, g);
       var c = el('g', {'clip-path': 'url(#' + fig.id + '-clip)'}, g);
-      var yt = ticks(d.y[0], d.y[1], P[3] / (F * 2.2), d.ylog);
+      var yt = d.ysymlog ? [0, 1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+        1e9].filter(function (t) { /* as chart.c: 1.1 lines apart */
+        return t <= d.y[1] && (t === 0 || sy(0) - sy(t) >= F * 1.1 ||
+                               t > 1);
+      }) : ticks(d.y[0], d.y[1], P[3] / (F * 2.2), d.ylog);
       var xt = ticks(zoom[0], zoom[1], P[2] / (F * 5), d.xlog);
       yt.forEach(function (v) {
         el('line', {x1: P[0], x2: P[0] + P[2], y1: sy(v), y2: sy(v),

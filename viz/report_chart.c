@@ -387,6 +387,33 @@ static double lines_height(cairo_t *cr, const report_lines *c, double width)
     return panel_height(width) + lines_legend_height(cr, c, width);
 }
 
+/* A symlog y axis (chart_scale) when the caller set no range, no value
+ * is below 0, and a series whose peak, though above 0, is under a
+ * hundredth of the highest peak: on a linear axis it would lie within
+ * 1.4 pt of the zero line (a plot is 144 pt high), drawn as if it were
+ * 0.  retry-storm's queue: 120k for immediate, under 10 for the rest. */
+static bool lines_symlog(const report_lines *c)
+{
+    if (c->y_log || isfinite(c->y_min) || isfinite(c->y_max))
+        return false;
+    double top = 0, low_peak = INFINITY;
+    for (int k = 0; k < c->n_series; k++) {
+        const report_series *s = &c->series[k];
+        double peak = 0;
+        for (size_t i = 0; i < s->n; i++) {
+            double v = s->y[i];
+            if (isfinite(v) && v < 0)
+                return false;
+            if (isfinite(v))
+                peak = fmax(peak, v);
+        }
+        top = fmax(top, peak);
+        if (peak > 0)
+            low_peak = fmin(low_peak, peak);
+    }
+    return top > 0 && low_peak < top / 100;
+}
+
 /* The panel of a line chart `height` high (its legend, when it has one
  * under it, included). */
 static void lines_panel(const report_lines *c, double width, double height,
@@ -395,7 +422,8 @@ static void lines_panel(const report_lines *c, double width, double height,
     double xl, xh, yl, yh;
     lines_x_range(c, &xl, &xh);
     lines_y_range(c, &yl, &yh);
-    chart_axes ax = {c->x_label, c->y_label, c->x_log, c->y_log};
+    chart_axes ax = {c->x_label, c->y_label, c->x_log, c->y_log,
+                     lines_symlog(c)};
     chart_panel_init_axes(p, (chart_rect){0, 0, width, height - legend_h},
                           c->title, &ax, xl, xh, yl, yh, F);
 }
@@ -515,6 +543,21 @@ static void json_colour(FILE *f, const chart_style *st)
             (int)lround(st->g * 255), (int)lround(st->b * 255));
 }
 
+/* The first series before series k with the same x values, or -1: its
+ * x is then written as that series' number, not repeated (a time chart's
+ * series share their buckets; 2 kB each of 300). */
+static int same_x_as(const report_lines *c, int k)
+{
+    const report_series *s = &c->series[k];
+    for (int j = 0; j < k; j++) {
+        const report_series *o = &c->series[j];
+        if (o->n == s->n && o->x && s->x &&
+            (o->x == s->x || memcmp(o->x, s->x, s->n * sizeof *s->x) == 0))
+            return j;
+    }
+    return -1;
+}
+
 void report_lines_json(FILE *f, cairo_t *cr, const report_lines *c,
                        double width, double height)
 {
@@ -525,10 +568,10 @@ void report_lines_json(FILE *f, cairo_t *cr, const report_lines *c,
     fprintf(f,
             "{\"w\":%.6g,\"h\":%.6g,\"font\":%.6g,\"plot\":[%.6g,%.6g,"
             "%.6g,%.6g],\"x\":[%.9g,%.9g],\"y\":[%.9g,%.9g],\"xlog\":%s,"
-            "\"ylog\":%s,\"xunit\":",
+            "\"ylog\":%s,\"ysymlog\":%s,\"xunit\":",
             width, height, F, p.plot.x, p.plot.y, p.plot.w, p.plot.h, p.x.lo,
             p.x.hi, p.y.lo, p.y.hi, c->x_log ? "true" : "false",
-            c->y_log ? "true" : "false");
+            c->y_log ? "true" : "false", p.y.symlog ? "true" : "false");
     /* A unit only when the label has one in parentheses ("time (s)");
      * else the hover names the axis: "offered load / capacity 0.8". */
     label_unit(c->x_label, unit, sizeof unit);
@@ -559,7 +602,11 @@ void report_lines_json(FILE *f, cairo_t *cr, const report_lines *c,
         json_colour(f, colour_of(s->colour));
         fprintf(f, ",\"dash\":%d,\"points\":%s,\"x\":", s->dash,
                 s->points ? "true" : "false");
-        json_nums(f, s->x, s->n);
+        int same = same_x_as(c, k);
+        if (same >= 0)
+            fprintf(f, "%d", same);
+        else
+            json_nums(f, s->x, s->n);
         fputs(",\"y\":", f);
         json_nums(f, s->y, s->n);
         if (s->lo && s->hi) {
@@ -712,7 +759,7 @@ static void bars_panel(cairo_t *cr, const report_bars *c, double width,
 {
     /* The labels take the x label's line as their second. */
     chart_rect outer = {0, 0, width, height - F * 1.5};
-    chart_axes ax = {NULL, c->y_label, false, false};
+    chart_axes ax = {NULL, c->y_label, false, false, false};
     double lo = bars_low(c);
     chart_panel_init_axes(p, outer, c->title, &ax, 0, 1, lo, lo + 1, F);
     double top = c->n > 0 ? bars_top(cr, c, p, lo) : lo + 1;
@@ -1017,7 +1064,7 @@ static void key_bar(cairo_t *cr, chart_rect b)
     cairo_set_source(cr, g);
     cairo_fill(cr);
     cairo_pattern_destroy(g);
-    chart_scale s = {0, 100, b.y + b.h, b.y, false};
+    chart_scale s = {0, 100, b.y + b.h, b.y, false, false};
     char buf[32];
     cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
     cairo_set_line_width(cr, 0.6);
@@ -1092,7 +1139,7 @@ static void map_key(cairo_t *cr, const chart_panel *p, const report_map *m,
 static void map_draw(cairo_t *cr, const report_map *m, double width,
                      double height)
 {
-    chart_axes ax = {m->x_label, m->y_label, false, false};
+    chart_axes ax = {m->x_label, m->y_label, false, false, false};
     chart_panel p;
     chart_panel_init_axes(&p,
                           (chart_rect){0, 0, width - key_width(width), height},
@@ -1161,7 +1208,7 @@ static int bars_regions(cairo_t *cr, const report_bars *c, double width,
 static int map_regions(const report_map *m, double width, double height,
                        report_region *out, int max)
 {
-    chart_axes ax = {m->x_label, m->y_label, false, false};
+    chart_axes ax = {m->x_label, m->y_label, false, false, false};
     chart_panel p;
     chart_panel_init_axes(&p,
                           (chart_rect){0, 0, width - key_width(width), height},

@@ -70,7 +70,8 @@ void report_chart_draw_layer(cairo_t *cr, const report_chart *c, double width,
  * axis labels; xunit "" when the x label has none in parentheses),
  * "xname" (the x label), "never", "spans" [[from, to, label]], "series" [{label,
  * colour "#rrggbb", dash, points, x, y, lo, hi}]; NaN is null, +infinity
- * "inf".  Text is escaped for a <script> element. */
+ * "inf".  A series' x that repeats an earlier series' is that series'
+ * number instead of an array.  Text is escaped for a <script> element. */
 void report_lines_json(FILE *f, cairo_t *cr, const report_lines *c,
                        double width, double height);
 

@@ -1080,7 +1080,7 @@ static chart_scale right_axis(cairo_t *cr, const chart_panel *p,
                               const view_state *v, placed *pl, double hi,
                               const char *unit)
 {
-    chart_scale y = {0.0, hi, p->plot.y + p->plot.h, p->plot.y, false};
+    chart_scale y = {0.0, hi, p->plot.y + p->plot.h, p->plot.y, false, false};
     chart_ticks t;
     double f = p->font_px;
     int max = (int)(p->plot.h / (f * 2.2));
