@@ -93,6 +93,7 @@ static double cpu_s(void)
 typedef struct progress {
     double last_cpu;
     double target;
+    uint64_t max_runs;
 } progress;
 
 static void pilot_progress(void *arg, const split_plan *sofar, int stage,
@@ -111,7 +112,8 @@ static void main_progress(void *arg, const split_estimate *est)
 {
     progress *pg = arg;
     double now = cpu_s();
-    bool last = est->reached_target && est->hit_trials >= 10;
+    bool last = (est->reached_target && est->hit_trials >= 10) ||
+                est->trials >= pg->max_runs;
     if (!last && now - pg->last_cpu < PROGRESS_S)
         return;
     pg->last_cpu = now;
@@ -236,7 +238,7 @@ int main(int argc, char **argv)
                      0,
                      (int64_t)HORIZON_S * 1000000000,
                      (int64_t)WINDOW_S * 1000000000};
-    progress pg = {cpu_s(), target};
+    progress pg = {cpu_s(), target, (uint64_t)max_runs};
     risk_opts o = {RISK_SPLITTING,
                    0.95,
                    target,
