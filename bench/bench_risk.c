@@ -32,6 +32,7 @@
  *                            [--importance queue|amplification|...]
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,57 @@ static int load(double rate, scenario *sc)
                            : "cannot "
                              "write");
     return rc;
+}
+
+/* CPU seconds of this process so far (all threads). */
+static double cpu_s(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return NAN;
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Progress on stderr: every level the pilot places, and the estimate so
+ * far at most every PROGRESS_S CPU seconds (and at the last batch). */
+#define PROGRESS_S 30.0
+
+typedef struct progress {
+    double last_cpu;
+    double target;
+    uint64_t max_runs;
+} progress;
+
+static void pilot_progress(void *arg, const split_plan *sofar, int stage,
+                           uint32_t hits)
+{
+    (void)arg;
+    int j = sofar->n_levels - 1;
+    fprintf(stderr,
+            "pilot: stage %d: %u hit; level %d at %.4g attempts, %u copies "
+            "(%.3g climbs a run); %.4g s simulated; %.0f CPU s\n",
+            stage, hits, j + 1, sofar->level[j], sofar->copies[j],
+            sofar->crossed[j], sofar->pilot_work, cpu_s());
+}
+
+static void main_progress(void *arg, const split_estimate *est)
+{
+    progress *pg = arg;
+    double now = cpu_s();
+    bool last = (est->reached_target && est->hit_trials >= 10) ||
+                est->trials >= pg->max_runs;
+    if (!last && now - pg->last_cpu < PROGRESS_S)
+        return;
+    pg->last_cpu = now;
+    fprintf(stderr,
+            "main runs: %llu done, %llu tipped, %llu paths; p = %.4g "
+            "[%.4g, %.4g], relative error %.1f %% (goal %.0f %%); "
+            "%.4g s simulated; %.0f CPU s\n",
+            (unsigned long long)est->trials,
+            (unsigned long long)est->hit_trials, (unsigned long long)est->paths,
+            est->p, est->lo, est->hi, 100 * est->rel_error, 100 * pg->target,
+            est->work, now);
 }
 
 static int arg_num(const char *v, double lo, double hi, double *x)
@@ -186,8 +238,18 @@ int main(int argc, char **argv)
                      0,
                      (int64_t)HORIZON_S * 1000000000,
                      (int64_t)WINDOW_S * 1000000000};
-    risk_opts o = {RISK_SPLITTING, 0.95, target,         (uint64_t)max_runs, 0,
-                   (int)threads,   imp,  (uint32_t)pilot};
+    progress pg = {cpu_s(), target, (uint64_t)max_runs};
+    risk_opts o = {RISK_SPLITTING,
+                   0.95,
+                   target,
+                   (uint64_t)max_runs,
+                   0,
+                   (int)threads,
+                   imp,
+                   (uint32_t)pilot,
+                   pilot_progress,
+                   main_progress,
+                   &pg};
     static risk_result r;
     sb_err e;
     printf("Noise alone (no fault): 100 clients x %.3g/s against 160/s, "

@@ -67,7 +67,7 @@ static int estimate_risk(const compare_setup *s, uint32_t jobs,
          jobs       ? (int)jobs
          : cpus > 0 ? (int)cpus
                     : 1,
-         RISK_IMP_QUEUE, 0}};
+         RISK_IMP_QUEUE, 0, NULL, NULL, NULL}};
     return compare_risk_run(&s->plan, &o, s->o.quiet ? NULL : stderr, out, e);
 }
 

@@ -492,7 +492,14 @@ static int choose_plan(const split_model *sm, const risk_opts *o,
                        risk_result *r, sb_err *e)
 {
     uint32_t per_stage = o->pilot_runs ? o->pilot_runs : RISK_PILOT_RUNS;
-    split_pilot_opts po = {per_stage, 0.2, 1000, PILOT_FIRST_TRIAL, PILOT_KEY};
+    split_pilot_opts po = {per_stage,
+                           0.2,
+                           1000,
+                           PILOT_FIRST_TRIAL,
+                           PILOT_KEY,
+                           RISK_LEVEL_GAP,
+                           o->pilot_progress,
+                           o->progress_arg};
     split_pilot_result pr;
     if (split_pilot(sm, &po, &r->plan, &pr, e) != 0)
         return -1;
@@ -529,7 +536,9 @@ static split_opts main_opts(const risk_opts *o)
                         32, /* not from the threads: the stopping rule is
                                read between batches */
                         o->threads,
-                        1000000};
+                        1000000,
+                        o->progress,
+                        o->progress_arg};
 }
 
 /* What follows from the estimate: the first storm, the rate. */

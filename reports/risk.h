@@ -91,9 +91,22 @@ typedef struct risk_opts {
      * steadier levels and copy counts (each is a share of them) for a
      * cost of about this many runs of the horizon. */
     uint32_t pilot_runs;
+    /* Optional progress, called from the caller's thread: after each of
+     * the pilot's stages that placed a level, and after each batch of
+     * main runs with the estimate so far. */
+    void (*pilot_progress)(void *arg, const split_plan *sofar, int stage,
+                           uint32_t hits);
+    void (*progress)(void *arg, const split_estimate *sofar);
+    void *progress_arg;
 } risk_opts;
 
 #define RISK_PILOT_RUNS 200
+
+/* The least gap between two of splitting's levels, as a share of the
+ * lower one (split_pilot_opts.min_gap): at 137 requests/s of bench_risk's
+ * case the pilot put levels at 87 and 89, 102 and 103 attempts without
+ * it. */
+#define RISK_LEVEL_GAP 0.05
 
 typedef struct risk_result {
     split_estimate est;

@@ -314,7 +314,10 @@ int split_estimate_run(const split_model *m, const split_plan *plan,
             break;
         for (uint64_t i = 0; i < n; i++)
             acc_add(&a, &sums[i]);
-        if (enough(&a, plan, o, out))
+        bool done = enough(&a, plan, o, out);
+        if (o->progress)
+            o->progress(o->progress_arg, out);
+        if (done)
             break;
     }
     free(sums);
@@ -399,11 +402,14 @@ static int cmp_desc(const void *a, const void *b)
 }
 
 /* The next level: the highest importance that at least `want` of the
- * stage reached, or else the lowest one above the current floor.  NaN
- * when nothing went above it. */
+ * stage reached, or else the lowest one above the current floor; raised
+ * to the lowest peak at least gap x |floor| above the floor when one got
+ * there (split_pilot_opts.min_gap), else *close is set.  NaN when
+ * nothing went above it. */
 static double next_level(const probe *pr, uint32_t n, uint32_t want,
-                         double floor)
+                         double floor, double gap, bool *close)
 {
+    *close = false;
     double *peaks = malloc((size_t)n * sizeof *peaks);
     if (peaks == NULL)
         return NAN;
@@ -415,6 +421,17 @@ static double next_level(const probe *pr, uint32_t n, uint32_t want,
     if (k > 0) {
         qsort(peaks, k, sizeof *peaks, cmp_desc);
         lv = peaks[(want <= k ? want : k) - 1];
+        /* At least the gap above the floor: the lowest peak there (the
+         * peaks are in descending order), if any got that far. */
+        double least = floor + gap * fabs(floor);
+        if (gap > 0 && isfinite(floor) && lv < least) {
+            *close = peaks[0] < least;
+            uint32_t i = 0;
+            while (i + 1 < k && peaks[i + 1] >= least)
+                i++;
+            if (!*close)
+                lv = peaks[i];
+        }
     }
     free(peaks);
     return lv;
@@ -573,7 +590,14 @@ int split_pilot(const split_model *m, const split_pilot_opts *o,
         plan->hit_share = (double)hits / o->per_stage;
         if ((uint32_t)hits >= want || stage == SPLIT_MAX_LEVELS)
             break;
-        double lv = next_level(pl.pr, o->per_stage, want, floor);
+        bool close;
+        double lv =
+            next_level(pl.pr, o->per_stage, want, floor, o->min_gap, &close);
+        /* No trajectory got the gap above this level, yet some hit: the
+         * last stage runs from here to the event (fewer than p0 hit, but
+         * a level closer than the gap costs more than it saves). */
+        if (close && hits > 0)
+            break;
         if (isnan(lv)) {
             if (hits == 0)
                 *res = SPLIT_PILOT_STUCK;
@@ -594,6 +618,8 @@ int split_pilot(const split_model *m, const split_pilot_opts *o,
         plan->crossed[stage] = climbs;
         plan->copies[stage] = (uint32_t)fmin(fmax(r, 1.0), o->max_copies);
         plan->n_levels = stage + 1;
+        if (o->progress)
+            o->progress(o->progress_arg, plan, stage, (uint32_t)hits);
     }
     entr_free(&pl);
     free(pl.pr);

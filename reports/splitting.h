@@ -107,6 +107,25 @@ typedef struct split_pilot_opts {
     uint32_t max_copies;  /* R at most (1000) */
     uint64_t first_trial; /* the pilot's trial numbers start here */
     uint64_t key;         /* the pilot's copies' keys derive from this */
+    /* The least gap between two levels, relative to the lower one's
+     * size: level[j] >= level[j-1] + min_gap x |level[j-1]| (0: none).
+     * Where the importance barely drifts (near a tipping point), the
+     * share p0 is reached a step or two above the floor (from a level,
+     * a walk of +-1 steps without drift climbs k more before falling
+     * below it with probability 1/(k+1)), and levels a step apart cost
+     * copies that die at the next step down.  The next level is then
+     * the lowest peak of the stage at or above that gap (fewer than p0
+     * reach it: R grows to match).  When no trajectory of the stage got
+     * that far, the pilot stops if some of the stage hit (its last stage
+     * runs from there to the event), else the share p0's level stands
+     * (the only way up). */
+    double min_gap;
+    /* Optional: called after each stage with the plan so far (its
+     * levels, pilot_work) and the stage's hits, from the caller's
+     * thread. */
+    void (*progress)(void *arg, const split_plan *sofar, int stage,
+                     uint32_t hits);
+    void *progress_arg;
 } split_pilot_opts;
 
 typedef enum split_pilot_result {
@@ -127,6 +146,8 @@ typedef enum split_pilot_result {
 int split_pilot(const split_model *m, const split_pilot_opts *o,
                 split_plan *plan, split_pilot_result *res, sb_err *e);
 
+struct split_estimate;
+
 typedef struct split_opts {
     double confidence;       /* 0.95 */
     double target_rel_error; /* stop when half-width / estimate <= this */
@@ -139,6 +160,10 @@ typedef struct split_opts {
     int threads;             /* >= 1 */
     uint64_t max_paths;      /* copies alive in one trial at most (1e6):
                                 a plan whose copies explode is refused */
+    /* Optional: called after each batch with the estimate so far, from
+     * the caller's thread (split_estimate_run only). */
+    void (*progress)(void *arg, const struct split_estimate *sofar);
+    void *progress_arg;
 } split_opts;
 
 typedef struct split_estimate {

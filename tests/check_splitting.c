@@ -102,12 +102,14 @@ static double exact(int k)
 
 static split_pilot_opts pilot_opts(void)
 {
-    return (split_pilot_opts){200, 0.2, 1000, UINT64_C(1) << 40, 77};
+    return (split_pilot_opts){200, 0.2, 1000, UINT64_C(1) << 40,
+                              77,  0.0, NULL, NULL};
 }
 
 static split_opts est_opts(double rel)
 {
-    return (split_opts){0.95, rel, 100, 10, 2000000, 0, 0, 256, 2, 1000000};
+    return (split_opts){0.95, rel, 100, 10,      2000000, 0,
+                        0,    256, 2,   1000000, NULL,    NULL};
 }
 
 /* The pilot and the estimate at 1e-3, 1e-6 and 1e-9: each interval holds
@@ -263,6 +265,41 @@ START_TEST(pilot_stops_at_the_point_of_no_return)
 }
 END_TEST
 
+/* The least gap between levels (split_pilot_opts.min_gap).  From a
+ * level L the walk (rho = 1/2) climbs to L + 1 before falling below L
+ * with probability 1/3 and to L + 2 with 1/7 (gambler's ruin, q/p = 2:
+ * (2 - 1) / (2^(k+1) - 1)), so with a share p0 = 0.2 the pilot places a
+ * level at every step: 2, 3, 4, 5, 6, ... (check_risk's queue, at 87 and
+ * 89, 102 and 103 attempts, did the same).  With a gap of a quarter each
+ * level is at least 1.25 x the one below (6 < 1.25 x 5 fails without
+ * it), those levels get more copies (fewer climb), and the estimate
+ * still holds P(21) = 4.8e-7. */
+START_TEST(pilot_keeps_levels_apart)
+{
+    walk_model wm = {1.0 / 3.0, 21, 2026, 0};
+    split_model m = walk_of(&wm);
+    split_pilot_opts po = pilot_opts();
+    po.min_gap = 0.25;
+    split_plan plan;
+    split_pilot_result res;
+    sb_err e;
+    ck_assert_int_eq(split_pilot(&m, &po, &plan, &res, &e), 0);
+    ck_assert_int_eq(res, SPLIT_PILOT_OK);
+    ck_assert_int_ge(plan.n_levels, 4);
+    for (int j = 1; j < plan.n_levels; j++)
+        ck_assert_msg(plan.level[j] >= 1.25 * plan.level[j - 1],
+                      "level %d at %g, %d at %g", j - 1, plan.level[j - 1], j,
+                      plan.level[j]);
+    split_opts o = est_opts(0.1);
+    split_estimate est;
+    ck_assert_int_eq(split_estimate_run(&m, &plan, &o, &est, &e), 0);
+    double p = exact(21);
+    ck_assert_msg(est.lo <= p && p <= est.hi, "[%g, %g] misses %g", est.lo,
+                  est.hi, p);
+    ck_assert(est.rel_error <= 0.1);
+}
+END_TEST
+
 /* The same estimate, bit for bit, on one thread and on four. */
 START_TEST(same_bits_any_threads)
 {
@@ -316,6 +353,7 @@ Suite *splitting_suite(void)
     tcase_add_test(tc, same_bits_any_threads);
     tcase_add_test(tc, pilot_stops_at_the_point_of_no_return);
     tcase_add_test(tc, pilot_stuck_is_said);
+    tcase_add_test(tc, pilot_keeps_levels_apart);
     suite_add_tcase(s, tc);
     return s;
 }
