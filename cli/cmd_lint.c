@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler.h"
 #include "args.h"
 #include "commands.h"
 #include "import.h"
@@ -91,8 +92,7 @@ typedef struct lint {
 } lint;
 
 static void add(lint *l, const char *rule, const char *level, const char *file,
-                int line, const char *fmt, ...)
-    __attribute__((format(printf, 6, 7)));
+                int line, const char *fmt, ...) SB_PRINTF(6, 7);
 
 static void add(lint *l, const char *rule, const char *level, const char *file,
                 int line, const char *fmt, ...)

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "compiler.h"
 #include "compare.h"
 
 /* The metrics, most important first: the order of the figures and of
@@ -33,8 +34,7 @@ typedef struct text {
     size_t len, used;
 } text;
 
-static void put(text *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+static void put(text *t, const char *fmt, ...) SB_PRINTF(2, 3);
 
 static void put(text *t, const char *fmt, ...)
 {

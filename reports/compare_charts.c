@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler.h"
 #include "compare_charts.h"
 
 /* ---- Over time -------------------------------------------------------------------- */
@@ -568,7 +569,7 @@ static void axis_label(const compare_axis *ax, char *buf, size_t len)
 /* Appends to text (of len, used so far in *used) and keeps *used at most
  * len. */
 static void say(char *text, size_t len, size_t *used, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+    SB_PRINTF(4, 5);
 static void say(char *text, size_t len, size_t *used, const char *fmt, ...)
 {
     if (*used >= len)

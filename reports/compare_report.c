@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "compiler.h"
 #include "compare.h"
 #include "compare_charts.h"
 #include "compare_report.h"
@@ -118,8 +119,7 @@ static void sweep_tips(report *d, const compare_result *r);
 /* ---- The title page ----------------------------------------------------------- */
 
 /* Append to buf (a table cell) as printf does; never past len. */
-static void cat(char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void cat(char *buf, size_t len, const char *fmt, ...) SB_PRINTF(3, 4);
 static void cat(char *buf, size_t len, const char *fmt, ...)
 {
     size_t used = strlen(buf);

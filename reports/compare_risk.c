@@ -2,6 +2,7 @@
  * compare_risk.c -- the probability of a storm per policy for compare
  * (compare_risk.h).
  */
+#include "compiler.h"
 #include "compare_risk.h"
 
 #include <math.h>
@@ -136,7 +137,7 @@ void compare_risk_horizon(const compare_risk *r, char *buf, size_t len)
 }
 
 static void say(char *buf, size_t len, size_t *used, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+    SB_PRINTF(4, 5);
 static void say(char *buf, size_t len, size_t *used, const char *fmt, ...)
 {
     if (*used >= len)

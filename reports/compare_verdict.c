@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler.h"
 #include "compare.h"
 
 #define SIGNIFICANCE 0.05
@@ -183,8 +184,7 @@ typedef struct words {
     size_t len, used;
 } words;
 
-static void say(words *w, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+static void say(words *w, const char *fmt, ...) SB_PRINTF(2, 3);
 
 static void say(words *w, const char *fmt, ...)
 {

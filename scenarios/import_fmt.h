@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 
+#include "compiler.h"
 #include "import.h"
 #include "tree.h"
 
@@ -29,25 +30,23 @@ typedef struct imp {
 /* Field `path` (node n, may be NULL for a default) set stack parameter
  * key ("exponential.base") to value; note says how (may be NULL). */
 void imp_param(imp *m, const char *path, tree_node *n, const char *key,
-               const char *value, const char *note, ...)
-    __attribute__((format(printf, 6, 7)));
+               const char *value, const char *note, ...) SB_PRINTF(6, 7);
 /* The same for a scenario key ("clients.timeout"). */
 void imp_set(imp *m, const char *path, tree_node *n, const char *key,
-             const char *value, const char *note, ...)
-    __attribute__((format(printf, 6, 7)));
+             const char *value, const char *note, ...) SB_PRINTF(6, 7);
 /* A field read and understood, whose effect is in another field's
  * mapping or needs none (say why). */
 void imp_note(imp *m, const char *path, tree_node *n, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+    SB_PRINTF(4, 5);
 /* A field that cannot be mapped, and why. */
 void imp_skip(imp *m, const char *path, tree_node *n, const char *why, ...)
-    __attribute__((format(printf, 4, 5)));
+    SB_PRINTF(4, 5);
 /* Every field under n that nobody read, as not mapped: "no such field
  * in FORMAT" (with the fields it knows, when one is close). */
 void imp_sweep(imp *m, tree_node *n, const char *prefix, const char *format);
 /* An error at n (or the file when n is NULL); returns -1. */
 int imp_fail(imp *m, const char *path, const tree_node *n, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+    SB_PRINTF(4, 5);
 
 /* ---- values ------------------------------------------------------------- */
 

@@ -7,6 +7,7 @@
  * reader()).  The handler files the pair under the reader's name of the
  * section, not inih's, which a build cuts at MAX_SECTION bytes.
  */
+#include "compiler.h"
 #include "ini_file.h"
 
 #include <ctype.h>
@@ -35,8 +36,7 @@ typedef struct reading {
     char long_value[SCENARIO_LINE_MAX + 3];
 } reading;
 
-static int read_fail(reading *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+static int read_fail(reading *r, const char *fmt, ...) SB_PRINTF(2, 3);
 static int read_fail(reading *r, const char *fmt, ...)
 {
     if (!r->failed) {

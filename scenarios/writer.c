@@ -14,6 +14,7 @@
  * "name =;immediate" came to be written "name = ;immediate" (issue 23),
  * which reads back as an empty name and a comment.
  */
+#include "compiler.h"
 #include "writer.h"
 
 #include <errno.h>
@@ -50,8 +51,7 @@ typedef struct writer {
 
 /* "cannot write the scenario: [section] ...": the first failure is
  * kept, and nothing is written after it. */
-static void fail(writer *w, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+static void fail(writer *w, const char *fmt, ...) SB_PRINTF(2, 3);
 static void fail(writer *w, const char *fmt, ...)
 {
     if (w->failed)

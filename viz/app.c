@@ -1,6 +1,7 @@
 /*
  * app.c -- the GUI's behaviour (app.h).
  */
+#include "compiler.h"
 #include "app.h"
 
 #include <ctype.h>
@@ -93,8 +94,7 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void say(app *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+static void say(app *a, const char *fmt, ...) SB_PRINTF(2, 3);
 
 static void say(app *a, const char *fmt, ...)
 {
@@ -106,8 +106,7 @@ static void say(app *a, const char *fmt, ...)
     fflush(stdout);
 }
 
-static void vrefuse(app *a, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
+static void vrefuse(app *a, const char *fmt, va_list ap) SB_PRINTF(2, 0);
 
 static void vrefuse(app *a, const char *fmt, va_list ap)
 {
@@ -118,8 +117,7 @@ static void vrefuse(app *a, const char *fmt, va_list ap)
 }
 
 /* Say why an action did nothing (a click then shows no script line). */
-static void refuse(app *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+static void refuse(app *a, const char *fmt, ...) SB_PRINTF(2, 3);
 
 static void refuse(app *a, const char *fmt, ...)
 {
@@ -132,8 +130,7 @@ static void refuse(app *a, const char *fmt, ...)
 /* A file was not written: said like any refusal, and under a script an
  * error (run_due names the line; the CLI exits 2), since a CI job must
  * not go on without the file it asked for. */
-static void cannot_write(app *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+static void cannot_write(app *a, const char *fmt, ...) SB_PRINTF(2, 3);
 
 static void cannot_write(app *a, const char *fmt, ...)
 {

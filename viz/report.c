@@ -15,6 +15,7 @@
  * outfile.h); report_close finishes both before it renames either, so an
  * error in one leaves both targets as they were.
  */
+#include "compiler.h"
 #include "report.h"
 
 #include <cairo-pdf.h>
@@ -100,8 +101,7 @@ struct report {
     svgi_page *glyphs; /* the glyph outlines the page defines */
 };
 
-static void fail(report *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+static void fail(report *r, const char *fmt, ...) SB_PRINTF(2, 3);
 
 /* Keep the first error: the later ones are usually its consequences. */
 static void fail(report *r, const char *fmt, ...)
