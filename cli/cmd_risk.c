@@ -321,10 +321,11 @@ static void print_result(FILE *f, const risk_job *j)
                 est->hit_trials, est->trials);
     else
         fprintf(f,
-                "  estimator        RESTART splitting, %d levels, "
+                "  estimator        RESTART splitting, %d level%s, "
                 "Student-t interval over %" PRIu64 " runs (%" PRIu64
                 " paths); as precise as %.0f plain runs\n",
-                r->plan.n_levels, est->trials, est->paths, est->effective_runs);
+                r->plan.n_levels, r->plan.n_levels == 1 ? "" : "s", est->trials,
+                est->paths, est->effective_runs);
     /* said only when asked for: a default run's printout keeps its bytes */
     if (j->o.ro.importance != RISK_IMP_QUEUE)
         fprintf(f, "  importance       %s (--importance)\n",
