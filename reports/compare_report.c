@@ -222,15 +222,49 @@ static void clients_text(const client_cfg *cl, char *buf, size_t len)
         cat(buf, len, "; %u connections per process", cl->connections);
 }
 
+/* Fault NAME's start or duration as the title page shows it: its range
+ * when a sweep sets it (key "fault.NAME.start" or ".duration"), else
+ * its one value. */
+static const char *fault_time(const compare_plan *p, const char *name,
+                              const char *what, int64_t ns, char *buf, int len)
+{
+    char key[96];
+    snprintf(key, sizeof key, "fault.%s.%s", name, what);
+    for (int k = 0; k < p->n_axes; k++) {
+        const compare_axis *ax = &p->axes[k];
+        if (!ax->policy_param && strcmp(ax->key, key) == 0) {
+            snprintf(buf, (size_t)len, "%g%s to %g%s (swept)", ax->from,
+                     ax->unit, ax->to, ax->unit);
+            return buf;
+        }
+    }
+    return units_fmt_duration(ns, buf, len);
+}
+
+/* Is key a fault's start or duration (which its fault row shows as the
+ * range)? */
+static bool fault_row_key(const sim_config *c, const char *key)
+{
+    for (uint32_t i = 0; i < c->n_faults; i++) {
+        char k1[96], k2[96];
+        snprintf(k1, sizeof k1, "fault.%s.start", c->faults[i].name);
+        snprintf(k2, sizeof k2, "fault.%s.duration", c->faults[i].name);
+        if (strcmp(key, k1) == 0 || strcmp(key, k2) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* The whole model: run, clients, server (and a chain's tiers with the
- * stacks of their calls), seeds, faults. */
+ * stacks of their calls), seeds, faults, and the swept keys' ranges. */
 static void scenario_table(report *d, const compare_plan *p)
 {
     const sim_config *c = &p->points[0].cfg;
     uint32_t below = c->n_tiers > 1 ? c->n_tiers - 1 : 0;
     bool posts = c->clients.mix[2] > 0;
     table_buf t;
-    if (table_init(d, &t, 2, 6 + (int)c->n_faults + 2 * (int)below) != 0)
+    if (table_init(d, &t, 2,
+                   6 + (int)c->n_faults + 2 * (int)below + p->n_axes) != 0)
         return;
     char a[64], b[64], w[64];
     int row = 0;
@@ -282,12 +316,24 @@ static void scenario_table(report *d, const compare_plan *p)
     for (uint32_t i = 0; i < c->n_faults; i++, row++) {
         const fault_cfg *f = &c->faults[i];
         snprintf(table_cell(&t, row, 0), 160, "  %s", f->name);
-        snprintf(table_cell(&t, row, 1), 160, "%s from %s for %s%s%s",
-                 fault_type_name(f->type),
-                 units_fmt_duration(f->start_ns, a, sizeof a),
-                 units_fmt_duration(f->duration_ns, b, sizeof b),
-                 c->n_tiers ? " at " : "",
-                 c->n_tiers ? c->tiers[f->tier].name : "");
+        snprintf(
+            table_cell(&t, row, 1), 160, "%s from %s for %s%s%s",
+            fault_type_name(f->type),
+            fault_time(p, f->name, "start", f->start_ns, a, sizeof a),
+            fault_time(p, f->name, "duration", f->duration_ns, b, sizeof b),
+            c->n_tiers ? " at " : "", c->n_tiers ? c->tiers[f->tier].name : "");
+    }
+    /* Every other figure above is the first point's: a swept scenario
+     * key says so, with its range, where the reader meets the model. */
+    for (int k = 0; k < p->n_axes; k++) {
+        const compare_axis *ax = &p->axes[k];
+        if (ax->policy_param || fault_row_key(c, ax->key))
+            continue;
+        snprintf(table_cell(&t, row, 0), 160, "swept");
+        snprintf(table_cell(&t, row++, 1), TABLE_CELL,
+                 "%s from %g%s to %g%s (%u values; the rows above show "
+                 "the first)",
+                 ax->key, ax->from, ax->unit, ax->to, ax->unit, ax->n);
     }
     static const char *const head[] = {"scenario", ""};
     report_table tb = {NULL, 2, row, head, t.cells, NULL, "ll"};

@@ -154,7 +154,7 @@ static void add_code(imp *m, const char *path, tree_node *n, long code,
         431, 451, 500, 501, 502, 503, 504, 505, 506, 507, 508, 510, 511};
     for (size_t i = 0; i < sizeof registered / sizeof *registered; i++)
         if (registered[i] == code) {
-            char w[8];
+            char w[24]; /* a long, whatever the compiler can prove of it */
             snprintf(w, sizeof w, "%ld", code);
             add_word(set->codes, sizeof set->codes, w);
             return;

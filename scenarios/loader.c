@@ -203,7 +203,7 @@ static void check_level(load *ld)
     }
     if (before <= 0 || fabs(after - before) <= RECOVERY_BAND * before)
         return;
-    char msg[1400];
+    char msg[2600]; /* the value may be as long as a line: 1999 bytes */
     snprintf(msg, sizeof msg,
              "[clients] %s = %s offers %.4g/s in all from warm-up to the "
              "first fault (the baseline recovery is judged against) but "

@@ -656,6 +656,9 @@ START_TEST(stability_map_tips_where_k_rho_passes_one)
                                    "0.45 up"),
                   "%s", text);
     ck_assert_msg(strstr(text, "every cell is bistable"), "%s", text);
+    /* The title page's model is the first point's: the swept scenario
+     * key says its range there (it said nothing: load 0.3 alone). */
+    ck_assert_msg(strstr(text, "load from 0.3 to 0.9 (5 values"), "%s", text);
     free(text);
     free(c.text);
 }
