@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "classifier.h"
 #include "keys.h"
 #include "measured.h"
 #include "scenario.h"
@@ -365,31 +366,12 @@ static void fault_section(writer *w, const sim_config *c, const fault_cfg *ft)
     fault_keys(w, ft);
 }
 
-/* gRPC code names in grpc/status.h order (what the loader accepts). */
-static const char *const grpc_names[] = {"OK",
-                                         "CANCELLED",
-                                         "UNKNOWN",
-                                         "INVALID_ARGUMENT",
-                                         "DEADLINE_EXCEEDED",
-                                         "NOT_FOUND",
-                                         "ALREADY_EXISTS",
-                                         "PERMISSION_DENIED",
-                                         "RESOURCE_EXHAUSTED",
-                                         "FAILED_PRECONDITION",
-                                         "ABORTED",
-                                         "OUT_OF_RANGE",
-                                         "UNIMPLEMENTED",
-                                         "INTERNAL",
-                                         "UNAVAILABLE",
-                                         "DATA_LOSS",
-                                         "UNAUTHENTICATED"};
-
 static const char *status_text(const fault_cfg *ft, char *buf, size_t len)
 {
     if (ft->kind == SB_ERR_RESET)
         snprintf(buf, len, "reset");
-    else if (ft->kind == SB_ERR_GRPC && ft->status >= 0 && ft->status <= 16)
-        snprintf(buf, len, "%s", grpc_names[ft->status]);
+    else if (ft->kind == SB_ERR_GRPC && classify_grpc_name(ft->status))
+        snprintf(buf, len, "%s", classify_grpc_name(ft->status));
     else
         snprintf(buf, len, "%" PRId32, ft->status);
     return buf;
