@@ -64,8 +64,22 @@ static void row_flush(reducer *rd)
     compare_series *s = rd->series;
     if (a->buckets == 0 || s->n_rows == COMPARE_ROWS)
         return;
-    double width_s = (double)a->width_ns / 1e9;
     float *v = s->v[s->n_rows++];
+    if ((a->offered | a->attempts | a->successes | a->refusals |
+         a->n_latency) == 0 &&
+        a->queue_ns == 0.0 && !signbit(a->queue_ns)) {
+        /* A quiet row (most of a short run's: hot-record's 100 updates
+         * are done within seconds of its 600): the figures below at 0,
+         * without their five divisions -- 0 / width is +0 for any width,
+         * and the p99 of no successes is NaN. */
+        v[CC_OFFERED] = v[CC_ATTEMPTS] = v[CC_GOODPUT] = v[CC_QUEUE] = 0.0f;
+        v[CC_P99_MS] = (float)NAN;
+        v[CC_DUPLICATES] = (float)rd->duplicates;
+        v[CC_REFUSED] = 0.0f;
+        phases_sum_clear(a);
+        return;
+    }
+    double width_s = (double)a->width_ns / 1e9;
     v[CC_OFFERED] = (float)((double)a->offered / width_s);
     v[CC_ATTEMPTS] = (float)((double)a->attempts / width_s);
     v[CC_GOODPUT] = (float)((double)a->successes / width_s);
@@ -87,13 +101,13 @@ static void on_bucket(void *ctx, const sim *s, const metrics_bucket *b,
         row_flush(rd);
 }
 
-/* The run's latency CDF from the whole-run histogram (0.8 %). */
-static void latency_cdf(const metrics *m, compare_run *r)
+/* The run's summary and its latency CDF, from one pass over the whole-run
+ * histogram (summary_compute_cdf). */
+static void summary_and_cdf(const sim *s, compare_run *r)
 {
     double v[COMPARE_CDF_POINTS];
-    uint64_t n = m->total.sum.successes;
-    hist_quantiles(TOTAL_HIST_BITS, m->total.latency, 0, TOTAL_HIST_BINS - 1, n,
-                   compare_cdf_q, COMPARE_CDF_POINTS, v);
+    summary_compute_cdf(s, &r->sum, compare_cdf_q, COMPARE_CDF_POINTS, v);
+    uint64_t n = sim_metrics(s)->total.sum.successes;
     for (int i = 0; i < COMPARE_CDF_POINTS; i++)
         r->latency_ms[i] = n ? (float)(v[i] / 1e6) : NAN;
 }
@@ -310,9 +324,8 @@ static int run_one(worker *w, uint32_t r, sb_err *e)
         goto done;
     }
     sim_finish(s);
-    summary_compute(s, &run.sum);
+    summary_and_cdf(s, &run);
     row_flush(&w->red);
-    latency_cdf(sim_metrics(s), &run);
     tiers_of(s, &run);
     /* The engine keeps pointers to the stack until its next sim_reuse,
      * which reads none of them. */

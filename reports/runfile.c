@@ -263,6 +263,17 @@ static bool put(runfile_buf *b, const char *s, size_t n)
     return true;
 }
 
+/* The len bytes at b->p + at, once more (reserve may move b->p). */
+static bool put_again(runfile_buf *b, size_t at, size_t len)
+{
+    if (!reserve(b, len))
+        return false;
+    memcpy(b->p + b->len, b->p + at, len);
+    b->len += len;
+    b->p[b->len] = '\0';
+    return true;
+}
+
 static bool puts_(runfile_buf *b, const char *s)
 {
     return put(b, s, strlen(s));
@@ -533,9 +544,11 @@ static bool put_float(runfile_buf *b, float v)
     double x = (double)v, ax = fabs(x);
     if (x == 0.0 || (ax < 16777216.0 && x == floor(x)))
         return put_double(b, x);
-    if (isnan(x) || ax < 1e-4 || ax >= 1e8) {
+    if (isnan(x))
+        return put(b, "nan", 3);
+    if (ax < 1e-4 || ax >= 1e8) {
         char tmp[32];
-        snprintf(tmp, sizeof tmp, isnan(x) ? "nan" : "%.9g", x);
+        snprintf(tmp, sizeof tmp, "%.9g", x);
         return puts_(b, tmp);
     }
     /* 10^k, exact as doubles, for the decimals: ax in [1e-4, 1e8) needs
@@ -691,8 +704,21 @@ static bool format_run(runfile_buf *b, const char *fingerprint,
               puts_(b, "\nlabel ") && puts_(b, label) && put(b, "\n", 1) &&
               put_summary(b, &r->sum) && put_phases(b, r->sum.phase) &&
               put_pipeline(b, &r->sum) && puts_(b, "latency_ms");
-    for (int i = 0; i < COMPARE_CDF_POINTS && ok; i++)
-        ok = put(b, " ", 1) && put_float(b, r->latency_ms[i]);
+    /* Neighbouring levels often share a histogram bin, so a value equal
+     * (bit for bit) to the one before is copied, not formatted again. */
+    size_t at = 0, len = 0;
+    for (int i = 0; i < COMPARE_CDF_POINTS && ok; i++) {
+        ok = put(b, " ", 1);
+        if (ok && i > 0 &&
+            memcmp(&r->latency_ms[i], &r->latency_ms[i - 1], sizeof(float)) ==
+                0) {
+            ok = put_again(b, at, len);
+            continue;
+        }
+        at = b->len;
+        ok = ok && put_float(b, r->latency_ms[i]);
+        len = b->len - at;
+    }
     ok = ok && put(b, "\n", 1) && put_series(b, series);
     for (uint32_t i = 0; i < r->n_tiers && i < SIM_MAX_TIERS && ok; i++)
         ok = puts_(b, "tier") &&

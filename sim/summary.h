@@ -128,6 +128,12 @@ uint64_t summary_count(const sim_summary *s, int id);
 
 /* Reduce a finished run (after sim_finish). */
 void summary_compute(const sim *s, sim_summary *out);
+/* summary_compute, and the successes' latency at the nq ascending levels
+ * q[] (0 <= q <= 1) into ns[]: bin midpoints in ns, as hist_quantiles
+ * gives them (0 when no request succeeded), read in the summary's own
+ * pass over the run's histogram. */
+void summary_compute_cdf(const sim *s, sim_summary *out, const double *q,
+                         size_t nq, double *ns);
 
 /* Mean goodput per second over buckets [from, to). */
 double summary_goodput(const metrics *m, size_t from, size_t to);
