@@ -10,8 +10,18 @@
  * It prints the wall and CPU time of the comparison, runs per second,
  * and the overhead per run against the engine's own time: the same runs
  * done bare (sim_create, run, summary; no reduction, no file) on one
- * thread.  Then the time to load the 9 500 saved runs, compute the
- * statistics and write runs.csv, summary.md and summary.json.
+ * thread -- a thread of its own, as compare's worker is (-j 1), so that
+ * both sides allocate from a thread's arena and run beside an idle main
+ * thread.  For each side: page faults and context switches per run
+ * (getrusage), and where the machine has hardware counters
+ * (perf_event_open; not in most VMs) cycles and instructions per run in
+ * user space, and the overhead by each: cycles are what CPU time counts
+ * without the neighbours' noise, instructions what callgrind counts.
+ * Then "same work?": the requests, attempts and successes of all the
+ * runs on each side (the compare side's from its saved records), which
+ * must agree to the request.  Then the time to load the 9 500 saved runs,
+ * compute the statistics and write runs.csv, summary.md and
+ * summary.json.
  *
  *   bench_compare [-j JOBS] [--seeds N] [--repeat R] [--dir DIR]
  *                 [--no-bare | --bare-only] [--bare-reuse] [--progress]
@@ -27,12 +37,18 @@
  * Each figure is the best of R repetitions (default 3), interleaved:
  * the machine is shared, and the best is the one least disturbed.
  */
+#define _GNU_SOURCE /* syscall, for perf_event_open */
+#include <linux/perf_event.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "compare.h"
 #include "policy_setup.h"
@@ -60,19 +76,90 @@ static double wall_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static double sys_s(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
-
 static double cpu_s(void)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* ---- What one side cost ------------------------------------------------- */
+
+/* Hardware counters of this process and the threads it starts after
+ * counters_open (inherit: a thread's counts join the process's when it
+ * exits, and both sides join their thread before reading).  User space
+ * only: perf_event_paranoid 2, the usual setting, allows no more. */
+static int hw_fd[2] = {-1, -1}; /* cycles, instructions */
+
+static void counters_open(void)
+{
+    static const uint64_t config[2] = {PERF_COUNT_HW_CPU_CYCLES,
+                                       PERF_COUNT_HW_INSTRUCTIONS};
+    for (int i = 0; i < 2; i++) {
+        struct perf_event_attr a;
+        memset(&a, 0, sizeof a);
+        a.size = sizeof a;
+        a.type = PERF_TYPE_HARDWARE;
+        a.config = config[i];
+        a.exclude_kernel = 1;
+        a.exclude_hv = 1;
+        a.inherit = 1;
+        hw_fd[i] = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+    }
+    if (hw_fd[0] < 0 || hw_fd[1] < 0) { /* both, or neither */
+        for (int i = 0; i < 2; i++)
+            if (hw_fd[i] >= 0)
+                close(hw_fd[i]);
+        hw_fd[0] = hw_fd[1] = -1;
+    }
+}
+
+static uint64_t counter(int i)
+{
+    uint64_t v = 0;
+    if (hw_fd[i] < 0 || read(hw_fd[i], &v, sizeof v) != (ssize_t)sizeof v)
+        return 0;
+    return v;
+}
+
+typedef struct cost {
+    double cpu, sys;             /* s, user + system; system */
+    double faults, switches;     /* page faults; context switches */
+    double cycles, instructions; /* user space; 0: no counters */
+} cost;
+
+static void cost_now(cost *c)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    c->sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    c->cpu =
+        (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + c->sys;
+    c->faults = (double)ru.ru_minflt + (double)ru.ru_majflt;
+    c->switches = (double)ru.ru_nvcsw + (double)ru.ru_nivcsw;
+    c->cycles = (double)counter(0);
+    c->instructions = (double)counter(1);
+}
+
+/* *c = what happened since *c was taken. */
+static void cost_since(cost *c)
+{
+    cost now;
+    cost_now(&now);
+    c->cpu = now.cpu - c->cpu;
+    c->sys = now.sys - c->sys;
+    c->faults = now.faults - c->faults;
+    c->switches = now.switches - c->switches;
+    c->cycles = now.cycles - c->cycles;
+    c->instructions = now.instructions - c->instructions;
+}
+
+/* Keep the repetition with the least CPU time: the least disturbed. */
+static void cost_best(cost *best, const cost *c)
+{
+    if (c->cpu < best->cpu)
+        *best = *c;
 }
 
 _Noreturn static void die(const char *what, const sb_err *e)
@@ -148,12 +235,32 @@ static void build_plan(compare_plan *p, uint32_t seeds)
     free(sc);
 }
 
-/* The engine alone on every run of the plan, one thread: its CPU time. */
-static double bare_cpu(const compare_plan *p, bool reuse)
+/* What the runs did, summed: the two sides must agree. */
+typedef struct work {
+    uint64_t offered, attempts, successes;
+} work;
+
+static void work_add(work *w, const sim_summary *s)
 {
+    w->offered += s->offered;
+    w->attempts += s->attempts;
+    w->successes += s->successes;
+}
+
+typedef struct bare_job {
+    const compare_plan *plan;
+    bool reuse;
+    work done;
+} bare_job;
+
+/* The engine alone on every run of the plan. */
+static void *bare_runs(void *arg)
+{
+    bare_job *j = arg;
+    const compare_plan *p = j->plan;
     sim *kept = NULL;
     sim_config *cfg = malloc(sizeof *cfg);
-    double t0 = cpu_s();
+    memset(&j->done, 0, sizeof j->done);
     for (uint32_t r = 0; r < compare_n_runs(p); r++) {
         uint32_t pt, pol, sd;
         compare_run_at(p, r, &pt, &pol, &sd);
@@ -166,14 +273,15 @@ static double bare_cpu(const compare_plan *p, bool reuse)
         sb_err e;
         if (policy_setup_build(cp->stack, NULL, 0, cp->params, cp->n_params,
                                &ps, &e) != 0 ||
-            (reuse ? sim_reuse(&kept, cfg, ps.stack, &e)
-                   : sim_create(cfg, ps.stack, &kept, &e)) != 0)
+            (j->reuse ? sim_reuse(&kept, cfg, ps.stack, &e)
+                      : sim_create(cfg, ps.stack, &kept, &e)) != 0)
             die(cp->label, &e);
         s = kept;
         sim_run_until(s, cfg->duration_ns);
         sim_finish(s);
         summary_compute(s, &sum);
-        if (!reuse) {
+        work_add(&j->done, &sum);
+        if (!j->reuse) {
             sim_destroy(s);
             kept = NULL;
         }
@@ -181,7 +289,23 @@ static double bare_cpu(const compare_plan *p, bool reuse)
     }
     sim_destroy(kept);
     free(cfg);
-    return cpu_s() - t0;
+    return NULL;
+}
+
+/* The bare side on a thread of its own, as compare's -j 1 worker: what
+ * it cost, and what the runs did. */
+static void bare_once(const compare_plan *p, bool reuse, cost *c, work *w)
+{
+    bare_job j = {p, reuse, {0, 0, 0}};
+    pthread_t t;
+    cost_now(c);
+    if (pthread_create(&t, NULL, bare_runs, &j) != 0) {
+        fprintf(stderr, "bench_compare: cannot start a thread\n");
+        exit(1);
+    }
+    pthread_join(t, NULL);
+    cost_since(c);
+    *w = j.done;
 }
 
 /* One comparison into a new directory: wall and CPU seconds.  Not one
@@ -189,20 +313,20 @@ static double bare_cpu(const compare_plan *p, bool reuse)
  * are deleted, ext4 searches past their inodes for each new file, and a
  * repetition would measure that (bench/README.md). */
 static void execute_once(const compare_plan *p, const char *dir, int jobs,
-                         FILE *progress, double *wall, double *cpu, double *sys)
+                         FILE *progress, double *wall, cost *c)
 {
     sb_err e;
     compare_opts o = {
         dir, jobs, NULL, 0, progress, NULL, {NULL, NULL, 0, NULL, 0}};
-    double w0 = wall_s(), c0 = cpu_s(), s0 = sys_s();
+    double w0 = wall_s();
+    cost_now(c);
     if (compare_execute(p, &o, &e) != 0)
         die("compare_execute", &e);
+    cost_since(c);
     *wall = wall_s() - w0;
-    *cpu = cpu_s() - c0;
-    *sys = sys_s() - s0;
 }
 
-static void outputs(const compare_plan *p, const char *dir)
+static void outputs(const compare_plan *p, const char *dir, work *done)
 {
     const char *dirs[1] = {dir};
     compare_result *res;
@@ -212,6 +336,9 @@ static void outputs(const compare_plan *p, const char *dir)
     if (compare_load(p, dirs, 1, &res, &e) != 0)
         die("compare_load", &e);
     double load_wall = wall_s() - w0;
+    memset(done, 0, sizeof *done);
+    for (uint32_t r = 0; r < compare_n_runs(p); r++)
+        work_add(done, &res->runs[r].sum);
     static const char *const names[3] = {"runs.csv", "summary.md",
                                          "summary.json"};
     int (*const write[3])(const compare_result *, const char *, sb_err *) = {
@@ -278,43 +405,83 @@ int main(int argc, char **argv)
     printf("hot-record: 19 client counts x %d policies x %u seeds = %u "
            "runs, %d threads, saved under %s/K/runs; best of %d\n",
            N_ENTRIES, seeds, n, jobs, dir, repeat);
-    double wall = INFINITY, cpu = INFINITY, engine = INFINITY, sys = 0;
+    counters_open();
+    double wall = INFINITY;
+    cost cmp = {INFINITY, 0, 0, 0, 0, 0}, eng = cmp;
+    work cmp_work, eng_work = {0, 0, 0};
     char rep[1100], cmd[1200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         return 1;
     for (int k = 0; k < repeat; k++) {
-        double w, c, sy;
+        double w;
+        cost c;
         snprintf(rep, sizeof rep, "%s/%d", dir, k);
         if (execute) {
-            execute_once(p, rep, jobs, progress, &w, &c, &sy);
+            execute_once(p, rep, jobs, progress, &w, &c);
             wall = fmin(wall, w);
-            if (c < cpu)
-                sys = sy;
-            cpu = fmin(cpu, c);
+            cost_best(&cmp, &c);
         }
-        if (bare)
-            engine = fmin(engine, bare_cpu(p, reuse));
+        if (bare) {
+            bare_once(p, reuse, &c, &eng_work);
+            cost_best(&eng, &c);
+        }
     }
     if (execute)
         printf("compare_execute    %6.2f s wall  %6.2f s CPU (%.2f s in the "
                "kernel)  %6.0f runs/s  %5.0f us CPU per run\n",
-               wall, cpu, sys, n / wall, cpu / n * 1e6);
+               wall, cmp.cpu, cmp.sys, n / wall, cmp.cpu / n * 1e6);
     if (bare)
-        printf("engine alone                     %6.2f s CPU  (one thread; "
-               "no reduction, no file; %s)  %5.0f us per run\n",
-               engine, reuse ? "one engine reused" : "a new engine per run",
-               engine / n * 1e6);
+        printf("engine alone                     %6.2f s CPU  (its own "
+               "thread; no reduction, no file; %s)  %5.0f us per run\n",
+               eng.cpu, reuse ? "one engine reused" : "a new engine per run",
+               eng.cpu / n * 1e6);
     if (bare && execute)
         printf("overhead                         %6.2f s CPU  %.0f us per "
                "run, %.0f %% of the engine's time\n",
-               cpu - engine, (cpu - engine) / n * 1e6,
-               100.0 * (cpu - engine) / engine);
+               cmp.cpu - eng.cpu, (cmp.cpu - eng.cpu) / n * 1e6,
+               100.0 * (cmp.cpu - eng.cpu) / eng.cpu);
+    const cost *side[2] = {execute ? &cmp : NULL, bare ? &eng : NULL};
+    static const char *const side_name[2] = {"compare", "engine alone"};
+    for (int i = 0; i < 2; i++)
+        if (side[i])
+            printf("  %-13s per run: %.1f page faults, %.2f context "
+                   "switches\n",
+                   side_name[i], side[i]->faults / n, side[i]->switches / n);
+    if (hw_fd[0] < 0) {
+        printf("  cycles, instructions: no hardware counters here "
+               "(perf_event_open)\n");
+    } else {
+        for (int i = 0; i < 2; i++)
+            if (side[i])
+                printf("  %-13s per run: %.0f k cycles, %.0f k instructions "
+                       "(user space; %.2f per cycle)\n",
+                       side_name[i], side[i]->cycles / n / 1e3,
+                       side[i]->instructions / n / 1e3,
+                       side[i]->instructions / side[i]->cycles);
+        if (bare && execute)
+            printf("  overhead by cycles %.1f %%, by instructions %.1f %%\n",
+                   100.0 * (cmp.cycles - eng.cycles) / eng.cycles,
+                   100.0 * (cmp.instructions - eng.instructions) /
+                       eng.instructions);
+    }
     if (!execute)
         return 0;
     printf("the result holds %zu bytes per run: %.1f MB for these runs\n",
            sizeof(compare_run), (double)n * sizeof(compare_run) / 1e6);
-    outputs(p, rep);
+    outputs(p, rep, &cmp_work);
+    if (bare)
+        printf("same work? requests %llu / %llu, attempts %llu / %llu, "
+               "successes %llu / %llu (compare / engine alone): %s\n",
+               (unsigned long long)cmp_work.offered,
+               (unsigned long long)eng_work.offered,
+               (unsigned long long)cmp_work.attempts,
+               (unsigned long long)eng_work.attempts,
+               (unsigned long long)cmp_work.successes,
+               (unsigned long long)eng_work.successes,
+               memcmp(&cmp_work, &eng_work, sizeof cmp_work) == 0
+                   ? "the same"
+                   : "NOT THE SAME: the overhead compares unlike runs");
     free(p->points);
     free(p);
     return 0;

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "histogram.h"
 #include "server.h"
 #include "testutil.h"
 
@@ -240,6 +241,71 @@ START_TEST(observers_see_every_bucket)
 }
 END_TEST
 
+/* summary_compute_cdf reads the caller's levels in the summary's own pass
+ * over the run's histogram.  What it gives must be what two passes gave:
+ * the same summary, byte for byte, and at each level what hist_quantile
+ * finds on its own (a scan per level, no merging).  The levels fall
+ * before, between, on and after the summary's 0.5, 0.99 and 0.999, so an
+ * index mixed up in the merge of the two lists gives another level's
+ * value (the steady run's latencies span 2 ms to over a second, so
+ * 0.01 and 0.999 do not share a bin); 70 levels are more than one pass
+ * takes (64) and take the second pass, which must agree too. */
+START_TEST(summary_cdf_is_one_pass_of_the_same_values)
+{
+    tu_sim *t = tu_sim_run(steady_ini, NULL, NULL, 0);
+    const metrics *m = sim_metrics(t->sim);
+    uint64_t n = m->total.sum.successes;
+    ck_assert_uint_gt(n, 1000);
+    static const double few[] = {0.01, 0.25, 0.5, 0.5, 0.9, 0.99, 0.995, 1.0};
+    double many[70];
+    for (int i = 0; i < 70; i++)
+        many[i] = (i + 1) / 70.0;
+    const double *levels[2] = {few, many};
+    size_t counts[2] = {sizeof few / sizeof *few, 70};
+    sim_summary a, b;
+    summary_compute(t->sim, &a);
+    for (int k = 0; k < 2; k++) {
+        double v[70];
+        summary_compute_cdf(t->sim, &b, levels[k], counts[k], v);
+        ck_assert_int_eq(memcmp(&a, &b, sizeof a), 0);
+        for (size_t i = 0; i < counts[k]; i++)
+            ck_assert_double_eq(v[i],
+                                hist_quantile(TOTAL_HIST_BITS, m->total.latency,
+                                              n, levels[k][i]));
+    }
+    double lo, hi;
+    summary_compute_cdf(t->sim, &b, few, 1, &lo);
+    summary_compute_cdf(t->sim, &b, few + 7, 1, &hi);
+    ck_assert_double_lt(lo, hi);
+    tu_sim_free(t);
+}
+END_TEST
+
+/* No request succeeds (a 10 ms timeout, 100 ms of service): every level
+ * reads 0, as hist_quantiles gives for an empty histogram, and the
+ * summary is summary_compute's. */
+START_TEST(summary_cdf_of_no_successes_is_zero)
+{
+    static const char ini[] =
+        "[scenario]\nname = none-ok\nduration = 20s\n"
+        "[clients]\ncount = 10\nrate = 1/s\ntimeout = 10ms\n"
+        "[server]\nworkers = 4\nservice = const(100ms)\n"
+        "[policy]\nname = exponential\nmax_attempts = 2\n";
+    tu_sim *t = tu_sim_run(ini, NULL, NULL, 0);
+    ck_assert_uint_eq(sim_metrics(t->sim)->total.sum.successes, 0);
+    ck_assert_uint_gt(sim_metrics(t->sim)->total.sum.offered, 100);
+    static const double q[3] = {0.1, 0.5, 0.999};
+    double v[3] = {-1, -1, -1};
+    sim_summary a, b;
+    summary_compute(t->sim, &a);
+    summary_compute_cdf(t->sim, &b, q, 3, v);
+    ck_assert_int_eq(memcmp(&a, &b, sizeof a), 0);
+    for (int i = 0; i < 3; i++)
+        ck_assert_double_eq(v[i], 0.0);
+    tu_sim_free(t);
+}
+END_TEST
+
 Suite *sim_api_suite(void)
 {
     Suite *s = suite_create("sim_api");
@@ -251,6 +317,8 @@ Suite *sim_api_suite(void)
     tcase_add_test(tc, fault_ended_before_it_began_never_begins);
     tcase_add_test(tc, abandoned_work_counted_and_sampled);
     tcase_add_test(tc, observers_see_every_bucket);
+    tcase_add_test(tc, summary_cdf_is_one_pass_of_the_same_values);
+    tcase_add_test(tc, summary_cdf_of_no_successes_is_zero);
     suite_add_tcase(s, tc);
     return s;
 }
