@@ -201,9 +201,9 @@ static void quantiles(const uint32_t *hist, uint64_t n, int64_t sum_ns,
                       const extra_levels *x)
 {
     double q[OWN_LEVELS + EXTRA_LEVELS_MAX], v[OWN_LEVELS + EXTRA_LEVELS_MAX];
-    size_t own_at[OWN_LEVELS], x_at[EXTRA_LEVELS_MAX];
-    size_t nx = x && x->n <= EXTRA_LEVELS_MAX ? x->n : 0, i = 0, j = 0, k = 0;
-    if (x && x->n > EXTRA_LEVELS_MAX)
+    size_t own_at[OWN_LEVELS] = {0}, x_at[EXTRA_LEVELS_MAX] = {0};
+    size_t nx = x->n <= EXTRA_LEVELS_MAX ? x->n : 0, i = 0, j = 0, k = 0;
+    if (x->n > EXTRA_LEVELS_MAX)
         hist_quantiles(TOTAL_HIST_BITS, hist, 0, TOTAL_HIST_BINS - 1, n, x->q,
                        x->n, x->ns);
     while (i < OWN_LEVELS || j < nx) {
@@ -228,6 +228,7 @@ static void quantiles(const uint32_t *hist, uint64_t n, int64_t sum_ns,
 
 static void latency(const metrics *m, sim_summary *o, const extra_levels *x)
 {
+    static const extra_levels none = {own_q, 0, NULL};
     const metrics_totals *t = &m->total;
     quantiles(t->latency, t->sum.successes, t->sum.latency_sum_ns,
               &o->latency_mean_ms, &o->latency_p50_ms, &o->latency_p99_ms,
@@ -236,7 +237,7 @@ static void latency(const metrics *m, sim_summary *o, const extra_levels *x)
     quantiles(t->attempt_latency, t->sum.attempts_ended,
               t->sum.attempt_latency_sum_ns, &o->attempt_mean_ms,
               &o->attempt_p50_ms, &o->attempt_p99_ms, &o->attempt_p999_ms,
-              NULL);
+              &none);
 }
 
 static void server(const sim *s, const metrics *m, sim_summary *o)
@@ -267,7 +268,7 @@ void summary_compute(const sim *s, sim_summary *o)
 void summary_compute_cdf(const sim *s, sim_summary *o, const double *q,
                          size_t nq, double *ns)
 {
-    extra_levels x = {q, nq, ns};
+    extra_levels x = {nq ? q : own_q, nq, ns};
     const metrics *m = sim_metrics(s);
     const sim_config *c = sim_config_of(s);
     size_t n = m->n_buckets;
@@ -292,7 +293,7 @@ void summary_compute_cdf(const sim *s, sim_summary *o, const double *q,
     }
     baseline(s, m, n, o);
     recovery(s, m, n, o);
-    latency(m, o, nq ? &x : NULL);
+    latency(m, o, &x);
     server(s, m, o);
     /* Complete when every request ended -- or, with a pipeline, every
      * job: there the requests are the steps' calls, as many as the jobs'
