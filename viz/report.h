@@ -6,11 +6,14 @@
  * inline script, viz/report.js: hover for values with their units, a
  * legend entry hides its series, a drag zooms a line chart on an x range;
  * no stylesheet, script, font or image fetched from anywhere: it reads
- * the same offline, and without the script every chart is still whole).
- * The script's test hook: with #sb-test in the URL it hovers every
- * chart, clicks each line chart's first legend entry, zooms on the
- * middle half of its x range and writes what it saw as JSON into
- * <pre id="sb-test"> (tests/check_report_html.c reads it).
+ * the same offline).  The script draws the line charts' lines from
+ * their data, which the page carries once; without it a line chart
+ * shows its frame and legend and a note that the PDF has the lines,
+ * and bar charts and maps are whole.
+ * The script's test hook: with #sb-test in the URL it counts the lines
+ * it drew, hovers every chart, clicks each line chart's first legend
+ * entry, zooms on the middle half of its x range and writes what it saw
+ * as JSON into <pre id="sb-test"> (tests/check_report_html.c reads it).
  *
  * The comparison report is built from this by reports/compare_report.c
  * and compare_charts.c, which map reports/compare.h's results onto it;

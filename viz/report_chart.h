@@ -46,10 +46,11 @@ void report_chart_draw(cairo_t *cr, const report_chart *c, double width,
                        double height);
 
 /* ---- The HTML's interactive charts --------------------------------------
- * A line chart is written to the HTML as stacked SVG layers of one size:
- * the frame (axes, grid, title, spans), then one layer per series, so a
- * script can hide a series (a legend entry clicked) and cover the data
- * with its own drawing of a zoomed range.  The legend is HTML there. */
+ * A line chart is written to the HTML as its frame (axes, grid, title,
+ * spans) under an overlay on which the script draws the series from
+ * the chart's data (report_lines_json), so it can hide a series (a
+ * legend entry clicked) and redraw a zoomed range.  The legend is HTML
+ * there.  Series k alone (a layer k >= 0) is still drawable. */
 
 #define REPORT_LAYER_ALL (-1)   /* everything, legend included (the PDF) */
 #define REPORT_LAYER_FRAME (-2) /* the frame alone */
