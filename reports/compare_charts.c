@@ -286,7 +286,8 @@ void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
             np,    labels,
             v,     lo,
             hi,    colour,
-            notes, strcmp(compare_metrics[m].unit, "%") == 0 ? 100 : 0};
+            notes, strcmp(compare_metrics[m].unit, "%") == 0 ? 100 : 0,
+            0,     NULL};
         report_bars_add(d, &b);
     }
     skip_note(d, &sk);
@@ -300,21 +301,34 @@ void compare_charts_tiers(report *d, const compare_result *r, uint32_t pt)
         return;
     int f = compare_tier_lead_figure(r, pt);
     enum { MAX_BARS = SIM_MAX_TIERS * COMPARE_MAX_POLICIES };
-    const char *labels[MAX_BARS];
-    char label[MAX_BARS][SIM_NAME_MAX + 170];
+    _Static_assert(SIM_MAX_TIERS <= REPORT_PANELS_MAX, "a panel per tier");
+    /* Small multiples: a panel per tier, in the chain's order, each with
+     * a bar per policy in the policy's colour, on one axis, so a tier's
+     * policies compare side by side and the tiers' growth reads across
+     * (one bar per tier and policy in a row was unreadable past a dozen:
+     * 6 tiers x 8 policies is 48 bars of 14 pt with 2-line labels). */
+    const char *labels[MAX_BARS], *titles[SIM_MAX_TIERS], *notes[MAX_BARS];
+    /* Each bar says its mean ("63.6x"): on an axis up to db's 64 a
+     * front's 1.0x is a sliver, but its figure still reads. */
+    char note[MAX_BARS][48];
     double v[MAX_BARS], lo[MAX_BARS], hi[MAX_BARS];
     int colour[MAX_BARS], n = 0;
-    for (uint32_t t = 0; t < r->n_tiers; t++)
+    for (uint32_t t = 0; t < r->n_tiers; t++) {
+        titles[t] = compare_tier_name(p, t);
         for (int i = 0; i < np; i++, n++) {
             const compare_stat *st = compare_tier_stat_at(r, pt, i, t, f);
-            snprintf(label[n], sizeof label[n], "%s: %s",
-                     compare_tier_name(p, t), p->policies[i].label);
-            labels[n] = label[n];
+            labels[n] = p->policies[i].label;
+            compare_numbers num;
+            compare_stat_numbers(st, &num);
+            compare_with_unit(num.mean, compare_tier_figures[f].unit, note[n],
+                              sizeof note[n]);
+            notes[n] = num.mean[0] ? note[n] : NULL;
             v[n] = st->ci.mean;
             lo[n] = isfinite(st->ci.lo) ? st->ci.lo : st->ci.mean;
             hi[n] = isfinite(st->ci.hi) ? st->ci.hi : st->ci.mean;
             colour[n] = compare_charts_colour(i);
         }
+    }
     report_heading(d, 2, "Attempts at each tier");
     char text[600];
     snprintf(text, sizeof text,
@@ -330,9 +344,18 @@ void compare_charts_tiers(report *d, const compare_result *r, uint32_t pt)
     char title[96];
     snprintf(title, sizeof title, "Attempts per request at each tier%s",
              f == TF_DURING_AMP ? ", during the faults" : "");
-    report_bars b = {
-        title, "attempts per request (x)", n, labels, v, lo, hi, colour, NULL,
-        0};
+    report_bars b = {title,
+                     "attempts per request (x)",
+                     n,
+                     labels,
+                     v,
+                     lo,
+                     hi,
+                     colour,
+                     notes,
+                     0,
+                     (int)r->n_tiers,
+                     titles};
     report_bars_add(d, &b);
 }
 
