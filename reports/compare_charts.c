@@ -134,13 +134,19 @@ void compare_charts_time(report *d, const compare_result *r,
     skipped sk = {"", 0};
     for (int ch = 0; ch < N_CHARTS; ch++) {
         report_series s[COMPARE_MAX_POLICIES];
+        /* p99 in the unit the tables and verdicts print it in at the
+         * point ("s" once a policy's mean reaches 10 s). */
+        double div = 1.0;
+        const char *unit = charts[ch].col == CC_P99_MS
+                               ? compare_shown_unit(r, 0, CM_P99_MS, &div)
+                               : NULL;
         for (int i = 0; i < np; i++) {
             double *y = buf + rows * (1 + 3 * (size_t)i);
             double *yl = y + rows, *yh = yl + rows;
             for (uint32_t k = 0; k < rows; k++) {
-                y[k] = b->mid[i].v[k][charts[ch].col];
-                yl[k] = b->lo[i].v[k][charts[ch].col];
-                yh[k] = b->hi[i].v[k][charts[ch].col];
+                y[k] = b->mid[i].v[k][charts[ch].col] / div;
+                yl[k] = b->lo[i].v[k][charts[ch].col] / div;
+                yh[k] = b->hi[i].v[k][charts[ch].col] / div;
             }
             /* With two seeds a 10-90 % band says nothing. */
             bool band = p->n_seeds > 2;
@@ -161,8 +167,12 @@ void compare_charts_time(report *d, const compare_result *r,
         }
         bool log = spans_decades(s, np);
         char y_label[64];
-        snprintf(y_label, sizeof y_label, "%s%s", charts[ch].y,
-                 log ? ", log scale" : "");
+        if (unit)
+            snprintf(y_label, sizeof y_label, "p99 (%s)%s", unit,
+                     log ? ", log scale" : "");
+        else
+            snprintf(y_label, sizeof y_label, "%s%s", charts[ch].y,
+                     log ? ", log scale" : "");
         report_lines lc = {charts[ch].title,
                            "time (s)",
                            y_label,
@@ -259,6 +269,11 @@ void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
                         : "no run has a value");
             continue;
         }
+        /* The unit the tables and verdicts print the metric in here:
+         * "s" for a p99 whose largest mean reaches 10 s, "min" for a
+         * completion time from 10 min. */
+        double div;
+        const char *unit = compare_shown_unit(r, pt, (compare_metric)m, &div);
         const char *labels[COMPARE_MAX_POLICIES], *notes[COMPARE_MAX_POLICIES];
         char note[COMPARE_MAX_POLICIES][128];
         double v[COMPARE_MAX_POLICIES], lo[COMPARE_MAX_POLICIES],
@@ -268,9 +283,9 @@ void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
             const compare_stat *st =
                 compare_stat_at(r, pt, i, (compare_metric)m);
             labels[i] = p->policies[i].label;
-            v[i] = st->ci.mean;
-            lo[i] = isfinite(st->ci.lo) ? st->ci.lo : st->ci.mean;
-            hi[i] = isfinite(st->ci.hi) ? st->ci.hi : st->ci.mean;
+            v[i] = st->ci.mean / div;
+            lo[i] = (isfinite(st->ci.lo) ? st->ci.lo : st->ci.mean) / div;
+            hi[i] = (isfinite(st->ci.hi) ? st->ci.hi : st->ci.mean) / div;
             colour[i] = compare_charts_colour(i);
             notes[i] = failure_note(r, pt, i, (compare_metric)m, note[i],
                                     sizeof note[i], &v[i]);
@@ -279,8 +294,7 @@ void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
         snprintf(title, sizeof title, "%s", compare_metrics[m].name);
         title[0] = (char)(title[0] - 'a' + 'A');
         snprintf(y, sizeof y, "%s%s%s%s", compare_metrics[m].name,
-                 *compare_metrics[m].unit ? " (" : "", compare_metrics[m].unit,
-                 *compare_metrics[m].unit ? ")" : "");
+                 *unit ? " (" : "", unit, *unit ? ")" : "");
         report_bars b = {
             title, y,
             np,    labels,
@@ -395,8 +409,13 @@ void compare_charts_latency(report *d, const compare_result *r, uint32_t pt)
     }
     report_series s[COMPARE_MAX_POLICIES];
     (void)stats_out_of_memory();
+    /* In the unit the tables print the p99 in (its x axis's top). */
+    double div;
+    const char *unit = compare_shown_unit(r, pt, CM_P99_MS, &div);
     for (int i = 0; i < np; i++) {
         latency_curve(r, pt, i, col, x[i], y[i]);
+        for (int q = 0; q < COMPARE_CDF_POINTS; q++)
+            x[i][q] /= div;
         s[i] = (report_series){p->policies[i].label,
                                x[i],
                                y[i],
@@ -426,9 +445,11 @@ void compare_charts_latency(report *d, const compare_result *r, uint32_t pt)
     report_text(d, text);
     /* The curve is x = latency at quantile y: a report_lines with a log x
      * axis. */
+    char x_label[32];
+    snprintf(x_label, sizeof x_label, "latency (%s)", unit);
     report_lines lc = {"Latency distribution: successes, failures never "
                        "answered",
-                       "latency (ms)",
+                       x_label,
                        "requests answered within (%)",
                        s,
                        np,
@@ -524,12 +545,27 @@ void compare_charts_sweep(report *d, const compare_result *r)
             continue;
         report_series s[COMPARE_MAX_POLICIES];
         bool any_note = false;
+        /* One unit along the sweep: the largest the tables use at any
+         * of its points (each point's by the tables' rule). */
+        double div = 1.0;
+        const char *unit = compare_metrics[m].unit;
+        for (uint32_t k = 0; k < n; k++) {
+            double dk;
+            const char *uk = compare_shown_unit(r, k, (compare_metric)m, &dk);
+            if (dk > div) {
+                div = dk;
+                unit = uk;
+            }
+        }
         for (int i = 0; i < np; i++) {
             double *y = buf + n * (1 + 3 * (size_t)i), *lo = y + n,
                    *hi = lo + n;
             const char **nt = notes + (size_t)i * n;
             for (uint32_t k = 0; k < n; k++) {
                 sweep_value(r, k, i, (compare_metric)m, &y[k], &lo[k], &hi[k]);
+                y[k] /= div;
+                lo[k] /= div;
+                hi[k] /= div;
                 nt[k] = sweep_note(r, k, i, (compare_metric)m,
                                    note[(size_t)i * n + k], NOTE_LEN);
                 any_note = any_note || nt[k] != NULL;
@@ -551,8 +587,8 @@ void compare_charts_sweep(report *d, const compare_result *r)
         snprintf(title, sizeof title, "%s", compare_metrics[m].name);
         title[0] = (char)(title[0] - 'a' + 'A');
         snprintf(y, sizeof y, "%s%s%s%s%s", compare_metrics[m].name,
-                 *compare_metrics[m].unit ? " (" : "", compare_metrics[m].unit,
-                 *compare_metrics[m].unit ? ")" : "", log ? ", log scale" : "");
+                 *unit ? " (" : "", unit, *unit ? ")" : "",
+                 log ? ", log scale" : "");
         bool share = strcmp(compare_metrics[m].unit, "%") == 0;
         bool rec = m == CM_RECOVERY_S;
         report_lines lc = {title,
