@@ -134,13 +134,19 @@ void compare_charts_time(report *d, const compare_result *r,
     skipped sk = {"", 0};
     for (int ch = 0; ch < N_CHARTS; ch++) {
         report_series s[COMPARE_MAX_POLICIES];
+        /* p99 in the unit the tables and verdicts print it in at the
+         * point ("s" once a policy's mean reaches 10 s). */
+        double div = 1.0;
+        const char *unit = charts[ch].col == CC_P99_MS
+                               ? compare_shown_unit(r, 0, CM_P99_MS, &div)
+                               : NULL;
         for (int i = 0; i < np; i++) {
             double *y = buf + rows * (1 + 3 * (size_t)i);
             double *yl = y + rows, *yh = yl + rows;
             for (uint32_t k = 0; k < rows; k++) {
-                y[k] = b->mid[i].v[k][charts[ch].col];
-                yl[k] = b->lo[i].v[k][charts[ch].col];
-                yh[k] = b->hi[i].v[k][charts[ch].col];
+                y[k] = b->mid[i].v[k][charts[ch].col] / div;
+                yl[k] = b->lo[i].v[k][charts[ch].col] / div;
+                yh[k] = b->hi[i].v[k][charts[ch].col] / div;
             }
             /* With two seeds a 10-90 % band says nothing. */
             bool band = p->n_seeds > 2;
@@ -161,8 +167,12 @@ void compare_charts_time(report *d, const compare_result *r,
         }
         bool log = spans_decades(s, np);
         char y_label[64];
-        snprintf(y_label, sizeof y_label, "%s%s", charts[ch].y,
-                 log ? ", log scale" : "");
+        if (unit)
+            snprintf(y_label, sizeof y_label, "p99 (%s)%s", unit,
+                     log ? ", log scale" : "");
+        else
+            snprintf(y_label, sizeof y_label, "%s%s", charts[ch].y,
+                     log ? ", log scale" : "");
         report_lines lc = {charts[ch].title,
                            "time (s)",
                            y_label,
@@ -259,6 +269,11 @@ void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
                         : "no run has a value");
             continue;
         }
+        /* The unit the tables and verdicts print the metric in here:
+         * "s" for a p99 whose largest mean reaches 10 s, "min" for a
+         * completion time from 10 min. */
+        double div;
+        const char *unit = compare_shown_unit(r, pt, (compare_metric)m, &div);
         const char *labels[COMPARE_MAX_POLICIES], *notes[COMPARE_MAX_POLICIES];
         char note[COMPARE_MAX_POLICIES][128];
         double v[COMPARE_MAX_POLICIES], lo[COMPARE_MAX_POLICIES],
@@ -268,9 +283,9 @@ void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
             const compare_stat *st =
                 compare_stat_at(r, pt, i, (compare_metric)m);
             labels[i] = p->policies[i].label;
-            v[i] = st->ci.mean;
-            lo[i] = isfinite(st->ci.lo) ? st->ci.lo : st->ci.mean;
-            hi[i] = isfinite(st->ci.hi) ? st->ci.hi : st->ci.mean;
+            v[i] = st->ci.mean / div;
+            lo[i] = (isfinite(st->ci.lo) ? st->ci.lo : st->ci.mean) / div;
+            hi[i] = (isfinite(st->ci.hi) ? st->ci.hi : st->ci.mean) / div;
             colour[i] = compare_charts_colour(i);
             notes[i] = failure_note(r, pt, i, (compare_metric)m, note[i],
                                     sizeof note[i], &v[i]);
@@ -279,14 +294,14 @@ void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
         snprintf(title, sizeof title, "%s", compare_metrics[m].name);
         title[0] = (char)(title[0] - 'a' + 'A');
         snprintf(y, sizeof y, "%s%s%s%s", compare_metrics[m].name,
-                 *compare_metrics[m].unit ? " (" : "", compare_metrics[m].unit,
-                 *compare_metrics[m].unit ? ")" : "");
+                 *unit ? " (" : "", unit, *unit ? ")" : "");
         report_bars b = {
             title, y,
             np,    labels,
             v,     lo,
             hi,    colour,
-            notes, strcmp(compare_metrics[m].unit, "%") == 0 ? 100 : 0};
+            notes, strcmp(compare_metrics[m].unit, "%") == 0 ? 100 : 0,
+            0,     NULL};
         report_bars_add(d, &b);
     }
     skip_note(d, &sk);
@@ -300,21 +315,34 @@ void compare_charts_tiers(report *d, const compare_result *r, uint32_t pt)
         return;
     int f = compare_tier_lead_figure(r, pt);
     enum { MAX_BARS = SIM_MAX_TIERS * COMPARE_MAX_POLICIES };
-    const char *labels[MAX_BARS];
-    char label[MAX_BARS][SIM_NAME_MAX + 170];
+    _Static_assert(SIM_MAX_TIERS <= REPORT_PANELS_MAX, "a panel per tier");
+    /* Small multiples: a panel per tier, in the chain's order, each with
+     * a bar per policy in the policy's colour, on one axis, so a tier's
+     * policies compare side by side and the tiers' growth reads across
+     * (one bar per tier and policy in a row was unreadable past a dozen:
+     * 6 tiers x 8 policies is 48 bars of 14 pt with 2-line labels). */
+    const char *labels[MAX_BARS], *titles[SIM_MAX_TIERS], *notes[MAX_BARS];
+    /* Each bar says its mean ("63.6x"): on an axis up to db's 64 a
+     * front's 1.0x is a sliver, but its figure still reads. */
+    char note[MAX_BARS][48];
     double v[MAX_BARS], lo[MAX_BARS], hi[MAX_BARS];
     int colour[MAX_BARS], n = 0;
-    for (uint32_t t = 0; t < r->n_tiers; t++)
+    for (uint32_t t = 0; t < r->n_tiers; t++) {
+        titles[t] = compare_tier_name(p, t);
         for (int i = 0; i < np; i++, n++) {
             const compare_stat *st = compare_tier_stat_at(r, pt, i, t, f);
-            snprintf(label[n], sizeof label[n], "%s: %s",
-                     compare_tier_name(p, t), p->policies[i].label);
-            labels[n] = label[n];
+            labels[n] = p->policies[i].label;
+            compare_numbers num;
+            compare_stat_numbers(st, &num);
+            compare_with_unit(num.mean, compare_tier_figures[f].unit, note[n],
+                              sizeof note[n]);
+            notes[n] = num.mean[0] ? note[n] : NULL;
             v[n] = st->ci.mean;
             lo[n] = isfinite(st->ci.lo) ? st->ci.lo : st->ci.mean;
             hi[n] = isfinite(st->ci.hi) ? st->ci.hi : st->ci.mean;
             colour[n] = compare_charts_colour(i);
         }
+    }
     report_heading(d, 2, "Attempts at each tier");
     char text[600];
     snprintf(text, sizeof text,
@@ -330,9 +358,18 @@ void compare_charts_tiers(report *d, const compare_result *r, uint32_t pt)
     char title[96];
     snprintf(title, sizeof title, "Attempts per request at each tier%s",
              f == TF_DURING_AMP ? ", during the faults" : "");
-    report_bars b = {
-        title, "attempts per request (x)", n, labels, v, lo, hi, colour, NULL,
-        0};
+    report_bars b = {title,
+                     "attempts per request (x)",
+                     n,
+                     labels,
+                     v,
+                     lo,
+                     hi,
+                     colour,
+                     notes,
+                     0,
+                     (int)r->n_tiers,
+                     titles};
     report_bars_add(d, &b);
 }
 
@@ -372,8 +409,13 @@ void compare_charts_latency(report *d, const compare_result *r, uint32_t pt)
     }
     report_series s[COMPARE_MAX_POLICIES];
     (void)stats_out_of_memory();
+    /* In the unit the tables print the p99 in (its x axis's top). */
+    double div;
+    const char *unit = compare_shown_unit(r, pt, CM_P99_MS, &div);
     for (int i = 0; i < np; i++) {
         latency_curve(r, pt, i, col, x[i], y[i]);
+        for (int q = 0; q < COMPARE_CDF_POINTS; q++)
+            x[i][q] /= div;
         s[i] = (report_series){p->policies[i].label,
                                x[i],
                                y[i],
@@ -403,9 +445,11 @@ void compare_charts_latency(report *d, const compare_result *r, uint32_t pt)
     report_text(d, text);
     /* The curve is x = latency at quantile y: a report_lines with a log x
      * axis. */
+    char x_label[32];
+    snprintf(x_label, sizeof x_label, "latency (%s)", unit);
     report_lines lc = {"Latency distribution: successes, failures never "
                        "answered",
-                       "latency (ms)",
+                       x_label,
                        "requests answered within (%)",
                        s,
                        np,
@@ -501,12 +545,27 @@ void compare_charts_sweep(report *d, const compare_result *r)
             continue;
         report_series s[COMPARE_MAX_POLICIES];
         bool any_note = false;
+        /* One unit along the sweep: the largest the tables use at any
+         * of its points (each point's by the tables' rule). */
+        double div = 1.0;
+        const char *unit = compare_metrics[m].unit;
+        for (uint32_t k = 0; k < n; k++) {
+            double dk;
+            const char *uk = compare_shown_unit(r, k, (compare_metric)m, &dk);
+            if (dk > div) {
+                div = dk;
+                unit = uk;
+            }
+        }
         for (int i = 0; i < np; i++) {
             double *y = buf + n * (1 + 3 * (size_t)i), *lo = y + n,
                    *hi = lo + n;
             const char **nt = notes + (size_t)i * n;
             for (uint32_t k = 0; k < n; k++) {
                 sweep_value(r, k, i, (compare_metric)m, &y[k], &lo[k], &hi[k]);
+                y[k] /= div;
+                lo[k] /= div;
+                hi[k] /= div;
                 nt[k] = sweep_note(r, k, i, (compare_metric)m,
                                    note[(size_t)i * n + k], NOTE_LEN);
                 any_note = any_note || nt[k] != NULL;
@@ -528,8 +587,8 @@ void compare_charts_sweep(report *d, const compare_result *r)
         snprintf(title, sizeof title, "%s", compare_metrics[m].name);
         title[0] = (char)(title[0] - 'a' + 'A');
         snprintf(y, sizeof y, "%s%s%s%s%s", compare_metrics[m].name,
-                 *compare_metrics[m].unit ? " (" : "", compare_metrics[m].unit,
-                 *compare_metrics[m].unit ? ")" : "", log ? ", log scale" : "");
+                 *unit ? " (" : "", unit, *unit ? ")" : "",
+                 log ? ", log scale" : "");
         bool share = strcmp(compare_metrics[m].unit, "%") == 0;
         bool rec = m == CM_RECOVERY_S;
         report_lines lc = {title,

@@ -119,6 +119,64 @@ START_TEST(policy_colours)
 }
 END_TEST
 
+/* ---- Units: nightly-pipeline, plan and none on 2 seeds ----------------
+ * Its p99s are minutes long (plan's mean 240 s, none's 59.9 s) and its
+ * runs take most of an hour (52.8 and 46.7 min): the tables and
+ * verdicts print them in s and min (compare_shown_unit: s once the
+ * largest mean reaches 10 000 ms, min from 600 s).  The charts' axes
+ * said "p99 latency (ms)" up to 400 000 and "completion time (s)". */
+static char *night;
+
+static void run_night(void)
+{
+    char d[1100];
+    snprintf(d, sizeof d, "%s", tu_temp_path("compare-charts-night"));
+    const char *argl[] = {
+        "compare",    TU_SOURCE("scenarios/nightly-pipeline.ini"),
+        "--seeds",    "2",
+        "--policies", "plan,none",
+        "-o",         d,
+        "-q",         NULL};
+    tu_output o;
+    tu_stormbench(&o, argl);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/report.html", d);
+    night = tu_read_file(path);
+    ck_assert_ptr_nonnull(night);
+}
+
+static void done_night(void)
+{
+    free(night);
+}
+
+/* The bars say what summary.md's table says, in its units: "240 [0,
+ * 765]" s and "52.8 [50.7, 54.9]" min for plan; the p99 over time and
+ * the latency distribution are in s too (their hover's unit). */
+START_TEST(charts_in_the_tables_units)
+{
+    ck_assert_msg(strstr(night, "data-tip=\"plan: 240 s [0, 765]\""),
+                  "p99 bar");
+    ck_assert_msg(strstr(night, "data-tip=\"none: 59.9 s [59.9, 59.9]\""),
+                  "p99 bar");
+    ck_assert_msg(strstr(night, "data-tip=\"plan: 52.8 min [50.7, 54.9]\""),
+                  "completion bar");
+    ck_assert_msg(strstr(night, "aria-label=\"P99 latency\""), "p99 bars");
+    const char *t = strstr(night, "aria-label=\"Latency of successful "
+                                  "requests, p99\"");
+    ck_assert_ptr_nonnull(t);
+    ck_assert_msg(strstr(t, "\"yunit\":\"s\""), "p99 over time");
+    const char *c = strstr(night, "aria-label=\"Latency distribution");
+    ck_assert_ptr_nonnull(c);
+    ck_assert_msg(strstr(c, "\"xname\":\"latency (s)\""), "latency CDF");
+    /* No chart's axis in ms (the phase table is another matter). */
+    ck_assert_ptr_null(strstr(night, "unit\":\"ms\""));
+    ck_assert_ptr_null(strstr(night, "ms [" /* a bar's hover */));
+}
+END_TEST
+
 Suite *compare_charts_suite(void)
 {
     Suite *s = suite_create("compare_charts");
@@ -129,5 +187,10 @@ Suite *compare_charts_suite(void)
     tcase_add_test(tc, policy_colours);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
+    TCase *units = tcase_create("units");
+    tcase_add_unchecked_fixture(units, run_night, done_night);
+    tcase_add_test(units, charts_in_the_tables_units);
+    tcase_set_timeout(units, 120);
+    suite_add_tcase(s, units);
     return s;
 }

@@ -152,8 +152,8 @@ static void add_bars(report *r)
     static const int colour[4] = {0, 1, 2, 4};
     static const char *notes[4] = {"2 of 5 seeds did not recover", NULL,
                                    "did not recover in 5 of 5 seeds", NULL};
-    report_bars c = {"Recovery time", "recovery (s)", 4, labels, v, lo, hi,
-                     colour,          notes,          0};
+    report_bars c = {"Recovery time", "recovery (s)", 4, labels, v,   lo, hi,
+                     colour,          notes,          0, 0,      NULL};
     report_bars_add(r, &c);
 }
 
@@ -729,8 +729,9 @@ START_TEST(never_is_a_bar)
     static const char *labels[3] = {"a", "never", "zero"};
     static const double v[3] = {10, INFINITY, 0};
     static const int colour[3] = {4, 5, 2};
-    report_bars b = {"Recovery time", "recovery (s)", 3, labels, v, NULL, NULL,
-                     colour,          NULL,           0};
+    report_bars b = {
+        "Recovery time", "recovery (s)", 3, labels, v,   NULL, NULL,
+        colour,          NULL,           0, 0,      NULL};
     report_chart c = {REPORT_CHART_BARS, NULL, &b, NULL};
     chart_panel p;
     cairo_surface_t *s = draw_chart(&c, 600, &p);
@@ -744,6 +745,134 @@ START_TEST(never_is_a_bar)
                      (int)(p.plot.x + slot * 2.7), y0, y1, &chart_palette[2]);
     ck_assert_msg(never > 200, "the never bar: %d pixels of its colour", never);
     ck_assert_int_eq(zero, 0);
+    cairo_surface_destroy(s);
+}
+END_TEST
+
+/* Small multiples (the tier chart): panel sizes and places by hand, at
+ * the PDF's text width W = 841.89 - 2 x 42 = 757.89 pt and F = 9.5 pt.
+ * Each panel takes 4.2 F = 39.9 for its tick labels and 1.6 F = 15.2 on
+ * its right; the first column 1.3 F = 12.35 more for the y label.  So
+ * with c columns a plot is (W - 12.35 - c x 55.1) / c wide: 3 columns
+ * 580.24 / 3 = 193.4133, 2 columns 635.34 / 2 = 317.67, 1 column 690.44
+ * (a line chart's plot: report_lines_json says the same).  A plot is
+ * round(0.13 W) = round(98.53) = 99 high, under the chart's title line
+ * and its own (1.9 F = 18.05 each: y = 36.1); a row is 18.05 + 99 +
+ * 15.2 = 132.25 high. */
+START_TEST(small_multiples_layout)
+{
+    const double W = 757.89, E = 1e-9;
+    report_grid g;
+    report_grid_layout(3, W, &g); /* tier-amplification: front, api, db */
+    ck_assert_int_eq(g.cols, 3);
+    ck_assert_int_eq(g.rows, 1);
+    ck_assert_double_eq_tol(g.row_h, 132.25, E);
+    ck_assert_double_eq_tol(g.plot[0].x, 52.25, E); /* 5.5 F */
+    ck_assert_double_eq_tol(g.plot[0].y, 36.1, E);
+    ck_assert_double_eq_tol(g.plot[0].w, 580.24 / 3, 1e-9);
+    ck_assert_double_eq_tol(g.plot[0].h, 99, E);
+    /* 12.35 + (55.1 + 193.4133) + 39.9 */
+    ck_assert_double_eq_tol(g.plot[1].x, 300.763333333, 1e-6);
+    ck_assert_double_eq_tol(g.plot[2].x, 549.276666667, 1e-6);
+    /* The last plot ends 1.6 F short of the width: 757.89 - 15.2. */
+    ck_assert_double_eq_tol(g.plot[2].x + g.plot[2].w, 742.69, 1e-9);
+
+    report_grid_layout(4, W, &g); /* two rows of two */
+    ck_assert_int_eq(g.cols, 2);
+    ck_assert_int_eq(g.rows, 2);
+    ck_assert_double_eq_tol(g.plot[1].w, 317.67, 1e-9);
+    ck_assert_double_eq_tol(g.plot[1].x, 425.02, 1e-9); /* 12.35+372.77+39.9 */
+    ck_assert_double_eq_tol(g.plot[2].x, 52.25, E);
+    ck_assert_double_eq_tol(g.plot[2].y, 168.35, 1e-9); /* 36.1 + 132.25 */
+
+    report_grid_layout(1, W, &g);
+    ck_assert_double_eq_tol(g.plot[0].w, 690.44, 1e-9);
+
+    /* Every count up to the most: no two panels overlap, every plot is
+     * the same size and inside the width, and the rows of 9 panels
+     * (three of three) fit a page's 513.28 pt of text with room for a
+     * legend. */
+    for (int n = 1; n <= REPORT_PANELS_MAX; n++) {
+        report_grid_layout(n, W, &g);
+        ck_assert_int_ge(g.cols * g.rows, n);
+        ck_assert_int_lt(g.cols * (g.rows - 1), n); /* no empty row */
+        for (int a = 0; a < n; a++) {
+            chart_rect A = g.outer[a];
+            ck_assert_double_ge(A.x, 0);
+            ck_assert_double_le(A.x + A.w, W + E);
+            ck_assert_double_eq_tol(g.plot[a].w, g.plot[0].w, E);
+            ck_assert_double_eq_tol(g.plot[a].h, 99, E);
+            ck_assert(g.plot[a].x >= A.x && g.plot[a].y >= A.y &&
+                      g.plot[a].x + g.plot[a].w <= A.x + A.w + E &&
+                      g.plot[a].y + g.plot[a].h <= A.y + A.h + E);
+            for (int b = a + 1; b < n; b++) {
+                chart_rect B = g.outer[b];
+                bool apart = A.x + A.w <= B.x + E || B.x + B.w <= A.x + E ||
+                             A.y + A.h <= B.y + E || B.y + B.h <= A.y + E;
+                ck_assert_msg(apart, "%d panels: %d and %d overlap", n, a, b);
+            }
+        }
+        ck_assert_double_le(18.05 + g.rows * g.row_h, 513.28 - 60);
+    }
+}
+END_TEST
+
+/* The panels share one axis: a bar of 64 in the first panel and one of
+ * 32 in the last (second row) stand at 4/5 and 2/5 of their plots'
+ * heights, and the chart with 6 panels of 8 bars and its legend is
+ * less than a page high. */
+START_TEST(small_multiples_share_an_axis)
+{
+    enum { T = 6, P = 8 };
+    static const char *labels[T * P],
+        *titles[T] = {"t1", "t2", "t3", "t4", "t5", "t6"};
+    static double v[T * P];
+    static int colour[T * P];
+    static const char *names[P] = {
+        "none", "immediate", "exponential", "exponential+token_bucket",
+        "b",    "c",         "d",           "e"};
+    for (int t = 0; t < T; t++)
+        for (int i = 0; i < P; i++) {
+            labels[t * P + i] = names[i];
+            v[t * P + i] = i == 0 ? (t == 0 ? 64 : t == T - 1 ? 32 : 1) : 2;
+            colour[t * P + i] = i == 0 ? 4 : 3;
+        }
+    report_bars b = {"Attempts", "attempts per request (x)",
+                     T * P,      labels,
+                     v,          NULL,
+                     NULL,       colour,
+                     NULL,       0,
+                     T,          titles};
+    report_chart c = {REPORT_CHART_BARS, NULL, &b, NULL};
+    int w = 758;
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, 600);
+    cairo_t *cr = cairo_create(s);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    double h = report_chart_height(cr, &c, w);
+    ck_assert_double_lt(h, 513.28);
+    report_chart_draw(cr, &c, w, h);
+    cairo_destroy(cr);
+    cairo_surface_flush(s);
+    report_grid g;
+    report_grid_layout(T, w, &g);
+    double top[2];
+    for (int k = 0; k < 2; k++) {
+        chart_rect pl = g.plot[k == 0 ? 0 : T - 1];
+        /* the first bar's slot is the first eighth of the plot */
+        int x0 = (int)(pl.x + pl.w / P * 0.4),
+            x1 = (int)(pl.x + pl.w / P * 0.6);
+        top[k] = -1;
+        for (int y = (int)pl.y; y < (int)(pl.y + pl.h) && top[k] < 0; y++)
+            if (count_colour(s, x0, x1, y, y + 1, &chart_palette[4]) > 0)
+                top[k] = y - pl.y; /* below the plot's top */
+    }
+    /* 64 on an axis to 80 (chart_axis_top): 1/5 of the 99 pt plot down,
+     * the outline's pixel included. */
+    ck_assert_double_eq_tol(top[0], 99 / 5.0, 1.5);
+    /* 32 on the same axis: 3/5 down (59.4 pt), where an axis of its own
+     * (to 40) would put it 1/5 down, as high as the 64. */
+    ck_assert_double_eq_tol(top[1], 99 * 3 / 5.0, 1.5);
     cairo_surface_destroy(s);
 }
 END_TEST
@@ -913,7 +1042,9 @@ START_TEST(share_axis_stops_at_100)
                      hi,
                      colour,
                      notes,
-                     100};
+                     100,
+                     0,
+                     NULL};
     report_chart c = {REPORT_CHART_BARS, NULL, &b, NULL};
     int w = 600;
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, 300);
@@ -1110,6 +1241,8 @@ Suite *report_suite(void)
     ADD_CASE(s, "cells", cell_states, two_of_five_is_not_healthy,
              never_is_a_bar, never_is_a_mark_on_lines, same_as_in_legend,
              share_axis_stops_at_100, partial_is_a_ring);
+    ADD_CASE(s, "small_multiples", small_multiples_layout,
+             small_multiples_share_an_axis);
     ADD_CASE(s, "whole_or_nothing", unwritable_output, error_at_close,
              one_output, caller_failure);
     return s;

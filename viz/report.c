@@ -784,19 +784,31 @@ static void legend_swatch(report *r, const char *colour, int dash)
                         : "");
 }
 
-/* A line chart: its frame and each series as stacked SVG layers, the
- * overlay, an HTML legend of buttons, the tooltip and its data. */
+/* Without the script a line chart has no line: where to see them. */
+static void html_noscript(report *r)
+{
+    const char *pdf = r->pdf_on ? strrchr(r->pdf_file.path, '/') : NULL;
+    pdf = pdf ? pdf + 1 : r->pdf_on ? r->pdf_file.path : NULL;
+    html(r, "<noscript><p class=\"sbc-hint\">This chart's lines are drawn "
+            "by the page's script, which is off here");
+    if (pdf) {
+        html(r, "; ");
+        html_text(r, pdf, false);
+        html(r, ", written with this page, has them");
+    }
+    html(r, ".</p></noscript>\n");
+}
+
+/* A line chart: its frame (axes, grid, title, spans) as cairo drew it,
+ * the overlay the script draws the lines on from the data (each series
+ * shipped once: as a drawing too, it doubled a 5-policy report's
+ * lines), an HTML legend of buttons, the tooltip and the data. */
 static void html_lines(report *r, const report_chart *c)
 {
     const report_lines *l = c->lines;
     double h = report_chart_layers_height(r->mcr, c, TEXT_W);
-    char attrs[96];
     fprintf(r->html_file.f, "<div class=\"sbc-plot\">\n");
     svg_layer(r, c, h, REPORT_LAYER_FRAME, "class=\"sbc-frame\"");
-    for (int k = 0; k < l->n_series && !r->failed; k++) {
-        snprintf(attrs, sizeof attrs, "class=\"sbc-s\" data-s=\"%d\"", k);
-        svg_layer(r, c, h, k, attrs);
-    }
     chart_rect plot = report_lines_plot(l, TEXT_W, h);
     svg_ui_open(r, h, &plot);
     html(r, "</svg>\n</div>\n<div class=\"sbc-legend\">");
@@ -821,8 +833,9 @@ static void html_lines(report *r, const report_chart *c)
             "reset zoom</button>\n<p class=\"sbc-hint\">Hover for values; "
             "click a legend entry to hide its line; drag across the chart to "
             "zoom, double-click to zoom out.</p>\n"
-            "<div class=\"sbc-tip\" hidden></div>\n"
-            "<script type=\"application/json\" class=\"sbc-data\">");
+            "<div class=\"sbc-tip\" hidden></div>\n");
+    html_noscript(r);
+    html(r, "<script type=\"application/json\" class=\"sbc-data\">");
     report_lines_json(r->html_file.f, r->mcr, l, TEXT_W, h);
     html(r, "</script>\n");
 }

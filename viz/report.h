@@ -6,11 +6,14 @@
  * inline script, viz/report.js: hover for values with their units, a
  * legend entry hides its series, a drag zooms a line chart on an x range;
  * no stylesheet, script, font or image fetched from anywhere: it reads
- * the same offline, and without the script every chart is still whole).
- * The script's test hook: with #sb-test in the URL it hovers every
- * chart, clicks each line chart's first legend entry, zooms on the
- * middle half of its x range and writes what it saw as JSON into
- * <pre id="sb-test"> (tests/check_report_html.c reads it).
+ * the same offline).  The script draws the line charts' lines from
+ * their data, which the page carries once; without it a line chart
+ * shows its frame and legend and a note that the PDF has the lines,
+ * and bar charts and maps are whole.
+ * The script's test hook: with #sb-test in the URL it counts the lines
+ * it drew, hovers every chart, clicks each line chart's first legend
+ * entry, zooms on the middle half of its x range and writes what it saw
+ * as JSON into <pre id="sb-test"> (tests/check_report_html.c reads it).
  *
  * The comparison report is built from this by reports/compare_report.c
  * and compare_charts.c, which map reports/compare.h's results onto it;
@@ -175,8 +178,19 @@ typedef struct report_bars {
     const char *const *notes; /* n, entries may be NULL; or NULL */
     double y_cap;             /* the axis stops there (a share's 100);
                                      0: no cap */
+    /* Small multiples: 0 or 1, one chart; k > 1 (at most
+     * REPORT_PANELS_MAX), the n bars are k panels of n / k bars each,
+     * panel j titled panel_titles[j], in rows of at most three (four
+     * panels in two rows of two), on one shared value axis (its label
+     * beside the first column).  Bar i of every panel is the same item
+     * in the same colour, named once in a legend under the panels (by
+     * labels[i]) instead of under each bar; the hover says "panel:
+     * label: value". */
+    int panels;
+    const char *const *panel_titles;
 } report_bars;
-/* colour may be NULL: bar i takes palette colour i.  Labels wrap to two
+#define REPORT_PANELS_MAX 9
+/* colour may be NULL: bar i (of a panel) takes palette colour i.  Labels wrap to two
  * lines under their bar, notes to three above its whisker; the value
  * axis grows to leave the notes room.  A whisker is cut to the axis
  * (0 and y_cap): an interval does not leave its quantity's domain. */

@@ -3,9 +3,13 @@
  * it at build time): hover shows a value with its unit, a legend entry
  * hides its series, a drag zooms a line chart on an x range (a double
  * click or "reset zoom" undoes it).  It reads each line chart's data
- * from the JSON report.c writes beside it and draws only what changes;
- * without it the page still shows every chart whole.  No library, no
- * fetch: the report stays one file that works offline.
+ * from the JSON report.c writes beside it and draws the chart's lines
+ * from it, whole or zoomed: the page carries each series once, not as
+ * data and again as a drawing (a third of a 5-policy report's bytes).
+ * Without it a line chart shows its frame, spans and legend but no
+ * line (a <noscript> note says report.pdf has them); bar charts and
+ * maps are whole.  No library, no fetch: the report stays one file
+ * that works offline.
  */
 (function () {
   'use strict';
@@ -76,11 +80,10 @@
       if (typeof s.x === 'number') s.x = d.series[s.x].x;
     });
     var ui = fig.querySelector('svg.sbc-ui'), tip = fig.querySelector('.sbc-tip');
-    var layers = fig.querySelectorAll('svg.sbc-s');
     var buttons = fig.querySelectorAll('.sbc-legend button[data-s]');
     var reset = fig.querySelector('.sbc-reset');
     var P = d.plot, F = d.font, hidden = [], zoom = null, drag = null;
-    var g = el('g', {'class': 'sbc-zoomed'}, ui);
+    var g = el('g', {'class': 'sbc-lines'}, ui);
     var cross = el('line', {stroke: '#282828', 'stroke-width': 0.6,
                             'stroke-dasharray': '3 2', visibility: 'hidden'}, ui);
     var sel = el('rect', {fill: 'rgba(0,114,178,0.15)', stroke: '#0072b2',
@@ -117,56 +120,92 @@
       }
       return p;
     }
+    /* One polygon per run of points with both ends, along hi and back
+     * along lo (chart.c's chart_panel_band). */
+    function band(s) {
+      var p = '', run = [];
+      function flush() {
+        if (run.length) {
+          p += 'M' + run.map(function (i) {
+            return sx(s.x[i]).toFixed(2) + ' ' + sy(s.hi[i]).toFixed(2);
+          }).join('L') + 'L' + run.reverse().map(function (i) {
+            return sx(s.x[i]).toFixed(2) + ' ' + sy(s.lo[i]).toFixed(2);
+          }).join('L') + 'Z';
+        }
+        run = [];
+      }
+      for (var i = 0; i < s.x.length; i++)
+        if (ok(s.x[i], s.lo[i]) && ok(s.x[i], s.hi[i])) run.push(i); else flush();
+      flush();
+      return p;
+    }
+    /* The lines are drawn here, from the data, whole or zoomed: the
+     * page carries each series once (report.c writes no layer of its
+     * own for them).  As chart.c draws them: every band first, then each
+     * line with its points, the rings of points that stand for only
+     * some seeds, and the never marks on the top edge. */
     function draw() {
       while (g.firstChild) g.removeChild(g.firstChild);
-      for (var k = 0; k < layers.length; k++)
-        layers[k].style.display = zoom || hidden[k] ? 'none' : '';
       if (reset) reset.hidden = !zoom;
-      if (!zoom) return;
-      el('rect', {x: P[0] - 1, y: P[1] - 1, width: P[2] + 2,
-                  height: P[3] + F * 1.6, fill: '#fff'}, g);
+      if (zoom) el('rect', {x: P[0] - 1, y: P[1] - 1, width: P[2] + 2,
+                            height: P[3] + F * 1.6, fill: '#fff'}, g);
       var c = el('g', {'clip-path': 'url(#' + fig.id + '-clip)'}, g);
-      var yt = d.ysymlog ? [0, 1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
-        1e9].filter(function (t) { /* as chart.c: 1.1 lines apart */
-        return t <= d.y[1] && (t === 0 || sy(0) - sy(t) >= F * 1.1 ||
-                               t > 1);
-      }) : ticks(d.y[0], d.y[1], P[3] / (F * 2.2), d.ylog);
-      var xt = ticks(zoom[0], zoom[1], P[2] / (F * 5), d.xlog);
-      yt.forEach(function (v) {
-        el('line', {x1: P[0], x2: P[0] + P[2], y1: sy(v), y2: sy(v),
-                    stroke: 'rgba(40,40,40,0.12)'}, c);
-      });
-      xt.forEach(function (v) {
-        el('line', {x1: sx(v), x2: sx(v), y1: P[1], y2: P[1] + P[3],
-                    stroke: 'rgba(40,40,40,0.12)'}, c);
-        var t = el('text', {x: sx(v), y: P[1] + P[3] + F * 1.1,
-                            'text-anchor': 'middle', 'font-size': F * 0.85,
-                            fill: '#282828', 'class': 'sbc-tick'}, g);
-        t.textContent = String(+v.toPrecision(6));
-      });
-      d.spans.forEach(function (s) {
-        el('rect', {x: sx(s[0]), y: P[1], width: Math.max(sx(s[1]) - sx(s[0]), 0),
-                    height: P[3], fill: 'rgba(213,94,0,0.13)'}, c);
-      });
+      if (zoom) {
+        var yt = d.ysymlog ? [0, 1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+          1e9].filter(function (t) { /* as chart.c: 1.1 lines apart */
+          return t <= d.y[1] && (t === 0 || sy(0) - sy(t) >= F * 1.1 ||
+                                 t > 1);
+        }) : ticks(d.y[0], d.y[1], P[3] / (F * 2.2), d.ylog);
+        var xt = ticks(zoom[0], zoom[1], P[2] / (F * 5), d.xlog);
+        yt.forEach(function (v) {
+          el('line', {x1: P[0], x2: P[0] + P[2], y1: sy(v), y2: sy(v),
+                      stroke: 'rgba(40,40,40,0.12)'}, c);
+        });
+        xt.forEach(function (v) {
+          el('line', {x1: sx(v), x2: sx(v), y1: P[1], y2: P[1] + P[3],
+                      stroke: 'rgba(40,40,40,0.12)'}, c);
+          var t = el('text', {x: sx(v), y: P[1] + P[3] + F * 1.1,
+                              'text-anchor': 'middle', 'font-size': F * 0.85,
+                              fill: '#282828', 'class': 'sbc-tick'}, g);
+          t.textContent = String(+v.toPrecision(6));
+        });
+        d.spans.forEach(function (s) {
+          el('rect', {x: sx(s[0]), y: P[1], width: Math.max(sx(s[1]) - sx(s[0]), 0),
+                      height: P[3], fill: 'rgba(213,94,0,0.13)'}, c);
+        });
+      }
       var w = 2 * F / 12;
       d.series.forEach(function (s, k) {
+        if (!hidden[k] && s.lo)
+          el('path', {d: band(s), fill: s.colour, 'fill-opacity': 0.25,
+                      'data-s': k}, c);
+      });
+      d.series.forEach(function (s, k) {
         if (hidden[k]) return;
-        if (s.lo) el('path', {d: path(s, s.hi, false) + path(s, s.lo, true).replace(/^M/, 'L') + 'Z',
-                              fill: s.colour, 'fill-opacity': 0.25}, c);
         el('path', {d: path(s, s.y, false), fill: 'none', stroke: s.colour,
                     'stroke-width': w, 'stroke-linejoin': 'bevel',
+                    'stroke-linecap': s.dash === 2 ? 'round' : 'butt',
+                    'class': 'sbc-line', 'data-s': k,
                     'stroke-dasharray': s.dash === 1 ? 5 * w + ' ' + 3 * w :
                       s.dash === 2 ? w + ' ' + 2.5 * w : 'none'}, c);
         s.y.forEach(function (y, i) {
+          if (ok(s.x[i], y) && s.points)
+            el('circle', {cx: sx(s.x[i]), cy: sy(y), r: Math.max(1.5, w * 1.5),
+                          fill: s.colour, 'data-s': k}, c);
+          if (ok(s.x[i], y) && s.notes && s.notes[i])
+            el('circle', {cx: sx(s.x[i]), cy: sy(y), r: F * 0.5, fill: 'none',
+                          stroke: '#282828', 'stroke-width': F / 10,
+                          'data-s': k}, c);
           if (y !== 'inf') return;
           var x = sx(s.x[i]), r = F * 0.45, t = P[1] + r * 0.9;
           el('path', {d: 'M' + x + ' ' + (t - r * 0.9) + 'L' + (x + r) + ' ' + (t + r * 0.8) +
                       'L' + (x - r) + ' ' + (t + r * 0.8) + 'Z', fill: s.colour,
-                      stroke: '#282828', 'stroke-width': F / 14}, c);
+                      stroke: '#282828', 'stroke-width': F / 14, 'data-s': k}, c);
         });
       });
-      el('rect', {x: P[0] + 0.5, y: P[1] + 0.5, width: P[2] - 1, height: P[3] - 1,
-                  fill: 'none', stroke: '#282828'}, g);
+      if (zoom)
+        el('rect', {x: P[0] + 0.5, y: P[1] + 0.5, width: P[2] - 1, height: P[3] - 1,
+                    fill: 'none', stroke: '#282828'}, g);
     }
     function hover(e) {
       var u = userPoint(ui, d.w, d.h, e);
@@ -235,6 +274,7 @@
         draw();
       });
     fig.sbcZoom = function () { return zoom; };
+    draw();
   }
   /* The test hook (report.h): with #sb-test in the URL, every chart is
    * hovered at its plot's middle; a line chart's first legend entry is
@@ -262,15 +302,21 @@
       target.dispatchEvent(new MouseEvent('mousemove', mid));
       res.tip = tip.hidden ? null : tip.textContent;
       if (P) {
+        /* The lines the script drew, and the points of the first. */
+        var drawn = fig.querySelectorAll('.sbc-lines path.sbc-line');
+        res.lines = drawn.length;
+        res.points0 = drawn.length ?
+          drawn[0].getAttribute('d').split(/[ML]/).length - 1 : 0;
         var btn = fig.querySelector('.sbc-legend button[data-s]');
         btn.click();
-        res.hidden0 = fig.querySelector('svg.sbc-s').style.display === 'none';
+        res.hidden0 = !fig.querySelector('.sbc-lines [data-s="0"]');
+        res.lines1 = fig.querySelectorAll('.sbc-lines path.sbc-line').length;
         res.pressed0 = btn.getAttribute('aria-pressed');
         ui.dispatchEvent(new MouseEvent('mousedown', at(P[0] + P[2] / 4, P[1] + P[3] / 2)));
         ui.dispatchEvent(new MouseEvent('mouseup', at(P[0] + P[2] * 3 / 4, P[1] + P[3] / 2)));
         res.zoom = fig.sbcZoom();
         res.ticks = fig.querySelectorAll('.sbc-tick').length;
-        res.paths = fig.querySelectorAll('.sbc-zoomed path').length;
+        res.paths = fig.querySelectorAll('.sbc-lines path').length;
         ui.dispatchEvent(new MouseEvent('mousemove', mid));
         res.tipZoomed = tip.hidden ? null : tip.textContent;
       }

@@ -12,6 +12,7 @@
  */
 #include "report_chart.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -767,11 +768,11 @@ static void bars_panel(cairo_t *cr, const report_bars *c, double width,
     p->xt.count = 0;
 }
 
-static void bars_draw(cairo_t *cr, const report_bars *c, double width,
-                      double height)
+/* The bars of c in the panel p, framed: each with its whisker, note and
+ * label. */
+static void bars_in(cairo_t *cr, const report_bars *c, const chart_panel *p0)
 {
-    chart_panel p;
-    bars_panel(cr, c, width, height, &p);
+    chart_panel p = *p0;
     chart_panel_frame(cr, &p);
     if (c->n <= 0)
         return;
@@ -791,6 +792,158 @@ static void bars_draw(cairo_t *cr, const report_bars *c, double width,
         chart_panel_bar(cr, &p, c->n, i, c->value[i], wl, wh, st);
     }
     bars_notes_labels(cr, &p, c);
+}
+
+/* ---- Small multiples of bars --------------------------------------------- */
+
+#define GRID_TITLE (F * 1.9)
+
+static bool grid_on(const report_bars *c)
+{
+    return c->panels > 1 && c->n >= c->panels;
+}
+
+static int grid_count(const report_bars *c)
+{
+    return c->panels < REPORT_PANELS_MAX ? c->panels : REPORT_PANELS_MAX;
+}
+
+void report_grid_layout(int panels, double width, report_grid *g)
+{
+    int n = panels < 1                   ? 1
+            : panels > REPORT_PANELS_MAX ? REPORT_PANELS_MAX
+                                         : panels;
+    g->cols = n <= 3 ? n : n == 4 ? 2 : 3;
+    g->rows = (n + g->cols - 1) / g->cols;
+    double pw = (width - F * 1.3 - g->cols * F * 5.8) / g->cols;
+    double ph = round(width * 0.13);
+    g->row_h = F * 1.9 + ph + F * 1.6;
+    for (int k = 0; k < n; k++) {
+        int row = k / g->cols, col = k % g->cols;
+        double label = col == 0 ? F * 1.3 : 0.0; /* the y label's line */
+        g->outer[k] = (chart_rect){
+            col == 0 ? 0.0 : F * 1.3 + col * (F * 5.8 + pw),
+            GRID_TITLE + row * g->row_h, label + F * 5.8 + pw, g->row_h};
+        g->plot[k] = (chart_rect){g->outer[k].x + label + F * 4.2,
+                                  g->outer[k].y + F * 1.9, pw, ph};
+    }
+}
+
+/* Panel k's bars: a view into c's arrays, without labels (the legend
+ * names them). */
+static report_bars grid_sub(const report_bars *c, int k)
+{
+    int per = c->n / c->panels;
+    size_t at = (size_t)k * (size_t)per;
+    report_bars b = *c;
+    b.title = c->panel_titles ? c->panel_titles[k] : NULL;
+    b.n = per;
+    b.labels = NULL;
+    b.value = c->value + at;
+    b.lo = c->lo ? c->lo + at : NULL;
+    b.hi = c->hi ? c->hi + at : NULL;
+    b.colour = c->colour ? c->colour + at : NULL;
+    b.notes = c->notes ? c->notes + at : NULL;
+    b.panels = 0;
+    return b;
+}
+
+/* Panel k on the axis [lo, top] (top 0: a first guess, lo + 1). */
+static void grid_panel(const report_bars *sub, const report_grid *g, int k,
+                       double lo, double top, chart_panel *p)
+{
+    chart_axes ax = {NULL, k % g->cols == 0 ? sub->y_label : NULL, false, false,
+                     false};
+    chart_panel_init_axes(p, g->outer[k], sub->title, &ax, 0, 1, lo,
+                          top > lo ? top : lo + 1, F);
+    p->xt.count = 0;
+    assert(fabs(p->plot.x - g->plot[k].x) < 1e-9 &&
+           fabs(p->plot.w - g->plot[k].w) < 1e-9 &&
+           fabs(p->plot.h - g->plot[k].h) < 1e-9);
+}
+
+/* The shared axis: from the lowest panel's low to the highest top any
+ * panel needs for its bars and notes. */
+static void grid_axis(cairo_t *cr, const report_bars *c, const report_grid *g,
+                      double *lo, double *top)
+{
+    *lo = 0.0;
+    for (int k = 0; k < grid_count(c); k++) {
+        report_bars b = grid_sub(c, k);
+        *lo = fmin(*lo, bars_low(&b));
+    }
+    *top = *lo + 1;
+    for (int k = 0; k < grid_count(c); k++) {
+        report_bars b = grid_sub(c, k);
+        chart_panel p;
+        grid_panel(&b, g, k, *lo, 0, &p);
+        if (b.n > 0)
+            *top = fmax(*top, bars_top(cr, &b, &p, *lo));
+    }
+}
+
+/* The legend: the first panel's bars, by label and colour. */
+static int grid_legend(const report_bars *c, legend_buf *L)
+{
+    int per = c->n / c->panels, n = 0;
+    for (int i = 0; i < per && n < LEGEND_ITEMS; i++, n++) {
+        snprintf(L->labels[n], LABEL_MAX, "%s",
+                 c->labels && c->labels[i] ? c->labels[i] : "");
+        L->styles[n] = *colour_of(c->colour ? c->colour[i] : i);
+        L->items[n] =
+            (chart_legend_item){L->labels[n], &L->styles[n], true, false};
+    }
+    return n;
+}
+
+static double grid_height(cairo_t *cr, const report_bars *c, double width)
+{
+    report_grid g;
+    report_grid_layout(grid_count(c), width, &g);
+    legend_buf L;
+    int n = grid_legend(c, &L);
+    double legend =
+        n == 0 ? 0.0
+               : F * 0.4 + chart_legend_rows(cr, 0, 0, width - legend_x() - F,
+                                             F, L.items, n, false);
+    return GRID_TITLE + g.rows * g.row_h + legend;
+}
+
+static void grid_draw(cairo_t *cr, const report_bars *c, double width)
+{
+    report_grid g;
+    report_grid_layout(grid_count(c), width, &g);
+    double lo, top;
+    grid_axis(cr, c, &g, &lo, &top);
+    cairo_save(cr);
+    cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
+    chart_font(cr, F, true);
+    chart_text(cr, F * 0.3, F * 1.15, 0.0, c->title ? c->title : "");
+    cairo_restore(cr);
+    for (int k = 0; k < grid_count(c); k++) {
+        report_bars b = grid_sub(c, k);
+        chart_panel p;
+        grid_panel(&b, &g, k, lo, top, &p);
+        cairo_save(cr);
+        bars_in(cr, &b, &p);
+        cairo_restore(cr);
+    }
+    legend_buf L;
+    int n = grid_legend(c, &L);
+    chart_legend_rows(cr, legend_x(), GRID_TITLE + g.rows * g.row_h + F * 0.4,
+                      width - legend_x() - F, F, L.items, n, true);
+}
+
+static void bars_draw(cairo_t *cr, const report_bars *c, double width,
+                      double height)
+{
+    if (grid_on(c)) {
+        grid_draw(cr, c, width);
+        return;
+    }
+    chart_panel p;
+    bars_panel(cr, c, width, height, &p);
+    bars_in(cr, c, &p);
 }
 
 /* ---- Stability maps ------------------------------------------------------ */
@@ -1179,18 +1332,52 @@ static void value_text(double v, double lo, double hi, const char *unit,
         snprintf(buf, len, "%s %s", a, unit);
 }
 
+static int bars_regions_in(const report_bars *c, const chart_panel *pp,
+                           const char *panel, const char *const *labels,
+                           report_region *out, int max);
+
+/* Each panel's bars, named "panel: label". */
+static int grid_regions(cairo_t *cr, const report_bars *c, double width,
+                        report_region *out, int max)
+{
+    report_grid g;
+    report_grid_layout(grid_count(c), width, &g);
+    double lo, top;
+    grid_axis(cr, c, &g, &lo, &top);
+    int n = 0;
+    for (int k = 0; k < grid_count(c); k++) {
+        report_bars b = grid_sub(c, k);
+        chart_panel p;
+        grid_panel(&b, &g, k, lo, top, &p);
+        n += bars_regions_in(&b, &p, b.title, c->labels, out + n, max - n);
+    }
+    return n;
+}
+
 static int bars_regions(cairo_t *cr, const report_bars *c, double width,
                         double height, report_region *out, int max)
 {
+    if (grid_on(c))
+        return grid_regions(cr, c, width, out, max);
     chart_panel p;
     bars_panel(cr, c, width, height, &p);
+    return bars_regions_in(c, &p, NULL, c->labels, out, max);
+}
+
+/* The regions of c's bars in panel pp: bar i's slot tells "label:
+ * value" (labels[i]), after "panel: " when panel is not NULL. */
+static int bars_regions_in(const report_bars *c, const chart_panel *pp,
+                           const char *panel, const char *const *labels,
+                           report_region *out, int max)
+{
+    chart_panel p = *pp;
     char unit[64], v[128];
     label_unit(c->y_label, unit, sizeof unit);
     double slot = p.plot.w / (c->n > 0 ? c->n : 1);
     int n = 0;
     for (int i = 0; i < c->n && n < max; i++, n++) {
         out[n].r = (chart_rect){p.plot.x + slot * i, p.plot.y, slot, p.plot.h};
-        const char *label = c->labels && c->labels[i] ? c->labels[i] : "";
+        const char *label = labels && labels[i] ? labels[i] : "";
         const char *note = c->notes && c->notes[i] ? c->notes[i] : NULL;
         if (bar_never(c, i))
             snprintf(v, sizeof v, "never");
@@ -1199,7 +1386,8 @@ static int bars_regions(cairo_t *cr, const report_bars *c, double width,
         else
             value_text(c->value[i], c->lo ? c->lo[i] : NAN,
                        c->hi ? c->hi[i] : NAN, unit, v, sizeof v);
-        snprintf(out[n].text, sizeof out[n].text, "%s: %s%s%s", label, v,
+        snprintf(out[n].text, sizeof out[n].text, "%s%s%s: %s%s%s",
+                 panel ? panel : "", panel ? ": " : "", label, v,
                  note ? "; " : "", note ? note : "");
     }
     return n;
@@ -1285,6 +1473,8 @@ double report_chart_height(cairo_t *cr, const report_chart *c, double width)
 {
     if (c->kind == REPORT_CHART_LINES)
         return lines_height(cr, c->lines, width);
+    if (c->kind == REPORT_CHART_BARS && grid_on(c->bars))
+        return grid_height(cr, c->bars, width);
     double plot = round(width * (c->kind == REPORT_CHART_BARS ? 0.13 : 0.15));
     return plot + F * 5.0;
 }

@@ -45,11 +45,28 @@ double report_chart_height(cairo_t *cr, const report_chart *c, double width);
 void report_chart_draw(cairo_t *cr, const report_chart *c, double width,
                        double height);
 
+/* The layout of a bar chart's small multiples (report_bars.panels) at
+ * `width`: a title line 1.9 em high, then rows of `cols` panels, each
+ * row 1.9 em (the panel's title) + the plot + 1.6 em high, the plot
+ * round(0.13 width) high like a single bar chart's.  Every plot has the
+ * same width: the width less the first column's y label (1.3 em) and
+ * each panel's tick labels (4.2 em) and right margin (1.6 em), shared
+ * by the columns.  The legend goes under the last row. */
+typedef struct report_grid {
+    int cols, rows;
+    double row_h;                        /* one row of panels */
+    chart_rect outer[REPORT_PANELS_MAX]; /* panel k's, row by row */
+    chart_rect plot[REPORT_PANELS_MAX];  /* its plot area */
+} report_grid;
+/* panels is cut to [1, REPORT_PANELS_MAX]. */
+void report_grid_layout(int panels, double width, report_grid *g);
+
 /* ---- The HTML's interactive charts --------------------------------------
- * A line chart is written to the HTML as stacked SVG layers of one size:
- * the frame (axes, grid, title, spans), then one layer per series, so a
- * script can hide a series (a legend entry clicked) and cover the data
- * with its own drawing of a zoomed range.  The legend is HTML there. */
+ * A line chart is written to the HTML as its frame (axes, grid, title,
+ * spans) under an overlay on which the script draws the series from
+ * the chart's data (report_lines_json), so it can hide a series (a
+ * legend entry clicked) and redraw a zoomed range.  The legend is HTML
+ * there.  Series k alone (a layer k >= 0) is still drawable. */
 
 #define REPORT_LAYER_ALL (-1)   /* everything, legend included (the PDF) */
 #define REPORT_LAYER_FRAME (-2) /* the frame alone */
