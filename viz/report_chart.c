@@ -1150,7 +1150,7 @@ static void map_key(cairo_t *cr, const chart_panel *p, const report_map *m,
                         "Wilson, holds 1/2)");
     if (map_any(m, REPORT_CELL_TOO_FEW))
         y += key_swatch(cr, x, y, kw, REPORT_CELL_TOO_FEW, 0.0,
-                        "too few seeds to tell (all agreed)");
+                        "too few seeds to tell");
     if (map_any(m, REPORT_CELL_EMPTY))
         key_swatch(cr, x, y, kw, REPORT_CELL_EMPTY, NAN, "no value");
     cairo_restore(cr);
