@@ -887,8 +887,9 @@ static void say_leaders(words *w, const contest *c, const int *lead, int nl,
     if (told > 0)
         say(w, "; ");
     int n = say_group(w, c, lead, nl, counts, G_UNTOLD);
-    say(w, " %s not told apart from it over these %u seed%s",
-        n == 1 ? "is" : "are", c->n_seeds, c->n_seeds == 1 ? "" : "s");
+    say(w, " %s not told apart from it over %s %u seed%s",
+        n == 1 ? "is" : "are", c->n_seeds == 1 ? "this" : "these", c->n_seeds,
+        c->n_seeds == 1 ? "" : "s");
     unsigned t2 = 0;
     double p = group_p(c, lead, nl, G_UNTOLD, &t2, &n_p);
     out->tests |= t2;

@@ -1528,6 +1528,52 @@ START_TEST(each_leader_shows_what_its_test_compared)
 }
 END_TEST
 
+/* One seed is "1 seed", never "1 seeds" or "these 1 seeds": three
+ * policies on one seed (success 90, 80, 70 %; a recovers in 5 s, b and
+ * c never), where nothing can be tested (a paired test needs 2 seeds)
+ * and every recovery share is "too few seeds to tell" (0 of 1: Wilson's
+ * top 3.84 / 4.84 = 79 %). */
+START_TEST(one_seed_is_said_in_the_singular)
+{
+    static const char *const labels[] = {"a", "b", "c"};
+    fixture *f = hand_plan_of(labels, 3, 1);
+    const char *dir = fresh_dir("cmp-one-seed");
+    make_dir(dir);
+    hand_run(f, dir, 0, 0, 0.9, 5.0, 0);
+    hand_run(f, dir, 1, 0, 0.8, NAN, 0);
+    hand_run(f, dir, 2, 0, 0.7, NAN, 0);
+    compare_result *res = load(&f->plan, dir);
+    const compare_verdict *v = compare_verdict_of(res, 0, CM_SUCCESS_RATIO);
+    ck_assert_msg(strstr(v->text, "not told apart from it over this 1 seed "
+                                  "(not testable") != NULL,
+                  "%s", v->text);
+    v = compare_verdict_of(res, 0, CM_RECOVERY_S);
+    ck_assert_msg(strstr(v->text, "(0 of 1 seed)") != NULL, "%s", v->text);
+    compare_bottom b;
+    compare_bottom_line(res, 0, &b);
+    ck_assert_msg(strstr(b.text, "over this 1 seed: nothing to recommend") !=
+                      NULL,
+                  "%s", b.text);
+    ck_assert_msg(strstr(b.text, "a (0 of 1 seed did not recover, 95 % CI "
+                                 "0\xe2\x80\x93"
+                                 "79 %)") != NULL,
+                  "%s", b.text);
+    write_tables(res, dir);
+    char *md = read_in(dir, "summary.md");
+    ck_assert_msg(strstr(md, "each on the same 1 seed (1 to 1") != NULL, "%s",
+                  md);
+    for (int m = 0; m < CM_COUNT; m++)
+        ck_assert_msg(strstr(compare_verdict_of(res, 0, m)->text, "1 seeds") ==
+                          NULL,
+                      "%s", compare_verdict_of(res, 0, m)->text);
+    ck_assert_msg(strstr(b.text, "1 seeds") == NULL, "%s", b.text);
+    ck_assert_msg(strstr(md, "1 seeds") == NULL, "%s", md);
+    free(md);
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
 /* Durations print in a unit a reader reads.  p99 over 3 seeds: fast
  * 59 000, 60 000, 61 000 ms (mean 60 000, sd 1000, t(0.975, 2) x 1000 /
  * sqrt 3 = 2484: [57 516, 62 484]); slow 179 000 ms more on every seed
@@ -2195,6 +2241,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, few_seeds_tell_nothing_apart);
     tcase_add_test(tc, each_leader_shows_what_its_test_compared);
     tcase_add_test(tc, durations_print_in_readable_units);
+    tcase_add_test(tc, one_seed_is_said_in_the_singular);
     tcase_add_test(tc, runner_up_is_the_second_best);
     tcase_add_test(tc, significant_means_print_apart);
     tcase_add_test(tc, recovery_counts_then_times);
