@@ -304,6 +304,18 @@ int stats_wilson_side(size_t k, size_t n, double level, double at)
     return hi < at ? -1 : lo > at ? 1 : 0;
 }
 
+/* Counted up rather than solved: the upper bound falls with n for a
+ * fixed k, and the n a report asks about are a handful. */
+size_t stats_wilson_min_n(size_t k, double level, double at)
+{
+    if (!(at > 0.0 && at <= 1.0))
+        return 0;
+    size_t n = k + 1;
+    while (stats_wilson_side(k, n, level, at) >= 0)
+        n++;
+    return n;
+}
+
 /* ---- Holm ----------------------------------------------------------------- */
 
 typedef struct indexed {

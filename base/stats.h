@@ -91,6 +91,13 @@ double stats_fisher_exact(size_t k1, size_t n1, size_t k2, size_t n2);
  * and the report's maps alike. */
 int stats_wilson_side(size_t k, size_t n, double level, double at);
 
+/* The fewest trials n for which k successes of n lie wholly below `at`
+ * (stats_wilson_side -1): how many seeds a cell needs before k of them
+ * tipping can call it stable (by symmetry, k of them not tipping
+ * metastable, at 1/2).  At 95 % and 1/2: 4 for k = 0 (0 of 4 has an
+ * upper bound of 49 %), 8 for k = 1.  0 when at is not in (0, 1]. */
+size_t stats_wilson_min_n(size_t k, double level, double at);
+
 /* Holm's step-down adjustment of m p-values, in place (each becomes the
  * smallest family-wise level at which it would be rejected; NaN stays
  * NaN and does not count in m). */

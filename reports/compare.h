@@ -454,6 +454,10 @@ void compare_bottom_line(const struct compare_result *r, uint32_t pt,
  * 1." */
 void compare_tips_text(const struct compare_result *r, int pol, char *buf,
                        size_t len);
+/* After those lines: when some value was too few seeds to tell, and no
+ * value had enough to call one (compare_tipping_seeds), how many it
+ * takes (compare_tipping_caveat); false, buf untouched, otherwise. */
+bool compare_tips_caveat(const struct compare_result *r, char *buf, size_t len);
 
 typedef struct compare_result {
     const compare_plan *plan;
@@ -522,7 +526,11 @@ void compare_failures(const compare_result *r, uint32_t pt, int pol,
  * metastable when it lies above, bistable when it holds 1/2 -- the seeds
  * cannot tell whether the policy tips more often than not.  At k = 0 the
  * interval's top is z^2 / (n + z^2) = 3.84 / (n + 3.84), below 1/2 only
- * from n = 4: with 3 seeds or fewer no cell is called either way. */
+ * from n = 4: with 3 seeds or fewer no cell is called either way.  What
+ * people read tells the two ways an interval holds 1/2 apart
+ * (compare_tipping_call): the seeds split (bistable), or they all agreed
+ * and were too few (0 of 3, 3 of 3); summary.json's "stability" keeps
+ * the interval's call (compare_stability_name: bistable for both). */
 typedef enum compare_stability {
     CS_UNJUDGED,  /* no run's recovery was judged (no fault, no baseline,
                       no room for the recovery window) */
@@ -538,6 +546,8 @@ typedef struct compare_tipping {
     double lo, hi;   /* Wilson 95 % interval of share; NaN when n = 0 */
     compare_stability stability;
     bool bistable; /* stability == CS_BISTABLE */
+    bool too_few;  /* bistable, though every seed agreed (k = 0 or k =
+                      n): n is too small for any interval to exclude 1/2 */
 } compare_tipping;
 
 /* The tipping of policy pol at point pt (every seed's run of it). */
@@ -547,6 +557,21 @@ void compare_tipping_of(const compare_result *r, uint32_t pt, int pol,
 void compare_tipping_counts(uint32_t k, uint32_t n, compare_tipping *out);
 /* "stable", "bistable", "metastable", "not judged". */
 const char *compare_stability_name(compare_stability s);
+/* The call as the report and summary.md say it: the name, but "too few
+ * seeds to tell" for a bistable call whose seeds all agreed. */
+const char *compare_tipping_call(const compare_tipping *t);
+/* The seeds a cell needs before it can be called stable when none tips
+ * (or metastable when all do): 4 at 95 % (0 of 4: up to 49 %); with one
+ * seed the other way, 8 (1 of 8: up to 47 %).  stats_wilson_min_n. */
+uint32_t compare_tipping_seeds(uint32_t against);
+/* One sentence for a map or sweep whose cells (values) had n seeds
+ * judged, n < compare_tipping_seeds(0), so that none could be called
+ * either way: "With 3 seeds a cell, no cell can be called stable or
+ * metastable: ... (0 of 3: 0 to 56 %), too few seeds to tell. It takes
+ * 4 seeds agreeing to call one (0 of 4: up to 49 %), or 8 with one seed
+ * the other way (1 of 8: up to 47 %)."  noun: "cell", "value". */
+void compare_tipping_caveat(uint32_t n, const char *noun, char *buf,
+                            size_t len);
 
 enum {
     CP_OFFERED,
@@ -651,13 +676,25 @@ void compare_cell_text(const compare_result *r, uint32_t pt, int pol,
  * One unit for every policy at a point, so that figures set side by side
  * ("59.9 s against 239 s") compare at a glance.  Not a duration: its
  * unit, div 1.  Only what people read is scaled: the verdicts, the
- * bottom line and the results tables; summary.json and runs.csv keep
- * the metric's unit. */
+ * bottom line, the results, phase and tier tables; summary.json and
+ * runs.csv keep the metric's unit. */
 const char *compare_shown_unit(const compare_result *r, uint32_t pt,
                                compare_metric m, double *div);
 /* A policy's statistic of m in that unit. */
 void compare_stat_shown(const compare_result *r, uint32_t pt, int pol,
                         compare_metric m, compare_stat *out);
+/* The rule itself, for any figures in `unit` whose largest absolute mean
+ * is `top` (in that unit): the unit they print in, and the divisor. */
+const char *compare_unit_for(const char *unit, double top, double *div);
+/* The same rule for a row of the phase table (figure f of phase k, over
+ * the policies at pt) and of the service tiers' table (figure f of tier
+ * t): the report and summary.md print both in it. */
+const char *compare_phase_unit(const compare_result *r, uint32_t pt,
+                               compare_phase_kind k, int f, double *div);
+const char *compare_tier_unit(const compare_result *r, uint32_t pt, uint32_t t,
+                              int f, double *div);
+/* *s with its mean, sd, half width, interval and median divided by div. */
+void compare_stat_divided(const compare_stat *s, double div, compare_stat *out);
 
 /* "2 of 5, 40 % [12, 77]": k of n and the share with its Wilson 95 %
  * interval, in %; "-" when nothing was judged. */

@@ -94,8 +94,12 @@ static void figure_at(const compare_result *r, uint32_t pt, int pol,
     else if (t.tipped > 0)
         snprintf(buf, len, "%s over the %u of %u seeds that recovered", v,
                  t.n - t.tipped, t.n);
-    else
+    else if (t.n == 1)
+        snprintf(buf, len, "%s on its 1 seed", v);
+    else if (t.n > 1)
         snprintf(buf, len, "%s on all %u seeds", v, t.n);
+    else
+        snprintf(buf, len, "%s", v);
 }
 
 static void figure(const compare_result *r, uint32_t pt, int pol,
@@ -227,9 +231,10 @@ static void say_figure(text *t, const compare_result *r, uint32_t pt, int pol,
         return;
     char lead[160];
     snprintf(lead, sizeof lead,
-             "%s over these %u seeds, too few for an exact test to reach p "
+             "%s over %s %u seed%s, too few for an exact test to reach p "
              "< 0.05 (it needs %u), not told apart from ",
-             other >= 0 ? ", and," : ",", p->n_seeds, compare_exact_seeds());
+             other >= 0 ? ", and," : ",", p->n_seeds == 1 ? "this" : "these",
+             p->n_seeds, p->n_seeds == 1 ? "" : "s", compare_exact_seeds());
     say_others(t, r, pt, m, list, n, lead);
 }
 
@@ -405,10 +410,10 @@ static void say_caveats(text *t, const compare_result *r, uint32_t pt, int pol)
 {
     const compare_plan *p = r->plan;
     char ties[400] = "", flat[400] = "", noise[400] = "", bist[600] = "",
-         untold[400] = "";
+         untold[400] = "", few[600] = "";
     text tt = {ties, sizeof ties, 0}, tf = {flat, sizeof flat, 0},
          tu = {untold, sizeof untold, 0}, tn = {noise, sizeof noise, 0},
-         tb = {bist, sizeof bist, 0};
+         tb = {bist, sizeof bist, 0}, tw = {few, sizeof few, 0};
     for (int i = 0; i < CM_COUNT; i++) {
         compare_metric m = importance[i];
         const compare_verdict *v = compare_verdict_of(r, pt, m);
@@ -447,30 +452,38 @@ static void say_caveats(text *t, const compare_result *r, uint32_t pt, int pol)
     for (int i = 0; i < p->n_policies; i++) {
         compare_tipping tp;
         compare_tipping_of(r, pt, i, &tp);
+        text *tx = tp.too_few ? &tw : &tb;
         if (tp.bistable)
-            put(&tb,
-                "%s%s (%u of %u seeds did not recover, 95 %% CI "
+            put(tx,
+                "%s%s (%u of %u seed%s did not recover, 95 %% CI "
                 "%.0f\xe2\x80\x93%.0f %%)",
-                tb.used ? ", " : "", p->policies[i].label, tp.tipped, tp.n,
-                100.0 * tp.lo, 100.0 * tp.hi);
+                tx->used ? ", " : "", p->policies[i].label, tp.tipped, tp.n,
+                tp.n == 1 ? "" : "s", 100.0 * tp.lo, 100.0 * tp.hi);
     }
-    if (!ties[0] && !untold[0] && !noise[0] && !bist[0] && !flat[0])
+    if (!ties[0] && !untold[0] && !noise[0] && !bist[0] && !flat[0] && !few[0])
         return;
     put(t, " Caveats:");
     if (ties[0])
         put(t, " it ties with another policy on %s;", ties);
     if (untold[0])
         put(t,
-            " these %u seeds, too few for an exact test (it needs %u), do "
+            " %s %u seed%s, too few for an exact test (it needs %u), %s "
             "not tell it apart from another policy on %s;",
-            p->n_seeds, compare_exact_seeds(), untold);
+            p->n_seeds == 1 ? "this" : "these", p->n_seeds,
+            p->n_seeds == 1 ? "" : "s", compare_exact_seeds(),
+            p->n_seeds == 1 ? "does" : "do", untold);
     if (bist[0])
         put(t,
-            " not shown stable nor metastable over these seeds (the "
-            "95 %% interval of the share that did not recover holds "
-            "\xc2\xbd: some seeds tipped, or too few agreed to tell): "
+            " bistable, its seeds split on whether it recovers (the 95 %% "
+            "interval of the share that did not recover holds \xc2\xbd): "
             "%s;",
             bist);
+    if (few[0])
+        put(t,
+            " too few seeds to call recovery stable or metastable, though "
+            "every seed agreed (the 95 %% interval holds \xc2\xbd until "
+            "%u seeds agree): %s;",
+            compare_tipping_seeds(0), few);
     if (noise[0])
         put(t,
             " no policy is significantly better than another on %s "
@@ -499,9 +512,10 @@ void compare_bottom_line(const compare_result *r, uint32_t pt,
     if (pol < 0) {
         put(&t,
             "No policy is significantly better than another on any "
-            "metric over these %u seeds: nothing to recommend yet (more "
+            "metric over %s %u seed%s: nothing to recommend yet (more "
             "seeds may tell).",
-            p->n_seeds);
+            p->n_seeds == 1 ? "this" : "these", p->n_seeds,
+            p->n_seeds == 1 ? "" : "s");
         say_tiers(&t, r, pt, -1);
         say_caveats(&t, r, pt, -1);
         return;
@@ -588,7 +602,7 @@ static bool put_counts(text *t, const compare_result *r, int pol)
         put_values(t, p, k, end);
         if (a.n)
             put(t, " (95 %% CI %.0f\xe2\x80\x93%.0f %%, %s)", 100.0 * a.lo,
-                100.0 * a.hi, compare_stability_name(a.stability));
+                100.0 * a.hi, compare_tipping_call(&a));
         k = end + 1;
     }
     return any;
@@ -623,7 +637,7 @@ void compare_tips_text(const compare_result *r, int pol, char *buf, size_t len)
         }
     }
     if (count == 0) {
-        put(&t, ". Most seeds tip at no value.");
+        put(&t, ". At no value did more than half the seeds tip.");
     } else if (suffix && count > 1) {
         put(&t, ". Most seeds tip from %.10g%s up.", p->points[first].value[0],
             p->axes[0].unit);
@@ -641,4 +655,22 @@ void compare_tips_text(const compare_result *r, int pol, char *buf, size_t len)
         }
         put(&t, ".");
     }
+}
+
+bool compare_tips_caveat(const compare_result *r, char *buf, size_t len)
+{
+    const compare_plan *p = r->plan;
+    uint32_t n_max = 0;
+    bool too_few = false;
+    for (int i = 0; i < p->n_policies; i++)
+        for (uint32_t k = 0; k < p->n_points; k++) {
+            compare_tipping t;
+            compare_tipping_of(r, k, i, &t);
+            too_few |= t.too_few;
+            n_max = t.n > n_max ? t.n : n_max;
+        }
+    if (!too_few || n_max >= compare_tipping_seeds(0))
+        return false;
+    compare_tipping_caveat(n_max, "value", buf, len);
+    return true;
 }

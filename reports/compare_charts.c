@@ -226,9 +226,9 @@ static const char *failure_note(const compare_result *r, uint32_t pt, int i,
     if (failed == applies) {
         *value = INFINITY;
         snprintf(buf, len,
-                 "never %s (%u of %u seeds; 95 %% CI of the "
+                 "never %s (%u of %u seed%s; 95 %% CI of the "
                  "share %.0f-100 %%)",
-                 what, failed, applies, t.lo * 100);
+                 what, failed, applies, applies == 1 ? "" : "s", t.lo * 100);
     } else {
         snprintf(buf, len,
                  "mean of the %u that %s; %u of %u never did "
@@ -347,13 +347,13 @@ void compare_charts_tiers(report *d, const compare_result *r, uint32_t pt)
     char text[600];
     snprintf(text, sizeof text,
              "Attempts that reached each tier per "
-             "request the clients offered, %s: the mean over the %u seeds "
+             "request the clients offered, %s: the mean over the %u seed%s "
              "with its 95 %% interval. Each tier retries its calls to the "
              "next with its own policy (the scenario's [policy.NAME]); the "
              "policies compared replace the clients' policy only, whose "
              "attempts are the %s bars.",
              f == TF_DURING_AMP ? "during the faults" : "over the run",
-             p->n_seeds, compare_tier_name(p, 0));
+             p->n_seeds, p->n_seeds == 1 ? "" : "s", compare_tier_name(p, 0));
     report_text(d, text);
     char title[96];
     snprintf(title, sizeof title, "Attempts per request at each tier%s",
@@ -666,11 +666,11 @@ static void row_cells(char *text, size_t len, size_t *used, const report_map *m,
 }
 
 /* Row j of the map in words: where most seeds tip (the boundary's
- * side), and which of the cells are bistable, unless every cell of the
- * map is (then one sentence after the rows says so). */
+ * side), and which of the cells are bistable (their seeds split); the
+ * cells too few seeds could tell are said once, after the rows. */
 static void row_in_words(char *text, size_t len, size_t *used,
                          const report_map *m, int j, const char *xname,
-                         const char *unit, bool all_bistable)
+                         const char *unit)
 {
     bool tips[512], bi[512], any_tip = false, any_bi = false, any_k = false;
     int nx = m->nx < 512 ? m->nx : 512;
@@ -691,38 +691,42 @@ static void row_in_words(char *text, size_t len, size_t *used,
                     "anywhere"
                   : "no seed tipped");
     }
-    if (any_bi && !all_bistable) {
-        say(text, len, used, " (bistable ");
+    if (any_bi) {
+        say(text, len, used, " (bistable, the seeds split, ");
         row_cells(text, len, used, m, bi, xname, unit);
         say(text, len, used, ")");
     }
 }
 
-/* The map in words, row by row, from the same counts the map draws. */
+/* The map in words, row by row, from the same counts the map draws;
+ * then, when some cell had too few seeds to be called either way, how
+ * many it takes. */
 static void map_in_words(report *d, const compare_axis *ax,
-                         const compare_axis *ay, const report_map *m,
-                         uint32_t seeds)
+                         const compare_axis *ay, const report_map *m)
 {
     char text[4096];
     size_t used = 0;
     const char *xname = strcmp(ax->key, "load") == 0 ? "offered load" : ax->key;
-    bool all_bi = true;
+    bool too_few = false;
+    uint32_t n_max = 0;
     for (int j = 0; j < m->ny; j++)
-        for (int i = 0; i < m->nx; i++)
-            all_bi &= report_map_cell(m, i, j) == REPORT_CELL_BISTABLE;
+        for (int i = 0; i < m->nx; i++) {
+            too_few |= report_map_cell(m, i, j) == REPORT_CELL_TOO_FEW;
+            size_t c = (size_t)j * (size_t)m->nx + (size_t)i;
+            n_max = m->judged[c] > n_max ? m->judged[c] : n_max;
+        }
     say(text, sizeof text, &used, "Where it tips, by %s: ", ay->key);
     for (int j = 0; j < m->ny; j++) {
         say(text, sizeof text, &used, "%s%g%s: ", j ? "; " : "", m->y[j],
             ay->unit);
-        row_in_words(text, sizeof text, &used, m, j, xname, ax->unit, all_bi);
+        row_in_words(text, sizeof text, &used, m, j, xname, ax->unit);
     }
     say(text, sizeof text, &used, ".");
-    if (all_bi)
-        say(text, sizeof text, &used,
-            " With %u seeds a cell, every cell "
-            "is bistable: no share's 95 %% interval excludes one half, so "
-            "run more seeds before calling any cell stable.",
-            seeds);
+    if (too_few && n_max < compare_tipping_seeds(0)) {
+        char caveat[600];
+        compare_tipping_caveat(n_max, "cell", caveat, sizeof caveat);
+        say(text, sizeof text, &used, " %s", caveat);
+    }
     report_text(d, text);
 }
 
@@ -751,13 +755,19 @@ void compare_charts_maps(report *d, const compare_result *r)
     report_heading(d, 1, "Stability maps");
     snprintf(intro, sizeof intro,
              "For each policy, every pair of swept "
-             "values, %u seeds each. Colour: the share of the seeds that "
+             "values, %u seed%s each. Colour: the share of the seeds that "
              "tipped into a storm and never recovered after the last fault "
              "(metastable); in a cell, how many of how many, and the mean "
              "recovery of the others (never: none recovered). Hatched: "
-             "bistable, the share's 95 %% interval (Wilson) includes one "
-             "half. Thick line: where most seeds tip.",
-             p->n_seeds);
+             "bistable, the seeds split and the share's 95 %% interval "
+             "(Wilson) includes one half.%s Thick line: where most seeds "
+             "tip.",
+             p->n_seeds, p->n_seeds == 1 ? "" : "s",
+             p->n_seeds < compare_tipping_seeds(0)
+                 ? " Dashed outline: too few seeds to tell, every seed "
+                   "agreed but too few for that interval to exclude one "
+                   "half."
+                 : "");
     report_text(d, intro);
     for (int i = 0; i < p->n_policies; i++) {
         for (uint32_t k = 0; k < p->n_points; k++) {
@@ -781,7 +791,7 @@ void compare_charts_maps(report *d, const compare_result *r)
                         v,
                         "s"};
         report_map_add(d, &m);
-        map_in_words(d, ax, ay, &m, p->n_seeds);
+        map_in_words(d, ax, ay, &m);
     }
     free(x);
     free(counts);

@@ -244,6 +244,7 @@ void compare_tipping_counts(uint32_t k, uint32_t n, compare_tipping *out)
                      : side > 0 ? CS_METASTABLE
                                 : CS_BISTABLE;
     out->bistable = out->stability == CS_BISTABLE;
+    out->too_few = out->bistable && (k == 0 || k == n);
 }
 
 void compare_tipping_of(const compare_result *r, uint32_t pt, int pol,
@@ -259,6 +260,37 @@ const char *compare_stability_name(compare_stability s)
     static const char *const names[] = {"not judged", "stable", "bistable",
                                         "metastable"};
     return names[s];
+}
+
+const char *compare_tipping_call(const compare_tipping *t)
+{
+    return t->too_few ? "too few seeds to tell"
+                      : compare_stability_name(t->stability);
+}
+
+uint32_t compare_tipping_seeds(uint32_t against)
+{
+    return (uint32_t)stats_wilson_min_n(against, 0.95, 0.5);
+}
+
+/* The arithmetic is Wilson's (stats_wilson), not a rounded z^2 = 3.84
+ * written here: the figures printed are the ones the maps use. */
+void compare_tipping_caveat(uint32_t n, const char *noun, char *buf, size_t len)
+{
+    uint32_t n0 = compare_tipping_seeds(0), n1 = compare_tipping_seeds(1);
+    double lo, hi, hi0, hi1;
+    stats_wilson(0, n, 0.95, &lo, &hi);
+    stats_wilson(0, n0, 0.95, &lo, &hi0);
+    stats_wilson(1, n1, 0.95, &lo, &hi1);
+    snprintf(buf, len,
+             "With %u seed%s a %s, no %s can be called stable or "
+             "metastable: even when every seed agrees, the 95 %% interval "
+             "of the share that never recovered holds one half (0 of %u: 0 "
+             "to %.0f %%), too few seeds to tell. It takes %u seeds "
+             "agreeing to call one (0 of %u: up to %.0f %%), or %u with one "
+             "seed the other way (1 of %u: up to %.0f %%).",
+             n, n == 1 ? "" : "s", noun, noun, n, 100.0 * hi, n0, n0,
+             100.0 * hi0, n1, n1, 100.0 * hi1);
 }
 
 /* A phase's span at a point, as text in seconds ("15", "37.5"); false
@@ -340,7 +372,7 @@ static void md_tipping_row(FILE *f, const compare_result *r, uint32_t pt)
         compare_tipping_of(r, pt, pol, &t);
         compare_tipping_text(&t, text, sizeof text);
         fprintf(f, " %s%s%s |", text, t.n ? "; " : "",
-                t.n ? compare_stability_name(t.stability) : "");
+                t.n ? compare_tipping_call(&t) : "");
     }
     fputc('\n', f);
 }
@@ -364,10 +396,12 @@ static void md_head(FILE *f, const compare_plan *p, const char *first,
     fputc('\n', f);
 }
 
-static void md_info_name(FILE *f, const compare_metric_info *mi)
+/* "p99 latency (s)": a figure's name and the unit its row prints in. */
+static void md_info_name(FILE *f, const compare_metric_info *mi,
+                         const char *unit)
 {
-    if (mi->unit[0])
-        fprintf(f, "%s (%s)", mi->name, mi->unit);
+    if (unit[0])
+        fprintf(f, "%s (%s)", mi->name, unit);
     else
         fputs(mi->name, f);
 }
@@ -424,12 +458,17 @@ static void md_phases(FILE *f, const compare_result *r, uint32_t pt)
         if (!phase_span(r, pt, k, from, to, sizeof from))
             continue;
         for (int c = 0; c < CP_COUNT; c++) {
+            double div;
+            const char *unit = compare_phase_unit(r, pt, k, c, &div);
             fprintf(f, "| %s (%s to %s s) | ", phases_label(k), from, to);
-            md_info_name(f, &compare_phase_figures[c]);
+            md_info_name(f, &compare_phase_figures[c], unit);
             fputs(" |", f);
             for (int pol = 0; pol < p->n_policies; pol++) {
+                compare_stat st;
+                compare_stat_divided(compare_phase_stat_at(r, pt, pol, k, c),
+                                     div, &st);
                 fputc(' ', f);
-                md_stat(f, compare_phase_stat_at(r, pt, pol, k, c), p->n_seeds);
+                md_stat(f, &st, p->n_seeds);
                 fputs(" |", f);
             }
             fputc('\n', f);
@@ -451,13 +490,18 @@ static void md_tiers(FILE *f, const compare_result *r, uint32_t pt)
     md_head(f, p, "tier | figure", 2);
     for (uint32_t t = 0; t < r->n_tiers; t++)
         for (int c = 0; c < TF_COUNT; c++) {
+            double div;
+            const char *unit = compare_tier_unit(r, pt, t, c, &div);
             fprintf(f, "| %s%s | ", compare_tier_name(p, t),
                     t == 0 ? " (top)" : "");
-            md_info_name(f, &compare_tier_figures[c]);
+            md_info_name(f, &compare_tier_figures[c], unit);
             fputs(" |", f);
             for (int pol = 0; pol < p->n_policies; pol++) {
+                compare_stat st;
+                compare_stat_divided(compare_tier_stat_at(r, pt, pol, t, c),
+                                     div, &st);
                 fputc(' ', f);
-                md_stat(f, compare_tier_stat_at(r, pt, pol, t, c), p->n_seeds);
+                md_stat(f, &st, p->n_seeds);
                 fputs(" |", f);
             }
             fputc('\n', f);
@@ -471,24 +515,27 @@ static void md_intro(FILE *f, const compare_plan *p)
         fprintf(f, "%s\n\n", p->description);
     fprintf(f, "- scenario: `%s`\n", p->scenario);
     fprintf(f,
-            "- policies: %d, each on the same %u seeds (%llu to %llu: "
+            "- policies: %d, each on the same %u seed%s (%llu to %llu: "
             "paired, every policy saw the same arrivals and faults)\n",
-            p->n_policies, p->n_seeds, (unsigned long long)p->seed0,
+            p->n_policies, p->n_seeds, p->n_seeds == 1 ? "" : "s",
+            (unsigned long long)p->seed0,
             (unsigned long long)(p->seed0 + p->n_seeds - 1));
     for (int a = 0; a < p->n_axes; a++)
         fprintf(f,
                 "- swept: `%s` from %.10g%s to %.10g%s in steps of "
-                "%.10g%s (%u values)\n",
+                "%.10g%s (%u value%s)\n",
                 p->axes[a].key, p->axes[a].from, p->axes[a].unit, p->axes[a].to,
-                p->axes[a].unit, p->axes[a].step, p->axes[a].unit,
-                p->axes[a].n);
+                p->axes[a].unit, p->axes[a].step, p->axes[a].unit, p->axes[a].n,
+                p->axes[a].n == 1 ? "" : "s");
     fprintf(f, "- runs: %u\n\n", compare_n_runs(p));
     fputs("Each cell: the mean over the seeds [its 95 % confidence "
           "interval, Student t, cut at 0 and at 100 %]; - where no run "
           "has a value; (3 seeds) where only some seeds have one.  Recovery "
           "time is over the seeds that recovered; the share that did not "
-          "is a Wilson 95 % interval, bistable when it holds 1/2 (stable "
-          "below, metastable above).  Policies that share a `letter` do "
+          "is a Wilson 95 % interval, bistable when it holds 1/2 and the "
+          "seeds split, too few seeds to tell when it holds 1/2 though "
+          "they all agreed (stable below, metastable above).  Policies "
+          "that share a `letter` do "
           "not differ significantly: every pair is tested, paired across "
           "the seeds, Holm-adjusted over the pairs.\n",
           f);
@@ -511,6 +558,9 @@ static int md_all(FILE *f, const compare_result *r)
             compare_tips_text(r, i, line, sizeof line);
             fprintf(f, "- %s\n", line);
         }
+        char line[1024];
+        if (compare_tips_caveat(r, line, sizeof line))
+            fprintf(f, "\n%s\n", line);
     }
     for (uint32_t pt = 0; pt < p->n_points; pt++) {
         if (p->n_axes == 0) {

@@ -331,9 +331,10 @@ static void scenario_table(report *d, const compare_plan *p)
             continue;
         snprintf(table_cell(&t, row, 0), 160, "swept");
         snprintf(table_cell(&t, row++, 1), TABLE_CELL,
-                 "%s from %g%s to %g%s (%u values; the rows above show "
+                 "%s from %g%s to %g%s (%u value%s; the rows above show "
                  "the first)",
-                 ax->key, ax->from, ax->unit, ax->to, ax->unit, ax->n);
+                 ax->key, ax->from, ax->unit, ax->to, ax->unit, ax->n,
+                 ax->n == 1 ? "" : "s");
     }
     static const char *const head[] = {"scenario", ""};
     report_table tb = {NULL, 2, row, head, t.cells, NULL, "ll"};
@@ -503,13 +504,14 @@ static void title_page(report *d, const compare_result *r)
         const compare_axis *ax = &p->axes[a];
         snprintf(line, sizeof line,
                  "Swept: %s from %g%s to %g%s in steps "
-                 "of %g%s (%u values)%s.",
+                 "of %g%s (%u value%s)%s.",
                  strcmp(ax->key, "load") == 0
                      ? "load (offered requests as a share of the server's "
                        "capacity)"
                      : ax->key,
                  ax->from, ax->unit, ax->to, ax->unit, ax->step, ax->unit,
-                 ax->n, ax->policy_param ? ", given to every policy" : "");
+                 ax->n, ax->n == 1 ? "" : "s",
+                 ax->policy_param ? ", given to every policy" : "");
         report_text(d, line);
     }
     if (p->n_axes == 1)
@@ -568,8 +570,7 @@ static void tipping_cell(const compare_result *r, uint32_t pt, int pol,
     keep_brackets(buf, len);
     size_t used = strlen(buf);
     if (t.n && used < len)
-        snprintf(buf + used, len - used, ", %s",
-                 compare_stability_name(t.stability));
+        snprintf(buf + used, len - used, ", %s", compare_tipping_call(&t));
     if (t.n == 0)
         *em = REPORT_MUTED;
 }
@@ -608,17 +609,19 @@ static void metrics_table(report *d, const compare_result *r, uint32_t pt,
                 *em = REPORT_BEST;
         }
     }
-    char caption[700];
+    char caption[900];
     snprintf(caption, sizeof caption,
              "Mean [95 %% confidence interval] over "
-             "%u seeds (Student's t, cut at 0 and at 100 %%); recovery time "
+             "%u seed%s (Student's t, cut at 0 and at 100 %%); recovery time "
              "over the seeds that recovered. Did not recover: the seeds, "
              "and their share with its Wilson 95 %% interval; bistable when "
-             "the interval holds 1/2. Letters: policies that share one do "
+             "the interval holds 1/2 and the seeds split, too few seeds to "
+             "tell when it holds 1/2 though they all agreed. Letters: "
+             "policies that share one do "
              "not differ significantly (every pair tested, paired across "
              "the seeds, Holm-adjusted, p < 0.05). Bold: the best and any "
              "policy not significantly worse than it, when some policy is.",
-             p->n_seeds);
+             p->n_seeds, p->n_seeds == 1 ? "" : "s");
     report_table tb = {caption, nc + 1, p->n_policies, head,
                        t.cells, t.emph, NULL};
     report_table_add(d, &tb);
@@ -703,10 +706,9 @@ static void phase_tables(report *d, const compare_result *r, uint32_t pt)
     static const char *const phase_names[PHASE_COUNT] = {
         "before the first fault", "during the faults",
         "after the faults (recovering)", "steady state at the end"};
-    static const char *const head[CP_COUNT + 1] = {
-        "policy",      "offered (/s)",      "goodput (/s)",
-        "success (%)", "amplification (x)", "p99 (ms)",
-        "duplicates"};
+    /* compare_phase_figures' names, short enough for a column. */
+    static const char *const name[CP_COUNT] = {
+        "offered", "goodput", "success", "amplification", "p99", "duplicates"};
     report_heading(d, 2, "By phase");
     const compare_run *first =
         &r->runs[(size_t)pt * (size_t)p->n_policies * p->n_seeds];
@@ -714,6 +716,18 @@ static void phase_tables(report *d, const compare_result *r, uint32_t pt)
         /* A phase the runs do not have (no fault) is left out. */
         if (!first->sum.phase[ph].present)
             continue;
+        /* Each figure in the unit its largest mean reads in (a p99 of
+         * "59.9" under "p99 (s)", not "59861" under "p99 (ms)"). */
+        char heads[CP_COUNT][40];
+        const char *head[CP_COUNT + 1] = {"policy"};
+        double div[CP_COUNT];
+        for (int f = 0; f < CP_COUNT; f++) {
+            const char *unit =
+                compare_phase_unit(r, pt, (compare_phase_kind)ph, f, &div[f]);
+            snprintf(heads[f], sizeof heads[f], "%s%s%s%s", name[f],
+                     unit[0] ? " (" : "", unit, unit[0] ? ")" : "");
+            head[f + 1] = heads[f];
+        }
         table_buf t;
         if (table_init(d, &t, CP_COUNT + 1, p->n_policies) != 0)
             return;
@@ -721,8 +735,11 @@ static void phase_tables(report *d, const compare_result *r, uint32_t pt)
         for (int i = 0; i < p->n_policies; i++) {
             snprintf(table_cell(&t, i, 0), 160, "%s", p->policies[i].label);
             for (int f = 0; f < CP_COUNT; f++) {
-                const compare_stat *st =
-                    compare_phase_stat_at(r, pt, i, (compare_phase_kind)ph, f);
+                compare_stat shown;
+                compare_stat_divided(
+                    compare_phase_stat_at(r, pt, i, (compare_phase_kind)ph, f),
+                    div[f], &shown);
+                const compare_stat *st = &shown;
                 char *cell = table_cell(&t, i, f + 1);
                 compare_numbers n;
                 compare_stat_numbers(st, &n);
@@ -738,7 +755,8 @@ static void phase_tables(report *d, const compare_result *r, uint32_t pt)
                 }
                 if (st->ci.n > 0 && st->ci.n < p->n_seeds) {
                     size_t used = strlen(cell);
-                    snprintf(cell + used, 160 - used, " (%zu seeds)", st->ci.n);
+                    snprintf(cell + used, 160 - used, " (%zu seed%s)", st->ci.n,
+                             st->ci.n == 1 ? "" : "s");
                     fewer = true;
                 }
             }
@@ -746,9 +764,10 @@ static void phase_tables(report *d, const compare_result *r, uint32_t pt)
         char caption[400];
         snprintf(caption, sizeof caption,
                  "%s: %.0f s to %.0f s. Mean [95 %% "
-                 "interval] over %u seeds%s.",
+                 "interval] over %u seed%s%s.",
                  phase_names[ph], first->sum.phase[ph].from_s,
                  first->sum.phase[ph].to_s, p->n_seeds,
+                 p->n_seeds == 1 ? "" : "s",
                  fewer ? "; (k seeds): from the k seeds with a value only "
                          "(no request succeeded in the phase in the others: "
                          "no p99)"
@@ -781,12 +800,17 @@ static void tiers_table(report *d, const compare_result *r, uint32_t pt)
     for (uint32_t k = 0; k < r->n_tiers; k++)
         for (int f = 0; f < TF_COUNT; f++, row++) {
             const compare_metric_info *fi = &compare_tier_figures[f];
+            double div;
+            const char *unit = compare_tier_unit(r, pt, k, f, &div);
             snprintf(table_cell(&t, row, 0), 160, "%s",
                      f ? "" : compare_tier_name(p, k));
             snprintf(table_cell(&t, row, 1), 160, "%s%s%s%s", fi->name,
-                     fi->unit[0] ? " (" : "", fi->unit, fi->unit[0] ? ")" : "");
+                     unit[0] ? " (" : "", unit, unit[0] ? ")" : "");
             for (int i = 0; i < p->n_policies; i++) {
-                const compare_stat *st = compare_tier_stat_at(r, pt, i, k, f);
+                compare_stat shown;
+                compare_stat_divided(compare_tier_stat_at(r, pt, i, k, f), div,
+                                     &shown);
+                const compare_stat *st = &shown;
                 char *cell = table_cell(&t, row, i + 2);
                 compare_numbers n;
                 compare_stat_numbers(st, &n);
@@ -806,13 +830,13 @@ static void tiers_table(report *d, const compare_result *r, uint32_t pt)
     snprintf(caption, sizeof caption,
              "What reached each tier, from the top "
              "down, per request the clients offered: mean [95 %% interval] "
-             "over %u seeds. A tier's calls to the next are retried by its "
+             "over %u seed%s. A tier's calls to the next are retried by its "
              "own policy ([policy.NAME] in the scenario): the policies "
              "compared replace the clients' policy only. Peak: the largest "
              "of any bucket (a bucket's attempts can come from requests "
              "offered in the one before, so it can exceed the per-request "
              "product).",
-             p->n_seeds);
+             p->n_seeds, p->n_seeds == 1 ? "" : "s");
     char align[COMPARE_MAX_POLICIES + 3];
     memset(align, 'r', sizeof align);
     align[0] = align[1] = 'l';
@@ -831,28 +855,12 @@ static void sweep_tips(report *d, const compare_result *r)
     const compare_plan *p = r->plan;
     report_heading(d, 2, "Where each policy tips");
     char line[2048];
-    uint32_t n_min = UINT32_MAX;
     for (int i = 0; i < p->n_policies; i++) {
         compare_tips_text(r, i, line, sizeof line);
         report_text(d, line);
-        for (uint32_t k = 0; k < p->n_points; k++) {
-            compare_tipping t;
-            compare_tipping_of(r, k, i, &t);
-            if (t.n > 0 && t.n < n_min)
-                n_min = t.n;
-        }
     }
-    /* 0 of n lies clearly below 1/2 only when its Wilson top, 3.84 /
-     * (n + 3.84), does: from n = 4. */
-    if (n_min < 4) {
-        snprintf(line, sizeof line,
-                 "With %u seeds a value, no share is "
-                 "clearly below or above one half (0 of %u has a 95 %% "
-                 "interval up to %.0f %%): every value is bistable until "
-                 "more seeds are run (4 or more).",
-                 n_min, n_min, 100.0 * 3.8415 / (n_min + 3.8415));
+    if (compare_tips_caveat(r, line, sizeof line))
         report_text(d, line);
-    }
 }
 
 /* The results table and the verdicts at each swept value. */

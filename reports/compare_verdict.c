@@ -87,19 +87,12 @@ static double unit_seconds(const char *unit)
  * milliseconds are digits no one reads ("239444 ms"), past 10 min the
  * seconds are ("3612 s" for an hour); below ten of the next unit the
  * smaller one keeps its digits ("9.50 s", not "0.158 min"). */
-const char *compare_shown_unit(const compare_result *r, uint32_t pt,
-                               compare_metric m, double *div)
+const char *compare_unit_for(const char *unit, double top, double *div)
 {
-    const char *unit = compare_metrics[m].unit;
-    double sec = unit_seconds(unit), top = 0.0;
+    double sec = unit_seconds(unit);
     *div = 1.0;
     if (sec == 0.0)
         return unit;
-    for (int pol = 0; pol < r->plan->n_policies; pol++) {
-        double v = fabs(compare_stat_at(r, pt, pol, m)->ci.mean);
-        if (isfinite(v) && v > top)
-            top = v;
-    }
     if (top * sec >= 600.0) {
         *div = 60.0 / sec;
         return "min";
@@ -111,12 +104,43 @@ const char *compare_shown_unit(const compare_result *r, uint32_t pt,
     return unit;
 }
 
-void compare_stat_shown(const compare_result *r, uint32_t pt, int pol,
-                        compare_metric m, compare_stat *out)
+/* top, or s's absolute mean when that is finite and larger. */
+static double top_mean(double top, const compare_stat *s)
 {
-    double div;
-    *out = *compare_stat_at(r, pt, pol, m);
-    compare_shown_unit(r, pt, m, &div);
+    double v = fabs(s->ci.mean);
+    return isfinite(v) && v > top ? v : top;
+}
+
+const char *compare_shown_unit(const compare_result *r, uint32_t pt,
+                               compare_metric m, double *div)
+{
+    double top = 0.0;
+    for (int pol = 0; pol < r->plan->n_policies; pol++)
+        top = top_mean(top, compare_stat_at(r, pt, pol, m));
+    return compare_unit_for(compare_metrics[m].unit, top, div);
+}
+
+const char *compare_phase_unit(const compare_result *r, uint32_t pt,
+                               compare_phase_kind k, int f, double *div)
+{
+    double top = 0.0;
+    for (int pol = 0; pol < r->plan->n_policies; pol++)
+        top = top_mean(top, compare_phase_stat_at(r, pt, pol, k, f));
+    return compare_unit_for(compare_phase_figures[f].unit, top, div);
+}
+
+const char *compare_tier_unit(const compare_result *r, uint32_t pt, uint32_t t,
+                              int f, double *div)
+{
+    double top = 0.0;
+    for (int pol = 0; pol < r->plan->n_policies; pol++)
+        top = top_mean(top, compare_tier_stat_at(r, pt, pol, t, f));
+    return compare_unit_for(compare_tier_figures[f].unit, top, div);
+}
+
+void compare_stat_divided(const compare_stat *s, double div, compare_stat *out)
+{
+    *out = *s;
     if (div == 1.0)
         return;
     out->ci.mean /= div;
@@ -125,6 +149,14 @@ void compare_stat_shown(const compare_result *r, uint32_t pt, int pol,
     out->ci.lo /= div;
     out->ci.hi /= div;
     out->median /= div;
+}
+
+void compare_stat_shown(const compare_result *r, uint32_t pt, int pol,
+                        compare_metric m, compare_stat *out)
+{
+    double div;
+    compare_shown_unit(r, pt, m, &div);
+    compare_stat_divided(compare_stat_at(r, pt, pol, m), div, out);
 }
 
 static void stat_text(const compare_stat *st, char *buf, size_t len)
@@ -557,7 +589,8 @@ static void value_text_at(const contest *c, int pol, bool counts, int decimals,
                           char *buf, size_t len)
 {
     if (counts) {
-        snprintf(buf, len, "%u of %u seeds", c->fails[pol], c->applies[pol]);
+        snprintf(buf, len, "%u of %u seed%s", c->fails[pol], c->applies[pol],
+                 c->applies[pol] == 1 ? "" : "s");
         return;
     }
     if (c->by_failures && c->fails[pol] > 0 &&
@@ -569,8 +602,9 @@ static void value_text_at(const contest *c, int pol, bool counts, int decimals,
     char m[64];
     mean_text_at(c, pol, decimals, m, sizeof m);
     if (c->by_failures && c->fails[pol] > 0)
-        snprintf(buf, len, "%s over the %u seeds that %s", m,
+        snprintf(buf, len, "%s over the %u seed%s that %s", m,
                  c->applies[pol] - c->fails[pol],
+                 c->applies[pol] - c->fails[pol] == 1 ? "" : "s",
                  c->m == CM_RECOVERY_S ? "recovered" : "completed");
     else
         snprintf(buf, len, "%s", m);
@@ -727,41 +761,62 @@ uint32_t compare_exact_seeds(void)
     return n;
 }
 
-/* "A (v), B (v) and C (v)", the leaders lead[from..to) that are (told)
- * or are not (!told) decidable against lead[0]; their count. */
-static int say_group(words *w, const contest *c, const int *lead, int nl,
-                     bool counts, bool told)
+/* The leaders lead[1..nl) a sentence says together, by how their pair
+ * with lead[0] came out: identical on every seed (a tie, no test), told
+ * by a test that could have separated them, or not told apart. */
+typedef enum group_kind { G_SAME, G_TESTED, G_UNTOLD } group_kind;
+
+static int group_of(const contest *c, const int *lead, int nl, group_kind kind,
+                    int *list)
 {
-    int list[COMPARE_MAX_POLICIES], n = 0;
-    for (int i = 1; i < nl; i++)
-        if (pair_of(c, lead[0], lead[i])->decidable == told)
+    int n = 0;
+    for (int i = 1; i < nl; i++) {
+        const pair *d = pair_of(c, lead[0], lead[i]);
+        group_kind k = !d->decidable ? G_UNTOLD : d->same ? G_SAME : G_TESTED;
+        if (k == kind)
             list[n++] = lead[i];
-    for (int i = 0; i < n; i++) {
-        /* Each by what its own test compared: counts, or times. */
-        char v[128];
-        value_text(c, list[i],
-                   counts && pair_of(c, lead[0], list[i])->test == CT_MCNEMAR,
-                   v, sizeof v);
-        say(w, "%s%s (%s%s)",
-            i == 0       ? ""
-            : i == n - 1 ? " and "
-                         : ", ",
-            c->res->plan->policies[list[i]].label, v,
-            pair_of(c, lead[0], list[i])->same ? ", identical on every seed"
-                                               : "");
     }
     return n;
 }
 
-/* The tests and p of lead[0] against the leaders that are (told) or are
- * not decidable against it. */
-static double group_p(const contest *c, const int *lead, int nl, bool told,
-                      unsigned *tests)
+/* "A (v), B (v) and C (v)", the leaders of one kind, each by what its
+ * own test compared (counts, or times); an identical one by its name
+ * alone (its figures are lead[0]'s).  Returns their count. */
+static int say_group(words *w, const contest *c, const int *lead, int nl,
+                     bool counts, group_kind kind)
 {
-    int list[COMPARE_MAX_POLICIES], n = 0;
-    for (int i = 1; i < nl; i++)
-        if (pair_of(c, lead[0], lead[i])->decidable == told)
-            list[n++] = lead[i];
+    int list[COMPARE_MAX_POLICIES];
+    int n = group_of(c, lead, nl, kind, list);
+    for (int i = 0; i < n; i++) {
+        say(w, "%s%s",
+            i == 0       ? ""
+            : i == n - 1 ? " and "
+                         : ", ",
+            c->res->plan->policies[list[i]].label);
+        if (kind == G_SAME)
+            continue;
+        char v[128];
+        value_text(c, list[i],
+                   counts && pair_of(c, lead[0], list[i])->test == CT_MCNEMAR,
+                   v, sizeof v);
+        say(w, " (%s)", v);
+    }
+    return n;
+}
+
+/* The tests and the smallest p of lead[0] against the leaders of one
+ * kind; *n_p: how many pairs have a p (more than one: the sentence says
+ * "p >= the smallest", one: its p). */
+static double group_p(const contest *c, const int *lead, int nl,
+                      group_kind kind, unsigned *tests, int *n_p)
+{
+    int list[COMPARE_MAX_POLICIES];
+    int n = group_of(c, lead, nl, kind, list);
+    *n_p = 0;
+    for (int i = 0; i < n; i++) {
+        const pair *d = pair_of(c, lead[0], list[i]);
+        *n_p += !d->same && !isnan(d->p);
+    }
     return pairs_p(c, lead, 1, list, n, false, tests);
 }
 
@@ -807,24 +862,36 @@ static void say_leaders(words *w, const contest *c, const int *lead, int nl,
     for (int i = 1; i < nl; i++)
         if (!pair_of(c, lead[0], lead[i])->decidable)
             out->untold |= 1u << lead[i];
+    /* An identical policy ties, and is said to: a p of its pair would
+     * be 1 by fiat, and "p >= 0.36" over it and one tested pair
+     * claimed a second test that was never run. */
+    int n_p, told = say_group(w, c, lead, nl, counts, G_SAME);
+    if (told > 0)
+        say(w, " %s with it (identical on every seed)",
+            told == 1 ? "ties" : "tie");
     unsigned tests = 0;
-    int n = say_group(w, c, lead, nl, counts, true);
-    if (n > 0) {
+    int list[COMPARE_MAX_POLICIES];
+    if (group_of(c, lead, nl, G_TESTED, list) > 0) {
+        if (told > 0)
+            say(w, " and ");
+        int n = say_group(w, c, lead, nl, counts, G_TESTED);
         say(w, " %s not significantly worse", n == 1 ? "is" : "are");
-        out->p = group_p(c, lead, nl, true, &tests);
+        out->p = group_p(c, lead, nl, G_TESTED, &tests, &n_p);
         out->tests |= tests;
         if (!isnan(out->p))
-            say_test(w, c, tests, out->p, n > 1);
+            say_test(w, c, tests, out->p, n_p > 1);
+        told += n;
     }
     if (out->untold == 0)
         return;
-    if (n > 0)
+    if (told > 0)
         say(w, "; ");
-    n = say_group(w, c, lead, nl, counts, false);
-    say(w, " %s not told apart from it over these %u seeds",
-        n == 1 ? "is" : "are", c->n_seeds);
+    int n = say_group(w, c, lead, nl, counts, G_UNTOLD);
+    say(w, " %s not told apart from it over %s %u seed%s",
+        n == 1 ? "is" : "are", c->n_seeds == 1 ? "this" : "these", c->n_seeds,
+        c->n_seeds == 1 ? "" : "s");
     unsigned t2 = 0;
-    double p = group_p(c, lead, nl, false, &t2);
+    double p = group_p(c, lead, nl, G_UNTOLD, &t2, &n_p);
     out->tests |= t2;
     if (isnan(out->p) || (!isnan(p) && p < out->p))
         out->p = p;
@@ -835,7 +902,7 @@ static void say_leaders(words *w, const contest *c, const int *lead, int nl,
                "both)");
         return;
     }
-    if (n > 1 && !(p < 0.001) && p < 1.0)
+    if (n_p > 1 && !(p < 0.001) && p < 1.0)
         snprintf(pt, sizeof pt, "p \xe2\x89\xa5 %.2g", p);
     else
         p_text(p, pt, sizeof pt);
@@ -948,8 +1015,8 @@ static void say_failures(words *w, const contest *c)
         if (first)
             say(w, "%s: ", failure_verb(c->m));
         say_names(w, c, same, n, false, false);
-        say(w, " on %u of %u seeds (95 %% CI %.0f\xe2\x80\x93%.0f %%)",
-            t.tipped, t.n, 100.0 * t.lo, 100.0 * t.hi);
+        say(w, " on %u of %u seed%s (95 %% CI %.0f\xe2\x80\x93%.0f %%)",
+            t.tipped, t.n, t.n == 1 ? "" : "s", 100.0 * t.lo, 100.0 * t.hi);
         first = false;
     }
 }
@@ -1025,8 +1092,8 @@ static int decide(contest *c, compare_verdict *out)
         if (nr > 0)
             say_beaten(&w, c, lead, nl, rest, nr, out);
         else if (out->untold == 0)
-            say(&w, ": the differences are within the noise of %u seeds",
-                c->n_seeds);
+            say(&w, ": the differences are within the noise of %u seed%s",
+                c->n_seeds, c->n_seeds == 1 ? "" : "s");
         else
             say(&w, ": more seeds may tell them apart");
     }

@@ -1489,7 +1489,11 @@ END_TEST
  * = 0.36).  Each leader shows the figure its own test compared: the
  * time for those decided by times (it said "exponential (0 of 5
  * seeds) ... not significantly worse (paired t ...)", a count beside a
- * test of times). */
+ * test of times).  immediate is none on every seed: a tie, no test, so
+ * said as one; exponential's is the one pair tested, so its p is "=
+ * 0.36" (it said "immediate (..., identical on every seed) and
+ * exponential (0.600 s) are not significantly worse (paired t, p >=
+ * 0.36 ...)": a smallest p over two tests, of which one never ran). */
 START_TEST(each_leader_shows_what_its_test_compared)
 {
     static const char *const labels[] = {"none", "immediate", "exponential",
@@ -1510,16 +1514,61 @@ START_TEST(each_leader_shows_what_its_test_compared)
                                   "recover (0 of 5 seeds) and, of the "
                                   "policies that failed as often, the "
                                   "fastest recovery (0.200 s), but "
-                                  "immediate (0.200 s, identical on every "
-                                  "seed) and exponential (0.600 s) are not "
-                                  "significantly worse (paired t, p "
-                                  "\xe2\x89\xa5 0.36 after Holm's "
-                                  "adjustment); "
+                                  "immediate ties with it (identical on "
+                                  "every seed) and exponential (0.600 s) "
+                                  "is not significantly worse (paired t, "
+                                  "p = 0.36 after Holm's adjustment); "
                                   "exponential+circuit_breaker (5 of 5 "
                                   "seeds) is not told apart from it over "
                                   "these 5 seeds (exact McNemar test, p = "
                                   "0.31 after Holm's adjustment;") != NULL,
                   "%s", v->text);
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
+/* One seed is "1 seed", never "1 seeds" or "these 1 seeds": three
+ * policies on one seed (success 90, 80, 70 %; a recovers in 5 s, b and
+ * c never), where nothing can be tested (a paired test needs 2 seeds)
+ * and every recovery share is "too few seeds to tell" (0 of 1: Wilson's
+ * top 3.84 / 4.84 = 79 %). */
+START_TEST(one_seed_is_said_in_the_singular)
+{
+    static const char *const labels[] = {"a", "b", "c"};
+    fixture *f = hand_plan_of(labels, 3, 1);
+    const char *dir = fresh_dir("cmp-one-seed");
+    make_dir(dir);
+    hand_run(f, dir, 0, 0, 0.9, 5.0, 0);
+    hand_run(f, dir, 1, 0, 0.8, NAN, 0);
+    hand_run(f, dir, 2, 0, 0.7, NAN, 0);
+    compare_result *res = load(&f->plan, dir);
+    const compare_verdict *v = compare_verdict_of(res, 0, CM_SUCCESS_RATIO);
+    ck_assert_msg(strstr(v->text, "not told apart from it over this 1 seed "
+                                  "(not testable") != NULL,
+                  "%s", v->text);
+    v = compare_verdict_of(res, 0, CM_RECOVERY_S);
+    ck_assert_msg(strstr(v->text, "(0 of 1 seed)") != NULL, "%s", v->text);
+    compare_bottom b;
+    compare_bottom_line(res, 0, &b);
+    ck_assert_msg(strstr(b.text, "over this 1 seed: nothing to recommend") !=
+                      NULL,
+                  "%s", b.text);
+    ck_assert_msg(strstr(b.text, "a (0 of 1 seed did not recover, 95 % CI "
+                                 "0\xe2\x80\x93"
+                                 "79 %)") != NULL,
+                  "%s", b.text);
+    write_tables(res, dir);
+    char *md = read_in(dir, "summary.md");
+    ck_assert_msg(strstr(md, "each on the same 1 seed (1 to 1") != NULL, "%s",
+                  md);
+    for (int m = 0; m < CM_COUNT; m++)
+        ck_assert_msg(strstr(compare_verdict_of(res, 0, m)->text, "1 seeds") ==
+                          NULL,
+                      "%s", compare_verdict_of(res, 0, m)->text);
+    ck_assert_msg(strstr(b.text, "1 seeds") == NULL, "%s", b.text);
+    ck_assert_msg(strstr(md, "1 seeds") == NULL, "%s", md);
+    free(md);
     compare_result_free(res);
     free(f);
 }
@@ -1609,7 +1658,12 @@ END_TEST
  * [0, 3.8415 / 8.8415 = 0.43448], below 1/2: stable.  exponential always
  * does: [0.56552, 1], above: metastable.  From counts alone, 0 of 3 is
  * [0, 3.8415 / 6.8415 = 0.5615]: three seeds cannot call a cell stable;
- * 0 of 0 is not judged. */
+ * 0 of 0 is not judged.  0 of 3 and 3 of 3 are bistable by the interval
+ * (summary.json keeps that call) but said "too few seeds to tell": the
+ * seeds agreed; 1 of 3 ([0.0615, 0.7924]) is bistable, the seeds split.
+ * The seeds it takes: 0 of n is called stable from n = 4 (3.8415 /
+ * 7.8415 = 0.4899 < 1/2; at n = 3, 0.5615); 1 of n from n = 8 (Wilson's
+ * top 0.4709; at n = 7, 0.5131). */
 START_TEST(tipping_is_a_share_with_its_interval)
 {
     fixture *f = hand_plan(3, 5);
@@ -1646,9 +1700,37 @@ START_TEST(tipping_is_a_share_with_its_interval)
     ck_assert_double_eq_tol(t.lo, 0.565518, 1e-5);
     ck_assert_double_eq(t.hi, 1.0);
     ck_assert_int_eq(t.stability, CS_METASTABLE);
+    ck_assert(!t.too_few);
+    ck_assert_str_eq(compare_tipping_call(&t), "metastable");
+    compare_tipping_of(res, 0, 0, &t);
+    ck_assert(!t.too_few); /* 2 of 5: the seeds split */
+    ck_assert_str_eq(compare_tipping_call(&t), "bistable");
     compare_tipping_counts(0, 3, &t);
     ck_assert_double_eq_tol(t.hi, 0.561491, 1e-5);
     ck_assert_int_eq(t.stability, CS_BISTABLE);
+    ck_assert(t.too_few);
+    ck_assert_str_eq(compare_tipping_call(&t), "too few seeds to tell");
+    ck_assert_str_eq(compare_stability_name(t.stability), "bistable");
+    compare_tipping_counts(3, 3, &t);
+    ck_assert(t.bistable && t.too_few);
+    compare_tipping_counts(1, 3, &t);
+    ck_assert(t.bistable && !t.too_few);
+    ck_assert_str_eq(compare_tipping_call(&t), "bistable");
+    ck_assert_uint_eq(compare_tipping_seeds(0), 4);
+    ck_assert_uint_eq(compare_tipping_seeds(1), 8);
+    char caveat[600];
+    compare_tipping_caveat(3, "cell", caveat, sizeof caveat);
+    ck_assert_str_eq(caveat,
+                     "With 3 seeds a cell, no cell can be called stable or "
+                     "metastable: even when every seed agrees, the 95 % "
+                     "interval of the share that never recovered holds one "
+                     "half (0 of 3: 0 to 56 %), too few seeds to tell. It "
+                     "takes 4 seeds agreeing to call one (0 of 4: up to 49 "
+                     "%), or 8 with one seed the other way (1 of 8: up to "
+                     "47 %).");
+    compare_tipping_caveat(1, "value", caveat, sizeof caveat);
+    ck_assert_msg(strstr(caveat, "With 1 seed a value, no value ") == caveat,
+                  "%s", caveat);
     compare_tipping_counts(0, 0, &t);
     ck_assert_int_eq(t.stability, CS_UNJUDGED);
     ck_assert(isnan(t.share) && isnan(t.lo) && isnan(t.hi));
@@ -1702,7 +1784,8 @@ START_TEST(sweep_says_where_each_policy_tips)
     ck_assert_str_eq(text, "calm, seeds that never recovered: 0 of 5 from "
                            "0.8 to 1.1 (95 % CI 0\xe2\x80\x93"
                            "43 %, "
-                           "stable). Most seeds tip at no value.");
+                           "stable). At no value did more than half the "
+                           "seeds tip.");
     compare_tips_text(&res, 1, text, sizeof text);
     ck_assert_str_eq(text, "storm, seeds that never recovered: 0 of 5 from "
                            "0.8 to 0.9 (95 % CI 0\xe2\x80\x93"
@@ -1714,6 +1797,30 @@ START_TEST(sweep_says_where_each_policy_tips)
                            "seeds tip at 1.1.");
     compare_tips_text(&res, 2, text, sizeof text);
     ck_assert_ptr_nonnull(strstr(text, "Most seeds tip from 1 up."));
+    /* 5 seeds can call a value either way: no caveat. */
+    ck_assert(!compare_tips_caveat(&res, text, sizeof text));
+    /* The same sweep on 3 seeds, none tipping: every value 0 of 3,
+     * "too few seeds to tell" (not "bistable": the seeds agreed), and
+     * the caveat says once what it takes (compare_tipping_caveat). */
+    p->n_seeds = 3;
+    memset(runs, 0, compare_n_runs(p) * sizeof *runs);
+    for (uint32_t r = 0; r < compare_n_runs(p); r++) {
+        uint32_t pt, pol, sd;
+        compare_run_at(p, r, &pt, &pol, &sd);
+        runs[r].point = pt;
+        runs[r].policy = pol;
+        runs[r].sum.recovery_judged = true;
+        runs[r].sum.recovered = true;
+    }
+    compare_tips_text(&res, 0, text, sizeof text);
+    ck_assert_str_eq(text, "calm, seeds that never recovered: 0 of 3 from "
+                           "0.8 to 1.1 (95 % CI 0\xe2\x80\x93"
+                           "56 %, too few seeds to tell). At no value did "
+                           "more than half the seeds tip.");
+    ck_assert(compare_tips_caveat(&res, text, sizeof text));
+    ck_assert_msg(strstr(text, "With 3 seeds a value, no value can be "
+                               "called stable or metastable") == text,
+                  "%s", text);
     /* Not judged anywhere: said, not counted as 0 of 0. */
     for (uint32_t r = 0; r < compare_n_runs(p); r++)
         runs[r].sum.recovery_judged = false;
@@ -2134,6 +2241,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, few_seeds_tell_nothing_apart);
     tcase_add_test(tc, each_leader_shows_what_its_test_compared);
     tcase_add_test(tc, durations_print_in_readable_units);
+    tcase_add_test(tc, one_seed_is_said_in_the_singular);
     tcase_add_test(tc, runner_up_is_the_second_best);
     tcase_add_test(tc, significant_means_print_apart);
     tcase_add_test(tc, recovery_counts_then_times);

@@ -586,16 +586,21 @@ END_TEST
  *   2 of 5: [0.1176, 0.7693]: holds 1/2, bistable;
  *   5 of 5: [0.5655, 1]: above, metastable;
  *   0 of 3: [0, 0.5615]: holds 1/2 -- three seeds cannot call a cell
- *           stable, so it is bistable, not healthy;
+ *           stable, so it is not healthy; but its seeds agreed, so it
+ *           is too few seeds to tell, not bistable (which said they
+ *           split);
  *   1 of 10: 0.2110 -+ 0.1931 = [0.0179, 0.4042]: stable;
- *   0 of 0: no value. */
+ *   0 of 0: no value.
+ * Then 3 of 3 ([0.4385, 1]: too few, the mirror of 0 of 3), 1 of 3
+ * ([0.0615, 0.7924]: the seeds split, bistable) and 0 of 4 ([0,
+ * 3.8415 / 7.8415 = 0.4899]: stable, the fewest seeds that can say so). */
 START_TEST(cell_states)
 {
     static const uint32_t k[6] = {0, 2, 5, 0, 1, 0};
     static const uint32_t n[6] = {5, 5, 5, 3, 10, 0};
     static const report_cell want[6] = {
-        REPORT_CELL_STABLE,   REPORT_CELL_BISTABLE, REPORT_CELL_METASTABLE,
-        REPORT_CELL_BISTABLE, REPORT_CELL_STABLE,   REPORT_CELL_EMPTY};
+        REPORT_CELL_STABLE,  REPORT_CELL_BISTABLE, REPORT_CELL_METASTABLE,
+        REPORT_CELL_TOO_FEW, REPORT_CELL_STABLE,   REPORT_CELL_EMPTY};
     double v[6] = {1, 2, NAN, 3, 4, NAN};
     report_map m = {"", "x", "y", 6, 1, NULL, NULL, k, n, v, "s"};
     for (int i = 0; i < 6; i++)
@@ -607,6 +612,13 @@ START_TEST(cell_states)
     ck_assert_int_eq(report_map_boundary(&m, e, 4), 2);
     ck_assert_int_eq(e[0].i, 1);
     ck_assert_int_eq(e[1].i, 2);
+    static const uint32_t k2[3] = {3, 1, 0}, n2[3] = {3, 3, 4};
+    static const report_cell want2[3] = {
+        REPORT_CELL_TOO_FEW, REPORT_CELL_BISTABLE, REPORT_CELL_STABLE};
+    report_map m2 = {"", "x", "y", 3, 1, NULL, NULL, k2, n2, v, "s"};
+    for (int i = 0; i < 3; i++)
+        ck_assert_msg(report_map_cell(&m2, i, 0) == want2[i], "%u of %u: %d",
+                      k2[i], n2[i], report_map_cell(&m2, i, 0));
 }
 END_TEST
 

@@ -168,7 +168,8 @@ START_TEST(script_is_wired)
      * works it by hand). */
     char *h = tu_read_file(html);
     ck_assert_msg(strstr(h, "load 0.6, attempts 3: 2 of 5 seeds never "
-                            "recovered (40 %, 95 % CI 12-77 %): bistable; "
+                            "recovered (40 %, 95 % CI 12-77 %): bistable "
+                            "(the seeds split); "
                             "mean recovery of the 3 others 4 s"),
                   "%s", h);
     free(h);

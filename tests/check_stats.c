@@ -228,6 +228,20 @@ START_TEST(wilson_side_of_half)
 }
 END_TEST
 
+/* The seeds it takes to call a share below 1/2: 0 of n from n = 4 (the
+ * case above: 0.5615 at 3, 0.4899 at 4); 1 of n from n = 8 (Wilson's top
+ * 0.5131 at 7, 0.4709 at 8, worked as in wilson_by_hand); 2 of n from
+ * 11 (0.5098 at 10, 0.4770 at 11).  An `at` outside (0, 1]: 0. */
+START_TEST(wilson_min_n_below_half)
+{
+    ck_assert_uint_eq(stats_wilson_min_n(0, 0.95, 0.5), 4);
+    ck_assert_uint_eq(stats_wilson_min_n(1, 0.95, 0.5), 8);
+    ck_assert_uint_eq(stats_wilson_min_n(2, 0.95, 0.5), 11);
+    ck_assert_uint_eq(stats_wilson_min_n(0, 0.95, 0.0), 0);
+    ck_assert_uint_eq(stats_wilson_min_n(0, 0.95, 1.5), 0);
+}
+END_TEST
+
 START_TEST(holm_by_hand)
 {
     double p[4] = {0.01, 0.04, 0.03, 0.005};
@@ -262,6 +276,7 @@ Suite *stats_suite(void)
     tcase_add_test(tc, sign_test_is_binomial);
     tcase_add_test(tc, wilson_by_hand);
     tcase_add_test(tc, wilson_side_of_half);
+    tcase_add_test(tc, wilson_min_n_below_half);
     tcase_add_test(tc, holm_by_hand);
     tcase_add_test(tc, fisher_exact_by_hand);
     suite_add_tcase(s, tc);

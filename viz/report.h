@@ -203,7 +203,10 @@ void report_bars_add(report *r, const report_bars *c);
  * "k/n" and the mean recovery time of the seeds that did recover
  * ("never" when none did: distinct from a fast recovery).  A cell whose
  * share's Wilson 95 % interval includes 1/2 is neither clearly stable
- * nor clearly metastable: it is hatched, "bistable".  The boundary is
+ * nor clearly metastable: hatched, "bistable", when its seeds split
+ * (some tipped, some did not); dotted, "too few seeds to tell", when
+ * they all agreed but were too few for any interval to exclude 1/2
+ * (3 seeds or fewer at 95 %).  The boundary is
  * drawn where the share crosses 1/2 (between a cell with k/n > 1/2 and
  * one without), as a thick line along the cell edges; the hatched cells
  * beside it are its uncertainty. */
@@ -223,12 +226,15 @@ void report_map_add(report *r, const report_map *c);
 
 /* What a cell of a map says, from its counts: no value (judged 0);
  * stable, bistable or metastable as the share's Wilson 95 % interval
- * lies below 1/2, includes it, or lies above it. */
+ * lies below 1/2, includes it, or lies above it; an interval that
+ * includes it though every seed agreed (0 of n or n of n) says only
+ * that n is too small: too few seeds to tell, not bistable. */
 typedef enum report_cell {
     REPORT_CELL_EMPTY,
     REPORT_CELL_STABLE,
     REPORT_CELL_BISTABLE,
-    REPORT_CELL_METASTABLE
+    REPORT_CELL_METASTABLE,
+    REPORT_CELL_TOO_FEW
 } report_cell;
 report_cell report_map_cell(const report_map *m, int i, int j);
 

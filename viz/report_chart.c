@@ -972,16 +972,19 @@ static double cell_share(const report_map *m, int i, int j)
 
 /* The Wilson interval, not the normal one: with 5 seeds and 0 tipped
  * the normal interval is the single point 0, which would call a cell
- * clearly stable on evidence that cannot say so. */
+ * clearly stable on evidence that cannot say so.  With 3 seeds, 0 of 3
+ * has an interval up to 56 %: the seeds agreed, and calling the cell
+ * bistable (as this did) said they split. */
 report_cell report_map_cell(const report_map *m, int i, int j)
 {
-    uint32_t n = cell_judged(m, i, j);
+    uint32_t n = cell_judged(m, i, j), k = cell_tipped(m, i, j);
     if (n == 0)
         return REPORT_CELL_EMPTY;
-    int side = stats_wilson_side(cell_tipped(m, i, j), n, 0.95, 0.5);
-    return side < 0   ? REPORT_CELL_STABLE
-           : side > 0 ? REPORT_CELL_METASTABLE
-                      : REPORT_CELL_BISTABLE;
+    int side = stats_wilson_side(k, n, 0.95, 0.5);
+    return side < 0           ? REPORT_CELL_STABLE
+           : side > 0         ? REPORT_CELL_METASTABLE
+           : k == 0 || k == n ? REPORT_CELL_TOO_FEW
+                              : REPORT_CELL_BISTABLE;
 }
 
 /* Did most of the cell's seeds tip?  The boundary's side. */
@@ -1053,8 +1056,10 @@ static const chart_style hatch_dark = {0.16, 0.16, 0.16, 0.75, 0.8, 0};
 static const chart_style hatch_light = {1, 1, 1, 0.8, 0.8, 0};
 
 /* A cell as the map and its key show it: empty (white, outlined), or
- * filled in the colour of its share, hatched when bistable (in ink that
- * shows on that colour). */
+ * filled in the colour of its share, hatched when bistable, a dashed
+ * outline inside it when its seeds were too few to tell (in ink that
+ * shows on that colour).  Not a second hatch: the seeds of such a cell
+ * agreed, and a pattern like the bistable one would say they split. */
 static void cell_paint(cairo_t *cr, chart_rect r, report_cell state,
                        double share)
 {
@@ -1072,6 +1077,18 @@ static void cell_paint(cairo_t *cr, chart_rect r, report_cell state,
     cairo_fill(cr);
     if (state == REPORT_CELL_BISTABLE)
         chart_hatch(cr, r, F * 0.55, is_dark(&c) ? &hatch_light : &hatch_dark);
+    if (state == REPORT_CELL_TOO_FEW) {
+        const chart_style *ink = is_dark(&c) ? &hatch_light : &hatch_dark;
+        double in = fmin(F * 0.25, fmin(r.w, r.h) * 0.1),
+               dash[2] = {F * 0.4, F * 0.25};
+        cairo_save(cr);
+        cairo_rectangle(cr, r.x + in, r.y + in, r.w - 2 * in, r.h - 2 * in);
+        cairo_set_source_rgba(cr, ink->r, ink->g, ink->b, ink->a);
+        cairo_set_line_width(cr, ink->width * 1.2);
+        cairo_set_dash(cr, dash, 2, 0);
+        cairo_stroke(cr);
+        cairo_restore(cr);
+    }
 }
 
 /* The cell inset by half the white gap between cells (which also keeps
@@ -1282,8 +1299,11 @@ static void map_key(cairo_t *cr, const chart_panel *p, const report_map *m,
          F * 0.2;
     if (map_any(m, REPORT_CELL_BISTABLE))
         y += key_swatch(cr, x, y, kw, REPORT_CELL_BISTABLE, 0.4,
-                        "bistable: the share's 95 % interval (Wilson) "
-                        "includes 1/2");
+                        "bistable: the seeds split (95 % interval, "
+                        "Wilson, holds 1/2)");
+    if (map_any(m, REPORT_CELL_TOO_FEW))
+        y += key_swatch(cr, x, y, kw, REPORT_CELL_TOO_FEW, 0.0,
+                        "too few seeds to tell");
     if (map_any(m, REPORT_CELL_EMPTY))
         key_swatch(cr, x, y, kw, REPORT_CELL_EMPTY, NAN, "no value");
     cairo_restore(cr);
@@ -1420,17 +1440,19 @@ static int map_regions(const report_map *m, double width, double height,
             char rec[96] = "";
             if (k < nn && isfinite(v))
                 snprintf(rec, sizeof rec,
-                         "; mean recovery of the %u others "
+                         "; mean recovery of the %u other%s "
                          "%.3g %s",
-                         nn - k, v, m->value_unit ? m->value_unit : "");
-            static const char *const names[] = {"", "stable", "bistable",
-                                                "metastable"};
+                         nn - k, nn - k == 1 ? "" : "s", v,
+                         m->value_unit ? m->value_unit : "");
+            static const char *const names[] = {
+                "", "stable", "bistable (the seeds split)", "metastable",
+                "too few seeds to tell"};
             snprintf(out[n].text, sizeof out[n].text,
-                     "%s: %u of %u seeds "
+                     "%s: %u of %u seed%s "
                      "never recovered (%.0f %%, 95 %% CI %.0f-%.0f %%): "
                      "%s%s",
-                     where, k, nn, 100.0 * k / nn, lo * 100, hi * 100,
-                     names[report_map_cell(m, i, j)], rec);
+                     where, k, nn, nn == 1 ? "" : "s", 100.0 * k / nn, lo * 100,
+                     hi * 100, names[report_map_cell(m, i, j)], rec);
         }
     return n;
 }
