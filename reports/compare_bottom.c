@@ -623,11 +623,12 @@ void compare_tips_text(const compare_result *r, int pol, char *buf, size_t len)
         return;
     }
     /* Where most seeds tip: the side of the maps' boundary. */
-    uint32_t first = p->n_points, count = 0;
+    uint32_t first = p->n_points, count = 0, n_max = 0;
     bool suffix = true;
     for (uint32_t k = 0; k < p->n_points; k++) {
         compare_tipping a;
         compare_tipping_of(r, k, pol, &a);
+        n_max = a.n > n_max ? a.n : n_max;
         bool most = a.n > 0 && 2 * a.tipped > a.n;
         if (most) {
             first = first < p->n_points ? first : k;
@@ -636,13 +637,16 @@ void compare_tips_text(const compare_result *r, int pol, char *buf, size_t len)
             suffix = false;
         }
     }
+    /* With one seed a value, "most seeds" is that seed. */
+    const char *who = n_max == 1 ? "The seed tips" : "Most seeds tip";
     if (count == 0) {
-        put(&t, ". At no value did more than half the seeds tip.");
+        put(&t, n_max == 1 ? ". At no value did the seed tip."
+                           : ". At no value did more than half the seeds tip.");
     } else if (suffix && count > 1) {
-        put(&t, ". Most seeds tip from %.10g%s up.", p->points[first].value[0],
+        put(&t, ". %s from %.10g%s up.", who, p->points[first].value[0],
             p->axes[0].unit);
     } else {
-        put(&t, ". Most seeds tip at ");
+        put(&t, ". %s at ", who);
         bool one = true;
         for (uint32_t k = 0; k < p->n_points; k++) {
             compare_tipping a;

@@ -1821,6 +1821,26 @@ START_TEST(sweep_says_where_each_policy_tips)
     ck_assert_msg(strstr(text, "With 3 seeds a value, no value can be "
                                "called stable or metastable") == text,
                   "%s", text);
+    /* One seed a value: "most seeds" is that seed.  The storm policy's
+     * one seed tips at 1 and 1.1 (storm[] is 2 and 5 there, above seed
+     * 0) and not at 0.8 or 0.9 (0 there). */
+    p->n_seeds = 1;
+    memset(runs, 0, compare_n_runs(p) * sizeof *runs);
+    for (uint32_t r = 0; r < compare_n_runs(p); r++) {
+        uint32_t pt, pol, sd;
+        compare_run_at(p, r, &pt, &pol, &sd);
+        runs[r].point = pt;
+        runs[r].policy = pol;
+        runs[r].sum.recovery_judged = true;
+        runs[r].sum.recovered = sd >= (pol == 1 ? storm[pt] : 0);
+    }
+    compare_tips_text(&res, 1, text, sizeof text);
+    ck_assert_msg(strstr(text, ". The seed tips from 1 up.") != NULL, "%s",
+                  text);
+    ck_assert_msg(strstr(text, "Most seeds") == NULL, "%s", text);
+    compare_tips_text(&res, 0, text, sizeof text);
+    ck_assert_msg(strstr(text, ". At no value did the seed tip.") != NULL, "%s",
+                  text);
     /* Not judged anywhere: said, not counted as 0 of 0. */
     for (uint32_t r = 0; r < compare_n_runs(p); r++)
         runs[r].sum.recovery_judged = false;
