@@ -262,6 +262,24 @@ static int parse_entry(const char *text, const scenario *sc,
                        "as in exponential:jitter=full",
                        text);
     snprintf(p->stack, sizeof p->stack, "%s", stack);
+    /* The entry's own parameters, then --param: they come after the
+     * file's, so the note leaves out a key they set again. */
+    char origin[256];
+    snprintf(origin, sizeof origin, "--policies entry '%s':", text);
+    setting later[COMPARE_MAX_PARAMS];
+    int n_later = 0;
+    sb_err bad = {{0}};
+    for (char *kv = strtok_r(NULL, ":", &save); kv && !bad.msg[0];
+         kv = strtok_r(NULL, ":", &save)) {
+        if (n_later == COMPARE_MAX_PARAMS)
+            err_set(&bad, "policy entry '%s': at most %d parameters", text,
+                    COMPARE_MAX_PARAMS);
+        else if (setting_parse(kv, origin, &later[n_later], &bad) == 0)
+            n_later++;
+    }
+    int n_own = n_later;
+    for (int i = 0; i < o->n_params && n_later < COMPARE_MAX_PARAMS; i++)
+        later[n_later++] = o->params[i];
     /* The file's [policy] parameters: all of them for the file's own
      * stack, else those this stack's layers also have (as run --policy
      * does, so the comparison stays like for like). */
@@ -271,25 +289,25 @@ static int parse_entry(const char *text, const scenario *sc,
     setting from_file[PSTACK_MAX_SETTINGS];
     int n_file = 0;
     char note[1024];
-    if (cli_scenario_params(sc, stack, plugins, n_plugins, from_file, &n_file,
-                            note, sizeof note, e) != 0)
+    if (cli_scenario_params(sc, stack, plugins, n_plugins, later, n_later,
+                            from_file, &n_file, note, sizeof note, e) != 0)
         return err_prefix(e, "policy entry '%s'", text);
     if (note[0] && !o->quiet)
         fprintf(stderr, "stormbench compare: note: %s\n", note);
+    if (bad.msg[0]) {
+        *e = bad;
+        return -1;
+    }
     if (n_file > COMPARE_MAX_PARAMS)
         return err_set(e, "policy entry '%s': at most %d parameters", text,
                        COMPARE_MAX_PARAMS);
     for (int i = 0; i < n_file; i++)
         p->params[p->n_params++] = from_file[i];
-    char origin[256];
-    snprintf(origin, sizeof origin, "--policies entry '%s':", text);
-    for (char *kv = strtok_r(NULL, ":", &save); kv;
-         kv = strtok_r(NULL, ":", &save)) {
+    for (int i = 0; i < n_own; i++) {
         if (p->n_params == COMPARE_MAX_PARAMS)
             return err_set(e, "policy entry '%s': at most %d parameters", text,
                            COMPARE_MAX_PARAMS);
-        if (setting_parse(kv, origin, &p->params[p->n_params++], e) != 0)
-            return -1;
+        p->params[p->n_params++] = later[i];
     }
     for (int i = 0; i < o->n_params; i++) {
         if (p->n_params == COMPARE_MAX_PARAMS)
