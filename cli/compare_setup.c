@@ -106,9 +106,13 @@ const char compare_usage[] =
     "Many machines:\n"
     "  --emit-jobs FILE          write one command per run to FILE (for GNU\n"
     "                            parallel or a job array) instead of\n"
-    "                            running; then `stormbench merge DIR...`\n"
-    "  --run K                   run only run K of the plan (what an\n"
-    "                            emitted job does); repeatable\n"
+    "                            running; then `stormbench merge DIR...`.\n"
+    "                            With --risk, one more per estimate of\n"
+    "                            risk (a policy at a sweep point)\n"
+    "  --run K                   run only job K of the plan (what an\n"
+    "                            emitted line does); repeatable.  Jobs\n"
+    "                            0 to N-1 are the N runs; with --risk, the\n"
+    "                            jobs after them its estimates of risk\n"
     "\n"
     "Exit status: 0 done, 2 bad input or a run that failed, 3 a plug-in\n"
     "crashed or hung, 130 stopped by\n"
@@ -226,17 +230,6 @@ int compare_setup_parse(int argc, char **argv, compare_args *o)
     if (!o->risk && (o->horizon_ns || o->storm_window_ns || o->risk_runs))
         return args_usage_error(&a, "--horizon, --storm-window and "
                                     "--risk-runs are for --risk");
-    if (o->risk && (o->emit || o->n_runs))
-        return args_usage_error(&a,
-                                "--risk runs in one process, not with "
-                                "%s: its estimates are not saved as runs "
-                                "that merge could gather.  Spread the "
-                                "comparison without --risk, and each "
-                                "policy's risk with `stormbench risk "
-                                "SCENARIO --policy P --method mc "
-                                "--emit-jobs FILE -o DIR` (merged by "
-                                "`stormbench merge DIR`)",
-                                o->emit ? "--emit-jobs" : "--run");
     return 0;
 }
 
@@ -762,6 +755,23 @@ int compare_setup_read_saved(const char *dir, char **buf, char ***argv_out,
 {
     return saved_command_read(dir, COMMAND_MAGIC, "compare", buf, argv_out,
                               argc_out, cwd, cwd_len, e);
+}
+
+/* ---- compare --risk ---------------------------------------------------------- */
+
+compare_risk_opts compare_setup_risk_opts(const compare_setup *s, uint32_t jobs)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    compare_risk_opts o = {
+        s->o.horizon_ns ? s->o.horizon_ns : (int64_t)3600 * 1000000000,
+        s->o.storm_window_ns ? s->o.storm_window_ns : (int64_t)300 * 1000000000,
+        {RISK_AUTO, 0.95, 0.2, s->o.risk_runs ? (uint64_t)s->o.risk_runs : 400,
+         0,
+         jobs       ? (int)jobs
+         : cpus > 0 ? (int)cpus
+                    : 1,
+         RISK_IMP_QUEUE, 0, NULL, NULL, NULL}};
+    return o;
 }
 
 /* ---- Outputs -------------------------------------------------------------------- */
