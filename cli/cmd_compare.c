@@ -4,8 +4,8 @@
  *
  * The command line becomes a plan (compare_setup.h); this file has the
  * runner execute what is not saved yet and writes the outputs.
- * `--emit-jobs` writes one command per run instead, which `merge`
- * (cmd_merge.c) gathers.
+ * `--emit-jobs` writes one command per run instead (and with --risk one
+ * per estimate of risk), which `merge` (cmd_merge.c) gathers.
  */
 /* realpath */
 #define _XOPEN_SOURCE 700

@@ -11,6 +11,12 @@
  * runs that tipped (Holm-adjusted over those comparisons); runs are
  * paired by seed, so the unpaired test is conservative.
  *
+ * Each estimate is saved the moment it is made (reports/riskfile.h), in
+ * the comparison's directory: the outputs read them back from there
+ * (compare_risk_load), one command's and a merge's alike, and the same
+ * command again, or an emitted job (one per estimate), makes only those
+ * missing.
+ *
  * The results table, summary.md, summary.json, the report (a table, and
  * on a two-axis sweep a map of P(storm) per cell) and the printed
  * verdicts read them from compare_result.risk; NULL without --risk.
