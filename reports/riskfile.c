@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,8 +51,15 @@ static void put_value(FILE *f, const field *x)
         fprintf(f, "%d", *(const int *)x->at);
         break;
     case F_DOUBLE:
-        runfile_double_text(*(const double *)x->at, buf, sizeof buf);
-        fputs(buf, f);
+        /* runfile_double_text's fast path takes finite values only (an
+         * infinity is cast to an integer there: undefined); a relative
+         * error is infinite when p = 0. */
+        if (isinf(*(const double *)x->at))
+            fputs(*(const double *)x->at > 0 ? "inf" : "-inf", f);
+        else {
+            runfile_double_text(*(const double *)x->at, buf, sizeof buf);
+            fputs(buf, f);
+        }
         break;
     case F_BOOL:
         fputc(*(const bool *)x->at ? '1' : '0', f);

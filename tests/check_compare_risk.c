@@ -567,6 +567,11 @@ Suite *compare_risk_suite(void)
     TCase *run = tcase_create("compare");
     tcase_set_timeout(run, 300);
     tcase_add_test(run, compare_writes_the_risk_commands_estimates);
+    suite_add_tcase(s, run);
+    /* Each makes several estimates, each with its pilot of 200 runs:
+     * minutes under the sanitizers. */
+    run = tcase_create("jobs");
+    tcase_set_timeout(run, 900);
     tcase_add_test(run, risk_in_jobs_merges_to_the_same_bytes);
     tcase_add_test(run, risk_failure_writes_no_outputs);
     suite_add_tcase(s, run);
