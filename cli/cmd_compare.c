@@ -4,8 +4,8 @@
  *
  * The command line becomes a plan (compare_setup.h); this file has the
  * runner execute what is not saved yet and writes the outputs.
- * `--emit-jobs` writes one command per run instead, which `merge`
- * (cmd_merge.c) gathers.
+ * `--emit-jobs` writes one command per run instead (and with --risk one
+ * per estimate of risk), which `merge` (cmd_merge.c) gathers.
  */
 /* realpath */
 #define _XOPEN_SOURCE 700
@@ -29,14 +29,22 @@
 
 /* ---- Emitted jobs ---------------------------------------------------- */
 
-/* One line per run: cd to where the command was run, then this very
+/* The jobs of the plan: its runs, then with --risk its estimates of
+ * risk (reports/compare_risk.h), one each. */
+static uint32_t n_jobs(const compare_setup *s)
+{
+    return compare_n_runs(&s->plan) +
+           (s->o.risk ? compare_risk_n_cells(&s->plan) : 0);
+}
+
+/* One line per job: cd to where the command was run, then this very
  * binary with the same arguments and --run K. */
 static int emit_jobs(const compare_setup *s, const char *dir, int argc,
                      char **argv, sb_err *e)
 {
     return saved_command_emit_jobs(s->o.emit, "compare", argc, argv,
                                    compare_setup_run_only, dir, "--run",
-                                   compare_n_runs(&s->plan), e);
+                                   n_jobs(s), e);
 }
 
 /* ---- Ctrl-C -------------------------------------------------------------------- */
@@ -53,22 +61,80 @@ static void on_sigint(int sig)
 
 /* ---- compare -------------------------------------------------------------------- */
 
-/* compare --risk: every policy's P(storm) at every point, after the
- * comparison's runs (reports/compare_risk.h). */
-static int estimate_risk(const compare_setup *s, uint32_t jobs,
-                         compare_risk **out, sb_err *e)
+/* --run K: which of the plan's runs (K below their count), and which of
+ * its risk estimates (the jobs after them), into s->o.runs[0..*n_runs)
+ * and cells[0..*n_cells). */
+static int split_jobs(compare_setup *s, uint32_t *n_runs, uint32_t *cells,
+                      uint32_t *n_cells, sb_err *e)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    compare_risk_opts o = {
-        s->o.horizon_ns ? s->o.horizon_ns : (int64_t)3600 * 1000000000,
-        s->o.storm_window_ns ? s->o.storm_window_ns : (int64_t)300 * 1000000000,
-        {RISK_AUTO, 0.95, 0.2, s->o.risk_runs ? (uint64_t)s->o.risk_runs : 400,
-         0,
-         jobs       ? (int)jobs
-         : cpus > 0 ? (int)cpus
-                    : 1,
-         RISK_IMP_QUEUE, 0, NULL, NULL, NULL}};
-    return compare_risk_run(&s->plan, &o, s->o.quiet ? NULL : stderr, out, e);
+    uint32_t runs = compare_n_runs(&s->plan);
+    *n_runs = *n_cells = 0;
+    for (uint32_t i = 0; i < s->o.n_runs; i++) {
+        uint32_t k = s->o.runs[i];
+        if (k >= n_jobs(s)) {
+            if (s->o.risk)
+                return err_set(e,
+                               "--run %u: the plan has runs 0 to %u and "
+                               "risk estimates %u to %u",
+                               k, runs - 1, runs, n_jobs(s) - 1);
+            return err_set(e, "--run %u: the plan has runs 0 to %u", k,
+                           runs - 1);
+        }
+        if (k < runs)
+            s->o.runs[(*n_runs)++] = k;
+        else
+            cells[(*n_cells)++] = k - runs;
+    }
+    return 0;
+}
+
+/* The runs asked for (all of them when no --run), saved in dir: 0, 1
+ * when Ctrl-C stopped them, -1 with e set. */
+static int execute(compare_setup *s, const char *dir, uint32_t jobs,
+                   uint32_t n_runs, sb_err *e)
+{
+    if (s->o.n_runs && n_runs == 0)
+        return 0; /* risk estimates only */
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old);
+    compare_opts co = {
+        dir,
+        (int)jobs,
+        s->o.n_runs ? s->o.runs : NULL,
+        n_runs,
+        s->o.quiet ? NULL : stderr,
+        &stop_flag,
+        {s->o.scenario, s->o.sets, s->o.n_sets, s->o.plugins, s->o.n_plugins}};
+    int rc = compare_execute(&s->plan, &co, e);
+    sigaction(SIGINT, &old, NULL);
+    return rc;
+}
+
+/* The outputs, from what dir holds: the runs and, with --risk, the
+ * estimates (read back from their files, as merge reads them). */
+static int write_outputs(const compare_setup *s, const char *dir, sb_err *e)
+{
+    const char *dirs[1] = {dir};
+    compare_result *res;
+    if (compare_load(&s->plan, dirs, 1, &res, e) != 0)
+        return -1;
+    compare_risk *risk = NULL;
+    compare_risk_opts ro = compare_setup_risk_opts(s, 0);
+    if (s->o.risk && compare_risk_load(&s->plan, &ro, dirs, 1, &risk, e) != 0) {
+        compare_result_free(res);
+        return -1;
+    }
+    res->risk = risk;
+    int rc =
+        compare_setup_write(res, dirs, 1, dir, !s->o.no_report, s->o.quiet, e);
+    if (rc == 0 && s->o.junit)
+        rc = compare_setup_junit(s, res, s->o.junit, e);
+    compare_risk_free(risk);
+    compare_result_free(res);
+    return rc;
 }
 
 static int run_compare(compare_setup *s, int argc, char **argv, sb_err *e)
@@ -91,10 +157,15 @@ static int run_compare(compare_setup *s, int argc, char **argv, sb_err *e)
     if (s->o.emit) {
         if (emit_jobs(s, dir, argc, argv, e) != 0)
             return EXIT_INPUT;
-        if (!s->o.quiet)
-            printf("wrote %u jobs to %s; run them (GNU parallel: parallel "
-                   "< %s), then: stormbench merge %s\n",
-                   compare_n_runs(p), s->o.emit, s->o.emit, dir);
+        if (!s->o.quiet) {
+            printf("wrote %u jobs to %s", n_jobs(s), s->o.emit);
+            if (s->o.risk)
+                printf(" (%u runs, then %u estimates of risk)",
+                       compare_n_runs(p), compare_risk_n_cells(p));
+            printf("; run them (GNU parallel: parallel < %s), then: "
+                   "stormbench merge %s\n",
+                   s->o.emit, dir);
+        }
         return EXIT_OK;
     }
     uint32_t jobs = 0;
@@ -103,30 +174,14 @@ static int run_compare(compare_setup *s, int argc, char **argv, sb_err *e)
         if (args_u32(&a, "--jobs", s->o.jobs, 1, 1024, &jobs) != 0)
             return EXIT_INPUT;
     }
-    for (uint32_t i = 0; i < s->o.n_runs; i++)
-        if (s->o.runs[i] >= compare_n_runs(p)) {
-            err_set(e, "--run %u: the plan has runs 0 to %u", s->o.runs[i],
-                    compare_n_runs(p) - 1);
-            return EXIT_INPUT;
-        }
+    static uint32_t cells[MAX_RUN_ARGS];
+    uint32_t n_runs, n_cells;
+    if (split_jobs(s, &n_runs, cells, &n_cells, e) != 0)
+        return EXIT_INPUT;
     if (s->o.hook_timeout_ns &&
         cli_guard_watch(s->o.hook_timeout_ns, s->o.hook_timeout, e) != 0)
         return EXIT_INPUT;
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old);
-    compare_opts co = {
-        dir,
-        (int)jobs,
-        s->o.n_runs ? s->o.runs : NULL,
-        s->o.n_runs,
-        s->o.quiet ? NULL : stderr,
-        &stop_flag,
-        {s->o.scenario, s->o.sets, s->o.n_sets, s->o.plugins, s->o.n_plugins}};
-    int rc = compare_execute(p, &co, e);
-    sigaction(SIGINT, &old, NULL);
+    int rc = execute(s, dir, jobs, n_runs, e);
     if (rc < 0)
         return EXIT_INPUT;
     if (rc > 0) {
@@ -137,24 +192,17 @@ static int run_compare(compare_setup *s, int argc, char **argv, sb_err *e)
                 dir);
         return 130;
     }
+    /* compare --risk: every policy's P(storm) at every point, after the
+     * comparison's runs; each estimate saved as it is made, so that the
+     * same command again makes only those missing. */
+    compare_risk_opts ro = compare_setup_risk_opts(s, jobs);
+    if (s->o.risk && (s->o.n_runs == 0 || n_cells > 0) &&
+        compare_risk_make(p, &ro, dir, s->o.n_runs ? cells : NULL, n_cells,
+                          s->o.quiet ? NULL : stderr, e) != 0)
+        return EXIT_INPUT;
     if (s->o.n_runs)
         return EXIT_OK; /* an emitted job: merge makes the outputs */
-    const char *dirs[1] = {dir};
-    compare_result *res;
-    if (compare_load(p, dirs, 1, &res, e) != 0)
-        return EXIT_INPUT;
-    compare_risk *risk = NULL;
-    if (s->o.risk && estimate_risk(s, jobs, &risk, e) != 0) {
-        compare_result_free(res);
-        return EXIT_INPUT;
-    }
-    res->risk = risk;
-    rc = compare_setup_write(res, dirs, 1, dir, !s->o.no_report, s->o.quiet, e);
-    compare_risk_free(risk);
-    if (rc == 0 && s->o.junit)
-        rc = compare_setup_junit(s, res, s->o.junit, e);
-    compare_result_free(res);
-    return rc == 0 ? EXIT_OK : EXIT_INPUT;
+    return write_outputs(s, dir, e) == 0 ? EXIT_OK : EXIT_INPUT;
 }
 
 int cmd_compare(int argc, char **argv)

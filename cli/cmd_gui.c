@@ -270,7 +270,8 @@ static int run_gui(args *a, gui_args *g)
     int nparams = 0;
     char note[1024];
     if (cli_scenario_params(&sc, g->policy ? g->policy : sc.policy, plugins, np,
-                            params, &nparams, note, sizeof note, &e) != 0) {
+                            g->params, g->n_params, params, &nparams, note,
+                            sizeof note, &e) != 0) {
         fprintf(stderr, "stormbench gui: %s\n", e.msg);
         return EXIT_INPUT;
     }

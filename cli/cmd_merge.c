@@ -17,6 +17,7 @@
 #include "args.h"
 #include "commands.h"
 #include "compare.h"
+#include "compare_risk.h"
 #include "compare_setup.h"
 
 static const char merge_usage[] =
@@ -28,7 +29,8 @@ static const char merge_usage[] =
     "several machines and copied back.  The plan is rebuilt from the\n"
     "command saved in the first DIR that has one (DIR/command); every run\n"
     "must be in one of the DIRs.  Outputs go to OUT (default: the first\n"
-    "DIR); --junit FILE as compare writes it.\n"
+    "DIR); --junit FILE as compare writes it.  A comparison with --risk\n"
+    "needs its estimates too (DIR/risk/, one job each).\n"
     "\n"
     "The runs of `stormbench risk ... --method mc --emit-jobs FILE` merge\n"
     "the same way: the estimate, risk.json, risk.md and first-storm.ini\n"
@@ -133,19 +135,6 @@ int cmd_merge(int argc, char **argv)
         goto done;
     if (compare_setup_parse(cargc, cargv, &s->o) != 0)
         goto done;
-    /* compare refuses --risk with --emit-jobs, so only an edited command
-     * holds it: merging it would drop the risk without a word. */
-    if (s->o.risk) {
-        fprintf(stderr,
-                "stormbench merge: %s/command asks for --risk, "
-                "which runs in one process (compare --risk): "
-                "merge gathers runs and has no estimate of risk "
-                "to gather; remove --risk from it, or run "
-                "`stormbench risk --method mc --emit-jobs` per "
-                "policy\n",
-                dirs[which]);
-        goto done;
-    }
     s->o.quiet = true; /* the warnings were given when it ran */
     compare_result *res;
     if (compare_setup_build(s, &e) != 0 ||
@@ -153,13 +142,21 @@ int cmd_merge(int argc, char **argv)
         fprintf(stderr, "stormbench merge: %s\n", e.msg);
         goto done;
     }
-    bool written =
-        compare_setup_write(res, dirs, n_dirs, out ? out : dirs[0], report,
-                            quiet, &e) == 0 &&
-        (junit == NULL || compare_setup_junit(s, res, junit, &e) == 0);
+    /* compare --risk's estimates: each saved by the command or its job
+     * (compare_risk.h), all of them needed. */
+    compare_risk *risk = NULL;
+    compare_risk_opts ro = compare_setup_risk_opts(s, 0);
+    bool written = !s->o.risk || compare_risk_load(&s->plan, &ro, dirs, n_dirs,
+                                                   &risk, &e) == 0;
+    res->risk = risk;
+    written = written &&
+              compare_setup_write(res, dirs, n_dirs, out ? out : dirs[0],
+                                  report, quiet, &e) == 0 &&
+              (junit == NULL || compare_setup_junit(s, res, junit, &e) == 0);
     rc = written ? EXIT_OK : EXIT_INPUT;
     if (rc != EXIT_OK)
         fprintf(stderr, "stormbench merge: %s\n", e.msg);
+    compare_risk_free(risk);
     compare_result_free(res);
 done:
     compare_setup_destroy(s);

@@ -241,8 +241,8 @@ static int load(risk_job *j, sb_err *e)
     for (int i = 0; i < j->o.n_plugins; i++)
         j->plugins[j->n_plugins++] = j->o.plugins[i];
     if (cli_scenario_params(&j->sc, j->spec, j->plugins, j->n_plugins,
-                            j->settings, &j->n_settings, j->note,
-                            sizeof j->note, e) != 0)
+                            j->o.params, j->o.n_params, j->settings,
+                            &j->n_settings, j->note, sizeof j->note, e) != 0)
         return -1;
     for (int i = 0; i < j->o.n_params; i++)
         j->settings[j->n_settings++] = j->o.params[i];

@@ -197,8 +197,8 @@ static int build_policy(const run_opts *o, const scenario *sc, policy_setup *ps,
     setting settings[2 * PSTACK_MAX_SETTINGS];
     int n = 0;
     char note[1024];
-    if (cli_scenario_params(sc, spec, plugins, np, settings, &n, note,
-                            sizeof note, e) != 0) {
+    if (cli_scenario_params(sc, spec, plugins, np, o->params, o->n_params,
+                            settings, &n, note, sizeof note, e) != 0) {
         /* The stack itself does not build: say so where it was named. */
         return policy_setup_build_at(spec,
                                      o->policy ? "--policy" : sc->policy_origin,

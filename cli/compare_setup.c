@@ -106,9 +106,13 @@ const char compare_usage[] =
     "Many machines:\n"
     "  --emit-jobs FILE          write one command per run to FILE (for GNU\n"
     "                            parallel or a job array) instead of\n"
-    "                            running; then `stormbench merge DIR...`\n"
-    "  --run K                   run only run K of the plan (what an\n"
-    "                            emitted job does); repeatable\n"
+    "                            running; then `stormbench merge DIR...`.\n"
+    "                            With --risk, one more per estimate of\n"
+    "                            risk (a policy at a sweep point)\n"
+    "  --run K                   run only job K of the plan (what an\n"
+    "                            emitted line does); repeatable.  Jobs\n"
+    "                            0 to N-1 are the N runs; with --risk, the\n"
+    "                            jobs after them its estimates of risk\n"
     "\n"
     "Exit status: 0 done, 2 bad input or a run that failed, 3 a plug-in\n"
     "crashed or hung, 130 stopped by\n"
@@ -226,17 +230,6 @@ int compare_setup_parse(int argc, char **argv, compare_args *o)
     if (!o->risk && (o->horizon_ns || o->storm_window_ns || o->risk_runs))
         return args_usage_error(&a, "--horizon, --storm-window and "
                                     "--risk-runs are for --risk");
-    if (o->risk && (o->emit || o->n_runs))
-        return args_usage_error(&a,
-                                "--risk runs in one process, not with "
-                                "%s: its estimates are not saved as runs "
-                                "that merge could gather.  Spread the "
-                                "comparison without --risk, and each "
-                                "policy's risk with `stormbench risk "
-                                "SCENARIO --policy P --method mc "
-                                "--emit-jobs FILE -o DIR` (merged by "
-                                "`stormbench merge DIR`)",
-                                o->emit ? "--emit-jobs" : "--run");
     return 0;
 }
 
@@ -262,6 +255,24 @@ static int parse_entry(const char *text, const scenario *sc,
                        "as in exponential:jitter=full",
                        text);
     snprintf(p->stack, sizeof p->stack, "%s", stack);
+    /* The entry's own parameters, then --param: they come after the
+     * file's, so the note leaves out a key they set again. */
+    char origin[256];
+    snprintf(origin, sizeof origin, "--policies entry '%s':", text);
+    setting later[COMPARE_MAX_PARAMS];
+    int n_later = 0;
+    sb_err bad = {{0}};
+    for (char *kv = strtok_r(NULL, ":", &save); kv && !bad.msg[0];
+         kv = strtok_r(NULL, ":", &save)) {
+        if (n_later == COMPARE_MAX_PARAMS)
+            err_set(&bad, "policy entry '%s': at most %d parameters", text,
+                    COMPARE_MAX_PARAMS);
+        else if (setting_parse(kv, origin, &later[n_later], &bad) == 0)
+            n_later++;
+    }
+    int n_own = n_later;
+    for (int i = 0; i < o->n_params && n_later < COMPARE_MAX_PARAMS; i++)
+        later[n_later++] = o->params[i];
     /* The file's [policy] parameters: all of them for the file's own
      * stack, else those this stack's layers also have (as run --policy
      * does, so the comparison stays like for like). */
@@ -271,25 +282,25 @@ static int parse_entry(const char *text, const scenario *sc,
     setting from_file[PSTACK_MAX_SETTINGS];
     int n_file = 0;
     char note[1024];
-    if (cli_scenario_params(sc, stack, plugins, n_plugins, from_file, &n_file,
-                            note, sizeof note, e) != 0)
+    if (cli_scenario_params(sc, stack, plugins, n_plugins, later, n_later,
+                            from_file, &n_file, note, sizeof note, e) != 0)
         return err_prefix(e, "policy entry '%s'", text);
     if (note[0] && !o->quiet)
         fprintf(stderr, "stormbench compare: note: %s\n", note);
+    if (bad.msg[0]) {
+        *e = bad;
+        return -1;
+    }
     if (n_file > COMPARE_MAX_PARAMS)
         return err_set(e, "policy entry '%s': at most %d parameters", text,
                        COMPARE_MAX_PARAMS);
     for (int i = 0; i < n_file; i++)
         p->params[p->n_params++] = from_file[i];
-    char origin[256];
-    snprintf(origin, sizeof origin, "--policies entry '%s':", text);
-    for (char *kv = strtok_r(NULL, ":", &save); kv;
-         kv = strtok_r(NULL, ":", &save)) {
+    for (int i = 0; i < n_own; i++) {
         if (p->n_params == COMPARE_MAX_PARAMS)
             return err_set(e, "policy entry '%s': at most %d parameters", text,
                            COMPARE_MAX_PARAMS);
-        if (setting_parse(kv, origin, &p->params[p->n_params++], e) != 0)
-            return -1;
+        p->params[p->n_params++] = later[i];
     }
     for (int i = 0; i < o->n_params; i++) {
         if (p->n_params == COMPARE_MAX_PARAMS)
@@ -744,6 +755,23 @@ int compare_setup_read_saved(const char *dir, char **buf, char ***argv_out,
 {
     return saved_command_read(dir, COMMAND_MAGIC, "compare", buf, argv_out,
                               argc_out, cwd, cwd_len, e);
+}
+
+/* ---- compare --risk ---------------------------------------------------------- */
+
+compare_risk_opts compare_setup_risk_opts(const compare_setup *s, uint32_t jobs)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    compare_risk_opts o = {
+        s->o.horizon_ns ? s->o.horizon_ns : (int64_t)3600 * 1000000000,
+        s->o.storm_window_ns ? s->o.storm_window_ns : (int64_t)300 * 1000000000,
+        {RISK_AUTO, 0.95, 0.2, s->o.risk_runs ? (uint64_t)s->o.risk_runs : 400,
+         0,
+         jobs       ? (int)jobs
+         : cpus > 0 ? (int)cpus
+                    : 1,
+         RISK_IMP_QUEUE, 0, NULL, NULL, NULL}};
+    return o;
 }
 
 /* ---- Outputs -------------------------------------------------------------------- */

@@ -20,6 +20,7 @@
 
 #include "args.h"
 #include "compare.h"
+#include "compare_risk.h"
 #include "err.h"
 #include "scenario.h"
 
@@ -83,6 +84,12 @@ int compare_setup_save(const char *dir, int argc, char **argv, sb_err *e);
 int compare_setup_read_saved(const char *dir, char **buf, char ***argv_out,
                              int *argc_out, char *cwd, size_t cwd_len,
                              sb_err *e);
+
+/* compare --risk's options (reports/compare_risk.h): --horizon,
+ * --storm-window and --risk-runs or their defaults, on `jobs` threads (0:
+ * one per core; the estimates do not depend on it). */
+compare_risk_opts compare_setup_risk_opts(const compare_setup *s,
+                                          uint32_t jobs);
 
 /* runs.csv, summary.md, summary.json and (report) report.pdf and
  * report.html in out; unless quiet, the verdicts on stdout. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "riskfile.h"
 #include "stats.h"
 
 /* ---- Estimates ------------------------------------------------------------ */
@@ -40,11 +41,131 @@ static int estimate_one(const compare_plan *p, uint32_t pt, int pol,
     return risk_estimate(&su, &o->ro, out, e);
 }
 
-int compare_risk_run(const compare_plan *p, const compare_risk_opts *o,
-                     FILE *progress, compare_risk **out, sb_err *e)
+uint32_t compare_risk_n_cells(const compare_plan *p)
+{
+    return p->n_points * (uint32_t)p->n_policies;
+}
+
+/* "policy 'immediate'", with the sweep point's values when there is a
+ * sweep: " at clients.rate = 50/s". */
+static void cell_name(const compare_plan *p, uint32_t pt, int pol, char *buf,
+                      size_t len)
+{
+    size_t used =
+        (size_t)snprintf(buf, len, "policy '%s'", p->policies[pol].label);
+    for (int a = 0; a < p->n_axes && used < len; a++)
+        used += (size_t)snprintf(buf + used, len - used, "%s %s = %g%s",
+                                 a ? "," : " at", p->axes[a].key,
+                                 p->points[pt].value[a], p->axes[a].unit);
+}
+
+static riskfile_key key_of(const compare_plan *p, const compare_risk_opts *o,
+                           uint32_t pt, int pol)
+{
+    return (riskfile_key){p->fingerprint,         p->seed0, pt, pol,
+                          p->policies[pol].label, o};
+}
+
+static void say_progress(FILE *progress, const compare_plan *p, uint32_t cell,
+                         const risk_result *c, bool saved)
+{
+    int pol = (int)(cell % (uint32_t)p->n_policies);
+    uint32_t pt = cell / (uint32_t)p->n_policies;
+    char text[160];
+    compare_risk_cell(c, text, sizeof text);
+    fprintf(progress, "risk %u/%u: %s", cell + 1, compare_risk_n_cells(p),
+            p->policies[pol].label);
+    for (int a = 0; a < p->n_axes; a++)
+        fprintf(progress, "%s %s = %g", a ? "," : " at", p->axes[a].key,
+                p->points[pt].value[a]);
+    fprintf(progress, ": %s%s\n", text, saved ? " (saved before)" : "");
+}
+
+/* Cell `cell`'s estimate into dir, unless a valid one is there. */
+static int make_cell(const compare_plan *p, const compare_risk_opts *o,
+                     const char *dir, uint32_t cell, FILE *progress, sb_err *e)
+{
+    int pol = (int)(cell % (uint32_t)p->n_policies);
+    uint32_t pt = cell / (uint32_t)p->n_policies;
+    riskfile_key k = key_of(p, o, pt, pol);
+    char path[1200];
+    riskfile_path(path, sizeof path, dir, pt, pol);
+    static _Thread_local risk_result c;
+    sb_err ignored; /* damaged or stale: made again, over it */
+    if (riskfile_read(path, &k, &c, &ignored) == 0) {
+        if (progress)
+            say_progress(progress, p, cell, &c, true);
+        return 0;
+    }
+    if (estimate_one(p, pt, pol, o, &c, e) != 0) {
+        char name[sizeof e->msg]; /* whole: -O0 checks the cut */
+        memcpy(name, e->msg, sizeof name);
+        return err_set(e, "--risk: policy '%s': %s", p->policies[pol].label,
+                       name);
+    }
+    if (riskfile_write(path, &k, &c, e) != 0)
+        return -1;
+    if (progress)
+        say_progress(progress, p, cell, &c, false);
+    return 0;
+}
+
+int compare_risk_make(const compare_plan *p, const compare_risk_opts *o,
+                      const char *dir, const uint32_t *cells, uint32_t n_cells,
+                      FILE *progress, sb_err *e)
+{
+    uint32_t n = cells ? n_cells : compare_risk_n_cells(p);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t cell = cells ? cells[i] : i;
+        if (cell >= compare_risk_n_cells(p))
+            return err_set(e, "risk estimate %u: the plan has %u", cell,
+                           compare_risk_n_cells(p));
+        if (make_cell(p, o, dir, cell, progress, e) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* "DIR/risk" or "DIR/risk, DIR2/risk": where the estimates were looked
+ * for. */
+static void dirs_text(const char *const *dirs, int n, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s/risk",
+                                 i ? ", " : "", dirs[i]);
+}
+
+/* Cell `cell` from the first directory with a valid record of it: 0; 1
+ * when none has one (*why: the first record refused, "" for none). */
+static int load_cell(const compare_plan *p, const compare_risk_opts *o,
+                     const char *const *dirs, int n_dirs, uint32_t cell,
+                     risk_result *c, sb_err *why)
+{
+    int pol = (int)(cell % (uint32_t)p->n_policies);
+    uint32_t pt = cell / (uint32_t)p->n_policies;
+    riskfile_key k = key_of(p, o, pt, pol);
+    why->msg[0] = '\0';
+    for (int d = 0; d < n_dirs; d++) {
+        char path[1200];
+        riskfile_path(path, sizeof path, dirs[d], pt, pol);
+        sb_err e;
+        int rc = riskfile_read(path, &k, c, &e);
+        if (rc == 0)
+            return 0;
+        if (rc < 0 && why->msg[0] == '\0')
+            *why = e;
+    }
+    return 1;
+}
+
+int compare_risk_load(const compare_plan *p, const compare_risk_opts *o,
+                      const char *const *dirs, int n_dirs, compare_risk **out,
+                      sb_err *e)
 {
     compare_risk *r = calloc(1, sizeof *r);
-    size_t cells = (size_t)p->n_points * (size_t)p->n_policies;
+    uint32_t cells = compare_risk_n_cells(p);
     if (r == NULL || (r->cell = calloc(cells, sizeof *r->cell)) == NULL) {
         free(r);
         return err_set(e, "out of memory");
@@ -52,31 +173,38 @@ int compare_risk_run(const compare_plan *p, const compare_risk_opts *o,
     r->o = *o;
     r->n_points = p->n_points;
     r->n_policies = p->n_policies;
-    for (uint32_t pt = 0; pt < p->n_points; pt++)
-        for (int pol = 0; pol < p->n_policies; pol++) {
-            risk_result *c =
-                &r->cell[(size_t)pt * (size_t)p->n_policies + (size_t)pol];
-            if (estimate_one(p, pt, pol, o, c, e) != 0) {
-                char name[sizeof e->msg]; /* whole: -O0 checks the cut */
-                memcpy(name, e->msg, sizeof name);
-                compare_risk_free(r);
-                return err_set(e, "--risk: policy '%s': %s",
-                               p->policies[pol].label, name);
-            }
-            if (progress) {
-                char text[160];
-                compare_risk_cell(c, text, sizeof text);
-                fprintf(progress, "risk %zu/%zu: %s",
-                        (size_t)pt * (size_t)p->n_policies + (size_t)pol + 1,
-                        cells, p->policies[pol].label);
-                for (int a = 0; a < p->n_axes; a++)
-                    fprintf(progress, "%s %s = %g", a ? "," : " at",
-                            p->axes[a].key, p->points[pt].value[a]);
-                fprintf(progress, ": %s\n", text);
-            }
+    uint32_t missing = 0, first = 0;
+    sb_err why = {{0}}, first_why = {{0}};
+    for (uint32_t i = 0; i < cells; i++) {
+        if (load_cell(p, o, dirs, n_dirs, i, &r->cell[i], &why) == 0)
+            continue;
+        if (missing++ == 0) {
+            first = i;
+            first_why = why;
         }
-    *out = r;
-    return 0;
+    }
+    if (missing == 0) {
+        *out = r;
+        return 0;
+    }
+    compare_risk_free(r);
+    char name[600], where[2048];
+    cell_name(p, first / (uint32_t)p->n_policies,
+              (int)(first % (uint32_t)p->n_policies), name, sizeof name);
+    dirs_text(dirs, n_dirs, where, sizeof where);
+    uint32_t job = compare_n_runs(p) + first;
+    if (first_why.msg[0])
+        return err_set(e,
+                       "%u of %u risk estimates are not usable in %s (the "
+                       "first: %s: %s); run the same compare command "
+                       "again, which makes only what is missing, or its "
+                       "job with --run %u",
+                       missing, cells, where, name, first_why.msg, job);
+    return err_set(e,
+                   "%u of %u risk estimates are not saved in %s (the "
+                   "first: %s); run the same compare command again, which "
+                   "makes only what is missing, or its job with --run %u",
+                   missing, cells, where, name, job);
 }
 
 void compare_risk_free(compare_risk *r)

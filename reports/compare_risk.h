@@ -11,6 +11,12 @@
  * runs that tipped (Holm-adjusted over those comparisons); runs are
  * paired by seed, so the unpaired test is conservative.
  *
+ * Each estimate is saved the moment it is made (reports/riskfile.h), in
+ * the comparison's directory: the outputs read them back from there
+ * (compare_risk_load), one command's and a merge's alike, and the same
+ * command again, or an emitted job (one per estimate), makes only those
+ * missing.
+ *
  * The results table, summary.md, summary.json, the report (a table, and
  * on a two-axis sweep a map of P(storm) per cell) and the printed
  * verdicts read them from compare_result.risk; NULL without --risk.
@@ -37,10 +43,29 @@ typedef struct compare_risk {
     risk_result *cell; /* [point][policy] */
 } compare_risk;
 
-/* Estimates every policy at every point of the plan.  progress (or NULL)
- * gets a line per estimate.  -1 with e set when a run fails. */
-int compare_risk_run(const compare_plan *p, const compare_risk_opts *o,
-                     FILE *progress, compare_risk **out, sb_err *e);
+/* The estimates of a plan: one per policy at each point, numbered
+ * cell = point x n_policies + policy.  An emitted job makes one: job
+ * compare_n_runs(p) + cell. */
+uint32_t compare_risk_n_cells(const compare_plan *p);
+
+/* Makes the estimates cells[0..n_cells) (cells NULL: all of them) that
+ * dir does not hold yet, saving each in dir the moment it is made
+ * (reports/riskfile.h: a valid saved one is not made again, a damaged or
+ * stale one is made again over it).  progress (or NULL) gets a line per
+ * estimate.  -1 with e set when a run fails or a file cannot be written:
+ * the estimates made before it stay saved. */
+int compare_risk_make(const compare_plan *p, const compare_risk_opts *o,
+                      const char *dir, const uint32_t *cells, uint32_t n_cells,
+                      FILE *progress, sb_err *e);
+
+/* Every estimate of the plan from the first of dirs[0..n_dirs) that holds
+ * a valid one, into *out (free with compare_risk_free).  One missing from
+ * all of them is an error naming the first (its policy, its point, why a
+ * file of it was refused), how many are missing, and what makes them
+ * (the same compare command, or its job with --run K). */
+int compare_risk_load(const compare_plan *p, const compare_risk_opts *o,
+                      const char *const *dirs, int n_dirs, compare_risk **out,
+                      sb_err *e);
 void compare_risk_free(compare_risk *r);
 
 static inline const risk_result *compare_risk_at(const compare_risk *r,

@@ -4,12 +4,15 @@
  * the estimates compare writes being `stormbench risk`'s own.
  */
 #include <check.h>
+#include <math.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "compare_risk.h"
+#include "riskfile.h"
 #include "stats.h"
 #include "testutil.h"
 
@@ -238,7 +241,7 @@ START_TEST(compare_writes_the_risk_commands_estimates)
     ck_assert_msg(strstr(md, "| `immediate` | 100 | [43.9, 100] | 3 of 3 |"),
                   "summary.md lacks the risk table");
     free(md);
-    /* --risk's options alone, and --risk with emitted jobs, are refused. */
+    /* --risk's options alone are refused. */
     tu_stormbench(&o, (const char *[]){"compare", "retry-storm", "--horizon",
                                        "1h", NULL});
     ck_assert_int_eq(o.status, 2);
@@ -247,52 +250,306 @@ START_TEST(compare_writes_the_risk_commands_estimates)
 }
 END_TEST
 
-/* compare --risk does not run in jobs (its estimates are made in the one
- * process, not saved as runs): --emit-jobs and --run with it are refused
- * (exit 2) saying what to run instead, and no jobs file is written; a
- * saved command that holds --risk (edited by hand: compare never writes
- * one) is refused by merge, naming the file, instead of merging the
- * comparison without its risk. */
-START_TEST(risk_in_jobs_is_refused)
+/* ---- Saved estimates, jobs and merge ------------------------------------ */
+
+static bool exists(const char *dir, const char *name)
 {
-    char dir[1024], jobs[1024], path[1200];
-    snprintf(dir, sizeof dir, "%s", tu_temp_path("compare-risk-jobs"));
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* The whole file at path (binary: a PDF holds NULs) into *len bytes. */
+static char *bytes_of(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "%s: cannot be read", path);
+    size_t cap = 1 << 16, n = 0, got;
+    char *b = malloc(cap);
+    ck_assert_ptr_nonnull(b);
+    while ((got = fread(b + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            b = realloc(b, cap *= 2);
+            ck_assert_ptr_nonnull(b);
+        }
+    }
+    fclose(f);
+    *len = n;
+    return b;
+}
+
+/* dir a's and dir b's file name hold the same bytes. */
+static void same_file(const char *a, const char *b, const char *name)
+{
+    char pa[1200], pb[1200];
+    snprintf(pa, sizeof pa, "%s/%s", a, name);
+    snprintf(pb, sizeof pb, "%s/%s", b, name);
+    size_t na, nb;
+    char *x = bytes_of(pa, &na), *y = bytes_of(pb, &nb);
+    ck_assert_msg(na == nb && memcmp(x, y, na) == 0, "%s: %s and %s differ",
+                  name, a, b);
+    free(x);
+    free(y);
+}
+
+/* No output of a comparison in dir, and no temporary file left in it. */
+static void no_outputs(const char *dir)
+{
+    static const char *const outs[] = {"summary.md", "summary.json", "runs.csv",
+                                       "report.pdf", "report.html"};
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
+        ck_assert_msg(!exists(dir, outs[i]), "%s/%s was written", dir, outs[i]);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "test -z \"$(find '%s' -name '*.tmp*')\"", dir);
+    ck_assert_msg(system(cmd) == 0, "a temporary file is left in %s", dir);
+}
+
+static void fresh(const char *name, char *dir, size_t len)
+{
+    snprintf(dir, len, "%s", tu_temp_path(name));
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* compare --risk's arguments, then more (NULL-terminated) */
+static void run_risk_compare(tu_output *o, const char *const *more)
+{
+    const char *argl[40] = {
+        "compare",    TU_SOURCE("scenarios/retry-storm.ini"),
+        "--policies", "immediate,none",
+        "--seeds",    "1",
+        "--risk",     "--horizon",
+        "300s",       "--storm-window",
+        "120s",       "--risk-runs",
+        "3"};
+    int n = 13;
+    for (int i = 0; more[i]; i++)
+        argl[n++] = more[i];
+    argl[n] = NULL;
+    tu_stormbench(o, argl);
+}
+
+/* compare --risk spread over jobs: --emit-jobs writes the 2 runs (2
+ * policies x 1 seed) and then one job per estimate (2 policies at one
+ * point: jobs 2 and 3); with job 3 not run, merge names the estimate
+ * missing (policy 'none', the job that makes it) and writes nothing; with
+ * it, merge writes summary.md, summary.json, runs.csv, report.pdf and
+ * report.html byte for byte as the one command does (under
+ * SOURCE_DATE_EPOCH, the report's date).  Before, --risk with
+ * --emit-jobs was refused.  A saved estimate damaged is refused by file
+ * and line, and its job run again makes it anew; the one command again
+ * makes no estimate (both are saved) and writes the same bytes. */
+START_TEST(risk_in_jobs_merges_to_the_same_bytes)
+{
+    char direct[1024], dir[1024], jobs[1024], cmd[4096], path[1200];
+    fresh("compare-risk-direct", direct, sizeof direct);
+    fresh("compare-risk-jobs", dir, sizeof dir);
     snprintf(jobs, sizeof jobs, "%s", tu_temp_path("compare-risk-jobs.txt"));
-    unlink(jobs);
+    setenv("SOURCE_DATE_EPOCH", "31536000", 1);
     tu_output o;
-    tu_stormbench(&o,
-                  (const char *[]){"compare", "retry-storm", "--policies",
-                                   "immediate,none", "--seeds", "1", "--risk",
-                                   "--emit-jobs", jobs, "-o", dir, NULL});
-    ck_assert_int_eq(o.status, 2);
-    ck_assert_msg(strstr(o.err, "--risk runs in one process, not with "
-                                "--emit-jobs") &&
-                      strstr(o.err, "--method mc --emit-jobs"),
-                  "%s", o.err);
-    tu_output_free(&o);
-    ck_assert_ptr_null(fopen(jobs, "r"));
-    tu_stormbench(&o,
-                  (const char *[]){"compare", "retry-storm", "--policies",
-                                   "immediate,none", "--seeds", "1", "--risk",
-                                   "--run", "0", "-o", dir, NULL});
-    ck_assert_int_eq(o.status, 2);
-    ck_assert_msg(strstr(o.err, "not with --run"), "%s", o.err);
-    tu_output_free(&o);
-    /* the same comparison without --risk emits; its command given --risk */
-    tu_stormbench(&o, (const char *[]){"compare", "retry-storm", "--policies",
-                                       "immediate,none", "--seeds", "1",
-                                       "--emit-jobs", jobs, "-o", dir, NULL});
+    run_risk_compare(&o, (const char *[]){"-j", "2", "-o", direct, NULL});
     ck_assert_msg(o.status == 0, "%s", o.err);
     tu_output_free(&o);
-    snprintf(path, sizeof path, "%s/command", dir);
-    FILE *f = fopen(path, "a");
-    ck_assert_ptr_nonnull(f);
-    fputs("--risk\n", f);
-    fclose(f);
+    run_risk_compare(&o,
+                     (const char *[]){"--emit-jobs", jobs, "-o", dir, NULL});
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    ck_assert_msg(strstr(o.out, "wrote 4 jobs to ") &&
+                      strstr(o.out, "(2 runs, then 2 estimates of risk)"),
+                  "%s", o.out);
+    tu_output_free(&o);
+    char *text = tu_read_file(jobs);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_int_eq(tu_count(text, "\n"), 4);
+    ck_assert_msg(strstr(text, " --run 3\n") && !strstr(text, " --run 4\n"),
+                  "%s", text);
+    free(text);
+    snprintf(cmd, sizeof cmd, "head -n 3 '%s' | sh", jobs);
+    ck_assert_int_eq(system(cmd), 0);
     tu_stormbench(&o, (const char *[]){"merge", dir, "-q", NULL});
     ck_assert_int_eq(o.status, 2);
-    ck_assert_msg(strstr(o.err, "/command asks for --risk"), "%s", o.err);
+    ck_assert_msg(strstr(o.err, "1 of 2 risk estimates are not saved in ") &&
+                      strstr(o.err, "(the first: policy 'none')") &&
+                      strstr(o.err, "its job with --run 3"),
+                  "%s", o.err);
     tu_output_free(&o);
+    no_outputs(dir);
+    snprintf(cmd, sizeof cmd, "tail -n 1 '%s' | sh", jobs);
+    ck_assert_int_eq(system(cmd), 0);
+    tu_stormbench(&o, (const char *[]){"merge", dir, "-q", NULL});
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    static const char *const outs[] = {"summary.md", "summary.json", "runs.csv",
+                                       "report.pdf", "report.html"};
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
+        same_file(direct, dir, outs[i]);
+    /* A damaged estimate: its p's first digit changed. */
+    snprintf(path, sizeof path, "%s/risk/point0-policy0.risk", dir);
+    text = tu_read_file(path);
+    ck_assert_ptr_nonnull(text);
+    char *p = strstr(text, "\nestimate p=1 ");
+    ck_assert_msg(p != NULL, "%s", text);
+    p[12] = '0';
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    free(text);
+    tu_stormbench(&o, (const char *[]){"merge", dir, "-q", NULL});
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_msg(strstr(o.err, "point0-policy0.risk:") &&
+                      strstr(o.err, "its checksum does not match") &&
+                      strstr(o.err, "--run 2"),
+                  "%s", o.err);
+    tu_output_free(&o);
+    snprintf(cmd, sizeof cmd, "sed -n 3p '%s' | sh", jobs);
+    ck_assert_int_eq(system(cmd), 0);
+    tu_stormbench(&o, (const char *[]){"merge", dir, "-q", NULL});
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    same_file(direct, dir, "summary.json");
+    /* The one command again: nothing to estimate. */
+    run_risk_compare(&o, (const char *[]){"-j", "2", "-o", direct, NULL});
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    ck_assert_msg(strstr(o.err, "risk 1/2: immediate: 100 % [43.9, 100]; "
+                                "3 of 3 runs (saved before)") &&
+                      strstr(o.err, "risk 2/2: none: 0 % [0, 56.1]; 0 of "
+                                    "3 runs (saved before)"),
+                  "%s", o.err);
+    tu_output_free(&o);
+    unsetenv("SOURCE_DATE_EPOCH");
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
+        same_file(direct, dir, outs[i]);
+}
+END_TEST
+
+/* When the risk part of compare --risk fails, the command exits 2 with
+ * the reason and writes no output (no summary, table or report, no
+ * temporary file); the comparison's runs, made before, stay saved for the
+ * next try (2: 2 policies x 1 seed).  Two ways: a horizon no longer than
+ * retry-storm's 20 s warm-up (every run would be over before a storm
+ * could be judged: risk.h), and an estimate that cannot be saved (DIR/risk
+ * is a file, not a directory). */
+START_TEST(risk_failure_writes_no_outputs)
+{
+    char dir[1024], path[1200];
+    fresh("compare-risk-fails", dir, sizeof dir);
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"compare",
+                                       TU_SOURCE("scenarios/retry-storm.ini"),
+                                       "--policies", "immediate,none",
+                                       "--seeds", "1", "--risk", "--horizon",
+                                       "20s", "-j", "2", "-o", dir, NULL});
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_msg(strstr(o.err, "--risk: policy 'immediate': --horizon 20 s "
+                                "must be longer than the scenario's "
+                                "warm-up (20 s)"),
+                  "%s", o.err);
+    tu_output_free(&o);
+    no_outputs(dir);
+    ck_assert_int_eq(tu_saved_runs(dir), 2);
+    fresh("compare-risk-nodir", dir, sizeof dir);
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    snprintf(path, sizeof path, "%s/risk", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    run_risk_compare(&o, (const char *[]){"-j", "2", "-o", dir, NULL});
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_msg(strstr(o.err, "/risk/point0-policy0.risk"), "%s", o.err);
+    tu_output_free(&o);
+    no_outputs(dir);
+    ck_assert_int_eq(tu_saved_runs(dir), 2);
+}
+END_TEST
+
+/* A saved estimate reads back as the very estimate written, every field:
+ * a splitting one (two levels, a first storm found on a branch of two
+ * re-keyings), no rate (NaN), an infinite relative error, a note with a
+ * line break and a backslash.  Written again, it gives the same bytes;
+ * its doubles are bit for bit the same.  Asked for with other options
+ * (--risk-runs 401 for 400) or by another plan's fingerprint, it is
+ * refused naming the line; an estimate never saved is 1, not an error. */
+START_TEST(saved_estimate_reads_back_exactly)
+{
+    static risk_result r, back;
+    memset(&r, 0, sizeof r);
+    r.est = (split_estimate){.p = 1.0 / 3,
+                             .lo = 0.1,
+                             .hi = 0.7,
+                             .rel_error = INFINITY,
+                             .trials = 400,
+                             .hit_trials = 12,
+                             .hits = 57,
+                             .paths = 913,
+                             .work = 1e5,
+                             .variance = 2e-3,
+                             .work_variance = 0.25,
+                             .effective_runs = 4321,
+                             .plain = false,
+                             .reached_target = true};
+    r.plan.n_levels = 2;
+    r.plan.level[0] = 87.5;
+    r.plan.level[1] = 145;
+    r.plan.copies[0] = 5;
+    r.plan.copies[1] = 7;
+    r.plan.crossed[0] = 0.22;
+    r.plan.crossed[1] = 0.2;
+    r.plan.hit_share = 0.05;
+    r.plan.pilot_hits = 9;
+    r.plan.pilot_work = 81145.25;
+    r.splitting = true;
+    r.found = true;
+    r.first_trial = 17;
+    r.first_seed = 18;
+    r.first_storm_ns = 181000000000;
+    r.first_branch.n = 2;
+    r.first_branch.step[0] = (sim_branch_step){66000000000, UINT64_MAX};
+    r.first_branch.step[1] = (sim_branch_step){67000000001, 1};
+    r.one_shot = true;
+    r.rate_per_s = r.rate_lo_per_s = r.rate_hi_per_s = NAN;
+    r.exposure_s = 280;
+    snprintf(r.note, sizeof r.note, "a note\nwith a \\ in it");
+    compare_risk_opts o = {
+        (int64_t)300 * 1000000000,
+        (int64_t)120 * 1000000000,
+        {RISK_AUTO, 0.95, 0.2, 400, 0, 2, RISK_IMP_QUEUE, 0, NULL, NULL, NULL}};
+    riskfile_key k = {"0123456789abcdef", 1, 3, 1, "exponential:base=1ms", &o};
+    char path[1024], again[1024];
+    snprintf(path, sizeof path, "%s", tu_temp_path("estimate.risk"));
+    snprintf(again, sizeof again, "%s", tu_temp_path("estimate-again.risk"));
+    sb_err e;
+    ck_assert_msg(riskfile_write(path, &k, &r, &e) == 0, "%s", e.msg);
+    ck_assert_msg(riskfile_read(path, &k, &back, &e) == 0, "%s", e.msg);
+    ck_assert(memcmp(&back.est.p, &r.est.p, sizeof r.est.p) == 0);
+    ck_assert(isinf(back.est.rel_error) && isnan(back.rate_per_s));
+    ck_assert_double_eq(back.est.effective_runs, 4321);
+    ck_assert(!back.est.plain && back.est.reached_target);
+    ck_assert_int_eq(back.plan.n_levels, 2);
+    ck_assert_int_eq(back.plan.copies[1], 7);
+    ck_assert_uint_eq(back.first_branch.n, 2);
+    ck_assert_uint_eq(back.first_branch.step[0].key, UINT64_MAX);
+    ck_assert_int_eq(back.first_branch.step[1].at_ns, 67000000001);
+    ck_assert_str_eq(back.note, r.note);
+    ck_assert_msg(riskfile_write(again, &k, &back, &e) == 0, "%s", e.msg);
+    size_t na, nb;
+    char *a = bytes_of(path, &na), *b = bytes_of(again, &nb);
+    ck_assert_msg(na == nb && memcmp(a, b, na) == 0, "%s\n---\n%s", a, b);
+    free(a);
+    free(b);
+    o.ro.max_runs = 401;
+    ck_assert_int_eq(riskfile_read(path, &k, &back, &e), -1);
+    ck_assert_msg(strstr(e.msg, "estimate.risk:5: made with other options"),
+                  "%s", e.msg);
+    o.ro.max_runs = 400;
+    k.fingerprint = "fedcba9876543210";
+    ck_assert_int_eq(riskfile_read(path, &k, &back, &e), -1);
+    ck_assert_msg(strstr(e.msg, "estimate.risk:2: an estimate of another "
+                                "comparison"),
+                  "%s", e.msg);
+    ck_assert_int_eq(riskfile_read(tu_temp_path("none.risk"), &k, &back, &e),
+                     1);
 }
 END_TEST
 
@@ -305,11 +562,18 @@ Suite *compare_risk_suite(void)
     tcase_add_test(tc, out_of_memory_in_holm_is_an_error);
     tcase_add_test(tc, no_storm_anywhere_ranks_nothing);
     tcase_add_test(tc, close_estimates_are_not_separated);
+    tcase_add_test(tc, saved_estimate_reads_back_exactly);
     suite_add_tcase(s, tc);
     TCase *run = tcase_create("compare");
     tcase_set_timeout(run, 300);
     tcase_add_test(run, compare_writes_the_risk_commands_estimates);
-    tcase_add_test(run, risk_in_jobs_is_refused);
+    suite_add_tcase(s, run);
+    /* Each makes several estimates, each with its pilot of 200 runs:
+     * minutes under the sanitizers. */
+    run = tcase_create("jobs");
+    tcase_set_timeout(run, 900);
+    tcase_add_test(run, risk_in_jobs_merges_to_the_same_bytes);
+    tcase_add_test(run, risk_failure_writes_no_outputs);
     suite_add_tcase(s, run);
     return s;
 }

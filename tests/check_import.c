@@ -804,6 +804,66 @@ START_TEST(scenario_policy_from_errors)
 }
 END_TEST
 
+/* The note on the scenario's [policy] parameters says "kept" only of
+ * what the run keeps.  run_scenario()'s [policy] is immediate with
+ * max_attempts = 5; the Envoy route api imports max_attempts 4 (its
+ * num_retries 3 + 1), which comes after the file's and wins: the run
+ * prints max_attempts=4, and no note (the file's one parameter is set
+ * again).  Before, it said "kept max_attempts=5".  --param does the same;
+ * without either, the note still says kept, as it is.  compare's entries
+ * the same: an entry's own max_attempts=3 leaves the file's out of its
+ * note, the entry beside it keeps it. */
+START_TEST(policy_note_leaves_out_what_is_set_again)
+{
+    char sc[1100];
+    snprintf(sc, sizeof sc, "%s", run_scenario());
+    static const char kept[] = "the scenario's [policy] parameters were "
+                               "written for immediate; kept max_attempts=5";
+    tu_output o;
+    const char *imp[] = {"run",
+                         sc,
+                         "--no-timing",
+                         "--no-expect",
+                         "--policy-from",
+                         EX("envoy-route.yaml#api"),
+                         NULL};
+    ck_assert_int_eq(tu_stormbench(&o, imp), 0);
+    ck_assert_msg(strstr(o.out, "max_attempts=4"), "%s", o.out);
+    ck_assert_msg(strstr(o.err, "note:") == NULL, "%s", o.err);
+    tu_output_free(&o);
+    const char *par[] = {
+        "run",         sc,        "--no-timing",    "--no-expect", "--policy",
+        "exponential", "--param", "max_attempts=3", NULL};
+    ck_assert_int_eq(tu_stormbench(&o, par), 0);
+    ck_assert_msg(strstr(o.out, "max_attempts=3"), "%s", o.out);
+    ck_assert_msg(strstr(o.err, "note:") == NULL, "%s", o.err);
+    tu_output_free(&o);
+    const char *plain[] = {"run",         sc,         "--no-timing",
+                           "--no-expect", "--policy", "exponential",
+                           NULL};
+    ck_assert_int_eq(tu_stormbench(&o, plain), 0);
+    ck_assert_msg(strstr(o.out, "max_attempts=5"), "%s", o.out);
+    ck_assert_msg(strstr(o.err, kept), "%s", o.err);
+    tu_output_free(&o);
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s", tu_temp_path("note-compare"));
+    const char *cmp[] = {
+        "compare",     sc,
+        "--policies",  "exponential:max_attempts=3,exponential+token_bucket",
+        "--seeds",     "1",
+        "-j",          "1",
+        "--no-report", "--force",
+        "-o",          dir,
+        NULL};
+    ck_assert_int_eq(tu_stormbench(&o, cmp), 0);
+    ck_assert_msg(strstr(o.err, "note: exponential:") == NULL, "%s", o.err);
+    ck_assert_msg(strstr(o.err, "note: exponential+token_bucket: ") &&
+                      strstr(o.err, kept),
+                  "%s", o.err);
+    tu_output_free(&o);
+}
+END_TEST
+
 Suite *import_suite(void)
 {
     Suite *s = suite_create("import");
@@ -828,6 +888,7 @@ Suite *import_suite(void)
     tcase_add_test(run, retry_on_gives_up_outside_its_conditions);
     tcase_add_test(run, retry_on_timeouts_resets_and_grpc);
     tcase_add_test(run, scenario_policy_from_errors);
+    tcase_add_test(run, policy_note_leaves_out_what_is_set_again);
     suite_add_tcase(s, run);
     return s;
 }
