@@ -107,18 +107,24 @@ typedef struct risk_cli {
 /* ---- Options ------------------------------------------------------------ */
 
 /* --method: mc and split as the issue names them; plain and splitting as
- * the printout does. */
+ * the printout does; restart and fixed-effort for one estimator. */
 static int opt_method(args *a, const char *name, const char *v, void *dest)
 {
-    static const char *const names[] = {"auto", "mc",    "split",
-                                        "auto", "plain", "splitting"};
-    for (int i = 0; i < 6; i++)
+    static const char *const names[] = {"auto",    "mc",           "split",
+                                        "restart", "fixed-effort", "auto",
+                                        "plain",   "splitting"};
+    static const risk_method is[] = {
+        RISK_AUTO,         RISK_PLAIN, RISK_SPLITTING, RISK_RESTART,
+        RISK_FIXED_EFFORT, RISK_AUTO,  RISK_PLAIN,     RISK_SPLITTING};
+    for (int i = 0; i < 8; i++)
         if (strcmp(v, names[i]) == 0) {
-            *(risk_method *)dest = (risk_method)(i % 3);
+            *(risk_method *)dest = is[i];
             return 0;
         }
-    return args_usage_error(a, "%s: expected auto, mc or split, got '%s'", name,
-                            v);
+    return args_usage_error(a,
+                            "%s: expected auto, mc, split, restart or "
+                            "fixed-effort, got '%s'",
+                            name, v);
 }
 
 static int opt_importance(args *a, const char *name, const char *v, void *dest)
