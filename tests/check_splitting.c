@@ -565,9 +565,14 @@ Suite *splitting_suite(void)
     tcase_add_test(tc, fe_covers_1e9);
     tcase_add_test(tc, fe_unbiased_for_any_levels);
     tcase_add_test(tc, fe_hit_below_a_level_counts);
-    tcase_add_test(tc, fe_interval_coverage);
     tcase_add_test(tc, wnv_both_against_plain);
     tcase_add_test(tc, fe_same_bits_any_threads);
     suite_add_tcase(s, tc);
+    /* 600 estimates of 12 replicates: ~4 CPU s in a release build, a
+     * minute or more under the sanitizers on a loaded machine */
+    TCase *cov = tcase_create("fixed effort coverage");
+    tcase_set_timeout(cov, 300);
+    tcase_add_test(cov, fe_interval_coverage);
+    suite_add_tcase(s, cov);
     return s;
 }
