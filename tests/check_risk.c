@@ -211,7 +211,8 @@ START_TEST(refusals_say_why)
             "at least the scenario's recovery_window (10 s)");
     refused((const char *[]){"risk", TU_SOURCE("scenarios/retry-storm.ini"),
                              "--method", "magic", NULL},
-            "--method: expected auto, mc or split, got 'magic'");
+            "--method: expected auto, mc, split, restart or fixed-effort, "
+            "got 'magic'");
     refused((const char *[]){"risk", TU_SOURCE("scenarios/retry-storm.ini"),
                              "--target-rel-error", "2", NULL},
             "--target-rel-error: expected a number between 0 and 1");
