@@ -117,13 +117,23 @@ static void main_progress(void *arg, const split_estimate *est)
     if (!last && now - pg->last_cpu < PROGRESS_S)
         return;
     pg->last_cpu = now;
+    if (est->fixed_effort)
+        fprintf(stderr,
+                "replicates: %llu done (%llu main runs), %llu found "
+                "a storm, ",
+                (unsigned long long)est->replicates,
+                (unsigned long long)est->trials,
+                (unsigned long long)est->hit_trials);
+    else
+        fprintf(stderr, "main runs: %llu done, %llu tipped, ",
+                (unsigned long long)est->trials,
+                (unsigned long long)est->hit_trials);
     fprintf(stderr,
-            "main runs: %llu done, %llu tipped, %llu paths; p = %.4g "
-            "[%.4g, %.4g], relative error %.1f %% (goal %.0f %%); "
-            "%.4g s simulated; %.0f CPU s\n",
-            (unsigned long long)est->trials,
-            (unsigned long long)est->hit_trials, (unsigned long long)est->paths,
-            est->p, est->lo, est->hi, 100 * est->rel_error, 100 * pg->target,
+            "%llu paths; p = %.4g [%.4g, %.4g], relative error %.1f %% "
+            "(goal %.0f %%); work-normalised variance %.4g; %.4g s "
+            "simulated; %.0f CPU s\n",
+            (unsigned long long)est->paths, est->p, est->lo, est->hi,
+            100 * est->rel_error, 100 * pg->target, est->work_variance,
             est->work, now);
 }
 
@@ -146,11 +156,22 @@ static void report(const risk_result *r, double rate, double target,
            HORIZON_S, rate * 100, p, est->lo, est->hi, 100 * est->rel_error);
     printf("pilot: %u runs a stage, %.4g s simulated\n", pilot_runs,
            r->plan.pilot_work);
-    printf("splitting: %d levels; %llu main runs, %llu of them tipped; "
-           "%llu paths; %.4g s simulated (main runs %.4g s + pilot %.4g s)\n",
-           r->plan.n_levels, (unsigned long long)est->trials,
-           (unsigned long long)est->hit_trials, (unsigned long long)est->paths,
-           work, est->work, r->plan.pilot_work);
+    if (est->fixed_effort)
+        printf("fixed effort: %d levels; %llu replicates of %u runs a level "
+               "(%llu of them found a storm); %llu paths; %.4g s simulated "
+               "(replicates %.4g s + pilot %.4g s)\n",
+               r->plan.n_levels, (unsigned long long)est->replicates,
+               est->per_level, (unsigned long long)est->hit_trials,
+               (unsigned long long)est->paths, work, est->work,
+               r->plan.pilot_work);
+    else
+        printf("RESTART: %d levels; %llu main runs, %llu of them tipped; "
+               "%llu paths; %.4g s simulated (main runs %.4g s + pilot "
+               "%.4g s)\n",
+               r->plan.n_levels, (unsigned long long)est->trials,
+               (unsigned long long)est->hit_trials,
+               (unsigned long long)est->paths, work, est->work,
+               r->plan.pilot_work);
     printf("levels (attempts in the server : copies):");
     for (int i = 0; i < r->plan.n_levels; i++)
         printf(" %.0f:%u", r->plan.level[i], r->plan.copies[i]);
@@ -164,15 +185,22 @@ static void report(const risk_result *r, double rate, double target,
         return;
     }
     /* Work-normalised variance: Var(one unit's estimate) x its cost. */
-    double wv_split = est->variance * est->work / (double)est->trials;
+    double wv_split = est->work_variance;
+    double units =
+        est->fixed_effort ? (double)est->replicates : (double)est->trials;
     double wv_mc = p * (1 - p) * horizon;
     double n_mc = z * z * (1 - p) / (p * target * target);
     double mc_work = n_mc * horizon;
     printf("work-normalised variance (variance of one run's estimate x "
            "its simulated seconds; lower is better)\n");
-    printf("  splitting           %.4g   (Var(Y) %.4g x %.1f s per main "
-           "run and its copies)\n",
-           wv_split, est->variance, est->work / (double)est->trials);
+    if (est->fixed_effort)
+        printf("  fixed effort        %.4g   (Var(one replicate's estimate) "
+               "%.4g x %.1f s per replicate)\n",
+               wv_split, est->variance, est->work / units);
+    else
+        printf("  RESTART             %.4g   (Var(Y) %.4g x %.1f s per main "
+               "run and its copies)\n",
+               wv_split, est->variance, est->work / units);
     printf("  plain Monte Carlo   %.4g   (p (1 - p) x %d s per run: "
            "computed, not run)\n",
            wv_mc, HORIZON_S);
@@ -205,6 +233,7 @@ int main(int argc, char **argv)
     double rate = 1.35, max_runs = 100000, threads = 2, target = 0.2;
     double pilot = 1000;
     risk_importance imp = RISK_IMP_QUEUE;
+    risk_method method = RISK_SPLITTING;
     for (int i = 1; i < argc; i++) {
         int bad = i + 1 >= argc;
         if (!bad && strcmp(argv[i], "--rate") == 0)
@@ -217,13 +246,21 @@ int main(int argc, char **argv)
             bad = arg_num(argv[++i], 10, 1e6, &pilot);
         else if (!bad && strcmp(argv[i], "--importance") == 0)
             bad = risk_importance_parse(argv[++i], &imp);
-        else
+        else if (!bad && strcmp(argv[i], "--method") == 0) {
+            i++;
+            method = strcmp(argv[i], "restart") == 0        ? RISK_RESTART
+                     : strcmp(argv[i], "fixed-effort") == 0 ? RISK_FIXED_EFFORT
+                                                            : RISK_AUTO;
+            bad = method == RISK_AUTO;
+        } else
             bad = 1;
         if (bad) {
             fprintf(stderr, "usage: bench_risk [--rate PER_CLIENT_PER_S] "
                             "[--max-runs N] [-j N]\n"
                             "                  [--importance KIND] "
-                            "[--pilot-runs N]\n");
+                            "[--pilot-runs N]\n"
+                            "                  [--method "
+                            "restart|fixed-effort]\n");
             return 2;
         }
     }
@@ -239,24 +276,20 @@ int main(int argc, char **argv)
                      (int64_t)HORIZON_S * 1000000000,
                      (int64_t)WINDOW_S * 1000000000};
     progress pg = {cpu_s(), target, (uint64_t)max_runs};
-    risk_opts o = {RISK_SPLITTING,
-                   0.95,
-                   target,
-                   (uint64_t)max_runs,
-                   0,
-                   (int)threads,
-                   imp,
-                   (uint32_t)pilot,
-                   pilot_progress,
-                   main_progress,
-                   &pg};
+    risk_opts o = {
+        method,       0.95, target,          (uint64_t)max_runs, 0,
+        (int)threads, imp,  (uint32_t)pilot, pilot_progress,     main_progress,
+        &pg};
     static risk_result r;
     sb_err e;
     printf("Noise alone (no fault): 100 clients x %.3g/s against 160/s, "
-           "horizon %d s, storm window %d s; RESTART to a %.0f %% relative "
+           "horizon %d s, storm window %d s; %s to a %.0f %% relative "
            "error (at most %.0f main runs), %d threads; importance: %s.\n\n",
-           rate, HORIZON_S, WINDOW_S, 100 * target, max_runs, (int)threads,
-           risk_importance_name(imp));
+           rate, HORIZON_S, WINDOW_S,
+           method == RISK_FIXED_EFFORT ? "fixed-effort splitting"
+           : method == RISK_RESTART    ? "RESTART"
+                                       : "splitting (the default estimator)",
+           100 * target, max_runs, (int)threads, risk_importance_name(imp));
     if (risk_estimate(&su, &o, &r, &e) != 0) {
         fprintf(stderr, "bench_risk: %s\n", e.msg);
         return 1;

@@ -57,9 +57,11 @@ static const char risk_usage[] =
     "                            (default 2000)\n"
     "  --budget DURATION         stop after this much simulated time, all\n"
     "                            runs together (default: none)\n"
-    "  --method auto|mc|split\n"
+    "  --method auto|mc|split|restart|fixed-effort\n"
     "                            plain Monte Carlo, or multilevel\n"
-    "                            splitting for rare storms (default auto)\n"
+    "                            splitting for rare storms (default auto;\n"
+    "                            split is RESTART; fixed-effort runs 100\n"
+    "                            runs a level, its interval over replicates)\n"
     "  --importance queue|amplification|timeouts|combined\n"
     "                            what splitting climbs towards a storm:\n"
     "                            attempts at the server (queued and in\n"
@@ -107,18 +109,24 @@ typedef struct risk_cli {
 /* ---- Options ------------------------------------------------------------ */
 
 /* --method: mc and split as the issue names them; plain and splitting as
- * the printout does. */
+ * the printout does; restart and fixed-effort for one estimator. */
 static int opt_method(args *a, const char *name, const char *v, void *dest)
 {
-    static const char *const names[] = {"auto", "mc",    "split",
-                                        "auto", "plain", "splitting"};
-    for (int i = 0; i < 6; i++)
+    static const char *const names[] = {"auto",    "mc",           "split",
+                                        "restart", "fixed-effort", "auto",
+                                        "plain",   "splitting"};
+    static const risk_method is[] = {
+        RISK_AUTO,         RISK_PLAIN, RISK_SPLITTING, RISK_RESTART,
+        RISK_FIXED_EFFORT, RISK_AUTO,  RISK_PLAIN,     RISK_SPLITTING};
+    for (int i = 0; i < 8; i++)
         if (strcmp(v, names[i]) == 0) {
-            *(risk_method *)dest = (risk_method)(i % 3);
+            *(risk_method *)dest = is[i];
             return 0;
         }
-    return args_usage_error(a, "%s: expected auto, mc or split, got '%s'", name,
-                            v);
+    return args_usage_error(a,
+                            "%s: expected auto, mc, split, restart or "
+                            "fixed-effort, got '%s'",
+                            name, v);
 }
 
 static int opt_importance(args *a, const char *name, const char *v, void *dest)
@@ -319,6 +327,15 @@ static void print_result(FILE *f, const risk_job *j)
                 "  estimator        plain Monte Carlo, Wilson interval: "
                 "%" PRIu64 " of %" PRIu64 " runs tipped\n",
                 est->hit_trials, est->trials);
+    else if (est->fixed_effort)
+        fprintf(f,
+                "  estimator        fixed-effort splitting, %d level%s, "
+                "%" PRIu32 " runs a level, Student-t interval over %" PRIu64
+                " replicates (%" PRIu64 " paths); as precise as %.0f "
+                "plain runs\n",
+                r->plan.n_levels, r->plan.n_levels == 1 ? "" : "s",
+                est->per_level, est->replicates, est->paths,
+                est->effective_runs);
     else
         fprintf(f,
                 "  estimator        RESTART splitting, %d level%s, "
@@ -339,8 +356,10 @@ static void print_result(FILE *f, const risk_job *j)
                 prob(est->hi, a, sizeof a));
     else if (!est->reached_target)
         fprintf(f,
-                "  precision        +-%.0f%% of the estimate, wider than "
-                "the %.0f%% asked: raise --max-runs or --budget\n",
+                "  precision        +-%.0f%% of the estimate (the "
+                "interval's half-width over it, before its low end is "
+                "clipped at 0), wider than the %.0f%% asked: raise "
+                "--max-runs or --budget\n",
                 100 * est->rel_error, 100 * j->o.ro.target_rel_error);
     if (r->one_shot) {
         fprintf(f, "  one trigger      the scenario's faults strike once "
@@ -405,7 +424,10 @@ static void json_result(FILE *f, const risk_job *j)
     jw_exact(&w, "horizon_s", (double)j->o.horizon_ns / 1e9);
     jw_exact(&w, "storm_window_s", (double)j->o.window_ns / 1e9);
     jw_exact(&w, "exposure_s", r->exposure_s);
-    jw_string(&w, "estimator", est->plain ? "plain Monte Carlo" : "RESTART");
+    jw_string(&w, "estimator",
+              est->plain          ? "plain Monte Carlo"
+              : est->fixed_effort ? "fixed-effort splitting"
+                                  : "RESTART");
     jw_exact(&w, "confidence", j->o.ro.confidence);
     jw_exact(&w, "probability", est->p);
     jw_exact(&w, "lo", est->lo);
@@ -413,7 +435,13 @@ static void json_result(FILE *f, const risk_job *j)
     jw_exact(&w, "relative_error", est->rel_error);
     jw_bool(&w, "reached_target", est->reached_target);
     jw_uint(&w, "runs", est->trials);
-    jw_uint(&w, "runs_tipped", est->hit_trials);
+    if (est->fixed_effort) {
+        jw_uint(&w, "replicates", est->replicates);
+        jw_uint(&w, "replicates_with_a_storm", est->hit_trials);
+        jw_uint(&w, "runs_per_level", est->per_level);
+    } else {
+        jw_uint(&w, "runs_tipped", est->hit_trials);
+    }
     jw_uint(&w, "paths", est->paths);
     jw_exact(&w, "effective_runs", est->effective_runs);
     jw_exact(&w, "simulated_s", est->work);

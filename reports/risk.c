@@ -538,7 +538,16 @@ static split_opts main_opts(const risk_opts *o)
                         o->threads,
                         1000000,
                         o->progress,
-                        o->progress_arg};
+                        o->progress_arg,
+                        0};
+}
+
+/* The splitting estimator asked for: RESTART or fixed effort. */
+static risk_method splitter_of(const risk_opts *o)
+{
+    return o->method == RISK_RESTART || o->method == RISK_FIXED_EFFORT
+               ? o->method
+               : RISK_DEFAULT_SPLITTER;
 }
 
 /* What follows from the estimate: the first storm, the rate. */
@@ -578,7 +587,7 @@ int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
                       traj_rekey, traj_advance, traj_hit};
     bool split = o->method != RISK_PLAIN;
     if (split && check_clonable(su, e) != 0) {
-        if (o->method == RISK_SPLITTING)
+        if (o->method != RISK_AUTO)
             return -1;
         snprintf(r->note, sizeof r->note, "plain Monte Carlo: %s", e->msg);
         split = false;
@@ -590,7 +599,10 @@ int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
     }
     r->splitting = r->plan.n_levels > 0;
     split_opts so = main_opts(o);
-    int rc = split_estimate_run(&sm, &r->plan, &so, &r->est, e);
+    r->fixed_effort = r->splitting && splitter_of(o) == RISK_FIXED_EFFORT;
+    int rc = r->fixed_effort
+                 ? split_fe_run(&sm, &r->plan, &so, &r->est, e)
+                 : split_estimate_run(&sm, &r->plan, &so, &r->est, e);
     if (rc != 0 || m.failed) {
         if (m.failed)
             *e = m.err;

@@ -55,7 +55,12 @@ typedef enum risk_method {
     RISK_AUTO, /* plain Monte Carlo when the pilot sees enough
                        storms, else splitting */
     RISK_PLAIN,
-    RISK_SPLITTING
+    RISK_SPLITTING, /* RISK_DEFAULT_SPLITTER's splitting */
+    /* Splitting by one estimator (splitting.h) on the pilot's levels: */
+    RISK_RESTART,     /* split_estimate_run: main runs, copies killed
+                         below their level, Student t over main runs */
+    RISK_FIXED_EFFORT /* split_fe_run: SPLIT_FE_PER_LEVEL runs a level,
+                         Student t over independent replicates */
 } risk_method;
 
 /* The importance function splitting climbs (README "Risk"): how far a
@@ -102,6 +107,10 @@ typedef struct risk_opts {
 
 #define RISK_PILOT_RUNS 200
 
+/* The splitting estimator used unless asked (bench/README.md compares
+ * them on bench_risk's case). */
+#define RISK_DEFAULT_SPLITTER RISK_RESTART
+
 /* The least gap between two of splitting's levels, as a share of the
  * lower one (split_pilot_opts.min_gap): at 137 requests/s of bench_risk's
  * case the pilot put levels at 87 and 89, 102 and 103 attempts without
@@ -110,8 +119,9 @@ typedef struct risk_opts {
 
 typedef struct risk_result {
     split_estimate est;
-    split_plan plan; /* n_levels 0 for plain Monte Carlo */
-    bool splitting;  /* the estimator used */
+    split_plan plan;   /* n_levels 0 for plain Monte Carlo */
+    bool splitting;    /* the estimator used */
+    bool fixed_effort; /* ... splitting by fixed effort, else RESTART */
     /* Why plain Monte Carlo was used when the pilot asked for splitting,
      * or "" */
     char note[ERR_MSG_MAX + 64]; /* whole: an sb_err's message fits */

@@ -211,8 +211,13 @@ static void acc_result(const acc *a, const split_plan *plan, double conf,
         }
         out->lo = fmax(0.0, a->mean - half);
         out->hi = a->mean + half;
+        /* from the unclipped half-width: (hi - lo) / 2 / p with lo
+         * clipped at 0 understates it (149 % for 199 %) */
+        out->rel_error = out->p > 0 ? half / out->p : INFINITY;
     }
-    out->rel_error = out->p > 0 ? (out->hi - out->lo) / 2.0 / out->p : INFINITY;
+    if (out->plain)
+        out->rel_error =
+            out->p > 0 ? (out->hi - out->lo) / 2.0 / out->p : INFINITY;
     double var_est = out->variance / (double)a->n;
     out->work_variance = out->variance * a->work / (double)a->n;
     out->effective_runs =
@@ -362,6 +367,227 @@ int split_estimate_replay(const split_trial *t, uint64_t n,
             *used = a.n;
             return 0;
         }
+    }
+}
+
+/* ---- Fixed-effort splitting ------------------------------------------------ */
+
+/* An entrance state of a stage: where a trajectory of the stage before
+ * first reached its level, and the main trial it descends from.  hit: it
+ * hit on the way (st is NULL then): it counts as above every level. */
+typedef struct fe_entr {
+    void *st;
+    uint64_t root;
+    bool hit;
+} fe_entr;
+
+typedef struct fe_rep {
+    const split_model *m;
+    const split_plan *plan;
+    uint32_t n;
+    uint64_t first; /* its main trials' numbers: first .. first + n - 1 */
+    uint64_t key;   /* its copies' keys derive from this */
+    fe_entr *cur, *next;
+    uint32_t n_cur, n_next;
+    trial_sum *sum;
+} fe_rep;
+
+static void fe_drop(const split_model *m, fe_entr *v, uint32_t *n)
+{
+    for (uint32_t i = 0; i < *n; i++)
+        if (v[i].st != NULL)
+            m->destroy(m->ctx, v[i].st);
+    *n = 0;
+}
+
+/* Trajectory i of stage k: a main trial at stage 0, else a re-keyed copy
+ * of an entrance drawn uniformly (with replacement).  Its end goes to
+ * the next stage's entrances when it reached the level or hit.  -1 when
+ * the model failed. */
+static int fe_one(fe_rep *r, int k, uint32_t i)
+{
+    const split_model *m = r->m;
+    uint64_t root = r->first + i;
+    void *st;
+    if (k == 0) {
+        st = m->start(m->ctx, root);
+    } else {
+        uint64_t u = rng_at(r->key ^ rng_mix((uint64_t)k), i);
+        const fe_entr *f = &r->cur[u % r->n_cur];
+        root = f->root;
+        if (f->hit) {
+            r->next[r->n_next++] = (fe_entr){NULL, root, true};
+            return 0;
+        }
+        st = m->clone(m->ctx, f->st);
+        if (st != NULL)
+            m->rekey(m->ctx, st, split_child_key(r->key, k, i, 1));
+    }
+    if (st == NULL)
+        return -1;
+    r->sum->paths++;
+    double peak;
+    split_stop s = m->advance(m->ctx, st, level_up(r->plan, k), -INFINITY,
+                              &peak, &r->sum->work);
+    if (s == SPLIT_HIT) {
+        r->sum->hits++;
+        if (m->on_hit)
+            m->on_hit(m->ctx, root, st);
+        m->destroy(m->ctx, st);
+        r->next[r->n_next++] = (fe_entr){NULL, root, true};
+        return 0;
+    }
+    if (s == SPLIT_UP) {
+        r->next[r->n_next++] = (fe_entr){st, root, false};
+        return 0;
+    }
+    m->destroy(m->ctx, st);
+    return s == SPLIT_FAIL ? -1 : 0;
+}
+
+/* One replicate: the product of its stages' shares in sum->y. */
+static void fe_replicate(fe_rep *r)
+{
+    double y = 1.0;
+    for (int k = 0; k <= r->plan->n_levels && y > 0; k++) {
+        r->n_next = 0;
+        for (uint32_t i = 0; i < r->n; i++)
+            if (fe_one(r, k, i) != 0) {
+                r->sum->status = -1;
+                fe_drop(r->m, r->next, &r->n_next);
+                return;
+            }
+        fe_drop(r->m, r->cur, &r->n_cur);
+        fe_entr *t = r->cur;
+        r->cur = r->next;
+        r->next = t;
+        r->n_cur = r->n_next;
+        r->n_next = 0;
+        y *= (double)r->n_cur / (double)r->n;
+    }
+    fe_drop(r->m, r->cur, &r->n_cur);
+    r->sum->y = y;
+}
+
+typedef struct fe_batch {
+    const split_model *m;
+    const split_plan *plan;
+    uint32_t n;
+    uint64_t first_rep, first_trial, count;
+    trial_sum *sums;
+    pthread_mutex_t lock;
+    uint64_t next;
+} fe_batch;
+
+static void *fe_worker(void *arg)
+{
+    fe_batch *b = arg;
+    fe_entr *buf = malloc(2 * (size_t)b->n * sizeof *buf);
+    for (;;) {
+        pthread_mutex_lock(&b->lock);
+        uint64_t i = b->next++;
+        pthread_mutex_unlock(&b->lock);
+        if (i >= b->count)
+            break;
+        trial_sum *sum = &b->sums[i];
+        memset(sum, 0, sizeof *sum);
+        if (buf == NULL) {
+            sum->status = -1;
+            continue;
+        }
+        /* Keys from the replicate's first main trial, so that estimates
+         * with other first_trials draw other copies. */
+        uint64_t first = b->first_trial + (b->first_rep + i) * b->n;
+        fe_rep r = {b->m,
+                    b->plan,
+                    b->n,
+                    first,
+                    rng_mix(first ^ UINT64_C(0xfe5eedf1fed0)),
+                    buf,
+                    buf + b->n,
+                    0,
+                    0,
+                    sum};
+        fe_replicate(&r);
+    }
+    free(buf);
+    return NULL;
+}
+
+/* Runs replicates first_rep .. first_rep + count - 1 into sums. */
+static int fe_batch_run(fe_batch *b, int threads, sb_err *e)
+{
+    b->next = 0;
+    if (pthread_mutex_init(&b->lock, NULL) != 0)
+        return err_set(e, "cannot create a lock");
+    pthread_t tid[64];
+    int started = 0;
+    if (threads > 64)
+        threads = 64;
+    for (int t = 1; t < threads; t++)
+        if (pthread_create(&tid[started], NULL, fe_worker, b) == 0)
+            started++;
+    fe_worker(b);
+    for (int t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    pthread_mutex_destroy(&b->lock);
+    for (uint64_t i = 0; i < b->count; i++)
+        if (b->sums[i].status != 0)
+            return err_set(e, "replicate %llu: the model failed",
+                           (unsigned long long)(b->first_rep + i));
+    return 0;
+}
+
+/* The estimate over a's replicates (acc's trials are replicates). */
+static bool fe_enough(const acc *a, const split_plan *plan, const split_opts *o,
+                      uint32_t n, split_estimate *est)
+{
+    split_plan levels = *plan;
+    if (levels.n_levels == 0)
+        levels.n_levels = 1; /* Student t over replicates, not Wilson */
+    acc_result(a, &levels, o->confidence, est);
+    est->fixed_effort = true;
+    est->replicates = a->n;
+    est->per_level = n;
+    est->trials = a->n * n;
+    est->effective_runs = est->variance > 0 ? est->p * (1.0 - est->p) /
+                                                  (est->variance / (double)a->n)
+                                            : (double)est->trials;
+    est->reached_target =
+        a->hit_trials > 0 && est->rel_error <= o->target_rel_error;
+    if (o->max_trials && (a->n + SPLIT_FE_BATCH) * n > o->max_trials)
+        return true;
+    if (o->max_work > 0 && a->work >= o->max_work)
+        return true;
+    return a->n >= SPLIT_FE_MIN_REPLICATES &&
+           a->hit_trials >= o->min_hit_trials && est->reached_target;
+}
+
+int split_fe_run(const split_model *m, const split_plan *plan,
+                 const split_opts *o, split_estimate *out, sb_err *e)
+{
+    uint32_t n = o->per_level ? o->per_level : SPLIT_FE_PER_LEVEL;
+    trial_sum sums[SPLIT_FE_BATCH];
+    acc a = {0};
+    for (;;) {
+        fe_batch b = {m,
+                      plan,
+                      n,
+                      a.n,
+                      o->first_trial,
+                      SPLIT_FE_BATCH,
+                      sums,
+                      PTHREAD_MUTEX_INITIALIZER,
+                      0};
+        if (fe_batch_run(&b, o->threads > 0 ? o->threads : 1, e) != 0)
+            return -1;
+        for (uint32_t i = 0; i < SPLIT_FE_BATCH; i++)
+            acc_add(&a, &sums[i]);
+        bool done = fe_enough(&a, plan, o, n, out);
+        if (o->progress)
+            o->progress(o->progress_arg, out);
+        if (done)
+            return 0;
     }
 }
 

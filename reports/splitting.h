@@ -164,12 +164,21 @@ typedef struct split_opts {
      * the caller's thread (split_estimate_run only). */
     void (*progress)(void *arg, const struct split_estimate *sofar);
     void *progress_arg;
+    /* Fixed-effort splitting's trajectories per level (split_fe_run; 0:
+     * SPLIT_FE_PER_LEVEL).  Not read by RESTART. */
+    uint32_t per_level;
 } split_opts;
 
+#define SPLIT_FE_PER_LEVEL 100
+
 typedef struct split_estimate {
-    double p;            /* the estimate */
-    double lo, hi;       /* its interval at opts.confidence */
-    double rel_error;    /* (hi - lo) / 2 / p; inf when p = 0 */
+    double p;      /* the estimate */
+    double lo, hi; /* its interval at opts.confidence */
+    /* The interval's half-width over the estimate: Student t's t x s /
+     * sqrt(n) / p before lo is clipped at 0 (a clipped interval's
+     * (hi - lo) / 2 / p would say 149 % for 199 %); Wilson's (hi - lo) /
+     * 2 / p (never clipped).  inf when p = 0. */
+    double rel_error;
     uint64_t trials;     /* main trials run */
     uint64_t hit_trials; /* of them, with at least one hit */
     uint64_t hits;       /* hits over all copies */
@@ -185,6 +194,14 @@ typedef struct split_estimate {
     double effective_runs;
     bool plain;          /* no levels: Wilson's interval */
     bool reached_target; /* the relative error is at most asked */
+    /* Fixed-effort splitting (split_fe_run): `replicates` independent
+     * estimates of `per_level` trajectories a level; trials counts their
+     * main runs (replicates x per_level), hit_trials the replicates that
+     * found the event (their estimate is not 0), and the variance and the
+     * interval are over the replicates' estimates. */
+    bool fixed_effort;
+    uint64_t replicates;
+    uint32_t per_level;
 } split_estimate;
 
 /* Runs main trials in batches until the interval is tight enough (or a
@@ -192,6 +209,33 @@ typedef struct split_estimate {
  * pass opts.max_paths. */
 int split_estimate_run(const split_model *m, const split_plan *plan,
                        const split_opts *o, split_estimate *out, sb_err *e);
+
+/* Fixed-effort splitting (Garvels 2000, ch. 2; L'Ecuyer, Demers and
+ * Tuffin 2007; Cerou and Guyader 2007) on the same plan's levels.  One
+ * replicate runs per_level trajectories at each level: stage 0 from main
+ * trials (first_trial + r x per_level + i for replicate r), stage k from
+ * the states where stage k - 1's trajectories first reached level[k-1],
+ * drawn uniformly with replacement, each copy re-keyed.  A trajectory
+ * runs until it reaches the stage's level, hits, or ends (nothing kills
+ * it below a level: the event need not pass back through the levels).
+ * A hit counts as reaching every level above (the importance of a run
+ * that hit is taken as infinite, so the events stay nested).  The
+ * replicate's estimate is the product of the stages' shares, prod_k
+ * (reached_k / per_level), unbiased (Del Moral 2004, the multinomial
+ * resampling of a Feynman-Kac particle system); it is 0 when a stage
+ * reaches nothing.  Replicates are independent: their mean has a
+ * Student-t interval over the replicates, which stays honest when one
+ * replicate's estimate is heavy tailed (the interval widens instead of
+ * a run of main trials hiding the tail).  Replicates run in batches of
+ * SPLIT_FE_BATCH on the threads; the stopping rule (o's target, at least
+ * SPLIT_FE_MIN_REPLICATES replicates and min_hit_trials of them not 0,
+ * max_trials main runs, max_work) is read between batches, so the
+ * estimate is the same bytes whatever the thread count. */
+int split_fe_run(const split_model *m, const split_plan *plan,
+                 const split_opts *o, split_estimate *out, sb_err *e);
+
+#define SPLIT_FE_BATCH 4
+#define SPLIT_FE_MIN_REPLICATES 10
 
 /* What one main trial added up to (its copies included): for running
  * trials in parts (an emitted job each) and making the estimate from all

@@ -211,7 +211,8 @@ START_TEST(refusals_say_why)
             "at least the scenario's recovery_window (10 s)");
     refused((const char *[]){"risk", TU_SOURCE("scenarios/retry-storm.ini"),
                              "--method", "magic", NULL},
-            "--method: expected auto, mc or split, got 'magic'");
+            "--method: expected auto, mc, split, restart or fixed-effort, "
+            "got 'magic'");
     refused((const char *[]){"risk", TU_SOURCE("scenarios/retry-storm.ini"),
                              "--target-rel-error", "2", NULL},
             "--target-rel-error: expected a number between 0 and 1");
@@ -363,6 +364,41 @@ START_TEST(splitting_agrees_with_plain_monte_carlo)
 }
 END_TEST
 
+/* Fixed-effort splitting on the engine (split_fe_run through risk
+ * --method fixed-effort): on tip.ini (p ~ 0.015) its estimate, 12
+ * replicates of 100 runs a level, lies in 600 plain runs' Wilson
+ * interval and the plain estimate in its own; and `run` on the first
+ * storm it saved replays the storm (METASTABLE, exit 0): a storm found
+ * by a copy is saved with its main trial's seed and the copy's branch
+ * path, which replays only if both are the trajectory's. */
+START_TEST(fixed_effort_agrees_and_replays)
+{
+    char ini[1024];
+    snprintf(ini, sizeof ini, "%s", tu_write_temp("tip.ini", tip_ini));
+    char *mc = estimate(ini, "mc", "queue", "600", "risk-fe-mc");
+    double p1 = tu_json_number(mc, "probability"),
+           lo1 = tu_json_number(mc, "lo"), hi1 = tu_json_number(mc, "hi");
+    char *fe = estimate(ini, "fixed-effort", "queue", "1200", "risk-fe");
+    ck_assert_msg(strstr(fe, "\"fixed-effort splitting\""), "%s", fe);
+    ck_assert_double_eq(tu_json_number(fe, "replicates"), 12);
+    double p2 = tu_json_number(fe, "probability"),
+           lo2 = tu_json_number(fe, "lo"), hi2 = tu_json_number(fe, "hi");
+    ck_assert_msg(p2 >= lo1 && p2 <= hi1,
+                  "fixed effort's %g outside plain's [%g, %g]", p2, lo1, hi1);
+    ck_assert_msg(p1 >= lo2 && p1 <= hi2,
+                  "plain's %g outside fixed effort's [%g, %g]", p1, lo2, hi2);
+    free(mc);
+    free(fe);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/first-storm.ini", tu_temp_path("risk-fe"));
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"run", path, NULL});
+    ck_assert_msg(o.status == 0, "%s%s", o.out, o.err);
+    ck_assert_msg(strstr(o.out, "METASTABLE"), "%s", o.out);
+    tu_output_free(&o);
+}
+END_TEST
+
 /* Plain Monte Carlo spread over jobs merges to the very estimate one
  * process makes: 300 runs of tip.ini in jobs of 70 (the last one short),
  * each job run as its emitted line says, then `merge`; risk.json, risk.md
@@ -473,6 +509,7 @@ Suite *risk_suite(void)
     tc = tcase_create("agreement");
     tcase_set_timeout(tc, 900);
     tcase_add_test(tc, splitting_agrees_with_plain_monte_carlo);
+    tcase_add_test(tc, fixed_effort_agrees_and_replays);
     suite_add_tcase(s, tc);
     return s;
 }
