@@ -245,10 +245,11 @@ typedef struct compare_opts {
 } compare_opts;
 
 /* Run every run of the plan that has no valid saved record (or only
- * o->only), saving each, whole, as it ends.  Returns 0 when all were done,
- * 1 when stopped early (what finished is saved), -1 on an error (a run
- * that fails -- a broken plug-in, memory -- is an error that names the
- * run: policy, seed, point). */
+ * o->only), saving each, whole, as it ends; then, without o->only, drop
+ * the stale records of o->dir/runs/ (runstore_compact).  Returns 0 when
+ * all were done, 1 when stopped early (what finished is saved), -1 on an
+ * error (a run that fails -- a broken plug-in, memory -- is an error that
+ * names the run: policy, seed, point). */
 int compare_execute(const compare_plan *p, const compare_opts *o, sb_err *e);
 
 /* ---- Results ------------------------------------------------------------- */
