@@ -217,7 +217,9 @@ int compare_claim_dir(const compare_plan *p, const char *dir, bool force,
 
 bool compare_metric_shown(const compare_plan *p, compare_metric m)
 {
-    if (m < CM_JOBS_COMPLETED || m >= CM_FIRST_ADDED)
+    /* The pipeline's are JOBS_COMPLETED to JOB_BLOCKED_S: a metric the
+     * table gains after them is every run's. */
+    if (m < CM_JOBS_COMPLETED || m > CM_JOB_BLOCKED_S)
         return true;
     for (uint32_t i = 0; i < p->n_points; i++)
         if (p->points[i].cfg.pipeline.n_steps > 0)
