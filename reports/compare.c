@@ -23,28 +23,15 @@ const double compare_cdf_q[COMPARE_CDF_POINTS] = {
     0.55,  0.575, 0.6,   0.625, 0.65,  0.675, 0.7,   0.725, 0.75,  0.775, 0.8,
     0.825, 0.85,  0.875, 0.9,   0.925, 0.95,  0.975, 0.99,  0.999};
 
-/* Keys that differ from the summary's fields where the value does
- * (success_pct is the summary's success_ratio x 100), so runs.csv can
- * carry both. */
+/* compare.h's table, then the metric table's added counts (sim/metrics.h):
+ * their JSON key and label. */
 const compare_metric_info compare_metrics[CM_COUNT] = {
-    {"success_pct", "success ratio", "%", +1},
-    {"amplification", "amplification", "x", -1},
-    {"peak_amplification", "peak amplification", "x", -1},
-    {"recovery_s", "recovery time", "s", -1},
-    {"p99_ms", "p99 latency", "ms", -1},
-    {"duplicates", "duplicate writes", "", -1},
-    {"quarantined", "quarantined", "", -1},
-    {"wasted_work_pct", "wasted work", "%", -1},
-    {"completion_s", "completion time", "s", -1},
-    {"jobs_completed_pct", "jobs completed", "%", +1},
-    {"jobs_failed_pct", "jobs failed", "%", -1},
-    {"alerts_critical", "critical alerts", "", -1},
-    {"items_duplicated", "duplicate items", "", -1},
-    {"job_blocked_s", "blocked time per job", "s", -1},
-/* The table's added counts (sim/metrics.h): its JSON key and label. */
+#define METRIC(id, key, label, unit, better, value) {key, label, unit, better},
+    COMPARE_METRICS(METRIC)
+#undef METRIC
 #define INFO(f, reduce, in_summary, csv, json, label, compare)                 \
     METRICS_IF_##compare({json, label, "", METRICS_BETTER_##compare}, )
-    METRICS_ADDED(INFO)
+        METRICS_ADDED(INFO)
 #undef INFO
 };
 
@@ -230,7 +217,9 @@ int compare_claim_dir(const compare_plan *p, const char *dir, bool force,
 
 bool compare_metric_shown(const compare_plan *p, compare_metric m)
 {
-    if (m < CM_JOBS_COMPLETED || m >= CM_FIRST_ADDED)
+    /* The pipeline's are JOBS_COMPLETED to JOB_BLOCKED_S: a metric the
+     * table gains after them is every run's. */
+    if (m < CM_JOBS_COMPLETED || m > CM_JOB_BLOCKED_S)
         return true;
     for (uint32_t i = 0; i < p->n_points; i++)
         if (p->points[i].cfg.pipeline.n_steps > 0)
@@ -238,56 +227,18 @@ bool compare_metric_shown(const compare_plan *p, compare_metric m)
     return false;
 }
 
-/* A pipeline metric of a run (CM_JOBS_COMPLETED on); NaN without a
- * pipeline, and a share or mean when no job started. */
-static double pipeline_metric(const sim_summary *s, compare_metric m)
-{
-    const sim_pipeline_summary *p = &s->pipeline;
-    double jobs = (double)p->jobs;
-    if (!s->has_pipeline)
-        return NAN;
-    switch (m) {
-    case CM_JOBS_COMPLETED:
-        return p->jobs ? 100.0 * (double)p->completed / jobs : NAN;
-    case CM_JOBS_FAILED:
-        return p->jobs ? 100.0 * (double)jobs_failed_all(p) / jobs : NAN;
-    case CM_ALERTS_CRITICAL:
-        return (double)p->alerts_critical;
-    case CM_ITEMS_DUPLICATED:
-        return (double)p->items_duplicated;
-    case CM_JOB_BLOCKED_S:
-        return p->jobs ? p->blocked_s / jobs : NAN;
-    default:
-        return NAN;
-    }
-}
-
+/* A run's value of metric m, as compare.h's table computes it. */
 double compare_metric_of(const compare_run *r, compare_metric m)
 {
     const sim_summary *s = &r->sum;
     if (m >= CM_FIRST_ADDED)
         return (double)summary_count(s, compare_metric_field(m));
-    if (m >= CM_JOBS_COMPLETED)
-        return pipeline_metric(s, m);
     switch (m) {
-    case CM_SUCCESS_RATIO:
-        return s->offered ? 100.0 * s->success_ratio : NAN;
-    case CM_AMPLIFICATION:
-        return s->offered ? s->amplification : NAN;
-    case CM_PEAK_AMP:
-        return s->offered ? s->peak_amplification : NAN;
-    case CM_RECOVERY_S:
-        return s->recovered ? s->recovery_time_s : NAN;
-    case CM_P99_MS:
-        return s->successes ? s->latency_p99_ms : NAN;
-    case CM_DUPLICATES:
-        return (double)s->duplicates;
-    case CM_QUARANTINED:
-        return (double)s->quarantined;
-    case CM_WASTED_SHARE:
-        return 100.0 * s->wasted_work_share;
-    case CM_COMPLETION_S:
-        return s->has_completion ? s->completion_time_s : NAN;
+#define VALUE(id, key, label, unit, better, value)                             \
+    case CM_##id:                                                              \
+        return value;
+        COMPARE_METRICS(VALUE)
+#undef VALUE
     default:
         return NAN;
     }

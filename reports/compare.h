@@ -245,10 +245,11 @@ typedef struct compare_opts {
 } compare_opts;
 
 /* Run every run of the plan that has no valid saved record (or only
- * o->only), saving each, whole, as it ends.  Returns 0 when all were done,
- * 1 when stopped early (what finished is saved), -1 on an error (a run
- * that fails -- a broken plug-in, memory -- is an error that names the
- * run: policy, seed, point). */
+ * o->only), saving each, whole, as it ends; then, without o->only, drop
+ * the stale records of o->dir/runs/ (runstore_compact).  Returns 0 when
+ * all were done, 1 when stopped early (what finished is saved), -1 on an
+ * error (a run that fails -- a broken plug-in, memory -- is an error that
+ * names the run: policy, seed, point). */
 int compare_execute(const compare_plan *p, const compare_opts *o, sb_err *e);
 
 /* ---- Results ------------------------------------------------------------- */
@@ -258,38 +259,81 @@ int compare_execute(const compare_plan *p, const compare_opts *o, sb_err *e);
 #define COMPARE_ADDED_ID(f, reduce, in_summary, csv, json, label, compare)     \
     METRICS_IF_##compare(CM_##f, )
 
-/* The metrics compared, in table order (appended to, never reordered). */
-typedef enum compare_metric {
-    CM_SUCCESS_RATIO, /* % of requests that ended */
-    CM_AMPLIFICATION, /* attempts / offered */
-    CM_PEAK_AMP,      /* largest bucket's attempts / offered */
-    CM_RECOVERY_S,    /* s after the last fault; NaN: not recovered */
-    CM_P99_MS,        /* successes' latency */
-    CM_DUPLICATES,    /* duplicate writes */
-    CM_QUARANTINED,   /* requests quarantined */
-    CM_WASTED_SHARE,  /* % of service time spent for nobody */
-    CM_COMPLETION_S,  /* arrival = once: when the last request ended;
-                           NaN: not every request ended (Brooker's
-                           hot-record study compares jitter by this and by
-                           the work, amplification) */
-    /* A pipeline's jobs (sim/pipeline.h): compared only when the
-     * scenario has a pipeline (compare_metric_shown); NaN in a run
-     * without one. */
-    CM_JOBS_COMPLETED,   /* % of jobs started that completed; NaN: none
-                           started */
-    CM_JOBS_FAILED,      /* % of jobs started that failed, were
-                           compensated or were left inconsistent */
-    CM_ALERTS_CRITICAL,  /* critical alerts */
-    CM_ITEMS_DUPLICATED, /* items committed again */
-    CM_JOB_BLOCKED_S,    /* s per job started spent waiting out retry
-                           delays */
-    /* The counts sim/metrics.h's table added since, with LOW or HIGH:
-     * CM_field, their value the summary's count, unit none. */
-    METRICS_ADDED(COMPARE_ADDED_ID) CM_COUNT
-} compare_metric;
+/* ---- The metrics a comparison tests, once each ------------------------------
+ *
+ *   X(ID, key, label, unit, better, value)
+ *   - ID: CM_ID, its id;
+ *   - key: its key in runs.csv and summary.json ("success_pct"; not the
+ *     summary's field name where the value differs, so runs.csv can carry
+ *     both);
+ *   - label: what the tables and verdicts call it;
+ *   - unit: "%", "x", "s", "ms", or "" for a count;
+ *   - better: +1 higher is better, -1 lower;
+ *   - value: how it is computed, an expression of s (the run's
+ *     sim_summary, const *), in its unit; NaN when the run has no value.
+ * Success ratio is the % of requests that ended; peak amplification the
+ * largest bucket's attempts / offered; recovery the s after the last
+ * fault (NaN: not recovered, or not judged); p99 the successes' latency;
+ * wasted work the % of service time spent for nobody; completion, with
+ * arrival = once, when the last request ended (NaN: not every one did;
+ * Brooker's hot-record study compares jitter by this and by the work,
+ * amplification).  A pipeline's jobs (sim/pipeline.h, from
+ * JOBS_COMPLETED on) are compared only when the scenario has one
+ * (compare_metric_shown), NaN in a run without one: the % of jobs
+ * started that completed, and that failed, were compensated or were left
+ * inconsistent (NaN: none started), critical alerts, items committed
+ * again, and the s per job started spent waiting out retry delays.
+ * compare_metric's ids, compare_metrics[] and compare_metric_of read it,
+ * and with them every table, chart, verdict and run file of a comparison.
+ * Appended to, never reordered.  After these come the counts of
+ * sim/metrics.h's table added since it was written with LOW or HIGH
+ * (METRICS_ADDED): CM_field, the summary's count, unit none. */
+#define COMPARE_METRICS(X)                                                     \
+    X(SUCCESS_RATIO, "success_pct", "success ratio", "%", +1,                  \
+      s->offered ? 100.0 * s->success_ratio : NAN)                             \
+    X(AMPLIFICATION, "amplification", "amplification", "x", -1,                \
+      s->offered ? s->amplification : NAN)                                     \
+    X(PEAK_AMP, "peak_amplification", "peak amplification", "x", -1,           \
+      s->offered ? s->peak_amplification : NAN)                                \
+    X(RECOVERY_S, "recovery_s", "recovery time", "s", -1,                      \
+      s->recovered ? s->recovery_time_s : NAN)                                 \
+    X(P99_MS, "p99_ms", "p99 latency", "ms", -1,                               \
+      s->successes ? s->latency_p99_ms : NAN)                                  \
+    X(DUPLICATES, "duplicates", "duplicate writes", "", -1,                    \
+      (double)s->duplicates)                                                   \
+    X(QUARANTINED, "quarantined", "quarantined", "", -1,                       \
+      (double)s->quarantined)                                                  \
+    X(WASTED_SHARE, "wasted_work_pct", "wasted work", "%", -1,                 \
+      100.0 * s->wasted_work_share)                                            \
+    X(COMPLETION_S, "completion_s", "completion time", "s", -1,                \
+      s->has_completion ? s->completion_time_s : NAN)                          \
+    X(JOBS_COMPLETED, "jobs_completed_pct", "jobs completed", "%", +1,         \
+      s->has_pipeline && s->pipeline.jobs                                      \
+          ? 100.0 * (double)s->pipeline.completed / (double)s->pipeline.jobs   \
+          : NAN)                                                               \
+    X(JOBS_FAILED, "jobs_failed_pct", "jobs failed", "%", -1,                  \
+      s->has_pipeline && s->pipeline.jobs                                      \
+          ? 100.0 * (double)jobs_failed_all(&s->pipeline) /                    \
+                (double)s->pipeline.jobs                                       \
+          : NAN)                                                               \
+    X(ALERTS_CRITICAL, "alerts_critical", "critical alerts", "", -1,           \
+      s->has_pipeline ? (double)s->pipeline.alerts_critical : NAN)             \
+    X(ITEMS_DUPLICATED, "items_duplicated", "duplicate items", "", -1,         \
+      s->has_pipeline ? (double)s->pipeline.items_duplicated : NAN)            \
+    X(JOB_BLOCKED_S, "job_blocked_s", "blocked time per job", "s", -1,         \
+      s->has_pipeline && s->pipeline.jobs                                      \
+          ? s->pipeline.blocked_s / (double)s->pipeline.jobs                   \
+          : NAN)
 
-/* The first of those (CM_COUNT when there is none). */
-#define CM_FIRST_ADDED (CM_JOB_BLOCKED_S + 1)
+#define COMPARE_ID(id, key, label, unit, better, value) CM_##id,
+typedef enum compare_metric {
+    COMPARE_METRICS(COMPARE_ID) METRICS_ADDED(COMPARE_ADDED_ID) CM_COUNT
+} compare_metric;
+#undef COMPARE_ID
+
+/* The first of the table's added counts (CM_COUNT when there is none). */
+#define COMPARE_ONE(id, key, label, unit, better, value) +1
+#define CM_FIRST_ADDED ((int)(0 COMPARE_METRICS(COMPARE_ONE)))
 
 /* Is metric m compared in plan p?  Every metric, but the pipeline's only
  * when the scenario has a pipeline (at some point of the sweep): without

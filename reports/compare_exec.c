@@ -535,6 +535,24 @@ static int jobs_for(const compare_opts *o, uint32_t n_todo)
     return (int)jobs;
 }
 
+/* Every run of the plan is saved: drop the stale records of o->dir/runs/
+ * (runstore.h says which), saying so on the progress stream.  Not after a
+ * job (o->only): another job may still be appending. */
+static int compact(const compare_plan *p, const compare_opts *o, sb_err *e)
+{
+    runstore_compaction c;
+    if (runstore_compact(p, o->dir, &c, e) != 0)
+        return -1;
+    if (c.stale && o->progress)
+        fprintf(o->progress,
+                "compare: dropped %u stale saved %s (damaged, of another "
+                "plan, or repeated) from %s/runs: its %u %s now %s/runs/"
+                "compacted.runs\n",
+                c.stale, c.stale == 1 ? "record" : "records", o->dir, c.files,
+                c.files == 1 ? "file is" : "files are", o->dir);
+    return 0;
+}
+
 int compare_execute(const compare_plan *p, const compare_opts *o, sb_err *e)
 {
     pool pl;
@@ -585,5 +603,7 @@ int compare_execute(const compare_plan *p, const compare_opts *o, sb_err *e)
     else if (rc == 0 && atomic_load(&pl.done) < pl.n_todo)
         rc = 1;
     free(pl.todo);
+    if (rc == 0 && o->only == NULL)
+        rc = compact(p, o, e);
     return rc;
 }

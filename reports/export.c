@@ -1,84 +1,42 @@
 #include "export.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "jobs.h"
 #include "json.h"
 
-/* The CSV's columns, in the order it has always had: a metric of the
- * table (sim/metrics.h) by its id, its key and value from there, or a
- * figure derived from the row, named here. */
-typedef enum derived {
-    D_NONE, /* the table's field */
-    D_T,
-    D_BUSY,
-    D_QUEUE,
-    D_WASTED,
-    D_P50,
-    D_P99,
-    D_AMP,
-    D_GOODPUT,
-    D_LEVEL,
-    D_WIDTH,
-    D_ATTEMPT_P50,
-    D_ATTEMPT_P99,
-    D_QUEUE_WAIT
-} derived;
-
+/* The CSV's columns, in the order it has always had: a count of the
+ * table (sim/metrics.h) by its id MF_..., or a figure derived from the
+ * row by its id MD_...; keys, formats and values come from there. */
 typedef struct column {
-    int field;        /* MF_..., or -1 */
-    derived d;        /* D_NONE for a field */
-    const char *name; /* a derived column's */
+    int field;   /* MF_..., or -1 */
+    int derived; /* MD_..., when field is -1 */
 } column;
 
 #define COUNT(f)                                                               \
     {                                                                          \
-        MF_##f, D_NONE, NULL                                                   \
+        MF_##f, -1                                                             \
     }
-#define DERIVED(d, name)                                                       \
+#define DERIVED(d)                                                             \
     {                                                                          \
-        -1, d, name                                                            \
+        -1, MD_##d                                                             \
     }
 static const column columns[] = {
-    DERIVED(D_T, "t_s"),
-    COUNT(offered),
-    COUNT(attempts),
-    COUNT(successes),
-    COUNT(failures),
-    COUNT(timeouts),
-    COUNT(rejections),
-    DERIVED(D_BUSY, "busy_workers"),
-    DERIVED(D_QUEUE, "queue_len"),
-    DERIVED(D_WASTED, "wasted_work_s"),
-    COUNT(duplicates),
-    DERIVED(D_P50, "p50_ms"),
-    DERIVED(D_P99, "p99_ms"),
-    COUNT(open_breakers),
-    COUNT(gave_up),
-    COUNT(deadline),
-    COUNT(refused),
-    COUNT(quarantined),
-    COUNT(errors),
-    COUNT(expired),
-    COUNT(lost_acks),
-    COUNT(max_queue),
-    COUNT(capacity),
-    DERIVED(D_AMP, "amplification"),
-    DERIVED(D_GOODPUT, "goodput_per_s"),
-    COUNT(conflicts),
-    COUNT(late),
-    COUNT(refusals),
-    COUNT(refused_budget),
-    COUNT(refused_breaker),
-    COUNT(refused_other),
-    DERIVED(D_LEVEL, "policy_level"),
-    DERIVED(D_WIDTH, "width_s"),
-    DERIVED(D_ATTEMPT_P50, "attempt_p50_ms"),
-    DERIVED(D_ATTEMPT_P99, "attempt_p99_ms"),
-    DERIVED(D_QUEUE_WAIT, "queue_wait_ms"),
-    COUNT(other_errors),
-    COUNT(overflowed),
+    DERIVED(t),           COUNT(offered),        COUNT(attempts),
+    COUNT(successes),     COUNT(failures),       COUNT(timeouts),
+    COUNT(rejections),    DERIVED(busy_workers), DERIVED(queue_len),
+    DERIVED(wasted_work), COUNT(duplicates),     DERIVED(p50),
+    DERIVED(p99),         COUNT(open_breakers),  COUNT(gave_up),
+    COUNT(deadline),      COUNT(refused),        COUNT(quarantined),
+    COUNT(errors),        COUNT(expired),        COUNT(lost_acks),
+    COUNT(max_queue),     COUNT(capacity),       DERIVED(amplification),
+    DERIVED(goodput),     COUNT(conflicts),      COUNT(late),
+    COUNT(refusals),      COUNT(refused_budget), COUNT(refused_breaker),
+    COUNT(refused_other), DERIVED(policy_level), DERIVED(width),
+    DERIVED(attempt_p50), DERIVED(attempt_p99),  DERIVED(queue_wait),
+    COUNT(other_errors),  COUNT(overflowed),
 };
 
 /* A pipeline's counters of a row: appended after the columns every run
@@ -93,63 +51,24 @@ static const column pipeline_columns[] = {
 #define N_COLUMNS (sizeof columns / sizeof *columns)
 #define N_PIPELINE_COLUMNS (sizeof pipeline_columns / sizeof *pipeline_columns)
 
-static void derived_value(FILE *f, derived d, const metrics_bucket *b)
+static void derived_value(FILE *f, int id, const metrics_bucket *b)
 {
-    double width = (double)b->width_ns;
-    switch (d) {
-    case D_T:
-        fprintf(f, "%.9g", (double)b->start_ns / 1e9);
-        break;
-    case D_BUSY:
-        fprintf(f, "%.3f", b->busy_ns / width);
-        break;
-    case D_QUEUE:
-        fprintf(f, "%.3f", b->queue_ns / width);
-        break;
-    case D_WASTED:
-        fprintf(f, "%.6f", (double)b->wasted_ns / 1e9);
-        break;
-    case D_P50:
-        fprintf(f, "%.3f", metrics_bin_ms(b->p50_bin));
-        break;
-    case D_P99:
-        fprintf(f, "%.3f", metrics_bin_ms(b->p99_bin));
-        break;
-    case D_AMP:
-        fprintf(f, "%.4f",
-                b->offered ? (double)b->attempts / (double)b->offered : 0.0);
-        break;
-    case D_GOODPUT:
-        fprintf(f, "%.3f", (double)b->successes / (width / 1e9));
-        break;
-    case D_LEVEL: /* empty: no policy reported one */
-        if (b->policy_level >= 0)
-            fprintf(f, "%.4f", b->policy_level);
-        break;
-    case D_WIDTH:
-        fprintf(f, "%.9g", width / 1e9);
-        break;
-    case D_ATTEMPT_P50:
-        fprintf(f, "%.3f", metrics_bin_ms(b->attempt_p50_bin));
-        break;
-    case D_ATTEMPT_P99:
-        fprintf(f, "%.3f", metrics_bin_ms(b->attempt_p99_bin));
-        break;
-    case D_QUEUE_WAIT:
-        fprintf(f, "%.3f",
-                b->served ? (double)b->queue_wait_ns / (double)b->served / 1e6
-                          : 0.0);
-        break;
-    default:
-        break;
-    }
+    const metrics_derived_info *d = &metrics_derived_fields[id];
+    double v = metrics_derived(b, id);
+    if (d->blank && isnan(v))
+        return;
+    if (d->decimals < 0)
+        fprintf(f, "%.9g", v);
+    else
+        fprintf(f, "%.*f", d->decimals, v);
 }
 
 static void header(FILE *f, const column *c, size_t n, const char *sep)
 {
     for (size_t i = 0; i < n; i++, sep = ",")
         fprintf(f, "%s%s", sep,
-                c[i].field >= 0 ? metrics_fields[c[i].field].csv : c[i].name);
+                c[i].field >= 0 ? metrics_fields[c[i].field].csv
+                                : metrics_derived_fields[c[i].derived].csv);
 }
 
 static void row(FILE *f, const column *c, size_t n, const metrics_bucket *b,
@@ -160,7 +79,7 @@ static void row(FILE *f, const column *c, size_t n, const metrics_bucket *b,
         if (c[i].field >= 0)
             fprintf(f, "%" PRIu64, metrics_field_u64(b, c[i].field));
         else
-            derived_value(f, c[i].d, b);
+            derived_value(f, c[i].derived, b);
     }
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "runfile.h"
 
 #define NO_FILE UINT32_MAX
@@ -272,4 +273,174 @@ int runstore_read(runstore *s, uint32_t r, compare_run *run,
     compare_run_at(s->plan, r, &pt, &pol, &sd);
     run->seed_index = sd;
     return 0;
+}
+
+/* ---- Compaction ---------------------------------------------------------- */
+
+/* Whose run a whole record is: no padding, so it hashes as bytes. */
+typedef struct run_key {
+    uint64_t seed;
+    uint32_t point, policy;
+} run_key;
+
+/* The runs kept so far: open addressing, at most half full. */
+typedef struct key_set {
+    run_key *k;
+    bool *used;
+    size_t cap, n;
+} key_set;
+
+static size_t key_slot(const key_set *ks, const run_key *k)
+{
+    size_t i = (size_t)runfile_hash(RUNFILE_FNV, k, sizeof *k) & (ks->cap - 1);
+    while (ks->used[i] && memcmp(&ks->k[i], k, sizeof *k) != 0)
+        i = (i + 1) & (ks->cap - 1);
+    return i;
+}
+
+static int key_grow(key_set *ks)
+{
+    key_set big = {NULL, NULL, ks->cap ? 2 * ks->cap : 256, 0};
+    big.k = malloc(big.cap * sizeof *big.k);
+    big.used = calloc(big.cap, sizeof *big.used);
+    if (big.k == NULL || big.used == NULL) {
+        free(big.k);
+        free(big.used);
+        return -1;
+    }
+    for (size_t i = 0; i < ks->cap; i++)
+        if (ks->used[i]) {
+            size_t j = key_slot(&big, &ks->k[i]);
+            big.k[j] = ks->k[i];
+            big.used[j] = true;
+            big.n++;
+        }
+    free(ks->k);
+    free(ks->used);
+    *ks = big;
+    return 0;
+}
+
+/* 1 when k is new (now added), 0 when it was there, -1 out of memory. */
+static int key_add(key_set *ks, const run_key *k)
+{
+    if (2 * (ks->n + 1) > ks->cap && key_grow(ks) != 0)
+        return -1;
+    size_t i = key_slot(ks, k);
+    if (ks->used[i])
+        return 0;
+    ks->k[i] = *k;
+    ks->used[i] = true;
+    ks->n++;
+    return 1;
+}
+
+/* The compaction's scratch: the files listed (in s), the record being
+ * parsed (a copy: parsing changes it), the runs kept. */
+typedef struct compactor {
+    runstore *s;
+    char *copy;
+    size_t copy_cap;
+    key_set seen;
+} compactor;
+
+/* 1 when text[0, len), at `line` of file f, is a whole record of this
+ * plan whose run has none yet; 0 when stale; -1 out of memory. */
+static int keep_record(compactor *cp, uint32_t f, const char *text, size_t len,
+                       int line)
+{
+    if (cp->copy_cap < len + 1) {
+        char *p = realloc(cp->copy, len + 1);
+        if (p == NULL)
+            return -1;
+        cp->copy = p;
+        cp->copy_cap = len + 1;
+    }
+    memcpy(cp->copy, text, len);
+    cp->copy[len] = '\0';
+    sb_err why;
+    runstore *s = cp->s;
+    if (runfile_parse(cp->copy, len, s->files[f], line, s->plan->fingerprint,
+                      s->tmp, NULL, &why) != 0)
+        return 0;
+    run_key k = {s->tmp->seed, s->tmp->point, s->tmp->policy};
+    return key_add(&cp->seen, &k);
+}
+
+/* File f's records that keep_record keeps, appended to out. */
+static int compact_file(compactor *cp, uint32_t f, FILE *out,
+                        runstore_compaction *c, sb_err *e)
+{
+    runstore *s = cp->s;
+    int rc = runfile_slurp(&s->buf, s->files[f], e);
+    if (rc != 0)
+        return rc > 0 ? 0 : -1;
+    c->files++;
+    const char *text = s->buf.p;
+    size_t len = s->buf.len, off = 0;
+    int line = 0;
+    while (off < len) {
+        size_t next = runfile_next_record(text, len, off);
+        int keep = keep_record(cp, f, text + off, next - off, line);
+        if (keep < 0)
+            return oom(e);
+        c->records++;
+        if (keep)
+            fwrite(text + off, 1, next - off, out);
+        else
+            c->stale++;
+        line += lines_in(text + off, next - off);
+        off = next;
+    }
+    return 0;
+}
+
+/* Every file listed but the compacted one (replaced already).  A file
+ * that cannot be removed holds duplicates only: the next compaction
+ * tries again. */
+static void remove_compacted(const runstore *s, const char *kept)
+{
+    for (uint32_t f = 0; f < s->n_files; f++)
+        if (strcmp(s->files[f], kept) != 0)
+            (void)unlink(s->files[f]);
+}
+
+int runstore_compact(const compare_plan *p, const char *dir,
+                     runstore_compaction *c, sb_err *e)
+{
+    memset(c, 0, sizeof *c);
+    compactor cp = {calloc(1, sizeof *cp.s), NULL, 0, {NULL, NULL, 0, 0}};
+    outfile o;
+    memset(&o, 0, sizeof o);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/runs/compacted.runs", dir);
+    int rc = -1;
+    uint32_t first;
+    if (cp.s == NULL || (cp.s->tmp = malloc(sizeof *cp.s->tmp)) == NULL) {
+        oom(e);
+        goto done;
+    }
+    cp.s->plan = p;
+    if (list_dir(cp.s, dir, &first, e) != 0)
+        goto done;
+    rc = 0;
+    if (cp.s->n_files == 0 || outfile_open(&o, path, e) != 0) {
+        rc = cp.s->n_files == 0 ? 0 : -1;
+        goto done;
+    }
+    for (uint32_t f = 0; f < cp.s->n_files && rc == 0; f++)
+        rc = compact_file(&cp, f, o.f, c, e);
+    if (rc != 0 || c->stale == 0) {
+        outfile_abort(&o);
+        goto done;
+    }
+    rc = outfile_commit(&o, e);
+    if (rc == 0)
+        remove_compacted(cp.s, path);
+done:
+    free(cp.copy);
+    free(cp.seen.k);
+    free(cp.seen.used);
+    runstore_close(cp.s);
+    return rc;
 }

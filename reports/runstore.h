@@ -46,4 +46,39 @@ const char *runstore_why(const runstore *s, uint32_t r);
 int runstore_read(runstore *s, uint32_t r, compare_run *run,
                   compare_series *series, sb_err *e);
 
+/* ---- Compaction ----------------------------------------------------------
+ *
+ * A record is stale when no load of this comparison can use it: a torn or
+ * damaged record (a crash cut a file's last record short; an edit), one
+ * saved by another plan or another stormbench (its fingerprint differs:
+ * the directory was taken over with --force, or the program changed),
+ * and a second record of a run already saved (a run repeated after its
+ * record was refused, two jobs that ran it).  Nothing else removes them,
+ * so runs/ would only grow.
+ *
+ * runstore_compact reads every record file of dir/runs/ and, when any of
+ * them holds a stale record, writes every other record -- whole, under
+ * this plan's fingerprint, the first of its run -- into one file,
+ * dir/runs/compacted.runs (a temporary renamed over it, synced), then
+ * removes the files it read.  The records kept are those files' bytes, in
+ * the order a load reads them, so a load finds the same record of every
+ * run and the outputs are the same bytes.  Records of seeds beyond the
+ * plan's are kept (a later --seeds reuses them, the fingerprint being
+ * the same).  A crash before the rename leaves the old files (and a
+ * temporary no reader lists); after it, duplicates that the next
+ * compaction drops.  The files must not be written meanwhile: compare
+ * calls it once every run of the plan is saved, not from a job (--run),
+ * whose siblings may still be appending to runs/. */
+typedef struct runstore_compaction {
+    uint32_t files;   /* record files read */
+    uint32_t records; /* records in them, stale ones included */
+    uint32_t stale;   /* records dropped; 0: nothing was rewritten */
+} runstore_compaction;
+
+/* Compact dir/runs/ for plan p as above; *c says what it found.  0, or
+ * -1 with a message (the files are then as they were, or hold
+ * duplicates only). */
+int runstore_compact(const compare_plan *p, const char *dir,
+                     runstore_compaction *c, sb_err *e);
+
 #endif

@@ -425,3 +425,24 @@ size_t metrics_bytes(const metrics *m)
 {
     return sizeof *m + m->cap * sizeof *m->buckets;
 }
+
+#define METRICS_BLANK_Y true
+#define METRICS_BLANK_N false
+#define DERIVED_INFO(name, unit, csv, decimals, blank, label, value)           \
+    {#name, unit, csv, label, decimals, METRICS_BLANK_##blank},
+const metrics_derived_info metrics_derived_fields[MD_COUNT] = {
+    METRICS_DERIVED(DERIVED_INFO)};
+#undef DERIVED_INFO
+
+double metrics_derived(const metrics_bucket *b, int id)
+{
+    switch (id) {
+#define DERIVED_VALUE(name, unit, csv, decimals, blank, label, value)          \
+    case MD_##name:                                                            \
+        return value;
+        METRICS_DERIVED(DERIVED_VALUE)
+#undef DERIVED_VALUE
+    default:
+        return NAN;
+    }
+}

@@ -171,6 +171,64 @@ typedef enum metrics_field_id {
 #define METRICS_BETTER_LOW (-1)
 #define METRICS_BETTER_HIGH (+1)
 
+/* ---- Figures derived from a row, once each --------------------------------
+ *
+ * What a row shows that is not one of its counts:
+ *   X(name, unit, csv, decimals, blank, label, value)
+ *   - unit: "s", "ms", "/s", "x", or "" (workers, requests, a level);
+ *   - csv: its column of the per-bucket CSV;
+ *   - decimals: printed with that many ("%.*f"), or -1 for "%.9g" (a time
+ *     that must read back exactly);
+ *   - blank: Y when a NaN value is an empty cell (the level: no policy
+ *     reported one), N when it prints as printf prints NaN;
+ *   - label: what users call it;
+ *   - value: how it is computed, an expression of b (the row, a const
+ *     metrics_bucket *) in its unit; a rate or time average is over the
+ *     row's own width (a merged row's, which width_s states).
+ * metrics_derived() computes them by id, MD_name; reports/export.c's
+ * CSV lists its columns by id and reads the rest here.  The run's own
+ * figures (the summary's amplification, latency quantiles ...) are
+ * sim_summary fields (summary.c), and a comparison's are its table,
+ * COMPARE_METRICS (reports/compare.h). */
+#define METRICS_DERIVED(X)                                                     \
+    X(t, "s", "t_s", -1, N, "bucket start", (double)b->start_ns / 1e9)         \
+    X(busy_workers, "", "busy_workers", 3, N, "busy workers",                  \
+      b->busy_ns / (double)b->width_ns)                                        \
+    X(queue_len, "", "queue_len", 3, N, "queue length",                        \
+      b->queue_ns / (double)b->width_ns)                                       \
+    X(wasted_work, "s", "wasted_work_s", 6, N, "wasted work",                  \
+      (double)b->wasted_ns / 1e9)                                              \
+    X(p50, "ms", "p50_ms", 3, N, "p50 latency", metrics_bin_ms(b->p50_bin))    \
+    X(p99, "ms", "p99_ms", 3, N, "p99 latency", metrics_bin_ms(b->p99_bin))    \
+    X(amplification, "x", "amplification", 4, N, "amplification",              \
+      b->offered ? (double)b->attempts / (double)b->offered : 0.0)             \
+    X(goodput, "/s", "goodput_per_s", 3, N, "goodput",                         \
+      (double)b->successes / ((double)b->width_ns / 1e9))                      \
+    X(policy_level, "", "policy_level", 4, Y, "policy level",                  \
+      b->policy_level >= 0 ? b->policy_level : NAN)                            \
+    X(width, "s", "width_s", -1, N, "row width", (double)b->width_ns / 1e9)    \
+    X(attempt_p50, "ms", "attempt_p50_ms", 3, N, "attempt p50 latency",        \
+      metrics_bin_ms(b->attempt_p50_bin))                                      \
+    X(attempt_p99, "ms", "attempt_p99_ms", 3, N, "attempt p99 latency",        \
+      metrics_bin_ms(b->attempt_p99_bin))                                      \
+    X(queue_wait, "ms", "queue_wait_ms", 3, N, "queue wait",                   \
+      b->served ? (double)b->queue_wait_ns / (double)b->served / 1e6 : 0.0)
+
+#define METRICS_DERIVED_ID(name, unit, csv, decimals, blank, label, value)     \
+    MD_##name,
+typedef enum metrics_derived_id {
+    METRICS_DERIVED(METRICS_DERIVED_ID) MD_COUNT
+} metrics_derived_id;
+#undef METRICS_DERIVED_ID
+
+/* One derived figure, as data (its value: metrics_derived). */
+typedef struct metrics_derived_info {
+    const char *name, *unit, *csv, *label;
+    int decimals; /* -1: %.9g */
+    bool blank;   /* NaN: an empty cell */
+} metrics_derived_info;
+extern const metrics_derived_info metrics_derived_fields[MD_COUNT];
+
 /* How a field is stored, for readers that walk the table. */
 typedef enum metrics_type { MT_U64, MT_I64, MT_U32, MT_DOUBLE } metrics_type;
 
@@ -466,6 +524,9 @@ void metrics_finish(metrics *m, int64_t t, uint64_t in_flight,
 /* A quantile bin's value in ms: the bin's midpoint, 0 for METRICS_NO_BIN
  * (within 3.2 % of the true quantile, as hist_quantile). */
 double metrics_bin_ms(uint16_t bin);
+
+/* Derived figure id (MD_...) of row b, as METRICS_DERIVED computes it. */
+double metrics_derived(const metrics_bucket *b, int id);
 
 /* Bytes the metrics hold. */
 size_t metrics_bytes(const metrics *m);

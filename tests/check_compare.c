@@ -24,6 +24,7 @@
 #include "policy_setup.h"
 #include "outfile.h"
 #include "runfile.h"
+#include "runstore.h"
 #include "testutil.h"
 
 /* The storm: 40 requests/s against 4 workers of exp(50 ms) (utilization
@@ -612,12 +613,84 @@ START_TEST(damaged_runs_are_refused_and_rerun)
             ck_assert_int_eq(compare_execute(&f->plan, &o, &e), 0);
         }
     }
-    /* execute itself reruns a damaged record, the stale one here, and
-     * leaves the damaged file alone: a newer whole record wins. */
-    unsigned before = saved_runs(dir);
+    /* execute itself reruns a damaged record, the stale one here; then,
+     * every run saved, it drops the three refused records (runstore.h's
+     * compaction): 14 saved, + run 9, - 3 = one record per run. */
+    ck_assert_uint_eq(saved_runs(dir), 14); /* 9 + 2 reruns + 3 refused */
     execute(&f->plan, dir, 2);
-    ck_assert_uint_eq(saved_runs(dir), before + 1);
+    ck_assert_uint_eq(saved_runs(dir), compare_n_runs(&f->plan));
     assert_same_tables(&f->plan, whole, dir);
+    free(f);
+}
+END_TEST
+
+static bool has_file(const char *dir, const char *name)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/runs/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* Stale records -- a second record of a run, a torn one, another plan's
+ * -- are dropped once a compare has every run: runs/ is then one file of
+ * one record per run, plus a record of a seed beyond the plan (a later
+ * --seeds 5 reuses it), and the tables are the same bytes.  A job (--run)
+ * leaves runs/ alone, and so does a compare with nothing stale. */
+START_TEST(stale_records_are_compacted)
+{
+    fixture *f = storm_plan();
+    uint32_t n = compare_n_runs(&f->plan);
+    const char *whole = fresh_dir("cmp-clean"), *dir = fresh_dir("cmp-stale");
+    execute(&f->plan, whole, 2);
+    execute(&f->plan, dir, 2);
+    ck_assert(!has_file(dir, "compacted.runs")); /* nothing stale */
+    char path[1200];
+    save_alone(&f->plan, 3, dir, "dup.runs", path, sizeof path);
+    save_alone(&f->plan, 4, dir, "torn.runs", path, sizeof path);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    truncate_file(path, st.st_size / 2);
+    compare_plan other = f->plan, more = f->plan;
+    snprintf(other.fingerprint, sizeof other.fingerprint, "0123456789abcdef");
+    save_alone(&other, 9, dir, "other.runs", path, sizeof path);
+    more.n_seeds = SEEDS + 1; /* run 4: policy 0, seed SEED0 + 4 */
+    save_alone(&more, 4, dir, "more.runs", path, sizeof path);
+    ck_assert_uint_eq(saved_runs(dir), n + 4);
+
+    /* A job has runs 0 and 1 saved: it runs nothing and keeps all. */
+    uint32_t job[2] = {0, 1};
+    compare_opts o = {dir, 1, job, 2, NULL, NULL, {NULL, NULL, 0, NULL, 0}};
+    sb_err e;
+    ck_assert_int_eq(compare_execute(&f->plan, &o, &e), 0);
+    ck_assert_uint_eq(saved_runs(dir), n + 4);
+    ck_assert(has_file(dir, "dup.runs"));
+
+    execute(&f->plan, dir, 2);
+    files fs;
+    files_of(dir, &fs);
+    ck_assert_int_eq(fs.n, 1);
+    ck_assert_str_eq(fs.name[0], "compacted.runs");
+    files_free(&fs);
+    ck_assert_uint_eq(saved_runs(dir), n + 1); /* - dup, torn, other */
+    assert_same_tables(&f->plan, whole, dir);
+    runstore *rs;
+    const char *dirs[1] = {dir};
+    ck_assert_int_eq(runstore_open(&more, dirs, 1, &rs, &e), 0);
+    for (uint32_t r = 0; r < compare_n_runs(&more); r++)
+        ck_assert_int_eq(runstore_has(rs, r),
+                         r % (SEEDS + 1) < SEEDS || r == 4);
+    runstore_close(rs);
+
+    /* Compacted, nothing is stale: the next compare rewrites nothing. */
+    ck_assert_int_eq(stat(path, &st), -1); /* more.runs: removed */
+    char kept[1200];
+    snprintf(kept, sizeof kept, "%s/runs/compacted.runs", dir);
+    struct stat a, b;
+    ck_assert_int_eq(stat(kept, &a), 0);
+    execute(&f->plan, dir, 2);
+    ck_assert_int_eq(stat(kept, &b), 0);
+    ck_assert_uint_eq(a.st_ino, b.st_ino);
+    ck_assert_uint_eq(saved_runs(dir), n + 1);
     free(f);
 }
 END_TEST
@@ -2246,6 +2319,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, doubles_print_as_printf);
     tcase_add_test(tc, only_and_merge);
     tcase_add_test(tc, damaged_runs_are_refused_and_rerun);
+    tcase_add_test(tc, stale_records_are_compacted);
     tcase_add_test(tc, every_truncation_is_refused);
     tcase_add_test(tc, csv_rows_and_means);
     tcase_add_test(tc, markdown_has_the_json_numbers);

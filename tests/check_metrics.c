@@ -6,6 +6,7 @@
  * get every bucket at the scenario's width.
  */
 #include <check.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -688,6 +689,80 @@ START_TEST(the_table_has_a_reader_for_every_key)
 }
 END_TEST
 
+/* Every derived figure of a row (metrics.h's METRICS_DERIVED) is a CSV
+ * column, once, and every column of the CSV is a count of the table or a
+ * derived figure: none is named by hand.  Its values on a row worked out
+ * by hand; a comparison's metrics (compare.h's COMPARE_METRICS) each have
+ * a key, a label, a unit and a direction, and their values on a summary
+ * worked out by hand. */
+START_TEST(every_derived_figure_has_a_reader)
+{
+    metrics m;
+    ck_assert_int_eq(metrics_init(&m, 1000000000, 2000000000, 16), 0);
+    char *csv = NULL;
+    size_t n_csv = 0;
+    FILE *f = open_memstream(&csv, &n_csv);
+    export_csv(f, &m, true);
+    fclose(f);
+    metrics_fini(&m);
+    int columns = 1, counts = 0;
+    for (const char *p = csv; *p && *p != '\n'; p++)
+        columns += *p == ',';
+    for (int i = 0; i < MF_COUNT; i++)
+        counts += metrics_fields[i].csv[0] != '\0';
+    for (int d = 0; d < MD_COUNT; d++) {
+        const metrics_derived_info *x = &metrics_derived_fields[d];
+        ck_assert_msg(columns_named(csv, x->csv) == 1,
+                      "%s: CSV column %s not once in %s", x->name, x->csv, csv);
+        ck_assert_msg(x->label[0] && x->unit, "%s: no label", x->name);
+    }
+    ck_assert_int_eq(MD_COUNT, 13);
+    ck_assert_int_eq(columns, counts + MD_COUNT);
+    free(csv);
+
+    /* A 2 s row: 25 attempts for 10 requests is 2.5x; 8 successes in 2 s
+     * 4/s; 3 worker-seconds busy 1.5 workers; 20 ms waited by 4 attempts
+     * 5 ms each; no level reported, a blank cell. */
+    metrics_bucket b;
+    memset(&b, 0, sizeof b);
+    b.start_ns = 4000000000;
+    b.width_ns = 2000000000;
+    b.offered = 10;
+    b.attempts = 25;
+    b.successes = 8;
+    b.busy_ns = 3e9;
+    b.served = 4;
+    b.queue_wait_ns = 20000000;
+    b.policy_level = -1;
+    ck_assert_double_eq(metrics_derived(&b, MD_t), 4.0);
+    ck_assert_double_eq(metrics_derived(&b, MD_width), 2.0);
+    ck_assert_double_eq(metrics_derived(&b, MD_amplification), 2.5);
+    ck_assert_double_eq(metrics_derived(&b, MD_goodput), 4.0);
+    ck_assert_double_eq(metrics_derived(&b, MD_busy_workers), 1.5);
+    ck_assert_double_eq(metrics_derived(&b, MD_queue_wait), 5.0);
+    ck_assert(isnan(metrics_derived(&b, MD_policy_level)));
+    ck_assert(metrics_derived_fields[MD_policy_level].blank);
+
+    for (int c = 0; c < CM_FIRST_ADDED; c++) {
+        const compare_metric_info *x = &compare_metrics[c];
+        ck_assert_msg(x->key[0] && x->name[0] && x->unit, "metric %d", c);
+        ck_assert_msg(x->better == 1 || x->better == -1, "%s", x->key);
+    }
+    ck_assert_int_eq(CM_FIRST_ADDED, 14);
+    /* 8 of 10 requests ended well: 80 %; no pipeline: its metrics NaN. */
+    compare_run *r = calloc(1, sizeof *r);
+    ck_assert_ptr_nonnull(r);
+    r->sum.offered = 10;
+    r->sum.success_ratio = 0.8;
+    r->sum.wasted_work_share = 0.25;
+    ck_assert_double_eq(compare_metric_of(r, CM_SUCCESS_RATIO), 80.0);
+    ck_assert_double_eq(compare_metric_of(r, CM_WASTED_SHARE), 25.0);
+    ck_assert(isnan(compare_metric_of(r, CM_P99_MS))); /* no success */
+    ck_assert(isnan(compare_metric_of(r, CM_JOBS_COMPLETED)));
+    free(r);
+}
+END_TEST
+
 Suite *metrics_suite(void)
 {
     Suite *s = suite_create("metrics");
@@ -705,6 +780,7 @@ Suite *metrics_suite(void)
     tcase_add_test(tc, attempt_latency_in_the_outputs);
     tcase_add_test(tc, the_tables_counts_reach_the_run_files);
     tcase_add_test(tc, the_table_has_a_reader_for_every_key);
+    tcase_add_test(tc, every_derived_figure_has_a_reader);
     suite_add_tcase(s, tc);
     return s;
 }
