@@ -475,10 +475,12 @@ static size_t g_text(bool neg, uint64_t n, int digits, int x, char *buf)
  * into buf (32 bytes); false when v is outside the exact path. */
 static bool g_fast(double v, char *buf)
 {
+    if (!isfinite(v))
+        return false; /* frexp leaves an infinity's exponent unspecified */
     int e;
     double f = frexp(fabs(v), &e); /* |v| = f * 2^e, f in [0.5, 1) */
     if (!(f >= 0.5) || e < -1021)
-        return false; /* NaN, infinity, subnormal */
+        return false; /* subnormal */
     uint64_t m = (uint64_t)ldexp(f, 53);
     int q = e - 53, x;
     uint64_t n;
