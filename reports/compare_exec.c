@@ -158,6 +158,7 @@ typedef struct pool {
     const compare_opts *opts;
     uint32_t *todo;
     uint32_t n_todo;
+    uint32_t stale;   /* stale records found before the runs */
     atomic_uint next; /* index into todo of the next run to start */
     atomic_uint done; /* runs finished and saved */
     atomic_int failed;
@@ -497,6 +498,7 @@ static int list_todo(const compare_plan *p, const compare_opts *o, pool *pl,
                     runstore_why(st, r));
         pl->todo[pl->n_todo++] = r;
     }
+    pl->stale = runstore_stale(st);
     runstore_close(st);
     return 0;
 }
@@ -603,7 +605,9 @@ int compare_execute(const compare_plan *p, const compare_opts *o, sb_err *e)
     else if (rc == 0 && atomic_load(&pl.done) < pl.n_todo)
         rc = 1;
     free(pl.todo);
-    if (rc == 0 && o->only == NULL)
+    /* The runs just made add no stale record (each was missing, and is
+     * written once), so what the index found decides. */
+    if (rc == 0 && o->only == NULL && pl.stale > 0)
         rc = compact(p, o, e);
     return rc;
 }

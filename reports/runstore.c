@@ -33,6 +33,7 @@ struct runstore {
     char **why; /* per run: the first refusal, when no whole one */
     runfile_buf buf;
     compare_run *tmp; /* a scratch record for the scan */
+    uint32_t stale;   /* records refused, and second records of a run */
 };
 
 static int oom(sb_err *e)
@@ -132,11 +133,15 @@ static int index_record(runstore *s, uint32_t f, char *text, size_t off,
     if (runfile_parse(text + off, next - off, s->files[f], line,
                       s->plan->fingerprint, s->tmp, NULL, &why) == 0) {
         if (run_number(s->plan, s->tmp->point, s->tmp->policy, s->tmp->seed,
-                       &r) &&
-            s->at[r].file == NO_FILE)
-            s->at[r] = (place){f, (uint32_t)line, off, next - off};
+                       &r)) {
+            if (s->at[r].file == NO_FILE)
+                s->at[r] = (place){f, (uint32_t)line, off, next - off};
+            else
+                s->stale++;
+        }
         return 0;
     }
+    s->stale++;
     if (!whose || !run_number(s->plan, pt, pol, seed, &r) || s->why[r] != NULL)
         return 0;
     s->why[r] = strdup(why.msg);
@@ -224,6 +229,11 @@ bool runstore_has(const runstore *s, uint32_t r)
 const char *runstore_why(const runstore *s, uint32_t r)
 {
     return s->why[r];
+}
+
+uint32_t runstore_stale(const runstore *s)
+{
+    return s->stale;
 }
 
 /* The record's bytes into s->buf. */

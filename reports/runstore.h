@@ -40,6 +40,13 @@ bool runstore_has(const runstore *s, uint32_t r);
  * when it has one or none was found.  Valid until runstore_close. */
 const char *runstore_why(const runstore *s, uint32_t r);
 
+/* How many records the index found stale (below): refused ones, and
+ * second records of a run of the plan.  Not counted: a second record of
+ * a run outside the plan (a seed beyond it), which runstore_compact
+ * would drop too; compare compacts only when this is not 0, so that a
+ * directory without stale records costs no second read. */
+uint32_t runstore_stale(const runstore *s);
+
 /* Run r's record into *run (seed_index set) and, when series is not NULL,
  * *series.  0; 1 when the store has no record of r; -1 with a message
  * (its file changed since the store was opened). */
