@@ -145,22 +145,30 @@ static void *batch_worker(void *arg)
     }
 }
 
+/* worker(arg) on this thread and threads - 1 more (at most 64 in all;
+ * fewer when a thread cannot be started: the workers take their items
+ * from a shared counter, so fewer threads only take longer). */
+static void on_threads(void *(*worker)(void *), void *arg, int threads)
+{
+    pthread_t tid[64];
+    int started = 0;
+    if (threads > 64)
+        threads = 64;
+    for (int t = 1; t < threads; t++)
+        if (pthread_create(&tid[started], NULL, worker, arg) == 0)
+            started++;
+    worker(arg);
+    for (int t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+}
+
 /* Runs trials first .. first + n - 1 into sums[0..n). */
 static int batch_run(batch *b, int threads, sb_err *e)
 {
     b->next = 0;
     if (pthread_mutex_init(&b->lock, NULL) != 0)
         return err_set(e, "cannot create a lock");
-    pthread_t tid[64];
-    int started = 0;
-    if (threads > 64)
-        threads = 64;
-    for (int t = 1; t < threads; t++)
-        if (pthread_create(&tid[started], NULL, batch_worker, b) == 0)
-            started++;
-    batch_worker(b);
-    for (int t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
+    on_threads(batch_worker, b, threads);
     pthread_mutex_destroy(&b->lock);
     return 0;
 }
@@ -520,16 +528,7 @@ static int fe_batch_run(fe_batch *b, int threads, sb_err *e)
     b->next = 0;
     if (pthread_mutex_init(&b->lock, NULL) != 0)
         return err_set(e, "cannot create a lock");
-    pthread_t tid[64];
-    int started = 0;
-    if (threads > 64)
-        threads = 64;
-    for (int t = 1; t < threads; t++)
-        if (pthread_create(&tid[started], NULL, fe_worker, b) == 0)
-            started++;
-    fe_worker(b);
-    for (int t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
+    on_threads(fe_worker, b, threads);
     pthread_mutex_destroy(&b->lock);
     for (uint64_t i = 0; i < b->count; i++)
         if (b->sums[i].status != 0)
