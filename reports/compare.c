@@ -26,11 +26,15 @@ const double compare_cdf_q[COMPARE_CDF_POINTS] = {
 /* compare.h's table, then the metric table's added counts (sim/metrics.h):
  * their JSON key and label. */
 const compare_metric_info compare_metrics[CM_COUNT] = {
-#define METRIC(id, key, label, unit, better, value) {key, label, unit, better},
+#define METRIC(id, key, label, phrase, unit, better, value)                    \
+    {key, label, unit, better, phrase},
     COMPARE_METRICS(METRIC)
 #undef METRIC
+#define PHRASE_LOW "fewest "
+#define PHRASE_HIGH "most "
 #define INFO(f, reduce, in_summary, csv, json, label, compare)                 \
-    METRICS_IF_##compare({json, label, "", METRICS_BETTER_##compare}, )
+    METRICS_IF_##compare(                                                      \
+        {json, label, "", METRICS_BETTER_##compare, PHRASE_##compare label}, )
         METRICS_ADDED(INFO)
 #undef INFO
 };
@@ -48,20 +52,21 @@ int compare_metric_field(compare_metric m)
 }
 
 const compare_metric_info compare_phase_figures[CP_COUNT] = {
-    {"offered_per_s", "offered", "/s", 0},
-    {"goodput_per_s", "goodput", "/s", +1},
-    {"success_pct", "success ratio", "%", +1},
-    {"amplification", "amplification", "x", -1},
-    {"p99_ms", "p99 latency", "ms", -1},
-    {"duplicates", "duplicate writes", "", -1},
+    {"offered_per_s", "offered", "/s", 0, NULL},
+    {"goodput_per_s", "goodput", "/s", +1, NULL},
+    {"success_pct", "success ratio", "%", +1, NULL},
+    {"amplification", "amplification", "x", -1, NULL},
+    {"p99_ms", "p99 latency", "ms", -1, NULL},
+    {"duplicates", "duplicate writes", "", -1, NULL},
 };
 
 const compare_metric_info compare_tier_figures[TF_COUNT] = {
-    {"amplification", "attempts per request", "x", -1},
-    {"during_amplification", "attempts per request during the faults", "x", -1},
-    {"peak_amplification", "peak attempts per request", "x", -1},
-    {"utilization_pct", "utilization", "%", 0},
-    {"max_queue", "max queue", "", -1},
+    {"amplification", "attempts per request", "x", -1, NULL},
+    {"during_amplification", "attempts per request during the faults", "x", -1,
+     NULL},
+    {"peak_amplification", "peak attempts per request", "x", -1, NULL},
+    {"utilization_pct", "utilization", "%", 0, NULL},
+    {"max_queue", "max queue", "", -1, NULL},
 };
 
 double compare_tier_value(const compare_run *r, uint32_t t, int f)
@@ -234,7 +239,7 @@ double compare_metric_of(const compare_run *r, compare_metric m)
     if (m >= CM_FIRST_ADDED)
         return (double)summary_count(s, compare_metric_field(m));
     switch (m) {
-#define VALUE(id, key, label, unit, better, value)                             \
+#define VALUE(id, key, label, phrase, unit, better, value)                     \
     case CM_##id:                                                              \
         return value;
         COMPARE_METRICS(VALUE)

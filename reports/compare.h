@@ -261,12 +261,14 @@ int compare_execute(const compare_plan *p, const compare_opts *o, sb_err *e);
 
 /* ---- The metrics a comparison tests, once each ------------------------------
  *
- *   X(ID, key, label, unit, better, value)
+ *   X(ID, key, label, phrase, unit, better, value)
  *   - ID: CM_ID, its id;
  *   - key: its key in runs.csv and summary.json ("success_pct"; not the
  *     summary's field name where the value differs, so runs.csv can carry
  *     both);
  *   - label: what the tables and verdicts call it;
+ *   - phrase: what the verdict says its leader has ("lowest
+ *     amplification");
  *   - unit: "%", "x", "s", "ms", or "" for a count;
  *   - better: +1 higher is better, -1 lower;
  *   - value: how it is computed, an expression of s (the run's
@@ -287,52 +289,60 @@ int compare_execute(const compare_plan *p, const compare_opts *o, sb_err *e);
  * and with them every table, chart, verdict and run file of a comparison.
  * Appended to, never reordered.  After these come the counts of
  * sim/metrics.h's table added since it was written with LOW or HIGH
- * (METRICS_ADDED): CM_field, the summary's count, unit none. */
+ * (METRICS_ADDED): CM_field, the summary's count, unit none, phrase
+ * "fewest LABEL" (LOW) or "most LABEL" (HIGH). */
 #define COMPARE_METRICS(X)                                                     \
-    X(SUCCESS_RATIO, "success_pct", "success ratio", "%", +1,                  \
-      s->offered ? 100.0 * s->success_ratio : NAN)                             \
-    X(AMPLIFICATION, "amplification", "amplification", "x", -1,                \
-      s->offered ? s->amplification : NAN)                                     \
-    X(PEAK_AMP, "peak_amplification", "peak amplification", "x", -1,           \
+    X(SUCCESS_RATIO, "success_pct", "success ratio", "highest success ratio",  \
+      "%", +1, s->offered ? 100.0 * s->success_ratio : NAN)                    \
+    X(AMPLIFICATION, "amplification", "amplification", "lowest amplification", \
+      "x", -1, s->offered ? s->amplification : NAN)                            \
+    X(PEAK_AMP, "peak_amplification", "peak amplification",                    \
+      "lowest peak amplification", "x", -1,                                    \
       s->offered ? s->peak_amplification : NAN)                                \
-    X(RECOVERY_S, "recovery_s", "recovery time", "s", -1,                      \
+    X(RECOVERY_S, "recovery_s", "recovery time", "fastest recovery", "s", -1,  \
       s->recovered ? s->recovery_time_s : NAN)                                 \
-    X(P99_MS, "p99_ms", "p99 latency", "ms", -1,                               \
+    X(P99_MS, "p99_ms", "p99 latency", "lowest p99 latency", "ms", -1,         \
       s->successes ? s->latency_p99_ms : NAN)                                  \
-    X(DUPLICATES, "duplicates", "duplicate writes", "", -1,                    \
-      (double)s->duplicates)                                                   \
-    X(QUARANTINED, "quarantined", "quarantined", "", -1,                       \
-      (double)s->quarantined)                                                  \
-    X(WASTED_SHARE, "wasted_work_pct", "wasted work", "%", -1,                 \
-      100.0 * s->wasted_work_share)                                            \
-    X(COMPLETION_S, "completion_s", "completion time", "s", -1,                \
+    X(DUPLICATES, "duplicates", "duplicate writes", "fewest duplicate writes", \
+      "", -1, (double)s->duplicates)                                           \
+    X(QUARANTINED, "quarantined", "quarantined",                               \
+      "fewest quarantined requests", "", -1, (double)s->quarantined)           \
+    X(WASTED_SHARE, "wasted_work_pct", "wasted work", "least wasted work",     \
+      "%", -1, 100.0 * s->wasted_work_share)                                   \
+    X(COMPLETION_S, "completion_s", "completion time",                         \
+      "shortest completion time", "s", -1,                                     \
       s->has_completion ? s->completion_time_s : NAN)                          \
-    X(JOBS_COMPLETED, "jobs_completed_pct", "jobs completed", "%", +1,         \
+    X(JOBS_COMPLETED, "jobs_completed_pct", "jobs completed",                  \
+      "most jobs completed", "%", +1,                                          \
       s->has_pipeline && s->pipeline.jobs                                      \
           ? 100.0 * (double)s->pipeline.completed / (double)s->pipeline.jobs   \
           : NAN)                                                               \
-    X(JOBS_FAILED, "jobs_failed_pct", "jobs failed", "%", -1,                  \
+    X(JOBS_FAILED, "jobs_failed_pct", "jobs failed", "fewest jobs failed",     \
+      "%", -1,                                                                 \
       s->has_pipeline && s->pipeline.jobs                                      \
           ? 100.0 * (double)jobs_failed_all(&s->pipeline) /                    \
                 (double)s->pipeline.jobs                                       \
           : NAN)                                                               \
-    X(ALERTS_CRITICAL, "alerts_critical", "critical alerts", "", -1,           \
+    X(ALERTS_CRITICAL, "alerts_critical", "critical alerts",                   \
+      "fewest critical alerts", "", -1,                                        \
       s->has_pipeline ? (double)s->pipeline.alerts_critical : NAN)             \
-    X(ITEMS_DUPLICATED, "items_duplicated", "duplicate items", "", -1,         \
+    X(ITEMS_DUPLICATED, "items_duplicated", "duplicate items",                 \
+      "fewest duplicate items", "", -1,                                        \
       s->has_pipeline ? (double)s->pipeline.items_duplicated : NAN)            \
-    X(JOB_BLOCKED_S, "job_blocked_s", "blocked time per job", "s", -1,         \
+    X(JOB_BLOCKED_S, "job_blocked_s", "blocked time per job",                  \
+      "least blocked time per job", "s", -1,                                   \
       s->has_pipeline && s->pipeline.jobs                                      \
           ? s->pipeline.blocked_s / (double)s->pipeline.jobs                   \
           : NAN)
 
-#define COMPARE_ID(id, key, label, unit, better, value) CM_##id,
+#define COMPARE_ID(id, key, label, phrase, unit, better, value) CM_##id,
 typedef enum compare_metric {
     COMPARE_METRICS(COMPARE_ID) METRICS_ADDED(COMPARE_ADDED_ID) CM_COUNT
 } compare_metric;
 #undef COMPARE_ID
 
 /* The first of the table's added counts (CM_COUNT when there is none). */
-#define COMPARE_ONE(id, key, label, unit, better, value) +1
+#define COMPARE_ONE(id, key, label, phrase, unit, better, value) +1
 #define CM_FIRST_ADDED ((int)(0 COMPARE_METRICS(COMPARE_ONE)))
 
 /* Is metric m compared in plan p?  Every metric, but the pipeline's only
@@ -347,6 +357,9 @@ typedef struct compare_metric_info {
     const char *name; /* "success ratio": tables */
     const char *unit; /* "%", "x", "s", "ms", "" */
     int better;       /* +1 higher is better, -1 lower */
+    /* "highest success ratio": what a verdict says its leader has; NULL
+     * for the phase and tier figures, which get no verdict */
+    const char *phrase;
 } compare_metric_info;
 extern const compare_metric_info compare_metrics[CM_COUNT];
 

@@ -647,28 +647,18 @@ static void p_text(double p, char *buf, size_t len)
         snprintf(buf, len, "p = %.2g", p);
 }
 
-/* sim/metrics.h's added counts: "fewest" or "most", and the label. */
-#define PHRASE_LOW "fewest "
-#define PHRASE_HIGH "most "
-#define ADDED_PHRASE(f, reduce, in_summary, csv, json, label, compare)         \
-    METRICS_IF_##compare(PHRASE_##compare label, )
-static const char *const phrase[CM_COUNT] = {
-    "highest success ratio",       "lowest amplification",
-    "lowest peak amplification",   "fastest recovery",
-    "lowest p99 latency",          "fewest duplicate writes",
-    "fewest quarantined requests", "least wasted work",
-    "shortest completion time",    "most jobs completed",
-    "fewest jobs failed",          "fewest critical alerts",
-    "fewest duplicate items",      "least blocked time per job",
-    METRICS_ADDED(ADDED_PHRASE)};
-#undef ADDED_PHRASE
+/* The verdict's words for metric m: compare.h's table's phrase. */
+static const char *phrase_of(int m)
+{
+    return compare_metrics[m].phrase;
+}
 
 /* The claim's words when the failures decide ("fewest seeds that did not
  * recover"), else the metric's. */
 static const char *claim_phrase(const contest *c, bool counts)
 {
     if (!counts)
-        return phrase[c->m];
+        return phrase_of(c->m);
     return c->m == CM_RECOVERY_S ? "fewest seeds that did not recover"
                                  : "fewest seeds that did not complete";
 }
@@ -835,7 +825,7 @@ static void say_leaders(words *w, const contest *c, const int *lead, int nl,
         char v[128];
         value_text(c, lead[0], false, v, sizeof v);
         say_names(w, c, lead, nl, false, false);
-        say(w, " tie for the %s (%s, identical on every seed)", phrase[c->m],
+        say(w, " tie for the %s (%s, identical on every seed)", phrase_of(c->m),
             v);
         out->p = NAN;
         return;
@@ -856,7 +846,7 @@ static void say_leaders(words *w, const contest *c, const int *lead, int nl,
     if (counts && times) {
         value_text(c, lead[0], false, v, sizeof v);
         say(w, " and, of the policies that failed as often, the %s (%s)",
-            phrase[c->m], v);
+            phrase_of(c->m), v);
     }
     say(w, ", but ");
     for (int i = 1; i < nl; i++)

@@ -1619,6 +1619,28 @@ END_TEST
  * c never), where nothing can be tested (a paired test needs 2 seeds)
  * and every recovery share is "too few seeds to tell" (0 of 1: Wilson's
  * top 3.84 / 4.84 = 79 %). */
+/* Every compared metric has its verdict phrase in compare.h's table,
+ * and the phrase points the way the metric is better: "highest" or
+ * "most" for +1, "lowest", "fewest", "least", "fastest" or "shortest"
+ * for -1 (a metric added without one printed "(null)"). */
+START_TEST(every_metric_has_its_verdict_phrase)
+{
+    static const char *const up[] = {"highest ", "most "};
+    static const char *const down[] = {"lowest ", "fewest ", "least ",
+                                       "fastest ", "shortest "};
+    for (int m = 0; m < CM_COUNT; m++) {
+        const compare_metric_info *i = &compare_metrics[m];
+        ck_assert_msg(i->phrase != NULL, "%s has no phrase", i->key);
+        const char *const *w = i->better > 0 ? up : down;
+        int n = i->better > 0 ? 2 : 5, hit = 0;
+        for (int k = 0; k < n; k++)
+            hit |= strncmp(i->phrase, w[k], strlen(w[k])) == 0;
+        ck_assert_msg(hit, "%s: '%s' for better = %d", i->key, i->phrase,
+                      i->better);
+    }
+}
+END_TEST
+
 START_TEST(one_seed_is_said_in_the_singular)
 {
     static const char *const labels[] = {"a", "b", "c"};
@@ -2358,6 +2380,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, few_seeds_tell_nothing_apart);
     tcase_add_test(tc, each_leader_shows_what_its_test_compared);
     tcase_add_test(tc, durations_print_in_readable_units);
+    tcase_add_test(tc, every_metric_has_its_verdict_phrase);
     tcase_add_test(tc, one_seed_is_said_in_the_singular);
     tcase_add_test(tc, runner_up_is_the_second_best);
     tcase_add_test(tc, significant_means_print_apart);
