@@ -344,13 +344,14 @@ static int check_head(char **p, int *line, const riskfile_key *k, sb_err *e)
 {
     static const char *const why[] = {
         "not a risk estimate this stormbench writes (another version)",
-        "an estimate of another comparison (its fingerprint differs: the "
-        "scenario, a --set, a policy entry, a sweep or the stormbench "
-        "changed)",
+        /* parenthesised: one string split over lines, not two */
+        ("an estimate of another comparison (its fingerprint differs: the "
+         "scenario, a --set, a policy entry, a sweep or the stormbench "
+         "changed)"),
         "the estimate of another policy or sweep point",
         "the estimate of another policy entry",
-        "made with other options (--horizon, --storm-window, --risk-runs "
-        "or the first seed)"};
+        ("made with other options (--horizon, --storm-window, --risk-runs "
+         "or the first seed)")};
     char *want = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&want, &len);
