@@ -368,7 +368,7 @@ static int keep_record(compactor *cp, uint32_t f, const char *text, size_t len,
     }
     memcpy(cp->copy, text, len);
     cp->copy[len] = '\0';
-    sb_err why;
+    sb_err why = {""};
     runstore *s = cp->s;
     if (runfile_parse(cp->copy, len, s->files[f], line, s->plan->fingerprint,
                       s->tmp, NULL, &why) != 0)
