@@ -22,7 +22,7 @@
 
 static const char merge_usage[] =
     "Usage: stormbench merge DIR... [-o OUT] [--no-report] [--junit FILE]\n"
-    "                        [-q]\n"
+    "                        [--compact] [-q]\n"
     "\n"
     "Build a comparison's outputs from runs saved in several directories:\n"
     "the runs of one `stormbench compare ... --emit-jobs FILE`, run on\n"
@@ -32,6 +32,13 @@ static const char merge_usage[] =
     "DIR); --junit FILE as compare writes it.  A comparison with --risk\n"
     "needs its estimates too (DIR/risk/, one job each).\n"
     "\n"
+    "--compact: once the outputs are written, drop the stale saved records\n"
+    "of each DIR/runs/ (damaged ones, another plan's, a run's second\n"
+    "record: jobs that ran one run twice) into one file,\n"
+    "DIR/runs/compacted.runs, as compare does in its own directory.  A DIR\n"
+    "that a job is still writing to is left as it is, saying so.  Without\n"
+    "it, merge only reads the DIRs.\n"
+    "\n"
     "The runs of `stormbench risk ... --method mc --emit-jobs FILE` merge\n"
     "the same way: the estimate, risk.json, risk.md and first-storm.ini\n"
     "as the one process would have made them.\n";
@@ -40,12 +47,13 @@ int cmd_merge(int argc, char **argv)
 {
     const char *dirs[CLI_MAX_LIST], *out = NULL, *junit = NULL;
     int n_dirs = 0;
-    bool quiet = false, report = true;
+    bool quiet = false, report = true, compact = false;
     args a = {argc, argv, 1, "merge", merge_usage};
     const arg_opt opts[] = {
         {"--help", "-h", ARG_HELP, NULL, NULL, NULL},
         {"--quiet", "-q", ARG_SET, &quiet, NULL, NULL},
         {"--no-report", NULL, ARG_CLEAR, &report, NULL, NULL},
+        {"--compact", NULL, ARG_SET, &compact, NULL, NULL},
         {"--junit", NULL, ARG_VALUE, &junit, NULL, NULL},
         {"--out", "-o", ARG_VALUE, &out, NULL, NULL},
     };
@@ -106,7 +114,12 @@ int cmd_merge(int argc, char **argv)
     /* `risk --emit-jobs`'s runs: their own merge */
     for (int i = 0; i < n_dirs; i++)
         if (cmd_risk_saved(dirs[i]))
-            return cmd_risk_merge(dirs, n_dirs, out, quiet);
+            return compact ? args_usage_error(&a,
+                                              "--compact: %s holds the runs "
+                                              "of `risk`, which are not "
+                                              "compacted (a comparison's are)",
+                                              dirs[i])
+                           : cmd_risk_merge(dirs, n_dirs, out, quiet);
     char *buf = NULL, **cargv = NULL, cwd[PATH_MAX] = "";
     int cargc = 0, which = -1;
     for (int i = 0; i < n_dirs && which < 0; i++)
@@ -153,6 +166,10 @@ int cmd_merge(int argc, char **argv)
               compare_setup_write(res, dirs, n_dirs, out ? out : dirs[0],
                                   report, quiet, &e) == 0 &&
               (junit == NULL || compare_setup_junit(s, res, junit, &e) == 0);
+    /* After the outputs: a merge that fails leaves its DIRs as they were. */
+    for (int i = 0; written && compact && i < n_dirs; i++)
+        written = compare_compact(&s->plan, dirs[i], "merge",
+                                  quiet ? NULL : stderr, &e) == 0;
     rc = written ? EXIT_OK : EXIT_INPUT;
     if (rc != EXIT_OK)
         fprintf(stderr, "stormbench merge: %s\n", e.msg);

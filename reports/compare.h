@@ -252,6 +252,13 @@ typedef struct compare_opts {
  * names the run: policy, seed, point). */
 int compare_execute(const compare_plan *p, const compare_opts *o, sb_err *e);
 
+/* Drop the stale records of dir/runs/ for plan p (runstore_compact),
+ * saying on progress (when not NULL), after "WHO: ", what was dropped,
+ * or that a job still writing kept runs/ as it was.  0, or -1 with a
+ * message. */
+int compare_compact(const compare_plan *p, const char *dir, const char *who,
+                    FILE *progress, sb_err *e);
+
 /* ---- Results ------------------------------------------------------------- */
 
 /* Which of sim/metrics.h's metrics a comparison tests: LOW or HIGH (which

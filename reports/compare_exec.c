@@ -537,21 +537,28 @@ static int jobs_for(const compare_opts *o, uint32_t n_todo)
     return (int)jobs;
 }
 
-/* Every run of the plan is saved: drop the stale records of o->dir/runs/
- * (runstore.h says which), saying so on the progress stream.  Not after a
- * job (o->only): another job may still be appending. */
-static int compact(const compare_plan *p, const compare_opts *o, sb_err *e)
+/* Why say it: a directory that keeps its stale records is one the user
+ * might wonder about (it grows); one whose records were dropped has lost
+ * files the user may have looked at. */
+int compare_compact(const compare_plan *p, const char *dir, const char *who,
+                    FILE *progress, sb_err *e)
 {
     runstore_compaction c;
-    if (runstore_compact(p, o->dir, &c, e) != 0)
+    if (runstore_compact(p, dir, &c, e) != 0)
         return -1;
-    if (c.stale && o->progress)
-        fprintf(o->progress,
-                "compare: dropped %u stale saved %s (damaged, of another "
+    if (c.busy && progress)
+        fprintf(progress,
+                "%s: left %s/runs as it is: a job is still writing to it "
+                "(its stale records go at the next compare or merge "
+                "--compact)\n",
+                who, dir);
+    if (c.stale && progress)
+        fprintf(progress,
+                "%s: dropped %u stale saved %s (damaged, of another "
                 "plan, or repeated) from %s/runs: its %u %s now %s/runs/"
                 "compacted.runs\n",
-                c.stale, c.stale == 1 ? "record" : "records", o->dir, c.files,
-                c.files == 1 ? "file is" : "files are", o->dir);
+                who, c.stale, c.stale == 1 ? "record" : "records", dir, c.files,
+                c.files == 1 ? "file is" : "files are", dir);
     return 0;
 }
 
@@ -608,6 +615,6 @@ int compare_execute(const compare_plan *p, const compare_opts *o, sb_err *e)
     /* The runs just made add no stale record (each was missing, and is
      * written once), so what the index found decides. */
     if (rc == 0 && o->only == NULL && pl.stale > 0)
-        rc = compact(p, o, e);
+        rc = compare_compact(p, o->dir, "compare", o->progress, e);
     return rc;
 }

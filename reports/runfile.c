@@ -9,6 +9,11 @@
  * fixed order.  A strict reader is what lets a resumed comparison trust
  * every file it does not run again.
  */
+/* flock(2): BSD's, in glibc and musl under _DEFAULT_SOURCE; POSIX's
+ * fcntl locks belong to the process, and one thread closing its lock
+ * would release every other thread's (runfile_lock). */
+#define _DEFAULT_SOURCE
+
 #include "runfile.h"
 
 #include <errno.h>
@@ -21,6 +26,7 @@
 
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "outfile.h"
@@ -775,6 +781,8 @@ static int log_open(runfile_log *l, const char *dir, sb_err *e)
     for (char *c = host; *c; c++)
         if (*c == '/' || *c == ' ')
             *c = '_';
+    if (runfile_lock(dir, false, &l->lock_fd, e) != 0)
+        return -1;
     for (int tries = 0; tries < 1000; tries++) {
         snprintf(l->path, sizeof l->path, "%s/runs/%s-%ld-%u.runs", dir, host,
                  (long)getpid(), atomic_fetch_add(&counter, 1));
@@ -788,6 +796,7 @@ static int log_open(runfile_log *l, const char *dir, sb_err *e)
     }
     int err = errno;
     l->fd = -1;
+    close(l->lock_fd);
     return err_set(e, "%s: cannot write: %s", l->path, strerror(err));
 }
 
@@ -814,10 +823,44 @@ int runfile_log_close(runfile_log *l, sb_err *e)
     if (!l->open)
         return 0;
     int rc = close(l->fd);
+    close(l->lock_fd); /* the lock goes with its last descriptor */
     l->open = false;
     if (rc != 0)
         return err_set(e, "%s: write failed: %s", l->path, strerror(errno));
     return 0;
+}
+
+/* Why a lock and not a check: a compaction reads every record file and
+ * then removes them, so a record appended to one in between would go with
+ * it.  The appender cannot see that coming (its descriptor still writes,
+ * into a file no one lists any more), and the compactor cannot see the
+ * append; only holding something across both can.  An appender holds the
+ * lock shared for its file's life, not for each write: a job's thread
+ * keeps one file open for its whole share of the runs, so a compaction
+ * that would wait for it could wait for hours; it does not wait, but
+ * leaves the stale records to the next one.  A lock per write instead
+ * would cost two system calls a run and oblige the appender to check that
+ * its file was not removed meanwhile. */
+int runfile_lock(const char *dir, bool exclusive, int *fd, sb_err *e)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/runs/.lock", dir);
+    *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (*fd < 0)
+        return err_set(e, "%s: cannot open the lock: %s", path,
+                       strerror(errno));
+    int rc;
+    do
+        rc = flock(*fd, exclusive ? LOCK_EX | LOCK_NB : LOCK_SH);
+    while (rc != 0 && errno == EINTR);
+    if (rc == 0)
+        return 0;
+    int err = errno;
+    close(*fd);
+    *fd = -1;
+    if (exclusive && err == EWOULDBLOCK)
+        return 1;
+    return err_set(e, "%s: cannot lock: %s", path, strerror(err));
 }
 
 /* ---- Reading -------------------------------------------------------------- */

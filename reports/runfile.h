@@ -125,21 +125,39 @@ int runfile_write(runfile_buf *b, const char *path, const char *fingerprint,
                   const char *label, const compare_run *r,
                   const compare_series *series, sb_err *e);
 
-/* A thread's file of records.  Zeroed: not yet created. */
+/* A thread's file of records.  Zeroed: not yet created.  While it is
+ * open, it holds dir/runs/.lock shared (runfile_lock), so that no
+ * compaction (runstore_compact) removes a file being appended to. */
 typedef struct runfile_log {
     int fd;
+    int lock_fd; /* dir/runs/.lock, held shared while open */
     bool open;
     char path[1200];
 } runfile_log;
 
 /* Append the record in b (runfile_format's) to l's file, creating it
- * under dir/runs/ on the first call (the directory must exist).  No
- * fsync: a run lost in a crash is simply run again.  0, or -1 with a
+ * under dir/runs/ on the first call (the directory must exist), after
+ * taking dir/runs/.lock shared (waiting while a compaction holds it).
+ * No fsync: a run lost in a crash is simply run again.  0, or -1 with a
  * message naming the file. */
 int runfile_log_append(runfile_log *l, const char *dir, const runfile_buf *b,
                        sb_err *e);
-/* Close l's file (nothing when none was created).  0, or -1. */
+/* Close l's file (nothing when none was created) and release its lock.
+ * 0, or -1. */
 int runfile_log_close(runfile_log *l, sb_err *e);
+
+/* The advisory lock of dir/runs/ (the file dir/runs/.lock, created when
+ * missing; a dot file, so no reader takes it for records): shared by
+ * every appender while its file is open, exclusive for a compaction.
+ * flock(2) locks, released by the kernel when the process dies, so a
+ * crashed job never leaves the directory locked.  On Linux, NFS clients
+ * emulate flock with the server's byte-range locks, so jobs on several
+ * machines sharing one directory see each other's locks where the NFS
+ * lock service runs.  Exclusive without waiting when `exclusive` (1 when
+ * another holds it: busy), shared and waiting otherwise.  0 with *fd the
+ * lock's descriptor (close it to release), 1 busy, or -1 with a message
+ * naming the file. */
+int runfile_lock(const char *dir, bool exclusive, int *fd, sb_err *e);
 
 /* The whole file at path into b (NUL-terminated).  0; 1 when it does not
  * exist; -1 with a message. */

@@ -415,10 +415,35 @@ static void remove_compacted(const runstore *s, const char *kept)
             (void)unlink(s->files[f]);
 }
 
+void (*runstore_compact_hook)(void *arg);
+void *runstore_compact_hook_arg;
+
+/* Compact under the lock that appenders hold (runfile_lock). */
+static int compact_locked(const compare_plan *p, const char *dir,
+                          runstore_compaction *c, sb_err *e);
+
 int runstore_compact(const compare_plan *p, const char *dir,
                      runstore_compaction *c, sb_err *e)
 {
     memset(c, 0, sizeof *c);
+    char runs[1100];
+    snprintf(runs, sizeof runs, "%s/runs", dir);
+    if (access(runs, F_OK) != 0)
+        return 0; /* nothing saved: no lock file to make */
+    int fd = -1;
+    int rc = runfile_lock(dir, true, &fd, e);
+    if (rc != 0) {
+        c->busy = rc > 0;
+        return rc > 0 ? 0 : -1;
+    }
+    rc = compact_locked(p, dir, c, e);
+    close(fd);
+    return rc;
+}
+
+static int compact_locked(const compare_plan *p, const char *dir,
+                          runstore_compaction *c, sb_err *e)
+{
     compactor cp = {calloc(1, sizeof *cp.s), NULL, 0, {NULL, NULL, 0, 0}};
     outfile o;
     memset(&o, 0, sizeof o);
@@ -440,6 +465,8 @@ int runstore_compact(const compare_plan *p, const char *dir,
     }
     for (uint32_t f = 0; f < cp.s->n_files && rc == 0; f++)
         rc = compact_file(&cp, f, o.f, c, e);
+    if (runstore_compact_hook)
+        runstore_compact_hook(runstore_compact_hook_arg);
     if (rc != 0 || c->stale == 0) {
         outfile_abort(&o);
         goto done;

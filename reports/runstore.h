@@ -73,13 +73,22 @@ int runstore_read(runstore *s, uint32_t r, compare_run *run,
  * plan's are kept (a later --seeds reuses them, the fingerprint being
  * the same).  A crash before the rename leaves the old files (and a
  * temporary no reader lists); after it, duplicates that the next
- * compaction drops.  The files must not be written meanwhile: compare
- * calls it once every run of the plan is saved, not from a job (--run),
- * whose siblings may still be appending to runs/. */
+ * compaction drops.
+ *
+ * The files must not be appended to meanwhile: a record appended to a
+ * file after it was read would be removed with it.  So the compaction
+ * holds dir/runs/.lock exclusive (runfile_lock), which every appender
+ * (runfile_log) holds shared while its file is open; when a job (--run,
+ * in this process or another, on this machine or one sharing the
+ * directory) has its file open, the compaction does not wait for it but
+ * leaves runs/ as it is (busy): the next compare or `merge --compact`
+ * drops those records.  compare calls it once every run of the plan is
+ * saved, never from a job, whose siblings may still be appending. */
 typedef struct runstore_compaction {
     uint32_t files;   /* record files read */
     uint32_t records; /* records in them, stale ones included */
     uint32_t stale;   /* records dropped; 0: nothing was rewritten */
+    bool busy;        /* an appender held the lock: nothing was read */
 } runstore_compaction;
 
 /* Compact dir/runs/ for plan p as above; *c says what it found.  0, or
@@ -87,5 +96,11 @@ typedef struct runstore_compaction {
  * duplicates only). */
 int runstore_compact(const compare_plan *p, const char *dir,
                      runstore_compaction *c, sb_err *e);
+
+/* Tests only: when set, runstore_compact calls it with arg once it has
+ * read every file and before it replaces them (where an append that the
+ * lock did not keep out would be lost). */
+extern void (*runstore_compact_hook)(void *arg);
+extern void *runstore_compact_hook_arg;
 
 #endif

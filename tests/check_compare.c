@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -704,6 +705,106 @@ START_TEST(stale_records_are_compacted)
     ck_assert_int_eq(stat(kept, &b), 0);
     ck_assert_uint_eq(a.st_ino, b.st_ino);
     ck_assert_uint_eq(saved_runs(dir), n + 1);
+    free(f);
+}
+END_TEST
+
+/* A job of another process, appending to runs/: its first record when
+ * started, its second when told to (a byte on go), then it exits. */
+typedef struct job_proc {
+    pid_t pid;
+    int ready[2], go[2];
+} job_proc;
+
+static void job_appends(job_proc *j, const char *dir, const runfile_buf *a,
+                        const runfile_buf *b)
+{
+    runfile_log l;
+    memset(&l, 0, sizeof l);
+    sb_err e;
+    char c = 0;
+    if (runfile_log_append(&l, dir, a, &e) != 0 ||
+        write(j->ready[1], "r", 1) != 1 || read(j->go[0], &c, 1) != 1 ||
+        runfile_log_append(&l, dir, b, &e) != 0 ||
+        runfile_log_close(&l, &e) != 0)
+        _exit(1);
+    _exit(0);
+}
+
+/* Let the job append its second record and wait for it to exit. */
+static void job_finishes(void *arg)
+{
+    job_proc *j = arg;
+    if (j->pid == 0)
+        return;
+    ck_assert_int_eq(write(j->go[1], "g", 1), 1);
+    int st;
+    ck_assert_int_eq(waitpid(j->pid, &st, 0), j->pid);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "job: %#x", st);
+    j->pid = 0;
+}
+
+/* A record of plan p's run r, as a job appends it. */
+static void record_of(const compare_plan *p, uint32_t r, runfile_buf *b)
+{
+    char path[1200];
+    save_alone(p, r, fresh_dir("cmp-rec"), "r.runs", path, sizeof path);
+    sb_err e;
+    ck_assert_msg(runfile_slurp(b, path, &e) == 0, "%s", e.msg);
+}
+
+/* A compaction while a job (another process) still has its file open:
+ * the job appends a record after the compaction has read every file
+ * (runstore_compact_hook, the one moment it can be lost).  Without the
+ * lock, the compaction then removed the job's file, record and all (the
+ * record of run 4 of the larger plan was gone: 12 records left of the 12
+ * + 2 saved, the duplicate rightly dropped with it).  With it, a
+ * compaction that finds a job writing leaves runs/ alone, and the next
+ * one, the job gone, drops the stale record. */
+START_TEST(compaction_leaves_a_job_writing_alone)
+{
+    fixture *f = storm_plan();
+    uint32_t n = compare_n_runs(&f->plan);
+    compare_plan more = f->plan;
+    more.n_seeds = SEEDS + 1; /* run 4: policy 0, seed SEED0 + 4 */
+    const char *dir = fresh_dir("cmp-busy");
+    execute(&f->plan, dir, 2);
+    runfile_buf dup = {NULL, 0, 0}, beyond = {NULL, 0, 0};
+    record_of(&f->plan, 3, &dup); /* stale: run 3 is saved already */
+    record_of(&more, 4, &beyond);
+    job_proc j;
+    ck_assert_int_eq(pipe(j.ready), 0);
+    ck_assert_int_eq(pipe(j.go), 0);
+    j.pid = fork();
+    ck_assert_int_ge(j.pid, 0);
+    if (j.pid == 0)
+        job_appends(&j, dir, &dup, &beyond);
+    char c;
+    ck_assert_int_eq(read(j.ready[0], &c, 1), 1);
+
+    runstore_compact_hook = job_finishes;
+    runstore_compact_hook_arg = &j;
+    runstore_compaction rc;
+    sb_err e;
+    ck_assert_msg(runstore_compact(&f->plan, dir, &rc, &e) == 0, "%s", e.msg);
+    runstore_compact_hook = NULL;
+    job_finishes(&j); /* when the compaction did not */
+    runstore *rs;
+    const char *dirs[1] = {dir};
+    ck_assert_int_eq(runstore_open(&more, dirs, 1, &rs, &e), 0);
+    ck_assert_msg(runstore_has(rs, 4), "the job's record was dropped");
+    runstore_close(rs);
+    ck_assert_uint_eq(saved_runs(dir), n + 2);
+    ck_assert(rc.busy);
+    ck_assert_uint_eq(rc.stale, 0);
+
+    ck_assert_int_eq(runstore_compact(&f->plan, dir, &rc, &e), 0);
+    ck_assert(!rc.busy);
+    ck_assert_uint_eq(rc.stale, 1); /* the second record of run 3 */
+    ck_assert_uint_eq(saved_runs(dir), n + 1);
+    ck_assert(has_file(dir, "compacted.runs"));
+    runfile_buf_free(&dup);
+    runfile_buf_free(&beyond);
     free(f);
 }
 END_TEST
@@ -2365,6 +2466,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, only_and_merge);
     tcase_add_test(tc, damaged_runs_are_refused_and_rerun);
     tcase_add_test(tc, stale_records_are_compacted);
+    tcase_add_test(tc, compaction_leaves_a_job_writing_alone);
     tcase_add_test(tc, every_truncation_is_refused);
     tcase_add_test(tc, csv_rows_and_means);
     tcase_add_test(tc, markdown_has_the_json_numbers);

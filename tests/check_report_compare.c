@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -814,10 +815,36 @@ START_TEST(emitted_jobs_then_merge)
                   o.err);
     tu_output_free(&o);
     ck_assert(!exists(dir, "summary.json"));
+    /* A run two jobs ran (a job run again elsewhere, copied back): its
+     * second record is stale.  merge only reads; --compact drops it from
+     * the DIR that has it, into one file, and leaves the other alone. */
+    snprintf(cmd, sizeof cmd,
+             "cd '%s/runs' && cp \"$(ls | head -n 1)\" again.runs", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(count_runs(dir), 9);
     const char *both[] = {"merge", dir, other, "-q", NULL};
     tu_stormbench(&o, both);
     ck_assert_msg(o.status == 0, "%s", o.err);
     tu_output_free(&o);
+    ck_assert(exists(dir, "runs/again.runs"));
+    assert_same_outputs(dir, main_report());
+    const char *compact[] = {"merge", dir, other, "--compact", NULL};
+    tu_stormbench(&o, compact);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    char said[2400], real[PATH_MAX];
+    ck_assert_ptr_nonnull(realpath(dir, real)); /* as merge names it */
+    snprintf(said, sizeof said,
+             "merge: dropped 1 stale saved record (damaged, of another plan, "
+             "or repeated) from %s/runs: its 9 files are now %s/runs/"
+             "compacted.runs\n",
+             real, real);
+    ck_assert_msg(strstr(o.err, said) != NULL, "%s", o.err);
+    ck_assert_msg(strstr(o.err, other) == NULL, "%s", o.err);
+    tu_output_free(&o);
+    ck_assert_int_eq(count_runs(dir), 8);
+    ck_assert(exists(dir, "runs/compacted.runs"));
+    ck_assert(!exists(dir, "runs/again.runs"));
+    ck_assert_int_eq(count_runs(other), 7);
     assert_same_outputs(dir, main_report());
 }
 END_TEST
