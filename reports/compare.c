@@ -52,21 +52,23 @@ int compare_metric_field(compare_metric m)
 }
 
 const compare_metric_info compare_phase_figures[CP_COUNT] = {
-    {"offered_per_s", "offered", "/s", 0, NULL},
-    {"goodput_per_s", "goodput", "/s", +1, NULL},
-    {"success_pct", "success ratio", "%", +1, NULL},
-    {"amplification", "amplification", "x", -1, NULL},
-    {"p99_ms", "p99 latency", "ms", -1, NULL},
-    {"duplicates", "duplicate writes", "", -1, NULL},
+#define PHASE_INFO(id, key, label, column, unit, better, value)                \
+    {key, label, unit, better, NULL},
+    COMPARE_PHASE_FIGURES(PHASE_INFO)
+#undef PHASE_INFO
+};
+
+const char *const compare_phase_columns[CP_COUNT] = {
+#define PHASE_COLUMN(id, key, label, column, unit, better, value) column,
+    COMPARE_PHASE_FIGURES(PHASE_COLUMN)
+#undef PHASE_COLUMN
 };
 
 const compare_metric_info compare_tier_figures[TF_COUNT] = {
-    {"amplification", "attempts per request", "x", -1, NULL},
-    {"during_amplification", "attempts per request during the faults", "x", -1,
-     NULL},
-    {"peak_amplification", "peak attempts per request", "x", -1, NULL},
-    {"utilization_pct", "utilization", "%", 0, NULL},
-    {"max_queue", "max queue", "", -1, NULL},
+#define TIER_INFO(id, key, label, unit, better, value)                         \
+    {key, label, unit, better, NULL},
+    COMPARE_TIER_FIGURES(TIER_INFO)
+#undef TIER_INFO
 };
 
 double compare_tier_value(const compare_run *r, uint32_t t, int f)
@@ -75,16 +77,11 @@ double compare_tier_value(const compare_run *r, uint32_t t, int f)
         return NAN;
     const compare_tier *ti = &r->tier[t];
     switch (f) {
-    case TF_AMPLIFICATION:
-        return ti->amplification;
-    case TF_DURING_AMP:
-        return ti->during_amplification;
-    case TF_PEAK_AMP:
-        return ti->peak_amplification;
-    case TF_UTILIZATION:
-        return 100.0 * ti->utilization;
-    case TF_MAX_QUEUE:
-        return (double)ti->max_queue;
+#define TIER_VALUE(id, key, label, unit, better, value)                        \
+    case TF_##id:                                                              \
+        return (value);
+        COMPARE_TIER_FIGURES(TIER_VALUE)
+#undef TIER_VALUE
     default:
         return NAN;
     }
@@ -264,22 +261,15 @@ int compare_metric_failed(const compare_plan *p, const compare_run *r,
 double compare_phase_value(const compare_run *r, compare_phase_kind k,
                            int field)
 {
-    const compare_phase *p = &r->sum.phase[k];
-    if (!p->present)
+    const compare_phase *ph = &r->sum.phase[k];
+    if (!ph->present)
         return NAN;
     switch (field) {
-    case CP_OFFERED:
-        return p->offered_per_s;
-    case CP_GOODPUT:
-        return p->goodput_per_s;
-    case CP_SUCCESS:
-        return 100.0 * p->success_ratio;
-    case CP_AMPLIFICATION:
-        return p->amplification;
-    case CP_P99_MS:
-        return p->p99_ms;
-    case CP_DUPLICATES:
-        return p->duplicates;
+#define PHASE_VALUE(id, key, label, column, unit, better, value)               \
+    case CP_##id:                                                              \
+        return (value);
+        COMPARE_PHASE_FIGURES(PHASE_VALUE)
+#undef PHASE_VALUE
     default:
         return NAN;
     }

@@ -546,16 +546,36 @@ typedef struct compare_result {
     struct runstore *saved;
 } compare_result;
 
-/* A tier's figures over the seeds (compare_tier's, per request the
- * clients offered): key, name, unit, which way is better. */
-enum {
-    TF_AMPLIFICATION,
-    TF_DURING_AMP,
-    TF_PEAK_AMP,
-    TF_UTILIZATION, /* in % */
-    TF_MAX_QUEUE,
-    TF_COUNT
-};
+/* ---- A service chain's tier figures, once each ----------------------------
+ *
+ * The figures of the service tiers' table, over the seeds (compare_tier's,
+ * per request the clients offered):
+ *   X(ID, key, label, unit, better, value)
+ *   - ID: TF_ID; key: its key in summary.json, and after "TIER." its
+ *     column of runs.csv; label: what the tables and charts call it;
+ *   - unit: "x", "%" or "" (a count); better: -1 lower, +1 higher, 0
+ *     neither (utilization);
+ *   - value: an expression of ti (the run's compare_tier, const *), in its
+ *     unit.
+ * TF_*, compare_tier_figures[] and compare_tier_value read it, and with
+ * them the tiers' table of runs.csv, summary.md, summary.json and the
+ * report, and their charts.  Appended to, never reordered.  A figure that
+ * needs a new compare_tier field changes the run record (runfile.h). */
+#define COMPARE_TIER_FIGURES(X)                                                \
+    X(AMPLIFICATION, "amplification", "attempts per request", "x", -1,         \
+      ti->amplification)                                                       \
+    X(DURING_AMP, "during_amplification",                                      \
+      "attempts per request during the faults", "x", -1,                       \
+      ti->during_amplification)                                                \
+    X(PEAK_AMP, "peak_amplification", "peak attempts per request", "x", -1,    \
+      ti->peak_amplification)                                                  \
+    X(UTILIZATION, "utilization_pct", "utilization", "%", 0,                   \
+      100.0 * ti->utilization)                                                 \
+    X(MAX_QUEUE, "max_queue", "max queue", "", -1, (double)ti->max_queue)
+
+#define COMPARE_TIER_ID(id, key, label, unit, better, value) TF_##id,
+enum { COMPARE_TIER_FIGURES(COMPARE_TIER_ID) TF_COUNT };
+#undef COMPARE_TIER_ID
 extern const compare_metric_info compare_tier_figures[TF_COUNT];
 
 /* Tier t's figure f (TF_*) of a run, in compare_tier_figures' unit; NaN
@@ -637,15 +657,39 @@ uint32_t compare_tipping_seeds(uint32_t against);
 void compare_tipping_caveat(uint32_t n, const char *noun, char *buf,
                             size_t len);
 
-enum {
-    CP_OFFERED,
-    CP_GOODPUT,
-    CP_SUCCESS,
-    CP_AMPLIFICATION,
-    CP_P99_MS,
-    CP_DUPLICATES,
-    CP_COUNT
-};
+/* ---- The per-phase figures, once each --------------------------------------
+ *
+ * The figures of the per-phase table (sim/phases.h: before, during and
+ * after the faults, and the steady state at the end), over the seeds:
+ *   X(ID, key, label, column, unit, better, value)
+ *   - ID: CP_ID; key: in summary.json, and after "PHASE_" a column of
+ *     runs.csv; label: what summary.md calls it; column: the report's
+ *     shorter column head;
+ *   - unit: "/s", "%", "x", "ms" or "" (a count); better: +1 higher is
+ *     better, -1 lower, 0 neither;
+ *   - value: an expression of ph (the run's sim_phase, const *, present),
+ *     in its unit; NaN when it has none.
+ * CP_*, compare_phase_figures[], compare_phase_value and the report's
+ * column heads read it, and with them the phase table of runs.csv,
+ * summary.md, summary.json and the report.  Appended to, never
+ * reordered.  A figure that needs a new sim_phase field changes the run
+ * record (runfile.h). */
+#define COMPARE_PHASE_FIGURES(X)                                               \
+    X(OFFERED, "offered_per_s", "offered", "offered", "/s", 0,                 \
+      ph->offered_per_s)                                                       \
+    X(GOODPUT, "goodput_per_s", "goodput", "goodput", "/s", +1,                \
+      ph->goodput_per_s)                                                       \
+    X(SUCCESS, "success_pct", "success ratio", "success", "%", +1,             \
+      100.0 * ph->success_ratio)                                               \
+    X(AMPLIFICATION, "amplification", "amplification", "amplification", "x",   \
+      -1, ph->amplification)                                                   \
+    X(P99_MS, "p99_ms", "p99 latency", "p99", "ms", -1, ph->p99_ms)            \
+    X(DUPLICATES, "duplicates", "duplicate writes", "duplicates", "", -1,      \
+      ph->duplicates)
+
+#define COMPARE_PHASE_ID(id, key, label, column, unit, better, value) CP_##id,
+enum { COMPARE_PHASE_FIGURES(COMPARE_PHASE_ID) CP_COUNT };
+#undef COMPARE_PHASE_ID
 
 static inline const compare_stat *compare_stat_at(const compare_result *r,
                                                   uint32_t point, int policy,
@@ -661,6 +705,8 @@ static inline const compare_stat *compare_stat_at(const compare_result *r,
  * is better (0: neither).  The phase statistics are in these units: the
  * success ratio in %, as the metric's. */
 extern const compare_metric_info compare_phase_figures[CP_COUNT];
+/* Their shorter names, the report's column heads ("success"). */
+extern const char *const compare_phase_columns[CP_COUNT];
 
 /* A phase figure of a run (CP_*), in compare_phase_figures' unit; NaN when
  * the phase is not present or the figure has no value. */

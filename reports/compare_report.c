@@ -706,9 +706,7 @@ static void phase_tables(report *d, const compare_result *r, uint32_t pt)
     static const char *const phase_names[PHASE_COUNT] = {
         "before the first fault", "during the faults",
         "after the faults (recovering)", "steady state at the end"};
-    /* compare_phase_figures' names, short enough for a column. */
-    static const char *const name[CP_COUNT] = {
-        "offered", "goodput", "success", "amplification", "p99", "duplicates"};
+    const char *const *name = compare_phase_columns;
     report_heading(d, 2, "By phase");
     const compare_run *first =
         &r->runs[(size_t)pt * (size_t)p->n_policies * p->n_seeds];

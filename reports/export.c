@@ -311,6 +311,11 @@ void export_json(FILE *f, const run_meta *meta, const sim_summary *s,
     for (int id = MF_FIRST_ADDED; id < MF_COUNT; id++)
         if (metrics_fields[id].in_summary && metrics_fields[id].json[0])
             count(&w, s, id);
+            /* The run's derived figures (summary.h's SUMMARY_DERIVED). */
+#define DERIVED_JSON(name, unit, json, decimals, label, value)                 \
+    jw_double(&w, json, summary_derived(s, SD_##name));
+    SUMMARY_DERIVED(DERIVED_JSON)
+#undef DERIVED_JSON
     phase_figures(&w, s);
     server(&w, s);
     if (s->has_pipeline)

@@ -137,12 +137,30 @@ static void phase_table(FILE *f, const sim_summary *s)
 /* The metric table's counts added since it was written (sim/metrics.h's
  * METRICS_ADDED) that the summary carries: a line each, under its label,
  * when the run counted any. */
+/* A derived figure's line: "12.5%", "1.02x", "3.1 ms"; none for NaN.
+ * Inline: unused, and not warned of, while the table is empty. */
+static inline void derived_line(FILE *f, const char *label, double v,
+                                int decimals, const char *unit)
+{
+    if (!isfinite(v))
+        return;
+    bool close =
+        unit[0] == '\0' || strcmp(unit, "%") == 0 || strcmp(unit, "x") == 0;
+    fprintf(f, "  %-22s%.*f%s%s\n", label, decimals, v, close ? "" : " ", unit);
+}
+
+/* The counts added to metrics.h's table, then summary.h's derived
+ * figures: a line each, when the run counted any / has a value. */
 static void added_counts(FILE *f, const sim_summary *s)
 {
     for (int id = MF_FIRST_ADDED; id < MF_COUNT; id++)
         if (metrics_fields[id].in_summary && summary_count(s, id))
             fprintf(f, "  %-22s%" PRIu64 "\n", metrics_fields[id].label,
                     summary_count(s, id));
+#define DERIVED_LINE(name, unit, json, decimals, label, value)                 \
+    derived_line(f, label, summary_derived(s, SD_##name), decimals, unit);
+    SUMMARY_DERIVED(DERIVED_LINE)
+#undef DERIVED_LINE
 }
 
 void print_summary(FILE *f, const sim_config *c, const char *path,

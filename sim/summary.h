@@ -29,6 +29,7 @@
 #ifndef SB_SUMMARY_H
 #define SB_SUMMARY_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -125,6 +126,48 @@ void summary_live(const sim *s, sim_live *out);
 /* The count of metric id (metrics.h, MF_...) the summary carries (Y in
  * the table); 0 for one it does not. */
 uint64_t summary_count(const sim_summary *s, int id);
+
+/* ---- The run's figures derived from it, once each ---------------------------
+ *
+ * A figure of the whole run that is neither a count (metrics.h's table)
+ * nor a field of sim_summary above: computed from the summary where it is
+ * shown, not stored, so a comparison's run records (reports/runfile.h,
+ * which save every field) keep their format.
+ *   X(name, unit, json, decimals, label, value)
+ *   - unit: "%", "x", "/s", "s", "ms", or "" (a number of things);
+ *   - json: its key in the run's JSON (after the added counts);
+ *   - decimals: in the printed summary, a line "LABEL  VALUE UNIT";
+ *   - label: what users call it;
+ *   - value: an expression of s (the run's sim_summary, const *), in its
+ *     unit; NaN when the run has none (JSON null, no printed line).
+ * summary_derived() computes one by id, SD_name; reports/export.c's JSON
+ * and reports/print.c's summary show every one, in this order, and a
+ * line of COMPARE_METRICS (reports/compare.h) compares one by calling
+ * summary_derived(s, SD_name).  The figures that came before it (the
+ * amplification, success ratios, latencies, a pipeline's) are fields
+ * computed in summary.c; none has been added here yet. */
+#define SUMMARY_DERIVED(X)
+
+#define SUMMARY_DERIVED_ID(name, unit, json, decimals, label, value) SD_##name,
+typedef enum summary_derived_id {
+    SUMMARY_DERIVED(SUMMARY_DERIVED_ID) SD_COUNT
+} summary_derived_id;
+#undef SUMMARY_DERIVED_ID
+
+/* Derived figure id (SD_...) of the run s, in its unit; NaN when none. */
+static inline double summary_derived(const sim_summary *s, int id)
+{
+    (void)s; /* read by the table's expressions, when it has any */
+    switch (id) {
+#define SUMMARY_DERIVED_CASE(name, unit, json, decimals, label, value)         \
+    case SD_##name:                                                            \
+        return (value);
+        SUMMARY_DERIVED(SUMMARY_DERIVED_CASE)
+#undef SUMMARY_DERIVED_CASE
+    default:
+        return (double)NAN;
+    }
+}
 
 /* Reduce a finished run (after sim_finish). */
 void summary_compute(const sim *s, sim_summary *out);
