@@ -134,13 +134,9 @@ static void phase_table(FILE *f, const sim_summary *s)
     }
 }
 
-/* The metric table's counts added since it was written (sim/metrics.h's
- * METRICS_ADDED) that the summary carries: a line each, under its label,
- * when the run counted any. */
-/* A derived figure's line: "12.5%", "1.02x", "3.1 ms"; none for NaN.
- * Inline: unused, and not warned of, while the table is empty. */
-static inline void derived_line(FILE *f, const char *label, double v,
-                                int decimals, const char *unit)
+/* A derived figure's line: "12.5%", "1.02x", "3.1 ms"; none for NaN. */
+static void derived_line(FILE *f, const char *label, double v, int decimals,
+                         const char *unit)
 {
     if (!isfinite(v))
         return;
@@ -149,8 +145,10 @@ static inline void derived_line(FILE *f, const char *label, double v,
     fprintf(f, "  %-22s%.*f%s%s\n", label, decimals, v, close ? "" : " ", unit);
 }
 
-/* The counts added to metrics.h's table, then summary.h's derived
- * figures: a line each, when the run counted any / has a value. */
+/* The metric table's counts added since it was written (sim/metrics.h's
+ * METRICS_ADDED) that the summary carries: a line each, under its label,
+ * when the run counted any; then summary.h's SUMMARY_DERIVED figures, a
+ * line each when the run has a value. */
 static void added_counts(FILE *f, const sim_summary *s)
 {
     for (int id = MF_FIRST_ADDED; id < MF_COUNT; id++)
@@ -161,6 +159,7 @@ static void added_counts(FILE *f, const sim_summary *s)
     derived_line(f, label, summary_derived(s, SD_##name), decimals, unit);
     SUMMARY_DERIVED(DERIVED_LINE)
 #undef DERIVED_LINE
+    (void)derived_line; /* used, even while the table is empty */
 }
 
 void print_summary(FILE *f, const sim_config *c, const char *path,
