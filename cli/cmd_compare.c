@@ -158,10 +158,13 @@ static int run_compare(compare_setup *s, int argc, char **argv, sb_err *e)
         if (emit_jobs(s, dir, argc, argv, e) != 0)
             return EXIT_INPUT;
         if (!s->o.quiet) {
-            printf("wrote %u jobs to %s", n_jobs(s), s->o.emit);
+            printf("wrote %u job%s to %s", n_jobs(s), n_jobs(s) == 1 ? "" : "s",
+                   s->o.emit);
             if (s->o.risk)
-                printf(" (%u runs, then %u estimates of risk)",
-                       compare_n_runs(p), compare_risk_n_cells(p));
+                printf(" (%u run%s, then %u estimate%s of risk)",
+                       compare_n_runs(p), compare_n_runs(p) == 1 ? "" : "s",
+                       compare_risk_n_cells(p),
+                       compare_risk_n_cells(p) == 1 ? "" : "s");
             printf("; run them (GNU parallel: parallel < %s), then: "
                    "stormbench merge %s\n",
                    s->o.emit, dir);

@@ -325,8 +325,8 @@ static void print_result(FILE *f, const risk_job *j)
     if (est->plain)
         fprintf(f,
                 "  estimator        plain Monte Carlo, Wilson interval: "
-                "%" PRIu64 " of %" PRIu64 " runs tipped\n",
-                est->hit_trials, est->trials);
+                "%" PRIu64 " of %" PRIu64 " run%s tipped\n",
+                est->hit_trials, est->trials, est->trials == 1 ? "" : "s");
     else if (est->fixed_effort)
         fprintf(f,
                 "  estimator        fixed-effort splitting, %d level%s, "

@@ -102,6 +102,9 @@ const char compare_usage[] =
     "  --risk-runs N             runs per estimate at most (default 400);\n"
     "                            an estimate stops earlier once its\n"
     "                            interval is within 20 % of it\n"
+    "  --risk-pilot-runs N       the pilot's runs per stage, which place\n"
+    "                            splitting's levels or choose plain runs\n"
+    "                            (default 200; at least 10)\n"
     "\n"
     "Many machines:\n"
     "  --emit-jobs FILE          write one command per run to FILE (for GNU\n"
@@ -189,6 +192,19 @@ static int parse_compare_one(args *a, compare_args *o)
                                     v);
         return 0;
     }
+    if (args_is(a, "--risk-pilot-runs")) {
+        const char *v = args_value(a, "--risk-pilot-runs");
+        sb_err e;
+        if (v == NULL)
+            return EXIT_INPUT;
+        if (units_int(v, &o->risk_pilot_runs, &e) != 0 ||
+            o->risk_pilot_runs < 10 || o->risk_pilot_runs > 1000000)
+            return args_usage_error(a,
+                                    "--risk-pilot-runs: expected a whole "
+                                    "number from 10 to 1000000, got '%s'",
+                                    v);
+        return 0;
+    }
     if (args_is(a, "--sweep")) {
         const char *v = args_value(a, "--sweep");
         if (v == NULL)
@@ -227,9 +243,10 @@ int compare_setup_parse(int argc, char **argv, compare_args *o)
     }
     if (o->scenario == NULL)
         return args_usage_error(&a, "no scenario given");
-    if (!o->risk && (o->horizon_ns || o->storm_window_ns || o->risk_runs))
-        return args_usage_error(&a, "--horizon, --storm-window and "
-                                    "--risk-runs are for --risk");
+    if (!o->risk && (o->horizon_ns || o->storm_window_ns || o->risk_runs ||
+                     o->risk_pilot_runs))
+        return args_usage_error(&a, "--horizon, --storm-window, --risk-runs "
+                                    "and --risk-pilot-runs are for --risk");
     return 0;
 }
 
@@ -770,7 +787,7 @@ compare_risk_opts compare_setup_risk_opts(const compare_setup *s, uint32_t jobs)
          jobs       ? (int)jobs
          : cpus > 0 ? (int)cpus
                     : 1,
-         RISK_IMP_QUEUE, 0, NULL, NULL, NULL}};
+         RISK_IMP_QUEUE, (uint32_t)s->o.risk_pilot_runs, NULL, NULL, NULL}};
     return o;
 }
 
@@ -779,11 +796,13 @@ compare_risk_opts compare_setup_risk_opts(const compare_setup *s, uint32_t jobs)
 static int print_verdicts(const compare_result *r)
 {
     const compare_plan *p = r->plan;
-    printf("%s: %d %s x %u seeds", p->name, p->n_policies,
-           p->n_policies == 1 ? "policy" : "policies", p->n_seeds);
+    printf("%s: %d %s x %u seed%s", p->name, p->n_policies,
+           p->n_policies == 1 ? "policy" : "policies", p->n_seeds,
+           p->n_seeds == 1 ? "" : "s");
     if (p->n_points > 1)
         printf(" x %u sweep points", p->n_points);
-    printf(" (%u runs)\n", compare_n_runs(p));
+    printf(" (%u run%s)\n", compare_n_runs(p),
+           compare_n_runs(p) == 1 ? "" : "s");
     if (p->n_points > 1 || p->n_policies < 2)
         return 0;
     compare_bottom b;

@@ -45,6 +45,7 @@ typedef struct compare_args {
     uint32_t n_runs;
     bool quiet, no_report, force, risk;
     int64_t horizon_ns, storm_window_ns, risk_runs; /* 0: the default */
+    int64_t risk_pilot_runs;                        /* 0: the default */
     int64_t hook_timeout_ns;                        /* 0: none */
     const char *hook_timeout;
 } compare_args;

@@ -355,6 +355,13 @@ static int load_runs(compare_result *res, runstore *st, const char *const *dirs,
         char where[2048];
         dirs_text(dirs, n_dirs, where, sizeof where);
         compare_run_name(p, first_missing, name, sizeof name);
+        if (n == 1)
+            return err_set(
+                e,
+                "the comparison's one run is not saved in %s (%s); "
+                "run the same compare command again, which runs only "
+                "what is missing, or its job with --run %u",
+                where, name, first_missing);
         return err_set(e,
                        "%u of %u runs are not saved in %s (the first: "
                        "%s); run the same compare command again, which "

@@ -613,8 +613,9 @@ void compare_failures(const compare_result *r, uint32_t pt, int pol,
  * from n = 4: with 3 seeds or fewer no cell is called either way.  What
  * people read tells the two ways an interval holds 1/2 apart
  * (compare_tipping_call): the seeds split (bistable), or they all agreed
- * and were too few (0 of 3, 3 of 3); summary.json's "stability" keeps
- * the interval's call (compare_stability_name: bistable for both). */
+ * and were too few (0 of 3, 3 of 3).  summary.json tells them apart
+ * too (compare_tipping_json_name): "bistable" only for seeds that split,
+ * "too few seeds" with "seeds_to_tell" for seeds that agreed. */
 typedef enum compare_stability {
     CS_UNJUDGED,  /* no run's recovery was judged (no fault, no baseline,
                       no room for the recovery window) */
@@ -644,6 +645,10 @@ const char *compare_stability_name(compare_stability s);
 /* The call as the report and summary.md say it: the name, but "too few
  * seeds to tell" for a bistable call whose seeds all agreed. */
 const char *compare_tipping_call(const compare_tipping *t);
+/* The call as summary.json's "stability" says it: "stable",
+ * "metastable", "bistable" (the seeds split), "too few seeds" (they all
+ * agreed, but n < compare_tipping_seeds(0)). */
+const char *compare_tipping_json_name(const compare_tipping *t);
 /* The seeds a cell needs before it can be called stable when none tips
  * (or metastable when all do): 4 at 95 % (0 of 4: up to 49 %); with one
  * seed the other way, 8 (1 of 8: up to 47 %).  stats_wilson_min_n. */

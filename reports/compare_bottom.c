@@ -404,6 +404,106 @@ static void say_costs(text *t, const compare_result *r, uint32_t pt, int pol)
         put(t, ".");
 }
 
+/* The labels of the policies in mask: "a", "a and b", "a, b and c". */
+static void put_labels(text *t, const compare_plan *p, uint32_t mask)
+{
+    int n = 0, k = 0;
+    for (int i = 0; i < p->n_policies; i++)
+        n += (mask >> i) & 1u;
+    for (int i = 0; i < p->n_policies; i++) {
+        if (!((mask >> i) & 1u))
+            continue;
+        k++;
+        put(t, "%s%s",
+            k == 1   ? ""
+            : k == n ? " and "
+                     : ", ",
+            p->policies[i].label);
+    }
+}
+
+/* The policies whose recovery is too few seeds to tell (their seeds
+ * agreed, but the interval still holds 1/2), said once: who, how many
+ * seeds, what each count's interval is and what it takes.  Who is "all
+ * 5 policies", or "the other 3 policies" after the bistable ones (n_bist
+ * named before), or the names; the same count of the same seeds is said
+ * once ("0 of 3: 0-56 %, 3 of 3: 44-100 %").  A list of every policy
+ * with its own interval, as this said first, ran to five lines of the
+ * bottom line for a question one number answers.  Nothing when no
+ * policy is too few to tell. */
+static void say_too_few(text *t, const compare_result *r, uint32_t pt,
+                        int n_bist)
+{
+    const compare_plan *p = r->plan;
+    compare_tipping tp[COMPARE_MAX_POLICIES];
+    int n_few = 0, first = -1;
+    bool one_n = true;
+    for (int i = 0; i < p->n_policies; i++) {
+        compare_tipping_of(r, pt, i, &tp[i]);
+        if (!tp[i].too_few)
+            continue;
+        if (first < 0)
+            first = i;
+        one_n &= tp[i].n == tp[first].n;
+        n_few++;
+    }
+    if (n_few == 0)
+        return;
+    uint32_t n = tp[first].n;
+    if (one_n && n_few == p->n_policies)
+        put(t, "for all %d policies, ", n_few);
+    else if (one_n && n_few + n_bist == p->n_policies && n_few > 1)
+        put(t, "for the other %d policies, ", n_few);
+    else if (one_n) {
+        uint32_t few = 0;
+        for (int i = 0; i < p->n_policies; i++)
+            few |= tp[i].too_few ? 1u << i : 0;
+        put(t, "for ");
+        put_labels(t, p, few);
+        put(t, ", ");
+    }
+    if (one_n)
+        put(t,
+            "%u seed%s %s too few to call recovery stable or metastable%s "
+            "(the 95 %% interval of the share that did not recover holds "
+            "\xc2\xbd until %u seeds agree; ",
+            n, n == 1 ? "" : "s", n == 1 ? "is" : "are",
+            n == 1 ? "" : ", though every seed agreed",
+            compare_tipping_seeds(0));
+    else
+        put(t,
+            "too few seeds to call recovery stable or metastable, though "
+            "every seed agreed (the 95 %% interval of the share that did "
+            "not recover holds \xc2\xbd until %u seeds agree; ",
+            compare_tipping_seeds(0));
+    /* Each count once, in the order the policies first have it; with
+     * seeds that differ, the policies that have it. */
+    int said = 0;
+    for (int i = 0; i < p->n_policies; i++) {
+        if (!tp[i].too_few)
+            continue;
+        bool before = false;
+        for (int j = 0; j < i && !before; j++)
+            before = tp[j].too_few && tp[j].tipped == tp[i].tipped &&
+                     tp[j].n == tp[i].n;
+        if (before)
+            continue;
+        put(t, "%s", said++ ? ", " : "");
+        if (!one_n) {
+            uint32_t same = 0;
+            for (int j = i; j < p->n_policies; j++)
+                if (tp[j].too_few && tp[j].tipped == tp[i].tipped &&
+                    tp[j].n == tp[i].n)
+                    same |= 1u << j;
+            put_labels(t, p, same);
+            put(t, " ");
+        }
+        put(t, "%u of %u: %.0f\xe2\x80\x93%.0f %%", tp[i].tipped, tp[i].n,
+            100.0 * tp[i].lo, 100.0 * tp[i].hi);
+    }
+    put(t, ")");
+}
+
 /* Ties of the recommended policy, bistable policies, and the metrics
  * where no policy stands out. */
 static void say_caveats(text *t, const compare_result *r, uint32_t pt, int pol)
@@ -449,17 +549,20 @@ static void say_caveats(text *t, const compare_result *r, uint32_t pt, int pol)
                  p->n_policies > 1)
             put(&tn, "%s%s", tn.used ? ", " : "", compare_metrics[m].name);
     }
+    int n_bist = 0;
     for (int i = 0; i < p->n_policies; i++) {
         compare_tipping tp;
         compare_tipping_of(r, pt, i, &tp);
-        text *tx = tp.too_few ? &tw : &tb;
-        if (tp.bistable)
-            put(tx,
+        if (tp.bistable && !tp.too_few) {
+            n_bist++;
+            put(&tb,
                 "%s%s (%u of %u seed%s did not recover, 95 %% CI "
                 "%.0f\xe2\x80\x93%.0f %%)",
-                tx->used ? ", " : "", p->policies[i].label, tp.tipped, tp.n,
+                tb.used ? ", " : "", p->policies[i].label, tp.tipped, tp.n,
                 tp.n == 1 ? "" : "s", 100.0 * tp.lo, 100.0 * tp.hi);
+        }
     }
+    say_too_few(&tw, r, pt, n_bist);
     if (!ties[0] && !untold[0] && !noise[0] && !bist[0] && !flat[0] && !few[0])
         return;
     put(t, " Caveats:");
@@ -479,11 +582,7 @@ static void say_caveats(text *t, const compare_result *r, uint32_t pt, int pol)
             "%s;",
             bist);
     if (few[0])
-        put(t,
-            " too few seeds to call recovery stable or metastable, though "
-            "every seed agreed (the 95 %% interval holds \xc2\xbd until "
-            "%u seeds agree): %s;",
-            compare_tipping_seeds(0), few);
+        put(t, " %s;", few);
     if (noise[0])
         put(t,
             " no policy is significantly better than another on %s "

@@ -421,19 +421,22 @@ static void progress(FILE *f, bool tty, unsigned done, unsigned total,
             bar[i] = i < full ? '#' : '.';
         bar[WIDTH] = '\0';
         if (last)
-            fprintf(f, "\r[%s] %u/%u runs  %.0f runs/s  %s\n", bar, done, total,
-                    rate, done < total ? "stopped" : "done    ");
+            fprintf(f, "\r[%s] %u/%u run%s  %.0f runs/s  %s\n", bar, done,
+                    total, total == 1 ? "" : "s", rate,
+                    done < total ? "stopped" : "done    ");
         else
-            fprintf(f, "\r[%s] %u/%u runs  %.0f runs/s  ETA %s   ", bar, done,
-                    total, rate, eta);
+            fprintf(f, "\r[%s] %u/%u run%s  %.0f runs/s  ETA %s   ", bar, done,
+                    total, total == 1 ? "" : "s", rate, eta);
     } else if (last) {
-        fprintf(f, "compare: %u of %u runs done in %.1f s (%.0f runs/s)%s\n",
-                done, total, elapsed, rate, done < total ? ", stopped" : "");
+        fprintf(f, "compare: %u of %u run%s done in %.1f s (%.0f runs/s)%s\n",
+                done, total, total == 1 ? "" : "s", elapsed, rate,
+                done < total ? ", stopped" : "");
     } else {
         fprintf(f,
-                "compare: %u of %u runs done (%.0f %%), %.0f runs/s, "
+                "compare: %u of %u run%s done (%.0f %%), %.0f runs/s, "
                 "about %s left\n",
-                done, total, total ? 100.0 * done / total : 100.0, rate, eta);
+                done, total, total == 1 ? "" : "s",
+                total ? 100.0 * done / total : 100.0, rate, eta);
     }
     fflush(f);
 }
@@ -578,7 +581,10 @@ int compare_execute(const compare_plan *p, const compare_opts *o, sb_err *e)
     }
     int jobs = jobs_for(o, pl.n_todo);
     uint32_t asked = o->only ? o->n_only : compare_n_runs(p);
-    if (o->progress && pl.n_todo < asked)
+    if (o->progress && pl.n_todo < asked && asked == 1)
+        fprintf(o->progress,
+                "compare: the comparison's one run is saved already\n");
+    else if (o->progress && pl.n_todo < asked)
         fprintf(o->progress, "compare: %u of %u runs are saved already%s\n",
                 asked - pl.n_todo, asked,
                 pl.n_todo ? "; running the rest" : "");

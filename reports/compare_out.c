@@ -268,6 +268,11 @@ const char *compare_tipping_call(const compare_tipping *t)
                       : compare_stability_name(t->stability);
 }
 
+const char *compare_tipping_json_name(const compare_tipping *t)
+{
+    return t->too_few ? "too few seeds" : compare_stability_name(t->stability);
+}
+
 uint32_t compare_tipping_seeds(uint32_t against)
 {
     return (uint32_t)stats_wilson_min_n(against, 0.95, 0.5);
@@ -629,7 +634,9 @@ static void json_tipping(jw *w, const compare_result *r, uint32_t pt, int pol)
     json_exact(w, "share", t.share);
     json_exact(w, "lo", t.lo);
     json_exact(w, "hi", t.hi);
-    jw_string(w, "stability", compare_stability_name(t.stability));
+    jw_string(w, "stability", compare_tipping_json_name(&t));
+    if (t.too_few)
+        jw_int(w, "seeds_to_tell", compare_tipping_seeds(0));
     jw_end(w);
 }
 

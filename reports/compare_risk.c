@@ -193,6 +193,14 @@ int compare_risk_load(const compare_plan *p, const compare_risk_opts *o,
               (int)(first % (uint32_t)p->n_policies), name, sizeof name);
     dirs_text(dirs, n_dirs, where, sizeof where);
     uint32_t job = compare_n_runs(p) + first;
+    if (first_why.msg[0] && cells == 1)
+        return err_set(
+            e,
+            "the comparison's one risk estimate is not usable in %s (%s: "
+            "%s); run the same compare command again, which "
+            "makes only what is missing, or its job with --run "
+            "%u",
+            where, name, first_why.msg, job);
     if (first_why.msg[0])
         return err_set(e,
                        "%u of %u risk estimates are not usable in %s (the "
@@ -200,6 +208,13 @@ int compare_risk_load(const compare_plan *p, const compare_risk_opts *o,
                        "again, which makes only what is missing, or its "
                        "job with --run %u",
                        missing, cells, where, name, first_why.msg, job);
+    if (cells == 1)
+        return err_set(
+            e,
+            "the comparison's one risk estimate is not saved in %s (%s); run "
+            "the same compare command again, which makes only "
+            "what is missing, or its job with --run %u",
+            where, name, job);
     return err_set(e,
                    "%u of %u risk estimates are not saved in %s (the "
                    "first: %s); run the same compare command again, which "
@@ -241,9 +256,10 @@ void compare_risk_cell(const risk_result *c, char *buf, size_t len)
     compare_risk_pct(c->est.lo, lo, sizeof lo);
     compare_risk_pct(c->est.hi, hi, sizeof hi);
     if (c->est.plain)
-        snprintf(buf, len, "%s %% [%s, %s]; %llu of %llu runs", p, lo, hi,
+        snprintf(buf, len, "%s %% [%s, %s]; %llu of %llu run%s", p, lo, hi,
                  (unsigned long long)c->est.hit_trials,
-                 (unsigned long long)c->est.trials);
+                 (unsigned long long)c->est.trials,
+                 c->est.trials == 1 ? "" : "s");
     else
         snprintf(buf, len,
                  "%s %% [%s, %s]; splitting, as precise as %.0f "

@@ -325,7 +325,12 @@ static void eval_completion(const sim_summary *s, expect_result *r)
 {
     if (!s->has_completion) {
         r->ok = false;
-        if (s->in_flight)
+        if (s->in_flight && s->offered == 1)
+            snprintf(r->explain, sizeof r->explain,
+                     "did not complete: its one request was still open "
+                     "when the run ended at %.0f s",
+                     s->duration_s);
+        else if (s->in_flight)
             snprintf(r->explain, sizeof r->explain,
                      "did not complete: %llu of %llu requests were still "
                      "open when the run ended at %.0f s",
@@ -521,9 +526,9 @@ static void eval_job_share(const sim_pipeline_summary *p, uint64_t n,
     r->ok = at_least ? share >= r->limit : share <= r->limit;
     int d = expect_digits(100.0 * share, 100.0 * r->limit, 4, false);
     snprintf(r->explain, sizeof r->explain,
-             "%.*g %% of %llu jobs %s%s%s%s, %s %.*g %%", d, 100.0 * share,
-             (unsigned long long)p->jobs, verb, detail[0] ? " (" : "", detail,
-             detail[0] ? ")" : "",
+             "%.*g %% of %llu job%s %s%s%s%s, %s %.*g %%", d, 100.0 * share,
+             (unsigned long long)p->jobs, p->jobs == 1 ? "" : "s", verb,
+             detail[0] ? " (" : "", detail, detail[0] ? ")" : "",
              at_least ? (r->ok ? "meets the minimum" : "below the minimum")
                       : (r->ok ? "within the limit" : "exceeds the limit"),
              d, 100.0 * r->limit);
@@ -612,8 +617,9 @@ static void eval_pipeline_kind(const sim_summary *s, expect_result *r)
                    r->kind == EXPECT_QUARANTINED_ITEMS_MIN, r);
         break;
     case EXPECT_DUPLICATE_ITEMS_MAX:
-        snprintf(d, sizeof d, "of %llu items committed",
-                 (unsigned long long)p->items_committed);
+        snprintf(d, sizeof d, "of %llu item%s committed",
+                 (unsigned long long)p->items_committed,
+                 p->items_committed == 1 ? "" : "s");
         eval_count(p->items_duplicated, "duplicate item commit",
                    "duplicate item commits", d, false, r);
         break;

@@ -268,7 +268,11 @@ static void compare_suite(const compare_result *r, uint32_t pt, int pol,
             tally_seed(&t[i], &res[i], (unsigned long long)run->seed);
     }
     for (int i = 0; i < n_x; i++)
-        if (t[i].failed)
+        if (t[i].failed && p->n_seeds == 1) /* not "1 of 1 seeds" */
+            snprintf(t[i].message, sizeof t[i].message,
+                     "failed on its only seed (%llu): %s", t[i].first_seed,
+                     t[i].first);
+        else if (t[i].failed)
             snprintf(t[i].message, sizeof t[i].message,
                      "failed on %u of %u seeds (%s); seed %llu: %s",
                      t[i].failed, p->n_seeds, t[i].seeds, t[i].first_seed,

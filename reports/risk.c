@@ -443,8 +443,12 @@ static int check_setup(const risk_setup *su, sb_err *e)
     return 0;
 }
 
-/* Can this setup's runs be copied?  0, or -1 with why in e: a stack with
- * a plug-in whose shared state changes and has no clone hook. */
+/* Can this setup's runs be copied?  0; 1 with why in e when not: a
+ * stack with a plug-in whose shared state changes and has no clone hook;
+ * -1 with e set when the stack cannot be built at all (memory ran out:
+ * plain runs, which build it too, would not do either, and an estimate
+ * made "plain: out of memory" instead of the one asked for would be
+ * another estimate, saved as this one). */
 static int check_clonable(const risk_setup *su, sb_err *e)
 {
     policy_setup ps;
@@ -453,7 +457,7 @@ static int check_clonable(const risk_setup *su, sb_err *e)
         return -1;
     int rc = pstack_check_clonable(ps.stack, e);
     policy_setup_free(&ps);
-    return rc;
+    return rc != 0 ? 1 : 0;
 }
 
 static const char *const imp_names[] = {"queue", "amplification", "timeouts",
@@ -586,7 +590,10 @@ int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
     split_model sm = {&m,         traj_start,   traj_clone, traj_free,
                       traj_rekey, traj_advance, traj_hit};
     bool split = o->method != RISK_PLAIN;
-    if (split && check_clonable(su, e) != 0) {
+    int clonable = split ? check_clonable(su, e) : 0;
+    if (clonable < 0)
+        return -1;
+    if (clonable > 0) {
         if (o->method != RISK_AUTO)
             return -1;
         snprintf(r->note, sizeof r->note, "plain Monte Carlo: %s", e->msg);

@@ -350,8 +350,8 @@ static int check_head(char **p, int *line, const riskfile_key *k, sb_err *e)
          "changed)"),
         "the estimate of another policy or sweep point",
         "the estimate of another policy entry",
-        ("made with other options (--horizon, --storm-window, --risk-runs "
-         "or the first seed)")};
+        ("made with other options (--horizon, --storm-window, --risk-runs, "
+         "--risk-pilot-runs or the first seed)")};
     char *want = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&want, &len);

@@ -1720,6 +1720,72 @@ END_TEST
  * c never), where nothing can be tested (a paired test needs 2 seeds)
  * and every recovery share is "too few seeds to tell" (0 of 1: Wilson's
  * top 3.84 / 4.84 = 79 %). */
+/* Too few seeds to tell, said once.  Four policies over 3 seeds: a
+ * does not recover on 1 (Wilson 95 %: [0.0615, 0.7924], it holds 1/2
+ * and the seeds split: bistable), b and c recover on all 3 ([0, 3.8415
+ * / 6.8415 = 0.5615]), d on none ([0.4385, 1]).  b, c and d all agreed
+ * but 3 seeds cannot call them (0 of n is called stable from n = 4:
+ * 3.8415 / 7.8415 = 0.4899).  The bottom line names a alone and says
+ * the rest once, "the other 3 policies", with the two counts' intervals
+ * and the 4 seeds it takes (it listed each policy with its interval:
+ * five lines for 5 policies).  summary.json says "bistable" for a only
+ * and "too few seeds" with "seeds_to_tell": 4 for b, c and d (it said
+ * "bistable" for all four, which a script read as seeds that split). */
+START_TEST(too_few_seeds_are_said_once_and_not_bistable)
+{
+    static const char *const labels[] = {"a", "b", "c", "d"};
+    fixture *f = hand_plan_of(labels, 4, 3);
+    const char *dir = fresh_dir("cmp-too-few");
+    make_dir(dir);
+    for (uint32_t s = 0; s < 3; s++) {
+        hand_run(f, dir, 0, s, 0.90, s == 1 ? NAN : 10.0 + s, 0);
+        hand_run(f, dir, 1, s, 0.95, 5.0 + s, 0);
+        hand_run(f, dir, 2, s, 0.94, 6.0 + s, 0);
+        hand_run(f, dir, 3, s, 0.50, NAN, 0);
+    }
+    compare_result *res = load(&f->plan, dir);
+    compare_bottom b;
+    compare_bottom_line(res, 0, &b);
+    ck_assert_msg(strstr(b.text, " bistable, its seeds split on whether it "
+                                 "recovers (the 95 % interval of the share "
+                                 "that did not recover holds \xc2\xbd): a "
+                                 "(1 of 3 seeds did not recover, 95 % CI "
+                                 "6\xe2\x80\x93"
+                                 "79 %); for the other 3 policies, 3 seeds "
+                                 "are too few to call recovery stable or "
+                                 "metastable, though every seed agreed (the "
+                                 "95 % interval of the share that did not "
+                                 "recover holds \xc2\xbd until 4 seeds "
+                                 "agree; 0 of 3: 0\xe2\x80\x93"
+                                 "56 %, 3 of 3: 44\xe2\x80\x93"
+                                 "100 %)") != NULL,
+                  "%s", b.text);
+    ck_assert_msg(strstr(b.text, "b (0 of 3") == NULL, "%s", b.text);
+    write_tables(res, dir);
+    char *json = read_in(dir, "summary.json");
+    const char *at = json;
+    static const char *const calls[] = {"bistable", "too few seeds",
+                                        "too few seeds", "too few seeds"};
+    for (int i = 0; i < 4; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "\"stability\": \"%s\"", calls[i]);
+        at = strstr(at, "\"did_not_recover\"");
+        ck_assert_msg(at != NULL, "%s", json);
+        const char *end = strchr(at, '}');
+        const char *hit = strstr(at, key);
+        ck_assert_msg(hit != NULL && hit < end, "policy %s: %.200s", labels[i],
+                      at);
+        const char *to_tell = strstr(at, "\"seeds_to_tell\": 4");
+        ck_assert_msg((to_tell != NULL && to_tell < end) == (i > 0),
+                      "policy %s: %.200s", labels[i], at);
+        at = end;
+    }
+    free(json);
+    compare_result_free(res);
+    free(f);
+}
+END_TEST
+
 /* Every compared metric has its verdict phrase in compare.h's table,
  * and the phrase points the way the metric is better: "highest" or
  * "most" for +1, "lowest", "fewest", "least", "fastest" or "shortest"
@@ -1763,9 +1829,15 @@ START_TEST(one_seed_is_said_in_the_singular)
     ck_assert_msg(strstr(b.text, "over this 1 seed: nothing to recommend") !=
                       NULL,
                   "%s", b.text);
-    ck_assert_msg(strstr(b.text, "a (0 of 1 seed did not recover, 95 % CI "
-                                 "0\xe2\x80\x93"
-                                 "79 %)") != NULL,
+    /* Wilson's 95 % interval of 0 of 1 is [0, 3.84 / 4.84 = 79 %], of 1
+     * of 1 [21 %, 1]. */
+    ck_assert_msg(strstr(b.text, "for all 3 policies, 1 seed is too few to "
+                                 "call recovery stable or metastable (the "
+                                 "95 % interval of the share that did not "
+                                 "recover holds \xc2\xbd until 4 seeds "
+                                 "agree; 0 of 1: 0\xe2\x80\x93"
+                                 "79 %, 1 of 1: 21\xe2\x80\x93"
+                                 "100 %)") != NULL,
                   "%s", b.text);
     write_tables(res, dir);
     char *md = read_in(dir, "summary.md");
@@ -1868,7 +1940,7 @@ END_TEST
  * does: [0.56552, 1], above: metastable.  From counts alone, 0 of 3 is
  * [0, 3.8415 / 6.8415 = 0.5615]: three seeds cannot call a cell stable;
  * 0 of 0 is not judged.  0 of 3 and 3 of 3 are bistable by the interval
- * (summary.json keeps that call) but said "too few seeds to tell": the
+ * but said "too few seeds to tell" (summary.json: "too few seeds"): the
  * seeds agreed; 1 of 3 ([0.0615, 0.7924]) is bistable, the seeds split.
  * The seeds it takes: 0 of n is called stable from n = 4 (3.8415 /
  * 7.8415 = 0.4899 < 1/2; at n = 3, 0.5615); 1 of n from n = 8 (Wilson's
@@ -1920,11 +1992,13 @@ START_TEST(tipping_is_a_share_with_its_interval)
     ck_assert(t.too_few);
     ck_assert_str_eq(compare_tipping_call(&t), "too few seeds to tell");
     ck_assert_str_eq(compare_stability_name(t.stability), "bistable");
+    ck_assert_str_eq(compare_tipping_json_name(&t), "too few seeds");
     compare_tipping_counts(3, 3, &t);
     ck_assert(t.bistable && t.too_few);
     compare_tipping_counts(1, 3, &t);
     ck_assert(t.bistable && !t.too_few);
     ck_assert_str_eq(compare_tipping_call(&t), "bistable");
+    ck_assert_str_eq(compare_tipping_json_name(&t), "bistable");
     ck_assert_uint_eq(compare_tipping_seeds(0), 4);
     ck_assert_uint_eq(compare_tipping_seeds(1), 8);
     char caveat[600];
@@ -2474,6 +2548,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, verdict_reads_like_a_person_wrote_it);
     tcase_add_test(tc, recovery_counts_failures_first);
     tcase_add_test(tc, tipping_is_a_share_with_its_interval);
+    tcase_add_test(tc, too_few_seeds_are_said_once_and_not_bistable);
     tcase_add_test(tc, sweep_says_where_each_policy_tips);
     tcase_add_test(tc, ties_are_grouped_and_said);
     tcase_add_test(tc, intervals_stay_in_their_domain);

@@ -247,6 +247,45 @@ START_TEST(compare_writes_the_risk_commands_estimates)
     ck_assert_int_eq(o.status, 2);
     ck_assert_msg(strstr(o.err, "are for --risk"), "%s", o.err);
     tu_output_free(&o);
+    tu_stormbench(&o, (const char *[]){"compare", "retry-storm",
+                                       "--risk-pilot-runs", "10", NULL});
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_msg(strstr(o.err, "are for --risk"), "%s", o.err);
+    tu_output_free(&o);
+    /* The pilot's runs per stage: at least 10, as `risk --pilot-runs`
+     * takes them. */
+    tu_stormbench(&o, (const char *[]){"compare", "retry-storm", "--risk",
+                                       "--risk-pilot-runs", "9", NULL});
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_msg(strstr(o.err, "--risk-pilot-runs: expected a whole number "
+                                "from 10 to 1000000, got '9'"),
+                  "%s", o.err);
+    tu_output_free(&o);
+    /* --risk-pilot-runs 10 reaches the estimate: its record says so, and
+     * its pilot saw 2 storms in 10 runs (the allocation-failure sweep's
+     * case, tests/failalloc/sweep; the default pilot of 200 made 7 093
+     * allocations there, this one 653 in all). */
+    snprintf(dir, sizeof dir, "%s", tu_temp_path("compare-risk-pilot"));
+    tu_stormbench(&o, (const char *[]){
+                          "compare",    TU_SOURCE("tests/failalloc/small.ini"),
+                          "--policies", "immediate",
+                          "--seeds",    "1",
+                          "--risk",     "--risk-runs",
+                          "2",          "--risk-pilot-runs",
+                          "10",         "--horizon",
+                          "30s",        "--storm-window",
+                          "5s",         "--no-report",
+                          "-q",         "-o",
+                          dir,          NULL});
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    snprintf(path, sizeof path, "%s/risk/point0-policy0.risk", dir);
+    char *rec = tu_read_file(path);
+    ck_assert_msg(strstr(rec, " pilot_runs=10\n") &&
+                      strstr(rec, "\nplan levels=0 hit_share=0.2 "
+                                  "pilot_hits=2 "),
+                  "%s", rec);
+    free(rec);
 }
 END_TEST
 

@@ -275,6 +275,38 @@ END_TEST
 
 /* A tier's [expect.NAME] cannot be judged from compare's saved runs: each
  * is a skipped case that says why, not left out. */
+/* One seed is "its only seed", never "1 of 1 seeds", in the JUnit
+ * message, and one run is "1 of 1 run" in compare's lines.  Seed 2 of
+ * thundering-herd gives exponential a p99 of 42.1 s
+ * (compare_cases_agree_with_run), over latency_p99_max = 36 s. */
+START_TEST(one_seed_is_its_only_seed)
+{
+    const char *dir = keep(tu_temp_path("junit-one-seed"));
+    const char *xml = keep(tu_temp_path("junit-one-seed.xml"));
+    tu_output o;
+    tu_stormbench(&o, (const char *[]){"compare", HERD, "--policies",
+                                       "exponential", "--seeds", "1", "--seed",
+                                       "2", "--no-report", "-o", dir, "--set",
+                                       "expect.latency_p99_max=36s", "--junit",
+                                       xml, NULL});
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    ck_assert_msg(strstr(o.out, "thundering-herd: 1 policy x 1 seed (1 run)\n"),
+                  "%s", o.out);
+    ck_assert_msg(strstr(o.err, "compare: 1 of 1 run done in "), "%s", o.err);
+    ck_assert_msg(!strstr(o.out, "1 runs") && !strstr(o.err, "1 runs") &&
+                      !strstr(o.out, "1 seeds"),
+                  "%s%s", o.out, o.err);
+    tu_output_free(&o);
+    assert_valid(xml);
+    char *x = tu_read_file(xml);
+    ck_assert_msg(strstr(x, "message=\"failed on its only seed (2): p99 "
+                            "latency"),
+                  "%s", x);
+    ck_assert_msg(!strstr(x, "of 1 seeds"), "%s", x);
+    free(x);
+}
+END_TEST
+
 START_TEST(compare_skips_tier_assertions)
 {
     const char *dir = keep(tu_temp_path("junit-tiers"));
@@ -309,6 +341,7 @@ Suite *junit_suite(void)
     tcase_add_test(tc, any_name_is_escaped);
     tcase_add_test(tc, compare_cases_agree_with_run);
     tcase_add_test(tc, compare_skips_tier_assertions);
+    tcase_add_test(tc, one_seed_is_its_only_seed);
     suite_add_tcase(s, tc);
     return s;
 }

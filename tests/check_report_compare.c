@@ -381,6 +381,14 @@ START_TEST(pdf_carries_the_results)
     ck_assert_ptr_null(strstr(text, "jitter=full (default)"));
     ck_assert_ptr_nonnull(strstr(text, "max_attempts=3"));
     ck_assert_ptr_null(strstr(text, "max_attempts=3 (default)"));
+    /* The fault is one row, labelled and saying what it does: its name
+     * (not its type's), 1 worker, when.  It was a "faults" row with an
+     * empty value and the fault below it ("drop | capacity from 20s for
+     * 10s", the worker count left out). */
+    ck_assert_msg(strstr(text, "\nfault\n\ndrop, capacity: 1 worker; from "
+                               "20s for 10s\n"),
+                  "%s", text);
+    ck_assert_ptr_null(strstr(text, "\nfaults\n"));
     free(text);
     free(json);
     free(info);
