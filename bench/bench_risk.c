@@ -274,7 +274,8 @@ int main(int argc, char **argv)
                      NULL,
                      0,
                      (int64_t)HORIZON_S * 1000000000,
-                     (int64_t)WINDOW_S * 1000000000};
+                     (int64_t)WINDOW_S * 1000000000,
+                     0};
     progress pg = {cpu_s(), target, (uint64_t)max_runs};
     risk_opts o = {
         method,       0.95, target,          (uint64_t)max_runs, 0,

@@ -145,6 +145,11 @@ static int run_compare(compare_setup *s, int argc, char **argv, sb_err *e)
         snprintf(dir, sizeof dir, "%s", s->o.out);
     else
         snprintf(dir, sizeof dir, "out/compare-%s", p->name);
+    /* A --horizon or --storm-window the scenario cannot use is said now,
+     * not after the comparison's runs (or in every emitted job). */
+    compare_risk_opts checked = compare_setup_risk_opts(s, 1);
+    if (s->o.risk && compare_risk_check(p, &checked, e) != 0)
+        return EXIT_INPUT;
     if (compare_claim_dir(p, dir, s->o.force, e) != 0)
         return EXIT_INPUT;
     /* Every job of a spread comparison would write the same file: the

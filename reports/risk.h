@@ -49,6 +49,14 @@ typedef struct risk_setup {
     int n_plugins;
     int64_t horizon_ns;      /* each trial runs this long */
     int64_t storm_window_ns; /* no recovery for this long: a storm */
+    /* 0: the storm above.  N > 0: a storm is instead N attempts waiting
+     * in the server's queue (in service not counted) at any moment of a
+     * bucket that starts at or after the warm-up -- the bucket's max
+     * queue reaching N, judged at its end (`risk --storm-queue N`);
+     * storm_window_ns is then not read.  A queue alarm's definition, and
+     * one with a closed form: in an M/M/1 queue, P(N waiting) is the
+     * chance the number in the system reaches N + 1 (check_risk). */
+    uint32_t storm_queue;
 } risk_setup;
 
 typedef enum risk_method {
@@ -142,6 +150,13 @@ typedef struct risk_result {
     double rate_per_s, rate_lo_per_s, rate_hi_per_s;
     double exposure_s;
 } risk_result;
+
+/* 0 when su's horizon and storm window suit its scenario (a horizon
+ * past the warm-up, a storm window at least the recovery window), else
+ * -1 with the option and what was expected in e.  risk_estimate checks
+ * it first; a caller with other work to do before the estimate (compare
+ * --risk's runs) checks it before that work. */
+int risk_check_setup(const risk_setup *su, sb_err *e);
 
 /* Estimates P(storm within the horizon).  -1 with e set on bad input or
  * a failed run. */
