@@ -280,7 +280,7 @@ int main(int argc, char **argv)
     risk_opts o = {
         method,       0.95, target,          (uint64_t)max_runs, 0,
         (int)threads, imp,  (uint32_t)pilot, pilot_progress,     main_progress,
-        &pg};
+        &pg,          NULL};
     static risk_result r;
     sb_err e;
     printf("Noise alone (no fault): 100 clients x %.3g/s against 160/s, "

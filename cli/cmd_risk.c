@@ -194,8 +194,8 @@ static int parse_risk(int argc, char **argv, risk_cli *o)
     memset(o, 0, sizeof *o);
     o->horizon_ns = (int64_t)3600 * 1000000000;
     o->window_ns = (int64_t)300 * 1000000000;
-    o->ro = (risk_opts){RISK_AUTO,      0.95, 0.2,  2000, 0,   1,
-                        RISK_IMP_QUEUE, 0,    NULL, NULL, NULL};
+    o->ro = (risk_opts){RISK_AUTO,      0.95, 0.2,  2000, 0,    1,
+                        RISK_IMP_QUEUE, 0,    NULL, NULL, NULL, NULL};
     o->per_job = 100;
     o->part = -1;
     args a = {argc, argv, 1, "risk", risk_usage};

@@ -123,7 +123,10 @@ static int make_cell(const compare_plan *p, const compare_risk_opts *o,
             say_progress(progress, p, cell, &c, true);
         return 0;
     }
-    if (estimate_one(p, pt, pol, o, &c, e) != 0) {
+    int rc = estimate_one(p, pt, pol, o, &c, e);
+    if (rc > 0)
+        return 1; /* Ctrl-C */
+    if (rc != 0) {
         char name[sizeof e->msg]; /* whole: -O0 checks the cut */
         memcpy(name, e->msg, sizeof name);
         return err_set(e, "--risk: policy '%s': %s", p->policies[pol].label,
@@ -146,8 +149,11 @@ int compare_risk_make(const compare_plan *p, const compare_risk_opts *o,
         if (cell >= compare_risk_n_cells(p))
             return err_set(e, "risk estimate %u: the plan has %u", cell,
                            compare_risk_n_cells(p));
-        if (make_cell(p, o, dir, cell, progress, e) != 0)
-            return -1;
+        if (o->ro.stop && atomic_load(o->ro.stop))
+            return 1;
+        int rc = make_cell(p, o, dir, cell, progress, e);
+        if (rc != 0)
+            return rc;
     }
     return 0;
 }

@@ -60,8 +60,9 @@ int compare_risk_check(const compare_plan *p, const compare_risk_opts *o,
  * dir does not hold yet, saving each in dir the moment it is made
  * (reports/riskfile.h: a valid saved one is not made again, a damaged or
  * stale one is made again over it).  progress (or NULL) gets a line per
- * estimate.  -1 with e set when a run fails or a file cannot be written:
- * the estimates made before it stay saved. */
+ * estimate.  -1 with e set when a run fails or a file cannot be written,
+ * 1 when o->ro.stop was set (Ctrl-C: the estimate in the making is
+ * dropped): the estimates made before either stay saved. */
 int compare_risk_make(const compare_plan *p, const compare_risk_opts *o,
                       const char *dir, const uint32_t *cells, uint32_t n_cells,
                       FILE *progress, sb_err *e);

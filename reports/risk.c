@@ -198,6 +198,7 @@ typedef struct traj {
 typedef struct model {
     const risk_setup *su;
     risk_importance imp;
+    atomic_int *stop; /* risk_opts' */
     pthread_mutex_t lock;
     bool failed;
     sb_err err;
@@ -332,6 +333,14 @@ static split_stop traj_advance(void *ctx, void *st, double up, double floor,
             return SPLIT_DOWN;
         if (at >= end)
             return SPLIT_END;
+        /* Ctrl-C: the trajectory fails, and so the estimate, which
+         * risk_estimate then says was stopped. */
+        if (m->stop && atomic_load(m->stop)) {
+            sb_err e;
+            err_set(&e, "stopped");
+            model_fail(m, &e);
+            return SPLIT_FAIL;
+        }
         int64_t next = (at / t->cfg->bucket_ns + 1) * t->cfg->bucket_ns;
         if (next > end)
             next = end;
@@ -588,15 +597,22 @@ static void finish(const risk_setup *su, const model *m, risk_result *r)
     }
 }
 
+static bool stopped(const risk_opts *o)
+{
+    return o->stop && atomic_load(o->stop);
+}
+
 int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
                   sb_err *e)
 {
     memset(r, 0, sizeof *r);
     if (risk_check_setup(su, e) != 0)
         return -1;
-    model m = {
-        su, o->importance, PTHREAD_MUTEX_INITIALIZER, false, {{0}}, false, 0, 0,
-        {0}};
+    model m = {su,      o->importance,
+               o->stop, PTHREAD_MUTEX_INITIALIZER,
+               false,   {{0}},
+               false,   0,
+               0,       {0}};
     split_model sm = {&m,         traj_start,   traj_clone, traj_free,
                       traj_rekey, traj_advance, traj_hit};
     bool split = o->method != RISK_PLAIN;
@@ -609,7 +625,7 @@ int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
     if (split && choose_plan(&sm, o, r, e) != 0) {
         if (m.failed)
             *e = m.err;
-        return -1;
+        return stopped(o) ? 1 : -1;
     }
     r->splitting = r->plan.n_levels > 0;
     split_opts so = main_opts(o);
@@ -620,7 +636,7 @@ int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
     if (rc != 0 || m.failed) {
         if (m.failed)
             *e = m.err;
-        return -1;
+        return stopped(o) ? 1 : -1;
     }
     finish(su, &m, r);
     return 0;
@@ -651,6 +667,7 @@ int risk_plain_part(const risk_setup *su, const risk_opts *o, uint64_t first,
         return -1;
     part_model pm = {{su,
                       o->importance,
+                      o->stop,
                       PTHREAD_MUTEX_INITIALIZER,
                       false,
                       {{0}},
@@ -705,9 +722,11 @@ int risk_plain_merge(const risk_setup *su, const risk_opts *o,
                        "the stopping rule wants more than the %llu runs "
                        "found",
                        (unsigned long long)n);
-    model m = {
-        su, o->importance, PTHREAD_MUTEX_INITIALIZER, false, {{0}}, false, 0, 0,
-        {0}};
+    model m = {su,      o->importance,
+               o->stop, PTHREAD_MUTEX_INITIALIZER,
+               false,   {{0}},
+               false,   0,
+               0,       {0}};
     /* as risk_estimate: the lowest run that tipped of those its batches
      * ran */
     for (uint64_t i = 0; i < used && !m.found; i++)

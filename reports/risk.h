@@ -31,6 +31,7 @@
 #ifndef SB_RISK_H
 #define SB_RISK_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -111,6 +112,9 @@ typedef struct risk_opts {
                            uint32_t hits);
     void (*progress)(void *arg, const split_estimate *sofar);
     void *progress_arg;
+    /* Optional: set (by a SIGINT handler) to stop; every run in flight
+     * stops at its next bucket and risk_estimate returns 1. */
+    atomic_int *stop;
 } risk_opts;
 
 #define RISK_PILOT_RUNS 200
@@ -159,7 +163,8 @@ typedef struct risk_result {
 int risk_check_setup(const risk_setup *su, sb_err *e);
 
 /* Estimates P(storm within the horizon).  -1 with e set on bad input or
- * a failed run. */
+ * a failed run; 1 when o->stop was set before it was made (r holds
+ * nothing to use). */
 int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
                   sb_err *e);
 
