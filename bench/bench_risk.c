@@ -274,12 +274,13 @@ int main(int argc, char **argv)
                      NULL,
                      0,
                      (int64_t)HORIZON_S * 1000000000,
-                     (int64_t)WINDOW_S * 1000000000};
+                     (int64_t)WINDOW_S * 1000000000,
+                     0};
     progress pg = {cpu_s(), target, (uint64_t)max_runs};
     risk_opts o = {
         method,       0.95, target,          (uint64_t)max_runs, 0,
         (int)threads, imp,  (uint32_t)pilot, pilot_progress,     main_progress,
-        &pg};
+        &pg,          NULL};
     static risk_result r;
     sb_err e;
     printf("Noise alone (no fault): 100 clients x %.3g/s against 160/s, "

@@ -88,6 +88,16 @@ static int split_jobs(compare_setup *s, uint32_t *n_runs, uint32_t *cells,
     return 0;
 }
 
+/* Ctrl-C sets stop_flag from here until the old handler is back. */
+static void catch_sigint(struct sigaction *old)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, old);
+}
+
 /* The runs asked for (all of them when no --run), saved in dir: 0, 1
  * when Ctrl-C stopped them, -1 with e set. */
 static int execute(compare_setup *s, const char *dir, uint32_t jobs,
@@ -95,11 +105,8 @@ static int execute(compare_setup *s, const char *dir, uint32_t jobs,
 {
     if (s->o.n_runs && n_runs == 0)
         return 0; /* risk estimates only */
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old);
+    struct sigaction old;
+    catch_sigint(&old);
     compare_opts co = {
         dir,
         (int)jobs,
@@ -145,6 +152,11 @@ static int run_compare(compare_setup *s, int argc, char **argv, sb_err *e)
         snprintf(dir, sizeof dir, "%s", s->o.out);
     else
         snprintf(dir, sizeof dir, "out/compare-%s", p->name);
+    /* A --horizon or --storm-window the scenario cannot use is said now,
+     * not after the comparison's runs (or in every emitted job). */
+    compare_risk_opts checked = compare_setup_risk_opts(s, 1);
+    if (s->o.risk && compare_risk_check(p, &checked, e) != 0)
+        return EXIT_INPUT;
     if (compare_claim_dir(p, dir, s->o.force, e) != 0)
         return EXIT_INPUT;
     /* Every job of a spread comparison would write the same file: the
@@ -199,10 +211,26 @@ static int run_compare(compare_setup *s, int argc, char **argv, sb_err *e)
      * comparison's runs; each estimate saved as it is made, so that the
      * same command again makes only those missing. */
     compare_risk_opts ro = compare_setup_risk_opts(s, jobs);
-    if (s->o.risk && (s->o.n_runs == 0 || n_cells > 0) &&
-        compare_risk_make(p, &ro, dir, s->o.n_runs ? cells : NULL, n_cells,
-                          s->o.quiet ? NULL : stderr, e) != 0)
-        return EXIT_INPUT;
+    ro.ro.stop = &stop_flag;
+    if (s->o.risk && (s->o.n_runs == 0 || n_cells > 0)) {
+        /* Ctrl-C as during the runs: the estimate in the making is
+         * dropped, those made are saved, and the command again goes on. */
+        struct sigaction old;
+        catch_sigint(&old);
+        rc = compare_risk_make(p, &ro, dir, s->o.n_runs ? cells : NULL, n_cells,
+                               s->o.quiet ? NULL : stderr, e);
+        sigaction(SIGINT, &old, NULL);
+        if (rc < 0)
+            return EXIT_INPUT;
+        if (rc > 0) {
+            fprintf(stderr,
+                    "stormbench compare: stopped; the runs are saved in "
+                    "%s/runs and the risk estimates that finished in "
+                    "%s/risk: run the same command again to go on\n",
+                    dir, dir);
+            return 130;
+        }
+    }
     if (s->o.n_runs)
         return EXIT_OK; /* an emitted job: merge makes the outputs */
     return write_outputs(s, dir, e) == 0 ? EXIT_OK : EXIT_INPUT;

@@ -50,6 +50,9 @@ static const char risk_usage[] =
     "  --horizon DURATION        each run's length (default 1h)\n"
     "  --storm-window DURATION   no recovery this long after the trigger\n"
     "                            is gone is a storm (default 5m)\n"
+    "  --storm-queue N           a storm is instead N attempts waiting in\n"
+    "                            the server's queue at any moment after\n"
+    "                            the warm-up (its max queue reaching N)\n"
     "  --target-rel-error X      stop when the interval's half-width is\n"
     "                            at most X of the estimate (default 0.2)\n"
     "  --confidence X            of the interval (default 0.95)\n"
@@ -98,6 +101,7 @@ typedef struct risk_cli {
     setting params[PSTACK_MAX_SETTINGS];
     int n_params;
     int64_t horizon_ns, window_ns;
+    uint32_t storm_queue; /* --storm-queue N; 0 for the goodput storm */
     risk_opts ro;
     bool quiet;
     /* plain Monte Carlo spread over machines */
@@ -150,6 +154,7 @@ static int parse_one(args *a, risk_cli *o)
                     runs = {ARG_UINT64, &ro->max_runs, 1, 1e9, NULL},
                     jobs = {ARG_INT, &ro->threads, 1, 64, NULL},
                     pilot = {ARG_UINT32, &ro->pilot_runs, 10, 1e6, NULL},
+                    queue = {ARG_UINT32, &o->storm_queue, 1, 1e8, NULL},
                     method = {ARG_CALL, &ro->method, 0, 0, opt_method},
                     imp = {ARG_CALL, &ro->importance, 0, 0, opt_importance},
                     per_job = {ARG_INT64, &o->per_job, 1, 1e9, NULL},
@@ -166,6 +171,7 @@ static int parse_one(args *a, risk_cli *o)
         {"--emit-jobs", NULL, ARG_TEXT, &o->emit, NULL, NULL},
         {"--horizon", NULL, ARG_TYPED, (void *)&horizon, NULL, NULL},
         {"--storm-window", NULL, ARG_TYPED, (void *)&window, NULL, NULL},
+        {"--storm-queue", NULL, ARG_TYPED, (void *)&queue, NULL, NULL},
         {"--budget", NULL, ARG_TYPED, (void *)&budget, NULL, NULL},
         {"--target-rel-error", NULL, ARG_TYPED, (void *)&rel, NULL, NULL},
         {"--confidence", NULL, ARG_TYPED, (void *)&conf, NULL, NULL},
@@ -188,8 +194,8 @@ static int parse_risk(int argc, char **argv, risk_cli *o)
     memset(o, 0, sizeof *o);
     o->horizon_ns = (int64_t)3600 * 1000000000;
     o->window_ns = (int64_t)300 * 1000000000;
-    o->ro = (risk_opts){RISK_AUTO,      0.95, 0.2,  2000, 0,   1,
-                        RISK_IMP_QUEUE, 0,    NULL, NULL, NULL};
+    o->ro = (risk_opts){RISK_AUTO,      0.95, 0.2,  2000, 0,    1,
+                        RISK_IMP_QUEUE, 0,    NULL, NULL, NULL, NULL};
     o->per_job = 100;
     o->part = -1;
     args a = {argc, argv, 1, "risk", risk_usage};
@@ -311,10 +317,16 @@ static void print_result(FILE *f, const risk_job *j)
     span((double)j->o.window_ns / 1e9, w, sizeof w);
     fprintf(f, "scenario  %s (%s)\npolicy    %s\n", j->sc.cfg.name, j->sc.path,
             j->policy_text);
-    fprintf(f,
-            "storm     after the trigger is gone, goodput not back "
-            "within 10%% of baseline for %s in a row\n",
-            w);
+    if (j->o.storm_queue)
+        fprintf(f,
+                "storm     %" PRIu32 " attempts waiting in the server's "
+                "queue at any moment after the warm-up (--storm-queue)\n",
+                j->o.storm_queue);
+    else
+        fprintf(f,
+                "storm     after the trigger is gone, goodput not back "
+                "within 10%% of baseline for %s in a row\n",
+                w);
     fprintf(f, "horizon   %s per run (%s exposed after the warm-up)\n\n", h,
             span(r->exposure_s, a, sizeof a));
     fprintf(f, "P(storm within %s) = %s   (%.0f%% interval %s to %s)\n", h,
@@ -422,7 +434,10 @@ static void json_result(FILE *f, const risk_job *j)
     jw_string(&w, "policy", j->spec);
     jw_uint(&w, "seed", j->sc.cfg.seed);
     jw_exact(&w, "horizon_s", (double)j->o.horizon_ns / 1e9);
-    jw_exact(&w, "storm_window_s", (double)j->o.window_ns / 1e9);
+    if (j->o.storm_queue)
+        jw_uint(&w, "storm_queue", j->o.storm_queue);
+    else
+        jw_exact(&w, "storm_window_s", (double)j->o.window_ns / 1e9);
     jw_exact(&w, "exposure_s", r->exposure_s);
     jw_string(&w, "estimator",
               est->plain          ? "plain Monte Carlo"
@@ -483,19 +498,27 @@ static int write_first_storm(const risk_job *j, const char *path, sb_err *e)
     cfg.seed = r->first_seed;
     cfg.branch = r->first_branch; /* how splitting reached it, if it did */
     cfg.duration_ns = r->first_storm_ns;
-    char comment[sizeof j->sc.path + 400], h[64];
+    char comment[sizeof j->sc.path + 500], h[64], what[160];
+    if (j->o.storm_queue)
+        snprintf(what, sizeof what,
+                 "%" PRIu32 " attempts waited in the server's\nqueue during "
+                 "the bucket that ended then (its max queue)",
+                 j->o.storm_queue);
+    else
+        snprintf(what, sizeof what,
+                 "after the trigger was gone,\ngoodput did not come back "
+                 "within 10%% of baseline for the storm window");
     units_fmt_duration(j->o.horizon_ns, h, sizeof h);
     snprintf(comment, sizeof comment,
              "The first storm `stormbench risk` found in %s: run %" PRIu64
              " of a %s horizon\n(seed %" PRIu64 "), judged a storm at "
-             "%.0f s: after the trigger was gone,\ngoodput did not come back "
-             "within 10%% of baseline for the storm window.\nReplay: "
+             "%.0f s: %s.\nReplay: "
              "stormbench run THIS-FILE   or   stormbench gui THIS-FILE",
              j->sc.path, r->first_trial, h, r->first_seed,
-             (double)r->first_storm_ns / 1e9);
+             (double)r->first_storm_ns / 1e9, what);
     setting expect[1] = {{"", "", ""}};
     int n_expect = 0;
-    if (cfg.n_faults > 0) {
+    if (cfg.n_faults > 0 && j->o.storm_queue == 0) {
         snprintf(expect[0].key, sizeof expect[0].key, "metastable");
         snprintf(expect[0].value, sizeof expect[0].value, "true");
         n_expect = 1;
@@ -602,9 +625,9 @@ static int emit_jobs(const risk_job *j, int argc, char **argv, sb_err *e)
 
 static risk_setup setup_of(const risk_job *j)
 {
-    return (risk_setup){&j->sc.cfg,      j->spec,       j->settings,
-                        j->n_settings,   j->plugins,    j->n_plugins,
-                        j->o.horizon_ns, j->o.window_ns};
+    return (risk_setup){&j->sc.cfg,      j->spec,        j->settings,
+                        j->n_settings,   j->plugins,     j->n_plugins,
+                        j->o.horizon_ns, j->o.window_ns, j->o.storm_queue};
 }
 
 /* --part I: its runs into DIR/risk-part-I.tsv, one a line: tipped (0 or

@@ -37,7 +37,8 @@ static int estimate_one(const compare_plan *p, uint32_t pt, int pol,
     for (int i = 0; i < p->n_plugins; i++)
         plugins[i] = p->plugins[i];
     risk_setup su = {&cfg,    cp->stack,    params,        n,
-                     plugins, p->n_plugins, o->horizon_ns, o->storm_window_ns};
+                     plugins, p->n_plugins, o->horizon_ns, o->storm_window_ns,
+                     0};
     return risk_estimate(&su, &o->ro, out, e);
 }
 
@@ -81,6 +82,31 @@ static void say_progress(FILE *progress, const compare_plan *p, uint32_t cell,
     fprintf(progress, ": %s%s\n", text, saved ? " (saved before)" : "");
 }
 
+int compare_risk_check(const compare_plan *p, const compare_risk_opts *o,
+                       sb_err *e)
+{
+    for (uint32_t pt = 0; pt < p->n_points; pt++) {
+        risk_setup su = {
+            &p->points[pt].cfg, NULL, NULL, 0, NULL, 0, o->horizon_ns,
+            o->storm_window_ns, 0};
+        sb_err why;
+        if (risk_check_setup(&su, &why) == 0)
+            continue;
+        if (p->n_axes == 0)
+            return err_set(e, "--risk: %s", why.msg);
+        /* the point's values, as cell_name says them */
+        char at[600];
+        size_t used = 0;
+        at[0] = '\0';
+        for (int a = 0; a < p->n_axes && used < sizeof at; a++)
+            used += (size_t)snprintf(at + used, sizeof at - used, "%s%s = %g%s",
+                                     a ? ", " : "", p->axes[a].key,
+                                     p->points[pt].value[a], p->axes[a].unit);
+        return err_set(e, "--risk at %s: %s", at, why.msg);
+    }
+    return 0;
+}
+
 /* Cell `cell`'s estimate into dir, unless a valid one is there. */
 static int make_cell(const compare_plan *p, const compare_risk_opts *o,
                      const char *dir, uint32_t cell, FILE *progress, sb_err *e)
@@ -97,7 +123,10 @@ static int make_cell(const compare_plan *p, const compare_risk_opts *o,
             say_progress(progress, p, cell, &c, true);
         return 0;
     }
-    if (estimate_one(p, pt, pol, o, &c, e) != 0) {
+    int rc = estimate_one(p, pt, pol, o, &c, e);
+    if (rc > 0)
+        return 1; /* Ctrl-C */
+    if (rc != 0) {
         char name[sizeof e->msg]; /* whole: -O0 checks the cut */
         memcpy(name, e->msg, sizeof name);
         return err_set(e, "--risk: policy '%s': %s", p->policies[pol].label,
@@ -120,8 +149,11 @@ int compare_risk_make(const compare_plan *p, const compare_risk_opts *o,
         if (cell >= compare_risk_n_cells(p))
             return err_set(e, "risk estimate %u: the plan has %u", cell,
                            compare_risk_n_cells(p));
-        if (make_cell(p, o, dir, cell, progress, e) != 0)
-            return -1;
+        if (o->ro.stop && atomic_load(o->ro.stop))
+            return 1;
+        int rc = make_cell(p, o, dir, cell, progress, e);
+        if (rc != 0)
+            return rc;
     }
     return 0;
 }
@@ -498,6 +530,19 @@ int compare_risk_md(FILE *f, const compare_result *r, uint32_t pt)
         fprintf(f, " | %s | %s |\n", day,
                 c->est.plain ? "plain Monte Carlo (Wilson)"
                              : "RESTART splitting (Student t)");
+    }
+    /* Why an estimate is not what the estimator column might suggest
+     * (plain Monte Carlo because the pilot found no way up, or found
+     * storms common): said under the table, once per policy. */
+    bool noted = false;
+    for (int pol = 0; pol < r->plan->n_policies; pol++) {
+        const risk_result *c = compare_risk_at(k, pt, pol);
+        if (c->note[0] == '\0')
+            continue;
+        if (!noted)
+            fputs("\nNotes on the estimates:\n\n", f);
+        noted = true;
+        fprintf(f, "- `%s`: %s\n", r->plan->policies[pol].label, c->note);
     }
     if (compare_risk_verdict(r, pt, NULL, text, sizeof text) != 0)
         return -1;

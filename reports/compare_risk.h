@@ -48,12 +48,21 @@ typedef struct compare_risk {
  * compare_n_runs(p) + cell. */
 uint32_t compare_risk_n_cells(const compare_plan *p);
 
+/* 0 when o's --horizon and --storm-window suit the scenario at every
+ * point of the plan (risk_check_setup), else -1 with the option, the
+ * sweep point and what was expected in e: for checking before
+ * compare's runs, which would otherwise be made before the estimates
+ * find it out. */
+int compare_risk_check(const compare_plan *p, const compare_risk_opts *o,
+                       sb_err *e);
+
 /* Makes the estimates cells[0..n_cells) (cells NULL: all of them) that
  * dir does not hold yet, saving each in dir the moment it is made
  * (reports/riskfile.h: a valid saved one is not made again, a damaged or
  * stale one is made again over it).  progress (or NULL) gets a line per
- * estimate.  -1 with e set when a run fails or a file cannot be written:
- * the estimates made before it stay saved. */
+ * estimate.  -1 with e set when a run fails or a file cannot be written,
+ * 1 when o->ro.stop was set (Ctrl-C: the estimate in the making is
+ * dropped): the estimates made before either stay saved. */
 int compare_risk_make(const compare_plan *p, const compare_risk_opts *o,
                       const char *dir, const uint32_t *cells, uint32_t n_cells,
                       FILE *progress, sb_err *e);

@@ -66,6 +66,16 @@ static void bars(report *d, const compare_result *r, uint32_t pt)
     char line[1400];
     snprintf(line, sizeof line, "Verdict: %s.", text);
     report_text(d, line);
+    /* An estimate's note (risk_result.note: why plain Monte Carlo) under
+     * the verdict, as summary.md has it. */
+    for (int i = 0; i < np; i++) {
+        const risk_result *c = compare_risk_at(r->risk, pt, i);
+        if (c->note[0] == '\0')
+            continue;
+        snprintf(line, sizeof line, "Note on %s's estimate: %s.",
+                 p->policies[i].label, c->note);
+        report_text(d, line);
+    }
 }
 
 /* A two-key sweep: the stability map's drawing with each cell's counts
@@ -100,7 +110,7 @@ static void maps(report *d, const compare_result *r)
                    "of runs that tipped, k/n in figures; hatched where the "
                    "95 % interval includes one half; the thick line where "
                    "storms become more likely than not.");
-    int split = 0;
+    int split = 0, noted = 0;
     for (int i = 0; i < p->n_policies; i++) {
         for (uint32_t k = 0; k < p->n_points; k++) {
             const compare_point *pt = &p->points[k];
@@ -109,6 +119,7 @@ static void maps(report *d, const compare_result *r)
             tipped[cell] = c->est.plain ? (uint32_t)c->est.hit_trials : 0;
             judged[cell] = c->est.plain ? (uint32_t)c->est.trials : 0;
             split += !c->est.plain;
+            noted += c->note[0] != '\0';
         }
         char title[220];
         snprintf(title, sizeof title, "%s: P(storm)", p->policies[i].label);
@@ -123,6 +134,17 @@ static void maps(report *d, const compare_result *r)
                  "and have no counts to draw: summary.md gives their "
                  "estimates.",
                  split);
+        report_text(d, text);
+    }
+    if (noted) {
+        char text[200];
+        snprintf(text, sizeof text,
+                 "%d %s a note (why plain Monte Carlo): summary.md gives "
+                 "%s.",
+                 noted,
+                 noted == 1 ? "cell's estimate carries"
+                            : "cells' estimates carry",
+                 noted == 1 ? "it" : "each");
         report_text(d, text);
     }
     free(x);

@@ -58,13 +58,15 @@ typedef struct detector {
     /* No fault in the scenario: only goodput below the band is off (a
      * storm is goodput lost; noise above the baseline is not one). */
     bool below_only;
-    int64_t last_good; /* end of the last window that was within the
+    uint32_t storm_queue; /* risk_setup's: a queue storm when > 0 */
+    int64_t last_good;    /* end of the last window that was within the
                             band; -1 for none */
     bool storm;
     int64_t storm_at;
 } detector;
 
-static int detector_init(detector *d, const sim_config *c, int64_t window_ns)
+static int detector_init(detector *d, const sim_config *c, int64_t window_ns,
+                         uint32_t storm_queue)
 {
     memset(d, 0, sizeof *d);
     d->warmup_ns = c->warmup_ns;
@@ -75,6 +77,7 @@ static int detector_init(detector *d, const sim_config *c, int64_t window_ns)
     d->ring = calloc(d->w, sizeof *d->ring);
     d->last_good = -1;
     d->below_only = c->n_faults == 0;
+    d->storm_queue = storm_queue;
     return d->ring == NULL ? -1 : 0;
 }
 
@@ -122,6 +125,16 @@ static void on_bucket(void *ctx, const sim *s, const metrics_bucket *b,
                                       b->timeouts, b->attempts_ended};
     counts_add(&d->sum, &d->ring[d->pos]);
     d->pos = (d->pos + 1) % d->w;
+    /* A queue storm: the bucket's max queue, the most attempts waiting at
+     * any moment in it (metrics.h), so a queue that reached N and drained
+     * within one bucket is seen. */
+    if (d->storm_queue > 0) {
+        if (b->start_ns >= d->warmup_ns && b->max_queue >= d->storm_queue) {
+            d->storm = true;
+            d->storm_at = end;
+        }
+        return;
+    }
     if (!d->base_known)
         baseline_add(d, s, b);
     if (!d->base_known)
@@ -185,6 +198,7 @@ typedef struct traj {
 typedef struct model {
     const risk_setup *su;
     risk_importance imp;
+    atomic_int *stop; /* risk_opts' */
     pthread_mutex_t lock;
     bool failed;
     sb_err err;
@@ -257,7 +271,8 @@ static void *traj_start(void *ctx, uint64_t trial)
     t->tc->cfg.duration_ns = su->horizon_ns;
     t->tc->cfg.branch.n = 0;
     t->cfg = &t->tc->cfg;
-    if (detector_init(&t->d, t->cfg, su->storm_window_ns) != 0) {
+    if (detector_init(&t->d, t->cfg, su->storm_window_ns, su->storm_queue) !=
+        0) {
         err_set(&e, "out of memory");
         goto fail;
     }
@@ -318,6 +333,14 @@ static split_stop traj_advance(void *ctx, void *st, double up, double floor,
             return SPLIT_DOWN;
         if (at >= end)
             return SPLIT_END;
+        /* Ctrl-C: the trajectory fails, and so the estimate, which
+         * risk_estimate then says was stopped. */
+        if (m->stop && atomic_load(m->stop)) {
+            sb_err e;
+            err_set(&e, "stopped");
+            model_fail(m, &e);
+            return SPLIT_FAIL;
+        }
         int64_t next = (at / t->cfg->bucket_ns + 1) * t->cfg->bucket_ns;
         if (next > end)
             next = end;
@@ -424,7 +447,7 @@ static double rate_of(double p, double exposure_s)
     return -log1p(-p) / exposure_s;
 }
 
-static int check_setup(const risk_setup *su, sb_err *e)
+int risk_check_setup(const risk_setup *su, sb_err *e)
 {
     const sim_config *c = su->cfg;
     if (su->horizon_ns <= c->warmup_ns)
@@ -433,7 +456,7 @@ static int check_setup(const risk_setup *su, sb_err *e)
                        "scenario's warm-up (%.0f s)",
                        (double)su->horizon_ns / 1e9,
                        (double)c->warmup_ns / 1e9);
-    if (su->storm_window_ns < c->recovery_window_ns)
+    if (su->storm_queue == 0 && su->storm_window_ns < c->recovery_window_ns)
         return err_set(e,
                        "--storm-window %.0f s must be at least the "
                        "scenario's recovery_window (%.0f s): shorter, "
@@ -578,15 +601,22 @@ static void finish(const risk_setup *su, const model *m, risk_result *r)
     }
 }
 
+static bool stopped(const risk_opts *o)
+{
+    return o->stop && atomic_load(o->stop);
+}
+
 int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
                   sb_err *e)
 {
     memset(r, 0, sizeof *r);
-    if (check_setup(su, e) != 0)
+    if (risk_check_setup(su, e) != 0)
         return -1;
-    model m = {
-        su, o->importance, PTHREAD_MUTEX_INITIALIZER, false, {{0}}, false, 0, 0,
-        {0}};
+    model m = {su,      o->importance,
+               o->stop, PTHREAD_MUTEX_INITIALIZER,
+               false,   {{0}},
+               false,   0,
+               0,       {0}};
     split_model sm = {&m,         traj_start,   traj_clone, traj_free,
                       traj_rekey, traj_advance, traj_hit};
     bool split = o->method != RISK_PLAIN;
@@ -602,7 +632,7 @@ int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
     if (split && choose_plan(&sm, o, r, e) != 0) {
         if (m.failed)
             *e = m.err;
-        return -1;
+        return stopped(o) ? 1 : -1;
     }
     r->splitting = r->plan.n_levels > 0;
     split_opts so = main_opts(o);
@@ -613,7 +643,7 @@ int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
     if (rc != 0 || m.failed) {
         if (m.failed)
             *e = m.err;
-        return -1;
+        return stopped(o) ? 1 : -1;
     }
     finish(su, &m, r);
     return 0;
@@ -640,10 +670,11 @@ static void part_hit(void *ctx, uint64_t trial, const void *st)
 int risk_plain_part(const risk_setup *su, const risk_opts *o, uint64_t first,
                     uint64_t n, risk_trial *out, sb_err *e)
 {
-    if (check_setup(su, e) != 0)
+    if (risk_check_setup(su, e) != 0)
         return -1;
     part_model pm = {{su,
                       o->importance,
+                      o->stop,
                       PTHREAD_MUTEX_INITIALIZER,
                       false,
                       {{0}},
@@ -682,7 +713,7 @@ int risk_plain_merge(const risk_setup *su, const risk_opts *o,
                      const risk_trial *t, uint64_t n, risk_result *r, sb_err *e)
 {
     memset(r, 0, sizeof *r);
-    if (check_setup(su, e) != 0)
+    if (risk_check_setup(su, e) != 0)
         return -1;
     split_trial *y = calloc(n ? n : 1, sizeof *y);
     if (y == NULL)
@@ -698,9 +729,11 @@ int risk_plain_merge(const risk_setup *su, const risk_opts *o,
                        "the stopping rule wants more than the %llu runs "
                        "found",
                        (unsigned long long)n);
-    model m = {
-        su, o->importance, PTHREAD_MUTEX_INITIALIZER, false, {{0}}, false, 0, 0,
-        {0}};
+    model m = {su,      o->importance,
+               o->stop, PTHREAD_MUTEX_INITIALIZER,
+               false,   {{0}},
+               false,   0,
+               0,       {0}};
     /* as risk_estimate: the lowest run that tipped of those its batches
      * ran */
     for (uint64_t i = 0; i < used && !m.found; i++)

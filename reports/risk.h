@@ -31,6 +31,7 @@
 #ifndef SB_RISK_H
 #define SB_RISK_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -49,6 +50,14 @@ typedef struct risk_setup {
     int n_plugins;
     int64_t horizon_ns;      /* each trial runs this long */
     int64_t storm_window_ns; /* no recovery for this long: a storm */
+    /* 0: the storm above.  N > 0: a storm is instead N attempts waiting
+     * in the server's queue (in service not counted) at any moment of a
+     * bucket that starts at or after the warm-up -- the bucket's max
+     * queue reaching N, judged at its end (`risk --storm-queue N`);
+     * storm_window_ns is then not read.  A queue alarm's definition, and
+     * one with a closed form: in an M/M/1 queue, P(N waiting) is the
+     * chance the number in the system reaches N + 1 (check_risk). */
+    uint32_t storm_queue;
 } risk_setup;
 
 typedef enum risk_method {
@@ -103,6 +112,9 @@ typedef struct risk_opts {
                            uint32_t hits);
     void (*progress)(void *arg, const split_estimate *sofar);
     void *progress_arg;
+    /* Optional: set (by a SIGINT handler) to stop; every run in flight
+     * stops at its next bucket and risk_estimate returns 1. */
+    atomic_int *stop;
 } risk_opts;
 
 #define RISK_PILOT_RUNS 200
@@ -143,8 +155,16 @@ typedef struct risk_result {
     double exposure_s;
 } risk_result;
 
+/* 0 when su's horizon and storm window suit its scenario (a horizon
+ * past the warm-up, a storm window at least the recovery window), else
+ * -1 with the option and what was expected in e.  risk_estimate checks
+ * it first; a caller with other work to do before the estimate (compare
+ * --risk's runs) checks it before that work. */
+int risk_check_setup(const risk_setup *su, sb_err *e);
+
 /* Estimates P(storm within the horizon).  -1 with e set on bad input or
- * a failed run. */
+ * a failed run; 1 when o->stop was set before it was made (r holds
+ * nothing to use). */
 int risk_estimate(const risk_setup *su, const risk_opts *o, risk_result *r,
                   sb_err *e);
 

@@ -152,6 +152,28 @@ static int get_line(char *l, const char *word, const field *x, size_t n,
 
 /* ---- The record's lines ---------------------------------------------------- */
 
+/* Every field of risk_result, of its split_estimate and split_plan and of
+ * its sim_branch is in the record (the *_fields tables below): an
+ * estimate read back is the estimate made, whatever an output reads of
+ * it.  A field added to one of them changes its size and stops the build
+ * here.  Then: write the field in the record (a table below), raise
+ * RISKFILE_VERSION (saved estimates of the old layout are made again),
+ * give it a valid value in check_compare_risk's every_field_round_trips
+ * if it is a bool or a count bounding an array, and set the new size.
+ * That test fills every byte of a risk_result, round-trips it and finds
+ * a field left out even where a new one fits in padding.  The sizes are
+ * LP64's (x86-64, aarch64), the ABI CI builds for. */
+#if defined(__LP64__)
+_Static_assert(sizeof(risk_result) == 3640,
+               "risk_result changed: write the new field in riskfile.c");
+_Static_assert(sizeof(split_estimate) == 120,
+               "split_estimate changed: write the new field in riskfile.c");
+_Static_assert(sizeof(split_plan) == 1328,
+               "split_plan changed: write the new field in riskfile.c");
+_Static_assert(sizeof(sim_branch) == 1032,
+               "sim_branch changed: write the new field in riskfile.c");
+#endif
+
 #define N_OPTIONS 10
 static void options_fields(const riskfile_key *k, uint64_t *seed, int *method,
                            int *importance, field *x)
@@ -187,7 +209,7 @@ static void put_head(FILE *f, const riskfile_key *k)
     put_line(f, "options", x, N_OPTIONS);
 }
 
-#define N_ESTIMATE 14
+#define N_ESTIMATE 17
 static void estimate_fields(const split_estimate *s, field *x)
 {
     field f[N_ESTIMATE] = {
@@ -204,7 +226,10 @@ static void estimate_fields(const split_estimate *s, field *x)
         FIELD("work_variance", F_DOUBLE, &s->work_variance),
         FIELD("effective_runs", F_DOUBLE, &s->effective_runs),
         FIELD("plain", F_BOOL, &s->plain),
-        FIELD("reached_target", F_BOOL, &s->reached_target)};
+        FIELD("reached_target", F_BOOL, &s->reached_target),
+        FIELD("fixed_effort", F_BOOL, &s->fixed_effort),
+        FIELD("replicates", F_U64, &s->replicates),
+        FIELD("per_level", F_U32, &s->per_level)};
     memcpy(x, f, sizeof f);
 }
 
@@ -229,10 +254,11 @@ static void level_fields(const split_plan *s, int i, field *x)
     memcpy(x, f, sizeof f);
 }
 
-#define N_RESULT 10
+#define N_RESULT 11
 static void result_fields(const risk_result *r, field *x)
 {
     field f[N_RESULT] = {FIELD("splitting", F_BOOL, &r->splitting),
+                         FIELD("fixed_effort", F_BOOL, &r->fixed_effort),
                          FIELD("found", F_BOOL, &r->found),
                          FIELD("first_trial", F_U64, &r->first_trial),
                          FIELD("first_seed", F_U64, &r->first_seed),

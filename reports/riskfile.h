@@ -12,7 +12,7 @@
  *     reads its estimates back from these files too, so both take the
  *     same path from estimate to output.
  *
- * A record (version 1), one field group per line, fields "NAME=VALUE"
+ * A record (version 2), one field group per line, fields "NAME=VALUE"
  * separated by one space, doubles as runfile_double_text writes them
  * (read back as the same double), booleans 0 or 1:
  *
@@ -37,8 +37,11 @@
  * with every field, the checksum matches and the first five lines are
  * those of the estimate asked for: an estimate of another comparison, or
  * made with other --horizon, --storm-window or --risk-runs, is refused
- * with the reason, never used.  A field added to risk_result that an
- * output reads must be added here, with the version.
+ * with the reason, never used.  Every field of risk_result is in the
+ * record; one added to it must be added here, with the version raised
+ * (riskfile.c's size checks stop the build until it is).  Version 2 added
+ * fixed-effort splitting's fields (estimate fixed_effort, replicates,
+ * per_level; result fixed_effort), which version 1 left out.
  */
 #ifndef SB_RISKFILE_H
 #define SB_RISKFILE_H
@@ -49,7 +52,7 @@
 #include "compare_risk.h"
 #include "err.h"
 
-#define RISKFILE_VERSION 1
+#define RISKFILE_VERSION 2
 
 /* What an estimate is of: all of it is in the record's head. */
 typedef struct riskfile_key {

@@ -3,9 +3,16 @@
  * storm (who is least likely to tip, against whom, by which test), and
  * the estimates compare writes being `stormbench risk`'s own.
  */
+#define _DEFAULT_SOURCE /* usleep */
+
 #include <check.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +247,15 @@ START_TEST(compare_writes_the_risk_commands_estimates)
                   "summary.md lacks the risk section");
     ck_assert_msg(strstr(md, "| `immediate` | 100 | [43.9, 100] | 3 of 3 |"),
                   "summary.md lacks the risk table");
+    /* Why each estimate is plain Monte Carlo, under the table (it was
+     * only in the saved record): immediate tips in every one of the
+     * pilot's 200 runs, none's pilot never climbs. */
+    ck_assert_msg(strstr(md, "\nNotes on the estimates:\n\n"
+                             "- `immediate`: the pilot saw storms in 100 % "
+                             "of its runs: plain Monte Carlo is enough\n"
+                             "- `none`: the pilot's runs never climbed to "
+                             "a storm"),
+                  "summary.md lacks the estimates' notes:\n%s", md);
     free(md);
     /* --risk's options alone are refused. */
     tu_stormbench(&o, (const char *[]){"compare", "retry-storm", "--horizon",
@@ -340,7 +356,8 @@ static void no_outputs(const char *dir)
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
         ck_assert_msg(!exists(dir, outs[i]), "%s/%s was written", dir, outs[i]);
     char cmd[1200];
-    snprintf(cmd, sizeof cmd, "test -z \"$(find '%s' -name '*.tmp*')\"", dir);
+    snprintf(cmd, sizeof cmd,
+             "test -z \"$(find '%s' -name '*.tmp*' 2>/dev/null)\"", dir);
     ck_assert_msg(system(cmd) == 0, "a temporary file is left in %s", dir);
 }
 
@@ -475,16 +492,30 @@ START_TEST(risk_in_jobs_merges_to_the_same_bytes)
     unsetenv("SOURCE_DATE_EPOCH");
     for (size_t i = 0; i < n_outs; i++)
         same_file(direct, dir, outs[i]);
+#ifdef SB_HAVE_VIZ
+    /* The report says each estimate's note under the verdict. */
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    char *html = tu_read_file(path);
+    ck_assert_ptr_nonnull(html);
+    ck_assert_msg(strstr(html, "Note on none&#39;s estimate: the pilot&#39;s "
+                               "runs never climbed to a storm"),
+                  "report.html lacks none's note");
+    free(html);
+#endif
 }
 END_TEST
 
 /* When the risk part of compare --risk fails, the command exits 2 with
  * the reason and writes no output (no summary, table or report, no
- * temporary file); the comparison's runs, made before, stay saved for the
- * next try (2: 2 policies x 1 seed).  Two ways: a horizon no longer than
- * retry-storm's 20 s warm-up (every run would be over before a storm
- * could be judged: risk.h), and an estimate that cannot be saved (DIR/risk
- * is a file, not a directory). */
+ * temporary file).  Two ways:
+ *  - a horizon no longer than retry-storm's 20 s warm-up (every run would
+ *    be over before a storm could be judged: risk.h), said before any
+ *    run is made: no run saved (it used to be said by the first estimate,
+ *    after the comparison's 2 runs), nor for a sweep, where the point
+ *    whose warm-up is too long is named;
+ *  - an estimate that cannot be saved (DIR/risk is a file, not a
+ *    directory): the comparison's runs, made before, stay saved for the
+ *    next try (2: 2 policies x 1 seed). */
 START_TEST(risk_failure_writes_no_outputs)
 {
     char dir[1024], path[1200];
@@ -496,13 +527,25 @@ START_TEST(risk_failure_writes_no_outputs)
                                        "--seeds", "1", "--risk", "--horizon",
                                        "20s", "-j", "2", "-o", dir, NULL});
     ck_assert_int_eq(o.status, 2);
-    ck_assert_msg(strstr(o.err, "--risk: policy 'immediate': --horizon 20 s "
+    ck_assert_msg(strstr(o.err, "stormbench compare: --risk: --horizon 20 s "
                                 "must be longer than the scenario's "
-                                "warm-up (20 s)"),
+                                "warm-up (20 s)\n"),
                   "%s", o.err);
     tu_output_free(&o);
     no_outputs(dir);
-    ck_assert_int_eq(tu_saved_runs(dir), 2);
+    ck_assert_int_eq(tu_saved_runs(dir), 0);
+    /* warm-up 10 s, then 30 s: the second point cannot use a 30 s
+     * horizon */
+    tu_stormbench(
+        &o, (const char *[]){"compare", TU_SOURCE("scenarios/retry-storm.ini"),
+                             "--policies", "none", "--seeds", "1", "--sweep",
+                             "scenario.warmup=10s:30s:20s", "--risk",
+                             "--horizon", "30s", "-o", dir, NULL});
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_msg(strstr(o.err, "--risk at scenario.warmup = 30"), "%s", o.err);
+    ck_assert_msg(strstr(o.err, "warm-up (30 s)"), "%s", o.err);
+    tu_output_free(&o);
+    ck_assert_int_eq(tu_saved_runs(dir), 0);
     fresh("compare-risk-nodir", dir, sizeof dir);
     ck_assert_int_eq(mkdir(dir, 0755), 0);
     snprintf(path, sizeof path, "%s/risk", dir);
@@ -513,6 +556,55 @@ START_TEST(risk_failure_writes_no_outputs)
     ck_assert_int_eq(o.status, 2);
     ck_assert_msg(strstr(o.err, "/risk/point0-policy0.risk"), "%s", o.err);
     tu_output_free(&o);
+    no_outputs(dir);
+    ck_assert_int_eq(tu_saved_runs(dir), 2);
+}
+END_TEST
+
+/* Ctrl-C during compare --risk's estimates behaves as during its runs:
+ * exit 130 and a message that says what is saved and how to go on.  The
+ * estimate finished before is saved (immediate's: its pilot sees storms
+ * in every run, so 128 plain runs, two batches past the least 100), the
+ * one in the making is not (none's: none tips, so its interval never
+ * narrows to 20 % and it would make all 2000 runs), and no output is
+ * written.  Before, the signal's default action killed the command
+ * without a word (no exit status, the shell's 130 aside). */
+START_TEST(interrupted_estimates_are_said_and_kept)
+{
+    char dir[1024], err[1100], path[1200];
+    fresh("compare-risk-int", dir, sizeof dir);
+    snprintf(err, sizeof err, "%s.err", dir);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execl(SB_BINARY, SB_BINARY, "compare",
+              TU_SOURCE("scenarios/retry-storm.ini"), "--policies",
+              "immediate,none", "--seeds", "1", "--risk", "--horizon", "100s",
+              "--storm-window", "20s", "--risk-runs", "2000", "--no-report",
+              "-j", "2", "-o", dir, (char *)NULL);
+        _exit(127);
+    }
+    snprintf(path, sizeof path, "%s/risk/point0-policy0.risk", dir);
+    for (int i = 0; i < 12000 && access(path, F_OK) != 0; i++)
+        usleep(50 * 1000);
+    kill(pid, SIGINT);
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    char *text = tu_read_file(err);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 130,
+                  "exit status %#x, not 130: %s", st, text ? text : "");
+    ck_assert_msg(text && strstr(text, "stormbench compare: stopped; the runs "
+                                       "are saved in "),
+                  "%s", text ? text : "");
+    ck_assert_msg(strstr(text, "/risk: run the same command again to go on"),
+                  "%s", text);
+    free(text);
+    ck_assert_int_eq(access(path, F_OK), 0);
+    snprintf(path, sizeof path, "%s/risk/point0-policy1.risk", dir);
+    ck_assert_int_ne(access(path, F_OK), 0);
     no_outputs(dir);
     ck_assert_int_eq(tu_saved_runs(dir), 2);
 }
@@ -565,10 +657,10 @@ START_TEST(saved_estimate_reads_back_exactly)
     r.rate_per_s = r.rate_lo_per_s = r.rate_hi_per_s = NAN;
     r.exposure_s = 280;
     snprintf(r.note, sizeof r.note, "a note\nwith a \\ in it");
-    compare_risk_opts o = {
-        (int64_t)300 * 1000000000,
-        (int64_t)120 * 1000000000,
-        {RISK_AUTO, 0.95, 0.2, 400, 0, 2, RISK_IMP_QUEUE, 0, NULL, NULL, NULL}};
+    compare_risk_opts o = {(int64_t)300 * 1000000000,
+                           (int64_t)120 * 1000000000,
+                           {RISK_AUTO, 0.95, 0.2, 400, 0, 2, RISK_IMP_QUEUE, 0,
+                            NULL, NULL, NULL, NULL}};
     riskfile_key k = {"0123456789abcdef", 1, 3, 1, "exponential:base=1ms", &o};
     char path[1024], again[1024];
     snprintf(path, sizeof path, "%s", tu_temp_path("estimate.risk"));
@@ -607,6 +699,138 @@ START_TEST(saved_estimate_reads_back_exactly)
 }
 END_TEST
 
+/* Every field of a risk_result survives a saved record: each byte of one
+ * is filled (byte i a printable character other than DEL, so every
+ * double made of them is finite and normal -- its exponent bits neither
+ * all 0 nor all 1 -- and reads back exactly, and the note needs no
+ * escape but '\\'), the fields that must hold a valid value are given
+ * one (a bool 0 or 1; the levels and branch steps, all of them, so that
+ * every array element is written), the padding is cleared, and the
+ * record read back must be the same bytes.  A field riskfile.c does not
+ * write comes back 0 and fails this, naming its offset.  Version 1 of
+ * the record left out fixed-effort splitting's four fields (estimate
+ * fixed_effort, replicates, per_level, result fixed_effort): this failed
+ * on them (byte 98, est.fixed_effort).
+ *
+ * The padding: inside est, plan and first_branch, gcc's
+ * __builtin_clear_padding finds it (on each of them: gcc 12 clears the
+ * wrong bytes of a struct holding an array of structs when called on the
+ * whole risk_result); between risk_result's own members it is the bytes
+ * none of the members listed here covers, and their number is pinned:
+ * a member added where padding was (riskfile.c's size checks do not see
+ * it) makes it smaller, one added past the end larger, and both fail
+ * here.  Built without __builtin_clear_padding (clang 14), the record
+ * written again from what was read must be the same bytes, and the four
+ * fields are checked by name. */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_clear_padding)
+#define HAVE_CLEAR_PADDING 1
+#endif
+#endif
+
+#define MEMBER(m)                                                              \
+    {                                                                          \
+        offsetof(risk_result, m), sizeof(((risk_result *)0)->m)                \
+    }
+
+/* risk_result's bytes between its members zeroed in r; how many. */
+static size_t clear_top_padding(risk_result *r)
+{
+    static const size_t member[][2] = {
+        MEMBER(est),           MEMBER(plan),          MEMBER(splitting),
+        MEMBER(fixed_effort),  MEMBER(note),          MEMBER(found),
+        MEMBER(first_trial),   MEMBER(first_seed),    MEMBER(first_storm_ns),
+        MEMBER(first_branch),  MEMBER(one_shot),      MEMBER(rate_per_s),
+        MEMBER(rate_lo_per_s), MEMBER(rate_hi_per_s), MEMBER(exposure_s)};
+    unsigned char *b = (unsigned char *)r;
+    size_t gap = 0;
+    for (size_t i = 0; i < sizeof *r; i++) {
+        bool in = false;
+        for (size_t m = 0; m < sizeof member / sizeof *member && !in; m++)
+            in = i >= member[m][0] && i < member[m][0] + member[m][1];
+        if (!in) {
+            b[i] = 0;
+            gap++;
+        }
+    }
+    return gap;
+}
+
+START_TEST(every_field_round_trips)
+{
+    static risk_result r, back;
+    unsigned char *b = (unsigned char *)&r;
+    for (size_t i = 0; i < sizeof r; i++)
+        b[i] = (unsigned char)(0x21 + (i * 7 + i / 94) % 94);
+    r.est.plain = true;
+    r.est.reached_target = false;
+    r.est.fixed_effort = true;
+    r.plan.n_levels = SPLIT_MAX_LEVELS;
+    r.plan.no_return = true;
+    r.splitting = false;
+    r.fixed_effort = true;
+    r.note[sizeof r.note - 1] = '\0';
+    r.found = true;
+    r.first_branch.n = SIM_MAX_BRANCH;
+    r.one_shot = false;
+    size_t gap = clear_top_padding(&r);
+#if defined(__LP64__)
+    /* 5 after found (the note ends at 1450 + 1088 = 2538, found takes
+     * 2538, first_trial starts at 2544) and 7 after one_shot (3600;
+     * rate_per_s at 3608): LP64's */
+    ck_assert_msg(gap == 12,
+                  "%zu bytes of risk_result are no member listed here: "
+                  "a member was added (write it in riskfile.c and list "
+                  "it here)",
+                  gap);
+#endif
+#ifdef HAVE_CLEAR_PADDING
+    __builtin_clear_padding(&r.est);
+    __builtin_clear_padding(&r.plan);
+    __builtin_clear_padding(&r.first_branch);
+#endif
+    compare_risk_opts o = {(int64_t)300 * 1000000000,
+                           (int64_t)120 * 1000000000,
+                           {RISK_AUTO, 0.95, 0.2, 400, 0, 2, RISK_IMP_QUEUE, 0,
+                            NULL, NULL, NULL, NULL}};
+    riskfile_key k = {"0123456789abcdef", 1, 0, 0, "none", &o};
+    char path[1024];
+    snprintf(path, sizeof path, "%s", tu_temp_path("every-field.risk"));
+    sb_err e;
+    ck_assert_msg(riskfile_write(path, &k, &r, &e) == 0, "%s", e.msg);
+    ck_assert_msg(riskfile_read(path, &k, &back, &e) == 0, "%s", e.msg);
+#ifdef HAVE_CLEAR_PADDING
+    __builtin_clear_padding(&back.est);
+    __builtin_clear_padding(&back.plan);
+    __builtin_clear_padding(&back.first_branch);
+    clear_top_padding(&back);
+    const unsigned char *x = (const unsigned char *)&back;
+    for (size_t i = 0; i < sizeof r; i++)
+        ck_assert_msg(x[i] == b[i],
+                      "byte %zu of risk_result did not come back (est at "
+                      "%zu, plan at %zu, note at %zu, first_branch at %zu, "
+                      "exposure_s at %zu): a field riskfile.c does not "
+                      "write",
+                      i, offsetof(risk_result, est),
+                      offsetof(risk_result, plan), offsetof(risk_result, note),
+                      offsetof(risk_result, first_branch),
+                      offsetof(risk_result, exposure_s));
+#else
+    char again[1024];
+    snprintf(again, sizeof again, "%s", tu_temp_path("every-field-2.risk"));
+    ck_assert_msg(riskfile_write(again, &k, &back, &e) == 0, "%s", e.msg);
+    size_t na, nb;
+    char *ta = bytes_of(path, &na), *tb = bytes_of(again, &nb);
+    ck_assert(na == nb && memcmp(ta, tb, na) == 0);
+    free(ta);
+    free(tb);
+    ck_assert(back.est.fixed_effort && back.fixed_effort);
+    ck_assert_uint_eq(back.est.replicates, r.est.replicates);
+    ck_assert_uint_eq(back.est.per_level, r.est.per_level);
+#endif
+}
+END_TEST
+
 Suite *compare_risk_suite(void)
 {
     Suite *s = suite_create("compare_risk");
@@ -617,6 +841,7 @@ Suite *compare_risk_suite(void)
     tcase_add_test(tc, no_storm_anywhere_ranks_nothing);
     tcase_add_test(tc, close_estimates_are_not_separated);
     tcase_add_test(tc, saved_estimate_reads_back_exactly);
+    tcase_add_test(tc, every_field_round_trips);
     suite_add_tcase(s, tc);
     TCase *run = tcase_create("compare");
     tcase_set_timeout(run, 300);
@@ -628,6 +853,7 @@ Suite *compare_risk_suite(void)
     tcase_set_timeout(run, 900);
     tcase_add_test(run, risk_in_jobs_merges_to_the_same_bytes);
     tcase_add_test(run, risk_failure_writes_no_outputs);
+    tcase_add_test(run, interrupted_estimates_are_said_and_kept);
     suite_add_tcase(s, run);
     return s;
 }
