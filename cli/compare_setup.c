@@ -787,7 +787,8 @@ compare_risk_opts compare_setup_risk_opts(const compare_setup *s, uint32_t jobs)
          jobs       ? (int)jobs
          : cpus > 0 ? (int)cpus
                     : 1,
-         RISK_IMP_QUEUE, (uint32_t)s->o.risk_pilot_runs, NULL, NULL, NULL, NULL}};
+         RISK_IMP_QUEUE, (uint32_t)s->o.risk_pilot_runs, NULL, NULL, NULL,
+         NULL}};
     return o;
 }
 
