@@ -90,13 +90,31 @@ static void row_flush(reducer *rd)
     phases_sum_clear(a);
 }
 
+/* A bucket that adds nothing to a row's sums but its width: most of a
+ * short run's buckets (hot-record's updates are done within seconds of
+ * its 600).  Adding +0 or -0 to the row's queue integral leaves it as it
+ * is (it starts at +0, and no sum of two numbers is -0 unless both are),
+ * and a row's histogram gains nothing from an empty one, so skipping
+ * phases_sum_add for it gives the same row bit for bit. */
+static bool bucket_quiet(const metrics_bucket *b, const metrics_hist *h)
+{
+    return (b->offered | b->attempts | b->successes | b->failures |
+            b->duplicates | b->refusals) == 0 &&
+           b->queue_ns == 0.0 && h->lo > h->hi;
+}
+
 static void on_bucket(void *ctx, const sim *s, const metrics_bucket *b,
                       const metrics_hist *h)
 {
     (void)s;
     reducer *rd = ctx;
-    rd->duplicates += b->duplicates;
-    phases_sum_add(&rd->row, b, h);
+    if (bucket_quiet(b, h)) {
+        rd->row.buckets++;
+        rd->row.width_ns += b->width_ns;
+    } else {
+        rd->duplicates += b->duplicates;
+        phases_sum_add(&rd->row, b, h);
+    }
     if (rd->row.buckets == rd->per_row)
         row_flush(rd);
 }
