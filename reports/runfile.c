@@ -308,37 +308,34 @@ static const uint64_t pow10_u64[20] = {1ull,
                                        1000000000000000000ull,
                                        10000000000000000000ull};
 
-/* v's decimal digits into buf, which must hold 20 bytes (all 20 are
- * written; the digits first, not NUL-terminated); their count.  Two
- * digits per division, from the last, then one fixed-size copy: a digit
- * at a time, and a copy of the count's size, cost twice as much. */
+/* How many decimal digits v has. */
+static int digit_count(uint64_t v)
+{
+    int n = 1;
+    while (n < 20 && v >= pow10_u64[n])
+        n++;
+    return n;
+}
+
+/* The last `count` decimal digits of v (leading zeros included), written
+ * backwards so that the last ends just before `end`.  Written where they
+ * go, a byte at a time: digits built in a buffer of their own and copied
+ * by a wider load stall on the narrow stores (no store forwarding). */
+static void digits_before(uint64_t v, char *end, int count)
+{
+    for (int i = 0; i < count; i++) {
+        *--end = (char)('0' + v % 10);
+        v /= 10;
+    }
+}
+
+/* v's decimal digits into buf (up to 20, not NUL-terminated); their
+ * count. */
 static int u64_digits(uint64_t v, char *buf)
 {
-    static const char pairs[] = "00010203040506070809"
-                                "10111213141516171819"
-                                "20212223242526272829"
-                                "30313233343536373839"
-                                "40414243444546474849"
-                                "50515253545556575859"
-                                "60616263646566676869"
-                                "70717273747576777879"
-                                "80818283848586878889"
-                                "90919293949596979899";
-    char tmp[40], *end = tmp + 20, *c = end;
-    memset(end, 0, 20);
-    while (v >= 100) {
-        c -= 2;
-        memcpy(c, pairs + 2 * (v % 100), 2);
-        v /= 100;
-    }
-    if (v >= 10) {
-        c -= 2;
-        memcpy(c, pairs + 2 * v, 2);
-    } else {
-        *--c = (char)('0' + v);
-    }
-    memcpy(buf, c, 20);
-    return (int)(end - c);
+    int n = digit_count(v);
+    digits_before(v, buf + n, n);
+    return n;
 }
 
 /* Straight into the buffer; a single digit (most counts of a short run
@@ -631,12 +628,11 @@ static bool put_float(runfile_buf *b, float v)
         decimals--;
         scaled = round_half_away(ax * ten[decimals]);
     }
-    char digits[20];
-    int n = u64_digits(scaled, digits);
-    while (decimals > 0 && n > 0 && digits[n - 1] == '0') {
-        n--;
+    while (decimals > 0 && scaled % 10 == 0) { /* trailing zeros dropped */
+        scaled /= 10;
         decimals--;
     }
+    int n = digit_count(scaled);
     /* Straight into the buffer: at most a sign, "0.", 11 zeros and 9
      * digits. */
     if (!reserve(b, 32))
@@ -650,15 +646,16 @@ static bool put_float(runfile_buf *b, float v)
         out[k++] = '.';
         for (int i = 0; i < decimals - n; i++)
             out[k++] = '0';
-        memcpy(out + k, digits, (size_t)n);
         k += (size_t)n;
-    } else {
-        memcpy(out + k, digits, (size_t)(n - decimals));
+        digits_before(scaled, out + k, n);
+    } else { /* 12.5, 125 */
+        uint64_t unit = pow10_u64[decimals];
         k += (size_t)(n - decimals);
+        digits_before(scaled / unit, out + k, n - decimals);
         if (decimals > 0) {
             out[k++] = '.';
-            memcpy(out + k, digits + n - decimals, (size_t)decimals);
             k += (size_t)decimals;
+            digits_before(scaled % unit, out + k, decimals);
         }
     }
     b->len += k;
