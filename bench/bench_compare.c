@@ -35,7 +35,12 @@
  * do not depend on the neighbours, as times on a shared machine do).
  *
  * Each figure is the best of R repetitions (default 3), interleaved:
- * the machine is shared, and the best is the one least disturbed.
+ * the machine is shared, and the best is the one least disturbed.  The
+ * overhead is also given repetition by repetition (each compare against
+ * the bare side run just before or after it; the sides take turns to go
+ * first) with the median and range of those R figures: on a shared
+ * machine that median is the figure to read, and the range says how far
+ * to trust it.
  */
 #define _GNU_SOURCE /* syscall, for perf_event_open */
 #include <linux/perf_event.h>
@@ -354,6 +359,28 @@ static void outputs(const compare_plan *p, const char *dir, work *done)
     compare_result_free(res);
 }
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The overheads of the repetitions, each against its own bare side, in
+ * order, then their median and range: the figure to read on a shared
+ * machine (the best of each side, above, may come from different
+ * minutes). */
+static void overhead_by_pair(double *pct, int n)
+{
+    printf("  by repetition (compare against the engine alone run beside "
+           "it): ");
+    for (int k = 0; k < n; k++)
+        printf("%s%.1f", k ? ", " : "", pct[k]);
+    qsort(pct, (size_t)n, sizeof *pct, by_value);
+    double median = n % 2 ? pct[n / 2] : (pct[n / 2 - 1] + pct[n / 2]) / 2;
+    printf(" %%\n  median %.1f %%, from %.1f to %.1f %% (%d repetitions)\n",
+           median, pct[0], pct[n - 1], n);
+}
+
 static unsigned long number(const char *flag, const char *v)
 {
     char *end;
@@ -413,19 +440,32 @@ int main(int argc, char **argv)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         return 1;
+    /* Each repetition's overhead, compare against the bare side run just
+     * before or after it: the load of a shared machine moves both alike
+     * within seconds, not between minutes. */
+    double *pair = calloc((size_t)repeat, sizeof *pair);
+    if (pair == NULL)
+        return 1;
     for (int k = 0; k < repeat; k++) {
         double w;
-        cost c;
+        cost c, one_cmp = {0, 0, 0, 0, 0, 0}, one_eng = one_cmp;
         snprintf(rep, sizeof rep, "%s/%d", dir, k);
-        if (execute) {
-            execute_once(p, rep, jobs, progress, &w, &c);
-            wall = fmin(wall, w);
-            cost_best(&cmp, &c);
+        /* Sides in turn first, so that neither always follows the other
+         * (a cache, a frequency, a neighbour's build starting). */
+        for (int side = 0; side < 2; side++) {
+            if ((side == k % 2) && execute) {
+                execute_once(p, rep, jobs, progress, &w, &c);
+                wall = fmin(wall, w);
+                cost_best(&cmp, &c);
+                one_cmp = c;
+            }
+            if ((side != k % 2) && bare) {
+                bare_once(p, reuse, &c, &eng_work);
+                cost_best(&eng, &c);
+                one_eng = c;
+            }
         }
-        if (bare) {
-            bare_once(p, reuse, &c, &eng_work);
-            cost_best(&eng, &c);
-        }
+        pair[k] = 100.0 * (one_cmp.cpu - one_eng.cpu) / one_eng.cpu;
     }
     if (execute)
         printf("compare_execute    %6.2f s wall  %6.2f s CPU (%.2f s in the "
@@ -441,6 +481,9 @@ int main(int argc, char **argv)
                "run, %.0f %% of the engine's time\n",
                cmp.cpu - eng.cpu, (cmp.cpu - eng.cpu) / n * 1e6,
                100.0 * (cmp.cpu - eng.cpu) / eng.cpu);
+    if (bare && execute)
+        overhead_by_pair(pair, repeat);
+    free(pair);
     const cost *side[2] = {execute ? &cmp : NULL, bare ? &eng : NULL};
     static const char *const side_name[2] = {"compare", "engine alone"};
     for (int i = 0; i < 2; i++)

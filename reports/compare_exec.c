@@ -37,7 +37,10 @@
 typedef struct reducer {
     uint64_t per_row; /* buckets per series row */
     phases_sum row;
-    uint64_t duplicates; /* so far, for the cumulative column */
+    bool busy; /* a bucket of the row was not quiet (bucket_quiet): row
+                  holds more than its width and count of buckets */
+    uint64_t duplicates;   /* so far, for the cumulative column */
+    float quiet[CC_COUNT]; /* the figures of a row of quiet buckets */
     compare_series *series;
 } reducer;
 
@@ -52,6 +55,12 @@ static void reducer_start(reducer *rd, const sim_config *c,
     rd->duplicates = 0;
     rd->series = series;
     phases_sum_clear(&rd->row);
+    rd->busy = false;
+    /* As row_flush computes them from sums of 0: 0 / width is +0 for any
+     * width, and the p99 of no successes is NaN. */
+    for (int col = 0; col < CC_COUNT; col++)
+        rd->quiet[col] = 0.0f;
+    rd->quiet[CC_P99_MS] = (float)NAN;
     uint64_t n = ceil_div(c->duration_ns, c->bucket_ns);
     rd->per_row = n <= COMPARE_ROWS ? 1 : ceil_div((int64_t)n, COMPARE_ROWS);
     series->n_rows = 0;
@@ -65,17 +74,21 @@ static void row_flush(reducer *rd)
     if (a->buckets == 0 || s->n_rows == COMPARE_ROWS)
         return;
     float *v = s->v[s->n_rows++];
+    /* A quiet row (most of a short run's: hot-record's 100 updates are
+     * done within seconds of its 600) is rd->quiet, without the five
+     * divisions below; one of quiet buckets only has no sums to clear
+     * but the width and the count. */
+    if (!rd->busy) {
+        memcpy(v, rd->quiet, sizeof rd->quiet);
+        a->buckets = 0;
+        a->width_ns = 0;
+        return;
+    }
+    rd->busy = false;
     if ((a->offered | a->attempts | a->successes | a->refusals |
          a->n_latency) == 0 &&
         a->queue_ns == 0.0 && !signbit(a->queue_ns)) {
-        /* A quiet row (most of a short run's: hot-record's 100 updates
-         * are done within seconds of its 600): the figures below at 0,
-         * without their five divisions -- 0 / width is +0 for any width,
-         * and the p99 of no successes is NaN. */
-        v[CC_OFFERED] = v[CC_ATTEMPTS] = v[CC_GOODPUT] = v[CC_QUEUE] = 0.0f;
-        v[CC_P99_MS] = (float)NAN;
-        v[CC_DUPLICATES] = (float)rd->duplicates;
-        v[CC_REFUSED] = 0.0f;
+        memcpy(v, rd->quiet, sizeof rd->quiet);
         phases_sum_clear(a);
         return;
     }
@@ -90,13 +103,33 @@ static void row_flush(reducer *rd)
     phases_sum_clear(a);
 }
 
+/* A bucket that adds nothing to a row's sums but its width: most of a
+ * short run's buckets (hot-record's updates are done within seconds of
+ * its 600).  Adding +0 or -0 to the row's queue integral leaves it as it
+ * is (it starts at +0, and no sum of two numbers is -0 unless both are),
+ * and a row's histogram gains nothing from an empty one, so skipping
+ * phases_sum_add for it gives the same row bit for bit. */
+static bool bucket_quiet(const metrics_bucket *b, const metrics_hist *h)
+{
+    return (b->offered | b->attempts | b->successes | b->failures |
+            b->duplicates | b->refusals) == 0 &&
+           b->queue_ns == 0.0 && h->lo > h->hi;
+}
+
 static void on_bucket(void *ctx, const sim *s, const metrics_bucket *b,
                       const metrics_hist *h)
 {
     (void)s;
     reducer *rd = ctx;
-    rd->duplicates += b->duplicates;
-    phases_sum_add(&rd->row, b, h);
+    if (bucket_quiet(b, h)) {
+        rd->row.buckets++;
+        rd->row.width_ns += b->width_ns;
+    } else {
+        rd->busy = true;
+        rd->duplicates += b->duplicates;
+        rd->quiet[CC_DUPLICATES] = (float)rd->duplicates;
+        phases_sum_add(&rd->row, b, h);
+    }
     if (rd->row.buckets == rd->per_row)
         row_flush(rd);
 }
@@ -181,6 +214,8 @@ typedef struct worker {
                              of a short run (bench/README.md) */
     char name[600];  /* hookguard_set_run's, for the run in progress */
     char rerun[8192];
+    char origin[200];       /* build_stack's, for origin_policy */
+    uint32_t origin_policy; /* + 1; 0: origin not yet written */
 } worker;
 
 /* "policy 'P', seed S, clients.count = 50": which run failed. */
@@ -260,9 +295,10 @@ static void rerun_text(const compare_plan *p, const compare_opts *o,
         buf[0] = '\0'; /* cut short, it would run something else */
 }
 
-static int build_stack(const compare_plan *p, uint32_t pt, uint32_t pol,
-                       policy_setup *ps, sb_err *e)
+static int build_stack(worker *w, uint32_t pt, uint32_t pol, policy_setup *ps,
+                       sb_err *e)
 {
+    const compare_plan *p = w->pool->plan;
     const compare_policy *cp = &p->policies[pol];
     const compare_point *point = &p->points[pt];
     setting all[COMPARE_MAX_PARAMS + COMPARE_MAX_AXES];
@@ -274,10 +310,14 @@ static int build_stack(const compare_plan *p, uint32_t pt, uint32_t pol,
     const char *plugins[COMPARE_MAX_PLUGINS];
     for (int i = 0; i < p->n_plugins; i++)
         plugins[i] = p->plugins[i];
-    char origin[200];
-    snprintf(origin, sizeof origin, "policy entry '%s'", cp->label);
-    return policy_setup_build_at(cp->stack, origin, plugins, p->n_plugins, all,
-                                 n, ps, e);
+    /* For error messages only: written when the entry changes (the
+     * seeds of an entry run one after another). */
+    if (w->origin_policy != pol + 1) {
+        snprintf(w->origin, sizeof w->origin, "policy entry '%s'", cp->label);
+        w->origin_policy = pol + 1;
+    }
+    return policy_setup_build_at(cp->stack, w->origin, plugins, p->n_plugins,
+                                 all, n, ps, e);
 }
 
 /* Run r of the plan and save it. */
@@ -297,16 +337,21 @@ static int run_one(worker *w, uint32_t r, sb_err *e)
     run.seed = w->cfg.seed;
     policy_setup ps;
     sim *s;
-    /* Named before the stack is built: a plug-in may crash in create. */
-    char what[sizeof w->name - 32];
-    run_name(p, pt, pol, run.seed, what, sizeof what);
-    snprintf(w->name, sizeof w->name, "run %u (%s)", r, what);
     const compare_opts *o = w->pool->opts;
-    w->rerun[0] = '\0';
-    if (o->rerun.scenario)
-        rerun_text(p, o, pt, pol, run.seed, w->rerun, sizeof w->rerun);
-    hookguard_set_run(w->name, w->rerun[0] ? w->rerun : NULL);
-    if (build_stack(p, pt, pol, &ps, e) != 0) {
+    /* Named before the stack is built: a plug-in may crash in create.
+     * Only hookguard reads the name and the command, and only inside a
+     * plug-in's hook: without plug-ins they are not written (their
+     * printf of the axes' values was a percent or two of a short run). */
+    if (p->n_plugins > 0) {
+        char what[sizeof w->name - 32];
+        run_name(p, pt, pol, run.seed, what, sizeof what);
+        snprintf(w->name, sizeof w->name, "run %u (%s)", r, what);
+        w->rerun[0] = '\0';
+        if (o->rerun.scenario)
+            rerun_text(p, o, pt, pol, run.seed, w->rerun, sizeof w->rerun);
+        hookguard_set_run(w->name, w->rerun[0] ? w->rerun : NULL);
+    }
+    if (build_stack(w, pt, pol, &ps, e) != 0) {
         hookguard_set_run(NULL, NULL);
         return -1;
     }

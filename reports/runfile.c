@@ -29,6 +29,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "compiler.h"
 #include "outfile.h"
 
 #define RUNFILE_MAGIC "stormbench-run"
@@ -242,12 +243,10 @@ void runfile_buf_free(runfile_buf *b)
     b->len = b->cap = 0;
 }
 
-/* Room for n more bytes and a NUL; false when memory ran out (the buffer
- * then stays as it was, and the write that asked fails). */
-static bool reserve(runfile_buf *b, size_t n)
+/* Room for n more bytes and a NUL, by growing b; false when memory ran
+ * out (the buffer then stays as it was, and the write that asked fails). */
+SB_NOINLINE static bool grow(runfile_buf *b, size_t n)
 {
-    if (b->len + n + 1 <= b->cap)
-        return true;
     size_t cap = b->cap ? b->cap : 4096;
     while (cap < b->len + n + 1)
         cap *= 2;
@@ -259,13 +258,22 @@ static bool reserve(runfile_buf *b, size_t n)
     return true;
 }
 
-static bool put(runfile_buf *b, const char *s, size_t n)
+/* Room for n more bytes and a NUL.  A record is hundreds of small writes
+ * (a space, a name, a digit), so the test is inline and the growing out
+ * of line. */
+static inline bool reserve(runfile_buf *b, size_t n)
+{
+    return b->cap - b->len > n || grow(b, n);
+}
+
+/* The writes below leave the text unterminated; runfile_format ends it
+ * once (reserve keeps room for the NUL). */
+static inline bool put(runfile_buf *b, const char *s, size_t n)
 {
     if (!reserve(b, n))
         return false;
     memcpy(b->p + b->len, s, n);
     b->len += n;
-    b->p[b->len] = '\0';
     return true;
 }
 
@@ -276,33 +284,77 @@ static bool put_again(runfile_buf *b, size_t at, size_t len)
         return false;
     memcpy(b->p + b->len, b->p + at, len);
     b->len += len;
-    b->p[b->len] = '\0';
     return true;
 }
 
-static bool puts_(runfile_buf *b, const char *s)
+static inline bool puts_(runfile_buf *b, const char *s)
 {
     return put(b, s, strlen(s));
 }
 
-/* v's decimal digits into buf (24 bytes, not NUL-terminated); their
+/* 10^0 ... 10^19: every power of ten a uint64_t holds. */
+static const uint64_t pow10_u64[20] = {1ull,
+                                       10ull,
+                                       100ull,
+                                       1000ull,
+                                       10000ull,
+                                       100000ull,
+                                       1000000ull,
+                                       10000000ull,
+                                       100000000ull,
+                                       1000000000ull,
+                                       10000000000ull,
+                                       100000000000ull,
+                                       1000000000000ull,
+                                       10000000000000ull,
+                                       100000000000000ull,
+                                       1000000000000000ull,
+                                       10000000000000000ull,
+                                       100000000000000000ull,
+                                       1000000000000000000ull,
+                                       10000000000000000000ull};
+
+/* How many decimal digits v has. */
+static int digit_count(uint64_t v)
+{
+    int n = 1;
+    while (n < 20 && v >= pow10_u64[n])
+        n++;
+    return n;
+}
+
+/* The last `count` decimal digits of v (leading zeros included), written
+ * backwards so that the last ends just before `end`.  Written where they
+ * go, a byte at a time: digits built in a buffer of their own and copied
+ * by a wider load stall on the narrow stores (no store forwarding). */
+static void digits_before(uint64_t v, char *end, int count)
+{
+    for (int i = 0; i < count; i++) {
+        *--end = (char)('0' + v % 10);
+        v /= 10;
+    }
+}
+
+/* v's decimal digits into buf (up to 20, not NUL-terminated); their
  * count. */
 static int u64_digits(uint64_t v, char *buf)
 {
-    char tmp[24];
-    int i = (int)sizeof tmp;
-    do {
-        tmp[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    memcpy(buf, tmp + i, sizeof tmp - (size_t)i);
-    return (int)sizeof tmp - i;
+    int n = digit_count(v);
+    digits_before(v, buf + n, n);
+    return n;
 }
 
+/* Straight into the buffer; a single digit (most counts of a short run
+ * are 0) without the count. */
 static bool put_u64(runfile_buf *b, uint64_t v)
 {
-    char tmp[24];
-    return put(b, tmp, (size_t)u64_digits(v, tmp));
+    if (!reserve(b, 20))
+        return false;
+    if (v < 10)
+        b->p[b->len++] = (char)('0' + v);
+    else
+        b->len += (size_t)u64_digits(v, b->p + b->len);
+    return true;
 }
 
 /* ---- %.15g / %.17g without printf ----------------------------------------
@@ -344,6 +396,15 @@ static const uint64_t pow5[23] = {1ull,
                                   476837158203125ull,
                                   2384185791015625ull};
 
+/* floor(log10(2^e2)), give or take one, for |e2| < 1650: the decimal
+ * exponent of a value in [2^e2, 2^(e2 + 1)).  78913 / 2^18 is log10(2)
+ * within 2e-7; callers correct the guess by comparing (an integer
+ * product, not floor() of a double, which GCC calls libm for). */
+static int decimal_exponent_guess(int e2)
+{
+    return (e2 * 78913) >> 18;
+}
+
 /* The scaled value of v = m * 2^q (m in [2^52, 2^53)) with `digits`
  * digits before the point: m * 5^k exactly in *big, the shift t
  * (v * 10^k = big / 2^t) in *t, k in *k.  False when no k in [0, 22]
@@ -351,28 +412,8 @@ static const uint64_t pow5[23] = {1ull,
 static bool scale_digits(uint64_t m, int q, int digits, u128 *big, int *t,
                          int *k)
 {
-    static const uint64_t ten[18] = {1ull,
-                                     10ull,
-                                     100ull,
-                                     1000ull,
-                                     10000ull,
-                                     100000ull,
-                                     1000000ull,
-                                     10000000ull,
-                                     100000000ull,
-                                     1000000000ull,
-                                     10000000000ull,
-                                     100000000000ull,
-                                     1000000000000ull,
-                                     10000000000000ull,
-                                     100000000000000ull,
-                                     1000000000000000ull,
-                                     10000000000000000ull,
-                                     100000000000000000ull};
-    /* v's decimal exponent, give or take one: log10(2) ~ 0.30103. */
-    int e2 = q + 52;
-    int x10 = (int)floor(e2 * 0.30102999566398120);
-    int kk = digits - 1 - x10;
+    const uint64_t *ten = pow10_u64;
+    int kk = digits - 1 - decimal_exponent_guess(q + 52);
     for (int tries = 0; tries < 4; tries++) {
         if (kk < 0 || kk > 22)
             return false;
@@ -421,9 +462,7 @@ static bool round_digits(uint64_t m, int q, int digits, uint64_t *n, int *x,
     *reads_back = lhs < gap || (lhs == gap && (m & 1) == 0);
     *x = digits - 1 - k;
     *n = r;
-    uint64_t top = 1;
-    for (int i = 0; i < digits; i++)
-        top *= 10;
+    uint64_t top = pow10_u64[digits];
     if (r == top) { /* 9.99..95 rounded up to 10.0.. */
         *n = top / 10;
         ++*x;
@@ -435,7 +474,7 @@ static bool round_digits(uint64_t m, int q, int digits, uint64_t *n, int *x,
  * (trailing zeros dropped).  Returns the length, buf holds >= 32. */
 static size_t g_text(bool neg, uint64_t n, int digits, int x, char *buf)
 {
-    char d[24];
+    char d[20];
     int nd = u64_digits(n, d);
     while (nd > 1 && d[nd - 1] == '0')
         nd--;
@@ -478,25 +517,25 @@ static size_t g_text(bool neg, uint64_t n, int digits, int x, char *buf)
 }
 
 /* runfile_double_text's "%.15g, else %.17g" for a finite non-zero v,
- * into buf (32 bytes); false when v is outside the exact path. */
-static bool g_fast(double v, char *buf)
+ * into buf (32 bytes, NUL-terminated); its length, or 0 when v is outside
+ * the exact path.  m and q from v's bits: |v| = m * 2^q with the hidden
+ * bit set, m in [2^52, 2^53) (frexp and ldexp are library calls). */
+static size_t g_fast(double v, char *buf)
 {
-    if (!isfinite(v))
-        return false; /* frexp leaves an infinity's exponent unspecified */
-    int e;
-    double f = frexp(fabs(v), &e); /* |v| = f * 2^e, f in [0.5, 1) */
-    if (!(f >= 0.5) || e < -1021)
-        return false; /* subnormal */
-    uint64_t m = (uint64_t)ldexp(f, 53);
-    int q = e - 53, x;
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int biased = (int)(bits >> 52 & 0x7ff);
+    if (biased == 0 || biased == 0x7ff)
+        return 0; /* zero or subnormal; infinite or NaN */
+    uint64_t m = (bits & ((1ull << 52) - 1)) | 1ull << 52;
+    int q = biased - 1075, x;
     uint64_t n;
     bool back, back17;
     if (!round_digits(m, q, 15, &n, &x, &back))
-        return false;
+        return 0;
     if (!back && !round_digits(m, q, 17, &n, &x, &back17))
-        return false;
-    g_text(v < 0, n, back ? 15 : 17, x, buf);
-    return true;
+        return 0;
+    return g_text(v < 0, n, back ? 15 : 17, x, buf);
 }
 
 void runfile_double_text(double v, char *buf, size_t len)
@@ -512,12 +551,10 @@ void runfile_double_text(double v, char *buf, size_t len)
          * always do; trying 16 as well cost more than it saved.  Most
          * values take g_fast's exact way, the rest printf's. */
         char fast[32];
-        if (g_fast(v, fast)) {
-            size_t n = strlen(fast);
-            if (n < len) {
-                memcpy(buf, fast, n + 1);
-                return;
-            }
+        size_t n = g_fast(v, fast);
+        if (n > 0 && n < len) {
+            memcpy(buf, fast, n + 1);
+            return;
         }
         snprintf(buf, len, "%.15g", v);
         if (strtod(buf, NULL) != v)
@@ -531,15 +568,32 @@ static bool put_double(runfile_buf *b, double v)
 {
     if (v == 0.0) /* as runfile_double_text, without snprintf */
         return signbit(v) ? put(b, "-0", 2) : put(b, "0", 1);
-    if (fabs(v) < 9007199254740992.0 && v == floor(v)) {
+    /* Whole: below 2^53 the conversion to an integer is exact for whole
+     * values and cuts the rest (floor is a library call). */
+    if (fabs(v) < 9007199254740992.0 && v == (double)(int64_t)v) {
         if (v < 0 && !put(b, "-", 1))
             return false;
         return put_u64(b, (uint64_t)fabs(v));
     }
+    if (!reserve(b, 32))
+        return false;
+    size_t n = g_fast(v, b->p + b->len);
+    if (n > 0) {
+        b->len += n;
+        return true;
+    }
     char tmp[40];
-    if (!g_fast(v, tmp))
-        runfile_double_text(v, tmp, sizeof tmp);
+    runfile_double_text(v, tmp, sizeof tmp);
     return puts_(b, tmp);
+}
+
+/* llround(y) for y in [0, 2^52), inline (llround is a library call):
+ * there y - floor(y) is exact, and a half rounds away from zero as
+ * llround's does. */
+static uint64_t round_half_away(double y)
+{
+    uint64_t whole = (uint64_t)y;
+    return whole + (y - (double)whole >= 0.5);
 }
 
 /* A float with 9 significant digits (always enough to read back the same
@@ -550,7 +604,7 @@ static bool put_double(runfile_buf *b, double v)
 static bool put_float(runfile_buf *b, float v)
 {
     double x = (double)v, ax = fabs(x);
-    if (x == 0.0 || (ax < 16777216.0 && x == floor(x)))
+    if (ax < 16777216.0 && x == (double)(int32_t)x) /* whole, or +-0 */
         return put_double(b, x);
     if (isnan(x))
         return put(b, "nan", 3);
@@ -563,20 +617,33 @@ static bool put_float(runfile_buf *b, float v)
      * 1 to 12 (log10 and pow cost more than the rest of put_float). */
     static const double ten[] = {1e0, 1e1, 1e2, 1e3,  1e4,  1e5,  1e6,
                                  1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13};
-    int decimals = 12;
+    /* The most decimals, 1 to 12, that keep ax * 10^decimals below 1e9
+     * (nine digits).  The products grow with the decimals, so starting
+     * from a guess by ax's binary exponent and stepping down, then up,
+     * ends where counting down from 12 does, in a step or two. */
+    uint64_t bits;
+    memcpy(&bits, &ax, sizeof bits);
+    int decimals = 8 - decimal_exponent_guess((int)(bits >> 52) - 1023);
+    decimals = decimals < 1 ? 1 : decimals > 12 ? 12 : decimals;
     while (decimals > 1 && ax * ten[decimals] >= 1e9)
         decimals--;
-    uint64_t scaled = (uint64_t)llround(ax * ten[decimals]);
+    while (decimals < 12 && ax * ten[decimals + 1] < 1e9)
+        decimals++;
+    uint64_t scaled = round_half_away(ax * ten[decimals]);
     if (scaled >= 1000000000u) { /* rounded up to a tenth digit */
         decimals--;
-        scaled = (uint64_t)llround(ax * ten[decimals]);
+        scaled = round_half_away(ax * ten[decimals]);
     }
-    char digits[24], out[40];
-    int n = u64_digits(scaled, digits);
-    while (decimals > 0 && n > 0 && digits[n - 1] == '0') {
-        digits[--n] = '\0';
+    while (decimals > 0 && scaled % 10 == 0) { /* trailing zeros dropped */
+        scaled /= 10;
         decimals--;
     }
+    int n = digit_count(scaled);
+    /* Straight into the buffer: at most a sign, "0.", 11 zeros and 9
+     * digits. */
+    if (!reserve(b, 32))
+        return false;
+    char *out = b->p + b->len;
     size_t k = 0;
     if (x < 0)
         out[k++] = '-';
@@ -585,18 +652,20 @@ static bool put_float(runfile_buf *b, float v)
         out[k++] = '.';
         for (int i = 0; i < decimals - n; i++)
             out[k++] = '0';
-        memcpy(out + k, digits, (size_t)n);
         k += (size_t)n;
-    } else {
-        memcpy(out + k, digits, (size_t)(n - decimals));
+        digits_before(scaled, out + k, n);
+    } else { /* 12.5, 125 */
+        uint64_t unit = pow10_u64[decimals];
         k += (size_t)(n - decimals);
+        digits_before(scaled / unit, out + k, n - decimals);
         if (decimals > 0) {
             out[k++] = '.';
-            memcpy(out + k, digits + n - decimals, (size_t)decimals);
             k += (size_t)decimals;
+            digits_before(scaled % unit, out + k, decimals);
         }
     }
-    return put(b, out, k);
+    b->len += k;
+    return true;
 }
 
 static bool put_field(runfile_buf *b, const char *name, double v)
@@ -734,10 +803,18 @@ static bool format_run(runfile_buf *b, const char *fingerprint,
              put(b, "\n", 1);
     if (!ok)
         return false;
-    char end[40];
-    snprintf(end, sizeof end, "end %016" PRIx64 "\n",
-             runfile_hash(RUNFILE_FNV, b->p + start, b->len - start));
-    return puts_(b, end);
+    /* "end %016" PRIx64 "\n" without printf, and the text's NUL. */
+    uint64_t h = runfile_hash(RUNFILE_FNV, b->p + start, b->len - start);
+    if (!reserve(b, 21))
+        return false;
+    char *end = b->p + b->len;
+    memcpy(end, "end ", 4);
+    for (int i = 0; i < 16; i++)
+        end[4 + i] = "0123456789abcdef"[h >> (60 - 4 * i) & 0xf];
+    end[20] = '\n';
+    b->len += 21;
+    b->p[b->len] = '\0';
+    return true;
 }
 
 int runfile_format(runfile_buf *b, const char *fingerprint, const char *label,
