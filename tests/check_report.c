@@ -1085,6 +1085,41 @@ START_TEST(share_axis_stops_at_100)
 }
 END_TEST
 
+/* How far an axis reaches, which picks the unit a report labels it in:
+ * on a linear axis its nice top, chart_axis_top: 8858 (a p99 over time
+ * in ms) gives a step of 2000 (the nice number nearest 8858 / 4 =
+ * 2214.5) and a top of 5 steps, 10 000 -- 10 s, where a report's p99
+ * turns to s; a bar whisker to 12 684 a step of 5000 (nearest 3171) and a
+ * top of 15 000.  On a log axis the largest value drawn, 8791: its 1-2-5
+ * end, 10 000, would turn a latency distribution that stays under 10 s
+ * into s (0.002 to 10). */
+START_TEST(axis_reach)
+{
+    static const double t[3] = {1, 2, 3}, y[3] = {400, 8858, 1200},
+                        lat[3] = {3, 140, 8791}, q[3] = {50, 90, 99};
+    report_series s = {"a", t, y, NULL, NULL, 3, 0, 0, false, NULL};
+    report_lines l = {"p99", "time (s)", "p99 (ms)", &s,    1, NULL, 0,
+                      false, NAN,        NAN,        false, 0, NULL, NULL};
+    ck_assert_double_eq_tol(report_lines_reach(&l, false), 10000, 1e-9);
+    /* A band above the line counts: its top 12 684 gives 15 000. */
+    static const double hi[3] = {500, 12684, 1300};
+    s.lo = y;
+    s.hi = hi;
+    ck_assert_double_eq_tol(report_lines_reach(&l, false), 15000, 1e-9);
+    report_series d = {"a", lat, q, NULL, NULL, 3, 0, 0, false, NULL};
+    report_lines cdf = {
+        "latency", "latency (ms)", "%", &d,   1,   NULL, 0, true, 0,
+        100,       false,          0,   NULL, NULL};
+    ck_assert_double_eq_tol(report_lines_reach(&cdf, true), 8791, 1e-9);
+    static const char *labels[2] = {"none", "fixed"};
+    static const double v[2] = {495, 5436}, lo[2] = {362, 0},
+                        bhi[2] = {628, 12684};
+    report_bars b = {"P99", "p99 (ms)", 2,    labels, v, lo,
+                     bhi,   NULL,       NULL, 0,      0, NULL};
+    ck_assert_double_eq_tol(report_bars_reach(&b), 15000, 1e-9);
+}
+END_TEST
+
 /* ---- Whole or nothing
  * ------------------------------------------------------------ */
 
@@ -1252,7 +1287,7 @@ Suite *report_suite(void)
              boundary_nan);
     ADD_CASE(s, "cells", cell_states, two_of_five_is_not_healthy,
              never_is_a_bar, never_is_a_mark_on_lines, same_as_in_legend,
-             share_axis_stops_at_100, partial_is_a_ring);
+             share_axis_stops_at_100, partial_is_a_ring, axis_reach);
     ADD_CASE(s, "small_multiples", small_multiples_layout,
              small_multiples_share_an_axis);
     ADD_CASE(s, "whole_or_nothing", unwritable_output, error_at_close,

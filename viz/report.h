@@ -160,6 +160,14 @@ typedef struct report_lines {
  * within a millionth of the axis) would hide under it: its legend entry
  * says "(same as NAME)". */
 void report_lines_add(report *r, const report_lines *c);
+/* How far an axis of c reaches, in the data's unit, for the unit a
+ * caller labels it in (an axis to 40 000 ms reads in s): its y axis, or
+ * with x_axis its x axis.  On a linear axis its top as report_lines_add
+ * draws it (a nice number above every point and band, or y_max, or the
+ * cap); on a log axis the largest value drawn, since its 1-2-5 end can
+ * lie 2.5 times past the data (a latency distribution ending at 5.6 s
+ * reads 2 to 10k ms, not 0.002 to 10 s). */
+double report_lines_reach(const report_lines *c, bool x_axis);
 
 /* One bar per item with an interval whisker and an optional note above
  * it ("2 of 5 seeds did not recover"). */
@@ -195,6 +203,10 @@ typedef struct report_bars {
  * axis grows to leave the notes room.  A whisker is cut to the axis
  * (0 and y_cap): an interval does not leave its quantity's domain. */
 void report_bars_add(report *r, const report_bars *c);
+/* How far the value axis of c's bars reaches, for the unit it is
+ * labelled in (as report_lines_reach): a nice number above every bar and
+ * whisker, at most the cap, before any room for their notes. */
+double report_bars_reach(const report_bars *c);
 
 /* A stability map.  Metastability is a probability, not a majority
  * vote: each cell is coloured by the share of its seeds that tipped into

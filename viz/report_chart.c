@@ -450,6 +450,28 @@ static void lines_draw(cairo_t *cr, const report_lines *c, double width,
                       width - legend_x() - F, F, L.items, n, true);
 }
 
+double report_lines_reach(const report_lines *c, bool x_axis)
+{
+    double lo, hi;
+    if (x_axis ? !c->x_log : !c->y_log) {
+        if (x_axis)
+            lines_x_range(c, &lo, &hi);
+        else
+            lines_y_range(c, &lo, &hi);
+        return hi;
+    }
+    double top = 0.0;
+    for (int k = 0; k < c->n_series; k++) {
+        const report_series *s = &c->series[k];
+        for (size_t i = 0; i < s->n; i++) {
+            double v = x_axis ? s->x[i] : fmax(s->y[i], s->hi ? s->hi[i] : NAN);
+            if (isfinite(v) && x_usable(c, s->x[i]))
+                top = fmax(top, v);
+        }
+    }
+    return top;
+}
+
 chart_rect report_lines_plot(const report_lines *c, double width, double height)
 {
     chart_panel p;
@@ -694,6 +716,15 @@ static double bars_top(cairo_t *cr, const report_bars *c, const chart_panel *p,
         need = fmax(need, (bar_top(c, i) - lo) / share);
     }
     double top = lo + chart_axis_top(need, 0);
+    return c->y_cap > 0 && top > c->y_cap ? c->y_cap : top;
+}
+
+double report_bars_reach(const report_bars *c)
+{
+    double lo = bars_low(c), top = 0.0;
+    for (int i = 0; i < c->n; i++)
+        top = fmax(top, bar_top(c, i) - lo);
+    top = lo + chart_axis_top(top, 0);
     return c->y_cap > 0 && top > c->y_cap ? c->y_cap : top;
 }
 
