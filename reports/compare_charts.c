@@ -306,7 +306,8 @@ void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
             v,     lo,
             hi,    colour,
             notes, strcmp(compare_metrics[m].unit, "%") == 0 ? 100 : 0,
-            0,     NULL};
+            0,     NULL,
+            NULL,  NULL};
         /* A duration in the unit its axis reads best in: the tables'
          * rule applied to how far the axis reaches (a p99 whisker to
          * 12.7 s: s, though the means are under 10 s). */
@@ -323,6 +324,27 @@ void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
     skip_note(d, &sk);
 }
 
+/* A tier bar's hover, what its printed mean does not say: the 95 %
+ * interval and the seeds it is over ("95 % interval 63.1 to 63.5x, over
+ * 5 seeds"; "the same on all 5 seeds"; "1 seed: no interval"; "no
+ * value"). */
+static void tier_tip(const compare_numbers *num, const char *unit, size_t n,
+                     char *buf, size_t len)
+{
+    char hi[48];
+    if (num->mean[0] == '\0') {
+        snprintf(buf, len, "no value");
+    } else if (num->lo[0] == '\0') {
+        snprintf(buf, len, "%zu seed%s: no interval", n, n == 1 ? "" : "s");
+    } else if (strcmp(num->lo, num->hi) == 0) {
+        snprintf(buf, len, "the same on all %zu seeds", n);
+    } else {
+        compare_with_unit(num->hi, unit, hi, sizeof hi);
+        snprintf(buf, len, "95 %% interval %s to %s, over %zu seeds", num->lo,
+                 hi, n);
+    }
+}
+
 void compare_charts_tiers(report *d, const compare_result *r, uint32_t pt)
 {
     const compare_plan *p = r->plan;
@@ -337,10 +359,13 @@ void compare_charts_tiers(report *d, const compare_result *r, uint32_t pt)
      * policies compare side by side and the tiers' growth reads across
      * (one bar per tier and policy in a row was unreadable past a dozen:
      * 6 tiers x 8 policies is 48 bars of 14 pt with 2-line labels). */
-    const char *labels[MAX_BARS], *titles[SIM_MAX_TIERS], *notes[MAX_BARS];
+    const char *labels[MAX_BARS], *titles[SIM_MAX_TIERS], *figures[MAX_BARS],
+        *tips[MAX_BARS];
     /* Each bar says its mean ("63.6x"): on an axis up to db's 64 a
-     * front's 1.0x is a sliver, but its figure still reads. */
-    char note[MAX_BARS][48];
+     * front's 1.0x is a sliver, but its figure still reads.  The hover
+     * says the rest, not the mean again: "95 % interval 63.1 to 63.5x,
+     * over 5 seeds". */
+    char figure[MAX_BARS][48], tip[MAX_BARS][128];
     double v[MAX_BARS], lo[MAX_BARS], hi[MAX_BARS];
     int colour[MAX_BARS], n = 0;
     for (uint32_t t = 0; t < r->n_tiers; t++) {
@@ -350,9 +375,12 @@ void compare_charts_tiers(report *d, const compare_result *r, uint32_t pt)
             labels[n] = p->policies[i].label;
             compare_numbers num;
             compare_stat_numbers(st, &num);
-            compare_with_unit(num.mean, compare_tier_figures[f].unit, note[n],
-                              sizeof note[n]);
-            notes[n] = num.mean[0] ? note[n] : NULL;
+            compare_with_unit(num.mean, compare_tier_figures[f].unit, figure[n],
+                              sizeof figure[n]);
+            figures[n] = num.mean[0] ? figure[n] : NULL;
+            tier_tip(&num, compare_tier_figures[f].unit, st->ci.n, tip[n],
+                     sizeof tip[n]);
+            tips[n] = tip[n];
             v[n] = st->ci.mean;
             lo[n] = isfinite(st->ci.lo) ? st->ci.lo : st->ci.mean;
             hi[n] = isfinite(st->ci.hi) ? st->ci.hi : st->ci.mean;
@@ -382,10 +410,12 @@ void compare_charts_tiers(report *d, const compare_result *r, uint32_t pt)
                      lo,
                      hi,
                      colour,
-                     notes,
+                     NULL,
                      0,
                      (int)r->n_tiers,
-                     titles};
+                     titles,
+                     figures,
+                     tips};
     report_bars_add(d, &b);
 }
 

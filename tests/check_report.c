@@ -152,8 +152,9 @@ static void add_bars(report *r)
     static const int colour[4] = {0, 1, 2, 4};
     static const char *notes[4] = {"2 of 5 seeds did not recover", NULL,
                                    "did not recover in 5 of 5 seeds", NULL};
-    report_bars c = {"Recovery time", "recovery (s)", 4, labels, v,   lo, hi,
-                     colour,          notes,          0, 0,      NULL};
+    report_bars c = {
+        "Recovery time", "recovery (s)", 4, labels, v,    lo,   hi,
+        colour,          notes,          0, 0,      NULL, NULL, NULL};
     report_bars_add(r, &c);
 }
 
@@ -742,8 +743,8 @@ START_TEST(never_is_a_bar)
     static const double v[3] = {10, INFINITY, 0};
     static const int colour[3] = {4, 5, 2};
     report_bars b = {
-        "Recovery time", "recovery (s)", 3, labels, v,   NULL, NULL,
-        colour,          NULL,           0, 0,      NULL};
+        "Recovery time", "recovery (s)", 3, labels, v,    NULL, NULL,
+        colour,          NULL,           0, 0,      NULL, NULL, NULL};
     report_chart c = {REPORT_CHART_BARS, NULL, &b, NULL};
     chart_panel p;
     cairo_surface_t *s = draw_chart(&c, 600, &p);
@@ -854,7 +855,8 @@ START_TEST(small_multiples_share_an_axis)
                      v,          NULL,
                      NULL,       colour,
                      NULL,       0,
-                     T,          titles};
+                     T,          titles,
+                     NULL,       NULL};
     report_chart c = {REPORT_CHART_BARS, NULL, &b, NULL};
     int w = 758;
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, 600);
@@ -886,6 +888,87 @@ START_TEST(small_multiples_share_an_axis)
      * (to 40) would put it 1/5 down, as high as the 64. */
     ck_assert_double_eq_tol(top[1], 99 * 3 / 5.0, 1.5);
     cairo_surface_destroy(s);
+}
+END_TEST
+
+/* Issue 18: in 8 bars of a tier panel (3 panels a row: a slot of
+ * 193.41 / 8 = 24.2 pt at W = 757.89) a figure as wide as "0.533x" was
+ * wrapped as a note and cut to "0.5...".  Figures are set whole, all at
+ * one size: smaller, or upright when they must.  Drawn as
+ * compare_charts_tiers does, 8 policies x 6 tiers and then 16 x 3 (a
+ * slot of 12.1 pt, too narrow for any level figure of 5 characters at
+ * 0.8 of a note's 7.1 pt), every figure is whole, inside its bar's slot
+ * with a gap to the next, below the plot's top, and of one size. */
+static void figures_fit(int tiers, int policies, bool upright)
+{
+    enum { MAX = 6 * 16 };
+    static const char *const values[] = {"0.533x", "63.3x", "123x",
+                                         "1.00x",  "15.4x", "7.59x"};
+    const char *labels[MAX],
+        *titles[6] = {"front", "api", "svc", "cache", "store", "db"};
+    const char *figures[MAX];
+    double v[MAX], lo[MAX], hi[MAX];
+    int colour[MAX], n = tiers * policies;
+    for (int k = 0; k < n; k++) {
+        int t = k / policies, i = k % policies;
+        labels[k] = "exponential+token_bucket";
+        figures[k] = values[(t + i) % 6];
+        v[k] = strtod(figures[k], NULL);
+        lo[k] = v[k] * 0.97;
+        hi[k] = v[k] * 1.03;
+        colour[k] = i % 8;
+    }
+    report_bars b = {"Attempts per request at each tier",
+                     "attempts per request (x)",
+                     n,
+                     labels,
+                     v,
+                     lo,
+                     hi,
+                     colour,
+                     NULL,
+                     0,
+                     tiers,
+                     titles,
+                     figures,
+                     NULL};
+    report_chart c = {REPORT_CHART_BARS, NULL, &b, NULL};
+    cairo_surface_t *s =
+        cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
+    cairo_t *cr = cairo_create(s);
+    const double W = 757.89;
+    double h = report_chart_height(cr, &c, W);
+    report_figure f[MAX];
+    ck_assert_int_eq(report_bars_figures(cr, &c, W, h, f, MAX), n);
+    for (int k = 0; k < n; k++) {
+        ck_assert_str_eq(f[k].text, figures[k]); /* whole, not cut */
+        ck_assert_msg(f[k].upright == upright, "%d: upright %d", k,
+                      f[k].upright);
+        ck_assert_double_eq(f[k].size, f[0].size);
+        /* in its slot, a gap of at least 0.3 F to the next figure */
+        ck_assert_msg(
+            f[k].box.x >= f[k].slot.x + 1.4 &&
+                f[k].box.x + f[k].box.w <= f[k].slot.x + f[k].slot.w - 1.4,
+            "%d x %d, figure %d '%s': [%.2f, %.2f] in slot [%.2f, "
+            "%.2f]",
+            tiers, policies, k, f[k].text, f[k].box.x, f[k].box.x + f[k].box.w,
+            f[k].slot.x, f[k].slot.x + f[k].slot.w);
+        ck_assert_double_ge(f[k].box.y, f[k].slot.y);
+        ck_assert_double_ge(f[k].size, upright ? 0 : 0.6 * REPORT_CHART_FONT);
+    }
+    /* The slots are what the layout says: a third of the grid's plots,
+     * over the policies. */
+    report_grid g;
+    report_grid_layout(tiers, W, &g);
+    ck_assert_double_eq_tol(f[0].slot.w, g.plot[0].w / policies, 1e-9);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+
+START_TEST(tier_figures_fit)
+{
+    figures_fit(6, 8, false);
+    figures_fit(3, 16, true);
 }
 END_TEST
 
@@ -1056,6 +1139,8 @@ START_TEST(share_axis_stops_at_100)
                      notes,
                      100,
                      0,
+                     NULL,
+                     NULL,
                      NULL};
     report_chart c = {REPORT_CHART_BARS, NULL, &b, NULL};
     int w = 600;
@@ -1114,8 +1199,8 @@ START_TEST(axis_reach)
     static const char *labels[2] = {"none", "fixed"};
     static const double v[2] = {495, 5436}, lo[2] = {362, 0},
                         bhi[2] = {628, 12684};
-    report_bars b = {"P99", "p99 (ms)", 2,    labels, v, lo,
-                     bhi,   NULL,       NULL, 0,      0, NULL};
+    report_bars b = {"P99", "p99 (ms)", 2, labels, v,    lo,   bhi,
+                     NULL,  NULL,       0, 0,      NULL, NULL, NULL};
     ck_assert_double_eq_tol(report_bars_reach(&b), 15000, 1e-9);
 }
 END_TEST
@@ -1289,7 +1374,7 @@ Suite *report_suite(void)
              never_is_a_bar, never_is_a_mark_on_lines, same_as_in_legend,
              share_axis_stops_at_100, partial_is_a_ring, axis_reach);
     ADD_CASE(s, "small_multiples", small_multiples_layout,
-             small_multiples_share_an_axis);
+             small_multiples_share_an_axis, tier_figures_fit);
     ADD_CASE(s, "whole_or_nothing", unwritable_output, error_at_close,
              one_output, caller_failure);
     return s;

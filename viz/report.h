@@ -196,6 +196,17 @@ typedef struct report_bars {
      * label: value". */
     int panels;
     const char *const *panel_titles;
+    /* n figures printed above the bars ("63.3x"), or NULL; an entry may
+     * be NULL.  A bar's figure takes its note's place.  Each is set on
+     * one line, never wrapped or cut, all at one size: a note's, or
+     * smaller (down to 0.8 of it) when the widest would not fit its
+     * bar's slot, or else turned upright, reading up. */
+    const char *const *figures;
+    /* n texts the HTML's hover says after "label: ", or NULL; an entry
+     * may be NULL (the default: the value with its interval, and the
+     * note).  For what the printed figure does not say -- the interval,
+     * the seeds -- so that the hover does not repeat it. */
+    const char *const *tips;
 } report_bars;
 #define REPORT_PANELS_MAX 9
 /* colour may be NULL: bar i (of a panel) takes palette colour i.  Labels wrap to two
