@@ -711,15 +711,24 @@ static void row_in_words(char *text, size_t len, size_t *used,
                          const report_map *m, int j, const char *xname,
                          const char *unit)
 {
-    bool tips[512], bi[512], any_tip = false, any_bi = false, any_k = false;
-    int nx = m->nx < 512 ? m->nx : 512;
+    bool tips[512], bi[512], none[512], any_tip = false, any_bi = false,
+                                        any_k = false;
+    int nx = m->nx < 512 ? m->nx : 512, judged = 0;
     for (int i = 0; i < nx; i++) {
         size_t c = (size_t)j * (size_t)m->nx + (size_t)i;
         tips[i] = 2 * m->tipped[c] > m->judged[c];
         bi[i] = report_map_cell(m, i, j) == REPORT_CELL_BISTABLE;
+        none[i] = m->judged[c] == 0;
         any_tip |= tips[i];
         any_bi |= bi[i];
         any_k |= m->tipped[c] > 0;
+        judged += !none[i];
+    }
+    /* A cell without a value is no evidence either way: "no seed
+     * tipped" was said of a row where no seed was judged. */
+    if (judged == 0) {
+        say(text, len, used, "recovery not judged at any value");
+        return;
     }
     if (any_tip) {
         say(text, len, used, "most seeds tip ");
@@ -733,6 +742,11 @@ static void row_in_words(char *text, size_t len, size_t *used,
     if (any_bi) {
         say(text, len, used, " (bistable, the seeds split, ");
         row_cells(text, len, used, m, bi, xname, unit);
+        say(text, len, used, ")");
+    }
+    if (judged < nx) {
+        say(text, len, used, " (recovery not judged ");
+        row_cells(text, len, used, m, none, xname, unit);
         say(text, len, used, ")");
     }
 }

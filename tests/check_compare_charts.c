@@ -250,6 +250,39 @@ START_TEST(unit_from_the_axis)
 }
 END_TEST
 
+/* A map with a row of empty cells: retry-storm's outage swept to start
+ * at 60 s and at 290 s, 10 s before the run ends, which leaves no window
+ * to judge recovery in (immediate, 2 seeds, load 0.7 and 0.8).  The
+ * words said "290s: no seed tipped", a claim about seeds never judged;
+ * they say recovery was not judged there. */
+START_TEST(map_words_for_empty_cells)
+{
+    char d[1100];
+    snprintf(d, sizeof d, "%s", tu_temp_path("compare-charts-map"));
+    const char *argl[] = {"compare",    TU_SOURCE("scenarios/retry-storm.ini"),
+                          "--seeds",    "2",
+                          "--policies", "immediate",
+                          "--sweep",    "load=0.7:0.8:0.1",
+                          "--sweep",    "fault.outage.start=60s:290s:230s",
+                          "-o",         d,
+                          "-q",         NULL};
+    tu_output o;
+    tu_stormbench(&o, argl);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/report.html", d);
+    char *h = tu_read_file(path);
+    ck_assert_ptr_nonnull(h);
+    ck_assert_msg(strstr(h, "fault.outage.start (s) 290: no value\""),
+                  "the 290 s cells are empty");
+    ck_assert_msg(strstr(h, "; 290s: recovery not judged at any value."),
+                  "the words for the empty row");
+    ck_assert_ptr_null(strstr(h, "290s: no seed tipped"));
+    free(h);
+}
+END_TEST
+
 Suite *compare_charts_suite(void)
 {
     Suite *s = suite_create("compare_charts");
@@ -270,5 +303,9 @@ Suite *compare_charts_suite(void)
     tcase_add_test(axis, unit_from_the_axis);
     tcase_set_timeout(axis, 120);
     suite_add_tcase(s, axis);
+    TCase *map = tcase_create("map");
+    tcase_add_test(map, map_words_for_empty_cells);
+    tcase_set_timeout(map, 120);
+    suite_add_tcase(s, map);
     return s;
 }

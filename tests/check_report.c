@@ -578,6 +578,23 @@ START_TEST(boundary_nan)
 }
 END_TEST
 
+/* A cell without a value (no seed judged: a fault too late for its
+ * recovery window) lies on neither side of the boundary: on 3 x 2
+ *     j=1  X X X       (3 of 3 tipped)
+ *     j=0  - X .       (- empty, . 0 of 3)
+ * the edges are the dot's left and upper sides, (1, 0) right and (2, 0)
+ * up; the empty cell's right side was drawn as boundary too, a line
+ * saying the storm stops where nothing was measured. */
+START_TEST(boundary_empty)
+{
+    static const uint32_t k[6] = {0, 3, 0, 3, 3, 3}, n[6] = {0, 3, 3, 3, 3, 3};
+    double v[6] = {NAN, NAN, 1, NAN, NAN, NAN};
+    report_map m = {"", "x", "y", 3, 2, NULL, NULL, k, n, v, "s"};
+    report_edge want[] = {{1, 0, true}, {2, 0, false}};
+    expect_edges(&m, want, 2);
+}
+END_TEST
+
 /* ---- What a map's cell says ----------------------------------------------- */
 
 /* The Wilson 95 % interval of k of n, worked by hand (z = 1.96, z^2 =
@@ -620,6 +637,68 @@ START_TEST(cell_states)
     for (int i = 0; i < 3; i++)
         ck_assert_msg(report_map_cell(&m2, i, 0) == want2[i], "%u of %u: %d",
                       k2[i], n2[i], report_map_cell(&m2, i, 0));
+}
+END_TEST
+
+/* Issue 18: a map with bistable, too-few-seeds and empty cells at once
+ * has a key of three swatches under its colour bar, and the key ran
+ * 27 pt past the chart's bottom (to 189 of 161.5 at the PDF's width):
+ * over the text under it in the PDF, cut off in the HTML's picture.
+ * Drawn onto a recording surface at the PDF's width (757.89) and a
+ * narrower one (500: a narrower key column, its labels on more lines),
+ * everything the chart inks lies inside the size report_chart_height
+ * gives it.  A map without marked cells keeps its height, round(0.15 W)
+ * + 5 F = 114 + 47.5 = 161.5. */
+START_TEST(map_key_fits)
+{
+    /* 0/5 stable, 2/5 and 1/5 bistable, 5/5 metastable, 0/3 and 3/3 too
+     * few (cell_states), 0/0 empty */
+    static const uint32_t k[10] = {0, 2, 5, 0, 0, 3, 1, 0, 4, 5};
+    static const uint32_t n[10] = {5, 5, 5, 3, 0, 3, 5, 0, 5, 5};
+    double v[10] = {1, 2, NAN, 3, NAN, NAN, 4, NAN, 5, NAN};
+    double x[5] = {0.5, 0.6, 0.7, 0.8, 0.9}, y[2] = {1, 2};
+    report_map m = {"exponential",
+                    "offered load / capacity",
+                    "clients.timeout (s)",
+                    5,
+                    2,
+                    x,
+                    y,
+                    k,
+                    n,
+                    v,
+                    "s"};
+    ck_assert(report_map_cell(&m, 1, 0) == REPORT_CELL_BISTABLE);
+    ck_assert(report_map_cell(&m, 3, 0) == REPORT_CELL_TOO_FEW);
+    ck_assert(report_map_cell(&m, 4, 0) == REPORT_CELL_EMPTY);
+    report_chart c = {REPORT_CHART_MAP, NULL, NULL, &m};
+    const double widths[2] = {757.89, 500};
+    for (int w = 0; w < 2; w++) {
+        cairo_surface_t *s =
+            cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
+        cairo_t *cr = cairo_create(s);
+        double h = report_chart_height(cr, &c, widths[w]);
+        report_chart_draw(cr, &c, widths[w], h);
+        cairo_destroy(cr);
+        double ex, ey, ew, eh;
+        cairo_recording_surface_ink_extents(s, &ex, &ey, &ew, &eh);
+        ck_assert_msg(ex >= 0 && ey >= 0 && ex + ew <= widths[w] + 1e-6 &&
+                          ey + eh <= h + 1e-6,
+                      "at %.2f: ink [%.1f, %.1f] x [%.1f, %.1f] outside the "
+                      "chart's %.1f x %.1f",
+                      widths[w], ex, ex + ew, ey, ey + eh, widths[w], h);
+        cairo_surface_destroy(s);
+    }
+    /* Without marked cells (0/5 and 5/5 only), the height it had. */
+    static const uint32_t k2[2] = {0, 5}, n2[2] = {5, 5};
+    report_map plain = {"", "x", "y", 2, 1, x, y, k2, n2, v, "s"};
+    report_chart c2 = {REPORT_CHART_MAP, NULL, NULL, &plain};
+    cairo_surface_t *s =
+        cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
+    cairo_t *cr = cairo_create(s);
+    ck_assert_double_eq_tol(report_chart_height(cr, &c2, 757.89), 161.5, 1e-9);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
 }
 END_TEST
 
@@ -1368,9 +1447,9 @@ Suite *report_suite(void)
                           html_self_contained, wide_table);
     tcase_add_unchecked_fixture(doc, build_document, NULL);
     tcase_set_timeout(doc, 120);
-    ADD_CASE(s, "boundary", boundary_staircase, boundary_isolated,
-             boundary_nan);
-    ADD_CASE(s, "cells", cell_states, two_of_five_is_not_healthy,
+    ADD_CASE(s, "boundary", boundary_staircase, boundary_isolated, boundary_nan,
+             boundary_empty);
+    ADD_CASE(s, "cells", cell_states, map_key_fits, two_of_five_is_not_healthy,
              never_is_a_bar, never_is_a_mark_on_lines, same_as_in_legend,
              share_axis_stops_at_100, partial_is_a_ring, axis_reach);
     ADD_CASE(s, "small_multiples", small_multiples_layout,

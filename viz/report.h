@@ -264,8 +264,9 @@ report_cell report_map_cell(const report_map *m, int i, int j);
 /* The boundary report_map_add draws, as cell edges: the edge between
  * cell (i, j) and (i + 1, j) when `vertical`, else between (i, j) and
  * (i, j + 1), for every such pair of which exactly one tipped in more
- * than half its seeds (an empty cell did not; the grid's outer edge is
- * no boundary).  In order: rows from j = 0 up, cells from i = 0 right, a
+ * than half its seeds, neither of them empty (a cell without a value
+ * lies on neither side, so no line says the storm stops there; the
+ * grid's outer edge is no boundary either).  In order: rows from j = 0 up, cells from i = 0 right, a
  * cell's vertical edge before its horizontal one.  Writes at most max
  * edges to out (NULL when max is 0) and returns how many there are. */
 typedef struct report_edge {

@@ -1166,12 +1166,17 @@ static bool cell_tips(const report_map *m, int i, int j)
     return 2 * cell_tipped(m, i, j) > cell_judged(m, i, j);
 }
 
-/* Is the edge right of (vertical) or above cell (i, j) on the boundary? */
+/* Is the edge right of (vertical) or above cell (i, j) on the boundary?
+ * Not beside an empty cell: with no seed judged there (a fault too late
+ * for a recovery window), a line would say the storm stops where
+ * nothing was measured. */
 static bool boundary_at(const report_map *m, int i, int j, bool vertical)
 {
-    if (vertical)
-        return i + 1 < m->nx && cell_tips(m, i, j) != cell_tips(m, i + 1, j);
-    return j + 1 < m->ny && cell_tips(m, i, j) != cell_tips(m, i, j + 1);
+    int i2 = vertical ? i + 1 : i, j2 = vertical ? j : j + 1;
+    if (i2 >= m->nx || j2 >= m->ny || cell_judged(m, i, j) == 0 ||
+        cell_judged(m, i2, j2) == 0)
+        return false;
+    return cell_tips(m, i, j) != cell_tips(m, i2, j2);
 }
 
 /* Row by row from the bottom, cell by cell from the left, its right
@@ -1427,15 +1432,19 @@ static void key_bar(cairo_t *cr, chart_rect b)
     cairo_stroke(cr);
 }
 
-/* A swatch and its label, wrapped; returns the height used. */
+/* A swatch and its label, wrapped; returns the height used.  Measures
+ * only, unless draw. */
 static double key_swatch(cairo_t *cr, double x, double y, double width,
-                         report_cell state, double share, const char *label)
+                         report_cell state, double share, const char *label,
+                         bool draw)
 {
     double s = F * 1.3;
-    cell_paint(cr, (chart_rect){x, y, s, s}, state, share);
-    cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
+    if (draw) {
+        cell_paint(cr, (chart_rect){x, y, s, s}, state, share);
+        cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
+    }
     int n = text_block(cr, label, x + s + F * 0.5, y + F * 0.75,
-                       width - s - F * 0.5, F * 0.95, 0.0, 3, true);
+                       width - s - F * 0.5, F * 0.95, 0.0, 3, draw);
     return fmax(s, n * F * 0.95) + F * 0.4;
 }
 
@@ -1448,48 +1457,79 @@ static bool map_any(const report_map *m, report_cell state)
     return false;
 }
 
-static void map_key(cairo_t *cr, const chart_panel *p, const report_map *m,
-                    double width)
+/* The key, in a column on the right of the chart from `top` (the plot's
+ * top) down: what the colour says, its bar, what a cell says, then a
+ * swatch for each kind of marked cell the map has.  Returns where it
+ * ends; draws it only when draw (report_chart_height measures it: a
+ * map with bistable, too-few and empty cells at once needs more than
+ * the plot's height, and the chart grows to hold it). */
+static double map_key(cairo_t *cr, const report_map *m, double width,
+                      double top, bool draw)
 {
     double kw = key_width(width) - F * 1.5, x = width - kw;
-    double y = p->plot.y + F * 0.8;
+    double y = top + F * 0.8;
     cairo_save(cr);
     chart_font(cr, F * 0.8, false);
     cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
     y += text_block(cr,
                     "seeds that never recovered (colour; in a cell: "
                     "how many of how many)",
-                    x, y, kw, F * 0.95, 0.0, 3, true) *
+                    x, y, kw, F * 0.95, 0.0, 3, draw) *
          F * 0.95;
     double bh = F * 4.0;
-    key_bar(cr, (chart_rect){x, y + F * 0.3, F * 1.1, bh});
+    if (draw)
+        key_bar(cr, (chart_rect){x, y + F * 0.3, F * 1.1, bh});
     y += bh + F * 1.9;
     y += text_block(cr,
                     "under it: mean recovery of the others (never: "
                     "none did). Thick line: most seeds tip.",
-                    x, y, kw, F * 0.95, 0.0, 4, true) *
+                    x, y, kw, F * 0.95, 0.0, 4, draw) *
              F * 0.95 +
          F * 0.2;
     if (map_any(m, REPORT_CELL_BISTABLE))
         y += key_swatch(cr, x, y, kw, REPORT_CELL_BISTABLE, 0.4,
                         "bistable: the seeds split (95 % interval, "
-                        "Wilson, holds 1/2)");
+                        "Wilson, holds 1/2)",
+                        draw);
     if (map_any(m, REPORT_CELL_TOO_FEW))
         y += key_swatch(cr, x, y, kw, REPORT_CELL_TOO_FEW, 0.0,
-                        "too few seeds to tell");
+                        "too few seeds to tell", draw);
     if (map_any(m, REPORT_CELL_EMPTY))
-        key_swatch(cr, x, y, kw, REPORT_CELL_EMPTY, NAN, "no value");
+        y += key_swatch(cr, x, y, kw, REPORT_CELL_EMPTY, NAN, "no value", draw);
     cairo_restore(cr);
+    return y;
+}
+
+/* A map's panel in [0, width - the key's] x [0, height]. */
+static void map_panel(const report_map *m, double width, double height,
+                      chart_panel *p)
+{
+    chart_axes ax = {m->x_label, m->y_label, false, false, false};
+    chart_panel_init_axes(p,
+                          (chart_rect){0, 0, width - key_width(width), height},
+                          m->title, &ax, 0, m->nx, 0, m->ny, F);
+}
+
+/* A map is 0.15 of the width high plus its labels, or as high as its
+ * key needs, when taller: the key's last swatch ends F * 0.4 above the
+ * chart's bottom, as every swatch ends above the next.  (A second column
+ * of swatches would not do: the key column is 137 pt wide at the PDF's
+ * width, and "too few seeds to tell" alone takes 90.) */
+static double map_height(cairo_t *cr, const report_map *m, double width)
+{
+    double h = round(width * 0.15) + F * 5.0;
+    if (m->nx <= 0 || m->ny <= 0)
+        return h;
+    chart_panel p;
+    map_panel(m, width, h, &p);
+    return fmax(h, map_key(cr, m, width, p.plot.y, false));
 }
 
 static void map_draw(cairo_t *cr, const report_map *m, double width,
                      double height)
 {
-    chart_axes ax = {m->x_label, m->y_label, false, false, false};
     chart_panel p;
-    chart_panel_init_axes(&p,
-                          (chart_rect){0, 0, width - key_width(width), height},
-                          m->title, &ax, 0, m->nx, 0, m->ny, F);
+    map_panel(m, width, height, &p);
     p.xt.count = p.yt.count = 0; /* the cells' own labels instead */
     chart_panel_frame(cr, &p);
     if (m->nx <= 0 || m->ny <= 0)
@@ -1497,7 +1537,7 @@ static void map_draw(cairo_t *cr, const report_map *m, double width,
     map_cells(cr, &p, m);
     map_boundary(cr, &p, m);
     map_ticks(cr, &p, m);
-    map_key(cr, &p, m, width);
+    map_key(cr, m, width, p.plot.y, true);
 }
 
 /* ---- Any chart ----------------------------------------------------------- */
@@ -1632,11 +1672,8 @@ int report_bars_figures(cairo_t *cr, const report_chart *c, double width,
 static int map_regions(const report_map *m, double width, double height,
                        report_region *out, int max)
 {
-    chart_axes ax = {m->x_label, m->y_label, false, false, false};
     chart_panel p;
-    chart_panel_init_axes(&p,
-                          (chart_rect){0, 0, width - key_width(width), height},
-                          m->title, &ax, 0, m->nx, 0, m->ny, F);
+    map_panel(m, width, height, &p);
     int n = 0;
     for (int j = 0; j < m->ny; j++)
         for (int i = 0; i < m->nx && n < max; i++, n++) {
@@ -1713,6 +1750,8 @@ double report_chart_height(cairo_t *cr, const report_chart *c, double width)
         return lines_height(cr, c->lines, width);
     if (c->kind == REPORT_CHART_BARS && grid_on(c->bars))
         return grid_height(cr, c->bars, width);
+    if (c->kind == REPORT_CHART_MAP)
+        return map_height(cr, c->map, width);
     double plot = round(width * (c->kind == REPORT_CHART_BARS ? 0.13 : 0.15));
     return plot + F * 5.0;
 }
