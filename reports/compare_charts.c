@@ -82,6 +82,14 @@ static void skip_note(report *d, const skipped *k)
     report_text(d, text);
 }
 
+/* n values divided by div, in place: a chart's figures set in a larger
+ * unit once its axis's top is known. */
+static void divide(double *v, size_t n, double div)
+{
+    for (size_t i = 0; div != 1.0 && i < n; i++)
+        v[i] /= div;
+}
+
 void compare_charts_time(report *d, const compare_result *r,
                          const compare_bands *b)
 {
@@ -134,19 +142,13 @@ void compare_charts_time(report *d, const compare_result *r,
     skipped sk = {"", 0};
     for (int ch = 0; ch < N_CHARTS; ch++) {
         report_series s[COMPARE_MAX_POLICIES];
-        /* p99 in the unit the tables and verdicts print it in at the
-         * point ("s" once a policy's mean reaches 10 s). */
-        double div = 1.0;
-        const char *unit = charts[ch].col == CC_P99_MS
-                               ? compare_shown_unit(r, 0, CM_P99_MS, &div)
-                               : NULL;
         for (int i = 0; i < np; i++) {
             double *y = buf + rows * (1 + 3 * (size_t)i);
             double *yl = y + rows, *yh = yl + rows;
             for (uint32_t k = 0; k < rows; k++) {
-                y[k] = b->mid[i].v[k][charts[ch].col] / div;
-                yl[k] = b->lo[i].v[k][charts[ch].col] / div;
-                yh[k] = b->hi[i].v[k][charts[ch].col] / div;
+                y[k] = b->mid[i].v[k][charts[ch].col];
+                yl[k] = b->lo[i].v[k][charts[ch].col];
+                yh[k] = b->hi[i].v[k][charts[ch].col];
             }
             /* With two seeds a 10-90 % band says nothing. */
             bool band = p->n_seeds > 2;
@@ -167,12 +169,6 @@ void compare_charts_time(report *d, const compare_result *r,
         }
         bool log = spans_decades(s, np);
         char y_label[64];
-        if (unit)
-            snprintf(y_label, sizeof y_label, "p99 (%s)%s", unit,
-                     log ? ", log scale" : "");
-        else
-            snprintf(y_label, sizeof y_label, "%s%s", charts[ch].y,
-                     log ? ", log scale" : "");
         report_lines lc = {charts[ch].title,
                            "time (s)",
                            y_label,
@@ -187,6 +183,22 @@ void compare_charts_time(report *d, const compare_result *r,
                            0,
                            NULL,
                            NULL};
+        if (charts[ch].col == CC_P99_MS) {
+            /* p99 in the unit its axis reads best in: the tables' rule
+             * (compare_unit_for) applied to how far the axis reaches, not
+             * to the means: a peak of 40 s reads in s though every
+             * policy's mean p99 is under 10 s. */
+            double div;
+            const char *unit =
+                compare_unit_for("ms", report_lines_reach(&lc, false), &div);
+            /* every policy's line and band, after the shared x */
+            divide(buf + rows, rows * 3 * (size_t)np, div);
+            snprintf(y_label, sizeof y_label, "p99 (%s)%s", unit,
+                     log ? ", log scale" : "");
+        } else {
+            snprintf(y_label, sizeof y_label, "%s%s", charts[ch].y,
+                     log ? ", log scale" : "");
+        }
         report_lines_add(d, &lc);
     }
     skip_note(d, &sk);
@@ -269,11 +281,6 @@ void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
                         : "no run has a value");
             continue;
         }
-        /* The unit the tables and verdicts print the metric in here:
-         * "s" for a p99 whose largest mean reaches 10 s, "min" for a
-         * completion time from 10 min. */
-        double div;
-        const char *unit = compare_shown_unit(r, pt, (compare_metric)m, &div);
         const char *labels[COMPARE_MAX_POLICIES], *notes[COMPARE_MAX_POLICIES];
         char note[COMPARE_MAX_POLICIES][128];
         double v[COMPARE_MAX_POLICIES], lo[COMPARE_MAX_POLICIES],
@@ -283,9 +290,9 @@ void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
             const compare_stat *st =
                 compare_stat_at(r, pt, i, (compare_metric)m);
             labels[i] = p->policies[i].label;
-            v[i] = st->ci.mean / div;
-            lo[i] = (isfinite(st->ci.lo) ? st->ci.lo : st->ci.mean) / div;
-            hi[i] = (isfinite(st->ci.hi) ? st->ci.hi : st->ci.mean) / div;
+            v[i] = st->ci.mean;
+            lo[i] = isfinite(st->ci.lo) ? st->ci.lo : st->ci.mean;
+            hi[i] = isfinite(st->ci.hi) ? st->ci.hi : st->ci.mean;
             colour[i] = compare_charts_colour(i);
             notes[i] = failure_note(r, pt, i, (compare_metric)m, note[i],
                                     sizeof note[i], &v[i]);
@@ -293,18 +300,49 @@ void compare_charts_bars(report *d, const compare_result *r, uint32_t pt)
         char title[96], y[64];
         snprintf(title, sizeof title, "%s", compare_metrics[m].name);
         title[0] = (char)(title[0] - 'a' + 'A');
-        snprintf(y, sizeof y, "%s%s%s%s", compare_metrics[m].name,
-                 *unit ? " (" : "", unit, *unit ? ")" : "");
         report_bars b = {
             title, y,
             np,    labels,
             v,     lo,
             hi,    colour,
             notes, strcmp(compare_metrics[m].unit, "%") == 0 ? 100 : 0,
-            0,     NULL};
+            0,     NULL,
+            NULL,  NULL};
+        /* A duration in the unit its axis reads best in: the tables'
+         * rule applied to how far the axis reaches (a p99 whisker to
+         * 12.7 s: s, though the means are under 10 s). */
+        double div;
+        const char *unit = compare_unit_for(compare_metrics[m].unit,
+                                            report_bars_reach(&b), &div);
+        divide(v, (size_t)np, div);
+        divide(lo, (size_t)np, div);
+        divide(hi, (size_t)np, div);
+        snprintf(y, sizeof y, "%s%s%s%s", compare_metrics[m].name,
+                 *unit ? " (" : "", unit, *unit ? ")" : "");
         report_bars_add(d, &b);
     }
     skip_note(d, &sk);
+}
+
+/* A tier bar's hover, what its printed mean does not say: the 95 %
+ * interval and the seeds it is over ("95 % interval 63.1 to 63.5x, over
+ * 5 seeds"; "the same on all 5 seeds"; "1 seed: no interval"; "no
+ * value"). */
+static void tier_tip(const compare_numbers *num, const char *unit, size_t n,
+                     char *buf, size_t len)
+{
+    char hi[48];
+    if (num->mean[0] == '\0') {
+        snprintf(buf, len, "no value");
+    } else if (num->lo[0] == '\0') {
+        snprintf(buf, len, "%zu seed%s: no interval", n, n == 1 ? "" : "s");
+    } else if (strcmp(num->lo, num->hi) == 0) {
+        snprintf(buf, len, "the same on all %zu seeds", n);
+    } else {
+        compare_with_unit(num->hi, unit, hi, sizeof hi);
+        snprintf(buf, len, "95 %% interval %s to %s, over %zu seeds", num->lo,
+                 hi, n);
+    }
 }
 
 void compare_charts_tiers(report *d, const compare_result *r, uint32_t pt)
@@ -321,10 +359,13 @@ void compare_charts_tiers(report *d, const compare_result *r, uint32_t pt)
      * policies compare side by side and the tiers' growth reads across
      * (one bar per tier and policy in a row was unreadable past a dozen:
      * 6 tiers x 8 policies is 48 bars of 14 pt with 2-line labels). */
-    const char *labels[MAX_BARS], *titles[SIM_MAX_TIERS], *notes[MAX_BARS];
+    const char *labels[MAX_BARS], *titles[SIM_MAX_TIERS], *figures[MAX_BARS],
+        *tips[MAX_BARS];
     /* Each bar says its mean ("63.6x"): on an axis up to db's 64 a
-     * front's 1.0x is a sliver, but its figure still reads. */
-    char note[MAX_BARS][48];
+     * front's 1.0x is a sliver, but its figure still reads.  The hover
+     * says the rest, not the mean again: "95 % interval 63.1 to 63.5x,
+     * over 5 seeds". */
+    char figure[MAX_BARS][48], tip[MAX_BARS][128];
     double v[MAX_BARS], lo[MAX_BARS], hi[MAX_BARS];
     int colour[MAX_BARS], n = 0;
     for (uint32_t t = 0; t < r->n_tiers; t++) {
@@ -334,9 +375,12 @@ void compare_charts_tiers(report *d, const compare_result *r, uint32_t pt)
             labels[n] = p->policies[i].label;
             compare_numbers num;
             compare_stat_numbers(st, &num);
-            compare_with_unit(num.mean, compare_tier_figures[f].unit, note[n],
-                              sizeof note[n]);
-            notes[n] = num.mean[0] ? note[n] : NULL;
+            compare_with_unit(num.mean, compare_tier_figures[f].unit, figure[n],
+                              sizeof figure[n]);
+            figures[n] = num.mean[0] ? figure[n] : NULL;
+            tier_tip(&num, compare_tier_figures[f].unit, st->ci.n, tip[n],
+                     sizeof tip[n]);
+            tips[n] = tip[n];
             v[n] = st->ci.mean;
             lo[n] = isfinite(st->ci.lo) ? st->ci.lo : st->ci.mean;
             hi[n] = isfinite(st->ci.hi) ? st->ci.hi : st->ci.mean;
@@ -366,10 +410,12 @@ void compare_charts_tiers(report *d, const compare_result *r, uint32_t pt)
                      lo,
                      hi,
                      colour,
-                     notes,
+                     NULL,
                      0,
                      (int)r->n_tiers,
-                     titles};
+                     titles,
+                     figures,
+                     tips};
     report_bars_add(d, &b);
 }
 
@@ -409,13 +455,8 @@ void compare_charts_latency(report *d, const compare_result *r, uint32_t pt)
     }
     report_series s[COMPARE_MAX_POLICIES];
     (void)stats_out_of_memory();
-    /* In the unit the tables print the p99 in (its x axis's top). */
-    double div;
-    const char *unit = compare_shown_unit(r, pt, CM_P99_MS, &div);
     for (int i = 0; i < np; i++) {
         latency_curve(r, pt, i, col, x[i], y[i]);
-        for (int q = 0; q < COMPARE_CDF_POINTS; q++)
-            x[i][q] /= div;
         s[i] = (report_series){p->policies[i].label,
                                x[i],
                                y[i],
@@ -446,7 +487,6 @@ void compare_charts_latency(report *d, const compare_result *r, uint32_t pt)
     /* The curve is x = latency at quantile y: a report_lines with a log x
      * axis. */
     char x_label[32];
-    snprintf(x_label, sizeof x_label, "latency (%s)", unit);
     report_lines lc = {"Latency distribution: successes, failures never "
                        "answered",
                        x_label,
@@ -462,6 +502,14 @@ void compare_charts_latency(report *d, const compare_result *r, uint32_t pt)
                        0,
                        NULL,
                        NULL};
+    /* In the unit its x axis reads best in (the tables' rule applied to
+     * the largest latency drawn). */
+    double div;
+    const char *unit =
+        compare_unit_for("ms", report_lines_reach(&lc, true), &div);
+    for (int i = 0; i < np; i++)
+        divide(x[i], COMPARE_CDF_POINTS, div);
+    snprintf(x_label, sizeof x_label, "latency (%s)", unit);
     report_lines_add(d, &lc);
 }
 
@@ -545,27 +593,12 @@ void compare_charts_sweep(report *d, const compare_result *r)
             continue;
         report_series s[COMPARE_MAX_POLICIES];
         bool any_note = false;
-        /* One unit along the sweep: the largest the tables use at any
-         * of its points (each point's by the tables' rule). */
-        double div = 1.0;
-        const char *unit = compare_metrics[m].unit;
-        for (uint32_t k = 0; k < n; k++) {
-            double dk;
-            const char *uk = compare_shown_unit(r, k, (compare_metric)m, &dk);
-            if (dk > div) {
-                div = dk;
-                unit = uk;
-            }
-        }
         for (int i = 0; i < np; i++) {
             double *y = buf + n * (1 + 3 * (size_t)i), *lo = y + n,
                    *hi = lo + n;
             const char **nt = notes + (size_t)i * n;
             for (uint32_t k = 0; k < n; k++) {
                 sweep_value(r, k, i, (compare_metric)m, &y[k], &lo[k], &hi[k]);
-                y[k] /= div;
-                lo[k] /= div;
-                hi[k] /= div;
                 nt[k] = sweep_note(r, k, i, (compare_metric)m,
                                    note[(size_t)i * n + k], NOTE_LEN);
                 any_note = any_note || nt[k] != NULL;
@@ -586,9 +619,6 @@ void compare_charts_sweep(report *d, const compare_result *r)
         char title[96], y[80];
         snprintf(title, sizeof title, "%s", compare_metrics[m].name);
         title[0] = (char)(title[0] - 'a' + 'A');
-        snprintf(y, sizeof y, "%s%s%s%s%s", compare_metrics[m].name,
-                 *unit ? " (" : "", unit, *unit ? ")" : "",
-                 log ? ", log scale" : "");
         bool share = strcmp(compare_metrics[m].unit, "%") == 0;
         bool rec = m == CM_RECOVERY_S;
         report_lines lc = {title,
@@ -609,6 +639,15 @@ void compare_charts_sweep(report *d, const compare_result *r)
                                        "mean is over the others"
                                      : "some seeds never completed; the "
                                        "mean is over the others"};
+        /* One unit along the sweep, the one its axis reads best in (the
+         * tables' rule applied to how far it reaches). */
+        double div;
+        const char *unit = compare_unit_for(
+            compare_metrics[m].unit, report_lines_reach(&lc, false), &div);
+        divide(buf + n, n * 3 * (size_t)np, div);
+        snprintf(y, sizeof y, "%s%s%s%s%s", compare_metrics[m].name,
+                 *unit ? " (" : "", unit, *unit ? ")" : "",
+                 log ? ", log scale" : "");
         report_lines_add(d, &lc);
     }
     skip_note(d, &sk);
@@ -672,15 +711,24 @@ static void row_in_words(char *text, size_t len, size_t *used,
                          const report_map *m, int j, const char *xname,
                          const char *unit)
 {
-    bool tips[512], bi[512], any_tip = false, any_bi = false, any_k = false;
-    int nx = m->nx < 512 ? m->nx : 512;
+    bool tips[512], bi[512], none[512], any_tip = false, any_bi = false,
+                                        any_k = false;
+    int nx = m->nx < 512 ? m->nx : 512, judged = 0;
     for (int i = 0; i < nx; i++) {
         size_t c = (size_t)j * (size_t)m->nx + (size_t)i;
         tips[i] = 2 * m->tipped[c] > m->judged[c];
         bi[i] = report_map_cell(m, i, j) == REPORT_CELL_BISTABLE;
+        none[i] = m->judged[c] == 0;
         any_tip |= tips[i];
         any_bi |= bi[i];
         any_k |= m->tipped[c] > 0;
+        judged += !none[i];
+    }
+    /* A cell without a value is no evidence either way: "no seed
+     * tipped" was said of a row where no seed was judged. */
+    if (judged == 0) {
+        say(text, len, used, "recovery not judged at any value");
+        return;
     }
     if (any_tip) {
         say(text, len, used, "most seeds tip ");
@@ -694,6 +742,11 @@ static void row_in_words(char *text, size_t len, size_t *used,
     if (any_bi) {
         say(text, len, used, " (bistable, the seeds split, ");
         row_cells(text, len, used, m, bi, xname, unit);
+        say(text, len, used, ")");
+    }
+    if (judged < nx) {
+        say(text, len, used, " (recovery not judged ");
+        row_cells(text, len, used, m, none, xname, unit);
         say(text, len, used, ")");
     }
 }

@@ -54,8 +54,8 @@ static void bars(report *d, const compare_result *r, uint32_t pt)
     char h[64], title[96];
     compare_risk_horizon(r->risk, h, sizeof h);
     snprintf(title, sizeof title, "P(storm %s)", h);
-    report_bars b = {title, "P(storm) (%)", np,    labels, v, lo,
-                     hi,    colour,         notes, 100,    0, NULL};
+    report_bars b = {title,  "P(storm) (%)", np,  labels, v,    lo,   hi,
+                     colour, notes,          100, 0,      NULL, NULL, NULL};
     report_bars_add(d, &b);
     char text[1300];
     int best;

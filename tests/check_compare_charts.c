@@ -152,14 +152,21 @@ static void done_night(void)
     free(night);
 }
 
-/* The bars say what summary.md's table says, in its units: "240 [0,
- * 765]" s and "52.8 [50.7, 54.9]" min for plan; the p99 over time and
- * the latency distribution are in s too (their hover's unit). */
+/* The charts use the tables' rule, applied to how far their axes reach
+ * (report_lines_reach): the completion bars say what summary.md's
+ * table says, "52.8 [50.7, 54.9]" min for plan.  The p99 over time peaks
+ * at 283 s, on an axis to 300 s (chart_axis_top: step 50, the nice
+ * number nearest 283 / 4), and the latency distribution ends at 281 s:
+ * both in s, as the table's p99.  But plan's p99 bar has a whisker to
+ * 765 s, on an axis to 800 s (step 200, nearest 191): past 10 min, so in
+ * min (240 s = 4.00 min, 765 s = 12.75, none's 59.9 s = 0.998) though
+ * the table, by the means, prints s. */
 START_TEST(charts_in_the_tables_units)
 {
-    ck_assert_msg(strstr(night, "data-tip=\"plan: 240 s [0, 765]\""),
+    ck_assert_msg(strstr(night, "data-tip=\"plan: 4.00 min [0.00, 12.75]\""),
                   "p99 bar");
-    ck_assert_msg(strstr(night, "data-tip=\"none: 59.9 s [59.9, 59.9]\""),
+    ck_assert_msg(strstr(night, "data-tip=\"none: 0.998 min [0.998, "
+                                "0.998]\""),
                   "p99 bar");
     ck_assert_msg(strstr(night, "data-tip=\"plan: 52.8 min [50.7, 54.9]\""),
                   "completion bar");
@@ -174,6 +181,105 @@ START_TEST(charts_in_the_tables_units)
     /* No chart's axis in ms (the phase table is another matter). */
     ck_assert_ptr_null(strstr(night, "unit\":\"ms\""));
     ck_assert_ptr_null(strstr(night, "ms [" /* a bar's hover */));
+}
+END_TEST
+
+/* ---- Units from the axis: retry-storm, none and fixed on 2 seeds ------
+ * Fixed retries' p99 is 5436 ms on average, none's 495: the tables print
+ * both in ms (summary.md: "5436 [0, 12684]"), by their means.  But the
+ * charts draw more than the means.  Fixed's bar has a whisker to
+ * 12 684 ms, so its axis reaches chart_axis_top(12684) = 15 000 ms (a
+ * step of 5000: the nice number nearest 12684 / 4); the median p99 over
+ * time peaks at 8858 ms, on an axis to chart_axis_top(8858) = 10 000 ms
+ * (step 2000).  Both reach 10 s: s, the tables' rule applied to the
+ * axis.  Both were in ms (from the means), an axis reading 0 to 15 000.
+ * The latency distribution's log axis ends at its largest latency,
+ * 8791 ms: under 10 s, ms (its 1-2-5 end, 10 000, lies past the data). */
+static char *fixed_html, *fixed_md;
+
+static void run_fixed(void)
+{
+    char d[1100];
+    snprintf(d, sizeof d, "%s", tu_temp_path("compare-charts-fixed"));
+    const char *argl[] = {"compare",    TU_SOURCE("scenarios/retry-storm.ini"),
+                          "--seeds",    "2",
+                          "--policies", "none,fixed",
+                          "-o",         d,
+                          "-q",         NULL};
+    tu_output o;
+    tu_stormbench(&o, argl);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/report.html", d);
+    fixed_html = tu_read_file(path);
+    snprintf(path, sizeof path, "%s/summary.md", d);
+    fixed_md = tu_read_file(path);
+    ck_assert_ptr_nonnull(fixed_html);
+    ck_assert_ptr_nonnull(fixed_md);
+}
+
+static void done_fixed(void)
+{
+    free(fixed_html);
+    free(fixed_md);
+}
+
+START_TEST(unit_from_the_axis)
+{
+    /* The tables, by the means: ms. */
+    ck_assert_msg(strstr(fixed_md, "| p99 latency (ms) | 495 [362, 628] | "
+                                   "5436 [0, 12684] |"),
+                  "summary.md's p99 row");
+    /* The bars, by their axis: s (5436 ms = 5.44 s, 12 684 = 12.68). */
+    ck_assert_msg(strstr(fixed_html, "data-tip=\"fixed: 5.44 s [0.00, "
+                                     "12.68]\""),
+                  "fixed's p99 bar");
+    ck_assert_ptr_null(strstr(fixed_html, "data-tip=\"fixed: 5436 ms"));
+    /* The p99 over time: s, its peak 8.858. */
+    const char *t = strstr(fixed_html, "aria-label=\"Latency of successful "
+                                       "requests, p99\"");
+    ck_assert_ptr_nonnull(t);
+    const char *end = strstr(t, "</script>");
+    const char *u = strstr(t, "\"yunit\":\"s\"");
+    ck_assert_msg(u && u < end, "p99 over time not in s");
+    /* The distribution: ms, its largest latency under 10 s. */
+    const char *c = strstr(fixed_html, "aria-label=\"Latency distribution");
+    ck_assert_ptr_nonnull(c);
+    ck_assert_msg(strstr(c, "\"xname\":\"latency (ms)\""), "latency CDF");
+}
+END_TEST
+
+/* A map with a row of empty cells: retry-storm's outage swept to start
+ * at 60 s and at 290 s, 10 s before the run ends, which leaves no window
+ * to judge recovery in (immediate, 2 seeds, load 0.7 and 0.8).  The
+ * words said "290s: no seed tipped", a claim about seeds never judged;
+ * they say recovery was not judged there. */
+START_TEST(map_words_for_empty_cells)
+{
+    char d[1100];
+    snprintf(d, sizeof d, "%s", tu_temp_path("compare-charts-map"));
+    const char *argl[] = {"compare",    TU_SOURCE("scenarios/retry-storm.ini"),
+                          "--seeds",    "2",
+                          "--policies", "immediate",
+                          "--sweep",    "load=0.7:0.8:0.1",
+                          "--sweep",    "fault.outage.start=60s:290s:230s",
+                          "-o",         d,
+                          "-q",         NULL};
+    tu_output o;
+    tu_stormbench(&o, argl);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/report.html", d);
+    char *h = tu_read_file(path);
+    ck_assert_ptr_nonnull(h);
+    ck_assert_msg(strstr(h, "fault.outage.start (s) 290: no value\""),
+                  "the 290 s cells are empty");
+    ck_assert_msg(strstr(h, "; 290s: recovery not judged at any value."),
+                  "the words for the empty row");
+    ck_assert_ptr_null(strstr(h, "290s: no seed tipped"));
+    free(h);
 }
 END_TEST
 
@@ -192,5 +298,14 @@ Suite *compare_charts_suite(void)
     tcase_add_test(units, charts_in_the_tables_units);
     tcase_set_timeout(units, 120);
     suite_add_tcase(s, units);
+    TCase *axis = tcase_create("axis_units");
+    tcase_add_unchecked_fixture(axis, run_fixed, done_fixed);
+    tcase_add_test(axis, unit_from_the_axis);
+    tcase_set_timeout(axis, 120);
+    suite_add_tcase(s, axis);
+    TCase *map = tcase_create("map");
+    tcase_add_test(map, map_words_for_empty_cells);
+    tcase_set_timeout(map, 120);
+    suite_add_tcase(s, map);
     return s;
 }

@@ -152,8 +152,9 @@ static void add_bars(report *r)
     static const int colour[4] = {0, 1, 2, 4};
     static const char *notes[4] = {"2 of 5 seeds did not recover", NULL,
                                    "did not recover in 5 of 5 seeds", NULL};
-    report_bars c = {"Recovery time", "recovery (s)", 4, labels, v,   lo, hi,
-                     colour,          notes,          0, 0,      NULL};
+    report_bars c = {
+        "Recovery time", "recovery (s)", 4, labels, v,    lo,   hi,
+        colour,          notes,          0, 0,      NULL, NULL, NULL};
     report_bars_add(r, &c);
 }
 
@@ -577,6 +578,23 @@ START_TEST(boundary_nan)
 }
 END_TEST
 
+/* A cell without a value (no seed judged: a fault too late for its
+ * recovery window) lies on neither side of the boundary: on 3 x 2
+ *     j=1  X X X       (3 of 3 tipped)
+ *     j=0  - X .       (- empty, . 0 of 3)
+ * the edges are the dot's left and upper sides, (1, 0) right and (2, 0)
+ * up; the empty cell's right side was drawn as boundary too, a line
+ * saying the storm stops where nothing was measured. */
+START_TEST(boundary_empty)
+{
+    static const uint32_t k[6] = {0, 3, 0, 3, 3, 3}, n[6] = {0, 3, 3, 3, 3, 3};
+    double v[6] = {NAN, NAN, 1, NAN, NAN, NAN};
+    report_map m = {"", "x", "y", 3, 2, NULL, NULL, k, n, v, "s"};
+    report_edge want[] = {{1, 0, true}, {2, 0, false}};
+    expect_edges(&m, want, 2);
+}
+END_TEST
+
 /* ---- What a map's cell says ----------------------------------------------- */
 
 /* The Wilson 95 % interval of k of n, worked by hand (z = 1.96, z^2 =
@@ -619,6 +637,68 @@ START_TEST(cell_states)
     for (int i = 0; i < 3; i++)
         ck_assert_msg(report_map_cell(&m2, i, 0) == want2[i], "%u of %u: %d",
                       k2[i], n2[i], report_map_cell(&m2, i, 0));
+}
+END_TEST
+
+/* Issue 18: a map with bistable, too-few-seeds and empty cells at once
+ * has a key of three swatches under its colour bar, and the key ran
+ * 27 pt past the chart's bottom (to 189 of 161.5 at the PDF's width):
+ * over the text under it in the PDF, cut off in the HTML's picture.
+ * Drawn onto a recording surface at the PDF's width (757.89) and a
+ * narrower one (500: a narrower key column, its labels on more lines),
+ * everything the chart inks lies inside the size report_chart_height
+ * gives it.  A map without marked cells keeps its height, round(0.15 W)
+ * + 5 F = 114 + 47.5 = 161.5. */
+START_TEST(map_key_fits)
+{
+    /* 0/5 stable, 2/5 and 1/5 bistable, 5/5 metastable, 0/3 and 3/3 too
+     * few (cell_states), 0/0 empty */
+    static const uint32_t k[10] = {0, 2, 5, 0, 0, 3, 1, 0, 4, 5};
+    static const uint32_t n[10] = {5, 5, 5, 3, 0, 3, 5, 0, 5, 5};
+    double v[10] = {1, 2, NAN, 3, NAN, NAN, 4, NAN, 5, NAN};
+    double x[5] = {0.5, 0.6, 0.7, 0.8, 0.9}, y[2] = {1, 2};
+    report_map m = {"exponential",
+                    "offered load / capacity",
+                    "clients.timeout (s)",
+                    5,
+                    2,
+                    x,
+                    y,
+                    k,
+                    n,
+                    v,
+                    "s"};
+    ck_assert(report_map_cell(&m, 1, 0) == REPORT_CELL_BISTABLE);
+    ck_assert(report_map_cell(&m, 3, 0) == REPORT_CELL_TOO_FEW);
+    ck_assert(report_map_cell(&m, 4, 0) == REPORT_CELL_EMPTY);
+    report_chart c = {REPORT_CHART_MAP, NULL, NULL, &m};
+    const double widths[2] = {757.89, 500};
+    for (int w = 0; w < 2; w++) {
+        cairo_surface_t *s =
+            cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
+        cairo_t *cr = cairo_create(s);
+        double h = report_chart_height(cr, &c, widths[w]);
+        report_chart_draw(cr, &c, widths[w], h);
+        cairo_destroy(cr);
+        double ex, ey, ew, eh;
+        cairo_recording_surface_ink_extents(s, &ex, &ey, &ew, &eh);
+        ck_assert_msg(ex >= 0 && ey >= 0 && ex + ew <= widths[w] + 1e-6 &&
+                          ey + eh <= h + 1e-6,
+                      "at %.2f: ink [%.1f, %.1f] x [%.1f, %.1f] outside the "
+                      "chart's %.1f x %.1f",
+                      widths[w], ex, ex + ew, ey, ey + eh, widths[w], h);
+        cairo_surface_destroy(s);
+    }
+    /* Without marked cells (0/5 and 5/5 only), the height it had. */
+    static const uint32_t k2[2] = {0, 5}, n2[2] = {5, 5};
+    report_map plain = {"", "x", "y", 2, 1, x, y, k2, n2, v, "s"};
+    report_chart c2 = {REPORT_CHART_MAP, NULL, NULL, &plain};
+    cairo_surface_t *s =
+        cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
+    cairo_t *cr = cairo_create(s);
+    ck_assert_double_eq_tol(report_chart_height(cr, &c2, 757.89), 161.5, 1e-9);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
 }
 END_TEST
 
@@ -742,8 +822,8 @@ START_TEST(never_is_a_bar)
     static const double v[3] = {10, INFINITY, 0};
     static const int colour[3] = {4, 5, 2};
     report_bars b = {
-        "Recovery time", "recovery (s)", 3, labels, v,   NULL, NULL,
-        colour,          NULL,           0, 0,      NULL};
+        "Recovery time", "recovery (s)", 3, labels, v,    NULL, NULL,
+        colour,          NULL,           0, 0,      NULL, NULL, NULL};
     report_chart c = {REPORT_CHART_BARS, NULL, &b, NULL};
     chart_panel p;
     cairo_surface_t *s = draw_chart(&c, 600, &p);
@@ -854,7 +934,8 @@ START_TEST(small_multiples_share_an_axis)
                      v,          NULL,
                      NULL,       colour,
                      NULL,       0,
-                     T,          titles};
+                     T,          titles,
+                     NULL,       NULL};
     report_chart c = {REPORT_CHART_BARS, NULL, &b, NULL};
     int w = 758;
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, 600);
@@ -886,6 +967,87 @@ START_TEST(small_multiples_share_an_axis)
      * (to 40) would put it 1/5 down, as high as the 64. */
     ck_assert_double_eq_tol(top[1], 99 * 3 / 5.0, 1.5);
     cairo_surface_destroy(s);
+}
+END_TEST
+
+/* Issue 18: in 8 bars of a tier panel (3 panels a row: a slot of
+ * 193.41 / 8 = 24.2 pt at W = 757.89) a figure as wide as "0.533x" was
+ * wrapped as a note and cut to "0.5...".  Figures are set whole, all at
+ * one size: smaller, or upright when they must.  Drawn as
+ * compare_charts_tiers does, 8 policies x 6 tiers and then 16 x 3 (a
+ * slot of 12.1 pt, too narrow for any level figure of 5 characters at
+ * 0.8 of a note's 7.1 pt), every figure is whole, inside its bar's slot
+ * with a gap to the next, below the plot's top, and of one size. */
+static void figures_fit(int tiers, int policies, bool upright)
+{
+    enum { MAX = 6 * 16 };
+    static const char *const values[] = {"0.533x", "63.3x", "123x",
+                                         "1.00x",  "15.4x", "7.59x"};
+    const char *labels[MAX],
+        *titles[6] = {"front", "api", "svc", "cache", "store", "db"};
+    const char *figures[MAX];
+    double v[MAX], lo[MAX], hi[MAX];
+    int colour[MAX], n = tiers * policies;
+    for (int k = 0; k < n; k++) {
+        int t = k / policies, i = k % policies;
+        labels[k] = "exponential+token_bucket";
+        figures[k] = values[(t + i) % 6];
+        v[k] = strtod(figures[k], NULL);
+        lo[k] = v[k] * 0.97;
+        hi[k] = v[k] * 1.03;
+        colour[k] = i % 8;
+    }
+    report_bars b = {"Attempts per request at each tier",
+                     "attempts per request (x)",
+                     n,
+                     labels,
+                     v,
+                     lo,
+                     hi,
+                     colour,
+                     NULL,
+                     0,
+                     tiers,
+                     titles,
+                     figures,
+                     NULL};
+    report_chart c = {REPORT_CHART_BARS, NULL, &b, NULL};
+    cairo_surface_t *s =
+        cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
+    cairo_t *cr = cairo_create(s);
+    const double W = 757.89;
+    double h = report_chart_height(cr, &c, W);
+    report_figure f[MAX];
+    ck_assert_int_eq(report_bars_figures(cr, &c, W, h, f, MAX), n);
+    for (int k = 0; k < n; k++) {
+        ck_assert_str_eq(f[k].text, figures[k]); /* whole, not cut */
+        ck_assert_msg(f[k].upright == upright, "%d: upright %d", k,
+                      f[k].upright);
+        ck_assert_double_eq(f[k].size, f[0].size);
+        /* in its slot, a gap of at least 0.3 F to the next figure */
+        ck_assert_msg(
+            f[k].box.x >= f[k].slot.x + 1.4 &&
+                f[k].box.x + f[k].box.w <= f[k].slot.x + f[k].slot.w - 1.4,
+            "%d x %d, figure %d '%s': [%.2f, %.2f] in slot [%.2f, "
+            "%.2f]",
+            tiers, policies, k, f[k].text, f[k].box.x, f[k].box.x + f[k].box.w,
+            f[k].slot.x, f[k].slot.x + f[k].slot.w);
+        ck_assert_double_ge(f[k].box.y, f[k].slot.y);
+        ck_assert_double_ge(f[k].size, upright ? 0 : 0.6 * REPORT_CHART_FONT);
+    }
+    /* The slots are what the layout says: a third of the grid's plots,
+     * over the policies. */
+    report_grid g;
+    report_grid_layout(tiers, W, &g);
+    ck_assert_double_eq_tol(f[0].slot.w, g.plot[0].w / policies, 1e-9);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+
+START_TEST(tier_figures_fit)
+{
+    figures_fit(6, 8, false);
+    figures_fit(3, 16, true);
 }
 END_TEST
 
@@ -1056,6 +1218,8 @@ START_TEST(share_axis_stops_at_100)
                      notes,
                      100,
                      0,
+                     NULL,
+                     NULL,
                      NULL};
     report_chart c = {REPORT_CHART_BARS, NULL, &b, NULL};
     int w = 600;
@@ -1082,6 +1246,41 @@ START_TEST(share_axis_stops_at_100)
     double share = (p.plot.y + p.plot.h - top) / p.plot.h;
     ck_assert_msg(share > 0.97, "a bar of 99 %% at %.2f of the plot", share);
     cairo_surface_destroy(s);
+}
+END_TEST
+
+/* How far an axis reaches, which picks the unit a report labels it in:
+ * on a linear axis its nice top, chart_axis_top: 8858 (a p99 over time
+ * in ms) gives a step of 2000 (the nice number nearest 8858 / 4 =
+ * 2214.5) and a top of 5 steps, 10 000 -- 10 s, where a report's p99
+ * turns to s; a bar whisker to 12 684 a step of 5000 (nearest 3171) and a
+ * top of 15 000.  On a log axis the largest value drawn, 8791: its 1-2-5
+ * end, 10 000, would turn a latency distribution that stays under 10 s
+ * into s (0.002 to 10). */
+START_TEST(axis_reach)
+{
+    static const double t[3] = {1, 2, 3}, y[3] = {400, 8858, 1200},
+                        lat[3] = {3, 140, 8791}, q[3] = {50, 90, 99};
+    report_series s = {"a", t, y, NULL, NULL, 3, 0, 0, false, NULL};
+    report_lines l = {"p99", "time (s)", "p99 (ms)", &s,    1, NULL, 0,
+                      false, NAN,        NAN,        false, 0, NULL, NULL};
+    ck_assert_double_eq_tol(report_lines_reach(&l, false), 10000, 1e-9);
+    /* A band above the line counts: its top 12 684 gives 15 000. */
+    static const double hi[3] = {500, 12684, 1300};
+    s.lo = y;
+    s.hi = hi;
+    ck_assert_double_eq_tol(report_lines_reach(&l, false), 15000, 1e-9);
+    report_series d = {"a", lat, q, NULL, NULL, 3, 0, 0, false, NULL};
+    report_lines cdf = {
+        "latency", "latency (ms)", "%", &d,   1,   NULL, 0, true, 0,
+        100,       false,          0,   NULL, NULL};
+    ck_assert_double_eq_tol(report_lines_reach(&cdf, true), 8791, 1e-9);
+    static const char *labels[2] = {"none", "fixed"};
+    static const double v[2] = {495, 5436}, lo[2] = {362, 0},
+                        bhi[2] = {628, 12684};
+    report_bars b = {"P99", "p99 (ms)", 2, labels, v,    lo,   bhi,
+                     NULL,  NULL,       0, 0,      NULL, NULL, NULL};
+    ck_assert_double_eq_tol(report_bars_reach(&b), 15000, 1e-9);
 }
 END_TEST
 
@@ -1248,13 +1447,13 @@ Suite *report_suite(void)
                           html_self_contained, wide_table);
     tcase_add_unchecked_fixture(doc, build_document, NULL);
     tcase_set_timeout(doc, 120);
-    ADD_CASE(s, "boundary", boundary_staircase, boundary_isolated,
-             boundary_nan);
-    ADD_CASE(s, "cells", cell_states, two_of_five_is_not_healthy,
+    ADD_CASE(s, "boundary", boundary_staircase, boundary_isolated, boundary_nan,
+             boundary_empty);
+    ADD_CASE(s, "cells", cell_states, map_key_fits, two_of_five_is_not_healthy,
              never_is_a_bar, never_is_a_mark_on_lines, same_as_in_legend,
-             share_axis_stops_at_100, partial_is_a_ring);
+             share_axis_stops_at_100, partial_is_a_ring, axis_reach);
     ADD_CASE(s, "small_multiples", small_multiples_layout,
-             small_multiples_share_an_axis);
+             small_multiples_share_an_axis, tier_figures_fit);
     ADD_CASE(s, "whole_or_nothing", unwritable_output, error_at_close,
              one_output, caller_failure);
     return s;

@@ -898,6 +898,31 @@ static void tier_from_csv(const char *csv_text, double *whole, double *during,
     *during = att_d / off_d;
 }
 
+/* The first cell of summary.md's row starting with `row` ("63.3 [63.1,
+ * 63.5]") against the HTML's hover of the bar `tip` names: "95 %
+ * interval 63.1 to 63.5x, over 3 seeds", without the mean, which the
+ * figure above the bar prints ("63.3x"). */
+static void compare_numbers_of_row(const char *md, const char *row,
+                                   const char *html, const char *tip)
+{
+    const char *r = strstr(md, row);
+    ck_assert_msg(r != NULL, "no row '%s'", row);
+    char mean[32], lo[32], hi[32];
+    ck_assert_int_eq(
+        sscanf(r + strlen(row), "%31s [%31[^,], %31[^]]", mean, lo, hi), 3);
+    char want[200];
+    snprintf(want, sizeof want,
+             "data-tip=\"%s95 %% interval %s to %sx, over 3 seeds\"", tip, lo,
+             hi);
+    ck_assert_msg(strstr(html, want) != NULL, "no hover '%s'", want);
+    /* The whole hover (up to its closing quote) is that: no mean, in
+     * any spelling ("63.3x", "63.3 x"), and no note after it. */
+    ck_assert_msg(strcmp(mean, lo) != 0 && strcmp(mean, hi) != 0,
+                  "the mean %s is an end of [%s, %s]: pick another row", mean,
+                  lo, hi);
+    ck_assert_ptr_null(strstr(want, mean));
+}
+
 /* tier-amplification's point: retries multiply down the chain, and
  * compare shows it per tier (issue 18; before, no output of compare
  * named a tier).  summary.json's db figures are the means over the
@@ -987,6 +1012,16 @@ START_TEST(tiers_carry_the_amplification_down_the_chain)
     ck_assert_ptr_nonnull(strstr(md, "replace the clients' policy only"));
     ck_assert_ptr_nonnull(strstr(md, "| db | attempts per request during "
                                      "the faults (x) |"));
+    /* The tier chart prints each bar's mean above it ("63.3x"); its
+     * hover says what that figure does not, the interval summary.md
+     * prints and the seeds, and not the mean again (it said "db:
+     * immediate: 63.3 x [63.1, 63.5]; 63.3x": the mean twice). */
+    char *html = file_in(dir, "report.html");
+    compare_numbers_of_row(md,
+                           "| db | attempts per request during the "
+                           "faults (x) | ",
+                           html, "db: immediate: ");
+    free(html);
     free(md);
     free(json);
 }

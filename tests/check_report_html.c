@@ -66,8 +66,9 @@ static void build(void)
     report_lines_add(r, &l);
     static const char *labels[2] = {"bar-a", "bar-b"};
     static const double v[2] = {3, 12.5}, lo[2] = {2, 10}, hi[2] = {4, 15};
-    report_bars bars = {"Recovery", "recovery (s)", 2,    labels, v, lo,
-                        hi,         NULL,           NULL, 0,      0, NULL};
+    report_bars bars = {
+        "Recovery", "recovery (s)", 2, labels, v,    lo,   hi,
+        NULL,       NULL,           0, 0,      NULL, NULL, NULL};
     report_bars_add(r, &bars);
     static const uint32_t k[2] = {0, 2}, n[2] = {5, 5};
     static const double mv[2] = {1.5, 4};

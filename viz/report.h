@@ -160,6 +160,14 @@ typedef struct report_lines {
  * within a millionth of the axis) would hide under it: its legend entry
  * says "(same as NAME)". */
 void report_lines_add(report *r, const report_lines *c);
+/* How far an axis of c reaches, in the data's unit, for the unit a
+ * caller labels it in (an axis to 40 000 ms reads in s): its y axis, or
+ * with x_axis its x axis.  On a linear axis its top as report_lines_add
+ * draws it (a nice number above every point and band, or y_max, or the
+ * cap); on a log axis the largest value drawn, since its 1-2-5 end can
+ * lie 2.5 times past the data (a latency distribution ending at 5.6 s
+ * reads 2 to 10k ms, not 0.002 to 10 s). */
+double report_lines_reach(const report_lines *c, bool x_axis);
 
 /* One bar per item with an interval whisker and an optional note above
  * it ("2 of 5 seeds did not recover"). */
@@ -188,6 +196,17 @@ typedef struct report_bars {
      * label: value". */
     int panels;
     const char *const *panel_titles;
+    /* n figures printed above the bars ("63.3x"), or NULL; an entry may
+     * be NULL.  A bar's figure takes its note's place.  Each is set on
+     * one line, never wrapped or cut, all at one size: a note's, or
+     * smaller (down to 0.8 of it) when the widest would not fit its
+     * bar's slot, or else turned upright, reading up. */
+    const char *const *figures;
+    /* n texts the HTML's hover says after "label: ", or NULL; an entry
+     * may be NULL (the default: the value with its interval, and the
+     * note).  For what the printed figure does not say -- the interval,
+     * the seeds -- so that the hover does not repeat it. */
+    const char *const *tips;
 } report_bars;
 #define REPORT_PANELS_MAX 9
 /* colour may be NULL: bar i (of a panel) takes palette colour i.  Labels wrap to two
@@ -195,6 +214,10 @@ typedef struct report_bars {
  * axis grows to leave the notes room.  A whisker is cut to the axis
  * (0 and y_cap): an interval does not leave its quantity's domain. */
 void report_bars_add(report *r, const report_bars *c);
+/* How far the value axis of c's bars reaches, for the unit it is
+ * labelled in (as report_lines_reach): a nice number above every bar and
+ * whisker, at most the cap, before any room for their notes. */
+double report_bars_reach(const report_bars *c);
 
 /* A stability map.  Metastability is a probability, not a majority
  * vote: each cell is coloured by the share of its seeds that tipped into
@@ -241,8 +264,9 @@ report_cell report_map_cell(const report_map *m, int i, int j);
 /* The boundary report_map_add draws, as cell edges: the edge between
  * cell (i, j) and (i + 1, j) when `vertical`, else between (i, j) and
  * (i, j + 1), for every such pair of which exactly one tipped in more
- * than half its seeds (an empty cell did not; the grid's outer edge is
- * no boundary).  In order: rows from j = 0 up, cells from i = 0 right, a
+ * than half its seeds, neither of them empty (a cell without a value
+ * lies on neither side, so no line says the storm stops there; the
+ * grid's outer edge is no boundary either).  In order: rows from j = 0 up, cells from i = 0 right, a
  * cell's vertical edge before its horizontal one.  Writes at most max
  * edges to out (NULL when max is 0) and returns how many there are. */
 typedef struct report_edge {

@@ -450,6 +450,28 @@ static void lines_draw(cairo_t *cr, const report_lines *c, double width,
                       width - legend_x() - F, F, L.items, n, true);
 }
 
+double report_lines_reach(const report_lines *c, bool x_axis)
+{
+    double lo, hi;
+    if (x_axis ? !c->x_log : !c->y_log) {
+        if (x_axis)
+            lines_x_range(c, &lo, &hi);
+        else
+            lines_y_range(c, &lo, &hi);
+        return hi;
+    }
+    double top = 0.0;
+    for (int k = 0; k < c->n_series; k++) {
+        const report_series *s = &c->series[k];
+        for (size_t i = 0; i < s->n; i++) {
+            double v = x_axis ? s->x[i] : fmax(s->y[i], s->hi ? s->hi[i] : NAN);
+            if (isfinite(v) && x_usable(c, s->x[i]))
+                top = fmax(top, v);
+        }
+    }
+    return top;
+}
+
 chart_rect report_lines_plot(const report_lines *c, double width, double height)
 {
     chart_panel p;
@@ -680,16 +702,142 @@ static int note_lines(cairo_t *cr, const report_bars *c, int i, double slot)
                       NOTE_LINES, false);
 }
 
+/* ---- Figures above bars ---- */
+
+#define FIGURE_GAP (F * 0.3) /* between neighbouring bars' figures */
+#define FIGURE_SMALLEST (NOTE_FONT * 0.8)
+
+/* How every figure of a chart is set: at one size, level or upright. */
+typedef struct figure_set {
+    double size;
+    bool upright;
+} figure_set;
+
+static const char *figure_of(const report_bars *c, int i)
+{
+    if (c->figures == NULL || c->figures[i] == NULL || !c->figures[i][0] ||
+        bar_never(c, i))
+        return NULL;
+    return c->figures[i];
+}
+
+/* The widest of c's figures at `size`. */
+static double figures_widest(cairo_t *cr, const report_bars *c, double size)
+{
+    double w = 0.0;
+    cairo_save(cr);
+    chart_font(cr, size, false);
+    for (int i = 0; i < c->n; i++)
+        if (figure_of(c, i))
+            w = fmax(w, chart_text_width(cr, figure_of(c, i)));
+    cairo_restore(cr);
+    return w;
+}
+
+/* A line's height at `size`: the font's ascent and descent. */
+static double figure_line(cairo_t *cr, double size, double *ascent)
+{
+    cairo_font_extents_t fe;
+    cairo_save(cr);
+    chart_font(cr, size, false);
+    cairo_font_extents(cr, &fe);
+    cairo_restore(cr);
+    if (ascent)
+        *ascent = fe.ascent;
+    return fe.ascent + fe.descent;
+}
+
+/* Level at a note's size when the widest figure fits its slot (less a
+ * gap to the next); else level at the size at which it fits, down to
+ * FIGURE_SMALLEST; else upright at a note's size (or less, should even
+ * a line not fit: 16 bars in a third of a page still leave 9 pt).  One
+ * choice for the chart, so that figures side by side compare.  Never
+ * cut: in 8 bars of a tier panel 0.533x was drawn "0.5...", which says
+ * nothing; nor with fewer digits than the tables print. */
+static figure_set figures_set(cairo_t *cr, const report_bars *c, double slot)
+{
+    double room = slot - FIGURE_GAP;
+    double w = figures_widest(cr, c, NOTE_FONT);
+    if (w <= room)
+        return (figure_set){NOTE_FONT, false};
+    /* Widths do not scale exactly with the size (hinting): measured. */
+    double size = NOTE_FONT * room / w;
+    while (size >= FIGURE_SMALLEST && figures_widest(cr, c, size) > room)
+        size *= 0.98;
+    if (size >= FIGURE_SMALLEST)
+        return (figure_set){size, false};
+    double line = figure_line(cr, NOTE_FONT, NULL);
+    return (figure_set){line <= room ? NOTE_FONT : NOTE_FONT * room / line,
+                        true};
+}
+
+/* Bar i's figure in panel p, set as fs: its box (the advance by the
+ * font's height, turned when upright) standing F * 0.35 above the
+ * bar's top (its whisker's), centred on the bar. */
+static void figure_place(cairo_t *cr, const report_bars *c,
+                         const chart_panel *p, int i, const figure_set *fs,
+                         report_figure *out)
+{
+    double slot = p->plot.w / c->n, x = p->plot.x + slot * (i + 0.5);
+    double base = chart_scale_map(&p->y, bar_top(c, i)) - F * 0.35, ascent;
+    double line = figure_line(cr, fs->size, &ascent);
+    cairo_save(cr);
+    chart_font(cr, fs->size, false);
+    double w = chart_text_width(cr, figure_of(c, i));
+    cairo_restore(cr);
+    out->slot = (chart_rect){p->plot.x + slot * i, p->plot.y, slot, p->plot.h};
+    out->text = figure_of(c, i);
+    out->size = fs->size;
+    out->upright = fs->upright;
+    if (fs->upright)
+        out->box = (chart_rect){x - line / 2, base - w, line, w};
+    else
+        out->box = (chart_rect){x - w / 2, base - ascent, w, line};
+}
+
+static void figure_draw(cairo_t *cr, const report_figure *f)
+{
+    double ascent;
+    figure_line(cr, f->size, &ascent);
+    cairo_save(cr);
+    chart_font(cr, f->size, false);
+    if (f->upright) {
+        /* turned a quarter left: the glyphs' tops face left */
+        cairo_translate(cr, f->box.x + ascent, f->box.y + f->box.h);
+        cairo_rotate(cr, -1.57079632679489661923); /* -pi/2 */
+        chart_text(cr, 0, 0, 0.0, f->text);
+    } else {
+        chart_text(cr, f->box.x, f->box.y + ascent, 0.0, f->text);
+    }
+    cairo_restore(cr);
+}
+
+/* The room bar i needs above its top for its figure or note. */
+static double bar_room(cairo_t *cr, const report_bars *c, int i, double slot,
+                       const figure_set *fs)
+{
+    if (figure_of(c, i) == NULL)
+        return note_lines(cr, c, i, slot) * NOTE_LINE + F * 0.5;
+    if (!fs->upright)
+        return figure_line(cr, fs->size, NULL) + F * 0.5;
+    double w;
+    cairo_save(cr);
+    chart_font(cr, fs->size, false);
+    w = chart_text_width(cr, figure_of(c, i));
+    cairo_restore(cr);
+    return w + F * 0.5;
+}
+
 /* The axis top that leaves every note room above its bar: bar i's top
  * must map at least its note's height below the plot's top, so the axis
  * spans (top_i - lo) / (1 - note_i / plot height) above lo. */
 static double bars_top(cairo_t *cr, const report_bars *c, const chart_panel *p,
-                       double lo)
+                       double lo, const figure_set *fs)
 {
     double need = 0.0;
     double slot = p->plot.w / (c->n > 0 ? c->n : 1);
     for (int i = 0; i < c->n; i++) {
-        double room = note_lines(cr, c, i, slot) * NOTE_LINE + F * 0.5;
+        double room = bar_room(cr, c, i, slot, fs);
         double share = fmax(0.2, 1.0 - room / p->plot.h);
         need = fmax(need, (bar_top(c, i) - lo) / share);
     }
@@ -697,15 +845,30 @@ static double bars_top(cairo_t *cr, const report_bars *c, const chart_panel *p,
     return c->y_cap > 0 && top > c->y_cap ? c->y_cap : top;
 }
 
+double report_bars_reach(const report_bars *c)
+{
+    double lo = bars_low(c), top = 0.0;
+    for (int i = 0; i < c->n; i++)
+        top = fmax(top, bar_top(c, i) - lo);
+    top = lo + chart_axis_top(top, 0);
+    return c->y_cap > 0 && top > c->y_cap ? c->y_cap : top;
+}
+
 static void bars_notes_labels(cairo_t *cr, const chart_panel *p,
-                              const report_bars *c)
+                              const report_bars *c, const figure_set *fs)
 {
     double slot = p->plot.w / c->n;
     cairo_save(cr);
     cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
     for (int i = 0; i < c->n; i++) {
         double x = p->plot.x + slot * (i + 0.5);
-        int n = note_lines(cr, c, i, slot); /* sets the note font */
+        if (figure_of(c, i)) {
+            report_figure f;
+            figure_place(cr, c, p, i, fs, &f);
+            figure_draw(cr, &f);
+        }
+        /* note_lines sets the note font when there is a note */
+        int n = figure_of(c, i) ? 0 : note_lines(cr, c, i, slot);
         double y = chart_scale_map(&p->y, bar_top(c, i)) - F * 0.35 -
                    (n - 1) * NOTE_LINE;
         if (bar_never(c, i))
@@ -720,7 +883,7 @@ static void bars_notes_labels(cairo_t *cr, const chart_panel *p,
         if (n > 0)
             text_block(cr, c->notes[i], x, y, slot * 0.94, NOTE_LINE, 0.5,
                        NOTE_LINES, true);
-        else if (c->value[i] == 0) /* a bar of 0 is no bar: say it */
+        else if (c->value[i] == 0 && !figure_of(c, i)) /* no bar: say it */
             chart_text(cr, x, chart_scale_map(&p->y, 0) - F * 0.35, 0.5, "0");
         chart_font(cr, LABEL_FONT, false);
         if (c->labels && c->labels[i])
@@ -755,22 +918,25 @@ static void bar_never_draw(cairo_t *cr, const chart_panel *p, int n, int i,
     cairo_restore(cr);
 }
 
+/* A single bar chart's panel, and how its figures are set. */
 static void bars_panel(cairo_t *cr, const report_bars *c, double width,
-                       double height, chart_panel *p)
+                       double height, chart_panel *p, figure_set *fs)
 {
     /* The labels take the x label's line as their second. */
     chart_rect outer = {0, 0, width, height - F * 1.5};
     chart_axes ax = {NULL, c->y_label, false, false, false};
     double lo = bars_low(c);
     chart_panel_init_axes(p, outer, c->title, &ax, 0, 1, lo, lo + 1, F);
-    double top = c->n > 0 ? bars_top(cr, c, p, lo) : lo + 1;
+    *fs = figures_set(cr, c, p->plot.w / (c->n > 0 ? c->n : 1));
+    double top = c->n > 0 ? bars_top(cr, c, p, lo, fs) : lo + 1;
     chart_panel_init_axes(p, outer, c->title, &ax, 0, 1, lo, top, F);
     p->xt.count = 0;
 }
 
 /* The bars of c in the panel p, framed: each with its whisker, note and
  * label. */
-static void bars_in(cairo_t *cr, const report_bars *c, const chart_panel *p0)
+static void bars_in(cairo_t *cr, const report_bars *c, const chart_panel *p0,
+                    const figure_set *fs)
 {
     chart_panel p = *p0;
     chart_panel_frame(cr, &p);
@@ -791,7 +957,7 @@ static void bars_in(cairo_t *cr, const report_bars *c, const chart_panel *p0)
             wh = fmin(wh, c->y_cap);
         chart_panel_bar(cr, &p, c->n, i, c->value[i], wl, wh, st);
     }
-    bars_notes_labels(cr, &p, c);
+    bars_notes_labels(cr, &p, c, fs);
 }
 
 /* ---- Small multiples of bars --------------------------------------------- */
@@ -844,6 +1010,8 @@ static report_bars grid_sub(const report_bars *c, int k)
     b.hi = c->hi ? c->hi + at : NULL;
     b.colour = c->colour ? c->colour + at : NULL;
     b.notes = c->notes ? c->notes + at : NULL;
+    b.figures = c->figures ? c->figures + at : NULL;
+    b.tips = c->tips ? c->tips + at : NULL;
     b.panels = 0;
     return b;
 }
@@ -863,10 +1031,13 @@ static void grid_panel(const report_bars *sub, const report_grid *g, int k,
 }
 
 /* The shared axis: from the lowest panel's low to the highest top any
- * panel needs for its bars and notes. */
+ * panel needs for its bars and notes; and how the figures of all the
+ * panels are set (one size for all: they compare across panels too). */
 static void grid_axis(cairo_t *cr, const report_bars *c, const report_grid *g,
-                      double *lo, double *top)
+                      double *lo, double *top, figure_set *fs)
 {
+    int per = c->n / c->panels;
+    *fs = figures_set(cr, c, g->plot[0].w / (per > 0 ? per : 1));
     *lo = 0.0;
     for (int k = 0; k < grid_count(c); k++) {
         report_bars b = grid_sub(c, k);
@@ -878,7 +1049,7 @@ static void grid_axis(cairo_t *cr, const report_bars *c, const report_grid *g,
         chart_panel p;
         grid_panel(&b, g, k, *lo, 0, &p);
         if (b.n > 0)
-            *top = fmax(*top, bars_top(cr, &b, &p, *lo));
+            *top = fmax(*top, bars_top(cr, &b, &p, *lo, fs));
     }
 }
 
@@ -914,7 +1085,8 @@ static void grid_draw(cairo_t *cr, const report_bars *c, double width)
     report_grid g;
     report_grid_layout(grid_count(c), width, &g);
     double lo, top;
-    grid_axis(cr, c, &g, &lo, &top);
+    figure_set fs;
+    grid_axis(cr, c, &g, &lo, &top, &fs);
     cairo_save(cr);
     cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
     chart_font(cr, F, true);
@@ -925,7 +1097,7 @@ static void grid_draw(cairo_t *cr, const report_bars *c, double width)
         chart_panel p;
         grid_panel(&b, &g, k, lo, top, &p);
         cairo_save(cr);
-        bars_in(cr, &b, &p);
+        bars_in(cr, &b, &p, &fs);
         cairo_restore(cr);
     }
     legend_buf L;
@@ -942,8 +1114,9 @@ static void bars_draw(cairo_t *cr, const report_bars *c, double width,
         return;
     }
     chart_panel p;
-    bars_panel(cr, c, width, height, &p);
-    bars_in(cr, c, &p);
+    figure_set fs;
+    bars_panel(cr, c, width, height, &p, &fs);
+    bars_in(cr, c, &p, &fs);
 }
 
 /* ---- Stability maps ------------------------------------------------------ */
@@ -993,12 +1166,17 @@ static bool cell_tips(const report_map *m, int i, int j)
     return 2 * cell_tipped(m, i, j) > cell_judged(m, i, j);
 }
 
-/* Is the edge right of (vertical) or above cell (i, j) on the boundary? */
+/* Is the edge right of (vertical) or above cell (i, j) on the boundary?
+ * Not beside an empty cell: with no seed judged there (a fault too late
+ * for a recovery window), a line would say the storm stops where
+ * nothing was measured. */
 static bool boundary_at(const report_map *m, int i, int j, bool vertical)
 {
-    if (vertical)
-        return i + 1 < m->nx && cell_tips(m, i, j) != cell_tips(m, i + 1, j);
-    return j + 1 < m->ny && cell_tips(m, i, j) != cell_tips(m, i, j + 1);
+    int i2 = vertical ? i + 1 : i, j2 = vertical ? j : j + 1;
+    if (i2 >= m->nx || j2 >= m->ny || cell_judged(m, i, j) == 0 ||
+        cell_judged(m, i2, j2) == 0)
+        return false;
+    return cell_tips(m, i, j) != cell_tips(m, i2, j2);
 }
 
 /* Row by row from the bottom, cell by cell from the left, its right
@@ -1254,15 +1432,19 @@ static void key_bar(cairo_t *cr, chart_rect b)
     cairo_stroke(cr);
 }
 
-/* A swatch and its label, wrapped; returns the height used. */
+/* A swatch and its label, wrapped; returns the height used.  Measures
+ * only, unless draw. */
 static double key_swatch(cairo_t *cr, double x, double y, double width,
-                         report_cell state, double share, const char *label)
+                         report_cell state, double share, const char *label,
+                         bool draw)
 {
     double s = F * 1.3;
-    cell_paint(cr, (chart_rect){x, y, s, s}, state, share);
-    cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
+    if (draw) {
+        cell_paint(cr, (chart_rect){x, y, s, s}, state, share);
+        cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
+    }
     int n = text_block(cr, label, x + s + F * 0.5, y + F * 0.75,
-                       width - s - F * 0.5, F * 0.95, 0.0, 3, true);
+                       width - s - F * 0.5, F * 0.95, 0.0, 3, draw);
     return fmax(s, n * F * 0.95) + F * 0.4;
 }
 
@@ -1275,48 +1457,79 @@ static bool map_any(const report_map *m, report_cell state)
     return false;
 }
 
-static void map_key(cairo_t *cr, const chart_panel *p, const report_map *m,
-                    double width)
+/* The key, in a column on the right of the chart from `top` (the plot's
+ * top) down: what the colour says, its bar, what a cell says, then a
+ * swatch for each kind of marked cell the map has.  Returns where it
+ * ends; draws it only when draw (report_chart_height measures it: a
+ * map with bistable, too-few and empty cells at once needs more than
+ * the plot's height, and the chart grows to hold it). */
+static double map_key(cairo_t *cr, const report_map *m, double width,
+                      double top, bool draw)
 {
     double kw = key_width(width) - F * 1.5, x = width - kw;
-    double y = p->plot.y + F * 0.8;
+    double y = top + F * 0.8;
     cairo_save(cr);
     chart_font(cr, F * 0.8, false);
     cairo_set_source_rgb(cr, chart_ink.r, chart_ink.g, chart_ink.b);
     y += text_block(cr,
                     "seeds that never recovered (colour; in a cell: "
                     "how many of how many)",
-                    x, y, kw, F * 0.95, 0.0, 3, true) *
+                    x, y, kw, F * 0.95, 0.0, 3, draw) *
          F * 0.95;
     double bh = F * 4.0;
-    key_bar(cr, (chart_rect){x, y + F * 0.3, F * 1.1, bh});
+    if (draw)
+        key_bar(cr, (chart_rect){x, y + F * 0.3, F * 1.1, bh});
     y += bh + F * 1.9;
     y += text_block(cr,
                     "under it: mean recovery of the others (never: "
                     "none did). Thick line: most seeds tip.",
-                    x, y, kw, F * 0.95, 0.0, 4, true) *
+                    x, y, kw, F * 0.95, 0.0, 4, draw) *
              F * 0.95 +
          F * 0.2;
     if (map_any(m, REPORT_CELL_BISTABLE))
         y += key_swatch(cr, x, y, kw, REPORT_CELL_BISTABLE, 0.4,
                         "bistable: the seeds split (95 % interval, "
-                        "Wilson, holds 1/2)");
+                        "Wilson, holds 1/2)",
+                        draw);
     if (map_any(m, REPORT_CELL_TOO_FEW))
         y += key_swatch(cr, x, y, kw, REPORT_CELL_TOO_FEW, 0.0,
-                        "too few seeds to tell");
+                        "too few seeds to tell", draw);
     if (map_any(m, REPORT_CELL_EMPTY))
-        key_swatch(cr, x, y, kw, REPORT_CELL_EMPTY, NAN, "no value");
+        y += key_swatch(cr, x, y, kw, REPORT_CELL_EMPTY, NAN, "no value", draw);
     cairo_restore(cr);
+    return y;
+}
+
+/* A map's panel in [0, width - the key's] x [0, height]. */
+static void map_panel(const report_map *m, double width, double height,
+                      chart_panel *p)
+{
+    chart_axes ax = {m->x_label, m->y_label, false, false, false};
+    chart_panel_init_axes(p,
+                          (chart_rect){0, 0, width - key_width(width), height},
+                          m->title, &ax, 0, m->nx, 0, m->ny, F);
+}
+
+/* A map is 0.15 of the width high plus its labels, or as high as its
+ * key needs, when taller: the key's last swatch ends F * 0.4 above the
+ * chart's bottom, as every swatch ends above the next.  (A second column
+ * of swatches would not do: the key column is 137 pt wide at the PDF's
+ * width, and "too few seeds to tell" alone takes 90.) */
+static double map_height(cairo_t *cr, const report_map *m, double width)
+{
+    double h = round(width * 0.15) + F * 5.0;
+    if (m->nx <= 0 || m->ny <= 0)
+        return h;
+    chart_panel p;
+    map_panel(m, width, h, &p);
+    return fmax(h, map_key(cr, m, width, p.plot.y, false));
 }
 
 static void map_draw(cairo_t *cr, const report_map *m, double width,
                      double height)
 {
-    chart_axes ax = {m->x_label, m->y_label, false, false, false};
     chart_panel p;
-    chart_panel_init_axes(&p,
-                          (chart_rect){0, 0, width - key_width(width), height},
-                          m->title, &ax, 0, m->nx, 0, m->ny, F);
+    map_panel(m, width, height, &p);
     p.xt.count = p.yt.count = 0; /* the cells' own labels instead */
     chart_panel_frame(cr, &p);
     if (m->nx <= 0 || m->ny <= 0)
@@ -1324,7 +1537,7 @@ static void map_draw(cairo_t *cr, const report_map *m, double width,
     map_cells(cr, &p, m);
     map_boundary(cr, &p, m);
     map_ticks(cr, &p, m);
-    map_key(cr, &p, m, width);
+    map_key(cr, m, width, p.plot.y, true);
 }
 
 /* ---- Any chart ----------------------------------------------------------- */
@@ -1363,7 +1576,8 @@ static int grid_regions(cairo_t *cr, const report_bars *c, double width,
     report_grid g;
     report_grid_layout(grid_count(c), width, &g);
     double lo, top;
-    grid_axis(cr, c, &g, &lo, &top);
+    figure_set fs;
+    grid_axis(cr, c, &g, &lo, &top, &fs);
     int n = 0;
     for (int k = 0; k < grid_count(c); k++) {
         report_bars b = grid_sub(c, k);
@@ -1380,7 +1594,8 @@ static int bars_regions(cairo_t *cr, const report_bars *c, double width,
     if (grid_on(c))
         return grid_regions(cr, c, width, out, max);
     chart_panel p;
-    bars_panel(cr, c, width, height, &p);
+    figure_set fs;
+    bars_panel(cr, c, width, height, &p, &fs);
     return bars_regions_in(c, &p, NULL, c->labels, out, max);
 }
 
@@ -1399,6 +1614,11 @@ static int bars_regions_in(const report_bars *c, const chart_panel *pp,
         out[n].r = (chart_rect){p.plot.x + slot * i, p.plot.y, slot, p.plot.h};
         const char *label = labels && labels[i] ? labels[i] : "";
         const char *note = c->notes && c->notes[i] ? c->notes[i] : NULL;
+        if (c->tips && c->tips[i]) {
+            snprintf(out[n].text, sizeof out[n].text, "%s%s%s: %s",
+                     panel ? panel : "", panel ? ": " : "", label, c->tips[i]);
+            continue;
+        }
         if (bar_never(c, i))
             snprintf(v, sizeof v, "never");
         else if (isnan(c->value[i]))
@@ -1413,14 +1633,47 @@ static int bars_regions_in(const report_bars *c, const chart_panel *pp,
     return n;
 }
 
+/* The figures of c's bars in panel p, set as fs, at out (at most max). */
+static int figures_in(cairo_t *cr, const report_bars *c, const chart_panel *p,
+                      const figure_set *fs, report_figure *out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < c->n && n < max; i++)
+        if (figure_of(c, i))
+            figure_place(cr, c, p, i, fs, &out[n++]);
+    return n;
+}
+
+int report_bars_figures(cairo_t *cr, const report_chart *c, double width,
+                        double height, report_figure *out, int max)
+{
+    if (c->kind != REPORT_CHART_BARS)
+        return 0;
+    const report_bars *b = c->bars;
+    chart_panel p;
+    figure_set fs;
+    if (!grid_on(b)) {
+        bars_panel(cr, b, width, height, &p, &fs);
+        return figures_in(cr, b, &p, &fs, out, max);
+    }
+    report_grid g;
+    report_grid_layout(grid_count(b), width, &g);
+    double lo, top;
+    grid_axis(cr, b, &g, &lo, &top, &fs);
+    int n = 0;
+    for (int k = 0; k < grid_count(b); k++) {
+        report_bars sub = grid_sub(b, k);
+        grid_panel(&sub, &g, k, lo, top, &p);
+        n += figures_in(cr, &sub, &p, &fs, out + n, max - n);
+    }
+    return n;
+}
+
 static int map_regions(const report_map *m, double width, double height,
                        report_region *out, int max)
 {
-    chart_axes ax = {m->x_label, m->y_label, false, false, false};
     chart_panel p;
-    chart_panel_init_axes(&p,
-                          (chart_rect){0, 0, width - key_width(width), height},
-                          m->title, &ax, 0, m->nx, 0, m->ny, F);
+    map_panel(m, width, height, &p);
     int n = 0;
     for (int j = 0; j < m->ny; j++)
         for (int i = 0; i < m->nx && n < max; i++, n++) {
@@ -1497,6 +1750,8 @@ double report_chart_height(cairo_t *cr, const report_chart *c, double width)
         return lines_height(cr, c->lines, width);
     if (c->kind == REPORT_CHART_BARS && grid_on(c->bars))
         return grid_height(cr, c->bars, width);
+    if (c->kind == REPORT_CHART_MAP)
+        return map_height(cr, c->map, width);
     double plot = round(width * (c->kind == REPORT_CHART_BARS ? 0.13 : 0.15));
     return plot + F * 5.0;
 }

@@ -61,6 +61,22 @@ typedef struct report_grid {
 /* panels is cut to [1, REPORT_PANELS_MAX]. */
 void report_grid_layout(int panels, double width, report_grid *g);
 
+/* Where a bar chart drawn at width x height prints its figures
+ * (report_bars.figures), bar by bar, panel by panel: the text, whole;
+ * its box (its advance by the font's height, turned when upright); the
+ * slot of its bar (the plot's width over the bars, the plot's height);
+ * the size and whether upright.  Writes at most max and returns how many
+ * there are (bars without a figure have none).  The drawing uses the
+ * same places: a test reads from here that no figure leaves its slot. */
+typedef struct report_figure {
+    chart_rect box, slot;
+    double size;
+    bool upright;
+    const char *text; /* the caller's string */
+} report_figure;
+int report_bars_figures(cairo_t *cr, const report_chart *c, double width,
+                        double height, report_figure *out, int max);
+
 /* ---- The HTML's interactive charts --------------------------------------
  * A line chart is written to the HTML as its frame (axes, grid, title,
  * spans) under an overlay on which the script draws the series from
