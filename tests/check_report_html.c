@@ -62,6 +62,17 @@ static void build(void)
     report_lines l = {"Load", "time (s)", "load (req/s)", s,   2,
                       NULL,   0,          false,          NAN, NAN,
                       false,  0,          NULL,           NULL};
+    /* A results table as wide as a report's with ten metrics and more:
+     * 16 columns of 20-character headers and cells, ~2 500 px at the
+     * table's font, where the page is at most 1 120 px wide. */
+    enum { WIDE = 16 };
+    static const char *head[WIDE], *cells[WIDE];
+    for (int c = 0; c < WIDE; c++) {
+        head[c] = "a_metric_heading_wide";
+        cells[c] = "12345.6 [12000, 12500]";
+    }
+    report_table wide = {"wide", WIDE, 1, head, cells, NULL, NULL};
+    report_table_add(r, &wide);
     report_heading(r, 1, "Charts");
     report_lines_add(r, &l);
     static const char *labels[2] = {"bar-a", "bar-b"};
@@ -160,6 +171,10 @@ START_TEST(script_is_wired)
     ck_assert_ptr_nonnull(tk);
     ck_assert_int_ge(atoi(tk + 8), 3);
     ck_assert_msg(strstr(res, "bar-a: 3.00 s [2.00, 4.00]"), "%s", res);
+    /* The wide table scrolls in its own box; the page (1 200 px) does
+     * not scroll sideways. */
+    ck_assert_msg(strstr(res, "{\"kind\":\"page\",\"overflowX\":false}"), "%s",
+                  res);
     ck_assert_msg(strstr(res, "load 0.5, attempts 3: 0 of 5 seeds never "
                               "recovered (0 %, 95 % CI 0-43 %): stable"),
                   "%s", res);

@@ -607,6 +607,7 @@ static const char html_style[] =
     "font-size:.92em;padding-top:.45em}\n"
     "th,td{padding:.25em .65em;vertical-align:top;text-align:left}\n"
     "thead th{border-bottom:1px solid #282828}\n"
+    ".tw{overflow-x:auto}\n"
     "tbody tr:nth-child(even){background:#f2f2f2}\n"
     ".r{text-align:right;font-variant-numeric:tabular-nums}\n"
     ".best{font-weight:bold}\n.muted{color:#8c8c8c}\n"
@@ -643,9 +644,11 @@ static void html_begin(report *r)
     html(r, "</style>\n</head>\n<body>\n");
 }
 
+/* A table wider than the page (ten metrics' columns in a narrow window)
+ * scrolls in its own box: the page itself never scrolls sideways. */
 static void html_table(report *r, const report_table *t)
 {
-    html(r, "<table>\n");
+    html(r, "<div class=\"tw\"><table>\n");
     if (t->caption && t->caption[0]) {
         html(r, "<caption>");
         html_text(r, t->caption, true);
@@ -672,7 +675,7 @@ static void html_table(report *r, const report_table *t)
         }
         html(r, "</tr>\n");
     }
-    html(r, "</tbody>\n</table>\n");
+    html(r, "</tbody>\n</table></div>\n");
 }
 
 /* cairo's SVG output, gathered in memory. */

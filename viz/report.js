@@ -322,6 +322,9 @@
       }
       out.push(res);
     });
+    /* Whether the page scrolls sideways (a wide table must not make it). */
+    var root = document.documentElement;
+    out.push({kind: 'page', overflowX: root.scrollWidth > root.clientWidth});
     var pre = document.createElement('pre');
     pre.id = 'sb-test';
     pre.textContent = JSON.stringify(out);
