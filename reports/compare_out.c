@@ -456,6 +456,16 @@ static void md_results(FILE *f, const compare_result *r, uint32_t pt)
 static void md_phases(FILE *f, const compare_result *r, uint32_t pt)
 {
     const compare_plan *p = r->plan;
+    /* Without a fault the one phase is the whole run: the results above
+     * (compare_report.c's phase_tables says the same). */
+    char during_from[32], during_to[32];
+    if (!phase_span(r, pt, PHASE_DURING, during_from, during_to,
+                    sizeof during_from)) {
+        fputs("\nBy phase: one phase only, as no fault falls in the run: "
+              "the results above.\n",
+              f);
+        return;
+    }
     fputs("\nBy phase (the same figures over each part of the run):\n\n", f);
     md_head(f, p, "phase | figure", 2);
     for (int k = 0; k < PHASE_COUNT; k++) {

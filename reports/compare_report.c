@@ -806,6 +806,14 @@ static void phase_tables(report *d, const compare_result *r, uint32_t pt)
     report_heading(d, 2, "By phase");
     const compare_run *first =
         &r->runs[(size_t)pt * (size_t)p->n_policies * p->n_seeds];
+    /* Without a fault in the run the one phase is the whole run after
+     * the warm-up: the results above, not "before the first fault" (as
+     * the run's own summary, reports/print.c). */
+    if (!first->sum.phase[PHASE_DURING].present) {
+        report_text(d, "One phase only: no fault falls in the run, so its "
+                       "figures are the results above.");
+        return;
+    }
     for (int ph = 0; ph < PHASE_COUNT; ph++) {
         /* A phase the runs do not have (no fault) is left out. */
         if (!first->sum.phase[ph].present)

@@ -415,7 +415,18 @@ START_TEST(no_fault_no_recovery_verdict)
     char *text = tu_tool_output(SB_PDFTOTEXT, (const char *[]){pdf, "-", NULL});
     ck_assert_msg(strstr(text, "did not recover") == NULL, "%s", text);
     ck_assert_ptr_nonnull(strstr(text, "recovery was not judged"));
+    /* Nor a phase "before the first fault" spanning the whole run (it
+     * once had one table, so captioned): the one phase is the results. */
+    ck_assert_msg(strstr(text, "before the first fault") == NULL &&
+                      strstr(text, "Before the first fault") == NULL,
+                  "%s", text);
+    ck_assert_ptr_nonnull(strstr(text, "One phase only: no fault falls"));
     free(text);
+    char *md = file_in(dir, "summary.md");
+    ck_assert_msg(strstr(md, "By phase: one phase only, as no fault falls") &&
+                      !strstr(md, "before the fault ("),
+                  "%s", md);
+    free(md);
 }
 END_TEST
 
