@@ -19,18 +19,33 @@
 static char dir[1024];
 static char *html;
 
-static void run(void)
+/* compare SCEN over 2 seeds with EXTRA (NULL-ended: policies,
+ * sweeps) into a fresh directory D named after TAG. */
+static void compare_into(const char *scen, const char *const *extra,
+                         const char *tag, char *d, size_t len)
 {
-    snprintf(dir, sizeof dir, "%s", tu_temp_path("compare-charts"));
-    const char *argl[] = {"compare",    TU_SOURCE("scenarios/retry-storm.ini"),
-                          "--seeds",    "2",
-                          "--policies", "none,immediate",
-                          "-o",         dir,
-                          "-q",         NULL};
+    snprintf(d, len, "%s", tu_temp_path(tag));
+    const char *argl[16] = {"compare", scen, "--seeds", "2"};
+    int n = 4;
+    while (*extra && n < 12)
+        argl[n++] = *extra++;
+    argl[n++] = "-o";
+    argl[n++] = d;
+    argl[n++] = "-q";
+    argl[n] = NULL;
     tu_output o;
     tu_stormbench(&o, argl);
     ck_assert_msg(o.status == 0, "%s", o.err);
     tu_output_free(&o);
+}
+
+#define RETRY_STORM TU_SOURCE("scenarios/retry-storm.ini")
+
+static void run(void)
+{
+    compare_into(RETRY_STORM,
+                 (const char *[]){"--policies", "none,immediate", NULL},
+                 "compare-charts", dir, sizeof dir);
     char path[1100];
     snprintf(path, sizeof path, "%s/report.html", dir);
     html = tu_read_file(path);
@@ -130,17 +145,9 @@ static char *night;
 static void run_night(void)
 {
     char d[1100];
-    snprintf(d, sizeof d, "%s", tu_temp_path("compare-charts-night"));
-    const char *argl[] = {
-        "compare",    TU_SOURCE("scenarios/nightly-pipeline.ini"),
-        "--seeds",    "2",
-        "--policies", "plan,none",
-        "-o",         d,
-        "-q",         NULL};
-    tu_output o;
-    tu_stormbench(&o, argl);
-    ck_assert_msg(o.status == 0, "%s", o.err);
-    tu_output_free(&o);
+    compare_into(TU_SOURCE("scenarios/nightly-pipeline.ini"),
+                 (const char *[]){"--policies", "plan,none", NULL},
+                 "compare-charts-night", d, sizeof d);
     char path[1200];
     snprintf(path, sizeof path, "%s/report.html", d);
     night = tu_read_file(path);
@@ -200,16 +207,9 @@ static char *fixed_html, *fixed_md;
 static void run_fixed(void)
 {
     char d[1100];
-    snprintf(d, sizeof d, "%s", tu_temp_path("compare-charts-fixed"));
-    const char *argl[] = {"compare",    TU_SOURCE("scenarios/retry-storm.ini"),
-                          "--seeds",    "2",
-                          "--policies", "none,fixed",
-                          "-o",         d,
-                          "-q",         NULL};
-    tu_output o;
-    tu_stormbench(&o, argl);
-    ck_assert_msg(o.status == 0, "%s", o.err);
-    tu_output_free(&o);
+    compare_into(RETRY_STORM,
+                 (const char *[]){"--policies", "none,fixed", NULL},
+                 "compare-charts-fixed", d, sizeof d);
     char path[1200];
     snprintf(path, sizeof path, "%s/report.html", d);
     fixed_html = tu_read_file(path);
@@ -258,18 +258,11 @@ END_TEST
 START_TEST(map_words_for_empty_cells)
 {
     char d[1100];
-    snprintf(d, sizeof d, "%s", tu_temp_path("compare-charts-map"));
-    const char *argl[] = {"compare",    TU_SOURCE("scenarios/retry-storm.ini"),
-                          "--seeds",    "2",
-                          "--policies", "immediate",
-                          "--sweep",    "load=0.7:0.8:0.1",
-                          "--sweep",    "fault.outage.start=60s:290s:230s",
-                          "-o",         d,
-                          "-q",         NULL};
-    tu_output o;
-    tu_stormbench(&o, argl);
-    ck_assert_msg(o.status == 0, "%s", o.err);
-    tu_output_free(&o);
+    compare_into(RETRY_STORM,
+                 (const char *[]){"--policies", "immediate", "--sweep",
+                                  "load=0.7:0.8:0.1", "--sweep",
+                                  "fault.outage.start=60s:290s:230s", NULL},
+                 "compare-charts-map", d, sizeof d);
     char path[1200];
     snprintf(path, sizeof path, "%s/report.html", d);
     char *h = tu_read_file(path);
