@@ -84,7 +84,9 @@ static void row(FILE *f, const column *c, size_t n, const metrics_bucket *b,
 }
 
 /* The table's metrics added since (metrics.h's METRICS_ADDED) with a CSV
- * column, at the end of the line, in the table's order. */
+ * column, in the table's order: after the columns every run had, before
+ * a pipeline's (so a pipeline's line is any run's line with its columns
+ * appended, as check_jobs' csv_pipeline_columns checks). */
 static void added_header(FILE *f)
 {
     for (int id = MF_FIRST_ADDED; id < MF_COUNT; id++)
@@ -104,16 +106,16 @@ static void added_row(FILE *f, const metrics_bucket *b)
 void export_csv(FILE *f, const metrics *m, bool pipeline)
 {
     header(f, columns, N_COLUMNS, "");
+    added_header(f);
     if (pipeline)
         header(f, pipeline_columns, N_PIPELINE_COLUMNS, ",");
-    added_header(f);
     fputc('\n', f);
     for (size_t i = 0; i < m->n_buckets; i++) {
         const metrics_bucket *b = &m->buckets[i];
         row(f, columns, N_COLUMNS, b, "");
+        added_row(f, b);
         if (pipeline)
             row(f, pipeline_columns, N_PIPELINE_COLUMNS, b, ",");
-        added_row(f, b);
         fputc('\n', f);
     }
 }
