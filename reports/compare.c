@@ -52,15 +52,18 @@ int compare_metric_field(compare_metric m)
 }
 
 const compare_metric_info compare_phase_figures[CP_COUNT] = {
-#define PHASE_INFO(id, key, label, column, unit, better, value)                \
+#define PHASE_INFO(id, key, label, column, unit, better, json, print, scale,   \
+                   value)                                                      \
     {key, label, unit, better, NULL},
-    COMPARE_PHASE_FIGURES(PHASE_INFO)
+    PHASES_FIGURES(PHASE_INFO)
 #undef PHASE_INFO
 };
 
 const char *const compare_phase_columns[CP_COUNT] = {
-#define PHASE_COLUMN(id, key, label, column, unit, better, value) column,
-    COMPARE_PHASE_FIGURES(PHASE_COLUMN)
+#define PHASE_COLUMN(id, key, label, column, unit, better, json, print, scale, \
+                     value)                                                    \
+    column,
+    PHASES_FIGURES(PHASE_COLUMN)
 #undef PHASE_COLUMN
 };
 
@@ -265,10 +268,11 @@ double compare_phase_value(const compare_run *r, compare_phase_kind k,
     if (!ph->present)
         return NAN;
     switch (field) {
-#define PHASE_VALUE(id, key, label, column, unit, better, value)               \
+#define PHASE_VALUE(id, key, label, column, unit, better, json, print, scale,  \
+                    value)                                                     \
     case CP_##id:                                                              \
-        return (value);
-        COMPARE_PHASE_FIGURES(PHASE_VALUE)
+        return (scale) * (value);
+        PHASES_FIGURES(PHASE_VALUE)
 #undef PHASE_VALUE
     default:
         return NAN;

@@ -662,38 +662,14 @@ uint32_t compare_tipping_seeds(uint32_t against);
 void compare_tipping_caveat(uint32_t n, const char *noun, char *buf,
                             size_t len);
 
-/* ---- The per-phase figures, once each --------------------------------------
+/* ---- The per-phase figures -------------------------------------------------
  *
  * The figures of the per-phase table (sim/phases.h: before, during and
- * after the faults, and the steady state at the end), over the seeds:
- *   X(ID, key, label, column, unit, better, value)
- *   - ID: CP_ID; key: in summary.json, and after "PHASE_" a column of
- *     runs.csv; label: what summary.md calls it; column: the report's
- *     shorter column head;
- *   - unit: "/s", "%", "x", "ms" or "" (a count); better: +1 higher is
- *     better, -1 lower, 0 neither;
- *   - value: an expression of ph (the run's sim_phase, const *, present),
- *     in its unit; NaN when it has none.
- * CP_*, compare_phase_figures[], compare_phase_value and the report's
- * column heads read it, and with them the phase table of runs.csv,
- * summary.md, summary.json and the report.  Appended to, never
- * reordered.  A figure that needs a new sim_phase field changes the run
- * record (runfile.h). */
-#define COMPARE_PHASE_FIGURES(X)                                               \
-    X(OFFERED, "offered_per_s", "offered", "offered", "/s", 0,                 \
-      ph->offered_per_s)                                                       \
-    X(GOODPUT, "goodput_per_s", "goodput", "goodput", "/s", +1,                \
-      ph->goodput_per_s)                                                       \
-    X(SUCCESS, "success_pct", "success ratio", "success", "%", +1,             \
-      100.0 * ph->success_ratio)                                               \
-    X(AMPLIFICATION, "amplification", "amplification", "amplification", "x",   \
-      -1, ph->amplification)                                                   \
-    X(P99_MS, "p99_ms", "p99 latency", "p99", "ms", -1, ph->p99_ms)            \
-    X(DUPLICATES, "duplicates", "duplicate writes", "duplicates", "", -1,      \
-      ph->duplicates)
-
-#define COMPARE_PHASE_ID(id, key, label, column, unit, better, value) CP_##id,
-enum { COMPARE_PHASE_FIGURES(COMPARE_PHASE_ID) CP_COUNT };
+ * after the faults, and the steady state at the end), over the seeds: one
+ * per line of sim/phases.h's PHASES_FIGURES, CP_ID, in the unit it is
+ * shown in (its value x its scale). */
+#define COMPARE_PHASE_ID(id, ...) CP_##id,
+enum { PHASES_FIGURES(COMPARE_PHASE_ID) CP_COUNT };
 #undef COMPARE_PHASE_ID
 
 static inline const compare_stat *compare_stat_at(const compare_result *r,

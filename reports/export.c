@@ -84,7 +84,9 @@ static void row(FILE *f, const column *c, size_t n, const metrics_bucket *b,
 }
 
 /* The table's metrics added since (metrics.h's METRICS_ADDED) with a CSV
- * column, at the end of the line, in the table's order. */
+ * column, in the table's order: after the columns every run had, before
+ * a pipeline's (so a pipeline's line is any run's line with its columns
+ * appended, as check_jobs' csv_pipeline_columns checks). */
 static void added_header(FILE *f)
 {
     for (int id = MF_FIRST_ADDED; id < MF_COUNT; id++)
@@ -104,16 +106,16 @@ static void added_row(FILE *f, const metrics_bucket *b)
 void export_csv(FILE *f, const metrics *m, bool pipeline)
 {
     header(f, columns, N_COLUMNS, "");
+    added_header(f);
     if (pipeline)
         header(f, pipeline_columns, N_PIPELINE_COLUMNS, ",");
-    added_header(f);
     fputc('\n', f);
     for (size_t i = 0; i < m->n_buckets; i++) {
         const metrics_bucket *b = &m->buckets[i];
         row(f, columns, N_COLUMNS, b, "");
+        added_row(f, b);
         if (pipeline)
             row(f, pipeline_columns, N_PIPELINE_COLUMNS, b, ",");
-        added_row(f, b);
         fputc('\n', f);
     }
 }
@@ -203,27 +205,38 @@ static void server(jw *w, const sim_summary *s)
     jw_end(w);
 }
 
-/* Each phase's figures, under the names comparisons use; a phase the run
- * does not have is null, and so is a figure with no value (the success
- * ratio of a phase in which no request ended, say). */
+/* A phase figure under its key: a count (unit "") as an integer. */
+static void phase_figure(jw *w, const char *key, const char *unit, double v)
+{
+    if (key[0] == '\0')
+        return;
+    if (unit[0] == '\0')
+        jw_int(w, key, (int64_t)v);
+    else
+        jw_double(w, key, v);
+}
+
+/* Each phase's span and figures (sim/phases.h's PHASES_FIGURES, under
+ * their json keys); a phase the run does not have is null, and so is a
+ * figure with no value (the success ratio of a phase in which no request
+ * ended, say). */
 static void phase_figures(jw *w, const sim_summary *s)
 {
     jw_object(w, "phases");
     for (int k = 0; k < PHASE_COUNT; k++) {
-        const sim_phase *p = &s->phase[k];
-        if (!p->present) {
+        const sim_phase *ph = &s->phase[k];
+        if (!ph->present) {
             jw_null(w, phases_name((phase_kind)k));
             continue;
         }
         jw_object(w, phases_name((phase_kind)k));
-        jw_double(w, "from_s", p->from_s);
-        jw_double(w, "to_s", p->to_s);
-        jw_double(w, "offered_per_s", p->offered_per_s);
-        jw_double(w, "goodput_per_s", p->goodput_per_s);
-        jw_double(w, "success_ratio", p->success_ratio);
-        jw_double(w, "amplification", p->amplification);
-        jw_double(w, "p99_ms", p->p99_ms);
-        jw_int(w, "duplicates", (int64_t)p->duplicates);
+        jw_double(w, "from_s", ph->from_s);
+        jw_double(w, "to_s", ph->to_s);
+#define PHASE_JSON(id, key, label, column, unit, better, json, print, scale,   \
+                   value)                                                      \
+    phase_figure(w, json, unit, (value));
+        PHASES_FIGURES(PHASE_JSON)
+#undef PHASE_JSON
         jw_end(w);
     }
     jw_end(w);

@@ -110,26 +110,54 @@ static void cell(FILE *f, int width, double v, int decimals, const char *unit)
     fprintf(f, "%*s", width, t);
 }
 
+/* The phase table's columns: PHASES_FIGURES' print tuples,
+ * (head, width, decimals, suffix), unpacked into the calls below; a
+ * figure whose head is "" is not in the table. */
+#define PHASE_PRINT(head, width, decimals, suffix) head, width, decimals, suffix
+
+static void phase_head(FILE *f, const char *head, int width, int decimals,
+                       const char *suffix)
+{
+    (void)decimals;
+    (void)suffix;
+    if (head[0] != '\0')
+        fprintf(f, "%*s", width, head);
+}
+
+static void phase_cell(FILE *f, double v, const char *head, int width,
+                       int decimals, const char *suffix)
+{
+    if (head[0] != '\0')
+        cell(f, width, v, decimals, suffix);
+}
+
 /* Before, during and after the faults, and the steady state at the end:
  * over a whole run, the fault's own failures drown the rest.  Only for a
- * run with a fault (without one, the run is one phase: the lines above). */
+ * run with a fault (without one, the run is one phase: the lines above).
+ * Its columns are sim/phases.h's PHASES_FIGURES that have a print head. */
 static void phase_table(FILE *f, const sim_summary *s)
 {
     if (!s->has_fault)
         return;
-    fprintf(f, "  %-22s%-14s%11s%10s%15s%14s\n", "by phase", "t (s)",
-            "goodput/s", "success", "amplification", "p99 latency");
+    fprintf(f, "  %-22s%-14s", "by phase", "t (s)");
+#define PHASE_HEAD_OF(id, key, label, column, unit, better, json, print,       \
+                      scale, value)                                            \
+    phase_head(f, PHASE_PRINT print);
+    PHASES_FIGURES(PHASE_HEAD_OF)
+#undef PHASE_HEAD_OF
+    fputc('\n', f);
     for (int k = 0; k < PHASE_COUNT; k++) {
-        const sim_phase *p = &s->phase[k];
-        if (!p->present)
+        const sim_phase *ph = &s->phase[k];
+        if (!ph->present)
             continue;
         char span[32];
-        snprintf(span, sizeof span, "%g-%g", p->from_s, p->to_s);
+        snprintf(span, sizeof span, "%g-%g", ph->from_s, ph->to_s);
         fprintf(f, "    %-20s%-14s", phases_label((phase_kind)k), span);
-        cell(f, 11, p->goodput_per_s, 1, "");
-        cell(f, 10, 100.0 * p->success_ratio, 1, "%");
-        cell(f, 15, p->amplification, 2, "");
-        cell(f, 14, p->p99_ms, 1, " ms");
+#define PHASE_CELL(id, key, label, column, unit, better, json, print, scale,   \
+                   value)                                                      \
+    phase_cell(f, (scale) * (value), PHASE_PRINT print);
+        PHASES_FIGURES(PHASE_CELL)
+#undef PHASE_CELL
         fputc('\n', f);
     }
 }

@@ -446,3 +446,24 @@ double metrics_derived(const metrics_bucket *b, int id)
         return NAN;
     }
 }
+
+const metrics_line_info metrics_lines[ML_COUNT] = {
+#define LINE_INFO(name, key, label, unit, form, merge, has, csv, value)        \
+    {key, label, csv, MLU_##unit, MLF_##form, MLM_##merge},
+    METRICS_LINES(LINE_INFO)
+#undef LINE_INFO
+};
+
+double metrics_line(const metrics_bucket *b, int id, double service_s)
+{
+    (void)service_s; /* read by the table's expressions that need it */
+    switch (id) {
+#define LINE_CASE(name, key, label, unit, form, merge, has, csv, value)        \
+    case ML_##name:                                                            \
+        return (has) ? (value) : (double)NAN;
+        METRICS_LINES(LINE_CASE)
+#undef LINE_CASE
+    default:
+        return (double)NAN;
+    }
+}

@@ -531,4 +531,111 @@ double metrics_derived(const metrics_bucket *b, int id);
 /* Bytes the metrics hold. */
 size_t metrics_bytes(const metrics *m);
 
+/* ---- The lines a live chart draws, once each ------------------------------
+ *
+ * What a front end draws per closed bucket (viz/series.h keeps one row of
+ * them per bucket, the window's panels and the series CSV read them):
+ *   X(name, key, label, unit, form, merge, has, csv, value)
+ *   - key: the word a GUI script hides or shows it by ("hide attempts"),
+ *     "" for a column that is no line (in the series CSV only);
+ *   - label: what the legend and the tooltip call it;
+ *   - unit: how a value reads: PER_S (" /s"), MS (" ms"), PCT (" %"),
+ *     COUNT (a whole number), MEAN (a mean of a count), S (a time);
+ *   - form: how the row's figure is made from value: RATE, value per
+ *     second of the bucket's width (an empty bucket is 0 /s); SO_FAR, the
+ *     running total of value since the run started; AS_IS, value itself;
+ *   - merge: how two rows become one when the series halves its
+ *     resolution: MEAN (a NaN half leaves the other) or LAST (a level
+ *     at the end of the span, a running total);
+ *   - has: whether the bucket has the figure at all: when it is false the
+ *     row holds NaN (no sample: the line has a gap, the CSV an empty
+ *     cell), not 0; 1 for a figure every bucket has;
+ *   - csv: the series CSV's column;
+ *   - value: an expression of b (the bucket, a const metrics_bucket *)
+ *     and service_s (the scenario's mean service time, s), in the unit;
+ *     a figure METRICS_DERIVED defines is read from there.
+ * metrics_line() computes one by id, ML_name; the order is the series
+ * CSV's and is kept (appended to, never reordered). */
+#define METRICS_LINES(X)                                                       \
+    X(t, "", "bucket end", S, AS_IS, LAST, 1, "t_end_s",                       \
+      (double)(b->start_ns + b->width_ns) / 1e9)                               \
+    X(offered, "offered", "offered", PER_S, RATE, MEAN, 1, "offered_per_s",    \
+      (double)b->offered)                                                      \
+    X(attempts, "attempts", "attempts", PER_S, RATE, MEAN, 1,                  \
+      "attempts_per_s", (double)b->attempts)                                   \
+    X(capacity, "capacity", "capacity", PER_S, AS_IS, MEAN,                    \
+      b->capacity != UINT32_MAX && service_s > 0, "capacity_per_s",            \
+      (double)b->capacity / service_s)                                         \
+    X(goodput, "goodput", "goodput", PER_S, AS_IS, MEAN, 1, "goodput_per_s",   \
+      metrics_derived(b, MD_goodput))                                          \
+    X(success, "success", "success ratio", PCT, AS_IS, MEAN,                   \
+      b->successes + b->failures > 0, "success_pct",                           \
+      100.0 * (double)b->successes / (double)(b->successes + b->failures))     \
+    X(queue, "queue", "queue length", MEAN, AS_IS, MEAN, 1, "queue_mean",      \
+      metrics_derived(b, MD_queue_len))                                        \
+    X(queue_wait, "queue_wait", "queue wait", MS, AS_IS, MEAN, b->served > 0,  \
+      "queue_wait_ms", metrics_derived(b, MD_queue_wait))                      \
+    X(p50, "p50", "p50", MS, AS_IS, MEAN, b->p50_bin != METRICS_NO_BIN,        \
+      "latency_p50_ms", metrics_derived(b, MD_p50))                            \
+    X(p99, "p99", "p99", MS, AS_IS, MEAN, b->p99_bin != METRICS_NO_BIN,        \
+      "latency_p99_ms", metrics_derived(b, MD_p99))                            \
+    X(duplicates, "duplicates", "duplicate writes", COUNT, SO_FAR, LAST, 1,    \
+      "duplicates_so_far", (double)b->duplicates)                              \
+    X(quarantined, "quarantined", "quarantined", COUNT, SO_FAR, LAST, 1,       \
+      "quarantined_so_far", (double)b->quarantined)                            \
+    X(breakers, "breakers", "open breakers", COUNT, AS_IS, LAST, 1,            \
+      "open_breakers", (double)b->open_breakers)                               \
+    X(refused, "refused", "refused locally", PER_S, RATE, MEAN, 1,             \
+      "refused_locally_per_s", (double)b->refusals)                            \
+    X(allowance, "allowance", "retry allowance left", PCT, AS_IS, MEAN,        \
+      b->policy_level >= 0, "retry_allowance_pct",                             \
+      100.0 * metrics_derived(b, MD_policy_level))                             \
+    X(busy, "", "busy workers", MEAN, AS_IS, MEAN, 1, "busy_workers_mean",     \
+      metrics_derived(b, MD_busy_workers))                                     \
+    X(workers, "", "workers", COUNT, AS_IS, LAST, b->capacity != UINT32_MAX,   \
+      "workers", (double)b->capacity)                                          \
+    X(wasted, "", "wasted work", PCT, AS_IS, MEAN, b->service_ns > 0,          \
+      "wasted_work_pct", 100.0 * (double)b->wasted_ns / (double)b->service_ns) \
+    X(dead_letters, "dead_letters", "dead letters", COUNT, SO_FAR, LAST, 1,    \
+      "dead_letters_so_far", (double)(b->quarantined + b->items_quarantined))  \
+    X(warnings, "warnings", "warnings", COUNT, SO_FAR, LAST, 1,                \
+      "alerts_warning_so_far", (double)b->alerts_warning)                      \
+    X(critical, "critical", "critical alerts", COUNT, SO_FAR, LAST, 1,         \
+      "alerts_critical_so_far", (double)b->alerts_critical)
+
+#define METRICS_LINE_ID(name, key, label, unit, form, merge, has, csv, value)  \
+    ML_##name,
+typedef enum metrics_line_id {
+    METRICS_LINES(METRICS_LINE_ID) ML_COUNT
+} metrics_line_id;
+#undef METRICS_LINE_ID
+
+typedef enum metrics_line_unit {
+    MLU_PER_S,
+    MLU_MS,
+    MLU_PCT,
+    MLU_COUNT,
+    MLU_MEAN,
+    MLU_S
+} metrics_line_unit;
+typedef enum metrics_line_form {
+    MLF_RATE,
+    MLF_SO_FAR,
+    MLF_AS_IS
+} metrics_line_form;
+typedef enum metrics_line_merge { MLM_MEAN, MLM_LAST } metrics_line_merge;
+
+/* One line, as data (its value: metrics_line). */
+typedef struct metrics_line_info {
+    const char *key, *label, *csv;
+    metrics_line_unit unit;
+    metrics_line_form form;
+    metrics_line_merge merge;
+} metrics_line_info;
+extern const metrics_line_info metrics_lines[ML_COUNT];
+
+/* Line id (ML_...) of bucket b before its form is applied: the value, or
+ * NaN when the bucket does not have it; service_s as the table says. */
+double metrics_line(const metrics_bucket *b, int id, double service_s);
+
 #endif

@@ -57,6 +57,48 @@ typedef struct sim_phase {
     double duplicates;    /* duplicate writes in the phase */
 } sim_phase;
 
+/* ---- A phase's figures, once each ------------------------------------------
+ *
+ * The figures of a phase (the fields of sim_phase but its span), with
+ * everything the outputs that show them read:
+ *   X(ID, key, label, column, unit, better, json, print, scale, value)
+ *   - ID: a comparison's CP_ID (reports/compare.h); key: its key in a
+ *     comparison's summary.json, and after "PHASE_" a column of runs.csv;
+ *     label: what summary.md calls it; column: the report's shorter
+ *     column head;
+ *   - unit: "/s", "%", "x", "ms" or "" (a count); better: +1 higher is
+ *     better, -1 lower, 0 neither;
+ *   - json: its key in the run's JSON ("phases"), "" for none; a count
+ *     (unit "") is written as an integer;
+ *   - print: its column in the printed summary's phase table, as
+ *     (head, width, decimals, suffix): the head right-aligned in width,
+ *     the value with that many decimals and the suffix after it ("%",
+ *     " ms"); ("", 0, 0, "") for none;
+ *   - scale: the shown value is scale x value (100: a ratio shown in %);
+ *     a comparison's statistics and the printed table show it scaled,
+ *     the run's JSON as it is;
+ *   - value: an expression of ph (the phase's sim_phase, const *,
+ *     present); NaN when it has none (JSON null, "-" printed).
+ * reports/export.c's JSON, reports/print.c's table and the comparison
+ * (CP_*, compare_phase_figures[], compare_phase_value: runs.csv,
+ * summary.md, summary.json, the report) read it.  Appended to, never
+ * reordered.  A figure that needs a new sim_phase field changes the run
+ * record (reports/runfile.h). */
+#define PHASES_FIGURES(X)                                                      \
+    X(OFFERED, "offered_per_s", "offered", "offered", "/s", 0,                 \
+      "offered_per_s", ("", 0, 0, ""), 1.0, ph->offered_per_s)                 \
+    X(GOODPUT, "goodput_per_s", "goodput", "goodput", "/s", +1,                \
+      "goodput_per_s", ("goodput/s", 11, 1, ""), 1.0, ph->goodput_per_s)       \
+    X(SUCCESS, "success_pct", "success ratio", "success", "%", +1,             \
+      "success_ratio", ("success", 10, 1, "%"), 100.0, ph->success_ratio)      \
+    X(AMPLIFICATION, "amplification", "amplification", "amplification", "x",   \
+      -1, "amplification", ("amplification", 15, 2, ""), 1.0,                  \
+      ph->amplification)                                                       \
+    X(P99_MS, "p99_ms", "p99 latency", "p99", "ms", -1, "p99_ms",              \
+      ("p99 latency", 14, 1, " ms"), 1.0, ph->p99_ms)                          \
+    X(DUPLICATES, "duplicates", "duplicate writes", "duplicates", "", -1,      \
+      "duplicates", ("", 0, 0, ""), 1.0, ph->duplicates)
+
 /* Sums over a span of buckets: a phase, or any run of buckets a caller
  * reduces the same way (a comparison's series rows). */
 typedef struct phases_sum {

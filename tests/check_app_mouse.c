@@ -386,7 +386,7 @@ START_TEST(exports_with_ab)
                      6);
     ck_assert_double_eq(t0, 10);
     ck_assert_double_eq(t1, 11);
-    ck_assert_double_eq_tol(goodput, series_at(s, 10, COL_GOODPUT), 1e-6);
+    ck_assert_double_eq_tol(goodput, series_at(s, 10, COL_goodput), 1e-6);
     free(csv);
     app_destroy(a);
 }

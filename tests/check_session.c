@@ -219,8 +219,8 @@ START_TEST(saved_scenario_keeps_fault_draws)
     ck_assert_int_eq(cfg.faults[0].type, FAULT_ERRORS);
     /* The 503s halved goodput while they lasted: the coins mattered. */
     const series *w = session_series(a);
-    ck_assert_double_lt(series_at(w, 70, COL_SUCCESS),
-                        series_at(w, 50, COL_SUCCESS));
+    ck_assert_double_lt(series_at(w, 70, COL_success),
+                        series_at(w, 50, COL_success));
     policy_setup ps;
     ck_assert_int_eq(
         policy_setup_build(session_policy(a), NULL, 0, NULL, 0, &ps, &e), 0);

@@ -7,8 +7,9 @@
  * the whole run: the panels show a scrolling window of the latest, the
  * timeline all of them.  Past SERIES_MAX_ROWS the series halves its
  * resolution (neighbouring rows are merged pairwise), so memory stays
- * bounded however long the window stays open; rates and means merge as
- * means, counts as sums, cumulative counts keep the later value.
+ * bounded however long the window stays open; each column merges as
+ * its line in sim/metrics.h's METRICS_LINES says (a mean, or the later
+ * value).
  *
  * A series is a value type with an allocated array; series_fini frees it.
  * Columns are exposed as strided arrays so chart_panel_series can draw a
@@ -25,41 +26,19 @@
 
 #define SERIES_MAX_ROWS ((size_t)1 << 18)
 
-/* The columns, in units a user reads. */
-typedef enum series_col {
-    COL_T = 0,         /* the row's end, seconds */
-    COL_OFFERED,       /* requests/s */
-    COL_ATTEMPTS,      /* attempts/s */
-    COL_CAPACITY,      /* requests/s the workers can serve */
-    COL_GOODPUT,       /* successes/s */
-    COL_SUCCESS,       /* successes / requests that ended, %; NaN none */
-    COL_QUEUE,         /* mean queue length */
-    COL_QUEUE_WAIT_MS, /* mean wait in the queue of attempts that started
-                           service; NaN when none did */
-    COL_P50_MS,        /* request latency, successes; NaN when none */
-    COL_P99_MS,
-    COL_DUPLICATES,  /* cumulative duplicate writes */
-    COL_QUARANTINED, /* cumulative quarantined requests */
-    COL_BREAKERS,    /* open breakers at the row's end */
-    COL_REFUSED,     /* sends refused locally /s */
-    COL_LEVEL,       /* policy allowance left, %; NaN unreported */
-    COL_BUSY,        /* mean busy workers */
-    COL_WORKERS,     /* workers at the row's end */
-    COL_WASTED,      /* wasted share of the service done, % */
-    /* A pipeline's (0 without one), cumulative: */
-    COL_DEAD_LETTERS,    /* quarantined calls and batch items */
-    COL_ALERTS_WARNING,  /* warnings raised */
-    COL_ALERTS_CRITICAL, /* critical alerts raised */
-    COL_COUNT
-} series_col;
+/* The columns, in units a user reads: one per line of sim/metrics.h's
+ * METRICS_LINES, COL_name, in its order (COL_t: the row's end, s). */
+#define SERIES_COL(name, key, label, unit, form, merge, has, csv, value)       \
+    COL_##name,
+typedef enum series_col { METRICS_LINES(SERIES_COL) COL_COUNT } series_col;
+#undef SERIES_COL
 
 typedef struct series {
     double *rows; /* n x COL_COUNT */
     size_t n, cap;
-    double width_s;   /* of one row (doubles when rows merge) */
-    double service_s; /* mean service time, for the capacity line */
-    double dup_total, quarantined_total;
-    double dead_total, warning_total, critical_total;
+    double width_s;           /* of one row (doubles when rows merge) */
+    double service_s;         /* mean service time, for the capacity line */
+    double so_far[COL_COUNT]; /* the SO_FAR columns' running totals */
 } series;
 
 void series_init(series *s, double service_mean_s);

@@ -45,46 +45,42 @@ const chart_style view_family[VIEW_MAX_RUNS][VIEW_FAMILY] = {
 
 /* ---- Lines -------------------------------------------------------------------- */
 
-typedef enum unit_kind {
-    U_RATE,  /* per second */
-    U_MS,    /* milliseconds */
-    U_PCT,   /* percent */
-    U_COUNT, /* a whole count */
-    U_MEAN   /* a mean of a count over a bucket */
-} unit_kind;
-
-static const struct {
-    const char *key, *label;
-    unit_kind unit;
-} lines[LINE_COUNT] = {
-    [LINE_OFFERED] = {"offered", "offered", U_RATE},
-    [LINE_ATTEMPTS] = {"attempts", "attempts", U_RATE},
-    [LINE_CAPACITY] = {"capacity", "capacity", U_RATE},
-    [LINE_GOODPUT] = {"goodput", "goodput", U_RATE},
-    [LINE_SUCCESS] = {"success", "success ratio", U_PCT},
-    [LINE_QUEUE_WAIT] = {"queue_wait", "queue wait", U_MS},
-    [LINE_P50] = {"p50", "p50", U_MS},
-    [LINE_P99] = {"p99", "p99", U_MS},
-    [LINE_QUEUE] = {"queue", "queue length", U_MEAN},
-    [LINE_DUPLICATES] = {"duplicates", "duplicate writes", U_COUNT},
-    [LINE_QUARANTINED] = {"quarantined", "quarantined", U_COUNT},
-    [LINE_DEAD_LETTERS] = {"dead_letters", "dead letters", U_COUNT},
-    [LINE_WARNINGS] = {"warnings", "warnings", U_COUNT},
-    [LINE_CRITICAL] = {"critical", "critical alerts", U_COUNT},
-    [LINE_BREAKERS] = {"breakers", "open breakers", U_COUNT},
-    [LINE_REFUSED] = {"refused", "refused locally", U_RATE},
-    [LINE_ALLOWANCE] = {"allowance", "retry allowance left", U_PCT},
+/* Each line's column of the series: its key, label and unit are the
+ * column's line in sim/metrics.h's METRICS_LINES. */
+static const series_col line_col[LINE_COUNT] = {
+    [LINE_OFFERED] = COL_offered,
+    [LINE_ATTEMPTS] = COL_attempts,
+    [LINE_CAPACITY] = COL_capacity,
+    [LINE_GOODPUT] = COL_goodput,
+    [LINE_SUCCESS] = COL_success,
+    [LINE_QUEUE_WAIT] = COL_queue_wait,
+    [LINE_P50] = COL_p50,
+    [LINE_P99] = COL_p99,
+    [LINE_QUEUE] = COL_queue,
+    [LINE_DUPLICATES] = COL_duplicates,
+    [LINE_QUARANTINED] = COL_quarantined,
+    [LINE_DEAD_LETTERS] = COL_dead_letters,
+    [LINE_WARNINGS] = COL_warnings,
+    [LINE_CRITICAL] = COL_critical,
+    [LINE_BREAKERS] = COL_breakers,
+    [LINE_REFUSED] = COL_refused,
+    [LINE_ALLOWANCE] = COL_allowance,
 };
+
+static const metrics_line_info *line_info(int line)
+{
+    return &metrics_lines[line_col[line]];
+}
 
 const char *view_line_key(int line)
 {
-    return line >= 0 && line < LINE_COUNT ? lines[line].key : "?";
+    return line >= 0 && line < LINE_COUNT ? line_info(line)->key : "?";
 }
 
 int view_line_find(const char *key)
 {
     for (int i = 0; i < LINE_COUNT; i++)
-        if (strcmp(key, lines[i].key) == 0)
+        if (strcmp(key, line_info(i)->key) == 0)
             return i;
     return -1;
 }
@@ -124,17 +120,17 @@ const char *view_value_text(int line, double v, char *buf, size_t len)
         snprintf(buf, len, "-");
         return buf;
     }
-    switch (line >= 0 && line < LINE_COUNT ? lines[line].unit : U_MEAN) {
-    case U_RATE:
+    switch (line >= 0 && line < LINE_COUNT ? line_info(line)->unit : MLU_MEAN) {
+    case MLU_PER_S:
         snprintf(buf, len, "%s /s", measured(v, num, sizeof num));
         break;
-    case U_MS:
+    case MLU_MS:
         snprintf(buf, len, "%s ms", measured(v, num, sizeof num));
         break;
-    case U_PCT:
+    case MLU_PCT:
         snprintf(buf, len, "%.1f %%", v);
         break;
-    case U_COUNT:
+    case MLU_COUNT:
         snprintf(buf, len, "%s", grouped(v, num, sizeof num));
         break;
     default:
@@ -241,7 +237,7 @@ void view_window(const view_state *v, double *t0, double *t1)
 {
     if (v->end_s < 0) {
         const series *s = session_series(v->runs[0]);
-        double last = s->n ? series_at(s, s->n - 1, COL_T) : 0.0;
+        double last = s->n ? series_at(s, s->n - 1, COL_t) : 0.0;
         chart_time_window(last, v->span_s, t0, t1);
         return;
     }
@@ -528,8 +524,7 @@ static void header(cairo_t *cr, const view_layout *l, const view_state *v)
 /* ---- Panels -------------------------------------------------------------------- */
 
 typedef struct line_def {
-    int line; /* view_line */
-    series_col col;
+    int line;   /* view_line */
     int colour; /* one run: palette index; -1 ink (two: the family's) */
     int dash;
     bool right; /* against the right axis */
@@ -545,51 +540,48 @@ static const panel_def panels[VIEW_PANELS] = {
     {"load",
      "per second",
      NULL,
-     {{LINE_OFFERED, COL_OFFERED, 4, 0, false},
-      {LINE_ATTEMPTS, COL_ATTEMPTS, 5, 0, false},
-      {LINE_CAPACITY, COL_CAPACITY, -1, 2, false}},
+     {{LINE_OFFERED, 4, 0, false},
+      {LINE_ATTEMPTS, 5, 0, false},
+      {LINE_CAPACITY, -1, 2, false}},
      3},
     {"goodput",
      "successes/s",
      "% ok",
-     {{LINE_GOODPUT, COL_GOODPUT, 2, 0, false},
-      {LINE_SUCCESS, COL_SUCCESS, 1, 2, true}},
+     {{LINE_GOODPUT, 2, 0, false}, {LINE_SUCCESS, 1, 2, true}},
      2},
     {"queue wait and latency",
      "ms",
      "queued",
-     {{LINE_QUEUE_WAIT, COL_QUEUE_WAIT_MS, 6, 0, false},
-      {LINE_P50, COL_P50_MS, 1, 0, false},
-      {LINE_P99, COL_P99_MS, 4, 0, false},
-      {LINE_QUEUE, COL_QUEUE, 0, 2, true}},
+     {{LINE_QUEUE_WAIT, 6, 0, false},
+      {LINE_P50, 1, 0, false},
+      {LINE_P99, 4, 0, false},
+      {LINE_QUEUE, 0, 2, true}},
      4},
     {"duplicates and quarantined",
      "requests, so far",
      NULL,
-     {{LINE_DUPLICATES, COL_DUPLICATES, 5, 0, false},
-      {LINE_QUARANTINED, COL_QUARANTINED, 6, 0, false}},
+     {{LINE_DUPLICATES, 5, 0, false}, {LINE_QUARANTINED, 6, 0, false}},
      2},
     {"policy",
      "count, per second",
      "% left",
-     {{LINE_BREAKERS, COL_BREAKERS, 7, 0, false},
-      {LINE_REFUSED, COL_REFUSED, 0, 0, false},
-      {LINE_ALLOWANCE, COL_LEVEL, 2, 2, true}},
+     {{LINE_BREAKERS, 7, 0, false},
+      {LINE_REFUSED, 0, 0, false},
+      {LINE_ALLOWANCE, 2, 2, true}},
      3},
 };
 
 /* A pipeline's run shows what its on-call engineer meets in place of the
  * duplicates panel: the writes repeated, the dead-letter queue, the
  * alerts raised. */
-static const panel_def pipeline_panel = {
-    "duplicates, dead letters and alerts",
-    "so far",
-    "alerts",
-    {{LINE_DUPLICATES, COL_DUPLICATES, 5, 0, false},
-     {LINE_DEAD_LETTERS, COL_DEAD_LETTERS, 6, 0, false},
-     {LINE_WARNINGS, COL_ALERTS_WARNING, 1, 2, true},
-     {LINE_CRITICAL, COL_ALERTS_CRITICAL, 4, 0, true}},
-    4};
+static const panel_def pipeline_panel = {"duplicates, dead letters and alerts",
+                                         "so far",
+                                         "alerts",
+                                         {{LINE_DUPLICATES, 5, 0, false},
+                                          {LINE_DEAD_LETTERS, 6, 0, false},
+                                          {LINE_WARNINGS, 1, 2, true},
+                                          {LINE_CRITICAL, 4, 0, true}},
+                                         4};
 
 static const panel_def *panel_of(const view_state *v, int k)
 {
@@ -632,7 +624,8 @@ static double panel_max(const panel_def *d, const view_state *v, double t0,
         series_range(s, t0, t1, &from, &to);
         for (int i = 0; i < d->n; i++)
             if (d->lines[i].right == right && shown(v, &d->lines[i], r))
-                m = fmax(m, series_max(s, d->lines[i].col, from, to));
+                m = fmax(m,
+                         series_max(s, line_col[d->lines[i].line], from, to));
     }
     return m;
 }
@@ -990,8 +983,8 @@ static bool lines_cross(const drawn_panel *dp, const view_state *v,
             if (!shown(v, ld, run))
                 continue;
             const chart_scale *y = ld->right ? &dp->right : &p->y;
-            const double *ts = series_col_ptr(s, COL_T);
-            const double *vs = series_col_ptr(s, ld->col);
+            const double *ts = series_col_ptr(s, COL_t);
+            const double *vs = series_col_ptr(s, line_col[ld->line]);
             double px = NAN, py = NAN;
             for (size_t j = from; j < to; j++) {
                 double x = chart_scale_map(&p->x, ts[j * COL_COUNT]);
@@ -1136,7 +1129,7 @@ static void legend_layout(cairo_t *cr, const chart_panel *p,
     chart_font(cr, fl, false);
     double widths[4], xs[4], ys[4];
     for (int i = 0; i < d->n; i++)
-        widths[i] = chart_text_width(cr, lines[d->lines[i].line].label);
+        widths[i] = chart_text_width(cr, line_info(d->lines[i].line)->label);
     double row = fl * 1.3;
     lb->swatch = fl * 2.0;
     lb->gap = fl;
@@ -1184,7 +1177,7 @@ static void legend_draw(cairo_t *cr, const chart_panel *p, const view_state *v,
         }
         ink(cr, off ? 0.6 : 0.15);
         double tx = x + lb->swatch + lb->gap * 0.5;
-        text(cr, tx, y + fl * 0.35, lines[ld->line].label);
+        text(cr, tx, y + fl * 0.35, line_info(ld->line)->label);
         if (off) { /* struck through */
             cairo_set_line_width(cr, 1.0);
             cairo_move_to(cr, tx, y);
@@ -1209,8 +1202,9 @@ static void series_lines(cairo_t *cr, const drawn_panel *dp,
             if (!shown(v, ld, r))
                 continue;
             chart_style st = line_style(v, ld, i, r);
-            chart_data data = {series_col_ptr(s, COL_T) + from * COL_COUNT,
-                               series_col_ptr(s, ld->col) + from * COL_COUNT,
+            chart_data data = {series_col_ptr(s, COL_t) + from * COL_COUNT,
+                               series_col_ptr(s, line_col[ld->line]) +
+                                   from * COL_COUNT,
                                to - from, COL_COUNT};
             chart_panel_series(cr, &dp->p, ld->right ? &dp->right : NULL, &data,
                                &st);
@@ -1373,7 +1367,7 @@ static void crosshair(cairo_t *cr, const view_state *v, const drawn_panel *dp,
             long row = series_find(s, t);
             for (int i = 0; row >= 0 && i < dp[k].d->n; i++) {
                 const line_def *ld = &dp[k].d->lines[i];
-                double y_ = series_at(s, (size_t)row, ld->col);
+                double y_ = series_at(s, (size_t)row, line_col[ld->line]);
                 if (!shown(v, ld, r) || !isfinite(y_))
                     continue;
                 double y =
@@ -1433,17 +1427,19 @@ static void tooltip(cairo_t *cr, const view_state *v, const drawn_panel *dp,
     long row0 = series_find(s0, t);
     if (row0 < 0)
         return;
-    double end = series_at(s0, (size_t)row0, COL_T);
+    double end = series_at(s0, (size_t)row0, COL_t);
     snprintf(head, sizeof head, "%.0f to %.0f s", end - s0->width_s, end);
     for (int i = 0; i < d->n && n < TIP_ROWS - 1; i++) {
         const line_def *ld = &d->lines[i];
         if (v->hidden & (1u << ld->line))
             continue;
-        snprintf(cells[n][0], sizeof cells[n][0], "%s", lines[ld->line].label);
+        snprintf(cells[n][0], sizeof cells[n][0], "%s",
+                 line_info(ld->line)->label);
         for (int c = 0; c < nr; c++) {
             const series *s = session_series(v->runs[runs[c]]);
             long row = series_find(s, t);
-            double x = row < 0 ? NAN : series_at(s, (size_t)row, ld->col);
+            double x =
+                row < 0 ? NAN : series_at(s, (size_t)row, line_col[ld->line]);
             view_value_text(ld->line, x, cells[n][1 + c], sizeof cells[0][0]);
         }
         n++;
