@@ -63,7 +63,8 @@ typedef struct sim_phase {
  * everything the outputs that show them read:
  *   X(ID, key, label, column, unit, better, json, print, scale, value)
  *   - ID: a comparison's CP_ID (reports/compare.h); key: its key in a
- *     comparison's summary.json, and after "PHASE_" a column of runs.csv;
+ *     comparison's summary.json, and after the phase's name and "_" a
+ *     column of runs.csv ("during_goodput_per_s");
  *     label: what summary.md calls it; column: the report's shorter
  *     column head;
  *   - unit: "/s", "%", "x", "ms" or "" (a count); better: +1 higher is
