@@ -76,7 +76,7 @@ static double host_uniform(const sb_ctx *ctx)
 static void host_breaker(const sb_ctx *ctx, int32_t open)
 {
     requester *rq = ctx->host_data;
-    metrics_of(rq->s, rq, false)->open_breakers += open ? 1 : -1;
+    metrics_breakers_add(metrics_of(rq->s, rq, false), open ? 1 : -1);
 }
 
 /* The levels (tokens, budget left) are charted for the clients' stack
