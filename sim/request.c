@@ -1073,6 +1073,11 @@ requester *requester_add(sim *s, const char *name, const requester_ops *ops,
     return rq;
 }
 
+void requester_rename(sim *s, uint8_t id, const char *name)
+{
+    s->rqs.rq[id].name = name;
+}
+
 void requester_set_stack(requester *rq, pstack *stack)
 {
     unsigned hooks = pstack_hooks(stack);

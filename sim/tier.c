@@ -210,7 +210,7 @@ int tiers_clone(sim *s, const sim *src)
     }
     for (unsigned i = 0; i < ts->n; i++)
         if (ts->t[i].calls)
-            s->rqs.rq[ts->t[i].caller].name = ts->t[i].caller_name;
+            requester_rename(s, ts->t[i].caller, ts->t[i].caller_name);
     return 0;
 }
 
