@@ -24,7 +24,6 @@
 #include "compiler.h"
 #include "compare.h"
 #include "compare_charts.h"
-#include "classifier.h"
 #include "compare_report.h"
 #include "policy_setup.h"
 #include "pstack.h"
@@ -242,78 +241,6 @@ static const char *fault_time(const compare_plan *p, const char *name,
     return units_fmt_duration(ns, buf, len);
 }
 
-/* What fault f does while it lasts, with its parameters ("black-hole
- * outage: nothing answers, clients time out", "load spike: arrivals
- * x3"). */
-static void fault_what(const fault_cfg *f, char *buf, size_t len)
-{
-    char a[64];
-    switch (f->type) {
-    case FAULT_CAPACITY:
-        cat(buf, len, "capacity: %u worker%s", f->workers,
-            f->workers == 1 ? "" : "s");
-        break;
-    case FAULT_LOAD_SPIKE:
-        cat(buf, len, "load spike: arrivals x%g", f->multiplier);
-        break;
-    case FAULT_OUTAGE:
-        cat(buf, len, "%s",
-            f->mode == CUT_BLACKHOLE
-                ? "black-hole outage: nothing answers, clients time out"
-                : "outage: attempts refused at once");
-        break;
-    case FAULT_LATENCY:
-        cat(buf, len, "latency: every answer %s later",
-            units_fmt_duration(f->delay_ns, a, sizeof a));
-        break;
-    case FAULT_SLOWDOWN:
-        cat(buf, len, "slowdown: service time x%g", f->multiplier);
-        break;
-    case FAULT_ERRORS:
-        if (f->kind == SB_ERR_RESET)
-            snprintf(a, sizeof a, "by a connection reset");
-        else if (f->kind == SB_ERR_GRPC)
-            snprintf(a, sizeof a, "%s", classify_grpc_name(f->status));
-        else
-            snprintf(a, sizeof a, "%d", (int)f->status);
-        cat(buf, len, "errors: %g %% of attempts answered %s",
-            100 * f->probability, a);
-        if (f->retry_after_ns > 0)
-            cat(buf, len, " with Retry-After %s",
-                units_fmt_duration(f->retry_after_ns, a, sizeof a));
-        if (f->pushback == FAULT_PUSHBACK_DELAY)
-            cat(buf, len, " with a pushback of %d ms", (int)f->pushback_ms);
-        else if (f->pushback == FAULT_PUSHBACK_STOP)
-            cat(buf, len, " with a pushback of 'do not retry'");
-        break;
-    case FAULT_LOST_ACK:
-        cat(buf, len,
-            "lost acknowledgements: %g %% of answers lost, the work "
-            "done",
-            100 * f->probability);
-        break;
-    case FAULT_PARTITION:
-        cat(buf, len, "partition: %g %% of the clients cut off (%s)",
-            100 * f->fraction,
-            f->mode == CUT_BLACKHOLE ? "black hole" : "refused");
-        break;
-    case FAULT_RATE_LIMIT:
-        cat(buf, len, "rate limit: %g/s, burst %u (429 with Retry-After)",
-            f->rate_per_s, f->burst);
-        break;
-    case FAULT_CLIENT_TIMEOUT:
-        cat(buf, len, "client timeout: %s per attempt",
-            units_fmt_duration(f->delay_ns, a, sizeof a));
-        break;
-    case FAULT_CRASH:
-        cat(buf, len, "crash of the pipeline's job runners");
-        break;
-    default:
-        cat(buf, len, "%s", fault_type_name(f->type));
-        break;
-    }
-}
-
 /* A fault as its title-page row says it: its name (unless it is its
  * type's), what it does, when and where ("black-hole outage: nothing
  * answers, clients time out; from 1m for 10s"; weather: "from 1m, then
@@ -321,11 +248,11 @@ static void fault_what(const fault_cfg *f, char *buf, size_t len)
 static void fault_text(const compare_plan *p, const fault_cfg *f,
                        const tier_cfg *tiers, char *buf, size_t len)
 {
-    char a[96], b[96];
+    char a[96], b[96], what[256];
     buf[0] = '\0';
     if (strcmp(f->name, fault_type_name(f->type)) != 0)
         cat(buf, len, "%s, ", f->name);
-    fault_what(f, buf, len);
+    cat(buf, len, "%s", fault_words(f, FAULT_WORDS_LONG, what, sizeof what));
     cat(buf, len, "; from %s",
         fault_time(p, f->name, "start", f->start_ns, a, sizeof a));
     if (f->every.mean_ns > 0)

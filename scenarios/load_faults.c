@@ -13,10 +13,6 @@
 #include "suggest.h"
 #include "units.h"
 
-#define FAULT_TYPES                                                            \
-    "capacity, load_spike, outage, latency, slowdown, errors, lost_ack, "      \
-    "partition, rate_limit, client_timeout"
-
 int key_fault_status(load *ld, const key_row *k, entry *en,
                      const keys_target *t)
 {
@@ -121,11 +117,12 @@ int key_fault_pushback(load *ld, const key_row *k, entry *en,
  * the closest fault are named. */
 static int no_type(load *ld, const char *section)
 {
+    char types[256];
+    fault_type_list(types, sizeof types);
     int line = load_section_line(ld, section);
     if (line)
-        return err_set(ld->e,
-                       "%s:%d: [%s] needs a 'type' (one of " FAULT_TYPES ")",
-                       ld->path, line, section);
+        return err_set(ld->e, "%s:%d: [%s] needs a 'type' (one of %s)",
+                       ld->path, line, section, types);
     const char *faults[LOAD_MAX_SECTIONS];
     int n = 0;
     for (int i = 0; i < ld->n_sections; i++)
@@ -140,8 +137,8 @@ static int no_type(load *ld, const char *section)
                        any ? any->origin : "--set", section, best, section);
     return err_set(ld->e,
                    "%s: the scenario has no [%s]; a new fault needs "
-                   "%s.type (one of " FAULT_TYPES ")",
-                   any ? any->origin : "--set", section, section);
+                   "%s.type (one of %s)",
+                   any ? any->origin : "--set", section, section, types);
 }
 
 static int fault_type_of(load *ld, const char *section, fault_type *t)
@@ -150,8 +147,12 @@ static int fault_type_of(load *ld, const char *section, fault_type *t)
     if (type == NULL)
         return no_type(ld, section);
     type->used = true;
-    if (fault_type_parse(type->value, t) != 0)
-        return load_bad_value(ld->e, type, "one of " FAULT_TYPES);
+    if (fault_type_parse(type->value, t) != 0) {
+        char types[256], want[270];
+        snprintf(want, sizeof want, "one of %s",
+                 fault_type_list(types, sizeof types));
+        return load_bad_value(ld->e, type, want);
+    }
     return 0;
 }
 

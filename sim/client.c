@@ -276,7 +276,7 @@ void client_policy_level(sim *s, uint32_t p, double fraction)
     }
     cl->level_sum += fraction - *old;
     *old = fraction;
-    s->m.policy_level = cl->level_sum / cl->level_count;
+    metrics_set_policy_level(&s->m, cl->level_sum / cl->level_count);
 }
 
 /* ---- Events ------------------------------------------------------------- */

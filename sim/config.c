@@ -92,6 +92,18 @@ const char *fault_type_name(fault_type t)
     return (unsigned)t < FAULT_TYPE_COUNT ? fault_names[t] : "?";
 }
 
+const char *fault_type_list(char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len == 0)
+        return buf;
+    buf[0] = '\0';
+    for (int i = 0; i < FAULT_TYPE_COUNT && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+                                 fault_names[i]);
+    return buf;
+}
+
 int fault_type_parse(const char *s, fault_type *t)
 {
     for (int i = 0; i < FAULT_TYPE_COUNT; i++) {

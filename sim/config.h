@@ -10,6 +10,7 @@
 #define SB_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "setting.h"
@@ -345,5 +346,25 @@ int pipeline_strategy_parse(const char *s, pipeline_strategy *p);
 /* The fault type's name as written in a scenario ("load_spike"), and back. */
 const char *fault_type_name(fault_type t);
 int fault_type_parse(const char *s, fault_type *t);
+/* Every type's name, in the enum's order, joined by ", " into buf
+ * ("capacity, load_spike, ..."): what an error message offers. */
+const char *fault_type_list(char *buf, size_t len);
+
+/* What fault f does while it lasts, in words -- the one describer of
+ * every fault type (faults.c, beside what each type does), read by the
+ * comparison report's title page and the GUI's chart:
+ *   FAULT_WORDS_LONG   a sentence's start, the type and its parameters
+ *                      ("black-hole outage: nothing answers, clients time
+ *                      out", "load spike: arrivals x3");
+ *   FAULT_WORDS_BRIEF  a chart label ("outage", "load x3", "503s on 50 %").
+ * Neither says when, how long, at which tier or the fault's own name.
+ * Writes into buf (len bytes, always terminated when len > 0); returns
+ * buf. */
+typedef enum fault_words_form {
+    FAULT_WORDS_LONG,
+    FAULT_WORDS_BRIEF
+} fault_words_form;
+const char *fault_words(const fault_cfg *f, fault_words_form form, char *buf,
+                        size_t len);
 
 #endif

@@ -44,6 +44,10 @@
  *   server: gated                 note_gate (server.c), whenever it goes
  *                                 down or up, its rate limit or the
  *                                 running error faults change
+ *   metrics: exact                open_live (metrics.c), at each bucket;
+ *                                 cleared by metrics_set_busy and
+ *                                 metrics_set_capacity when a gauge
+ *                                 passes exact_lim
  *
  * What a clone must copy.  A running sim can be copied at a branch point
  * (the risk estimate runs one past it under other random streams) by

@@ -7,10 +7,13 @@
 #include "faults.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "classifier.h"
 #include "client.h"
+#include "compiler.h"
 #include "engine.h"
 #include "pipeline.h"
 #include "server.h"
@@ -385,6 +388,152 @@ const fault_cfg *sim_faults(const sim *s, uint32_t *n)
 {
     *n = s->fl.n;
     return s->fl.fault;
+}
+
+/* ---- In words (config.h) ---------------------------------------------- */
+
+/* Append to buf, as far as it holds. */
+static void put(char *buf, size_t len, const char *fmt, ...) SB_PRINTF(3, 4);
+static void put(char *buf, size_t len, const char *fmt, ...)
+{
+    size_t used = strlen(buf);
+    if (used + 1 >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, len - used, fmt, ap);
+    va_end(ap);
+}
+
+/* "1.5 s", "500 ms", "2 min": a label's duration in the unit that reads
+ * best. */
+static const char *label_duration(int64_t ns, char *buf, size_t len)
+{
+    double s = (double)ns / 1e9;
+    if (s >= 120 && fmod(s, 60) == 0)
+        snprintf(buf, len, "%.0f min", s / 60);
+    else if (s >= 1)
+        snprintf(buf, len, "%.3g s", s);
+    else
+        snprintf(buf, len, "%.3g ms", s * 1e3);
+    return buf;
+}
+
+/* An errors fault's answer, the long way: "by a connection reset",
+ * "UNAVAILABLE", "503". */
+static const char *errors_answer(const fault_cfg *f, char *buf, size_t len)
+{
+    if (f->kind == SB_ERR_RESET)
+        snprintf(buf, len, "by a connection reset");
+    else if (f->kind == SB_ERR_GRPC)
+        snprintf(buf, len, "%s", classify_grpc_name(f->status));
+    else
+        snprintf(buf, len, "%d", (int)f->status);
+    return buf;
+}
+
+/* Each case says its type both ways; no default, so that a type added
+ * to fault_type without its words is a compiler warning here. */
+const char *fault_words(const fault_cfg *f, fault_words_form form, char *buf,
+                        size_t len)
+{
+    bool brief = form == FAULT_WORDS_BRIEF;
+    char a[64];
+    if (len == 0)
+        return buf;
+    buf[0] = '\0';
+    switch (f->type) {
+    case FAULT_CAPACITY:
+        put(buf, len, "%s%u worker%s", brief ? "" : "capacity: ", f->workers,
+            f->workers == 1 ? "" : "s");
+        return buf;
+    case FAULT_LOAD_SPIKE:
+        if (brief)
+            put(buf, len, "load x%.3g", f->multiplier);
+        else
+            put(buf, len, "load spike: arrivals x%g", f->multiplier);
+        return buf;
+    case FAULT_OUTAGE:
+        if (brief)
+            put(buf, len, "%s",
+                f->mode == CUT_REFUSE ? "outage (refused)" : "outage");
+        else
+            put(buf, len, "%s",
+                f->mode == CUT_BLACKHOLE
+                    ? "black-hole outage: nothing answers, clients time out"
+                    : "outage: attempts refused at once");
+        return buf;
+    case FAULT_LATENCY:
+        if (brief)
+            put(buf, len, "latency +%s",
+                label_duration(f->delay_ns, a, sizeof a));
+        else
+            put(buf, len, "latency: every answer %s later",
+                units_fmt_duration(f->delay_ns, a, sizeof a));
+        return buf;
+    case FAULT_SLOWDOWN:
+        if (brief)
+            put(buf, len, "slowdown x%.3g", f->multiplier);
+        else
+            put(buf, len, "slowdown: service time x%g", f->multiplier);
+        return buf;
+    case FAULT_ERRORS:
+        if (brief) {
+            put(buf, len, "%ds on %.0f %%", (int)f->status,
+                100.0 * f->probability);
+            return buf;
+        }
+        put(buf, len, "errors: %g %% of attempts answered %s",
+            100 * f->probability, errors_answer(f, a, sizeof a));
+        if (f->retry_after_ns > 0)
+            put(buf, len, " with Retry-After %s",
+                units_fmt_duration(f->retry_after_ns, a, sizeof a));
+        if (f->pushback == FAULT_PUSHBACK_DELAY)
+            put(buf, len, " with a pushback of %d ms", (int)f->pushback_ms);
+        else if (f->pushback == FAULT_PUSHBACK_STOP)
+            put(buf, len, " with a pushback of 'do not retry'");
+        return buf;
+    case FAULT_LOST_ACK:
+        if (brief)
+            put(buf, len, "%.0f %% acks lost", 100.0 * f->probability);
+        else
+            put(buf, len,
+                "lost acknowledgements: %g %% of answers lost, the work "
+                "done",
+                100 * f->probability);
+        return buf;
+    case FAULT_PARTITION:
+        if (brief)
+            put(buf, len, "partition of %.0f %%", 100.0 * f->fraction);
+        else
+            put(buf, len, "partition: %g %% of the clients cut off (%s)",
+                100 * f->fraction,
+                f->mode == CUT_BLACKHOLE ? "black hole" : "refused");
+        return buf;
+    case FAULT_RATE_LIMIT:
+        if (brief)
+            put(buf, len, "rate limit %.3g/s", f->rate_per_s);
+        else
+            put(buf, len, "rate limit: %g/s, burst %u (429 with Retry-After)",
+                f->rate_per_s, f->burst);
+        return buf;
+    case FAULT_CLIENT_TIMEOUT:
+        if (brief)
+            put(buf, len, "timeout %s",
+                label_duration(f->delay_ns, a, sizeof a));
+        else
+            put(buf, len, "client timeout: %s per attempt",
+                units_fmt_duration(f->delay_ns, a, sizeof a));
+        return buf;
+    case FAULT_CRASH:
+        put(buf, len, "%s",
+            brief ? "crash" : "crash of the pipeline's job runners");
+        return buf;
+    case FAULT_TYPE_COUNT:
+        break;
+    }
+    put(buf, len, "%s", fault_type_name(f->type));
+    return buf;
 }
 
 /* A running list of fault type `type` must be exactly the running

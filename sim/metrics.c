@@ -467,3 +467,40 @@ double metrics_line(const metrics_bucket *b, int id, double service_s)
         return (double)NAN;
     }
 }
+
+/* lo..hi covers every nonzero bin of counts (lo > hi: none is). */
+static bool span_sane(const uint32_t *counts, size_t lo, size_t hi)
+{
+    if (lo <= hi && hi >= BUCKET_HIST_BINS)
+        return false;
+    for (size_t i = 0; i < BUCKET_HIST_BINS; i++)
+        if (counts[i] && (lo > hi || i < lo || i > hi))
+            return false;
+    return true;
+}
+
+static bool hist_sane(const metrics_hist *h)
+{
+    return span_sane(h->latency, h->lo, h->hi) &&
+           span_sane(h->attempt, h->lo, h->hi);
+}
+
+bool metrics_sane(const metrics *m)
+{
+    if (m->live_ns <= 0 || m->merge == 0 || (m->merge & (m->merge - 1)) ||
+        m->bucket_ns != m->live_ns * (int64_t)m->merge)
+        return false;
+    if (m->buckets == NULL || m->n_buckets == 0 || m->n_buckets > m->cap ||
+        m->in_row > m->merge)
+        return false;
+    const metrics_bucket *row = &m->buckets[m->n_buckets - 1];
+    if (m->cur_end != m->cur_start + m->live_ns ||
+        m->live.start_ns != m->cur_start || row->start_ns > m->cur_start)
+        return false;
+    if (m->exact && (m->busy > m->exact_lim || m->queue > m->exact_lim ||
+                     m->capacity > m->exact_lim))
+        return false;
+    if (m->open_breakers < 0)
+        return false;
+    return hist_sane(&m->live_hist) && hist_sane(&m->row_hist);
+}

@@ -345,6 +345,23 @@ typedef struct metrics_totals {
 typedef void (*metrics_closed_fn)(void *ctx, const metrics_bucket *b,
                                   const metrics_hist *h);
 
+/* A run's (or a tier's) counts by bucket.
+ *
+ * Invariants (metrics_sane):
+ *   live_ns > 0; merge is a power of two; bucket_ns = live_ns x merge;
+ *   1 <= n_buckets <= cap (the open row is the last); in_row <= merge;
+ *   the live bucket is [cur_start, cur_end), cur_end = cur_start +
+ *   live_ns, and lies in the open row (which starts no later);
+ *   a histogram's lo..hi spans its nonzero bins (lo > hi: none);
+ *   exact is set only while busy, queue and capacity are at most
+ *   exact_lim (the integrals stay below 2^53: metrics_set_busy and
+ *   metrics_set_capacity clear it before that);
+ *   open_breakers >= 0 (policy_level, a running mean, is not checked:
+ *   its sum's rounding leaves -2e-14 where the levels are 0).
+ * Its owner is this module: the engine counts into the live bucket
+ * (m->cur->x++, the one write it makes) and sets the gauges through
+ * metrics_set_busy, metrics_set_capacity, metrics_set_policy_level and
+ * metrics_breakers_add. */
 typedef struct metrics {
     int64_t bucket_ns;       /* a kept row's width: live_ns x merge */
     int64_t live_ns;         /* the scenario's bucket: the live bucket's */
@@ -530,6 +547,22 @@ double metrics_derived(const metrics_bucket *b, int id);
 
 /* Bytes the metrics hold. */
 size_t metrics_bytes(const metrics *m);
+/* Do the invariants above hold?  O(kept rows' span of bins): tests and
+ * debug builds (sim_sane). */
+bool metrics_sane(const metrics *m);
+
+/* The end-of-bucket gauges: the mean retry allowance left over the
+ * processes that report it (policy_level), and the breakers open (one
+ * per process) going up or down by one.  Stamped on the live bucket as
+ * it closes. */
+static inline void metrics_set_policy_level(metrics *m, double level)
+{
+    m->policy_level = level;
+}
+static inline void metrics_breakers_add(metrics *m, int delta)
+{
+    m->open_breakers += delta;
+}
 
 /* ---- The lines a live chart draws, once each ------------------------------
  *

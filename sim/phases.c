@@ -181,3 +181,34 @@ void phases_figures(const phases *p, sim_phase out[PHASE_COUNT])
     for (int k = 0; k < PHASE_COUNT; k++)
         figures(&p->sum[k], p->first[k], p->bucket_ns, &out[k]);
 }
+
+static bool sum_sane(const phases_sum *a)
+{
+    if (a->lo <= a->hi && a->hi >= BUCKET_HIST_BINS)
+        return false;
+    uint64_t n = 0;
+    for (size_t i = 0; i < BUCKET_HIST_BINS; i++) {
+        if (a->latency[i] && (a->lo > a->hi || i < a->lo || i > a->hi))
+            return false;
+        n += a->latency[i];
+    }
+    return n == a->n_latency;
+}
+
+bool phases_sane(const phases *p)
+{
+    uint64_t end = 0;
+    for (int k = 0; k < PHASE_COUNT; k++) {
+        const phases_plan *pl = &p->plan;
+        if (pl->from[k] > pl->to[k])
+            return false;
+        if (pl->from[k] < pl->to[k]) {
+            if (pl->from[k] < end)
+                return false;
+            end = pl->to[k];
+        }
+        if (!sum_sane(&p->sum[k]))
+            return false;
+    }
+    return true;
+}

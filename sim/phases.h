@@ -127,7 +127,14 @@ typedef struct phases_input {
 /* The phases of a run, as bucket ranges. */
 void phases_plan_of(const phases_input *in, phases_plan *out);
 
-/* A run's phases as it is reduced: the plan and a sum per phase. */
+/* A run's phases as it is reduced: the plan and a sum per phase.
+ *
+ * Invariants (phases_sane):
+ *   each plan range is from <= to, and the phases' ranges follow one
+ *   another in phase order without overlapping;
+ *   each sum's lo..hi spans its nonzero latency bins (lo > hi: none),
+ *   and n_latency is their total (phases_sum_p99_ms reads only lo..hi).
+ * Its owner is this module (phases_add, phases_replan). */
 typedef struct phases {
     int64_t bucket_ns;
     phases_plan plan;
@@ -143,6 +150,9 @@ void phases_replan(phases *p, const phases_input *in);
 /* Bucket b (at the scenario's width, with its histograms h) has closed:
  * add it to its phase, if any. */
 void phases_add(phases *p, const metrics_bucket *b, const metrics_hist *h);
+/* Do the invariants above hold?  O(phases x bins): tests and debug
+ * builds (sim_sane). */
+bool phases_sane(const phases *p);
 /* Each phase's figures. */
 void phases_figures(const phases *p, sim_phase out[PHASE_COUNT]);
 

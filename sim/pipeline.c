@@ -822,7 +822,7 @@ int pipeline_clone(sim *s, const sim *src)
     pool_init(&p->jobs, sizeof(job));
     s->pipe = p;
     for (unsigned i = 0; i < p->n; i++)
-        s->rqs.rq[p->steps[i].caller].name = p->steps[i].name;
+        requester_rename(s, p->steps[i].caller, p->steps[i].name);
     if (pool_clone(&p->jobs, &from->jobs) != 0 ||
         dup_indices(&p->live, from->live, from->live_cap) != 0 ||
         dup_indices(&p->deferred, from->deferred, from->deferred_cap) != 0)

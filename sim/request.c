@@ -76,7 +76,7 @@ static double host_uniform(const sb_ctx *ctx)
 static void host_breaker(const sb_ctx *ctx, int32_t open)
 {
     requester *rq = ctx->host_data;
-    metrics_of(rq->s, rq, false)->open_breakers += open ? 1 : -1;
+    metrics_breakers_add(metrics_of(rq->s, rq, false), open ? 1 : -1);
 }
 
 /* The levels (tokens, budget left) are charted for the clients' stack
@@ -1071,6 +1071,11 @@ requester *requester_add(sim *s, const char *name, const requester_ops *ops,
     rq->host.breaker = host_breaker;
     rq->host.level = host_level;
     return rq;
+}
+
+void requester_rename(sim *s, uint8_t id, const char *name)
+{
+    s->rqs.rq[id].name = name;
 }
 
 void requester_set_stack(requester *rq, pstack *stack)

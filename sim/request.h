@@ -291,6 +291,9 @@ requester *requester_add(sim *s, const char *name, const requester_ops *ops,
                          sb_err *e);
 /* Give rq its stack (borrowed) and cache what hooks it has. */
 void requester_set_stack(requester *rq, pstack *stack);
+/* Requester id's name for messages is now `name` (borrowed): its owner
+ * rebinds it to its own copy after requests_clone. */
+void requester_rename(sim *s, uint8_t id, const char *name);
 /* Allocate rq's own policy state for n_clients and n_processes (0: one
  * per client) and run the stack's process_init and client_init; with a
  * pool of `connections` per process unless SIM_UNLIMITED. */

@@ -635,13 +635,15 @@ static bool core_sane(const sim *s)
         return false;
     if (s->has_next && s->next.time != s->now)
         return false;
-    return !s->failed || s->error[0] != '\0';
+    if (s->failed && s->error[0] == '\0')
+        return false;
+    return evq_valid(&s->q);
 }
 
 bool sim_sane(const sim *s)
 {
-    return core_sane(s) && observers_sane(&s->obs) && clients_sane(s) &&
-           requests_sane(s) && call_links_sane(s) && faults_sane(s) &&
-           server_sane(s->srv) && (!s->tiers || tiers_sane(s)) &&
-           (!s->pipe || pipeline_sane(s));
+    return core_sane(s) && metrics_sane(&s->m) && phases_sane(&s->ph) &&
+           observers_sane(&s->obs) && clients_sane(s) && requests_sane(s) &&
+           call_links_sane(s) && faults_sane(s) && server_sane(s->srv) &&
+           (!s->tiers || tiers_sane(s)) && (!s->pipe || pipeline_sane(s));
 }

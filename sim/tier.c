@@ -210,7 +210,7 @@ int tiers_clone(sim *s, const sim *src)
     }
     for (unsigned i = 0; i < ts->n; i++)
         if (ts->t[i].calls)
-            s->rqs.rq[ts->t[i].caller].name = ts->t[i].caller_name;
+            requester_rename(s, ts->t[i].caller, ts->t[i].caller_name);
     return 0;
 }
 
@@ -247,7 +247,7 @@ bool tiers_sane(const sim *s)
         const tier *tr = &ts->t[i];
         if (tr->index != i || (i == 0) != (tr->srv == s->srv) ||
             tr->m != (i == 0 ? &s->m : &tr->own) || !server_sane(tr->srv) ||
-            tr->calls != (i + 1 < ts->n))
+            (i > 0 && !metrics_sane(&tr->own)) || tr->calls != (i + 1 < ts->n))
             return false;
         if (tr->calls) {
             const requester *rq = &s->rqs.rq[tr->caller];

@@ -242,6 +242,60 @@ START_TEST(core_notices_a_stop_word_out_of_step)
 }
 END_TEST
 
+/* The metrics' exact flag left set while a gauge has passed exact_lim
+ * (its integral could pass 2^53), a live bucket out of its row, and a
+ * histogram bin outside its span (the quantiles read only lo..hi). */
+START_TEST(metrics_notice_a_stale_exact_flag)
+{
+    tu_sim *t = midway();
+    metrics *m = &t->sim->m;
+    bool exact = m->exact;
+    uint32_t busy = m->busy;
+    m->exact = true;
+    m->busy =
+        (uint32_t)(m->exact_lim < UINT32_MAX ? m->exact_lim + 1 : UINT32_MAX);
+    ck_assert(!metrics_sane(m));
+    ck_assert(!sim_sane(t->sim));
+    m->exact = exact;
+    m->busy = busy;
+    ck_assert(metrics_sane(m));
+    m->cur_end += 1;
+    ck_assert(!metrics_sane(m));
+    m->cur_end -= 1;
+    size_t lo = m->live_hist.lo, hi = m->live_hist.hi;
+    ck_assert_uint_le(lo, hi); /* attempts have ended by 4.5 s */
+    m->live_hist.hi = lo - (lo > 0);
+    m->live_hist.lo = lo > 0 ? lo : hi + 1;
+    ck_assert(!metrics_sane(m));
+    m->live_hist.lo = lo;
+    m->live_hist.hi = hi;
+    ck_assert(metrics_sane(m));
+    tu_sim_free(t);
+}
+END_TEST
+
+/* A phase sum whose latency total is not its bins' (a bin added without
+ * counting it), and plan ranges that overlap. */
+START_TEST(phases_notice_a_wrong_latency_total)
+{
+    tu_sim *t = midway();
+    phases *p = &t->sim->ph;
+    ck_assert(phases_sane(p));
+    p->sum[PHASE_BEFORE].n_latency++;
+    ck_assert(!phases_sane(p));
+    ck_assert(!sim_sane(t->sim));
+    p->sum[PHASE_BEFORE].n_latency--;
+    ck_assert(phases_sane(p));
+    ck_assert_uint_lt(p->plan.from[PHASE_DURING], p->plan.to[PHASE_DURING]);
+    uint64_t to = p->plan.to[PHASE_BEFORE];
+    p->plan.to[PHASE_BEFORE] = p->plan.from[PHASE_DURING] + 1;
+    ck_assert(!phases_sane(p));
+    p->plan.to[PHASE_BEFORE] = to;
+    ck_assert(phases_sane(p));
+    tu_sim_free(t);
+}
+END_TEST
+
 Suite *engine_sane_suite(void)
 {
     Suite *s = suite_create("engine_sane");
@@ -259,6 +313,8 @@ Suite *engine_sane_suite(void)
     tcase_add_test(tb, clients_notice_a_stale_gap);
     tcase_add_test(tb, requesters_notice_stale_hook_flags);
     tcase_add_test(tb, core_notices_a_stop_word_out_of_step);
+    tcase_add_test(tb, metrics_notice_a_stale_exact_flag);
+    tcase_add_test(tb, phases_notice_a_wrong_latency_total);
     suite_add_tcase(s, tb);
     return s;
 }

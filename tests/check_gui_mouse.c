@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "app.h"
+#include "compiler.h"
 #include "controls.h"
 #include "picker.h"
 #include "scenario.h"
@@ -70,7 +71,7 @@ static void open_twin(const char *out_dir)
     app_draw(twin, cr, W, H);
 }
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...) SB_PRINTF(1, 2);
 
 static void say(const char *fmt, ...)
 {

@@ -128,12 +128,14 @@ static const bad_case cases[] = {
      BASE "[fault.a]\nstart = 10s\nduration = 5s\n",
      {NULL},
      "%s:11: [fault.a] needs a 'type' (one of capacity, load_spike, outage, "
-     "latency, slowdown, errors, lost_ack, partition, rate_limit, client_timeout)"},
+     "latency, slowdown, errors, lost_ack, partition, rate_limit, client_timeout, "
+     "crash)"},
     {"fault-unknown-type",
      BASE "[fault.a]\ntype = meteor\nstart = 10s\nduration = 5s\n",
      {NULL},
      "%s:12: [fault.a] type: expected one of capacity, load_spike, outage, "
-     "latency, slowdown, errors, lost_ack, partition, rate_limit, client_timeout, got "
+     "latency, slowdown, errors, lost_ack, partition, rate_limit, client_timeout, "
+     "crash, got "
      "'meteor'"},
     {"fault-key-of-other-type",
      BASE "[fault.a]\ntype = outage\nstart = 10s\nduration = 5s\n"
@@ -338,7 +340,7 @@ static const bad_case cases[] = {
      "--set fault.extra.start=20s: the scenario has no [fault.extra]; a new "
      "fault needs fault.extra.type (one of capacity, load_spike, outage, "
      "latency, slowdown, errors, lost_ack, partition, rate_limit, "
-     "client_timeout)"},
+     "client_timeout, crash)"},
     {"param-for-parameterless-policy",
      BASE,
      {"--param", "max_attempts=3", NULL},

@@ -637,64 +637,11 @@ static bool is_change(const fault_cfg *f)
            f->type == FAULT_CLIENT_TIMEOUT;
 }
 
-/* "1.5 s", "500 ms", "2 min": a duration in the unit that reads best. */
-static const char *duration_text(double s, char *buf, size_t len)
-{
-    if (s >= 120 && fmod(s, 60) == 0)
-        snprintf(buf, len, "%.0f min", s / 60);
-    else if (s >= 1)
-        snprintf(buf, len, "%.3g s", s);
-    else
-        snprintf(buf, len, "%.3g ms", s * 1e3);
-    return buf;
-}
-
 const char *view_fault_text(const fault_cfg *f, double at_s, char *buf,
                             size_t len)
 {
-    char d[32], what[96];
-    switch (f->type) {
-    case FAULT_OUTAGE:
-        snprintf(what, sizeof what, "%s",
-                 f->mode == CUT_REFUSE ? "outage (refused)" : "outage");
-        break;
-    case FAULT_LATENCY:
-        snprintf(what, sizeof what, "latency +%s",
-                 duration_text((double)f->delay_ns / 1e9, d, sizeof d));
-        break;
-    case FAULT_ERRORS:
-        snprintf(what, sizeof what, "%ds on %.0f %%", (int)f->status,
-                 100.0 * f->probability);
-        break;
-    case FAULT_CAPACITY:
-        snprintf(what, sizeof what, "%u worker%s", f->workers,
-                 f->workers == 1 ? "" : "s");
-        break;
-    case FAULT_LOAD_SPIKE:
-        snprintf(what, sizeof what, "load x%.3g", f->multiplier);
-        break;
-    case FAULT_SLOWDOWN:
-        snprintf(what, sizeof what, "slowdown x%.3g", f->multiplier);
-        break;
-    case FAULT_LOST_ACK:
-        snprintf(what, sizeof what, "%.0f %% acks lost",
-                 100.0 * f->probability);
-        break;
-    case FAULT_PARTITION:
-        snprintf(what, sizeof what, "partition of %.0f %%",
-                 100.0 * f->fraction);
-        break;
-    case FAULT_RATE_LIMIT:
-        snprintf(what, sizeof what, "rate limit %.3g/s", f->rate_per_s);
-        break;
-    case FAULT_CLIENT_TIMEOUT:
-        snprintf(what, sizeof what, "timeout %s",
-                 duration_text((double)f->delay_ns / 1e9, d, sizeof d));
-        break;
-    default:
-        snprintf(what, sizeof what, "%s", fault_type_name(f->type));
-        break;
-    }
+    char what[96];
+    fault_words(f, FAULT_WORDS_BRIEF, what, sizeof what);
     if (at_s >= 0)
         snprintf(buf, len, "%s at %.0f s", what, at_s);
     else
