@@ -43,7 +43,7 @@ static void run_watched(const char *path, const char *policy)
     tu_sim *t = tu_sim_prepare(ini, policy, NULL, 0);
     free(ini);
     watch w = {0, 0, 0};
-    sim_observer o = {&w, check_bucket, NULL};
+    sim_observer o = {&w, check_bucket, NULL, false};
     ck_assert_int_eq(sim_observe(t->sim, &o), 0);
     ck_assert_msg(sim_sane(t->sim), "%s: not sane when created", path);
     int64_t end = t->sc.cfg.duration_ns;
