@@ -61,8 +61,7 @@ static inline bool observers_sane(const observers *ob)
     int hear_quiet = 0;
     for (int i = 0; i < ob->n && i < MAX_OBSERVERS; i++)
         hear_quiet += ob->o[i].bucket_closed && !ob->o[i].skip_quiet;
-    return ob->n >= 0 && ob->n <= MAX_OBSERVERS &&
-           ob->hear_quiet == hear_quiet;
+    return ob->n >= 0 && ob->n <= MAX_OBSERVERS && ob->hear_quiet == hear_quiet;
 }
 
 #endif
