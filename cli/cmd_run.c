@@ -237,7 +237,7 @@ static int open_trace(run_state *r, sb_err *e)
     cli_guard_forget(r->trace_out.tmp);
     r->tw.f = r->trace_out.f;
     r->tw.stack = r->ps.stack;
-    sim_observer obs = {&r->tw, NULL, trace_write};
+    sim_observer obs = {&r->tw, NULL, trace_write, false};
     return sim_observe(r->sim, &obs);
 }
 

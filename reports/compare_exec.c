@@ -33,12 +33,17 @@
 
 /* The run's phases are its summary's (sim/phases.h, reduced by the
  * engine); this reduction only folds the buckets into the series rows,
- * with the same sums (phases_sum). */
+ * with the same sums (phases_sum).  The engine tells it of the buckets
+ * that are not quiet only (sim_observer.skip_quiet); the quiet ones
+ * between, and after the last, are counted in by their number. */
 typedef struct reducer {
-    uint64_t per_row; /* buckets per series row */
+    uint64_t per_row;  /* buckets per series row */
+    int64_t bucket_ns; /* every bucket's width */
+    uint64_t next;     /* the first bucket not yet in a row */
+    uint64_t n;        /* the run's buckets */
     phases_sum row;
-    bool busy; /* a bucket of the row was not quiet (bucket_quiet): row
-                  holds more than its width and count of buckets */
+    bool busy; /* a bucket of the row was not quiet: row holds more than
+                  its width and count of buckets */
     uint64_t duplicates;   /* so far, for the cumulative column */
     float quiet[CC_COUNT]; /* the figures of a row of quiet buckets */
     compare_series *series;
@@ -61,8 +66,11 @@ static void reducer_start(reducer *rd, const sim_config *c,
     for (int col = 0; col < CC_COUNT; col++)
         rd->quiet[col] = 0.0f;
     rd->quiet[CC_P99_MS] = (float)NAN;
-    uint64_t n = ceil_div(c->duration_ns, c->bucket_ns);
-    rd->per_row = n <= COMPARE_ROWS ? 1 : ceil_div((int64_t)n, COMPARE_ROWS);
+    rd->bucket_ns = c->bucket_ns;
+    rd->next = 0;
+    rd->n = ceil_div(c->duration_ns, c->bucket_ns); /* sim_observer */
+    rd->per_row =
+        rd->n <= COMPARE_ROWS ? 1 : ceil_div((int64_t)rd->n, COMPARE_ROWS);
     series->n_rows = 0;
     series->row_s = (double)rd->per_row * (double)c->bucket_ns / 1e9;
 }
@@ -74,8 +82,7 @@ static void row_flush(reducer *rd)
     if (a->buckets == 0 || s->n_rows == COMPARE_ROWS)
         return;
     float *v = s->v[s->n_rows++];
-    /* A quiet row (most of a short run's: hot-record's 100 updates are
-     * done within seconds of its 600) is rd->quiet, without the five
+    /* A quiet row (most of a short run's) is rd->quiet, without the five
      * divisions below; one of quiet buckets only has no sums to clear
      * but the width and the count. */
     if (!rd->busy) {
@@ -103,35 +110,65 @@ static void row_flush(reducer *rd)
     phases_sum_clear(a);
 }
 
-/* A bucket that adds nothing to a row's sums but its width: most of a
- * short run's buckets (hot-record's updates are done within seconds of
- * its 600).  Adding +0 or -0 to the row's queue integral leaves it as it
- * is (it starts at +0, and no sum of two numbers is -0 unless both are),
- * and a row's histogram gains nothing from an empty one, so skipping
- * phases_sum_add for it gives the same row bit for bit. */
-static bool bucket_quiet(const metrics_bucket *b, const metrics_hist *h)
+/* k more quiet buckets into the open row (at most the room it has). */
+static void quiet_in_row(reducer *rd, uint64_t k)
 {
-    return (b->offered | b->attempts | b->successes | b->failures |
-            b->duplicates | b->refusals) == 0 &&
-           b->queue_ns == 0.0 && h->lo > h->hi;
+    rd->row.buckets += k;
+    rd->row.width_ns += (int64_t)k * rd->bucket_ns;
+    rd->next += k;
+    if (rd->row.buckets == rd->per_row)
+        row_flush(rd);
 }
 
+/* The quiet buckets up to (not including) bucket `to` into the rows, as
+ * phases_sum_add would add them (phases_bucket_quiet): the open row
+ * filled, then whole rows of them as rd->quiet (row_flush's quiet row),
+ * then the start of the next. */
+static void quiet_until(reducer *rd, uint64_t to)
+{
+    compare_series *s = rd->series;
+    if (rd->next >= to)
+        return;
+    if (rd->row.buckets > 0 && rd->row.buckets < rd->per_row) {
+        uint64_t room = rd->per_row - rd->row.buckets;
+        quiet_in_row(rd, to - rd->next < room ? to - rd->next : room);
+    }
+    if (rd->row.buckets == 0) {
+        uint64_t rows = (to - rd->next) / rd->per_row;
+        if (rows > COMPARE_ROWS - s->n_rows)
+            rows = COMPARE_ROWS - s->n_rows;
+        for (uint64_t r = 0; r < rows; r++)
+            memcpy(s->v[s->n_rows + r], rd->quiet, sizeof rd->quiet);
+        s->n_rows += (uint32_t)rows;
+        rd->next += rows * rd->per_row;
+    }
+    uint64_t room = rd->per_row - rd->row.buckets; /* 0: the series is full */
+    if (rd->next < to && room > 0)
+        quiet_in_row(rd, to - rd->next < room ? to - rd->next : room);
+}
+
+/* A bucket that is not quiet (the engine skips the others). */
 static void on_bucket(void *ctx, const sim *s, const metrics_bucket *b,
                       const metrics_hist *h)
 {
     (void)s;
     reducer *rd = ctx;
-    if (bucket_quiet(b, h)) {
-        rd->row.buckets++;
-        rd->row.width_ns += b->width_ns;
-    } else {
-        rd->busy = true;
-        rd->duplicates += b->duplicates;
-        rd->quiet[CC_DUPLICATES] = (float)rd->duplicates;
-        phases_sum_add(&rd->row, b, h);
-    }
+    quiet_until(rd, (uint64_t)(b->start_ns / rd->bucket_ns));
+    rd->next++;
+    rd->busy = true;
+    rd->duplicates += b->duplicates;
+    rd->quiet[CC_DUPLICATES] = (float)rd->duplicates;
+    phases_sum_add(&rd->row, b, h);
     if (rd->row.buckets == rd->per_row)
         row_flush(rd);
+}
+
+/* The run has ended (sim_finish): its quiet buckets after the last one
+ * told of, and the last row, however short. */
+static void reducer_end(reducer *rd)
+{
+    quiet_until(rd, rd->n);
+    row_flush(rd);
 }
 
 /* The run's summary and its latency CDF, from one pass over the whole-run
@@ -205,6 +242,7 @@ typedef struct worker {
     pool *pool;
     pthread_t thread;
     sim_config cfg;
+    uint32_t cfg_point; /* + 1: the point cfg is of; 0: none yet */
     reducer red;
     compare_series series;
     runfile_buf buf;
@@ -326,9 +364,15 @@ static int run_one(worker *w, uint32_t r, sb_err *e)
     const compare_plan *p = w->pool->plan;
     uint32_t pt, pol, sd;
     compare_run_at(p, r, &pt, &pol, &sd);
-    w->cfg = p->points[pt].cfg;
+    /* The point's config (174 kB) copied only when the point changes:
+     * its runs come one after another (compare_run_at), and the engine
+     * reads its config, never writes it. */
+    if (w->cfg_point != pt + 1) {
+        w->cfg = p->points[pt].cfg;
+        w->cfg.trace_sample = 0;
+        w->cfg_point = pt + 1;
+    }
     w->cfg.seed = p->seed0 + sd;
-    w->cfg.trace_sample = 0;
     compare_run run;
     memset(&run, 0, sizeof run);
     run.point = pt;
@@ -359,7 +403,7 @@ static int run_one(worker *w, uint32_t r, sb_err *e)
         goto done;
     s = w->sim;
     reducer_start(&w->red, &w->cfg, &w->series);
-    sim_observer obs = {&w->red, on_bucket, NULL};
+    sim_observer obs = {&w->red, on_bucket, NULL, true};
     if (sim_observe(s, &obs) != 0) {
         err_set(e, "cannot observe the run");
         goto done;
@@ -371,7 +415,7 @@ static int run_one(worker *w, uint32_t r, sb_err *e)
     }
     sim_finish(s);
     summary_and_cdf(s, &run);
-    row_flush(&w->red);
+    reducer_end(&w->red);
     tiers_of(s, &run);
     /* The engine keeps pointers to the stack until its next sim_reuse,
      * which reads none of them. */

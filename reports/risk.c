@@ -242,7 +242,7 @@ static void traj_free(void *ctx, void *st)
  * engine does not copy observers). */
 static int watch(traj *t, sb_err *e)
 {
-    sim_observer ob = {&t->d, on_bucket, NULL};
+    sim_observer ob = {&t->d, on_bucket, NULL, false};
     if (sim_observe(t->s, &ob) != 0)
         return err_set(e, "cannot watch the run");
     return 0;

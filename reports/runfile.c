@@ -34,9 +34,15 @@
 
 #define RUNFILE_MAGIC "stormbench-run"
 
+/* strlen of a field's name, for runfile_field.len; a name too long for
+ * its array with its NUL does not compile (an array of size -1). */
+#define NAME_LEN(name)                                                         \
+    (sizeof #name - 1 +                                                        \
+     0 * sizeof(char[sizeof #name <= RUNFILE_NAME_MAX ? 1 : -1]))
+
 #define FIELD(name, type)                                                      \
     {                                                                          \
-#name, type, offsetof(sim_summary, name)                               \
+#name, type, offsetof(sim_summary, name), NAME_LEN(name)               \
     }
 const runfile_field runfile_summary_fields[] = {
     FIELD(duration_s, RF_DOUBLE),
@@ -113,7 +119,7 @@ const size_t runfile_n_summary_fields =
 /* The phase fields after `present`, in file order. */
 #define PFIELD(name)                                                           \
     {                                                                          \
-#name, RF_DOUBLE, offsetof(compare_phase, name)                        \
+#name, RF_DOUBLE, offsetof(compare_phase, name), NAME_LEN(name)        \
     }
 static const runfile_field phase_fields[] = {
     PFIELD(from_s),        PFIELD(to_s),          PFIELD(offered_per_s),
@@ -129,7 +135,7 @@ static const runfile_field phase_fields[] = {
  * has (compare.c names a loaded run's steps from it). */
 #define LFIELD(name, type)                                                     \
     {                                                                          \
-#name, type, offsetof(sim_pipeline_summary, name)                      \
+#name, type, offsetof(sim_pipeline_summary, name), NAME_LEN(name)      \
     }
 const runfile_field runfile_pipeline_fields[] = {
     LFIELD(checkpoints, RF_BOOL),
@@ -163,7 +169,7 @@ const size_t runfile_n_pipeline_fields =
 
 #define SFIELD(name)                                                           \
     {                                                                          \
-#name, RF_U64, offsetof(sim_step_summary, name)                        \
+#name, RF_U64, offsetof(sim_step_summary, name), NAME_LEN(name)        \
     }
 static const runfile_field step_fields[] = {
     SFIELD(calls),   SFIELD(attempts), SFIELD(succeeded), SFIELD(failed),
@@ -177,7 +183,7 @@ static const runfile_field step_fields[] = {
  * byte for byte as before tiers were kept. */
 #define TFIELD(name, type)                                                     \
     {                                                                          \
-#name, type, offsetof(compare_tier, name)                              \
+#name, type, offsetof(compare_tier, name), NAME_LEN(name)              \
     }
 static const runfile_field tier_fields[] = {
     TFIELD(calls, RF_U64),
@@ -668,10 +674,18 @@ static bool put_float(runfile_buf *b, float v)
     return true;
 }
 
-static bool put_field(runfile_buf *b, const char *name, double v)
+/* " name=" of field f: its name copied as the fixed 32 bytes of its
+ * array (an inline copy, no strlen, no call), of which len are kept. */
+static inline bool put_name(runfile_buf *b, const runfile_field *f)
 {
-    return put(b, " ", 1) && puts_(b, name) && put(b, "=", 1) &&
-           put_double(b, v);
+    if (!reserve(b, RUNFILE_NAME_MAX + 2))
+        return false;
+    char *at = b->p + b->len;
+    at[0] = ' ';
+    memcpy(at + 1, f->name, RUNFILE_NAME_MAX);
+    at[1 + f->len] = '=';
+    b->len += f->len + 2;
+    return true;
 }
 
 /* " name=value" for each of the n fields of the struct at base.  Counts
@@ -684,7 +698,7 @@ static bool put_fields(runfile_buf *b, const void *base,
     for (size_t i = 0; i < n && ok; i++) {
         const runfile_field *f = &fields[i];
         const char *at = (const char *)base + f->offset;
-        ok = put(b, " ", 1) && puts_(b, f->name) && put(b, "=", 1);
+        ok = put_name(b, f);
         if (f->type == RF_U64)
             ok = ok && put_u64(b, *(const uint64_t *)(const void *)at);
         else if (f->type == RF_U32)
@@ -733,8 +747,8 @@ static bool put_phases(runfile_buf *b, const compare_phase *ph)
         }
         for (size_t i = 0; i < N_PHASE_FIELDS; i++) {
             const char *at = (const char *)&ph[k] + phase_fields[i].offset;
-            ok = ok && put_field(b, phase_fields[i].name,
-                                 *(const double *)(const void *)at);
+            ok = ok && put_name(b, &phase_fields[i]) &&
+                 put_double(b, *(const double *)(const void *)at);
         }
         ok = ok && put(b, "\n", 1);
     }

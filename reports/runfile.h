@@ -73,15 +73,21 @@
 
 #define RUNFILE_VERSION 4
 
+/* The longest field name + 1. */
+#define RUNFILE_NAME_MAX 32
+
 /* The type of a sim_summary field. */
 typedef enum runfile_type { RF_U64, RF_U32, RF_DOUBLE, RF_BOOL } runfile_type;
 
 /* A sim_summary field: its name (as the file and runs.csv spell it), its
  * type and where it is. */
 typedef struct runfile_field {
-    const char *name;
+    /* In an array of its own, so that a writer copies a fixed 32 bytes
+     * and keeps len of them (no strlen and no call per field). */
+    char name[RUNFILE_NAME_MAX];
     runfile_type type;
     size_t offset;
+    size_t len; /* strlen(name) */
 } runfile_field;
 
 /* Every field of sim_summary, in file order. */

@@ -13,31 +13,42 @@ _Static_assert(sizeof(metrics_bucket) == 376,
 
 static void hist_reset(metrics_hist *h)
 {
-    h->lo = BUCKET_HIST_BINS;
-    h->hi = 0;
+    h->lat_lo = h->att_lo = BUCKET_HIST_BINS;
+    h->lat_hi = h->att_hi = 0;
 }
 
-/* Zero the counts in use: O(span), not O(bins). */
+/* Zero counts[lo..hi]: O(span), not O(bins). */
+static void span_clear(uint32_t *counts, size_t lo, size_t hi)
+{
+    if (lo <= hi)
+        memset(&counts[lo], 0, (hi - lo + 1) * sizeof *counts);
+}
+
 static void hist_clear(metrics_hist *h)
 {
-    if (h->lo <= h->hi) {
-        size_t n = (size_t)(h->hi - h->lo + 1);
-        memset(&h->latency[h->lo], 0, n * sizeof h->latency[0]);
-        memset(&h->attempt[h->lo], 0, n * sizeof h->attempt[0]);
-    }
+    span_clear(h->latency, h->lat_lo, h->lat_hi);
+    span_clear(h->attempt, h->att_lo, h->att_hi);
     hist_reset(h);
+}
+
+/* to[lo..hi] += from[lo..hi], and to's span widened to it. */
+static void span_add(uint32_t *to, uint16_t *to_lo, uint16_t *to_hi,
+                     const uint32_t *from, size_t lo, size_t hi)
+{
+    if (lo > hi)
+        return;
+    for (size_t i = lo; i <= hi; i++)
+        to[i] += from[i];
+    metrics_span_touch(to_lo, to_hi, lo);
+    metrics_span_touch(to_lo, to_hi, hi);
 }
 
 static void hist_add(metrics_hist *to, const metrics_hist *from)
 {
-    if (from->lo > from->hi)
-        return;
-    for (size_t i = from->lo; i <= from->hi; i++) {
-        to->latency[i] += from->latency[i];
-        to->attempt[i] += from->attempt[i];
-    }
-    metrics_hist_touch(to, from->lo);
-    metrics_hist_touch(to, from->hi);
+    span_add(to->latency, &to->lat_lo, &to->lat_hi, from->latency, from->lat_lo,
+             from->lat_hi);
+    span_add(to->attempt, &to->att_lo, &to->att_hi, from->attempt, from->att_lo,
+             from->att_hi);
 }
 
 /* The bins of the p50 and p99 of `total` samples in counts[lo..hi], by
@@ -70,9 +81,9 @@ static void quantile_bins(const uint32_t *counts, size_t lo, size_t hi,
 
 static void bucket_quantiles(metrics_bucket *b, const metrics_hist *h)
 {
-    quantile_bins(h->latency, h->lo, h->hi, b->successes, &b->p50_bin,
+    quantile_bins(h->latency, h->lat_lo, h->lat_hi, b->successes, &b->p50_bin,
                   &b->p99_bin);
-    quantile_bins(h->attempt, h->lo, h->hi, b->attempts_ended,
+    quantile_bins(h->attempt, h->att_lo, h->att_hi, b->attempts_ended,
                   &b->attempt_p50_bin, &b->attempt_p99_bin);
 }
 
@@ -468,10 +479,11 @@ double metrics_line(const metrics_bucket *b, int id, double service_s)
     }
 }
 
-/* lo..hi covers every nonzero bin of counts (lo > hi: none is). */
+/* lo..hi covers every nonzero bin of counts (lo > hi: none is), and the
+ * bins at both ends have counts. */
 static bool span_sane(const uint32_t *counts, size_t lo, size_t hi)
 {
-    if (lo <= hi && hi >= BUCKET_HIST_BINS)
+    if (lo <= hi && (hi >= BUCKET_HIST_BINS || !counts[lo] || !counts[hi]))
         return false;
     for (size_t i = 0; i < BUCKET_HIST_BINS; i++)
         if (counts[i] && (lo > hi || i < lo || i > hi))
@@ -481,8 +493,8 @@ static bool span_sane(const uint32_t *counts, size_t lo, size_t hi)
 
 static bool hist_sane(const metrics_hist *h)
 {
-    return span_sane(h->latency, h->lo, h->hi) &&
-           span_sane(h->attempt, h->lo, h->hi);
+    return span_sane(h->latency, h->lat_lo, h->lat_hi) &&
+           span_sane(h->attempt, h->att_lo, h->att_hi);
 }
 
 bool metrics_sane(const metrics *m)

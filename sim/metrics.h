@@ -322,14 +322,21 @@ typedef struct metrics_bucket {
 /* Field id of bucket b as an integer (a double is truncated). */
 uint64_t metrics_field_u64(const metrics_bucket *b, int id);
 
-/* The histograms of one bucket or open row.  Every nonzero count lies in
- * bins [lo, hi] (lo > hi when empty), so clearing, folding and reading
- * one costs what its samples span, not 668 bins. */
+/* The histograms of one bucket or open row.  Every nonzero count of
+ * latency lies in bins [lat_lo, lat_hi], of attempt in [att_lo, att_hi]
+ * (lo > hi when empty), and the bins at both ends have counts (a span
+ * widens only to a bin counted in, and counts only grow until the
+ * histogram is cleared), so clearing, folding and reading one costs what
+ * its samples span, not 668 bins.  Each has its own span: a request's
+ * latency is many of its attempts' (hot-record's 900 ms against 12 ms),
+ * and one span of both made every reader of the latencies walk the ~100
+ * empty bins between. */
 typedef struct metrics_hist {
     uint32_t latency[BUCKET_HIST_BINS]; /* successful requests, end to end */
     uint32_t attempt[BUCKET_HIST_BINS]; /* attempts, send to answer or
                                            timeout */
-    uint16_t lo, hi;                    /* of both */
+    uint16_t lat_lo, lat_hi;            /* of latency */
+    uint16_t att_lo, att_hi;            /* of attempt */
 } metrics_hist;
 
 typedef struct metrics_totals {
@@ -484,12 +491,13 @@ void metrics_set_busy(metrics *m, int64_t t, uint32_t busy);
  * buckets, and a bound on busy. */
 void metrics_set_capacity(metrics *m, int64_t t, uint32_t workers);
 
-static inline void metrics_hist_touch(metrics_hist *h, size_t bin)
+/* Widen the span [*lo, *hi] of a histogram of metrics_hist to bin. */
+static inline void metrics_span_touch(uint16_t *lo, uint16_t *hi, size_t bin)
 {
-    if (bin < h->lo)
-        h->lo = (uint16_t)bin;
-    if (bin > h->hi)
-        h->hi = (uint16_t)bin;
+    if (bin < *lo)
+        *lo = (uint16_t)bin;
+    if (bin > *hi)
+        *hi = (uint16_t)bin;
 }
 
 /* A request succeeded after ns, end to end. */
@@ -498,7 +506,7 @@ static inline void metrics_latency(metrics *m, int64_t ns)
     size_t fine = hist_bin(TOTAL_HIST_BITS, ns);
     size_t bin = hist_bin_coarser(BUCKET_HIST_BITS, TOTAL_HIST_BITS, fine, ns);
     m->live_hist.latency[bin]++;
-    metrics_hist_touch(&m->live_hist, bin);
+    metrics_span_touch(&m->live_hist.lat_lo, &m->live_hist.lat_hi, bin);
     m->cur->latency_sum_ns += ns;
     m->total.latency[fine]++;
 }
@@ -510,7 +518,7 @@ static inline void metrics_latency(metrics *m, int64_t ns)
  *
  * Most attempts that end time out, after exactly the timeout: the last
  * value's bins are kept, and a repeat skips both bin computations and
- * the live histogram's [lo, hi] (its bin was touched when the value was
+ * the attempt histogram's span (its bin was touched when the value was
  * first counted in this bucket; open_live forgets the value). */
 static inline void metrics_attempt_latency(metrics *m, int64_t ns)
 {
@@ -521,7 +529,7 @@ static inline void metrics_attempt_latency(metrics *m, int64_t ns)
     } else {
         fine = hist_bin(TOTAL_HIST_BITS, ns);
         bin = hist_bin_coarser(BUCKET_HIST_BITS, TOTAL_HIST_BITS, fine, ns);
-        metrics_hist_touch(&m->live_hist, bin);
+        metrics_span_touch(&m->live_hist.att_lo, &m->live_hist.att_hi, bin);
         m->att_ns = ns;
         m->att_fine = (uint32_t)fine;
         m->att_bin = (uint32_t)bin;

@@ -16,10 +16,12 @@
 
 #define MAX_OBSERVERS 8
 
-/* Invariant (observers_sane): 0 <= n <= MAX_OBSERVERS. */
+/* Invariant (observers_sane): 0 <= n <= MAX_OBSERVERS; hear_quiet is
+ * the number of them with a bucket hook that do not skip quiet buckets. */
 typedef struct observers {
     sim_observer o[MAX_OBSERVERS];
     int n;
+    int hear_quiet;
 } observers;
 
 /* Add a copy of o; -1 when there are MAX_OBSERVERS already. */
@@ -28,6 +30,7 @@ static inline int observers_add(observers *ob, const sim_observer *o)
     if (ob->n == MAX_OBSERVERS)
         return -1;
     ob->o[ob->n++] = *o;
+    ob->hear_quiet += o->bucket_closed && !o->skip_quiet;
     return 0;
 }
 
@@ -39,19 +42,26 @@ static inline void observers_trace(const observers *ob, const sim_trace *t)
             ob->o[i].trace(ob->o[i].ctx, t);
 }
 
-/* Tell every observer with a bucket hook that bucket b (h) of s closed. */
+/* Tell every observer with a bucket hook that bucket b (h) of s closed,
+ * but those that skip quiet buckets of a quiet one (quiet:
+ * phases_bucket_quiet(b, h)). */
 static inline void observers_bucket(const observers *ob, const sim *s,
                                     const metrics_bucket *b,
-                                    const metrics_hist *h)
+                                    const metrics_hist *h, bool quiet)
 {
+    if (quiet && ob->hear_quiet == 0) /* most buckets, with compare's */
+        return;
     for (int i = 0; i < ob->n; i++)
-        if (ob->o[i].bucket_closed)
+        if (ob->o[i].bucket_closed && !(quiet && ob->o[i].skip_quiet))
             ob->o[i].bucket_closed(ob->o[i].ctx, s, b, h);
 }
 
 static inline bool observers_sane(const observers *ob)
 {
-    return ob->n >= 0 && ob->n <= MAX_OBSERVERS;
+    int hear_quiet = 0;
+    for (int i = 0; i < ob->n && i < MAX_OBSERVERS; i++)
+        hear_quiet += ob->o[i].bucket_closed && !ob->o[i].skip_quiet;
+    return ob->n >= 0 && ob->n <= MAX_OBSERVERS && ob->hear_quiet == hear_quiet;
 }
 
 #endif

@@ -62,16 +62,21 @@ void phases_sum_add(phases_sum *a, const metrics_bucket *b,
     a->duplicates += b->duplicates;
     a->refusals += b->refusals;
     a->queue_ns += b->queue_ns;
-    for (size_t i = h->lo; i <= h->hi && h->lo <= h->hi; i++) {
-        if (h->latency[i] == 0)
-            continue;
+    if (h->lat_lo > h->lat_hi)
+        return;
+    /* The span's ends are bins with counts (metrics.h), so the sum's
+     * [lo, hi] takes them as they are; the bins between are added
+     * whether empty or not, without a branch on each. */
+    uint64_t n = 0;
+    for (size_t i = h->lat_lo; i <= h->lat_hi; i++) {
         a->latency[i] += h->latency[i];
-        a->n_latency += h->latency[i];
-        if (i < a->lo)
-            a->lo = i;
-        if (i > a->hi)
-            a->hi = i;
+        n += h->latency[i];
     }
+    a->n_latency += n;
+    if (h->lat_lo < a->lo)
+        a->lo = h->lat_lo;
+    if (h->lat_hi > a->hi)
+        a->hi = h->lat_hi;
 }
 
 double phases_sum_p99_ms(const phases_sum *a)
@@ -144,14 +149,21 @@ void phases_replan(phases *p, const phases_input *in)
     phases_plan_of(in, &p->plan);
 }
 
-void phases_add(phases *p, const metrics_bucket *b, const metrics_hist *h)
+void phases_add(phases *p, const metrics_bucket *b, const metrics_hist *h,
+                bool quiet)
 {
     uint64_t i = (uint64_t)(b->start_ns / p->bucket_ns);
     for (int k = 0; k < PHASE_COUNT; k++)
         if (i >= p->plan.from[k] && i < p->plan.to[k]) {
-            if (p->sum[k].buckets == 0)
+            phases_sum *a = &p->sum[k];
+            if (a->buckets == 0)
                 p->first[k] = i;
-            phases_sum_add(&p->sum[k], b, h);
+            if (quiet) {
+                a->buckets++;
+                a->width_ns += b->width_ns;
+            } else {
+                phases_sum_add(a, b, h);
+            }
             return;
         }
 }

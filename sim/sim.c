@@ -205,10 +205,11 @@ static void bucket_closed(void *ctx, const metrics_bucket *b,
     sim *s = ctx;
     if (s->pipe)
         pipeline_bucket_closed(s); /* may raise an alert in b */
-    phases_add(&s->ph, b, h);
+    bool quiet = phases_bucket_quiet(b, h);
+    phases_add(&s->ph, b, h, quiet);
     /* Every 256th bucket: the checks walk every record. */
     assert(b->start_ns / s->m.live_ns % 256 != 0 || sim_sane(s));
-    observers_bucket(&s->obs, s, b, h);
+    observers_bucket(&s->obs, s, b, h, quiet);
 }
 
 /* The guard against a clock that stops.  The model makes progress by
@@ -485,6 +486,7 @@ static void unshare(sim *s)
     memset(&s->cl, 0, sizeof s->cl);
     memset(&s->links, 0, sizeof s->links);
     s->obs.n = 0;
+    s->obs.hear_quiet = 0;
     s->srv = NULL;
     s->tiers = NULL;
     s->pipe = NULL;

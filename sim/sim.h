@@ -74,6 +74,15 @@ typedef struct sim_observer {
                           const metrics_hist *h);
     /* A trace record for a sampled request (see sim_config.trace_sample). */
     void (*trace)(void *ctx, const sim_trace *t);
+    /* true: bucket_closed is not called for a quiet bucket
+     * (phases_bucket_quiet), most of a short run's.  The buckets tile the
+     * run from 0 at the scenario's width, so the observer knows the ones
+     * it was not told of from the next one's start_ns, and those after
+     * the last it was told of from the duration: a run to its duration
+     * closes ceil(duration / bucket) buckets, the last in sim_finish().
+     * (compare's reducer: its call and test for each of hot-record's 600
+     * buckets were a third of its own work, bench/README.md.) */
+    bool skip_quiet;
 } sim_observer;
 
 /* Build a sim.  cfg and ps are borrowed and must outlive it. */

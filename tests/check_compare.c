@@ -90,12 +90,13 @@ static void fill_entry(const scenario *sc, const char *text, compare_policy *cp)
             setting_parse(tok, "test", &cp->params[cp->n_params++], &e), 0);
 }
 
-static fixture *storm_plan(void)
+/* The plan of the scenario fmt (with its seed's %d) for the entries. */
+static fixture *plan_of(const char *fmt)
 {
     fixture *f = calloc(1, sizeof *f);
     ck_assert_ptr_nonnull(f);
     char ini[2048];
-    snprintf(ini, sizeof ini, storm_fmt, SEED0);
+    snprintf(ini, sizeof ini, fmt, SEED0);
     snprintf(f->path, sizeof f->path, "%s", tu_write_temp("compare.ini", ini));
     sb_err e;
     ck_assert_msg(scenario_load(f->path, NULL, 0, &f->sc, &e) == 0, "%s",
@@ -115,6 +116,11 @@ static fixture *storm_plan(void)
     p->n_points = 1;
     compare_plan_fingerprint(p, ini, strlen(ini));
     return f;
+}
+
+static fixture *storm_plan(void)
+{
+    return plan_of(storm_fmt);
 }
 
 /* A new, empty directory under the build tree. */
@@ -818,6 +824,136 @@ static int read_back(runfile_buf *b, const char *path, const char *fp,
         return -1;
     return runfile_parse(b->p, b->len, path, 0, fp, r, s, e);
 }
+
+/* The series rows by their definition: each the sums (phases_sum) of
+ * its run of per_row buckets, every bucket added, the last row however
+ * short, the figures computed without a shortcut.  Counts the quiet
+ * buckets (phases_bucket_quiet), which compare's reducer never sees. */
+typedef struct fold_ref {
+    uint64_t per_row, duplicates, quiet, buckets;
+    phases_sum row;
+    compare_series s;
+} fold_ref;
+
+static void fold_ref_flush(fold_ref *f)
+{
+    phases_sum *a = &f->row;
+    if (a->buckets == 0)
+        return;
+    float *v = f->s.v[f->s.n_rows++];
+    double width_s = (double)a->width_ns / 1e9;
+    v[CC_OFFERED] = (float)((double)a->offered / width_s);
+    v[CC_ATTEMPTS] = (float)((double)a->attempts / width_s);
+    v[CC_GOODPUT] = (float)((double)a->successes / width_s);
+    v[CC_QUEUE] = (float)(a->queue_ns / (double)a->width_ns);
+    v[CC_P99_MS] = (float)phases_sum_p99_ms(a);
+    v[CC_DUPLICATES] = (float)f->duplicates;
+    v[CC_REFUSED] = (float)((double)a->refusals / width_s);
+    phases_sum_clear(a);
+}
+
+static void fold_ref_bucket(void *ctx, const sim *s, const metrics_bucket *b,
+                            const metrics_hist *h)
+{
+    (void)s;
+    fold_ref *f = ctx;
+    f->buckets++;
+    f->quiet += phases_bucket_quiet(b, h);
+    f->duplicates += b->duplicates;
+    phases_sum_add(&f->row, b, h);
+    if (f->row.buckets == f->per_row)
+        fold_ref_flush(f);
+}
+
+/* The storm in 10 ms buckets, over 40.005 s: 4 001 buckets (the last one
+ * past the duration: a run closes ceil(duration / bucket)), 12 to a row
+ * (ceil(4 001 / 360)), so 334 rows, the last of 5 buckets; at 40 requests
+ * a second, many buckets have nothing in them. */
+static const char fine_fmt[] =
+    "[scenario]\nname = cmp\ndescription = a small storm\n"
+    "duration = 40005ms\nbucket = 10ms\n"
+    "warmup = 0s\nrecovery_window = 5s\nseed = %d\n"
+    "[clients]\ncount = 20\nrate = 2/s\ntimeout = 500ms\nread = 0.8\n"
+    "post = 0.2\n"
+    "[server]\nworkers = 4\nservice = exp(50ms)\nnetwork_delay = const(1ms)\n"
+    "[policy]\nname = exponential\nbase = 50ms\nmax_attempts = 4\n"
+    "[fault.outage]\ntype = outage\nstart = 15s\nduration = 5s\n"
+    "mode = blackhole\n"
+    "[fault.acks]\ntype = lost_ack\nstart = 15s\nduration = 10s\n"
+    "probability = 0.2\n";
+
+static bool same_float(float a, float b)
+{
+    return memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b));
+}
+
+/* A saved run's series is its buckets folded by definition, bit for bit,
+ * although compare's reducer is told only of the buckets that are not
+ * quiet (sim_observer.skip_quiet) and counts the others in by number: a
+ * row boundary, a width or a row at the end off by one bucket would
+ * change a rate. */
+START_TEST(series_rows_fold_every_bucket)
+{
+    fixture *f = plan_of(fine_fmt);
+    const char *dir = fresh_dir("cmp-fold");
+    compare_series *got = malloc(sizeof *got);
+    fold_ref *ref = calloc(1, sizeof *ref);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_ptr_nonnull(ref);
+    for (int pol = 0; pol < N_ENTRIES; pol++) {
+        uint32_t r = (uint32_t)pol * SEEDS + 1;
+        char path[1200], name[32];
+        snprintf(name, sizeof name, "fold%d.runs", pol);
+        save_alone(&f->plan, r, dir, name, path, sizeof path);
+        runfile_buf buf = {0};
+        compare_run run;
+        sb_err e;
+        ck_assert_msg(
+            read_back(&buf, path, f->plan.fingerprint, &run, got, &e) == 0,
+            "%s", e.msg);
+        runfile_buf_free(&buf);
+
+        char ini[2048];
+        snprintf(ini, sizeof ini, fine_fmt, (int)(SEED0 + 1));
+        const compare_policy *cp = &f->plan.policies[pol];
+        char text[PSTACK_MAX_SETTINGS][360];
+        const char *params[PSTACK_MAX_SETTINGS];
+        for (int i = 0; i < cp->n_params; i++) {
+            snprintf(text[i], sizeof text[i], "%s=%s", cp->params[i].key,
+                     cp->params[i].value);
+            params[i] = text[i];
+        }
+        memset(ref, 0, sizeof *ref);
+        phases_sum_clear(&ref->row);
+        ref->per_row = 12;
+        tu_sim *t = tu_sim_prepare(ini, cp->stack, params, cp->n_params);
+        sim_observer o = {ref, fold_ref_bucket, NULL, false};
+        ck_assert_int_eq(sim_observe(t->sim, &o), 0);
+        ck_assert_int_eq(sim_run_until(t->sim, t->sc.cfg.duration_ns), 0);
+        sim_finish(t->sim);
+        fold_ref_flush(ref);
+        tu_sim_free(t);
+
+        ck_assert_uint_eq(ref->buckets, 4001);
+        ck_assert_uint_eq(ref->s.n_rows, 334);
+        /* Both kinds of bucket, and rows of both kinds. */
+        ck_assert_uint_gt(ref->quiet, 100);
+        ck_assert_uint_lt(ref->quiet, 3900);
+        ck_assert_uint_eq(got->n_rows, ref->s.n_rows);
+        ck_assert_double_eq(got->row_s, 0.12);
+        for (uint32_t i = 0; i < got->n_rows; i++)
+            for (int c = 0; c < CC_COUNT; c++)
+                ck_assert_msg(same_float(got->v[i][c], ref->s.v[i][c]),
+                              "%s: row %u column %d: saved %.9g, by "
+                              "definition %.9g",
+                              entries[pol], i, c, (double)got->v[i][c],
+                              (double)ref->s.v[i][c]);
+    }
+    free(got);
+    free(ref);
+    free(f);
+}
+END_TEST
 
 /* Every prefix of a saved run is refused; the whole record is the run
  * its "run" line says, even read from a damaged copy. */
@@ -2535,6 +2671,7 @@ Suite *compare_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, threads_do_not_change_results);
     tcase_add_test(tc, a_run_is_the_run_sim_gives);
+    tcase_add_test(tc, series_rows_fold_every_bucket);
     tcase_add_test(tc, interrupt_then_resume);
     tcase_add_test(tc, doubles_print_as_printf);
     tcase_add_test(tc, only_and_merge);

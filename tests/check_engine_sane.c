@@ -43,7 +43,7 @@ static void run_watched(const char *path, const char *policy)
     tu_sim *t = tu_sim_prepare(ini, policy, NULL, 0);
     free(ini);
     watch w = {0, 0, 0};
-    sim_observer o = {&w, check_bucket, NULL};
+    sim_observer o = {&w, check_bucket, NULL, false};
     ck_assert_int_eq(sim_observe(t->sim, &o), 0);
     ck_assert_msg(sim_sane(t->sim), "%s: not sane when created", path);
     int64_t end = t->sc.cfg.duration_ns;
@@ -262,13 +262,20 @@ START_TEST(metrics_notice_a_stale_exact_flag)
     m->cur_end += 1;
     ck_assert(!metrics_sane(m));
     m->cur_end -= 1;
-    size_t lo = m->live_hist.lo, hi = m->live_hist.hi;
+    uint16_t lo = m->live_hist.att_lo, hi = m->live_hist.att_hi;
     ck_assert_uint_le(lo, hi); /* attempts have ended by 4.5 s */
-    m->live_hist.hi = lo - (lo > 0);
-    m->live_hist.lo = lo > 0 ? lo : hi + 1;
+    m->live_hist.att_hi = (uint16_t)(lo - (lo > 0));
+    m->live_hist.att_lo = lo > 0 ? lo : (uint16_t)(hi + 1);
     ck_assert(!metrics_sane(m));
-    m->live_hist.lo = lo;
-    m->live_hist.hi = hi;
+    m->live_hist.att_lo = lo;
+    m->live_hist.att_hi = hi;
+    ck_assert(metrics_sane(m));
+    /* A span wider than its counts: an end bin without one. */
+    if (hi + 1 < BUCKET_HIST_BINS && m->live_hist.attempt[hi + 1] == 0) {
+        m->live_hist.att_hi = (uint16_t)(hi + 1);
+        ck_assert(!metrics_sane(m));
+        m->live_hist.att_hi = hi;
+    }
     ck_assert(metrics_sane(m));
     tu_sim_free(t);
 }

@@ -228,7 +228,7 @@ START_TEST(observers_see_every_bucket)
 {
     tu_sim *t = tu_sim_prepare(steady_ini, NULL, NULL, 0);
     seen n = {0, 0, 0};
-    sim_observer o = {&n, count_bucket, NULL};
+    sim_observer o = {&n, count_bucket, NULL, false};
     ck_assert_int_eq(sim_observe(t->sim, &o), 0);
     ck_assert_int_eq(sim_run_until(t->sim, t->sc.cfg.duration_ns), 0);
     ck_assert_uint_eq(n.calls, 59);

@@ -166,10 +166,10 @@ static tu_sim *prepare_edited(const char *ini, const char *policy,
         ck_abort_msg("policy did not build: %s", e.msg);
     if (sim_create(&t->sc.cfg, t->ps.stack, &t->sim, &e) != 0)
         ck_abort_msg("sim did not build: %s", e.msg);
-    sim_observer sane = {t, check_sane, NULL};
+    sim_observer sane = {t, check_sane, NULL, false};
     ck_assert_int_eq(sim_observe(t->sim, &sane), 0);
     if (trace) {
-        sim_observer o = {ctx, NULL, trace};
+        sim_observer o = {ctx, NULL, trace, false};
         ck_assert_int_eq(sim_observe(t->sim, &o), 0);
     }
     return t;

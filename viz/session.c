@@ -64,7 +64,7 @@ static int start(session *ss, sb_err *e)
         return -1;
     if (sim_create(&ss->cfg, ss->ps.stack, &ss->sim, e) != 0)
         return -1;
-    sim_observer o = {ss, on_bucket, NULL};
+    sim_observer o = {ss, on_bucket, NULL, false};
     return sim_observe(ss->sim, &o);
 }
 
