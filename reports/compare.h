@@ -760,7 +760,9 @@ int compare_verdict_at(const compare_result *r, uint32_t point,
                        compare_metric m, compare_verdict *out, sb_err *e);
 
 /* A statistic as the tables print it: mean, lo and hi with the decimals
- * that give the mean three significant digits (0 to 6 decimals), ""
+ * that give the mean three significant digits (0 to 6 decimals; the
+ * ends fewer, two digits of the half width, when one of them would
+ * print as a zero with decimals: "0.0319 [0.000, 0.096]"), ""
  * where there is no value.  summary.md, summary.json and the verdicts
  * print these strings, so they agree to the digit; the report can too. */
 typedef struct compare_numbers {
