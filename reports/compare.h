@@ -749,6 +749,14 @@ compare_verdict_of(const compare_result *r, uint32_t point, compare_metric m)
     return &r->verdict[(size_t)point * CM_COUNT + m];
 }
 
+/* The scenario's description as the report's first page and summary.md
+ * give it: as written, or, when the comparison sweeps a scenario key
+ * (whose value the description may state: "10 s outage" over
+ * fault.outage.duration 2 s to 10 s), "The scenario as written: 10 s
+ * outage. This comparison sweeps fault.outage.duration."  "" without a
+ * description. */
+void compare_description_text(const compare_plan *p, char *buf, size_t len);
+
 /* "run 17: policy 'immediate', seed 3, clients.count = 50": run r, as
  * messages name it. */
 void compare_run_name(const compare_plan *p, uint32_t r, char *buf, size_t len);

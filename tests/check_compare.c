@@ -1497,6 +1497,36 @@ START_TEST(intervals_stay_in_their_domain)
 }
 END_TEST
 
+/* The description is of the scenario as written: "10 s outage" on the
+ * first page of a comparison that sweeps fault.outage.duration from 2 s
+ * to 10 s said of every point what is true of one.  A sweep of a policy
+ * parameter changes nothing the description says: it stays as written. */
+START_TEST(a_swept_key_marks_the_description)
+{
+    static compare_plan p;
+    char buf[1024];
+    snprintf(p.description, sizeof p.description, "10 s outage");
+    compare_description_text(&p, buf, sizeof buf);
+    ck_assert_str_eq(buf, "10 s outage");
+    p.n_axes = 1;
+    snprintf(p.axes[0].key, sizeof p.axes[0].key, "fault.outage.duration");
+    compare_description_text(&p, buf, sizeof buf);
+    ck_assert_str_eq(buf, "The scenario as written: 10 s outage. This "
+                          "comparison sweeps fault.outage.duration.");
+    p.n_axes = 2;
+    snprintf(p.axes[1].key, sizeof p.axes[1].key, "load");
+    snprintf(p.description, sizeof p.description, "A storm.");
+    compare_description_text(&p, buf, sizeof buf);
+    ck_assert_str_eq(buf, "The scenario as written: A storm. This "
+                          "comparison sweeps fault.outage.duration and the "
+                          "offered load.");
+    p.n_axes = 1;
+    p.axes[0].policy_param = true;
+    compare_description_text(&p, buf, sizeof buf);
+    ck_assert_str_eq(buf, "A storm.");
+}
+END_TEST
+
 /* An interval's two ends print at one precision, and a sensible one.
  * Wasted work over 3 seeds of 0, 0 and 0.0957 %: mean 0.0319, sd
  * 0.0553, half width t(0.975, 2) 4.303 x 0.0553 / sqrt 3 = 0.137, so
@@ -2596,6 +2626,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, ties_are_grouped_and_said);
     tcase_add_test(tc, intervals_stay_in_their_domain);
     tcase_add_test(tc, interval_ends_share_a_precision);
+    tcase_add_test(tc, a_swept_key_marks_the_description);
     tcase_add_test(tc, no_success_no_latency_in_csv);
     tcase_add_test(tc, bottom_line_names_the_policy_and_why);
     tcase_add_test(tc, few_seeds_tell_nothing_apart);
