@@ -19,6 +19,7 @@
 #include "compare.h"
 #include "compare_risk.h"
 #include "compare_setup.h"
+#include "runstore.h"
 
 static const char merge_usage[] =
     "Usage: stormbench merge DIR... [-o OUT] [--no-report] [--junit FILE]\n"
@@ -149,6 +150,17 @@ int cmd_merge(int argc, char **argv)
     if (compare_setup_parse(cargc, cargv, &s->o) != 0)
         goto done;
     s->o.quiet = true; /* the warnings were given when it ran */
+    /* Before anything is written: --compact on a folder it cannot
+     * write failed after writing the outputs, at runs/.lock, leaving
+     * the reader to guess what had been done. */
+    for (int i = 0; compact && i < n_dirs; i++)
+        if (runstore_compact_writable(dirs[i], &e) != 0) {
+            fprintf(stderr,
+                    "stormbench merge: --compact: %s; nothing written "
+                    "(without --compact, merge only reads the DIRs)\n",
+                    e.msg);
+            goto done;
+        }
     compare_result *res;
     if (compare_setup_build(s, &e) != 0 ||
         compare_load(&s->plan, dirs, n_dirs, &res, &e) != 0) {

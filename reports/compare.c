@@ -290,6 +290,37 @@ static void dirs_text(const char *const *dirs, int n, char *buf, size_t len)
                                  i ? ", " : "", dirs[i]);
 }
 
+/* A policy parameter's sweep changes no scenario key, so it cannot
+ * contradict the description; any other axis can. */
+void compare_description_text(const compare_plan *p, char *buf, size_t len)
+{
+    int keys[COMPARE_MAX_AXES], n = 0;
+    for (int a = 0; a < p->n_axes; a++)
+        if (!p->axes[a].policy_param)
+            keys[n++] = a;
+    size_t dl = strlen(p->description);
+    if (n == 0 || dl == 0) {
+        snprintf(buf, len, "%s", p->description);
+        return;
+    }
+    bool stop = strchr(".!?", p->description[dl - 1]) != NULL;
+    size_t used = (size_t)snprintf(buf, len,
+                                   "The scenario as written: %s%s This "
+                                   "comparison sweeps ",
+                                   p->description, stop ? "" : ".");
+    for (int i = 0; i < n && used < len; i++) {
+        const char *key = p->axes[keys[i]].key;
+        used += (size_t)snprintf(buf + used, len - used, "%s%s",
+                                 i == 0       ? ""
+                                 : i == n - 1 ? " and "
+                                              : ", ",
+                                 strcmp(key, "load") == 0 ? "the offered load"
+                                                          : key);
+    }
+    if (used < len)
+        snprintf(buf + used, len - used, ".");
+}
+
 void compare_run_name(const compare_plan *p, uint32_t r, char *buf, size_t len)
 {
     uint32_t pt, pol, sd;

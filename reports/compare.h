@@ -725,6 +725,14 @@ compare_verdict_of(const compare_result *r, uint32_t point, compare_metric m)
     return &r->verdict[(size_t)point * CM_COUNT + m];
 }
 
+/* The scenario's description as the report's first page and summary.md
+ * give it: as written, or, when the comparison sweeps a scenario key
+ * (whose value the description may state: "10 s outage" over
+ * fault.outage.duration 2 s to 10 s), "The scenario as written: 10 s
+ * outage. This comparison sweeps fault.outage.duration."  "" without a
+ * description. */
+void compare_description_text(const compare_plan *p, char *buf, size_t len);
+
 /* "run 17: policy 'immediate', seed 3, clients.count = 50": run r, as
  * messages name it. */
 void compare_run_name(const compare_plan *p, uint32_t r, char *buf, size_t len);
@@ -736,7 +744,9 @@ int compare_verdict_at(const compare_result *r, uint32_t point,
                        compare_metric m, compare_verdict *out, sb_err *e);
 
 /* A statistic as the tables print it: mean, lo and hi with the decimals
- * that give the mean three significant digits (0 to 6 decimals), ""
+ * that give the mean three significant digits (0 to 6 decimals; the
+ * ends fewer, two digits of the half width, when one of them would
+ * print as a zero with decimals: "0.0319 [0.000, 0.096]"), ""
  * where there is no value.  summary.md, summary.json and the verdicts
  * print these strings, so they agree to the digit; the report can too. */
 typedef struct compare_numbers {

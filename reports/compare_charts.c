@@ -842,7 +842,9 @@ void compare_charts_maps(report *d, const compare_result *r)
                         tipped,
                         judged,
                         v,
-                        "s"};
+                        "s",
+                        "recovery was not judged on any seed (no fault, "
+                        "no baseline before it, or no room after it)"};
         report_map_add(d, &m);
         map_in_words(d, ax, ay, &m);
     }

@@ -526,8 +526,11 @@ static void md_tiers(FILE *f, const compare_result *r, uint32_t pt)
 static void md_intro(FILE *f, const compare_plan *p)
 {
     fprintf(f, "# Comparison: %s\n\n", p->name);
-    if (p->description[0])
-        fprintf(f, "%s\n\n", p->description);
+    if (p->description[0]) {
+        char text[1024];
+        compare_description_text(p, text, sizeof text);
+        fprintf(f, "%s\n\n", text);
+    }
     fprintf(f, "- scenario: `%s`\n", p->scenario);
     fprintf(f,
             "- policies: %d, each on the same %u seed%s (%llu to %llu: "

@@ -506,8 +506,10 @@ static void title_page(report *d, const compare_result *r)
     snprintf(line, sizeof line, "%s: %d %s compared", p->name, p->n_policies,
              p->n_policies == 1 ? "policy" : "policies");
     report_heading(d, 1, line);
-    if (p->description[0])
-        report_text(d, p->description);
+    if (p->description[0]) {
+        compare_description_text(p, line, sizeof line);
+        report_text(d, line);
+    }
     if (p->n_points == 1) {
         compare_bottom b;
         compare_bottom_line(r, 0, &b);

@@ -123,8 +123,19 @@ static void maps(report *d, const compare_result *r)
         }
         char title[220];
         snprintf(title, sizeof title, "%s: P(storm)", p->policies[i].label);
-        report_map m = {title, xl,     yl,     (int)ax->n, (int)ay->n, x,
-                        y,     tipped, judged, NULL,       NULL};
+        report_map m = {title,
+                        xl,
+                        yl,
+                        (int)ax->n,
+                        (int)ay->n,
+                        x,
+                        y,
+                        tipped,
+                        judged,
+                        NULL,
+                        NULL,
+                        "estimated by splitting, which has no counts to "
+                        "draw (summary.md gives the estimate)"};
         report_map_add(d, &m);
     }
     if (split) {

@@ -68,13 +68,35 @@ void compare_stat_numbers(const compare_stat *s, compare_numbers *out)
     compare_stat_numbers_at(s, -1, out);
 }
 
+/* The decimals of s's interval ends, given the mean's d: d, unless an
+ * end rounds to zero there, as a lower end cut at 0 does; then the
+ * decimals that give the half width two significant digits, when fewer.
+ * Wasted work printed "0.0319 [0.0000, 0.0957]": four decimals of a zero
+ * the interval cannot tell from 0.0004; now "0.0319 [0.000, 0.096]",
+ * both ends to the interval's own precision.  Not for every interval
+ * (that would be the rule in general): it would reprint every table
+ * whose ends now agree with their mean's digits. */
+static int ends_decimals(const compare_stat *s, int d)
+{
+    double hw = s->ci.half_width, half_unit = 0.5 * pow(10.0, -d);
+    if (d == 0 || !(hw > 0.0) || !isfinite(hw) || !isfinite(s->ci.lo) ||
+        !isfinite(s->ci.hi))
+        return d;
+    if (fabs(s->ci.lo) >= half_unit && fabs(s->ci.hi) >= half_unit)
+        return d;
+    int w = 1 - (int)floor(log10(hw));
+    w = w < 0 ? 0 : w;
+    return w < d ? w : d;
+}
+
 void compare_stat_numbers_at(const compare_stat *s, int decimals,
                              compare_numbers *out)
 {
     int d = decimals >= 0 ? decimals : compare_stat_decimals(s);
+    int e = ends_decimals(s, d);
     number(out->mean, sizeof out->mean, s->ci.mean, d);
-    number(out->lo, sizeof out->lo, s->ci.lo, d);
-    number(out->hi, sizeof out->hi, s->ci.hi, d);
+    number(out->lo, sizeof out->lo, s->ci.lo, e);
+    number(out->hi, sizeof out->hi, s->ci.hi, e);
 }
 
 /* Seconds in one of a duration unit; 0 for any other unit. */
@@ -916,7 +938,8 @@ static const char *count_word(int n)
 
 /* What the leaders beat: "; both significantly better than plan (24.9)
  * and none (350) (paired t, p < 0.001 after Holm's adjustment)", and any
- * policy only some of them beat. */
+ * policy only some of them beat: "; plan (24.9) is significantly worse
+ * than none (paired t, p = 0.01), but not than immediate". */
 static void say_beaten(words *w, const contest *c, const int *lead, int nl,
                        const int *rest, int nr, compare_verdict *out)
 {
@@ -960,11 +983,18 @@ static void say_beaten(words *w, const contest *c, const int *lead, int nl,
             say(w, "; %s (%s) is significantly worse than ",
                 c->res->plan->policies[some[i]].label, v);
         say_names(w, c, beats, nb, false, false);
-        say(w, " only");
         unsigned tests = 0;
         double p = pairs_p(c, beats, nb, some + i, 1, true, &tests);
         out->tests |= tests;
         say_test(w, c, tests, p, false);
+        /* The leaders it is not worse than, by name: "worse than none
+         * only" left the reader to work them out. */
+        int spared[COMPARE_MAX_POLICIES], nsp = 0;
+        for (int j = 0; j < nl; j++)
+            if (!pair_of(c, lead[j], some[i])->sig)
+                spared[nsp++] = lead[j];
+        say(w, ", but not than ");
+        say_names(w, c, spared, nsp, false, false);
     }
 }
 

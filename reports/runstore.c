@@ -418,6 +418,21 @@ static void remove_compacted(const runstore *s, const char *kept)
 void (*runstore_compact_hook)(void *arg);
 void *runstore_compact_hook_arg;
 
+/* access(), not a trial write: it leaves the folder as it was, and
+ * answers as the open would (EACCES for a mode, EROFS for a read-only
+ * mount; for root, a mode does not stop the open, and access says so). */
+int runstore_compact_writable(const char *dir, sb_err *e)
+{
+    char runs[1100];
+    snprintf(runs, sizeof runs, "%s/runs", dir);
+    if (access(runs, F_OK) != 0 || access(runs, W_OK | X_OK) == 0)
+        return 0;
+    return err_set(e,
+                   "%s: cannot be written (%s), so its stale records "
+                   "cannot be compacted",
+                   runs, strerror(errno));
+}
+
 /* Compact under the lock that appenders hold (runfile_lock). */
 static int compact_locked(const compare_plan *p, const char *dir,
                           runstore_compaction *c, sb_err *e);

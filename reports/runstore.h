@@ -97,6 +97,12 @@ typedef struct runstore_compaction {
 int runstore_compact(const compare_plan *p, const char *dir,
                      runstore_compaction *c, sb_err *e);
 
+/* Can runstore_compact write dir/runs/ (its lock, compacted.runs)?  0
+ * (also when there is no dir/runs: nothing to compact), or -1 with a
+ * message naming the folder and why.  For a caller that would otherwise
+ * find out only after writing its other outputs. */
+int runstore_compact_writable(const char *dir, sb_err *e);
+
 /* Tests only: when set, runstore_compact calls it with arg once it has
  * read every file and before it replaces them (where an append that the
  * lock did not keep out would be lost). */

@@ -194,7 +194,8 @@ static void add_maps(report *r)
                     k,
                     n,
                     v,
-                    "s"};
+                    "s",
+                    NULL};
     report_map_add(r, &a);
     report_map b = {"Stability map: immediate",
                     "offered load (share of capacity)",
@@ -206,7 +207,8 @@ static void add_maps(report *r)
                     k2,
                     n2,
                     v2,
-                    "s"};
+                    "s",
+                    NULL};
     report_map_add(r, &b);
 }
 
@@ -495,8 +497,8 @@ static report_map grid(int nx, int ny, const double *v, const uint8_t *m)
         grid_k[c] = m ? m[c] : 0;
         grid_n[c] = 1;
     }
-    return (report_map){"",   "x",    "y",    nx, ny, NULL,
-                        NULL, grid_k, grid_n, v,  "s"};
+    return (report_map){"",   "x",    "y",    nx, ny,  NULL,
+                        NULL, grid_k, grid_n, v,  "s", NULL};
 }
 
 static void expect_edges(const report_map *m, const report_edge *want, int n)
@@ -589,7 +591,7 @@ START_TEST(boundary_empty)
 {
     static const uint32_t k[6] = {0, 3, 0, 3, 3, 3}, n[6] = {0, 3, 3, 3, 3, 3};
     double v[6] = {NAN, NAN, 1, NAN, NAN, NAN};
-    report_map m = {"", "x", "y", 3, 2, NULL, NULL, k, n, v, "s"};
+    report_map m = {"", "x", "y", 3, 2, NULL, NULL, k, n, v, "s", NULL};
     report_edge want[] = {{1, 0, true}, {2, 0, false}};
     expect_edges(&m, want, 2);
 }
@@ -620,7 +622,7 @@ START_TEST(cell_states)
         REPORT_CELL_STABLE,  REPORT_CELL_BISTABLE, REPORT_CELL_METASTABLE,
         REPORT_CELL_TOO_FEW, REPORT_CELL_STABLE,   REPORT_CELL_EMPTY};
     double v[6] = {1, 2, NAN, 3, 4, NAN};
-    report_map m = {"", "x", "y", 6, 1, NULL, NULL, k, n, v, "s"};
+    report_map m = {"", "x", "y", 6, 1, NULL, NULL, k, n, v, "s", NULL};
     for (int i = 0; i < 6; i++)
         ck_assert_msg(report_map_cell(&m, i, 0) == want[i], "%u of %u: %d",
                       k[i], n[i], report_map_cell(&m, i, 0));
@@ -633,7 +635,7 @@ START_TEST(cell_states)
     static const uint32_t k2[3] = {3, 1, 0}, n2[3] = {3, 3, 4};
     static const report_cell want2[3] = {
         REPORT_CELL_TOO_FEW, REPORT_CELL_BISTABLE, REPORT_CELL_STABLE};
-    report_map m2 = {"", "x", "y", 3, 1, NULL, NULL, k2, n2, v, "s"};
+    report_map m2 = {"", "x", "y", 3, 1, NULL, NULL, k2, n2, v, "s", NULL};
     for (int i = 0; i < 3; i++)
         ck_assert_msg(report_map_cell(&m2, i, 0) == want2[i], "%u of %u: %d",
                       k2[i], n2[i], report_map_cell(&m2, i, 0));
@@ -667,7 +669,8 @@ START_TEST(map_key_fits)
                     k,
                     n,
                     v,
-                    "s"};
+                    "s",
+                    NULL};
     ck_assert(report_map_cell(&m, 1, 0) == REPORT_CELL_BISTABLE);
     ck_assert(report_map_cell(&m, 3, 0) == REPORT_CELL_TOO_FEW);
     ck_assert(report_map_cell(&m, 4, 0) == REPORT_CELL_EMPTY);
@@ -691,7 +694,7 @@ START_TEST(map_key_fits)
     }
     /* Without marked cells (0/5 and 5/5 only), the height it had. */
     static const uint32_t k2[2] = {0, 5}, n2[2] = {5, 5};
-    report_map plain = {"", "x", "y", 2, 1, x, y, k2, n2, v, "s"};
+    report_map plain = {"", "x", "y", 2, 1, x, y, k2, n2, v, "s", NULL};
     report_chart c2 = {REPORT_CHART_MAP, NULL, NULL, &plain};
     cairo_surface_t *s =
         cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
@@ -726,8 +729,8 @@ START_TEST(two_of_five_is_not_healthy)
 {
     static const uint32_t k[3] = {0, 2, 5}, n[3] = {5, 5, 5};
     double v[3] = {0.0, 0.0, NAN};
-    report_map m = {"", "x", "y", 3,  1, (double[]){1, 2, 3}, (double[]){1},
-                    k,  n,   v,   "s"};
+    report_map m = {"", "x", "y", 3,   1,   (double[]){1, 2, 3}, (double[]){1},
+                    k,  n,   v,   "s", NULL};
     int w = 760, h = 240;
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
     cairo_t *cr = cairo_create(s);

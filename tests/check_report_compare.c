@@ -631,6 +631,15 @@ START_TEST(stability_map_tips_where_k_rho_passes_one)
     ck_assert_msg(strstr(json, "\"load\": 0.45,"), "no load 0.45 in "
                                                    "summary.json's points");
     free(json);
+    /* The description is of the scenario as written, the load swept
+     * (compare_description_text); policy.max_attempts is the policy's
+     * parameter, which no description of the scenario states. */
+    char *md = file_in(dir, "summary.md");
+    ck_assert_msg(strstr(md, "\n\nThe scenario as written: immediate "
+                             "retries after a capacity drop. This "
+                             "comparison sweeps the offered load.\n"),
+                  "%.400s", md);
+    free(md);
     int judged = 0;
     for (int r = 0; r < c.n_rows; r++) {
         double rho = strtod(c.cell[r][lc], NULL);
@@ -790,6 +799,54 @@ START_TEST(interrupted_then_resumed)
 }
 END_TEST
 
+/* merge --compact with a copy of dir whose runs/ cannot be written:
+ * refused before anything is written (it wrote the outputs, then failed
+ * at runs/.lock), exit status 2, saying why.  Root writes through a
+ * mode, so as root runs/ is made read-only by a read-only bind mount in
+ * a mount namespace of its own (unshare -rm); where the kernel allows
+ * no such namespace the case is skipped, saying so. */
+static void compact_read_only(const char *dir, const char *other)
+{
+    char copy[1024], cmd[8192], out[1100];
+    fresh_dir("cmp-jobs-ro", copy, sizeof copy);
+    snprintf(out, sizeof out, "%s", tu_temp_path("merge-ro.err"));
+    snprintf(cmd, sizeof cmd,
+             "cp -r '%s' '%s' && rm '%s/summary.json' && "
+             "chmod a-w '%s/runs'",
+             dir, copy, copy, copy);
+    ck_assert_int_eq(system(cmd), 0);
+    if (geteuid() != 0)
+        snprintf(cmd, sizeof cmd, "'%s' merge '%s' '%s' --compact 2>'%s'",
+                 SB_BINARY, copy, other, out);
+    else if (system("unshare -rm true 2>/dev/null") == 0)
+        snprintf(cmd, sizeof cmd,
+                 "unshare -rm sh -c \"mount --bind -o ro '%s/runs' "
+                 "'%s/runs' && exec '%s' merge '%s' '%s' --compact\" 2>'%s'",
+                 copy, copy, SB_BINARY, copy, other, out);
+    else {
+        fprintf(stderr, "emitted_jobs_then_merge: skipped merge --compact "
+                        "on a read-only runs/: running as root, and no "
+                        "mount namespace (unshare -rm) to make it one\n");
+        return;
+    }
+    int st = system(cmd);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_eq(WEXITSTATUS(st), 2);
+    char *err = tu_read_file(out);
+    ck_assert_ptr_nonnull(err);
+    ck_assert_msg(strstr(err, "stormbench merge: --compact: ") &&
+                      strstr(err, "/runs: cannot be written (") &&
+                      strstr(err, "), so its stale records cannot be "
+                                  "compacted; nothing written (without "
+                                  "--compact, merge only reads the DIRs)\n"),
+                  "%s", err);
+    free(err);
+    ck_assert(!exists(copy, "summary.json"));
+    ck_assert_int_eq(count_runs(copy), 9);
+    snprintf(cmd, sizeof cmd, "chmod u+w '%s/runs'", copy);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
 /* --emit-jobs writes one command per run and runs nothing; GNU parallel
  * runs the jobs two at a time into one directory, then merge
  * builds the outputs, identical to those of one compare command.  Half
@@ -847,6 +904,7 @@ START_TEST(emitted_jobs_then_merge)
     tu_output_free(&o);
     ck_assert(exists(dir, "runs/again.runs"));
     assert_same_outputs(dir, main_report());
+    compact_read_only(dir, other);
     const char *compact[] = {"merge", dir, other, "--compact", NULL};
     tu_stormbench(&o, compact);
     ck_assert_msg(o.status == 0, "%s", o.err);

@@ -84,8 +84,8 @@ static void build(void)
     static const uint32_t k[2] = {0, 2}, n[2] = {5, 5};
     static const double mv[2] = {1.5, 4};
     report_map m = {
-        "Map",         "load", "attempts", 2,  1,  (double[]){0.5, 0.6},
-        (double[]){3}, k,      n,          mv, "s"};
+        "Map",         "load", "attempts", 2,  1,   (double[]){0.5, 0.6},
+        (double[]){3}, k,      n,          mv, "s", NULL};
     report_map_add(r, &m);
     ck_assert_msg(report_close(r, &e) == 0, "%s", e.msg);
 }
@@ -246,11 +246,41 @@ START_TEST(screenshot_shows_the_script_at_work)
 }
 END_TEST
 
+/* An empty cell's hover says why it has no value, as the report's
+ * words under the map do ("recovery not judged"): it said "no value"
+ * alone.  Cell (0, 0) judged on no seed, cell (1, 0) on 5. */
+START_TEST(empty_cell_says_why)
+{
+    char d[1100], path[1200];
+    snprintf(d, sizeof d, "%s", tu_temp_path("report-html-empty"));
+    mkdir(d, 0777);
+    snprintf(path, sizeof path, "%s/report.html", d);
+    report *r;
+    sb_err e;
+    ck_assert_msg(report_open(&r, NULL, path, "empty cell", &e) == 0, "%s",
+                  e.msg);
+    static const uint32_t k[2] = {0, 0}, n[2] = {0, 5};
+    static const double mv[2] = {NAN, 4};
+    report_map m = {
+        "Map",         "load", "attempts", 2,  1,   (double[]){0.5, 0.6},
+        (double[]){3}, k,      n,          mv, "s", "recovery was not judged"};
+    report_map_add(r, &m);
+    ck_assert_msg(report_close(r, &e) == 0, "%s", e.msg);
+    char *h = tu_read_file(path);
+    ck_assert_ptr_nonnull(h);
+    ck_assert_msg(strstr(h, "load 0.5, attempts 3: no value: recovery was "
+                            "not judged"),
+                  "%.2000s", strstr(h, "load 0.5") ? strstr(h, "load 0.5") : h);
+    free(h);
+}
+END_TEST
+
 Suite *report_html_suite(void)
 {
     Suite *s = suite_create("report_html");
     TCase *tc = tcase_create("browser");
     tcase_add_test(tc, script_is_wired);
+    tcase_add_test(tc, empty_cell_says_why);
     tcase_add_test(tc, screenshot_shows_the_script_at_work);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);

@@ -244,6 +244,9 @@ typedef struct report_map {
     const uint32_t *tipped, *judged;
     const double *value;
     const char *value_unit; /* of value: "s" */
+    /* Why a cell has no value, for its hover in report.html ("recovery
+     * not judged ..."); NULL: it says only "no value". */
+    const char *empty_why;
 } report_map;
 void report_map_add(report *r, const report_map *c);
 

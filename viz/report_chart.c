@@ -1684,8 +1684,9 @@ static int map_regions(const report_map *m, double width, double height,
                      m->y_label ? m->y_label : "y", m->y ? m->y[j] : j);
             uint32_t k = cell_tipped(m, i, j), nn = cell_judged(m, i, j);
             if (nn == 0) {
-                snprintf(out[n].text, sizeof out[n].text, "%s: no value",
-                         where);
+                snprintf(out[n].text, sizeof out[n].text, "%s: no value%s%s",
+                         where, m->empty_why ? ": " : "",
+                         m->empty_why ? m->empty_why : "");
                 continue;
             }
             double lo, hi, v = m->value ? m->value[cell_at(m, i, j)] : NAN;
