@@ -267,8 +267,9 @@ START_TEST(map_words_for_empty_cells)
     snprintf(path, sizeof path, "%s/report.html", d);
     char *h = tu_read_file(path);
     ck_assert_ptr_nonnull(h);
-    ck_assert_msg(strstr(h, "fault.outage.start (s) 290: no value\""),
-                  "the 290 s cells are empty");
+    ck_assert_msg(strstr(h, "fault.outage.start (s) 290: no value: recovery "
+                            "was not judged on any seed"),
+                  "the 290 s cells are empty, and say why");
     ck_assert_msg(strstr(h, "; 290s: recovery not judged at any value."),
                   "the words for the empty row");
     ck_assert_ptr_null(strstr(h, "290s: no seed tipped"));
