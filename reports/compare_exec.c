@@ -273,19 +273,19 @@ static void run_name(const compare_plan *p, uint32_t pt, uint32_t pol,
  * expand it; returns the new length (len or more when it did not fit). */
 static size_t put_word(char *buf, size_t len, size_t used, const char *w)
 {
-    bool plain = w[0] != '\0';
+    bool unquoted = w[0] != '\0';
     for (const char *c = w; *c; c++)
         if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                     "0123456789_./:=+,-%@",
                     *c))
-            plain = false;
+            unquoted = false;
     if (used < len)
-        used +=
-            (size_t)snprintf(buf + used, len - used, plain ? " %s" : " '", w);
-    for (const char *c = w; !plain && *c && used < len; c++)
+        used += (size_t)snprintf(buf + used, len - used,
+                                 unquoted ? " %s" : " '", w);
+    for (const char *c = w; !unquoted && *c && used < len; c++)
         used += (size_t)snprintf(buf + used, len - used, "%s",
                                  *c == '\'' ? "'\\''" : (char[]){*c, 0});
-    if (!plain && used < len)
+    if (!unquoted && used < len)
         used += (size_t)snprintf(buf + used, len - used, "'");
     return used;
 }

@@ -1008,9 +1008,13 @@ static const char *fault_usage(fault_type t)
         return "inject lost_ack PROBABILITY [DURATION]";
     case FAULT_PARTITION:
         return "inject partition FRACTION [DURATION]";
-    default:
+    case FAULT_RATE_LIMIT: /* not injected by hand (README's script) */
+    case FAULT_CLIENT_TIMEOUT:
+    case FAULT_CRASH:
+    case FAULT_TYPE_COUNT:
         return NULL;
-    }
+    } /* no default: a new type must say whether a script injects it */
+    return NULL;
 }
 
 /* A share from 0 to 1 written as a fraction or a percentage ("0.5",
@@ -1064,12 +1068,18 @@ static int fault_args(fault_cfg *f, char **words, int n, int *bad)
                    : -1;
     case FAULT_LOST_ACK:
         return n > 1 && script_share(words[1], &f->probability) ? 2 : -1;
-    default: /* FAULT_PARTITION */
+    case FAULT_PARTITION:
         f->mode = CUT_BLACKHOLE;
         return n > 1 && script_share(words[1], &f->fraction) && f->fraction > 0
                    ? 2
                    : -1;
-    }
+    case FAULT_RATE_LIMIT: /* fault_usage refuses these first */
+    case FAULT_CLIENT_TIMEOUT:
+    case FAULT_CRASH:
+    case FAULT_TYPE_COUNT:
+        return -1;
+    } /* no default, as fault_usage */
+    return -1;
 }
 
 /* Turn a script's inject command into a fault: its kind, the words the
