@@ -512,7 +512,5 @@ bool metrics_sane(const metrics *m)
     if (m->exact && (m->busy > m->exact_lim || m->queue > m->exact_lim ||
                      m->capacity > m->exact_lim))
         return false;
-    if (m->open_breakers < 0)
-        return false;
     return hist_sane(&m->live_hist) && hist_sane(&m->row_hist);
 }

@@ -359,12 +359,16 @@ typedef void (*metrics_closed_fn)(void *ctx, const metrics_bucket *b,
  *   1 <= n_buckets <= cap (the open row is the last); in_row <= merge;
  *   the live bucket is [cur_start, cur_end), cur_end = cur_start +
  *   live_ns, and lies in the open row (which starts no later);
- *   a histogram's lo..hi spans its nonzero bins (lo > hi: none);
+ *   each histogram's lo..hi spans its nonzero bins, with counts at both
+ *   ends (lo > hi: none);
  *   exact is set only while busy, queue and capacity are at most
  *   exact_lim (the integrals stay below 2^53: metrics_set_busy and
- *   metrics_set_capacity clear it before that);
- *   open_breakers >= 0 (policy_level, a running mean, is not checked:
- *   its sum's rounding leaves -2e-14 where the levels are 0).
+ *   metrics_set_capacity clear it before that).
+ * Not checked: open_breakers >= 0 (it counts the policies' reports as
+ * given, and a plug-in may report a breaker closed that it never said
+ * was open: tests/plugins' sbt_host_calls does, at -2000), and
+ * policy_level >= 0 (a running mean; its sum's rounding leaves -2e-14
+ * where the levels are 0).
  * Its owner is this module: the engine counts into the live bucket
  * (m->cur->x++, the one write it makes) and sets the gauges through
  * metrics_set_busy, metrics_set_capacity, metrics_set_policy_level and
